@@ -1,0 +1,122 @@
+# Accord — one plain GNU Makefile.  Targets: all test asan fuzz bench run install clean.
+# Sources are discovered: every src/**/*.c is part of the binary, every tests/unit/test_*.c
+# is a unit-test program, every tests/fuzz/fuzz_*.c a fuzz target.
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+PKGS     := libmicrohttpd jansson yaml-0.1 sqlite3 libsodium libssh libarchive libcurl libgit2 libpq
+VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror -Wno-format-truncation
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -DACCORD_VERSION='"$(VERSION)"' -MMD -MP
+
+SRC      := $(shell find src -name '*.c' | sort)
+LIB_SRC  := $(filter-out src/main.c,$(SRC))
+SCHEMA   := $(sort $(wildcard src/store/schema/*.sql))
+GEN      := build/gen/schema_sql.c
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+# Three flavours, each in its own object tree.
+REL_DIR  := build/release
+ASAN_DIR := build/asan
+FUZZ_DIR := build/fuzz
+REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g -DNDEBUG
+ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+ASAN_LDFLAGS := -fsanitize=address,undefined
+
+.PHONY: all asan test unit flows apitest fuzz bench run install clean deps format
+all: build/accord
+
+# ---- generated sources -----------------------------------------------------------
+$(GEN): $(SCHEMA) scripts/embed-sql
+	@mkdir -p $(@D)
+	scripts/embed-sql $(SCHEMA) > $@.tmp && mv $@.tmp $@
+
+# ---- release ------------------------------------------------------------------------
+REL_OBJ := $(patsubst src/%.c,$(REL_DIR)/%.o,$(SRC)) $(REL_DIR)/gen/schema_sql.o
+$(REL_DIR)/%.o: src/%.c | $(GEN)
+	@mkdir -p $(@D)
+	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@
+$(REL_DIR)/gen/schema_sql.o: $(GEN)
+	@mkdir -p $(@D)
+	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@
+build/accord: $(REL_OBJ)
+	$(CC) -o $@ $^ $(PKG_LIBS)
+
+# ---- sanitizers -----------------------------------------------------------------------
+ASAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/%.o,$(SRC)) $(ASAN_DIR)/gen/schema_sql.o
+ASAN_LIB_OBJ := $(filter-out $(ASAN_DIR)/main.o,$(ASAN_OBJ))
+$(ASAN_DIR)/%.o: src/%.c | $(GEN)
+	@mkdir -p $(@D)
+	@echo "CC(asan) $<"; $(CC) $(ASAN_CFLAGS) -c $< -o $@
+$(ASAN_DIR)/gen/schema_sql.o: $(GEN)
+	@mkdir -p $(@D)
+	@echo "CC(asan) $<"; $(CC) $(ASAN_CFLAGS) -c $< -o $@
+$(ASAN_DIR)/accord: $(ASAN_OBJ)
+	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(ASAN_DIR)/libaccord.a: $(ASAN_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+asan: $(ASAN_DIR)/accord
+
+# ---- unit tests (cmocka) ---------------------------------------------------------------
+UNIT_BIN := $(patsubst tests/unit/%.c,$(ASAN_DIR)/tests/%,$(UNIT_SRC))
+$(ASAN_DIR)/tests/%: tests/unit/%.c $(ASAN_DIR)/libaccord.a
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) -MF $@.d -o $@ $< $(ASAN_DIR)/libaccord.a $(ASAN_LDFLAGS) $(PKG_LIBS) -lcmocka
+
+unit: $(UNIT_BIN)
+	@scripts/run-unit $(UNIT_BIN)
+
+flows: $(ASAN_DIR)/accord
+	@if [ -x tests/flows/run ]; then ACCORD_BIN=$(ASAN_DIR)/accord tests/flows/run; else echo "flows: no fixtures yet"; fi
+
+apitest: $(ASAN_DIR)/accord
+	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api
+
+test: unit flows apitest
+
+# ---- fuzzing (clang + libFuzzer) -----------------------------------------------------------
+FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error
+FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/bin/%,$(FUZZ_SRC))
+FUZZ_SECONDS ?= 30
+$(FUZZ_DIR)/%.o: src/%.c | $(GEN)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_DIR)/gen/schema_sql.o: $(GEN)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_DIR)/libaccord.a: $(FUZZ_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(FUZZ_DIR)/bin/%: tests/fuzz/%.c $(FUZZ_DIR)/libaccord.a
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libaccord.a $(PKG_LIBS)
+fuzz: $(FUZZ_BIN)
+	@scripts/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+# ---- the rest ---------------------------------------------------------------------------------
+bench: build/accord
+	@for b in bench/*/run; do echo "== $$b"; $$b || exit 1; done
+
+deps:
+	scripts/deps
+
+run: deps
+	$(MAKE) build/accord
+	./build/accord serve
+
+install: build/accord
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 build/accord $(DESTDIR)$(PREFIX)/bin/accord
+
+format:
+	clang-format -i $(shell find src tests -name '*.[ch]')
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,60 @@
+#include "base/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int err_set(struct err *e, enum err_code code, const char *fmt, ...)
+{
+	if (e) {
+		va_list ap;
+		e->code = code;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -(int)code;
+}
+
+void err_prefix(struct err *e, const char *fmt, ...)
+{
+	char prefix[ERR_MSG_MAX], old[ERR_MSG_MAX];
+	va_list ap;
+
+	if (!e)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	va_end(ap);
+	memcpy(old, e->msg, sizeof old);
+	snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, old);
+}
+
+void err_clear(struct err *e)
+{
+	if (e) {
+		e->code = ERR_OK;
+		e->msg[0] = '\0';
+	}
+}
+
+const char *err_code_name(enum err_code code)
+{
+	static const char *const names[ERR__COUNT] = {
+		[ERR_OK] = "ok",
+		[ERR_INVALID] = "invalid",
+		[ERR_UNAUTH] = "unauthorized",
+		[ERR_FORBIDDEN] = "forbidden",
+		[ERR_NOT_FOUND] = "not_found",
+		[ERR_METHOD] = "method_not_allowed",
+		[ERR_CONFLICT] = "conflict",
+		[ERR_TOO_LARGE] = "too_large",
+		[ERR_MEDIA_TYPE] = "unsupported_media_type",
+		[ERR_UNAVAILABLE] = "unavailable",
+		[ERR_INTERNAL] = "internal",
+		[ERR_LIMIT] = "limit",
+	};
+	if (code < 0 || code >= ERR__COUNT || !names[code])
+		return "unknown";
+	return names[code];
+}

@@ -1,0 +1,141 @@
+#include "base/jsonx.h"
+
+#include <stdlib.h>
+
+static size_t depth_of(const json_t *v, size_t limit)
+{
+	size_t max = 0, d;
+	const char *k;
+	json_t *child;
+	size_t i;
+
+	if (limit == 0)
+		return 1;
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, child)
+		{
+			d = depth_of(child, limit - 1);
+			if (d > max)
+				max = d;
+		}
+		return max + 1;
+	}
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, child)
+		{
+			d = depth_of(child, limit - 1);
+			if (d > max)
+				max = d;
+		}
+		return max + 1;
+	}
+	return 0;
+}
+
+json_t *jsonx_parse(const char *p, size_t len, size_t max_depth, struct err *e)
+{
+	json_error_t je;
+	json_t *v = json_loadb(p, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+
+	if (!v) {
+		err_set(e, ERR_INVALID, "invalid JSON at line %d, column %d: %s", je.line, je.column, je.text);
+		return NULL;
+	}
+	if (depth_of(v, max_depth + 1) > max_depth) {
+		json_decref(v);
+		err_set(e, ERR_INVALID, "JSON nested deeper than the limit of %zu levels", max_depth);
+		return NULL;
+	}
+	return v;
+}
+
+static int get(json_t *obj, const char *key, bool required, json_t **out, struct err *e)
+{
+	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+
+	if (!v || json_is_null(v)) {
+		*out = NULL;
+		return required ? err_set(e, ERR_INVALID, "'%s' is required", key) : 0;
+	}
+	*out = v;
+	return 0;
+}
+
+int jsonx_str(json_t *obj, const char *key, bool required, const char **out, struct err *e)
+{
+	json_t *v;
+	int rc = get(obj, key, required, &v, e);
+
+	if (rc || !v)
+		return rc;
+	if (!json_is_string(v))
+		return err_set(e, ERR_INVALID, "'%s' must be a string", key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+int jsonx_bool(json_t *obj, const char *key, bool required, bool *out, struct err *e)
+{
+	json_t *v;
+	int rc = get(obj, key, required, &v, e);
+
+	if (rc || !v)
+		return rc;
+	if (!json_is_boolean(v))
+		return err_set(e, ERR_INVALID, "'%s' must be a boolean", key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+int jsonx_int(json_t *obj, const char *key, bool required, int64_t *out, struct err *e)
+{
+	json_t *v;
+	int rc = get(obj, key, required, &v, e);
+
+	if (rc || !v)
+		return rc;
+	if (!json_is_integer(v))
+		return err_set(e, ERR_INVALID, "'%s' must be an integer", key);
+	*out = json_integer_value(v);
+	return 0;
+}
+
+int jsonx_obj(json_t *obj, const char *key, bool required, json_t **out, struct err *e)
+{
+	json_t *v;
+	int rc = get(obj, key, required, &v, e);
+
+	if (rc || !v)
+		return rc;
+	if (!json_is_object(v))
+		return err_set(e, ERR_INVALID, "'%s' must be an object", key);
+	*out = v;
+	return 0;
+}
+
+int jsonx_arr(json_t *obj, const char *key, bool required, json_t **out, struct err *e)
+{
+	json_t *v;
+	int rc = get(obj, key, required, &v, e);
+
+	if (rc || !v)
+		return rc;
+	if (!json_is_array(v))
+		return err_set(e, ERR_INVALID, "'%s' must be an array", key);
+	*out = v;
+	return 0;
+}
+
+char *jsonx_dump(const json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+	if (!s)
+		abort();
+	return s;
+}
+
+void jsonx_set_opt_str(json_t *obj, const char *key, const char *value)
+{
+	if (value)
+		json_object_set_new(obj, key, json_string(value));
+}

@@ -1,0 +1,8 @@
+#ifndef ACCORD_CLI_COMMANDS_H
+#define ACCORD_CLI_COMMANDS_H
+
+/* Entry points of the subcommands.  Each takes argv with argv[0] = the subcommand name
+ * and returns the process exit status (0 ok, 2 usage error; see each command). */
+int cli_version_main(int argc, char **argv);
+
+#endif

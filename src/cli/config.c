@@ -1,0 +1,155 @@
+#include "cli/config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/str.h"
+
+static void env_name(const char *name, char *out, size_t cap)
+{
+	size_t i = 0;
+
+	i = (size_t)snprintf(out, cap, "ACCORD_");
+	for (const char *p = name; *p && i + 1 < cap; p++)
+		out[i++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+	out[i] = '\0';
+}
+
+static int parse_size(const char *v, unsigned long long *out)
+{
+	char *end;
+	unsigned long long n, mul = 1;
+
+	if (!*v || !isdigit((unsigned char)*v))
+		return -1;
+	n = strtoull(v, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		mul = 1024ULL, end++;
+	else if (*end == 'm' || *end == 'M')
+		mul = 1024ULL * 1024, end++;
+	else if (*end == 'g' || *end == 'G')
+		mul = 1024ULL * 1024 * 1024, end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end || __builtin_mul_overflow(n, mul, &n))
+		return -1;
+	*out = n;
+	return 0;
+}
+
+static int apply(const struct config_opt *o, const char *v, const char *source, struct err *e)
+{
+	unsigned long long n;
+	char *end;
+
+	switch (o->type) {
+	case CONFIG_STRING: {
+		char **t = o->target;
+		free(*t);
+		*t = strdup(v);
+		return 0;
+	}
+	case CONFIG_UINT:
+		if (!isdigit((unsigned char)*v))
+			goto bad;
+		n = strtoull(v, &end, 10);
+		if (*end)
+			goto bad;
+		if (n < o->min || n > o->max)
+			goto range;
+		*(unsigned *)o->target = (unsigned)n;
+		return 0;
+	case CONFIG_SIZE:
+		if (parse_size(v, &n))
+			goto bad;
+		if (n < o->min || n > o->max)
+			goto range;
+		*(size_t *)o->target = (size_t)n;
+		return 0;
+	case CONFIG_LOG_LEVEL:
+		if (log_level_parse(v, o->target))
+			return err_set(e, ERR_INVALID, "%s: --%s must be one of debug, info, warn, error, got '%s'",
+				       source, o->name, v);
+		return 0;
+	}
+bad:
+	return err_set(e, ERR_INVALID, "%s: --%s must be a %s, got '%s'", source, o->name,
+		       o->type == CONFIG_SIZE ? "size (e.g. 1048576, 512k, 64M)" : "whole number", v);
+range:
+	return err_set(e, ERR_INVALID, "%s: --%s must be between %llu and %llu, got '%s'", source, o->name, o->min,
+		       o->max, v);
+}
+
+int config_parse(const struct config_opt *opts, size_t n_opts, int argc, char **argv, bool *help, struct err *e)
+{
+	char env[128];
+	int rc;
+
+	*help = false;
+	for (size_t i = 0; i < n_opts; i++) {
+		if (opts[i].type == CONFIG_STRING)
+			*(char **)opts[i].target = NULL;
+		if (opts[i].defval && (rc = apply(&opts[i], opts[i].defval, "default", e)))
+			return rc;
+	}
+	for (size_t i = 0; i < n_opts; i++) {
+		const char *v;
+		env_name(opts[i].name, env, sizeof env);
+		v = getenv(env);
+		if (v && *v && (rc = apply(&opts[i], v, env, e)))
+			return rc;
+	}
+	for (int a = 1; a < argc; a++) {
+		const char *arg = argv[a], *val = NULL;
+		const struct config_opt *o = NULL;
+		size_t nlen;
+
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			*help = true;
+			return 0;
+		}
+		if (strncmp(arg, "--", 2) != 0)
+			return err_set(e, ERR_INVALID, "unexpected argument '%s'", arg);
+		arg += 2;
+		nlen = strcspn(arg, "=");
+		for (size_t i = 0; i < n_opts; i++)
+			if (strlen(opts[i].name) == nlen && strncmp(opts[i].name, arg, nlen) == 0)
+				o = &opts[i];
+		if (!o)
+			return err_set(e, ERR_INVALID, "unknown option '--%.*s' (see --help)", (int)nlen, arg);
+		if (arg[nlen] == '=')
+			val = arg + nlen + 1;
+		else if (a + 1 < argc)
+			val = argv[++a];
+		else
+			return err_set(e, ERR_INVALID, "option '--%s' needs a value", o->name);
+		if ((rc = apply(o, val, "command line", e)))
+			return rc;
+	}
+	return 0;
+}
+
+void config_print_help(const char *usage, const struct config_opt *opts, size_t n_opts)
+{
+	char env[128];
+
+	printf("%s\n\nOptions (flag, environment variable, default):\n", usage);
+	for (size_t i = 0; i < n_opts; i++) {
+		env_name(opts[i].name, env, sizeof env);
+		printf("  --%-22s %-28s %s\n      %s\n", opts[i].name, env, opts[i].defval ? opts[i].defval : "(none)",
+		       opts[i].help);
+	}
+	printf("  --help                   show this help\n");
+}
+
+void config_free(const struct config_opt *opts, size_t n_opts)
+{
+	for (size_t i = 0; i < n_opts; i++)
+		if (opts[i].type == CONFIG_STRING) {
+			free(*(char **)opts[i].target);
+			*(char **)opts[i].target = NULL;
+		}
+}
