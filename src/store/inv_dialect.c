@@ -489,15 +489,20 @@ static void pool_cleanup(struct pool *pl)
 
 static int check_end(struct parser *p)
 {
+	bool semi = peek(p)->kind == INV_TOK_SEMI;
 	char d[64];
 
-	if (peek(p)->kind == INV_TOK_SEMI)
+	if (semi)
 		p->i++;
 	if (peek(p)->kind == INV_TOK_END)
 		return 0;
 	inv_tok_describe(peek(p), d, sizeof(d));
-	return err_set(p->e, ERR_INVALID, "only one statement is allowed: found %s after its end at line %u, column %u",
-		       d, peek(p)->line, peek(p)->col);
+	if (semi)
+		return err_set(p->e, ERR_INVALID,
+			       "only one statement is allowed: found %s after ';' at line %u, column %u", d,
+			       peek(p)->line, peek(p)->col);
+	return err_set(p->e, ERR_INVALID, "syntax error: unexpected %s at line %u, column %u", d, peek(p)->line,
+		       peek(p)->col);
 }
 
 static int translate(struct parser *p, struct inv_translation *out)
@@ -533,8 +538,10 @@ int inv_dialect_translate(const char *text, size_t len, const char *table, struc
 		return err_set(e, ERR_TOO_LARGE, "query text is longer than %d bytes", INV_DIALECT_MAX_TEXT);
 	if (str_trim((struct str){text, len}).len == 0)
 		return err_set(e, ERR_INVALID, "Query should not be empty");
-	if (inv_lex((struct str){text, len}, &toks, e))
+	if (inv_lex((struct str){text, len}, &toks, e)) {
+		inv_toks_cleanup(&toks);
 		return -1;
+	}
 	memset(&p, 0, sizeof(p));
 	p.t = toks.v;
 	p.table = table ? table : "inventory_data";
