@@ -85,16 +85,16 @@ apitest: $(ASAN_DIR)/accord
 test: unit flows apitest
 
 # ---- fuzzing (clang + libFuzzer) -----------------------------------------------------------
-FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error
+FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error -Wno-unknown-warning-option
 FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/bin/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30
 $(FUZZ_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -c $< -o $@
+	@echo "CC(fuzz) $<"; clang $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_DIR)/gen/schema_sql.o: $(GEN)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -c $< -o $@
+	@echo "CC(fuzz) $<"; clang $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_DIR)/libaccord.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@ && ar rcs $@ $^
 $(FUZZ_DIR)/bin/%: tests/fuzz/%.c $(FUZZ_DIR)/libaccord.a
