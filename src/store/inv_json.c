@@ -175,7 +175,7 @@ static int walk(struct walk *w, const json_t *v)
 		w->path.data[len] = '\0';
 		return 0;
 	case JSON_STRING:
-		if (json_string_length(v) > INV_KEY_STR_MAX)
+		if (json_string_length(v) > INV_KEY_STR_MAX || memchr(json_string_value(v), 0, json_string_length(v)))
 			return 0;
 		k.kind = INV_KEY_STRING;
 		k.str = json_string_value(v);
@@ -185,6 +185,9 @@ static int walk(struct walk *w, const json_t *v)
 	case JSON_REAL:
 		k.kind = INV_KEY_NUMBER;
 		k.num = json_number_value(v);
+		if (k.num == 0)
+			k.num = 0; /* -0 and 0 are one value */
+		snprintf(k.num_text, sizeof(k.num_text), "%.17g", k.num);
 		return emit_key(w, &k, 'n');
 	case JSON_TRUE:
 	case JSON_FALSE:

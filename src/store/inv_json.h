@@ -45,13 +45,14 @@ struct inv_key {
 	enum inv_key_kind kind;
 	const char *str; /* INV_KEY_STRING: borrowed, str_len bytes */
 	size_t str_len;
-	double num;   /* INV_KEY_NUMBER (integers converted; equal numbers give equal doubles) */
-	bool boolean; /* INV_KEY_BOOL */
+	double num;	   /* INV_KEY_NUMBER (integers converted; equal numbers give equal doubles) */
+	char num_text[32]; /* INV_KEY_NUMBER: num as canonical text ("%.17g", -0 as 0), the stored form */
+	bool boolean;	   /* INV_KEY_BOOL */
 };
 
-/* Strings longer than this and paths longer than INV_KEY_PATH_MAX are left out of the keys
- * (so the index never promises more than it holds: a filter key that is left out is just
- * not used to narrow the search). */
+/* Strings containing NUL bytes, strings longer than this and paths longer than INV_KEY_PATH_MAX are left out of the
+ * keys (so the index never promises more than it holds: a filter key that is left out is just not used to narrow the
+ * search). */
 #define INV_KEY_STR_MAX 200
 #define INV_KEY_PATH_MAX 400
 

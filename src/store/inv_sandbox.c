@@ -19,9 +19,8 @@
 struct pre_key {
 	char *path; /* owned */
 	enum inv_key_kind kind;
-	char *str; /* owned */
+	char *str; /* owned: the string, or the number's canonical text */
 	size_t str_len;
-	double num;
 	bool boolean;
 };
 
@@ -68,10 +67,8 @@ static void result_key_value(sqlite3_context *ctx, const struct pre_key *k)
 {
 	switch (k->kind) {
 	case INV_KEY_STRING:
-		sqlite3_result_text(ctx, k->str, (int)k->str_len, SQLITE_STATIC);
-		break;
 	case INV_KEY_NUMBER:
-		sqlite3_result_double(ctx, k->num);
+		sqlite3_result_text(ctx, k->str, (int)k->str_len, SQLITE_STATIC);
 		break;
 	case INV_KEY_BOOL:
 		sqlite3_result_int(ctx, k->boolean);
@@ -346,7 +343,7 @@ static int bind_key_value(sqlite3_stmt *st, int i, const struct inv_key *k)
 	case INV_KEY_STRING:
 		return sqlite3_bind_text(st, i, k->str, (int)k->str_len, SQLITE_STATIC);
 	case INV_KEY_NUMBER:
-		return sqlite3_bind_double(st, i, k->num);
+		return sqlite3_bind_text(st, i, k->num_text, -1, SQLITE_STATIC);
 	case INV_KEY_BOOL:
 		return sqlite3_bind_int(st, i, k->boolean);
 	case INV_KEY_NULL:
@@ -376,10 +373,14 @@ static int consider_key(void *ctx, const struct inv_key *k, struct err *e)
 	r->best = n;
 	free(r->key.path);
 	free(r->key.str);
-	r->key = (struct pre_key){.kind = k->kind, .num = k->num, .boolean = k->boolean, .str_len = k->str_len};
+	r->key = (struct pre_key){.kind = k->kind, .boolean = k->boolean};
 	r->key.path = strdup(k->path);
-	r->key.str = k->kind == INV_KEY_STRING ? strndup(k->str, k->str_len) : NULL;
-	if (!r->key.path || (k->kind == INV_KEY_STRING && !r->key.str))
+	if (k->kind == INV_KEY_STRING)
+		r->key.str = strndup(k->str, k->str_len);
+	else if (k->kind == INV_KEY_NUMBER)
+		r->key.str = strdup(k->num_text);
+	r->key.str_len = r->key.str ? strlen(r->key.str) : 0;
+	if (!r->key.path || ((k->kind == INV_KEY_STRING || k->kind == INV_KEY_NUMBER) && !r->key.str))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	r->have_key = true;
 	return 0;
