@@ -1,7 +1,7 @@
 """Organizations: POST/GET/DELETE /api/v1/org (issue 2 part 7)."""
 import uuid
 
-from conftest import unique
+from conftest import ADMIN_KEY, Client, unique
 
 DEFAULT_ORG_ID = "0fac1b18-d179-11e7-b3e7-d7df4543ed4f"
 
@@ -182,3 +182,23 @@ def test_default_org_cannot_be_deleted(admin):
     r = admin.delete("/api/v1/org/Default", params={"confirmation": "yes"})
     assert r.status_code == 409 and "Default" in r.json()["message"]
     assert admin.get("/api/v1/org/Default").json()["id"] == DEFAULT_ORG_ID
+
+
+def test_orgs_teams_projects_survive_restart(fresh_server):
+    srv = fresh_server().start()
+    c = Client(srv.url, ADMIN_KEY)
+    assert c.post("/api/v1/org", json={"name": "kept-org", "visibility": "PRIVATE", "meta": {"k": 1}}).status_code == 200
+    assert c.post("/api/v1/org/kept-org/team", json={"name": "kept-team"}).status_code == 200
+    assert c.post("/api/v1/org/kept-org/project", json={"name": "kept-proj", "cfg": {"c": 2}}).status_code == 200
+    r = c.post("/api/v1/org/kept-org/project/kept-proj/access", json={"teamName": "kept-team", "level": "WRITER"})
+    assert r.status_code == 200
+    assert srv.stop() == 0
+    srv.start()
+    c = Client(srv.url, ADMIN_KEY)
+    org = c.get("/api/v1/org/kept-org").json()
+    assert org["visibility"] == "PRIVATE" and org["meta"] == {"k": 1}
+    assert [t["name"] for t in c.get("/api/v1/org/kept-org/team").json()] == ["default", "kept-team"]
+    assert c.get("/api/v1/org/kept-org/team/kept-team/users").json()[0]["role"] == "MAINTAINER"
+    assert c.get("/api/v1/org/kept-org/project/kept-proj").json()["cfg"] == {"c": 2}
+    rules = c.get("/api/v1/org/kept-org/project/kept-proj/access").json()
+    assert [(x["teamName"], x["level"]) for x in rules] == [("kept-team", "WRITER")]
