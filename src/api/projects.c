@@ -10,6 +10,7 @@
 #include "base/jsonx.h"
 #include "base/names.h"
 #include "store/orgs.h"
+#include "store/users.h"
 
 static const char *const raw_payload_modes[] = {"DISABLED", "OWNERS", "TEAM_MEMBERS", "ORG_MEMBERS", "EVERYONE"};
 
@@ -153,21 +154,58 @@ static int body_json_text(struct api_call *c, json_t *body, const char *key, cha
 	return 0;
 }
 
+/* "owner": {"id"} or {"username"(, "userDomain")} moves the project to that user; *given
+ * tells whether the body named one (unknown users are 400). */
+static int read_owner(struct api_call *c, json_t *body, struct project *p, bool *given)
+{
+	const char *id = NULL, *username = NULL, *domain = NULL;
+	json_t *obj = NULL;
+	struct err lookup;
+	struct user u;
+	int rc;
+
+	*given = false;
+	if (jsonx_obj(body, "owner", false, &obj, &c->err))
+		return -ERR_INVALID;
+	if (!obj)
+		return 0;
+	if (jsonx_str(obj, "id", false, &id, &lookup) || jsonx_str(obj, "username", false, &username, &lookup) ||
+	    jsonx_str(obj, "userDomain", false, &domain, &lookup))
+		return api_fail(c, ERR_INVALID, "'owner': %s", lookup.msg);
+	if (!id && !username)
+		return api_fail(c, ERR_INVALID, "'owner' needs 'id' or 'username'");
+	if (id && !uuid_valid(id, strlen(id)))
+		return api_fail(c, ERR_INVALID, "'owner.id' must be a UUID, got '%.64s'", id);
+	rc = id ? store_user_get(c->db, id, &u, &lookup) : store_user_find(c->db, username, domain, &u, &lookup);
+	if (rc == -ERR_NOT_FOUND || rc == -ERR_CONFLICT)
+		return api_fail(c, ERR_INVALID, "'owner': %s", lookup.msg);
+	if (rc) {
+		c->err = lookup;
+		return rc;
+	}
+	memcpy(p->owner_id, u.id, sizeof p->owner_id);
+	memcpy(p->owner_username, u.username, sizeof p->owner_username);
+	*given = true;
+	return 0;
+}
+
 static int create_or_update(struct api_call *c)
 {
 	json_t *body = NULL;
 	char *meta = NULL, *cfg = NULL;
 	struct rbac_resource res;
-	struct project p;
+	struct project p, stored;
 	struct org o;
-	bool exists = false;
+	bool exists = false, new_owner;
 	int rc;
 
 	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) || (rc = api_body_object(c, &body)))
 		return rc;
 	if ((rc = body_project(c, body, &o, &p, &exists)))
 		goto out;
-	res = project_resource(&p);
+	/* Access is decided on the project as stored, not as the body would change it. */
+	stored = p;
+	res = project_resource(&stored);
 	rc = exists ? rbac_check(c->db, &c->who, &res, ACCESS_WRITER, &c->err)
 		    : rbac_org(c->db, &c->who, &o, RBAC_ORG_MEMBER, &c->err);
 	if (rc || (rc = read_project(c, body, &p)) || (rc = body_json_text(c, body, "meta", &meta)) ||
@@ -178,6 +216,9 @@ static int create_or_update(struct api_call *c)
 		memcpy(p.owner_id, c->who.user.id, sizeof p.owner_id);
 		p.created_at = dt_now_ms();
 	}
+	if ((rc = read_owner(c, body, &p, &new_owner)) ||
+	    (exists && new_owner && (rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err))))
+		goto out;
 	rc = exists ? store_project_update(c->db, &p, meta, cfg, &c->err)
 		    : store_project_insert(c->db, &p, meta, cfg, &c->err);
 	if (rc == 0)

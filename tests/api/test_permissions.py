@@ -137,6 +137,19 @@ def test_delete_project(world, who, status):
 
 
 @pytest.mark.parametrize("who,status", expect(PROJECT_OWNERS))
+def test_change_project_owner_needs_owner(world, who, status):
+    creator = world.c["creator"]
+    # naming the current owner again keeps the world as it is, but still needs OWNER
+    r = world.c[who].post(world.path("/project"), json={"name": "priv", "owner": {"id": creator.user_id}})
+    assert r.status_code == status, r.text
+    # a WRITER may not make themselves owner either
+    if who == "writer":
+        r = world.c[who].post(world.path("/project"), json={"name": "priv", "owner": {"id": world.c[who].user_id}})
+        assert r.status_code == 403
+    assert world.admin.get(world.path("/project/priv")).json()["owner"]["id"] == creator.user_id
+
+
+@pytest.mark.parametrize("who,status", expect(PROJECT_OWNERS))
 def test_change_access_rules(world, who, status):
     c = world.c[who]
     r = c.post(world.path("/project/priv/access"), json={"teamName": "members", "level": "READER"})

@@ -202,3 +202,21 @@ def test_access_rule_errors_change_nothing(admin):
     assert admin.post(base + "/bulk", json={"teamName": "default", "level": "READER"}).status_code == 400
     assert admin.post(base + "/bulk", json=["default"]).status_code == 400
     assert admin.get(base).json() == before
+
+
+def test_owner_transfer(admin, new_user):
+    org = make_org(admin)
+    alice, bob = new_user(), new_user()
+    name, _ = make_project(admin, org, visibility="PRIVATE", owner={"username": alice.username})
+    p = admin.get("/api/v1/org/%s/project/%s" % (org, name)).json()
+    assert p["owner"] == {"id": alice.user_id, "username": alice.username}
+    assert alice.get("/api/v1/org/%s/project/%s" % (org, name)).status_code == 200
+    r = alice.post("/api/v1/org/%s/project" % org, json={"name": name, "owner": {"id": bob.user_id}})
+    assert r.status_code == 200, r.text
+    assert admin.get("/api/v1/org/%s/project/%s" % (org, name)).json()["owner"]["id"] == bob.user_id
+    assert alice.get("/api/v1/org/%s/project/%s" % (org, name)).status_code == 403
+    assert bob.delete("/api/v1/org/%s/project/%s" % (org, name)).status_code == 200
+    for owner, word in [({"username": "ghost-owner-p"}, "ghost-owner-p"), ({}, "owner"), ({"id": "x"}, "owner"),
+                        ("alice", "owner")]:
+        r = admin.post("/api/v1/org/%s/project" % org, json={"name": unique("proj"), "owner": owner})
+        assert r.status_code == 400 and word in r.json()["message"], (owner, r.text)
