@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/access_rules.h"
 #include "api/inventories.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
@@ -41,6 +42,8 @@ int api_inventory_load(struct api_call *c, enum access_level need, struct org *o
 
 	if ((rc = load_org(c, org)) || (rc = store_inventory_find(c->db, org->id, api_param(c, "inv"), inv, &c->err)))
 		return rc;
+	if (need == ACCESS_NONE)
+		return 0;
 	r = resource_of(inv);
 	return rbac_check(c->db, &c->who, &r, need, &c->err);
 }
@@ -225,106 +228,34 @@ static int inventory_delete(struct api_call *c)
 	return api_reply_result(c, "DELETED", NULL);
 }
 
-/* ---- access rules ---- */
+/* ---- access rules (api/access_rules.h checks access and does the rest) ---- */
 
-static int access_list(struct api_call *c)
+static int access_call(struct api_call *c, int (*fn)(struct api_call *, const struct rbac_resource *))
 {
 	struct org org;
 	struct inventory inv;
-	struct access_rule *rules = NULL;
-	size_t n = 0;
-	json_t *list;
+	struct rbac_resource r;
 	int rc;
 
-	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)) ||
-	    (rc = store_access_list(c->db, RESOURCE_TYPE, inv.id, &rules, &n, &c->err)))
+	if ((rc = api_inventory_load(c, ACCESS_NONE, &org, &inv)))
 		return rc;
-	list = json_array();
-	for (size_t i = 0; list && i < n; i++)
-		json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s}", "teamId", rules[i].team_id, "orgName",
-						      rules[i].org_name, "teamName", rules[i].team_name, "level",
-						      access_level_name(rules[i].level)));
-	free(rules);
-	return list ? api_reply(c, list) : api_fail(c, ERR_INTERNAL, "out of memory");
+	r = resource_of(&inv);
+	return fn(c, &r);
 }
 
-/* One rule: teamId, or teamName (in orgName or the inventory's org), and level. */
-static int read_rule(struct api_call *c, json_t *rule, const struct org *org, bool by_id_only, struct team *t,
-		     enum access_level *level)
+static int access_list(struct api_call *c)
 {
-	const char *team_id = NULL, *team_name = NULL, *org_name = NULL, *lvl = NULL;
-	struct org other;
-	int rc;
-
-	if (!json_is_object(rule))
-		return api_fail(c, ERR_INVALID, "an access rule must be a JSON object");
-	if (jsonx_str(rule, "teamId", false, &team_id, &c->err) ||
-	    jsonx_str(rule, "teamName", false, &team_name, &c->err) ||
-	    jsonx_str(rule, "orgName", false, &org_name, &c->err) || jsonx_str(rule, "level", true, &lvl, &c->err) ||
-	    access_level_parse(lvl, level, &c->err))
-		return -ERR_INVALID;
-	if (team_id)
-		rc = store_team_get(c->db, team_id, t, &c->err);
-	else if (team_name && !by_id_only) {
-		rc = org_name ? store_org_find(c->db, org_name, &other, &c->err) : 0;
-		if (rc == 0)
-			rc = store_team_find(c->db, org_name ? other.id : org->id, team_name, t, &c->err);
-	} else
-		return api_fail(c, ERR_INVALID,
-				by_id_only ? "'teamId' is required" : "'teamId' or 'teamName' is required");
-	if (rc == -ERR_NOT_FOUND)
-		return api_fail(c, ERR_INVALID, "Team not found: %.128s", team_id ? team_id : team_name);
-	return rc;
+	return access_call(c, access_rules_list);
 }
 
 static int access_put(struct api_call *c)
 {
-	struct org org;
-	struct inventory inv;
-	struct team t;
-	enum access_level level;
-	json_t *body = NULL;
-	int rc;
-
-	if ((rc = api_inventory_load(c, ACCESS_OWNER, &org, &inv)) || (rc = api_body_object(c, &body)))
-		return rc;
-	if ((rc = read_rule(c, body, &org, false, &t, &level)) == 0 &&
-	    (rc = store_access_upsert(c->db, RESOURCE_TYPE, inv.id, t.id, level, &c->err)) == 0)
-		rc = api_reply_result(c, "UPDATED", NULL);
-	json_decref(body);
-	return rc;
+	return access_call(c, access_rules_update);
 }
 
 static int access_bulk(struct api_call *c)
 {
-	struct org org;
-	struct inventory inv;
-	json_t *body = NULL, *rule;
-	size_t i;
-	int rc;
-
-	if ((rc = api_inventory_load(c, ACCESS_OWNER, &org, &inv)) || (rc = api_body_array(c, &body)))
-		return rc;
-	if ((rc = store_tx_begin(c->db, &c->err)))
-		goto out;
-	rc = store_access_clear(c->db, RESOURCE_TYPE, inv.id, &c->err);
-	json_array_foreach(body, i, rule)
-	{
-		struct team t;
-		enum access_level level;
-		if (rc == 0 && (rc = read_rule(c, rule, &org, true, &t, &level)) == 0)
-			rc = store_access_upsert(c->db, RESOURCE_TYPE, inv.id, t.id, level, &c->err);
-	}
-	if (rc == 0)
-		rc = store_tx_commit(c->db, &c->err);
-	if (rc) {
-		store_tx_rollback(c->db);
-		goto out;
-	}
-	rc = api_reply_result(c, "UPDATED", NULL);
-out:
-	json_decref(body);
-	return rc;
+	return access_call(c, access_rules_replace);
 }
 
 /* ---- queries ---- */

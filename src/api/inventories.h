@@ -10,7 +10,8 @@
  * inventories_data.c: items).  Not used elsewhere. */
 
 /* Resolves the path's {org} and {inv} and checks that the caller holds `need` on the
- * inventory.  Unknown org or inventory: 404; not allowed: 403 (c->err set). */
+ * inventory (ACCESS_NONE: no check).  Unknown org or inventory: 404; not allowed: 403
+ * (c->err set). */
 int api_inventory_load(struct api_call *c, enum access_level need, struct org *org, struct inventory *inv) WUR;
 
 /* Item handlers (inventories_data.c). */
