@@ -233,6 +233,13 @@ static json_t *arg_json(sqlite3_context *ctx, sqlite3_value *v)
 	return j;
 }
 
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return s;
+}
+
 static void aux_free(void *p)
 {
 	json_decref(p);
@@ -253,6 +260,12 @@ static void fn_json_contains(sqlite3_context *ctx, int argc, sqlite3_value **arg
 		/* SQLite may have freed it already when it will not keep it */
 		b = sqlite3_get_auxdata(ctx, 1);
 	}
+	if (b && json_is_object(b) && json_object_size(b) == 0 && sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
+		/* {} is contained by every object: no need to parse a stored item */
+		const char *s = skip_ws((const char *)sqlite3_value_text(argv[0]));
+		if (*s == '{')
+			return sqlite3_result_int(ctx, 1);
+	}
 	if (!(a = arg_json(ctx, argv[0])))
 		return;
 	if (!b) {
@@ -266,13 +279,6 @@ static void fn_json_contains(sqlite3_context *ctx, int argc, sqlite3_value **arg
 		sqlite3_result_int(ctx, inv_json_contains(a, b));
 	}
 	json_decref(a);
-}
-
-static const char *skip_ws(const char *s)
-{
-	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-		s++;
-	return s;
 }
 
 static void fn_pg_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)

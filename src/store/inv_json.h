@@ -23,7 +23,9 @@ bool inv_json_contains(const json_t *a, const json_t *b);
 
 /* Registers on db the functions the translated queries call:
  *   json_contains(a, b)        a @> b on JSON texts (NULL if either is NULL; invalid JSON
- *                              is an error).  b is parsed once per statement when constant.
+ *                              is an error).  b is parsed once per statement when constant;
+ *                              with b = {} a text a starting with '{' counts as an object
+ *                              without being parsed (stored items are valid JSON).
  *   accord_pg_text(j)          jsonb → text as PostgreSQL's ->> gives it: a string without
  *                              quotes, JSON null as NULL, anything else as its JSON text.
  *   accord_pg_bool(x)          text → boolean as PostgreSQL's ::boolean reads it.

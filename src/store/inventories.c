@@ -239,21 +239,49 @@ int store_inventory_item_get(struct store_conn *c, int64_t rid, const char *path
 	return rc < 0 ? rc : 0;
 }
 
+/* The smallest string greater than every string that starts with prefix, compared bytewise
+ * (SQLite's BINARY collation): prefix with its last byte below 0xFF incremented and the
+ * rest cut.  False when there is none (empty prefix, or only 0xFF bytes). */
+static bool prefix_end(const char *prefix, char *out, size_t cap)
+{
+	size_t n = strlen(prefix);
+
+	if (n == 0 || n >= cap)
+		return false;
+	memcpy(out, prefix, n + 1);
+	while (n > 0 && (unsigned char)out[n - 1] == 0xFF)
+		out[--n] = '\0';
+	if (n == 0)
+		return false;
+	out[n - 1] = (char)((unsigned char)out[n - 1] + 1);
+	return true;
+}
+
 int store_inventory_items_each(struct store_conn *c, int64_t rid, const char *prefix, inventory_item_fn fn, void *ctx,
 			       struct err *e)
 {
-	/* >= lets the (inventory, item_path) index start at the prefix; substr keeps the rest honest */
-	static const char SQL[] = "SELECT item_path, item_data FROM inventory_items WHERE inventory = ?1"
-				  " AND item_path >= ?2 AND substr(item_path, 1, length(?2)) = ?2 ORDER BY item_path";
-	struct store_stmt *st = store_prepare(c, SQL, e);
+	/* a range on the (inventory, item_path) index: [prefix, prefix_end) */
+	static const char SQL_ALL[] = "SELECT item_path, item_data FROM inventory_items WHERE inventory = ?1"
+				      " AND item_path >= ?2 ORDER BY item_path";
+	static const char SQL_RANGE[] = "SELECT item_path, item_data FROM inventory_items WHERE inventory = ?1"
+					" AND item_path >= ?2 AND item_path < ?3 ORDER BY item_path";
+	char end[1024];
+	bool bounded = prefix && prefix_end(prefix, end, sizeof(end));
+	struct store_stmt *st = store_prepare(c, bounded ? SQL_RANGE : SQL_ALL, e);
+	size_t plen = prefix ? strlen(prefix) : 0;
 	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_int64(st, 1, rid);
 	store_bind_text(st, 2, prefix ? prefix : "");
+	if (bounded)
+		store_bind_text(st, 3, end);
 	while ((rc = store_step(st, e)) == STORE_ROW) {
-		rc = fn(ctx, store_col_text(st, 0), store_col_text(st, 1), e);
+		const char *path = store_col_text(st, 0);
+		if (plen && strncmp(path, prefix, plen) != 0) /* only for prefixes too long to bound */
+			break;
+		rc = fn(ctx, path, store_col_text(st, 1), e);
 		if (rc)
 			break;
 	}
