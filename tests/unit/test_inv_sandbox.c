@@ -118,8 +118,9 @@ static char *run(const char *text, const char *filter, unsigned timeout_ms)
 	char *out;
 
 	if (inv_sandbox_run(&q, &rows, &e)) {
-		out = malloc(strlen(e.msg) + 6);
-		sprintf(out, "ERR: %s", e.msg);
+		size_t n = strlen(e.msg) + 6;
+		out = malloc(n);
+		snprintf(out, n, "ERR: %s", e.msg);
 		return out;
 	}
 	out = json_dumps(rows, JSON_COMPACT | JSON_ENCODE_ANY);
