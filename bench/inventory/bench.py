@@ -20,6 +20,7 @@ import requests
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ITEMS = int(os.environ.get("ITEMS", "100000"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
+LOAD_CLIENTS = int(os.environ.get("LOAD_CLIENTS", "1"))
 PG_BIN = "/usr/lib/postgresql/15/bin"
 KEY = "YmVuY2gtaW52ZW50b3J5LWFkbWluLWtleS0wMTIzNDU2Nzg5"
 COUNT_Q = "select count(*) from inventory_data where item_data @> ?::jsonb"
@@ -118,8 +119,8 @@ class Accord:
             for path, data in chunk:
                 r = s.post(self.base + "/data/" + path, json=data)
                 assert r.status_code == 200, r.text
-        chunks = [records[i::4] for i in range(4)]
-        with ThreadPoolExecutor(4) as ex:
+        chunks = [records[i::LOAD_CLIENTS] for i in range(LOAD_CLIENTS)]
+        with ThreadPoolExecutor(LOAD_CLIENTS) as ex:
             list(ex.map(put, chunks))
 
     def save(self, name, text):
@@ -251,8 +252,8 @@ def report(rows, accord_load, pg_load):
              "Machine: %s. %d items (host records, ~600 B each), median of %d runs; Accord times are HTTP round "
              "trips of `POST …/query/{q}/exec`, PostgreSQL 15 times are psql `\\timing` of prepared statements "
              "(GIN jsonb_path_ops, custom plans)." % (machine(), ITEMS, REPEAT),
-             "Load: Accord %.1f s through the API (4 clients, item + key index per request), PostgreSQL %.1f s "
-             "(COPY + GIN build)." % (accord_load, pg_load),
+             "Load: Accord %.1f s through the API (%d client(s), one item + its key index per request), "
+             "PostgreSQL %.1f s (COPY + GIN build)." % (accord_load, LOAD_CLIENTS, pg_load),
              "",
              "| filter | matches | accord count ms | pg count ms | ratio | accord rows ms | pg rows ms | ratio |",
              "|---|---|---|---|---|---|---|---|"]

@@ -27,10 +27,10 @@ struct pre_key {
 struct run {
 	const struct inv_query_req *q;
 	sqlite3 *db;
-	char view_all[24], view_key[24];
-	struct pre_key key;
-	bool have_key;
-	sqlite3_int64 best; /* rows of the rarest key so far */
+	char view_all[24], view_key[24], view_key2[24];
+	struct pre_key keys[2]; /* the two rarest keys of the filter, rarest first */
+	sqlite3_int64 counts[2];
+	int n_keys;
 	sqlite3_stmt *count;
 	struct timespec deadline;
 	bool timed_out, out_of_memory;
@@ -54,15 +54,6 @@ static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(ctx, r->q->inventory_id ? r->q->inventory_id : "", -1, SQLITE_STATIC);
 }
 
-static void fn_pre_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const struct run *r = sqlite3_user_data(ctx);
-	(void)argc;
-	(void)argv;
-	if (r->have_key)
-		sqlite3_result_text(ctx, r->key.path, -1, SQLITE_STATIC);
-}
-
 static void result_key_value(sqlite3_context *ctx, const struct pre_key *k)
 {
 	switch (k->kind) {
@@ -79,13 +70,46 @@ static void result_key_value(sqlite3_context *ctx, const struct pre_key *k)
 	}
 }
 
-static void fn_pre_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void pre_key(sqlite3_context *ctx, int i)
 {
 	const struct run *r = sqlite3_user_data(ctx);
+	if (i < r->n_keys)
+		sqlite3_result_text(ctx, r->keys[i].path, -1, SQLITE_STATIC);
+}
+
+static void pre_value(sqlite3_context *ctx, int i)
+{
+	const struct run *r = sqlite3_user_data(ctx);
+	if (i < r->n_keys)
+		result_key_value(ctx, &r->keys[i]);
+}
+
+static void fn_pre_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
 	(void)argc;
 	(void)argv;
-	if (r->have_key)
-		result_key_value(ctx, &r->key);
+	pre_key(ctx, 0);
+}
+
+static void fn_pre_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	pre_value(ctx, 0);
+}
+
+static void fn_pre_key2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	pre_key(ctx, 1);
+}
+
+static void fn_pre_value2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	pre_value(ctx, 1);
 }
 
 static int db_fail(struct run *r, struct err *e, const char *what)
@@ -135,10 +159,9 @@ static int register_scope(struct run *r, struct err *e)
 	static const struct {
 		const char *name;
 		void (*fn)(sqlite3_context *, int, sqlite3_value **);
-	} fns[] = {{"accord_inv_scope", fn_scope},
-		   {"accord_inv_uuid", fn_uuid},
-		   {"accord_inv_pre_key", fn_pre_key},
-		   {"accord_inv_pre_value", fn_pre_value}};
+	} fns[] = {{"accord_inv_scope", fn_scope},	 {"accord_inv_uuid", fn_uuid},
+		   {"accord_inv_pre_key", fn_pre_key},	 {"accord_inv_pre_value", fn_pre_value},
+		   {"accord_inv_pre_key2", fn_pre_key2}, {"accord_inv_pre_value2", fn_pre_value2}};
 
 	if (inv_json_register(r->db, e))
 		return -1;
@@ -149,32 +172,43 @@ static int register_scope(struct run *r, struct err *e)
 	return 0;
 }
 
-/* The two views under fresh random names (hex, so they need no quoting). */
+/* The views under fresh random names (hex, so they need no quoting): all the inventory's
+ * items; those with the rarest filter key; those with the two rarest keys (CROSS JOIN keeps
+ * SQLite's nesting order: the rarest key's index range outside, point lookups inside). */
 static int create_views(struct run *r, struct err *e)
 {
 	unsigned char rnd[8];
-	char sql[768];
+	char sql[1536];
 
 	rand_bytes(rnd, sizeof(rnd));
 	snprintf(r->view_all, sizeof(r->view_all), "inv_%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2],
 		 rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
 	snprintf(r->view_key, sizeof(r->view_key), "%s_k", r->view_all);
-	snprintf(sql, sizeof(sql),
-		 "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, item_path, item_data "
-		 "FROM main." ITEMS_TABLE " WHERE inventory = accord_inv_scope();"
-		 "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
-		 "FROM main." KEYS_TABLE " AS k JOIN main." ITEMS_TABLE " AS i ON i.id = k.item "
-		 "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
-		 "AND k.value = accord_inv_pre_value();"
-		 /* instantiate the eponymous json_each table before the authorizer is in place */
-		 "SELECT count(*) FROM json_each('[]')",
-		 r->view_all, r->view_key);
+	snprintf(r->view_key2, sizeof(r->view_key2), "%s_j", r->view_all);
+	snprintf(
+	    sql, sizeof(sql),
+	    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, item_path, item_data "
+	    "FROM main." ITEMS_TABLE " WHERE inventory = accord_inv_scope();"
+	    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
+	    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." ITEMS_TABLE " AS i ON i.id = k.item "
+	    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
+	    "AND k.value = accord_inv_pre_value();"
+	    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
+	    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." KEYS_TABLE " AS k2 CROSS JOIN main." ITEMS_TABLE
+	    " AS i ON i.id = k.item "
+	    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
+	    "AND k.value = accord_inv_pre_value() AND k2.inventory = k.inventory AND k2.key = accord_inv_pre_key2() "
+	    "AND k2.value = accord_inv_pre_value2() AND k2.item = k.item;"
+	    /* instantiate the eponymous json_each table before the authorizer is in place */
+	    "SELECT count(*) FROM json_each('[]')",
+	    r->view_all, r->view_key, r->view_key2);
 	return exec_sql(r, sql, e);
 }
 
 static bool is_view(const struct run *r, const char *name)
 {
-	return name && (strcmp(name, r->view_all) == 0 || strcmp(name, r->view_key) == 0);
+	return name &&
+	       (strcmp(name, r->view_all) == 0 || strcmp(name, r->view_key) == 0 || strcmp(name, r->view_key2) == 0);
 }
 
 static bool allowed_function(const char *name)
@@ -245,7 +279,9 @@ static bool allowed_function(const char *name)
 					 "accord_inv_scope",
 					 "accord_inv_uuid",
 					 "accord_inv_pre_key",
-					 "accord_inv_pre_value"};
+					 "accord_inv_pre_value",
+					 "accord_inv_pre_key2",
+					 "accord_inv_pre_value2"};
 
 	if (!name)
 		return false;
@@ -331,8 +367,10 @@ static void run_cleanup(struct run *r)
 	sqlite3_finalize(r->count);
 	if (r->db)
 		sqlite3_close_v2(r->db);
-	free(r->key.path);
-	free(r->key.str);
+	for (int i = 0; i < 2; i++) {
+		free(r->keys[i].path);
+		free(r->keys[i].str);
+	}
 }
 
 /* ---- key index: pick the rarest key of the filter ---- */
@@ -352,38 +390,65 @@ static int bind_key_value(sqlite3_stmt *st, int i, const struct inv_key *k)
 	return sqlite3_bind_int(st, i, 0);
 }
 
+static bool same_key(const struct pre_key *a, const struct inv_key *k)
+{
+	const char *v = k->kind == INV_KEY_STRING ? k->str : k->kind == INV_KEY_NUMBER ? k->num_text : NULL;
+
+	if (strcmp(a->path, k->path) != 0 || a->kind != k->kind)
+		return false;
+	if (k->kind == INV_KEY_BOOL)
+		return a->boolean == k->boolean;
+	return !v || (a->str && strlen(v) == a->str_len && memcmp(a->str, v, a->str_len) == 0);
+}
+
+static int copy_key(struct pre_key *dst, const struct inv_key *k, struct err *e)
+{
+	*dst = (struct pre_key){.kind = k->kind, .boolean = k->boolean};
+	dst->path = strdup(k->path);
+	if (k->kind == INV_KEY_STRING)
+		dst->str = strndup(k->str, k->str_len);
+	else if (k->kind == INV_KEY_NUMBER)
+		dst->str = strdup(k->num_text);
+	dst->str_len = dst->str ? strlen(dst->str) : 0;
+	if (!dst->path || ((k->kind == INV_KEY_STRING || k->kind == INV_KEY_NUMBER) && !dst->str))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	return 0;
+}
+
+/* Keeps the two rarest keys; a count stops at the current second-best. */
 static int consider_key(void *ctx, const struct inv_key *k, struct err *e)
 {
 	struct run *r = ctx;
-	sqlite3_int64 n;
-	int rc;
+	sqlite3_int64 limit = r->n_keys < 2 ? INT64_MAX : r->counts[1], n;
+	int slot;
 
+	for (int i = 0; i < r->n_keys; i++)
+		if (same_key(&r->keys[i], k))
+			return 0;
 	sqlite3_reset(r->count);
 	if (sqlite3_bind_int64(r->count, 1, r->q->inventory) ||
 	    sqlite3_bind_text(r->count, 2, k->path, -1, SQLITE_STATIC) || bind_key_value(r->count, 3, k) ||
-	    sqlite3_bind_int64(r->count, 4, r->best))
+	    sqlite3_bind_int64(r->count, 4, limit))
 		return db_fail(r, e, "counting keys");
-	rc = sqlite3_step(r->count);
-	if (rc != SQLITE_ROW)
+	if (sqlite3_step(r->count) != SQLITE_ROW)
 		return db_fail(r, e, "counting keys");
 	n = sqlite3_column_int64(r->count, 0);
 	sqlite3_reset(r->count);
-	if (n >= r->best)
+	if (r->n_keys == 2 && n >= r->counts[1])
 		return 0;
-	r->best = n;
-	free(r->key.path);
-	free(r->key.str);
-	r->key = (struct pre_key){.kind = k->kind, .boolean = k->boolean};
-	r->key.path = strdup(k->path);
-	if (k->kind == INV_KEY_STRING)
-		r->key.str = strndup(k->str, k->str_len);
-	else if (k->kind == INV_KEY_NUMBER)
-		r->key.str = strdup(k->num_text);
-	r->key.str_len = r->key.str ? strlen(r->key.str) : 0;
-	if (!r->key.path || ((k->kind == INV_KEY_STRING || k->kind == INV_KEY_NUMBER) && !r->key.str))
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	r->have_key = true;
-	return 0;
+	slot = r->n_keys > 0 && n >= r->counts[0] ? 1 : 0;
+	if (r->n_keys == 2) {
+		free(r->keys[1].path);
+		free(r->keys[1].str);
+	} else {
+		r->n_keys++;
+	}
+	if (slot == 0 && r->n_keys == 2) {
+		r->keys[1] = r->keys[0];
+		r->counts[1] = r->counts[0];
+	}
+	r->counts[slot] = n;
+	return copy_key(&r->keys[slot], k, e);
 }
 
 static int choose_key(struct run *r, struct err *e)
@@ -395,7 +460,6 @@ static int choose_key(struct run *r, struct err *e)
 		json_decref(filter);
 		return 0; /* the query reports a bad filter itself */
 	}
-	r->best = INT64_MAX;
 	rc = sqlite3_prepare_v2(r->db,
 				"SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
 				" WHERE inventory = ?1 AND key = ?2 AND value = ?3 LIMIT ?4)",
@@ -421,7 +485,7 @@ static void set_db_error(struct run *r, const char *prefix, const char *msg, str
 		if (strncmp(msg, r->view_all, vl) == 0) {
 			const char *rep = "inventory_data";
 			msg += vl;
-			if (strncmp(msg, "_k", 2) == 0)
+			if (strncmp(msg, "_k", 2) == 0 || strncmp(msg, "_j", 2) == 0)
 				msg += 2;
 			for (; *rep && n + 1 < sizeof(out); rep++)
 				out[n++] = *rep;
@@ -528,9 +592,9 @@ static int execute(struct run *r, json_t *rows, struct err *e)
 	}
 	if (t.prefilter && choose_key(r, e))
 		goto out;
-	if (r->have_key) {
+	if (r->n_keys > 0) {
 		inv_translation_cleanup(&t);
-		if (inv_dialect_translate(q->text, q->text_len, r->view_key, &t, e))
+		if (inv_dialect_translate(q->text, q->text_len, r->n_keys == 2 ? r->view_key2 : r->view_key, &t, e))
 			goto out;
 	}
 	if (prepare(r, t.sql, &st, e))
