@@ -16,8 +16,8 @@
  * depth, compound SELECTs and parameters.  The query text is translated (inv_dialect.h)
  * so that inventory_data names one of two TEMP views created for this run under random
  * names: one holds the rows of this inventory only (WHERE inventory = <this one>), the
- * other the rows of this inventory that have one chosen key of the filter (index lookup,
- * see below).  An authorizer then allows: SELECT; reading the columns of those views;
+ * others the rows of this inventory that have one or two chosen keys of the filter (index
+ * lookups, see below).  An authorizer then allows: SELECT; reading the columns of those views;
  * reading the tables inventory_items and inventory_item_keys only when the read comes from
  * inside one of those views; the table-valued function json_each; recursive WITH; and an
  * allow-list of side-effect-free functions.  Everything else (other tables, sqlite_schema,
@@ -29,7 +29,7 @@
  *
  * Key index: when the translator reports that the query filters `item_data @> ?::jsonb`
  * in a conjunctive WHERE over inventory_data alone, the filter's scalar keys
- * (inv_json_keys) are counted in inventory_item_keys and the rarest one selects the rows
+ * (inv_json_keys) are counted in inventory_item_keys and the two rarest select the rows
  * (the full condition is still evaluated on them), so a selective filter reads few items.
  *
  * The schema it relies on (schema/003_inventories.sql):
