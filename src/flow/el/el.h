@@ -61,14 +61,15 @@ struct el_env {
 	 * success *out is a NEW reference (json_null() for void methods).  Returns 0 or < 0. */
 	int (*call_task)(void *ctx, const char *task, const char *method, json_t *args, json_t **out, struct err *e);
 
-	/* Built-in functions that need VM state (reference §4.4): allVariables,
-	 * currentFlowName, hasFlow, evalAsMap, isDebug, isDryRun, sensitive, and any other
-	 * name the VM wants to provide.  The evaluator itself implements hasVariable,
-	 * hasNonNullVariable, orDefault (through lookup), uuid and throw; every other call
-	 * `name(args…)` comes here.  args is a BORROWED array; env is the env of the running
-	 * evaluation (so evalAsMap can call el_json_eval_value with it).  Returns 1 with *out
-	 * a NEW reference when the function exists, 0 when there is no such function
-	 * (the evaluator then reports it), < 0 on error. */
+	/* Function calls `name(args…)` (reference §4.4).  Consulted first for every call
+	 * whose arguments are all values, so the VM provides the functions that need its
+	 * state (allVariables, currentFlowName, hasFlow, evalAsMap, isDebug, isDryRun,
+	 * sensitive, …) and may override the others.  args is a BORROWED array; env is the
+	 * env of the running evaluation (so evalAsMap can call el_json_eval_value with it).
+	 * Returns 1 with *out a NEW reference when it handled the call, 0 when it does not
+	 * know the name, < 0 on error.  Names it does not know fall back to the evaluator's
+	 * own hasVariable, hasNonNullVariable, orDefault (through lookup and dotted paths),
+	 * uuid and throw; anything else is the error "Function 'name' not found". */
 	int (*call_function)(void *ctx, const struct el_env *env, const char *name, json_t *args, json_t **out,
 			     struct err *e);
 };
