@@ -14,6 +14,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"version", cli_version_main, "print version and build information"},
+	{"run", cli_run_main, "run a flow locally (no server)"},
 };
 
 static void usage(FILE *f)

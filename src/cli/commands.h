@@ -4,5 +4,7 @@
 /* Entry points of the subcommands.  Each takes argv with argv[0] = the subcommand name
  * and returns the process exit status (0 ok, 2 usage error; see each command). */
 int cli_version_main(int argc, char **argv);
+/* accord run: 0 finished, 1 failed, 3 suspended, 2 usage error or invalid definition. */
+int cli_run_main(int argc, char **argv);
 
 #endif

@@ -2,9 +2,9 @@
 
 #include "flow/compile.h"
 
-static const char *const field_attrs[] = {"type",     "label",	  "value",	 "allow", "pattern",
-					  "inputType", "readonly", "placeholder", "search", "min",
-					  "max",      "popupPosition", NULL};
+static const char *const field_attrs[] = {"type",      "label",		"value",       "allow",	 "pattern",
+					  "inputType", "readonly",	"placeholder", "search", "min",
+					  "max",       "popupPosition", NULL};
 static const char *const field_types[] = {"string", "int", "decimal", "boolean", "file", "date", "dateTime", NULL};
 
 static int parse_type(struct model *m, const struct ynode *t, struct form_field *f, struct err *e)
@@ -24,8 +24,9 @@ static int parse_type(struct model *m, const struct ynode *t, struct form_field 
 	for (size_t i = 0; field_types[i] && !known; i++)
 		known = strcmp(field_types[i], f->type) == 0;
 	if (!known)
-		return yerr(e, t, "Unknown field type '%s', expected one of: string, int, decimal, boolean, file, date, "
-				  "dateTime (with an optional ?, + or * suffix)",
+		return yerr(e, t,
+			    "Unknown field type '%s', expected one of: string, int, decimal, boolean, file, date, "
+			    "dateTime (with an optional ?, + or * suffix)",
 			    t->s);
 	return 0;
 }
@@ -47,7 +48,7 @@ static int compile_field(struct model *m, const struct ynode *item, struct form_
 	f->attrs = compile_own(m, json_object());
 	for (size_t i = 0; i < attrs->n; i++) {
 		const struct ynode *k = attrs->kids[2 * i], *v = attrs->kids[2 * i + 1];
-		struct tval **slot = strcmp(k->s, "label") == 0 ? &f->label
+		struct tval **slot = strcmp(k->s, "label") == 0	  ? &f->label
 				     : strcmp(k->s, "value") == 0 ? &f->value
 				     : strcmp(k->s, "allow") == 0 ? &f->allow
 								  : NULL;

@@ -9,45 +9,46 @@ struct kind_def {
 	const char *const *options;
 };
 
-static const char *const o_task[] = {"task",  "name",	   "in",	      "out",  "ignoreErrors", "retry",
-				     "loop",  "withItems", "parallelWithItems", "error", "meta", NULL};
+static const char *const o_task[] = {
+    "task",  "name", "in", "out", "ignoreErrors", "retry", "loop", "withItems", "parallelWithItems",
+    "error", "meta", NULL};
 static const char *const o_log[] = {"log", "name", "meta", NULL};
 static const char *const o_log_yaml[] = {"logYaml", "name", "meta", NULL};
 static const char *const o_throw[] = {"throw", "name", "meta", NULL};
 static const char *const o_expr[] = {"expr", "out", "error", "name", "meta", NULL};
 static const char *const o_set[] = {"set", "meta", NULL};
 static const char *const o_if[] = {"if", "then", "else", "meta", NULL};
-static const char *const o_call[] = {"call",	  "in",		"out",	 "loop",  "withItems", "parallelWithItems",
+static const char *const o_call[] = {"call",  "in",    "out",  "loop", "withItems", "parallelWithItems",
 				     "retry", "error", "name", "meta", NULL};
 static const char *const o_block[] = {"block", "error", "out", "loop", "withItems", "parallelWithItems",
 				      "name",  "meta",	NULL};
-static const char *const o_try[] = {"try",		 "error", "out",  "loop", "withItems",
-				    "parallelWithItems", "name",  "meta", NULL};
+static const char *const o_try[] = {"try",  "error", "out", "loop", "withItems", "parallelWithItems",
+				    "name", "meta",  NULL};
 static const char *const o_parallel[] = {"parallel", "out", "meta", NULL};
 static const char *const o_checkpoint[] = {"checkpoint", "meta", NULL};
 static const char *const o_suspend[] = {"suspend", "meta", NULL};
 static const char *const o_form[] = {"form", "yield", "saveSubmittedBy", "runAs", "values", "fields", "meta", NULL};
 
 static const struct kind_def kinds[] = {
-	{"task", STEP_TASK, o_task},
-	{"log", STEP_LOG, o_log},
-	{"logYaml", STEP_LOG_YAML, o_log_yaml},
-	{"throw", STEP_THROW, o_throw},
-	{"expr", STEP_EXPR, o_expr},
-	{"set", STEP_SET, o_set},
-	{"if", STEP_IF, o_if},
-	{"switch", STEP_SWITCH, NULL},
-	{"call", STEP_CALL, o_call},
-	{"block", STEP_BLOCK, o_block},
-	{"try", STEP_BLOCK, o_try},
-	{"parallel", STEP_PARALLEL, o_parallel},
-	{"checkpoint", STEP_CHECKPOINT, o_checkpoint},
-	{"suspend", STEP_SUSPEND, o_suspend},
-	{"form", STEP_FORM, o_form},
+    {"task", STEP_TASK, o_task},
+    {"log", STEP_LOG, o_log},
+    {"logYaml", STEP_LOG_YAML, o_log_yaml},
+    {"throw", STEP_THROW, o_throw},
+    {"expr", STEP_EXPR, o_expr},
+    {"set", STEP_SET, o_set},
+    {"if", STEP_IF, o_if},
+    {"switch", STEP_SWITCH, NULL},
+    {"call", STEP_CALL, o_call},
+    {"block", STEP_BLOCK, o_block},
+    {"try", STEP_BLOCK, o_try},
+    {"parallel", STEP_PARALLEL, o_parallel},
+    {"checkpoint", STEP_CHECKPOINT, o_checkpoint},
+    {"suspend", STEP_SUSPEND, o_suspend},
+    {"form", STEP_FORM, o_form},
 };
 
 static const char *kinds_list =
-	"task, log, logYaml, throw, expr, call, form, if, switch, set, checkpoint, suspend, try, block, parallel";
+    "task, log, logYaml, throw, expr, call, form, if, switch, set, checkpoint, suspend, try, block, parallel";
 
 int compile_check_keys(const struct ynode *map, const char *const *allowed, struct err *e)
 {
@@ -61,8 +62,8 @@ int compile_check_keys(const struct ynode *map, const char *const *allowed, stru
 		if (ok)
 			continue;
 		for (size_t j = 0; allowed[j] && off < sizeof expected; j++)
-			off += (size_t)snprintf(expected + off, sizeof expected - off, "%s%s", j ? ", " : "",
-						allowed[j]);
+			off +=
+			    (size_t)snprintf(expected + off, sizeof expected - off, "%s%s", j ? ", " : "", allowed[j]);
 		return yerr(e, map,
 			    "Unknown options: ['%s' [%s] @ line: %d, col: %d], expected: [%s]. Remove invalid options "
 			    "and/or fix indentation",
@@ -219,7 +220,8 @@ static int compile_loop(struct model *m, const struct ynode *map, struct step *s
 		return -1;
 	if (!ynode_get(loop, "items"))
 		return yerr(e, loop, "Mandatory parameter 'items' not found");
-	if (opt_tval(m, loop, "items", &s->loop->items, e) < 0 || opt_tval(m, loop, "parallelism", &s->loop->parallelism, e) < 0)
+	if (opt_tval(m, loop, "items", &s->loop->items, e) < 0 ||
+	    opt_tval(m, loop, "parallelism", &s->loop->parallelism, e) < 0)
 		return -1;
 	mode = ynode_get(loop, "mode");
 	if (mode) {
@@ -400,8 +402,7 @@ static int compile_form_step(struct model *m, const struct ynode *map, struct st
 	return 0;
 }
 
-static int compile_scalar_arg(struct model *m, const struct ynode *map, const char *key, struct step *s,
-			      struct err *e)
+static int compile_scalar_arg(struct model *m, const struct ynode *map, const char *key, struct step *s, struct err *e)
 {
 	const struct ynode *v = ynode_get(map, key);
 	if (s->kind == STEP_EXPR && !is_expr_string(v))
@@ -472,8 +473,9 @@ static int compile_string_step(struct model *m, const struct ynode *n, const cha
 		(*out)->arg = tval_compile(m, n, e);
 		return (*out)->arg ? 0 : -1;
 	}
-	return yerr(e, n, "Unknown step: '%s' (a string step must be 'exit', 'return' or an expression \"${...}\"; "
-			  "use 'call: %s' to call a flow)",
+	return yerr(e, n,
+		    "Unknown step: '%s' (a string step must be 'exit', 'return' or an expression \"${...}\"; "
+		    "use 'call: %s' to call a flow)",
 		    n->s, n->s);
 }
 

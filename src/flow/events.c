@@ -60,7 +60,7 @@ static json_t *masked(struct vm *vm, json_t *in)
 	copy = json_copy(in);
 	if (json_is_array(bl)) {
 		json_array_foreach(bl, i, k) if (json_is_string(k) && json_object_get(copy, json_string_value(k)))
-			json_object_set_new(copy, json_string_value(k), json_string("***"));
+		    json_object_set_new(copy, json_string_value(k), json_string("***"));
 	} else {
 		for (i = 0; i < sizeof default_blacklist / sizeof default_blacklist[0]; i++)
 			if (json_object_get(copy, default_blacklist[i]))

@@ -332,8 +332,9 @@ static int run_task(struct vm *vm, struct thread *t, const struct task_def *d, s
 	if (d->server)
 		return vm->h->ops->server_task(vm->h->ctx, d->name, NULL, in, out, e);
 	if (!d->execute)
-		return err_set(e, ERR_INVALID, "Task '%s' cannot be called as a step; call its methods: ${%s.method(...)}",
-			       d->name, d->name);
+		return err_set(e, ERR_INVALID,
+			       "Task '%s' cannot be called as a step; call its methods: ${%s.method(...)}", d->name,
+			       d->name);
 	(void)t;
 	return d->execute(c, in, out, e);
 }

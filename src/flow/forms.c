@@ -122,9 +122,8 @@ void forms_call(struct vm *vm, struct thread *t, const struct step *s)
 	}
 	uuid_v4(ev);
 	form = json_pack("{s:s, s:s, s:O, s:O, s:{s:b, s:b, s:O}, s:i}", "name", name, "eventName", ev, "fields",
-			 fields, "values", values, "options", "yield",
-			 s->form->yield, "saveSubmittedBy", s->form->save_submitted_by, "runAs", run_as, "threadId",
-			 t->id);
+			 fields, "values", values, "options", "yield", s->form->yield, "saveSubmittedBy",
+			 s->form->save_submitted_by, "runAs", run_as, "threadId", t->id);
 	json_object_set_new(vm->forms, name, form);
 	free(t->event);
 	t->event = strdup(ev);
@@ -192,9 +191,9 @@ static int check_allowed(const char *form, json_t *f, json_t *v, struct err *e)
 		bool ok = false;
 		size_t i;
 		json_t *a;
-		json_array_foreach(allow, i, a) ok = ok || value_equals(a, v) ||
-						  (json_is_string(v) && json_is_string(a) &&
-						   strcmp(json_string_value(a), json_string_value(v)) == 0);
+		json_array_foreach(allow, i, a) ok =
+		    ok || value_equals(a, v) ||
+		    (json_is_string(v) && json_is_string(a) && strcmp(json_string_value(a), json_string_value(v)) == 0);
 		if (!ok)
 			return err_set(e, ERR_INVALID, "Form '%s': value not allowed for field '%s'", form, name);
 	}
@@ -279,7 +278,7 @@ int forms_submit(struct vm *vm, const char *name, json_t *args, json_t **result,
 	json_array_foreach(fields, i, f)
 	{
 		const char *fname = json_string_value(json_object_get(f, "name"));
-		json_t *dflt = json_object_get(values, fname), *v;
+		json_t *dflt = json_object_get(values, fname), *v = NULL;
 		if (!dflt)
 			dflt = json_object_get(f, "value");
 		if (submit_field(name, f, json_object_get(given, fname), dflt, &v, e) < 0) {

@@ -82,8 +82,8 @@ static json_t *loop_items(struct vm *vm, struct thread *t, const struct step *s)
 		json_object_foreach(v, k, x) json_array_append_new(list, json_pack("{s:s, s:O}", "key", k, "value", x));
 	} else {
 		char *text = task_text(v), msg[512];
-		snprintf(msg, sizeof msg, "Invalid loop items: expected a list or a map, got '%s' (%s)", text ? text : "",
-			 value_class_name(v));
+		snprintf(msg, sizeof msg, "Invalid loop items: expected a list or a map, got '%s' (%s)",
+			 text ? text : "", value_class_name(v));
 		free(text);
 		json_decref(v);
 		vm_raise(vm, t, s, msg, NULL);
@@ -195,7 +195,7 @@ static size_t collect_children(struct vm *vm, struct frame *f, bool iter)
 	size_t running = 0;
 	json_object_foreach_safe(children, tmp, k, idx)
 	{
-		struct thread *c = vm_thread_get(vm, atoi(k));
+		struct thread *c = vm_thread_get(vm, (int)strtol(k, NULL, 10));
 		size_t index = (size_t)json_integer_value(idx);
 		if (c && c->state != TH_DONE && c->state != TH_FAILED) {
 			running++;

@@ -32,7 +32,7 @@ struct flow_host {
 	const struct flow_host_ops *ops;
 	void *ctx;
 	const char *workdir; /* absolute process working directory */
-	bool debug;          /* DEBUG log lines are printed */
+	bool debug;	     /* DEBUG log lines are printed */
 };
 
 #endif

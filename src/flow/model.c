@@ -133,8 +133,7 @@ static int walk(const char *root, const char *rel, int depth, const json_t *patt
 	return rc;
 }
 
-static int parse_file(struct model *m, const char *dir, const char *rel, crypto_generichash_state *h,
-		      struct err *e)
+static int parse_file(struct model *m, const char *dir, const char *rel, crypto_generichash_state *h, struct err *e)
 {
 	char *full = NULL, *data = NULL;
 	size_t len = 0;

@@ -25,13 +25,13 @@ enum tval_kind { TV_LIT, TV_EXPR, TV_LIST, TV_MAP };
 struct tval {
 	enum tval_kind kind;
 	int line, col;
-	json_t *lit;        /* TV_LIT: the value (owned) */
+	json_t *lit;	      /* TV_LIT: the value (owned) */
 	struct el_expr *expr; /* TV_EXPR: compiled template */
-	char *text;         /* TV_EXPR: source text */
+	char *text;	      /* TV_EXPR: source text */
 	size_t n;
 	struct tval **items; /* TV_LIST items; TV_MAP values */
-	char **keys;         /* TV_MAP keys */
-	bool dotted;         /* TV_MAP: some key contains '.' */
+	char **keys;	     /* TV_MAP keys */
+	bool dotted;	     /* TV_MAP: some key contains '.' */
 };
 
 enum step_kind {
@@ -66,7 +66,7 @@ enum out_kind { OUT_NONE, OUT_NAME, OUT_LIST, OUT_MAP, OUT_EXPR };
 struct out_spec {
 	enum out_kind kind;
 	size_t n;
-	char **names;     /* OUT_NAME (n = 1), OUT_LIST */
+	char **names;	  /* OUT_NAME (n = 1), OUT_LIST */
 	struct tval *map; /* OUT_MAP (TV_MAP), OUT_EXPR (TV_EXPR) */
 };
 
@@ -74,7 +74,7 @@ struct loop_spec {
 	bool parallel;
 	struct tval *items;
 	struct tval *parallelism; /* NULL: configuration.parallelLoopParallelism */
-	bool unlimited;           /* parallelWithItems */
+	bool unlimited;		  /* parallelWithItems */
 };
 
 struct retry_spec {
@@ -107,7 +107,7 @@ struct form_def {
 struct form_call {
 	bool yield, save_submitted_by;
 	struct tval *run_as, *values;
-	struct tval *fields_expr;   /* fields: ${…} */
+	struct tval *fields_expr; /* fields: ${…} */
 	struct form_def *inline_fields;
 };
 
@@ -121,7 +121,7 @@ struct step {
 	json_t *meta;
 	struct tval *arg; /* log/logYaml message, throw value, expr, if condition, switch value,
 			     call target, checkpoint/suspend/form name, task `in` given as ${…} */
-	char *task;       /* task name */
+	char *task;	  /* task name */
 	struct tval *in;  /* task/call in map */
 	struct out_spec out;
 	bool ignore_errors;
@@ -142,20 +142,20 @@ struct flow_def {
 };
 
 struct model {
-	struct arena arena;       /* steps, lists, tvals, names */
-	json_t **owned_json;      /* literals to release */
+	struct arena arena;  /* steps, lists, tvals, names */
+	json_t **owned_json; /* literals to release */
 	size_t n_owned_json, cap_owned_json;
 	struct el_expr **owned_expr;
 	size_t n_owned_expr, cap_owned_expr;
 	struct ydoc *docs;
 	size_t n_docs;
-	char *root_dir;           /* project folder */
-	json_t *configuration;    /* effective configuration, profiles applied (without arguments) */
-	struct tval *arguments;   /* configuration.arguments, evaluated at start */
-	json_t *triggers;         /* parsed and kept */
+	char *root_dir;		/* project folder */
+	json_t *configuration;	/* effective configuration, profiles applied (without arguments) */
+	struct tval *arguments; /* configuration.arguments, evaluated at start */
+	json_t *triggers;	/* parsed and kept */
 	json_t *imports;
-	json_t *public_flows;     /* array of names */
-	json_t *active_profiles;  /* array of names */
+	json_t *public_flows;	 /* array of names */
+	json_t *active_profiles; /* array of names */
 	size_t n_flows;
 	struct flow_def *flows;
 	size_t n_forms;
@@ -168,8 +168,8 @@ struct model {
 };
 
 struct model_opts {
-	const char *path;             /* folder or single file */
-	const char *const *profiles;  /* -p values; NULL/0: configuration.activeProfiles or ["default"] */
+	const char *path;	     /* folder or single file */
+	const char *const *profiles; /* -p values; NULL/0: configuration.activeProfiles or ["default"] */
 	size_t n_profiles;
 };
 

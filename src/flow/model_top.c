@@ -9,8 +9,8 @@
 #include "flow/el/el.h"
 #include "flow/model_load.h"
 
-static const char *const top_keys[] = {"configuration", "flows",     "forms",   "profiles",
-				       "publicFlows",   "resources", "imports", "triggers", NULL};
+static const char *const top_keys[] = {"configuration", "flows",   "forms",    "profiles", "publicFlows",
+				       "resources",	"imports", "triggers", NULL};
 static const char *const profile_keys[] = {"configuration", "flows", "forms", NULL};
 
 enum cfg_type { C_STRING, C_MAP, C_LIST, C_BOOL, C_INT_OR_EXPR, C_DURATION, C_ANY };
@@ -21,23 +21,23 @@ struct cfg_key {
 };
 
 static const struct cfg_key cfg_keys[] = {
-	{"runtime", C_STRING},
-	{"entryPoint", C_STRING},
-	{"arguments", C_MAP},
-	{"dependencies", C_LIST},
-	{"extraDependencies", C_LIST},
-	{"meta", C_MAP},
-	{"requirements", C_MAP},
-	{"processTimeout", C_DURATION},
-	{"suspendTimeout", C_DURATION},
-	{"activeProfiles", C_LIST},
-	{"exclusive", C_MAP},
-	{"events", C_MAP},
-	{"out", C_LIST},
-	{"debug", C_BOOL},
-	{"template", C_STRING},
-	{"parallelLoopParallelism", C_INT_OR_EXPR},
-	{"validation", C_MAP},
+    {"runtime", C_STRING},
+    {"entryPoint", C_STRING},
+    {"arguments", C_MAP},
+    {"dependencies", C_LIST},
+    {"extraDependencies", C_LIST},
+    {"meta", C_MAP},
+    {"requirements", C_MAP},
+    {"processTimeout", C_DURATION},
+    {"suspendTimeout", C_DURATION},
+    {"activeProfiles", C_LIST},
+    {"exclusive", C_MAP},
+    {"events", C_MAP},
+    {"out", C_LIST},
+    {"debug", C_BOOL},
+    {"template", C_STRING},
+    {"parallelLoopParallelism", C_INT_OR_EXPR},
+    {"validation", C_MAP},
 };
 
 /* A merged view of all definition files and active profiles, as ynodes. */
@@ -466,8 +466,7 @@ static int import_one(struct model *m, const struct ynode *imp, struct err *e)
 		return yerr(e, imp, "an import must be a map with one key: git, mvn or dir");
 	if (!(d = ynode_get(imp, "dir"))) {
 		if (ynode_get(imp, "git") || ynode_get(imp, "mvn"))
-			return yerr(e, imp, "'%s' imports are not available when running locally",
-				    imp->kids[0]->s);
+			return yerr(e, imp, "'%s' imports are not available when running locally", imp->kids[0]->s);
 		return yerr(e, imp, "Unknown import '%s', expected git, mvn or dir", imp->kids[0]->s);
 	}
 	if (compile_want(d, YN_MAP, "dir", e) < 0 || compile_check_keys(d, dir_keys, e) < 0)

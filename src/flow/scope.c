@@ -109,8 +109,7 @@ static bool env_is_task(void *ctx, const char *name)
 	return task_find(name) != NULL;
 }
 
-static int env_call_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
-			 struct err *e)
+static int env_call_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, struct err *e)
 {
 	struct scope *sc = ctx;
 	return task_call_method(sc->vm, sc->t, task, method, args, out, e);

@@ -62,13 +62,13 @@ static int frame_load(struct vm *vm, struct thread *t, json_t *j, struct err *e)
 	int kind = name_index(json_string_value(json_object_get(j, "kind")), kind_names, 7);
 	json_int_t step = json_integer_value(json_object_get(j, "step"));
 	json_int_t list = json_integer_value(json_object_get(j, "list"));
-	json_int_t pc = json_integer_value(json_object_get(j, "pc")), end = json_integer_value(json_object_get(j, "end"));
+	json_int_t pc = json_integer_value(json_object_get(j, "pc")),
+		   end = json_integer_value(json_object_get(j, "end"));
 	struct frame *f;
 	if (kind < 0 || step < -1 || step >= (json_int_t)vm->m->n_steps || list < -1 ||
 	    list >= (json_int_t)vm->m->n_lists || pc < 0 || end < 0)
 		return err_set(e, ERR_INVALID, "invalid process state: bad frame");
-	if ((kind == FR_LIST || kind == FR_FLOW) &&
-	    (list < 0 || (size_t)end > vm->m->lists[list]->n || pc > end))
+	if ((kind == FR_LIST || kind == FR_FLOW) && (list < 0 || (size_t)end > vm->m->lists[list]->n || pc > end))
 		return err_set(e, ERR_INVALID, "invalid process state: bad program counter");
 	if (kind != FR_LIST && kind != FR_FLOW && step < 0)
 		return err_set(e, ERR_INVALID, "invalid process state: frame without step");

@@ -160,8 +160,8 @@ static json_t *error_new(struct vm *vm, struct thread *t, const struct step *s, 
 	if (payload)
 		json_object_set(err, "payload", payload);
 	if (s) {
-		json_t *loc = json_pack("{s:s, s:i, s:i, s:i}", "fileName", s->file, "line", s->line, "column",
-					s->col, "thread", t->id);
+		json_t *loc = json_pack("{s:s, s:i, s:i, s:i}", "fileName", s->file, "line", s->line, "column", s->col,
+					"thread", t->id);
 		json_object_set_new(err, "@location", loc);
 	}
 	return err;

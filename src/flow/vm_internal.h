@@ -16,7 +16,7 @@
 enum frame_kind {
 	FR_LIST,     /* runs steps list->v[pc .. end) */
 	FR_FLOW,     /* ROOT: a called flow's body; on completion the call's `out` */
-	FR_TRY,      /* NON_ROOT: the `error:` handler of a step */
+	FR_TRY,	     /* NON_ROOT: the `error:` handler of a step */
 	FR_LOOP,     /* NON_ROOT: loop bookkeeping (items, index, results, child threads) */
 	FR_ITER,     /* ROOT: one loop iteration */
 	FR_RETRY,    /* NON_ROOT: retry bookkeeping */
@@ -29,7 +29,7 @@ enum layer { LAYER_TRY, LAYER_LOOP, LAYER_RETRY, LAYER_CORE };
 struct frame {
 	enum frame_kind kind;
 	bool root;
-	json_t *locals;          /* object, or NULL */
+	json_t *locals;		 /* object, or NULL */
 	const struct step *step; /* the step the frame belongs to (NULL for the entry flow) */
 	const struct steps *list;
 	size_t pc, end;
@@ -43,10 +43,10 @@ struct thread {
 	int id;
 	int parent; /* parent thread id, -1 for the main thread */
 	enum thread_state state;
-	char *event;      /* TH_SUSPENDED: the event waited for */
-	json_t *error;    /* error being raised / the failure (lastError form) */
-	bool fatal;       /* the error is a limit: no handler may catch it */
-	json_t *final;    /* TH_DONE/TH_FAILED: locals of the bottom frame */
+	char *event;   /* TH_SUSPENDED: the event waited for */
+	json_t *error; /* error being raised / the failure (lastError form) */
+	bool fatal;    /* the error is a limit: no handler may catch it */
+	json_t *final; /* TH_DONE/TH_FAILED: locals of the bottom frame */
 	size_t n, cap;
 	struct frame *frames;
 };
@@ -61,7 +61,7 @@ struct vm {
 	int next_thread_id;
 	uint64_t steps;
 	int next_error_id;
-	json_t *forms;      /* pending forms by name */
+	json_t *forms;	    /* pending forms by name */
 	json_t *last_error; /* unhandled failure */
 	json_t *resume_args;
 	const struct step *cur; /* step being executed (error positions) */
@@ -73,10 +73,10 @@ struct lazy;
 struct scope {
 	struct vm *vm;
 	struct thread *t;
-	json_t *extra;     /* extra bindings checked first (`result`), BORROWED, or NULL */
+	json_t *extra;	   /* extra bindings checked first (`result`), BORROWED, or NULL */
 	struct lazy *lazy; /* `set` siblings, or NULL */
-	json_t *keep;      /* values handed out as borrowed that must live until the end */
-	bool root_only;    /* read the main thread's root frame (or its final locals) only */
+	json_t *keep;	   /* values handed out as borrowed that must live until the end */
+	bool root_only;	   /* read the main thread's root frame (or its final locals) only */
 };
 
 /* vm.c */

@@ -75,8 +75,13 @@ static int add_weight(struct builder *b, size_t w, const yaml_mark_t *m)
 
 static int check_tag(struct builder *b, const yaml_char_t *tag, const yaml_mark_t *m)
 {
-	static const char *ok[] = {"!", "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:map",
-				   "tag:yaml.org,2002:seq", "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool",
+	static const char *ok[] = {"!",
+				   "tag:yaml.org,2002:str",
+				   "tag:yaml.org,2002:int",
+				   "tag:yaml.org,2002:map",
+				   "tag:yaml.org,2002:seq",
+				   "tag:yaml.org,2002:null",
+				   "tag:yaml.org,2002:bool",
 				   "tag:yaml.org,2002:float"};
 	if (!tag)
 		return 0;

@@ -20,14 +20,14 @@ enum ynode_kind { YN_SCALAR, YN_SEQ, YN_MAP };
 
 struct ynode {
 	enum ynode_kind kind;
-	bool plain;       /* scalar written without quotes or block style: its type is inferred */
+	bool plain; /* scalar written without quotes or block style: its type is inferred */
 	int line, col;
 	const char *file; /* borrowed from the ydoc */
-	char *s;          /* scalar text, NUL-terminated */
+	char *s;	  /* scalar text, NUL-terminated */
 	size_t len;
-	size_t n;             /* sequence items, or mapping pairs */
-	struct ynode **kids;  /* sequence: n items; mapping: 2n nodes key, value, key, value … */
-	size_t weight;        /* nodes in this subtree, aliases expanded */
+	size_t n;	     /* sequence items, or mapping pairs */
+	struct ynode **kids; /* sequence: n items; mapping: 2n nodes key, value, key, value … */
+	size_t weight;	     /* nodes in this subtree, aliases expanded */
 };
 
 struct ydoc {

@@ -35,7 +35,8 @@ static int emit(yaml_emitter_t *em, const json_t *v, int depth)
 		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
 		if (!yaml_emitter_emit(em, &ev))
 			return 0;
-		json_object_foreach((json_t *)v, k, x) if (!scalar(em, k, YAML_PLAIN_SCALAR_STYLE) || !emit(em, x, depth + 1)) return 0;
+		json_object_foreach((json_t *)v, k,
+				    x) if (!scalar(em, k, YAML_PLAIN_SCALAR_STYLE) || !emit(em, x, depth + 1)) return 0;
 		yaml_mapping_end_event_initialize(&ev);
 		return yaml_emitter_emit(em, &ev);
 	}

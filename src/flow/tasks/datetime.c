@@ -52,7 +52,8 @@ static int fmt_field(struct buf *b, char c, int n, const struct tm_parts *p, int
 	char sign = off < 0 ? '-' : '+';
 	switch (c) {
 	case 'y':
-		return n == 2 ? buf_printf(b, e, "%02d", (int)(p->y % 100)) : buf_printf(b, e, "%0*lld", n, (long long)p->y);
+		return n == 2 ? buf_printf(b, e, "%02d", (int)(p->y % 100))
+			      : buf_printf(b, e, "%0*lld", n, (long long)p->y);
 	case 'M':
 		return n >= 3 ? buf_append_str(b, months[p->mo - 1], e) : buf_printf(b, e, "%0*u", n, p->mo);
 	case 'd':
@@ -76,7 +77,8 @@ static int fmt_field(struct buf *b, char c, int n, const struct tm_parts *p, int
 	case 'X':
 		if (off == 0)
 			return buf_append_char(b, 'Z', e);
-		return n >= 3 ? buf_printf(b, e, "%c%02d:%02d", sign, ah, am) : buf_printf(b, e, "%c%02d%02d", sign, ah, am);
+		return n >= 3 ? buf_printf(b, e, "%c%02d:%02d", sign, ah, am)
+			      : buf_printf(b, e, "%c%02d%02d", sign, ah, am);
 	default:
 		return err_set(e, ERR_INVALID, "Illegal pattern character '%c'", c);
 	}
@@ -94,7 +96,8 @@ static char *format_ms(int64_t ms, const char *pattern, int off, struct err *e)
 			const char *end = strchr(c + 1, '\'');
 			if (!end)
 				end = c + strlen(c);
-			rc = end == c + 1 ? buf_append_char(&b, '\'', e) : buf_append(&b, c + 1, (size_t)(end - c - 1), e);
+			rc = end == c + 1 ? buf_append_char(&b, '\'', e)
+					  : buf_append(&b, c + 1, (size_t)(end - c - 1), e);
 			c = *end ? end + 1 : end;
 		} else if (isalpha((unsigned char)*c)) {
 			while (c[n] == *c)
@@ -146,7 +149,7 @@ static int m_current_iso(struct task_ctx *c, json_t *args, json_t **out, struct 
 static int m_current_zone(struct task_ctx *c, json_t *args, json_t **out, struct err *e)
 {
 	const char *zone, *pattern;
-	int off;
+	int off = 0;
 	(void)c;
 	if (task_arg_str(args, 0, "zone", &zone, e) < 0 || task_arg_str(args, 1, "pattern", &pattern, e) < 0 ||
 	    zone_offset(zone, &off, e) < 0)
@@ -204,10 +207,10 @@ static int m_parse(struct task_ctx *c, json_t *args, json_t **out, struct err *e
 		goto bad;
 	if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 59)
 		goto bad;
-	dt_format_iso((dt_days_from_civil(f[0], (unsigned)f[1], (unsigned)f[2]) * 86400 + f[3] * 3600 + f[4] * 60 + f[5]) *
-				  1000 +
-			      f[6],
-		      iso);
+	dt_format_iso(
+	    (dt_days_from_civil(f[0], (unsigned)f[1], (unsigned)f[2]) * 86400 + f[3] * 3600 + f[4] * 60 + f[5]) * 1000 +
+		f[6],
+	    iso);
 	*out = json_string(iso);
 	return 0;
 bad:

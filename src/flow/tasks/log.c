@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +28,8 @@ static int log_execute(struct task_ctx *c, json_t *in, json_t **out, struct err 
 		return err_set(e, ERR_INVALID, "Unknown log level '%s', expected DEBUG, INFO, WARN or ERROR", lv);
 	if (fmt && strcmp(fmt, "yaml") == 0) {
 		char *y = yaml_dump_text(msg ? msg : json_null());
-		text = y ? malloc(strlen(y) + 2) : NULL;
-		if (text)
-			strcpy(text, "\n"), strcat(text, y);
+		if (!y || asprintf(&text, "\n%s", y) < 0)
+			text = NULL;
 		free(y);
 	} else {
 		text = task_text(msg ? msg : json_null());
@@ -71,7 +71,10 @@ static int m_debug(struct task_ctx *c, json_t *args, json_t **out, struct err *e
 	return log_at(c, args, FLOW_DEBUG);
 }
 
-static const struct task_method methods[] = {
-	{"info", m_info, 1, 1}, {"warn", m_warn, 1, 1}, {"error", m_error, 1, 1}, {"debug", m_debug, 1, 1}, {NULL, NULL, 0, 0}};
+static const struct task_method methods[] = {{"info", m_info, 1, 1},
+					     {"warn", m_warn, 1, 1},
+					     {"error", m_error, 1, 1},
+					     {"debug", m_debug, 1, 1},
+					     {NULL, NULL, 0, 0}};
 
 const struct task_def task_log = {"log", log_execute, methods, false};

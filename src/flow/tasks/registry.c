@@ -9,19 +9,22 @@
 
 static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 
-#define SERVER_TASK(n) {n, NULL, no_methods, true}
+#define SERVER_TASK(n)                                                                                                 \
+	{                                                                                                              \
+		n, NULL, no_methods, true                                                                              \
+	}
 
 static const struct task_def server_tasks[] = {
-	SERVER_TASK("concord"),	 SERVER_TASK("crypto"),	  SERVER_TASK("kv"),
-	SERVER_TASK("http"),	 SERVER_TASK("jsonStore"), SERVER_TASK("lock"),
-	SERVER_TASK("unlock"),	 SERVER_TASK("slack"),	  SERVER_TASK("smtp"),
-	SERVER_TASK("project"),	 SERVER_TASK("concordSecrets"), SERVER_TASK("repositoryRefresh"),
-	SERVER_TASK("docker"),	 SERVER_TASK("ansible"),  SERVER_TASK("inventory"),
+    SERVER_TASK("concord"), SERVER_TASK("crypto"),	   SERVER_TASK("kv"),
+    SERVER_TASK("http"),    SERVER_TASK("jsonStore"),	   SERVER_TASK("lock"),
+    SERVER_TASK("unlock"),  SERVER_TASK("slack"),	   SERVER_TASK("smtp"),
+    SERVER_TASK("project"), SERVER_TASK("concordSecrets"), SERVER_TASK("repositoryRefresh"),
+    SERVER_TASK("docker"),  SERVER_TASK("ansible"),	   SERVER_TASK("inventory"),
 };
 
-static const struct task_def *const local_tasks[] = {&task_log,   &task_throw, &task_sleep, &task_resource,
+static const struct task_def *const local_tasks[] = {&task_log,	     &task_throw,  &task_sleep, &task_resource,
 						     &task_datetime, &task_base64, &task_files, &task_env,
-						     &task_vars,  &task_misc};
+						     &task_vars,     &task_misc};
 
 const struct task_def *task_find(const char *name)
 {
@@ -82,8 +85,8 @@ static int call_local(struct task_ctx *c, const struct task_def *d, const char *
 	return m->fn(c, args, out, e);
 }
 
-int task_call_method(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *args,
-		     json_t **out, struct err *e)
+int task_call_method(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *args, json_t **out,
+		     struct err *e)
 {
 	const struct task_def *d = task_find(task);
 	struct task_ctx c = {.vm = vm, .t = t, .h = vm->h, .task = task};

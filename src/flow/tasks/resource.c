@@ -154,7 +154,8 @@ static int pretty(struct buf *b, const json_t *v, int ind, struct err *e)
 			return buf_append_str(b, "[ ]", e);
 		if (buf_append_str(b, "[ ", e) < 0)
 			return -1;
-		json_array_foreach((json_t *)v, i, x) if ((i && buf_append_str(b, ", ", e) < 0) || pretty(b, x, ind, e) < 0) return -1;
+		json_array_foreach((json_t *)v, i,
+				   x) if ((i && buf_append_str(b, ", ", e) < 0) || pretty(b, x, ind, e) < 0) return -1;
 		return buf_append_str(b, " ]", e);
 	}
 	s = json_dumps(v, JSON_ENCODE_ANY);
@@ -233,12 +234,16 @@ static int m_write_yaml(struct task_ctx *c, json_t *args, json_t **out, struct e
 	return write_as(c, args, out, "yaml", e);
 }
 
-static const struct task_method methods[] = {
-	{"asString", m_as_string, 1, 1},	 {"asJson", m_as_json, 1, 2},
-	{"asYaml", m_as_yaml, 1, 2},		 {"fromJsonString", m_from_json, 1, 2},
-	{"fromYamlString", m_from_yaml, 1, 2},	 {"writeAsJson", m_write_json, 1, 2},
-	{"writeAsString", m_write_string, 1, 2}, {"writeAsYaml", m_write_yaml, 1, 2},
-	{"prettyPrintJson", m_pretty, 1, 1},	 {"printJson", m_print, 1, 1},
-	{NULL, NULL, 0, 0}};
+static const struct task_method methods[] = {{"asString", m_as_string, 1, 1},
+					     {"asJson", m_as_json, 1, 2},
+					     {"asYaml", m_as_yaml, 1, 2},
+					     {"fromJsonString", m_from_json, 1, 2},
+					     {"fromYamlString", m_from_yaml, 1, 2},
+					     {"writeAsJson", m_write_json, 1, 2},
+					     {"writeAsString", m_write_string, 1, 2},
+					     {"writeAsYaml", m_write_yaml, 1, 2},
+					     {"prettyPrintJson", m_pretty, 1, 1},
+					     {"printJson", m_print, 1, 1},
+					     {NULL, NULL, 0, 0}};
 
 const struct task_def task_resource = {"resource", NULL, methods, false};

@@ -29,8 +29,8 @@ static int sleep_execute(struct task_ctx *c, json_t *in, json_t **out, struct er
 		ms *= 1000;
 		vm_log(c->vm, FLOW_INFO, "Sleeping for %lldms", (long long)ms);
 	} else if (until) {
-		if (!json_is_string(until) ||
-		    dt_parse_iso(json_string_value(until), strlen(json_string_value(until)), true, &target, "until", e) < 0)
+		if (!json_is_string(until) || dt_parse_iso(json_string_value(until), strlen(json_string_value(until)),
+							   true, &target, "until", e) < 0)
 			return -1;
 		ms = target - dt_now_ms();
 		vm_log(c->vm, FLOW_INFO, "Sleeping until %s...", json_string_value(until));

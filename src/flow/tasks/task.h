@@ -22,7 +22,7 @@ struct task_ctx {
 	struct thread *t;
 	const struct flow_host *h;
 	const char *task;
-	json_t *payload;    /* set by a failing task: lastError.payload (owned by the ctx) */
+	json_t *payload;     /* set by a failing task: lastError.payload (owned by the ctx) */
 	char *suspend_event; /* set by a task that suspends the thread (malloc'd) */
 };
 
@@ -37,16 +37,16 @@ struct task_method {
 
 struct task_def {
 	const char *name;
-	task_execute_fn execute;         /* NULL: the task has only methods */
+	task_execute_fn execute;	   /* NULL: the task has only methods */
 	const struct task_method *methods; /* terminated by {NULL} */
-	bool server;                     /* implemented by the host (server_task) */
+	bool server;			   /* implemented by the host (server_task) */
 };
 
 const struct task_def *task_find(const char *name);
 
 /* Calls a task method with pre/post events; used by the EL env. */
-int task_call_method(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *args,
-		     json_t **out, struct err *e) WUR;
+int task_call_method(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *args, json_t **out,
+		     struct err *e) WUR;
 
 /* Argument helpers: a string argument (BORROWED), an integer, any value. */
 int task_arg_str(json_t *args, size_t i, const char *what, const char **out, struct err *e) WUR;
@@ -55,7 +55,7 @@ int task_arg_int(json_t *args, size_t i, const char *what, long long *out, struc
 char *task_text(const json_t *v);
 
 /* The task tables, one per file under tasks/. */
-extern const struct task_def task_log, task_throw, task_sleep, task_resource, task_datetime, task_base64,
-	task_files, task_env, task_vars, task_misc;
+extern const struct task_def task_log, task_throw, task_sleep, task_resource, task_datetime, task_base64, task_files,
+    task_env, task_vars, task_misc;
 
 #endif
