@@ -171,8 +171,8 @@ static int compile_out(struct model *m, const struct ynode *v, bool allow_list, 
 		return o->map ? 0 : -1;
 	}
 	if (v->kind == YN_SCALAR) {
-		if (compile_want_string(v, "out", e) < 0)
-			return -1;
+		if (v->len == 0)
+			return yerr(e, v, "'out' must not be empty");
 		o->kind = OUT_NAME;
 		o->n = 1;
 		o->names = arena_alloc(&m->arena, sizeof *o->names);
@@ -184,7 +184,7 @@ static int compile_out(struct model *m, const struct ynode *v, bool allow_list, 
 		o->n = v->n;
 		o->names = arena_alloc(&m->arena, (v->n + 1) * sizeof *o->names);
 		for (size_t i = 0; i < v->n; i++) {
-			if (compile_want_string(v->kids[i], "out", e) < 0)
+			if (compile_want(v->kids[i], YN_SCALAR, "out", e) < 0)
 				return -1;
 			o->names[i] = names_dup(m, v->kids[i]);
 		}

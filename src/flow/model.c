@@ -196,7 +196,8 @@ static int parse_extra(struct model *m, const char *dir, crypto_generichash_stat
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto out;
 	}
-	qsort(extra.v, extra.n, sizeof *extra.v, cmp_str);
+	if (extra.n > 1)
+		qsort(extra.v, extra.n, sizeof *extra.v, cmp_str);
 	docs = realloc(m->docs, (extra.n + 1) * sizeof *docs);
 	if (!docs) {
 		err_set(e, ERR_INTERNAL, "out of memory");
