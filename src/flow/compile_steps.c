@@ -244,7 +244,7 @@ static int compile_retry(struct model *m, const struct ynode *map, struct step *
 	if (opt_tval(m, r, "times", &s->retry->times, e) < 0 || opt_tval(m, r, "delay", &s->retry->delay, e) < 0 ||
 	    opt_tval(m, r, "in", &s->retry->in, e) < 0)
 		return -1;
-	if (s->retry->in && s->retry->in->kind != TV_MAP)
+	if (s->retry->in && ynode_get(r, "in")->kind != YN_MAP)
 		return yerr(e, ynode_get(r, "in"), "'retry.in' must be a map");
 	return 0;
 }
