@@ -291,14 +291,19 @@ void vm_pop_done(struct vm *vm, struct thread *t)
 
 static void unwind(struct vm *vm, struct thread *t)
 {
+	json_t *bottom = NULL;
 	while (t->n > 0) {
 		struct frame *f = vm_top(t);
 		if (!t->fatal && frame_catch(vm, t, f))
 			return;
+		if (t->n == 1) {
+			bottom = f->locals; /* kept for out variables of a failed process */
+			f->locals = NULL;
+		}
 		vm_frame_cleanup(f);
 		t->n--;
 	}
-	thread_end(vm, t, NULL);
+	thread_end(vm, t, bottom);
 }
 
 static void thread_step(struct vm *vm, struct thread *t)
