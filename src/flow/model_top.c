@@ -398,6 +398,10 @@ struct model *model_load_buffer(const char *name, const char *data, size_t len, 
 		model_free(m);
 		return NULL;
 	}
+	unsigned char digest[32];
+	crypto_generichash(digest, sizeof digest, (const unsigned char *)data, len, NULL, 0);
+	sodium_bin2hex(m->hash, sizeof m->hash, digest, sizeof digest);
+	hash_profiles(m);
 	return m;
 }
 
