@@ -85,16 +85,23 @@ out:
 	return rc;
 }
 
-static const struct flow_host_ops ops = {
+static const struct flow_host_ops ops_events = {
     .log = host_log,
     .event = host_event,
     .server_task = host_server_task,
     .checkpoint = host_checkpoint,
 };
 
+/* Without --events no event is built at all. */
+static const struct flow_host_ops ops_quiet = {
+    .log = host_log,
+    .server_task = host_server_task,
+    .checkpoint = host_checkpoint,
+};
+
 void run_host_init(struct run_host *h, const char *workdir, FILE *events, int debug)
 {
-	h->host.ops = &ops;
+	h->host.ops = events ? &ops_events : &ops_quiet;
 	h->host.ctx = h;
 	h->host.workdir = workdir;
 	h->host.debug = debug != 0;
