@@ -348,6 +348,8 @@ static void write_out(struct process *p, bool failed)
 	out = vm_out_vars(p->vm, names);
 	if (failed && vm_last_error(p->vm))
 		json_object_set(out, "lastError", vm_last_error(p->vm));
+	if (json_object_size(out) == 0) /* nothing to report: no file, as in Concord */
+		goto done;
 	if (asprintf(&dir, "%s/_attachments", p->workdir) > 0 && path_mkdirs(dir, 0700, &e) == 0 &&
 	    asprintf(&file, "%s/out.json", dir) > 0) {
 		if (access(file, R_OK) == 0 && (old = read_json(file, &e))) {
@@ -358,6 +360,7 @@ static void write_out(struct process *p, bool failed)
 		if (write_json_file(file, out) < 0)
 			fprintf(stderr, "accord run: cannot write %s\n", file);
 	}
+done:
 	free(dir);
 	free(file);
 	json_decref(names);
