@@ -762,6 +762,7 @@ static void test_limits(void **state)
 	struct el_expr *x;
 	struct buf b;
 	size_t k;
+	json_t *v = NULL;
 	(void)state;
 
 	buf_init(&b, 0);
@@ -788,6 +789,17 @@ static void test_limits(void **state)
 	x = el_parse(b.data, b.len, &e);
 	assert_null(x);
 	assert_int_equal(e.code, ERR_LIMIT);
+	buf_reset(&b);
+	assert_int_equal(buf_append_str(&b, "${list.stream()", &e), 0);
+	for (k = 0; k < 16; k++)
+		assert_int_equal(buf_append_str(&b, ".flatMap(a -> list.stream())", &e), 0);
+	assert_int_equal(buf_append_str(&b, ".count()}", &e), 0);
+	reset_vars();
+	assert_true(el_eval_template(b.data, b.len, &test_env, &v, &e) < 0);
+	assert_int_equal(e.code, ERR_LIMIT);
+	assert_non_null(strstr(e.msg, "exceeded 5000000 steps"));
+	json_decref(vars);
+	vars = NULL;
 	limits.flow_expr_bytes = 10;
 	x = el_parse("1 + 2 + 3 + 4", 13, &e);
 	assert_null(x);
