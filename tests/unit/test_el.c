@@ -285,6 +285,9 @@ static const struct case_ strings[] = {
     {"${'x'.replaceAll('x', '$')}", "E:Illegal group reference"},
     {"${'a.b'.split('.')}", "A:[]"},
     {"${'a.b'.split('\\\\.')}", "A:[a, b]"},
+    {"${'a'.matches('a{99999999999999999999}')}", "E:counted repetition too large"},
+    {"${'aaa'.matches('a{1,3}')}", "B:true"},
+    {"${'a'.matches('a{1}{1}{1}')}", "E:too many counted repetitions"},
 };
 
 static const struct case_ collections[] = {

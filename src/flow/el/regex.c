@@ -107,8 +107,10 @@ static size_t tr_brace(struct re_tr *t, const char *re, size_t i)
 	for (; re[j] && re[j] != '}'; j++) {
 		if (re[j] >= '0' && re[j] <= '9') {
 			v = v * 10 + (re[j] - '0');
-			if (v > RE_MAX_COUNT)
+			if (v > RE_MAX_COUNT) {
 				refuse(t, "counted repetition too large");
+				break;
+			}
 		} else if (re[j] == ',') {
 			v = 0;
 		} else {
