@@ -169,6 +169,11 @@ static int eval_list(struct el_ctx *c, const struct el_node *n, struct ev *out)
 			json_decref(arr);
 			return -1;
 		}
+		if (n->kind == N_SET && el_budget(c, json_array_size(arr)) < 0) {
+			json_decref(item);
+			json_decref(arr);
+			return -1;
+		}
 		for (j = 0; n->kind == N_SET && !dup && j < json_array_size(arr); j++)
 			dup = value_equals(json_array_get(arr, j), item);
 		if (dup)
@@ -540,11 +545,21 @@ static int eval_dispatch(struct el_ctx *c, const struct el_node *n, struct ev *o
 	}
 }
 
+int el_budget(struct el_ctx *c, size_t n)
+{
+	c->steps += n;
+	if (c->steps > EL_STEPS_MAX)
+		return el_fail(c, ERR_LIMIT, "expression evaluation exceeded %u steps", EL_STEPS_MAX);
+	return 0;
+}
+
 int el_eval_node(struct el_ctx *c, const struct el_node *n, struct ev *out)
 {
 	int rc;
 
 	*out = (struct ev){0};
+	if (el_budget(c, 1) < 0)
+		return -1;
 	if (++c->depth > c->max_depth) {
 		c->depth--;
 		return el_fail(c, ERR_LIMIT, "evaluation nests deeper than the limit flow_expr_depth allows");

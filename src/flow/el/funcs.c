@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/buf.h"
 #include "base/rand.h"
 #include "base/uuid.h"
 #include "flow/value.h"
@@ -180,10 +181,39 @@ static int parse_integer(struct el_ctx *c, json_t *a, bool int32, struct ev *out
 	return ret_json(c, json_integer(v), out);
 }
 
+/* String.join(sep, list) or String.join(sep, a, b, …); null elements print as "null". */
+static int string_join(struct el_ctx *c, json_t *sep, struct ev *args, size_t n, struct ev *out)
+{
+	json_t *list = n == 2 ? arg_json(c, args, 1) : NULL, *item;
+	size_t count = json_is_array(list) ? json_array_size(list) : n - 1, i;
+	struct buf b;
+	struct err tmp;
+	int rc = 0;
+
+	buf_init(&b, EL_STR_MAX);
+	for (i = 0; i < count && rc == 0; i++) {
+		item = json_is_array(list) ? json_array_get(list, i) : arg_json(c, args, i + 1);
+		if (!item || el_budget(c, 1) < 0) {
+			buf_cleanup(&b);
+			return -1;
+		}
+		if (i > 0)
+			rc = value_append_string(&b, sep, &tmp);
+		if (rc == 0)
+			rc = value_print(&b, item, &tmp);
+	}
+	if (rc < 0) {
+		buf_cleanup(&b);
+		return el_fail(c, tmp.code, "%s", tmp.msg);
+	}
+	rc = ret_json(c, json_stringn_nocheck(b.data ? b.data : "", b.len), out);
+	buf_cleanup(&b);
+	return rc;
+}
+
 static int string_static(struct el_ctx *c, const char *name, struct ev *args, size_t n, struct ev *out)
 {
-	json_t *a = n ? arg_json(c, args, 0) : NULL, *r, *list;
-	size_t i;
+	json_t *a = n ? arg_json(c, args, 0) : NULL;
 
 	if (n && !a)
 		return -1;
@@ -192,27 +222,9 @@ static int string_static(struct el_ctx *c, const char *name, struct ev *args, si
 			return ret_json(c, json_string("null"), out);
 		return ret_json(c, el_to_string(c, a), out);
 	}
-	if (strcmp(name, "join") != 0 || n < 2)
-		return 1;
-	list = n == 2 ? arg_json(c, args, 1) : NULL;
-	r = json_string("");
-	for (i = 0; r && i < (list && json_is_array(list) ? json_array_size(list) : n - 1); i++) {
-		json_t *item = list && json_is_array(list) ? json_array_get(list, i) : arg_json(c, args, i + 1);
-		json_t *parts[2] = {i ? a : NULL, item}, *next;
-		size_t k;
-		for (k = 0; k < 2 && r; k++) {
-			if (!parts[k])
-				continue;
-			if (el_op_binary(c, OP_CONCAT, r, json_is_null(parts[k]) ? json_string("null") : parts[k],
-					 &next) < 0) {
-				json_decref(r);
-				return -1;
-			}
-			json_decref(r);
-			r = next;
-		}
-	}
-	return ret_json(c, r, out);
+	if (strcmp(name, "join") == 0 && n >= 2)
+		return string_join(c, a, args, n, out);
+	return 1;
 }
 
 static int number_static(struct el_ctx *c, enum el_class cls, const char *name, json_t *a, struct ev *out)

@@ -169,6 +169,7 @@ struct el_ctx {
 	struct el_scope *scope;
 	int depth;
 	int max_depth;
+	uint64_t steps; /* work done, see el_budget */
 	bool thrown;
 	struct err *e;
 };
@@ -233,5 +234,12 @@ const char *el_class_name(enum el_class cls);
 
 /* Strings produced by one operation are capped (replace, concat, split). */
 #define EL_STR_MAX (16u * 1024 * 1024)
+
+/* Work of one evaluation: node evaluations, collection elements visited or produced,
+ * and KiB of strings built.  Past EL_STEPS_MAX the evaluation fails with ERR_LIMIT, so
+ * no expression can run away with time or memory (nested flatMap, distinct on big
+ * lists, chains of replace).  Returns 0 or -1. */
+#define EL_STEPS_MAX 5000000u
+int el_budget(struct el_ctx *c, size_t n);
 
 #endif

@@ -324,6 +324,11 @@ static int json_method(struct el_ctx *c, json_t *t, const char *name, struct ev 
 		return -1;
 	if (n >= 2 && !(b = el_ev_json_of(c, &args[1])))
 		return -1;
+	if ((json_is_array(t) || json_is_object(t)) && strcmp(name, "size") != 0 && strcmp(name, "get") != 0 &&
+	    el_budget(c, (json_is_array(t) ? json_array_size(t) : json_object_size(t)) +
+			     (json_is_array(a) ? json_array_size(a) * json_array_size(t) : 0) +
+			     (json_is_object(a) ? json_object_size(a) : 0)) < 0)
+		return -1;
 	if (n == 0 && strcmp(name, "toString") == 0)
 		return ret_json(c, el_to_string(c, t), out);
 	if (n == 1 && strcmp(name, "equals") == 0)

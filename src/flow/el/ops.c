@@ -186,8 +186,10 @@ json_t *el_to_string(struct el_ctx *c, const json_t *v)
 			el_fail(c, tmp.code, "%s", tmp.msg);
 			return NULL;
 		}
-		s = json_stringn_nocheck(b.data, b.len);
+		s = el_budget(c, b.len / 256) < 0 ? NULL : json_stringn_nocheck(b.data, b.len);
 		buf_cleanup(&b);
+		if (!s)
+			return NULL;
 	}
 	if (!s)
 		el_fail(c, ERR_INTERNAL, "out of memory");
@@ -205,6 +207,8 @@ static int concat(struct el_ctx *c, json_t *a, json_t *b, json_t **out)
 		goto out;
 	la = json_string_length(sa);
 	lb = json_string_length(sb);
+	if (el_budget(c, (la + lb) / 256) < 0)
+		goto out;
 	if (la + lb > EL_STR_MAX) {
 		el_fail(c, ERR_LIMIT, "string longer than %u bytes", EL_STR_MAX);
 		goto out;

@@ -322,9 +322,8 @@ static struct el_node *parse_brace(struct parser *p)
 static bool lambda_ahead(const struct parser *p)
 {
 	struct el_lexer lx = p->lx;
-	struct el_token t;
+	struct el_token t = p->tok;
 
-	el_lex_next(&lx, &t);
 	if (t.kind == T_RPAREN) {
 		el_lex_next(&lx, &t);
 		return t.kind == T_ARROW;

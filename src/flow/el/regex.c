@@ -107,8 +107,10 @@ static size_t tr_brace(struct re_tr *t, const char *re, size_t i)
 	for (; re[j] && re[j] != '}'; j++) {
 		if (re[j] >= '0' && re[j] <= '9') {
 			v = v * 10 + (re[j] - '0');
-			if (v > RE_MAX_COUNT)
+			if (v > RE_MAX_COUNT) {
 				refuse(t, "counted repetition too large");
+				break;
+			}
 		} else if (re[j] == ',') {
 			v = 0;
 		} else {
@@ -265,6 +267,8 @@ int el_re_replace_all(struct el_ctx *c, const char *s, size_t len, const char *r
 	buf_init(&b, EL_STR_MAX);
 	while (re_find(&r, s, len, from, m)) {
 		size_t so = (size_t)m[0].rm_so, eo = (size_t)m[0].rm_eo;
+		if (el_budget(c, 1 + b.len / 65536) < 0)
+			goto out;
 		if (buf_append(&b, s + pos, so - pos, &e) < 0) {
 			el_fail(c, e.code, "%s", e.msg);
 			goto out;
@@ -302,6 +306,11 @@ int el_re_split(struct el_ctx *c, const char *s, size_t len, const char *re, jso
 	while (re_find(&r, s, len, from, m)) {
 		size_t so = (size_t)m[0].rm_so, eo = (size_t)m[0].rm_eo;
 		from = eo > so ? eo : next_char(s, len, eo);
+		if (el_budget(c, 1) < 0) {
+			regfree(&r);
+			json_decref(arr);
+			return -1;
+		}
 		if (so == eo && (so == 0 || so >= len))
 			continue;
 		json_array_append_new(arr, json_stringn_nocheck(s + index, so - index));

@@ -92,6 +92,8 @@ static int s_filter_map(struct el_ctx *c, json_t *items, const char *name, const
 		return el_fail(c, ERR_INTERNAL, "out of memory");
 	json_array_foreach(items, i, item)
 	{
+		if (el_budget(c, 1 + json_array_size(r) / 64) < 0)
+			goto fail;
 		if (name[0] == 'f' && name[1] == 'i') {
 			if (call_bool(c, fn, item, &keep) < 0)
 				goto fail;
@@ -125,6 +127,8 @@ static int compare(struct el_ctx *c, const struct ev *fn, json_t *a, json_t *b, 
 	int64_t l;
 	int rc;
 
+	if (el_budget(c, 1) < 0)
+		return -1;
 	if (!fn)
 		return el_natural_compare(c, a, b, out);
 	if (call_json(c, fn, a, b, &r) < 0)
@@ -188,6 +192,10 @@ static int s_distinct(struct el_ctx *c, json_t *items, struct ev *out)
 	json_array_foreach(items, i, item)
 	{
 		bool dup = false;
+		if (el_budget(c, 1 + json_array_size(r)) < 0) {
+			json_decref(r);
+			return -1;
+		}
 		for (j = 0; !dup && j < json_array_size(r); j++)
 			dup = value_equals(json_array_get(r, j), item);
 		if (!dup)

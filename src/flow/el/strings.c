@@ -54,6 +54,8 @@ static int new_str(struct el_ctx *c, const char *p, size_t n, struct ev *out)
 
 	if (n > EL_STR_MAX)
 		return el_fail(c, ERR_LIMIT, "string longer than %u bytes", EL_STR_MAX);
+	if (el_budget(c, n / 256) < 0)
+		return -1;
 	j = json_stringn_nocheck(p, n);
 	if (!j)
 		return el_fail(c, ERR_INTERNAL, "out of memory");
