@@ -372,6 +372,9 @@ static const struct case_ streams[] = {
     {"${list.stream().map(x -> list.stream().map(y -> x * y).toList()).toList()}",
      "A:[[1, 2, 3], [2, 4, 6], [3, 6, 9]]"},
     {"${(x -> y -> x + y)(1)(2)}", "L:3"},
+    {"${(f -> f(2))(x -> x * 3)}", "L:6"},
+    {"${(f -> f(2))(5)}", "E:Function 'f' not found"},
+    {"${(x -> (x = 1))(2)}", "E:cannot assign to the lambda parameter 'x'"},
     {"${list.stream().forEach(x -> x)}", "N:null"},
     {"${list.stream().peek(x -> x).count()}", "L:3"},
     {"${list.stream().map(x -> y -> x).toList()}", "E:a lambda expression cannot be used as a value"},
@@ -448,6 +451,8 @@ static const struct case_ functions[] = {
     {"${calc.fail()}", "E:while evaluating expression '${calc.fail()}': task failed"},
     {"${calc.userError()}", "T:user says no"},
     {"${calc}", "E:a task cannot be used as a value"},
+    {"${calc['x']}", "E:Property [x] not found on type [calc]"},
+    {"${calc[null]}", "E:Property [] not found on type [calc]"},
     {"${calc.prop}", "E:Property [prop] not found on type [calc]"},
     {"${calc.add(x -> x, 1)}", "E:a lambda expression cannot be used as a value"},
 };
