@@ -373,6 +373,8 @@ static const struct case_ streams[] = {
      "A:[[1, 2, 3], [2, 4, 6], [3, 6, 9]]"},
     {"${(x -> y -> x + y)(1)(2)}", "L:3"},
     {"${(f -> f(2))(x -> x * 3)}", "L:6"},
+    {"${list.stream().x}", "E:Property [x] not found on type [jakarta.el.stream.Stream]"},
+    {"${list.stream().findFirst().x}", "E:Property [x] not found on type [jakarta.el.stream.Optional]"},
     {"${(f -> f(2))(5)}", "E:Function 'f' not found"},
     {"${(x -> (x = 1))(2)}", "E:cannot assign to the lambda parameter 'x'"},
     {"${list.stream().forEach(x -> x)}", "N:null"},

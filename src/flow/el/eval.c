@@ -66,8 +66,10 @@ static const char *kind_name(const struct ev *v)
 		return "a task";
 	case EV_CLASS:
 		return "a class";
+	case EV_STREAM:
+		return "jakarta.el.stream.Stream";
 	default:
-		return "this value";
+		return "jakarta.el.stream.Optional";
 	}
 }
 
