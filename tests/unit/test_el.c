@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "base/buf.h"
 #include "base/limits.h"
@@ -888,6 +889,52 @@ static void test_path_lookup(void **state)
 	vars = NULL;
 }
 
+static int th_lookup(void *ctx, const char *name, json_t **out, struct err *e)
+{
+	(void)e;
+	*out = json_object_get(ctx, name);
+	return *out != NULL;
+}
+
+static void *eval_thread(void *arg)
+{
+	const struct el_expr *x = arg;
+	json_t *own = json_pack("{s:i, s:[i, i, i]}", "i", 0, "list", 1, 2, 3), *v;
+	struct el_env env = {.ctx = own, .lookup = th_lookup};
+	struct err e;
+	long k, bad = 0;
+
+	for (k = 0; k < 2000; k++) {
+		json_object_set_new(own, "i", json_integer(k));
+		if (el_eval(x, &env, &v, &e) != 0 || json_integer_value(v) != k + 6 + 'a')
+			bad++;
+		json_decref(v);
+	}
+	json_decref(own);
+	return (void *)bad;
+}
+
+/* One parsed expression evaluated by several threads at once, each with its own env. */
+static void test_concurrent_eval(void **state)
+{
+	const char *t = "${i + list.stream().map(x -> x * 1).sum() + {'k': 'a'}.k.charAt(0).length() * 0 + 97}";
+	struct err e;
+	struct el_expr *x = el_parse_template(t, strlen(t), &e);
+	pthread_t th[4];
+	void *bad;
+	int k;
+	(void)state;
+
+	assert_non_null(x);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, eval_thread, x), 0);
+	for (k = 0; k < 4; k++) {
+		assert_int_equal(pthread_join(th[k], &bad), 0);
+		assert_null(bad);
+	}
+	el_free(x);
+}
+
 static void test_count(void **state)
 {
 	(void)state;
@@ -916,6 +963,7 @@ int main(void)
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_json_values),
 	    cmocka_unit_test(test_path_lookup),
+	    cmocka_unit_test(test_concurrent_eval),
 	    cmocka_unit_test(test_count),
 	};
 	rand_init();
