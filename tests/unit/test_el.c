@@ -288,7 +288,14 @@ static const struct case_ strings[] = {
     {"${'a.b'.split('\\\\.')}", "A:[a, b]"},
     {"${'a'.matches('a{99999999999999999999}')}", "E:counted repetition too large"},
     {"${'aaa'.matches('a{1,3}')}", "B:true"},
-    {"${'a'.matches('a{1}{1}{1}')}", "E:too many counted repetitions"},
+    {"${'a'.matches('(a{1})(a{1})(a{1})')}", "E:too many counted repetitions"},
+    {"${'a'.matches('a**')}", "E:Dangling meta character"},
+    {"${'a'.matches('*a')}", "E:Dangling meta character"},
+    {"${'ac'.split('\\\\]\\\\++++++++++++++++')}", "E:Dangling meta character"},
+    {"${'aaa'.matches('a+?')}", "B:true"},
+    {"${'abba'.matches('(?:a|b)+')}", "B:true"},
+    {"${'a+b'.split('\\\\+')}", "A:[a, b]"},
+    {"${'x1y'.replaceAll('[\\\\d]', '')}", "S:xy"},
 };
 
 static const struct case_ collections[] = {
