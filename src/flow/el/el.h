@@ -51,7 +51,8 @@ struct el_env {
 	/* Variable read through the frames (reference §3, §4.5).  Returns 1 and sets *out to
 	 * a BORROWED value that must stay valid until the evaluation returns when the
 	 * variable is defined (a variable defined as null gives json_null()), 0 when it is
-	 * not defined, < 0 on error. */
+	 * not defined, < 0 on error.  Like Concord, `${list.add(x)}`, `${m.put(k, v)}` and
+	 * `${m.k = v}` change the looked-up list or map in place. */
 	int (*lookup)(void *ctx, const char *name, json_t **out, struct err *e);
 
 	/* `${name = value}`: writes a variable (into the nearest ROOT frame).  value is
