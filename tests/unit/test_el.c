@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "base/buf.h"
 #include "base/limits.h"
@@ -287,7 +288,14 @@ static const struct case_ strings[] = {
     {"${'a.b'.split('\\\\.')}", "A:[a, b]"},
     {"${'a'.matches('a{99999999999999999999}')}", "E:counted repetition too large"},
     {"${'aaa'.matches('a{1,3}')}", "B:true"},
-    {"${'a'.matches('a{1}{1}{1}')}", "E:too many counted repetitions"},
+    {"${'a'.matches('(a{1})(a{1})(a{1})')}", "E:too many counted repetitions"},
+    {"${'a'.matches('a**')}", "E:Dangling meta character"},
+    {"${'a'.matches('*a')}", "E:Dangling meta character"},
+    {"${'ac'.split('\\\\]\\\\++++++++++++++++')}", "E:Dangling meta character"},
+    {"${'aaa'.matches('a+?')}", "B:true"},
+    {"${'abba'.matches('(?:a|b)+')}", "B:true"},
+    {"${'a+b'.split('\\\\+')}", "A:[a, b]"},
+    {"${'x1y'.replaceAll('[\\\\d]', '')}", "S:xy"},
 };
 
 static const struct case_ collections[] = {
@@ -372,6 +380,11 @@ static const struct case_ streams[] = {
     {"${list.stream().map(x -> list.stream().map(y -> x * y).toList()).toList()}",
      "A:[[1, 2, 3], [2, 4, 6], [3, 6, 9]]"},
     {"${(x -> y -> x + y)(1)(2)}", "L:3"},
+    {"${(f -> f(2))(x -> x * 3)}", "L:6"},
+    {"${list.stream().x}", "E:Property [x] not found on type [jakarta.el.stream.Stream]"},
+    {"${list.stream().findFirst().x}", "E:Property [x] not found on type [jakarta.el.stream.Optional]"},
+    {"${(f -> f(2))(5)}", "E:Function 'f' not found"},
+    {"${(x -> (x = 1))(2)}", "E:cannot assign to the lambda parameter 'x'"},
     {"${list.stream().forEach(x -> x)}", "N:null"},
     {"${list.stream().peek(x -> x).count()}", "L:3"},
     {"${list.stream().map(x -> y -> x).toList()}", "E:a lambda expression cannot be used as a value"},
@@ -448,6 +461,8 @@ static const struct case_ functions[] = {
     {"${calc.fail()}", "E:while evaluating expression '${calc.fail()}': task failed"},
     {"${calc.userError()}", "T:user says no"},
     {"${calc}", "E:a task cannot be used as a value"},
+    {"${calc['x']}", "E:Property [x] not found on type [calc]"},
+    {"${calc[null]}", "E:Property [] not found on type [calc]"},
     {"${calc.prop}", "E:Property [prop] not found on type [calc]"},
     {"${calc.add(x -> x, 1)}", "E:a lambda expression cannot be used as a value"},
 };
@@ -881,6 +896,52 @@ static void test_path_lookup(void **state)
 	vars = NULL;
 }
 
+static int th_lookup(void *ctx, const char *name, json_t **out, struct err *e)
+{
+	(void)e;
+	*out = json_object_get(ctx, name);
+	return *out != NULL;
+}
+
+static void *eval_thread(void *arg)
+{
+	const struct el_expr *x = arg;
+	json_t *own = json_pack("{s:i, s:[i, i, i]}", "i", 0, "list", 1, 2, 3), *v;
+	struct el_env env = {.ctx = own, .lookup = th_lookup};
+	struct err e;
+	long k, bad = 0;
+
+	for (k = 0; k < 2000; k++) {
+		json_object_set_new(own, "i", json_integer(k));
+		if (el_eval(x, &env, &v, &e) != 0 || json_integer_value(v) != k + 6 + 'a')
+			bad++;
+		json_decref(v);
+	}
+	json_decref(own);
+	return (void *)bad;
+}
+
+/* One parsed expression evaluated by several threads at once, each with its own env. */
+static void test_concurrent_eval(void **state)
+{
+	const char *t = "${i + list.stream().map(x -> x * 1).sum() + {'k': 'a'}.k.charAt(0).length() * 0 + 97}";
+	struct err e;
+	struct el_expr *x = el_parse_template(t, strlen(t), &e);
+	pthread_t th[4];
+	void *bad;
+	int k;
+	(void)state;
+
+	assert_non_null(x);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, eval_thread, x), 0);
+	for (k = 0; k < 4; k++) {
+		assert_int_equal(pthread_join(th[k], &bad), 0);
+		assert_null(bad);
+	}
+	el_free(x);
+}
+
 static void test_count(void **state)
 {
 	(void)state;
@@ -909,6 +970,7 @@ int main(void)
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_json_values),
 	    cmocka_unit_test(test_path_lookup),
+	    cmocka_unit_test(test_concurrent_eval),
 	    cmocka_unit_test(test_count),
 	};
 	rand_init();

@@ -30,6 +30,11 @@
  *               "while evaluating expression '<src>': <cause>".  e->code is ERR_LIMIT
  *               when a limit (limits.flow_expr_bytes, limits.flow_expr_depth) was hit,
  *               and the message names the limit.
+ * Limits: parsing refuses expressions longer than limits.flow_expr_bytes or nesting deeper
+ * than limits.flow_expr_depth (ERR_LIMIT, message names the limit); one evaluation may do
+ * at most 5,000,000 steps (node evaluations, collection elements visited or produced, KiB
+ * of strings built) and build strings of at most 16 MiB per operation (ERR_LIMIT).
+ * limits_defaults() (or the configuration) must have set `limits` before parsing.
  * Nothing crashes on any input; out of memory in the parser aborts (arena rule). */
 
 #define EL_THROWN (-1000)
@@ -46,7 +51,8 @@ struct el_env {
 	/* Variable read through the frames (reference §3, §4.5).  Returns 1 and sets *out to
 	 * a BORROWED value that must stay valid until the evaluation returns when the
 	 * variable is defined (a variable defined as null gives json_null()), 0 when it is
-	 * not defined, < 0 on error. */
+	 * not defined, < 0 on error.  Like Concord, `${list.add(x)}`, `${m.put(k, v)}` and
+	 * `${m.k = v}` change the looked-up list or map in place. */
 	int (*lookup)(void *ctx, const char *name, json_t **out, struct err *e);
 
 	/* `${name = value}`: writes a variable (into the nearest ROOT frame).  value is

@@ -66,8 +66,10 @@ static const char *kind_name(const struct ev *v)
 		return "a task";
 	case EV_CLASS:
 		return "a class";
+	case EV_STREAM:
+		return "jakarta.el.stream.Stream";
 	default:
-		return "this value";
+		return "jakarta.el.stream.Optional";
 	}
 }
 
@@ -110,10 +112,12 @@ static int eval_json(struct el_ctx *c, const struct el_node *n, json_t **out)
 	return el_ev_take_json(c, &v, out);
 }
 
-static int callback_failed(struct el_ctx *c, int rc)
+int el_callback_failed(struct el_ctx *c, int rc)
 {
 	if (rc == EL_THROWN)
 		c->thrown = true;
+	if (c->e && c->e->code == ERR_OK)
+		el_fail(c, ERR_INVALID, "failed without a message");
 	return -1;
 }
 
@@ -134,7 +138,7 @@ static int eval_ident(struct el_ctx *c, const struct el_node *n, struct ev *out)
 	if (env->lookup) {
 		rc = env->lookup(env->ctx, n->name, &v, c->e);
 		if (rc < 0)
-			return callback_failed(c, rc);
+			return el_callback_failed(c, rc);
 		if (rc > 0) {
 			*out = el_ev_json(json_incref(v ? v : json_null()));
 			return 0;
@@ -354,9 +358,11 @@ static int eval_access(struct el_ctx *c, const struct el_node *n, struct ev *out
 		rc = access_json(c, base.j, key, n->kind == N_PROP ? n->name : NULL, out);
 	} else {
 		json_t *ks = key ? el_to_string(c, key) : NULL;
-		if (n->kind == N_PROP || ks)
-			no_property(c, n->kind == N_PROP ? n->name : json_string_value(ks),
-				    base.kind == EV_TASK ? base.node->name : kind_name(&base));
+		no_property(c,
+			    n->kind == N_PROP ? n->name
+			    : ks	      ? json_string_value(ks)
+					      : "null",
+			    base.kind == EV_TASK ? base.node->name : kind_name(&base));
 		json_decref(ks);
 	}
 out:
@@ -433,7 +439,7 @@ static int assign_variable(struct el_ctx *c, const struct el_node *target, json_
 	if (!c->env->assign)
 		return el_fail(c, ERR_INVALID, "cannot assign to the variable '%s' here", target->name);
 	rc = c->env->assign(c->env->ctx, target->name, v, c->e);
-	return rc < 0 ? callback_failed(c, rc) : 0;
+	return rc < 0 ? el_callback_failed(c, rc) : 0;
 }
 
 static int assign_into(struct el_ctx *c, json_t *base, json_t *key, const char *name, json_t *v)

@@ -36,9 +36,7 @@ static int path_arg(struct el_ctx *c, struct ev *args, json_t **s, json_t **v, i
 	rc = el_path_lookup(c->env, json_string_value(*s), json_string_length(*s), v, c->e);
 	if (rc < 0) {
 		json_decref(*s);
-		if (rc == EL_THROWN)
-			c->thrown = true;
-		return -1;
+		return el_callback_failed(c, rc);
 	}
 	*found = rc;
 	return 0;
@@ -98,11 +96,8 @@ static int vm_function(struct el_ctx *c, const char *name, struct ev *args, size
 	}
 	rc = env->call_function(env->ctx, env, name, arr, &r, c->e);
 	json_decref(arr);
-	if (rc < 0) {
-		if (rc == EL_THROWN)
-			c->thrown = true;
-		return -1;
-	}
+	if (rc < 0)
+		return el_callback_failed(c, rc);
 	if (rc > 0)
 		*out = el_ev_json(r ? r : json_null());
 	return rc;

@@ -174,6 +174,10 @@ struct el_ctx {
 	struct err *e;
 };
 
+/* An env callback returned rc < 0: notes EL_THROWN, makes sure there is a message;
+ * returns -1. */
+int el_callback_failed(struct el_ctx *c, int rc);
+
 /* Sets the cause of a failure (unprefixed) and returns -1. */
 int el_fail(struct el_ctx *c, enum err_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

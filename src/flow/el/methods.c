@@ -372,11 +372,8 @@ static int call_task(struct el_ctx *c, const struct ev *task, const char *name, 
 	}
 	rc = env->call_task(env->ctx, task->node->name, name, arr, &r, c->e);
 	json_decref(arr);
-	if (rc < 0) {
-		if (rc == EL_THROWN)
-			c->thrown = true;
-		return -1;
-	}
+	if (rc < 0)
+		return el_callback_failed(c, rc);
 	*out = el_ev_json(r ? r : json_null());
 	return 0;
 }

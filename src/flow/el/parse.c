@@ -227,28 +227,6 @@ static struct el_node *string_lit(struct parser *p, const struct el_token *t)
 static struct el_node *parse_expr(struct parser *p, int min_bp);
 
 /* Arguments after '(' up to ')': appended after `first` reserved slots of a new node. */
-static struct el_node *parse_args(struct parser *p, enum el_node_kind kind, size_t first)
-{
-	struct el_node *tmp[256];
-	struct el_node *n;
-	size_t count = 0, i;
-
-	if (p->tok.kind != T_RPAREN) {
-		do {
-			if (count == sizeof tmp / sizeof tmp[0])
-				return fail_at(p, &p->tok);
-			if (!(tmp[count++] = parse_expr(p, 0)))
-				return NULL;
-		} while (accept(p, T_COMMA));
-	}
-	if (!expect(p, T_RPAREN))
-		return NULL;
-	n = node_new(p, kind, first + count);
-	for (i = 0; i < count; i++)
-		n->kids[first + i] = tmp[i];
-	return n;
-}
-
 struct node_vec {
 	struct el_node **items;
 	size_t count, cap;
@@ -268,6 +246,27 @@ static bool vec_push(struct node_vec *v, struct el_node *n)
 	}
 	v->items[v->count++] = n;
 	return true;
+}
+
+static struct el_node *parse_args(struct parser *p, enum el_node_kind kind, size_t first)
+{
+	struct node_vec v = {0};
+	struct el_node *n = NULL;
+	bool ok = true;
+	size_t i;
+
+	if (p->tok.kind != T_RPAREN) {
+		do
+			ok = vec_push(&v, parse_expr(p, 0));
+		while (ok && accept(p, T_COMMA));
+	}
+	if (ok && expect(p, T_RPAREN)) {
+		n = node_new(p, kind, first + v.count);
+		for (i = 0; i < v.count; i++)
+			n->kids[first + i] = v.items[i];
+	}
+	free(v.items);
+	return n;
 }
 
 /* One element of a list/set, or one `key: value` pair of a map. */

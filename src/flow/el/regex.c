@@ -123,10 +123,31 @@ static size_t tr_brace(struct re_tr *t, const char *re, size_t i)
 	return i;
 }
 
+/* A quantifier; the lazy or possessive suffix that may follow acts greedily.  A quantifier
+ * that follows nothing or another quantifier is refused (Java: "Dangling meta
+ * character"), which also keeps glibc from building exponential trees for "a+++…". */
+static size_t tr_quantifier(struct re_tr *t, const char *re, size_t i, bool *quant_ok)
+{
+	if (!*quant_ok) {
+		refuse(t, "Dangling meta character");
+		return i + 1;
+	}
+	if (re[i] == '{') {
+		i = tr_brace(t, re, i);
+	} else {
+		putc_(t, re[i]);
+		i++;
+	}
+	if (re[i] == '?' || re[i] == '+')
+		i++;
+	*quant_ok = false;
+	return i;
+}
+
 static void translate(struct re_tr *t, const char *re)
 {
 	size_t n = strlen(re), i = 0;
-	bool in_bracket = false;
+	bool in_bracket = false, quant_ok = false;
 
 	if (strncmp(re, "(?i)", 4) == 0) {
 		t->flags |= REG_ICASE;
@@ -135,23 +156,29 @@ static void translate(struct re_tr *t, const char *re)
 	while (i < n && !t->bad) {
 		char ch = re[i];
 		if (ch == '\\' && i + 1 < n) {
-			if (!in_bracket && re[i + 1] == 'Q') {
+			if (!in_bracket && re[i + 1] == 'Q')
 				i = tr_quoted(t, re, i + 2, n);
-				continue;
+			else {
+				tr_escape(t, re[i + 1], in_bracket);
+				i += 2;
 			}
-			tr_escape(t, re[i + 1], in_bracket);
-			i += 2;
+			quant_ok = !in_bracket;
 			continue;
 		}
 		if (in_bracket) {
 			in_bracket =
 			    ch != ']' || (i > 0 && (re[i - 1] == '[' || (re[i - 1] == '^' && re[i - 2] == '[')));
+			quant_ok = !in_bracket;
 			putc_(t, ch);
 			i++;
 			continue;
 		}
-		if (ch == '[')
-			in_bracket = true;
+		if (ch == '*' || ch == '+' || ch == '?' || ch == '{') {
+			i = tr_quantifier(t, re, i, &quant_ok);
+			continue;
+		}
+		in_bracket = ch == '[';
+		quant_ok = ch != '(' && ch != '|' && ch != '^' && ch != '[';
 		if (ch == '(' && re[i + 1] == '?') {
 			if (re[i + 2] != ':')
 				refuse(t, "(? groups other than (?: are not supported");
@@ -159,14 +186,8 @@ static void translate(struct re_tr *t, const char *re)
 			i += 3;
 			continue;
 		}
-		if (ch == '{') {
-			i = tr_brace(t, re, i);
-			continue;
-		}
 		putc_(t, ch);
 		i++;
-		if ((ch == '*' || ch == '+' || ch == '?' || ch == '}') && (re[i] == '?' || re[i] == '+'))
-			i++;
 	}
 }
 

@@ -10,11 +10,19 @@
 
 static const struct el_env no_env;
 
+/* The negative return code for an error in e (never 0, even if a callback failed without
+ * filling e). */
+static int el_error_code(const struct err *e)
+{
+	return e && e->code != ERR_OK ? -(int)e->code : -(int)ERR_INVALID;
+}
+
 static void ctx_init(struct el_ctx *c, const struct el_env *env, struct err *e)
 {
 	*c = (struct el_ctx){0};
 	c->env = env ? env : &no_env;
 	c->e = e;
+	err_clear(e);
 	c->max_depth = (int)(limits.flow_expr_depth > 4096 ? 4096 : limits.flow_expr_depth) * 4 + 8;
 }
 
@@ -76,7 +84,7 @@ int el_eval(const struct el_expr *x, const struct el_env *env, json_t **out, str
 	if (c.thrown)
 		return EL_THROWN;
 	err_prefix(e, "while evaluating expression '%.300s'", x->src);
-	return e ? -(int)e->code : -(int)ERR_INVALID;
+	return el_error_code(e);
 }
 
 int el_eval_bool(const struct el_expr *x, const struct el_env *env, bool *out, struct err *e)
@@ -99,7 +107,7 @@ int el_eval_template(const char *text, size_t len, const struct el_env *env, jso
 	int rc;
 
 	if (!x)
-		return e ? -(int)e->code : -(int)ERR_INVALID;
+		return el_error_code(e);
 	rc = el_eval(x, env, out, e);
 	el_free(x);
 	return rc;
@@ -338,7 +346,7 @@ int el_json_eval_value(json_t *v, unsigned flags, const struct el_env *env, json
 	int rc;
 
 	if (!c)
-		return e ? -(int)e->code : -(int)ERR_INVALID;
+		return el_error_code(e);
 	rc = el_json_eval(c, env, out, e);
 	el_json_free(c);
 	return rc;
