@@ -13,7 +13,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"version", cli_version_main, "print version and build information"},
+    {"serve", cli_serve_main, "run the API server on a data folder"},
+    {"version", cli_version_main, "print version and build information"},
 };
 
 static void usage(FILE *f)

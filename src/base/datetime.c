@@ -163,9 +163,9 @@ int dt_parse_iso(const char *s, size_t len, bool require_offset, int64_t *out_ms
 	if (require_offset && !has_offset)
 		goto no_offset;
 done:
-	*out_ms = (dt_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec - off * 60) *
-			  1000 +
-		  ms;
+	*out_ms =
+	    (dt_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec - off * 60) * 1000 +
+	    ms;
 	return 0;
 no_offset:
 	return err_set(e, ERR_INVALID, "%s must carry a time-zone offset (e.g. Z or +02:00): '%.*s'", what, (int)len,

@@ -23,8 +23,7 @@ void dt_format_iso(int64_t ms, char out[DT_ISO_LEN]);
  * When require_offset is false a missing offset means UTC, and a bare date
  * YYYY-MM-DD means its midnight UTC.  Fractions beyond milliseconds are truncated.
  * Fails with ERR_INVALID naming `what` and saying what is wrong. */
-int dt_parse_iso(const char *s, size_t len, bool require_offset, int64_t *out_ms, const char *what,
-		 struct err *e) WUR;
+int dt_parse_iso(const char *s, size_t len, bool require_offset, int64_t *out_ms, const char *what, struct err *e) WUR;
 
 /* Days since 1970-01-01 for a proleptic Gregorian date, and back. */
 int64_t dt_days_from_civil(int64_t y, unsigned m, unsigned d);

@@ -41,18 +41,18 @@ void err_clear(struct err *e)
 const char *err_code_name(enum err_code code)
 {
 	static const char *const names[ERR__COUNT] = {
-		[ERR_OK] = "ok",
-		[ERR_INVALID] = "invalid",
-		[ERR_UNAUTH] = "unauthorized",
-		[ERR_FORBIDDEN] = "forbidden",
-		[ERR_NOT_FOUND] = "not_found",
-		[ERR_METHOD] = "method_not_allowed",
-		[ERR_CONFLICT] = "conflict",
-		[ERR_TOO_LARGE] = "too_large",
-		[ERR_MEDIA_TYPE] = "unsupported_media_type",
-		[ERR_UNAVAILABLE] = "unavailable",
-		[ERR_INTERNAL] = "internal",
-		[ERR_LIMIT] = "limit",
+	    [ERR_OK] = "ok",
+	    [ERR_INVALID] = "invalid",
+	    [ERR_UNAUTH] = "unauthorized",
+	    [ERR_FORBIDDEN] = "forbidden",
+	    [ERR_NOT_FOUND] = "not_found",
+	    [ERR_METHOD] = "method_not_allowed",
+	    [ERR_CONFLICT] = "conflict",
+	    [ERR_TOO_LARGE] = "too_large",
+	    [ERR_MEDIA_TYPE] = "unsupported_media_type",
+	    [ERR_UNAVAILABLE] = "unavailable",
+	    [ERR_INTERNAL] = "internal",
+	    [ERR_LIMIT] = "limit",
 	};
 	if (code < 0 || code >= ERR__COUNT || !names[code])
 		return "unknown";

@@ -9,17 +9,17 @@
 
 enum err_code {
 	ERR_OK = 0,
-	ERR_INVALID,      /* bad input: 400 */
-	ERR_UNAUTH,       /* no or bad credentials: 401 */
-	ERR_FORBIDDEN,    /* authenticated, not allowed: 403 */
-	ERR_NOT_FOUND,    /* unknown resource: 404 */
-	ERR_METHOD,       /* path exists, method does not: 405 */
-	ERR_CONFLICT,     /* duplicate name or wrong state: 409 */
-	ERR_TOO_LARGE,    /* over a size limit: 413 */
-	ERR_MEDIA_TYPE,   /* wrong content type: 415 */
-	ERR_UNAVAILABLE,  /* shutting down, overloaded: 503 */
-	ERR_INTERNAL,     /* a bug or an I/O failure: 500 */
-	ERR_LIMIT,        /* a configured limit of a flow was hit */
+	ERR_INVALID,	 /* bad input: 400 */
+	ERR_UNAUTH,	 /* no or bad credentials: 401 */
+	ERR_FORBIDDEN,	 /* authenticated, not allowed: 403 */
+	ERR_NOT_FOUND,	 /* unknown resource: 404 */
+	ERR_METHOD,	 /* path exists, method does not: 405 */
+	ERR_CONFLICT,	 /* duplicate name or wrong state: 409 */
+	ERR_TOO_LARGE,	 /* over a size limit: 413 */
+	ERR_MEDIA_TYPE,	 /* wrong content type: 415 */
+	ERR_UNAVAILABLE, /* shutting down, overloaded: 503 */
+	ERR_INTERNAL,	 /* a bug or an I/O failure: 500 */
+	ERR_LIMIT,	 /* a configured limit of a flow was hit */
 	ERR__COUNT
 };
 

@@ -1,6 +1,7 @@
 #include "base/jsonx.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static size_t depth_of(const json_t *v, size_t limit)
 {
@@ -138,4 +139,23 @@ void jsonx_set_opt_str(json_t *obj, const char *key, const char *value)
 {
 	if (value)
 		json_object_set_new(obj, key, json_string(value));
+}
+
+json_t *jsonx_string_lossy(const char *s)
+{
+	json_t *v = json_string(s);
+	char *copy;
+	size_t n;
+
+	if (v)
+		return v;
+	n = strlen(s);
+	copy = malloc(n + 1);
+	if (!copy)
+		abort();
+	for (size_t i = 0; i <= n; i++)
+		copy[i] = (s[i] & 0x80) ? '?' : s[i];
+	v = json_string(copy);
+	free(copy);
+	return v;
 }

@@ -33,4 +33,8 @@ char *jsonx_dump(const json_t *v);
  * straight from a nullable column). */
 void jsonx_set_opt_str(json_t *obj, const char *key, const char *value);
 
+/* A JSON string of s with every byte sequence that is not valid UTF-8 replaced by '?'
+ * (for messages that may quote user input).  New reference, never NULL. */
+json_t *jsonx_string_lossy(const char *s);
+
 #endif

@@ -12,35 +12,35 @@
  * crash. */
 struct limits {
 	/* HTTP */
-	size_t http_header_bytes;    /* request line + headers per connection */
-	size_t http_body_bytes;      /* JSON and other non-upload bodies */
-	size_t http_upload_bytes;    /* multipart uploads (process payloads, secrets) */
-	size_t http_connections;     /* concurrent connections */
-	unsigned http_timeout_s;     /* idle connection timeout */
-	size_t multipart_parts;      /* parts in one multipart body */
-	size_t json_depth;           /* nesting of request JSON */
+	size_t http_header_bytes; /* request line + headers per connection */
+	size_t http_body_bytes;	  /* JSON and other non-upload bodies */
+	size_t http_upload_bytes; /* multipart uploads (process payloads, secrets) */
+	size_t http_connections;  /* concurrent connections */
+	unsigned http_timeout_s;  /* idle connection timeout */
+	size_t multipart_parts;	  /* parts in one multipart body */
+	size_t json_depth;	  /* nesting of request JSON */
 	/* Secrets */
-	size_t secret_bytes;         /* plaintext of one secret */
+	size_t secret_bytes; /* plaintext of one secret */
 	/* Lists */
-	size_t list_default;         /* items per page when no limit is given */
-	size_t list_max;             /* largest limit accepted */
+	size_t list_default; /* items per page when no limit is given */
+	size_t list_max;     /* largest limit accepted */
 	/* Flows */
-	size_t flow_call_depth;      /* nested flow calls */
-	uint64_t flow_steps;         /* steps executed by one process */
-	size_t flow_loop_items;      /* items of one loop */
-	size_t flow_expr_bytes;      /* length of one expression */
-	size_t flow_expr_depth;      /* nesting of one expression */
-	size_t flow_yaml_bytes;      /* size of one YAML file */
-	size_t flow_yaml_nodes;      /* nodes of one YAML file */
-	size_t flow_threads;         /* parallel threads of one process */
+	size_t flow_call_depth; /* nested flow calls */
+	uint64_t flow_steps;	/* steps executed by one process */
+	size_t flow_loop_items; /* items of one loop */
+	size_t flow_expr_bytes; /* length of one expression */
+	size_t flow_expr_depth; /* nesting of one expression */
+	size_t flow_yaml_bytes; /* size of one YAML file */
+	size_t flow_yaml_nodes; /* nodes of one YAML file */
+	size_t flow_threads;	/* parallel threads of one process */
 	/* Archives and processes */
-	size_t archive_entries;      /* entries in one uploaded archive */
-	uint64_t archive_bytes;      /* unpacked bytes of one archive */
-	unsigned archive_ratio;      /* unpacked / packed size */
-	uint64_t process_log_bytes;  /* log bytes kept per process */
+	size_t archive_entries;	    /* entries in one uploaded archive */
+	uint64_t archive_bytes;	    /* unpacked bytes of one archive */
+	unsigned archive_ratio;	    /* unpacked / packed size */
+	uint64_t process_log_bytes; /* log bytes kept per process */
 	/* Inventory queries */
-	unsigned query_timeout_ms;   /* run time of one inventory query */
-	size_t query_rows;           /* rows returned by one inventory query */
+	unsigned query_timeout_ms; /* run time of one inventory query */
+	size_t query_rows;	   /* rows returned by one inventory query */
 };
 
 extern struct limits limits;

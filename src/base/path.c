@@ -95,8 +95,7 @@ char *path_read_file(const char *path, size_t max, size_t *len, struct err *e)
 	size_t got = 0;
 
 	if (fd < 0) {
-		err_set(e, errno == ENOENT ? ERR_NOT_FOUND : ERR_INTERNAL, "cannot open %s: %s", path,
-			strerror(errno));
+		err_set(e, errno == ENOENT ? ERR_NOT_FOUND : ERR_INTERNAL, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -3,6 +3,7 @@
 
 /* Entry points of the subcommands.  Each takes argv with argv[0] = the subcommand name
  * and returns the process exit status (0 ok, 2 usage error; see each command). */
+int cli_serve_main(int argc, char **argv);
 int cli_version_main(int argc, char **argv);
 
 #endif

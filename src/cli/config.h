@@ -14,19 +14,18 @@
 enum config_type { CONFIG_STRING, CONFIG_UINT, CONFIG_SIZE, CONFIG_LOG_LEVEL };
 
 struct config_opt {
-	const char *name;  /* flag name without "--"; env is ACCORD_ + upper-cased with '-' → '_' */
+	const char *name; /* flag name without "--"; env is ACCORD_ + upper-cased with '-' → '_' */
 	enum config_type type;
-	const char *defval; /* textual default; NULL means empty */
+	const char *defval;	     /* textual default; NULL means empty */
 	unsigned long long min, max; /* for UINT and SIZE */
-	void *target;       /* char ** (new string, caller frees), unsigned *, size_t *, enum log_level * */
+	void *target;		     /* char ** (new string, caller frees), unsigned *, size_t *, enum log_level * */
 	const char *help;
 };
 
 /* Applies defaults, then the environment, then argv (argv[0] is the subcommand).
  * Recognises --help / -h: sets *help and returns 0.  Unknown flags, missing values and
  * bad values fail with ERR_INVALID. */
-int config_parse(const struct config_opt *opts, size_t n_opts, int argc, char **argv, bool *help,
-		 struct err *e) WUR;
+int config_parse(const struct config_opt *opts, size_t n_opts, int argc, char **argv, bool *help, struct err *e) WUR;
 
 /* Prints the option table (flag, env, default, help) to stdout. */
 void config_print_help(const char *usage, const struct config_opt *opts, size_t n_opts);

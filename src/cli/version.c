@@ -11,7 +11,8 @@
 int cli_version_main(int argc, char **argv)
 {
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: accord version\n\nPrints the version of accord and of the libraries it was built with.\n");
+		printf(
+		    "usage: accord version\n\nPrints the version of accord and of the libraries it was built with.\n");
 		return 0;
 	}
 	if (argc > 1) {

@@ -1,0 +1,71 @@
+#ifndef ACCORD_API_API_H
+#define ACCORD_API_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "auth/principal.h"
+#include "base/err.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "store/store.h"
+
+/* The API layer: one file per resource, handlers only.  A handler receives a call with
+ * the request, a response to fill, the thread's store connection and the authenticated
+ * principal.  It returns 0 after filling the response, or a negative code after filling
+ * c->err (the dispatcher turns that into the JSON error response). */
+
+/* Process-wide state the handlers share; set up by `accord serve`. */
+struct app {
+	struct store *store;
+	const char *data_dir;
+	void *secrets_key; /* reserved for the secrets module's master key */
+};
+
+struct api_call {
+	struct app *app;
+	struct http_request *req;
+	struct http_response *resp;
+	struct store_conn *db;
+	struct principal who; /* valid unless the route is API_PUBLIC */
+	struct err err;
+};
+
+typedef int (*api_handler)(struct api_call *c);
+
+enum api_route_flags {
+	API_PUBLIC = 1 << 0, /* no credentials needed */
+};
+
+struct api_route {
+	const char *method;
+	const char *pattern;
+	api_handler fn;
+	unsigned flags;
+};
+
+/* ---- helpers for handlers ---- */
+
+/* 200 with a JSON body (steals v). Returns 0. */
+int api_reply(struct api_call *c, json_t *v);
+/* 200 {"ok":true,"result":<result>} plus, when id is given, "id". Returns 0. */
+int api_reply_result(struct api_call *c, const char *result, const char *id);
+/* Sets c->err and returns its negative code: `return api_fail(c, ERR_INVALID, "...")`. */
+int api_fail(struct api_call *c, enum err_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The body as a JSON object (415 for another content type, 400 for invalid JSON or a
+ * body that is not an object).  New reference in *out. */
+int api_body_object(struct api_call *c, json_t **out) WUR;
+/* The body as a JSON array. */
+int api_body_array(struct api_call *c, json_t **out) WUR;
+
+/* limit and offset query parameters: defaults limits.list_default and 0; limit is
+ * capped to 1..limits.list_max (400 for a bad number). */
+int api_paging(struct api_call *c, size_t *limit, size_t *offset) WUR;
+
+/* A path parameter that the router guarantees to exist. */
+const char *api_param(struct api_call *c, const char *name);
+
+#endif

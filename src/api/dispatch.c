@@ -1,0 +1,62 @@
+/* The request pipeline: route → authenticate → handler → error mapping. */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/routes.h"
+#include "auth/authn.h"
+#include "base/log.h"
+
+struct router *api_router; /* built once by `accord serve` before the server starts */
+
+static void fail(struct http_response *resp, const struct err *e)
+{
+	if (e->code == ERR_INTERNAL || e->code <= 0 || e->code >= ERR__COUNT) {
+		struct err shown;
+		LOG_E("internal error: %s", e->msg);
+		err_set(&shown, ERR_INTERNAL, "internal error (see the server log)");
+		http_resp_error(resp, &shown);
+		return;
+	}
+	http_resp_error(resp, e);
+}
+
+void api_dispatch(void *app, struct http_request *req, struct http_response *resp)
+{
+	struct api_call c = {.app = app, .req = req, .resp = resp};
+	const struct http_route *hr;
+	const struct api_route *route;
+	char allow[128];
+	const char *method = req->method;
+	int rc;
+
+	if (strcmp(method, "HEAD") == 0)
+		req->method = "GET";
+	hr = router_match(api_router, req, allow, sizeof allow, &c.err);
+	req->method = method;
+	if (!hr) {
+		fail(resp, &c.err);
+		if (c.err.code == ERR_METHOD)
+			http_resp_header(resp, "Allow", allow);
+		return;
+	}
+	route = hr->handler;
+	c.db = store_conn(((struct app *)app)->store, &c.err);
+	if (!c.db) {
+		fail(resp, &c.err);
+		return;
+	}
+	if (!(route->flags & API_PUBLIC)) {
+		if (authn_header(c.db, http_header(req, "Authorization"), &c.who, &c.err)) {
+			fail(resp, &c.err);
+			return;
+		}
+		snprintf(req->principal, sizeof req->principal, "%s", c.who.user.username);
+	}
+	rc = route->fn(&c);
+	if (rc) {
+		if (c.err.code == ERR_OK)
+			err_set(&c.err, ERR_INTERNAL, "handler for %s %s failed without a reason", route->method,
+				route->pattern);
+		fail(resp, &c.err);
+	}
+}

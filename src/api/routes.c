@@ -1,0 +1,19 @@
+#include "api/routes.h"
+
+static const struct api_route *const tables[] = {
+    api_server_routes,
+    api_apikey_routes,
+    api_user_routes,
+};
+
+int api_routes_build(struct router *r, struct err *e)
+{
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (const struct api_route *ar = tables[t]; ar->method; ar++) {
+			struct http_route hr = {ar->method, ar->pattern, (void *)ar, ar->flags};
+			int rc = router_add(r, &hr, e);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}

@@ -1,0 +1,18 @@
+#ifndef ACCORD_API_ROUTES_H
+#define ACCORD_API_ROUTES_H
+
+#include "api/api.h"
+#include "http/router.h"
+
+/* Every resource module exports one route table ending with a {0} entry; routes.c lists
+ * them.  api_routes_build adds them all to a router. */
+extern const struct api_route api_server_routes[];
+extern const struct api_route api_apikey_routes[];
+extern const struct api_route api_user_routes[];
+
+int api_routes_build(struct router *r, struct err *e) WUR;
+
+/* The http_handler for the server: routing, authentication, the handler, errors. */
+void api_dispatch(void *app, struct http_request *req, struct http_response *resp);
+
+#endif

@@ -1,0 +1,205 @@
+/* /api/v1/user: local users (admin only). */
+#include <stdio.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "api/routes.h"
+#include "auth/password.h"
+#include "auth/rbac.h"
+#include "base/datetime.h"
+#include "base/jsonx.h"
+#include "store/users.h"
+
+static json_t *user_json(const struct user *u)
+{
+	json_t *v =
+	    json_pack("{s:s,s:s,s:s,s:b}", "id", u->id, "name", u->username, "type", u->type, "disabled", u->disabled);
+	json_t *roles = json_array();
+	char ts[DT_ISO_LEN];
+
+	if (u->domain[0])
+		json_object_set_new(v, "domain", json_string(u->domain));
+	jsonx_set_opt_str(v, "displayName", u->display_name[0] ? u->display_name : NULL);
+	jsonx_set_opt_str(v, "email", u->email[0] ? u->email : NULL);
+	if (u->roles & ROLE_ADMIN)
+		json_array_append_new(roles, json_pack("{s:s}", "name", "concordAdmin"));
+	if (u->roles & ROLE_SYSTEM_READER)
+		json_array_append_new(roles, json_pack("{s:s}", "name", "concordSystemReader"));
+	if (u->roles & ROLE_SYSTEM_WRITER)
+		json_array_append_new(roles, json_pack("{s:s}", "name", "concordSystemWriter"));
+	json_object_set_new(v, "roles", roles);
+	dt_format_iso(u->created_at, ts);
+	json_object_set_new(v, "createdAt", json_string(ts));
+	return v;
+}
+
+static int check_username(struct api_call *c, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 128)
+		return api_fail(c, ERR_INVALID, "'username' must have 1 to 128 characters");
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x21 || s[i] == ':' || s[i] == '/' || s[i] == 0x7f)
+			return api_fail(c, ERR_INVALID,
+					"'username' may not contain spaces, control characters, ':' or '/': '%.128s'",
+					s);
+	return 0;
+}
+
+static int copy_field(struct api_call *c, json_t *body, const char *key, char *dst, size_t cap)
+{
+	const char *v = NULL;
+
+	if (jsonx_str(body, key, false, &v, &c->err))
+		return -ERR_INVALID;
+	if (!v)
+		return 0;
+	if (strlen(v) >= cap)
+		return api_fail(c, ERR_INVALID, "'%s' is longer than %zu characters", key, cap - 1);
+	snprintf(dst, cap, "%s", v);
+	return 0;
+}
+
+static int read_roles(struct api_call *c, json_t *body, struct user *u)
+{
+	const char *names[8];
+	json_t *arr = NULL, *v;
+	size_t i;
+
+	if (jsonx_arr(body, "roles", false, &arr, &c->err))
+		return -ERR_INVALID;
+	if (!arr)
+		return 0;
+	if (json_array_size(arr) > 8)
+		return api_fail(c, ERR_INVALID, "'roles' has too many entries");
+	json_array_foreach(arr, i, v)
+	{
+		if (!json_is_string(v))
+			return api_fail(c, ERR_INVALID, "'roles' must be an array of role names");
+		names[i] = json_string_value(v);
+	}
+	return user_roles_parse(names, json_array_size(arr), &u->roles, &c->err);
+}
+
+static int read_type(struct api_call *c, json_t *body, struct user *u)
+{
+	const char *type = NULL;
+
+	if (jsonx_str(body, "type", false, &type, &c->err) ||
+	    (!type && jsonx_str(body, "userType", false, &type, &c->err)))
+		return -ERR_INVALID;
+	if (!type)
+		return 0;
+	if (strcmp(type, "LOCAL") != 0 && strcmp(type, "LDAP") != 0)
+		return api_fail(c, ERR_INVALID, "'type' must be LOCAL or LDAP, got '%.32s'", type);
+	snprintf(u->type, sizeof u->type, "%s", type);
+	return 0;
+}
+
+/* Fills u from the body over whatever u holds (so omitted fields keep their values). */
+static int read_user(struct api_call *c, json_t *body, struct user *u, char hash[PASSWORD_HASH_MAX], bool *has_hash)
+{
+	const char *password = NULL;
+	int rc;
+
+	if ((rc = copy_field(c, body, "displayName", u->display_name, sizeof u->display_name)) ||
+	    (rc = copy_field(c, body, "email", u->email, sizeof u->email)) || (rc = read_type(c, body, u)) ||
+	    (rc = read_roles(c, body, u)) || (rc = jsonx_bool(body, "disabled", false, &u->disabled, &c->err)) ||
+	    (rc = jsonx_str(body, "password", false, &password, &c->err)))
+		return rc;
+	*has_hash = false;
+	if (password) {
+		if (strlen(password) < 8 || strlen(password) > 1024)
+			return api_fail(c, ERR_INVALID, "'password' must have 8 to 1024 characters");
+		if ((rc = password_hash(password, hash, &c->err)))
+			return rc;
+		*has_hash = true;
+	}
+	return 0;
+}
+
+static int create_or_update(struct api_call *c)
+{
+	json_t *body = NULL;
+	const char *username = NULL, *domain = NULL;
+	char hash[PASSWORD_HASH_MAX];
+	bool has_hash = false, exists;
+	struct user u = {0};
+	struct err lookup;
+	int rc;
+
+	if ((rc = rbac_admin(&c->who, &c->err)) || (rc = api_body_object(c, &body)))
+		return rc;
+	if ((rc = jsonx_str(body, "username", true, &username, &c->err)) ||
+	    (rc = jsonx_str(body, "userDomain", false, &domain, &c->err)) || (rc = check_username(c, username)))
+		goto out;
+	rc = store_user_find(c->db, username, domain ? domain : "", &u, &lookup);
+	if (rc && rc != -ERR_NOT_FOUND) {
+		c->err = lookup;
+		goto out;
+	}
+	exists = rc == 0;
+	if (!exists) {
+		memset(&u, 0, sizeof u);
+		uuid_v4(u.id);
+		snprintf(u.username, sizeof u.username, "%s", username);
+		snprintf(u.domain, sizeof u.domain, "%s", domain ? domain : "");
+		snprintf(u.type, sizeof u.type, "LOCAL");
+	}
+	if ((rc = read_user(c, body, &u, hash, &has_hash)))
+		goto out;
+	if (exists && strcmp(u.id, ADMIN_USER_ID) == 0 && (u.disabled || !(u.roles & ROLE_ADMIN))) {
+		rc = api_fail(c, ERR_CONFLICT, "the built-in admin cannot be disabled or lose the concordAdmin role");
+		goto out;
+	}
+	rc = exists ? store_user_update(c->db, &u, has_hash ? hash : NULL, &c->err)
+		    : store_user_insert(c->db, &u, has_hash ? hash : NULL, &c->err);
+	if (rc == 0)
+		rc = api_reply(c, json_pack("{s:b,s:s,s:s,s:s}", "ok", 1, "id", u.id, "username", u.username, "result",
+					    exists ? "UPDATED" : "CREATED"));
+out:
+	sodium_memzero(hash, sizeof hash);
+	json_decref(body);
+	return rc;
+}
+
+static int get(struct api_call *c)
+{
+	const char *name = api_param(c, "username");
+	struct user u;
+	int rc;
+
+	if ((rc = rbac_admin(&c->who, &c->err)))
+		return rc;
+	rc = store_user_find(c->db, name, http_query(c->req, "userDomain"), &u, &c->err);
+	if (rc == -ERR_CONFLICT)
+		return api_fail(c, ERR_INVALID, "%s", c->err.msg);
+	if (rc)
+		return rc;
+	return api_reply(c, user_json(&u));
+}
+
+static int delete (struct api_call *c)
+{
+	const char *id = api_param(c, "id");
+	int rc;
+
+	if ((rc = rbac_admin(&c->who, &c->err)))
+		return rc;
+	if (!uuid_valid(id, strlen(id)))
+		return api_fail(c, ERR_NOT_FOUND, "User not found: %.64s", id);
+	if (strcmp(id, ADMIN_USER_ID) == 0)
+		return api_fail(c, ERR_CONFLICT, "the built-in admin cannot be deleted");
+	if ((rc = store_user_delete(c->db, id, &c->err)))
+		return rc;
+	return api_reply_result(c, "DELETED", NULL);
+}
+
+const struct api_route api_user_routes[] = {
+    {"POST", "/api/v1/user", create_or_update, 0},
+    {"GET", "/api/v1/user/{username}", get, 0},
+    {"DELETE", "/api/v1/user/{id}", delete, 0},
+    {0},
+};

@@ -1,0 +1,207 @@
+#include "auth/authn.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "auth/password.h"
+#include "base/b64.h"
+#include "base/datetime.h"
+#include "base/rand.h"
+#include "base/str.h"
+
+#define CACHE_SLOTS 1024
+
+struct cache_entry {
+	uint8_t digest[32];
+	char user_id[UUID_STR_LEN];
+	uint64_t generation;
+	int64_t expires_ms;
+};
+
+static struct cache_entry *cache;
+static uint8_t cache_key[crypto_generichash_KEYBYTES];
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void authn_init(void)
+{
+	rand_bytes(cache_key, sizeof cache_key);
+	cache = calloc(CACHE_SLOTS, sizeof *cache);
+	if (!cache)
+		abort();
+}
+
+void authn_cleanup(void)
+{
+	if (cache)
+		sodium_memzero(cache, CACHE_SLOTS * sizeof *cache);
+	free(cache);
+	cache = NULL;
+	sodium_memzero(cache_key, sizeof cache_key);
+}
+
+static void digest_of(const char *creds, size_t n, uint8_t out[32])
+{
+	crypto_generichash(out, 32, (const unsigned char *)creds, n, cache_key, sizeof cache_key);
+}
+
+static bool cache_lookup(const uint8_t digest[32], char user_id[UUID_STR_LEN])
+{
+	struct cache_entry *ce = &cache[(digest[0] | digest[1] << 8) % CACHE_SLOTS];
+	bool hit;
+
+	pthread_mutex_lock(&cache_lock);
+	hit = sodium_memcmp(ce->digest, digest, 32) == 0 && ce->generation == store_user_generation() &&
+	      ce->expires_ms > dt_now_ms();
+	if (hit)
+		memcpy(user_id, ce->user_id, UUID_STR_LEN);
+	pthread_mutex_unlock(&cache_lock);
+	return hit;
+}
+
+static void cache_store(const uint8_t digest[32], const char *user_id, uint64_t generation)
+{
+	struct cache_entry *ce = &cache[(digest[0] | digest[1] << 8) % CACHE_SLOTS];
+
+	pthread_mutex_lock(&cache_lock);
+	memcpy(ce->digest, digest, 32);
+	memcpy(ce->user_id, user_id, UUID_STR_LEN);
+	ce->generation = generation;
+	ce->expires_ms = dt_now_ms() + AUTHN_CACHE_SECONDS * 1000;
+	pthread_mutex_unlock(&cache_lock);
+}
+
+static int unauth(struct err *e, const char *why)
+{
+	return err_set(e, ERR_UNAUTH, "%s", why);
+}
+
+static int check_user(struct principal *out, struct err *e)
+{
+	if (out->user.disabled)
+		return unauth(e, "user is disabled");
+	return 0;
+}
+
+static int basic(struct store_conn *c, const char *b64, struct principal *out, struct err *e)
+{
+	size_t n = 0;
+	uint8_t digest[32];
+	char *creds = (char *)b64_decode(b64, strlen(b64), &n, NULL);
+	char *colon, *pass, hash[PASSWORD_HASH_MAX];
+	uint64_t generation = store_user_generation();
+	int rc = -1;
+
+	if (!creds)
+		return unauth(e, "malformed Basic credentials");
+	colon = memchr(creds, ':', n);
+	if (!colon || strlen(creds) != n || colon == creds || colon[1] == '\0') {
+		rc = unauth(e, "invalid username or password");
+		goto out;
+	}
+	*colon = '\0';
+	pass = colon + 1;
+	digest_of(creds, n, digest);
+	*colon = ':';
+	if (cache_lookup(digest, out->user.id)) {
+		if (store_user_get(c, out->user.id, &out->user, NULL) == 0)
+			rc = 0;
+	}
+	*colon = '\0';
+	if (rc != 0) {
+		if (store_user_find(c, creds, NULL, &out->user, NULL) != 0 ||
+		    store_user_password_hash(c, out->user.id, hash, sizeof hash, NULL) != 0 ||
+		    !password_verify(hash, pass)) {
+			rc = unauth(e, "invalid username or password");
+			goto out;
+		}
+		cache_store(digest, out->user.id, generation);
+	}
+	out->method = AUTH_BASIC;
+	rc = check_user(out, e);
+out:
+	sodium_memzero(creds, n);
+	free(creds);
+	return rc;
+}
+
+static int apikey(struct store_conn *c, const char *text, struct principal *out, struct err *e)
+{
+	uint8_t hash[APIKEY_HASH_LEN];
+	struct apikey k;
+	struct err dbe;
+	int rc;
+
+	if (authn_apikey_hash(text, hash, NULL))
+		return unauth(e, "invalid API key");
+	rc = store_apikey_find_hash(c, hash, dt_now_ms(), &k, &dbe);
+	if (rc == -ERR_NOT_FOUND)
+		return unauth(e, "invalid or expired API key");
+	if (rc)
+		return err_set(e, dbe.code, "%s", dbe.msg);
+	if (store_user_get(c, k.user_id, &out->user, NULL))
+		return unauth(e, "invalid API key");
+	out->method = AUTH_APIKEY;
+	memcpy(out->apikey_id, k.id, sizeof k.id);
+	return check_user(out, e);
+}
+
+int authn_header(struct store_conn *c, const char *authorization, struct principal *out, struct err *e)
+{
+	struct str h;
+	char *value;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!authorization || !*authorization)
+		return unauth(e, "authentication required: send an API key or Basic credentials in the "
+				 "Authorization header");
+	h = str_trim(str_from(authorization));
+	if (h.len > 6 && str_ieq_cstr((struct str){h.p, 6}, "Basic ")) {
+		value = str_dup(str_trim((struct str){h.p + 6, h.len - 6}));
+		rc = value ? basic(c, value, out, e) : err_set(e, ERR_INTERNAL, "out of memory");
+	} else {
+		if (h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer "))
+			h = str_trim((struct str){h.p + 7, h.len - 7});
+		value = str_dup(h);
+		rc = value ? apikey(c, value, out, e) : err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	if (value)
+		sodium_memzero(value, strlen(value));
+	free(value);
+	return rc;
+}
+
+void authn_apikey_new(char *text, size_t cap, uint8_t hash[APIKEY_HASH_LEN])
+{
+	uint8_t raw[APIKEY_BYTES];
+	char *s;
+
+	rand_bytes(raw, sizeof raw);
+	crypto_hash_sha256(hash, raw, sizeof raw);
+	s = b64_encode(raw, sizeof raw, B64_STD_NOPAD);
+	if (!s)
+		abort();
+	snprintf(text, cap, "%s", s);
+	sodium_memzero(raw, sizeof raw);
+	sodium_memzero(s, strlen(s));
+	free(s);
+}
+
+int authn_apikey_hash(const char *text, uint8_t hash[APIKEY_HASH_LEN], struct err *e)
+{
+	size_t n = 0;
+	unsigned char *raw = b64_decode(text, strlen(text), &n, NULL);
+
+	if (!raw || n < 16) {
+		free(raw);
+		return err_set(e, ERR_INVALID, "an API key must be Base64 of at least 16 bytes");
+	}
+	crypto_hash_sha256(hash, raw, n);
+	sodium_memzero(raw, n);
+	free(raw);
+	return 0;
+}

@@ -1,0 +1,24 @@
+#ifndef ACCORD_AUTH_PRINCIPAL_H
+#define ACCORD_AUTH_PRINCIPAL_H
+
+#include <stdbool.h>
+
+#include "base/uuid.h"
+#include "store/users.h"
+
+enum auth_method { AUTH_NONE = 0, AUTH_BASIC, AUTH_APIKEY };
+
+/* Who is making a request: the user row as read at authentication time, and how they
+ * proved it. */
+struct principal {
+	struct user user;
+	enum auth_method method;
+	char apikey_id[UUID_STR_LEN]; /* when method is AUTH_APIKEY */
+};
+
+static inline bool principal_is_admin(const struct principal *p)
+{
+	return (p->user.roles & ROLE_ADMIN) != 0;
+}
+
+#endif

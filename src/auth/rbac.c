@@ -1,0 +1,119 @@
+#include "auth/rbac.h"
+
+#include <string.h>
+
+static int deny(const struct principal *p, struct err *e, const char *what)
+{
+	return err_set(e, ERR_FORBIDDEN, "The current user (%s) %s", p->user.username, what);
+}
+
+static int org_owner(struct store_conn *c, const struct principal *p, const char *org_id, bool *yes, struct err *e)
+{
+	struct org o;
+	enum team_role role;
+	int rc;
+
+	if ((rc = store_org_get(c, org_id, &o, e)))
+		return rc;
+	if (strcmp(o.owner_id, p->user.id) == 0) {
+		*yes = true;
+		return 0;
+	}
+	if ((rc = store_org_member_role(c, org_id, p->user.id, &role, e)))
+		return rc;
+	*yes = role == TEAM_ROLE_OWNER;
+	return 0;
+}
+
+int rbac_check(struct store_conn *c, const struct principal *p, const struct rbac_resource *r, enum access_level level,
+	       struct err *e)
+{
+	enum access_level held;
+	enum team_role role;
+	bool owner;
+	int rc;
+
+	if (principal_is_admin(p))
+		return 0;
+	if (level == ACCESS_READER && (p->user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
+		return 0;
+	if (level == ACCESS_WRITER && (p->user.roles & ROLE_SYSTEM_WRITER))
+		return 0;
+	if (r->owner_id && strcmp(r->owner_id, p->user.id) == 0)
+		return 0;
+	if ((rc = org_owner(c, p, r->org_id, &owner, e)))
+		return rc;
+	if (owner)
+		return 0;
+	if ((rc = store_access_level(c, r->type, r->id, p->user.id, &held, e)))
+		return rc;
+	if (held >= level)
+		return 0;
+	if (r->is_public && level == ACCESS_READER) {
+		if ((rc = store_org_member_role(c, r->org_id, p->user.id, &role, e)))
+			return rc;
+		if (role != TEAM_ROLE_NONE)
+			return 0;
+	}
+	return err_set(e, ERR_FORBIDDEN,
+		       "The current user (%s) doesn't have the necessary access level (%s) to the %s: %s",
+		       p->user.username, access_level_name(level), r->kind, r->name);
+}
+
+int rbac_org(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
+	     struct err *e)
+{
+	enum team_role role;
+	bool global = (p->user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)) != 0;
+	int rc;
+
+	if (principal_is_admin(p) || strcmp(o->owner_id, p->user.id) == 0)
+		return 0;
+	if ((rc = store_org_member_role(c, o->id, p->user.id, &role, e)))
+		return rc;
+	switch (need) {
+	case RBAC_ORG_VIEW:
+		if (strcmp(o->visibility, "PUBLIC") == 0 || role != TEAM_ROLE_NONE || global)
+			return 0;
+		break;
+	case RBAC_ORG_MEMBER:
+		if (role != TEAM_ROLE_NONE || global)
+			return 0;
+		return err_set(e, ERR_FORBIDDEN, "The current user (%s) doesn't belong to the organization: %s",
+			       p->user.username, o->name);
+	case RBAC_ORG_OWNER:
+		if (role == TEAM_ROLE_OWNER)
+			return 0;
+		return err_set(e, ERR_FORBIDDEN, "The current user (%s) is not an owner of the organization: %s",
+			       p->user.username, o->name);
+	}
+	return err_set(e, ERR_FORBIDDEN, "The current user (%s) doesn't have access to the organization: %s",
+		       p->user.username, o->name);
+}
+
+int rbac_team(struct store_conn *c, const struct principal *p, const struct team *t, enum team_role need, struct err *e)
+{
+	enum team_role role;
+	bool owner;
+	int rc;
+
+	if (principal_is_admin(p))
+		return 0;
+	if ((rc = org_owner(c, p, t->org_id, &owner, e)))
+		return rc;
+	if (owner)
+		return 0;
+	if ((rc = store_team_member_role(c, t->id, p->user.id, &role, e)))
+		return rc;
+	if (role >= need)
+		return 0;
+	return err_set(e, ERR_FORBIDDEN, "The current user (%s) needs the role %s in the team: %s", p->user.username,
+		       team_role_name(need), t->name);
+}
+
+int rbac_admin(const struct principal *p, struct err *e)
+{
+	if (principal_is_admin(p))
+		return 0;
+	return deny(p, e, "is not an administrator: only admins can do that");
+}

@@ -1,0 +1,54 @@
+#ifndef ACCORD_AUTH_RBAC_H
+#define ACCORD_AUTH_RBAC_H
+
+#include <stdbool.h>
+
+#include "auth/principal.h"
+#include "base/err.h"
+#include "store/access.h"
+#include "store/orgs.h"
+#include "store/store.h"
+
+/* Every access decision of the API is made here (docs/security.md states the rules).
+ * Default deny: each function returns 0 only when a rule grants access, otherwise
+ * ERR_FORBIDDEN with a message naming the user, the level and the resource.
+ *
+ * Resources (projects, secrets, inventories) at level L ∈ READER < WRITER < OWNER:
+ *   1. admins (concordAdmin) pass;
+ *   2. global readers pass READER, global writers pass READER and WRITER;
+ *   3. the resource's owner passes;
+ *   4. the owner of the resource's organization passes;
+ *   5. a team of the user with a rule on the resource at level >= L passes;
+ *   6. a PUBLIC resource gives READER to every member of its organization;
+ *   7. nobody else — in particular users outside the organization get nothing.
+ * Organization owner = the org's owner user, or a user with role OWNER in any of its
+ * teams.  Organization member = a user in any of its teams (or its owner). */
+
+struct rbac_resource {
+	const char *type; /* "PROJECT", "SECRET", "INVENTORY" (resource_access.resource_type) */
+	const char *kind; /* for messages: "project", "secret", "inventory" */
+	const char *id;
+	const char *name;
+	const char *org_id;
+	const char *owner_id; /* "" or NULL when none */
+	bool is_public;
+};
+
+int rbac_check(struct store_conn *c, const struct principal *p, const struct rbac_resource *r, enum access_level level,
+	       struct err *e) WUR;
+
+enum rbac_org_need {
+	RBAC_ORG_VIEW,	 /* see the org: PUBLIC orgs for everyone, PRIVATE ones for members */
+	RBAC_ORG_MEMBER, /* be a member (or owner, global reader/writer, admin) */
+	RBAC_ORG_OWNER,	 /* be its owner (or admin) */
+};
+int rbac_org(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
+	     struct err *e) WUR;
+
+/* Team management: role >= need in that team, or org owner, or admin. */
+int rbac_team(struct store_conn *c, const struct principal *p, const struct team *t, enum team_role need,
+	      struct err *e) WUR;
+
+int rbac_admin(const struct principal *p, struct err *e) WUR;
+
+#endif

@@ -1,0 +1,191 @@
+/* accord serve: the API server on one data folder. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/routes.h"
+#include "auth/authn.h"
+#include "base/limits.h"
+#include "base/log.h"
+#include "base/path.h"
+#include "cli/bootstrap.h"
+#include "cli/commands.h"
+#include "cli/config.h"
+#include "http/server.h"
+
+extern struct router *api_router;
+
+struct serve_cfg {
+	char *listen, *data, *db;
+	unsigned workers, http_threads, shutdown_grace_ms, timeout_s;
+	size_t header_bytes, body_bytes, upload_bytes, connections;
+	enum log_level log_level;
+};
+
+static struct serve_cfg cfg;
+
+static const struct config_opt opts[] = {
+    {"listen", CONFIG_STRING, "127.0.0.1:8001", 0, 0, &cfg.listen,
+     "address to listen on: HOST:PORT, [IPV6]:PORT or :PORT (all interfaces); port 0 picks a free one"},
+    {"data", CONFIG_STRING, "./data", 0, 0, &cfg.data, "data folder (created 0700 on first start)"},
+    {"db", CONFIG_STRING, NULL, 0, 0, &cfg.db, "database: sqlite:<path> (default sqlite:<data>/accord.db)"},
+    {"workers", CONFIG_UINT, "0", 0, 1024, &cfg.workers,
+     "processes run at once by the process queue (0: number of CPUs)"},
+    {"http-threads", CONFIG_UINT, "0", 0, 256, &cfg.http_threads,
+     "threads serving HTTP requests (0: 2 per CPU, at least 4)"},
+    {"log-level", CONFIG_LOG_LEVEL, "info", 0, 0, &cfg.log_level, "debug, info, warn or error"},
+    {"limit-http-header-bytes", CONFIG_SIZE, "32k", 4096, 1 << 20, &cfg.header_bytes,
+     "request line + headers per connection (over it: 431)"},
+    {"limit-http-body-bytes", CONFIG_SIZE, "1M", 1024, 1ULL << 30, &cfg.body_bytes,
+     "request body, except multipart uploads (over it: 413)"},
+    {"limit-http-upload-bytes", CONFIG_SIZE, "64M", 1024, 1ULL << 34, &cfg.upload_bytes,
+     "multipart request body (over it: 413)"},
+    {"limit-http-connections", CONFIG_SIZE, "1024", 1, 65536, &cfg.connections, "concurrent connections"},
+    {"limit-http-timeout-s", CONFIG_UINT, "60", 1, 3600, &cfg.timeout_s, "idle connection timeout in seconds"},
+    {"limit-json-depth", CONFIG_SIZE, "64", 2, 1024, &limits.json_depth, "nesting depth of request JSON"},
+    {"limit-multipart-parts", CONFIG_SIZE, "256", 1, 100000, &limits.multipart_parts, "parts in one multipart request"},
+    {"limit-secret-bytes", CONFIG_SIZE, "1M", 1, 1ULL << 30, &limits.secret_bytes, "size of one secret's data"},
+    {"limit-list-default", CONFIG_SIZE, "100", 1, 100000, &limits.list_default,
+     "items per page when a list request gives no limit"},
+    {"limit-list-max", CONFIG_SIZE, "1000", 1, 100000, &limits.list_max, "largest limit a list request may ask"},
+    {"limit-query-timeout-ms", CONFIG_UINT, "5000", 1, 600000, &limits.query_timeout_ms,
+     "run time of one inventory query"},
+    {"limit-query-rows", CONFIG_SIZE, "10000", 1, 10000000, &limits.query_rows, "rows one inventory query returns"},
+    {"shutdown-grace-ms", CONFIG_UINT, "10000", 0, 600000, &cfg.shutdown_grace_ms,
+     "on SIGTERM/SIGINT, how long requests in flight may take to finish"},
+};
+#define N_OPTS (sizeof opts / sizeof opts[0])
+
+static int prepare_data_dir(const char *dir, struct err *e)
+{
+	struct stat st;
+
+	if (path_mkdirs(dir, 0700, e))
+		return -1;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return err_set(e, ERR_INVALID, "data folder %s is not a directory", dir);
+	if (access(dir, W_OK) != 0)
+		return err_set(e, ERR_INVALID, "data folder %s is not writable: %s", dir, strerror(errno));
+	if ((st.st_mode & 077) != 0)
+		LOG_W("data folder %s is accessible by other users (mode %03o); 0700 is recommended", dir,
+		      st.st_mode & 0777);
+	return 0;
+}
+
+static unsigned ncpu(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+static int wait_for_signal(void)
+{
+	sigset_t set;
+	int sig = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigwait(&set, &sig);
+	return sig;
+}
+
+static int run(struct err *e)
+{
+	struct app app = {0};
+	struct http_server *srv = NULL;
+	struct http_server_cfg hc;
+	char db_url[4200];
+	int rc = -1, sig;
+
+	if (prepare_data_dir(cfg.data, e))
+		return -1;
+	snprintf(db_url, sizeof db_url, "%s", cfg.db && *cfg.db ? cfg.db : "");
+	if (!db_url[0])
+		snprintf(db_url, sizeof db_url, "sqlite:%s/accord.db", cfg.data);
+	app.data_dir = cfg.data;
+	app.store = store_open(db_url, e);
+	if (!app.store)
+		return -1;
+	authn_init();
+	api_router = router_new();
+	if (!api_router || api_routes_build(api_router, e) || bootstrap_run(app.store, cfg.data, e))
+		goto out;
+	hc = (struct http_server_cfg){
+	    .listen = cfg.listen,
+	    .threads = cfg.http_threads ? cfg.http_threads : (ncpu() * 2 < 4 ? 4 : ncpu() * 2),
+	    .max_connections = cfg.connections,
+	    .timeout_s = cfg.timeout_s,
+	    .header_bytes = cfg.header_bytes,
+	    .body_bytes = cfg.body_bytes,
+	    .upload_bytes = cfg.upload_bytes,
+	};
+	limits.http_body_bytes = cfg.body_bytes;
+	limits.http_upload_bytes = cfg.upload_bytes;
+	srv = http_server_start(&hc, api_dispatch, &app, e);
+	if (!srv)
+		goto out;
+	{
+		char fields[512] = "";
+		log_kv(fields, sizeof fields, "listen", cfg.listen);
+		log_kv_int(fields, sizeof fields, "port", http_server_port(srv));
+		log_kv(fields, sizeof fields, "data", cfg.data);
+		log_kv_int(fields, sizeof fields, "http_threads", hc.threads);
+		log_kv_int(fields, sizeof fields, "workers", cfg.workers);
+		log_kv(fields, sizeof fields, "version", ACCORD_VERSION);
+		log_line(LOG_INFO, "listening", fields);
+	}
+	sig = wait_for_signal();
+	LOG_I("received %s: stopping (finishing requests in flight)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	http_server_stop(srv, cfg.shutdown_grace_ms);
+	rc = 0;
+out:
+	router_free(api_router);
+	api_router = NULL;
+	store_close(app.store);
+	authn_cleanup();
+	if (rc == 0)
+		LOG_I("stopped");
+	return rc;
+}
+
+int cli_serve_main(int argc, char **argv)
+{
+	struct err e = {0};
+	bool help;
+	sigset_t set;
+	int rc;
+
+	/* Block the stop signals before any thread starts so that only sigwait sees them. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	umask(077); /* the data folder holds keys and secrets: nothing in it is for others */
+
+	if (config_parse(opts, N_OPTS, argc, argv, &help, &e)) {
+		fprintf(stderr, "accord serve: %s\n", e.msg);
+		config_free(opts, N_OPTS);
+		return 2;
+	}
+	if (help) {
+		config_print_help("usage: accord serve [options]\n\nRuns the API server on one data folder.", opts,
+				  N_OPTS);
+		config_free(opts, N_OPTS);
+		return 0;
+	}
+	log_set_level(cfg.log_level);
+	if (cfg.workers == 0)
+		cfg.workers = ncpu();
+	rc = run(&e);
+	if (rc)
+		fprintf(stderr, "accord serve: %s\n", e.msg);
+	config_free(opts, N_OPTS);
+	return rc ? 1 : 0;
+}

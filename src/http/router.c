@@ -1,0 +1,170 @@
+#include "http/router.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SEGMENTS 16
+
+struct seg {
+	const char *p; /* literal text or parameter name */
+	size_t len;
+	bool param, rest;
+};
+
+struct compiled {
+	struct http_route route;
+	struct seg segs[MAX_SEGMENTS];
+	size_t n_segs;
+	int score;
+};
+
+struct router {
+	struct compiled *routes;
+	size_t n, cap;
+};
+
+struct router *router_new(void)
+{
+	return calloc(1, sizeof(struct router));
+}
+
+void router_free(struct router *r)
+{
+	if (!r)
+		return;
+	free(r->routes);
+	free(r);
+}
+
+static int compile(const char *pattern, struct compiled *c, struct err *e)
+{
+	const char *p = pattern;
+	size_t n_params = 0;
+
+	c->n_segs = 0;
+	c->score = 0;
+	if (*p != '/')
+		return err_set(e, ERR_INVALID, "route '%s' must start with /", pattern);
+	while (*p == '/') {
+		const char *start = ++p;
+		struct seg *s;
+		size_t len = strcspn(start, "/");
+		if (c->n_segs == MAX_SEGMENTS)
+			return err_set(e, ERR_INVALID, "route '%s' has too many segments", pattern);
+		s = &c->segs[c->n_segs++];
+		*s = (struct seg){start, len, false, false};
+		if (len >= 2 && start[0] == '{' && start[len - 1] == '}') {
+			s->param = true;
+			s->p = start + 1;
+			s->len = len - 2;
+			if (s->len && s->p[s->len - 1] == '*') {
+				s->rest = true;
+				s->len--;
+			}
+			if (++n_params > HTTP_MAX_PARAMS)
+				return err_set(e, ERR_INVALID, "route '%s' has too many parameters", pattern);
+		} else if (n_params == 0) {
+			c->score++;
+		}
+		p = start + len;
+		if (s->rest && *p)
+			return err_set(e, ERR_INVALID, "route '%s': {x*} must be last", pattern);
+	}
+	return 0;
+}
+
+int router_add(struct router *r, const struct http_route *route, struct err *e)
+{
+	struct compiled c;
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	c.route = *route;
+	if ((rc = compile(route->pattern, &c, e)))
+		return rc;
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->routes[i].route.pattern, route->pattern) == 0 &&
+		    strcmp(r->routes[i].route.method, route->method) == 0)
+			return err_set(e, ERR_INVALID, "duplicate route %s %s", route->method, route->pattern);
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct compiled *p = realloc(r->routes, cap * sizeof *p);
+		if (!p)
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		r->routes = p;
+		r->cap = cap;
+	}
+	r->routes[r->n++] = c;
+	return 0;
+}
+
+/* Matches path against c; on success fills names/values (values point into path copy). */
+static bool match(const struct compiled *c, const char *path, struct http_request *req, bool fill)
+{
+	const char *p = path;
+	size_t k = 0;
+
+	if (fill)
+		req->n_params = 0;
+	for (size_t i = 0; i < c->n_segs; i++) {
+		const struct seg *s = &c->segs[i];
+		size_t len;
+		if (*p != '/')
+			return false;
+		p++;
+		len = s->rest ? strlen(p) : strcspn(p, "/");
+		if (s->param) {
+			if (len == 0)
+				return false;
+			if (fill) {
+				req->param_names[k] = arena_strndup(&req->arena, s->p, s->len);
+				req->param_values[k] = arena_strndup(&req->arena, p, len);
+				req->n_params = ++k;
+			}
+		} else if (len != s->len || memcmp(p, s->p, len) != 0) {
+			return false;
+		}
+		p += len;
+	}
+	return *p == '\0' || (*p == '/' && p[1] == '\0');
+}
+
+const struct http_route *router_match(const struct router *r, struct http_request *req, char *allow, size_t allow_cap,
+				      struct err *e)
+{
+	const struct compiled *best = NULL;
+	size_t pos = 0;
+	bool path_known = false;
+
+	if (allow_cap)
+		allow[0] = '\0';
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compiled *c = &r->routes[i];
+		if (!match(c, req->path, req, false))
+			continue;
+		path_known = true;
+		if (strcmp(c->route.method, req->method) != 0) {
+			if (pos < allow_cap && !strstr(allow, c->route.method)) {
+				int n =
+				    snprintf(allow + pos, allow_cap - pos, "%s%s", pos ? ", " : "", c->route.method);
+				if (n > 0)
+					pos += (size_t)n;
+			}
+			continue;
+		}
+		if (!best || c->score > best->score)
+			best = c;
+	}
+	if (best) {
+		match(best, req->path, req, true);
+		return &best->route;
+	}
+	if (path_known)
+		err_set(e, ERR_METHOD, "method %s is not allowed on %.200s (allowed: %s)", req->method, req->path,
+			allow);
+	else
+		err_set(e, ERR_NOT_FOUND, "no such endpoint: %s %.200s", req->method, req->path);
+	return NULL;
+}

@@ -1,0 +1,271 @@
+#include "http/server.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "base/datetime.h"
+#include "base/log.h"
+#include "base/str.h"
+
+struct http_server {
+	struct MHD_Daemon *d;
+	struct http_server_cfg cfg;
+	http_handler fn;
+	void *ctx;
+	_Atomic int in_flight;
+	uint16_t port;
+};
+
+struct conn_state {
+	struct http_request req;
+	struct http_response resp;
+	bool too_large;
+	bool answered;
+	size_t limit;
+};
+
+static int parse_listen(const char *listen, struct sockaddr_storage *ss, struct err *e)
+{
+	char host[256];
+	const char *colon, *port_s;
+	struct addrinfo hints = {0}, *res = NULL;
+	int64_t port;
+	int rc;
+
+	if (listen[0] == '[') {
+		const char *close = strchr(listen, ']');
+		if (!close || close[1] != ':')
+			goto bad;
+		snprintf(host, sizeof host, "%.*s", (int)(close - listen - 1), listen + 1);
+		port_s = close + 2;
+	} else {
+		colon = strrchr(listen, ':');
+		if (!colon)
+			goto bad;
+		snprintf(host, sizeof host, "%.*s", (int)(colon - listen), listen);
+		port_s = colon + 1;
+	}
+	if (str_to_i64(str_from(port_s), 0, 65535, &port, "port", e))
+		goto bad;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(host[0] ? host : NULL, port_s, &hints, &res);
+	if (rc != 0 || !res)
+		return err_set(e, ERR_INVALID, "--listen '%s': cannot resolve '%s': %s", listen, host,
+			       gai_strerror(rc));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return 0;
+bad:
+	return err_set(e, ERR_INVALID, "--listen must be HOST:PORT, [IPV6]:PORT or :PORT, got '%s'", listen);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+	(void)cls;
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	log_line(LOG_WARN, msg, NULL);
+}
+
+static enum MHD_Result queue(struct MHD_Connection *conn, struct http_response *w)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (w->fd >= 0) {
+		r = MHD_create_response_from_fd_at_offset64(w->fd_len, w->fd, w->fd_off);
+		if (r)
+			w->fd = -1; /* libmicrohttpd closes it */
+	} else {
+		r = MHD_create_response_from_buffer(w->len, w->body ? w->body : (char *)"", MHD_RESPMEM_MUST_COPY);
+	}
+	if (!r)
+		return MHD_NO;
+	if (w->content_type[0])
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, w->content_type);
+	for (size_t i = 0; i < w->n_headers; i++)
+		MHD_add_response_header(r, w->header_names[i], w->header_values[i]);
+	ret = MHD_queue_response(conn, (unsigned)w->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static void answer_too_large(struct conn_state *cs)
+{
+	struct err e;
+
+	err_set(&e, ERR_TOO_LARGE, "request body exceeds the limit of %zu bytes", cs->limit);
+	http_resp_error(&cs->resp, &e);
+	http_resp_header(&cs->resp, "Connection", "close");
+}
+
+static struct conn_state *begin(struct http_server *s, struct MHD_Connection *conn, const char *url, const char *method)
+{
+	struct conn_state *cs = calloc(1, sizeof *cs);
+	const char *cl;
+
+	if (!cs)
+		return NULL;
+	arena_init(&cs->req.arena);
+	http_resp_init(&cs->resp);
+	cs->req.conn = conn;
+	cs->req.method = method;
+	cs->req.path = url;
+	cs->req.start_ns = dt_mono_ns();
+	snprintf(cs->req.principal, sizeof cs->req.principal, "-");
+	cs->req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	cs->limit = s->cfg.body_bytes;
+	if (cs->req.content_type && strncasecmp(cs->req.content_type, "multipart/", 10) == 0)
+		cs->limit = s->cfg.upload_bytes;
+	buf_init(&cs->req.body, cs->limit);
+	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl) {
+		char *end;
+		unsigned long long n = strtoull(cl, &end, 10);
+		if (*end || n > cs->limit)
+			cs->too_large = true;
+	}
+	atomic_fetch_add(&s->in_flight, 1);
+	return cs;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+				  const char *version, const char *upload_data, size_t *upload_data_size,
+				  void **con_cls)
+{
+	struct http_server *s = cls;
+	struct conn_state *cs = *con_cls;
+	(void)version;
+
+	if (!cs) {
+		cs = begin(s, conn, url, method);
+		if (!cs)
+			return MHD_NO;
+		*con_cls = cs;
+		if (cs->too_large) {
+			/* Answer now: libmicrohttpd then skips the body and closes the connection. */
+			answer_too_large(cs);
+			cs->answered = true;
+			return queue(conn, &cs->resp);
+		}
+		return MHD_YES;
+	}
+	if (cs->answered)
+		return MHD_YES;
+	if (*upload_data_size) {
+		if (!cs->too_large && buf_append(&cs->req.body, upload_data, *upload_data_size, NULL))
+			cs->too_large = true;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	cs->answered = true;
+	if (cs->too_large)
+		answer_too_large(cs);
+	else
+		s->fn(s->ctx, &cs->req, &cs->resp);
+	return queue(conn, &cs->resp);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *s = cls;
+	struct conn_state *cs = *con_cls;
+	char fields[1024] = "";
+	int64_t us;
+	(void)conn;
+
+	if (!cs)
+		return;
+	us = (dt_mono_ns() - cs->req.start_ns) / 1000;
+	log_kv(fields, sizeof fields, "method", cs->req.method);
+	log_kv(fields, sizeof fields, "path", cs->req.path);
+	log_kv_int(fields, sizeof fields, "status", cs->answered ? cs->resp.status : 0);
+	log_kv_int(fields, sizeof fields, "bytes", (long long)(cs->resp.fd_len ? cs->resp.fd_len : cs->resp.len));
+	log_kv_int(fields, sizeof fields, "duration_us", (long long)us);
+	log_kv(fields, sizeof fields, "principal", cs->req.principal);
+	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		log_kv(fields, sizeof fields, "aborted", "true");
+	log_line(LOG_INFO, "request", fields);
+	http_resp_cleanup(&cs->resp);
+	buf_cleanup(&cs->req.body);
+	arena_cleanup(&cs->req.arena);
+	free(cs);
+	*con_cls = NULL;
+	atomic_fetch_sub(&s->in_flight, 1);
+}
+
+struct http_server *http_server_start(const struct http_server_cfg *cfg, http_handler fn, void *ctx, struct err *e)
+{
+	struct sockaddr_storage ss;
+	struct http_server *s;
+	const union MHD_DaemonInfo *info;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+
+	memset(&ss, 0, sizeof ss);
+	if (parse_listen(cfg->listen, &ss, e))
+		return NULL;
+	s = calloc(1, sizeof *s);
+	if (!s) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	s->cfg = *cfg;
+	s->fn = fn;
+	s->ctx = ctx;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, cfg->threads,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
+				MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				cfg->header_bytes, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+	if (!s->d) {
+		err_set(e, ERR_INTERNAL, "cannot listen on %s (address in use or not available)", cfg->listen);
+		free(s);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info ? info->port : 0;
+	return s;
+}
+
+uint16_t http_server_port(const struct http_server *s)
+{
+	return s->port;
+}
+
+void http_server_stop(struct http_server *s, unsigned grace_ms)
+{
+	MHD_socket fd;
+	int64_t deadline = dt_mono_ns() + (int64_t)grace_ms * 1000000;
+
+	if (!s)
+		return;
+	fd = MHD_quiesce_daemon(s->d);
+	if (fd != MHD_INVALID_SOCKET)
+		close(fd);
+	while (atomic_load(&s->in_flight) > 0 && dt_mono_ns() < deadline) {
+		struct timespec ts = {0, 10 * 1000000};
+		nanosleep(&ts, NULL);
+	}
+	if (atomic_load(&s->in_flight) > 0)
+		LOG_W("stopping with %d requests still in flight after %u ms", atomic_load(&s->in_flight), grace_ms);
+	MHD_stop_daemon(s->d);
+	free(s);
+}

@@ -1,0 +1,43 @@
+#ifndef ACCORD_HTTP_SERVER_H
+#define ACCORD_HTTP_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "http/request.h"
+#include "http/response.h"
+
+/* The HTTP server: libmicrohttpd with a thread pool and epoll.  It reads a request's
+ * headers and body (within the limits), calls the handler on a pool thread, sends what
+ * the handler answered and writes one access-log line per request.  It never logs
+ * headers or bodies.
+ *
+ * Limits: a body whose Content-Length exceeds its limit is answered 413 before any of it
+ * is read; a chunked body that grows past it is discarded and answered 413.  multipart
+ * bodies use upload_bytes, all others body_bytes.  Headers beyond header_bytes are
+ * answered 431 by libmicrohttpd. */
+
+struct http_server_cfg {
+	const char *listen; /* "host:port", "[v6addr]:port" or ":port"; port 0 picks one */
+	unsigned threads;
+	size_t max_connections;
+	unsigned timeout_s;
+	size_t header_bytes;
+	size_t body_bytes;
+	size_t upload_bytes;
+};
+
+/* Called on a pool thread for every complete request; must fill resp. */
+typedef void (*http_handler)(void *ctx, struct http_request *req, struct http_response *resp);
+
+struct http_server;
+
+struct http_server *http_server_start(const struct http_server_cfg *cfg, http_handler fn, void *ctx, struct err *e);
+/* The port actually bound (useful with port 0). */
+uint16_t http_server_port(const struct http_server *s);
+/* Stops accepting connections, waits up to grace_ms for requests in flight, then closes
+ * everything and frees s. */
+void http_server_stop(struct http_server *s, unsigned grace_ms);
+
+#endif

@@ -1,0 +1,128 @@
+#include "store/apikeys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define KEY_COLS "id, user_id, name, expired_at, created_at"
+
+static void read_row(struct store_stmt *st, struct apikey *k)
+{
+	snprintf(k->id, sizeof k->id, "%s", store_col_text(st, 0));
+	snprintf(k->user_id, sizeof k->user_id, "%s", store_col_text(st, 1));
+	snprintf(k->name, sizeof k->name, "%s", store_col_text(st, 2));
+	k->expired_at = store_col_is_null(st, 3) ? 0 : store_col_int64(st, 3);
+	k->created_at = store_col_int64(st, 4);
+}
+
+int store_apikey_insert(struct store_conn *c, const struct apikey *k, const uint8_t hash[APIKEY_HASH_LEN],
+			struct err *e)
+{
+	static const char SQL[] = "INSERT INTO api_keys (id, user_id, name, key_hash, expired_at, created_at)"
+				  " VALUES (?, ?, ?, ?, ?, ?)";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, k->id);
+	store_bind_text(st, 2, k->user_id);
+	store_bind_text(st, 3, k->name);
+	store_bind_blob(st, 4, hash, APIKEY_HASH_LEN);
+	if (k->expired_at)
+		store_bind_int64(st, 5, k->expired_at);
+	else
+		store_bind_null(st, 5);
+	store_bind_int64(st, 6, k->created_at);
+	rc = store_step_done(st, e);
+	if (rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "API key with name '%s' already exists", k->name);
+	return rc;
+}
+
+int store_apikey_get(struct store_conn *c, const char *id, struct apikey *k, struct err *e)
+{
+	static const char SQL[] = "SELECT " KEY_COLS " FROM api_keys WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		read_row(st, k);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "API key not found: %.64s", id);
+	return rc < 0 ? rc : 0;
+}
+
+int store_apikey_delete(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM api_keys WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step_done(st, e);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "API key not found: %.64s", id);
+	return rc;
+}
+
+int store_apikey_list(struct store_conn *c, const char *user_id, struct apikey **out, size_t *n, struct err *e)
+{
+	static const char SQL[] = "SELECT " KEY_COLS " FROM api_keys WHERE user_id = ? ORDER BY name";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct apikey *arr = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, user_id);
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		if (len == cap) {
+			struct apikey *p;
+			cap = cap ? cap * 2 : 8;
+			p = realloc(arr, cap * sizeof *arr);
+			if (!p) {
+				rc = err_set(e, ERR_INTERNAL, "out of memory");
+				break;
+			}
+			arr = p;
+		}
+		read_row(st, &arr[len++]);
+	}
+	store_reset(st);
+	if (rc < 0) {
+		free(arr);
+		return rc;
+	}
+	*out = arr;
+	*n = len;
+	return 0;
+}
+
+int store_apikey_find_hash(struct store_conn *c, const uint8_t hash[APIKEY_HASH_LEN], int64_t now_ms, struct apikey *k,
+			   struct err *e)
+{
+	static const char SQL[] = "SELECT " KEY_COLS " FROM api_keys WHERE key_hash = ?"
+				  " AND (expired_at IS NULL OR expired_at > ?)";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_blob(st, 1, hash, APIKEY_HASH_LEN);
+	store_bind_int64(st, 2, now_ms);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		read_row(st, k);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "no such API key");
+	return rc < 0 ? rc : 0;
+}

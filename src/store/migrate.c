@@ -1,0 +1,78 @@
+/* Applies the numbered migrations of src/store/schema in order, each in its own
+ * transaction, recording them in schema_migrations. */
+#include <stdio.h>
+
+#include "base/datetime.h"
+#include "base/log.h"
+#include "store/migrations.h"
+#include "store/store_impl.h"
+
+static const char SQL_CREATE[] = "CREATE TABLE IF NOT EXISTS schema_migrations ("
+				 " number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)";
+static const char SQL_HAS[] = "SELECT 1 FROM schema_migrations WHERE number = ?";
+static const char SQL_ADD[] = "INSERT INTO schema_migrations (number, name, applied_at) VALUES (?, ?, ?)";
+
+static int applied(struct store_conn *c, int number, bool *yes, struct err *e)
+{
+	struct store_stmt *st = store_prepare(c, SQL_HAS, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, number);
+	rc = store_step(st, e);
+	store_reset(st);
+	if (rc < 0)
+		return rc;
+	*yes = rc == STORE_ROW;
+	return 0;
+}
+
+static int apply(struct store_conn *c, const struct migration *m, struct err *e)
+{
+	struct store_stmt *st;
+	int rc;
+
+	if ((rc = store_tx_begin(c, e)))
+		return rc;
+	if ((rc = store_exec(c, m->sql, e))) {
+		err_prefix(e, "migration %s", m->name);
+		goto fail;
+	}
+	st = store_prepare(c, SQL_ADD, e);
+	if (!st) {
+		rc = -1;
+		goto fail;
+	}
+	store_bind_int64(st, 1, m->number);
+	store_bind_text(st, 2, m->name);
+	store_bind_int64(st, 3, dt_now_ms());
+	if ((rc = store_step_done(st, e)))
+		goto fail;
+	if ((rc = store_tx_commit(c, e)))
+		return rc;
+	LOG_I("applied migration %s", m->name);
+	return 0;
+fail:
+	store_tx_rollback(c);
+	return rc;
+}
+
+int store_migrate(struct store *s, struct err *e)
+{
+	struct store_conn *c = store_conn(s, e);
+	int rc;
+
+	if (!c)
+		return -1;
+	if ((rc = store_exec(c, SQL_CREATE, e)))
+		return rc;
+	for (const struct migration *m = store_migrations; m->name; m++) {
+		bool done;
+		if ((rc = applied(c, m->number, &done, e)))
+			return rc;
+		if (!done && (rc = apply(c, m, e)))
+			return rc;
+	}
+	return 0;
+}

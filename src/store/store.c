@@ -1,0 +1,218 @@
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "store/store_impl.h"
+
+static char *dirname_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+struct store *store_open(const char *url, struct err *e)
+{
+	struct store *s;
+	const char *path = url;
+
+	if (strncmp(url, "postgres://", 11) == 0 || strncmp(url, "postgresql://", 13) == 0) {
+		err_set(e, ERR_INVALID,
+			"database '%s': the PostgreSQL backend is not part of this build yet; use sqlite:<path>",
+			"postgresql://…");
+		return NULL;
+	}
+	if (strncmp(url, "sqlite:", 7) == 0)
+		path = url + 7;
+	if (!*path) {
+		err_set(e, ERR_INVALID, "database URL '%s' names no file", url);
+		return NULL;
+	}
+	s = calloc(1, sizeof *s);
+	if (!s) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	s->ops = &store_sqlite_ops;
+	s->path = strdup(path);
+	s->data_dir = dirname_of(path);
+	pthread_mutex_init(&s->lock, NULL);
+	if (pthread_key_create(&s->key, NULL) != 0) {
+		err_set(e, ERR_INTERNAL, "cannot create thread key");
+		goto fail;
+	}
+	if (store_migrate(s, e))
+		goto fail;
+	return s;
+fail:
+	store_close(s);
+	return NULL;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_conns; i++)
+		s->ops->conn_close(s->conns[i]);
+	pthread_key_delete(s->key);
+	pthread_mutex_destroy(&s->lock);
+	free(s->path);
+	free(s->data_dir);
+	free(s);
+}
+
+struct store_conn *store_conn(struct store *s, struct err *e)
+{
+	struct store_conn *c = pthread_getspecific(s->key);
+
+	if (c)
+		return c;
+	pthread_mutex_lock(&s->lock);
+	if (s->n_conns == STORE_MAX_CONNS) {
+		pthread_mutex_unlock(&s->lock);
+		err_set(e, ERR_UNAVAILABLE, "too many database connections (%d threads)", STORE_MAX_CONNS);
+		return NULL;
+	}
+	c = s->ops->conn_open(s, e);
+	if (c)
+		s->conns[s->n_conns++] = c;
+	pthread_mutex_unlock(&s->lock);
+	if (c)
+		pthread_setspecific(s->key, c);
+	return c;
+}
+
+struct store_stmt *store_prepare(struct store_conn *c, const char *sql, struct err *e)
+{
+	return c->store->ops->prepare(c, sql, e);
+}
+
+/* Statements carry no back-pointer to ops here; every backend statement begins with its
+ * connection pointer so the wrappers can find the ops table. */
+struct stmt_head {
+	struct store_conn *conn;
+};
+
+#define OPS(st) (((struct stmt_head *)(st))->conn->store->ops)
+
+void store_bind_text(struct store_stmt *st, int idx, const char *v)
+{
+	if (v)
+		OPS(st)->bind_text(st, idx, v);
+	else
+		OPS(st)->bind_null(st, idx);
+}
+
+void store_bind_blob(struct store_stmt *st, int idx, const void *p, size_t n)
+{
+	OPS(st)->bind_blob(st, idx, p, n);
+}
+
+void store_bind_int64(struct store_stmt *st, int idx, int64_t v)
+{
+	OPS(st)->bind_int64(st, idx, v);
+}
+
+void store_bind_null(struct store_stmt *st, int idx)
+{
+	OPS(st)->bind_null(st, idx);
+}
+
+int store_step(struct store_stmt *st, struct err *e)
+{
+	return OPS(st)->step(st, e);
+}
+
+const char *store_col_text(struct store_stmt *st, int idx)
+{
+	return OPS(st)->col_text(st, idx);
+}
+
+const void *store_col_blob(struct store_stmt *st, int idx, size_t *n)
+{
+	return OPS(st)->col_blob(st, idx, n);
+}
+
+int64_t store_col_int64(struct store_stmt *st, int idx)
+{
+	return OPS(st)->col_int64(st, idx);
+}
+
+bool store_col_is_null(struct store_stmt *st, int idx)
+{
+	return OPS(st)->col_is_null(st, idx);
+}
+
+void store_reset(struct store_stmt *st)
+{
+	OPS(st)->reset(st);
+}
+
+int64_t store_changes(struct store_conn *c)
+{
+	return c->store->ops->changes(c);
+}
+
+int store_exec(struct store_conn *c, const char *sql, struct err *e)
+{
+	return c->store->ops->exec(c, sql, e);
+}
+
+int store_tx_begin(struct store_conn *c, struct err *e)
+{
+	int rc = store_exec(c, "BEGIN IMMEDIATE", e);
+	if (rc == 0)
+		c->in_tx = true;
+	return rc;
+}
+
+int store_tx_commit(struct store_conn *c, struct err *e)
+{
+	int rc = store_exec(c, "COMMIT", e);
+	if (rc == 0)
+		c->in_tx = false;
+	else
+		store_tx_rollback(c);
+	return rc;
+}
+
+void store_tx_rollback(struct store_conn *c)
+{
+	struct err ignored;
+
+	if (c->in_tx && store_exec(c, "ROLLBACK", &ignored))
+		LOG_E("rollback failed: %s", ignored.msg);
+	c->in_tx = false;
+}
+
+int store_step_done(struct store_stmt *st, struct err *e)
+{
+	int rc = store_step(st, e);
+
+	store_reset(st);
+	if (rc < 0)
+		return rc;
+	return 0;
+}
+
+const char *store_backend(struct store *s)
+{
+	return s->ops->name;
+}
+
+void *store_native(struct store_conn *c)
+{
+	return c->store->ops->native(c);
+}
+
+const char *store_data_dir(struct store *s)
+{
+	return s->data_dir;
+}

@@ -1,0 +1,103 @@
+#ifndef ACCORD_STORE_STORE_H
+#define ACCORD_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* The one interface to the database.  All SQL of Accord lives in src/store/.
+ *
+ * A `struct store` is opened once per server.  Each thread gets its own connection
+ * (store_conn), opened on first use and kept until store_close.  Statements are
+ * prepared once per connection and cached by the address of their SQL text, so SQL
+ * must be a string constant:
+ *
+ *     static const char SQL[] = "SELECT name FROM users WHERE id = ?";
+ *     struct store_stmt *st = store_prepare(c, SQL, e);
+ *     if (!st) return -1;
+ *     store_bind_text(st, 1, id);
+ *     rc = store_step(st, e);            // STORE_ROW, STORE_DONE or < 0
+ *     ...
+ *     store_reset(st);                   // always, on every path
+ *
+ * Backends implement struct store_ops (sqlite.c now; pg.c later) and are chosen once
+ * by the URL given to store_open.  SQL is written in the common subset of SQLite and
+ * PostgreSQL with `?` placeholders (a PostgreSQL backend rewrites them to $n).
+ * A unique-constraint violation surfaces from store_step as ERR_CONFLICT; everything else
+ * the database reports is ERR_INTERNAL with the database's message. */
+
+struct store;
+struct store_conn;
+struct store_stmt;
+
+enum { STORE_DONE = 0, STORE_ROW = 1 };
+
+struct store_ops {
+	const char *name;
+	struct store_conn *(*conn_open)(struct store *s, struct err *e);
+	void (*conn_close)(struct store_conn *c);
+	struct store_stmt *(*prepare)(struct store_conn *c, const char *sql, struct err *e);
+	void (*bind_text)(struct store_stmt *st, int idx, const char *v);
+	void (*bind_blob)(struct store_stmt *st, int idx, const void *p, size_t n);
+	void (*bind_int64)(struct store_stmt *st, int idx, int64_t v);
+	void (*bind_null)(struct store_stmt *st, int idx);
+	int (*step)(struct store_stmt *st, struct err *e);
+	const char *(*col_text)(struct store_stmt *st, int idx);
+	const void *(*col_blob)(struct store_stmt *st, int idx, size_t *n);
+	int64_t (*col_int64)(struct store_stmt *st, int idx);
+	bool (*col_is_null)(struct store_stmt *st, int idx);
+	void (*reset)(struct store_stmt *st);
+	int (*exec)(struct store_conn *c, const char *sql, struct err *e);
+	int64_t (*changes)(struct store_conn *c);
+	void *(*native)(struct store_conn *c);
+};
+
+/* Opens the store named by url: "sqlite:<path>" or a bare path (SQLite).  Applies
+ * migrations (store_migrate) before returning.  NULL with a message on failure. */
+struct store *store_open(const char *url, struct err *e);
+/* Closes every thread's connection; no thread may use the store afterwards. */
+void store_close(struct store *s);
+
+/* The calling thread's connection (opened on first use).  NULL on failure. */
+struct store_conn *store_conn(struct store *s, struct err *e);
+
+/* Prepared statement for sql on c, cached by the pointer sql (a string constant). */
+struct store_stmt *store_prepare(struct store_conn *c, const char *sql, struct err *e);
+void store_bind_text(struct store_stmt *st, int idx, const char *v); /* NULL binds NULL */
+void store_bind_blob(struct store_stmt *st, int idx, const void *p, size_t n);
+void store_bind_int64(struct store_stmt *st, int idx, int64_t v);
+void store_bind_null(struct store_stmt *st, int idx);
+int store_step(struct store_stmt *st, struct err *e) WUR;
+/* Column values are borrowed until the next step or reset of st. */
+const char *store_col_text(struct store_stmt *st, int idx); /* NULL for SQL NULL */
+const void *store_col_blob(struct store_stmt *st, int idx, size_t *n);
+int64_t store_col_int64(struct store_stmt *st, int idx);
+bool store_col_is_null(struct store_stmt *st, int idx);
+void store_reset(struct store_stmt *st);
+/* Rows changed by the last INSERT/UPDATE/DELETE on c. */
+int64_t store_changes(struct store_conn *c);
+
+/* Runs one statement that returns no rows (no parameters); for DDL and transactions. */
+int store_exec(struct store_conn *c, const char *sql, struct err *e) WUR;
+
+/* Transactions (not nested).  begin takes the write lock at once ("BEGIN IMMEDIATE" on
+ * SQLite) so a transaction never fails half-way for lock upgrades. */
+int store_tx_begin(struct store_conn *c, struct err *e) WUR;
+int store_tx_commit(struct store_conn *c, struct err *e) WUR;
+void store_tx_rollback(struct store_conn *c);
+
+/* Steps a statement that returns no rows (binds done by the caller) and resets it.
+ * Returns 0 or < 0 on error. */
+int store_step_done(struct store_stmt *st, struct err *e) WUR;
+
+/* Backend access for modules that need backend-specific features (the inventory query
+ * sandbox).  Returns the backend's name ("sqlite") and its native handle for c. */
+const char *store_backend(struct store *s);
+void *store_native(struct store_conn *c);
+
+/* Data folder the store lives in (for files kept beside the database); may be NULL. */
+const char *store_data_dir(struct store *s);
+
+#endif

@@ -1,0 +1,32 @@
+#ifndef ACCORD_STORE_STORE_IMPL_H
+#define ACCORD_STORE_STORE_IMPL_H
+
+/* Shared between store.c and the backends only. */
+
+#include <pthread.h>
+
+#include "store/store.h"
+
+#define STORE_MAX_CONNS 256
+
+struct store {
+	const struct store_ops *ops;
+	char *path;	/* backend-specific location (SQLite file) */
+	char *data_dir; /* folder of the database file, if any */
+	pthread_key_t key;
+	pthread_mutex_t lock;
+	struct store_conn *conns[STORE_MAX_CONNS];
+	size_t n_conns;
+};
+
+/* Every backend connection starts with this header. */
+struct store_conn {
+	struct store *store;
+	bool in_tx;
+};
+
+extern const struct store_ops store_sqlite_ops;
+
+int store_migrate(struct store *s, struct err *e) WUR;
+
+#endif

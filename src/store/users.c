@@ -1,0 +1,232 @@
+#include "store/users.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/datetime.h"
+
+static _Atomic uint64_t generation = 1;
+
+static const struct {
+	unsigned bit;
+	const char *name;
+} role_names[] = {
+    {ROLE_ADMIN, "concordAdmin"},
+    {ROLE_SYSTEM_READER, "concordSystemReader"},
+    {ROLE_SYSTEM_WRITER, "concordSystemWriter"},
+};
+
+int user_roles_parse(const char *const *names, size_t n, unsigned *out, struct err *e)
+{
+	unsigned roles = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		for (j = 0; j < sizeof role_names / sizeof role_names[0]; j++)
+			if (strcmp(names[i], role_names[j].name) == 0)
+				break;
+		if (j == sizeof role_names / sizeof role_names[0])
+			return err_set(e, ERR_INVALID,
+				       "unknown role '%.100s' (known: concordAdmin, concordSystemReader, "
+				       "concordSystemWriter)",
+				       names[i]);
+		roles |= role_names[j].bit;
+	}
+	*out = roles;
+	return 0;
+}
+
+void user_roles_format(unsigned roles, char *out, size_t cap)
+{
+	size_t pos = 0;
+
+	pos += (size_t)snprintf(out, cap, "[");
+	for (size_t j = 0; j < sizeof role_names / sizeof role_names[0] && pos < cap; j++)
+		if (roles & role_names[j].bit)
+			pos +=
+			    (size_t)snprintf(out + pos, cap - pos, "%s\"%s\"", pos > 1 ? "," : "", role_names[j].name);
+	if (pos < cap)
+		snprintf(out + pos, cap - pos, "]");
+}
+
+static unsigned roles_from_json(const char *text)
+{
+	json_t *arr = text ? json_loads(text, 0, NULL) : NULL;
+	unsigned roles = 0;
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v)
+	{
+		for (size_t j = 0; j < sizeof role_names / sizeof role_names[0]; j++)
+			if (json_is_string(v) && strcmp(json_string_value(v), role_names[j].name) == 0)
+				roles |= role_names[j].bit;
+	}
+	json_decref(arr);
+	return roles;
+}
+
+static void copy(char *dst, size_t cap, const char *src)
+{
+	snprintf(dst, cap, "%s", src ? src : "");
+}
+
+#define USER_COLS                                                                                                      \
+	"id, username, user_domain, user_type, display_name, email, roles, disabled, password_hash IS NOT NULL,"       \
+	" created_at, updated_at"
+
+static void read_row(struct store_stmt *st, struct user *u)
+{
+	copy(u->id, sizeof u->id, store_col_text(st, 0));
+	copy(u->username, sizeof u->username, store_col_text(st, 1));
+	copy(u->domain, sizeof u->domain, store_col_text(st, 2));
+	copy(u->type, sizeof u->type, store_col_text(st, 3));
+	copy(u->display_name, sizeof u->display_name, store_col_text(st, 4));
+	copy(u->email, sizeof u->email, store_col_text(st, 5));
+	u->roles = roles_from_json(store_col_text(st, 6));
+	u->disabled = store_col_int64(st, 7) != 0;
+	u->has_password = store_col_int64(st, 8) != 0;
+	u->created_at = store_col_int64(st, 9);
+	u->updated_at = store_col_int64(st, 10);
+}
+
+int store_user_get(struct store_conn *c, const char *id, struct user *u, struct err *e)
+{
+	static const char SQL[] = "SELECT " USER_COLS " FROM users WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		read_row(st, u);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "User not found: %.64s", id);
+	return rc < 0 ? rc : 0;
+}
+
+int store_user_find(struct store_conn *c, const char *username, const char *domain, struct user *u, struct err *e)
+{
+	static const char SQL[] = "SELECT " USER_COLS " FROM users WHERE lower(username) = lower(?)"
+				  " AND (? IS NULL OR lower(user_domain) = lower(?)) LIMIT 2";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, username);
+	store_bind_text(st, 2, domain);
+	store_bind_text(st, 3, domain);
+	while ((rc = store_step(st, e)) == STORE_ROW)
+		if (n++ == 0)
+			read_row(st, u);
+	store_reset(st);
+	if (rc < 0)
+		return rc;
+	if (n == 0)
+		return err_set(e, ERR_NOT_FOUND, "User not found: %.128s", username);
+	if (n > 1)
+		return err_set(e, ERR_CONFLICT, "several users are named '%.128s': give userDomain", username);
+	return 0;
+}
+
+int store_user_password_hash(struct store_conn *c, const char *id, char *out, size_t cap, struct err *e)
+{
+	static const char SQL[] = "SELECT password_hash FROM users WHERE id = ? AND password_hash IS NOT NULL";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		copy(out, cap, store_col_text(st, 0));
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "user has no password");
+	return rc < 0 ? rc : 0;
+}
+
+static void bind_user(struct store_stmt *st, const struct user *u, const char *password_hash)
+{
+	char roles[128];
+
+	user_roles_format(u->roles, roles, sizeof roles);
+	store_bind_text(st, 1, u->username);
+	store_bind_text(st, 2, u->domain);
+	store_bind_text(st, 3, u->type[0] ? u->type : "LOCAL");
+	store_bind_text(st, 4, u->display_name[0] ? u->display_name : NULL);
+	store_bind_text(st, 5, u->email[0] ? u->email : NULL);
+	store_bind_text(st, 6, roles);
+	store_bind_int64(st, 7, u->disabled);
+	store_bind_text(st, 8, password_hash);
+	store_bind_int64(st, 9, dt_now_ms());
+	store_bind_text(st, 10, u->id);
+}
+
+int store_user_insert(struct store_conn *c, const struct user *u, const char *password_hash, struct err *e)
+{
+	static const char SQL[] = "INSERT INTO users (username, user_domain, user_type, display_name, email, roles,"
+				  " disabled, password_hash, created_at, id, updated_at)"
+				  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?9, ?10, ?9)";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_user(st, u, password_hash);
+	rc = store_step_done(st, e);
+	if (rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "User already exists: %.128s", u->username);
+	if (rc == 0)
+		generation++;
+	return rc;
+}
+
+int store_user_update(struct store_conn *c, const struct user *u, const char *password_hash, struct err *e)
+{
+	static const char SQL[] = "UPDATE users SET username = ?, user_domain = ?, user_type = ?, display_name = ?,"
+				  " email = ?, roles = ?, disabled = ?, password_hash = coalesce(?, password_hash),"
+				  " updated_at = ? WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_user(st, u, password_hash);
+	rc = store_step_done(st, e);
+	if (rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "User already exists: %.128s", u->username);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "User not found: %.64s", u->id);
+	generation++;
+	return rc;
+}
+
+int store_user_delete(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM users WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step_done(st, e);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "User not found: %.64s", id);
+	generation++;
+	return rc;
+}
+
+uint64_t store_user_generation(void)
+{
+	return generation;
+}
