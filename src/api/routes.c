@@ -4,6 +4,7 @@ static const struct api_route *const tables[] = {
     api_server_routes,
     api_apikey_routes,
     api_user_routes,
+    api_secret_routes,
 };
 
 int api_routes_build(struct router *r, struct err *e)

@@ -9,6 +9,7 @@
 extern const struct api_route api_server_routes[];
 extern const struct api_route api_apikey_routes[];
 extern const struct api_route api_user_routes[];
+extern const struct api_route api_secret_routes[];
 
 int api_routes_build(struct router *r, struct err *e) WUR;
 
