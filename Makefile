@@ -11,7 +11,7 @@ VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror -Wno-format-truncation
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -DACCORD_VERSION='"$(VERSION)"' -MMD -MP
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -MMD -MP
 
 SRC      := $(shell find src -name '*.c' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
@@ -32,6 +32,11 @@ ASAN_LDFLAGS := -fsanitize=address,undefined
 all: build/accord
 
 # ---- generated sources -----------------------------------------------------------
+# build/gen/version.h is rewritten only when the version changes, so a commit rebuilds
+# just the files that show the version.
+VERSION_H := build/gen/version.h
+$(shell mkdir -p build/gen; printf '#define ACCORD_VERSION "%s"\n' '$(VERSION)' > build/gen/version.h.new; \
+  cmp -s build/gen/version.h.new build/gen/version.h || mv build/gen/version.h.new build/gen/version.h; rm -f build/gen/version.h.new)
 $(GEN): $(SCHEMA) scripts/embed-sql
 	@mkdir -p $(@D)
 	scripts/embed-sql $(SCHEMA) > $@.tmp && mv $@.tmp $@
@@ -45,7 +50,7 @@ $(REL_DIR)/gen/schema_sql.o: $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@
 build/accord: $(REL_OBJ)
-	$(CC) -o $@ $^ $(PKG_LIBS)
+	@echo "LINK $@"; $(CC) -o $@ $^ $(PKG_LIBS)
 
 # ---- sanitizers -----------------------------------------------------------------------
 ASAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/%.o,$(SRC)) $(ASAN_DIR)/gen/schema_sql.o
@@ -57,16 +62,16 @@ $(ASAN_DIR)/gen/schema_sql.o: $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC(asan) $<"; $(CC) $(ASAN_CFLAGS) -c $< -o $@
 $(ASAN_DIR)/accord: $(ASAN_OBJ)
-	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	@echo "LINK $@"; $(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(ASAN_DIR)/libaccord.a: $(ASAN_LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 asan: $(ASAN_DIR)/accord
 
 # ---- unit tests (cmocka) ---------------------------------------------------------------
 UNIT_BIN := $(patsubst tests/unit/%.c,$(ASAN_DIR)/tests/%,$(UNIT_SRC))
 $(ASAN_DIR)/tests/%: tests/unit/%.c $(ASAN_DIR)/libaccord.a
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_CFLAGS) -MF $@.d -o $@ $< $(ASAN_DIR)/libaccord.a $(ASAN_LDFLAGS) $(PKG_LIBS) -lcmocka
+	@echo "LINK $@"; $(CC) $(ASAN_CFLAGS) -MF $@.d -o $@ $< $(ASAN_DIR)/libaccord.a $(ASAN_LDFLAGS) $(PKG_LIBS) -lcmocka
 
 unit: $(UNIT_BIN)
 	@scripts/run-unit $(UNIT_BIN)
@@ -80,18 +85,18 @@ apitest: $(ASAN_DIR)/accord
 test: unit flows apitest
 
 # ---- fuzzing (clang + libFuzzer) -----------------------------------------------------------
-FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error
+FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error -Wno-unknown-warning-option
 FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/bin/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30
 $(FUZZ_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -c $< -o $@
+	@echo "CC(fuzz) $<"; clang $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_DIR)/gen/schema_sql.o: $(GEN)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -c $< -o $@
+	@echo "CC(fuzz) $<"; clang $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_DIR)/libaccord.a: $(FUZZ_LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 $(FUZZ_DIR)/bin/%: tests/fuzz/%.c $(FUZZ_DIR)/libaccord.a
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libaccord.a $(PKG_LIBS)

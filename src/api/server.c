@@ -1,5 +1,6 @@
 /* /api/v1/server: liveness and version, no credentials needed. */
 #include "api/routes.h"
+#include "version.h"
 
 static int ping(struct api_call *c)
 {

@@ -16,6 +16,7 @@
 #include "base/path.h"
 #include "cli/bootstrap.h"
 #include "cli/commands.h"
+#include "version.h"
 #include "cli/config.h"
 #include "http/server.h"
 

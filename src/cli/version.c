@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "cli/commands.h"
+#include "version.h"
 
 int cli_version_main(int argc, char **argv)
 {
