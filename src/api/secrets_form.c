@@ -55,8 +55,17 @@ static int key_pair_value(struct api_call *c, const struct multipart *mp, unsign
 		return api_fail(c, ERR_INVALID, "'private' is required when 'public' is given");
 	if (!pub && priv)
 		return api_fail(c, ERR_INVALID, "'public' is required when 'private' is given");
-	if (pub)
-		return payload_keypair_encode(pub->data, priv->data, pt, pt_len, &c->err);
+	if (pub) {
+		if ((rc = payload_keypair_encode(pub->data, priv->data, pt, pt_len, &c->err)))
+			return rc;
+		*public_key = strndup(pub->data.p, pub->data.len);
+		if (!*public_key) {
+			payload_free(*pt, *pt_len);
+			*pt = NULL;
+			return api_fail(c, ERR_INTERNAL, "out of memory");
+		}
+		return 0;
+	}
 	if ((rc = generate_pair(c, mp, &kp)))
 		return rc;
 	rc = payload_keypair_encode((struct str){kp.public_key, kp.public_len},
@@ -257,8 +266,9 @@ int secrets_create(struct api_call *c)
 		rc = store_secret_insert(c->db, &s, env, env_len, &c->err);
 	if (rc == 0) {
 		v = json_pack("{s:s,s:s,s:b}", "id", s.id, "result", "CREATED", "ok", 1);
-		if (public_key)
-			json_object_set_new(v, "publicKey", json_string(public_key));
+		json_t *pk = public_key ? json_string(public_key) : NULL; /* NULL too when not UTF-8 */
+		if (pk)
+			json_object_set_new(v, "publicKey", pk);
 		if (generated[0])
 			json_object_set_new(v, "password", json_string(generated));
 		rc = api_reply(c, v);

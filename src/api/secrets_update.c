@@ -188,8 +188,11 @@ static int apply(struct api_call *c, struct update_req *u)
 	if (rc)
 		return rc;
 	v = json_pack("{s:b,s:s}", "ok", 1, "result", "UPDATED");
-	if (u->public_key)
-		json_object_set_new(v, "publicKey", json_string(u->public_key));
+	if (u->public_key && u->type == SECRET_TYPE_KEY_PAIR) {
+		json_t *pk = json_string(u->public_key); /* NULL when not UTF-8 */
+		if (pk)
+			json_object_set_new(v, "publicKey", pk);
+	}
 	return api_reply(c, v);
 }
 
