@@ -12,11 +12,13 @@
 #include "base/datetime.h"
 #include "base/jsonx.h"
 #include "base/log.h"
+#include "crypto/keypool.h"
 #include "crypto/masterkey.h"
 #include "crypto/payload.h"
 #include "crypto/seal.h"
 
 #define SECRET_TYPE_HEADER "X-Concord-SecretType"
+#define KEYPAIR_POOL_DEFAULT 2
 
 /* ---- start-up ---- */
 
@@ -70,6 +72,17 @@ out:
 	return rc;
 }
 
+/* ACCORD_KEYPAIR_POOL: RSA pairs generated ahead of demand (default 2, 0 turns it off). */
+static int start_keypool(struct err *e)
+{
+	const char *v = getenv("ACCORD_KEYPAIR_POOL");
+	int64_t n = KEYPAIR_POOL_DEFAULT;
+
+	if (v && *v && str_to_i64(str_from(v), 0, KEYPOOL_MAX, &n, "ACCORD_KEYPAIR_POOL", e))
+		return -ERR_INVALID;
+	return keypool_start((size_t)n, e);
+}
+
 int api_secrets_init(struct app *app, struct err *e)
 {
 	static const char *const sources[] = {"ACCORD_MASTER_KEY", "master.key", "master.key (created)"};
@@ -89,11 +102,12 @@ int api_secrets_init(struct app *app, struct err *e)
 	sodium_mprotect_readonly(mk);
 	app->secrets_key = mk;
 	LOG_I("secrets: master key loaded from %s", sources[src]);
-	return 0;
+	return start_keypool(e);
 }
 
 void api_secrets_cleanup(struct app *app)
 {
+	keypool_stop();
 	if (app->secrets_key)
 		sodium_free(app->secrets_key); /* wipes */
 	app->secrets_key = NULL;

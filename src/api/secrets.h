@@ -20,7 +20,9 @@
 /* Loads the master key (ACCORD_MASTER_KEY or <data>/master.key, created on first start)
  * into locked memory at app->secrets_key, then re-wraps every envelope of a previous key
  * found in ACCORD_MASTER_KEY_PREVIOUS or <data>/master.key.previous (rotation, see
- * docs/security.md).  Called once by `accord serve` before serving. */
+ * docs/security.md), and starts the generator of RSA key pairs ahead of demand
+ * (ACCORD_KEYPAIR_POOL pairs, default 2; crypto/keypool.h).  Called once by `accord serve`
+ * before serving; api_secrets_cleanup stops the generator and wipes the key. */
 int api_secrets_init(struct app *app, struct err *e) WUR;
 void api_secrets_cleanup(struct app *app);
 

@@ -12,12 +12,14 @@
 #include "base/datetime.h"
 #include "base/limits.h"
 #include "base/names.h"
+#include "crypto/keypool.h"
 #include "crypto/payload.h"
 #include "crypto/storepass.h"
 
-/* Key generation is CPU-bound (RSA 4096: about a second).  At most keygen_limit() run at
- * once, so that most HTTP threads stay free for other requests; beyond that a create gets
- * 503 and can be retried. */
+/* RSA pairs come from the pool generated ahead of demand (crypto/keypool.h).  When it is
+ * empty the pair is generated here, on the request's thread: CPU-bound (RSA 4096: about a
+ * second), so at most keygen_limit() such generations run at once, keeping most HTTP
+ * threads free for other requests; beyond that a create gets 503 and can be retried. */
 static atomic_int keygens_running;
 
 static int keygen_limit(void)
@@ -34,6 +36,8 @@ static int generate_pair(struct api_call *c, const struct multipart *mp, struct 
 
 	if (kt && keypair_type_parse(kt, &t, &c->err))
 		return -ERR_INVALID;
+	if (t == KEYPAIR_RSA && keypool_take(kp) == 0)
+		return 0;
 	if (atomic_fetch_add(&keygens_running, 1) >= keygen_limit()) {
 		atomic_fetch_sub(&keygens_running, 1);
 		return api_fail(c, ERR_UNAVAILABLE,
