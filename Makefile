@@ -82,7 +82,11 @@ flows: $(ASAN_DIR)/accord
 apitest: $(ASAN_DIR)/accord
 	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api
 
-test: unit flows apitest
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+# Build everything in parallel first, then run the suites one after another.
+test:
+	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
+	@$(MAKE) --no-print-directory unit flows apitest
 
 # ---- fuzzing (clang + libFuzzer) -----------------------------------------------------------
 FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error -Wno-unknown-warning-option

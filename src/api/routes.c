@@ -4,6 +4,9 @@ static const struct api_route *const tables[] = {
     api_server_routes,
     api_apikey_routes,
     api_user_routes,
+    api_org_routes,
+    api_team_routes,
+    api_project_routes,
     api_secret_routes,
 };
 

@@ -22,7 +22,12 @@
  *   6. a PUBLIC resource gives READER to every member of its organization;
  *   7. nobody else — in particular users outside the organization get nothing.
  * Organization owner = the org's owner user, or a user with role OWNER in any of its
- * teams.  Organization member = a user in any of its teams (or its owner). */
+ * teams.  Organization member = a user in any of its teams (or its owner).
+ *
+ * Team membership (api/teams.c): changes need MAINTAINER in the team (rbac_team); a change
+ * that grants the OWNER role, or changes or removes a member who is OWNER, needs OWNER in
+ * the team — a team OWNER is an organization owner, so a maintainer must not be able to
+ * make anyone (themselves included) one. */
 
 struct rbac_resource {
 	const char *type; /* "PROJECT", "SECRET", "INVENTORY" (resource_access.resource_type) */

@@ -1,124 +1,227 @@
 #include "store/orgs.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
 
-static int one_row(struct store_stmt *st, void (*read)(struct store_stmt *, void *), void *out, const char *what,
-		   const char *key, struct err *e)
+#define ORG_COLS "o.id, o.name, o.visibility, o.owner_id, u.username, o.created_at"
+#define ORG_FROM " FROM orgs o LEFT JOIN users u ON u.id = o.owner_id"
+
+static void read_org(struct store_stmt *st, struct org *o)
 {
-	int rc = store_step(st, e);
-
-	if (rc == STORE_ROW)
-		read(st, out);
-	store_reset(st);
-	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "%s not found: %.128s", what, key);
-	return rc < 0 ? rc : 0;
-}
-
-#define ORG_COLS "id, name, visibility, owner_id, created_at"
-
-static void read_org(struct store_stmt *st, void *out)
-{
-	struct org *o = out;
 	CP(o->id, 0);
 	CP(o->name, 1);
 	CP(o->visibility, 2);
 	CP(o->owner_id, 3);
-	o->created_at = store_col_int64(st, 4);
+	CP(o->owner_username, 4);
+	o->created_at = store_col_int64(st, 5);
+}
+
+static int one_org(struct store_stmt *st, struct org *o, const char *key, struct err *e)
+{
+	int rc = store_step(st, e);
+
+	if (rc == STORE_ROW)
+		read_org(st, o);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", key);
+	return rc < 0 ? rc : 0;
 }
 
 int store_org_get(struct store_conn *c, const char *id, struct org *o, struct err *e)
 {
-	static const char SQL[] = "SELECT " ORG_COLS " FROM orgs WHERE id = ?";
+	static const char SQL[] = "SELECT " ORG_COLS ORG_FROM " WHERE o.id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, id);
-	return one_row(st, read_org, o, "Organization", id, e);
+	return one_org(st, o, id, e);
 }
 
 int store_org_find(struct store_conn *c, const char *name, struct org *o, struct err *e)
 {
-	static const char SQL[] = "SELECT " ORG_COLS " FROM orgs WHERE name = ?";
+	static const char SQL[] = "SELECT " ORG_COLS ORG_FROM " WHERE o.name = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, name);
-	return one_row(st, read_org, o, "Organization", name, e);
+	return one_org(st, o, name, e);
 }
 
-#define TEAM_COLS "id, org_id, name, description"
-
-static void read_team(struct store_stmt *st, void *out)
+static char *dup_col(struct store_stmt *st, int i, int *rc, struct err *e)
 {
-	struct team *t = out;
-	CP(t->id, 0);
-	CP(t->org_id, 1);
-	CP(t->name, 2);
-	CP(t->description, 3);
+	const char *v = store_col_text(st, i);
+	char *copy;
+
+	if (!v)
+		return NULL;
+	copy = strdup(v);
+	if (!copy)
+		*rc = err_set(e, ERR_INTERNAL, "out of memory");
+	return copy;
 }
 
-int store_team_get(struct store_conn *c, const char *id, struct team *t, struct err *e)
+int store_org_meta_cfg(struct store_conn *c, const char *id, char **meta, char **cfg, struct err *e)
 {
-	static const char SQL[] = "SELECT " TEAM_COLS " FROM teams WHERE id = ?";
+	bool found;
+	static const char SQL[] = "SELECT meta, cfg FROM orgs WHERE id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*meta = *cfg = NULL;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	found = rc == STORE_ROW;
+	if (found) {
+		rc = 0;
+		*meta = dup_col(st, 0, &rc, e);
+		*cfg = dup_col(st, 1, &rc, e);
+	}
+	store_reset(st);
+	if (rc == STORE_DONE && !found)
+		return err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", id);
+	if (rc < 0) {
+		free(*meta);
+		free(*cfg);
+		*meta = *cfg = NULL;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+void store_like_pattern(const char *s, char *out, size_t cap)
+{
+	size_t j = 0;
+
+	if (cap < 3) {
+		if (cap)
+			out[0] = '\0';
+		return;
+	}
+	out[j++] = '%';
+	for (; *s && j + 3 < cap; s++) {
+		if (*s == '%' || *s == '_' || *s == '\\')
+			out[j++] = '\\';
+		out[j++] = (char)tolower((unsigned char)*s);
+	}
+	out[j++] = '%';
+	out[j] = '\0';
+}
+
+int store_org_list(struct store_conn *c, const struct org_query *q, struct org **out, size_t *n, struct err *e)
+{
+	static const char SQL[] = "SELECT " ORG_COLS ORG_FROM " WHERE (?1 IS NULL OR o.owner_id = ?1"
+				  " OR EXISTS (SELECT 1 FROM team_users tu JOIN teams t ON t.id = tu.team_id"
+				  "            WHERE t.org_id = o.id AND tu.user_id = ?1)"
+				  " OR (?2 = 1 AND o.visibility = 'PUBLIC'))"
+				  " AND (?3 IS NULL OR lower(o.name) LIKE ?3 ESCAPE '\\')"
+				  " ORDER BY o.name LIMIT ?4 OFFSET ?5";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct org *arr = NULL, *grown;
+	size_t len = 0, cap = 0;
+	char like[2 * 128 + 3];
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, q->user_id);
+	store_bind_int64(st, 2, q->include_public);
+	if (q->name_has)
+		store_like_pattern(q->name_has, like, sizeof like);
+	store_bind_text(st, 3, q->name_has ? like : NULL);
+	store_bind_int64(st, 4, (int64_t)q->limit);
+	store_bind_int64(st, 5, (int64_t)q->offset);
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 16;
+			if (!(grown = realloc(arr, cap * sizeof *arr))) {
+				rc = err_set(e, ERR_INTERNAL, "out of memory");
+				break;
+			}
+			arr = grown;
+		}
+		read_org(st, &arr[len++]);
+	}
+	store_reset(st);
+	if (rc < 0) {
+		free(arr);
+		return rc;
+	}
+	*out = arr;
+	*n = len;
+	return 0;
+}
+
+static void bind_org(struct store_stmt *st, const struct org *o, const char *meta, const char *cfg)
+{
+	store_bind_text(st, 1, o->name);
+	store_bind_text(st, 2, o->visibility);
+	store_bind_text(st, 3, o->owner_id[0] ? o->owner_id : NULL);
+	store_bind_text(st, 4, meta);
+	store_bind_text(st, 5, cfg);
+	store_bind_text(st, 6, o->id);
+}
+
+int store_org_insert(struct store_conn *c, const struct org *o, const char *meta, const char *cfg, struct err *e)
+{
+	static const char SQL[] = "INSERT INTO orgs (name, visibility, owner_id, meta, cfg, id, created_at)"
+				  " VALUES (?, ?, ?, ?, ?, ?, ?)";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_org(st, o, meta, cfg);
+	store_bind_int64(st, 7, o->created_at);
+	rc = store_step_done(st, e);
+	if (rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "Organization already exists: %.128s", o->name);
+	return rc;
+}
+
+int store_org_update(struct store_conn *c, const struct org *o, const char *meta, const char *cfg, struct err *e)
+{
+	static const char SQL[] = "UPDATE orgs SET name = ?, visibility = ?, owner_id = ?, meta = coalesce(?, meta),"
+				  " cfg = coalesce(?, cfg) WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_org(st, o, meta, cfg);
+	rc = store_step_done(st, e);
+	if (rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "Organization already exists: %.128s", o->name);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", o->id);
+	return rc;
+}
+
+int store_org_delete(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char RULES[] = "DELETE FROM resource_access WHERE resource_type = 'PROJECT'"
+				    " AND resource_id IN (SELECT id FROM projects WHERE org_id = ?)";
+	static const char ORG[] = "DELETE FROM orgs WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, RULES, e);
+	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, id);
-	return one_row(st, read_team, t, "Team", id, e);
-}
-
-int store_team_find(struct store_conn *c, const char *org_id, const char *name, struct team *t, struct err *e)
-{
-	static const char SQL[] = "SELECT " TEAM_COLS " FROM teams WHERE org_id = ? AND name = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, org_id);
-	store_bind_text(st, 2, name);
-	return one_row(st, read_team, t, "Team", name, e);
-}
-
-#define PROJECT_COLS "id, org_id, name, description, visibility, raw_payload_mode, owner_id, created_at"
-
-static void read_project(struct store_stmt *st, void *out)
-{
-	struct project *p = out;
-	CP(p->id, 0);
-	CP(p->org_id, 1);
-	CP(p->name, 2);
-	CP(p->description, 3);
-	CP(p->visibility, 4);
-	CP(p->raw_payload_mode, 5);
-	CP(p->owner_id, 6);
-	p->created_at = store_col_int64(st, 7);
-}
-
-int store_project_get(struct store_conn *c, const char *id, struct project *p, struct err *e)
-{
-	static const char SQL[] = "SELECT " PROJECT_COLS " FROM projects WHERE id = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-
-	if (!st)
+	if ((rc = store_step_done(st, e)))
+		return rc;
+	if (!(st = store_prepare(c, ORG, e)))
 		return -1;
 	store_bind_text(st, 1, id);
-	return one_row(st, read_project, p, "Project", id, e);
-}
-
-int store_project_find(struct store_conn *c, const char *org_id, const char *name, struct project *p, struct err *e)
-{
-	static const char SQL[] = "SELECT " PROJECT_COLS " FROM projects WHERE org_id = ? AND name = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, org_id);
-	store_bind_text(st, 2, name);
-	return one_row(st, read_project, p, "Project", name, e);
+	rc = store_step_done(st, e);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", id);
+	return rc;
 }

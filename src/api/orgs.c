@@ -1,0 +1,274 @@
+/* /api/v1/org: organizations. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/routes.h"
+#include "auth/rbac.h"
+#include "base/datetime.h"
+#include "base/jsonx.h"
+#include "base/names.h"
+#include "base/str.h"
+#include "store/orgs.h"
+#include "store/users.h"
+
+static json_t *org_json(const struct org *o)
+{
+	json_t *v = json_pack("{s:s,s:s,s:s}", "id", o->id, "name", o->name, "visibility", o->visibility);
+
+	if (o->owner_id[0])
+		json_object_set_new(v, "owner",
+				    json_pack("{s:s,s:s}", "id", o->owner_id, "username", o->owner_username));
+	return v;
+}
+
+/* Sets key to the parsed JSON text (skipped when NULL or unparsable). */
+static void set_json_text(json_t *v, const char *key, const char *text)
+{
+	json_t *parsed = text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+
+	if (parsed)
+		json_object_set_new(v, key, parsed);
+}
+
+/* A user named by an object {"id"} or {"username"(, "userDomain")} in field `key`. */
+static int body_user(struct api_call *c, json_t *body, const char *key, struct user *u, bool *given)
+{
+	const char *id = NULL, *username = NULL, *domain = NULL;
+	json_t *obj = NULL;
+	struct err lookup;
+	int rc;
+
+	*given = false;
+	if (jsonx_obj(body, key, false, &obj, &c->err))
+		return -ERR_INVALID;
+	if (!obj)
+		return 0;
+	if (jsonx_str(obj, "id", false, &id, &lookup) || jsonx_str(obj, "username", false, &username, &lookup) ||
+	    jsonx_str(obj, "userDomain", false, &domain, &lookup))
+		return api_fail(c, ERR_INVALID, "'%s': %s", key, lookup.msg);
+	if (!id && !username)
+		return api_fail(c, ERR_INVALID, "'%s' needs 'id' or 'username'", key);
+	if (id && !uuid_valid(id, strlen(id)))
+		return api_fail(c, ERR_INVALID, "'%s.id' must be a UUID, got '%.64s'", key, id);
+	rc = id ? store_user_get(c->db, id, u, &lookup) : store_user_find(c->db, username, domain, u, &lookup);
+	if (rc == -ERR_NOT_FOUND || rc == -ERR_CONFLICT)
+		return api_fail(c, ERR_INVALID, "'%s': %s", key, lookup.msg);
+	if (rc) {
+		c->err = lookup;
+		return rc;
+	}
+	*given = true;
+	return 0;
+}
+
+/* An optional object field as JSON text in *out (new string, NULL when absent). */
+static int body_json_text(struct api_call *c, json_t *body, const char *key, char **out)
+{
+	json_t *obj = NULL;
+
+	*out = NULL;
+	if (jsonx_obj(body, key, false, &obj, &c->err))
+		return -ERR_INVALID;
+	if (obj && !(*out = jsonx_dump(obj)))
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	return 0;
+}
+
+static int body_visibility(struct api_call *c, json_t *body, char *dst, size_t cap)
+{
+	const char *v = NULL;
+
+	if (jsonx_str(body, "visibility", false, &v, &c->err))
+		return -ERR_INVALID;
+	if (!v)
+		return 0;
+	if (strcmp(v, "PUBLIC") != 0 && strcmp(v, "PRIVATE") != 0)
+		return api_fail(c, ERR_INVALID, "'visibility' must be PUBLIC or PRIVATE, got '%.32s'", v);
+	snprintf(dst, cap, "%s", v);
+	return 0;
+}
+
+/* The org the body names: by "id" (which must exist) or else by "name". */
+static int body_org(struct api_call *c, json_t *body, struct org *o, bool *exists)
+{
+	const char *id = NULL, *name = NULL;
+	int rc;
+
+	if (jsonx_str(body, "id", false, &id, &c->err) || jsonx_str(body, "name", !id, &name, &c->err))
+		return -ERR_INVALID;
+	if (id) {
+		if (!uuid_valid(id, strlen(id)))
+			return api_fail(c, ERR_INVALID, "'id' must be a UUID, got '%.64s'", id);
+		*exists = true;
+		return store_org_get(c->db, id, o, &c->err);
+	}
+	rc = store_org_find(c->db, name, o, &c->err);
+	*exists = rc == 0;
+	if (rc == -ERR_NOT_FOUND) {
+		memset(o, 0, sizeof *o);
+		rc = 0;
+	}
+	return rc;
+}
+
+/* Applies the body's fields to o (omitted fields keep their values). */
+static int read_org(struct api_call *c, json_t *body, struct org *o)
+{
+	const char *name = NULL;
+	struct user owner;
+	bool has_owner;
+	int rc;
+
+	if ((rc = jsonx_str(body, "name", false, &name, &c->err)))
+		return rc;
+	if (name) {
+		if ((rc = name_check(name, "organization", NAME_PLAIN, &c->err)))
+			return rc;
+		snprintf(o->name, sizeof o->name, "%s", name);
+	}
+	if ((rc = body_visibility(c, body, o->visibility, sizeof o->visibility)) ||
+	    (rc = body_user(c, body, "owner", &owner, &has_owner)))
+		return rc;
+	if (has_owner) {
+		memcpy(o->owner_id, owner.id, sizeof o->owner_id);
+		memcpy(o->owner_username, owner.username, sizeof o->owner_username);
+	}
+	return 0;
+}
+
+/* New org, its team "default" with the creator as OWNER, in one transaction. */
+static int insert_org(struct api_call *c, struct org *o, const char *meta, const char *cfg)
+{
+	struct team t = {0};
+	int rc;
+
+	uuid_v4(o->id);
+	o->created_at = dt_now_ms();
+	if (!o->owner_id[0])
+		memcpy(o->owner_id, c->who.user.id, sizeof o->owner_id);
+	uuid_v4(t.id);
+	memcpy(t.org_id, o->id, sizeof t.org_id);
+	snprintf(t.name, sizeof t.name, "default");
+	snprintf(t.description, sizeof t.description, "Default team");
+	if ((rc = store_tx_begin(c->db, &c->err)))
+		return rc;
+	if ((rc = store_org_insert(c->db, o, meta, cfg, &c->err)) == 0 &&
+	    (rc = store_team_insert(c->db, &t, &c->err)) == 0 &&
+	    (rc = store_team_member_set(c->db, t.id, c->who.user.id, TEAM_ROLE_OWNER, &c->err)) == 0)
+		rc = store_tx_commit(c->db, &c->err);
+	if (rc)
+		store_tx_rollback(c->db);
+	return rc;
+}
+
+static int create_or_update(struct api_call *c)
+{
+	json_t *body = NULL;
+	char *meta = NULL, *cfg = NULL;
+	struct org o;
+	bool exists = false;
+	int rc;
+
+	if ((rc = api_body_object(c, &body)))
+		return rc;
+	if ((rc = body_org(c, body, &o, &exists)))
+		goto out;
+	rc = exists ? rbac_org(c->db, &c->who, &o, RBAC_ORG_OWNER, &c->err) : rbac_admin(&c->who, &c->err);
+	if (rc)
+		goto out;
+	if (!exists)
+		snprintf(o.visibility, sizeof o.visibility, "PUBLIC");
+	if ((rc = read_org(c, body, &o)) || (rc = body_json_text(c, body, "meta", &meta)) ||
+	    (rc = body_json_text(c, body, "cfg", &cfg)))
+		goto out;
+	rc = exists ? store_org_update(c->db, &o, meta, cfg, &c->err) : insert_org(c, &o, meta, cfg);
+	if (rc == 0)
+		rc = api_reply_result(c, exists ? "UPDATED" : "CREATED", o.id);
+out:
+	free(meta);
+	free(cfg);
+	json_decref(body);
+	return rc;
+}
+
+static int list(struct api_call *c)
+{
+	const char *only = http_query(c->req, "onlyCurrent"), *filter = http_query(c->req, "filter");
+	bool only_current = only && cstr_ieq(only, "true");
+	bool see_all =
+	    principal_is_admin(&c->who) || (c->who.user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)) != 0;
+	struct org_query q = {0};
+	struct org *orgs = NULL;
+	size_t n = 0;
+	json_t *arr;
+	int rc;
+
+	if ((rc = api_paging(c, &q.limit, &q.offset)))
+		return rc;
+	q.user_id = see_all && !only_current ? NULL : c->who.user.id;
+	q.include_public = !only_current;
+	q.name_has = filter && *filter ? filter : NULL;
+	if ((rc = store_org_list(c->db, &q, &orgs, &n, &c->err)))
+		return rc;
+	arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, org_json(&orgs[i]));
+	free(orgs);
+	return api_reply(c, arr);
+}
+
+static int get(struct api_call *c)
+{
+	char *meta = NULL, *cfg = NULL;
+	struct err not_member;
+	struct org o;
+	json_t *v;
+	int rc;
+
+	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) ||
+	    (rc = rbac_org(c->db, &c->who, &o, RBAC_ORG_VIEW, &c->err)) ||
+	    (rc = store_org_meta_cfg(c->db, o.id, &meta, &cfg, &c->err)))
+		return rc;
+	v = org_json(&o);
+	set_json_text(v, "meta", meta);
+	/* cfg is configuration for the org's processes: members only, even for PUBLIC orgs. */
+	if (rbac_org(c->db, &c->who, &o, RBAC_ORG_MEMBER, &not_member) == 0)
+		set_json_text(v, "cfg", cfg);
+	free(meta);
+	free(cfg);
+	return api_reply(c, v);
+}
+
+static int delete (struct api_call *c)
+{
+	const char *confirm = http_query(c->req, "confirmation");
+	struct org o;
+	int rc;
+
+	if ((rc = rbac_admin(&c->who, &c->err)))
+		return rc;
+	if (!confirm || strcmp(confirm, "yes") != 0)
+		return api_fail(c, ERR_INVALID, "Operation must be confirmed: add ?confirmation=yes");
+	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)))
+		return rc;
+	if (strcmp(o.id, DEFAULT_ORG_ID) == 0)
+		return api_fail(c, ERR_CONFLICT, "the built-in organization %s cannot be deleted", o.name);
+	if ((rc = store_tx_begin(c->db, &c->err)))
+		return rc;
+	if ((rc = store_org_delete(c->db, o.id, &c->err)) == 0)
+		rc = store_tx_commit(c->db, &c->err);
+	if (rc) {
+		store_tx_rollback(c->db);
+		return rc;
+	}
+	return api_reply_result(c, "DELETED", NULL);
+}
+
+const struct api_route api_org_routes[] = {
+    {"POST", "/api/v1/org", create_or_update, 0},
+    {"GET", "/api/v1/org", list, 0},
+    {"GET", "/api/v1/org/{org}", get, 0},
+    {"DELETE", "/api/v1/org/{org}", delete, 0},
+    {0},
+};

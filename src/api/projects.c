@@ -1,0 +1,374 @@
+/* /api/v1/org/{org}/project: projects and their team access rules. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/access_rules.h"
+#include "api/routes.h"
+#include "auth/rbac.h"
+#include "base/datetime.h"
+#include "base/jsonx.h"
+#include "base/names.h"
+#include "store/orgs.h"
+#include "store/users.h"
+
+static const char *const raw_payload_modes[] = {"DISABLED", "OWNERS", "TEAM_MEMBERS", "ORG_MEMBERS", "EVERYONE"};
+
+static struct rbac_resource project_resource(const struct project *p)
+{
+	return (struct rbac_resource){
+	    .type = "PROJECT",
+	    .kind = "project",
+	    .id = p->id,
+	    .name = p->name,
+	    .org_id = p->org_id,
+	    .owner_id = p->owner_id,
+	    .is_public = strcmp(p->visibility, "PUBLIC") == 0,
+	};
+}
+
+static json_t *project_json(const struct project *p)
+{
+	json_t *v = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:b}", "id", p->id, "name", p->name, "orgId", p->org_id,
+			      "orgName", p->org_name, "visibility", p->visibility, "rawPayloadMode",
+			      p->raw_payload_mode, "acceptsRawPayload", strcmp(p->raw_payload_mode, "DISABLED") != 0);
+	char ts[DT_ISO_LEN];
+
+	if (p->description[0])
+		json_object_set_new(v, "description", json_string(p->description));
+	if (p->owner_id[0])
+		json_object_set_new(v, "owner",
+				    json_pack("{s:s,s:s}", "id", p->owner_id, "username", p->owner_username));
+	dt_format_iso(p->created_at, ts);
+	json_object_set_new(v, "createdAt", json_string(ts));
+	return v;
+}
+
+/* The org and project of the path (404 naming whichever is unknown). */
+static int path_project(struct api_call *c, struct project *p)
+{
+	struct org o;
+	int rc;
+
+	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)))
+		return rc;
+	return store_project_find(c->db, o.id, api_param(c, "project"), p, &c->err);
+}
+
+/* The project the body names in org o: by "id" (must exist in o) or else by "name". */
+static int body_project(struct api_call *c, json_t *body, const struct org *o, struct project *p, bool *exists)
+{
+	const char *id = NULL, *name = NULL;
+	int rc;
+
+	if (jsonx_str(body, "id", false, &id, &c->err) || jsonx_str(body, "name", !id, &name, &c->err))
+		return -ERR_INVALID;
+	if (id) {
+		if (!uuid_valid(id, strlen(id)))
+			return api_fail(c, ERR_INVALID, "'id' must be a UUID, got '%.64s'", id);
+		*exists = true;
+		if ((rc = store_project_get(c->db, id, p, &c->err)))
+			return rc;
+		if (strcmp(p->org_id, o->id) != 0)
+			return api_fail(c, ERR_NOT_FOUND, "Project not found: %.64s", id);
+		return 0;
+	}
+	rc = store_project_find(c->db, o->id, name, p, &c->err);
+	*exists = rc == 0;
+	if (rc == -ERR_NOT_FOUND) {
+		memset(p, 0, sizeof *p);
+		memcpy(p->org_id, o->id, sizeof p->org_id);
+		snprintf(p->org_name, sizeof p->org_name, "%s", o->name);
+		snprintf(p->visibility, sizeof p->visibility, "PUBLIC");
+		snprintf(p->raw_payload_mode, sizeof p->raw_payload_mode, "DISABLED");
+		rc = 0;
+	}
+	return rc;
+}
+
+static int read_raw_payload(struct api_call *c, json_t *body, struct project *p)
+{
+	const char *mode = NULL;
+	bool accepts = false;
+
+	if (jsonx_str(body, "rawPayloadMode", false, &mode, &c->err))
+		return -ERR_INVALID;
+	if (!mode) {
+		/* Older clients send the boolean acceptsRawPayload instead. */
+		if (!json_object_get(body, "acceptsRawPayload") ||
+		    json_is_null(json_object_get(body, "acceptsRawPayload")))
+			return 0;
+		if (jsonx_bool(body, "acceptsRawPayload", false, &accepts, &c->err))
+			return -ERR_INVALID;
+		mode = accepts ? "ORG_MEMBERS" : "DISABLED";
+	}
+	for (size_t i = 0; i < sizeof raw_payload_modes / sizeof raw_payload_modes[0]; i++)
+		if (strcmp(mode, raw_payload_modes[i]) == 0) {
+			snprintf(p->raw_payload_mode, sizeof p->raw_payload_mode, "%s", mode);
+			return 0;
+		}
+	return api_fail(c, ERR_INVALID,
+			"'rawPayloadMode' must be DISABLED, OWNERS, TEAM_MEMBERS, ORG_MEMBERS or EVERYONE, got '%.32s'",
+			mode);
+}
+
+/* Applies the body's fields to p (omitted fields keep their values). */
+static int read_project(struct api_call *c, json_t *body, struct project *p)
+{
+	const char *name = NULL, *description = NULL, *visibility = NULL;
+
+	if (jsonx_str(body, "name", false, &name, &c->err) ||
+	    jsonx_str(body, "description", false, &description, &c->err) ||
+	    jsonx_str(body, "visibility", false, &visibility, &c->err))
+		return -ERR_INVALID;
+	if (name) {
+		if (name_check(name, "project", NAME_PLAIN, &c->err))
+			return -ERR_INVALID;
+		snprintf(p->name, sizeof p->name, "%s", name);
+	}
+	if (description) {
+		if (strlen(description) >= sizeof p->description)
+			return api_fail(c, ERR_INVALID, "'description' is longer than %zu characters",
+					sizeof p->description - 1);
+		snprintf(p->description, sizeof p->description, "%s", description);
+	}
+	if (visibility) {
+		if (strcmp(visibility, "PUBLIC") != 0 && strcmp(visibility, "PRIVATE") != 0)
+			return api_fail(c, ERR_INVALID, "'visibility' must be PUBLIC or PRIVATE, got '%.32s'",
+					visibility);
+		snprintf(p->visibility, sizeof p->visibility, "%s", visibility);
+	}
+	return read_raw_payload(c, body, p);
+}
+
+/* An optional object field as JSON text in *out (new string, NULL when absent). */
+static int body_json_text(struct api_call *c, json_t *body, const char *key, char **out)
+{
+	json_t *obj = NULL;
+
+	*out = NULL;
+	if (jsonx_obj(body, key, false, &obj, &c->err))
+		return -ERR_INVALID;
+	if (obj && !(*out = jsonx_dump(obj)))
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	return 0;
+}
+
+/* "owner": {"id"} or {"username"(, "userDomain")} moves the project to that user; *given
+ * tells whether the body named one (unknown users are 400). */
+static int read_owner(struct api_call *c, json_t *body, struct project *p, bool *given)
+{
+	const char *id = NULL, *username = NULL, *domain = NULL;
+	json_t *obj = NULL;
+	struct err lookup;
+	struct user u;
+	int rc;
+
+	*given = false;
+	if (jsonx_obj(body, "owner", false, &obj, &c->err))
+		return -ERR_INVALID;
+	if (!obj)
+		return 0;
+	if (jsonx_str(obj, "id", false, &id, &lookup) || jsonx_str(obj, "username", false, &username, &lookup) ||
+	    jsonx_str(obj, "userDomain", false, &domain, &lookup))
+		return api_fail(c, ERR_INVALID, "'owner': %s", lookup.msg);
+	if (!id && !username)
+		return api_fail(c, ERR_INVALID, "'owner' needs 'id' or 'username'");
+	if (id && !uuid_valid(id, strlen(id)))
+		return api_fail(c, ERR_INVALID, "'owner.id' must be a UUID, got '%.64s'", id);
+	rc = id ? store_user_get(c->db, id, &u, &lookup) : store_user_find(c->db, username, domain, &u, &lookup);
+	if (rc == -ERR_NOT_FOUND || rc == -ERR_CONFLICT)
+		return api_fail(c, ERR_INVALID, "'owner': %s", lookup.msg);
+	if (rc) {
+		c->err = lookup;
+		return rc;
+	}
+	memcpy(p->owner_id, u.id, sizeof p->owner_id);
+	memcpy(p->owner_username, u.username, sizeof p->owner_username);
+	*given = true;
+	return 0;
+}
+
+static int create_or_update(struct api_call *c)
+{
+	json_t *body = NULL;
+	char *meta = NULL, *cfg = NULL;
+	struct rbac_resource res;
+	struct project p, stored;
+	struct org o;
+	bool exists = false, new_owner;
+	int rc;
+
+	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) || (rc = api_body_object(c, &body)))
+		return rc;
+	if ((rc = body_project(c, body, &o, &p, &exists)))
+		goto out;
+	/* Access is decided on the project as stored, not as the body would change it. */
+	stored = p;
+	res = project_resource(&stored);
+	rc = exists ? rbac_check(c->db, &c->who, &res, ACCESS_WRITER, &c->err)
+		    : rbac_org(c->db, &c->who, &o, RBAC_ORG_MEMBER, &c->err);
+	if (rc || (rc = read_project(c, body, &p)) || (rc = body_json_text(c, body, "meta", &meta)) ||
+	    (rc = body_json_text(c, body, "cfg", &cfg)))
+		goto out;
+	if (!exists) {
+		uuid_v4(p.id);
+		memcpy(p.owner_id, c->who.user.id, sizeof p.owner_id);
+		p.created_at = dt_now_ms();
+	}
+	if ((rc = read_owner(c, body, &p, &new_owner)) ||
+	    (exists && new_owner && (rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err))))
+		goto out;
+	rc = exists ? store_project_update(c->db, &p, meta, cfg, &c->err)
+		    : store_project_insert(c->db, &p, meta, cfg, &c->err);
+	if (rc == 0)
+		rc = api_reply_result(c, exists ? "UPDATED" : "CREATED", p.id);
+out:
+	free(meta);
+	free(cfg);
+	json_decref(body);
+	return rc;
+}
+
+/* Appends the projects the caller may read, after skipping `offset` of them. */
+static int readable(struct api_call *c, const struct project *all, size_t n, size_t limit, size_t offset, json_t *arr)
+{
+	size_t seen = 0;
+
+	for (size_t i = 0; i < n && json_array_size(arr) < limit; i++) {
+		struct rbac_resource res = project_resource(&all[i]);
+		struct err denied;
+		int rc = rbac_check(c->db, &c->who, &res, ACCESS_READER, &denied);
+
+		if (rc == -ERR_FORBIDDEN)
+			continue;
+		if (rc) {
+			c->err = denied;
+			return rc;
+		}
+		if (seen++ >= offset)
+			json_array_append_new(arr, project_json(&all[i]));
+	}
+	return 0;
+}
+
+static int list(struct api_call *c)
+{
+	const char *filter = http_query(c->req, "filter");
+	struct project *all = NULL;
+	size_t n = 0, limit, offset;
+	struct org o;
+	json_t *arr;
+	int rc;
+
+	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) ||
+	    (rc = rbac_org(c->db, &c->who, &o, RBAC_ORG_VIEW, &c->err)) || (rc = api_paging(c, &limit, &offset)) ||
+	    (rc = store_project_list(c->db, o.id, filter && *filter ? filter : NULL, &all, &n, &c->err)))
+		return rc;
+	arr = json_array();
+	rc = readable(c, all, n, limit, offset, arr);
+	free(all);
+	if (rc) {
+		json_decref(arr);
+		return rc;
+	}
+	return api_reply(c, arr);
+}
+
+static void set_json_text(json_t *v, const char *key, const char *text)
+{
+	json_t *parsed = text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+
+	if (parsed)
+		json_object_set_new(v, key, parsed);
+}
+
+static int get(struct api_call *c)
+{
+	char *meta = NULL, *cfg = NULL;
+	struct rbac_resource res;
+	struct project p;
+	json_t *v;
+	int rc;
+
+	if ((rc = path_project(c, &p)))
+		return rc;
+	res = project_resource(&p);
+	if ((rc = rbac_check(c->db, &c->who, &res, ACCESS_READER, &c->err)) ||
+	    (rc = store_project_meta_cfg(c->db, p.id, &meta, &cfg, &c->err)))
+		return rc;
+	v = project_json(&p);
+	set_json_text(v, "meta", meta);
+	set_json_text(v, "cfg", cfg);
+	free(meta);
+	free(cfg);
+	return api_reply(c, v);
+}
+
+static int delete (struct api_call *c)
+{
+	struct rbac_resource res;
+	struct project p;
+	int rc;
+
+	if ((rc = path_project(c, &p)))
+		return rc;
+	res = project_resource(&p);
+	if ((rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err)) || (rc = store_tx_begin(c->db, &c->err)))
+		return rc;
+	if ((rc = store_project_delete(c->db, p.id, &c->err)) == 0)
+		rc = store_tx_commit(c->db, &c->err);
+	if (rc) {
+		store_tx_rollback(c->db);
+		return rc;
+	}
+	return api_reply_result(c, "DELETED", NULL);
+}
+
+static int access_get(struct api_call *c)
+{
+	struct rbac_resource res;
+	struct project p;
+	int rc;
+
+	if ((rc = path_project(c, &p)))
+		return rc;
+	res = project_resource(&p);
+	return access_rules_list(c, &res);
+}
+
+static int access_post(struct api_call *c)
+{
+	struct rbac_resource res;
+	struct project p;
+	int rc;
+
+	if ((rc = path_project(c, &p)))
+		return rc;
+	res = project_resource(&p);
+	return access_rules_update(c, &res);
+}
+
+static int access_bulk(struct api_call *c)
+{
+	struct rbac_resource res;
+	struct project p;
+	int rc;
+
+	if ((rc = path_project(c, &p)))
+		return rc;
+	res = project_resource(&p);
+	return access_rules_replace(c, &res);
+}
+
+const struct api_route api_project_routes[] = {
+    {"POST", "/api/v1/org/{org}/project", create_or_update, 0},
+    {"GET", "/api/v1/org/{org}/project", list, 0},
+    {"GET", "/api/v1/org/{org}/project/{project}", get, 0},
+    {"GET", "/api/v2/org/{org}/project/{project}", get, 0},
+    {"DELETE", "/api/v1/org/{org}/project/{project}", delete, 0},
+    {"GET", "/api/v1/org/{org}/project/{project}/access", access_get, 0},
+    {"POST", "/api/v1/org/{org}/project/{project}/access", access_post, 0},
+    {"POST", "/api/v1/org/{org}/project/{project}/access/bulk", access_bulk, 0},
+    {0},
+};

@@ -1,0 +1,212 @@
+#include "store/projects.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/orgs.h"
+
+#define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
+
+#define PROJECT_COLS                                                                                                   \
+	"p.id, p.org_id, o.name, p.name, p.description, p.visibility, p.raw_payload_mode, p.owner_id, u.username,"     \
+	" p.created_at"
+#define PROJECT_FROM " FROM projects p JOIN orgs o ON o.id = p.org_id LEFT JOIN users u ON u.id = p.owner_id"
+
+static void read_project(struct store_stmt *st, struct project *p)
+{
+	CP(p->id, 0);
+	CP(p->org_id, 1);
+	CP(p->org_name, 2);
+	CP(p->name, 3);
+	CP(p->description, 4);
+	CP(p->visibility, 5);
+	CP(p->raw_payload_mode, 6);
+	CP(p->owner_id, 7);
+	CP(p->owner_username, 8);
+	p->created_at = store_col_int64(st, 9);
+}
+
+static int one_project(struct store_stmt *st, struct project *p, const char *key, struct err *e)
+{
+	int rc = store_step(st, e);
+
+	if (rc == STORE_ROW)
+		read_project(st, p);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", key);
+	return rc < 0 ? rc : 0;
+}
+
+int store_project_get(struct store_conn *c, const char *id, struct project *p, struct err *e)
+{
+	static const char SQL[] = "SELECT " PROJECT_COLS PROJECT_FROM " WHERE p.id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	return one_project(st, p, id, e);
+}
+
+int store_project_find(struct store_conn *c, const char *org_id, const char *name, struct project *p, struct err *e)
+{
+	static const char SQL[] = "SELECT " PROJECT_COLS PROJECT_FROM " WHERE p.org_id = ? AND p.name = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, org_id);
+	store_bind_text(st, 2, name);
+	return one_project(st, p, name, e);
+}
+
+static char *dup_col(struct store_stmt *st, int i, int *rc, struct err *e)
+{
+	const char *v = store_col_text(st, i);
+	char *copy;
+
+	if (!v)
+		return NULL;
+	copy = strdup(v);
+	if (!copy)
+		*rc = err_set(e, ERR_INTERNAL, "out of memory");
+	return copy;
+}
+
+int store_project_meta_cfg(struct store_conn *c, const char *id, char **meta, char **cfg, struct err *e)
+{
+	bool found;
+	static const char SQL[] = "SELECT meta, cfg FROM projects WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*meta = *cfg = NULL;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	found = rc == STORE_ROW;
+	if (found) {
+		rc = 0;
+		*meta = dup_col(st, 0, &rc, e);
+		*cfg = dup_col(st, 1, &rc, e);
+	}
+	store_reset(st);
+	if (rc == STORE_DONE && !found)
+		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", id);
+	if (rc < 0) {
+		free(*meta);
+		free(*cfg);
+		*meta = *cfg = NULL;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int store_project_list(struct store_conn *c, const char *org_id, const char *name_has, struct project **out, size_t *n,
+		       struct err *e)
+{
+	static const char SQL[] = "SELECT " PROJECT_COLS PROJECT_FROM " WHERE p.org_id = ?"
+				  " AND (? IS NULL OR lower(p.name) LIKE ? ESCAPE '\\') ORDER BY p.name";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct project *arr = NULL, *grown;
+	size_t len = 0, cap = 0;
+	char like[2 * 128 + 3];
+	int rc;
+
+	if (!st)
+		return -1;
+	if (name_has)
+		store_like_pattern(name_has, like, sizeof like);
+	store_bind_text(st, 1, org_id);
+	store_bind_text(st, 2, name_has ? like : NULL);
+	store_bind_text(st, 3, name_has ? like : NULL);
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 16;
+			if (!(grown = realloc(arr, cap * sizeof *arr))) {
+				rc = err_set(e, ERR_INTERNAL, "out of memory");
+				break;
+			}
+			arr = grown;
+		}
+		read_project(st, &arr[len++]);
+	}
+	store_reset(st);
+	if (rc < 0) {
+		free(arr);
+		return rc;
+	}
+	*out = arr;
+	*n = len;
+	return 0;
+}
+
+static void bind_project(struct store_stmt *st, const struct project *p, const char *meta, const char *cfg)
+{
+	store_bind_text(st, 1, p->name);
+	store_bind_text(st, 2, p->description[0] ? p->description : NULL);
+	store_bind_text(st, 3, p->visibility);
+	store_bind_text(st, 4, p->raw_payload_mode);
+	store_bind_text(st, 5, p->owner_id[0] ? p->owner_id : NULL);
+	store_bind_text(st, 6, meta);
+	store_bind_text(st, 7, cfg);
+	store_bind_text(st, 8, p->id);
+}
+
+int store_project_insert(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,
+			 struct err *e)
+{
+	static const char SQL[] = "INSERT INTO projects (name, description, visibility, raw_payload_mode, owner_id,"
+				  " meta, cfg, id, org_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_project(st, p, meta, cfg);
+	store_bind_text(st, 9, p->org_id);
+	store_bind_int64(st, 10, p->created_at);
+	rc = store_step_done(st, e);
+	if (rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "Project already exists: %.128s", p->name);
+	return rc;
+}
+
+int store_project_update(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,
+			 struct err *e)
+{
+	static const char SQL[] = "UPDATE projects SET name = ?, description = ?, visibility = ?,"
+				  " raw_payload_mode = ?, owner_id = ?, meta = coalesce(?, meta),"
+				  " cfg = coalesce(?, cfg) WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_project(st, p, meta, cfg);
+	rc = store_step_done(st, e);
+	if (rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "Project already exists: %.128s", p->name);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", p->id);
+	return rc;
+}
+
+int store_project_delete(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM projects WHERE id = ?";
+	struct store_stmt *st;
+	int rc;
+
+	if ((rc = store_access_clear(c, "PROJECT", id, e)))
+		return rc;
+	if (!(st = store_prepare(c, SQL, e)))
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step_done(st, e);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", id);
+	return rc;
+}
