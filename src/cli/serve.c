@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "api/routes.h"
+#include "api/secrets.h"
 #include "auth/authn.h"
 #include "base/limits.h"
 #include "base/log.h"
@@ -115,7 +116,8 @@ static int run(struct err *e)
 		return -1;
 	authn_init();
 	api_router = router_new();
-	if (!api_router || api_routes_build(api_router, e) || bootstrap_run(app.store, cfg.data, e))
+	if (!api_router || api_routes_build(api_router, e) || bootstrap_run(app.store, cfg.data, e) ||
+	    api_secrets_init(&app, e))
 		goto out;
 	hc = (struct http_server_cfg){
 	    .listen = cfg.listen,
@@ -149,6 +151,7 @@ out:
 	router_free(api_router);
 	api_router = NULL;
 	store_close(app.store);
+	api_secrets_cleanup(&app);
 	authn_cleanup();
 	if (rc == 0)
 		LOG_I("stopped");

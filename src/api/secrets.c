@@ -1,0 +1,526 @@
+/* /api/v1/org/{org}/secret: secrets stored per organization, sealed at rest (crypto/seal.h)
+ * and guarded by team access rules.  See docs/api.md "Secrets". */
+#include "api/secrets.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "api/routes.h"
+#include "base/datetime.h"
+#include "base/jsonx.h"
+#include "base/log.h"
+#include "crypto/keypool.h"
+#include "crypto/masterkey.h"
+#include "crypto/payload.h"
+#include "crypto/seal.h"
+
+#define SECRET_TYPE_HEADER "X-Concord-SecretType"
+#define KEYPAIR_POOL_DEFAULT 2
+
+/* ---- start-up ---- */
+
+struct rotation {
+	const struct masterkey *old_mk, *new_mk;
+};
+
+static int rewrap_one(void *ctx, unsigned char *env, size_t env_len, bool *changed, struct err *e)
+{
+	const struct rotation *r = ctx;
+
+	*changed = false;
+	if (!seal_uses_key(env, env_len, r->old_mk))
+		return 0;
+	*changed = true;
+	return seal_rewrap(r->old_mk, r->new_mk, env, env_len, e);
+}
+
+/* Rotation: envelopes of the previous key (env or file) are re-wrapped with the current one. */
+static int rotate(struct app *app, const struct masterkey *mk, struct err *e)
+{
+	const char *env_prev = getenv("ACCORD_MASTER_KEY_PREVIOUS");
+	struct masterkey *prev = sodium_malloc(sizeof *prev);
+	struct rotation r = {prev, mk};
+	struct store_conn *conn;
+	char path[4200];
+	size_t n = 0;
+	int rc;
+
+	if (!prev)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	snprintf(path, sizeof path, "%s/%s.previous", app->data_dir, MASTERKEY_FILE);
+	if (env_prev && *env_prev)
+		rc = masterkey_load(env_prev, app->data_dir, prev, NULL, e);
+	else
+		rc = masterkey_load_file(path, prev, e);
+	if (rc == -ERR_NOT_FOUND) {
+		rc = 0;
+		goto out;
+	}
+	if (rc) {
+		err_prefix(e, "previous master key");
+		goto out;
+	}
+	conn = store_conn(app->store, e);
+	rc = conn ? store_secret_rewrite_envelopes(conn, rewrap_one, &r, &n, e) : -1;
+	if (rc == 0)
+		LOG_I("master key rotation: %zu secret(s) re-wrapped with the current master key", n);
+out:
+	sodium_free(prev);
+	return rc;
+}
+
+/* ACCORD_KEYPAIR_POOL: RSA pairs generated ahead of demand (default 2, 0 turns it off). */
+static int start_keypool(struct err *e)
+{
+	const char *v = getenv("ACCORD_KEYPAIR_POOL");
+	int64_t n = KEYPAIR_POOL_DEFAULT;
+
+	if (v && *v && str_to_i64(str_from(v), 0, KEYPOOL_MAX, &n, "ACCORD_KEYPAIR_POOL", e))
+		return -ERR_INVALID;
+	return keypool_start((size_t)n, e);
+}
+
+int api_secrets_init(struct app *app, struct err *e)
+{
+	static const char *const sources[] = {"ACCORD_MASTER_KEY", "master.key", "master.key (created)"};
+	struct masterkey *mk = sodium_malloc(sizeof *mk);
+	enum masterkey_source src;
+	int rc;
+
+	if (!mk)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	rc = masterkey_load(getenv("ACCORD_MASTER_KEY"), app->data_dir, mk, &src, e);
+	if (rc == 0)
+		rc = rotate(app, mk, e);
+	if (rc) {
+		sodium_free(mk);
+		return rc;
+	}
+	sodium_mprotect_readonly(mk);
+	app->secrets_key = mk;
+	LOG_I("secrets: master key loaded from %s", sources[src]);
+	return start_keypool(e);
+}
+
+void api_secrets_cleanup(struct app *app)
+{
+	keypool_stop();
+	if (app->secrets_key)
+		sodium_free(app->secrets_key); /* wipes */
+	app->secrets_key = NULL;
+}
+
+/* ---- shared helpers ---- */
+
+int secrets_org(struct api_call *c, struct org *o)
+{
+	int rc = store_org_find(c->db, api_param(c, "org"), o, &c->err);
+
+	if (rc)
+		return rc;
+	return rbac_org(c->db, &c->who, o, RBAC_ORG_MEMBER, &c->err);
+}
+
+int secrets_check(struct api_call *c, const struct secret *s, enum access_level need)
+{
+	struct rbac_resource r = {SECRET_RESOURCE, "secret", s->id, s->name, s->org_id, s->owner_id, s->is_public};
+	return rbac_check(c->db, &c->who, &r, need, &c->err);
+}
+
+int secrets_load(struct api_call *c, struct org *o, struct secret *s, enum access_level need)
+{
+	int rc = secrets_org(c, o);
+
+	if (rc)
+		return rc;
+	if ((rc = store_secret_find(c->db, o->id, api_param(c, "name"), s, &c->err)))
+		return rc;
+	return secrets_check(c, s, need);
+}
+
+int secrets_open(struct api_call *c, const struct secret *s, const char *password, unsigned char **pt, size_t *pt_len)
+{
+	struct seal_binding b = {s->org_id, s->name};
+	unsigned char *env = NULL;
+	size_t env_len = 0;
+	int rc;
+
+	*pt = NULL;
+	if (s->password_protected && !password)
+		return api_fail(c, ERR_INVALID,
+				"Error while fetching a secret '%s': The secret '%s' requires a password to decrypt",
+				s->name, s->name);
+	if (!s->password_protected && password)
+		return api_fail(c, ERR_INVALID,
+				"Error while fetching a secret '%s': Not a password-protected secret '%s'", s->name,
+				s->name);
+	if ((rc = store_secret_envelope(c->db, s->id, &env, &env_len, &c->err)))
+		return rc;
+	rc = seal_decrypt(c->app->secrets_key, password, &b, env, env_len, pt, pt_len, &c->err);
+	if (rc && c->err.code == ERR_INVALID)
+		err_prefix(&c->err, "Error while fetching a secret '%s'", s->name);
+	free(env);
+	return rc;
+}
+
+int secrets_seal(struct api_call *c, const char *org_id, const char *name, const char *password,
+		 const unsigned char *pt, size_t pt_len, unsigned char **env, size_t *env_len)
+{
+	struct seal_binding b = {org_id, name};
+	return seal_encrypt(c->app->secrets_key, password, &b, pt, pt_len, env, env_len, &c->err);
+}
+
+int secrets_project(struct api_call *c, const char *org_id, const char *id, const char *name, struct project *p)
+{
+	struct rbac_resource r = {"PROJECT", "project", NULL, NULL, org_id, NULL, false};
+	struct err lookup;
+	int rc;
+
+	if (id)
+		rc = uuid_valid(id, strlen(id)) ? store_project_get(c->db, id, p, &lookup) : -ERR_NOT_FOUND;
+	else
+		rc = store_project_find(c->db, org_id, name, p, &lookup);
+	if (rc == 0 && strcmp(p->org_id, org_id) != 0)
+		rc = -ERR_NOT_FOUND;
+	if (rc == -ERR_NOT_FOUND)
+		return api_fail(c, ERR_INVALID, "Project not found: %.128s", id ? id : name);
+	if (rc) {
+		c->err = lookup;
+		return rc;
+	}
+	r.id = p->id;
+	r.name = p->name;
+	r.owner_id = p->owner_id;
+	r.is_public = strcmp(p->visibility, "PUBLIC") == 0;
+	return rbac_check(c->db, &c->who, &r, ACCESS_READER, &c->err);
+}
+
+char *secrets_text(struct api_call *c, const struct multipart *mp, const char *name)
+{
+	struct str v;
+
+	if (!multipart_text(mp, name, &v))
+		return NULL;
+	return arena_strndup(&c->req->arena, v.p, v.len);
+}
+
+void secrets_wipe_text(char *s)
+{
+	if (s)
+		sodium_memzero(s, strlen(s));
+}
+
+int secrets_multipart(struct api_call *c, struct multipart *mp)
+{
+	struct str ct = str_from(c->req->content_type);
+
+	memset(mp, 0, sizeof *mp);
+	if (!multipart_is_form_data(ct))
+		return api_fail(c, ERR_MEDIA_TYPE, "expected a multipart/form-data body");
+	return multipart_parse(ct, (struct str){c->req->body.data, c->req->body.len}, mp, &c->err);
+}
+
+/* ---- metadata ---- */
+
+static json_t *secret_json(const struct secret *s)
+{
+	json_t *v = json_object(), *projects = json_array();
+	char ts[DT_ISO_LEN];
+
+	json_object_set_new(v, "id", json_string(s->id));
+	json_object_set_new(v, "name", json_string(s->name));
+	json_object_set_new(v, "orgId", json_string(s->org_id));
+	json_object_set_new(v, "orgName", json_string(s->org_name));
+	if (s->project_id[0]) {
+		json_object_set_new(v, "projectId", json_string(s->project_id));
+		json_object_set_new(v, "projectName", json_string(s->project_name));
+		json_array_append_new(projects, json_pack("{s:s,s:s}", "id", s->project_id, "name", s->project_name));
+	}
+	json_object_set_new(v, "projects", projects);
+	json_object_set_new(v, "type", json_string(secret_type_name(s->type)));
+	json_object_set_new(v, "encryptedBy", json_string(s->password_protected ? "PASSWORD" : "SERVER_KEY"));
+	json_object_set_new(v, "storeType", json_string(s->store_type));
+	json_object_set_new(v, "visibility", json_string(s->is_public ? "PUBLIC" : "PRIVATE"));
+	if (s->owner_id[0])
+		json_object_set_new(v, "owner", json_pack("{s:s,s:s}", "id", s->owner_id, "username", s->owner_name));
+	dt_format_iso(s->created_at, ts);
+	json_object_set_new(v, "createdAt", json_string(ts));
+	if (s->updated_at) {
+		dt_format_iso(s->updated_at, ts);
+		json_object_set_new(v, "lastUpdatedAt", json_string(ts));
+	}
+	return v;
+}
+
+static int get(struct api_call *c)
+{
+	struct org o;
+	struct secret s;
+	int rc = secrets_load(c, &o, &s, ACCESS_READER);
+
+	return rc ? rc : api_reply(c, secret_json(&s));
+}
+
+static bool sees_all(struct api_call *c, const struct org *o)
+{
+	struct err ignored;
+
+	if (c->who.user.roles & (ROLE_ADMIN | ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER))
+		return true;
+	return rbac_org(c->db, &c->who, o, RBAC_ORG_OWNER, &ignored) == 0;
+}
+
+static int list(struct api_call *c)
+{
+	struct secret *rows = NULL;
+	size_t limit, offset, n = 0;
+	struct org o;
+	json_t *arr;
+	int rc;
+
+	if ((rc = secrets_org(c, &o)) || (rc = api_paging(c, &limit, &offset)))
+		return rc;
+	rc = store_secret_list(c->db, o.id, c->who.user.id, sees_all(c, &o), http_query(c->req, "filter"), limit,
+			       offset, &rows, &n, &c->err);
+	if (rc)
+		return rc;
+	arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, secret_json(&rows[i]));
+	free(rows);
+	return api_reply(c, arr);
+}
+
+static int public_key(struct api_call *c)
+{
+	unsigned char *pt = NULL;
+	size_t pt_len = 0;
+	struct str pub, priv;
+	struct org o;
+	struct secret s;
+	json_t *v;
+	int rc;
+
+	if ((rc = secrets_load(c, &o, &s, ACCESS_READER)))
+		return rc;
+	if (s.type != SECRET_TYPE_KEY_PAIR)
+		return api_fail(c, ERR_INVALID, "Invalid secret type: %s, expected KEY_PAIR, got: %s", s.name,
+				secret_type_name(s.type));
+	if ((rc = secrets_open(c, &s, NULL, &pt, &pt_len)))
+		return rc;
+	rc = payload_keypair_decode(pt, pt_len, &pub, &priv, &c->err);
+	if (rc == 0) {
+		v = json_pack("{s:s,s:s%,s:b}", "name", s.name, "publicKey", pub.p, pub.len, "ok", 1);
+		rc = api_reply(c, v);
+	}
+	payload_free(pt, pt_len);
+	return rc;
+}
+
+/* Users export project-restricted secrets only with a global role or as admin; processes
+ * of the project get them through their supervisor (DESIGN.md §2). */
+static int check_project_scope(struct api_call *c, const struct secret *s)
+{
+	if (!s->project_id[0] || (c->who.user.roles & (ROLE_ADMIN | ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
+		return 0;
+	return api_fail(c, ERR_FORBIDDEN,
+			"Project-scoped secrets can only be accessed within a running process. Secret: %s", s->name);
+}
+
+static int export_data(struct api_call *c)
+{
+	struct multipart mp = {0};
+	unsigned char *pt = NULL;
+	size_t pt_len = 0;
+	char *password = NULL;
+	struct org o;
+	struct secret s;
+	int rc;
+
+	if ((rc = secrets_load(c, &o, &s, ACCESS_READER)) || (rc = check_project_scope(c, &s)))
+		return rc;
+	/* The body is optional: no body (or no parts) means no store password. */
+	if (c->req->body.len || c->req->content_type) {
+		if ((rc = secrets_multipart(c, &mp)))
+			return rc;
+		password = secrets_text(c, &mp, "storePassword");
+	}
+	rc = secrets_open(c, &s, password, &pt, &pt_len);
+	if (rc == 0) {
+		http_resp_bytes(c->resp, 200, "application/octet-stream", pt, pt_len);
+		http_resp_header(c->resp, SECRET_TYPE_HEADER, secret_type_name(s.type));
+		http_resp_header(c->resp, "Cache-Control", "no-store");
+	}
+	payload_free(pt, pt_len);
+	secrets_wipe_text(password);
+	multipart_cleanup(&mp);
+	return rc;
+}
+
+static int delete_secret(struct api_call *c)
+{
+	struct org o;
+	struct secret s;
+	int rc;
+
+	if ((rc = secrets_load(c, &o, &s, ACCESS_OWNER)) || (rc = store_secret_delete(c->db, s.id, &c->err)))
+		return rc;
+	return api_reply(c, json_pack("{s:b,s:s}", "ok", 1, "result", "DELETED"));
+}
+
+/* ---- access rules ---- */
+
+static int list_access(struct api_call *c)
+{
+	struct access_rule *rules = NULL;
+	size_t n = 0;
+	struct org o;
+	struct secret s;
+	json_t *arr;
+	int rc;
+
+	if ((rc = secrets_load(c, &o, &s, ACCESS_READER)) ||
+	    (rc = store_access_list(c->db, SECRET_RESOURCE, s.id, &rules, &n, &c->err)))
+		return rc;
+	arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s}", "teamId", rules[i].team_id, "orgName",
+						     rules[i].org_name, "teamName", rules[i].team_name, "level",
+						     access_level_name(rules[i].level)));
+	free(rules);
+	return api_reply(c, arr);
+}
+
+/* One rule of a request body: the team (by teamId, else orgName+teamName, orgName
+ * defaulting to the secret's org), which must belong to the secret's org, and a level. */
+static int parse_rule(struct api_call *c, json_t *entry, const struct org *o, struct team *t, enum access_level *level)
+{
+	const char *team_id = NULL, *org_name = NULL, *team_name = NULL, *lv = NULL;
+	struct org team_org;
+	struct err lookup;
+	int rc;
+
+	if (!json_is_object(entry))
+		return api_fail(c, ERR_INVALID, "an access rule must be a JSON object");
+	if (jsonx_str(entry, "teamId", false, &team_id, &c->err) ||
+	    jsonx_str(entry, "orgName", false, &org_name, &c->err) ||
+	    jsonx_str(entry, "teamName", false, &team_name, &c->err) || jsonx_str(entry, "level", true, &lv, &c->err))
+		return -ERR_INVALID;
+	if (access_level_parse(lv, level, &c->err))
+		return api_fail(c, ERR_INVALID, "Invalid access level: '%.32s' (expected READER, WRITER or OWNER)", lv);
+	if (team_id) {
+		rc = uuid_valid(team_id, strlen(team_id)) ? store_team_get(c->db, team_id, t, &lookup) : -ERR_NOT_FOUND;
+	} else if (team_name) {
+		const char *org_id = o->id;
+		rc = 0;
+		if (org_name && *org_name && strcmp(org_name, o->name) != 0) {
+			rc = store_org_find(c->db, org_name, &team_org, &lookup);
+			org_id = team_org.id;
+		}
+		if (rc == 0)
+			rc = store_team_find(c->db, org_id, team_name, t, &lookup);
+	} else {
+		return api_fail(c, ERR_INVALID, "an access rule needs 'teamId', or 'teamName' (with 'orgName')");
+	}
+	if (rc == -ERR_NOT_FOUND)
+		return api_fail(c, ERR_INVALID, "Team not found: %.128s", team_id ? team_id : team_name);
+	if (rc) {
+		c->err = lookup;
+		return rc;
+	}
+	if (strcmp(t->org_id, o->id) != 0)
+		return api_fail(c, ERR_INVALID, "Team %s does not belong to the organization %s", t->name, o->name);
+	return 0;
+}
+
+static int update_access(struct api_call *c)
+{
+	json_t *body = NULL;
+	enum access_level level;
+	struct team t;
+	struct org o;
+	struct secret s;
+	int rc;
+
+	if ((rc = secrets_load(c, &o, &s, ACCESS_OWNER)) || (rc = api_body_object(c, &body)))
+		return rc;
+	rc = parse_rule(c, body, &o, &t, &level);
+	if (rc == 0)
+		rc = store_access_upsert(c->db, SECRET_RESOURCE, s.id, t.id, level, &c->err);
+	json_decref(body);
+	return rc ? rc : api_reply_result(c, "UPDATED", NULL);
+}
+
+static int replace_rules(struct api_call *c, const char *secret_id, const struct team *teams,
+			 const enum access_level *levels, size_t n)
+{
+	int rc = store_tx_begin(c->db, &c->err);
+
+	if (rc)
+		return rc;
+	rc = store_access_clear(c->db, SECRET_RESOURCE, secret_id, &c->err);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = store_access_upsert(c->db, SECRET_RESOURCE, secret_id, teams[i].id, levels[i], &c->err);
+	if (rc == 0)
+		rc = store_tx_commit(c->db, &c->err);
+	if (rc)
+		store_tx_rollback(c->db);
+	return rc;
+}
+
+static int bulk_access(struct api_call *c)
+{
+	json_t *body = NULL;
+	struct team *teams = NULL;
+	enum access_level *levels = NULL;
+	struct org o;
+	struct secret s;
+	size_t n;
+	int rc;
+
+	if ((rc = secrets_load(c, &o, &s, ACCESS_OWNER)))
+		return rc;
+	if ((rc = http_body_json(c->req, &body, &c->err)))
+		return rc;
+	if (json_is_null(body)) {
+		json_decref(body);
+		return api_fail(c, ERR_INVALID, "List of teams is null.");
+	}
+	if (!json_is_array(body)) {
+		json_decref(body);
+		return api_fail(c, ERR_INVALID, "request body must be a JSON array of access rules");
+	}
+	n = json_array_size(body);
+	teams = calloc(n + 1, sizeof *teams);
+	levels = calloc(n + 1, sizeof *levels);
+	if (!teams || !levels)
+		rc = api_fail(c, ERR_INTERNAL, "out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = parse_rule(c, json_array_get(body, i), &o, &teams[i], &levels[i]);
+	if (rc == 0)
+		rc = replace_rules(c, s.id, teams, levels, n);
+	free(teams);
+	free(levels);
+	json_decref(body);
+	return rc ? rc : api_reply_result(c, "UPDATED", NULL);
+}
+
+const struct api_route api_secret_routes[] = {
+    {"POST", "/api/v1/org/{org}/secret", secrets_create, 0},
+    {"GET", "/api/v1/org/{org}/secret", list, 0},
+    {"GET", "/api/v2/org/{org}/secret", list, 0},
+    {"GET", "/api/v1/org/{org}/secret/{name}", get, 0},
+    {"GET", "/api/v2/org/{org}/secret/{name}", get, 0},
+    {"POST", "/api/v1/org/{org}/secret/{name}", secrets_update_v1, 0},
+    {"POST", "/api/v2/org/{org}/secret/{name}", secrets_update_v2, 0},
+    {"DELETE", "/api/v1/org/{org}/secret/{name}", delete_secret, 0},
+    {"GET", "/api/v1/org/{org}/secret/{name}/public", public_key, 0},
+    {"POST", "/api/v1/org/{org}/secret/{name}/data", export_data, 0},
+    {"GET", "/api/v1/org/{org}/secret/{name}/access", list_access, 0},
+    {"POST", "/api/v1/org/{org}/secret/{name}/access", update_access, 0},
+    {"POST", "/api/v1/org/{org}/secret/{name}/access/bulk", bulk_access, 0},
+    {0},
+};

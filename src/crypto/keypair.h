@@ -1,0 +1,44 @@
+#ifndef ACCORD_CRYPTO_KEYPAIR_H
+#define ACCORD_CRYPTO_KEYPAIR_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+
+/* SSH key-pair generation with libssh.
+ *
+ *   KEYPAIR_RSA      4096-bit RSA (Concord's default).  Private key in PEM as written by
+ *                    libssh's OpenSSL backend ("-----BEGIN PRIVATE KEY-----", PKCS#8,
+ *                    unencrypted); public key "ssh-rsa <base64> concord-server\n".
+ *   KEYPAIR_ED25519  Ed25519.  libssh writes Ed25519 private keys only in the OpenSSH
+ *                    format ("-----BEGIN OPENSSH PRIVATE KEY-----"); public key
+ *                    "ssh-ed25519 <base64> concord-server\n".
+ *
+ * The public-key comment and trailing newline match what Concord returns.  Generation is
+ * CPU-bound (RSA 4096 takes about a second, see bench/RESULTS.md); callers on a request
+ * thread of a thread pool only stall their own request.  Thread-safe. */
+
+enum keypair_type { KEYPAIR_RSA, KEYPAIR_ED25519 };
+
+#define KEYPAIR_RSA_BITS 4096
+#define KEYPAIR_COMMENT "concord-server"
+
+struct keypair {
+	char *public_key; /* NUL-terminated OpenSSH line */
+	size_t public_len;
+	char *private_key; /* NUL-terminated PEM / OpenSSH armour */
+	size_t private_len;
+};
+
+/* "rsa" or "ed25519" (ASCII case-insensitive); otherwise ERR_INVALID naming the value. */
+int keypair_type_parse(const char *s, enum keypair_type *out, struct err *e) WUR;
+const char *keypair_type_name(enum keypair_type t);
+
+/* Generates a pair into *kp (owned by the caller: keypair_cleanup).  ERR_INTERNAL when
+ * libssh fails. */
+int keypair_generate(enum keypair_type t, struct keypair *kp, struct err *e) WUR;
+
+/* Wipes the private key and frees both strings; kp may be NULL or zeroed. */
+void keypair_cleanup(struct keypair *kp);
+
+#endif

@@ -1,0 +1,380 @@
+#include "store/secrets.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "store/access.h"
+
+#define SECRET_COLS                                                                                                    \
+	"s.id, s.org_id, o.name, s.name, s.type, s.encrypted_by, s.store_type, s.visibility, s.owner_id, u.username,"  \
+	" s.project_id, p.name, s.created_at, s.updated_at"
+#define SECRET_FROM                                                                                                    \
+	" FROM secrets s JOIN orgs o ON o.id = s.org_id LEFT JOIN users u ON u.id = s.owner_id"                        \
+	" LEFT JOIN projects p ON p.id = s.project_id"
+
+static const char *const type_names[] = {NULL, "KEY_PAIR", "USERNAME_PASSWORD", "DATA"};
+
+const char *secret_type_name(enum secret_type t)
+{
+	return t >= SECRET_TYPE_KEY_PAIR && t <= SECRET_TYPE_DATA ? type_names[t] : "DATA";
+}
+
+bool secret_type_parse(const char *s, size_t len, enum secret_type *out)
+{
+	for (int t = SECRET_TYPE_KEY_PAIR; t <= SECRET_TYPE_DATA; t++)
+		if (strlen(type_names[t]) == len && strncasecmp(s, type_names[t], len) == 0) {
+			*out = (enum secret_type)t;
+			return true;
+		}
+	return false;
+}
+
+static void copy_col(char *dst, size_t cap, struct store_stmt *st, int idx)
+{
+	const char *v = store_col_text(st, idx);
+	snprintf(dst, cap, "%s", v ? v : "");
+}
+
+static void read_row(struct store_stmt *st, struct secret *s)
+{
+	const char *type = store_col_text(st, 4);
+
+	memset(s, 0, sizeof *s);
+	copy_col(s->id, sizeof s->id, st, 0);
+	copy_col(s->org_id, sizeof s->org_id, st, 1);
+	copy_col(s->org_name, sizeof s->org_name, st, 2);
+	copy_col(s->name, sizeof s->name, st, 3);
+	if (!type || !secret_type_parse(type, strlen(type), &s->type))
+		s->type = SECRET_TYPE_DATA;
+	s->password_protected = strcmp(store_col_text(st, 5), "PASSWORD") == 0;
+	copy_col(s->store_type, sizeof s->store_type, st, 6);
+	s->is_public = strcmp(store_col_text(st, 7), "PUBLIC") == 0;
+	copy_col(s->owner_id, sizeof s->owner_id, st, 8);
+	copy_col(s->owner_name, sizeof s->owner_name, st, 9);
+	copy_col(s->project_id, sizeof s->project_id, st, 10);
+	copy_col(s->project_name, sizeof s->project_name, st, 11);
+	s->created_at = store_col_int64(st, 12);
+	s->updated_at = store_col_is_null(st, 13) ? 0 : store_col_int64(st, 13);
+}
+
+static void bind_opt(struct store_stmt *st, int idx, const char *v)
+{
+	if (v && *v)
+		store_bind_text(st, idx, v);
+	else
+		store_bind_null(st, idx);
+}
+
+int store_secret_insert(struct store_conn *c, const struct secret *s, const void *env, size_t env_len, struct err *e)
+{
+	static const char SQL[] =
+	    "INSERT INTO secrets (id, org_id, name, type, encrypted_by, store_type, visibility,"
+	    " owner_id, project_id, envelope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, s->id);
+	store_bind_text(st, 2, s->org_id);
+	store_bind_text(st, 3, s->name);
+	store_bind_text(st, 4, secret_type_name(s->type));
+	store_bind_text(st, 5, s->password_protected ? "PASSWORD" : "SERVER_KEY");
+	store_bind_text(st, 6, s->store_type[0] ? s->store_type : "concord");
+	store_bind_text(st, 7, s->is_public ? "PUBLIC" : "PRIVATE");
+	bind_opt(st, 8, s->owner_id);
+	bind_opt(st, 9, s->project_id);
+	store_bind_blob(st, 10, env, env_len);
+	store_bind_int64(st, 11, s->created_at);
+	rc = store_step_done(st, e);
+	if (rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "Secret already exists: %s", s->name);
+	return rc;
+}
+
+int store_secret_find(struct store_conn *c, const char *org_id, const char *name, struct secret *s, struct err *e)
+{
+	static const char SQL[] = "SELECT " SECRET_COLS SECRET_FROM " WHERE s.org_id = ? AND s.name = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, org_id);
+	store_bind_text(st, 2, name);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		read_row(st, s);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Secret not found: %.128s", name);
+	return rc < 0 ? rc : 0;
+}
+
+int store_secret_envelope(struct store_conn *c, const char *id, unsigned char **env, size_t *env_len, struct err *e)
+{
+	static const char SQL[] = "SELECT envelope FROM secrets WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*env = NULL;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		size_t n = 0;
+		const void *p = store_col_blob(st, 0, &n);
+		*env = malloc(n ? n : 1);
+		if (!*env) {
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+		} else {
+			if (n)
+				memcpy(*env, p, n);
+			*env_len = n;
+		}
+	}
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Secret not found: %.64s", id);
+	return rc < 0 ? rc : 0;
+}
+
+static int update_meta(struct store_conn *c, const struct secret *s, struct err *e)
+{
+	static const char SQL[] = "UPDATE secrets SET org_id = ?, name = ?, type = ?, encrypted_by = ?,"
+				  " visibility = ?, owner_id = ?, project_id = ?, updated_at = ? WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, s->org_id);
+	store_bind_text(st, 2, s->name);
+	store_bind_text(st, 3, secret_type_name(s->type));
+	store_bind_text(st, 4, s->password_protected ? "PASSWORD" : "SERVER_KEY");
+	store_bind_text(st, 5, s->is_public ? "PUBLIC" : "PRIVATE");
+	bind_opt(st, 6, s->owner_id);
+	bind_opt(st, 7, s->project_id);
+	if (s->updated_at)
+		store_bind_int64(st, 8, s->updated_at);
+	else
+		store_bind_null(st, 8);
+	store_bind_text(st, 9, s->id);
+	rc = store_step_done(st, e);
+	if (rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "Secret already exists: %s", s->name);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "Secret not found: %s", s->name);
+	return rc;
+}
+
+static int set_envelope(struct store_conn *c, const char *id, const void *env, size_t env_len, struct err *e)
+{
+	static const char SQL[] = "UPDATE secrets SET envelope = ? WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_blob(st, 1, env, env_len);
+	store_bind_text(st, 2, id);
+	return store_step_done(st, e);
+}
+
+int store_secret_update(struct store_conn *c, const struct secret *s, const void *env, size_t env_len, bool clear_rules,
+			struct err *e)
+{
+	int rc;
+
+	if ((rc = store_tx_begin(c, e)))
+		return rc;
+	rc = update_meta(c, s, e);
+	if (rc == 0 && env)
+		rc = set_envelope(c, s->id, env, env_len, e);
+	if (rc == 0 && clear_rules)
+		rc = store_access_clear(c, SECRET_RESOURCE, s->id, e);
+	if (rc == 0)
+		rc = store_tx_commit(c, e);
+	if (rc)
+		store_tx_rollback(c);
+	return rc;
+}
+
+int store_secret_delete(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM secrets WHERE id = ?";
+	struct store_stmt *st;
+	int rc;
+
+	if ((rc = store_tx_begin(c, e)))
+		return rc;
+	st = store_prepare(c, SQL, e);
+	if (!st) {
+		rc = -1;
+		goto out;
+	}
+	store_bind_text(st, 1, id);
+	rc = store_step_done(st, e);
+	if (rc == 0 && store_changes(c) == 0)
+		rc = err_set(e, ERR_NOT_FOUND, "Secret not found: %.64s", id);
+	if (rc == 0)
+		rc = store_access_clear(c, SECRET_RESOURCE, id, e);
+	if (rc == 0)
+		rc = store_tx_commit(c, e);
+out:
+	if (rc)
+		store_tx_rollback(c);
+	return rc;
+}
+
+/* "%<filter with % _ \ escaped>%" for LIKE … ESCAPE '\'; new string. */
+static char *like_pattern(const char *filter)
+{
+	size_t n = strlen(filter), k = 0;
+	char *p = malloc(2 * n + 3);
+
+	if (!p)
+		return NULL;
+	p[k++] = '%';
+	for (size_t i = 0; i < n; i++) {
+		char ch = filter[i];
+		if (ch == '%' || ch == '_' || ch == '\\')
+			p[k++] = '\\';
+		p[k++] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+	}
+	p[k++] = '%';
+	p[k] = '\0';
+	return p;
+}
+
+int store_secret_list(struct store_conn *c, const char *org_id, const char *user_id, bool see_all, const char *filter,
+		      size_t limit, size_t offset, struct secret **out, size_t *n, struct err *e)
+{
+	static const char SQL[] =
+	    "SELECT " SECRET_COLS SECRET_FROM
+	    " WHERE s.org_id = ? AND (? = 1 OR s.visibility = 'PUBLIC' OR s.owner_id = ?"
+	    " OR EXISTS (SELECT 1 FROM resource_access ra JOIN team_users tu ON tu.team_id = ra.team_id"
+	    " WHERE ra.resource_type = 'SECRET' AND ra.resource_id = s.id AND tu.user_id = ?))"
+	    " AND lower(s.name) LIKE ? ESCAPE '\\' ORDER BY s.name LIMIT ? OFFSET ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct secret *arr = NULL;
+	size_t len = 0, cap = 0;
+	char *pattern;
+	int rc;
+
+	if (!st)
+		return -1;
+	pattern = like_pattern(filter ? filter : "");
+	if (!pattern) {
+		store_reset(st);
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	store_bind_text(st, 1, org_id);
+	store_bind_int64(st, 2, see_all ? 1 : 0);
+	store_bind_text(st, 3, user_id);
+	store_bind_text(st, 4, user_id);
+	store_bind_text(st, 5, pattern);
+	store_bind_int64(st, 6, (int64_t)limit);
+	store_bind_int64(st, 7, (int64_t)offset);
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		if (len == cap) {
+			struct secret *r;
+			cap = cap ? cap * 2 : 16;
+			r = realloc(arr, cap * sizeof *arr);
+			if (!r) {
+				rc = err_set(e, ERR_INTERNAL, "out of memory");
+				break;
+			}
+			arr = r;
+		}
+		read_row(st, &arr[len++]);
+	}
+	store_reset(st);
+	free(pattern);
+	if (rc < 0) {
+		free(arr);
+		return rc;
+	}
+	*out = arr;
+	*n = len;
+	return 0;
+}
+
+struct env_row {
+	char id[UUID_STR_LEN];
+	unsigned char *env;
+	size_t len;
+};
+
+static int load_server_key_envelopes(struct store_conn *c, struct env_row **out, size_t *n, struct err *e)
+{
+	static const char SQL[] = "SELECT id, envelope FROM secrets WHERE encrypted_by = 'SERVER_KEY'";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct env_row *arr = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		const void *p;
+		struct env_row *r;
+		if (len == cap) {
+			cap = cap ? cap * 2 : 64;
+			r = realloc(arr, cap * sizeof *arr);
+			if (!r) {
+				rc = err_set(e, ERR_INTERNAL, "out of memory");
+				break;
+			}
+			arr = r;
+		}
+		r = &arr[len];
+		copy_col(r->id, sizeof r->id, st, 0);
+		p = store_col_blob(st, 1, &r->len);
+		r->env = malloc(r->len ? r->len : 1);
+		if (!r->env) {
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			break;
+		}
+		if (r->len)
+			memcpy(r->env, p, r->len);
+		len++;
+	}
+	store_reset(st);
+	*out = arr;
+	*n = len;
+	return rc < 0 ? rc : 0;
+}
+
+int store_secret_rewrite_envelopes(struct store_conn *c, store_secret_envelope_fn fn, void *ctx, size_t *n_changed,
+				   struct err *e)
+{
+	struct env_row *rows = NULL;
+	size_t n = 0;
+	int rc;
+
+	*n_changed = 0;
+	if ((rc = store_tx_begin(c, e)))
+		return rc;
+	rc = load_server_key_envelopes(c, &rows, &n, e);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		bool changed = false;
+		rc = fn(ctx, rows[i].env, rows[i].len, &changed, e);
+		if (rc == 0 && changed) {
+			rc = set_envelope(c, rows[i].id, rows[i].env, rows[i].len, e);
+			(*n_changed)++;
+		}
+	}
+	if (rc == 0)
+		rc = store_tx_commit(c, e);
+	if (rc) {
+		store_tx_rollback(c);
+		*n_changed = 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].env);
+	free(rows);
+	return rc;
+}

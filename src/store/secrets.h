@@ -1,0 +1,78 @@
+#ifndef ACCORD_STORE_SECRETS_H
+#define ACCORD_STORE_SECRETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/uuid.h"
+#include "store/store.h"
+
+/* Secret rows (schema/002_secrets.sql).  The store keeps metadata and the sealed envelope
+ * only; sealing and opening happen in crypto/ (called by api/secrets.c).  Team rules are
+ * in resource_access under SECRET_RESOURCE. */
+
+#define SECRET_RESOURCE "SECRET"
+
+enum secret_type { SECRET_TYPE_KEY_PAIR = 1, SECRET_TYPE_USERNAME_PASSWORD, SECRET_TYPE_DATA };
+
+/* "KEY_PAIR", "USERNAME_PASSWORD", "DATA". */
+const char *secret_type_name(enum secret_type t);
+/* Case-insensitive; false when unknown. */
+bool secret_type_parse(const char *s, size_t len, enum secret_type *out);
+
+struct secret {
+	char id[UUID_STR_LEN];
+	char org_id[UUID_STR_LEN];
+	char org_name[129];
+	char name[129];
+	enum secret_type type;
+	bool password_protected; /* encrypted_by PASSWORD (else SERVER_KEY) */
+	char store_type[32];
+	bool is_public;		     /* visibility PUBLIC (else PRIVATE) */
+	char owner_id[UUID_STR_LEN]; /* "" when none */
+	char owner_name[129];
+	char project_id[UUID_STR_LEN]; /* "" when not restricted to a project */
+	char project_name[129];
+	int64_t created_at;
+	int64_t updated_at; /* 0 until the data changes */
+};
+
+/* Inserts s with its envelope.  A taken (org, name) is ERR_CONFLICT
+ * "Secret already exists: <name>". */
+int store_secret_insert(struct store_conn *c, const struct secret *s, const void *env, size_t env_len,
+			struct err *e) WUR;
+
+/* By org id and name; ERR_NOT_FOUND "Secret not found: <name>". */
+int store_secret_find(struct store_conn *c, const char *org_id, const char *name, struct secret *s, struct err *e) WUR;
+
+/* The sealed envelope of a secret: new buffer (caller frees). */
+int store_secret_envelope(struct store_conn *c, const char *id, unsigned char **env, size_t *env_len,
+			  struct err *e) WUR;
+
+/* Writes every metadata field of s (org, name, type, encrypted_by, visibility, owner,
+ * project, updated_at) and, when env is not NULL, the envelope; clear_rules also removes
+ * the secret's team rules (after a move to another organization).  One transaction.  A
+ * taken (org, name) is ERR_CONFLICT; a missing row ERR_NOT_FOUND. */
+int store_secret_update(struct store_conn *c, const struct secret *s, const void *env, size_t env_len, bool clear_rules,
+			struct err *e) WUR;
+
+/* Deletes the secret and its team rules (one transaction).  ERR_NOT_FOUND when absent. */
+int store_secret_delete(struct store_conn *c, const char *id, struct err *e) WUR;
+
+/* A page of the org's secrets sorted by name.  filter (NULL or "" for all) keeps names
+ * containing it, ASCII case-insensitively.  Unless see_all, only secrets the user may read
+ * are listed: PUBLIC ones, the user's own, and those a team of the user has a rule on.
+ * New array in *out (caller frees). */
+int store_secret_list(struct store_conn *c, const char *org_id, const char *user_id, bool see_all, const char *filter,
+		      size_t limit, size_t offset, struct secret **out, size_t *n, struct err *e) WUR;
+
+/* Calls fn for every server-key envelope (for master-key rotation).  fn may change the
+ * envelope in place (same length) and sets *changed; changed envelopes are written back.
+ * All in one transaction: either every envelope is rewritten or none.  fn returning < 0
+ * aborts.  *n_changed counts rewritten rows. */
+typedef int (*store_secret_envelope_fn)(void *ctx, unsigned char *env, size_t env_len, bool *changed, struct err *e);
+int store_secret_rewrite_envelopes(struct store_conn *c, store_secret_envelope_fn fn, void *ctx, size_t *n_changed,
+				   struct err *e) WUR;
+
+#endif
