@@ -80,6 +80,8 @@ static int start_keypool(struct err *e)
 
 	if (v && *v && str_to_i64(str_from(v), 0, KEYPOOL_MAX, &n, "ACCORD_KEYPAIR_POOL", e))
 		return -ERR_INVALID;
+	if (n == 0) /* keys are then generated on request threads: initialise libssh here */
+		return keypair_init(e);
 	return keypool_start((size_t)n, e);
 }
 
