@@ -10,8 +10,10 @@ VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror -Wno-format-truncation
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -MMD -MP
+# libmicrohttpd is not linked but loaded by `accord serve` on demand (src/http/mhd.h).
+PKG_LIBS   := $(filter-out -lmicrohttpd,$(shell pkg-config --libs $(PKGS) 2>/dev/null)) -ldl -lpthread -lm
+MHD_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir libmicrohttpd 2>/dev/null)/libmicrohttpd.so 2>/dev/null | awk '/SONAME/ {print $$2}')
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -DMHD_SONAME='"$(or $(MHD_SONAME),libmicrohttpd.so.12)"' -MMD -MP
 
 SRC      := $(shell find src -name '*.c' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))

@@ -13,8 +13,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"serve", cli_serve_main, "run the API server on a data folder"},
-    {"version", cli_version_main, "print version and build information"},
+	{"serve", cli_serve_main, "run the API server on a data folder"},
+	{"run", cli_run_main, "run a flow locally (no server)"},
+	{"version", cli_version_main, "print version and build information"},
 };
 
 static void usage(FILE *f)

@@ -8,6 +8,7 @@ static const struct api_route *const tables[] = {
     api_team_routes,
     api_project_routes,
     api_secret_routes,
+    api_inventory_routes,
 };
 
 int api_routes_build(struct router *r, struct err *e)

@@ -13,6 +13,7 @@ extern const struct api_route api_org_routes[];
 extern const struct api_route api_team_routes[];
 extern const struct api_route api_project_routes[];
 extern const struct api_route api_secret_routes[];
+extern const struct api_route api_inventory_routes[];
 
 int api_routes_build(struct router *r, struct err *e) WUR;
 

@@ -5,5 +5,7 @@
  * and returns the process exit status (0 ok, 2 usage error; see each command). */
 int cli_serve_main(int argc, char **argv);
 int cli_version_main(int argc, char **argv);
+/* accord run: 0 finished, 1 failed, 3 suspended, 2 usage error or invalid definition. */
+int cli_run_main(int argc, char **argv);
 
 #endif

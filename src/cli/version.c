@@ -2,11 +2,11 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <microhttpd.h>
 #include <sodium.h>
 #include <sqlite3.h>
 
 #include "cli/commands.h"
+#include "http/mhd.h"
 #include "version.h"
 
 int cli_version_main(int argc, char **argv)
@@ -21,7 +21,8 @@ int cli_version_main(int argc, char **argv)
 		return 2;
 	}
 	printf("accord %s\n", ACCORD_VERSION);
-	printf("built %s %s with libmicrohttpd %s, jansson %s, sqlite %s, libsodium %s\n", __DATE__, __TIME__,
-	       MHD_get_version(), JANSSON_VERSION, sqlite3_libversion(), sodium_version_string());
+	printf("built %s %s with jansson %s, sqlite %s, libsodium %s, libmicrohttpd %s\n", __DATE__, __TIME__,
+	       JANSSON_VERSION, sqlite3_libversion(), sodium_version_string(),
+	       mhd_load(NULL) == 0 ? mhd.get_version() : "(not found)");
 	return 0;
 }

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include <microhttpd.h>
+#include "http/mhd.h"
 
 #include "base/jsonx.h"
 #include "base/limits.h"
@@ -10,14 +10,14 @@
 
 const char *http_header(const struct http_request *r, const char *name)
 {
-	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+	return mhd.lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
 }
 
 const char *http_query(const struct http_request *r, const char *name)
 {
 	const char *v;
 
-	if (!MHD_lookup_connection_value_n(r->conn, MHD_GET_ARGUMENT_KIND, name, strlen(name), &v, NULL))
+	if (!mhd.lookup_connection_value_n(r->conn, MHD_GET_ARGUMENT_KIND, name, strlen(name), &v, NULL))
 		return NULL;
 	return v ? v : "";
 }
@@ -40,7 +40,7 @@ int http_query_each(const struct http_request *r, int (*fn)(void *ctx, const cha
 {
 	struct each_ctx ec = {fn, ctx, 0};
 
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_cb, &ec);
+	mhd.get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_cb, &ec);
 	return ec.rc;
 }
 

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <microhttpd.h>
+#include "http/mhd.h"
 
 #include "base/datetime.h"
 #include "base/log.h"
@@ -88,20 +88,20 @@ static enum MHD_Result queue(struct MHD_Connection *conn, struct http_response *
 	enum MHD_Result ret;
 
 	if (w->fd >= 0) {
-		r = MHD_create_response_from_fd_at_offset64(w->fd_len, w->fd, w->fd_off);
+		r = mhd.create_response_from_fd_at_offset64(w->fd_len, w->fd, w->fd_off);
 		if (r)
 			w->fd = -1; /* libmicrohttpd closes it */
 	} else {
-		r = MHD_create_response_from_buffer(w->len, w->body ? w->body : (char *)"", MHD_RESPMEM_MUST_COPY);
+		r = mhd.create_response_from_buffer(w->len, w->body ? w->body : (char *)"", MHD_RESPMEM_MUST_COPY);
 	}
 	if (!r)
 		return MHD_NO;
 	if (w->content_type[0])
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, w->content_type);
+		mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, w->content_type);
 	for (size_t i = 0; i < w->n_headers; i++)
-		MHD_add_response_header(r, w->header_names[i], w->header_values[i]);
-	ret = MHD_queue_response(conn, (unsigned)w->status, r);
-	MHD_destroy_response(r);
+		mhd.add_response_header(r, w->header_names[i], w->header_values[i]);
+	ret = mhd.queue_response(conn, (unsigned)w->status, r);
+	mhd.destroy_response(r);
 	return ret;
 }
 
@@ -128,12 +128,12 @@ static struct conn_state *begin(struct http_server *s, struct MHD_Connection *co
 	cs->req.path = url;
 	cs->req.start_ns = dt_mono_ns();
 	snprintf(cs->req.principal, sizeof cs->req.principal, "-");
-	cs->req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	cs->req.content_type = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	cs->limit = s->cfg.body_bytes;
 	if (cs->req.content_type && strncasecmp(cs->req.content_type, "multipart/", 10) == 0)
 		cs->limit = s->cfg.upload_bytes;
 	buf_init(&cs->req.body, cs->limit);
-	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	cl = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	if (cl) {
 		char *end;
 		unsigned long long n = strtoull(cl, &end, 10);
@@ -217,7 +217,7 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 
 	memset(&ss, 0, sizeof ss);
-	if (parse_listen(cfg->listen, &ss, e))
+	if (mhd_load(e) || parse_listen(cfg->listen, &ss, e))
 		return NULL;
 	s = calloc(1, sizeof *s);
 	if (!s) {
@@ -229,7 +229,7 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	s->ctx = ctx;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+	s->d = mhd.start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, cfg->threads,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
 				MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
@@ -240,7 +240,7 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 		free(s);
 		return NULL;
 	}
-	info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	info = mhd.get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
 	s->port = info ? info->port : 0;
 	return s;
 }
@@ -257,7 +257,7 @@ void http_server_stop(struct http_server *s, unsigned grace_ms)
 
 	if (!s)
 		return;
-	fd = MHD_quiesce_daemon(s->d);
+	fd = mhd.quiesce_daemon(s->d);
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	while (atomic_load(&s->in_flight) > 0 && dt_mono_ns() < deadline) {
@@ -266,6 +266,6 @@ void http_server_stop(struct http_server *s, unsigned grace_ms)
 	}
 	if (atomic_load(&s->in_flight) > 0)
 		LOG_W("stopping with %d requests still in flight after %u ms", atomic_load(&s->in_flight), grace_ms);
-	MHD_stop_daemon(s->d);
+	mhd.stop_daemon(s->d);
 	free(s);
 }

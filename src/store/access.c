@@ -106,6 +106,17 @@ int store_access_level(struct store_conn *c, const char *resource_type, const ch
 	return rc;
 }
 
+static void read_rule(struct store_stmt *st, void *out)
+{
+	struct access_rule *r = out;
+
+	snprintf(r->team_id, sizeof r->team_id, "%s", store_col_text(st, 0));
+	snprintf(r->team_name, sizeof r->team_name, "%s", store_col_text(st, 1));
+	snprintf(r->org_name, sizeof r->org_name, "%s", store_col_text(st, 2));
+	if (access_level_parse(store_col_text(st, 3), &r->level, NULL))
+		r->level = ACCESS_NONE;
+}
+
 int store_access_list(struct store_conn *c, const char *resource_type, const char *resource_id,
 		      struct access_rule **out, size_t *n, struct err *e)
 {
@@ -113,40 +124,12 @@ int store_access_list(struct store_conn *c, const char *resource_type, const cha
 				  " JOIN teams t ON t.id = ra.team_id JOIN orgs o ON o.id = t.org_id"
 				  " WHERE ra.resource_type = ? AND ra.resource_id = ? ORDER BY t.name";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	struct access_rule *arr = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, resource_type);
 	store_bind_text(st, 2, resource_id);
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		struct access_rule *r;
-		if (len == cap) {
-			cap = cap ? cap * 2 : 8;
-			r = realloc(arr, cap * sizeof *arr);
-			if (!r) {
-				rc = err_set(e, ERR_INTERNAL, "out of memory");
-				break;
-			}
-			arr = r;
-		}
-		r = &arr[len++];
-		snprintf(r->team_id, sizeof r->team_id, "%s", store_col_text(st, 0));
-		snprintf(r->team_name, sizeof r->team_name, "%s", store_col_text(st, 1));
-		snprintf(r->org_name, sizeof r->org_name, "%s", store_col_text(st, 2));
-		if (access_level_parse(store_col_text(st, 3), &r->level, NULL))
-			r->level = ACCESS_NONE;
-	}
-	store_reset(st);
-	if (rc < 0) {
-		free(arr);
-		return rc;
-	}
-	*out = arr;
-	*n = len;
-	return 0;
+	return store_collect(st, sizeof **out, read_rule, (void **)out, n, e);
 }
 
 int store_access_upsert(struct store_conn *c, const char *resource_type, const char *resource_id, const char *team_id,

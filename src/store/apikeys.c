@@ -5,8 +5,10 @@
 
 #define KEY_COLS "id, user_id, name, expired_at, created_at"
 
-static void read_row(struct store_stmt *st, struct apikey *k)
+static void read_row(struct store_stmt *st, void *out)
 {
+	struct apikey *k = out;
+
 	snprintf(k->id, sizeof k->id, "%s", store_col_text(st, 0));
 	snprintf(k->user_id, sizeof k->user_id, "%s", store_col_text(st, 1));
 	snprintf(k->name, sizeof k->name, "%s", store_col_text(st, 2));
@@ -43,18 +45,11 @@ int store_apikey_get(struct store_conn *c, const char *id, struct apikey *k, str
 {
 	static const char SQL[] = "SELECT " KEY_COLS " FROM api_keys WHERE id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, id);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		read_row(st, k);
-	store_reset(st);
-	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "API key not found: %.64s", id);
-	return rc < 0 ? rc : 0;
+	return store_one(st, read_row, k, "API key", id, e);
 }
 
 int store_apikey_delete(struct store_conn *c, const char *id, struct err *e)
@@ -76,34 +71,11 @@ int store_apikey_list(struct store_conn *c, const char *user_id, struct apikey *
 {
 	static const char SQL[] = "SELECT " KEY_COLS " FROM api_keys WHERE user_id = ? ORDER BY name";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	struct apikey *arr = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, user_id);
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		if (len == cap) {
-			struct apikey *p;
-			cap = cap ? cap * 2 : 8;
-			p = realloc(arr, cap * sizeof *arr);
-			if (!p) {
-				rc = err_set(e, ERR_INTERNAL, "out of memory");
-				break;
-			}
-			arr = p;
-		}
-		read_row(st, &arr[len++]);
-	}
-	store_reset(st);
-	if (rc < 0) {
-		free(arr);
-		return rc;
-	}
-	*out = arr;
-	*n = len;
-	return 0;
+	return store_collect(st, sizeof **out, read_row, (void **)out, n, e);
 }
 
 int store_apikey_find_hash(struct store_conn *c, const uint8_t hash[APIKEY_HASH_LEN], int64_t now_ms, struct apikey *k,
@@ -112,17 +84,10 @@ int store_apikey_find_hash(struct store_conn *c, const uint8_t hash[APIKEY_HASH_
 	static const char SQL[] = "SELECT " KEY_COLS " FROM api_keys WHERE key_hash = ?"
 				  " AND (expired_at IS NULL OR expired_at > ?)";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_blob(st, 1, hash, APIKEY_HASH_LEN);
 	store_bind_int64(st, 2, now_ms);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		read_row(st, k);
-	store_reset(st);
-	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "no such API key");
-	return rc < 0 ? rc : 0;
+	return store_one(st, read_row, k, "API key", "(by value)", e);
 }

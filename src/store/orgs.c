@@ -10,26 +10,16 @@
 #define ORG_COLS "o.id, o.name, o.visibility, o.owner_id, u.username, o.created_at"
 #define ORG_FROM " FROM orgs o LEFT JOIN users u ON u.id = o.owner_id"
 
-static void read_org(struct store_stmt *st, struct org *o)
+static void read_org(struct store_stmt *st, void *out_)
 {
+	struct org *o = out_;
+
 	CP(o->id, 0);
 	CP(o->name, 1);
 	CP(o->visibility, 2);
 	CP(o->owner_id, 3);
 	CP(o->owner_username, 4);
 	o->created_at = store_col_int64(st, 5);
-}
-
-static int one_org(struct store_stmt *st, struct org *o, const char *key, struct err *e)
-{
-	int rc = store_step(st, e);
-
-	if (rc == STORE_ROW)
-		read_org(st, o);
-	store_reset(st);
-	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", key);
-	return rc < 0 ? rc : 0;
 }
 
 int store_org_get(struct store_conn *c, const char *id, struct org *o, struct err *e)
@@ -40,7 +30,7 @@ int store_org_get(struct store_conn *c, const char *id, struct org *o, struct er
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, id);
-	return one_org(st, o, id, e);
+	return store_one(st, read_org, o, "Organization", id, e);
 }
 
 int store_org_find(struct store_conn *c, const char *name, struct org *o, struct err *e)
@@ -51,7 +41,7 @@ int store_org_find(struct store_conn *c, const char *name, struct org *o, struct
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, name);
-	return one_org(st, o, name, e);
+	return store_one(st, read_org, o, "Organization", name, e);
 }
 
 static char *dup_col(struct store_stmt *st, int i, int *rc, struct err *e)
@@ -124,10 +114,7 @@ int store_org_list(struct store_conn *c, const struct org_query *q, struct org *
 				  " AND (?3 IS NULL OR lower(o.name) LIKE ?3 ESCAPE '\\')"
 				  " ORDER BY o.name LIMIT ?4 OFFSET ?5";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	struct org *arr = NULL, *grown;
-	size_t len = 0, cap = 0;
 	char like[2 * 128 + 3];
-	int rc;
 
 	if (!st)
 		return -1;
@@ -138,25 +125,7 @@ int store_org_list(struct store_conn *c, const struct org_query *q, struct org *
 	store_bind_text(st, 3, q->name_has ? like : NULL);
 	store_bind_int64(st, 4, (int64_t)q->limit);
 	store_bind_int64(st, 5, (int64_t)q->offset);
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 16;
-			if (!(grown = realloc(arr, cap * sizeof *arr))) {
-				rc = err_set(e, ERR_INTERNAL, "out of memory");
-				break;
-			}
-			arr = grown;
-		}
-		read_org(st, &arr[len++]);
-	}
-	store_reset(st);
-	if (rc < 0) {
-		free(arr);
-		return rc;
-	}
-	*out = arr;
-	*n = len;
-	return 0;
+	return store_collect(st, sizeof **out, read_org, (void **)out, n, e);
 }
 
 static void bind_org(struct store_stmt *st, const struct org *o, const char *meta, const char *cfg)

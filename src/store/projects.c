@@ -13,8 +13,10 @@
 	" p.created_at"
 #define PROJECT_FROM " FROM projects p JOIN orgs o ON o.id = p.org_id LEFT JOIN users u ON u.id = p.owner_id"
 
-static void read_project(struct store_stmt *st, struct project *p)
+static void read_project(struct store_stmt *st, void *out_)
 {
+	struct project *p = out_;
+
 	CP(p->id, 0);
 	CP(p->org_id, 1);
 	CP(p->org_name, 2);
@@ -27,18 +29,6 @@ static void read_project(struct store_stmt *st, struct project *p)
 	p->created_at = store_col_int64(st, 9);
 }
 
-static int one_project(struct store_stmt *st, struct project *p, const char *key, struct err *e)
-{
-	int rc = store_step(st, e);
-
-	if (rc == STORE_ROW)
-		read_project(st, p);
-	store_reset(st);
-	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", key);
-	return rc < 0 ? rc : 0;
-}
-
 int store_project_get(struct store_conn *c, const char *id, struct project *p, struct err *e)
 {
 	static const char SQL[] = "SELECT " PROJECT_COLS PROJECT_FROM " WHERE p.id = ?";
@@ -47,7 +37,7 @@ int store_project_get(struct store_conn *c, const char *id, struct project *p, s
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, id);
-	return one_project(st, p, id, e);
+	return store_one(st, read_project, p, "Project", id, e);
 }
 
 int store_project_find(struct store_conn *c, const char *org_id, const char *name, struct project *p, struct err *e)
@@ -59,7 +49,7 @@ int store_project_find(struct store_conn *c, const char *org_id, const char *nam
 		return -1;
 	store_bind_text(st, 1, org_id);
 	store_bind_text(st, 2, name);
-	return one_project(st, p, name, e);
+	return store_one(st, read_project, p, "Project", name, e);
 }
 
 static char *dup_col(struct store_stmt *st, int i, int *rc, struct err *e)
@@ -110,10 +100,7 @@ int store_project_list(struct store_conn *c, const char *org_id, const char *nam
 	static const char SQL[] = "SELECT " PROJECT_COLS PROJECT_FROM " WHERE p.org_id = ?"
 				  " AND (? IS NULL OR lower(p.name) LIKE ? ESCAPE '\\') ORDER BY p.name";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	struct project *arr = NULL, *grown;
-	size_t len = 0, cap = 0;
 	char like[2 * 128 + 3];
-	int rc;
 
 	if (!st)
 		return -1;
@@ -122,25 +109,7 @@ int store_project_list(struct store_conn *c, const char *org_id, const char *nam
 	store_bind_text(st, 1, org_id);
 	store_bind_text(st, 2, name_has ? like : NULL);
 	store_bind_text(st, 3, name_has ? like : NULL);
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 16;
-			if (!(grown = realloc(arr, cap * sizeof *arr))) {
-				rc = err_set(e, ERR_INTERNAL, "out of memory");
-				break;
-			}
-			arr = grown;
-		}
-		read_project(st, &arr[len++]);
-	}
-	store_reset(st);
-	if (rc < 0) {
-		free(arr);
-		return rc;
-	}
-	*out = arr;
-	*n = len;
-	return 0;
+	return store_collect(st, sizeof **out, read_project, (void **)out, n, e);
 }
 
 static void bind_project(struct store_stmt *st, const struct project *p, const char *meta, const char *cfg)

@@ -202,6 +202,47 @@ int store_step_done(struct store_stmt *st, struct err *e)
 	return 0;
 }
 
+int store_one(struct store_stmt *st, store_read_fn read, void *out, const char *what, const char *key, struct err *e)
+{
+	int rc = store_step(st, e);
+
+	if (rc == STORE_ROW)
+		read(st, out);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "%s not found: %.128s", what, key);
+	return rc < 0 ? rc : 0;
+}
+
+int store_collect(struct store_stmt *st, size_t elem_size, store_read_fn read, void **out, size_t *n, struct err *e)
+{
+	char *arr = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		if (len == cap) {
+			size_t bytes;
+			char *grown;
+			cap = cap ? cap * 2 : 16;
+			if (__builtin_mul_overflow(cap, elem_size, &bytes) || !(grown = realloc(arr, bytes))) {
+				rc = err_set(e, ERR_INTERNAL, "out of memory");
+				break;
+			}
+			arr = grown;
+		}
+		read(st, arr + len++ * elem_size);
+	}
+	store_reset(st);
+	if (rc < 0) {
+		free(arr);
+		return rc;
+	}
+	*out = arr;
+	*n = len;
+	return 0;
+}
+
 const char *store_backend(struct store *s)
 {
 	return s->ops->name;

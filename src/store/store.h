@@ -92,6 +92,18 @@ void store_tx_rollback(struct store_conn *c);
  * Returns 0 or < 0 on error. */
 int store_step_done(struct store_stmt *st, struct err *e) WUR;
 
+/* Reads the current row of st into the object at out (for store_one / store_collect). */
+typedef void (*store_read_fn)(struct store_stmt *st, void *out);
+
+/* Steps st once and resets it: a row is read into out; no row is ERR_NOT_FOUND
+ * "<what> not found: <key>". */
+int store_one(struct store_stmt *st, store_read_fn read, void *out, const char *what, const char *key,
+	      struct err *e) WUR;
+/* Steps st to its end and resets it, reading every row into a new array of elem_size-byte
+ * elements (*out, caller frees; NULL when there are none) of *n entries. */
+int store_collect(struct store_stmt *st, size_t elem_size, store_read_fn read, void **out, size_t *n,
+		  struct err *e) WUR;
+
 /* Backend access for modules that need backend-specific features (the inventory query
  * sandbox).  Returns the backend's name ("sqlite") and its native handle for c. */
 const char *store_backend(struct store *s);

@@ -9,24 +9,14 @@
 
 #define TEAM_COLS "id, org_id, name, description"
 
-static void read_team(struct store_stmt *st, struct team *t)
+static void read_team(struct store_stmt *st, void *out_)
 {
+	struct team *t = out_;
+
 	CP(t->id, 0);
 	CP(t->org_id, 1);
 	CP(t->name, 2);
 	CP(t->description, 3);
-}
-
-static int one_team(struct store_stmt *st, struct team *t, const char *key, struct err *e)
-{
-	int rc = store_step(st, e);
-
-	if (rc == STORE_ROW)
-		read_team(st, t);
-	store_reset(st);
-	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "Team not found: %.128s", key);
-	return rc < 0 ? rc : 0;
 }
 
 int store_team_get(struct store_conn *c, const char *id, struct team *t, struct err *e)
@@ -37,7 +27,7 @@ int store_team_get(struct store_conn *c, const char *id, struct team *t, struct 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, id);
-	return one_team(st, t, id, e);
+	return store_one(st, read_team, t, "Team", id, e);
 }
 
 int store_team_find(struct store_conn *c, const char *org_id, const char *name, struct team *t, struct err *e)
@@ -49,49 +39,18 @@ int store_team_find(struct store_conn *c, const char *org_id, const char *name, 
 		return -1;
 	store_bind_text(st, 1, org_id);
 	store_bind_text(st, 2, name);
-	return one_team(st, t, name, e);
-}
-
-/* Makes room for one more element of size `size` in *arr (len used, *cap allocated). */
-static int grow(void **arr, size_t *cap, size_t len, size_t size, struct err *e)
-{
-	void *p;
-	size_t n;
-
-	if (len < *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 16;
-	if (!(p = realloc(*arr, n * size)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	*arr = p;
-	*cap = n;
-	return 0;
+	return store_one(st, read_team, t, "Team", name, e);
 }
 
 int store_team_list(struct store_conn *c, const char *org_id, struct team **out, size_t *n, struct err *e)
 {
 	static const char SQL[] = "SELECT " TEAM_COLS " FROM teams WHERE org_id = ? ORDER BY name";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	struct team *arr = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, org_id);
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		if ((rc = grow((void **)&arr, &cap, len, sizeof *arr, e)))
-			break;
-		read_team(st, &arr[len++]);
-	}
-	store_reset(st);
-	if (rc < 0) {
-		free(arr);
-		return rc;
-	}
-	*out = arr;
-	*n = len;
-	return 0;
+	return store_collect(st, sizeof **out, read_team, (void **)out, n, e);
 }
 
 int store_team_insert(struct store_conn *c, const struct team *t, struct err *e)
@@ -148,39 +107,30 @@ int store_team_delete(struct store_conn *c, const char *id, struct err *e)
 	return rc;
 }
 
+static void read_member(struct store_stmt *st, void *out)
+{
+	struct team_member *m = out;
+
+	CP(m->user_id, 0);
+	CP(m->username, 1);
+	CP(m->domain, 2);
+	CP(m->display_name, 3);
+	CP(m->type, 4);
+	if (team_role_parse(store_col_text(st, 5), &m->role, NULL))
+		m->role = TEAM_ROLE_NONE;
+}
+
 int store_team_members(struct store_conn *c, const char *team_id, struct team_member **out, size_t *n, struct err *e)
 {
 	static const char SQL[] = "SELECT u.id, u.username, u.user_domain, u.display_name, u.user_type, tu.role"
 				  " FROM team_users tu JOIN users u ON u.id = tu.user_id"
 				  " WHERE tu.team_id = ? ORDER BY lower(u.username), u.user_domain";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	struct team_member *arr = NULL, *m;
-	size_t len = 0, cap = 0;
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, team_id);
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		if ((rc = grow((void **)&arr, &cap, len, sizeof *arr, e)))
-			break;
-		m = &arr[len++];
-		CP(m->user_id, 0);
-		CP(m->username, 1);
-		CP(m->domain, 2);
-		CP(m->display_name, 3);
-		CP(m->type, 4);
-		if (team_role_parse(store_col_text(st, 5), &m->role, NULL))
-			m->role = TEAM_ROLE_NONE;
-	}
-	store_reset(st);
-	if (rc < 0) {
-		free(arr);
-		return rc;
-	}
-	*out = arr;
-	*n = len;
-	return 0;
+	return store_collect(st, sizeof **out, read_member, (void **)out, n, e);
 }
 
 int store_team_member_set(struct store_conn *c, const char *team_id, const char *user_id, enum team_role role,

@@ -78,8 +78,10 @@ static void copy(char *dst, size_t cap, const char *src)
 	"id, username, user_domain, user_type, display_name, email, roles, disabled, password_hash IS NOT NULL,"       \
 	" created_at, updated_at"
 
-static void read_row(struct store_stmt *st, struct user *u)
+static void read_row(struct store_stmt *st, void *out)
 {
+	struct user *u = out;
+
 	copy(u->id, sizeof u->id, store_col_text(st, 0));
 	copy(u->username, sizeof u->username, store_col_text(st, 1));
 	copy(u->domain, sizeof u->domain, store_col_text(st, 2));
@@ -97,18 +99,11 @@ int store_user_get(struct store_conn *c, const char *id, struct user *u, struct 
 {
 	static const char SQL[] = "SELECT " USER_COLS " FROM users WHERE id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, id);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		read_row(st, u);
-	store_reset(st);
-	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "User not found: %.64s", id);
-	return rc < 0 ? rc : 0;
+	return store_one(st, read_row, u, "User", id, e);
 }
 
 int store_user_find(struct store_conn *c, const char *username, const char *domain, struct user *u, struct err *e)

@@ -195,11 +195,15 @@ static void test_jsonx(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buf_grows_and_caps), cmocka_unit_test(test_iso_format),
-		cmocka_unit_test(test_iso_parse),	   cmocka_unit_test(test_names),
-		cmocka_unit_test(test_checked_numbers),	   cmocka_unit_test(test_b64),
-		cmocka_unit_test(test_uuid),		   cmocka_unit_test(test_paths),
-		cmocka_unit_test(test_jsonx),
+	    cmocka_unit_test(test_buf_grows_and_caps),
+	    cmocka_unit_test(test_iso_format),
+	    cmocka_unit_test(test_iso_parse),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_checked_numbers),
+	    cmocka_unit_test(test_b64),
+	    cmocka_unit_test(test_uuid),
+	    cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_jsonx),
 	};
 	rand_init();
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);

@@ -1,0 +1,440 @@
+/* /api/v1/org/{org}/inventory: inventories, their team access rules and their saved
+ * queries (spec "Inventory queries (deprecated)", reference §7).  Access follows
+ * auth/rbac.h: READER reads items and runs queries, WRITER changes items and queries,
+ * OWNER deletes the inventory and changes its rules. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/access_rules.h"
+#include "api/inventories.h"
+#include "api/routes.h"
+#include "auth/rbac.h"
+#include "base/jsonx.h"
+#include "base/limits.h"
+#include "base/names.h"
+#include "base/str.h"
+#include "base/uuid.h"
+#include "store/users.h"
+
+#define RESOURCE_TYPE "INVENTORY"
+
+static struct rbac_resource resource_of(const struct inventory *inv)
+{
+	return (struct rbac_resource){.type = RESOURCE_TYPE,
+				      .kind = "inventory",
+				      .id = inv->id,
+				      .name = inv->name,
+				      .org_id = inv->org_id,
+				      .owner_id = inv->owner_id,
+				      .is_public = strcmp(inv->visibility, "PUBLIC") == 0};
+}
+
+static int load_org(struct api_call *c, struct org *org)
+{
+	return store_org_find(c->db, api_param(c, "org"), org, &c->err);
+}
+
+int api_inventory_load(struct api_call *c, enum access_level need, struct org *org, struct inventory *inv)
+{
+	struct rbac_resource r;
+	int rc;
+
+	if ((rc = load_org(c, org)) || (rc = store_inventory_find(c->db, org->id, api_param(c, "inv"), inv, &c->err)))
+		return rc;
+	if (need == ACCESS_NONE)
+		return 0;
+	r = resource_of(inv);
+	return rbac_check(c->db, &c->who, &r, need, &c->err);
+}
+
+static json_t *inventory_json(const struct inventory *inv, const struct org *org)
+{
+	json_t *v = json_pack("{s:s,s:s,s:s,s:s,s:s}", "id", inv->id, "name", inv->name, "orgId", org->id, "orgName",
+			      org->name, "visibility", inv->visibility);
+
+	if (v && inv->owner_id[0])
+		json_object_set_new(v, "owner",
+				    json_pack("{s:s,s:s}", "id", inv->owner_id, "username", inv->owner_name));
+	return v;
+}
+
+/* ---- inventories ---- */
+
+static int read_visibility(struct api_call *c, json_t *body, struct inventory *inv)
+{
+	const char *vis = NULL;
+
+	if (jsonx_str(body, "visibility", false, &vis, &c->err))
+		return -ERR_INVALID;
+	if (!vis)
+		return 0;
+	if (strcmp(vis, "PUBLIC") != 0 && strcmp(vis, "PRIVATE") != 0)
+		return api_fail(c, ERR_INVALID, "visibility must be PUBLIC or PRIVATE, got '%.32s'", vis);
+	snprintf(inv->visibility, sizeof(inv->visibility), "%s", vis);
+	return 0;
+}
+
+/* owner {id} or {username}: sets inv->owner_id; *changed when it differs. */
+static int read_owner(struct api_call *c, json_t *body, struct inventory *inv, bool *changed)
+{
+	json_t *owner = NULL;
+	const char *id = NULL, *username = NULL;
+	struct user u;
+	int rc;
+
+	*changed = false;
+	if (jsonx_obj(body, "owner", false, &owner, &c->err))
+		return -ERR_INVALID;
+	if (!owner)
+		return 0;
+	if (jsonx_str(owner, "id", false, &id, &c->err) || jsonx_str(owner, "username", false, &username, &c->err))
+		return -ERR_INVALID;
+	if (!id && !username)
+		return 0;
+	rc = id ? store_user_get(c->db, id, &u, &c->err) : store_user_find(c->db, username, NULL, &u, &c->err);
+	if (rc == -ERR_NOT_FOUND || rc == -ERR_CONFLICT)
+		return api_fail(c, ERR_INVALID, "User not found: %.128s", id ? id : username);
+	if (rc)
+		return rc;
+	*changed = strcmp(u.id, inv->owner_id) != 0;
+	snprintf(inv->owner_id, sizeof(inv->owner_id), "%s", u.id);
+	return 0;
+}
+
+static int update_inventory(struct api_call *c, json_t *body, struct inventory *inv)
+{
+	struct rbac_resource r = resource_of(inv);
+	const char *name = NULL;
+	bool owner_changed;
+	int rc;
+
+	if ((rc = rbac_check(c->db, &c->who, &r, ACCESS_WRITER, &c->err)))
+		return rc;
+	if (jsonx_str(body, "name", false, &name, &c->err))
+		return -ERR_INVALID;
+	if (name && strcmp(name, inv->name) != 0) {
+		if (name_check(name, "inventory", NAME_PLAIN, &c->err))
+			return -ERR_INVALID;
+		snprintf(inv->name, sizeof(inv->name), "%s", name);
+	}
+	if ((rc = read_visibility(c, body, inv)) || (rc = read_owner(c, body, inv, &owner_changed)))
+		return rc;
+	if (owner_changed && (rc = rbac_check(c->db, &c->who, &r, ACCESS_OWNER, &c->err)))
+		return rc;
+	rc = store_inventory_update(c->db, inv, &c->err);
+	if (rc == -ERR_CONFLICT)
+		return api_fail(c, ERR_CONFLICT, "Inventory already exists: %.128s", inv->name);
+	return rc ? rc : api_reply_result(c, "UPDATED", inv->id);
+}
+
+static int create_inventory(struct api_call *c, json_t *body, const struct org *org, const char *name)
+{
+	struct inventory inv = {0};
+	bool changed;
+	int rc;
+
+	if ((rc = rbac_org(c->db, &c->who, org, RBAC_ORG_MEMBER, &c->err)))
+		return rc;
+	if (name_check(name, "inventory", NAME_PLAIN, &c->err))
+		return -ERR_INVALID;
+	uuid_v4(inv.id);
+	snprintf(inv.org_id, sizeof(inv.org_id), "%s", org->id);
+	snprintf(inv.name, sizeof(inv.name), "%s", name);
+	snprintf(inv.visibility, sizeof(inv.visibility), "PUBLIC");
+	snprintf(inv.owner_id, sizeof(inv.owner_id), "%s", c->who.user.id);
+	if ((rc = read_visibility(c, body, &inv)) || (rc = read_owner(c, body, &inv, &changed)))
+		return rc;
+	rc = store_inventory_insert(c->db, &inv, &c->err);
+	if (rc == -ERR_CONFLICT)
+		return api_fail(c, ERR_CONFLICT, "Inventory already exists: %.128s", name);
+	return rc ? rc : api_reply_result(c, "CREATED", inv.id);
+}
+
+static int find_by_id(struct api_call *c, const struct org *org, const char *id, struct inventory *inv)
+{
+	struct inventory *all = NULL;
+	size_t n = 0;
+	int rc = store_inventory_list(c->db, org->id, &all, &n, &c->err);
+
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (strcmp(all[i].id, id) == 0) {
+			*inv = all[i];
+			free(all);
+			return 0;
+		}
+	free(all);
+	return rc ? rc : api_fail(c, ERR_NOT_FOUND, "Inventory not found: %.64s", id);
+}
+
+/* POST /inventory: create, or update the inventory named (or identified by "id"). */
+static int inventory_put(struct api_call *c)
+{
+	const char *name = NULL, *id = NULL;
+	struct org org;
+	struct inventory inv;
+	json_t *body = NULL;
+	int rc;
+
+	if ((rc = load_org(c, &org)) || (rc = api_body_object(c, &body)))
+		return rc;
+	if (jsonx_str(body, "id", false, &id, &c->err) || jsonx_str(body, "name", !id, &name, &c->err)) {
+		rc = -ERR_INVALID;
+		goto out;
+	}
+	rc = id ? find_by_id(c, &org, id, &inv) : store_inventory_find(c->db, org.id, name, &inv, &c->err);
+	if (rc == 0)
+		rc = update_inventory(c, body, &inv);
+	else if (rc == -ERR_NOT_FOUND && !id)
+		rc = create_inventory(c, body, &org, name);
+out:
+	json_decref(body);
+	return rc;
+}
+
+static int inventory_list(struct api_call *c)
+{
+	struct org org;
+	struct inventory *all = NULL;
+	size_t n = 0;
+	json_t *list;
+	int rc;
+
+	if ((rc = load_org(c, &org)) || (rc = store_inventory_list(c->db, org.id, &all, &n, &c->err)))
+		return rc;
+	if (!(list = json_array())) {
+		free(all);
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rbac_resource r = resource_of(&all[i]);
+		struct err denied;
+		if (rbac_check(c->db, &c->who, &r, ACCESS_READER, &denied) == 0)
+			json_array_append_new(list, inventory_json(&all[i], &org));
+	}
+	free(all);
+	return api_reply(c, list);
+}
+
+static int inventory_delete(struct api_call *c)
+{
+	struct org org;
+	struct inventory inv;
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_OWNER, &org, &inv)) ||
+	    (rc = store_inventory_delete(c->db, &inv, &c->err)))
+		return rc;
+	return api_reply_result(c, "DELETED", NULL);
+}
+
+/* ---- access rules (api/access_rules.h checks access and does the rest) ---- */
+
+static int access_call(struct api_call *c, int (*fn)(struct api_call *, const struct rbac_resource *))
+{
+	struct org org;
+	struct inventory inv;
+	struct rbac_resource r;
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_NONE, &org, &inv)))
+		return rc;
+	r = resource_of(&inv);
+	return fn(c, &r);
+}
+
+static int access_list(struct api_call *c)
+{
+	return access_call(c, access_rules_list);
+}
+
+static int access_put(struct api_call *c)
+{
+	return access_call(c, access_rules_update);
+}
+
+static int access_bulk(struct api_call *c)
+{
+	return access_call(c, access_rules_replace);
+}
+
+/* ---- queries ---- */
+
+static json_t *query_json(const struct inventory_query *q)
+{
+	return json_pack("{s:s,s:s,s:s,s:s}", "id", q->id, "name", q->name, "inventoryId", q->inventory_id, "text",
+			 q->text);
+}
+
+static int query_list(struct api_call *c)
+{
+	struct org org;
+	struct inventory inv;
+	struct inventory_query *qs = NULL;
+	size_t n = 0;
+	json_t *list;
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)) ||
+	    (rc = store_inventory_query_list(c->db, inv.id, &qs, &n, &c->err)))
+		return rc;
+	list = json_array();
+	for (size_t i = 0; list && i < n; i++)
+		json_array_append_new(list, query_json(&qs[i]));
+	inventory_query_list_free(qs, n);
+	return list ? api_reply(c, list) : api_fail(c, ERR_INTERNAL, "out of memory");
+}
+
+static int query_get(struct api_call *c)
+{
+	struct org org;
+	struct inventory inv;
+	struct inventory_query q = {0};
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)) ||
+	    (rc = store_inventory_query_get(c->db, inv.id, api_param(c, "q"), &q, &c->err)))
+		return rc;
+	rc = api_reply(c, query_json(&q));
+	inventory_query_cleanup(&q);
+	return rc;
+}
+
+/* The query text of a create request: a text body as is; a JSON body {"text": …} or a JSON
+ * string; a JSON-typed body that is not JSON is taken as is (Concord uses the body
+ * verbatim whatever its type). */
+static int query_text(struct api_call *c, char **out)
+{
+	struct buf *b = &c->req->body;
+	const char *text = NULL;
+	json_t *v = NULL;
+
+	*out = NULL;
+	if (http_content_type_is(c->req, "application/json") &&
+	    (v = json_loadb(b->data ? b->data : "", b->len, JSON_DECODE_ANY, NULL))) {
+		if (json_is_object(v) && jsonx_str(v, "text", true, &text, &c->err)) {
+			json_decref(v);
+			return -ERR_INVALID;
+		}
+		if (json_is_string(v))
+			text = json_string_value(v);
+		if (!text) {
+			json_decref(v);
+			return api_fail(c, ERR_INVALID, "a JSON body must be {\"text\": \"<query>\"}");
+		}
+		*out = strdup(text);
+		json_decref(v);
+	} else if (c->req->content_type && !http_content_type_is(c->req, "application/json") &&
+		   strncasecmp(c->req->content_type, "text/", 5) != 0) {
+		return api_fail(c, ERR_MEDIA_TYPE, "query text must be sent as text/plain or application/json");
+	} else if (b->len && memchr(b->data, '\0', b->len)) {
+		return api_fail(c, ERR_INVALID, "query text must not contain NUL bytes");
+	} else {
+		*out = strndup(b->data ? b->data : "", b->len);
+	}
+	return *out ? 0 : api_fail(c, ERR_INTERNAL, "out of memory");
+}
+
+static int query_put(struct api_call *c)
+{
+	const char *name = api_param(c, "q");
+	struct org org;
+	struct inventory inv;
+	char id[UUID_STR_LEN], *text = NULL;
+	bool created;
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)))
+		return rc;
+	if (name_check(name, "query", NAME_PLAIN, &c->err))
+		return -ERR_INVALID;
+	if ((rc = query_text(c, &text)))
+		return rc;
+	if ((rc = store_inventory_query_check(c->db, text, strlen(text), &c->err)) ||
+	    (rc = store_inventory_query_put(c->db, inv.id, name, text, id, &created, &c->err)))
+		goto out;
+	rc = api_reply_result(c, created ? "CREATED" : "UPDATED", id);
+out:
+	free(text);
+	return rc;
+}
+
+static int query_delete(struct api_call *c)
+{
+	struct org org;
+	struct inventory inv;
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)) ||
+	    (rc = store_inventory_query_delete(c->db, inv.id, api_param(c, "q"), &c->err)))
+		return rc;
+	return api_reply_result(c, "DELETED", NULL);
+}
+
+/* The containment filter: no body (or JSON null) means none; otherwise a JSON object. */
+static int exec_filter(struct api_call *c, char **filter)
+{
+	struct buf *b = &c->req->body;
+	json_t *v;
+
+	*filter = NULL;
+	if (b->len == 0 || str_trim((struct str){b->data, b->len}).len == 0)
+		return 0;
+	if (c->req->content_type && !http_content_type_is(c->req, "application/json"))
+		return api_fail(c, ERR_MEDIA_TYPE, "the filter must be sent as application/json");
+	if (!(v = jsonx_parse(b->data, b->len, limits.json_depth, &c->err)))
+		return -ERR_INVALID;
+	if (json_is_null(v)) {
+		json_decref(v);
+		return 0;
+	}
+	if (!json_is_object(v)) {
+		json_decref(v);
+		return api_fail(c, ERR_INVALID, "the filter must be a JSON object");
+	}
+	*filter = json_dumps(v, JSON_COMPACT);
+	json_decref(v);
+	return *filter ? 0 : api_fail(c, ERR_INTERNAL, "out of memory");
+}
+
+static int query_exec(struct api_call *c)
+{
+	struct org org;
+	struct inventory inv;
+	struct inventory_query q = {0};
+	char *filter = NULL;
+	json_t *rows = NULL;
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)) ||
+	    (rc = store_inventory_query_get(c->db, inv.id, api_param(c, "q"), &q, &c->err)))
+		return rc;
+	if ((rc = exec_filter(c, &filter)) == 0 &&
+	    (rc = store_inventory_query_run(c->db, &inv, q.text, filter, &rows, &c->err)) == 0)
+		rc = api_reply(c, rows);
+	free(filter);
+	inventory_query_cleanup(&q);
+	return rc;
+}
+
+#define INV "/api/v1/org/{org}/inventory/{inv}"
+
+const struct api_route api_inventory_routes[] = {
+    {"POST", "/api/v1/org/{org}/inventory", inventory_put, 0},
+    {"GET", "/api/v1/org/{org}/inventory", inventory_list, 0},
+    {"GET", INV, query_list, 0},
+    {"DELETE", INV, inventory_delete, 0},
+    {"GET", INV "/access", access_list, 0},
+    {"POST", INV "/access", access_put, 0},
+    {"POST", INV "/access/bulk", access_bulk, 0},
+    {"GET", INV "/data", api_inventory_data_list, 0},
+    {"GET", INV "/data/{path*}", api_inventory_data_get, 0},
+    {"POST", INV "/data/{path*}", api_inventory_data_put, 0},
+    {"DELETE", INV "/data/{path*}", api_inventory_data_delete, 0},
+    {"GET", INV "/query", query_list, 0},
+    {"GET", INV "/query/{q}", query_get, 0},
+    {"POST", INV "/query/{q}", query_put, 0},
+    {"DELETE", INV "/query/{q}", query_delete, 0},
+    {"POST", INV "/query/{q}/exec", query_exec, 0},
+    {0},
+};

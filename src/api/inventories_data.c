@@ -1,0 +1,209 @@
+/* /api/v1/org/{org}/inventory/{inv}/data[/{path}]: the JSON items of an inventory
+ * (reference §7.2).  Items are stored per path; reading a path returns the nested tree of
+ * every item whose path starts with it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/inventories.h"
+#include "base/jsonx.h"
+#include "base/limits.h"
+
+static const char *json_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "boolean";
+	default:
+		return "null";
+	}
+}
+
+/* Merges src into dst: objects key by key, recursively; anything else replaces. */
+static int deep_merge(json_t *dst, json_t *src)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(src, key, v)
+	{
+		json_t *d = json_object_get(dst, key);
+		if (json_is_object(d) && json_is_object(v)) {
+			if (deep_merge(d, v))
+				return -1;
+		} else if (json_object_set(dst, key, v)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Places value at the nested position of path ("a/b/c"; a leading '/' is dropped, empty
+ * segments are skipped). */
+static int tree_put(json_t *root, const char *path, json_t *value)
+{
+	json_t *cur = root;
+	char *copy = strdup(*path == '/' ? path + 1 : path), *seg;
+	int rc = 0;
+
+	if (!copy)
+		return -1;
+	seg = copy;
+	for (;;) {
+		char *slash = strchr(seg, '/');
+		json_t *child;
+		if (slash)
+			*slash = '\0';
+		if (!*seg && slash) {
+			seg = slash + 1;
+			continue;
+		}
+		child = json_object_get(cur, seg);
+		if (!slash || !slash[1]) {
+			if (json_is_object(child) && json_is_object(value))
+				rc = deep_merge(child, value);
+			else
+				rc = json_object_set(cur, seg, value);
+			break;
+		}
+		if (!json_is_object(child)) {
+			child = json_object();
+			if (!child || json_object_set_new(cur, seg, child)) {
+				rc = -1;
+				break;
+			}
+		}
+		cur = child;
+		seg = slash + 1;
+	}
+	free(copy);
+	return rc;
+}
+
+static int add_to_tree(void *ctx, const char *path, const char *data, struct err *e)
+{
+	json_t *v = json_loads(data, JSON_DECODE_ANY, NULL);
+	int rc;
+
+	if (!v)
+		return err_set(e, ERR_INTERNAL, "stored item %.128s is not valid JSON", path);
+	rc = tree_put(ctx, path, v);
+	json_decref(v);
+	return rc ? err_set(e, ERR_INTERNAL, "out of memory") : 0;
+}
+
+static int reply_tree(struct api_call *c, const struct inventory *inv, const char *path)
+{
+	json_t *root = json_object();
+	int rc;
+
+	if (!root)
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	rc = store_inventory_items_each(c->db, inv->rid, path, add_to_tree, root, &c->err);
+	if (rc) {
+		json_decref(root);
+		return rc;
+	}
+	return api_reply(c, root);
+}
+
+static int add_to_list(void *ctx, const char *path, const char *data, struct err *e)
+{
+	json_t *v = json_loads(data, JSON_DECODE_ANY, NULL);
+
+	if (!v)
+		return err_set(e, ERR_INTERNAL, "stored item %.128s is not valid JSON", path);
+	if (json_array_append_new(ctx, json_pack("{s:s,s:o}", "path", path, "data", v)))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	return 0;
+}
+
+int api_inventory_data_list(struct api_call *c)
+{
+	struct org org;
+	struct inventory inv;
+	json_t *list;
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)))
+		return rc;
+	if (!(list = json_array()))
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	if ((rc = store_inventory_items_each(c->db, inv.rid, NULL, add_to_list, list, &c->err))) {
+		json_decref(list);
+		return rc;
+	}
+	return api_reply(c, list);
+}
+
+int api_inventory_data_get(struct api_call *c)
+{
+	const char *path = api_param(c, "path"), *single = http_query(c->req, "singleItem");
+	struct org org;
+	struct inventory inv;
+	char *data = NULL;
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)))
+		return rc;
+	if (!single || strcasecmp(single, "true") != 0)
+		return reply_tree(c, &inv, path);
+	rc = store_inventory_item_get(c->db, inv.rid, path, &data, &c->err);
+	if (rc == -ERR_NOT_FOUND) { /* Concord answers a missing single item with 204 */
+		http_resp_bytes(c->resp, 204, NULL, NULL, 0);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	http_resp_take(c->resp, 200, "application/json", data, strlen(data));
+	return 0;
+}
+
+int api_inventory_data_put(struct api_call *c)
+{
+	const char *path = api_param(c, "path");
+	struct org org;
+	struct inventory inv;
+	json_t *body = NULL;
+	int rc;
+
+	if ((rc = http_body_json(c->req, &body, &c->err)))
+		return rc;
+	/* checked before access, as Concord does */
+	if (!strchr(path, '/') && !json_is_object(body)) {
+		rc = api_fail(c, ERR_INVALID, "Top-level inventory entries must be JSON objects. Got: %s",
+			      json_type_name(body));
+		goto out;
+	}
+	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)))
+		goto out;
+	if ((rc = store_inventory_item_put(c->db, inv.rid, path, body, &c->err)))
+		goto out;
+	rc = reply_tree(c, &inv, path);
+out:
+	json_decref(body);
+	return rc;
+}
+
+int api_inventory_data_delete(struct api_call *c)
+{
+	struct org org;
+	struct inventory inv;
+	bool deleted;
+	int rc;
+
+	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)))
+		return rc;
+	if ((rc = store_inventory_item_delete(c->db, inv.rid, api_param(c, "path"), &deleted, &c->err)))
+		return rc;
+	return api_reply(c, json_pack("{s:b}", "ok", 1));
+}

@@ -1,0 +1,477 @@
+/* accord run: executes a flow directory locally with the flow engine and the local host. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/jsonx.h"
+#include "base/path.h"
+#include "base/uuid.h"
+#include "cli/commands.h"
+#include "cli/run.h"
+#include "flow/copy.h"
+#include "flow/value.h"
+#include "flow/vm.h"
+
+#define EXIT_FINISHED 0
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+#define EXIT_SUSPENDED 3
+
+struct run_opts {
+	const char *path;
+	bool path_given;
+	const char *entry;
+	json_t *args;
+	const char *profiles[64];
+	size_t n_profiles;
+	json_t *out;
+	const char *workdir;
+	const char *resume;
+	const char *events;
+	bool debug;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: accord run [PATH] [-e|--entry-point NAME] [-a|--arg KEY=VALUE]... [--arg-json KEY=JSON]...\n"
+		   "                  [-p|--profile NAME]... [--out NAME[,NAME...]] [--workdir DIR] [--resume EVENT]\n"
+		   "                  [--events FILE] [--debug]\n\n"
+		   "Runs the flow in PATH (a folder with concord.yml, or a YAML file; default .).\n"
+		   "Exit status: 0 finished, 1 failed, 3 suspended, 2 usage error or invalid definition.\n");
+}
+
+static int add_arg(json_t *args, const char *kv, bool typed)
+{
+	const char *eq = strchr(kv, '=');
+	json_t *v;
+	struct err e;
+	int rc;
+	if (!eq || eq == kv)
+		return -1;
+	if (typed) {
+		v = jsonx_parse(eq + 1, strlen(eq + 1), 64, &e);
+		if (!v) {
+			fprintf(stderr, "accord run: --arg-json %.*s: %s\n", (int)(eq - kv), kv, e.msg);
+			return -1;
+		}
+	} else {
+		v = json_string(eq + 1);
+	}
+	json_t *nested = json_object();
+	rc = value_set_path(nested, kv, (size_t)(eq - kv), v, &e);
+	if (rc == 0)
+		rc = value_merge(args, nested, &e);
+	if (rc < 0)
+		fprintf(stderr, "accord run: bad argument name '%.*s': %s\n", (int)(eq - kv), kv, e.msg);
+	json_decref(nested);
+	json_decref(v);
+	return rc;
+}
+
+static int add_out(json_t *out, const char *list)
+{
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n)
+			json_array_append_new(out, json_stringn(p, n));
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+static const char *need_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "accord run: %s needs a value\n", argv[*i]);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		usage(stdout);
+		exit(0);
+	}
+	if (strcmp(a, "--debug") == 0) {
+		o->debug = true;
+		return 0;
+	}
+	if (a[0] != '-') {
+		if (o->path_given)
+			return fprintf(stderr, "accord run: only one PATH may be given\n"), -1;
+		o->path = a;
+		o->path_given = true;
+		return 0;
+	}
+	if (!(v = need_value(argc, argv, i)))
+		return -1;
+	if (strcmp(a, "-e") == 0 || strcmp(a, "--entry-point") == 0)
+		o->entry = v;
+	else if (strcmp(a, "-a") == 0 || strcmp(a, "--arg") == 0 || strcmp(a, "--arg-json") == 0) {
+		if (add_arg(o->args, v, strcmp(a, "--arg-json") == 0) < 0)
+			return fprintf(stderr, "accord run: %s expects KEY=VALUE, got '%s'\n", a, v), -1;
+	} else if (strcmp(a, "-p") == 0 || strcmp(a, "--profile") == 0) {
+		if (o->n_profiles == sizeof o->profiles / sizeof o->profiles[0])
+			return fprintf(stderr, "accord run: too many profiles\n"), -1;
+		o->profiles[o->n_profiles++] = v;
+	} else if (strcmp(a, "--out") == 0)
+		return add_out(o->out, v);
+	else if (strcmp(a, "--workdir") == 0)
+		o->workdir = v;
+	else if (strcmp(a, "--resume") == 0)
+		o->resume = v;
+	else if (strcmp(a, "--events") == 0)
+		o->events = v;
+	else
+		return fprintf(stderr, "accord run: unknown option '%s'\n", a), -1;
+	return 0;
+}
+
+static int parse_args(struct run_opts *o, int argc, char **argv)
+{
+	o->path = ".";
+	for (int i = 1; i < argc; i++)
+		if (parse_one(o, argc, argv, &i) < 0)
+			return -1;
+	if (o->resume && !o->workdir) {
+		fprintf(stderr, "accord run: --resume needs --workdir (the suspended process's folder)\n");
+		return -1;
+	}
+	return 0;
+}
+
+struct process {
+	struct run_opts o;
+	char workdir[PATH_MAX];
+	struct model *m;
+	struct vm *vm;
+	struct run_host host;
+	FILE *events;
+};
+
+/* The project folder of PATH and, for a single file, its name. */
+static int project_of(const char *path, char **dir, const char **file)
+{
+	struct stat st;
+	*file = NULL;
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "accord run: %s: no such file or directory\n", path);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*dir = strdup(path);
+		return 0;
+	}
+	const char *slash = strrchr(path, '/');
+	*dir = slash ? strndup(path, (size_t)(slash - path + (slash == path))) : strdup(".");
+	*file = slash ? slash + 1 : path;
+	return 0;
+}
+
+static int prepare_workdir(struct process *p, const char **file)
+{
+	char *src = NULL;
+	struct err e;
+	int rc = -1;
+	if (project_of(p->o.path, &src, file) < 0)
+		return -1;
+	if (p->o.workdir) {
+		if (path_mkdirs(p->o.workdir, 0700, &e) < 0 || !realpath(p->o.workdir, p->workdir)) {
+			fprintf(stderr, "accord run: --workdir %s: cannot create it\n", p->o.workdir);
+			goto out;
+		}
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(p->workdir, sizeof p->workdir, "%s/accord-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(p->workdir)) {
+			perror("accord run: mkdtemp");
+			goto out;
+		}
+	}
+	if ((!p->o.resume || p->o.path_given) && flow_copy_tree(src, p->workdir, "_attachments", &e) < 0) {
+		fprintf(stderr, "accord run: cannot copy %s into %s: %s\n", src, p->workdir, e.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(src);
+	return rc;
+}
+
+static int load_model(struct process *p, const char *file)
+{
+	struct model_opts mo = {.profiles = p->o.profiles, .n_profiles = p->o.n_profiles};
+	char path[PATH_MAX + 256];
+	struct err e;
+	snprintf(path, sizeof path, "%s%s%s", p->workdir, file ? "/" : "", file ? file : "");
+	mo.path = path;
+	p->m = model_load(&mo, &e);
+	if (!p->m) {
+		run_log_line(&p->host, FLOW_ERROR, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *system_vars(struct process *p)
+{
+	char id[UUID_STR_LEN];
+	uuid_v4(id);
+	return json_pack("{s:s, s:s, s:{s:O}, s:{s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}}", "txId", id, "workDir",
+			 p->workdir, "processInfo", "activeProfiles", p->m->active_profiles, "projectInfo", "orgId",
+			 "0fac1b18-d179-11e7-b3e7-d7df4543ed4f", "orgName", "Default", "initiator", "username", "local",
+			 "displayName", "local user", "currentUser", "username", "local", "displayName", "local user");
+}
+
+static int start(struct process *p)
+{
+	const char *entry = p->o.entry;
+	json_t *sys;
+	struct err e;
+	int rc;
+	if (!entry)
+		entry = json_string_value(json_object_get(p->m->configuration, "entryPoint"));
+	if (!entry)
+		entry = "default";
+	p->vm = vm_new(p->m, &p->host.host);
+	sys = system_vars(p);
+	rc = vm_start(p->vm, entry, p->o.args, sys, &e);
+	json_decref(sys);
+	if (rc < 0)
+		run_log_line(&p->host, FLOW_ERROR, e.msg);
+	return rc < 0 ? (e.code == ERR_NOT_FOUND ? EXIT_USAGE : EXIT_FAILED) : 0;
+}
+
+static char *state_path(struct process *p, const char *rel)
+{
+	char *s = NULL;
+	if (asprintf(&s, "%s/_attachments/_state%s%s", p->workdir, rel ? "/" : "", rel ? rel : "") < 0)
+		return NULL;
+	return s;
+}
+
+static json_t *read_json(const char *path, struct err *e)
+{
+	size_t len;
+	char *text = path_read_file(path, 256u * 1024 * 1024, &len, e);
+	json_t *v;
+	if (!text)
+		return NULL;
+	v = jsonx_parse(text, len, 100000, e);
+	free(text);
+	return v;
+}
+
+/* Loads the saved state; a name that is a checkpoint of this process restores it. */
+static json_t *saved_state(struct process *p, bool *checkpoint)
+{
+	char *instance = state_path(p, "instance"), *cp = NULL;
+	struct err e;
+	json_t *st = NULL, *ev;
+	*checkpoint = false;
+	if (instance && access(instance, R_OK) == 0 && (st = read_json(instance, &e))) {
+		ev = json_object_get(st, "threads");
+		size_t i;
+		json_t *t;
+		json_array_foreach(ev, i, t) if (json_is_string(json_object_get(t, "event")) &&
+						 strcmp(json_string_value(json_object_get(t, "event")), p->o.resume) ==
+						     0) goto out;
+		if (json_object_get(json_object_get(st, "forms"), p->o.resume))
+			goto out;
+	}
+	if (asprintf(&cp, "checkpoints/%s", p->o.resume) > 0) {
+		char *full = state_path(p, cp), *fn = full;
+		if (full && strchr(p->o.resume, '/') == NULL && access(full, R_OK) == 0) {
+			json_decref(st);
+			st = read_json(full, &e);
+			*checkpoint = st != NULL;
+		}
+		free(fn);
+	}
+out:
+	free(cp);
+	free(instance);
+	if (!st)
+		fprintf(stderr, "accord run: the process in %s does not wait for '%s'\n", p->workdir, p->o.resume);
+	return st;
+}
+
+static int resume(struct process *p)
+{
+	bool checkpoint;
+	json_t *st = saved_state(p, &checkpoint), *args = p->o.args;
+	struct err e;
+	int rc = -1;
+	if (!st)
+		return -1;
+	p->vm = vm_load(p->m, &p->host.host, st, &e);
+	json_decref(st);
+	if (!p->vm) {
+		run_log_line(&p->host, FLOW_ERROR, e.msg);
+		return -1;
+	}
+	if (checkpoint) {
+		args = json_deep_copy(p->o.args);
+		json_object_set_new(args, "resumeEvents", json_pack("[s]", p->o.resume));
+	}
+	rc = vm_resume(p->vm, p->o.resume, args, &e);
+	if (rc < 0)
+		run_log_line(&p->host, FLOW_ERROR, e.msg);
+	if (args != p->o.args)
+		json_decref(args);
+	return rc;
+}
+
+static int write_json_file(const char *path, json_t *v)
+{
+	char *text = json_dumps(v, JSON_INDENT(2));
+	struct err e;
+	int rc = text ? path_write_file(path, text, strlen(text), 0600, &e) : -1;
+	free(text);
+	return rc;
+}
+
+static void write_out(struct process *p, bool failed)
+{
+	json_t *names = json_array(), *cfg = json_object_get(p->m->configuration, "out"), *out, *old;
+	char *dir = NULL, *file = NULL;
+	struct err e;
+	if (json_is_array(cfg))
+		json_array_extend(names, cfg);
+	json_array_extend(names, p->o.out);
+	out = vm_out_vars(p->vm, names);
+	if (failed && vm_last_error(p->vm))
+		json_object_set(out, "lastError", vm_last_error(p->vm));
+	if (json_object_size(out) == 0) /* nothing to report: no file, as in Concord */
+		goto done;
+	if (asprintf(&dir, "%s/_attachments", p->workdir) > 0 && path_mkdirs(dir, 0700, &e) == 0 &&
+	    asprintf(&file, "%s/out.json", dir) > 0) {
+		if (access(file, R_OK) == 0 && (old = read_json(file, &e))) {
+			json_object_update(old, out);
+			json_decref(out);
+			out = old;
+		}
+		if (write_json_file(file, out) < 0)
+			fprintf(stderr, "accord run: cannot write %s\n", file);
+	}
+done:
+	free(dir);
+	free(file);
+	json_decref(names);
+	json_decref(out);
+}
+
+static int write_suspended(struct process *p)
+{
+	json_t *state = vm_save(p->vm), *events = vm_waiting_events(p->vm), *forms = vm_pending_forms(p->vm), *ev;
+	char *dir = state_path(p, NULL), *file = NULL, *fdir = state_path(p, "V2forms");
+	struct buf b;
+	struct err e;
+	const char *name;
+	json_t *form;
+	size_t i;
+	int rc = -1;
+	buf_init(&b, 0);
+	if (!dir || !fdir || path_mkdirs(fdir, 0700, &e) < 0 || !(file = state_path(p, "instance")) ||
+	    write_json_file(file, state) < 0)
+		goto out;
+	json_array_foreach(events, i, ev) if (buf_printf(&b, &e, "%s\n", json_string_value(ev)) < 0) goto out;
+	free(file);
+	if (!(file = state_path(p, "_suspend")) || path_write_file(file, b.data, b.len, 0600, &e) < 0)
+		goto out;
+	json_object_foreach(forms, name, form)
+	{
+		char *ff = path_join_safe(fdir, name, &e);
+		if (!ff || write_json_file(ff, form) < 0) {
+			free(ff);
+			goto out;
+		}
+		free(ff);
+	}
+	for (i = 0; i + 1 < b.len; i++)
+		if (b.data[i] == '\n')
+			b.data[i] = ' ';
+	printf("Process suspended, waiting for: %.*s\n", b.len ? (int)b.len - 1 : 0, b.data);
+	json_object_foreach(forms, name, form) printf("Pending form: %s\n", name);
+	rc = 0;
+out:
+	if (rc < 0)
+		fprintf(stderr, "accord run: cannot save the process state in %s\n", p->workdir);
+	buf_cleanup(&b);
+	free(dir);
+	free(fdir);
+	free(file);
+	json_decref(state);
+	json_decref(events);
+	json_decref(forms);
+	return rc;
+}
+
+/* Removes the suspended state; checkpoints stay restorable. */
+static void drop_state(struct process *p)
+{
+	char *files[] = {state_path(p, "instance"), state_path(p, "_suspend"), state_path(p, "V2forms")};
+	struct err e;
+	for (size_t i = 0; i < 3; i++) {
+		if (files[i] && path_remove_tree(files[i], &e) < 0)
+			fprintf(stderr, "accord run: %s\n", e.msg);
+		free(files[i]);
+	}
+}
+
+static int finish(struct process *p, enum vm_status st)
+{
+	write_out(p, st == VM_FAILED);
+	if (st == VM_SUSPENDED)
+		return write_suspended(p) < 0 ? EXIT_FAILED : EXIT_SUSPENDED;
+	drop_state(p);
+	return st == VM_FINISHED ? EXIT_FINISHED : EXIT_FAILED;
+}
+
+static void cleanup(struct process *p)
+{
+	vm_free(p->vm);
+	model_free(p->m);
+	json_decref(p->o.args);
+	json_decref(p->o.out);
+	if (p->events)
+		fclose(p->events);
+}
+
+int cli_run_main(int argc, char **argv)
+{
+	struct process p = {0};
+	const char *file = NULL;
+	int rc = EXIT_USAGE;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	p.o.args = json_object();
+	p.o.out = json_array();
+	if (parse_args(&p.o, argc, argv) < 0) {
+		usage(stderr);
+		goto out;
+	}
+	if (p.o.events && !(p.events = fopen(p.o.events, p.o.resume ? "a" : "w"))) {
+		fprintf(stderr, "accord run: --events %s: cannot open it\n", p.o.events);
+		goto out;
+	}
+	if (prepare_workdir(&p, &file) < 0)
+		goto out;
+	run_host_init(&p.host, p.workdir, p.events, p.o.debug);
+	if (load_model(&p, file) < 0)
+		goto out;
+	p.host.host.debug = p.o.debug || json_is_true(json_object_get(p.m->configuration, "debug"));
+	if (p.o.resume && resume(&p) < 0)
+		goto out;
+	if (!p.o.resume && (rc = start(&p)) != 0)
+		goto out;
+	rc = finish(&p, vm_run(p.vm));
+out:
+	cleanup(&p);
+	return rc;
+}

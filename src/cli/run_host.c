@@ -1,0 +1,110 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/datetime.h"
+#include "base/path.h"
+#include "cli/run.h"
+
+static const char *level_names[] = {"DEBUG", "INFO ", "WARN ", "ERROR"};
+
+static void timestamp(char out[40])
+{
+	char iso[DT_ISO_LEN];
+	dt_format_iso(dt_now_ms(), iso);
+	/* "2026-11-22T10:00:00.123Z" → "2026-11-22T10:00:00.123+0000" */
+	snprintf(out, 40, "%.23s+0000", iso);
+}
+
+void run_log_line(struct run_host *h, enum flow_level level, const char *msg)
+{
+	char ts[40];
+	size_t wl = h && h->workdir ? strlen(h->workdir) : 0;
+	timestamp(ts);
+	fprintf(stdout, "%s [%s] ", ts, level_names[level]);
+	for (const char *p = msg; *p;) {
+		if (wl && strncmp(p, h->workdir, wl) == 0) {
+			fputs("$WORK_DIR", stdout);
+			p += wl;
+		} else {
+			fputc(*p++, stdout);
+		}
+	}
+	fputc('\n', stdout);
+}
+
+static void host_log(void *ctx, enum flow_level level, const char *msg)
+{
+	run_log_line(ctx, level, msg);
+}
+
+static void host_event(void *ctx, json_t *data)
+{
+	struct run_host *h = ctx;
+	char iso[DT_ISO_LEN], *line;
+	json_t *ev;
+	if (!h->events)
+		return;
+	dt_format_iso(dt_now_ms(), iso);
+	ev = json_pack("{s:s, s:s, s:O}", "eventType", "ELEMENT", "eventDate", iso, "data", data);
+	line = json_dumps(ev, JSON_COMPACT);
+	if (line)
+		fprintf(h->events, "%s\n", line);
+	free(line);
+	json_decref(ev);
+}
+
+static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, struct err *e)
+{
+	(void)ctx, (void)args, (void)out;
+	if (method)
+		return err_set(e, ERR_UNAVAILABLE, "Task '%s' (%s.%s) is not available when running locally", task,
+			       task, method);
+	return err_set(e, ERR_UNAVAILABLE, "Task '%s' is not available when running locally", task);
+}
+
+static int host_checkpoint(void *ctx, const char *name, json_t *state, struct err *e)
+{
+	struct run_host *h = ctx;
+	char *dir = NULL, *file = NULL, *text = NULL;
+	int rc = -1;
+	if (asprintf(&dir, "%s/_attachments/_state/checkpoints", h->workdir) < 0)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (path_mkdirs(dir, 0700, e) < 0)
+		goto out;
+	file = path_join_safe(dir, name, e);
+	text = json_dumps(state, JSON_COMPACT);
+	if (file && text)
+		rc = path_write_file(file, text, strlen(text), 0600, e);
+	else if (file)
+		rc = err_set(e, ERR_INTERNAL, "out of memory");
+out:
+	free(dir);
+	free(file);
+	free(text);
+	return rc;
+}
+
+static const struct flow_host_ops ops_events = {
+    .log = host_log,
+    .event = host_event,
+    .server_task = host_server_task,
+    .checkpoint = host_checkpoint,
+};
+
+/* Without --events no event is built at all. */
+static const struct flow_host_ops ops_quiet = {
+    .log = host_log,
+    .server_task = host_server_task,
+    .checkpoint = host_checkpoint,
+};
+
+void run_host_init(struct run_host *h, const char *workdir, FILE *events, int debug)
+{
+	h->host.ops = events ? &ops_events : &ops_quiet;
+	h->host.ctx = h;
+	h->host.workdir = workdir;
+	h->host.debug = debug != 0;
+	h->events = events;
+	h->workdir = (char *)workdir;
+}

@@ -1,0 +1,432 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/limits.h"
+#include "flow/tasks/task.h"
+#include "flow/value.h"
+#include "flow/vm_internal.h"
+
+static json_t *eval(struct vm *vm, struct thread *t, const struct tval *tv)
+{
+	struct scope sc;
+	struct err e;
+	json_t *v;
+	scope_init(&sc, vm, t);
+	v = scope_eval(&sc, tv, &e);
+	scope_cleanup(&sc);
+	if (!v)
+		vm_raise(vm, t, NULL, e.msg, NULL);
+	return v;
+}
+
+static int eval_int(struct vm *vm, struct thread *t, const struct tval *tv, long long dflt, long long *out)
+{
+	json_t *v;
+	int64_t n;
+	struct err e;
+	*out = dflt;
+	if (!tv)
+		return 0;
+	if (!(v = eval(vm, t, tv)))
+		return -1;
+	if (value_to_long(v, &n, &e) < 0) {
+		json_decref(v);
+		vm_raise(vm, t, NULL, e.msg, NULL);
+		return -1;
+	}
+	json_decref(v);
+	*out = n;
+	return 0;
+}
+
+static void sleep_ms(long long ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+	while (ms > 0 && nanosleep(&ts, &ts) < 0)
+		;
+}
+
+/* The names a looped step collects into lists. */
+static void out_names(const struct step *s, json_t *names)
+{
+	if (s->out.kind == OUT_NAME || s->out.kind == OUT_LIST)
+		for (size_t i = 0; i < s->out.n; i++)
+			json_array_append_new(names, json_string(s->out.names[i]));
+	else if (s->out.kind == OUT_MAP && s->out.map->kind == TV_MAP)
+		for (size_t i = 0; i < s->out.map->n; i++)
+			json_array_append_new(names, json_string(s->out.map->keys[i]));
+	else if (s->out.kind == OUT_MAP && s->out.map->kind == TV_LIT) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(s->out.map->lit, k, v) json_array_append_new(names, json_string(k));
+	}
+}
+
+/* Loop items as a list: maps become {key, value} entries; null and empty lists skip. */
+static json_t *loop_items(struct vm *vm, struct thread *t, const struct step *s)
+{
+	json_t *v = eval(vm, t, s->loop->items), *list;
+	const char *k;
+	json_t *x;
+	if (!v)
+		return NULL;
+	if (json_is_array(v))
+		return v;
+	if (json_is_null(v))
+		list = json_array();
+	else if (json_is_object(v)) {
+		list = json_array();
+		json_object_foreach(v, k, x) json_array_append_new(list, json_pack("{s:s, s:O}", "key", k, "value", x));
+	} else {
+		char *text = task_text(v), msg[512];
+		snprintf(msg, sizeof msg, "Invalid loop items: expected a list or a map, got '%s' (%s)",
+			 text ? text : "", value_class_name(v));
+		free(text);
+		json_decref(v);
+		vm_raise(vm, t, s, msg, NULL);
+		return NULL;
+	}
+	json_decref(v);
+	return list;
+}
+
+static long long cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+static int loop_start(struct vm *vm, struct thread *t, struct frame *f)
+{
+	const struct step *s = f->step;
+	json_t *items = loop_items(vm, t, s), *names, *results, *cfg;
+	long long par = cpus();
+	size_t n, i;
+	json_t *name;
+	if (!items)
+		return -1;
+	n = json_array_size(items);
+	if (n > limits.flow_loop_items) {
+		json_decref(items);
+		vm_fatal(vm, t, "Too many loop items: %zu (limit flow_loop_items = %zu)", n, limits.flow_loop_items);
+		return -1;
+	}
+	cfg = json_object_get(vm->m->configuration, "parallelLoopParallelism");
+	if (json_is_integer(cfg))
+		par = json_integer_value(cfg);
+	if (s->loop->unlimited)
+		par = (long long)n;
+	if (eval_int(vm, t, s->loop->parallelism, par, &par) < 0) {
+		json_decref(items);
+		return -1;
+	}
+	names = json_array();
+	out_names(s, names);
+	results = json_object();
+	json_array_foreach(names, i, name)
+	{
+		json_t *list = json_array();
+		for (size_t j = 0; j < n; j++)
+			json_array_append_new(list, json_null());
+		json_object_set_new(results, json_string_value(name), list);
+	}
+	json_decref(names);
+	f->data = json_pack("{s:o, s:i, s:o, s:{}, s:[], s:I}", "items", items, "next", 0, "results", results,
+			    "children", "errors", "parallelism", (json_int_t)(par < 1 ? 1 : par));
+	f->phase = 1;
+	return 0;
+}
+
+static json_t *iter_locals(json_t *items, size_t index, json_t *base)
+{
+	json_t *l = base ? base : json_object();
+	json_object_set(l, "item", json_array_get(items, index));
+	json_object_set_new(l, "itemIndex", json_integer((json_int_t)index));
+	json_object_set(l, "items", items);
+	return l;
+}
+
+void frame_collect_iter(struct vm *vm, struct frame *loop, json_t *locals, size_t index)
+{
+	json_t *results = json_object_get(loop->data, "results"), *list;
+	const char *k;
+	(void)vm;
+	json_object_foreach(results, k, list)
+	{
+		json_t *v = locals ? json_object_get(locals, k) : NULL;
+		if (v)
+			json_array_set(list, index, v);
+	}
+}
+
+static void loop_finish(struct vm *vm, struct thread *t, struct frame *f)
+{
+	json_t *results = json_object_get(f->data, "results"), *list;
+	const char *k;
+	json_object_foreach(results, k, list) scope_set(t, k, json_incref(list));
+	vm_pop_done(vm, t);
+}
+
+static void loop_serial(struct vm *vm, struct thread *t, struct frame *f)
+{
+	json_t *items = json_object_get(f->data, "items");
+	size_t next = (size_t)json_integer_value(json_object_get(f->data, "next"));
+	const struct step *s = f->step;
+	struct frame *it;
+	if (next >= json_array_size(items)) {
+		loop_finish(vm, t, f);
+		return;
+	}
+	json_object_set_new(f->data, "next", json_integer((json_int_t)next + 1));
+	it = vm_push(t, FR_ITER, true, s);
+	it->locals = iter_locals(items, next, it->locals);
+	it->pc = next;
+}
+
+/* Takes in the results of finished child threads; returns how many still run. */
+static size_t collect_children(struct vm *vm, struct frame *f, bool iter)
+{
+	json_t *children = json_object_get(f->data, "children"), *idx;
+	const char *k;
+	void *tmp;
+	size_t running = 0;
+	json_object_foreach_safe(children, tmp, k, idx)
+	{
+		struct thread *c = vm_thread_get(vm, (int)strtol(k, NULL, 10));
+		size_t index = (size_t)json_integer_value(idx);
+		if (c && c->state != TH_DONE && c->state != TH_FAILED) {
+			running++;
+			continue;
+		}
+		if (c && c->state == TH_FAILED) {
+			json_t *err = json_deep_copy(c->error);
+			json_object_set_new(err, "threadId", json_integer(c->id));
+			json_array_append_new(json_object_get(f->data, "errors"), err);
+		} else if (c && iter) {
+			frame_collect_iter(vm, f, c->final, index);
+		} else if (c) {
+			char key[32];
+			snprintf(key, sizeof key, "%zu", index);
+			json_object_set(json_object_get(f->data, "finals"), key, c->final ? c->final : json_null());
+		}
+		if (c)
+			vm_thread_remove(vm, c->id);
+		json_object_del(children, k);
+	}
+	return running;
+}
+
+static void raise_parallel(struct vm *vm, struct thread *t, struct frame *f)
+{
+	json_t *errors = json_object_get(f->data, "errors"), *err, *payload;
+	struct buf b;
+	struct err e;
+	size_t i;
+	buf_init(&b, 0);
+	if (buf_append_str(&b, "Parallel execution errors: ", &e) < 0)
+		return;
+	json_array_foreach(errors, i, err)
+	{
+		json_t *loc = json_object_get(err, "@location");
+		if (buf_printf(&b, &e, "\n[%zu] (%s): Error @ line: %d, col: %d, thread: %d\n  Error: %s", i,
+			       json_string_value(json_object_get(loc, "fileName")),
+			       (int)json_integer_value(json_object_get(loc, "line")),
+			       (int)json_integer_value(json_object_get(loc, "column")),
+			       (int)json_integer_value(json_object_get(err, "threadId")),
+			       json_string_value(json_object_get(err, "message"))) < 0)
+			break;
+	}
+	payload = json_incref(errors);
+	vm_raise(vm, t, f->step, b.data, NULL);
+	json_object_set_new(t->error, "exceptions", payload);
+	buf_cleanup(&b);
+}
+
+static void spawn_iteration(struct vm *vm, struct thread *t, struct frame *f, size_t index)
+{
+	struct thread *c = vm_thread_new(vm, t->id);
+	struct frame *it = vm_push(c, FR_ITER, true, f->step);
+	char id[32];
+	json_decref(it->locals);
+	it->locals = iter_locals(json_object_get(f->data, "items"), index, scope_all(t));
+	it->pc = index;
+	snprintf(id, sizeof id, "%d", c->id);
+	json_object_set_new(json_object_get(f->data, "children"), id, json_integer((json_int_t)index));
+}
+
+static size_t live_threads(struct vm *vm)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < vm->n_threads; i++)
+		n += vm->threads[i]->state != TH_DONE && vm->threads[i]->state != TH_FAILED;
+	return n;
+}
+
+static void loop_parallel(struct vm *vm, struct thread *t, struct frame *f)
+{
+	size_t running = collect_children(vm, f, true);
+	size_t n = json_array_size(json_object_get(f->data, "items"));
+	size_t next = (size_t)json_integer_value(json_object_get(f->data, "next"));
+	size_t par = (size_t)json_integer_value(json_object_get(f->data, "parallelism"));
+	bool failed = json_array_size(json_object_get(f->data, "errors")) > 0;
+	while (!failed && !vm->exiting && next < n && running < par) {
+		if (live_threads(vm) >= limits.flow_threads) {
+			vm_fatal(vm, t, "Too many threads (limit flow_threads = %zu)", limits.flow_threads);
+			return;
+		}
+		spawn_iteration(vm, t, f, next++);
+		running++;
+	}
+	json_object_set_new(f->data, "next", json_integer((json_int_t)next));
+	if (running > 0) {
+		t->state = TH_WAIT;
+		return;
+	}
+	if (failed)
+		raise_parallel(vm, t, f);
+	else
+		loop_finish(vm, t, f);
+}
+
+static void parallel_done(struct vm *vm, struct thread *t, struct frame *f)
+{
+	const struct step *s = f->step;
+	json_t *finals = json_object_get(f->data, "finals"), *all = json_object(), *fin;
+	char key[32];
+	if (s->out.kind == OUT_LIST || s->out.kind == OUT_NAME) {
+		for (size_t i = 0; i < s->body->n; i++) {
+			snprintf(key, sizeof key, "%zu", i);
+			fin = json_object_get(finals, key);
+			for (size_t j = 0; j < s->out.n; j++) {
+				json_t *v = json_object_get(fin, s->out.names[j]);
+				if (v)
+					scope_set(t, s->out.names[j], json_incref(v));
+			}
+		}
+	} else if (s->out.kind == OUT_MAP) {
+		struct scope sc;
+		struct err e;
+		json_t *m;
+		for (size_t i = 0; i < s->body->n; i++) {
+			snprintf(key, sizeof key, "%zu", i);
+			if (json_is_object(fin = json_object_get(finals, key)))
+				json_object_update(all, fin);
+		}
+		scope_init(&sc, vm, t);
+		sc.extra = all;
+		m = scope_eval(&sc, s->out.map, &e);
+		scope_cleanup(&sc);
+		if (!m) {
+			json_decref(all);
+			vm_raise(vm, t, s, e.msg, NULL);
+			return;
+		}
+		const char *k;
+		json_t *v;
+		json_object_foreach(m, k, v) scope_set(t, k, json_incref(v));
+		json_decref(m);
+	}
+	json_decref(all);
+	vm_pop_done(vm, t);
+}
+
+static void run_parallel(struct vm *vm, struct thread *t, struct frame *f)
+{
+	if (collect_children(vm, f, false) > 0) {
+		t->state = TH_WAIT;
+		return;
+	}
+	if (json_array_size(json_object_get(f->data, "errors")) > 0)
+		raise_parallel(vm, t, f);
+	else
+		parallel_done(vm, t, f);
+}
+
+void frame_run(struct vm *vm, struct thread *t, struct frame *f)
+{
+	switch (f->kind) {
+	case FR_TRY:
+		if (f->phase == 0) {
+			f->phase = 1;
+			exec_layer(vm, t, f->step, LAYER_LOOP);
+		} else {
+			vm_pop_done(vm, t);
+		}
+		return;
+	case FR_LOOP:
+		if (f->phase == 0 && loop_start(vm, t, f) < 0)
+			return;
+		if (f->step->loop->parallel)
+			loop_parallel(vm, t, f);
+		else
+			loop_serial(vm, t, f);
+		return;
+	case FR_ITER:
+	case FR_RETRY:
+		if (f->phase == 0) {
+			f->phase = 1;
+			if (f->kind == FR_ITER)
+				exec_layer(vm, t, f->step, LAYER_RETRY);
+			else
+				exec_core(vm, t, f->step);
+		} else {
+			vm_pop_done(vm, t);
+		}
+		return;
+	case FR_PARALLEL:
+		run_parallel(vm, t, f);
+		return;
+	default:
+		return;
+	}
+}
+
+static bool retry_catch(struct vm *vm, struct thread *t, struct frame *f)
+{
+	long long times, delay;
+	json_t *err = t->error;
+	const struct step *s = f->step;
+	t->error = NULL; /* evaluate times/delay without the pending error */
+	if (eval_int(vm, t, s->retry->times, 1, &times) < 0 || eval_int(vm, t, s->retry->delay, 5, &delay) < 0) {
+		json_decref(err);
+		return false;
+	}
+	if ((long long)f->pc >= times) {
+		t->error = err;
+		return false;
+	}
+	vm_log(vm, FLOW_WARN, "Last error: %s. Waiting for %lldms before retry (attempt #%zu)",
+	       json_string_value(json_object_get(err, "message")), delay * 1000, f->pc);
+	json_decref(err);
+	sleep_ms(delay * 1000);
+	f->pc++;
+	f->phase = 0;
+	return true;
+}
+
+bool frame_catch(struct vm *vm, struct thread *t, struct frame *f)
+{
+	if (f->kind == FR_TRY && f->phase == 1 && f->step->error) {
+		f->phase = 2;
+		f->locals = json_object();
+		json_object_set_new(f->locals, "lastError", t->error);
+		t->error = NULL;
+		struct frame *l = vm_push(t, FR_LIST, false, f->step);
+		l->list = f->step->error;
+		l->end = f->step->error->n;
+		return true;
+	}
+	if (f->kind == FR_RETRY && f->phase == 1)
+		return retry_catch(vm, t, f);
+	return false;
+}
+
+void frame_child_done(struct vm *vm, struct thread *child)
+{
+	struct thread *p = vm_thread_get(vm, child->parent);
+	if (p && p->state == TH_WAIT)
+		p->state = TH_RUN;
+}

@@ -1,0 +1,38 @@
+#ifndef ACCORD_FLOW_HOST_H
+#define ACCORD_FLOW_HOST_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+
+/* What the flow engine needs from whoever runs it.  `accord run` implements it locally
+ * (cli/run.c); `accord runner` will implement it over IPC to its supervisor.  Callbacks are
+ * called from the VM's one OS thread (parallel branches are interleaved VM threads). */
+
+enum flow_level { FLOW_DEBUG, FLOW_INFO, FLOW_WARN, FLOW_ERROR };
+
+struct flow_host_ops {
+	/* One log message (may contain newlines); the host adds time stamp and level. */
+	void (*log)(void *ctx, enum flow_level level, const char *msg);
+	/* One ELEMENT event's data (BORROWED); the host adds eventType and eventDate. */
+	void (*event)(void *ctx, json_t *data);
+	/* A task that needs the server (concord, crypto, kv, http, jsonStore, lock, …):
+	 * method NULL for `task:` steps (then args is the `in` map), else the method name and
+	 * an array of arguments.  *out is NEW.  Fails (e.g. "not available when running
+	 * locally") with e set. */
+	int (*server_task)(void *ctx, const char *task, const char *method, json_t *args, json_t **out, struct err *e);
+	/* A checkpoint: state is the VM state (BORROWED) that resumes right after the
+	 * checkpoint step.  Returns 0 or < 0 (the step fails). */
+	int (*checkpoint)(void *ctx, const char *name, json_t *state, struct err *e);
+};
+
+struct flow_host {
+	const struct flow_host_ops *ops;
+	void *ctx;
+	const char *workdir; /* absolute process working directory */
+	bool debug;	     /* DEBUG log lines are printed */
+};
+
+#endif

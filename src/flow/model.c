@@ -1,0 +1,247 @@
+#include <dirent.h>
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sodium.h>
+
+#include "base/limits.h"
+#include "base/path.h"
+#include "flow/model_load.h"
+
+static const char *root_names[] = {".concord.yml", "concord.yml", ".concord.yaml", "concord.yaml"};
+
+struct file_list {
+	char **v;
+	size_t n, cap;
+};
+
+static int list_add(struct file_list *l, const char *s)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		char **v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(s);
+	return l->v[l->n] ? (int)l->n++ * 0 : -1;
+}
+
+static void list_free(struct file_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool default_extra(const char *rel)
+{
+	const char *base = strrchr(rel, '/');
+	base = base ? base + 1 : rel;
+	if (strncmp(rel, "concord/", 8) != 0)
+		return false;
+	if (strcmp(base, "concord.yml") == 0 || strcmp(base, "concord.yaml") == 0)
+		return true;
+	size_t len = strlen(base);
+	return (len > 12 && strcmp(base + len - 12, ".concord.yml") == 0) ||
+	       (len > 13 && strcmp(base + len - 13, ".concord.yaml") == 0);
+}
+
+static bool pattern_match(const json_t *patterns, const char *rel)
+{
+	size_t i;
+	json_t *p;
+	if (!patterns)
+		return default_extra(rel);
+	json_array_foreach(patterns, i, p)
+	{
+		const char *s = json_string_value(p);
+		if (!s)
+			continue;
+		if (strncmp(s, "glob:", 5) == 0) {
+			char g[1024];
+			const char *src = s + 5;
+			size_t o = 0;
+			/* the pattern "any folder or none" becomes "*": without FNM_PATHNAME a star crosses slashes */
+			for (; *src && o + 1 < sizeof g; src++) {
+				if (strncmp(src, "{**/,}", 6) == 0) {
+					src += 5;
+					g[o++] = '*';
+					continue;
+				}
+				g[o++] = *src;
+			}
+			g[o] = '\0';
+			if (fnmatch(g, rel, 0) == 0)
+				return true;
+		} else if (strncmp(s, "regex:", 6) == 0) {
+			regex_t re;
+			bool ok = false;
+			if (regcomp(&re, s + 6, REG_EXTENDED | REG_NOSUB) == 0) {
+				ok = regexec(&re, rel, 0, NULL, 0) == 0;
+				regfree(&re);
+			}
+			if (ok)
+				return true;
+		} else if (strcmp(s, rel) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static int walk(const char *root, const char *rel, int depth, const json_t *patterns, struct file_list *out)
+{
+	char path[4096];
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+	if (depth > 32)
+		return 0;
+	snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (rc == 0 && (de = readdir(d))) {
+		char sub[4096], full[8192];
+		struct stat st;
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (!*rel && (strcmp(de->d_name, "_attachments") == 0 || strcmp(de->d_name, ".concord_tmp") == 0))
+			continue;
+		snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+		snprintf(full, sizeof full, "%s/%s", root, sub);
+		if (lstat(full, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			rc = walk(root, sub, depth + 1, patterns, out);
+		else if (S_ISREG(st.st_mode) && *rel && pattern_match(patterns, sub))
+			rc = list_add(out, sub);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int parse_file(struct model *m, const char *dir, const char *rel, crypto_generichash_state *h, struct err *e)
+{
+	char *full = NULL, *data = NULL;
+	size_t len = 0;
+	struct ydoc *d = &m->docs[m->n_docs];
+	int rc = -1;
+	memset(d, 0, sizeof *d);
+	full = dir ? path_join_safe(dir, rel, e) : strdup(rel);
+	if (!full)
+		goto out;
+	data = path_read_file(full, limits.flow_yaml_bytes, &len, e);
+	if (!data) {
+		if (e->code == ERR_TOO_LARGE) {
+			e->code = ERR_LIMIT;
+			err_prefix(e, "(%s): limit flow_yaml_bytes = %zu", rel, limits.flow_yaml_bytes);
+		}
+		goto out;
+	}
+	crypto_generichash_update(h, (const unsigned char *)rel, strlen(rel) + 1);
+	crypto_generichash_update(h, (const unsigned char *)data, len);
+	m->n_docs++; /* counted before parsing: ydoc_parse initialises d even when it fails */
+	rc = ydoc_parse(d, rel, data, len, e);
+out:
+	free(full);
+	free(data);
+	return rc;
+}
+
+static int find_root(const char *path, char **dir, char **rel, struct err *e)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return err_set(e, ERR_NOT_FOUND, "%s: no such file or directory", path);
+	if (S_ISREG(st.st_mode)) {
+		const char *slash = strrchr(path, '/');
+		*dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+		*rel = strdup(slash ? slash + 1 : path);
+		return *dir && *rel ? 1 : err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < 4; i++) {
+		char full[4096];
+		snprintf(full, sizeof full, "%s/%s", path, root_names[i]);
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+			*dir = strdup(path);
+			*rel = strdup(root_names[i]);
+			return *dir && *rel ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+		}
+	}
+	return err_set(e, ERR_NOT_FOUND, "%s: no concord.yml (or .concord.yml, concord.yaml) found", path);
+}
+
+static int parse_extra(struct model *m, const char *dir, crypto_generichash_state *h, struct err *e)
+{
+	struct file_list extra = {0};
+	json_t *patterns = NULL;
+	struct ydoc *docs, root;
+	int rc = -1;
+	if (model_root_patterns(m, &patterns, e) < 0 || model_import_dirs(m, e) < 0)
+		goto out;
+	if (walk(dir, "", 0, patterns, &extra) < 0) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (extra.n > 1)
+		qsort(extra.v, extra.n, sizeof *extra.v, cmp_str);
+	docs = realloc(m->docs, (extra.n + 1) * sizeof *docs);
+	if (!docs) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto out;
+	}
+	m->docs = docs;
+	for (size_t i = 0; i < extra.n; i++)
+		if (parse_file(m, dir, extra.v[i], h, e) < 0)
+			goto out;
+	/* extra files first, the root file last: later files win when merging */
+	root = m->docs[0];
+	memmove(&m->docs[0], &m->docs[1], extra.n * sizeof *docs);
+	m->docs[extra.n] = root;
+	rc = 0;
+out:
+	json_decref(patterns);
+	list_free(&extra);
+	return rc;
+}
+
+int model_load_files(struct model *m, const char *path, struct err *e)
+{
+	char *dir = NULL, *rel = NULL;
+	crypto_generichash_state h;
+	unsigned char digest[32];
+	int rc = -1, single = find_root(path, &dir, &rel, e);
+	if (single < 0)
+		goto out;
+	m->root_dir = arena_strdup(&m->arena, dir);
+	crypto_generichash_init(&h, NULL, 0, sizeof digest);
+	m->docs = calloc(1, sizeof *m->docs);
+	if (!m->docs) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (parse_file(m, dir, rel, &h, e) < 0)
+		goto out;
+	if (!single && parse_extra(m, dir, &h, e) < 0)
+		goto out;
+	crypto_generichash_final(&h, digest, sizeof digest);
+	sodium_bin2hex(m->hash, sizeof m->hash, digest, sizeof digest);
+	rc = 0;
+out:
+	free(dir);
+	free(rel);
+	return rc;
+}

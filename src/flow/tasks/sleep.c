@@ -1,0 +1,63 @@
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/datetime.h"
+#include "base/uuid.h"
+#include "flow/tasks/task.h"
+#include "flow/value.h"
+#include "flow/vm_internal.h"
+
+static void nap(int64_t ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+	while (ms > 0 && nanosleep(&ts, &ts) < 0)
+		;
+}
+
+static int sleep_execute(struct task_ctx *c, json_t *in, json_t **out, struct err *e)
+{
+	json_t *dur = json_object_get(in, "duration"), *until = json_object_get(in, "until");
+	bool suspend = json_is_true(json_object_get(in, "suspend"));
+	int64_t ms = 0, target;
+	*out = NULL;
+	if (dur && until)
+		return err_set(e, ERR_INVALID, "'duration' and 'until' are mutually exclusive");
+	if (dur) {
+		if (value_to_long(dur, &ms, e) < 0 || ms < 0)
+			return err_set(e, ERR_INVALID, "'duration' must be a number of seconds >= 0");
+		ms *= 1000;
+		vm_log(c->vm, FLOW_INFO, "Sleeping for %lldms", (long long)ms);
+	} else if (until) {
+		if (!json_is_string(until) || dt_parse_iso(json_string_value(until), strlen(json_string_value(until)),
+							   true, &target, "until", e) < 0)
+			return -1;
+		ms = target - dt_now_ms();
+		vm_log(c->vm, FLOW_INFO, "Sleeping until %s...", json_string_value(until));
+	} else {
+		return err_set(e, ERR_INVALID, "'duration' or 'until' is required");
+	}
+	if (suspend) {
+		char ev[UUID_STR_LEN];
+		uuid_v4(ev);
+		c->suspend_event = strdup(ev);
+		return 0;
+	}
+	nap(ms);
+	return 0;
+}
+
+static int m_ms(struct task_ctx *c, json_t *args, json_t **out, struct err *e)
+{
+	long long ms;
+	(void)c;
+	if (task_arg_int(args, 0, "ms", &ms, e) < 0)
+		return -1;
+	nap(ms);
+	*out = json_null();
+	return 0;
+}
+
+static const struct task_method methods[] = {{"ms", m_ms, 1, 1}, {NULL, NULL, 0, 0}};
+
+const struct task_def task_sleep = {"sleep", sleep_execute, methods, false};

@@ -1,0 +1,61 @@
+#ifndef ACCORD_FLOW_TASKS_TASK_H
+#define ACCORD_FLOW_TASKS_TASK_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+#include "flow/host.h"
+
+/* One C interface for every task (DESIGN §7): `execute(ctx, in) → out` for `task:` steps,
+ * plus named methods for `${task.method(args…)}`.  Tasks are registered in one table
+ * (registry.c).  A task fails by returning < 0 with e set; ctx->payload may carry a value
+ * for lastError.payload (the `throw` task).  Return EL_THROWN from a method to have the
+ * message reach the flow unprefixed.  Outputs are NEW references. */
+
+struct vm;
+struct thread;
+
+struct task_ctx {
+	struct vm *vm;
+	struct thread *t;
+	const struct flow_host *h;
+	const char *task;
+	json_t *payload;     /* set by a failing task: lastError.payload (owned by the ctx) */
+	char *suspend_event; /* set by a task that suspends the thread (malloc'd) */
+};
+
+typedef int (*task_execute_fn)(struct task_ctx *c, json_t *in, json_t **out, struct err *e);
+typedef int (*task_method_fn)(struct task_ctx *c, json_t *args, json_t **out, struct err *e);
+
+struct task_method {
+	const char *name;
+	task_method_fn fn;
+	int min_args, max_args;
+};
+
+struct task_def {
+	const char *name;
+	task_execute_fn execute;	   /* NULL: the task has only methods */
+	const struct task_method *methods; /* terminated by {NULL} */
+	bool server;			   /* implemented by the host (server_task) */
+};
+
+const struct task_def *task_find(const char *name);
+
+/* Calls a task method with pre/post events; used by the EL env. */
+int task_call_method(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *args, json_t **out,
+		     struct err *e) WUR;
+
+/* Argument helpers: a string argument (BORROWED), an integer, any value. */
+int task_arg_str(json_t *args, size_t i, const char *what, const char **out, struct err *e) WUR;
+int task_arg_int(json_t *args, size_t i, const char *what, long long *out, struct err *e) WUR;
+/* The text of any value as Java prints it (strings as they are); NEW string. */
+char *task_text(const json_t *v);
+
+/* The task tables, one per file under tasks/. */
+extern const struct task_def task_log, task_throw, task_sleep, task_resource, task_datetime, task_base64, task_files,
+    task_env, task_vars, task_misc;
+
+#endif

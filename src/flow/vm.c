@@ -1,0 +1,490 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/limits.h"
+#include "flow/value.h"
+#include "flow/vm_internal.h"
+
+struct vm *vm_new(const struct model *m, const struct flow_host *h)
+{
+	struct vm *vm = calloc(1, sizeof *vm);
+	if (!vm)
+		return NULL;
+	vm->m = m;
+	vm->h = h;
+	vm->forms = json_object();
+	vm->status = VM_RUNNING;
+	return vm;
+}
+
+void vm_frame_cleanup(struct frame *f)
+{
+	json_decref(f->locals);
+	json_decref(f->data);
+	f->locals = f->data = NULL;
+}
+
+void vm_thread_free(struct thread *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		vm_frame_cleanup(&t->frames[i]);
+	free(t->frames);
+	free(t->event);
+	json_decref(t->error);
+	json_decref(t->final);
+	free(t);
+}
+
+void vm_free(struct vm *vm)
+{
+	if (!vm)
+		return;
+	for (size_t i = 0; i < vm->n_threads; i++)
+		vm_thread_free(vm->threads[i]);
+	free(vm->threads);
+	json_decref(vm->forms);
+	json_decref(vm->last_error);
+	json_decref(vm->resume_args);
+	free(vm);
+}
+
+struct thread *vm_thread_new(struct vm *vm, int parent)
+{
+	struct thread *t = calloc(1, sizeof *t);
+	if (!t)
+		abort();
+	if (vm->n_threads == vm->cap_threads) {
+		size_t cap = vm->cap_threads ? vm->cap_threads * 2 : 8;
+		struct thread **v = realloc(vm->threads, cap * sizeof *v);
+		if (!v)
+			abort();
+		vm->threads = v;
+		vm->cap_threads = cap;
+	}
+	t->id = vm->next_thread_id++;
+	t->parent = parent;
+	t->state = TH_RUN;
+	vm->threads[vm->n_threads++] = t;
+	return t;
+}
+
+struct thread *vm_thread_get(struct vm *vm, int id)
+{
+	for (size_t i = 0; i < vm->n_threads; i++)
+		if (vm->threads[i]->id == id)
+			return vm->threads[i];
+	return NULL;
+}
+
+void vm_thread_remove(struct vm *vm, int id)
+{
+	for (size_t i = 0; i < vm->n_threads; i++)
+		if (vm->threads[i]->id == id) {
+			vm_thread_free(vm->threads[i]);
+			memmove(&vm->threads[i], &vm->threads[i + 1], (vm->n_threads - i - 1) * sizeof *vm->threads);
+			vm->n_threads--;
+			return;
+		}
+}
+
+struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const struct step *s)
+{
+	struct frame *f;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct frame *v = realloc(t->frames, cap * sizeof *v);
+		if (!v)
+			abort();
+		t->frames = v;
+		t->cap = cap;
+	}
+	f = &t->frames[t->n++];
+	memset(f, 0, sizeof *f);
+	f->kind = kind;
+	f->root = root;
+	f->step = s;
+	if (root)
+		f->locals = json_object();
+	return f;
+}
+
+struct frame *vm_top(struct thread *t)
+{
+	return t->n ? &t->frames[t->n - 1] : NULL;
+}
+
+struct frame *vm_nearest_root(struct thread *t)
+{
+	for (size_t i = t->n; i > 0; i--)
+		if (t->frames[i - 1].root)
+			return &t->frames[i - 1];
+	return NULL;
+}
+
+void vm_log(struct vm *vm, enum flow_level level, const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (msg && vm->h->ops->log && (level != FLOW_DEBUG || vm->h->debug))
+		vm->h->ops->log(vm->h->ctx, level, msg);
+	free(msg);
+}
+
+void vm_call_stack(struct vm *vm, struct thread *t, struct buf *b)
+{
+	struct err e;
+	(void)vm;
+	for (size_t i = t->n; i > 0; i--) {
+		const struct frame *f = &t->frames[i - 1];
+		if (f->kind != FR_FLOW || !f->step)
+			continue;
+		if (buf_printf(b, &e, "\n(%s) @ line: %d, col: %d, thread: %d, flow: %s", f->step->file, f->step->line,
+			       f->step->col, t->id, json_string_value(json_object_get(f->data, "flow"))) < 0)
+			return;
+	}
+}
+
+static json_t *error_new(struct vm *vm, struct thread *t, const struct step *s, const char *msg, json_t *payload)
+{
+	json_t *err = json_object();
+	json_object_set_new(err, "@id", json_integer(++vm->next_error_id));
+	json_object_set_new(err, "message", json_string(msg ? msg : ""));
+	if (payload)
+		json_object_set(err, "payload", payload);
+	if (s) {
+		json_t *loc = json_pack("{s:s, s:i, s:i, s:i}", "fileName", s->file, "line", s->line, "column", s->col,
+					"thread", t->id);
+		json_object_set_new(err, "@location", loc);
+	}
+	return err;
+}
+
+void vm_raise(struct vm *vm, struct thread *t, const struct step *s, const char *msg, json_t *payload)
+{
+	struct buf b;
+	struct err e;
+	s = s ? s : vm->cur;
+	buf_init(&b, 0);
+	if (s && buf_printf(&b, &e, "(%s): Error @ line: %d, col: %d. %s", s->file, s->line, s->col, msg) == 0)
+		vm_log(vm, FLOW_ERROR, "%s", b.data);
+	else
+		vm_log(vm, FLOW_ERROR, "%s", msg);
+	buf_reset(&b);
+	if (buf_append_str(&b, "Call stack:", &e) == 0) {
+		size_t len = b.len;
+		vm_call_stack(vm, t, &b);
+		if (b.len > len)
+			vm_log(vm, FLOW_ERROR, "%s", b.data);
+	}
+	buf_cleanup(&b);
+	json_decref(t->error);
+	t->error = error_new(vm, t, s, msg, payload);
+}
+
+void vm_rethrow(struct vm *vm, struct thread *t, json_t *err)
+{
+	(void)vm;
+	json_decref(t->error);
+	t->error = json_deep_copy(err);
+}
+
+void vm_fatal(struct vm *vm, struct thread *t, const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	vm_raise(vm, t, NULL, msg, NULL);
+	t->fatal = true;
+}
+
+static void thread_end(struct vm *vm, struct thread *t, json_t *final)
+{
+	t->state = t->error ? TH_FAILED : TH_DONE;
+	json_decref(t->final);
+	t->final = final;
+	if (t->parent >= 0)
+		frame_child_done(vm, t);
+}
+
+static json_t *call_out_values(struct vm *vm, struct thread *t, struct frame *f)
+{
+	const struct out_spec *o = &f->step->out;
+	json_t *res = json_object(), *v;
+	struct scope sc;
+	struct err e;
+	if (o->kind == OUT_NAME || o->kind == OUT_LIST) {
+		for (size_t i = 0; i < o->n; i++)
+			if ((v = json_object_get(f->locals, o->names[i])))
+				json_object_set(res, o->names[i], v);
+		return res;
+	}
+	scope_init(&sc, vm, t);
+	v = scope_eval(&sc, o->map, &e);
+	scope_cleanup(&sc);
+	if (!v) {
+		json_decref(res);
+		vm_raise(vm, t, f->step, e.msg, NULL);
+		return NULL;
+	}
+	if (o->kind == OUT_EXPR && json_is_array(v)) {
+		size_t i;
+		json_t *name;
+		json_array_foreach(v, i, name)
+		{
+			json_t *x = json_is_string(name) ? json_object_get(f->locals, json_string_value(name)) : NULL;
+			if (x)
+				json_object_set(res, json_string_value(name), x);
+		}
+		json_decref(v);
+		return res;
+	}
+	if (!json_is_object(v)) {
+		json_decref(res);
+		json_decref(v);
+		vm_raise(vm, t, f->step, "'out' must evaluate to a list of names or a map", NULL);
+		return NULL;
+	}
+	json_decref(res);
+	return v;
+}
+
+void vm_pop_done(struct vm *vm, struct thread *t)
+{
+	struct frame *f = vm_top(t);
+	json_t *out = NULL, *locals;
+	size_t index = f->pc;
+	bool iter = f->kind == FR_ITER;
+	if (f->kind == FR_FLOW && f->step && f->step->out.kind != OUT_NONE) {
+		out = call_out_values(vm, t, f);
+		if (!out)
+			return;
+	}
+	locals = f->locals;
+	f->locals = NULL;
+	vm_frame_cleanup(f);
+	t->n--;
+	if (t->n == 0) {
+		json_decref(out);
+		thread_end(vm, t, locals);
+		return;
+	}
+	if (out) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(out, k, v) scope_set(t, k, json_incref(v));
+		json_decref(out);
+	}
+	if (iter && vm_top(t)->kind == FR_LOOP)
+		frame_collect_iter(vm, vm_top(t), locals, index);
+	json_decref(locals);
+}
+
+static void unwind(struct vm *vm, struct thread *t)
+{
+	json_t *bottom = NULL;
+	while (t->n > 0) {
+		struct frame *f = vm_top(t);
+		if (!t->fatal && frame_catch(vm, t, f))
+			return;
+		if (t->n == 1) {
+			bottom = f->locals; /* kept for out variables of a failed process */
+			f->locals = NULL;
+		}
+		vm_frame_cleanup(f);
+		t->n--;
+	}
+	thread_end(vm, t, bottom);
+}
+
+static void thread_step(struct vm *vm, struct thread *t)
+{
+	struct frame *f;
+	if (t->error) {
+		unwind(vm, t);
+		return;
+	}
+	f = vm_top(t);
+	if (!f) {
+		thread_end(vm, t, NULL);
+		return;
+	}
+	if (f->kind == FR_LIST || f->kind == FR_FLOW) {
+		if (f->pc < f->end)
+			exec_step(vm, t, f->list->v[f->pc++]);
+		else
+			vm_pop_done(vm, t);
+		return;
+	}
+	frame_run(vm, t, f);
+}
+
+static bool run_round(struct vm *vm)
+{
+	bool progress = false;
+	for (size_t i = 0; i < vm->n_threads && !vm->exiting; i++) {
+		struct thread *t = vm->threads[i];
+		int id = t->id;
+		if (t->state != TH_RUN)
+			continue;
+		progress = true;
+		vm->cur_t = t;
+		for (int q = 0; q < 64 && t->state == TH_RUN && !vm->exiting; q++) {
+			thread_step(vm, t);
+			if (i >= vm->n_threads || vm->threads[i]->id != id)
+				break; /* the thread was collected by its parent */
+		}
+	}
+	return progress;
+}
+
+enum vm_status vm_run(struct vm *vm)
+{
+	struct thread *main_t;
+	while (!vm->exiting && run_round(vm))
+		;
+	main_t = vm_thread_get(vm, 0);
+	if (vm->exiting || !main_t || main_t->state == TH_DONE) {
+		vm->status = VM_FINISHED;
+	} else if (main_t->state == TH_FAILED) {
+		vm->status = VM_FAILED;
+		json_decref(vm->last_error);
+		vm->last_error = json_deep_copy(main_t->error);
+		json_object_del(vm->last_error, "@location");
+	} else {
+		vm->status = VM_SUSPENDED;
+	}
+	return vm->status;
+}
+
+int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, struct err *e)
+{
+	const struct flow_def *fd = model_flow(vm->m, entry);
+	struct thread *t;
+	struct frame *f;
+	struct scope sc;
+	int rc = 0;
+	if (!fd)
+		return err_set(e, ERR_NOT_FOUND, "Flow '%s' not found", entry);
+	t = vm_thread_new(vm, -1);
+	f = vm_push(t, FR_FLOW, true, NULL);
+	f->list = fd->body;
+	f->end = fd->body->n;
+	f->data = json_pack("{s:s}", "flow", fd->name);
+	if (sysvars && value_merge(f->locals, sysvars, e) < 0)
+		return -1;
+	if (args && value_merge(f->locals, args, e) < 0)
+		return -1;
+	if (vm->m->arguments) {
+		scope_init(&sc, vm, t);
+		rc = scope_set_vars(&sc, vm->m->arguments, e);
+		scope_cleanup(&sc);
+		if (rc < 0)
+			return -1;
+		if (args && value_merge(f->locals, args, e) < 0)
+			return -1;
+	}
+	if (sysvars && value_merge(f->locals, sysvars, e) < 0)
+		return -1;
+	return 0;
+}
+
+json_t *vm_last_error(struct vm *vm)
+{
+	return vm->last_error;
+}
+
+json_t *vm_waiting_events(struct vm *vm)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < vm->n_threads; i++)
+		if (vm->threads[i]->state == TH_SUSPENDED)
+			json_array_append_new(a, json_string(vm->threads[i]->event));
+	return a;
+}
+
+json_t *vm_pending_forms(struct vm *vm)
+{
+	return json_incref(vm->forms);
+}
+
+json_t *vm_out_vars(struct vm *vm, json_t *names)
+{
+	json_t *res = json_object(), *name;
+	struct thread *t = vm_thread_get(vm, 0);
+	size_t i;
+	if (!t)
+		return res;
+	json_array_foreach(names, i, name)
+	{
+		struct scope sc;
+		struct el_env env;
+		struct err e;
+		json_t *v = NULL;
+		char *text = NULL;
+		const char *n = json_string_value(name);
+		if (!n || asprintf(&text, "${%s}", n) < 0)
+			continue;
+		scope_init(&sc, vm, t);
+		sc.root_only = true;
+		scope_env(&sc, &env);
+		if (el_eval_template(text, strlen(text), &env, &v, &e) == 0 && v && !json_is_null(v))
+			json_object_set(res, n, v);
+		json_decref(v);
+		scope_cleanup(&sc);
+		free(text);
+	}
+	return res;
+}
+
+static void wake(struct thread *t, json_t *args)
+{
+	free(t->event);
+	t->event = NULL;
+	t->state = TH_RUN;
+	for (size_t i = 0; args && i < t->n; i++) {
+		const char *k;
+		json_t *v;
+		if (!t->frames[i].root)
+			continue;
+		json_object_foreach(args, k, v) json_object_set(t->frames[i].locals, k, v);
+	}
+}
+
+int vm_resume(struct vm *vm, const char *name, json_t *args, struct err *e)
+{
+	json_t *form = json_object_get(vm->forms, name), *values = NULL, *wrapped;
+	const char *event = name;
+	bool found = false;
+	if (form) {
+		event = json_string_value(json_object_get(form, "eventName"));
+		if (forms_submit(vm, name, args, &values, e) < 0)
+			return -1;
+		wrapped = json_pack("{s:o}", name, values);
+	} else {
+		wrapped = args ? json_incref(args) : NULL;
+	}
+	for (size_t i = 0; i < vm->n_threads; i++) {
+		struct thread *t = vm->threads[i];
+		if (t->state == TH_SUSPENDED && event && t->event && strcmp(t->event, event) == 0) {
+			wake(t, wrapped);
+			found = true;
+		}
+	}
+	json_decref(wrapped);
+	if (form && found)
+		json_object_del(vm->forms, name);
+	if (!found)
+		return err_set(e, ERR_NOT_FOUND, "the process does not wait for '%s'", name);
+	vm->status = VM_RUNNING;
+	return 0;
+}

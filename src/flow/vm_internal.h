@@ -1,0 +1,147 @@
+#ifndef ACCORD_FLOW_VM_INTERNAL_H
+#define ACCORD_FLOW_VM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "flow/el/el.h"
+#include "flow/vm.h"
+
+/* Internal to the VM (vm.c scheduler and errors, exec.c steps, frames.c wrappers,
+ * scope.c expressions and variables, state.c save/load, events.c, forms.c, tasks/). */
+
+enum frame_kind {
+	FR_LIST,     /* runs steps list->v[pc .. end) */
+	FR_FLOW,     /* ROOT: a called flow's body; on completion the call's `out` */
+	FR_TRY,	     /* NON_ROOT: the `error:` handler of a step */
+	FR_LOOP,     /* NON_ROOT: loop bookkeeping (items, index, results, child threads) */
+	FR_ITER,     /* ROOT: one loop iteration */
+	FR_RETRY,    /* NON_ROOT: retry bookkeeping */
+	FR_PARALLEL, /* NON_ROOT: waits for the branches of a `parallel` step */
+};
+
+/* The layers of a step with options, outermost first (reference §2 precedence). */
+enum layer { LAYER_TRY, LAYER_LOOP, LAYER_RETRY, LAYER_CORE };
+
+struct frame {
+	enum frame_kind kind;
+	bool root;
+	json_t *locals;		 /* object, or NULL */
+	const struct step *step; /* the step the frame belongs to (NULL for the entry flow) */
+	const struct steps *list;
+	size_t pc, end;
+	int phase;
+	json_t *data; /* kind-specific state, object or NULL */
+};
+
+enum thread_state { TH_RUN, TH_WAIT, TH_SUSPENDED, TH_DONE, TH_FAILED };
+
+struct thread {
+	int id;
+	int parent; /* parent thread id, -1 for the main thread */
+	enum thread_state state;
+	char *event;   /* TH_SUSPENDED: the event waited for */
+	json_t *error; /* error being raised / the failure (lastError form) */
+	bool fatal;    /* the error is a limit: no handler may catch it */
+	json_t *final; /* TH_DONE/TH_FAILED: locals of the bottom frame */
+	size_t n, cap;
+	struct frame *frames;
+};
+
+struct vm {
+	const struct model *m;
+	const struct flow_host *h;
+	enum vm_status status;
+	bool exiting;
+	size_t n_threads, cap_threads;
+	struct thread **threads;
+	int next_thread_id;
+	uint64_t steps;
+	int next_error_id;
+	json_t *forms;	    /* pending forms by name */
+	json_t *last_error; /* unhandled failure */
+	json_t *resume_args;
+	const struct step *cur; /* step being executed (error positions) */
+	struct thread *cur_t;
+};
+
+/* How names resolve while evaluating (el_env.ctx). */
+struct lazy;
+struct scope {
+	struct vm *vm;
+	struct thread *t;
+	json_t *extra;	   /* extra bindings checked first (`result`), BORROWED, or NULL */
+	struct lazy *lazy; /* `set` siblings, or NULL */
+	json_t *keep;	   /* values handed out as borrowed that must live until the end */
+	bool root_only;	   /* read the main thread's root frame (or its final locals) only */
+};
+
+/* vm.c */
+struct thread *vm_thread_new(struct vm *vm, int parent);
+struct thread *vm_thread_get(struct vm *vm, int id);
+void vm_thread_free(struct thread *t);
+void vm_thread_remove(struct vm *vm, int id);
+struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const struct step *s);
+struct frame *vm_top(struct thread *t);
+void vm_frame_cleanup(struct frame *f);
+struct frame *vm_nearest_root(struct thread *t);
+/* Raises an error at step s (NULL: the current step): logs it with the call stack and
+ * makes the thread unwind.  msg is the message; payload BORROWED or NULL. */
+void vm_raise(struct vm *vm, struct thread *t, const struct step *s, const char *msg, json_t *payload);
+/* Raises an existing error object (rethrow; BORROWED), without logging it again. */
+void vm_rethrow(struct vm *vm, struct thread *t, json_t *err);
+/* Raises a limit error: fails the process, no handler catches it. */
+void vm_fatal(struct vm *vm, struct thread *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void vm_log(struct vm *vm, enum flow_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Pops the top frame after normal completion (call out, loop results). */
+void vm_pop_done(struct vm *vm, struct thread *t);
+/* A location string "(file) @ line: L, col: C" for messages. */
+void vm_call_stack(struct vm *vm, struct thread *t, struct buf *b);
+
+/* exec.c */
+void exec_step(struct vm *vm, struct thread *t, const struct step *s);
+void exec_layer(struct vm *vm, struct thread *t, const struct step *s, enum layer from);
+void exec_core(struct vm *vm, struct thread *t, const struct step *s);
+void exec_task_step(struct vm *vm, struct thread *t, const struct step *s);
+
+/* frames.c: one unit of work for the top frame of kinds other than FR_LIST/FR_FLOW */
+void frame_run(struct vm *vm, struct thread *t, struct frame *f);
+/* Offers the thread's pending error to frame f; true when f handled it. */
+bool frame_catch(struct vm *vm, struct thread *t, struct frame *f);
+/* Loop results of a finished iteration / thread. */
+void frame_collect_iter(struct vm *vm, struct frame *loop, json_t *locals, size_t index);
+void frame_child_done(struct vm *vm, struct thread *child);
+
+/* scope.c */
+void scope_init(struct scope *sc, struct vm *vm, struct thread *t);
+void scope_cleanup(struct scope *sc);
+void scope_env(struct scope *sc, struct el_env *env);
+/* Evaluates a template value; NEW reference or NULL with e set. */
+json_t *scope_eval(struct scope *sc, const struct tval *tv, struct err *e);
+int scope_eval_bool(struct scope *sc, const struct tval *tv, bool *out, struct err *e);
+/* Reads a variable through the frames (BORROWED) or NULL. */
+json_t *scope_get(struct thread *t, const char *name);
+/* Writes into the nearest ROOT frame (v is taken over). */
+void scope_set(struct thread *t, const char *name, json_t *v);
+/* All visible variables merged, top frame winning (NEW). */
+json_t *scope_all(struct thread *t);
+/* Evaluates a `set` map lazily and writes the results. */
+int scope_set_vars(struct scope *sc, const struct tval *map, struct err *e);
+/* Expands dotted top-level keys of an evaluated map (in place). */
+int scope_expand_dotted(json_t *obj, struct err *e);
+
+/* events.c */
+void events_step(struct vm *vm, struct thread *t, const struct step *s, const char *description);
+/* Emits the pre event and returns the correlation id (NEW string). */
+char *events_task_pre(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *in);
+void events_task_post(struct vm *vm, struct thread *t, const char *task, const char *method, const char *corr,
+		      int64_t duration_ms, const char *error, json_t *out);
+
+/* forms.c */
+void forms_call(struct vm *vm, struct thread *t, const struct step *s);
+int forms_submit(struct vm *vm, const char *name, json_t *values, json_t **result, struct err *e);
+
+#endif

@@ -1,0 +1,595 @@
+#include "store/inv_sandbox.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "base/buf.h"
+#include "base/rand.h"
+#include "store/inv_dialect.h"
+#include "store/inv_json.h"
+
+#define ITEMS_TABLE "inventory_items"
+#define KEYS_TABLE "inventory_item_keys"
+
+struct pre_key {
+	char *path; /* owned */
+	enum inv_key_kind kind;
+	char *str; /* owned: the string, or the number's canonical text */
+	size_t str_len;
+	bool boolean;
+};
+
+struct run {
+	const struct inv_query_req *q;
+	sqlite3 *db;
+	char view_all[24], view_key[24];
+	struct pre_key key;
+	bool have_key;
+	sqlite3_int64 best; /* rows of the rarest key so far */
+	sqlite3_stmt *count;
+	struct timespec deadline;
+	bool timed_out, out_of_memory;
+	sqlite3_int64 mem_base;
+	char denied[128]; /* what the authorizer refused last, for the error message */
+};
+
+static void fn_scope(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct run *r = sqlite3_user_data(ctx);
+	(void)argc;
+	(void)argv;
+	sqlite3_result_int64(ctx, r->q->inventory);
+}
+
+static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct run *r = sqlite3_user_data(ctx);
+	(void)argc;
+	(void)argv;
+	sqlite3_result_text(ctx, r->q->inventory_id ? r->q->inventory_id : "", -1, SQLITE_STATIC);
+}
+
+static void fn_pre_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct run *r = sqlite3_user_data(ctx);
+	(void)argc;
+	(void)argv;
+	if (r->have_key)
+		sqlite3_result_text(ctx, r->key.path, -1, SQLITE_STATIC);
+}
+
+static void result_key_value(sqlite3_context *ctx, const struct pre_key *k)
+{
+	switch (k->kind) {
+	case INV_KEY_STRING:
+	case INV_KEY_NUMBER:
+		sqlite3_result_text(ctx, k->str, (int)k->str_len, SQLITE_STATIC);
+		break;
+	case INV_KEY_BOOL:
+		sqlite3_result_int(ctx, k->boolean);
+		break;
+	case INV_KEY_NULL:
+		sqlite3_result_int(ctx, 0);
+		break;
+	}
+}
+
+static void fn_pre_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct run *r = sqlite3_user_data(ctx);
+	(void)argc;
+	(void)argv;
+	if (r->have_key)
+		result_key_value(ctx, &r->key);
+}
+
+static int db_fail(struct run *r, struct err *e, const char *what)
+{
+	return err_set(e, ERR_INTERNAL, "inventory query: %s: %s", what, sqlite3_errmsg(r->db));
+}
+
+static int exec_sql(struct run *r, const char *sql, struct err *e)
+{
+	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(r, e, "setting up the connection");
+	return 0;
+}
+
+static int configure(struct run *r, struct err *e)
+{
+	static const struct {
+		int id, value;
+	} lims[] = {
+	    {SQLITE_LIMIT_LENGTH, INV_QUERY_VALUE_BYTES},
+	    {SQLITE_LIMIT_EXPR_DEPTH, 200},
+	    {SQLITE_LIMIT_COMPOUND_SELECT, 50},
+	    {SQLITE_LIMIT_VDBE_OP, 250000},
+	    {SQLITE_LIMIT_FUNCTION_ARG, 100},
+	    {SQLITE_LIMIT_ATTACHED, 0},
+	    {SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000},
+	    {SQLITE_LIMIT_VARIABLE_NUMBER, 4},
+	    {SQLITE_LIMIT_TRIGGER_DEPTH, 1},
+	    {SQLITE_LIMIT_WORKER_THREADS, 0},
+	};
+	static const int off[] = {SQLITE_DBCONFIG_DQS_DML, SQLITE_DBCONFIG_DQS_DDL, SQLITE_DBCONFIG_TRUSTED_SCHEMA,
+				  SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, SQLITE_DBCONFIG_ENABLE_TRIGGER};
+
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		if (sqlite3_db_config(r->db, off[i], 0, (int *)NULL) != SQLITE_OK)
+			return db_fail(r, e, "configuring the connection");
+	if (sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL) != SQLITE_OK)
+		return db_fail(r, e, "configuring the connection");
+	for (size_t i = 0; i < sizeof(lims) / sizeof(lims[0]); i++)
+		sqlite3_limit(r->db, lims[i].id, lims[i].value);
+	sqlite3_busy_timeout(r->db, 2000);
+	return exec_sql(r, "PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY", e);
+}
+
+static int register_scope(struct run *r, struct err *e)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(sqlite3_context *, int, sqlite3_value **);
+	} fns[] = {{"accord_inv_scope", fn_scope},
+		   {"accord_inv_uuid", fn_uuid},
+		   {"accord_inv_pre_key", fn_pre_key},
+		   {"accord_inv_pre_value", fn_pre_value}};
+
+	if (inv_json_register(r->db, e))
+		return -1;
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (sqlite3_create_function_v2(r->db, fns[i].name, 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, r, fns[i].fn,
+					       NULL, NULL, NULL) != SQLITE_OK)
+			return db_fail(r, e, "registering functions");
+	return 0;
+}
+
+/* The two views under fresh random names (hex, so they need no quoting). */
+static int create_views(struct run *r, struct err *e)
+{
+	unsigned char rnd[8];
+	char sql[768];
+
+	rand_bytes(rnd, sizeof(rnd));
+	snprintf(r->view_all, sizeof(r->view_all), "inv_%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2],
+		 rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	snprintf(r->view_key, sizeof(r->view_key), "%s_k", r->view_all);
+	snprintf(sql, sizeof(sql),
+		 "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, item_path, item_data "
+		 "FROM main." ITEMS_TABLE " WHERE inventory = accord_inv_scope();"
+		 "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
+		 "FROM main." KEYS_TABLE " AS k JOIN main." ITEMS_TABLE " AS i ON i.id = k.item "
+		 "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
+		 "AND k.value = accord_inv_pre_value();"
+		 /* instantiate the eponymous json_each table before the authorizer is in place */
+		 "SELECT count(*) FROM json_each('[]')",
+		 r->view_all, r->view_key);
+	return exec_sql(r, sql, e);
+}
+
+static bool is_view(const struct run *r, const char *name)
+{
+	return name && (strcmp(name, r->view_all) == 0 || strcmp(name, r->view_key) == 0);
+}
+
+static bool allowed_function(const char *name)
+{
+	static const char *const ok[] = {"abs",
+					 "avg",
+					 "coalesce",
+					 "count",
+					 "group_concat",
+					 "ifnull",
+					 "iif",
+					 "instr",
+					 "length",
+					 "like",
+					 "glob",
+					 "lower",
+					 "upper",
+					 "ltrim",
+					 "rtrim",
+					 "trim",
+					 "max",
+					 "min",
+					 "nullif",
+					 "replace",
+					 "round",
+					 "substr",
+					 "substring",
+					 "sum",
+					 "total",
+					 "typeof",
+					 "unicode",
+					 "char",
+					 "date",
+					 "time",
+					 "datetime",
+					 "julianday",
+					 "strftime",
+					 "unixepoch",
+					 "current_date",
+					 "current_time",
+					 "current_timestamp",
+					 "likely",
+					 "unlikely",
+					 "likelihood",
+					 "json",
+					 "json_array",
+					 "json_array_length",
+					 "json_extract",
+					 "json_object",
+					 "json_patch",
+					 "json_quote",
+					 "json_remove",
+					 "json_set",
+					 "json_insert",
+					 "json_replace",
+					 "json_type",
+					 "json_valid",
+					 "json_group_array",
+					 "json_group_object",
+					 "->",
+					 "->>",
+					 "json_contains",
+					 "accord_pg_text",
+					 "accord_pg_bool",
+					 "accord_json_bool",
+					 "accord_json_value",
+					 "accord_jsonb_typeof",
+					 "accord_inv_scope",
+					 "accord_inv_uuid",
+					 "accord_inv_pre_key",
+					 "accord_inv_pre_value"};
+
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strcasecmp(name, ok[i]) == 0)
+			return true;
+	return false;
+}
+
+static int deny(struct run *r, const char *what, const char *name)
+{
+	snprintf(r->denied, sizeof(r->denied), "%s%s%.60s%s", what, name ? " '" : "", name ? name : "",
+		 name ? "'" : "");
+	return SQLITE_DENY;
+}
+
+static int authorize(void *ud, int action, const char *a1, const char *a2, const char *db, const char *src)
+{
+	struct run *r = ud;
+
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_RECURSIVE:
+		return SQLITE_OK;
+	case SQLITE_READ:
+		if (!a1)
+			return deny(r, "reading", NULL);
+		if (!db) /* a WITH query's own rows: only real tables belong to a schema */
+			return SQLITE_OK;
+		if (strcmp(db, "temp") == 0 && is_view(r, a1))
+			return SQLITE_OK;
+		if (strcmp(db, "main") == 0 && is_view(r, src) &&
+		    (strcmp(a1, ITEMS_TABLE) == 0 || strcmp(a1, KEYS_TABLE) == 0))
+			return SQLITE_OK;
+		if (strcmp(db, "main") == 0 && strcmp(a1, "json_each") == 0)
+			return SQLITE_OK;
+		return deny(r, "reading table", is_view(r, a1) ? "inventory_data" : a1);
+	case SQLITE_FUNCTION:
+		return allowed_function(a2) ? SQLITE_OK : deny(r, "function", a2);
+	case SQLITE_PRAGMA:
+		return deny(r, "PRAGMA", a1);
+	case SQLITE_ATTACH:
+		return deny(r, "ATTACH", NULL);
+	default:
+		return deny(r, "statements other than SELECT", NULL);
+	}
+}
+
+static long remaining_ms(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+static int progress(void *ud)
+{
+	struct run *r = ud;
+
+	if (r->q->timeout_ms && remaining_ms(&r->deadline) < 0) {
+		r->timed_out = true;
+		return 1;
+	}
+	if (sqlite3_memory_used() - r->mem_base > (sqlite3_int64)INV_QUERY_MEMORY_BYTES) {
+		r->out_of_memory = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int open_db(struct run *r, const char *path, struct err *e)
+{
+	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return db_fail(r, e, "opening the database");
+	if (configure(r, e) || register_scope(r, e) || create_views(r, e))
+		return -1;
+	return exec_sql(r, "PRAGMA query_only = ON", e);
+}
+
+static void run_cleanup(struct run *r)
+{
+	sqlite3_finalize(r->count);
+	if (r->db)
+		sqlite3_close_v2(r->db);
+	free(r->key.path);
+	free(r->key.str);
+}
+
+/* ---- key index: pick the rarest key of the filter ---- */
+
+static int bind_key_value(sqlite3_stmt *st, int i, const struct inv_key *k)
+{
+	switch (k->kind) {
+	case INV_KEY_STRING:
+		return sqlite3_bind_text(st, i, k->str, (int)k->str_len, SQLITE_STATIC);
+	case INV_KEY_NUMBER:
+		return sqlite3_bind_text(st, i, k->num_text, -1, SQLITE_STATIC);
+	case INV_KEY_BOOL:
+		return sqlite3_bind_int(st, i, k->boolean);
+	case INV_KEY_NULL:
+		break;
+	}
+	return sqlite3_bind_int(st, i, 0);
+}
+
+static int consider_key(void *ctx, const struct inv_key *k, struct err *e)
+{
+	struct run *r = ctx;
+	sqlite3_int64 n;
+	int rc;
+
+	sqlite3_reset(r->count);
+	if (sqlite3_bind_int64(r->count, 1, r->q->inventory) ||
+	    sqlite3_bind_text(r->count, 2, k->path, -1, SQLITE_STATIC) || bind_key_value(r->count, 3, k) ||
+	    sqlite3_bind_int64(r->count, 4, r->best))
+		return db_fail(r, e, "counting keys");
+	rc = sqlite3_step(r->count);
+	if (rc != SQLITE_ROW)
+		return db_fail(r, e, "counting keys");
+	n = sqlite3_column_int64(r->count, 0);
+	sqlite3_reset(r->count);
+	if (n >= r->best)
+		return 0;
+	r->best = n;
+	free(r->key.path);
+	free(r->key.str);
+	r->key = (struct pre_key){.kind = k->kind, .boolean = k->boolean};
+	r->key.path = strdup(k->path);
+	if (k->kind == INV_KEY_STRING)
+		r->key.str = strndup(k->str, k->str_len);
+	else if (k->kind == INV_KEY_NUMBER)
+		r->key.str = strdup(k->num_text);
+	r->key.str_len = r->key.str ? strlen(r->key.str) : 0;
+	if (!r->key.path || ((k->kind == INV_KEY_STRING || k->kind == INV_KEY_NUMBER) && !r->key.str))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	r->have_key = true;
+	return 0;
+}
+
+static int choose_key(struct run *r, struct err *e)
+{
+	json_t *filter = json_loadb(r->q->filter, r->q->filter_len, JSON_DECODE_ANY, NULL);
+	int rc;
+
+	if (!json_is_object(filter)) {
+		json_decref(filter);
+		return 0; /* the query reports a bad filter itself */
+	}
+	r->best = INT64_MAX;
+	rc = sqlite3_prepare_v2(r->db,
+				"SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
+				" WHERE inventory = ?1 AND key = ?2 AND value = ?3 LIMIT ?4)",
+				-1, &r->count, NULL);
+	if (rc != SQLITE_OK)
+		rc = db_fail(r, e, "preparing the key count");
+	else
+		rc = inv_json_keys(filter, consider_key, r, e);
+	json_decref(filter);
+	return rc;
+}
+
+/* ---- running ---- */
+
+/* Writes msg with the view names replaced by inventory_data. */
+static void set_db_error(struct run *r, const char *prefix, const char *msg, struct err *e)
+{
+	char out[ERR_MSG_MAX];
+	size_t n = 0;
+
+	while (*msg && n + 1 < sizeof(out)) {
+		size_t vl = strlen(r->view_all);
+		if (strncmp(msg, r->view_all, vl) == 0) {
+			const char *rep = "inventory_data";
+			msg += vl;
+			if (strncmp(msg, "_k", 2) == 0)
+				msg += 2;
+			for (; *rep && n + 1 < sizeof(out); rep++)
+				out[n++] = *rep;
+			continue;
+		}
+		out[n++] = *msg++;
+	}
+	out[n] = '\0';
+	err_set(e, ERR_INVALID, "%s: %s", prefix, out);
+}
+
+static int prepare(struct run *r, const char *sql, sqlite3_stmt **st, struct err *e)
+{
+	const char *tail = NULL;
+
+	sqlite3_set_authorizer(r->db, authorize, r);
+	if (sqlite3_prepare_v3(r->db, sql, -1, 0, st, &tail) != SQLITE_OK) {
+		if (sqlite3_errcode(r->db) == SQLITE_AUTH && r->denied[0])
+			return err_set(e, ERR_INVALID, "invalid query: not allowed: %s", r->denied);
+		set_db_error(r, "invalid query", sqlite3_errmsg(r->db), e);
+		return -1;
+	}
+	while (tail && (*tail == ' ' || *tail == '\n' || *tail == '\t' || *tail == '\r'))
+		tail++;
+	if (!*st || (tail && *tail) || !sqlite3_stmt_readonly(*st))
+		return err_set(e, ERR_INVALID, "invalid query: only one read-only SELECT statement is allowed");
+	if (sqlite3_column_count(*st) != 1)
+		return err_set(e, ERR_INVALID, "a query must return exactly one column, this one returns %d",
+			       sqlite3_column_count(*st));
+	return 0;
+}
+
+static int row_value(sqlite3_stmt *st, size_t *bytes, json_t **out, struct err *e)
+{
+	const char *s;
+	int n;
+
+	switch (sqlite3_column_type(st, 0)) {
+	case SQLITE_NULL:
+		*out = json_null();
+		return 0;
+	case SQLITE_INTEGER:
+		*out = json_integer(sqlite3_column_int64(st, 0));
+		break;
+	case SQLITE_FLOAT:
+		*out = json_real(sqlite3_column_double(st, 0));
+		break;
+	case SQLITE_TEXT:
+		s = (const char *)sqlite3_column_text(st, 0);
+		n = sqlite3_column_bytes(st, 0);
+		*bytes += (size_t)n;
+		if (*bytes > INV_QUERY_RESULT_BYTES)
+			return err_set(e, ERR_INVALID, "query result is larger than %u bytes", INV_QUERY_RESULT_BYTES);
+		*out = s ? json_loadb(s, (size_t)n, JSON_DECODE_ANY, NULL) : NULL;
+		if (!*out)
+			return err_set(e, ERR_INVALID, "Invalid JSON value: %.100s", s ? s : "");
+		return 0;
+	default:
+		return err_set(e, ERR_INVALID, "Invalid JSON value: a binary value");
+	}
+	if (!*out)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	return 0;
+}
+
+static int step_all(struct run *r, sqlite3_stmt *st, json_t *rows, struct err *e)
+{
+	size_t bytes = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *v;
+		if (r->q->max_rows && json_array_size(rows) >= r->q->max_rows)
+			return err_set(e, ERR_INVALID, "query returned more than %zu rows (limit query_rows)",
+				       r->q->max_rows);
+		if (row_value(st, &bytes, &v, e))
+			return -1;
+		if (json_array_append_new(rows, v))
+			return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (r->timed_out)
+		return err_set(e, ERR_INVALID, "query stopped after %u ms (limit query_timeout_ms)", r->q->timeout_ms);
+	if (r->out_of_memory)
+		return err_set(e, ERR_INVALID, "query stopped: it used more than %u MiB of memory",
+			       INV_QUERY_MEMORY_BYTES / (1024 * 1024));
+	set_db_error(r, "query failed", sqlite3_errmsg(r->db), e);
+	return -1;
+}
+
+static int execute(struct run *r, json_t *rows, struct err *e)
+{
+	const struct inv_query_req *q = r->q;
+	struct inv_translation t = {0};
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (inv_dialect_translate(q->text, q->text_len, r->view_all, &t, e))
+		return -1;
+	if (t.n_params > 0 && !q->filter) {
+		err_set(e, ERR_INVALID, "the query has a ? placeholder: send a JSON object as the request body");
+		goto out;
+	}
+	if (t.prefilter && choose_key(r, e))
+		goto out;
+	if (r->have_key) {
+		inv_translation_cleanup(&t);
+		if (inv_dialect_translate(q->text, q->text_len, r->view_key, &t, e))
+			goto out;
+	}
+	if (prepare(r, t.sql, &st, e))
+		goto out;
+	if (t.n_params > 0 && sqlite3_bind_text(st, 1, q->filter, (int)q->filter_len, SQLITE_STATIC) != SQLITE_OK) {
+		db_fail(r, e, "binding the filter");
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &r->deadline);
+	r->deadline.tv_sec += q->timeout_ms / 1000;
+	r->deadline.tv_nsec += (long)(q->timeout_ms % 1000) * 1000000;
+	if (r->deadline.tv_nsec >= 1000000000) {
+		r->deadline.tv_sec++;
+		r->deadline.tv_nsec -= 1000000000;
+	}
+	r->mem_base = sqlite3_memory_used();
+	sqlite3_progress_handler(r->db, 1000, progress, r);
+	rc = step_all(r, st, rows, e);
+out:
+	sqlite3_finalize(st);
+	inv_translation_cleanup(&t);
+	return rc;
+}
+
+int inv_sandbox_run(const struct inv_query_req *q, json_t **rows, struct err *e)
+{
+	struct run r = {.q = q};
+	json_t *out = json_array();
+	int rc = -1;
+
+	*rows = NULL;
+	if (!out)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (open_db(&r, q->db_path, e) == 0 && execute(&r, out, e) == 0) {
+		*rows = out;
+		out = NULL;
+		rc = 0;
+	}
+	json_decref(out);
+	run_cleanup(&r);
+	return rc;
+}
+
+int inv_sandbox_check(const char *db_path, const char *text, size_t text_len, struct err *e)
+{
+	struct inv_query_req q = {.db_path = db_path, .text = text, .text_len = text_len};
+	struct run r = {.q = &q};
+	struct inv_translation t = {0};
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (inv_dialect_translate(text, text_len, "inventory_data", &t, e))
+		return -1;
+	inv_translation_cleanup(&t);
+	if (open_db(&r, db_path, e) == 0 && inv_dialect_translate(text, text_len, r.view_all, &t, e) == 0 &&
+	    prepare(&r, t.sql, &st, e) == 0)
+		rc = 0;
+	sqlite3_finalize(st);
+	inv_translation_cleanup(&t);
+	run_cleanup(&r);
+	return rc;
+}

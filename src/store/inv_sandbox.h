@@ -1,0 +1,69 @@
+#ifndef ACCORD_STORE_INV_SANDBOX_H
+#define ACCORD_STORE_INV_SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+
+/* Runs one inventory query so that it can do nothing but read its own inventory's items.
+ *
+ * Each run opens its own connection to the database file, read-only (SQLITE_OPEN_READONLY
+ * and PRAGMA query_only), with defensive mode on, no extension loading, no attached
+ * databases, no double-quoted-string fallback and small limits on value length, expression
+ * depth, compound SELECTs and parameters.  The query text is translated (inv_dialect.h)
+ * so that inventory_data names one of two TEMP views created for this run under random
+ * names: one holds the rows of this inventory only (WHERE inventory = <this one>), the
+ * other the rows of this inventory that have one chosen key of the filter (index lookup,
+ * see below).  An authorizer then allows: SELECT; reading the columns of those views;
+ * reading the tables inventory_items and inventory_item_keys only when the read comes from
+ * inside one of those views; the table-valued function json_each; recursive WITH; and an
+ * allow-list of side-effect-free functions.  Everything else (other tables, sqlite_schema,
+ * PRAGMA, ATTACH, writes, DDL, transactions, randomblob, zeroblob, printf, load_extension,
+ * …) is denied when the statement is prepared.  A statement must be exactly one read-only
+ * SELECT (the tail after prepare must be empty).  A progress handler stops it after the
+ * time limit or when SQLite's memory use grows by more than INV_QUERY_MEMORY_BYTES; rows
+ * past the row limit and results past INV_QUERY_RESULT_BYTES stop it too.
+ *
+ * Key index: when the translator reports that the query filters `item_data @> ?::jsonb`
+ * in a conjunctive WHERE over inventory_data alone, the filter's scalar keys
+ * (inv_json_keys) are counted in inventory_item_keys and the rarest one selects the rows
+ * (the full condition is still evaluated on them), so a selective filter reads few items.
+ *
+ * The schema it relies on (schema/003_inventories.sql):
+ *   inventory_items(id INTEGER PRIMARY KEY, inventory INTEGER, item_path TEXT, item_data TEXT)
+ *   inventory_item_keys(inventory, key, value, item) WITHOUT ROWID, primary key in that order.
+ * Thread-safe: every call uses its own connection. */
+
+#define INV_QUERY_MEMORY_BYTES (256u * 1024 * 1024)
+#define INV_QUERY_RESULT_BYTES (64u * 1024 * 1024)
+#define INV_QUERY_VALUE_BYTES (16 * 1024 * 1024)
+
+struct inv_query_req {
+	const char *db_path;	  /* database file; borrowed */
+	int64_t inventory;	  /* row id of the inventory in inventories */
+	const char *inventory_id; /* its public id, the view's inventory_id column; borrowed */
+	const char *text;	  /* the query text as saved (PostgreSQL dialect); borrowed */
+	size_t text_len;
+	const char *filter; /* JSON text bound to the ? placeholder, or NULL; borrowed */
+	size_t filter_len;
+	unsigned timeout_ms; /* 0: no time limit */
+	size_t max_rows;     /* 0: no row limit */
+};
+
+/* Runs the query; *rows (new) is a JSON array with one element per row: the single column's
+ * value, text parsed as JSON, numbers as numbers, NULL as null.  Errors (ERR_INVALID unless
+ * said otherwise), each message saying what was wrong: translation errors; a placeholder
+ * without a filter; more or fewer than one column; a value that is not JSON ("Invalid JSON
+ * value: …"); the database's own reason for a failure at prepare or run time, with the view
+ * names written as inventory_data; time, memory, row and result-size limits; ERR_INTERNAL
+ * when the database cannot be opened. */
+int inv_sandbox_run(const struct inv_query_req *q, json_t **rows, struct err *e) WUR;
+
+/* Validates a query text as it would run (translation and prepare inside the sandbox, no
+ * execution); errors as inv_sandbox_run. */
+int inv_sandbox_check(const char *db_path, const char *text, size_t text_len, struct err *e) WUR;
+
+#endif

@@ -1,0 +1,475 @@
+#include "store/inventories.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "base/datetime.h"
+#include "base/limits.h"
+#include "store/access.h"
+#include "store/inv_json.h"
+#include "store/inv_sandbox.h"
+
+#define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
+
+#define INV_COLS                                                                                                       \
+	"i.rid, i.id, i.org_id, i.name, i.visibility, coalesce(i.owner_id, ''), coalesce(u.username, '')"              \
+	" FROM inventories i LEFT JOIN users u ON u.id = i.owner_id"
+
+static void read_inventory(struct store_stmt *st, struct inventory *inv)
+{
+	inv->rid = store_col_int64(st, 0);
+	CP(inv->id, 1);
+	CP(inv->org_id, 2);
+	CP(inv->name, 3);
+	CP(inv->visibility, 4);
+	CP(inv->owner_id, 5);
+	CP(inv->owner_name, 6);
+}
+
+int store_inventory_find(struct store_conn *c, const char *org_id, const char *name, struct inventory *out,
+			 struct err *e)
+{
+	static const char SQL[] = "SELECT " INV_COLS " WHERE i.org_id = ? AND i.name = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, org_id);
+	store_bind_text(st, 2, name);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		read_inventory(st, out);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Inventory not found: %.128s", name);
+	return rc < 0 ? rc : 0;
+}
+
+int store_inventory_list(struct store_conn *c, const char *org_id, struct inventory **out, size_t *n, struct err *e)
+{
+	static const char SQL[] = "SELECT " INV_COLS " WHERE i.org_id = ? ORDER BY i.name";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct inventory *arr = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, org_id);
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		if (len == cap) {
+			struct inventory *r;
+			cap = cap ? cap * 2 : 16;
+			r = realloc(arr, cap * sizeof(*arr));
+			if (!r) {
+				rc = err_set(e, ERR_INTERNAL, "out of memory");
+				break;
+			}
+			arr = r;
+		}
+		read_inventory(st, &arr[len++]);
+	}
+	store_reset(st);
+	if (rc < 0) {
+		free(arr);
+		return rc;
+	}
+	*out = arr;
+	*n = len;
+	return 0;
+}
+
+int store_inventory_insert(struct store_conn *c, struct inventory *inv, struct err *e)
+{
+	static const char SQL[] = "INSERT INTO inventories (id, org_id, name, visibility, owner_id, created_at)"
+				  " VALUES (?, ?, ?, ?, ?, ?) RETURNING rid";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, inv->id);
+	store_bind_text(st, 2, inv->org_id);
+	store_bind_text(st, 3, inv->name);
+	store_bind_text(st, 4, inv->visibility);
+	store_bind_text(st, 5, inv->owner_id[0] ? inv->owner_id : NULL);
+	store_bind_int64(st, 6, dt_now_ms());
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		inv->rid = store_col_int64(st, 0);
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+int store_inventory_update(struct store_conn *c, const struct inventory *inv, struct err *e)
+{
+	static const char SQL[] = "UPDATE inventories SET name = ?, visibility = ?, owner_id = ? WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, inv->name);
+	store_bind_text(st, 2, inv->visibility);
+	store_bind_text(st, 3, inv->owner_id[0] ? inv->owner_id : NULL);
+	store_bind_text(st, 4, inv->id);
+	return store_step_done(st, e);
+}
+
+int store_inventory_delete(struct store_conn *c, const struct inventory *inv, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM inventories WHERE id = ?";
+	struct store_stmt *st;
+
+	if (store_tx_begin(c, e))
+		return -1;
+	if (store_access_clear(c, "INVENTORY", inv->id, e) || !(st = store_prepare(c, SQL, e)))
+		goto fail;
+	store_bind_text(st, 1, inv->id);
+	if (store_step_done(st, e) || store_tx_commit(c, e))
+		goto fail;
+	return 0;
+fail:
+	store_tx_rollback(c);
+	return -1;
+}
+
+/* ---- items ---- */
+
+struct key_ctx {
+	struct store_stmt *st;
+	int64_t rid, item;
+};
+
+static int put_key(void *ctx, const struct inv_key *k, struct err *e)
+{
+	struct key_ctx *kc = ctx;
+	struct store_stmt *st = kc->st;
+
+	store_bind_int64(st, 1, kc->rid);
+	store_bind_text(st, 2, k->path);
+	switch (k->kind) {
+	case INV_KEY_STRING: /* NUL-free by inv_json_keys */
+		store_bind_text(st, 3, k->str);
+		break;
+	case INV_KEY_NUMBER:
+		store_bind_text(st, 3, k->num_text);
+		break;
+	case INV_KEY_BOOL:
+		store_bind_int64(st, 3, k->boolean);
+		break;
+	case INV_KEY_NULL:
+		store_bind_int64(st, 3, 0);
+		break;
+	}
+	store_bind_int64(st, 4, kc->item);
+	return store_step_done(st, e);
+}
+
+static int put_item_row(struct store_conn *c, int64_t rid, const char *path, const char *text, int64_t *item,
+			struct err *e)
+{
+	static const char SQL[] = "INSERT INTO inventory_items (inventory, item_path, item_data) VALUES (?, ?, ?)"
+				  " ON CONFLICT (inventory, item_path) DO UPDATE SET item_data = excluded.item_data"
+				  " RETURNING id";
+	static const char DEL_KEYS[] = "DELETE FROM inventory_item_keys WHERE item = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, rid);
+	store_bind_text(st, 2, path);
+	store_bind_text(st, 3, text);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		*item = store_col_int64(st, 0);
+	store_reset(st);
+	if (rc < 0)
+		return rc;
+	if (!(st = store_prepare(c, DEL_KEYS, e)))
+		return -1;
+	store_bind_int64(st, 1, *item);
+	return store_step_done(st, e);
+}
+
+int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value, struct err *e)
+{
+	static const char SQL_KEY[] = "INSERT OR IGNORE INTO inventory_item_keys (inventory, key, value, item)"
+				      " VALUES (?, ?, ?, ?)";
+	char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+	struct key_ctx kc = {.rid = rid};
+	int rc = -1;
+
+	if (!text)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (store_tx_begin(c, e))
+		goto out;
+	if (put_item_row(c, rid, path, text, &kc.item, e) || !(kc.st = store_prepare(c, SQL_KEY, e)) ||
+	    inv_json_keys(value, put_key, &kc, e) || store_tx_commit(c, e)) {
+		store_tx_rollback(c);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	return rc;
+}
+
+int store_inventory_item_get(struct store_conn *c, int64_t rid, const char *path, char **data, struct err *e)
+{
+	static const char SQL[] = "SELECT item_data FROM inventory_items WHERE inventory = ? AND item_path = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, rid);
+	store_bind_text(st, 2, path);
+	rc = store_step(st, e);
+	*data = NULL;
+	if (rc == STORE_ROW && !(*data = strdup(store_col_text(st, 0))))
+		rc = err_set(e, ERR_INTERNAL, "out of memory");
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Item not found: %.128s", path);
+	return rc < 0 ? rc : 0;
+}
+
+/* The smallest string greater than every string that starts with prefix, compared bytewise
+ * (SQLite's BINARY collation): prefix with its last byte below 0xFF incremented and the
+ * rest cut.  False when there is none (empty prefix, or only 0xFF bytes). */
+static bool prefix_end(const char *prefix, char *out, size_t cap)
+{
+	size_t n = strlen(prefix);
+
+	if (n == 0 || n >= cap)
+		return false;
+	memcpy(out, prefix, n + 1);
+	while (n > 0 && (unsigned char)out[n - 1] == 0xFF)
+		out[--n] = '\0';
+	if (n == 0)
+		return false;
+	out[n - 1] = (char)((unsigned char)out[n - 1] + 1);
+	return true;
+}
+
+int store_inventory_items_each(struct store_conn *c, int64_t rid, const char *prefix, inventory_item_fn fn, void *ctx,
+			       struct err *e)
+{
+	/* a range on the (inventory, item_path) index: [prefix, prefix_end) */
+	static const char SQL_ALL[] = "SELECT item_path, item_data FROM inventory_items WHERE inventory = ?1"
+				      " AND item_path >= ?2 ORDER BY item_path";
+	static const char SQL_RANGE[] = "SELECT item_path, item_data FROM inventory_items WHERE inventory = ?1"
+					" AND item_path >= ?2 AND item_path < ?3 ORDER BY item_path";
+	char end[1024];
+	bool bounded = prefix && prefix_end(prefix, end, sizeof(end));
+	struct store_stmt *st = store_prepare(c, bounded ? SQL_RANGE : SQL_ALL, e);
+	size_t plen = prefix ? strlen(prefix) : 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, rid);
+	store_bind_text(st, 2, prefix ? prefix : "");
+	if (bounded)
+		store_bind_text(st, 3, end);
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		const char *path = store_col_text(st, 0);
+		if (plen && strncmp(path, prefix, plen) != 0) /* only for prefixes too long to bound */
+			break;
+		rc = fn(ctx, path, store_col_text(st, 1), e);
+		if (rc)
+			break;
+	}
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+int store_inventory_item_delete(struct store_conn *c, int64_t rid, const char *path, bool *deleted, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM inventory_items WHERE inventory = ? AND item_path = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, rid);
+	store_bind_text(st, 2, path);
+	if (store_step_done(st, e))
+		return -1;
+	*deleted = store_changes(c) > 0;
+	return 0;
+}
+
+/* ---- queries ---- */
+
+void inventory_query_cleanup(struct inventory_query *q)
+{
+	free(q->text);
+	q->text = NULL;
+}
+
+void inventory_query_list_free(struct inventory_query *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		inventory_query_cleanup(&v[i]);
+	free(v);
+}
+
+static int read_query(struct store_stmt *st, struct inventory_query *q, struct err *e)
+{
+	CP(q->id, 0);
+	CP(q->name, 1);
+	CP(q->inventory_id, 2);
+	q->text = strdup(store_col_text(st, 3) ? store_col_text(st, 3) : "");
+	return q->text ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+}
+
+int store_inventory_query_get(struct store_conn *c, const char *inventory_id, const char *name,
+			      struct inventory_query *out, struct err *e)
+{
+	static const char SQL[] = "SELECT id, name, inventory_id, text FROM inventory_queries"
+				  " WHERE inventory_id = ? AND name = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, inventory_id);
+	store_bind_text(st, 2, name);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		rc = read_query(st, out, e) == 0 ? STORE_ROW : -1;
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Query not found: %.128s", name);
+	return rc < 0 ? rc : 0;
+}
+
+int store_inventory_query_list(struct store_conn *c, const char *inventory_id, struct inventory_query **out, size_t *n,
+			       struct err *e)
+{
+	static const char SQL[] = "SELECT id, name, inventory_id, text FROM inventory_queries"
+				  " WHERE inventory_id = ? ORDER BY name";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct inventory_query *arr = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, inventory_id);
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		if (len == cap) {
+			struct inventory_query *r;
+			cap = cap ? cap * 2 : 8;
+			r = realloc(arr, cap * sizeof(*arr));
+			if (!r) {
+				rc = err_set(e, ERR_INTERNAL, "out of memory");
+				break;
+			}
+			arr = r;
+		}
+		if ((rc = read_query(st, &arr[len++], e)) != 0)
+			break;
+	}
+	store_reset(st);
+	if (rc < 0) {
+		inventory_query_list_free(arr, len);
+		return rc;
+	}
+	*out = arr;
+	*n = len;
+	return 0;
+}
+
+int store_inventory_query_put(struct store_conn *c, const char *inventory_id, const char *name, const char *text,
+			      char id_out[UUID_STR_LEN], bool *created, struct err *e)
+{
+	static const char SQL_UPD[] = "UPDATE inventory_queries SET text = ? WHERE inventory_id = ? AND name = ?"
+				      " RETURNING id";
+	static const char SQL_INS[] = "INSERT INTO inventory_queries (id, inventory_id, name, text, created_at)"
+				      " VALUES (?, ?, ?, ?, ?)";
+	struct store_stmt *st = store_prepare(c, SQL_UPD, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, text);
+	store_bind_text(st, 2, inventory_id);
+	store_bind_text(st, 3, name);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		snprintf(id_out, UUID_STR_LEN, "%s", store_col_text(st, 0));
+	store_reset(st);
+	if (rc < 0)
+		return rc;
+	*created = rc == STORE_DONE;
+	if (!*created)
+		return 0;
+	if (!(st = store_prepare(c, SQL_INS, e)))
+		return -1;
+	uuid_v4(id_out);
+	store_bind_text(st, 1, id_out);
+	store_bind_text(st, 2, inventory_id);
+	store_bind_text(st, 3, name);
+	store_bind_text(st, 4, text);
+	store_bind_int64(st, 5, dt_now_ms());
+	return store_step_done(st, e);
+}
+
+int store_inventory_query_delete(struct store_conn *c, const char *inventory_id, const char *name, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM inventory_queries WHERE inventory_id = ? AND name = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, inventory_id);
+	store_bind_text(st, 2, name);
+	if (store_step_done(st, e))
+		return -1;
+	if (store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "Query not found: %.128s", name);
+	return 0;
+}
+
+/* The database file of c: the sandbox opens its own read-only connection to it. */
+static const char *db_path(struct store_conn *c, struct err *e)
+{
+	sqlite3 *db = store_native(c);
+	const char *p = db ? sqlite3_db_filename(db, "main") : NULL;
+
+	if (!p || !*p) {
+		err_set(e, ERR_INTERNAL, "inventory queries need the SQLite store with a database file");
+		return NULL;
+	}
+	return p;
+}
+
+int store_inventory_query_check(struct store_conn *c, const char *text, size_t len, struct err *e)
+{
+	const char *path = db_path(c, e);
+
+	return path ? inv_sandbox_check(path, text, len, e) : -1;
+}
+
+int store_inventory_query_run(struct store_conn *c, const struct inventory *inv, const char *text, const char *filter,
+			      json_t **rows, struct err *e)
+{
+	struct inv_query_req q = {.inventory = inv->rid,
+				  .inventory_id = inv->id,
+				  .text = text,
+				  .text_len = strlen(text),
+				  .filter = filter,
+				  .filter_len = filter ? strlen(filter) : 0,
+				  .timeout_ms = limits.query_timeout_ms,
+				  .max_rows = limits.query_rows};
+
+	if (!(q.db_path = db_path(c, e)))
+		return -1;
+	return inv_sandbox_run(&q, rows, e);
+}

@@ -1,0 +1,1 @@
+select cast(to_json(item_data) as varchar) from inventory_data where item_data @> ?::jsonb

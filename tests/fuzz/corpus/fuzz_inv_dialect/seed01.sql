@@ -1,0 +1,1 @@
+SELECT item_data FROM inventory_data i WHERE i.item_data @> ?::jsonb AND i.item_path <> 'x' LIMIT 5;

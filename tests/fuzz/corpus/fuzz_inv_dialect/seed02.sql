@@ -1,0 +1,1 @@
+select item_data->'a'->>'b', (item_data->>'port')::int from inventory_data where item_path ilike 'w%' order by 1 desc nulls last

@@ -1,0 +1,1 @@
+select json_build_object('host', item_path, 'data', item_data) from inventory_data

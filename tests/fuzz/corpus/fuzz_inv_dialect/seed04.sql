@@ -1,0 +1,1 @@
+select t.x from inventory_data, lateral jsonb_array_elements_text(item_data->'tags') t(x)

@@ -1,0 +1,1 @@
+with recursive r(n) as (select 1 union all select n+1 from r) select count(*) from r

@@ -1,0 +1,1 @@
+select a is distinct from b, c between 1 and 2, d in (select 1), exists (select 1) from inventory_data

@@ -1,0 +1,1 @@
+select case when item_data @> '{"a":1}'::jsonb then 'y' else 'n' end from inventory_data /* c /* n */ */ -- x

@@ -1,0 +1,1 @@
+select count(*) filter (where x > 1), string_agg(item_path, ',') from inventory_data group by 1 having count(*) > 1

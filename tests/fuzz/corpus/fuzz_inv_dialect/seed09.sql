@@ -1,0 +1,1 @@
+select 'it''s', "q""id", 1.5e-3, .5 from inventory_data left outer join inventory_data b using (item_path)

@@ -1,0 +1,297 @@
+/* Unit tests for src/store/inv_sandbox: queries see only their own inventory's rows and
+ * nothing else, whatever the query text tries.  The database is a temporary file with the
+ * inventory tables, a second inventory and a fake users table holding a "secret". */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../src/store/inv_sandbox.c"
+
+static char db_path[64];
+
+static void exec_ok(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+}
+
+static int add_key(void *ctx, const struct inv_key *k, struct err *e)
+{
+	sqlite3_stmt *st = ctx;
+	(void)e;
+	sqlite3_reset(st);
+	sqlite3_bind_text(st, 2, k->path, -1, SQLITE_TRANSIENT);
+	bind_key_value(st, 3, k);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	return 0;
+}
+
+static void add_item(sqlite3 *db, int inv, const char *path, const char *data)
+{
+	sqlite3_stmt *st;
+	struct err e;
+	json_t *j = json_loads(data, 0, NULL);
+	sqlite3_int64 id;
+
+	assert_non_null(j);
+	sqlite3_prepare_v2(db, "INSERT INTO inventory_items(inventory, item_path, item_data) VALUES (?, ?, ?)", -1, &st,
+			   NULL);
+	sqlite3_bind_int(st, 1, inv);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, data, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	id = sqlite3_last_insert_rowid(db);
+	sqlite3_prepare_v2(
+	    db, "INSERT OR IGNORE INTO inventory_item_keys(inventory, key, value, item) VALUES (?1, ?2, ?3, ?4)", -1,
+	    &st, NULL);
+	sqlite3_bind_int(st, 1, inv);
+	sqlite3_bind_int64(st, 4, id);
+	assert_int_equal(inv_json_keys(j, add_key, st, &e), 0);
+	sqlite3_finalize(st);
+	json_decref(j);
+}
+
+static int setup(void **state)
+{
+	sqlite3 *db;
+	int fd;
+	(void)state;
+
+	rand_init();
+	snprintf(db_path, sizeof(db_path), "/tmp/accord-inv-test-XXXXXX");
+	fd = mkstemp(db_path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	exec_ok(db,
+		"PRAGMA journal_mode=WAL;"
+		"CREATE TABLE users(name TEXT, password TEXT);"
+		"INSERT INTO users VALUES ('admin', 'hunter2');"
+		"CREATE TABLE inventory_items(id INTEGER PRIMARY KEY, inventory INTEGER NOT NULL, item_path TEXT NOT "
+		"NULL, item_data TEXT NOT NULL, UNIQUE(inventory, item_path));"
+		"CREATE TABLE inventory_item_keys(inventory INTEGER NOT NULL, key TEXT NOT NULL, value NOT NULL, "
+		"item INTEGER NOT NULL, PRIMARY KEY(inventory, key, value, item)) WITHOUT ROWID;");
+	add_item(db, 1, "web1", "{\"host\":\"web1\",\"env\":\"prod\",\"port\":80,\"tags\":[\"web\",\"a\"]}");
+	add_item(db, 1, "web2", "{\"host\":\"web2\",\"env\":\"test\",\"port\":8080,\"tags\":[\"web\"]}");
+	add_item(db, 1, "db1",
+		 "{\"host\":\"db1\",\"env\":\"prod\",\"port\":5432.0,\"tags\":[\"db\"],\"ipv4\":{\"a\":\"1\"}}");
+	add_item(db, 2, "other", "{\"host\":\"secret-host\",\"env\":\"prod\",\"port\":80}");
+	sqlite3_close(db);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char p[96];
+	(void)state;
+	unlink(db_path);
+	snprintf(p, sizeof(p), "%s-wal", db_path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", db_path);
+	unlink(p);
+	return 0;
+}
+
+/* Runs text on inventory 1; returns the compact JSON result or "ERR: <message>" (caller frees). */
+static char *run(const char *text, const char *filter, unsigned timeout_ms)
+{
+	struct inv_query_req q = {.db_path = db_path,
+				  .inventory = 1,
+				  .inventory_id = "0a0b",
+				  .text = text,
+				  .text_len = strlen(text),
+				  .filter = filter,
+				  .filter_len = filter ? strlen(filter) : 0,
+				  .timeout_ms = timeout_ms,
+				  .max_rows = 100};
+	struct err e = {0};
+	json_t *rows = NULL;
+	char *out;
+
+	if (inv_sandbox_run(&q, &rows, &e)) {
+		size_t n = strlen(e.msg) + 6;
+		out = malloc(n);
+		snprintf(out, n, "ERR: %s", e.msg);
+		return out;
+	}
+	out = json_dumps(rows, JSON_COMPACT | JSON_ENCODE_ANY);
+	json_decref(rows);
+	return out;
+}
+
+static void expect_rows(const char *text, const char *filter, const char *expect)
+{
+	char *got = run(text, filter, 5000);
+	if (strcmp(got, expect) != 0)
+		fail_msg("%s: expected %s, got %s", text, expect, got);
+	free(got);
+}
+
+static void expect_error(const char *text, const char *filter, const char *fragment)
+{
+	char *got = run(text, filter, 300);
+	if (strncmp(got, "ERR: ", 5) != 0 || !strstr(got, fragment))
+		fail_msg("%s: expected an error containing '%s', got %s", text, fragment, got);
+	free(got);
+}
+
+static void test_own_rows_only(void **state)
+{
+	(void)state;
+	expect_error("select item_path::jsonb from inventory_data order by item_path", NULL, "malformed JSON");
+	expect_rows("select to_json(item_path) from inventory_data order by item_path", NULL,
+		    "[\"db1\",\"web1\",\"web2\"]");
+	expect_rows("select count(*) from inventory_data", NULL, "[3]");
+	expect_rows("select to_json(inventory_id) from inventory_data limit 1", NULL, "[\"0a0b\"]");
+	expect_rows("select count(*) from inventory_data where item_data->>'host' = 'secret-host'", NULL, "[0]");
+}
+
+static void test_containment_filter(void **state)
+{
+	const char *q = "select cast(to_json(item_data->'host') as varchar) from inventory_data "
+			"where item_data @> ?::jsonb order by 1";
+	(void)state;
+	expect_rows(q, "{\"env\":\"prod\"}", "[\"db1\",\"web1\"]");
+	expect_rows(q, "{\"env\":\"prod\",\"tags\":[\"web\"]}", "[\"web1\"]");
+	expect_rows(q, "{\"port\":5432}", "[\"db1\"]");
+	expect_rows(q, "{\"port\":80.0}", "[\"web1\"]");
+	expect_rows(q, "{\"port\":\"80\"}", "[]");
+	expect_rows(q, "{\"ipv4\":{}}", "[\"db1\"]");
+	expect_rows(q, "{}", "[\"db1\",\"web1\",\"web2\"]");
+	expect_rows(q, "{\"host\":\"secret-host\"}", "[]");
+	/* the same filters without the key index (not a plain conjunct) give the same rows */
+	expect_rows("select item_data->'host' from inventory_data where (item_data @> ?::jsonb or false) order by 1",
+		    "{\"env\":\"prod\",\"tags\":[\"web\"]}", "[\"web1\"]");
+	expect_error(q, NULL, "placeholder");
+}
+
+static void test_dialect_end_to_end(void **state)
+{
+	(void)state;
+	expect_rows("select json_build_object('h', item_path, 'p', (item_data->>'port')::int, 'd', item_data->'ipv4') "
+		    "from inventory_data where item_path = 'db1'",
+		    NULL, "[{\"h\":\"db1\",\"p\":5432,\"d\":{\"a\":\"1\"}}]");
+	expect_rows("select to_json(t.value) from inventory_data, jsonb_array_elements(item_data->'tags') t "
+		    "where item_path = 'web1'",
+		    NULL, "[\"web\",\"a\"]");
+	expect_rows("select to_json(x) from inventory_data, jsonb_array_elements_text(item_data->'tags') as t(x) "
+		    "where item_path = 'web1'",
+		    NULL, "[\"web\",\"a\"]");
+	expect_rows("select json_agg(item_data->'port') from inventory_data where item_data->>'env' ilike 'PROD' "
+		    "and item_data->>'host' = 'db1'",
+		    NULL, "[[5432.0]]");
+	expect_rows("select count(*) from inventory_data where item_data->>'env' ilike 'PROD'", NULL, "[2]");
+	expect_rows("select count(*) from inventory_data where item_data->>'env' like 'PROD'", NULL, "[0]");
+	expect_rows("select (item_data->>'port')::int + 1 from inventory_data where item_data->>'port' = '80'", NULL,
+		    "[81]");
+	expect_rows("select item_data::text from inventory_data where item_path = 'web2'", NULL,
+		    "[{\"host\":\"web2\",\"env\":\"test\",\"port\":8080,\"tags\":[\"web\"]}]");
+	expect_error("select item_data->>'host' from inventory_data", NULL, "Invalid JSON value: db1");
+	expect_error("select item_path, item_data from inventory_data", NULL, "exactly one column");
+	expect_error("select nosuch from inventory_data", NULL, "no such column: nosuch");
+}
+
+/* Escape attempts: each must be refused (or see only its own rows). */
+static void test_escapes(void **state)
+{
+	(void)state;
+	expect_error("select password from users", NULL, "table 'users' is not allowed");
+	expect_error("select (select group_concat(sql) from sqlite_master)", NULL, "'sqlite_master' is not allowed");
+	expect_error("select name from \"sqlite_schema\"", NULL, "not allowed");
+	expect_error("select 1; delete from inventory_items", NULL, "only one statement");
+	expect_error("select 1 from inventory_data; attach database '/tmp/x.db' as x", NULL, "only one statement");
+	expect_error("select to_json(item_path) from inventory_data union select password from users", NULL,
+		     "'users' is not allowed");
+	expect_error("with inventory_data as (select * from inventory_items) select item_data from inventory_data",
+		     NULL, "must not be named inventory_data");
+	expect_error("with x as (select item_data from main.inventory_items) select item_data from x", NULL,
+		     "schema-qualified");
+	expect_error("select item_data from inventory_items", NULL, "'inventory_items' is not allowed");
+	expect_error("select load_extension('/tmp/evil.so')", NULL, "load_extension");
+	expect_error("select length(randomblob(1000000000))", NULL, "randomblob");
+	expect_error("select length(zeroblob(1000000000))", NULL, "zeroblob");
+	expect_error("select name from pragma_table_info('users')", NULL,
+		     "function 'pragma_table_info' is not allowed");
+	expect_error("pragma table_info(users)", NULL, "must be a SELECT");
+	expect_error("with recursive r(n) as (select 1 union all select n + 1 from r) select count(*) from r", NULL,
+		     "stopped after 300 ms");
+	expect_error("with recursive r(s) as (select 'ab' union all select s || s from r) select max(length(s)) from r",
+		     NULL, "query failed");
+	expect_error("select $$x$$", NULL, "'$' is not supported");
+	expect_error("select count(*) from inventory_data where item_path = ? and item_data @> ?::jsonb", "{}",
+		     "at most one ? placeholder");
+	expect_error("select readfile('/etc/passwd')", NULL, "readfile");
+	expect_error("select sqlite_version()", NULL, "sqlite_version");
+	/* a ';' inside a string or a comment is not a statement separator, and the data stays */
+	expect_rows("select to_json(';drop table users;') from inventory_data limit 1", NULL,
+		    "[\";drop table users;\"]");
+	expect_rows("select count(*) from inventory_data -- ; delete from users", NULL, "[3]");
+	expect_rows("select count(*) from inventory_data /* ; delete from users */", NULL, "[3]");
+	/* filter values are bound, never spliced */
+	expect_rows("select count(*) from inventory_data where item_data @> ?::jsonb", "{\"host\":\"x' or '1'='1\"}",
+		    "[0]");
+}
+
+/* The authorizer alone, for SQL that the translator would never produce. */
+static void test_authorizer_alone(void **state)
+{
+	static const char *const attacks[] = {
+	    "SELECT name FROM users",
+	    "SELECT sql FROM sqlite_master",
+	    "SELECT item_data FROM main.inventory_items",
+	    "SELECT * FROM pragma_table_list",
+	    "PRAGMA table_info(users)",
+	    "ATTACH DATABASE '/tmp/x' AS x",
+	    "INSERT INTO inventory_items(inventory, item_path, item_data) VALUES (1, 'x', '{}')",
+	    "DELETE FROM users",
+	    "SELECT randomblob(10)",
+	    "SELECT load_extension('x')",
+	    "WITH c AS (SELECT * FROM main.inventory_items) SELECT item_data FROM c",
+	    "CREATE TEMP TABLE t(x)",
+	    "BEGIN",
+	};
+	struct inv_query_req q = {.db_path = db_path, .inventory = 1};
+	struct run r = {.q = &q};
+	struct err e;
+	(void)state;
+
+	assert_int_equal(open_db(&r, db_path, &e), 0);
+	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
+		sqlite3_stmt *st = NULL;
+		if (prepare(&r, attacks[i], &st, &e) == 0)
+			fail_msg("authorizer allowed: %s", attacks[i]);
+		sqlite3_finalize(st);
+	}
+	run_cleanup(&r);
+}
+
+static void test_check(void **state)
+{
+	struct err e;
+	const char *ok = "select item_data from inventory_data where item_data @> ?::jsonb";
+	const char *bad = "select nosuch(item_data) from inventory_data";
+	(void)state;
+
+	assert_int_equal(inv_sandbox_check(db_path, ok, strlen(ok), &e), 0);
+	assert_int_not_equal(inv_sandbox_check(db_path, bad, strlen(bad), &e), 0);
+	assert_non_null(strstr(e.msg, "nosuch"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_own_rows_only),      cmocka_unit_test(test_containment_filter),
+	    cmocka_unit_test(test_dialect_end_to_end), cmocka_unit_test(test_escapes),
+	    cmocka_unit_test(test_authorizer_alone),   cmocka_unit_test(test_check),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,171 @@
+/* Unit tests for the flow VM's state: save → JSON text → load → save gives the same state,
+ * a loaded state resumes, and states for another definition or malformed ones are refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/limits.h"
+#include "flow/model.h"
+#include "flow/vm.h"
+
+static char logged[4096];
+
+static void test_log(void *ctx, enum flow_level level, const char *msg)
+{
+	(void)ctx, (void)level;
+	strncat(logged, msg, sizeof logged - strlen(logged) - 2);
+	strcat(logged, "\n");
+}
+
+static int no_server(void *ctx, const char *task, const char *method, json_t *args, json_t **out, struct err *e)
+{
+	(void)ctx, (void)method, (void)args, (void)out;
+	return err_set(e, ERR_UNAVAILABLE, "Task '%s' is not available", task);
+}
+
+static const struct flow_host_ops ops = {.log = test_log, .server_task = no_server};
+static const struct flow_host host = {.ops = &ops, .workdir = "/tmp"};
+
+static const char *flow_text = "flows:\n"
+			       "  default:\n"
+			       "    - set: {a: 1, list: [1, 2]}\n"
+			       "    - call: inner\n"
+			       "      in: {x: 5}\n"
+			       "      out: y\n"
+			       "    - log: \"y=${y} a=${a} ev=${ev}\"\n"
+			       "  inner:\n"
+			       "    - parallel:\n"
+			       "        - suspend: left\n"
+			       "        - block:\n"
+			       "            - suspend: right\n"
+			       "    - suspend: ev1\n"
+			       "    - set: {y: \"${x * 2}\"}\n";
+
+static struct model *load(const char *text)
+{
+	struct err e;
+	struct model *m = model_load_buffer("concord.yml", text, strlen(text), &e);
+	if (!m)
+		fail_msg("load: %s", e.msg);
+	return m;
+}
+
+static json_t *roundtrip(struct vm **vm, struct model *m)
+{
+	json_t *st = vm_save(*vm), *back, *again;
+	char *text = json_dumps(st, JSON_COMPACT);
+	struct err e;
+	back = json_loads(text, 0, NULL);
+	free(text);
+	vm_free(*vm);
+	*vm = vm_load(m, &host, back, &e);
+	if (!*vm)
+		fail_msg("vm_load: %s", e.msg);
+	again = vm_save(*vm);
+	assert_true(json_equal(st, again));
+	json_decref(back);
+	json_decref(again);
+	return st;
+}
+
+static void test_state_roundtrip_resume(void **state)
+{
+	struct model *m = load(flow_text);
+	struct vm *vm = vm_new(m, &host);
+	struct err e;
+	json_t *st, *w;
+	(void)state;
+	logged[0] = '\0';
+	assert_int_equal(vm_start(vm, "default", NULL, NULL, &e), 0);
+	assert_int_equal(vm_run(vm), VM_SUSPENDED);
+	w = vm_waiting_events(vm);
+	assert_int_equal(json_array_size(w), 2);
+	json_decref(w);
+	json_decref(roundtrip(&vm, m));
+	assert_int_equal(vm_resume(vm, "left", NULL, &e), 0);
+	assert_int_equal(vm_run(vm), VM_SUSPENDED);
+	json_decref(roundtrip(&vm, m));
+	assert_int_equal(vm_resume(vm, "right", NULL, &e), 0);
+	assert_int_equal(vm_run(vm), VM_SUSPENDED);
+	st = roundtrip(&vm, m);
+	json_decref(st);
+	assert_true(vm_resume(vm, "nothing", NULL, &e) < 0);
+	assert_int_equal(e.code, ERR_NOT_FOUND);
+	w = json_pack("{s:s}", "ev", "E");
+	assert_int_equal(vm_resume(vm, "ev1", w, &e), 0);
+	json_decref(w);
+	assert_int_equal(vm_run(vm), VM_FINISHED);
+	assert_non_null(strstr(logged, "y=10 a=1 ev=E"));
+	vm_free(vm);
+	model_free(m);
+}
+
+static void test_state_refuses_other_definition(void **state)
+{
+	struct model *m = load(flow_text), *m2 = load("flows:\n  default:\n    - suspend: ev1\n");
+	struct vm *vm = vm_new(m, &host);
+	struct err e;
+	json_t *st;
+	(void)state;
+	assert_int_equal(vm_start(vm, "default", NULL, NULL, &e), 0);
+	assert_int_equal(vm_run(vm), VM_SUSPENDED);
+	st = vm_save(vm);
+	json_object_set_new(st, "definition", json_string(m2->hash));
+	assert_null(vm_load(m, &host, st, &e));
+	assert_int_equal(e.code, ERR_CONFLICT);
+	json_decref(st);
+	vm_free(vm);
+	model_free(m);
+	model_free(m2);
+}
+
+static void test_state_refuses_malformed(void **state)
+{
+	struct model *m = load(flow_text);
+	struct vm *vm = vm_new(m, &host);
+	struct err e;
+	json_t *st, *frame;
+	(void)state;
+	assert_int_equal(vm_start(vm, "default", NULL, NULL, &e), 0);
+	assert_int_equal(vm_run(vm), VM_SUSPENDED);
+	st = vm_save(vm);
+	frame = json_array_get(json_object_get(json_array_get(json_object_get(st, "threads"), 0), "frames"), 0);
+	json_object_set_new(frame, "list", json_integer(100000));
+	assert_null(vm_load(m, &host, st, &e));
+	json_object_set_new(frame, "list", json_integer(0));
+	json_object_set_new(frame, "pc", json_integer(99));
+	assert_null(vm_load(m, &host, st, &e));
+	json_object_set_new(st, "version", json_integer(7));
+	assert_null(vm_load(m, &host, st, &e));
+	json_decref(st);
+	vm_free(vm);
+	model_free(m);
+}
+
+static void test_model_errors_name_position(void **state)
+{
+	struct err e;
+	(void)state;
+	const char *bad = "flows:\n  default:\n    - log: x\n      bad: 1\n";
+	assert_null(model_load_buffer("f.yml", bad, strlen(bad), &e));
+	assert_non_null(strstr(e.msg, "(f.yml): Error @ line: 3, col: 7. Unknown options: ['bad'"));
+	assert_null(model_load_buffer("f.yml", "a: 1\na: 2\n", 10, &e));
+	assert_non_null(strstr(e.msg, "Duplicate field 'a'"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_state_roundtrip_resume),
+	    cmocka_unit_test(test_state_refuses_other_definition),
+	    cmocka_unit_test(test_state_refuses_malformed),
+	    cmocka_unit_test(test_model_errors_name_position),
+	};
+	limits_defaults();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
