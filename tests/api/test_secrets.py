@@ -335,6 +335,10 @@ def test_public_key_errors(admin):
     create_ok(admin, "Default", type="key_pair", name=name, public=("p", b"ssh-ed25519 AAAA x"), private=("k", b"k"),
               storePassword="Str0ngPass")
     error(admin.get(API % "Default" + "/" + name + "/public"), 400, "requires a password")
+    name = unique("kp")
+    body = create_ok(admin, "Default", type="key_pair", name=name, public=("p", b"\xff\xfe"), private=("k", b"k"))
+    assert "publicKey" not in body
+    error(admin.get(API % "Default" + "/" + name + "/public"), 400, "not text")
 
 
 # ---- list --------------------------------------------------------------------------------
