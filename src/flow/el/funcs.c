@@ -139,11 +139,6 @@ enum el_class el_class_by_name(const char *name)
 	return CLS_NONE;
 }
 
-const char *el_class_name(enum el_class cls)
-{
-	return class_names[cls];
-}
-
 int el_static_field(struct el_ctx *c, enum el_class cls, const char *name, struct ev *out)
 {
 	bool max = strcmp(name, "MAX_VALUE") == 0, min = strcmp(name, "MIN_VALUE") == 0;

@@ -208,8 +208,6 @@ int el_to_double(struct el_ctx *c, const json_t *v, double *out);
 int el_to_number(struct el_ctx *c, const json_t *v, bool *is_real, int64_t *l, double *d);
 /* EL string coercion (null → ""): new string json. */
 json_t *el_to_string(struct el_ctx *c, const json_t *v);
-/* Java toString into a new malloc'ed string (for messages); never NULL. */
-char *el_brief(const json_t *v);
 /* Natural order of sorted()/min()/max(): numbers, strings, booleans. */
 int el_natural_compare(struct el_ctx *c, json_t *a, json_t *b, int *out);
 /* Refuses values that would create a cycle when stored into container. */
@@ -234,7 +232,6 @@ int el_call_function(struct el_ctx *c, const char *name, struct ev *args, size_t
 enum el_class el_class_by_name(const char *name);
 int el_static_call(struct el_ctx *c, enum el_class cls, const char *name, struct ev *args, size_t n, struct ev *out);
 int el_static_field(struct el_ctx *c, enum el_class cls, const char *name, struct ev *out);
-const char *el_class_name(enum el_class cls);
 
 /* Strings produced by one operation are capped (replace, concat, split). */
 #define EL_STR_MAX (16u * 1024 * 1024)

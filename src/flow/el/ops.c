@@ -8,7 +8,7 @@
 #include "base/buf.h"
 #include "flow/value.h"
 
-char *el_brief(const json_t *v)
+static char *el_brief(const json_t *v)
 {
 	char *s = value_to_cstr(v, NULL);
 

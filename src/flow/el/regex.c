@@ -288,7 +288,8 @@ int el_re_replace_all(struct el_ctx *c, const char *s, size_t len, const char *r
 	buf_init(&b, EL_STR_MAX);
 	while (re_find(&r, s, len, from, m)) {
 		size_t so = (size_t)m[0].rm_so, eo = (size_t)m[0].rm_eo;
-		if (el_budget(c, 1 + b.len / 65536) < 0)
+		/* glibc scans the rest of the string on every call: charge for it */
+		if (el_budget(c, 1 + (len - so) / 4096 + b.len / 65536) < 0)
 			goto out;
 		if (buf_append(&b, s + pos, so - pos, &e) < 0) {
 			el_fail(c, e.code, "%s", e.msg);
@@ -327,7 +328,7 @@ int el_re_split(struct el_ctx *c, const char *s, size_t len, const char *re, jso
 	while (re_find(&r, s, len, from, m)) {
 		size_t so = (size_t)m[0].rm_so, eo = (size_t)m[0].rm_eo;
 		from = eo > so ? eo : next_char(s, len, eo);
-		if (el_budget(c, 1) < 0) {
+		if (el_budget(c, 1 + (len - so) / 4096) < 0) {
 			regfree(&r);
 			json_decref(arr);
 			return -1;
