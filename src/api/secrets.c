@@ -80,6 +80,8 @@ static int start_keypool(struct err *e)
 
 	if (v && *v && str_to_i64(str_from(v), 0, KEYPOOL_MAX, &n, "ACCORD_KEYPAIR_POOL", e))
 		return -ERR_INVALID;
+	if (n == 0) /* keys are then generated on request threads: initialise libssh here */
+		return keypair_init(e);
 	return keypool_start((size_t)n, e);
 }
 
@@ -313,8 +315,13 @@ static int public_key(struct api_call *c)
 		return rc;
 	rc = payload_keypair_decode(pt, pt_len, &pub, &priv, &c->err);
 	if (rc == 0) {
-		v = json_pack("{s:s,s:s%,s:b}", "name", s.name, "publicKey", pub.p, pub.len, "ok", 1);
-		rc = api_reply(c, v);
+		json_t *pk = json_stringn(pub.p, pub.len); /* NULL when an uploaded key is not UTF-8 */
+		if (!pk) {
+			rc = api_fail(c, ERR_INVALID, "The public key of secret '%s' is not text", s.name);
+		} else {
+			v = json_pack("{s:s,s:o,s:b}", "name", s.name, "publicKey", pk, "ok", 1);
+			rc = api_reply(c, v);
+		}
 	}
 	payload_free(pt, pt_len);
 	return rc;

@@ -18,6 +18,26 @@ static void init_libssh(void)
 	ssh_init_rc = ssh_init();
 }
 
+int keypair_init(struct err *e)
+{
+	ssh_key key = NULL;
+	char *pem = NULL;
+	int rc = 0;
+
+	pthread_once(&ssh_once, init_libssh);
+	if (ssh_init_rc != SSH_OK)
+		return err_set(e, ERR_INTERNAL, "libssh could not be initialised");
+	if (ssh_pki_generate(SSH_KEYTYPE_RSA, 1024, &key) != SSH_OK ||
+	    ssh_pki_export_privkey_base64(key, NULL, NULL, NULL, &pem) != SSH_OK)
+		rc = err_set(e, ERR_INTERNAL, "libssh cannot generate RSA keys");
+	if (pem) {
+		sodium_memzero(pem, strlen(pem));
+		ssh_string_free_char(pem);
+	}
+	ssh_key_free(key);
+	return rc;
+}
+
 int keypair_type_parse(const char *s, enum keypair_type *out, struct err *e)
 {
 	if (cstr_ieq(s, "rsa")) {

@@ -30,6 +30,12 @@ struct keypair {
 	size_t private_len;
 };
 
+/* Initialises libssh and its crypto library on the calling thread by generating and
+ * exporting a small throw-away RSA key (a few milliseconds), so that the library's lazily
+ * built global state is created once, here, and not first inside a worker thread.  Call
+ * from the main thread at start-up, before threads generate keys. */
+int keypair_init(struct err *e) WUR;
+
 /* "rsa" or "ed25519" (ASCII case-insensitive); otherwise ERR_INVALID naming the value. */
 int keypair_type_parse(const char *s, enum keypair_type *out, struct err *e) WUR;
 const char *keypair_type_name(enum keypair_type t);

@@ -58,6 +58,8 @@ int keypool_start(size_t n, struct err *e)
 		return err_set(e, ERR_INVALID, "key pool size %zu is larger than %d", n, KEYPOOL_MAX);
 	if (n == 0)
 		return 0;
+	if (keypair_init(e))
+		return -ERR_INTERNAL;
 	pthread_mutex_lock(&mu);
 	target = n;
 	running = true;

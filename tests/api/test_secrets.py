@@ -1,13 +1,7 @@
 """Secrets (issue 4): every endpoint of /api/v1/org/{org}/secret, its rules and bad inputs.
-
-Organizations, teams and projects are made through the org API when the server has it,
-otherwise written straight into the data folder's database (helpers below), so these tests
-depend only on what they test."""
+Organizations, teams and projects are made through the org API (World below)."""
 import base64
-import os
-import sqlite3
 import struct
-import time
 import uuid
 
 import pytest
@@ -20,63 +14,34 @@ API = "/api/v1/org/%s/secret"
 # ---- world building ------------------------------------------------------------------
 
 class World:
-    """Orgs, teams, memberships and projects for one test server."""
+    """Orgs, teams, memberships and projects for one test server, made by the admin."""
 
     def __init__(self, server, admin):
         self.server = server
         self.admin = admin
-        r = admin.post("/api/v1/org", json={"name": unique("probe")})
-        self.via_api = r.status_code == 200
-
-    def _db(self):
-        db = sqlite3.connect(os.path.join(self.server.data_dir, "accord.db"), timeout=30)
-        db.execute("PRAGMA foreign_keys=ON")
-        return db
-
-    def _sql(self, sql, args):
-        db = self._db()
-        with db:
-            db.execute(sql, args)
-        db.close()
 
     def org(self, name=None):
         name = name or unique("org")
-        if self.via_api:
-            r = self.admin.post("/api/v1/org", json={"name": name})
-            assert r.status_code == 200, r.text
-            return {"id": r.json()["id"], "name": name}
-        oid = str(uuid.uuid4())
-        self._sql("INSERT INTO orgs (id, name, visibility, created_at) VALUES (?, ?, 'PUBLIC', 0)", (oid, name))
-        return {"id": oid, "name": name}
+        r = self.admin.post("/api/v1/org", json={"name": name})
+        assert r.status_code == 200, r.text
+        return {"id": r.json()["id"], "name": name}
 
     def team(self, org, name=None):
         name = name or unique("team")
-        if self.via_api:
-            r = self.admin.post("/api/v1/org/%s/team" % org["name"], json={"name": name})
-            assert r.status_code == 200, r.text
-            return {"id": r.json()["id"], "name": name, "org": org}
-        tid = str(uuid.uuid4())
-        self._sql("INSERT INTO teams (id, org_id, name, created_at) VALUES (?, ?, ?, 0)", (tid, org["id"], name))
-        return {"id": tid, "name": name, "org": org}
+        r = self.admin.post("/api/v1/org/%s/team" % org["name"], json={"name": name})
+        assert r.status_code == 200, r.text
+        return {"id": r.json()["id"], "name": name, "org": org}
 
     def add(self, team, user, role="MEMBER"):
-        if self.via_api:
-            r = self.admin.put("/api/v1/org/%s/team/%s/users" % (team["org"]["name"], team["name"]),
-                               json=[{"username": user.username, "role": role}])
-            assert r.status_code == 200, r.text
-            return
-        self._sql("INSERT INTO team_users (team_id, user_id, role) VALUES (?, ?, ?)", (team["id"], user.user_id, role))
+        r = self.admin.put("/api/v1/org/%s/team/%s/users" % (team["org"]["name"], team["name"]),
+                           json=[{"username": user.username, "role": role}])
+        assert r.status_code == 200, r.text
 
     def project(self, org, name=None, visibility="PUBLIC"):
         name = name or unique("proj")
-        if self.via_api:
-            r = self.admin.post("/api/v1/org/%s/project" % org["name"], json={"name": name, "visibility": visibility})
-            assert r.status_code == 200, r.text
-            return {"id": r.json()["id"], "name": name}
-        pid = str(uuid.uuid4())
-        self._sql("INSERT INTO projects (id, org_id, name, visibility, created_at) VALUES (?, ?, ?, ?, 0)",
-                  (pid, org["id"], name, visibility))
-        return {"id": pid, "name": name}
+        r = self.admin.post("/api/v1/org/%s/project" % org["name"], json={"name": name, "visibility": visibility})
+        assert r.status_code == 200, r.text
+        return {"id": r.json()["id"], "name": name}
 
 
 @pytest.fixture
@@ -370,6 +335,10 @@ def test_public_key_errors(admin):
     create_ok(admin, "Default", type="key_pair", name=name, public=("p", b"ssh-ed25519 AAAA x"), private=("k", b"k"),
               storePassword="Str0ngPass")
     error(admin.get(API % "Default" + "/" + name + "/public"), 400, "requires a password")
+    name = unique("kp")
+    body = create_ok(admin, "Default", type="key_pair", name=name, public=("p", b"\xff\xfe"), private=("k", b"k"))
+    assert "publicKey" not in body
+    error(admin.get(API % "Default" + "/" + name + "/public"), 400, "not text")
 
 
 # ---- list --------------------------------------------------------------------------------
