@@ -37,6 +37,7 @@ typedef int (*api_handler)(struct api_call *c);
 
 enum api_route_flags {
 	API_PUBLIC = 1 << 0, /* no credentials needed */
+	API_SLOW = 1 << 1,   /* a GET that may take long: always run on a worker thread */
 };
 
 struct api_route {

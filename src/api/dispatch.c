@@ -20,7 +20,16 @@ static void fail(struct http_response *resp, const struct err *e)
 	http_resp_error(resp, e);
 }
 
-void api_dispatch(void *app, struct http_request *req, struct http_response *resp)
+static bool may_take_long(const struct api_route *route, struct http_request *req)
+{
+	if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0)
+		return true;
+	if (route->flags & API_SLOW)
+		return true;
+	return !(route->flags & API_PUBLIC) && !authn_is_quick(http_header(req, "Authorization"));
+}
+
+int api_dispatch(void *app, struct http_request *req, struct http_response *resp)
 {
 	struct api_call c = {.app = app, .req = req, .resp = resp};
 	const struct http_route *hr;
@@ -37,18 +46,20 @@ void api_dispatch(void *app, struct http_request *req, struct http_response *res
 		fail(resp, &c.err);
 		if (c.err.code == ERR_METHOD)
 			http_resp_header(resp, "Allow", allow);
-		return;
+		return HTTP_HANDLED;
 	}
 	route = hr->handler;
+	if (!req->on_worker && may_take_long(route, req))
+		return HTTP_DEFER;
 	c.db = store_conn(((struct app *)app)->store, &c.err);
 	if (!c.db) {
 		fail(resp, &c.err);
-		return;
+		return HTTP_HANDLED;
 	}
 	if (!(route->flags & API_PUBLIC)) {
 		if (authn_header(c.db, http_header(req, "Authorization"), &c.who, &c.err)) {
 			fail(resp, &c.err);
-			return;
+			return HTTP_HANDLED;
 		}
 		snprintf(req->principal, sizeof req->principal, "%s", c.who.user.username);
 	}
@@ -59,4 +70,5 @@ void api_dispatch(void *app, struct http_request *req, struct http_response *res
 				route->pattern);
 		fail(resp, &c.err);
 	}
+	return HTTP_HANDLED;
 }

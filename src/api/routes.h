@@ -17,7 +17,9 @@ extern const struct api_route api_inventory_routes[];
 
 int api_routes_build(struct router *r, struct err *e) WUR;
 
-/* The http_handler for the server: routing, authentication, the handler, errors. */
-void api_dispatch(void *app, struct http_request *req, struct http_response *resp);
+/* The http_handler for the server: routing, authentication, the handler, errors.
+ * Defers (HTTP_DEFER) to a worker thread every request that may take long: anything but
+ * GET/HEAD, routes flagged API_SLOW, and Basic credentials not in the cache (Argon2id). */
+int api_dispatch(void *app, struct http_request *req, struct http_response *resp);
 
 #endif

@@ -137,13 +137,11 @@ static int apikey(struct store_conn *c, const char *text, struct principal *out,
 
 	if (authn_apikey_hash(text, hash, NULL))
 		return unauth(e, "invalid API key");
-	rc = store_apikey_find_hash(c, hash, dt_now_ms(), &k, &dbe);
+	rc = store_apikey_find_user(c, hash, dt_now_ms(), &k, &out->user, &dbe);
 	if (rc == -ERR_NOT_FOUND)
 		return unauth(e, "invalid or expired API key");
 	if (rc)
 		return err_set(e, dbe.code, "%s", dbe.msg);
-	if (store_user_get(c, k.user_id, &out->user, NULL))
-		return unauth(e, "invalid API key");
 	out->method = AUTH_APIKEY;
 	memcpy(out->apikey_id, k.id, sizeof k.id);
 	return check_user(out, e);
@@ -173,6 +171,31 @@ int authn_header(struct store_conn *c, const char *authorization, struct princip
 		sodium_memzero(value, strlen(value));
 	free(value);
 	return rc;
+}
+
+bool authn_is_quick(const char *authorization)
+{
+	struct str h = str_trim(str_from(authorization));
+	char *b64, *creds;
+	size_t n = 0;
+	uint8_t digest[32];
+	char user_id[UUID_STR_LEN];
+	bool quick = true;
+
+	if (h.len <= 6 || !str_ieq_cstr((struct str){h.p, 6}, "Basic "))
+		return true;
+	b64 = str_dup(str_trim((struct str){h.p + 6, h.len - 6}));
+	creds = b64 ? (char *)b64_decode(b64, strlen(b64), &n, NULL) : NULL;
+	if (creds) {
+		digest_of(creds, n, digest);
+		quick = cache_lookup(digest, user_id);
+		sodium_memzero(creds, n);
+	}
+	free(creds);
+	if (b64)
+		sodium_memzero(b64, strlen(b64));
+	free(b64);
+	return quick;
 }
 
 void authn_apikey_new(char *text, size_t cap, uint8_t hash[APIKEY_HASH_LEN])

@@ -27,6 +27,10 @@ void authn_cleanup(void);
 
 int authn_header(struct store_conn *c, const char *authorization, struct principal *out, struct err *e) WUR;
 
+/* True when checking this header is cheap: anything but Basic credentials that are not in
+ * the cache (those cost an Argon2id verification). */
+bool authn_is_quick(const char *authorization);
+
 /* A new random API key: its text (Base64, no padding, NUL-terminated) and its hash. */
 void authn_apikey_new(char *text, size_t cap, uint8_t hash[APIKEY_HASH_LEN]);
 /* Hash of a key given as text; ERR_INVALID when it is not Base64 of at least 16 bytes. */

@@ -39,7 +39,8 @@ static const struct config_opt opts[] = {
     {"workers", CONFIG_UINT, "0", 0, 1024, &cfg.workers,
      "processes run at once by the process queue (0: number of CPUs)"},
     {"http-threads", CONFIG_UINT, "0", 0, 256, &cfg.http_threads,
-     "threads serving HTTP requests (0: 2 per CPU, at least 4)"},
+     "threads running request handlers (0: 2 per CPU, at least 4); one event-loop thread per CPU reads and writes the "
+     "connections"},
     {"log-level", CONFIG_LOG_LEVEL, "info", 0, 0, &cfg.log_level, "debug, info, warn or error"},
     {"limit-http-header-bytes", CONFIG_SIZE, "32k", 4096, 1 << 20, &cfg.header_bytes,
      "request line + headers per connection (over it: 431)"},

@@ -46,6 +46,8 @@ static void load(void)
 	SYM(add_response_header, "MHD_add_response_header");
 	SYM(queue_response, "MHD_queue_response");
 	SYM(destroy_response, "MHD_destroy_response");
+	SYM(suspend_connection, "MHD_suspend_connection");
+	SYM(resume_connection, "MHD_resume_connection");
 	mhd = api;
 }
 

@@ -24,6 +24,8 @@ struct mhd_api {
 	__typeof__(&MHD_add_response_header) add_response_header;
 	__typeof__(&MHD_queue_response) queue_response;
 	__typeof__(&MHD_destroy_response) destroy_response;
+	__typeof__(&MHD_suspend_connection) suspend_connection;
+	__typeof__(&MHD_resume_connection) resume_connection;
 };
 
 extern struct mhd_api mhd;

@@ -13,6 +13,9 @@
 
 #define HTTP_MAX_PARAMS 8
 
+/* What a request handler returns (see http_handler in http/server.h). */
+enum { HTTP_HANDLED = 0, HTTP_DEFER = 1 };
+
 /* One HTTP request as handlers see it.  Everything is borrowed from the server and valid
  * until the response has been produced; per-request scratch memory comes from `arena`. */
 struct http_request {
@@ -27,6 +30,7 @@ struct http_request {
 	struct arena arena;
 	char principal[160]; /* who made the request, for the access log ("-" if nobody) */
 	int64_t start_ns;
+	bool on_worker; /* the handler runs on a worker thread (see http_handler) */
 };
 
 /* Header value (case-insensitive name) or NULL. */

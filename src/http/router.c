@@ -100,35 +100,70 @@ int router_add(struct router *r, const struct http_route *route, struct err *e)
 	return 0;
 }
 
-/* Matches path against c; on success fills names/values (values point into path copy). */
-static bool match(const struct compiled *c, const char *path, struct http_request *req, bool fill)
+/* The path split once into segments (slices of the path). */
+struct split {
+	struct seg segs[MAX_SEGMENTS + 1];
+	size_t n;
+	bool trailing_slash;
+	bool too_long;
+};
+
+static void split_path(const char *path, struct split *sp)
 {
 	const char *p = path;
+
+	sp->n = 0;
+	sp->trailing_slash = false;
+	sp->too_long = false;
+	while (*p == '/') {
+		const char *start = ++p;
+		size_t len = strcspn(start, "/");
+		if (len == 0 && *start == '\0' && sp->n > 0) {
+			sp->trailing_slash = true;
+			break;
+		}
+		if (sp->n == MAX_SEGMENTS + 1) {
+			sp->too_long = true;
+			break;
+		}
+		sp->segs[sp->n++] = (struct seg){start, len, false, false};
+		p = start + len;
+	}
+	if (*p != '\0')
+		sp->too_long = true; /* not an absolute path */
+}
+
+/* Matches the split path against c; on success (and when fill) sets req's parameters. */
+static bool match(const struct compiled *c, const struct split *sp, struct http_request *req, bool fill)
+{
+	const struct seg *last = c->n_segs ? &c->segs[c->n_segs - 1] : NULL;
+	bool rest = last && last->rest;
 	size_t k = 0;
 
-	if (fill)
-		req->n_params = 0;
+	if (sp->too_long || (rest ? sp->n < c->n_segs : sp->n != c->n_segs))
+		return false;
 	for (size_t i = 0; i < c->n_segs; i++) {
-		const struct seg *s = &c->segs[i];
-		size_t len;
-		if (*p != '/')
+		const struct seg *s = &c->segs[i], *in = &sp->segs[i];
+		if (!s->param && (in->len != s->len || memcmp(in->p, s->p, s->len) != 0))
 			return false;
-		p++;
-		len = s->rest ? strlen(p) : strcspn(p, "/");
-		if (s->param) {
-			if (len == 0)
-				return false;
-			if (fill) {
-				req->param_names[k] = arena_strndup(&req->arena, s->p, s->len);
-				req->param_values[k] = arena_strndup(&req->arena, p, len);
-				req->n_params = ++k;
-			}
-		} else if (len != s->len || memcmp(p, s->p, len) != 0) {
+		if (s->param && in->len == 0)
 			return false;
-		}
-		p += len;
 	}
-	return *p == '\0' || (*p == '/' && p[1] == '\0');
+	if (!fill)
+		return true;
+	req->n_params = 0;
+	for (size_t i = 0; i < c->n_segs; i++) {
+		const struct seg *s = &c->segs[i], *in = &sp->segs[i];
+		size_t len = in->len;
+		if (!s->param)
+			continue;
+		if (s->rest) /* the rest of the path, slashes included */
+			len = strlen(in->p) - (sp->trailing_slash ? 1 : 0);
+		req->param_names[k] = arena_strndup(&req->arena, s->p, s->len);
+		req->param_values[k] = arena_strndup(&req->arena, in->p, len);
+		req->n_params = ++k;
+	}
+	return true;
 }
 
 const struct http_route *router_match(const struct router *r, struct http_request *req, char *allow, size_t allow_cap,
@@ -138,11 +173,14 @@ const struct http_route *router_match(const struct router *r, struct http_reques
 	size_t pos = 0;
 	bool path_known = false;
 
+	struct split sp;
+
+	split_path(req->path, &sp);
 	if (allow_cap)
 		allow[0] = '\0';
 	for (size_t i = 0; i < r->n; i++) {
 		const struct compiled *c = &r->routes[i];
-		if (!match(c, req->path, req, false))
+		if (!match(c, &sp, req, false))
 			continue;
 		path_known = true;
 		if (strcmp(c->route.method, req->method) != 0) {
@@ -158,7 +196,7 @@ const struct http_route *router_match(const struct router *r, struct http_reques
 			best = c;
 	}
 	if (best) {
-		match(best, req->path, req, true);
+		match(best, &sp, req, true);
 		return &best->route;
 	}
 	if (path_known)

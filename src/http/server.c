@@ -15,6 +15,7 @@
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/str.h"
+#include "base/workq.h"
 
 struct http_server {
 	struct MHD_Daemon *d;
@@ -23,11 +24,21 @@ struct http_server {
 	void *ctx;
 	_Atomic int in_flight;
 	uint16_t port;
+	struct workq *workers;
 };
+
+/* A request's life: READING its body on an I/O thread, then either answered at once by the
+ * handler, or (HTTP_DEFER) RUNNING its handler on a worker with the connection suspended
+ * → DONE, resumed, and answered on the I/O thread.  So no handler, however slow (Argon2id,
+ * key generation, a write waiting for the database lock), holds up other connections. */
+enum conn_phase { PHASE_READING, PHASE_RUNNING, PHASE_DONE };
 
 struct conn_state {
 	struct http_request req;
 	struct http_response resp;
+	struct http_server *server;
+	struct MHD_Connection *conn;
+	_Atomic int phase;
 	bool too_large;
 	bool answered;
 	size_t limit;
@@ -124,6 +135,8 @@ static struct conn_state *begin(struct http_server *s, struct MHD_Connection *co
 	arena_init(&cs->req.arena);
 	http_resp_init(&cs->resp);
 	cs->req.conn = conn;
+	cs->server = s;
+	cs->conn = conn;
 	cs->req.method = method;
 	cs->req.path = url;
 	cs->req.start_ns = dt_mono_ns();
@@ -142,6 +155,17 @@ static struct conn_state *begin(struct http_server *s, struct MHD_Connection *co
 	}
 	atomic_fetch_add(&s->in_flight, 1);
 	return cs;
+}
+
+/* On a worker: runs the handler, then hands the connection back to its I/O thread. */
+static void run_handler(void *arg)
+{
+	struct conn_state *cs = arg;
+
+	cs->req.on_worker = true;
+	(void)cs->server->fn(cs->server->ctx, &cs->req, &cs->resp);
+	atomic_store(&cs->phase, PHASE_DONE);
+	mhd.resume_connection(cs->conn);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -173,11 +197,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	cs->answered = true;
-	if (cs->too_large)
+	if (cs->too_large) {
 		answer_too_large(cs);
-	else
-		s->fn(s->ctx, &cs->req, &cs->resp);
+	} else if (atomic_load(&cs->phase) == PHASE_READING) {
+		if (s->fn(s->ctx, &cs->req, &cs->resp) == HTTP_HANDLED) {
+			cs->answered = true;
+			return queue(conn, &cs->resp);
+		}
+		atomic_store(&cs->phase, PHASE_RUNNING);
+		mhd.suspend_connection(conn);
+		if (workq_push(s->workers, run_handler, cs) == 0)
+			return MHD_YES;
+		mhd.resume_connection(conn);
+		return MHD_NO;
+	} else if (atomic_load(&cs->phase) != PHASE_DONE) {
+		return MHD_YES;
+	}
+	cs->answered = true;
 	return queue(conn, &cs->resp);
 }
 
@@ -185,12 +221,13 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	struct http_server *s = cls;
 	struct conn_state *cs = *con_cls;
-	char fields[1024] = "";
+	char fields[1024];
 	int64_t us;
 	(void)conn;
 
 	if (!cs)
 		return;
+	fields[0] = '\0';
 	us = (dt_mono_ns() - cs->req.start_ns) / 1000;
 	log_kv(fields, sizeof fields, "method", cs->req.method);
 	log_kv(fields, sizeof fields, "path", cs->req.path);
@@ -214,7 +251,7 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	struct sockaddr_storage ss;
 	struct http_server *s;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
 	memset(&ss, 0, sizeof ss);
 	if (mhd_load(e) || parse_listen(cfg->listen, &ss, e))
@@ -227,16 +264,22 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	s->cfg = *cfg;
 	s->fn = fn;
 	s->ctx = ctx;
+	s->workers = workq_new(cfg->threads, e);
+	if (!s->workers) {
+		free(s);
+		return NULL;
+	}
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	s->d = mhd.start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, cfg->threads,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
-				MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-				cfg->header_bytes, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-				MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+				cfg->io_threads ? cfg->io_threads : 1, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->header_bytes, MHD_OPTION_NOTIFY_COMPLETED,
+				on_completed, s, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
 	if (!s->d) {
 		err_set(e, ERR_INTERNAL, "cannot listen on %s (address in use or not available)", cfg->listen);
+		workq_free(s->workers);
 		free(s);
 		return NULL;
 	}
@@ -266,6 +309,8 @@ void http_server_stop(struct http_server *s, unsigned grace_ms)
 	}
 	if (atomic_load(&s->in_flight) > 0)
 		LOG_W("stopping with %d requests still in flight after %u ms", atomic_load(&s->in_flight), grace_ms);
+	/* Finishes every handler (so no connection stays suspended), then closes them all. */
+	workq_free(s->workers);
 	mhd.stop_daemon(s->d);
 	free(s);
 }

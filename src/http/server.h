@@ -19,8 +19,9 @@
  * answered 431 by libmicrohttpd. */
 
 struct http_server_cfg {
-	const char *listen; /* "host:port", "[v6addr]:port" or ":port"; port 0 picks one */
-	unsigned threads;
+	const char *listen;  /* "host:port", "[v6addr]:port" or ":port"; port 0 picks one */
+	unsigned io_threads; /* libmicrohttpd event-loop threads: read requests, send answers */
+	unsigned threads;    /* workers that run handlers */
 	size_t max_connections;
 	unsigned timeout_s;
 	size_t header_bytes;
@@ -28,8 +29,13 @@ struct http_server_cfg {
 	size_t upload_bytes;
 };
 
-/* Called on a pool thread for every complete request; must fill resp. */
-typedef void (*http_handler)(void *ctx, struct http_request *req, struct http_response *resp);
+/* Called for every complete request, first on the event-loop thread that read it.  It
+ * either fills resp and returns HTTP_HANDLED, or — when answering could take long (a
+ * write transaction, password hashing, key generation, a query) — returns HTTP_DEFER
+ * without touching resp: the server then suspends the connection and calls it again on a
+ * worker thread (req->on_worker set), where it must answer.  So quick requests avoid a
+ * thread hand-off, and slow ones never hold up the connections of an event loop. */
+typedef int (*http_handler)(void *ctx, struct http_request *req, struct http_response *resp);
 
 struct http_server;
 

@@ -91,3 +91,32 @@ int store_apikey_find_hash(struct store_conn *c, const uint8_t hash[APIKEY_HASH_
 	store_bind_int64(st, 2, now_ms);
 	return store_one(st, read_row, k, "API key", "(by value)", e);
 }
+
+struct key_and_user {
+	struct apikey *k;
+	struct user *u;
+};
+
+static void read_key_and_user(struct store_stmt *st, void *out)
+{
+	struct key_and_user *ku = out;
+
+	read_row(st, ku->k);
+	store_user_read(st, 5, ku->u);
+}
+
+int store_apikey_find_user(struct store_conn *c, const uint8_t hash[APIKEY_HASH_LEN], int64_t now_ms, struct apikey *k,
+			   struct user *u, struct err *e)
+{
+	static const char SQL[] = "SELECT k.id, k.user_id, k.name, k.expired_at, k.created_at, " USER_COLS_OF(
+	    "u") " FROM api_keys k JOIN users u ON u.id = k.user_id"
+		 " WHERE k.key_hash = ? AND (k.expired_at IS NULL OR k.expired_at > ?)";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct key_and_user ku = {k, u};
+
+	if (!st)
+		return -1;
+	store_bind_blob(st, 1, hash, APIKEY_HASH_LEN);
+	store_bind_int64(st, 2, now_ms);
+	return store_one(st, read_key_and_user, &ku, "API key", "(by value)", e);
+}

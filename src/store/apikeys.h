@@ -6,6 +6,7 @@
 
 #include "base/uuid.h"
 #include "store/store.h"
+#include "store/users.h"
 
 #define APIKEY_HASH_LEN 32 /* SHA-256 of the decoded key bytes */
 
@@ -28,5 +29,9 @@ int store_apikey_list(struct store_conn *c, const char *user_id, struct apikey *
 /* The key with this hash that has not expired at now_ms; ERR_NOT_FOUND otherwise. */
 int store_apikey_find_hash(struct store_conn *c, const uint8_t hash[APIKEY_HASH_LEN], int64_t now_ms, struct apikey *k,
 			   struct err *e) WUR;
+
+/* Authentication in one query: the unexpired key with this hash and its user. */
+int store_apikey_find_user(struct store_conn *c, const uint8_t hash[APIKEY_HASH_LEN], int64_t now_ms, struct apikey *k,
+			   struct user *u, struct err *e) WUR;
 
 #endif

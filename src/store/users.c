@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "base/datetime.h"
 
 static _Atomic uint64_t generation = 1;
@@ -52,20 +50,18 @@ void user_roles_format(unsigned roles, char *out, size_t cap)
 		snprintf(out + pos, cap - pos, "]");
 }
 
+/* Roles are stored as the JSON array user_roles_format writes (["concordAdmin",…]); a
+ * quoted-name search reads it without a JSON parse on every authentication. */
 static unsigned roles_from_json(const char *text)
 {
-	json_t *arr = text ? json_loads(text, 0, NULL) : NULL;
 	unsigned roles = 0;
-	size_t i;
-	json_t *v;
+	char quoted[64];
 
-	json_array_foreach(arr, i, v)
-	{
-		for (size_t j = 0; j < sizeof role_names / sizeof role_names[0]; j++)
-			if (json_is_string(v) && strcmp(json_string_value(v), role_names[j].name) == 0)
-				roles |= role_names[j].bit;
+	for (size_t j = 0; text && j < sizeof role_names / sizeof role_names[0]; j++) {
+		snprintf(quoted, sizeof quoted, "\"%s\"", role_names[j].name);
+		if (strstr(text, quoted))
+			roles |= role_names[j].bit;
 	}
-	json_decref(arr);
 	return roles;
 }
 
@@ -74,25 +70,26 @@ static void copy(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-#define USER_COLS                                                                                                      \
-	"id, username, user_domain, user_type, display_name, email, roles, disabled, password_hash IS NOT NULL,"       \
-	" created_at, updated_at"
-
 static void read_row(struct store_stmt *st, void *out)
 {
-	struct user *u = out;
+	store_user_read(st, 0, out);
+}
 
-	copy(u->id, sizeof u->id, store_col_text(st, 0));
-	copy(u->username, sizeof u->username, store_col_text(st, 1));
-	copy(u->domain, sizeof u->domain, store_col_text(st, 2));
-	copy(u->type, sizeof u->type, store_col_text(st, 3));
-	copy(u->display_name, sizeof u->display_name, store_col_text(st, 4));
-	copy(u->email, sizeof u->email, store_col_text(st, 5));
-	u->roles = roles_from_json(store_col_text(st, 6));
-	u->disabled = store_col_int64(st, 7) != 0;
-	u->has_password = store_col_int64(st, 8) != 0;
-	u->created_at = store_col_int64(st, 9);
-	u->updated_at = store_col_int64(st, 10);
+void store_user_read(struct store_stmt *st, int first, struct user *u)
+{
+	int i = first;
+
+	copy(u->id, sizeof u->id, store_col_text(st, i + 0));
+	copy(u->username, sizeof u->username, store_col_text(st, i + 1));
+	copy(u->domain, sizeof u->domain, store_col_text(st, i + 2));
+	copy(u->type, sizeof u->type, store_col_text(st, i + 3));
+	copy(u->display_name, sizeof u->display_name, store_col_text(st, i + 4));
+	copy(u->email, sizeof u->email, store_col_text(st, i + 5));
+	u->roles = roles_from_json(store_col_text(st, i + 6));
+	u->disabled = store_col_int64(st, i + 7) != 0;
+	u->has_password = store_col_int64(st, i + 8) != 0;
+	u->created_at = store_col_int64(st, i + 9);
+	u->updated_at = store_col_int64(st, i + 10);
 }
 
 int store_user_get(struct store_conn *c, const char *id, struct user *u, struct err *e)

@@ -37,6 +37,16 @@ int user_roles_parse(const char *const *names, size_t n, unsigned *out, struct e
 /* Writes the JSON array text of role names (e.g. ["concordAdmin"]) into out. */
 void user_roles_format(unsigned roles, char *out, size_t cap);
 
+/* The columns store_user_read expects, in order, for SELECTs of other modules that join
+ * users (prefix them with an alias: USER_COLS_OF("u")). */
+#define USER_COLS_OF(t)                                                                                                \
+	t ".id, " t ".username, " t ".user_domain, " t ".user_type, " t ".display_name, " t ".email, " t ".roles, " t  \
+	  ".disabled, " t ".password_hash IS NOT NULL, " t ".created_at, " t ".updated_at"
+#define USER_COLS USER_COLS_OF("users")
+#define USER_N_COLS 11
+/* Reads a user from the USER_N_COLS columns of st's row starting at column first. */
+void store_user_read(struct store_stmt *st, int first, struct user *u);
+
 /* Lookups fail with ERR_NOT_FOUND "User not found: <x>". */
 int store_user_get(struct store_conn *c, const char *id, struct user *u, struct err *e) WUR;
 /* domain NULL matches any domain; several matches are ERR_CONFLICT asking for the domain.
