@@ -18,8 +18,10 @@
 	"i.rid, i.id, i.org_id, i.name, i.visibility, coalesce(i.owner_id, ''), coalesce(u.username, '')"              \
 	" FROM inventories i LEFT JOIN users u ON u.id = i.owner_id"
 
-static void read_inventory(struct store_stmt *st, struct inventory *inv)
+static void read_inventory(struct store_stmt *st, void *out_)
 {
+	struct inventory *inv = out_;
+
 	inv->rid = store_col_int64(st, 0);
 	CP(inv->id, 1);
 	CP(inv->org_id, 2);
@@ -34,53 +36,23 @@ int store_inventory_find(struct store_conn *c, const char *org_id, const char *n
 {
 	static const char SQL[] = "SELECT " INV_COLS " WHERE i.org_id = ? AND i.name = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, org_id);
 	store_bind_text(st, 2, name);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		read_inventory(st, out);
-	store_reset(st);
-	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "Inventory not found: %.128s", name);
-	return rc < 0 ? rc : 0;
+	return store_one(st, read_inventory, out, "Inventory", name, e);
 }
 
 int store_inventory_list(struct store_conn *c, const char *org_id, struct inventory **out, size_t *n, struct err *e)
 {
 	static const char SQL[] = "SELECT " INV_COLS " WHERE i.org_id = ? ORDER BY i.name";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	struct inventory *arr = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, org_id);
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		if (len == cap) {
-			struct inventory *r;
-			cap = cap ? cap * 2 : 16;
-			r = realloc(arr, cap * sizeof(*arr));
-			if (!r) {
-				rc = err_set(e, ERR_INTERNAL, "out of memory");
-				break;
-			}
-			arr = r;
-		}
-		read_inventory(st, &arr[len++]);
-	}
-	store_reset(st);
-	if (rc < 0) {
-		free(arr);
-		return rc;
-	}
-	*out = arr;
-	*n = len;
-	return 0;
+	return store_collect(st, sizeof **out, read_inventory, (void **)out, n, e);
 }
 
 int store_inventory_insert(struct store_conn *c, struct inventory *inv, struct err *e)

@@ -37,8 +37,10 @@ static void copy_col(char *dst, size_t cap, struct store_stmt *st, int idx)
 	snprintf(dst, cap, "%s", v ? v : "");
 }
 
-static void read_row(struct store_stmt *st, struct secret *s)
+static void read_row(struct store_stmt *st, void *out_)
 {
+	struct secret *s = out_;
+
 	const char *type = store_col_text(st, 4);
 
 	memset(s, 0, sizeof *s);
@@ -98,19 +100,12 @@ int store_secret_find(struct store_conn *c, const char *org_id, const char *name
 {
 	static const char SQL[] = "SELECT " SECRET_COLS SECRET_FROM " WHERE s.org_id = ? AND s.name = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, org_id);
 	store_bind_text(st, 2, name);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		read_row(st, s);
-	store_reset(st);
-	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "Secret not found: %.128s", name);
-	return rc < 0 ? rc : 0;
+	return store_one(st, read_row, s, "Secret", name, e);
 }
 
 int store_secret_envelope(struct store_conn *c, const char *id, unsigned char **env, size_t *env_len, struct err *e)
@@ -259,8 +254,6 @@ int store_secret_list(struct store_conn *c, const char *org_id, const char *user
 	    " WHERE ra.resource_type = 'SECRET' AND ra.resource_id = s.id AND tu.user_id = ?))"
 	    " AND lower(s.name) LIKE ? ESCAPE '\\' ORDER BY s.name LIMIT ? OFFSET ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	struct secret *arr = NULL;
-	size_t len = 0, cap = 0;
 	char *pattern;
 	int rc;
 
@@ -278,28 +271,9 @@ int store_secret_list(struct store_conn *c, const char *org_id, const char *user
 	store_bind_text(st, 5, pattern);
 	store_bind_int64(st, 6, (int64_t)limit);
 	store_bind_int64(st, 7, (int64_t)offset);
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		if (len == cap) {
-			struct secret *r;
-			cap = cap ? cap * 2 : 16;
-			r = realloc(arr, cap * sizeof *arr);
-			if (!r) {
-				rc = err_set(e, ERR_INTERNAL, "out of memory");
-				break;
-			}
-			arr = r;
-		}
-		read_row(st, &arr[len++]);
-	}
-	store_reset(st);
+	rc = store_collect(st, sizeof **out, read_row, (void **)out, n, e);
 	free(pattern);
-	if (rc < 0) {
-		free(arr);
-		return rc;
-	}
-	*out = arr;
-	*n = len;
-	return 0;
+	return rc;
 }
 
 struct env_row {
