@@ -105,7 +105,7 @@ $(FUZZ_DIR)/libaccord.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@ && ar rcs $@ $^
 $(FUZZ_DIR)/bin/%: tests/fuzz/%.c $(FUZZ_DIR)/libaccord.a
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libaccord.a $(PKG_LIBS)
+	@echo "LINK $@"; clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libaccord.a $(PKG_LIBS)
 fuzz: $(FUZZ_BIN)
 	@scripts/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BIN)
 
