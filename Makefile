@@ -106,7 +106,8 @@ $(FUZZ_DIR)/libaccord.a: $(FUZZ_LIB_OBJ)
 $(FUZZ_DIR)/bin/%: tests/fuzz/%.c $(FUZZ_DIR)/libaccord.a
 	@mkdir -p $(@D)
 	@echo "LINK $@"; clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libaccord.a $(PKG_LIBS)
-fuzz: $(FUZZ_BIN)
+fuzz:
+	@$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_BIN)
 	@scripts/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BIN)
 
 # ---- the rest ---------------------------------------------------------------------------------
