@@ -91,6 +91,18 @@ static const char *need_value(int argc, char **argv, int *i)
 	return argv[++*i];
 }
 
+/* Options that take a value (all of them but --help and --debug). */
+static bool known_option(const char *a)
+{
+	static const char *const names[] = {"-e",	 "--entry-point", "-a",	       "--arg",	   "--arg-json", "-p",
+					    "--profile", "--out",	  "--workdir", "--resume", "--events"};
+
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+		if (strcmp(a, names[k]) == 0)
+			return true;
+	return false;
+}
+
 static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i], *v;
@@ -109,6 +121,8 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 		o->path_given = true;
 		return 0;
 	}
+	if (!known_option(a))
+		return fprintf(stderr, "accord run: unknown option '%s' (see --help)\n", a), -1;
 	if (!(v = need_value(argc, argv, i)))
 		return -1;
 	if (strcmp(a, "-e") == 0 || strcmp(a, "--entry-point") == 0)

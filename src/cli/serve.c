@@ -185,6 +185,11 @@ int cli_serve_main(int argc, char **argv)
 		config_free(opts, N_OPTS);
 		return 0;
 	}
+	if (http_listen_check(cfg.listen, &e)) {
+		fprintf(stderr, "accord serve: %s\n", e.msg);
+		config_free(opts, N_OPTS);
+		return 2;
+	}
 	log_set_level(cfg.log_level);
 	if (cfg.workers == 0)
 		cfg.workers = ncpu();

@@ -288,6 +288,13 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	return s;
 }
 
+int http_listen_check(const char *listen, struct err *e)
+{
+	struct sockaddr_storage ss;
+
+	return parse_listen(listen, &ss, e);
+}
+
 uint16_t http_server_port(const struct http_server *s)
 {
 	return s->port;

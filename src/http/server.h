@@ -39,6 +39,10 @@ typedef int (*http_handler)(void *ctx, struct http_request *req, struct http_res
 
 struct http_server;
 
+/* Checks a listen address ("host:port", "[v6]:port", ":port") without binding it, so a
+ * bad --listen is a usage error at start-up.  ERR_INVALID saying what is expected. */
+int http_listen_check(const char *listen, struct err *e) WUR;
+
 struct http_server *http_server_start(const struct http_server_cfg *cfg, http_handler fn, void *ctx, struct err *e);
 /* The port actually bound (useful with port 0). */
 uint16_t http_server_port(const struct http_server *s);

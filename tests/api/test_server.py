@@ -151,7 +151,8 @@ def test_sigterm_finishes_in_flight_requests_and_exits_0(fresh_server):
 def test_bad_flags_exit_2(tmp_path):
     import subprocess
     from conftest import BIN
-    for args in (["--no-such-flag"], ["--http-threads", "abc"], ["--log-level", "loud"], ["--listen"]):
+    for args in (["--no-such-flag"], ["--http-threads", "abc"], ["--log-level", "loud"], ["--listen"],
+                 ["--listen", "nope"], ["--listen", "127.0.0.1:99999"], ["--limit-http-body-bytes", "12Q"]):
         p = subprocess.run([BIN, "serve", "--data", str(tmp_path)] + args, capture_output=True, text=True, timeout=20)
         assert p.returncode == 2, (args, p.stderr)
         assert "accord serve:" in p.stderr
