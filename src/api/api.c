@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/str.h"
 
@@ -59,6 +60,18 @@ int api_body_array(struct api_call *c, json_t **out)
 		*out = NULL;
 		return api_fail(c, ERR_INVALID, "request body must be a JSON array");
 	}
+	return 0;
+}
+
+int api_body_json_text(struct api_call *c, json_t *body, const char *key, char **out)
+{
+	json_t *obj = NULL;
+
+	*out = NULL;
+	if (jsonx_obj(body, key, false, &obj, &c->err))
+		return -ERR_INVALID;
+	if (obj)
+		*out = jsonx_dump(obj);
 	return 0;
 }
 

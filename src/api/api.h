@@ -62,6 +62,10 @@ int api_body_object(struct api_call *c, json_t **out) WUR;
 /* The body as a JSON array. */
 int api_body_array(struct api_call *c, json_t **out) WUR;
 
+/* An optional object field of body as compact JSON text in *out (new string, caller
+ * frees; NULL when the field is absent or null); 400 when it is not an object. */
+int api_body_json_text(struct api_call *c, json_t *body, const char *key, char **out) WUR;
+
 /* limit and offset query parameters: defaults limits.list_default and 0; limit is
  * capped to 1..limits.list_max (400 for a bad number). */
 int api_paging(struct api_call *c, size_t *limit, size_t *offset) WUR;

@@ -62,19 +62,6 @@ static int body_user(struct api_call *c, json_t *body, const char *key, struct u
 	return 0;
 }
 
-/* An optional object field as JSON text in *out (new string, NULL when absent). */
-static int body_json_text(struct api_call *c, json_t *body, const char *key, char **out)
-{
-	json_t *obj = NULL;
-
-	*out = NULL;
-	if (jsonx_obj(body, key, false, &obj, &c->err))
-		return -ERR_INVALID;
-	if (obj && !(*out = jsonx_dump(obj)))
-		return api_fail(c, ERR_INTERNAL, "out of memory");
-	return 0;
-}
-
 static int body_visibility(struct api_call *c, json_t *body, char *dst, size_t cap)
 {
 	const char *v = NULL;
@@ -179,8 +166,8 @@ static int create_or_update(struct api_call *c)
 		goto out;
 	if (!exists)
 		snprintf(o.visibility, sizeof o.visibility, "PUBLIC");
-	if ((rc = read_org(c, body, &o)) || (rc = body_json_text(c, body, "meta", &meta)) ||
-	    (rc = body_json_text(c, body, "cfg", &cfg)))
+	if ((rc = read_org(c, body, &o)) || (rc = api_body_json_text(c, body, "meta", &meta)) ||
+	    (rc = api_body_json_text(c, body, "cfg", &cfg)))
 		goto out;
 	rc = exists ? store_org_update(c->db, &o, meta, cfg, &c->err) : insert_org(c, &o, meta, cfg);
 	if (rc == 0)

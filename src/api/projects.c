@@ -141,19 +141,6 @@ static int read_project(struct api_call *c, json_t *body, struct project *p)
 	return read_raw_payload(c, body, p);
 }
 
-/* An optional object field as JSON text in *out (new string, NULL when absent). */
-static int body_json_text(struct api_call *c, json_t *body, const char *key, char **out)
-{
-	json_t *obj = NULL;
-
-	*out = NULL;
-	if (jsonx_obj(body, key, false, &obj, &c->err))
-		return -ERR_INVALID;
-	if (obj && !(*out = jsonx_dump(obj)))
-		return api_fail(c, ERR_INTERNAL, "out of memory");
-	return 0;
-}
-
 /* "owner": {"id"} or {"username"(, "userDomain")} moves the project to that user; *given
  * tells whether the body named one (unknown users are 400). */
 static int read_owner(struct api_call *c, json_t *body, struct project *p, bool *given)
@@ -208,8 +195,8 @@ static int create_or_update(struct api_call *c)
 	res = project_resource(&stored);
 	rc = exists ? rbac_check(c->db, &c->who, &res, ACCESS_WRITER, &c->err)
 		    : rbac_org(c->db, &c->who, &o, RBAC_ORG_MEMBER, &c->err);
-	if (rc || (rc = read_project(c, body, &p)) || (rc = body_json_text(c, body, "meta", &meta)) ||
-	    (rc = body_json_text(c, body, "cfg", &cfg)))
+	if (rc || (rc = read_project(c, body, &p)) || (rc = api_body_json_text(c, body, "meta", &meta)) ||
+	    (rc = api_body_json_text(c, body, "cfg", &cfg)))
 		goto out;
 	if (!exists) {
 		uuid_v4(p.id);
