@@ -1,0 +1,75 @@
+#ifndef ACCORD_API_PROCESS_START_REQ_H
+#define ACCORD_API_PROCESS_START_REQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+#include "http/multipart.h"
+
+/* The multipart body of POST /api/v1/process (spec "Start parts", reference §6.2),
+ * turned into what the start handler needs.  Two steps, so that nothing touches the disk
+ * before the caller has checked access:
+ *
+ *   start_req_parse        pure: reads every part, builds the configuration and the
+ *                          typed fields, checks what can be checked without the store;
+ *   start_req_materialize  writes the file parts and the extracted archive into the
+ *                          (existing, empty) working folder.
+ *
+ * Configuration (`cfg`), lowest precedence first: the `request` part (a JSON object),
+ * then every text/plain part (or part without a Content-Type) as a string with dots
+ * nesting ("arguments.x.y" → {"arguments":{"x":{"y":"v"}}}), values trimmed.  The
+ * special text parts (org, orgId, project, projectId, repo, repoId, repoBranchOrTag,
+ * repoCommitId, entryPoint, activeProfiles, out, tags, startAt, processTimeout,
+ * suspendTimeout, parentInstanceId) land in cfg like all text parts and are also
+ * parsed into the typed fields below; the same keys given in `request` count too (a
+ * text part wins).  `meta` must be a JSON part (not text/plain) holding an object.
+ *
+ * Every other part is a file: `archive` (a ZIP, extracted with limits.archive_*), or a
+ * file stored under its part name (a relative path; "..", absolute names, backslashes,
+ * NUL, empty components → ERR_INVALID "Invalid attachment name: <n>").  A file part
+ * named like a process definition (concord.yml, .concord.yml, concord/*.yml,
+ * concord/*.yaml, …) or an archive makes the request a raw payload.
+ *
+ * Errors are ERR_INVALID (400) with a message naming the part and what is wrong:
+ * invalid JSON in request/meta, a request that is not an object, a meta that is text or
+ * not an object, startAt not ISO-8601 / without offset / in the past (relative to
+ * `now`), a timeout that is neither a number of seconds >= 0 nor an ISO-8601 duration
+ * (PnDTnHnMnS), a parentInstanceId that is not a UUID, `sync=true` (Concord's message),
+ * too many tags; ERR_TOO_LARGE for archive limits. */
+
+struct start_req {
+	json_t *cfg; /* owned: the configuration object */
+	/* Borrowed from cfg (NULL when absent): */
+	const char *org, *org_id, *project, *project_id, *repo, *repo_id, *repo_branch_or_tag, *repo_commit_id;
+	const char *entry_point;
+	const char *parent_instance_id;
+	json_t *active_profiles; /* owned array of strings; NULL when not given */
+	json_t *out;		 /* owned array of variable names; NULL when not given */
+	bool out_from_part;	 /* `out` came as a text part (the project's out-variables mode applies) */
+	json_t *tags;		 /* owned array of unique trimmed strings; NULL when not given */
+	json_t *meta;		 /* owned object; NULL when not given */
+	int64_t start_at;	 /* ms since the epoch; 0 when not given */
+	int64_t timeout_s;	 /* processTimeout in seconds; -1 when not given */
+	int64_t suspend_timeout_s;
+	bool raw_payload; /* an archive or a definition file was uploaded */
+	bool has_archive;
+};
+
+/* now: the current time in ms (for startAt).  On failure *r is cleaned up. */
+int start_req_parse(const struct multipart *mp, int64_t now, struct start_req *r, struct err *e) WUR;
+
+/* Writes the file parts and extracts the archive into dir (which exists). */
+int start_req_materialize(const struct multipart *mp, const struct start_req *r, const char *dir, struct err *e) WUR;
+
+void start_req_cleanup(struct start_req *r);
+
+/* Parses a timeout value as Concord does: a JSON integer >= 0 is seconds; a string is an
+ * ISO-8601 duration ("PT1H", "P1DT2M", "PT0.5S" rounds up to 1); anything else
+ * ERR_INVALID naming `what`. */
+int start_req_duration(json_t *v, const char *what, int64_t *seconds, struct err *e) WUR;
+
+#endif

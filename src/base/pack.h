@@ -1,0 +1,39 @@
+#ifndef ACCORD_BASE_PACK_H
+#define ACCORD_BASE_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* Archives for process payloads (libarchive).
+ *
+ * pack_unzip extracts an uploaded ZIP into a folder under hard limits: at most
+ * max_entries entries, max_bytes unpacked bytes in all, and an unpacked/packed ratio of
+ * at most max_ratio (checked as bytes are written, so a zip bomb stops early).  Entries
+ * whose names are absolute, contain "..", a backslash or a NUL, and entries that are
+ * symbolic or hard links, devices, FIFOs or sockets are refused: ERR_INVALID naming the
+ * entry.  Over a limit: ERR_TOO_LARGE naming the limit.  Files are written 0600, folders
+ * 0700, beneath dir only (no path of an entry can leave it, also not through a symbolic
+ * link already in dir).  Existing files are replaced.  Nothing is cleaned up on failure:
+ * the caller removes dir.
+ *
+ * pack_dir / pack_restore turn a folder into one uncompressed tar blob and back (the
+ * stored payload and suspended state of a process).  pack_dir stores regular files and
+ * folders only (symbolic links and other kinds are skipped) and refuses more than
+ * max_bytes of content (ERR_TOO_LARGE).  pack_restore applies the same entry checks as
+ * pack_unzip, so a blob from the store cannot write outside dir either. */
+
+struct pack_limits {
+	size_t max_entries;
+	uint64_t max_bytes;
+	unsigned max_ratio;
+};
+
+int pack_unzip(const void *zip, size_t len, const char *dir, const struct pack_limits *lim, struct err *e) WUR;
+
+/* New buffer (caller frees) in *out of *out_len bytes. */
+int pack_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, struct err *e) WUR;
+int pack_restore(const void *tar, size_t len, const char *dir, struct err *e) WUR;
+
+#endif

@@ -1,0 +1,167 @@
+#ifndef ACCORD_STORE_PROCESSES_H
+#define ACCORD_STORE_PROCESSES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/uuid.h"
+#include "store/store.h"
+
+/* Processes and their queue (DESIGN.md §2).  The processes table is the queue: a process
+ * is ENQUEUED until a node claims it (a compare-and-set to STARTING).  Every status
+ * change is one transaction that also writes a PROCESS_STATUS event and a status-history
+ * row.  Thread-safe in the sense of the store: each thread uses its own connection. */
+
+enum proc_status {
+	PS_NEW,
+	PS_PREPARING,
+	PS_ENQUEUED,
+	PS_WAITING,
+	PS_STARTING,
+	PS_RUNNING,
+	PS_SUSPENDED,
+	PS_RESUMING,
+	PS_FINISHED,
+	PS_FAILED,
+	PS_CANCELLED,
+	PS_TIMED_OUT,
+	PS__COUNT
+};
+#define PS_BIT(s) (1u << (s))
+#define PS_TERMINAL (PS_BIT(PS_FINISHED) | PS_BIT(PS_FAILED) | PS_BIT(PS_CANCELLED) | PS_BIT(PS_TIMED_OUT))
+/* Statuses in which nothing of the process runs anywhere: stop cancels them at once. */
+#define PS_SERVER_SIDE                                                                                                 \
+	(PS_BIT(PS_NEW) | PS_BIT(PS_PREPARING) | PS_BIT(PS_ENQUEUED) | PS_BIT(PS_WAITING) | PS_BIT(PS_SUSPENDED))
+
+/* "FINISHED" … ; proc_status_parse: -1 for an unknown name (exact, upper case). */
+const char *proc_status_name(enum proc_status s);
+int proc_status_parse(const char *name);
+
+struct process {
+	char instance_id[UUID_STR_LEN];
+	char kind[24];
+	char parent_instance_id[UUID_STR_LEN]; /* "" when none */
+	char org_id[UUID_STR_LEN];
+	char org_name[129];
+	char project_id[UUID_STR_LEN]; /* "" when none */
+	char project_name[129];
+	char initiator_id[UUID_STR_LEN];
+	char initiator[129];
+	enum proc_status status;
+	int64_t created_at, last_updated_at;
+	int64_t last_run_at, start_at; /* 0 when unset */
+	int64_t total_runtime_ms;
+	int64_t timeout_s, suspend_timeout_s; /* 0 when unset */
+	char entry_point[256];
+	json_t *tags;	  /* array, owned (NULL: none) */
+	json_t *meta;	  /* object, owned, never NULL after a read */
+	json_t *handlers; /* array, owned (NULL: none) */
+};
+
+/* Releases the JSON members (the struct itself may be on the stack). */
+void store_process_cleanup(struct process *p);
+
+/* What a start request stores: the row (status is set to ENQUEUED by the call; times,
+ * org/project names ignored), the payload archive, and the session token's hash. */
+struct process_new {
+	struct process p;
+	const void *payload;
+	size_t payload_len;
+	const uint8_t *session_hash; /* 32 bytes */
+};
+
+/* One transaction: the row as NEW then ENQUEUED (two PROCESS_STATUS events and history
+ * rows), its tags and meta keys, its payload.  ERR_CONFLICT for a taken id. */
+int store_process_create(struct store_conn *c, const struct process_new *pn, struct err *e) WUR;
+
+/* Reads one process (owned JSON members: store_process_cleanup).  ERR_NOT_FOUND
+ * "Process instance not found: <id>". */
+int store_process_get(struct store_conn *c, const char *id, struct process *p, struct err *e) WUR;
+
+/* The process whose live session token hashes to hash (status not terminal), or
+ * ERR_UNAUTH. */
+int store_process_by_session(struct store_conn *c, const uint8_t hash[32], struct process *p, struct err *e) WUR;
+
+/* Compare-and-set of the status in one transaction with its event and history row:
+ * succeeds (returns 0) only when the current status is in from_mask, else ERR_CONFLICT
+ * naming the current status.  Keeps last_run_at and total_runtime_ms as Concord does.
+ * Clears node_id when the new status is not STARTING/RUNNING.  *changed_at (may be NULL)
+ * receives the time written. */
+int store_process_transition(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
+			     struct err *e) WUR;
+
+/* Claims the oldest ENQUEUED process that is due (start_at unset or <= now) for node:
+ * → STARTING with node_id set.  1 with *out filled (owned members), 0 when none is due,
+ * < 0 on error. */
+int store_process_claim(struct store_conn *c, const char *node, int64_t now, struct process *out, struct err *e) WUR;
+
+/* The earliest start_at > now among ENQUEUED processes (0 when none). */
+int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, struct err *e) WUR;
+
+/* The payload archive (new buffer, caller frees) of a process. */
+int store_process_payload(struct store_conn *c, const char *id, void **data, size_t *len, struct err *e) WUR;
+int store_process_payload_drop(struct store_conn *c, const char *id, struct err *e) WUR;
+
+/* Shallow-merges obj (BORROWED) into the stored meta (as Concord's `||`); a key whose value
+ * is null is removed.  Keeps process_meta_keys in step. */
+int store_process_meta_merge(struct store_conn *c, const char *id, json_t *obj, struct err *e) WUR;
+
+/* Processes left STARTING or RUNNING by node (or by any node when node is NULL): ids in a
+ * new array (caller frees) of *n entries. */
+int store_process_orphans(struct store_conn *c, const char *node, char (**ids)[UUID_STR_LEN], size_t *n,
+			  struct err *e) WUR;
+
+/* Children ids (new JSON array) and status history (new JSON array of
+ * {id, status, changeDate}). */
+int store_process_children(struct store_conn *c, const char *id, json_t **out, struct err *e) WUR;
+int store_process_history(struct store_conn *c, const char *id, json_t **out, struct err *e) WUR;
+
+/* ---- list and count -------------------------------------------------------------- */
+
+enum meta_op {
+	META_CONTAINS,
+	META_NOT_CONTAINS,
+	META_EQ,
+	META_NOT_EQ,
+	META_STARTS_WITH,
+	META_NOT_STARTS_WITH,
+	META_ENDS_WITH,
+	META_NOT_ENDS_WITH
+};
+
+#define PROCESS_FILTER_MAX_TAGS 16
+#define PROCESS_FILTER_MAX_META 16
+
+/* A list/count filter; every field is optional (NULL / 0 / -1). */
+struct process_filter {
+	const char *org_id;
+	const char *project_id;
+	int64_t after_created, before_created; /* 0: unset; strict > and < */
+	int status;			       /* -1: any */
+	const char *initiator_prefix;
+	const char *parent_instance_id;
+	const char *tags[PROCESS_FILTER_MAX_TAGS];
+	size_t n_tags;
+	struct {
+		const char *key, *value;
+		enum meta_op op;
+	} meta[PROCESS_FILTER_MAX_META];
+	size_t n_meta;
+	/* Visibility for a caller who is not admin / global reader: only processes they
+	 * initiated or of the projects listed (a JSON array text of project ids). */
+	bool restrict_to_visible;
+	const char *visible_user_id;
+	const char *visible_projects_json;
+};
+
+/* Newest first; *out is a new array of *n processes (each with owned members; free with
+ * store_process_list_free). */
+int store_process_list(struct store_conn *c, const struct process_filter *f, size_t limit, size_t offset,
+		       struct process **out, size_t *n, struct err *e) WUR;
+void store_process_list_free(struct process *list, size_t n);
+int store_process_count(struct store_conn *c, const struct process_filter *f, int64_t *count, struct err *e) WUR;
+
+#endif
