@@ -5,6 +5,7 @@
 #include "base/limits.h"
 #include "base/rand.h"
 #include "cli/commands.h"
+#include "runner/runner.h"
 
 struct command {
 	const char *name;
@@ -16,6 +17,7 @@ static const struct command commands[] = {
 	{"serve", cli_serve_main, "run the API server on a data folder"},
 	{"run", cli_run_main, "run a flow locally (no server)"},
 	{"version", cli_version_main, "print version and build information"},
+	{"runner", cli_runner_main, "internal: runs one process for `accord serve`"},
 };
 
 static void usage(FILE *f)

@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "http/request.h"
 #include "http/response.h"
+#include "queue/queue.h"
 #include "store/store.h"
 
 /* The API layer: one file per resource, handlers only.  A handler receives a call with
@@ -22,6 +23,9 @@ struct app {
 	struct store *store;
 	const char *data_dir;
 	void *secrets_key; /* reserved for the secrets module's master key */
+	struct queue *queue;		  /* the process queue of this node */
+	unsigned char session_key[32];	  /* derives process session tokens (crypto/session.h) */
+	const char *node_id;
 };
 
 struct api_call {

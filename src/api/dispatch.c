@@ -57,7 +57,9 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 		return HTTP_HANDLED;
 	}
 	if (!(route->flags & API_PUBLIC)) {
-		if (authn_header(c.db, http_header(req, "Authorization"), &c.who, &c.err)) {
+		const char *session = http_header(req, "X-Concord-SessionToken");
+		if (session && !http_header(req, "Authorization") ? authn_session(c.db, session, &c.who, &c.err)
+								   : authn_header(c.db, http_header(req, "Authorization"), &c.who, &c.err)) {
 			fail(resp, &c.err);
 			return HTTP_HANDLED;
 		}

@@ -9,6 +9,7 @@ static const struct api_route *const tables[] = {
     api_project_routes,
     api_secret_routes,
     api_inventory_routes,
+    api_process_routes,
 };
 
 int api_routes_build(struct router *r, struct err *e)

@@ -14,6 +14,7 @@ extern const struct api_route api_team_routes[];
 extern const struct api_route api_project_routes[];
 extern const struct api_route api_secret_routes[];
 extern const struct api_route api_inventory_routes[];
+extern const struct api_route api_process_routes[];
 
 int api_routes_build(struct router *r, struct err *e) WUR;
 

@@ -12,6 +12,8 @@
 #include "base/datetime.h"
 #include "base/rand.h"
 #include "base/str.h"
+#include "crypto/session.h"
+#include "store/processes.h"
 
 #define CACHE_SLOTS 1024
 
@@ -227,4 +229,27 @@ int authn_apikey_hash(const char *text, uint8_t hash[APIKEY_HASH_LEN], struct er
 	sodium_memzero(raw, n);
 	free(raw);
 	return 0;
+}
+
+int authn_session(struct store_conn *c, const char *token, struct principal *out, struct err *e)
+{
+	uint8_t hash[32];
+	struct process p;
+	struct err dbe;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	session_token_hash(token, hash);
+	rc = store_process_by_session(c, hash, &p, &dbe);
+	if (rc == -ERR_UNAUTH)
+		return unauth(e, "invalid session token, or its process has ended");
+	if (rc)
+		return err_set(e, dbe.code, "%s", dbe.msg);
+	snprintf(out->session_process, sizeof out->session_process, "%s", p.instance_id);
+	rc = store_user_get(c, p.initiator_id, &out->user, &dbe);
+	store_process_cleanup(&p);
+	if (rc)
+		return unauth(e, "the initiator of the session's process no longer exists");
+	out->method = AUTH_SESSION;
+	return check_user(out, e);
 }

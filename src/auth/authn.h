@@ -27,6 +27,11 @@ void authn_cleanup(void);
 
 int authn_header(struct store_conn *c, const char *authorization, struct principal *out, struct err *e) WUR;
 
+/* A process session token (header X-Concord-SessionToken): the principal is the process's
+ * initiator, with method AUTH_SESSION and session_process set; valid while the process has
+ * not reached a final status.  ERR_UNAUTH otherwise. */
+int authn_session(struct store_conn *c, const char *token, struct principal *out, struct err *e) WUR;
+
 /* True when checking this header is cheap: anything but Basic credentials that are not in
  * the cache (those cost an Argon2id verification). */
 bool authn_is_quick(const char *authorization);

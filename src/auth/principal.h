@@ -6,14 +6,15 @@
 #include "base/uuid.h"
 #include "store/users.h"
 
-enum auth_method { AUTH_NONE = 0, AUTH_BASIC, AUTH_APIKEY };
+enum auth_method { AUTH_NONE = 0, AUTH_BASIC, AUTH_APIKEY, AUTH_SESSION };
 
 /* Who is making a request: the user row as read at authentication time, and how they
  * proved it. */
 struct principal {
 	struct user user;
 	enum auth_method method;
-	char apikey_id[UUID_STR_LEN]; /* when method is AUTH_APIKEY */
+	char apikey_id[UUID_STR_LEN];	    /* when method is AUTH_APIKEY */
+	char session_process[UUID_STR_LEN]; /* when method is AUTH_SESSION: the process whose token it is */
 };
 
 static inline bool principal_is_admin(const struct principal *p)

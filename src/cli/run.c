@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/run.h"
 #include "flow/copy.h"
+#include "flow/procdir.h"
 #include "flow/value.h"
 #include "flow/vm.h"
 
@@ -262,55 +263,11 @@ static int start(struct process *p)
 	return rc < 0 ? (e.code == ERR_NOT_FOUND ? EXIT_USAGE : EXIT_FAILED) : 0;
 }
 
-static char *state_path(struct process *p, const char *rel)
-{
-	char *s = NULL;
-	if (asprintf(&s, "%s/_attachments/_state%s%s", p->workdir, rel ? "/" : "", rel ? rel : "") < 0)
-		return NULL;
-	return s;
-}
-
-static json_t *read_json(const char *path, struct err *e)
-{
-	size_t len;
-	char *text = path_read_file(path, 256u * 1024 * 1024, &len, e);
-	json_t *v;
-	if (!text)
-		return NULL;
-	v = jsonx_parse(text, len, 100000, e);
-	free(text);
-	return v;
-}
-
 /* Loads the saved state; a name that is a checkpoint of this process restores it. */
 static json_t *saved_state(struct process *p, bool *checkpoint)
 {
-	char *instance = state_path(p, "instance"), *cp = NULL;
 	struct err e;
-	json_t *st = NULL, *ev;
-	*checkpoint = false;
-	if (instance && access(instance, R_OK) == 0 && (st = read_json(instance, &e))) {
-		ev = json_object_get(st, "threads");
-		size_t i;
-		json_t *t;
-		json_array_foreach(ev, i, t) if (json_is_string(json_object_get(t, "event")) &&
-						 strcmp(json_string_value(json_object_get(t, "event")), p->o.resume) ==
-						     0) goto out;
-		if (json_object_get(json_object_get(st, "forms"), p->o.resume))
-			goto out;
-	}
-	if (asprintf(&cp, "checkpoints/%s", p->o.resume) > 0) {
-		char *full = state_path(p, cp), *fn = full;
-		if (full && strchr(p->o.resume, '/') == NULL && access(full, R_OK) == 0) {
-			json_decref(st);
-			st = read_json(full, &e);
-			*checkpoint = st != NULL;
-		}
-		free(fn);
-	}
-out:
-	free(cp);
-	free(instance);
+	json_t *st = procdir_saved_state(p->workdir, p->o.resume, checkpoint, &e);
 	if (!st)
 		fprintf(stderr, "accord run: the process in %s does not wait for '%s'\n", p->workdir, p->o.resume);
 	return st;
@@ -342,109 +299,21 @@ static int resume(struct process *p)
 	return rc;
 }
 
-static int write_json_file(const char *path, json_t *v)
-{
-	char *text = json_dumps(v, JSON_INDENT(2));
-	struct err e;
-	int rc = text ? path_write_file(path, text, strlen(text), 0600, &e) : -1;
-	free(text);
-	return rc;
-}
-
-static void write_out(struct process *p, bool failed)
-{
-	json_t *names = json_array(), *cfg = json_object_get(p->m->configuration, "out"), *out, *old;
-	char *dir = NULL, *file = NULL;
-	struct err e;
-	if (json_is_array(cfg))
-		json_array_extend(names, cfg);
-	json_array_extend(names, p->o.out);
-	out = vm_out_vars(p->vm, names);
-	if (failed && vm_last_error(p->vm))
-		json_object_set(out, "lastError", vm_last_error(p->vm));
-	if (json_object_size(out) == 0) /* nothing to report: no file, as in Concord */
-		goto done;
-	if (asprintf(&dir, "%s/_attachments", p->workdir) > 0 && path_mkdirs(dir, 0700, &e) == 0 &&
-	    asprintf(&file, "%s/out.json", dir) > 0) {
-		if (access(file, R_OK) == 0 && (old = read_json(file, &e))) {
-			json_object_update(old, out);
-			json_decref(out);
-			out = old;
-		}
-		if (write_json_file(file, out) < 0)
-			fprintf(stderr, "accord run: cannot write %s\n", file);
-	}
-done:
-	free(dir);
-	free(file);
-	json_decref(names);
-	json_decref(out);
-}
-
-static int write_suspended(struct process *p)
-{
-	json_t *state = vm_save(p->vm), *events = vm_waiting_events(p->vm), *forms = vm_pending_forms(p->vm), *ev;
-	char *dir = state_path(p, NULL), *file = NULL, *fdir = state_path(p, "V2forms");
-	struct buf b;
-	struct err e;
-	const char *name;
-	json_t *form;
-	size_t i;
-	int rc = -1;
-	buf_init(&b, 0);
-	if (!dir || !fdir || path_mkdirs(fdir, 0700, &e) < 0 || !(file = state_path(p, "instance")) ||
-	    write_json_file(file, state) < 0)
-		goto out;
-	json_array_foreach(events, i, ev) if (buf_printf(&b, &e, "%s\n", json_string_value(ev)) < 0) goto out;
-	free(file);
-	if (!(file = state_path(p, "_suspend")) || path_write_file(file, b.data, b.len, 0600, &e) < 0)
-		goto out;
-	json_object_foreach(forms, name, form)
-	{
-		char *ff = path_join_safe(fdir, name, &e);
-		if (!ff || write_json_file(ff, form) < 0) {
-			free(ff);
-			goto out;
-		}
-		free(ff);
-	}
-	for (i = 0; i + 1 < b.len; i++)
-		if (b.data[i] == '\n')
-			b.data[i] = ' ';
-	printf("Process suspended, waiting for: %.*s\n", b.len ? (int)b.len - 1 : 0, b.data);
-	json_object_foreach(forms, name, form) printf("Pending form: %s\n", name);
-	rc = 0;
-out:
-	if (rc < 0)
-		fprintf(stderr, "accord run: cannot save the process state in %s\n", p->workdir);
-	buf_cleanup(&b);
-	free(dir);
-	free(fdir);
-	free(file);
-	json_decref(state);
-	json_decref(events);
-	json_decref(forms);
-	return rc;
-}
-
-/* Removes the suspended state; checkpoints stay restorable. */
-static void drop_state(struct process *p)
-{
-	char *files[] = {state_path(p, "instance"), state_path(p, "_suspend"), state_path(p, "V2forms")};
-	struct err e;
-	for (size_t i = 0; i < 3; i++) {
-		if (files[i] && path_remove_tree(files[i], &e) < 0)
-			fprintf(stderr, "accord run: %s\n", e.msg);
-		free(files[i]);
-	}
-}
-
 static int finish(struct process *p, enum vm_status st)
 {
-	write_out(p, st == VM_FAILED);
-	if (st == VM_SUSPENDED)
-		return write_suspended(p) < 0 ? EXIT_FAILED : EXIT_SUSPENDED;
-	drop_state(p);
+	struct err e;
+	if (procdir_write_out(p->workdir, p->vm, json_object_get(p->m->configuration, "out"), p->o.out,
+			      st == VM_FAILED, &e) < 0)
+		fprintf(stderr, "accord run: cannot write out.json: %s\n", e.msg);
+	if (st == VM_SUSPENDED) {
+		if (procdir_write_suspended(p->workdir, p->vm, stdout, &e) < 0) {
+			fprintf(stderr, "accord run: %s\n", e.msg);
+			return EXIT_FAILED;
+		}
+		return EXIT_SUSPENDED;
+	}
+	if (procdir_drop_state(p->workdir, &e) < 0)
+		fprintf(stderr, "accord run: %s\n", e.msg);
 	return st == VM_FINISHED ? EXIT_FINISHED : EXIT_FAILED;
 }
 

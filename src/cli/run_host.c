@@ -5,6 +5,7 @@
 #include "base/datetime.h"
 #include "base/path.h"
 #include "cli/run.h"
+#include "flow/procdir.h"
 
 static const char *level_names[] = {"DEBUG", "INFO ", "WARN ", "ERROR"};
 
@@ -66,23 +67,7 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 static int host_checkpoint(void *ctx, const char *name, json_t *state, struct err *e)
 {
 	struct run_host *h = ctx;
-	char *dir = NULL, *file = NULL, *text = NULL;
-	int rc = -1;
-	if (asprintf(&dir, "%s/_attachments/_state/checkpoints", h->workdir) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (path_mkdirs(dir, 0700, e) < 0)
-		goto out;
-	file = path_join_safe(dir, name, e);
-	text = json_dumps(state, JSON_COMPACT);
-	if (file && text)
-		rc = path_write_file(file, text, strlen(text), 0600, e);
-	else if (file)
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
-out:
-	free(dir);
-	free(file);
-	free(text);
-	return rc;
+	return procdir_write_checkpoint(h->workdir, name, state, e);
 }
 
 static const struct flow_host_ops ops_events = {

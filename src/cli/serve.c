@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "api/routes.h"
 #include "api/secrets.h"
 #include "auth/authn.h"
@@ -19,12 +21,21 @@
 #include "version.h"
 #include "cli/config.h"
 #include "http/server.h"
+#include "crypto/session.h"
+#include "queue/queue.h"
 
 extern struct router *api_router;
 
+/* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS under it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RUNNER_MEMORY_DEFAULT "0"
+#else
+#define RUNNER_MEMORY_DEFAULT "1G"
+#endif
+
 struct serve_cfg {
 	char *listen, *data, *db;
-	unsigned workers, http_threads, shutdown_grace_ms, timeout_s;
+	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, stop_grace_ms;
 	size_t header_bytes, body_bytes, upload_bytes, connections;
 	enum log_level log_level;
 };
@@ -59,6 +70,18 @@ static const struct config_opt opts[] = {
     {"limit-query-timeout-ms", CONFIG_UINT, "5000", 1, 600000, &limits.query_timeout_ms,
      "run time of one inventory query"},
     {"limit-query-rows", CONFIG_SIZE, "10000", 1, 10000000, &limits.query_rows, "rows one inventory query returns"},
+    {"stop-grace-ms", CONFIG_UINT, "5000", 0, 600000, &cfg.stop_grace_ms,
+     "stopping a running process: how long after SIGTERM its runner gets SIGKILL"},
+    {"limit-process-log-bytes", CONFIG_SIZE, "256M", 1024, 1ULL << 40, &limits.process_log_bytes,
+     "log bytes kept per process (over it the process is stopped and FAILED)"},
+    {"limit-runner-memory-bytes", CONFIG_SIZE, RUNNER_MEMORY_DEFAULT, 0, 1ULL << 44, &runner_limits.memory_bytes,
+     "address space of one runner (RLIMIT_AS; 0: none)"},
+    {"limit-runner-file-bytes", CONFIG_SIZE, "1G", 0, 1ULL << 44, &runner_limits.file_bytes,
+     "largest file a runner may write (RLIMIT_FSIZE; 0: none)"},
+    {"limit-runner-open-files", CONFIG_SIZE, "256", 16, 65536, &runner_limits.open_files,
+     "open files of one runner (RLIMIT_NOFILE)"},
+    {"limit-runner-cpu-seconds", CONFIG_SIZE, "0", 0, 1ULL << 32, &runner_limits.cpu_seconds,
+     "CPU seconds of one runner (RLIMIT_CPU; 0: none — use processTimeout)"},
     {"shutdown-grace-ms", CONFIG_UINT, "10000", 0, 600000, &cfg.shutdown_grace_ms,
      "on SIGTERM/SIGINT, how long requests in flight may take to finish"},
 };
@@ -98,6 +121,30 @@ static int wait_for_signal(void)
 	return sig;
 }
 
+static char node_id[UUID_STR_LEN];
+
+/* The process queue: this binary is the runner; a node id per start (SQLite: one node). */
+static int start_queue(struct app *app, struct err *e)
+{
+	struct queue_cfg qc = {0};
+
+	if (access("/proc/self/exe", X_OK) != 0)
+		return err_set(e, ERR_INTERNAL, "cannot find the accord binary (/proc/self/exe): %s", strerror(errno));
+	uuid_v4(node_id);
+	session_key_derive(app->secrets_key, app->session_key);
+	app->node_id = node_id;
+	qc.store = app->store;
+	qc.data_dir = cfg.data;
+	/* The running binary itself, even if a newer one was installed over it meanwhile. */
+	qc.runner_exe = "/proc/self/exe";
+	qc.node_id = node_id;
+	qc.workers = cfg.workers;
+	qc.stop_grace_ms = cfg.stop_grace_ms;
+	qc.session_key = app->session_key;
+	app->queue = queue_start(&qc, e);
+	return app->queue ? 0 : -1;
+}
+
 static int run(struct err *e)
 {
 	struct app app = {0};
@@ -118,7 +165,7 @@ static int run(struct err *e)
 	authn_init();
 	api_router = router_new();
 	if (!api_router || api_routes_build(api_router, e) || bootstrap_run(app.store, cfg.data, e) ||
-	    api_secrets_init(&app, e))
+	    api_secrets_init(&app, e) || start_queue(&app, e))
 		goto out;
 	hc = (struct http_server_cfg){
 	    .listen = cfg.listen,
@@ -149,6 +196,9 @@ static int run(struct err *e)
 	http_server_stop(srv, cfg.shutdown_grace_ms);
 	rc = 0;
 out:
+	queue_shutdown(app.queue, cfg.shutdown_grace_ms);
+	app.queue = NULL;
+	sodium_memzero(app.session_key, sizeof app.session_key);
 	router_free(api_router);
 	api_router = NULL;
 	store_close(app.store);

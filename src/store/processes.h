@@ -103,6 +103,8 @@ int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, str
 
 /* The payload archive (new buffer, caller frees) of a process. */
 int store_process_payload(struct store_conn *c, const char *id, void **data, size_t *len, struct err *e) WUR;
+/* Stores (or replaces) the payload: a suspended process's working directory. */
+int store_process_payload_put(struct store_conn *c, const char *id, const void *data, size_t len, struct err *e) WUR;
 int store_process_payload_drop(struct store_conn *c, const char *id, struct err *e) WUR;
 
 /* Shallow-merges obj (BORROWED) into the stored meta (as Concord's `||`); a key whose value

@@ -257,3 +257,33 @@ const char *store_data_dir(struct store *s)
 {
 	return s->data_dir;
 }
+
+/* An open-addressed set of interned SQL texts; never shrinks (texts live until exit). */
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *interned[STORE_SQL_INTERN_MAX * 2];
+static size_t n_interned;
+
+const char *store_sql_intern(const char *sql, struct err *e)
+{
+	const size_t cap = sizeof interned / sizeof interned[0];
+	uint64_t h = 1469598103934665603ULL;
+	const char *out = NULL;
+	size_t i;
+
+	for (const char *p = sql; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	pthread_mutex_lock(&intern_lock);
+	for (i = (size_t)h & (cap - 1); interned[i]; i = (i + 1) & (cap - 1))
+		if (strcmp(interned[i], sql) == 0) {
+			out = interned[i];
+			break;
+		}
+	if (!out && n_interned < STORE_SQL_INTERN_MAX && (interned[i] = strdup(sql))) {
+		out = interned[i];
+		n_interned++;
+	}
+	pthread_mutex_unlock(&intern_lock);
+	if (!out)
+		err_set(e, ERR_LIMIT, "too many distinct SQL statements (%d)", STORE_SQL_INTERN_MAX);
+	return out;
+}

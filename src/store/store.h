@@ -104,6 +104,13 @@ int store_one(struct store_stmt *st, store_read_fn read, void *out, const char *
 int store_collect(struct store_stmt *st, size_t elem_size, store_read_fn read, void **out, size_t *n,
 		  struct err *e) WUR;
 
+/* SQL assembled at run time from constant fragments (a list filter): returns a stable
+ * pointer for the text (equal texts give the same pointer), so store_prepare can cache the
+ * statement.  The number of distinct texts is bounded by STORE_SQL_INTERN_MAX (then
+ * ERR_LIMIT): callers must build SQL only from a bounded set of fragments. */
+#define STORE_SQL_INTERN_MAX 4096
+const char *store_sql_intern(const char *sql, struct err *e);
+
 /* Backend access for modules that need backend-specific features (the inventory query
  * sandbox).  Returns the backend's name ("sqlite") and its native handle for c. */
 const char *store_backend(struct store *s);

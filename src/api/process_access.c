@@ -1,0 +1,58 @@
+#include "api/process_access.h"
+
+#include <string.h>
+
+#include "auth/rbac.h"
+#include "base/uuid.h"
+#include "store/orgs.h"
+
+static int denied(struct api_call *c, const struct process *p)
+{
+	return api_fail(c, ERR_FORBIDDEN, "The current user (%s) doesn't have the necessary permissions to access process: %s",
+			c->who.user.username, p->instance_id);
+}
+
+int api_process_check(struct api_call *c, const struct process *p, enum proc_need need)
+{
+	const struct principal *who = &c->who;
+	struct project pr;
+	struct rbac_resource res;
+	struct err ignored;
+
+	if (principal_is_admin(who))
+		return 0;
+	if (who->method == AUTH_SESSION && strcmp(who->session_process, p->instance_id) == 0)
+		return 0;
+	if (strcmp(who->user.id, p->initiator_id) == 0)
+		return 0;
+	if (need == PROC_READ && (who->user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
+		return 0;
+	if (!p->project_id[0] || store_project_get(c->db, p->project_id, &pr, &ignored))
+		return denied(c, p);
+	res = (struct rbac_resource){.type = "PROJECT",
+				     .kind = "project",
+				     .id = pr.id,
+				     .name = pr.name,
+				     .org_id = pr.org_id,
+				     .owner_id = pr.owner_id,
+				     .is_public = strcmp(pr.visibility, "PUBLIC") == 0};
+	if (rbac_check(c->db, who, &res, need == PROC_READ ? ACCESS_READER : ACCESS_WRITER, &ignored))
+		return denied(c, p);
+	return 0;
+}
+
+int api_process_load(struct api_call *c, const char *id, enum proc_need need, struct process *p)
+{
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	if (!id || !uuid_valid(id, strlen(id)))
+		return api_fail(c, ERR_NOT_FOUND, "Process instance not found: %.64s", id ? id : "");
+	if ((rc = store_process_get(c->db, id, p, &c->err)))
+		return rc;
+	if ((rc = api_process_check(c, p, need))) {
+		store_process_cleanup(p);
+		return rc;
+	}
+	return 0;
+}

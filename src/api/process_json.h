@@ -1,0 +1,24 @@
+#ifndef ACCORD_API_PROCESS_JSON_H
+#define ACCORD_API_PROCESS_JSON_H
+
+#include <jansson.h>
+
+#include "api/api.h"
+#include "store/processes.h"
+
+/* Concord's ProcessEntry (reference §6.3): empty and unset fields are left out. */
+
+enum proc_include {
+	INC_CHECKPOINTS = 1 << 0,
+	INC_CHECKPOINTS_HISTORY = 1 << 1,
+	INC_CHILDREN = 1 << 2,
+	INC_HISTORY = 1 << 3,
+};
+
+/* The repeatable include= parameter (case-insensitive): 400 naming an unknown value. */
+int api_process_includes(struct api_call *c, unsigned *out) WUR;
+
+/* The record of p with the requested includes read from the store.  *out NEW. */
+int api_process_json(struct api_call *c, const struct process *p, unsigned includes, json_t **out) WUR;
+
+#endif

@@ -1,0 +1,283 @@
+/* POST /api/v1/process: starts a process from a multipart payload (spec "Start", reference
+ * §6.2).  Everything that can be checked now is checked now (DESIGN.md §2), with 400 and
+ * nothing stored: the parts, org/project/access, the raw-payload mode, the definition
+ * (loaded and compiled with the active profiles), the entry point, startAt and timeouts.
+ * Then the working directory is packed into the payload and the process is stored as
+ * ENQUEUED in one transaction, and the dispatcher is woken. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "api/process_routes.h"
+#include "api/process_start_req.h"
+#include "auth/rbac.h"
+#include "base/datetime.h"
+#include "base/jsonx.h"
+#include "base/limits.h"
+#include "base/log.h"
+#include "base/pack.h"
+#include "base/path.h"
+#include "crypto/session.h"
+#include "flow/model.h"
+#include "store/orgs.h"
+#include "store/processes.h"
+
+#define DEFAULT_ORG_ID "0fac1b18-d179-11e7-b3e7-d7df4543ed4f"
+
+struct start {
+	struct multipart mp;
+	struct start_req r;
+	struct org org;
+	struct project project;
+	bool has_project;
+	char id[UUID_STR_LEN];
+	char staging[4096];
+	struct model *m;
+	const char *entry;
+	void *payload;
+	size_t payload_len;
+};
+
+static struct rbac_resource project_res(const struct project *p)
+{
+	return (struct rbac_resource){.type = "PROJECT",
+				      .kind = "project",
+				      .id = p->id,
+				      .name = p->name,
+				      .org_id = p->org_id,
+				      .owner_id = p->owner_id,
+				      .is_public = strcmp(p->visibility, "PUBLIC") == 0};
+}
+
+/* The org and project the request names (reference §6.2), and the right to start there. */
+static int resolve_owner(struct api_call *c, struct start *s)
+{
+	struct start_req *r = &s->r;
+	int rc;
+
+	if (r->org_id)
+		rc = uuid_valid(r->org_id, strlen(r->org_id)) ? store_org_get(c->db, r->org_id, &s->org, &c->err)
+							       : api_fail(c, ERR_INVALID, "invalid orgId: %.64s", r->org_id);
+	else if (r->org)
+		rc = store_org_find(c->db, r->org, &s->org, &c->err);
+	else
+		rc = 1;
+	if (rc < 0)
+		return c->err.code == ERR_NOT_FOUND ? api_fail(c, ERR_INVALID, "%s", c->err.msg) : rc;
+	if (r->project_id) {
+		if (!uuid_valid(r->project_id, strlen(r->project_id)))
+			return api_fail(c, ERR_INVALID, "invalid projectId: %.64s", r->project_id);
+		if (store_project_get(c->db, r->project_id, &s->project, &c->err))
+			return c->err.code == ERR_NOT_FOUND ? api_fail(c, ERR_INVALID, "%s", c->err.msg) : -1;
+		if (rc == 0 && strcmp(s->project.org_id, s->org.id) != 0)
+			return api_fail(c, ERR_INVALID, "Project %s does not belong to organization %s",
+					s->project.name, s->org.name);
+		s->has_project = true;
+	} else if (r->project) {
+		if (rc != 0)
+			return api_fail(c, ERR_INVALID, "Organization ID or name is required");
+		if (store_project_find(c->db, s->org.id, r->project, &s->project, &c->err))
+			return c->err.code == ERR_NOT_FOUND ? api_fail(c, ERR_INVALID, "%s", c->err.msg) : -1;
+		s->has_project = true;
+	}
+	if (r->repo || r->repo_id)
+		return api_fail(c, ERR_INVALID, "Repository not found: %.128s (this server has no repositories yet)",
+				r->repo ? r->repo : r->repo_id);
+	if (s->has_project) {
+		struct rbac_resource res = project_res(&s->project);
+		if (rbac_check(c->db, &c->who, &res, ACCESS_READER, &c->err))
+			return -1;
+		return store_org_get(c->db, s->project.org_id, &s->org, &c->err);
+	}
+	if (rc == 1)
+		return store_org_get(c->db, DEFAULT_ORG_ID, &s->org, &c->err);
+	/* An org without a project: its members may run one-off processes there. */
+	if (strcmp(s->org.id, DEFAULT_ORG_ID) != 0)
+		return rbac_org(c->db, &c->who, &s->org, RBAC_ORG_MEMBER, &c->err);
+	return 0;
+}
+
+/* Raw payloads (an archive or definition files) into a project follow its rawPayloadMode. */
+static int check_raw_payload(struct api_call *c, struct start *s)
+{
+	const char *mode = s->project.raw_payload_mode;
+	struct rbac_resource res = project_res(&s->project);
+	enum access_level need = ACCESS_READER;
+
+	if (!s->has_project || !s->r.raw_payload || strcmp(mode, "EVERYONE") == 0)
+		return 0;
+	if (strcmp(mode, "DISABLED") == 0)
+		return api_fail(c, ERR_INVALID, "The project is not accepting raw payloads: %s", s->project.id);
+	if (strcmp(mode, "ORG_MEMBERS") == 0)
+		return rbac_org(c->db, &c->who, &s->org, RBAC_ORG_MEMBER, &c->err) ? api_fail(
+			   c, ERR_FORBIDDEN, "The project accepts raw payloads from members of %s only: %s",
+			   s->org.name, s->project.name)
+									  : 0;
+	need = strcmp(mode, "OWNERS") == 0 ? ACCESS_OWNER : ACCESS_WRITER;
+	if (rbac_check(c->db, &c->who, &res, need, &c->err))
+		return api_fail(c, ERR_FORBIDDEN, "The project accepts raw payloads from its %s only: %s",
+				need == ACCESS_OWNER ? "owners" : "team members", s->project.name);
+	return 0;
+}
+
+static int check_parent(struct api_call *c, struct start *s)
+{
+	struct process parent;
+	const char *id = s->r.parent_instance_id;
+
+	if (!id)
+		return 0;
+	if (store_process_get(c->db, id, &parent, &c->err))
+		return c->err.code == ERR_NOT_FOUND ? api_fail(c, ERR_INVALID, "Unknown parent instance ID: %s", id)
+						    : -1;
+	store_process_cleanup(&parent);
+	return 0;
+}
+
+static int write_main_json(struct api_call *c, struct start *s)
+{
+	char *path = NULL, *text = jsonx_dump(s->r.cfg);
+	int rc;
+
+	if (!text || asprintf(&path, "%s/_main.json", s->staging) < 0) {
+		free(text);
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	}
+	rc = path_write_file(path, text, strlen(text), 0600, &c->err);
+	free(path);
+	free(text);
+	return rc;
+}
+
+/* Loads the definition as the runner will, so that a broken one is a 400 now. */
+static int load_definition(struct api_call *c, struct start *s)
+{
+	const char *names[64];
+	struct model_opts mo = {.path = s->staging};
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(s->r.active_profiles, i, v)
+	{
+		if (i >= sizeof names / sizeof names[0])
+			return api_fail(c, ERR_INVALID, "too many active profiles (at most %zu)",
+					sizeof names / sizeof names[0]);
+		names[i] = json_string_value(v);
+		mo.n_profiles = i + 1;
+	}
+	mo.profiles = mo.n_profiles ? names : NULL;
+	s->m = model_load(&mo, &c->err);
+	if (!s->m) {
+		if (c->err.code == ERR_NOT_FOUND && !s->r.raw_payload)
+			return api_fail(c, ERR_INVALID,
+					"No process definition: upload concord.yml (or an archive with it)%s",
+					s->has_project ? " or start from a repository" : "");
+		return api_fail(c, c->err.code == ERR_LIMIT ? ERR_TOO_LARGE : ERR_INVALID, "%s", c->err.msg);
+	}
+	s->entry = s->r.entry_point;
+	if (!s->entry)
+		s->entry = json_string_value(json_object_get(s->m->configuration, "entryPoint"));
+	if (!s->entry)
+		s->entry = "default";
+	if (!model_flow(s->m, s->entry))
+		return api_fail(c, ERR_INVALID, "Unknown entry point: '%.128s' (no such flow in the definition)",
+				s->entry);
+	return 0;
+}
+
+/* processTimeout/suspendTimeout from the request, else from the definition's configuration. */
+static int timeouts(struct api_call *c, struct start *s, int64_t *timeout, int64_t *suspend)
+{
+	json_t *cfg = s->m->configuration;
+
+	*timeout = s->r.timeout_s;
+	*suspend = s->r.suspend_timeout_s;
+	if (*timeout < 0 && json_object_get(cfg, "processTimeout") &&
+	    start_req_duration(json_object_get(cfg, "processTimeout"), "processTimeout", timeout, &c->err))
+		return api_fail(c, ERR_INVALID, "%s", c->err.msg);
+	if (*suspend < 0 && json_object_get(cfg, "suspendTimeout") &&
+	    start_req_duration(json_object_get(cfg, "suspendTimeout"), "suspendTimeout", suspend, &c->err))
+		return api_fail(c, ERR_INVALID, "%s", c->err.msg);
+	if (*timeout < 0)
+		*timeout = 0;
+	if (*suspend < 0)
+		*suspend = 0;
+	return 0;
+}
+
+static int store_it(struct api_call *c, struct start *s)
+{
+	struct app *app = c->app;
+	struct process_new pn = {.payload = s->payload, .payload_len = s->payload_len};
+	struct process *p = &pn.p;
+	char token[SESSION_TOKEN_LEN];
+	uint8_t hash[32];
+	int rc;
+
+	if (timeouts(c, s, &p->timeout_s, &p->suspend_timeout_s))
+		return -1;
+	snprintf(p->instance_id, sizeof p->instance_id, "%s", s->id);
+	snprintf(p->kind, sizeof p->kind, "DEFAULT");
+	snprintf(p->parent_instance_id, sizeof p->parent_instance_id, "%s",
+		 s->r.parent_instance_id ? s->r.parent_instance_id : "");
+	snprintf(p->org_id, sizeof p->org_id, "%s", s->org.id);
+	snprintf(p->project_id, sizeof p->project_id, "%s", s->has_project ? s->project.id : "");
+	snprintf(p->initiator_id, sizeof p->initiator_id, "%s", c->who.user.id);
+	snprintf(p->initiator, sizeof p->initiator, "%s", c->who.user.username);
+	snprintf(p->entry_point, sizeof p->entry_point, "%s", s->entry);
+	p->start_at = s->r.start_at;
+	p->tags = s->r.tags;
+	p->meta = s->r.meta ? json_deep_copy(s->r.meta) : json_object();
+	json_object_set_new(p->meta, "entryPoint", json_string(s->entry));
+	session_token(app->session_key, s->id, token);
+	session_token_hash(token, hash);
+	sodium_memzero(token, sizeof token);
+	pn.session_hash = hash;
+	rc = store_process_create(c->db, &pn, &c->err);
+	json_decref(p->meta);
+	return rc;
+}
+
+static int build_payload(struct api_call *c, struct start *s)
+{
+	char *tmp = NULL;
+
+	if (asprintf(&tmp, "%s/tmp", c->app->data_dir) < 0)
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	snprintf(s->staging, sizeof s->staging, "%s/%s", tmp, s->id);
+	free(tmp);
+	if (path_mkdirs(s->staging, 0700, &c->err) || start_req_materialize(&s->mp, &s->r, s->staging, &c->err) ||
+	    write_main_json(c, s) || load_definition(c, s))
+		return -1;
+	return pack_dir(s->staging, limits.archive_bytes, &s->payload, &s->payload_len, &c->err);
+}
+
+int api_process_start(struct api_call *c)
+{
+	struct start s = {0};
+	struct str ct = str_from(c->req->content_type ? c->req->content_type : "");
+	struct err ignored;
+	int rc;
+
+	if (!multipart_is_form_data(ct))
+		return api_fail(c, ERR_MEDIA_TYPE, "POST /api/v1/process takes multipart/form-data");
+	uuid_v4(s.id);
+	if ((rc = multipart_parse(ct, (struct str){c->req->body.data, c->req->body.len}, &s.mp, &c->err)) ||
+	    (rc = start_req_parse(&s.mp, dt_now_ms(), &s.r, &c->err)) || (rc = resolve_owner(c, &s)) ||
+	    (rc = check_raw_payload(c, &s)) || (rc = check_parent(c, &s)) || (rc = build_payload(c, &s)) ||
+	    (rc = store_it(c, &s)))
+		goto out;
+	queue_wake(c->app->queue);
+	rc = api_reply(c, json_pack("{s:s, s:b}", "instanceId", s.id, "ok", 1));
+out:
+	if (s.staging[0] && path_remove_tree(s.staging, &ignored))
+		LOG_W("cannot remove %s: %s", s.staging, ignored.msg);
+	model_free(s.m);
+	free(s.payload);
+	start_req_cleanup(&s.r);
+	multipart_cleanup(&s.mp);
+	return rc;
+}
+

@@ -1,0 +1,48 @@
+#ifndef ACCORD_QUEUE_INTERNAL_H
+#define ACCORD_QUEUE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "queue/queue.h"
+#include "store/processes.h"
+
+/* Shared by queue.c (dispatcher, registry) and supervisor.c (one running process). */
+
+enum stop_reason { STOP_NONE, STOP_CANCEL, STOP_SHUTDOWN };
+
+/* One claimed process while its supervisor runs; in the queue's list under q->lock. */
+struct running {
+	struct running *next;
+	struct queue *q;
+	struct process p; /* as claimed (owned JSON members) */
+	pid_t pgid;	  /* the runner's process group, 0 before it started */
+	_Atomic int stop; /* enum stop_reason */
+	int wake_fd[2];	  /* pipe: a byte wakes the supervisor's poll */
+	bool done;	  /* final status recorded (under q->lock) */
+	pthread_t thread;
+};
+
+struct queue {
+	struct queue_cfg cfg;
+	char *data_dir, *runner_exe, *node_id;
+	unsigned char session_key[32];
+	pthread_mutex_t lock;
+	pthread_cond_t wake;	/* the dispatcher waits here */
+	pthread_cond_t changed; /* a supervisor finished */
+	bool woken, stopping;
+	unsigned n_running;
+	struct running *running;
+	pthread_t dispatcher;
+};
+
+/* The supervisor thread of r (supervisor.c); it removes r from the queue when done. */
+void *supervisor_main(void *arg);
+
+/* Called by the supervisor when it has recorded the final status: unlinks and frees r,
+ * frees the slot and wakes the dispatcher. */
+void queue_release(struct queue *q, struct running *r);
+
+#endif

@@ -1,0 +1,314 @@
+/* The dispatcher and the registry of running processes (queue.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "base/datetime.h"
+#include "base/log.h"
+#include "base/path.h"
+#include "queue/internal.h"
+#include "queue/logwatch.h"
+#include "store/process_logs.h"
+
+struct runner_limits runner_limits;
+
+void queue_log_line(struct store_conn *c, const char *id, const char *level, const char *fmt, ...)
+{
+	char iso[DT_ISO_LEN], line[1024];
+	struct err e;
+	va_list ap;
+	int n;
+
+	dt_format_iso(dt_now_ms(), iso);
+	n = snprintf(line, sizeof line, "%.23s+0000 [%-5s] ", iso, level);
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	if (store_process_log_append(c, id, line, (size_t)n, NULL, &e))
+		LOG_E("process %s: cannot append to its log: %s", id, e.msg);
+	else
+		logwatch_notify(id);
+}
+
+/* Processes a previous run of this node left STARTING or RUNNING have no runner any more. */
+static int recover(struct queue *q, struct err *e)
+{
+	struct store_conn *c = store_conn(q->cfg.store, e);
+	char(*ids)[UUID_STR_LEN] = NULL;
+	char *work = NULL;
+	size_t n = 0;
+
+	if (!c || store_process_orphans(c, NULL, &ids, &n, e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct err te;
+		if (store_process_transition(c, ids[i], PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING), PS_FAILED, &te)) {
+			LOG_W("process %s: cannot mark it FAILED: %s", ids[i], te.msg);
+			continue;
+		}
+		queue_log_line(c, ids[i], "ERROR",
+			       "Process failed: the server stopped while the process was running (recovered at start-up)");
+		LOG_W("process %s was running when the server stopped: marked FAILED", ids[i]);
+	}
+	free(ids);
+	/* Working folders of processes that are not running any more. */
+	if (asprintf(&work, "%s/work", q->data_dir) < 0)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (path_remove_tree(work, e) || path_mkdirs(work, 0700, e)) {
+		free(work);
+		return -1;
+	}
+	free(work);
+	if (n)
+		LOG_I("recovered %zu processes left running by the previous run", n);
+	return 0;
+}
+
+static void start_supervisor(struct queue *q, struct process *p)
+{
+	struct running *r = calloc(1, sizeof *r);
+	pthread_attr_t attr;
+
+	if (!r || pipe2(r->wake_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
+		LOG_E("process %s: cannot start its supervisor: %s", p->instance_id, strerror(errno));
+		free(r);
+		goto fail;
+	}
+	r->q = q;
+	r->p = *p;
+	pthread_mutex_lock(&q->lock);
+	r->next = q->running;
+	q->running = r;
+	q->n_running++;
+	pthread_mutex_unlock(&q->lock);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&r->thread, &attr, supervisor_main, r) != 0) {
+		pthread_attr_destroy(&attr);
+		LOG_E("process %s: cannot create its supervisor thread", p->instance_id);
+		queue_release(q, r);
+		return;
+	}
+	pthread_attr_destroy(&attr);
+	return;
+fail:;
+	struct err e;
+	struct store_conn *c = store_conn(q->cfg.store, &e);
+	if (c && store_process_transition(c, p->instance_id, PS_BIT(PS_STARTING), PS_FAILED, &e) == 0)
+		queue_log_line(c, p->instance_id, "ERROR", "Process failed: the server could not start it");
+	store_process_cleanup(p);
+}
+
+/* Claims due processes while slots are free; returns the next startAt to wait for (0:
+ * none known). */
+static int64_t dispatch(struct queue *q, struct store_conn *c)
+{
+	struct err e;
+	int64_t next = 0;
+
+	for (;;) {
+		struct process p;
+		int rc;
+		pthread_mutex_lock(&q->lock);
+		bool full = q->n_running >= q->cfg.workers || q->stopping;
+		pthread_mutex_unlock(&q->lock);
+		if (full)
+			break;
+		rc = store_process_claim(c, q->node_id, dt_now_ms(), &p, &e);
+		if (rc < 0) {
+			LOG_E("dispatcher: cannot claim a process: %s", e.msg);
+			return dt_now_ms() + 1000; /* the store failed: look again in a second */
+		}
+		if (rc == 0)
+			break;
+		start_supervisor(q, &p);
+	}
+	if (store_process_next_start(c, dt_now_ms(), &next, &e))
+		LOG_E("dispatcher: cannot read the next start time: %s", e.msg);
+	return next;
+}
+
+static void *dispatcher_main(void *arg)
+{
+	struct queue *q = arg;
+	struct err e;
+	struct store_conn *c = store_conn(q->cfg.store, &e);
+
+	if (!c) {
+		LOG_E("dispatcher: no database connection: %s", e.msg);
+		return NULL;
+	}
+	pthread_mutex_lock(&q->lock);
+	while (!q->stopping) {
+		int64_t next;
+		q->woken = false;
+		pthread_mutex_unlock(&q->lock);
+		next = dispatch(q, c);
+		pthread_mutex_lock(&q->lock);
+		if (q->woken || q->stopping)
+			continue;
+		if (next) {
+			struct timespec ts = {.tv_sec = next / 1000, .tv_nsec = (next % 1000) * 1000000};
+			pthread_cond_timedwait(&q->wake, &q->lock, &ts);
+		} else {
+			pthread_cond_wait(&q->wake, &q->lock);
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+void queue_wake(struct queue *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->woken = true;
+	pthread_cond_signal(&q->wake);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void queue_release(struct queue *q, struct running *r)
+{
+	pthread_mutex_lock(&q->lock);
+	for (struct running **pp = &q->running; *pp; pp = &(*pp)->next)
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	q->n_running--;
+	q->woken = true;
+	pthread_cond_signal(&q->wake);
+	pthread_cond_broadcast(&q->changed);
+	pthread_mutex_unlock(&q->lock);
+	close(r->wake_fd[0]);
+	close(r->wake_fd[1]);
+	store_process_cleanup(&r->p);
+	free(r);
+}
+
+static struct running *find(struct queue *q, const char *id)
+{
+	for (struct running *r = q->running; r; r = r->next)
+		if (strcmp(r->p.instance_id, id) == 0)
+			return r;
+	return NULL;
+}
+
+static void request_stop(struct running *r, enum stop_reason why)
+{
+	int expected = STOP_NONE;
+	char b = 1;
+
+	if (atomic_compare_exchange_strong(&r->stop, &expected, (int)why) && write(r->wake_fd[1], &b, 1) < 0)
+		LOG_W("process %s: cannot wake its supervisor: %s", r->p.instance_id, strerror(errno));
+}
+
+int queue_stop_process(struct queue *q, const char *id, struct err *e)
+{
+	struct timespec ts;
+	struct running *r;
+	int64_t deadline = dt_now_ms() + q->cfg.stop_grace_ms + 5000;
+
+	pthread_mutex_lock(&q->lock);
+	r = find(q, id);
+	if (!r) {
+		pthread_mutex_unlock(&q->lock);
+		return err_set(e, ERR_NOT_FOUND, "process %s does not run on this node", id);
+	}
+	request_stop(r, STOP_CANCEL);
+	while ((r = find(q, id)) && dt_now_ms() < deadline) {
+		ts.tv_sec = deadline / 1000;
+		ts.tv_nsec = (deadline % 1000) * 1000000;
+		pthread_cond_timedwait(&q->changed, &q->lock, &ts);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (r)
+		return err_set(e, ERR_UNAVAILABLE, "process %s is still stopping", id);
+	return 0;
+}
+
+struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
+{
+	struct queue *q = calloc(1, sizeof *q);
+	pthread_condattr_t ca;
+
+	if (!q) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	q->cfg = *cfg;
+	q->data_dir = strdup(cfg->data_dir);
+	q->runner_exe = strdup(cfg->runner_exe);
+	q->node_id = strdup(cfg->node_id);
+	memcpy(q->session_key, cfg->session_key, sizeof q->session_key);
+	q->cfg.session_key = q->session_key;
+	pthread_mutex_init(&q->lock, NULL);
+	/* Timed waits use CLOCK_REALTIME: startAt is wall-clock time. */
+	pthread_condattr_init(&ca);
+	pthread_cond_init(&q->wake, &ca);
+	pthread_cond_init(&q->changed, &ca);
+	pthread_condattr_destroy(&ca);
+	if (!q->data_dir || !q->runner_exe || !q->node_id) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto fail;
+	}
+	if (recover(q, e))
+		goto fail;
+	if (pthread_create(&q->dispatcher, NULL, dispatcher_main, q) != 0) {
+		err_set(e, ERR_INTERNAL, "cannot start the dispatcher thread");
+		goto fail;
+	}
+	return q;
+fail:
+	free(q->data_dir);
+	free(q->runner_exe);
+	free(q->node_id);
+	free(q);
+	return NULL;
+}
+
+void queue_shutdown(struct queue *q, unsigned grace_ms)
+{
+	int64_t deadline = dt_now_ms() + grace_ms;
+	struct timespec ts;
+
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->stopping = true;
+	pthread_cond_signal(&q->wake);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->dispatcher, NULL);
+	pthread_mutex_lock(&q->lock);
+	if (q->running)
+		LOG_I("waiting up to %u ms for %u running processes", grace_ms, q->n_running);
+	while (q->running && dt_now_ms() < deadline) {
+		ts.tv_sec = deadline / 1000;
+		ts.tv_nsec = (deadline % 1000) * 1000000;
+		pthread_cond_timedwait(&q->changed, &q->lock, &ts);
+	}
+	for (struct running *r = q->running; r; r = r->next)
+		request_stop(r, STOP_SHUTDOWN);
+	while (q->running)
+		pthread_cond_wait(&q->changed, &q->lock);
+	pthread_mutex_unlock(&q->lock);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->wake);
+	pthread_cond_destroy(&q->changed);
+	sodium_memzero(q->session_key, sizeof q->session_key);
+	free(q->data_dir);
+	free(q->runner_exe);
+	free(q->node_id);
+	free(q);
+}

@@ -1,0 +1,62 @@
+#ifndef ACCORD_QUEUE_QUEUE_H
+#define ACCORD_QUEUE_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "store/store.h"
+
+/* The process queue of one node (DESIGN.md §2): a dispatcher thread that claims due
+ * ENQUEUED processes from the store while a worker slot is free, and one supervisor
+ * thread per running process (supervisor.c).  The dispatcher sleeps on a condition
+ * variable: woken by queue_wake (a start, a finished process) or by a timer set to the
+ * earliest startAt; it never polls.  Thread-safe. */
+
+struct queue_cfg {
+	struct store *store;
+	const char *data_dir;	 /* work/ is created beneath it */
+	const char *runner_exe;	 /* absolute path of the accord binary */
+	const char *node_id;	 /* this node's id (recorded on claimed processes) */
+	unsigned workers;	 /* processes run at once */
+	unsigned stop_grace_ms;	 /* SIGTERM → SIGKILL */
+	const void *session_key; /* 32 bytes: derives session tokens (crypto/session.h) */
+	bool log_confinement;
+};
+
+struct queue;
+
+/* Recovers what a previous run left (STARTING/RUNNING processes → FAILED with a log
+ * line, stale working folders removed), then starts the dispatcher. */
+struct queue *queue_start(const struct queue_cfg *cfg, struct err *e);
+
+/* Something was enqueued (or a startAt changed): the dispatcher looks again. */
+void queue_wake(struct queue *q);
+
+/* Stops process id if it runs on this node: SIGTERM to its runner's process group,
+ * SIGKILL after the grace period, status CANCELLED.  Waits until the supervisor has
+ * recorded the final status (at most grace + 5 s).  0 when it was running here and is
+ * now final; ERR_NOT_FOUND when it does not run on this node. */
+int queue_stop_process(struct queue *q, const char *id, struct err *e) WUR;
+
+/* Stops dispatching, lets running processes finish for grace_ms, then kills the rest
+ * (FAILED with a log line saying the server stopped) and frees q. */
+void queue_shutdown(struct queue *q, unsigned grace_ms);
+
+/* "<ts> [LEVEL] msg\n" with the server's time stamp, appended to the process log (and its
+ * followers woken).  Errors are logged, not returned: a log line is never worth failing
+ * a status change for. */
+void queue_log_line(struct store_conn *c, const char *id, const char *level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Runner resource limits (set by `accord serve`, read by every supervisor). */
+struct runner_limits {
+	uint64_t memory_bytes; /* RLIMIT_AS; 0: none */
+	uint64_t file_bytes;   /* RLIMIT_FSIZE */
+	uint64_t open_files;   /* RLIMIT_NOFILE */
+	uint64_t cpu_seconds;  /* RLIMIT_CPU; 0: none */
+};
+extern struct runner_limits runner_limits;
+
+#endif

@@ -1,0 +1,115 @@
+/* What a supervisor tells its runner at start, and the server tasks it answers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "base/jsonx.h"
+#include "base/path.h"
+#include "crypto/session.h"
+#include "queue/supervise.h"
+#include "store/users.h"
+
+#define MAIN_JSON_MAX (16u * 1024 * 1024)
+
+static json_t *read_main(const char *workdir, struct err *e)
+{
+	char *path = NULL, *text;
+	size_t len;
+	json_t *cfg;
+
+	if (asprintf(&path, "%s/_main.json", workdir) < 0) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	text = path_read_file(path, MAIN_JSON_MAX, &len, e);
+	free(path);
+	if (!text)
+		return e->code == ERR_NOT_FOUND ? json_object() : NULL;
+	cfg = jsonx_parse(text, len, 1000, e);
+	free(text);
+	if (cfg && !json_is_object(cfg)) {
+		json_decref(cfg);
+		err_set(e, ERR_INVALID, "_main.json is not a JSON object");
+		return NULL;
+	}
+	return cfg;
+}
+
+static json_t *user_json(struct store_conn *c, const char *id, const char *username)
+{
+	struct user u;
+	struct err e;
+	json_t *v = json_pack("{s:s, s:s}", "id", id, "username", username);
+
+	if (store_user_get(c, id, &u, &e) == 0) {
+		json_object_set_new(v, "displayName", json_string(u.display_name[0] ? u.display_name : u.username));
+		if (u.email[0])
+			json_object_set_new(v, "email", json_string(u.email));
+		json_object_set_new(v, "userType", json_string(u.type));
+	} else {
+		json_object_set_new(v, "displayName", json_string(username));
+	}
+	return v;
+}
+
+static json_t *sysvars(struct running *r, const char *workdir, json_t *profiles)
+{
+	const struct process *p = &r->p;
+	char token[SESSION_TOKEN_LEN];
+	struct err e;
+	struct store_conn *c = store_conn(r->q->cfg.store, &e);
+	json_t *pi, *proj, *init;
+
+	session_token(r->q->session_key, p->instance_id, token);
+	pi = json_pack("{s:O, s:s, s:s}", "activeProfiles", profiles, "sessionKey", token, "sessionToken", token);
+	proj = json_pack("{s:s, s:s}", "orgId", p->org_id, "orgName", p->org_name);
+	if (p->project_id[0]) {
+		json_object_set_new(proj, "projectId", json_string(p->project_id));
+		json_object_set_new(proj, "projectName", json_string(p->project_name));
+	}
+	init = c ? user_json(c, p->initiator_id, p->initiator) : json_pack("{s:s}", "username", p->initiator);
+	sodium_memzero(token, sizeof token);
+	return json_pack("{s:s, s:s, s:o, s:o, s:O, s:o}", "txId", p->instance_id, "workDir", workdir, "processInfo", pi,
+			 "projectInfo", proj, "initiator", init, "currentUser", init);
+}
+
+static json_t *names_of(json_t *v)
+{
+	if (json_is_array(v))
+		return json_incref(v);
+	return json_array();
+}
+
+json_t *supervise_start_frame(struct running *r, const char *workdir, struct err *e)
+{
+	json_t *cfg = read_main(workdir, e), *args, *profiles, *frame;
+
+	if (!cfg)
+		return NULL;
+	args = json_object_get(cfg, "arguments");
+	profiles = json_object_get(cfg, "activeProfiles");
+	profiles = json_is_array(profiles) ? json_incref(profiles) : json_pack("[s]", "default");
+	frame = json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:o}", "type", "start", "entryPoint", r->p.entry_point,
+			  "args", json_is_object(args) ? json_incref(args) : json_object(), "out", names_of(json_object_get(cfg, "out")),
+			  "activeProfiles", json_incref(profiles), "debug", json_is_true(json_object_get(cfg, "debug")),
+			  "sysvars", sysvars(r, workdir, profiles));
+	json_decref(profiles);
+	json_decref(cfg);
+	if (!frame)
+		err_set(e, ERR_INTERNAL, "out of memory");
+	return frame;
+}
+
+int supervise_task(struct running *r, struct store_conn *c, json_t *frame, json_t **out, struct err *e)
+{
+	const char *task = json_string_value(json_object_get(frame, "task"));
+	(void)r, (void)c;
+
+	*out = NULL;
+	/* The server half of concord, crypto, kv, … comes with suspend/resume and child
+	 * processes (docs/flows.md lists what a server process can call today). */
+	return err_set(e, ERR_UNAVAILABLE, "Task '%s' is not available on this server (docs/flows.md, \"Tasks\")",
+		       task ? task : "?");
+}

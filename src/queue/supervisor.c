@@ -1,0 +1,554 @@
+/* One running process (DESIGN.md §2): prepares its working directory from the stored
+ * payload, starts `accord runner` in it, stores what the runner produces (log chunks,
+ * events, out variables, attachments), enforces processTimeout, the log limit and stop
+ * requests, records the final status and removes the working directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/datetime.h"
+#include "base/frame.h"
+#include "base/jsonx.h"
+#include "base/limits.h"
+#include "base/log.h"
+#include "base/pack.h"
+#include "base/path.h"
+#include "crypto/session.h"
+#include "queue/internal.h"
+#include "queue/logwatch.h"
+#include "queue/supervise.h"
+#include "store/process_events.h"
+#include "store/process_logs.h"
+
+#define FLUSH_BYTES (64 * 1024)
+#define FLUSH_EVENTS 256
+#define FLUSH_MS 50
+
+struct sup {
+	struct running *r;
+	struct queue *q;
+	const char *id;
+	struct store_conn *db;
+	char workdir[4096];
+	pid_t pid;
+	int log_fd, ipc_fd;
+	struct frame_reader frames;
+	struct buf log;	 /* log bytes not yet stored */
+	json_t *events;	 /* [ {data, date} ] not yet stored */
+	int64_t flush_at; /* ms; 0 when nothing is buffered */
+	uint64_t log_total;
+	bool running, log_full, ipc_closed, log_closed;
+	const char *done; /* the runner's final status ("FINISHED", …) or NULL */
+	int64_t deadline; /* processTimeout, ms; 0: none */
+	bool timed_out;
+	int64_t kill_at; /* SIGKILL after SIGTERM; 0: not signalled */
+};
+
+/* ---- storing what the runner produces --------------------------------------------- */
+
+static void flush(struct sup *s)
+{
+	struct err e;
+	size_t i;
+	json_t *ev;
+
+	if (s->log.len == 0 && json_array_size(s->events) == 0)
+		return;
+	if (store_tx_begin(s->db, &e))
+		goto fail;
+	if (s->log.len && store_process_log_append(s->db, s->id, s->log.data, s->log.len, NULL, &e))
+		goto fail_tx;
+	json_array_foreach(s->events, i, ev) if (store_process_event_add(s->db, s->id, "ELEMENT",
+									   json_object_get(ev, "data"),
+									   json_integer_value(json_object_get(ev, "date")),
+									   &e)) goto fail_tx;
+	if (store_tx_commit(s->db, &e))
+		goto fail;
+	buf_reset(&s->log);
+	json_array_clear(s->events);
+	s->flush_at = 0;
+	logwatch_notify(s->id);
+	return;
+fail_tx:
+	store_tx_rollback(s->db);
+fail:
+	LOG_E("process %s: cannot store its log and events: %s", s->id, e.msg);
+	buf_reset(&s->log);
+	json_array_clear(s->events);
+	s->flush_at = 0;
+}
+
+static void buffered(struct sup *s)
+{
+	if (!s->flush_at)
+		s->flush_at = dt_now_ms() + FLUSH_MS;
+	if (s->log.len >= FLUSH_BYTES || json_array_size(s->events) >= FLUSH_EVENTS)
+		flush(s);
+}
+
+static void signal_group(struct sup *s, int sig)
+{
+	if (s->pid > 0 && kill(-s->pid, sig) < 0 && errno != ESRCH)
+		LOG_W("process %s: kill(%d): %s", s->id, sig, strerror(errno));
+}
+
+static void begin_kill(struct sup *s)
+{
+	if (s->kill_at)
+		return;
+	signal_group(s, SIGTERM);
+	s->kill_at = dt_now_ms() + s->q->cfg.stop_grace_ms;
+}
+
+static void server_line(struct sup *s, const char *level, const char *msg)
+{
+	char iso[DT_ISO_LEN];
+	struct err e;
+
+	dt_format_iso(dt_now_ms(), iso);
+	if (buf_printf(&s->log, &e, "%.23s+0000 [%-5s] %s\n", iso, level, msg))
+		LOG_E("process %s: %s", s->id, e.msg);
+	buffered(s);
+}
+
+static void on_log(struct sup *s, const char *p, size_t n)
+{
+	struct err e;
+	uint64_t room = limits.process_log_bytes > s->log_total ? limits.process_log_bytes - s->log_total : 0;
+
+	if (s->log_full)
+		return;
+	if (n > room) {
+		n = (size_t)room;
+		s->log_full = true;
+	}
+	if (n && buf_append(&s->log, p, n, &e) == 0)
+		s->log_total += n;
+	buffered(s);
+	if (s->log_full) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "Maximum log size reached (%llu bytes, limit-process-log-bytes): stopping the process",
+			 (unsigned long long)limits.process_log_bytes);
+		server_line(s, "ERROR", msg);
+		begin_kill(s);
+	}
+}
+
+/* ---- the IPC protocol ------------------------------------------------------------------ */
+
+static int reply(struct sup *s, json_t *v)
+{
+	struct err e;
+	int rc = frame_write(s->ipc_fd, v, &e);
+
+	json_decref(v);
+	if (rc)
+		LOG_W("process %s: cannot answer its runner: %s", s->id, e.msg);
+	return rc;
+}
+
+static void on_frame(struct sup *s, json_t *f)
+{
+	const char *type = json_string_value(json_object_get(f, "type"));
+	struct err e;
+
+	if (strcmp(type, "running") == 0 && !s->running) {
+		s->running = true;
+		if (store_process_transition(s->db, s->id, PS_BIT(PS_STARTING), PS_RUNNING, &e))
+			LOG_E("process %s: cannot record RUNNING: %s", s->id, e.msg);
+		if (s->r->p.timeout_s > 0)
+			s->deadline = dt_now_ms() + s->r->p.timeout_s * 1000;
+	} else if (strcmp(type, "event") == 0 && json_is_object(json_object_get(f, "data"))) {
+		json_array_append_new(s->events, json_pack("{s:O, s:O}", "data", json_object_get(f, "data"), "date",
+							   json_object_get(f, "date") ? json_object_get(f, "date")
+										      : json_integer(0)));
+		buffered(s);
+	} else if (strcmp(type, "task") == 0) {
+		json_t *out = NULL;
+		if (supervise_task(s->r, s->db, f, &out, &e) == 0)
+			reply(s, json_pack("{s:s, s:O, s:o}", "type", "task_result", "id", json_object_get(f, "id"), "out",
+					   out ? out : json_null()));
+		else
+			reply(s, json_pack("{s:s, s:O, s:s}", "type", "task_result", "id", json_object_get(f, "id"),
+					   "error", e.msg));
+	} else if (strcmp(type, "done") == 0) {
+		const char *st = json_string_value(json_object_get(f, "status"));
+		if (st && (strcmp(st, "FINISHED") == 0 || strcmp(st, "FAILED") == 0 || strcmp(st, "SUSPENDED") == 0))
+			s->done = strcmp(st, "FINISHED") == 0 ? "FINISHED" : strcmp(st, "FAILED") == 0 ? "FAILED" : "SUSPENDED";
+	} else {
+		LOG_W("process %s: unexpected frame from its runner: %s", s->id, type);
+	}
+}
+
+static void read_ipc(struct sup *s)
+{
+	char tmp[65536];
+	ssize_t n = read(s->ipc_fd, tmp, sizeof tmp);
+	struct err e;
+	json_t *f;
+	int rc;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		s->ipc_closed = true;
+		return;
+	}
+	if (frame_reader_feed(&s->frames, tmp, (size_t)n, &e))
+		goto broken;
+	while ((rc = frame_reader_next(&s->frames, &f, &e)) == 1) {
+		on_frame(s, f);
+		json_decref(f);
+	}
+	if (rc == 0)
+		return;
+broken:
+	LOG_W("process %s: protocol error from its runner: %s", s->id, e.msg);
+	server_line(s, "ERROR", "Process failed: the runner broke the protocol");
+	s->ipc_closed = true;
+	begin_kill(s);
+}
+
+static void read_log(struct sup *s)
+{
+	char tmp[65536];
+	ssize_t n = read(s->log_fd, tmp, sizeof tmp);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		s->log_closed = true;
+		return;
+	}
+	on_log(s, tmp, (size_t)n);
+}
+
+/* ---- start ----------------------------------------------------------------------------- */
+
+static int prepare_workdir(struct sup *s, struct err *e)
+{
+	void *payload = NULL;
+	size_t len = 0;
+	int rc;
+
+	snprintf(s->workdir, sizeof s->workdir, "%s/work/%s", s->q->data_dir, s->id);
+	if (path_remove_tree(s->workdir, e) || path_mkdirs(s->workdir, 0700, e))
+		return -1;
+	if (store_process_payload(s->db, s->id, &payload, &len, e))
+		return -1;
+	rc = pack_restore(payload, len, s->workdir, e);
+	free(payload);
+	return rc;
+}
+
+static char **runner_env(const char *workdir)
+{
+	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
+	char **env = calloc(8 + sizeof pass / sizeof pass[0], sizeof *env);
+	size_t n = 0;
+
+	if (!env)
+		return NULL;
+	if (asprintf(&env[n++], "HOME=%s", workdir) < 0)
+		env[n - 1] = NULL;
+	env[n++] = strdup("PATH=/usr/local/bin:/usr/bin:/bin");
+	env[n++] = strdup("LANG=C.UTF-8");
+	env[n++] = strdup("TZ=UTC");
+	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
+		const char *v = getenv(pass[i]);
+		if (v && asprintf(&env[n], "%s=%s", pass[i], v) >= 0)
+			n++;
+	}
+	return env;
+}
+
+static void free_env(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+static void apply_rlimits(pid_t pid)
+{
+	struct rlimit rl;
+	const struct {
+		int res;
+		uint64_t v;
+	} lims[] = {{RLIMIT_AS, runner_limits.memory_bytes},
+		    {RLIMIT_FSIZE, runner_limits.file_bytes},
+		    {RLIMIT_NOFILE, runner_limits.open_files},
+		    {RLIMIT_CPU, runner_limits.cpu_seconds},
+		    {RLIMIT_CORE, 0}};
+
+	for (size_t i = 0; i < sizeof lims / sizeof lims[0]; i++) {
+		if (!lims[i].v && lims[i].res != RLIMIT_CORE)
+			continue;
+		rl.rlim_cur = rl.rlim_max = lims[i].v;
+		if (prlimit(pid, lims[i].res, &rl, NULL) < 0)
+			LOG_W("runner %d: prlimit(%d): %s", (int)pid, lims[i].res, strerror(errno));
+	}
+}
+
+/* Starts the runner with posix_spawn (vfork semantics: cheap in a large multi-threaded
+ * server): own process group, stdin /dev/null, stdout+stderr → log pipe, fd 3 → IPC,
+ * every other descriptor closed (the runner gets nothing of the data folder), working
+ * directory its own, a clean environment.  The runner cannot run untrusted code before
+ * it has read its start frame, which is sent after the rlimits are in place. */
+static int spawn_runner(struct sup *s, struct err *e)
+{
+	int logp[2] = {-1, -1}, ipc[2] = {-1, -1}, rc = -1;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	char *argv[] = {"accord", "runner", NULL};
+	char **env = runner_env(s->workdir);
+
+	if (!env || pipe2(logp, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ipc) < 0) {
+		err_set(e, ERR_INTERNAL, "cannot create the runner's pipes: %s", strerror(errno));
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, logp[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, logp[1], 2);
+	posix_spawn_file_actions_adddup2(&fa, ipc[1], 3);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+	posix_spawn_file_actions_addchdir_np(&fa, s->workdir);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	{
+		sigset_t none, all;
+		sigemptyset(&none);
+		sigfillset(&all);
+		posix_spawnattr_setsigmask(&at, &none);
+		posix_spawnattr_setsigdefault(&at, &all);
+	}
+	rc = posix_spawn(&s->pid, s->q->runner_exe, &fa, &at, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc != 0) {
+		rc = err_set(e, ERR_INTERNAL, "cannot start the runner %s: %s", s->q->runner_exe, strerror(rc));
+		s->pid = 0;
+		goto out;
+	}
+	pthread_mutex_lock(&s->q->lock);
+	s->r->pgid = s->pid;
+	pthread_mutex_unlock(&s->q->lock);
+	apply_rlimits(s->pid);
+	s->log_fd = logp[0];
+	s->ipc_fd = ipc[0];
+	logp[0] = ipc[0] = -1;
+	fcntl(s->log_fd, F_SETFL, O_NONBLOCK);
+	rc = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (logp[i] >= 0)
+			close(logp[i]);
+		if (ipc[i] >= 0)
+			close(ipc[i]);
+	}
+	free_env(env);
+	return rc;
+}
+
+static int send_start(struct sup *s, struct err *e)
+{
+	json_t *start = supervise_start_frame(s->r, s->workdir, e);
+	int rc;
+
+	if (!start)
+		return -1;
+	rc = frame_write(s->ipc_fd, start, e);
+	json_decref(start);
+	return rc;
+}
+
+/* ---- the loop ---------------------------------------------------------------------------- */
+
+static int poll_timeout(struct sup *s)
+{
+	int64_t now = dt_now_ms(), at = 0;
+
+	if (s->flush_at)
+		at = s->flush_at;
+	if (s->deadline && !s->timed_out && (!at || s->deadline < at))
+		at = s->deadline;
+	if (s->kill_at && (!at || s->kill_at < at))
+		at = s->kill_at;
+	if (!at)
+		return -1;
+	return at <= now ? 0 : (int)(at - now > 60000 ? 60000 : at - now);
+}
+
+static void check_stop(struct sup *s)
+{
+	char tmp[16];
+	int why = atomic_load(&s->r->stop);
+
+	while (read(s->r->wake_fd[0], tmp, sizeof tmp) > 0)
+		;
+	if (why == STOP_CANCEL && !s->kill_at) {
+		server_line(s, "WARN", "Process cancelled: stopping the runner");
+		begin_kill(s);
+	} else if (why == STOP_SHUTDOWN && !s->kill_at) {
+		server_line(s, "ERROR", "Process failed: the server is shutting down");
+		begin_kill(s);
+	}
+}
+
+static void timers(struct sup *s)
+{
+	int64_t now = dt_now_ms();
+
+	if (s->flush_at && now >= s->flush_at)
+		flush(s);
+	if (s->deadline && !s->timed_out && now >= s->deadline) {
+		char msg[96];
+		s->timed_out = true;
+		snprintf(msg, sizeof msg, "Process timed out (%llds limit)", (long long)s->r->p.timeout_s);
+		server_line(s, "ERROR", msg);
+		begin_kill(s);
+	}
+	if (s->kill_at && now >= s->kill_at) {
+		signal_group(s, SIGKILL);
+		s->kill_at = now + 60000;
+	}
+}
+
+/* Runs until the runner has closed both its log and its IPC socket. */
+static void loop(struct sup *s)
+{
+	while (!s->log_closed || !s->ipc_closed) {
+		struct pollfd fds[3] = {{s->log_closed ? -1 : s->log_fd, POLLIN, 0},
+					{s->ipc_closed ? -1 : s->ipc_fd, POLLIN, 0},
+					{s->r->wake_fd[0], POLLIN, 0}};
+		int n = poll(fds, 3, poll_timeout(s));
+		if (n < 0 && errno != EINTR) {
+			LOG_E("process %s: poll: %s", s->id, strerror(errno));
+			begin_kill(s);
+		}
+		if (fds[0].revents)
+			read_log(s);
+		if (fds[1].revents)
+			read_ipc(s);
+		if (fds[2].revents)
+			check_stop(s);
+		timers(s);
+	}
+}
+
+/* ---- the end ------------------------------------------------------------------------------ */
+
+static enum proc_status final_status(struct sup *s, int wstatus)
+{
+	int why = atomic_load(&s->r->stop);
+	char msg[160];
+
+	if (why == STOP_CANCEL)
+		return PS_CANCELLED;
+	if (why == STOP_SHUTDOWN || s->log_full)
+		return PS_FAILED;
+	if (s->timed_out)
+		return PS_TIMED_OUT;
+	if (s->done && strcmp(s->done, "FINISHED") == 0)
+		return PS_FINISHED;
+	if (s->done && strcmp(s->done, "SUSPENDED") == 0)
+		return PS_SUSPENDED;
+	if (!s->done) {
+		if (WIFSIGNALED(wstatus))
+			snprintf(msg, sizeof msg, "Process failed: the runner was killed by signal %d (%s)",
+				 WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+		else
+			snprintf(msg, sizeof msg, "Process failed: the runner exited with status %d without a result",
+				 WEXITSTATUS(wstatus));
+		server_line(s, "ERROR", msg);
+	}
+	return PS_FAILED;
+}
+
+static void finish(struct sup *s, enum proc_status st)
+{
+	struct err e;
+	unsigned from = PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING);
+
+	if (st == PS_SUSPENDED && supervise_store_suspended(s->db, s->id, s->workdir, &e)) {
+		LOG_E("process %s: cannot store its suspended state: %s", s->id, e.msg);
+		server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
+		st = PS_FAILED;
+	}
+	if (st != PS_SUSPENDED && supervise_store_results(s->db, s->id, s->workdir, &e)) {
+		LOG_E("process %s: cannot store its results: %s", s->id, e.msg);
+		server_line(s, "ERROR", "Process failed: its results could not be stored");
+		st = PS_FAILED;
+	}
+	flush(s);
+	if (store_process_transition(s->db, s->id, from, st, &e))
+		LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
+	else if (st != PS_SUSPENDED && store_process_payload_drop(s->db, s->id, &e))
+		LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
+	logwatch_end(s->id);
+}
+
+void *supervisor_main(void *arg)
+{
+	struct running *r = arg;
+	struct sup s = {.r = r, .q = r->q, .id = r->p.instance_id, .log_fd = -1, .ipc_fd = -1};
+	struct err e = {0};
+	int wstatus = 0;
+	enum proc_status st = PS_FAILED;
+
+	buf_init(&s.log, 0);
+	s.events = json_array();
+	frame_reader_init(&s.frames);
+	if (!(s.db = store_conn(s.q->cfg.store, &e)))
+		goto broken;
+	if (atomic_load(&r->stop) != STOP_NONE) {
+		st = atomic_load(&r->stop) == STOP_CANCEL ? PS_CANCELLED : PS_FAILED;
+		goto end;
+	}
+	if (prepare_workdir(&s, &e) || spawn_runner(&s, &e))
+		goto broken;
+	if (send_start(&s, &e)) {
+		LOG_W("process %s: cannot send the start frame: %s", s.id, e.msg);
+		begin_kill(&s);
+	}
+	loop(&s);
+	while (waitpid(s.pid, &wstatus, 0) < 0 && errno == EINTR)
+		;
+	signal_group(&s, SIGKILL); /* anything the flow left behind in its group */
+	st = final_status(&s, wstatus);
+	goto end;
+broken:
+	LOG_E("process %s: cannot start: %s", s.id, e.msg);
+	{
+		char msg[ERR_MSG_MAX + 32];
+		snprintf(msg, sizeof msg, "Process failed: %s", e.msg);
+		if (s.db)
+			server_line(&s, "ERROR", msg);
+	}
+	st = PS_FAILED;
+end:
+	if (s.db)
+		finish(&s, st);
+	if (s.workdir[0] && path_remove_tree(s.workdir, &e))
+		LOG_W("process %s: %s", s.id, e.msg);
+	if (s.log_fd >= 0)
+		close(s.log_fd);
+	if (s.ipc_fd >= 0)
+		close(s.ipc_fd);
+	frame_reader_cleanup(&s.frames);
+	buf_cleanup(&s.log);
+	json_decref(s.events);
+	queue_release(s.q, r);
+	return NULL;
+}

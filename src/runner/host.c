@@ -1,0 +1,128 @@
+/* The flow host of `accord runner`: log lines on stdout, events and server-task calls as
+ * frames on the IPC socket (docs/operations.md "Runner protocol"). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/datetime.h"
+#include "flow/procdir.h"
+#include "runner/runner.h"
+
+static const char *level_names[] = {"DEBUG", "INFO ", "WARN ", "ERROR"};
+
+void runner_log(struct runner_host *h, enum flow_level level, const char *msg)
+{
+	char iso[DT_ISO_LEN];
+	size_t wl = h && h->workdir ? strlen(h->workdir) : 0;
+
+	if (level == FLOW_DEBUG && h && !h->host.debug)
+		return;
+	dt_format_iso(dt_now_ms(), iso);
+	/* Concord's log time stamp: "2026-11-22T10:00:00.123+0000". */
+	fprintf(stdout, "%.23s+0000 [%s] ", iso, level_names[level]);
+	for (const char *p = msg; *p;) {
+		if (wl && strncmp(p, h->workdir, wl) == 0) {
+			fputs("$WORK_DIR", stdout);
+			p += wl;
+		} else {
+			fputc(*p++, stdout);
+		}
+	}
+	fputc('\n', stdout);
+}
+
+int runner_send(struct runner_host *h, json_t *v)
+{
+	struct err e;
+	int rc;
+
+	if (!v)
+		return -1;
+	/* Log lines written before a frame reach the supervisor first. */
+	fflush(stdout);
+	rc = frame_write(h->ipc, v, &e);
+	json_decref(v);
+	return rc;
+}
+
+static void host_log(void *ctx, enum flow_level level, const char *msg)
+{
+	runner_log(ctx, level, msg);
+}
+
+static void host_event(void *ctx, json_t *data)
+{
+	runner_send(ctx, json_pack("{s:s, s:O, s:I}", "type", "event", "data", data, "date", (json_int_t)dt_now_ms()));
+}
+
+/* Asks the supervisor to run a server task and waits for its answer. */
+static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
+			    struct err *e)
+{
+	struct runner_host *h = ctx;
+	long long id = h->next_call++;
+	json_t *req = json_pack("{s:s, s:I, s:s, s:O}", "type", "task", "id", (json_int_t)id, "task", task, "args",
+				args ? args : json_null());
+	json_t *reply = NULL, *v;
+	const char *msg;
+	int rc;
+
+	*out = NULL;
+	if (method)
+		json_object_set_new(req, "method", json_string(method));
+	if (runner_send(h, req) < 0)
+		return err_set(e, ERR_UNAVAILABLE, "Task '%s': the server is not reachable", task);
+	rc = frame_read(h->ipc, &h->in, &reply, e);
+	if (rc != 1)
+		return rc < 0 ? -1 : err_set(e, ERR_UNAVAILABLE, "Task '%s': the server went away", task);
+	if (strcmp(json_string_value(json_object_get(reply, "type")), "task_result") != 0 ||
+	    json_integer_value(json_object_get(reply, "id")) != id) {
+		json_decref(reply);
+		return err_set(e, ERR_INTERNAL, "Task '%s': unexpected answer from the server", task);
+	}
+	if ((msg = json_string_value(json_object_get(reply, "error")))) {
+		rc = err_set(e, ERR_UNAVAILABLE, "%s", msg);
+	} else {
+		v = json_object_get(reply, "out");
+		*out = json_incref(v ? v : json_null());
+		rc = 0;
+	}
+	json_decref(reply);
+	return rc;
+}
+
+static int host_checkpoint(void *ctx, const char *name, json_t *state, struct err *e)
+{
+	struct runner_host *h = ctx;
+	return procdir_write_checkpoint(h->workdir, name, state, e);
+}
+
+static const struct flow_host_ops ops = {
+    .log = host_log,
+    .event = host_event,
+    .server_task = host_server_task,
+    .checkpoint = host_checkpoint,
+};
+
+void runner_host_init(struct runner_host *h, const char *workdir, int ipc)
+{
+	memset(h, 0, sizeof *h);
+	h->host.ops = &ops;
+	h->host.ctx = h;
+	h->host.workdir = workdir;
+	h->workdir = workdir;
+	h->ipc = ipc;
+	h->next_call = 1;
+	frame_reader_init(&h->in);
+}
+
+void runner_host_cleanup(struct runner_host *h)
+{
+	frame_reader_cleanup(&h->in);
+}
+
+void runner_host_flush(struct runner_host *h)
+{
+	(void)h;
+	fflush(stdout);
+}

@@ -1,0 +1,161 @@
+/* accord runner: the child process that executes one process (DESIGN.md §2).
+ *
+ * Started by a supervisor (queue/supervisor.c) in the process's working directory with
+ * stdin on /dev/null, stdout and stderr on the supervisor's log pipe and fd 3 on its IPC
+ * socket.  It confines itself, reads one "start" frame, loads the definition, runs the
+ * VM and leaves out.json / the suspended state in the working directory; events and
+ * server-task calls go over fd 3 (protocol: docs/operations.md "Runner protocol").  Never
+ * started by users: it refuses to run without fd 3. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/frame.h"
+#include "base/uuid.h"
+#include "flow/procdir.h"
+#include "flow/vm.h"
+#include "runner/confine.h"
+#include "runner/runner.h"
+
+#define IPC_FD 3
+
+struct runner {
+	char workdir[PATH_MAX];
+	struct runner_host host;
+	struct model *m;
+	struct vm *vm;
+	json_t *start;
+};
+
+static int send_done(const char *status)
+{
+	struct err e;
+	json_t *f = json_pack("{s:s, s:s}", "type", "done", "status", status);
+	int rc = frame_write(IPC_FD, f, &e);
+
+	json_decref(f);
+	return rc;
+}
+
+static int load(struct runner *r, struct err *e)
+{
+	json_t *profiles = json_object_get(r->start, "activeProfiles"), *v;
+	const char *names[64];
+	struct model_opts mo = {.path = r->workdir};
+	size_t i;
+
+	json_array_foreach(profiles, i, v)
+	{
+		if (i >= sizeof names / sizeof names[0])
+			return err_set(e, ERR_INVALID, "too many active profiles (at most %zu)",
+				       sizeof names / sizeof names[0]);
+		names[i] = json_string_value(v) ? json_string_value(v) : "";
+		mo.n_profiles = i + 1;
+	}
+	mo.profiles = mo.n_profiles ? names : NULL;
+	r->m = model_load(&mo, e);
+	return r->m ? 0 : -1;
+}
+
+static int start(struct runner *r, struct err *e)
+{
+	const char *entry = json_string_value(json_object_get(r->start, "entryPoint"));
+	json_t *args = json_object_get(r->start, "args"), *sys = json_object_get(r->start, "sysvars");
+
+	if (!entry)
+		entry = json_string_value(json_object_get(r->m->configuration, "entryPoint"));
+	r->vm = vm_new(r->m, &r->host.host);
+	if (!r->vm)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	return vm_start(r->vm, entry ? entry : "default", json_is_object(args) ? args : NULL,
+			json_is_object(sys) ? sys : NULL, e);
+}
+
+static const char *finish(struct runner *r, enum vm_status st)
+{
+	struct err e;
+
+	if (procdir_write_out(r->workdir, r->vm, json_object_get(r->m->configuration, "out"),
+			      json_object_get(r->start, "out"), st == VM_FAILED, &e) < 0)
+		runner_log(&r->host, FLOW_ERROR, e.msg);
+	if (st == VM_SUSPENDED) {
+		if (procdir_write_suspended(r->workdir, r->vm, NULL, &e) == 0)
+			return "SUSPENDED";
+		runner_log(&r->host, FLOW_ERROR, e.msg);
+		return "FAILED";
+	}
+	if (procdir_drop_state(r->workdir, &e) < 0)
+		runner_log(&r->host, FLOW_ERROR, e.msg);
+	return st == VM_FINISHED ? "FINISHED" : "FAILED";
+}
+
+static int ipc_ok(void)
+{
+	struct stat st;
+	return fstat(IPC_FD, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+int cli_runner_main(int argc, char **argv)
+{
+	struct runner r = {0};
+	struct frame_reader fr;
+	const char *status = "FAILED";
+	struct err e = {0};
+	char confinement[256];
+	(void)argv;
+
+	/* Dies with the supervisor thread that started it (see queue/supervisor.c). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (argc != 1 || !ipc_ok()) {
+		fprintf(stderr, "accord runner: internal command, started by `accord serve` only\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!getcwd(r.workdir, sizeof r.workdir)) {
+		fprintf(stderr, "accord runner: getcwd: %s\n", strerror(errno));
+		return 1;
+	}
+	runner_host_init(&r.host, r.workdir, IPC_FD);
+	if (confine_runner(r.workdir, confinement, sizeof confinement, &e) < 0) {
+		runner_log(&r.host, FLOW_ERROR, e.msg);
+		send_done("FAILED");
+		return 1;
+	}
+	frame_reader_init(&fr);
+	if (frame_read(IPC_FD, &fr, &r.start, &e) != 1 ||
+	    strcmp(json_string_value(json_object_get(r.start, "type")), "start") != 0) {
+		fprintf(stderr, "accord runner: no start frame: %s\n", e.msg[0] ? e.msg : "unexpected frame");
+		goto out;
+	}
+	r.host.host.debug = json_is_true(json_object_get(r.start, "debug"));
+	if (r.host.host.debug)
+		runner_log(&r.host, FLOW_DEBUG, confinement);
+	if (load(&r, &e) < 0) {
+		runner_log(&r.host, FLOW_ERROR, e.msg);
+		goto out;
+	}
+	r.host.host.debug = r.host.host.debug || json_is_true(json_object_get(r.m->configuration, "debug"));
+	if (runner_send(&r.host, json_pack("{s:s}", "type", "running")) < 0)
+		goto out;
+	if (start(&r, &e) < 0) {
+		runner_log(&r.host, FLOW_ERROR, e.msg);
+		goto out;
+	}
+	status = finish(&r, vm_run(r.vm));
+out:
+	runner_host_flush(&r.host);
+	send_done(status);
+	frame_reader_cleanup(&fr);
+	vm_free(r.vm);
+	model_free(r.m);
+	json_decref(r.start);
+	runner_host_cleanup(&r.host);
+	return strcmp(status, "FAILED") == 0 ? 1 : 0;
+}

@@ -1,0 +1,33 @@
+#ifndef ACCORD_RUNNER_RUNNER_H
+#define ACCORD_RUNNER_RUNNER_H
+
+#include <jansson.h>
+
+#include "base/frame.h"
+#include "flow/host.h"
+
+/* Internal to `accord runner`: the flow host that talks to the supervisor (host.c). */
+
+struct runner_host {
+	struct flow_host host;
+	const char *workdir; /* absolute, BORROWED */
+	int ipc;	     /* fd of the IPC socket */
+	struct frame_reader in;
+	long long next_call; /* id of the next server-task call */
+};
+
+void runner_host_init(struct runner_host *h, const char *workdir, int ipc);
+void runner_host_cleanup(struct runner_host *h);
+
+/* Sends one frame (takes v); < 0 when the supervisor is gone. */
+int runner_send(struct runner_host *h, json_t *v);
+
+/* One log line "<ts> [LEVEL] msg" on stdout (the supervisor's log pipe). */
+void runner_log(struct runner_host *h, enum flow_level level, const char *msg);
+
+/* Flushes stdout. */
+void runner_host_flush(struct runner_host *h);
+
+int cli_runner_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,604 @@
+#include "store/processes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/datetime.h"
+#include "base/jsonx.h"
+
+static const char *const status_names[PS__COUNT] = {
+    "NEW",	 "PREPARING", "ENQUEUED", "WAITING",   "STARTING",  "RUNNING",
+    "SUSPENDED", "RESUMING",  "FINISHED", "FAILED", "CANCELLED", "TIMED_OUT",
+};
+
+const char *proc_status_name(enum proc_status s)
+{
+	return (unsigned)s < PS__COUNT ? status_names[s] : "UNKNOWN";
+}
+
+int proc_status_parse(const char *name)
+{
+	for (int i = 0; i < PS__COUNT; i++)
+		if (strcmp(status_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+void store_process_cleanup(struct process *p)
+{
+	json_decref(p->tags);
+	json_decref(p->meta);
+	json_decref(p->handlers);
+	p->tags = p->meta = p->handlers = NULL;
+}
+
+#define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
+
+#define PROC_COLS                                                                                                      \
+	"p.instance_id, p.kind, p.parent_instance_id, p.org_id, o.name, p.project_id, pr.name, p.initiator_id,"        \
+	" p.initiator, p.status, p.created_at, p.last_updated_at, p.last_run_at, p.start_at, p.total_runtime_ms,"      \
+	" p.timeout_s, p.suspend_timeout_s, p.entry_point, p.tags, p.meta, p.handlers"
+#define PROC_FROM " FROM processes p LEFT JOIN orgs o ON o.id = p.org_id LEFT JOIN projects pr ON pr.id = p.project_id"
+
+static json_t *col_json(struct store_stmt *st, int i)
+{
+	const char *t = store_col_text(st, i);
+	return t ? json_loads(t, 0, NULL) : NULL;
+}
+
+static void read_process(struct store_stmt *st, void *out)
+{
+	struct process *p = out;
+	int s;
+
+	memset(p, 0, sizeof *p);
+	CP(p->instance_id, 0);
+	CP(p->kind, 1);
+	CP(p->parent_instance_id, 2);
+	CP(p->org_id, 3);
+	CP(p->org_name, 4);
+	CP(p->project_id, 5);
+	CP(p->project_name, 6);
+	CP(p->initiator_id, 7);
+	CP(p->initiator, 8);
+	s = proc_status_parse(store_col_text(st, 9) ? store_col_text(st, 9) : "");
+	p->status = s < 0 ? PS_FAILED : (enum proc_status)s;
+	p->created_at = store_col_int64(st, 10);
+	p->last_updated_at = store_col_int64(st, 11);
+	p->last_run_at = store_col_int64(st, 12);
+	p->start_at = store_col_int64(st, 13);
+	p->total_runtime_ms = store_col_int64(st, 14);
+	p->timeout_s = store_col_int64(st, 15);
+	p->suspend_timeout_s = store_col_int64(st, 16);
+	CP(p->entry_point, 17);
+	p->tags = col_json(st, 18);
+	p->meta = col_json(st, 19);
+	if (!json_is_object(p->meta)) {
+		json_decref(p->meta);
+		p->meta = json_object();
+	}
+	p->handlers = col_json(st, 20);
+}
+
+static void bind_opt(struct store_stmt *st, int i, const char *v)
+{
+	store_bind_text(st, i, v && *v ? v : NULL);
+}
+
+static void bind_opt_int(struct store_stmt *st, int i, int64_t v)
+{
+	if (v)
+		store_bind_int64(st, i, v);
+	else
+		store_bind_null(st, i);
+}
+
+/* The PROCESS_STATUS event and the history row of one change (inside a transaction). */
+static int record_status(struct store_conn *c, const char *id, enum proc_status to, int64_t now, struct err *e)
+{
+	static const char EV[] = "INSERT INTO process_events (id, instance_id, event_type, event_date, data)"
+				 " VALUES (?, ?, 'PROCESS_STATUS', ?, ?)";
+	static const char HIST[] = "INSERT INTO process_status_history (id, instance_id, status, change_date)"
+				   " VALUES (?, ?, ?, ?)";
+	char ev_id[UUID_STR_LEN], data[64];
+	struct store_stmt *st;
+
+	uuid_v4(ev_id);
+	snprintf(data, sizeof data, "{\"status\":\"%s\"}", proc_status_name(to));
+	if (!(st = store_prepare(c, EV, e)))
+		return -1;
+	store_bind_text(st, 1, ev_id);
+	store_bind_text(st, 2, id);
+	store_bind_int64(st, 3, now);
+	store_bind_text(st, 4, data);
+	if (store_step_done(st, e))
+		return -1;
+	if (!(st = store_prepare(c, HIST, e)))
+		return -1;
+	store_bind_text(st, 1, ev_id);
+	store_bind_text(st, 2, id);
+	store_bind_text(st, 3, proc_status_name(to));
+	store_bind_int64(st, 4, now);
+	return store_step_done(st, e);
+}
+
+/* The top-level scalar meta values as rows of process_meta_keys (replacing the old ones). */
+static int write_meta_keys(struct store_conn *c, const char *id, json_t *meta, struct err *e)
+{
+	static const char DEL[] = "DELETE FROM process_meta_keys WHERE instance_id = ?";
+	static const char INS[] = "INSERT INTO process_meta_keys (instance_id, key, value) VALUES (?, ?, ?)";
+	struct store_stmt *st = store_prepare(c, DEL, e);
+	const char *k;
+	json_t *v;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	if (store_step_done(st, e))
+		return -1;
+	json_object_foreach(meta, k, v)
+	{
+		char num[64];
+		const char *text = NULL;
+		if (json_is_string(v))
+			text = json_string_value(v);
+		else if (json_is_integer(v))
+			snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v)), text = num;
+		else if (json_is_real(v))
+			snprintf(num, sizeof num, "%.17g", json_real_value(v)), text = num;
+		else if (json_is_boolean(v))
+			text = json_is_true(v) ? "true" : "false";
+		if (!text)
+			continue;
+		if (!(st = store_prepare(c, INS, e)))
+			return -1;
+		store_bind_text(st, 1, id);
+		store_bind_text(st, 2, k);
+		store_bind_text(st, 3, text);
+		if (store_step_done(st, e))
+			return -1;
+	}
+	return 0;
+}
+
+static int insert_row(struct store_conn *c, const struct process_new *pn, int64_t now, struct err *e)
+{
+	static const char SQL[] =
+	    "INSERT INTO processes (instance_id, kind, parent_instance_id, org_id, project_id, initiator_id, initiator,"
+	    " status, created_at, last_updated_at, start_at, timeout_s, suspend_timeout_s, entry_point, tags, meta,"
+	    " handlers, session_hash) VALUES (?, ?, ?, ?, ?, ?, ?, 'NEW', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	const struct process *p = &pn->p;
+	char *tags = p->tags ? jsonx_dump(p->tags) : NULL, *meta = jsonx_dump(p->meta ? p->meta : json_object());
+	char *handlers = p->handlers ? jsonx_dump(p->handlers) : NULL;
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc = -1;
+
+	if (!st || !meta)
+		goto out;
+	store_bind_text(st, 1, p->instance_id);
+	store_bind_text(st, 2, p->kind[0] ? p->kind : "DEFAULT");
+	bind_opt(st, 3, p->parent_instance_id);
+	store_bind_text(st, 4, p->org_id);
+	bind_opt(st, 5, p->project_id);
+	store_bind_text(st, 6, p->initiator_id);
+	store_bind_text(st, 7, p->initiator);
+	store_bind_int64(st, 8, now);
+	store_bind_int64(st, 9, now);
+	bind_opt_int(st, 10, p->start_at);
+	bind_opt_int(st, 11, p->timeout_s);
+	bind_opt_int(st, 12, p->suspend_timeout_s);
+	store_bind_text(st, 13, p->entry_point);
+	store_bind_text(st, 14, tags);
+	store_bind_text(st, 15, meta);
+	store_bind_text(st, 16, handlers);
+	if (pn->session_hash)
+		store_bind_blob(st, 17, pn->session_hash, 32);
+	else
+		store_bind_null(st, 17);
+	rc = store_step_done(st, e);
+out:
+	if (!meta)
+		rc = err_set(e, ERR_INTERNAL, "out of memory");
+	free(tags);
+	free(meta);
+	free(handlers);
+	return rc;
+}
+
+static int insert_tags(struct store_conn *c, const char *id, json_t *tags, struct err *e)
+{
+	static const char SQL[] = "INSERT INTO process_tags (instance_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING";
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(tags, i, t)
+	{
+		struct store_stmt *st = store_prepare(c, SQL, e);
+		if (!st)
+			return -1;
+		store_bind_text(st, 1, id);
+		store_bind_text(st, 2, json_string_value(t));
+		if (store_step_done(st, e))
+			return -1;
+	}
+	return 0;
+}
+
+int store_process_payload_put(struct store_conn *c, const char *id, const void *data, size_t len, struct err *e)
+{
+	static const char SQL[] = "INSERT INTO process_payloads (instance_id, data) VALUES (?, ?)"
+				  " ON CONFLICT (instance_id) DO UPDATE SET data = excluded.data";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	store_bind_blob(st, 2, data, len);
+	return store_step_done(st, e);
+}
+
+static int set_status_row(struct store_conn *c, const char *id, enum proc_status to, int64_t now, struct err *e)
+{
+	static const char SQL[] = "UPDATE processes SET status = ?, last_updated_at = ? WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, proc_status_name(to));
+	store_bind_int64(st, 2, now);
+	store_bind_text(st, 3, id);
+	return store_step_done(st, e);
+}
+
+int store_process_create(struct store_conn *c, const struct process_new *pn, struct err *e)
+{
+	const char *id = pn->p.instance_id;
+	int64_t now = dt_now_ms();
+
+	if (store_tx_begin(c, e))
+		return -1;
+	if (insert_row(c, pn, now, e) || record_status(c, id, PS_NEW, now, e) ||
+	    (pn->p.tags && insert_tags(c, id, pn->p.tags, e)) ||
+	    (pn->p.meta && write_meta_keys(c, id, pn->p.meta, e)) ||
+	    store_process_payload_put(c, id, pn->payload, pn->payload_len, e) || set_status_row(c, id, PS_ENQUEUED, now, e) ||
+	    record_status(c, id, PS_ENQUEUED, now, e)) {
+		store_tx_rollback(c);
+		return -1;
+	}
+	return store_tx_commit(c, e);
+}
+
+int store_process_get(struct store_conn *c, const char *id, struct process *p, struct err *e)
+{
+	static const char SQL[] = "SELECT " PROC_COLS PROC_FROM " WHERE p.instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	memset(p, 0, sizeof *p);
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	return store_one(st, read_process, p, "Process instance", id, e);
+}
+
+int store_process_by_session(struct store_conn *c, const uint8_t hash[32], struct process *p, struct err *e)
+{
+	static const char SQL[] = "SELECT " PROC_COLS PROC_FROM " WHERE p.session_hash = ?"
+				  " AND p.status NOT IN ('FINISHED', 'FAILED', 'CANCELLED', 'TIMED_OUT')";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	if (!st)
+		return -1;
+	store_bind_blob(st, 1, hash, 32);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		read_process(st, p);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_UNAUTH, "invalid or expired session token");
+	return rc < 0 ? rc : 0;
+}
+
+/* The status change inside an open transaction (see store_process_transition). */
+static int transition_in_tx(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
+			    const char *node, int64_t now, struct err *e)
+{
+	static const char GET[] = "SELECT status, last_run_at, total_runtime_ms FROM processes WHERE instance_id = ?";
+	static const char SET[] = "UPDATE processes SET status = ?, last_updated_at = ?, last_run_at = ?,"
+				  " total_runtime_ms = ?, node_id = ?, heartbeat_at = ? WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, GET, e);
+	int64_t last_run = 0, total = 0;
+	int rc, cur = -1;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		cur = proc_status_parse(store_col_text(st, 0) ? store_col_text(st, 0) : "");
+		last_run = store_col_int64(st, 1);
+		total = store_col_int64(st, 2);
+	}
+	store_reset(st);
+	if (rc < 0)
+		return rc;
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Process instance not found: %s", id);
+	if (cur < 0 || !(from_mask & PS_BIT(cur)))
+		return err_set(e, ERR_CONFLICT, "process %s is %s, not in a state that allows %s", id,
+			       cur < 0 ? "in an unknown status" : proc_status_name((enum proc_status)cur),
+			       proc_status_name(to));
+	if (cur == PS_RUNNING && last_run && to != PS_RUNNING)
+		total += now - last_run;
+	if (to == PS_RUNNING)
+		last_run = now;
+	if (!(st = store_prepare(c, SET, e)))
+		return -1;
+	store_bind_text(st, 1, proc_status_name(to));
+	store_bind_int64(st, 2, now);
+	bind_opt_int(st, 3, last_run);
+	store_bind_int64(st, 4, total);
+	if (to == PS_STARTING || to == PS_RUNNING) {
+		if (node)
+			store_bind_text(st, 5, node);
+		else
+			store_bind_null(st, 5);
+		store_bind_int64(st, 6, now);
+	} else {
+		store_bind_null(st, 5);
+		store_bind_null(st, 6);
+	}
+	store_bind_text(st, 7, id);
+	if (store_step_done(st, e))
+		return -1;
+	return record_status(c, id, to, now, e);
+}
+
+static int node_of(struct store_conn *c, const char *id, char *node, size_t cap, struct err *e)
+{
+	static const char SQL[] = "SELECT node_id FROM processes WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	node[0] = '\0';
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW && store_col_text(st, 0))
+		snprintf(node, cap, "%s", store_col_text(st, 0));
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+int store_process_transition(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
+			     struct err *e)
+{
+	char node[128];
+
+	if (store_tx_begin(c, e))
+		return -1;
+	/* STARTING → RUNNING keeps the node that claimed the process. */
+	if (node_of(c, id, node, sizeof node, e) ||
+	    transition_in_tx(c, id, from_mask, to, node[0] ? node : NULL, dt_now_ms(), e)) {
+		store_tx_rollback(c);
+		return -1;
+	}
+	return store_tx_commit(c, e);
+}
+
+int store_process_claim(struct store_conn *c, const char *node, int64_t now, struct process *out, struct err *e)
+{
+	static const char SQL[] = "SELECT instance_id FROM processes WHERE status = 'ENQUEUED'"
+				  " AND (start_at IS NULL OR start_at <= ?) ORDER BY last_updated_at LIMIT 1";
+	char id[UUID_STR_LEN] = "";
+	struct store_stmt *st;
+	int rc;
+
+	if (store_tx_begin(c, e))
+		return -1;
+	if (!(st = store_prepare(c, SQL, e)))
+		goto fail;
+	store_bind_int64(st, 1, now);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		snprintf(id, sizeof id, "%s", store_col_text(st, 0));
+	store_reset(st);
+	if (rc < 0)
+		goto fail;
+	if (!id[0]) {
+		store_tx_rollback(c);
+		return 0;
+	}
+	if (transition_in_tx(c, id, PS_BIT(PS_ENQUEUED), PS_STARTING, node, now, e))
+		goto fail;
+	if (store_tx_commit(c, e))
+		return -1;
+	return store_process_get(c, id, out, e) ? -1 : 1;
+fail:
+	store_tx_rollback(c);
+	return -1;
+}
+
+int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, struct err *e)
+{
+	static const char SQL[] = "SELECT min(start_at) FROM processes WHERE status = 'ENQUEUED' AND start_at > ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*at = 0;
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, now);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW && !store_col_is_null(st, 0))
+		*at = store_col_int64(st, 0);
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+int store_process_payload(struct store_conn *c, const char *id, void **data, size_t *len, struct err *e)
+{
+	static const char SQL[] = "SELECT data FROM process_payloads WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	const void *p;
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		p = store_col_blob(st, 0, len);
+		*data = malloc(*len ? *len : 1);
+		if (*data)
+			memcpy(*data, p, *len);
+		else
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "payload of process %s not found", id);
+	return rc < 0 ? rc : 0;
+}
+
+int store_process_payload_drop(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM process_payloads WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	return store_step_done(st, e);
+}
+
+int store_process_meta_merge(struct store_conn *c, const char *id, json_t *obj, struct err *e)
+{
+	static const char GET[] = "SELECT meta FROM processes WHERE instance_id = ?";
+	static const char SET[] = "UPDATE processes SET meta = ? WHERE instance_id = ?";
+	struct store_stmt *st;
+	json_t *meta = NULL, *v;
+	const char *k;
+	char *text = NULL;
+	int rc;
+
+	if (store_tx_begin(c, e))
+		return -1;
+	if (!(st = store_prepare(c, GET, e)))
+		goto fail;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		meta = col_json(st, 0);
+	store_reset(st);
+	if (rc < 0)
+		goto fail;
+	if (rc == STORE_DONE) {
+		err_set(e, ERR_NOT_FOUND, "Process instance not found: %s", id);
+		goto fail;
+	}
+	if (!json_is_object(meta)) {
+		json_decref(meta);
+		meta = json_object();
+	}
+	json_object_foreach(obj, k, v)
+	{
+		if (json_is_null(v))
+			json_object_del(meta, k);
+		else
+			json_object_set(meta, k, v);
+	}
+	if (!(text = jsonx_dump(meta)) || !(st = store_prepare(c, SET, e)))
+		goto fail;
+	store_bind_text(st, 1, text);
+	store_bind_text(st, 2, id);
+	if (store_step_done(st, e) || write_meta_keys(c, id, meta, e))
+		goto fail;
+	free(text);
+	json_decref(meta);
+	return store_tx_commit(c, e);
+fail:
+	if (!text && meta && e)
+		err_set(e, e->code ? e->code : ERR_INTERNAL, "%s", e->code ? e->msg : "out of memory");
+	store_tx_rollback(c);
+	free(text);
+	json_decref(meta);
+	return -1;
+}
+
+static void read_id(struct store_stmt *st, void *out)
+{
+	char(*id)[UUID_STR_LEN] = out;
+	snprintf(*id, UUID_STR_LEN, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
+}
+
+int store_process_orphans(struct store_conn *c, const char *node, char (**ids)[UUID_STR_LEN], size_t *n, struct err *e)
+{
+	static const char SQL[] = "SELECT instance_id FROM processes WHERE status IN ('STARTING', 'RUNNING')"
+				  " AND (? IS NULL OR node_id = ? OR node_id IS NULL)";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	*ids = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, node);
+	store_bind_text(st, 2, node);
+	return store_collect(st, UUID_STR_LEN, read_id, (void **)ids, n, e);
+}
+
+int store_process_children(struct store_conn *c, const char *id, json_t **out, struct err *e)
+{
+	static const char SQL[] =
+	    "SELECT instance_id FROM processes WHERE parent_instance_id = ? ORDER BY created_at, instance_id";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*out = NULL;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	*out = json_array();
+	while ((rc = store_step(st, e)) == STORE_ROW)
+		json_array_append_new(*out, json_string(store_col_text(st, 0)));
+	store_reset(st);
+	if (rc < 0) {
+		json_decref(*out);
+		*out = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+int store_process_history(struct store_conn *c, const char *id, json_t **out, struct err *e)
+{
+	static const char SQL[] = "SELECT h.id, h.status, h.change_date FROM process_status_history h"
+				  " JOIN process_events ev ON ev.instance_id = h.instance_id AND ev.id = h.id"
+				  " WHERE h.instance_id = ? ORDER BY ev.seq_id";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	char ts[DT_ISO_LEN];
+	int rc;
+
+	*out = NULL;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	*out = json_array();
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		dt_format_iso(store_col_int64(st, 2), ts);
+		json_array_append_new(*out, json_pack("{s:s, s:s, s:s}", "id", store_col_text(st, 0), "status",
+						      store_col_text(st, 1), "changeDate", ts));
+	}
+	store_reset(st);
+	if (rc < 0) {
+		json_decref(*out);
+		*out = NULL;
+		return rc;
+	}
+	return 0;
+}
