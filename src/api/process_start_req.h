@@ -31,15 +31,34 @@
  * Every other part is a file: `archive` (a ZIP, extracted with limits.archive_*), or a
  * file stored under its part name (a relative path; "..", absolute names, backslashes,
  * NUL, empty components → ERR_INVALID "Invalid attachment name: <n>").  A file part
- * named like a process definition (concord.yml, .concord.yml, concord/*.yml,
- * concord/*.yaml, …) or an archive makes the request a raw payload.
+ * named like a process definition (concord.yml, .concord.yml, concord.yaml,
+ * .concord.yaml, or any concord/<name>.yml or .yaml) or an archive makes the request a
+ * raw payload.
  *
  * Errors are ERR_INVALID (400) with a message naming the part and what is wrong:
  * invalid JSON in request/meta, a request that is not an object, a meta that is text or
  * not an object, startAt not ISO-8601 / without offset / in the past (relative to
  * `now`), a timeout that is neither a number of seconds >= 0 nor an ISO-8601 duration
  * (PnDTnHnMnS), a parentInstanceId that is not a UUID, `sync=true` (Concord's message),
- * too many tags; ERR_TOO_LARGE for archive limits. */
+ * too many tags; ERR_TOO_LARGE for archive limits.
+ *
+ * Details decided here:
+ *  - Special text parts are matched in any case (Concord's getString) and stored in cfg
+ *    under their canonical spelling ("ORG" → cfg.org).  A special value that is empty
+ *    after trimming counts as absent (cfg keeps the "").
+ *  - `request` must be a non-text part: as text/plain it is refused like `meta`
+ *    ("Expected a JSON object in 'request', got: …").
+ *  - orgId, projectId and repoId must be UUIDs too (400 instead of Concord's 500).
+ *  - `activeProfiles`, `out` and `tags` are comma-separated strings or, from `request`,
+ *    lists of strings; items trimmed, empties dropped; tags made unique, at most
+ *    START_REQ_TAGS_MAX.
+ *  - start_req_materialize extracts the archive first, then writes the file parts with
+ *    O_CREAT|O_EXCL|O_NOFOLLOW through folders opened with O_NOFOLLOW (created 0700, files
+ *    0600).  What is already there wins, as in Concord where the archive replaces files:
+ *    a file part whose path exists (from the archive, an earlier part of the same name, or
+ *    anything planted, links included) or whose folder is not a folder is not written. */
+
+#define START_REQ_TAGS_MAX 100 /* distinct tags of one process */
 
 struct start_req {
 	json_t *cfg; /* owned: the configuration object */

@@ -82,9 +82,17 @@ static const struct config_opt opts[] = {
      "open files of one runner (RLIMIT_NOFILE)"},
     {"limit-runner-cpu-seconds", CONFIG_SIZE, "0", 0, 1ULL << 32, &runner_limits.cpu_seconds,
      "CPU seconds of one runner (RLIMIT_CPU; 0: none — use processTimeout)"},
+    {"limit-archive-entries", CONFIG_SIZE, "10000", 1, 10000000, &limits.archive_entries,
+     "entries of one uploaded payload archive (over it: 413)"},
+    {"limit-archive-bytes", CONFIG_SIZE, "512M", 1024, 1ULL << 40, &limits.archive_bytes,
+     "unpacked bytes of one uploaded payload archive (over it: 413)"},
+    {"limit-archive-ratio", CONFIG_UINT, "100", 1, 1000000, &limits.archive_ratio,
+     "unpacked size / packed size of one uploaded payload archive (over it: 413)"},
     {"shutdown-grace-ms", CONFIG_UINT, "10000", 0, 600000, &cfg.shutdown_grace_ms,
      "on SIGTERM/SIGINT, how long requests in flight may take to finish"},
 };
+/* --limit-archive-bytes is a CONFIG_SIZE stored into a uint64_t. */
+_Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
 #define N_OPTS (sizeof opts / sizeof opts[0])
 
 static int prepare_data_dir(const char *dir, struct err *e)

@@ -52,10 +52,10 @@ void queue_log_line(struct store_conn *c, const char *id, const char *level, con
 
 /* Runner resource limits (set by `accord serve`, read by every supervisor). */
 struct runner_limits {
-	uint64_t memory_bytes; /* RLIMIT_AS; 0: none */
-	uint64_t file_bytes;   /* RLIMIT_FSIZE */
-	uint64_t open_files;   /* RLIMIT_NOFILE */
-	uint64_t cpu_seconds;  /* RLIMIT_CPU; 0: none */
+	size_t memory_bytes; /* RLIMIT_AS; 0: none */
+	size_t file_bytes;   /* RLIMIT_FSIZE */
+	size_t open_files;   /* RLIMIT_NOFILE */
+	size_t cpu_seconds;  /* RLIMIT_CPU; 0: none */
 };
 extern struct runner_limits runner_limits;
 
