@@ -1,12 +1,17 @@
 #include "base/path.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 bool path_is_safe_relative(const char *rel)
@@ -87,17 +92,13 @@ int path_remove_tree(const char *path, struct err *e)
 	return 0;
 }
 
-char *path_read_file(const char *path, size_t max, size_t *len, struct err *e)
+/* Reads the regular file open on fd (closed here); path names it in messages. */
+static char *read_fd(int fd, const char *path, size_t max, size_t *len, struct err *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	char *data = NULL;
 	size_t got = 0;
 
-	if (fd < 0) {
-		err_set(e, errno == ENOENT ? ERR_NOT_FOUND : ERR_INTERNAL, "cannot open %s: %s", path, strerror(errno));
-		return NULL;
-	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		err_set(e, ERR_INVALID, "%s is not a regular file", path);
 		goto fail;
@@ -130,6 +131,17 @@ fail:
 	return NULL;
 }
 
+char *path_read_file(const char *path, size_t max, size_t *len, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		err_set(e, errno == ENOENT ? ERR_NOT_FOUND : ERR_INTERNAL, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	return read_fd(fd, path, max, len, e);
+}
+
 int path_write_file(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
 {
 	char tmp[4096];
@@ -158,4 +170,412 @@ int path_write_file(const char *path, const void *data, size_t len, mode_t mode,
 		return err_set(e, ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
 	}
 	return 0;
+}
+
+/* ---- the working-directory resolver ---- */
+
+#define BENEATH_RETRIES 8 /* openat2 answers EAGAIN when a concurrent rename races the walk */
+
+/* Tests set this to exercise the walk that stands in for openat2 on older kernels. */
+static bool beneath_force_walk;
+
+static int beneath_outside(const char *name, struct err *e)
+{
+	return err_set(e, ERR_FORBIDDEN, "path '%.300s' is outside the working directory", name);
+}
+
+/* The error for a failed open beneath the working directory; errnum is the open's errno. */
+static int beneath_fail(const char *name, int errnum, struct err *e)
+{
+	switch (errnum) {
+	case EXDEV:
+		return beneath_outside(name, e);
+	case ELOOP:
+		return err_set(e, ERR_FORBIDDEN,
+			       "path '%.300s' is outside the working directory: it goes through a link that is refused",
+			       name);
+	case ENOENT:
+		return err_set(e, ERR_NOT_FOUND, "path '%.300s' does not exist", name);
+	case ENOTDIR:
+		return err_set(e, ERR_NOT_FOUND, "path '%.300s': a part of it is not a folder", name);
+	case EISDIR:
+		return err_set(e, ERR_INVALID, "path '%.300s' is a folder", name);
+	case EEXIST:
+		return err_set(e, ERR_CONFLICT, "path '%.300s' already exists", name);
+	case EACCES:
+	case EPERM:
+		return err_set(e, ERR_FORBIDDEN, "path '%.300s': permission denied", name);
+	default:
+		return err_set(e, ERR_INTERNAL, "path '%.300s': %s", name, strerror(errnum));
+	}
+}
+
+/* Sets *rel to the part of name below root ("" for root itself).  An absolute name must lie
+ * lexically inside root, split on a component boundary; no name may hold "..". */
+static int beneath_rel(const char *root, const char *name, const char **rel, struct err *e)
+{
+	size_t rl = strlen(root);
+	const char *p = name;
+
+	assert(root[0] == '/');
+	if (!name || !*name)
+		return err_set(e, ERR_INVALID, "empty path");
+	if (strlen(name) >= PATH_MAX)
+		return err_set(e, ERR_INVALID, "path '%.100s...' is too long", name);
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	if (name[0] == '/' && rl > 1) {
+		if (strncmp(name, root, rl) != 0 || (name[rl] != '/' && name[rl] != '\0'))
+			return beneath_outside(name, e);
+		p = name + rl;
+	}
+	while (*p == '/')
+		p++;
+	for (const char *c = p; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return beneath_outside(name, e);
+		c += n;
+		while (*c == '/')
+			c++;
+	}
+	*rel = p;
+	return 0;
+}
+
+static int beneath_root(const char *root, struct err *e)
+{
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		err_set(e, ERR_INTERNAL, "cannot open the working directory %s: %s", root, strerror(errno));
+	return fd;
+}
+
+/* One component of a walk: no symbolic link is followed, whatever it points at. */
+static int walk_step(int dirfd, const char *comp, int flags, mode_t mode)
+{
+	struct stat st;
+	int fd = openat(dirfd, comp, flags | O_NOFOLLOW, mode);
+
+	if (fd < 0) {
+		int saved = errno;
+		if ((saved == ENOTDIR || saved == ELOOP) && fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			saved = ELOOP;
+		errno = saved;
+		return -1;
+	}
+	if ((flags & O_PATH) && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+		close(fd);
+		errno = ELOOP;
+		return -1;
+	}
+	return fd;
+}
+
+/* openat2's stand-in: component by component from dirfd, refusing links and "..". */
+static int walk_open(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	char buf[PATH_MAX];
+	char *comp = buf;
+	int cur = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (cur < 0)
+		return -1;
+	snprintf(buf, sizeof buf, "%s", rel);
+	for (;;) {
+		char *next;
+		int fd;
+		while (*comp == '/')
+			comp++;
+		next = comp + strcspn(comp, "/");
+		while (*next == '/')
+			*next++ = '\0';
+		if (strcmp(comp, "..") == 0) {
+			close(cur);
+			errno = EXDEV;
+			return -1;
+		}
+		if (*next && (!*comp || strcmp(comp, ".") == 0)) {
+			comp = next;
+			continue;
+		}
+		if (!*next) {
+			fd = walk_step(cur, *comp ? comp : ".", flags, mode);
+			close(cur);
+			return fd;
+		}
+		fd = walk_step(cur, comp, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+		close(cur);
+		if (fd < 0)
+			return -1;
+		cur = fd;
+		comp = next;
+	}
+}
+
+/* Opens rel beneath dirfd: openat2 keeps every step, links included, beneath dirfd and
+ * refuses /proc magic links; kernels without openat2 get the stricter walk.  Returns the
+ * descriptor or -1 with errno set (EXDEV or ELOOP for an escape). */
+static int beneath_openat(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
+			       .mode = (flags & O_CREAT) ? mode : 0,
+			       .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
+
+	if (!beneath_force_walk) {
+		long fd;
+		int tries = 0;
+		do
+			fd = syscall(SYS_openat2, dirfd, *rel ? rel : ".", &how, sizeof how);
+		while (fd < 0 && errno == EAGAIN && ++tries < BENEATH_RETRIES);
+		if (fd >= 0 || errno != ENOSYS)
+			return (int)fd;
+	}
+	return walk_open(dirfd, rel, flags | O_CLOEXEC, mode);
+}
+
+/* Refuses what a descriptor just opened for a flow must not be: a regular file with other
+ * names (a hard link may lead anywhere on the file system) or, unless only a path was
+ * asked for, something that is neither a regular file nor a folder (a FIFO would block). */
+static int beneath_check(int fd, int flags, const char *name, struct err *e)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return err_set(e, ERR_INTERNAL, "path '%.300s': %s", name, strerror(errno));
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+		return err_set(e, ERR_FORBIDDEN, "path '%.300s' is a file with %lu hard links, which is refused", name,
+			       (unsigned long)st.st_nlink);
+	if (!(flags & O_PATH) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return err_set(e, ERR_INVALID, "path '%.300s' is not a regular file or a folder", name);
+	return S_ISREG(st.st_mode) ? 1 : 0;
+}
+
+int path_open_beneath(const char *root, const char *name, int flags, mode_t mode, struct err *e)
+{
+	const char *rel;
+	int rootfd, fd, rc, fl;
+	bool trunc = (flags & O_TRUNC) != 0;
+
+	if (beneath_rel(root, name, &rel, e) < 0 || (rootfd = beneath_root(root, e)) < 0)
+		return -1;
+	/* O_TRUNC waits for beneath_check: truncating first would empty a hard-linked file. */
+	flags &= ~O_TRUNC;
+	if (!(flags & O_PATH))
+		flags |= O_NONBLOCK | O_NOCTTY;
+	fd = beneath_openat(rootfd, rel, flags, mode);
+	rc = fd < 0 ? beneath_fail(name, errno, e) : 0;
+	close(rootfd);
+	if (rc < 0)
+		return rc;
+	rc = beneath_check(fd, flags, name, e);
+	if (rc >= 0 && !(flags & O_PATH) && ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
+		rc = err_set(e, ERR_INTERNAL, "path '%.300s': %s", name, strerror(errno));
+	if (rc == 1 && trunc && ftruncate(fd, 0) != 0)
+		rc = err_set(e, ERR_INTERNAL, "cannot truncate '%.300s': %s", name, strerror(errno));
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+char *path_read_beneath(const char *root, const char *name, size_t max, size_t *len, struct err *e)
+{
+	int fd = path_open_beneath(root, name, O_RDONLY, 0, e);
+	return fd < 0 ? NULL : read_fd(fd, name, max, len, e);
+}
+
+int path_exists_beneath(const char *root, const char *name, struct err *e)
+{
+	struct err tmp;
+	int fd = path_open_beneath(root, name, O_PATH, 0, &tmp);
+
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	if (tmp.code == ERR_NOT_FOUND)
+		return 0;
+	if (e)
+		*e = tmp;
+	return -(int)tmp.code;
+}
+
+/* Opens the folder holding rel's last component (O_PATH) and points *last at that
+ * component inside buf, a copy of rel.  rel must name something below the root. */
+static int beneath_parent(int rootfd, const char *rel, char buf[PATH_MAX], const char **last, const char *name,
+			  struct err *e)
+{
+	size_t n;
+	char *slash;
+	int fd;
+
+	snprintf(buf, PATH_MAX, "%s", rel);
+	n = strlen(buf);
+	while (n > 0 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	slash = strrchr(buf, '/');
+	*last = slash ? slash + 1 : buf;
+	if (!**last || strcmp(*last, ".") == 0)
+		return err_set(e, ERR_INVALID, "path '%.300s' does not name a file", name);
+	if (slash)
+		*slash = '\0';
+	fd = beneath_openat(rootfd, slash ? buf : "", O_PATH | O_DIRECTORY, 0);
+	return fd < 0 ? beneath_fail(name, errno, e) : fd;
+}
+
+/* Refuses to replace a symbolic link or a hard-linked file by name, so a write never
+ * looks as if it went through one. */
+static int beneath_replaceable(int dirfd, const char *last, const char *name, struct err *e)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, last, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : beneath_fail(name, errno, e);
+	if (S_ISLNK(st.st_mode))
+		return beneath_fail(name, ELOOP, e);
+	if (S_ISDIR(st.st_mode))
+		return beneath_fail(name, EISDIR, e);
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+		return err_set(e, ERR_FORBIDDEN, "path '%.300s' is a file with %lu hard links, which is refused", name,
+			       (unsigned long)st.st_nlink);
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int path_write_beneath(const char *root, const char *name, const void *data, size_t len, mode_t mode, struct err *e)
+{
+	static _Atomic unsigned counter;
+	char buf[PATH_MAX], tmp[64];
+	const char *rel, *last;
+	int rootfd = -1, dirfd = -1, fd = -1, rc = -1;
+
+	if (beneath_rel(root, name, &rel, e) < 0 || (rootfd = beneath_root(root, e)) < 0)
+		return -1;
+	if ((dirfd = beneath_parent(rootfd, rel, buf, &last, name, e)) < 0 ||
+	    beneath_replaceable(dirfd, last, name, e) < 0)
+		goto out;
+	snprintf(tmp, sizeof tmp, ".accord-tmp-%d-%u", (int)getpid(), counter++);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0) {
+		rc = beneath_fail(name, errno, e);
+		goto out;
+	}
+	rc = write_all(fd, data, len) < 0 || fsync(fd) != 0 ? -1 : 0;
+	if (close(fd) != 0)
+		rc = -1;
+	fd = -1;
+	if (rc < 0 || renameat(dirfd, tmp, dirfd, last) != 0) {
+		rc = err_set(e, ERR_INTERNAL, "cannot write '%.300s': %s", name, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dirfd >= 0)
+		close(dirfd);
+	close(rootfd);
+	return rc;
+}
+
+int path_mkdirs_beneath(const char *root, const char *name, mode_t mode, struct err *e)
+{
+	char buf[PATH_MAX];
+	const char *rel;
+	char *end;
+	int rootfd, cur, rc = 0;
+
+	if (beneath_rel(root, name, &rel, e) < 0 || (rootfd = beneath_root(root, e)) < 0)
+		return -1;
+	snprintf(buf, sizeof buf, "%s", rel);
+	cur = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (end = buf; cur >= 0 && *end;) {
+		char *comp = end, saved;
+		int fd;
+		end += strcspn(end, "/");
+		saved = *end;
+		*end = '\0';
+		/* Each prefix is resolved from the root again, so a link planted in it is judged
+		 * like any other path; mkdirat itself never follows one. */
+		fd = beneath_openat(rootfd, buf, O_PATH | O_DIRECTORY, 0);
+		if (fd < 0 && errno == ENOENT && *comp && strcmp(comp, ".") != 0 &&
+		    (mkdirat(cur, comp, mode) == 0 || errno == EEXIST))
+			fd = beneath_openat(rootfd, buf, O_PATH | O_DIRECTORY, 0);
+		if (fd < 0) {
+			rc = beneath_fail(name, errno, e);
+			break;
+		}
+		close(cur);
+		cur = fd;
+		*end = saved;
+		while (*end == '/')
+			end++;
+	}
+	if (cur < 0 && rc == 0)
+		rc = err_set(e, ERR_INTERNAL, "cannot open the working directory %s: %s", root, strerror(errno));
+	if (cur >= 0)
+		close(cur);
+	close(rootfd);
+	return rc;
+}
+
+int path_rename_beneath(const char *root, const char *from, const char *to, struct err *e)
+{
+	char fbuf[PATH_MAX], tbuf[PATH_MAX];
+	const char *frel, *trel, *flast, *tlast;
+	int rootfd, fdir = -1, tdir = -1, rc = -1;
+
+	if (beneath_rel(root, from, &frel, e) < 0 || beneath_rel(root, to, &trel, e) < 0 ||
+	    (rootfd = beneath_root(root, e)) < 0)
+		return -1;
+	if ((fdir = beneath_parent(rootfd, frel, fbuf, &flast, from, e)) < 0 ||
+	    (tdir = beneath_parent(rootfd, trel, tbuf, &tlast, to, e)) < 0)
+		goto out;
+	if (renameat(fdir, flast, tdir, tlast) != 0) {
+		rc = beneath_fail(errno == ENOENT ? from : to, errno, e);
+		err_prefix(e, "cannot move '%.200s' to '%.200s'", from, to);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fdir >= 0)
+		close(fdir);
+	if (tdir >= 0)
+		close(tdir);
+	close(rootfd);
+	return rc;
+}
+
+char *path_abs_beneath(const char *root, const char *name, struct err *e)
+{
+	const char *rel;
+	char *out;
+	size_t rl = strlen(root);
+
+	if (beneath_rel(root, name, &rel, e) < 0)
+		return NULL;
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	if (asprintf(&out, "%.*s%s%s", (int)rl, root, *rel ? "/" : "", rel) < 0) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	return out;
 }

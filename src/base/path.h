@@ -27,4 +27,50 @@ char *path_read_file(const char *path, size_t max, size_t *len, struct err *e);
 /* Writes data to path atomically (temp file + rename) with the given mode. */
 int path_write_file(const char *path, const void *data, size_t len, mode_t mode, struct err *e) WUR;
 
+/* The working-directory resolver: every file a flow names goes through these.
+ *
+ * root is the process's working directory, an absolute path the caller trusts (created by
+ * the supervisor or `accord run`).  name is untrusted: relative to root, or absolute and
+ * lexically inside root (Concord flows pass "${workDir}/x"); root is stripped only on a
+ * component boundary, so "<root>x/y" is outside.  A name with a ".." component is refused
+ * before any system call.  The rest is resolved beneath root with openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS): a symbolic link may be followed only while it stays beneath root,
+ * /proc magic links (/proc/self/root, /proc/self/fd/N) never.  Kernels without openat2
+ * (ENOSYS) get a component-by-component walk with O_NOFOLLOW that refuses every symbolic link.
+ * A regular file with more than one hard link is refused for reading and writing: its other
+ * name may lie anywhere on the file system.
+ *
+ * Errors (e set, message naming the path): ERR_FORBIDDEN "path '…' is outside the working
+ * directory" for every escape, and for hard links; ERR_NOT_FOUND when it does not exist;
+ * ERR_INVALID for a FIFO, device or socket, or a folder where a file is needed.
+ * Thread-safe: no state is kept between calls. */
+
+/* Opens name beneath root with open(2) flags and mode (for O_CREAT); O_CLOEXEC is always
+ * added.  O_TRUNC is applied only after the hard-link check.  Returns a NEW descriptor, or
+ * < 0 with e set.  With O_PATH only the escape checks apply. */
+int path_open_beneath(const char *root, const char *name, int flags, mode_t mode, struct err *e) WUR;
+
+/* Reads the regular file name beneath root into a new NUL-terminated buffer (caller frees);
+ * ERR_TOO_LARGE past max bytes. */
+char *path_read_beneath(const char *root, const char *name, size_t max, size_t *len, struct err *e);
+
+/* Writes data to name beneath root atomically (temp file + rename in the same folder), which
+ * must exist.  Refuses to replace a symbolic link, a folder or a hard-linked file. */
+int path_write_beneath(const char *root, const char *name, const void *data, size_t len, mode_t mode,
+		       struct err *e) WUR;
+
+/* mkdir -p of name beneath root; each created folder gets mode. */
+int path_mkdirs_beneath(const char *root, const char *name, mode_t mode, struct err *e) WUR;
+
+/* 1 when name exists beneath root, 0 when it does not, < 0 (e set) when it is refused. */
+int path_exists_beneath(const char *root, const char *name, struct err *e) WUR;
+
+/* rename(2) of from to to, both beneath root (to's folder must exist; an existing to is
+ * replaced).  The last component of either is not followed. */
+int path_rename_beneath(const char *root, const char *from, const char *to, struct err *e) WUR;
+
+/* The absolute form of name (root + "/" + the part below root) as a new string, after the
+ * same lexical checks; NULL with e set when name is outside. Touches no file. */
+char *path_abs_beneath(const char *root, const char *name, struct err *e);
+
 #endif

@@ -1,34 +1,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/path.h"
 #include "flow/tasks/task.h"
 
-static char *resolve(struct task_ctx *c, json_t *args, size_t i, struct err *e)
-{
-	const char *p;
-	size_t wl = strlen(c->h->workdir);
-	if (task_arg_str(args, i, "path", &p, e) < 0)
-		return NULL;
-	if (p[0] == '/') {
-		if (strncmp(p, c->h->workdir, wl) == 0 && (p[wl] == '/' || p[wl] == '\0'))
-			return strdup(p);
-		err_set(e, ERR_FORBIDDEN, "path '%s' is outside of the working directory", p);
-		return NULL;
-	}
-	return path_join_safe(c->h->workdir, p, e);
-}
+/* Every path goes through the working-directory resolver (base/path.h). */
 
 static int exists(struct task_ctx *c, json_t *args, json_t **out, bool want, struct err *e)
 {
-	struct stat st;
-	char *p = resolve(c, args, 0, e);
-	if (!p)
+	const char *p;
+	int rc;
+	if (task_arg_str(args, 0, "path", &p, e) < 0 || (rc = path_exists_beneath(c->h->workdir, p, e)) < 0)
 		return -1;
-	*out = json_boolean((stat(p, &st) == 0) == want);
-	free(p);
+	*out = json_boolean((rc == 1) == want);
 	return 0;
 }
 
@@ -41,25 +26,34 @@ static int m_not_exists(struct task_ctx *c, json_t *args, json_t **out, struct e
 	return exists(c, args, out, false, e);
 }
 
+/* moveFile(src, dir): src into the folder dir (created as needed); the new absolute path. */
 static int m_move(struct task_ctx *c, json_t *args, json_t **out, struct err *e)
 {
-	char *src = resolve(c, args, 0, e), *dir = src ? resolve(c, args, 1, e) : NULL, *dst = NULL;
-	const char *base = src ? strrchr(src, '/') : NULL;
+	const char *src, *dir, *base;
+	char *to = NULL, *full = NULL;
+	size_t n;
 	int rc = -1;
-	if (!src || !dir)
+	if (task_arg_str(args, 0, "path", &src, e) < 0 || task_arg_str(args, 1, "path", &dir, e) < 0)
+		return -1;
+	n = strlen(src);
+	while (n > 1 && src[n - 1] == '/')
+		n--;
+	for (base = src + n; base > src && base[-1] != '/'; base--)
+		;
+	if (path_mkdirs_beneath(c->h->workdir, dir, 0700, e) < 0)
 		goto out;
-	if (path_mkdirs(dir, 0700, e) < 0 || asprintf(&dst, "%s/%s", dir, base ? base + 1 : src) < 0)
-		goto out;
-	if (rename(src, dst) < 0) {
-		err_set(e, ERR_INVALID, "cannot move %s to %s: %m", src, dir);
+	if (asprintf(&to, "%s/%.*s", dir, (int)(src + n - base), base) < 0) {
+		to = NULL;
+		err_set(e, ERR_INTERNAL, "out of memory");
 		goto out;
 	}
-	*out = json_string(dst);
+	if (path_rename_beneath(c->h->workdir, src, to, e) < 0 || !(full = path_abs_beneath(c->h->workdir, to, e)))
+		goto out;
+	*out = json_string(full);
 	rc = 0;
 out:
-	free(src);
-	free(dir);
-	free(dst);
+	free(to);
+	free(full);
 	return rc;
 }
 

@@ -14,28 +14,12 @@
 
 #define RESOURCE_MAX (64u * 1024 * 1024)
 
-/* A workDir-relative (or absolute, inside workDir) path; new string. */
-static char *resolve(struct task_ctx *c, const char *p, struct err *e)
-{
-	size_t wl = strlen(c->h->workdir);
-	if (p[0] == '/') {
-		if (strncmp(p, c->h->workdir, wl) == 0 && (p[wl] == '/' || p[wl] == '\0'))
-			return strdup(p);
-		err_set(e, ERR_FORBIDDEN, "path '%s' is outside of the working directory", p);
-		return NULL;
-	}
-	return path_join_safe(c->h->workdir, p, e);
-}
-
 static char *read_text(struct task_ctx *c, json_t *args, size_t *len, struct err *e)
 {
 	const char *p;
-	char *full, *data;
-	if (task_arg_str(args, 0, "path", &p, e) < 0 || !(full = resolve(c, p, e)))
+	if (task_arg_str(args, 0, "path", &p, e) < 0)
 		return NULL;
-	data = path_read_file(full, RESOURCE_MAX, len, e);
-	free(full);
-	return data;
+	return path_read_beneath(c->h->workdir, p, RESOURCE_MAX, len, e);
 }
 
 static int maybe_eval(struct task_ctx *c, json_t *args, size_t i, json_t **v, struct err *e)
@@ -193,7 +177,7 @@ static int write_as(struct task_ctx *c, json_t *args, json_t **out, const char *
 {
 	json_t *v = json_array_get(args, 0);
 	const char *p = json_string_value(json_array_get(args, 1));
-	char *text, *full, name[64], u[UUID_STR_LEN];
+	char *text, *full = NULL, name[64], u[UUID_STR_LEN];
 	int rc;
 	if (strcmp(ext, "txt") == 0)
 		text = task_text(v);
@@ -205,15 +189,11 @@ static int write_as(struct task_ctx *c, json_t *args, json_t **out, const char *
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	uuid_v4(u);
 	snprintf(name, sizeof name, ".concord_tmp/resource_%s.%s", u, ext);
-	full = resolve(c, p ? p : name, e);
-	rc = full ? 0 : -1;
-	if (rc == 0 && !p) {
-		char *dir = resolve(c, ".concord_tmp", e);
-		rc = dir ? path_mkdirs(dir, 0700, e) : -1;
-		free(dir);
-	}
+	rc = p ? 0 : path_mkdirs_beneath(c->h->workdir, ".concord_tmp", 0700, e);
 	if (rc == 0)
-		rc = path_write_file(full, text, strlen(text), 0600, e);
+		rc = path_write_beneath(c->h->workdir, p ? p : name, text, strlen(text), 0600, e);
+	if (rc == 0 && !(full = path_abs_beneath(c->h->workdir, p ? p : name, e)))
+		rc = -1;
 	if (rc == 0)
 		*out = json_string(full);
 	free(full);

@@ -1,0 +1,207 @@
+#include "runner/confine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The installed kernel headers may be older than the running kernel: the rights and the
+ * ruleset fields of later ABIs are spelled out here.  The kernel accepts the longer struct
+ * as long as the fields it does not know are zero. */
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#endif
+#ifndef LANDLOCK_SCOPE_SIGNAL
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+#ifndef LANDLOCK_RULE_PATH_BENEATH
+#define LANDLOCK_RULE_PATH_BENEATH 1
+#endif
+
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net; /* ABI 4; left 0: the network is not restricted here */
+	uint64_t scoped;	     /* ABI 6 */
+};
+
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+#define FS_R (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+#define FS_RX (FS_R | LANDLOCK_ACCESS_FS_EXECUTE)
+#define FS_RW_FILE (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE)
+/* The rights Landlock accepts on a rule for a file (not a folder). */
+#define FS_FILE_RIGHTS                                                                                                 \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |                   \
+	 LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* What a runner may read outside its working directory: what the dynamic loader, libc
+ * (users, resolver, time zone), libcurl/TLS (CA certificates) and libsodium need, and
+ * nothing of the data folder.  Paths that do not exist on this host are skipped. */
+static const struct {
+	const char *path;
+	uint64_t access;
+} system_paths[] = {
+    {"/usr", FS_RX},		    /* programs, libraries, /usr/share/{zoneinfo,ca-certificates} */
+    {"/lib", FS_RX},		    /* libraries where /lib is not a link into /usr */
+    {"/lib64", FS_RX},		    /* the dynamic loader */
+    {"/bin", FS_RX},		    /* /bin/sh where /bin is not a link into /usr */
+    {"/etc/ld.so.cache", FS_R},	    /* the loader's library index */
+    {"/etc/ssl", FS_R},		    /* CA certificates, openssl.cnf (Debian) */
+    {"/etc/pki", FS_R},		    /* CA certificates (Fedora, RHEL) */
+    {"/etc/ca-certificates", FS_R}, /* CA certificates (Arch) */
+    {"/etc/resolv.conf", FS_R},	    /* DNS */
+    {"/etc/hosts", FS_R},
+    {"/etc/nsswitch.conf", FS_R},
+    {"/etc/host.conf", FS_R},
+    {"/etc/gai.conf", FS_R},
+    {"/etc/services", FS_R},
+    {"/etc/protocols", FS_R},
+    {"/etc/passwd", FS_R}, /* getpwuid: user name and home folder */
+    {"/etc/group", FS_R},
+    {"/etc/localtime", FS_R},
+    {"/dev/null", FS_RW_FILE},
+    {"/dev/zero", LANDLOCK_ACCESS_FS_READ_FILE},
+    {"/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE},
+    {"/dev/random", LANDLOCK_ACCESS_FS_READ_FILE},
+    {"/proc/self", FS_R}, /* this process's own /proc/<pid> (maps, fd, status); its magic
+			     links are still judged by where they lead */
+};
+
+static long ll_create_ruleset(const struct ll_ruleset_attr *attr, size_t size, uint32_t flags)
+{
+	return syscall(SYS_landlock_create_ruleset, attr, size, flags);
+}
+
+/* Every file-system right the ABI knows: all of them are handled, so anything not granted
+ * by a rule is denied. */
+static uint64_t fs_rights(int abi)
+{
+	uint64_t r = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1: execute … make_sym */
+	if (abi >= 2)
+		r |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return r;
+}
+
+/* Adds "path and everything beneath it may be accessed with access".  A missing path is
+ * skipped (returns 0) unless required. */
+static int add_path(int ruleset, const char *path, uint64_t access, uint64_t handled, bool required, struct err *e)
+{
+	struct ll_path_beneath_attr pb;
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (!required && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
+			return 0;
+		return err_set(e, ERR_INTERNAL, "landlock: cannot open %s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return err_set(e, ERR_INTERNAL, "landlock: cannot stat %s: %s", path, strerror(errno));
+	}
+	pb.allowed_access = access & handled & (S_ISDIR(st.st_mode) ? ~0ULL : FS_FILE_RIGHTS);
+	pb.parent_fd = fd;
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
+		int saved = errno;
+		close(fd);
+		return err_set(e, ERR_INTERNAL, "landlock: cannot add a rule for %s: %s", path, strerror(saved));
+	}
+	close(fd);
+	return 0;
+}
+
+static int build_ruleset(int abi, const char *workdir, struct err *e)
+{
+	struct ll_ruleset_attr attr = {0};
+	int ruleset;
+
+	attr.handled_access_fs = fs_rights(abi);
+	if (abi >= 6)
+		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	ruleset = (int)ll_create_ruleset(&attr, sizeof attr, 0);
+	if (ruleset < 0)
+		return err_set(e, ERR_INTERNAL, "landlock: cannot create a ruleset: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof system_paths / sizeof system_paths[0]; i++)
+		if (add_path(ruleset, system_paths[i].path, system_paths[i].access, attr.handled_access_fs, false, e) <
+		    0)
+			goto fail;
+	if (add_path(ruleset, workdir, attr.handled_access_fs, attr.handled_access_fs, true, e) < 0)
+		goto fail;
+	return ruleset;
+fail:
+	close(ruleset);
+	return -1;
+}
+
+int confine_runner(const char *workdir, char *desc, size_t desc_cap, struct err *e)
+{
+	long abi;
+	int ruleset;
+
+	if (desc_cap)
+		desc[0] = '\0';
+	/* Landlock needs it (short of CAP_SYS_ADMIN); a runner has no use for set-uid anyway. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return err_set(e, ERR_INTERNAL, "cannot set no_new_privs: %s", strerror(errno));
+	abi = ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 0) {
+		if (errno != ENOSYS && errno != EOPNOTSUPP)
+			return err_set(e, ERR_INTERNAL, "landlock: cannot query the ABI: %s", strerror(errno));
+		snprintf(desc, desc_cap, "landlock unavailable (%s): working-directory path checks only",
+			 errno == ENOSYS ? "kernel lacks it" : "disabled at boot");
+		return 0;
+	}
+	ruleset = build_ruleset((int)abi, workdir, e);
+	if (ruleset < 0)
+		return -1;
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+		int saved = errno;
+		close(ruleset);
+		return err_set(e, ERR_INTERNAL, "landlock: cannot restrict the runner: %s", strerror(saved));
+	}
+	close(ruleset);
+	snprintf(desc, desc_cap, "landlock ABI %ld: read-only system paths, read-write working directory%s", abi,
+		 abi >= 6 ? ", signals and abstract sockets scoped" : "");
+	return 1;
+}
+
+int confine_close_fds(int keep_max, struct err *e)
+{
+	struct rlimit rl;
+
+	if (keep_max < -1)
+		keep_max = -1;
+	if (syscall(SYS_close_range, (unsigned)keep_max + 1, ~0U, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return err_set(e, ERR_INTERNAL, "close_range: %s", strerror(errno));
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20))
+		rl.rlim_cur = 1u << 20;
+	for (rlim_t fd = (rlim_t)keep_max + 1; fd < rl.rlim_cur; fd++)
+		close((int)fd);
+	return 0;
+}
