@@ -178,7 +178,11 @@ static int add_query_param(CURL *h, CURLU *u, const char *k, json_t *v, struct e
 		size_t i;
 		json_t *item;
 		rc = 0;
-		json_array_foreach(v, i, item) if (rc == 0) rc = add_query_param(h, u, k, item, e);
+		json_array_foreach(v, i, item)
+		{
+			if (rc == 0)
+				rc = add_query_param(h, u, k, item, e);
+		}
 		curl_free(ek);
 		return rc;
 	}
@@ -211,7 +215,11 @@ static int parse_query(json_t *in, CURLU *u, struct err *e)
 		return err_set(e, ERR_INVALID, "'query' must be a map, got %s", value_class_name(q));
 	if (!(h = curl_easy_init()))
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	json_object_foreach(q, k, v) if (rc == 0 && !json_is_null(v)) rc = add_query_param(h, u, k, v, e);
+	json_object_foreach(q, k, v)
+	{
+		if (rc == 0 && !json_is_null(v))
+			rc = add_query_param(h, u, k, v, e);
+	}
 	curl_easy_cleanup(h);
 	return rc;
 }
@@ -315,7 +323,11 @@ static bool has_header(json_t *headers, const char *name)
 {
 	const char *k;
 	json_t *v;
-	json_object_foreach(headers, k, v) if (strcasecmp(k, name) == 0) return true;
+	json_object_foreach(headers, k, v)
+	{
+		if (strcasecmp(k, name) == 0)
+			return true;
+	}
 	return false;
 }
 
@@ -463,7 +475,11 @@ static int form_pair(struct buf *b, CURL *h, const char *k, json_t *v, struct er
 	if (json_is_array(v)) {
 		size_t i;
 		json_t *item;
-		json_array_foreach(v, i, item) if (form_pair(b, h, k, item, e) < 0) return -1;
+		json_array_foreach(v, i, item)
+		{
+			if (form_pair(b, h, k, item, e) < 0)
+				return -1;
+		}
 		return 0;
 	}
 	text = task_text(v);
@@ -492,7 +508,11 @@ static int body_form(struct http_call *c, json_t *body, struct err *e)
 	if (!(h = curl_easy_init()))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	buf_init(&b, limits.http_task_request_bytes);
-	json_object_foreach(body, k, v) if (rc == 0 && !json_is_null(v)) rc = form_pair(&b, h, k, v, e);
+	json_object_foreach(body, k, v)
+	{
+		if (rc == 0 && !json_is_null(v))
+			rc = form_pair(&b, h, k, v, e);
+	}
 	curl_easy_cleanup(h);
 	if (rc < 0) {
 		buf_cleanup(&b);
@@ -574,7 +594,11 @@ static int body_form_data(struct task_ctx *t, struct http_call *c, CURL *h, json
 		return incompatible(c, e);
 	if (!(c->mime = curl_mime_init(h)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	json_object_foreach(body, k, v) if (mime_field(t, c, k, v, e) < 0) return -1;
+	json_object_foreach(body, k, v)
+	{
+		if (mime_field(t, c, k, v, e) < 0)
+			return -1;
+	}
 	return 0;
 }
 
