@@ -38,6 +38,9 @@ struct limits {
 	uint64_t archive_bytes;	    /* unpacked bytes of one archive */
 	unsigned archive_ratio;	    /* unpacked / packed size */
 	uint64_t process_log_bytes; /* log bytes kept per process */
+	/* The http task */
+	size_t http_task_request_bytes;	 /* request body read from a file (`request: file`) */
+	size_t http_task_response_bytes; /* response body + headers of one call */
 	/* Inventory queries */
 	unsigned query_timeout_ms; /* run time of one inventory query */
 	size_t query_rows;	   /* rows returned by one inventory query */

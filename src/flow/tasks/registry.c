@@ -15,16 +15,25 @@ static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 	}
 
 static const struct task_def server_tasks[] = {
-    SERVER_TASK("concord"), SERVER_TASK("crypto"),	   SERVER_TASK("kv"),
-    SERVER_TASK("http"),    SERVER_TASK("jsonStore"),	   SERVER_TASK("lock"),
-    SERVER_TASK("unlock"),  SERVER_TASK("slack"),	   SERVER_TASK("smtp"),
-    SERVER_TASK("project"), SERVER_TASK("concordSecrets"), SERVER_TASK("repositoryRefresh"),
-    SERVER_TASK("docker"),  SERVER_TASK("ansible"),	   SERVER_TASK("inventory"),
+    SERVER_TASK("concord"),
+    SERVER_TASK("crypto"),
+    SERVER_TASK("kv"),
+    SERVER_TASK("jsonStore"),
+    SERVER_TASK("lock"),
+    SERVER_TASK("unlock"),
+    SERVER_TASK("slack"),
+    SERVER_TASK("smtp"),
+    SERVER_TASK("project"),
+    SERVER_TASK("concordSecrets"),
+    SERVER_TASK("repositoryRefresh"),
+    SERVER_TASK("docker"),
+    SERVER_TASK("ansible"),
+    SERVER_TASK("inventory"),
 };
 
 static const struct task_def *const local_tasks[] = {&task_log,	     &task_throw,  &task_sleep, &task_resource,
 						     &task_datetime, &task_base64, &task_files, &task_env,
-						     &task_vars,     &task_misc};
+						     &task_vars,     &task_misc,   &task_http};
 
 const struct task_def *task_find(const char *name)
 {

@@ -56,6 +56,6 @@ char *task_text(const json_t *v);
 
 /* The task tables, one per file under tasks/. */
 extern const struct task_def task_log, task_throw, task_sleep, task_resource, task_datetime, task_base64, task_files,
-    task_env, task_vars, task_misc;
+    task_env, task_vars, task_misc, task_http;
 
 #endif
