@@ -30,7 +30,7 @@ static int bad(const char *value, const char *why, struct err *e)
 
 static int unsatisfiable(const char *value, uint64_t size, struct err *e)
 {
-	return err_set(e, ERR_RANGE, "Range '%.100s' not satisfiable: the log has %llu bytes", value,
+	return err_set(e, ERR_RANGE, "Range '%.100s' not satisfiable: the size is %llu bytes", value,
 		       (unsigned long long)size);
 }
 
