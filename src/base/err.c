@@ -53,6 +53,7 @@ const char *err_code_name(enum err_code code)
 	    [ERR_UNAVAILABLE] = "unavailable",
 	    [ERR_INTERNAL] = "internal",
 	    [ERR_LIMIT] = "limit",
+	    [ERR_RANGE] = "range_not_satisfiable",
 	};
 	if (code < 0 || code >= ERR__COUNT || !names[code])
 		return "unknown";

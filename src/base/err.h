@@ -20,6 +20,7 @@ enum err_code {
 	ERR_UNAVAILABLE, /* shutting down, overloaded: 503 */
 	ERR_INTERNAL,	 /* a bug or an I/O failure: 500 */
 	ERR_LIMIT,	 /* a configured limit of a flow was hit */
+	ERR_RANGE,	 /* a byte range outside the resource: 416 */
 	ERR__COUNT
 };
 

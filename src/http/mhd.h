@@ -21,6 +21,7 @@ struct mhd_api {
 	__typeof__(&MHD_get_connection_values) get_connection_values;
 	__typeof__(&MHD_create_response_from_buffer) create_response_from_buffer;
 	__typeof__(&MHD_create_response_from_fd_at_offset64) create_response_from_fd_at_offset64;
+	__typeof__(&MHD_create_response_from_callback) create_response_from_callback;
 	__typeof__(&MHD_add_response_header) add_response_header;
 	__typeof__(&MHD_queue_response) queue_response;
 	__typeof__(&MHD_destroy_response) destroy_response;

@@ -22,6 +22,10 @@ static void clear_body(struct http_response *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
+	if (w->stream_ops)
+		w->stream_ops->free(w->stream_ctx);
+	w->stream_ops = NULL;
+	w->stream_ctx = NULL;
 }
 
 void http_resp_cleanup(struct http_response *w)
@@ -72,6 +76,17 @@ void http_resp_file(struct http_response *w, int status, const char *content_typ
 	w->fd_len = len;
 }
 
+void http_resp_stream(struct http_response *w, int status, const char *content_type, const struct http_stream_ops *ops,
+		      void *ctx, uint64_t len)
+{
+	clear_body(w);
+	w->status = status;
+	snprintf(w->content_type, sizeof w->content_type, "%s", content_type);
+	w->stream_ops = ops;
+	w->stream_ctx = ctx;
+	w->stream_len = len;
+}
+
 void http_resp_header(struct http_response *w, const char *name, const char *value)
 {
 	if (w->n_headers == HTTP_MAX_HEADERS)
@@ -89,6 +104,7 @@ int http_status_of(enum err_code code)
 	    [ERR_OK] = 200,	    [ERR_INVALID] = 400,     [ERR_UNAUTH] = 401,   [ERR_FORBIDDEN] = 403,
 	    [ERR_NOT_FOUND] = 404,  [ERR_METHOD] = 405,	     [ERR_CONFLICT] = 409, [ERR_TOO_LARGE] = 413,
 	    [ERR_MEDIA_TYPE] = 415, [ERR_UNAVAILABLE] = 503, [ERR_INTERNAL] = 500, [ERR_LIMIT] = 400,
+	    [ERR_RANGE] = 416,
 	};
 	if (code <= 0 || code >= ERR__COUNT || !status[code])
 		return 500;

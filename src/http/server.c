@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "http/mhd.h"
+#include "http/stream.h"
 
 #include "base/datetime.h"
 #include "base/log.h"
@@ -25,6 +26,7 @@ struct http_server {
 	_Atomic int in_flight;
 	uint16_t port;
 	struct workq *workers;
+	struct http_streams streams;
 };
 
 /* A request's life: READING its body on an I/O thread, then either answered at once by the
@@ -93,12 +95,14 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_line(LOG_WARN, msg, NULL);
 }
 
-static enum MHD_Result queue(struct MHD_Connection *conn, struct http_response *w)
+static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn, struct http_response *w)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	if (w->fd >= 0) {
+	if (w->stream_ops) {
+		r = http_stream_response(&s->streams, conn, w);
+	} else if (w->fd >= 0) {
 		r = mhd.create_response_from_fd_at_offset64(w->fd_len, w->fd, w->fd_off);
 		if (r)
 			w->fd = -1; /* libmicrohttpd closes it */
@@ -185,7 +189,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			/* Answer now: libmicrohttpd then skips the body and closes the connection. */
 			answer_too_large(cs);
 			cs->answered = true;
-			return queue(conn, &cs->resp);
+			return queue(s, conn, &cs->resp);
 		}
 		return MHD_YES;
 	}
@@ -202,7 +206,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	} else if (atomic_load(&cs->phase) == PHASE_READING) {
 		if (s->fn(s->ctx, &cs->req, &cs->resp) == HTTP_HANDLED) {
 			cs->answered = true;
-			return queue(conn, &cs->resp);
+			return queue(s, conn, &cs->resp);
 		}
 		atomic_store(&cs->phase, PHASE_RUNNING);
 		mhd.suspend_connection(conn);
@@ -214,7 +218,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	}
 	cs->answered = true;
-	return queue(conn, &cs->resp);
+	return queue(s, conn, &cs->resp);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -269,6 +273,7 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 		free(s);
 		return NULL;
 	}
+	http_streams_init(&s->streams);
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	s->d = mhd.start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
@@ -280,6 +285,7 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	if (!s->d) {
 		err_set(e, ERR_INTERNAL, "cannot listen on %s (address in use or not available)", cfg->listen);
 		workq_free(s->workers);
+		http_streams_cleanup(&s->streams);
 		free(s);
 		return NULL;
 	}
@@ -310,6 +316,8 @@ void http_server_stop(struct http_server *s, unsigned grace_ms)
 	fd = mhd.quiesce_daemon(s->d);
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
+	/* Streams may wait (suspended) for a long time: end them now. */
+	http_streams_close(&s->streams);
 	while (atomic_load(&s->in_flight) > 0 && dt_mono_ns() < deadline) {
 		struct timespec ts = {0, 10 * 1000000};
 		nanosleep(&ts, NULL);
@@ -318,6 +326,9 @@ void http_server_stop(struct http_server *s, unsigned grace_ms)
 		LOG_W("stopping with %d requests still in flight after %u ms", atomic_load(&s->in_flight), grace_ms);
 	/* Finishes every handler (so no connection stays suspended), then closes them all. */
 	workq_free(s->workers);
+	/* Streams that started during the grace period were born closing; wake any left. */
+	http_streams_close(&s->streams);
 	mhd.stop_daemon(s->d);
+	http_streams_cleanup(&s->streams);
 	free(s);
 }

@@ -16,7 +16,15 @@
  * Limits: a body whose Content-Length exceeds its limit is answered 413 before any of it
  * is read; a chunked body that grows past it is discarded and answered 413.  multipart
  * bodies use upload_bytes, all others body_bytes.  Headers beyond header_bytes are
- * answered 431 by libmicrohttpd. */
+ * answered 431 by libmicrohttpd.
+ *
+ * Streaming (http_resp_stream, http/stream.h): a body produced piece by piece, e.g. a
+ * log followed while it is written.  When the producer has nothing to send, the
+ * connection is suspended inside libmicrohttpd's content-reader callback (no thread is
+ * held, nothing polls) and resumed by http_stream_wake from whichever thread learns of
+ * new data.  The stream is freed by libmicrohttpd when the connection is done with it,
+ * after the producer's free has unsubscribed from its wake-ups.  http_server_stop ends
+ * every stream first, because libmicrohttpd must not stop with suspended connections. */
 
 struct http_server_cfg {
 	const char *listen;  /* "host:port", "[v6addr]:port" or ":port"; port 0 picks one */

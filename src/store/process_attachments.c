@@ -1,0 +1,79 @@
+#include "store/process_attachments.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jsonx.h"
+
+int store_process_attachment_put(struct store_conn *c, const char *id, const char *name, const void *data, size_t len,
+				 struct err *e)
+{
+	static const char SQL[] = "INSERT INTO process_attachments (instance_id, name, data) VALUES (?, ?, ?)"
+				  " ON CONFLICT (instance_id, name) DO UPDATE SET data = excluded.data";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	store_bind_text(st, 2, name);
+	store_bind_blob(st, 3, data, len);
+	return store_step_done(st, e);
+}
+
+int store_process_attachment_get(struct store_conn *c, const char *id, const char *name, void **data, size_t *len,
+				 struct err *e)
+{
+	static const char SQL[] = "SELECT data FROM process_attachments WHERE instance_id = ? AND name = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	store_bind_text(st, 2, name);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		size_t n = 0;
+		const void *p = store_col_blob(st, 0, &n);
+		if (!(*data = malloc(n ? n : 1))) {
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+		} else {
+			if (n)
+				memcpy(*data, p, n);
+			*len = n;
+		}
+	}
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Attachment not found: %.256s", name);
+	return rc < 0 ? rc : 0;
+}
+
+int store_process_attachment_list(struct store_conn *c, const char *id, json_t **out, struct err *e)
+{
+	static const char SQL[] = "SELECT name FROM process_attachments WHERE instance_id = ? ORDER BY name";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (!st)
+		return -1;
+	if (!(arr = json_array()))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	store_bind_text(st, 1, id);
+	while ((rc = store_step(st, e)) == STORE_ROW)
+		if (json_array_append_new(arr, jsonx_string_lossy(store_col_text(st, 0)))) {
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			break;
+		}
+	store_reset(st);
+	if (rc < 0) {
+		json_decref(arr);
+		return rc;
+	}
+	*out = arr;
+	return 0;
+}

@@ -1,0 +1,248 @@
+/* Unit tests for the process log, event and attachment stores on a temporary SQLite
+ * store, and for the log watch: exact bytes across chunk boundaries, event filters and
+ * their Concord shape, attachment names, callbacks woken only for their process. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "queue/logwatch.h"
+#include "store/process_attachments.h"
+#include "store/process_events.h"
+#include "store/process_logs.h"
+
+#define PID "0b6a4a49-52a8-4f6c-9a55-3d5cb1b5f0a1"
+#define PID2 "7d1e6a70-1111-4c2a-8d5a-000000000002"
+
+static char dir[64];
+static struct store *store;
+static struct store_conn *db;
+
+static void exec_ok(const char *sql)
+{
+	struct err e;
+	if (store_exec(db, sql, &e))
+		fail_msg("%s: %s", sql, e.msg);
+}
+
+static int setup(void **state)
+{
+	char url[96];
+	struct err e;
+	(void)state;
+
+	snprintf(dir, sizeof dir, "/tmp/accord-proc-test-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(url, sizeof url, "sqlite:%s/accord.db", dir);
+	store = store_open(url, &e);
+	if (!store)
+		fail_msg("store_open: %s", e.msg);
+	db = store_conn(store, &e);
+	assert_non_null(db);
+	exec_ok("INSERT INTO processes (instance_id, org_id, initiator_id, initiator, status, created_at,"
+		" last_updated_at, entry_point) VALUES ('" PID "', 'o', 'u', 'admin', 'RUNNING', 1, 1, 'default'),"
+		" ('" PID2 "', 'o', 'u', 'admin', 'RUNNING', 1, 1, 'default')");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[96];
+	(void)state;
+
+	store_close(store);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return -1;
+	return 0;
+}
+
+static void append(const char *id, const char *s, uint64_t want_size)
+{
+	struct err e;
+	uint64_t size = 0;
+
+	assert_int_equal(store_process_log_append(db, id, s, strlen(s), &size, &e), 0);
+	assert_int_equal(size, want_size);
+}
+
+static void expect_read(uint64_t off, uint64_t len, const char *want)
+{
+	struct buf b;
+	struct err e;
+
+	buf_init(&b, 0);
+	assert_int_equal(store_process_log_read(db, PID, off, len, &b, &e), 0);
+	assert_int_equal(b.len, strlen(want));
+	assert_memory_equal(b.data ? b.data : "", want, b.len);
+	buf_cleanup(&b);
+}
+
+static void test_log(void **state)
+{
+	struct err e;
+	uint64_t size = 99;
+	(void)state;
+
+	assert_int_equal(store_process_log_size(db, PID, &size, &e), 0);
+	assert_int_equal(size, 0);
+	expect_read(0, 100, "");
+	append(PID, "hello ", 6);
+	append(PID, "wor", 9);
+	append(PID2, "other process", 13);
+	append(PID, "ld\n", 12);
+	assert_int_equal(store_process_log_size(db, PID, &size, &e), 0);
+	assert_int_equal(size, 12);
+	expect_read(0, UINT64_MAX, "hello world\n");
+	expect_read(0, 12, "hello world\n");
+	expect_read(3, 5, "lo wo");    /* starts inside the first chunk, ends inside the second */
+	expect_read(6, 3, "wor");      /* exactly one chunk */
+	expect_read(7, 100, "orld\n"); /* clamped to the size */
+	expect_read(11, 1, "\n");
+	expect_read(12, 10, "");
+	expect_read(500, 10, "");
+	expect_read(5, 0, "");
+	expect_read(UINT64_MAX - 1, 5, "");
+	assert_int_not_equal(store_process_log_append(db, PID, "", 0, NULL, &e), 0);
+}
+
+static void add_event(const char *type, const char *data, int64_t date)
+{
+	struct err e;
+	json_t *j = json_loads(data, 0, NULL);
+
+	assert_non_null(j);
+	assert_int_equal(store_process_event_add(db, PID, type, j, date, &e), 0);
+	json_decref(j);
+}
+
+static json_t *list(struct event_filter f)
+{
+	struct err e;
+	json_t *out = NULL;
+
+	assert_int_equal(store_process_event_list(db, PID, &f, &out, &e), 0);
+	assert_true(json_is_array(out));
+	return out;
+}
+
+static void test_events(void **state)
+{
+	json_t *a, *ev;
+	(void)state;
+
+	add_event("PROCESS_STATUS", "{\"status\":\"RUNNING\"}", 1000);
+	add_event("ELEMENT", "{\"correlationId\":\"c1\",\"phase\":\"pre\",\"in\":{\"x\":1},\"name\":null}", 2000);
+	add_event("ELEMENT", "{\"correlationId\":\"c1\",\"phase\":\"POST\",\"out\":{\"y\":2},\"n\":{\"z\":null}}",
+		  3000);
+	add_event("PROCESS_STATUS", "{\"status\":\"FINISHED\"}", 4000);
+
+	a = list((struct event_filter){0});
+	assert_int_equal(json_array_size(a), 4);
+	ev = json_array_get(a, 1);
+	assert_string_equal(json_string_value(json_object_get(ev, "eventType")), "ELEMENT");
+	assert_int_equal(json_integer_value(json_object_get(ev, "seqId")),
+			 json_integer_value(json_object_get(json_array_get(a, 0), "seqId")) + 1);
+	assert_string_equal(json_string_value(json_object_get(ev, "eventDate")), "1970-01-01T00:00:02.000Z");
+	assert_int_equal(strlen(json_string_value(json_object_get(ev, "id"))), 36);
+	assert_null(json_object_get(json_object_get(ev, "data"), "in"));   /* not includeAll */
+	assert_null(json_object_get(json_object_get(ev, "data"), "name")); /* nulls stripped */
+	assert_int_equal(json_object_size(json_object_get(json_object_get(json_array_get(a, 2), "data"), "n")), 0);
+	json_decref(a);
+
+	a = list((struct event_filter){.include_all = true});
+	assert_non_null(json_object_get(json_object_get(json_array_get(a, 1), "data"), "in"));
+	assert_non_null(json_object_get(json_object_get(json_array_get(a, 2), "data"), "out"));
+	json_decref(a);
+
+	a = list((struct event_filter){.type = "PROCESS_STATUS"});
+	assert_int_equal(json_array_size(a), 2);
+	json_decref(a);
+	a = list((struct event_filter){.after = 3000});
+	assert_int_equal(json_array_size(a), 2);
+	json_decref(a);
+	a = list((struct event_filter){.phase = "POST", .correlation_id = "c1"});
+	assert_int_equal(json_array_size(a), 1);
+	json_decref(a);
+	a = list((struct event_filter){.correlation_id = "nope"});
+	assert_int_equal(json_array_size(a), 0);
+	json_decref(a);
+	a = list((struct event_filter){.limit = 3});
+	assert_int_equal(json_array_size(a), 3);
+	ev = list((struct event_filter){.from_id = json_integer_value(json_object_get(json_array_get(a, 2), "seqId"))});
+	assert_int_equal(json_array_size(ev), 1);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(json_array_get(ev, 0), "data"), "status")), "FINISHED");
+	json_decref(ev);
+	json_decref(a);
+}
+
+static void test_attachments(void **state)
+{
+	struct err e;
+	json_t *names;
+	void *data;
+	size_t len;
+	(void)state;
+
+	assert_int_equal(store_process_attachment_put(db, PID, "out.json", "{}", 2, &e), 0);
+	assert_int_equal(store_process_attachment_put(db, PID, "reports/a.txt", "old", 3, &e), 0);
+	assert_int_equal(store_process_attachment_put(db, PID, "reports/a.txt", "a\0b", 3, &e), 0);
+	assert_int_equal(store_process_attachment_list(db, PID, &names, &e), 0);
+	assert_int_equal(json_array_size(names), 2);
+	assert_string_equal(json_string_value(json_array_get(names, 0)), "out.json");
+	assert_string_equal(json_string_value(json_array_get(names, 1)), "reports/a.txt");
+	json_decref(names);
+	assert_int_equal(store_process_attachment_get(db, PID, "reports/a.txt", &data, &len, &e), 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(data, "a\0b", 3);
+	free(data);
+	assert_int_equal(store_process_attachment_get(db, PID, "missing", &data, &len, &e), -ERR_NOT_FOUND);
+	assert_int_equal(store_process_attachment_list(db, PID2, &names, &e), 0);
+	assert_int_equal(json_array_size(names), 0);
+	json_decref(names);
+}
+
+static void count(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+static void test_logwatch(void **state)
+{
+	int a = 0, b = 0;
+	struct logwatch_sub *sa = logwatch_subscribe(PID, count, &a);
+	struct logwatch_sub *sb = logwatch_subscribe(PID2, count, &b);
+	(void)state;
+
+	assert_non_null(sa);
+	assert_non_null(sb);
+	logwatch_notify(PID);
+	logwatch_notify(PID);
+	logwatch_end(PID2);
+	logwatch_notify("unknown");
+	assert_int_equal(a, 2);
+	assert_int_equal(b, 1);
+	logwatch_unsubscribe(sa);
+	logwatch_notify(PID);
+	assert_int_equal(a, 2);
+	logwatch_unsubscribe(sb);
+	logwatch_unsubscribe(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_log),
+	    cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_attachments),
+	    cmocka_unit_test(test_logwatch),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
