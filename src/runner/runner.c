@@ -113,6 +113,8 @@ int cli_runner_main(int argc, char **argv)
 
 	/* Dies with the supervisor thread that started it (see queue/supervisor.c). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1) /* the server died before the line above */
+		return 1;
 	if (argc != 1 || !ipc_ok()) {
 		fprintf(stderr, "accord runner: internal command, started by `accord serve` only\n");
 		return 2;
