@@ -35,6 +35,12 @@ int api_fail(struct api_call *c, enum err_code code, const char *fmt, ...)
 	return -(int)code;
 }
 
+int api_recode(struct api_call *c, enum err_code code)
+{
+	c->err.code = code;
+	return -(int)code;
+}
+
 int api_body_object(struct api_call *c, json_t **out)
 {
 	int rc = http_body_json(c->req, out, &c->err);

@@ -60,6 +60,10 @@ int api_reply_result(struct api_call *c, const char *result, const char *id);
 /* Sets c->err and returns its negative code: `return api_fail(c, ERR_INVALID, "...")`. */
 int api_fail(struct api_call *c, enum err_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Keeps the message of c->err and gives it another code (a store's "not found" that is a
+ * 400 for this request): `return api_recode(c, ERR_INVALID)`. */
+int api_recode(struct api_call *c, enum err_code code);
+
 /* The body as a JSON object (415 for another content type, 400 for invalid JSON or a
  * body that is not an object).  New reference in *out. */
 int api_body_object(struct api_call *c, json_t **out) WUR;

@@ -39,7 +39,7 @@ static int date_param(struct api_call *c, const char *name, int64_t *out)
 	if (!v || !*v)
 		return 0;
 	if (dt_parse_iso(v, strlen(v), true, out, name, &c->err))
-		return api_fail(c, ERR_INVALID, "%s", c->err.msg);
+		return api_recode(c, ERR_INVALID);
 	return 0;
 }
 
@@ -103,7 +103,7 @@ static int org_and_project(struct query *q)
 	else
 		rc = 1;
 	if (rc < 0)
-		return c->err.code == ERR_NOT_FOUND ? api_fail(c, ERR_INVALID, "%s", c->err.msg) : rc;
+		return c->err.code == ERR_NOT_FOUND ? api_recode(c, ERR_INVALID) : rc;
 	q->has_org = rc == 0;
 	if (project_id && *project_id) {
 		if (!uuid_valid(project_id, strlen(project_id)))

@@ -65,12 +65,12 @@ static int resolve_owner(struct api_call *c, struct start *s)
 	else
 		rc = 1;
 	if (rc < 0)
-		return c->err.code == ERR_NOT_FOUND ? api_fail(c, ERR_INVALID, "%s", c->err.msg) : rc;
+		return c->err.code == ERR_NOT_FOUND ? api_recode(c, ERR_INVALID) : rc;
 	if (r->project_id) {
 		if (!uuid_valid(r->project_id, strlen(r->project_id)))
 			return api_fail(c, ERR_INVALID, "invalid projectId: %.64s", r->project_id);
 		if (store_project_get(c->db, r->project_id, &s->project, &c->err))
-			return c->err.code == ERR_NOT_FOUND ? api_fail(c, ERR_INVALID, "%s", c->err.msg) : -1;
+			return c->err.code == ERR_NOT_FOUND ? api_recode(c, ERR_INVALID) : -1;
 		if (rc == 0 && strcmp(s->project.org_id, s->org.id) != 0)
 			return api_fail(c, ERR_INVALID, "Project %s does not belong to organization %s",
 					s->project.name, s->org.name);
@@ -79,7 +79,7 @@ static int resolve_owner(struct api_call *c, struct start *s)
 		if (rc != 0)
 			return api_fail(c, ERR_INVALID, "Organization ID or name is required");
 		if (store_project_find(c->db, s->org.id, r->project, &s->project, &c->err))
-			return c->err.code == ERR_NOT_FOUND ? api_fail(c, ERR_INVALID, "%s", c->err.msg) : -1;
+			return c->err.code == ERR_NOT_FOUND ? api_recode(c, ERR_INVALID) : -1;
 		s->has_project = true;
 	}
 	if (r->repo || r->repo_id)
@@ -136,9 +136,16 @@ static int check_parent(struct api_call *c, struct start *s)
 	return 0;
 }
 
+/* _main.json: the configuration with out and activeProfiles as the arrays they were parsed into. */
 static int write_main_json(struct api_call *c, struct start *s)
 {
-	char *path = NULL, *text = jsonx_dump(s->r.cfg);
+	char *path = NULL, *text;
+
+	if (s->r.out)
+		json_object_set(s->r.cfg, "out", s->r.out);
+	if (s->r.active_profiles)
+		json_object_set(s->r.cfg, "activeProfiles", s->r.active_profiles);
+	text = jsonx_dump(s->r.cfg);
 	int rc;
 
 	if (!text || asprintf(&path, "%s/_main.json", s->staging) < 0) {
@@ -174,7 +181,7 @@ static int load_definition(struct api_call *c, struct start *s)
 			return api_fail(c, ERR_INVALID,
 					"No process definition: upload concord.yml (or an archive with it)%s",
 					s->has_project ? " or start from a repository" : "");
-		return api_fail(c, c->err.code == ERR_LIMIT ? ERR_TOO_LARGE : ERR_INVALID, "%s", c->err.msg);
+		return api_recode(c, c->err.code == ERR_LIMIT ? ERR_TOO_LARGE : ERR_INVALID);
 	}
 	s->entry = s->r.entry_point;
 	if (!s->entry)
@@ -196,10 +203,10 @@ static int timeouts(struct api_call *c, struct start *s, int64_t *timeout, int64
 	*suspend = s->r.suspend_timeout_s;
 	if (*timeout < 0 && json_object_get(cfg, "processTimeout") &&
 	    start_req_duration(json_object_get(cfg, "processTimeout"), "processTimeout", timeout, &c->err))
-		return api_fail(c, ERR_INVALID, "%s", c->err.msg);
+		return api_recode(c, ERR_INVALID);
 	if (*suspend < 0 && json_object_get(cfg, "suspendTimeout") &&
 	    start_req_duration(json_object_get(cfg, "suspendTimeout"), "suspendTimeout", suspend, &c->err))
-		return api_fail(c, ERR_INVALID, "%s", c->err.msg);
+		return api_recode(c, ERR_INVALID);
 	if (*timeout < 0)
 		*timeout = 0;
 	if (*suspend < 0)

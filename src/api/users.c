@@ -175,7 +175,7 @@ static int get(struct api_call *c)
 		return rc;
 	rc = store_user_find(c->db, name, http_query(c->req, "userDomain"), &u, &c->err);
 	if (rc == -ERR_CONFLICT)
-		return api_fail(c, ERR_INVALID, "%s", c->err.msg);
+		return api_recode(c, ERR_INVALID);
 	if (rc)
 		return rc;
 	return api_reply(c, user_json(&u));
