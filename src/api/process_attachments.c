@@ -45,13 +45,16 @@ static int get(struct api_call *c)
 	struct process p;
 	void *data;
 	size_t len;
+	bool slash;
 	int rc;
 
 	if ((rc = api_process_load(c, id, PROC_READ, &p)))
 		return rc;
 	store_process_cleanup(&p);
-	if (!name_ok(name))
-		return api_fail(c, ERR_INVALID, "Invalid attachment name: %.256s", name);
+	/* The router forgives one trailing slash; a name never ends with one. */
+	slash = c->req->path[strlen(c->req->path) - 1] == '/';
+	if (!name_ok(name) || slash)
+		return api_fail(c, ERR_INVALID, "Invalid attachment name: %.256s%s", name, slash ? "/" : "");
 	if ((rc = store_process_attachment_get(c->db, id, name, &data, &len, &c->err)))
 		return rc;
 	http_resp_take(c->resp, 200, "application/octet-stream", data, len);
