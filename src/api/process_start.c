@@ -155,7 +155,7 @@ static int write_main_json(struct api_call *c, struct start *s)
 static int load_definition(struct api_call *c, struct start *s)
 {
 	const char *names[64];
-	struct model_opts mo = {.path = s->staging};
+	struct model_opts mo = {.path = s->staging, .server_imports = true};
 	json_t *v;
 	size_t i;
 

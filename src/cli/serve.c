@@ -23,6 +23,7 @@
 #include "http/server.h"
 #include "crypto/session.h"
 #include "queue/queue.h"
+#include "runner/confine.h"
 
 extern struct router *api_router;
 
@@ -135,6 +136,7 @@ static char node_id[UUID_STR_LEN];
 static int start_queue(struct app *app, struct err *e)
 {
 	struct queue_cfg qc = {0};
+	char confinement[256];
 
 	if (access("/proc/self/exe", X_OK) != 0)
 		return err_set(e, ERR_INTERNAL, "cannot find the accord binary (/proc/self/exe): %s", strerror(errno));
@@ -150,7 +152,11 @@ static int start_queue(struct app *app, struct err *e)
 	qc.stop_grace_ms = cfg.stop_grace_ms;
 	qc.session_key = app->session_key;
 	app->queue = queue_start(&qc, e);
-	return app->queue ? 0 : -1;
+	if (!app->queue)
+		return -1;
+	confine_probe(confinement, sizeof confinement);
+	LOG_I("processes: %u workers, %s", cfg.workers, confinement);
+	return 0;
 }
 
 static int run(struct err *e)

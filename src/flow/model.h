@@ -150,6 +150,7 @@ struct model {
 	struct ydoc *docs;
 	size_t n_docs;
 	char *root_dir;		/* project folder */
+	bool server_imports;	/* dir imports may not name an absolute src (model_opts) */
 	json_t *configuration;	/* effective configuration, profiles applied (without arguments) */
 	struct tval *arguments; /* configuration.arguments, evaluated at start */
 	json_t *triggers;	/* parsed and kept */
@@ -171,6 +172,9 @@ struct model_opts {
 	const char *path;	     /* folder or single file */
 	const char *const *profiles; /* -p values; NULL/0: configuration.activeProfiles or ["default"] */
 	size_t n_profiles;
+	/* On the server: `imports: - dir:` may only copy folders of the payload itself, never
+	 * an absolute src (which would read the server's files into the process). */
+	bool server_imports;
 };
 
 /* Loads, validates and compiles.  Errors (ERR_INVALID, ERR_LIMIT, ERR_NOT_FOUND) carry the

@@ -370,6 +370,7 @@ struct model *model_load(const struct model_opts *o, struct err *e)
 		return NULL;
 	}
 	arena_init(&m->arena);
+	m->server_imports = o->server_imports;
 	if (model_load_files(m, o->path, e) < 0 || compile_model(m, o, e) < 0) {
 		model_free(m);
 		return NULL;
@@ -478,6 +479,9 @@ static int import_one(struct model *m, const struct ynode *imp, struct err *e)
 	if (!(src = ynode_get(d, "src")))
 		return yerr(e, d, "Mandatory parameter 'src' not found");
 	dest = ynode_get(d, "dest");
+	if (src->s[0] == '/' && m->server_imports)
+		return yerr(e, src, "import of '%s': an absolute 'src' is not allowed on the server (import a folder of the payload)",
+			    src->s);
 	if (src->s[0] == '/')
 		from = strdup(src->s);
 	else

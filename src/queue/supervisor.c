@@ -263,6 +263,8 @@ static char **runner_env(const char *workdir)
 	env[n++] = strdup("PATH=/usr/local/bin:/usr/bin:/bin");
 	env[n++] = strdup("LANG=C.UTF-8");
 	env[n++] = strdup("TZ=UTC");
+	if (asprintf(&env[n++], "TMPDIR=%s", workdir) < 0)
+		env[n - 1] = NULL;
 	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
 		const char *v = getenv(pass[i]);
 		if (v && asprintf(&env[n], "%s=%s", pass[i], v) >= 0)

@@ -189,6 +189,20 @@ int confine_runner(const char *workdir, char *desc, size_t desc_cap, struct err 
 	return 1;
 }
 
+int confine_probe(char *desc, size_t desc_cap)
+{
+	long abi = ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (abi < 0) {
+		snprintf(desc, desc_cap, "landlock unavailable (%s): runners are confined by working-directory path checks only",
+			 errno == ENOSYS ? "kernel lacks it" : errno == EOPNOTSUPP ? "disabled at boot" : strerror(errno));
+		return 0;
+	}
+	snprintf(desc, desc_cap, "landlock ABI %ld: runners get read-only system paths and a read-write working directory%s",
+		 abi, abi >= 6 ? ", signals and abstract sockets scoped" : "");
+	return (int)abi;
+}
+
 int confine_close_fds(int keep_max, struct err *e)
 {
 	struct rlimit rl;

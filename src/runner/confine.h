@@ -27,6 +27,10 @@
  * Only the calling thread and its later children are restricted: call it before threads. */
 int confine_runner(const char *workdir, char *desc, size_t desc_cap, struct err *e) WUR;
 
+/* What confine_runner would enforce on this kernel, without restricting anything (for the
+ * server's start-up log): the Landlock ABI, or 0 when there is none; desc as above. */
+int confine_probe(char *desc, size_t desc_cap);
+
 /* Closes every file descriptor above keep_max (close_range, or a loop where the kernel
  * lacks it), so the runner holds nothing the supervisor did not mean to give it. */
 int confine_close_fds(int keep_max, struct err *e) WUR;

@@ -48,7 +48,7 @@ static int load(struct runner *r, struct err *e)
 {
 	json_t *profiles = json_object_get(r->start, "activeProfiles"), *v;
 	const char *names[64];
-	struct model_opts mo = {.path = r->workdir};
+	struct model_opts mo = {.path = r->workdir, .server_imports = true};
 	size_t i;
 
 	json_array_foreach(profiles, i, v)
@@ -123,7 +123,7 @@ int cli_runner_main(int argc, char **argv)
 		return 1;
 	}
 	runner_host_init(&r.host, r.workdir, IPC_FD);
-	if (confine_runner(r.workdir, confinement, sizeof confinement, &e) < 0) {
+	if (confine_close_fds(IPC_FD, &e) < 0 || confine_runner(r.workdir, confinement, sizeof confinement, &e) < 0) {
 		runner_log(&r.host, FLOW_ERROR, e.msg);
 		send_done("FAILED");
 		return 1;

@@ -173,3 +173,52 @@ def new_user(server, admin):
         return Client(server.url, key, username, user_id, key)
 
     return make
+
+
+# ---- processes ------------------------------------------------------------------------------
+
+FINAL = ("FINISHED", "FAILED", "CANCELLED", "TIMED_OUT")
+
+
+def start_process(client, flow=None, parts=None, files=None, expect=200):
+    """Starts a process: flow is the text of a concord.yml (sent as a file part), parts a
+    dict of text parts (or a list of pairs, for repeated names), files a dict of
+    name -> bytes sent as application/octet-stream (or name -> (bytes, content type)).
+    Returns the instance id, or the response when expect is not 200."""
+    multipart = []
+    if flow is not None:
+        multipart.append(("concord.yml", ("concord.yml", flow.encode(), "application/octet-stream")))
+    items = parts.items() if isinstance(parts, dict) else (parts or [])
+    for k, v in items:
+        multipart.append((k, (None, str(v), "text/plain")))
+    for k, v in (files or {}).items():
+        data, ctype = v if isinstance(v, tuple) else (v, "application/octet-stream")
+        multipart.append((k, (k.split("/")[-1], data, ctype)))
+    r = client.post("/api/v1/process", files=multipart)
+    if expect != 200:
+        assert r.status_code == expect, r.text
+        return r
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["ok"] is True
+    return body["instanceId"]
+
+
+def wait_process(client, instance_id, statuses=FINAL, timeout=30):
+    """Polls the status until it is one of statuses; returns the process record."""
+    deadline = time.time() + timeout
+    while True:
+        r = client.get("/api/v2/process/%s" % instance_id)
+        assert r.status_code == 200, r.text
+        p = r.json()
+        if p["status"] in statuses:
+            return p
+        if time.time() > deadline:
+            raise AssertionError("process %s is %s after %ss, expected %s" % (instance_id, p["status"], timeout, statuses))
+        time.sleep(0.05)
+
+
+def process_log(client, instance_id):
+    r = client.get("/api/v1/process/%s/log" % instance_id)
+    assert r.status_code in (200, 206), r.text
+    return r.text
