@@ -3,7 +3,7 @@ import uuid
 
 import pytest
 
-from proc_helpers import run
+from conftest import start_process, wait_process
 
 FLOW = """
 flows:
@@ -18,8 +18,10 @@ def pid(server):
     from conftest import ADMIN_KEY, Client
     admin = Client(server.url, ADMIN_KEY)
     # The uploaded seed files make the folders the flow writes into.
-    return run(admin, FLOW, files={"_attachments/seed.bin": b"\x00\x01\xff",
-                                   "_attachments/reports/seed.txt": b"seed"})
+    pid = start_process(admin, FLOW, files={"_attachments/seed.bin": b"\x00\x01\xff",
+                                            "_attachments/reports/seed.txt": b"seed"})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    return pid
 
 
 def test_list(admin, pid):

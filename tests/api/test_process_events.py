@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from proc_helpers import run
+from conftest import start_process, wait_process
 
 FLOW = """
 configuration:
@@ -25,7 +25,10 @@ ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 @pytest.fixture(scope="module")
 def pid(server):
     from conftest import ADMIN_KEY, Client
-    return run(Client(server.url, ADMIN_KEY), FLOW)
+    admin = Client(server.url, ADMIN_KEY)
+    pid = start_process(admin, FLOW)
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    return pid
 
 
 def events(client, pid, status=200, **params):

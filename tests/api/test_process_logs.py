@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from proc_helpers import TERMINAL, run, start, status
+from conftest import FINAL, start_process, wait_process
 
 FLOW = """
 flows:
@@ -25,11 +25,21 @@ flows:
 """
 
 
+def finished(client, flow, **kw):
+    pid = start_process(client, flow, **kw)
+    assert wait_process(client, pid)["status"] == "FINISHED"
+    return pid
+
+
+def status(client, pid):
+    return client.get("/api/v2/process/%s" % pid).json()["status"]
+
+
 @pytest.fixture(scope="module")
 def done(server):
     from conftest import ADMIN_KEY, Client
     admin = Client(server.url, ADMIN_KEY)
-    pid = run(admin, FLOW)
+    pid = finished(admin, FLOW)
     r = admin.get("/api/v1/process/%s/log" % pid)
     assert r.status_code == 200
     return pid, r.content
@@ -107,7 +117,7 @@ def test_malformed(admin, done, rng):
 
 
 def test_follow_streams_until_the_end(admin):
-    pid = start(admin, SLOW_FLOW)
+    pid = start_process(admin, SLOW_FLOW)
     seen_first = {}
     r = admin.get("/api/v1/process/%s/log" % pid, params={"follow": "true"}, stream=True, timeout=60)
     assert r.status_code == 200
@@ -119,15 +129,15 @@ def test_follow_streams_until_the_end(admin):
             # The first line arrives while the process still runs: it is streamed, not
             # sent at the end.
             seen_first["status"] = status(admin, pid)
-    assert seen_first["status"] not in TERMINAL
+    assert seen_first["status"] not in FINAL
     assert b"before the nap" in body and b"after the nap" in body
     # The stream ended because the process ended, with every byte of the log.
-    assert status(admin, pid) in TERMINAL
+    assert status(admin, pid) in FINAL
     assert body == log(admin, pid).content
 
 
 def test_many_followers(admin):
-    pid = start(admin, SLOW_FLOW)
+    pid = start_process(admin, SLOW_FLOW)
     bodies = [None] * 8
 
     def follow(i):
@@ -187,7 +197,7 @@ def test_shutdown_ends_followers(fresh_server):
     from conftest import ADMIN_KEY, Client
     srv = fresh_server().start()
     admin = Client(srv.url, ADMIN_KEY)
-    pid = start(admin, "flows:\n  default:\n    - log: waiting\n    - task: sleep\n      in: {duration: 60}\n")
+    pid = start_process(admin, "flows:\n  default:\n    - log: waiting\n    - task: sleep\n      in: {duration: 60}\n")
     r = admin.get("/api/v1/process/%s/log" % pid, params={"follow": "true"}, stream=True, timeout=60)
     assert r.status_code == 200
     it = r.iter_content(chunk_size=None)
