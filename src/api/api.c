@@ -106,3 +106,18 @@ const char *api_param(struct api_call *c, const char *name)
 	const char *v = http_param(c->req, name);
 	return v ? v : "";
 }
+
+int api_query_bool(struct api_call *c, const char *name, bool *out)
+{
+	const char *v = http_query(c->req, name);
+
+	if (!v)
+		return 0;
+	if (cstr_ieq(v, "true"))
+		*out = true;
+	else if (cstr_ieq(v, "false"))
+		*out = false;
+	else
+		return api_fail(c, ERR_INVALID, "Invalid value of '%s': expected true or false, got '%.64s'", name, v);
+	return 0;
+}

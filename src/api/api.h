@@ -22,9 +22,9 @@
 struct app {
 	struct store *store;
 	const char *data_dir;
-	void *secrets_key; /* reserved for the secrets module's master key */
-	struct queue *queue;		  /* the process queue of this node */
-	unsigned char session_key[32];	  /* derives process session tokens (crypto/session.h) */
+	void *secrets_key;	       /* reserved for the secrets module's master key */
+	struct queue *queue;	       /* the process queue of this node */
+	unsigned char session_key[32]; /* derives process session tokens (crypto/session.h) */
 	const char *node_id;
 };
 
@@ -77,6 +77,10 @@ int api_body_json_text(struct api_call *c, json_t *body, const char *key, char *
 /* limit and offset query parameters: defaults limits.list_default and 0; limit is
  * capped to 1..limits.list_max (400 for a bad number). */
 int api_paging(struct api_call *c, size_t *limit, size_t *offset) WUR;
+
+/* An optional boolean query parameter: absent leaves *out unchanged; "true"/"false" in
+ * any case set it; anything else is 400 naming the parameter. */
+int api_query_bool(struct api_call *c, const char *name, bool *out) WUR;
 
 /* A path parameter that the router guarantees to exist. */
 const char *api_param(struct api_call *c, const char *name);

@@ -10,6 +10,9 @@ static const struct api_route *const tables[] = {
     api_secret_routes,
     api_inventory_routes,
     api_process_routes,
+    api_process_log_routes,
+    api_process_attachment_routes,
+    api_process_event_routes,
 };
 
 int api_routes_build(struct router *r, struct err *e)

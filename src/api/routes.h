@@ -15,6 +15,9 @@ extern const struct api_route api_project_routes[];
 extern const struct api_route api_secret_routes[];
 extern const struct api_route api_inventory_routes[];
 extern const struct api_route api_process_routes[];
+extern const struct api_route api_process_log_routes[];
+extern const struct api_route api_process_attachment_routes[];
+extern const struct api_route api_process_event_routes[];
 
 int api_routes_build(struct router *r, struct err *e) WUR;
 
