@@ -9,6 +9,7 @@
 #include "api/process_routes.h"
 #include "api/routes.h"
 #include "base/log.h"
+#include "queue/logwatch.h"
 #include "queue/queue.h"
 
 static int status(struct api_call *c, unsigned includes)
@@ -56,6 +57,7 @@ static int stop(struct api_call *c)
 			if (store_process_transition(c->db, p.instance_id, PS_SERVER_SIDE, PS_CANCELLED, &e) == 0) {
 				queue_log_line(c->db, p.instance_id, "WARN", "Process cancelled by %s",
 					       c->who.user.username);
+				logwatch_end(p.instance_id); /* followers see the line above, then the end */
 				break;
 			}
 		} else if (queue_stop_process(c->app->queue, p.instance_id, &e) == 0) {

@@ -97,6 +97,8 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 			  "sysvars", sysvars(r, workdir, profiles));
 	json_decref(profiles);
 	json_decref(cfg);
+	if (frame && r->p.resume_event[0])
+		json_object_set_new(frame, "resume", json_string(r->p.resume_event));
 	if (!frame)
 		err_set(e, ERR_INTERNAL, "out of memory");
 	return frame;

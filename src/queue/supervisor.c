@@ -48,6 +48,8 @@ struct sup {
 	uint64_t log_total;
 	bool running, log_full, ipc_closed, log_closed;
 	const char *done; /* the runner's final status ("FINISHED", …) or NULL */
+	int64_t wake_at;  /* SUSPENDED in `sleep`: when to resume it, with wake_event */
+	char wake_event[128];
 	int64_t deadline; /* processTimeout, ms; 0: none */
 	bool timed_out;
 	int64_t kill_at; /* SIGKILL after SIGTERM; 0: not signalled */
@@ -182,8 +184,13 @@ static void on_frame(struct sup *s, json_t *f)
 					   "error", e.msg));
 	} else if (strcmp(type, "done") == 0) {
 		const char *st = json_string_value(json_object_get(f, "status"));
+		const char *wake = json_string_value(json_object_get(f, "wakeEvent"));
 		if (st && (strcmp(st, "FINISHED") == 0 || strcmp(st, "FAILED") == 0 || strcmp(st, "SUSPENDED") == 0))
 			s->done = strcmp(st, "FINISHED") == 0 ? "FINISHED" : strcmp(st, "FAILED") == 0 ? "FAILED" : "SUSPENDED";
+		if (wake && json_is_integer(json_object_get(f, "wakeAt")) && strlen(wake) < sizeof s->wake_event) {
+			s->wake_at = json_integer_value(json_object_get(f, "wakeAt"));
+			snprintf(s->wake_event, sizeof s->wake_event, "%s", wake);
+		}
 	} else {
 		LOG_W("process %s: unexpected frame from its runner: %s", s->id, type);
 	}
@@ -483,7 +490,9 @@ static void finish(struct sup *s, enum proc_status st)
 	struct err e;
 	unsigned from = PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING);
 
-	if (st == PS_SUSPENDED && supervise_store_suspended(s->db, s->id, s->workdir, &e)) {
+	if (st == PS_SUSPENDED &&
+	    (supervise_store_suspended(s->db, s->id, s->workdir, &e) ||
+	     (s->wake_event[0] && store_process_set_resume(s->db, s->id, s->wake_at, s->wake_event, &e)))) {
 		LOG_E("process %s: cannot store its suspended state: %s", s->id, e.msg);
 		server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
 		st = PS_FAILED;

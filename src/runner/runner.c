@@ -20,6 +20,7 @@
 #include "base/frame.h"
 #include "base/uuid.h"
 #include "flow/procdir.h"
+#include "flow/tasks/task.h"
 #include "flow/vm.h"
 #include "runner/confine.h"
 #include "runner/runner.h"
@@ -34,12 +35,38 @@ struct runner {
 	json_t *start;
 };
 
-static int send_done(const char *status)
+/* The earliest wake-up of a suspended process whose threads wait in `sleep` (the server
+ * resumes it then with that event); nothing when no thread sleeps. */
+static void add_wake(json_t *done, struct vm *vm)
+{
+	json_t *events = vm_waiting_events(vm), *ev;
+	const char *best = NULL;
+	int64_t at, best_at = 0;
+	size_t i;
+
+	json_array_foreach(events, i, ev)
+	{
+		if (json_is_string(ev) && task_sleep_wake_at(json_string_value(ev), &at) && (!best || at < best_at)) {
+			best = json_string_value(ev);
+			best_at = at;
+		}
+	}
+	if (best) {
+		json_object_set_new(done, "wakeAt", json_integer(best_at));
+		json_object_set_new(done, "wakeEvent", json_string(best));
+	}
+	json_decref(events);
+}
+
+static int send_done(const char *status, struct vm *vm)
 {
 	struct err e;
 	json_t *f = json_pack("{s:s, s:s}", "type", "done", "status", status);
-	int rc = frame_write(IPC_FD, f, &e);
+	int rc;
 
+	if (vm && strcmp(status, "SUSPENDED") == 0)
+		add_wake(f, vm);
+	rc = frame_write(IPC_FD, f, &e);
 	json_decref(f);
 	return rc;
 }
@@ -64,11 +91,31 @@ static int load(struct runner *r, struct err *e)
 	return r->m ? 0 : -1;
 }
 
+/* A resumed process: its saved state, woken by `event`. */
+static int resume(struct runner *r, const char *event, struct err *e)
+{
+	bool checkpoint;
+	json_t *st = procdir_saved_state(r->workdir, event, &checkpoint, e);
+	json_t *args = json_object_get(r->start, "args");
+
+	if (!st)
+		return -1;
+	r->vm = vm_load(r->m, &r->host.host, st, e);
+	json_decref(st);
+	if (!r->vm)
+		return -1;
+	return vm_resume(r->vm, event, json_is_object(args) && json_object_size(args) ? args : NULL, e);
+}
+
 static int start(struct runner *r, struct err *e)
 {
+	const char *event = json_string_value(json_object_get(r->start, "resume"));
+
 	const char *entry = json_string_value(json_object_get(r->start, "entryPoint"));
 	json_t *args = json_object_get(r->start, "args"), *sys = json_object_get(r->start, "sysvars");
 
+	if (event)
+		return resume(r, event, e);
 	if (!entry)
 		entry = json_string_value(json_object_get(r->m->configuration, "entryPoint"));
 	r->vm = vm_new(r->m, &r->host.host);
@@ -127,7 +174,7 @@ int cli_runner_main(int argc, char **argv)
 	runner_host_init(&r.host, r.workdir, IPC_FD);
 	if (confine_close_fds(IPC_FD, &e) < 0 || confine_runner(r.workdir, confinement, sizeof confinement, &e) < 0) {
 		runner_log(&r.host, FLOW_ERROR, e.msg);
-		send_done("FAILED");
+		send_done("FAILED", NULL);
 		return 1;
 	}
 	frame_reader_init(&fr);
@@ -153,7 +200,7 @@ int cli_runner_main(int argc, char **argv)
 	status = finish(&r, vm_run(r.vm));
 out:
 	runner_host_flush(&r.host);
-	send_done(status);
+	send_done(status, r.vm);
 	frame_reader_cleanup(&fr);
 	vm_free(r.vm);
 	model_free(r.m);

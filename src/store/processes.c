@@ -389,54 +389,108 @@ int store_process_transition(struct store_conn *c, const char *id, unsigned from
 	return store_tx_commit(c, e);
 }
 
+/* The oldest due process: ENQUEUED first, then a SUSPENDED one whose sleep is over. */
+static int due(struct store_conn *c, int64_t now, char id[UUID_STR_LEN], char *event, size_t cap, struct err *e)
+{
+	static const char QUEUED[] = "SELECT instance_id FROM processes WHERE status = 'ENQUEUED'"
+				     " AND (start_at IS NULL OR start_at <= ?) ORDER BY last_updated_at LIMIT 1";
+	static const char WOKEN[] = "SELECT instance_id, resume_event FROM processes WHERE status = 'SUSPENDED'"
+				    " AND resume_at IS NOT NULL AND resume_at <= ? ORDER BY resume_at LIMIT 1";
+	const char *const sql[] = {QUEUED, WOKEN};
+	int rc = STORE_DONE;
+
+	id[0] = event[0] = '\0';
+	for (size_t i = 0; i < 2 && rc == STORE_DONE; i++) {
+		struct store_stmt *st = store_prepare(c, sql[i], e);
+		if (!st)
+			return -1;
+		store_bind_int64(st, 1, now);
+		rc = store_step(st, e);
+		if (rc == STORE_ROW) {
+			snprintf(id, UUID_STR_LEN, "%s", store_col_text(st, 0));
+			if (i == 1)
+				snprintf(event, cap, "%s", store_col_text(st, 1) ? store_col_text(st, 1) : "");
+		}
+		store_reset(st);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static int clear_resume(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "UPDATE processes SET resume_at = NULL, resume_event = NULL WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	return store_step_done(st, e);
+}
+
 int store_process_claim(struct store_conn *c, const char *node, int64_t now, struct process *out, struct err *e)
 {
-	static const char SQL[] = "SELECT instance_id FROM processes WHERE status = 'ENQUEUED'"
-				  " AND (start_at IS NULL OR start_at <= ?) ORDER BY last_updated_at LIMIT 1";
-	char id[UUID_STR_LEN] = "";
-	struct store_stmt *st;
-	int rc;
+	char id[UUID_STR_LEN], event[sizeof out->resume_event];
 
 	if (store_tx_begin(c, e))
 		return -1;
-	if (!(st = store_prepare(c, SQL, e)))
-		goto fail;
-	store_bind_int64(st, 1, now);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		snprintf(id, sizeof id, "%s", store_col_text(st, 0));
-	store_reset(st);
-	if (rc < 0)
+	if (due(c, now, id, event, sizeof event, e))
 		goto fail;
 	if (!id[0]) {
 		store_tx_rollback(c);
 		return 0;
 	}
+	if (event[0] && (transition_in_tx(c, id, PS_BIT(PS_SUSPENDED), PS_RESUMING, NULL, now, e) ||
+			 transition_in_tx(c, id, PS_BIT(PS_RESUMING), PS_ENQUEUED, NULL, now, e) ||
+			 clear_resume(c, id, e)))
+		goto fail;
 	if (transition_in_tx(c, id, PS_BIT(PS_ENQUEUED), PS_STARTING, node, now, e))
 		goto fail;
 	if (store_tx_commit(c, e))
 		return -1;
-	return store_process_get(c, id, out, e) ? -1 : 1;
+	if (store_process_get(c, id, out, e))
+		return -1;
+	snprintf(out->resume_event, sizeof out->resume_event, "%s", event);
+	return 1;
 fail:
 	store_tx_rollback(c);
 	return -1;
 }
 
-int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, struct err *e)
+int store_process_set_resume(struct store_conn *c, const char *id, int64_t at, const char *event, struct err *e)
 {
-	static const char SQL[] = "SELECT min(start_at) FROM processes WHERE status = 'ENQUEUED' AND start_at > ?";
+	static const char SQL[] = "UPDATE processes SET resume_at = ?, resume_event = ? WHERE instance_id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
-	*at = 0;
 	if (!st)
 		return -1;
-	store_bind_int64(st, 1, now);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW && !store_col_is_null(st, 0))
-		*at = store_col_int64(st, 0);
-	store_reset(st);
-	return rc < 0 ? rc : 0;
+	store_bind_int64(st, 1, at);
+	store_bind_text(st, 2, event);
+	store_bind_text(st, 3, id);
+	return store_step_done(st, e);
+}
+
+int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, struct err *e)
+{
+	static const char QUEUED[] = "SELECT min(start_at) FROM processes WHERE status = 'ENQUEUED' AND start_at > ?";
+	static const char WOKEN[] = "SELECT min(resume_at) FROM processes WHERE status = 'SUSPENDED'"
+				    " AND resume_at IS NOT NULL AND resume_at > ?";
+	const char *const sql[] = {QUEUED, WOKEN};
+
+	*at = 0;
+	for (size_t i = 0; i < 2; i++) {
+		struct store_stmt *st = store_prepare(c, sql[i], e);
+		int rc;
+		if (!st)
+			return -1;
+		store_bind_int64(st, 1, now);
+		rc = store_step(st, e);
+		if (rc == STORE_ROW && !store_col_is_null(st, 0) && (!*at || store_col_int64(st, 0) < *at))
+			*at = store_col_int64(st, 0);
+		store_reset(st);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int store_process_payload(struct store_conn *c, const char *id, void **data, size_t *len, struct err *e)

@@ -59,6 +59,8 @@ struct process {
 	json_t *tags;	  /* array, owned (NULL: none) */
 	json_t *meta;	  /* object, owned, never NULL after a read */
 	json_t *handlers; /* array, owned (NULL: none) */
+	/* Set by store_process_claim for a process woken from `sleep`: the event to resume. */
+	char resume_event[128];
 };
 
 /* Releases the JSON members (the struct itself may be on the stack). */
@@ -94,11 +96,13 @@ int store_process_transition(struct store_conn *c, const char *id, unsigned from
 			     struct err *e) WUR;
 
 /* Claims the oldest ENQUEUED process that is due (start_at unset or <= now) for node:
- * → STARTING with node_id set.  1 with *out filled (owned members), 0 when none is due,
- * < 0 on error. */
+ * → STARTING with node_id set; failing that, a SUSPENDED one whose resume_at is due
+ * (SUSPENDED → RESUMING → ENQUEUED → STARTING, out->resume_event set).  1 with *out
+ * filled (owned members), 0 when none is due, < 0 on error. */
 int store_process_claim(struct store_conn *c, const char *node, int64_t now, struct process *out, struct err *e) WUR;
 
-/* The earliest start_at > now among ENQUEUED processes (0 when none). */
+/* The earliest start_at > now among ENQUEUED processes, or resume_at among SUSPENDED ones
+ * (0 when none). */
 int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, struct err *e) WUR;
 
 /* The payload archive (new buffer, caller frees) of a process. */
@@ -106,6 +110,9 @@ int store_process_payload(struct store_conn *c, const char *id, void **data, siz
 /* Stores (or replaces) the payload: a suspended process's working directory. */
 int store_process_payload_put(struct store_conn *c, const char *id, const void *data, size_t len, struct err *e) WUR;
 int store_process_payload_drop(struct store_conn *c, const char *id, struct err *e) WUR;
+
+/* A SUSPENDED process that sleeps: resumed at `at` with `event` (see the claim). */
+int store_process_set_resume(struct store_conn *c, const char *id, int64_t at, const char *event, struct err *e) WUR;
 
 /* Shallow-merges obj (BORROWED) into the stored meta (as Concord's `||`); a key whose value
  * is null is removed.  Keeps process_meta_keys in step. */

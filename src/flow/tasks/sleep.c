@@ -1,3 +1,5 @@
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,13 +40,34 @@ static int sleep_execute(struct task_ctx *c, json_t *in, json_t **out, struct er
 		return err_set(e, ERR_INVALID, "'duration' or 'until' is required");
 	}
 	if (suspend) {
-		char ev[UUID_STR_LEN];
-		uuid_v4(ev);
+		char id[UUID_STR_LEN], ev[UUID_STR_LEN + 40];
+		uuid_v4(id);
+		/* The wake-up time travels in the event name, so the server knows when to resume
+		 * (task_sleep_wake_at) and the saved state needs nothing else. */
+		snprintf(ev, sizeof ev, "sleep-%lld-%s", (long long)(dt_now_ms() + (ms > 0 ? ms : 0)), id);
 		c->suspend_event = strdup(ev);
-		return 0;
+		return c->suspend_event ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	nap(ms);
 	return 0;
+}
+
+int task_sleep_wake_at(const char *event, int64_t *at)
+{
+	const char *p = event;
+	int64_t v = 0;
+
+	if (strncmp(p, "sleep-", 6) != 0)
+		return 0;
+	for (p += 6; *p >= '0' && *p <= '9'; p++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (*p - '0');
+	}
+	if (p == event + 6 || *p != '-')
+		return 0;
+	*at = v;
+	return 1;
 }
 
 static int m_ms(struct task_ctx *c, json_t *args, json_t **out, struct err *e)

@@ -2,6 +2,7 @@
 #define ACCORD_FLOW_TASKS_TASK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -53,6 +54,10 @@ int task_arg_str(json_t *args, size_t i, const char *what, const char **out, str
 int task_arg_int(json_t *args, size_t i, const char *what, long long *out, struct err *e) WUR;
 /* The text of any value as Java prints it (strings as they are); NEW string. */
 char *task_text(const json_t *v);
+
+/* A `sleep` with `suspend: true` waits for an event named "sleep-<ms>-<uuid>": 1 with the
+ * wake-up time (ms since the epoch) when event is one, else 0. */
+int task_sleep_wake_at(const char *event, int64_t *at);
 
 /* The task tables, one per file under tasks/. */
 extern const struct task_def task_log, task_throw, task_sleep, task_resource, task_datetime, task_base64, task_files,

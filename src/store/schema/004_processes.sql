@@ -25,7 +25,9 @@ CREATE TABLE processes (
     handlers           TEXT,                       -- JSON array (onFailure, ...)
     session_hash       BLOB,                       -- SHA-256 of the session token
     node_id            TEXT,                       -- the node that runs it (STARTING, RUNNING)
-    heartbeat_at       INTEGER
+    heartbeat_at       INTEGER,
+    resume_at          INTEGER,                    -- SUSPENDED in `sleep`: resumed then …
+    resume_event       TEXT                        -- … with this event
 );
 CREATE INDEX processes_created ON processes (created_at);
 CREATE INDEX processes_project ON processes (project_id, created_at);
@@ -34,6 +36,7 @@ CREATE INDEX processes_initiator ON processes (initiator_id, created_at);
 CREATE INDEX processes_status ON processes (status, created_at);
 CREATE INDEX processes_parent ON processes (parent_instance_id, created_at);
 CREATE INDEX processes_queue ON processes (last_updated_at) WHERE status = 'ENQUEUED';
+CREATE INDEX processes_wake ON processes (resume_at) WHERE status = 'SUSPENDED' AND resume_at IS NOT NULL;
 CREATE INDEX processes_session ON processes (session_hash) WHERE session_hash IS NOT NULL;
 
 CREATE TABLE process_tags (
