@@ -468,20 +468,6 @@ void start_req_cleanup(struct start_req *r)
 	r->suspend_timeout_s = -1;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Opens folder `comp` in parent (creating it 0700), never through a symbolic link.
  * Returns -2 when something that is not a folder is in the way. */
 static int open_folder(int parent, const char *comp)
@@ -523,7 +509,7 @@ static int write_part(int dirfd, const struct multipart_part *p, struct err *e)
 		if (errno != EEXIST)
 			rc = err_set(e, ERR_INTERNAL, "cannot create '%s': %s", rel, strerror(errno));
 	} else {
-		if (write_all(next, p->data.p, p->data.len) < 0)
+		if (path_write_all(next, p->data.p, p->data.len) < 0)
 			rc = err_set(e, ERR_INTERNAL, "cannot write '%s': %s", rel, strerror(errno));
 		close(next);
 	}

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/jsonx.h"
+#include "base/path.h"
 
 #define FRAME_DEPTH 256
 
@@ -37,20 +38,12 @@ int frame_encode(const json_t *v, struct buf *out, struct err *e)
 int frame_write(int fd, const json_t *v, struct err *e)
 {
 	struct buf b;
-	size_t off = 0;
 	int rc;
 
 	buf_init(&b, (size_t)FRAME_MAX + 4);
 	rc = frame_encode(v, &b, e);
-	while (rc == 0 && off < b.len) {
-		ssize_t w = write(fd, b.data + off, b.len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			rc = err_set(e, ERR_INTERNAL, "frame: write failed: %s", strerror(errno));
-		else
-			off += (size_t)w;
-	}
+	if (rc == 0 && path_write_all(fd, b.data, b.len) < 0)
+		rc = err_set(e, ERR_INTERNAL, "frame: write failed: %s", strerror(errno));
 	buf_cleanup(&b);
 	return rc;
 }

@@ -146,20 +146,6 @@ static int over_limits(struct extract *x, uint64_t more, struct err *e)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Copies the entry's data into a new file `base` in parentfd; an existing file (or link)
  * of that name is unlinked first so that a write never goes through a planted link. */
 static int write_file(struct archive *a, struct extract *x, int parentfd, const char *base, const char *name,
@@ -193,7 +179,7 @@ static int write_file(struct archive *a, struct extract *x, int parentfd, const 
 		if (over_limits(x, (uint64_t)n, e) < 0)
 			goto out;
 		x->n_bytes += (uint64_t)n;
-		if (write_all(fd, x->chunk, (size_t)n) < 0) {
+		if (path_write_all(fd, x->chunk, (size_t)n) < 0) {
 			err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': cannot write: %s", name,
 				strerror(errno));
 			goto out;

@@ -142,6 +142,22 @@ char *path_read_file(const char *path, size_t max, size_t *len, struct err *e)
 	return read_fd(fd, path, max, len, e);
 }
 
+int path_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int path_write_file(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
 {
 	char tmp[4096];

@@ -24,6 +24,9 @@ int path_remove_tree(const char *path, struct err *e) WUR;
  * ERR_TOO_LARGE past max bytes. */
 char *path_read_file(const char *path, size_t max, size_t *len, struct err *e);
 
+/* Writes all n bytes to fd, retrying on EINTR and short writes; -1 with errno set. */
+int path_write_all(int fd, const void *p, size_t n) WUR;
+
 /* Writes data to path atomically (temp file + rename) with the given mode. */
 int path_write_file(const char *path, const void *data, size_t len, mode_t mode, struct err *e) WUR;
 
