@@ -10,10 +10,16 @@ VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror -Wno-format-truncation
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libmicrohttpd is not linked but loaded by `accord serve` on demand (src/http/mhd.h).
-PKG_LIBS   := $(filter-out -lmicrohttpd,$(shell pkg-config --libs $(PKGS) 2>/dev/null)) -ldl -lpthread -lm
-MHD_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir libmicrohttpd 2>/dev/null)/libmicrohttpd.so 2>/dev/null | awk '/SONAME/ {print $$2}')
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -DMHD_SONAME='"$(or $(MHD_SONAME),libmicrohttpd.so.12)"' -MMD -MP
+# libmicrohttpd and libcurl are not linked but loaded on demand, by `accord serve`
+# (src/http/mhd.h) and by the http task (src/flow/tasks/curl_api.h): their dependencies
+# (GnuTLS, p11-kit, krb5, ldap, …) would slow down the start of every process.  Their
+# compile flags stay; the sonames come from the libraries the build compiles against.
+PKG_LIBS   := $(filter-out -lmicrohttpd -lcurl,$(shell pkg-config --libs $(PKGS) 2>/dev/null)) -ldl -lpthread -lm
+soname      = $(shell objdump -p $$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(1).so 2>/dev/null | awk '/SONAME/ {print $$2}')
+MHD_SONAME := $(call soname,libmicrohttpd)
+CURL_SONAME := $(call soname,libcurl)
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -MMD -MP \
+  -DMHD_SONAME='"$(or $(MHD_SONAME),libmicrohttpd.so.12)"' -DCURL_SONAME='"$(or $(CURL_SONAME),libcurl.so.4)"'
 
 SRC      := $(shell find src -name '*.c' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))

@@ -448,3 +448,22 @@ def test_password_in_url_is_not_shown(srv, tmp_path):
     assert r.rc == 1
     assert "Authorization required for %s/unauth(code: 401)" % srv.url in r.output
     assert "hunter2" not in r.output
+
+
+def test_in_a_server_process(srv, admin):
+    """The server's process runner loads libcurl on the task's first call, after it has
+    confined itself: the call must still work there."""
+    from conftest import process_log, start_process, wait_process
+    flow = f"""flows:
+  default:
+    - task: http
+      in: {{url: "{srv.url}/json", response: json}}
+      out: resp
+    - log: "hello=${{resp.content.hello}} code=${{resp.statusCode}}"
+"""
+    pid = start_process(admin, flow=flow)
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "hello=world code=200" in log
+    assert [r["path"] for r in srv.requests] == ["/json"]

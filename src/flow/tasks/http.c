@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <sodium.h>
 
 #include "base/b64.h"
@@ -16,13 +14,16 @@
 #include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/path.h"
+#include "flow/tasks/curl_api.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
 
-/* Concord's `http` task (plugins/tasks/http, HttpTaskV2) on libcurl.  One call is one
- * blocking transfer on the VM's OS thread.  Only http and https are spoken, also after a
- * redirect.  The Authorization header and passwords never reach a log line or a message. */
+/* Concord's `http` task (plugins/tasks/http, HttpTaskV2) on libcurl, which is loaded on the
+ * task's first call (flow/tasks/curl_api.h) and called through the `curl` table.  One call
+ * is one blocking transfer on the VM's OS thread.  Only http and https are spoken, also
+ * after a redirect.  The Authorization header and passwords never reach a log line or a
+ * message. */
 
 enum req_kind { REQ_NONE, REQ_STRING, REQ_JSON, REQ_FILE, REQ_FORM, REQ_FORM_DATA };
 enum resp_kind { RESP_STRING, RESP_JSON, RESP_FILE };
@@ -55,24 +56,19 @@ struct http_call {
 	bool too_large;
 };
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-
-static void curl_init(void)
-{
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 static void call_cleanup(struct http_call *c)
 {
 	free(c->url);
 	free(c->shown_url);
 	free(c->file_name);
 	free(c->body);
-	curl_mime_free(c->mime);
+	/* NULL when libcurl could not be loaded: the table is empty then. */
+	if (c->mime)
+		curl.mime_free(c->mime);
 	for (struct curl_slist *l = c->headers; l; l = l->next)
 		sodium_memzero(l->data, strlen(l->data));
-	curl_slist_free_all(c->headers);
+	if (c->headers)
+		curl.slist_free_all(c->headers);
 	if (c->auth) {
 		sodium_memzero(c->auth, strlen(c->auth));
 		free(c->auth);
@@ -172,7 +168,7 @@ static int parse_types(json_t *in, struct http_call *c, struct err *e)
 /* Appends "k=v" (both percent-encoded) to the query of u; a list value repeats k. */
 static int add_query_param(CURL *h, CURLU *u, const char *k, json_t *v, struct err *e)
 {
-	char *ek = curl_easy_escape(h, k, 0), *text = NULL, *ev = NULL, *pair = NULL;
+	char *ek = curl.easy_escape(h, k, 0), *text = NULL, *ev = NULL, *pair = NULL;
 	int rc = -1;
 	if (json_is_array(v)) {
 		size_t i;
@@ -183,21 +179,21 @@ static int add_query_param(CURL *h, CURLU *u, const char *k, json_t *v, struct e
 			if (rc == 0)
 				rc = add_query_param(h, u, k, item, e);
 		}
-		curl_free(ek);
+		curl.free(ek);
 		return rc;
 	}
 	text = task_text(v);
-	ev = text ? curl_easy_escape(h, text, 0) : NULL;
+	ev = text ? curl.easy_escape(h, text, 0) : NULL;
 	if (!ek || !ev || asprintf(&pair, "%s=%s", ek, ev) < 0) {
 		pair = NULL;
 		err_set(e, ERR_INTERNAL, "out of memory");
-	} else if (curl_url_set(u, CURLUPART_QUERY, pair, CURLU_APPENDQUERY) != CURLUE_OK) {
+	} else if (curl.url_set(u, CURLUPART_QUERY, pair, CURLU_APPENDQUERY) != CURLUE_OK) {
 		err_set(e, ERR_INVALID, "'query': cannot add parameter '%s'", k);
 	} else {
 		rc = 0;
 	}
-	curl_free(ek);
-	curl_free(ev);
+	curl.free(ek);
+	curl.free(ev);
 	free(text);
 	free(pair);
 	return rc;
@@ -213,14 +209,14 @@ static int parse_query(json_t *in, CURLU *u, struct err *e)
 		return 0;
 	if (!json_is_object(q))
 		return err_set(e, ERR_INVALID, "'query' must be a map, got %s", value_class_name(q));
-	if (!(h = curl_easy_init()))
+	if (!(h = curl.easy_init()))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	json_object_foreach(q, k, v)
 	{
 		if (rc == 0 && !json_is_null(v))
 			rc = add_query_param(h, u, k, v, e);
 	}
-	curl_easy_cleanup(h);
+	curl.easy_cleanup(h);
 	return rc;
 }
 
@@ -229,31 +225,31 @@ static char *last_segment(CURLU *u)
 {
 	char *path = NULL, *name;
 	const char *slash;
-	if (curl_url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK)
+	if (curl.url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK)
 		return strdup("");
 	slash = strrchr(path, '/');
 	name = strdup(slash ? slash + 1 : path);
-	curl_free(path);
+	curl.free(path);
 	return name;
 }
 
 static int url_to_strings(struct http_call *c, CURLU *u, struct err *e)
 {
 	char *s = NULL;
-	if (curl_url_get(u, CURLUPART_URL, &s, 0) != CURLUE_OK || !(c->url = strdup(s)))
+	if (curl.url_get(u, CURLUPART_URL, &s, 0) != CURLUE_OK || !(c->url = strdup(s)))
 		goto oom;
-	curl_free(s);
+	curl.free(s);
 	s = NULL;
-	if (curl_url_set(u, CURLUPART_USER, NULL, 0) != CURLUE_OK ||
-	    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_URL, &s, 0) != CURLUE_OK || !(c->shown_url = strdup(s)))
+	if (curl.url_set(u, CURLUPART_USER, NULL, 0) != CURLUE_OK ||
+	    curl.url_set(u, CURLUPART_PASSWORD, NULL, 0) != CURLUE_OK ||
+	    curl.url_get(u, CURLUPART_URL, &s, 0) != CURLUE_OK || !(c->shown_url = strdup(s)))
 		goto oom;
-	curl_free(s);
+	curl.free(s);
 	if (!(c->file_name = last_segment(u)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	return 0;
 oom:
-	curl_free(s);
+	curl.free(s);
 	return err_set(e, ERR_INTERNAL, "out of memory");
 }
 
@@ -268,13 +264,13 @@ static int parse_url(json_t *in, struct http_call *c, struct err *e)
 		return -1;
 	if (!url || !*url)
 		return err_set(e, ERR_INVALID, "('url') argument is missing");
-	if (!(u = curl_url()))
+	if (!(u = curl.url()))
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	if ((uc = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME)) != CURLUE_OK) {
-		err_set(e, ERR_INVALID, "'url' is not a valid URL: %s", curl_url_strerror(uc));
+	if ((uc = curl.url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME)) != CURLUE_OK) {
+		err_set(e, ERR_INVALID, "'url' is not a valid URL: %s", curl.url_strerror(uc));
 		goto out;
 	}
-	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	if (curl.url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
 		err_set(e, ERR_INVALID, "'url' must be an http or https URL, got scheme '%s'", scheme ? scheme : "");
 		goto out;
@@ -283,8 +279,8 @@ static int parse_url(json_t *in, struct http_call *c, struct err *e)
 		goto out;
 	rc = 0;
 out:
-	curl_free(scheme);
-	curl_url_cleanup(u);
+	curl.free(scheme);
+	curl.url_cleanup(u);
 	return rc;
 }
 
@@ -311,7 +307,7 @@ static int add_header(struct http_call *c, const char *name, const char *value, 
 	/* "Name;" is curl's way of sending a header with an empty value. */
 	if (asprintf(&line, *value ? "%s: %s" : "%s;", name, value) < 0)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	l = curl_slist_append(c->headers, line);
+	l = curl.slist_append(c->headers, line);
 	free(line);
 	if (!l)
 		return err_set(e, ERR_INTERNAL, "out of memory");
@@ -483,14 +479,14 @@ static int form_pair(struct buf *b, CURL *h, const char *k, json_t *v, struct er
 		return 0;
 	}
 	text = task_text(v);
-	ek = curl_easy_escape(h, k, 0);
-	ev = text ? curl_easy_escape(h, text, 0) : NULL;
+	ek = curl.easy_escape(h, k, 0);
+	ev = text ? curl.easy_escape(h, text, 0) : NULL;
 	if (!ek || !ev)
 		rc = err_set(e, ERR_INTERNAL, "out of memory");
 	else
 		rc = buf_printf(b, e, "%s%s=%s", b->len ? "&" : "", ek, ev);
-	curl_free(ek);
-	curl_free(ev);
+	curl.free(ek);
+	curl.free(ev);
 	free(text);
 	return rc;
 }
@@ -505,7 +501,7 @@ static int body_form(struct http_call *c, json_t *body, struct err *e)
 	int rc = 0;
 	if (!json_is_object(body))
 		return incompatible(c, e);
-	if (!(h = curl_easy_init()))
+	if (!(h = curl.easy_init()))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	buf_init(&b, limits.http_task_request_bytes);
 	json_object_foreach(body, k, v)
@@ -513,7 +509,7 @@ static int body_form(struct http_call *c, json_t *body, struct err *e)
 		if (rc == 0 && !json_is_null(v))
 			rc = form_pair(&b, h, k, v, e);
 	}
-	curl_easy_cleanup(h);
+	curl.easy_cleanup(h);
 	if (rc < 0) {
 		buf_cleanup(&b);
 		return -1;
@@ -538,9 +534,9 @@ static int mime_file(struct http_call *c, curl_mimepart *p, const char *k, const
 	else if ((uint64_t)st.st_size > limits.http_task_request_bytes)
 		rc = err_set(e, ERR_TOO_LARGE, "file -> %s is larger than %zu bytes (limit http_task_request_bytes)",
 			     rel, limits.http_task_request_bytes);
-	else if (curl_mime_filedata(p, full) != CURLE_OK ||
-		 curl_mime_filename(p, slash ? slash + 1 : rel) != CURLE_OK ||
-		 curl_mime_type(p, "application/octet-stream") != CURLE_OK)
+	else if (curl.mime_filedata(p, full) != CURLE_OK ||
+		 curl.mime_filename(p, slash ? slash + 1 : rel) != CURLE_OK ||
+		 curl.mime_type(p, "application/octet-stream") != CURLE_OK)
 		rc = err_set(e, ERR_INTERNAL, "out of memory");
 	free(full);
 	return rc;
@@ -548,7 +544,7 @@ static int mime_file(struct http_call *c, curl_mimepart *p, const char *k, const
 
 static int mime_text(curl_mimepart *p, const char *data, const char *type, struct err *e)
 {
-	if (curl_mime_data(p, data, CURL_ZERO_TERMINATED) != CURLE_OK || curl_mime_type(p, type) != CURLE_OK)
+	if (curl.mime_data(p, data, CURL_ZERO_TERMINATED) != CURLE_OK || curl.mime_type(p, type) != CURLE_OK)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	return 0;
 }
@@ -563,7 +559,7 @@ static int mime_field(struct task_ctx *t, struct http_call *c, const char *k, js
 		vm_log(t->vm, FLOW_WARN, "Skipping value for key '%s': unsupported type %s", k, value_class_name(v));
 		return 0;
 	}
-	if (!(p = curl_mime_addpart(c->mime)) || curl_mime_name(p, k) != CURLE_OK)
+	if (!(p = curl.mime_addpart(c->mime)) || curl.mime_name(p, k) != CURLE_OK)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	if (json_is_object(v)) {
 		const char *type = json_string_value(json_object_get(v, "type"));
@@ -592,7 +588,7 @@ static int body_form_data(struct task_ctx *t, struct http_call *c, CURL *h, json
 	json_t *v;
 	if (!json_is_object(body))
 		return incompatible(c, e);
-	if (!(c->mime = curl_mime_init(h)))
+	if (!(c->mime = curl.mime_init(h)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	json_object_foreach(body, k, v)
 	{
@@ -689,47 +685,47 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
 static void set_method(CURL *h, const struct http_call *c)
 {
 	if (c->mime)
-		curl_easy_setopt(h, CURLOPT_MIMEPOST, c->mime);
+		curl.easy_setopt(h, CURLOPT_MIMEPOST, c->mime);
 	else if (method_has_body(c)) {
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, c->body ? c->body : "");
+		curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
+		curl.easy_setopt(h, CURLOPT_POSTFIELDS, c->body ? c->body : "");
 	}
 	if (strcmp(c->method, "POST") != 0 && strcmp(c->method, "GET") != 0)
-		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, c->method);
+		curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, c->method);
 }
 
 static int set_options(CURL *h, struct http_call *c, char *errbuf, struct err *e)
 {
 	struct curl_slist *l;
 	if (c->auth) {
-		if (!(l = curl_slist_append(c->headers, c->auth)))
+		if (!(l = curl.slist_append(c->headers, c->auth)))
 			return err_set(e, ERR_INTERNAL, "out of memory");
 		c->headers = l;
 	}
-	curl_easy_setopt(h, CURLOPT_URL, c->url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, c->follow ? 1L : 0L);
-	curl_easy_setopt(h, CURLOPT_MAXREDIRS, HTTP_MAX_REDIRECTS);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "accord");
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_ms);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->request_ms);
+	curl.easy_setopt(h, CURLOPT_URL, c->url);
+	curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl.easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl.easy_setopt(h, CURLOPT_FOLLOWLOCATION, c->follow ? 1L : 0L);
+	curl.easy_setopt(h, CURLOPT_MAXREDIRS, HTTP_MAX_REDIRECTS);
+	curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl.easy_setopt(h, CURLOPT_USERAGENT, "accord");
+	curl.easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
+	curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_ms);
+	curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, c->request_ms);
 	if (c->socket_ms > 0) {
 		/* No byte for socketTimeout: curl measures it in whole seconds. */
-		curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-		curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (c->socket_ms + 999) / 1000);
+		curl.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (c->socket_ms + 999) / 1000);
 	}
 	if (!c->strict_ssl) {
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+		curl.easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl.easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, c);
+	curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl.easy_setopt(h, CURLOPT_WRITEDATA, c);
+	curl.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl.easy_setopt(h, CURLOPT_HEADERDATA, c);
 	set_method(h, c);
 	return 0;
 }
@@ -738,7 +734,7 @@ static int set_options(CURL *h, struct http_call *c, char *errbuf, struct err *e
 static int transfer_error(CURL *h, struct http_call *c, CURLcode rc, const char *errbuf, struct err *e)
 {
 	curl_off_t connect_us = 0, total_us = 0;
-	const char *why = *errbuf ? errbuf : curl_easy_strerror(rc);
+	const char *why = *errbuf ? errbuf : curl.easy_strerror(rc);
 	if (c->too_large)
 		return err_set(e, ERR_TOO_LARGE,
 			       "%s %s: the response is larger than %zu bytes (limit "
@@ -746,8 +742,8 @@ static int transfer_error(CURL *h, struct http_call *c, CURLcode rc, const char 
 			       c->method, c->shown_url, limits.http_task_response_bytes);
 	if (rc != CURLE_OPERATION_TIMEDOUT)
 		return err_set(e, ERR_UNAVAILABLE, "%s %s failed: %s", c->method, c->shown_url, why);
-	curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_us);
-	curl_easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &total_us);
+	curl.easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_us);
+	curl.easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &total_us);
 	if (strstr(why, "too slow"))
 		return err_set(e, ERR_UNAVAILABLE, "%s %s: socket timeout, no data for %ldms", c->method, c->shown_url,
 			       c->socket_ms);
@@ -765,10 +761,10 @@ static int perform(CURL *h, struct http_call *c, struct err *e)
 	CURLcode rc;
 	if (set_options(h, c, errbuf, e) < 0)
 		return -1;
-	rc = curl_easy_perform(h);
+	rc = curl.easy_perform(h);
 	if (rc != CURLE_OK)
 		return transfer_error(h, c, rc, errbuf, e);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->status);
+	curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->status);
 	return 0;
 }
 
@@ -892,11 +888,12 @@ static int http_call_run(struct task_ctx *t, json_t *in, json_t **out, struct er
 	CURL *h = NULL;
 	int rc = -1;
 	*out = NULL;
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_rc != CURLE_OK)
-		return err_set(e, ERR_INTERNAL, "libcurl cannot start: %s", curl_easy_strerror(curl_init_rc));
+	if (curl_api_load(e) < 0) {
+		err_prefix(e, "the http task needs libcurl");
+		return -1;
+	}
 	buf_init(&c.resp_body, limits.http_task_response_bytes);
-	if (!(c.resp_headers = json_object()) || !(h = curl_easy_init())) {
+	if (!(c.resp_headers = json_object()) || !(h = curl.easy_init())) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -917,7 +914,7 @@ static int http_call_run(struct task_ctx *t, json_t *in, json_t **out, struct er
 		vm_log(t->vm, FLOW_INFO, "http: %s %s -> %ld", c.method, c.shown_url, c.status);
 	rc = response_result(&c, out, e);
 out:
-	curl_easy_cleanup(h);
+	curl.easy_cleanup(h);
 	call_cleanup(&c);
 	return rc;
 }
