@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/jsonx.h"
 #include "base/limits.h"
@@ -26,12 +27,16 @@ int api_reply_result(struct api_call *c, const char *result, const char *id)
 
 int api_fail(struct api_call *c, enum err_code code, const char *fmt, ...)
 {
+	char msg[sizeof c->err.msg];
 	va_list ap;
 
-	c->err.code = code;
+	/* Through a copy: callers pass c->err.msg itself as an argument to re-map a store
+	 * error to another status, and vsnprintf's source and target must not overlap. */
 	va_start(ap, fmt);
-	vsnprintf(c->err.msg, sizeof c->err.msg, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	c->err.code = code;
+	memcpy(c->err.msg, msg, sizeof msg);
 	return -(int)code;
 }
 

@@ -560,6 +560,7 @@ end:
 	frame_reader_cleanup(&s.frames);
 	buf_cleanup(&s.log);
 	json_decref(s.events);
+	store_conn_release(s.q->cfg.store);
 	queue_release(s.q, r);
 	return NULL;
 }
