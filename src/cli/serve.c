@@ -48,8 +48,9 @@ static const struct config_opt opts[] = {
      "address to listen on: HOST:PORT, [IPV6]:PORT or :PORT (all interfaces); port 0 picks a free one"},
     {"data", CONFIG_STRING, "./data", 0, 0, &cfg.data, "data folder (created 0700 on first start)"},
     {"db", CONFIG_STRING, NULL, 0, 0, &cfg.db, "database: sqlite:<path> (default sqlite:<data>/accord.db)"},
-    {"workers", CONFIG_UINT, "0", 0, 1024, &cfg.workers,
-     "processes run at once by the process queue (0: number of CPUs)"},
+    {"workers", CONFIG_UINT, "0", 0, 128, &cfg.workers,
+     "processes run at once by the process queue (0: number of CPUs); each has a thread and a database "
+     "connection"},
     {"http-threads", CONFIG_UINT, "0", 0, 256, &cfg.http_threads,
      "threads running request handlers (0: 2 per CPU, at least 4); one event-loop thread per CPU reads and writes the "
      "connections"},

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "base/workq.h"
 #include "queue/queue.h"
 #include "store/processes.h"
 
@@ -22,7 +23,6 @@ struct running {
 	_Atomic int stop; /* enum stop_reason */
 	int wake_fd[2];	  /* pipe: a byte wakes the supervisor's poll */
 	bool done;	  /* final status recorded (under q->lock) */
-	pthread_t thread;
 };
 
 struct queue {
@@ -36,10 +36,12 @@ struct queue {
 	unsigned n_running;
 	struct running *running;
 	pthread_t dispatcher;
+	struct workq *workers; /* cfg.workers threads running supervisor_main */
 };
 
-/* The supervisor thread of r (supervisor.c); it removes r from the queue when done. */
-void *supervisor_main(void *arg);
+/* Supervises r (supervisor.c) on one of the queue's worker threads, and removes r from
+ * the queue when done.  The workers are long-lived, so each keeps its database connection. */
+void supervisor_main(void *arg);
 
 /* Called by the supervisor when it has recorded the final status: unlinks and frees r,
  * frees the slot and wakes the dispatcher. */

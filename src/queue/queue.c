@@ -74,10 +74,12 @@ static int recover(struct queue *q, struct err *e)
 	return 0;
 }
 
+/* A worker is always free here: the dispatcher claims only while fewer than cfg.workers run. */
 static void start_supervisor(struct queue *q, struct process *p)
 {
 	struct running *r = calloc(1, sizeof *r);
-	pthread_attr_t attr;
+	struct store_conn *c;
+	struct err e;
 
 	if (!r || pipe2(r->wake_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
 		LOG_E("process %s: cannot start its supervisor: %s", p->instance_id, strerror(errno));
@@ -91,19 +93,14 @@ static void start_supervisor(struct queue *q, struct process *p)
 	q->running = r;
 	q->n_running++;
 	pthread_mutex_unlock(&q->lock);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&r->thread, &attr, supervisor_main, r) != 0) {
-		pthread_attr_destroy(&attr);
-		LOG_E("process %s: cannot create its supervisor thread", p->instance_id);
-		queue_release(q, r);
+	if (workq_push(q->workers, supervisor_main, r) == 0)
 		return;
-	}
-	pthread_attr_destroy(&attr);
-	return;
-fail:;
-	struct err e;
-	struct store_conn *c = store_conn(q->cfg.store, &e);
+	LOG_E("process %s: cannot queue its supervisor (out of memory)", p->instance_id);
+	*p = r->p;
+	r->p = (struct process){0};
+	queue_release(q, r);
+fail:
+	c = store_conn(q->cfg.store, &e);
 	if (c && store_process_transition(c, p->instance_id, PS_BIT(PS_STARTING), PS_FAILED, &e) == 0)
 		queue_log_line(c, p->instance_id, "ERROR", "Process failed: the server could not start it");
 	store_process_cleanup(p);
@@ -263,7 +260,7 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
-	if (recover(q, e))
+	if (recover(q, e) || !(q->workers = workq_new(cfg->workers, e)))
 		goto fail;
 	if (pthread_create(&q->dispatcher, NULL, dispatcher_main, q) != 0) {
 		err_set(e, ERR_INTERNAL, "cannot start the dispatcher thread");
@@ -271,6 +268,7 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 	}
 	return q;
 fail:
+	workq_free(q->workers);
 	free(q->data_dir);
 	free(q->runner_exe);
 	free(q->node_id);
@@ -303,6 +301,7 @@ void queue_shutdown(struct queue *q, unsigned grace_ms)
 	while (q->running)
 		pthread_cond_wait(&q->changed, &q->lock);
 	pthread_mutex_unlock(&q->lock);
+	workq_free(q->workers);
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->wake);
 	pthread_cond_destroy(&q->changed);

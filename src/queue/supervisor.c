@@ -510,7 +510,7 @@ static void finish(struct sup *s, enum proc_status st)
 	logwatch_end(s->id);
 }
 
-void *supervisor_main(void *arg)
+void supervisor_main(void *arg)
 {
 	struct running *r = arg;
 	struct sup s = {.r = r, .q = r->q, .id = r->p.instance_id, .log_fd = -1, .ipc_fd = -1};
@@ -560,7 +560,5 @@ end:
 	frame_reader_cleanup(&s.frames);
 	buf_cleanup(&s.log);
 	json_decref(s.events);
-	store_conn_release(s.q->cfg.store);
 	queue_release(s.q, r);
-	return NULL;
 }

@@ -89,23 +89,6 @@ struct store_conn *store_conn(struct store *s, struct err *e)
 	return c;
 }
 
-void store_conn_release(struct store *s)
-{
-	struct store_conn *c = pthread_getspecific(s->key);
-
-	if (!c)
-		return;
-	pthread_setspecific(s->key, NULL);
-	pthread_mutex_lock(&s->lock);
-	for (size_t i = 0; i < s->n_conns; i++)
-		if (s->conns[i] == c) {
-			s->conns[i] = s->conns[--s->n_conns];
-			break;
-		}
-	pthread_mutex_unlock(&s->lock);
-	s->ops->conn_close(c);
-}
-
 struct store_stmt *store_prepare(struct store_conn *c, const char *sql, struct err *e)
 {
 	return c->store->ops->prepare(c, sql, e);

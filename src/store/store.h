@@ -60,12 +60,6 @@ struct store *store_open(const char *url, struct err *e);
 /* Closes every thread's connection; no thread may use the store afterwards. */
 void store_close(struct store *s);
 
-/* The calling thread's connection (opened on first use).  NULL on failure. */
-struct store_conn *store_conn(struct store *s, struct err *e);
-/* Closes the calling thread's connection, if it has one.  A thread that ends before the
- * store is closed (a process supervisor) calls it last, so that its connection does not
- * stay open and count against STORE_MAX_CONNS. */
-void store_conn_release(struct store *s);
 
 /* Prepared statement for sql on c, cached by the pointer sql (a string constant). */
 struct store_stmt *store_prepare(struct store_conn *c, const char *sql, struct err *e);
