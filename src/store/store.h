@@ -60,6 +60,8 @@ struct store *store_open(const char *url, struct err *e);
 /* Closes every thread's connection; no thread may use the store afterwards. */
 void store_close(struct store *s);
 
+/* The calling thread's connection (opened on first use).  NULL on failure. */
+struct store_conn *store_conn(struct store *s, struct err *e);
 
 /* Prepared statement for sql on c, cached by the pointer sql (a string constant). */
 struct store_stmt *store_prepare(struct store_conn *c, const char *sql, struct err *e);
