@@ -10,9 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
+#include "base/archive_api.h"
 #include "base/buf.h"
 #include "base/path.h"
 
@@ -64,11 +62,11 @@ static int check_name(const char *name, size_t *rel_len, struct err *e)
 
 static int check_kind(struct archive_entry *ae, const char *name, struct err *e)
 {
-	mode_t t = archive_entry_filetype(ae);
+	mode_t t = archive.entry_filetype(ae);
 
-	if (archive_entry_hardlink(ae))
+	if (archive.entry_hardlink(ae))
 		return refuse(name, "hard links are not allowed", e);
-	if (t == AE_IFLNK || archive_entry_symlink(ae))
+	if (t == AE_IFLNK || archive.entry_symlink(ae))
 		return refuse(name, "symbolic links are not allowed", e);
 	if (t == AE_IFREG || t == AE_IFDIR)
 		return 0;
@@ -168,12 +166,12 @@ static int write_file(struct archive *a, struct extract *x, int parentfd, const 
 		return err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': cannot create: %s", name,
 			       strerror(errno));
 	for (;;) {
-		la_ssize_t n = archive_read_data(a, x->chunk, PACK_CHUNK);
+		la_ssize_t n = archive.read_data(a, x->chunk, PACK_CHUNK);
 		if (n == 0)
 			break;
 		if (n < 0) {
 			err_set(e, ERR_INVALID, "archive entry '" NAME_FMT "': cannot read: %s", name,
-				archive_error_string(a));
+				archive.error_string(a));
 			goto out;
 		}
 		if (over_limits(x, (uint64_t)n, e) < 0)
@@ -193,7 +191,7 @@ out:
 
 static int extract_entry(struct archive *a, struct archive_entry *ae, struct extract *x, struct err *e)
 {
-	const char *name = archive_entry_pathname(ae), *base;
+	const char *name = archive.entry_pathname(ae), *base;
 	char rel[4096];
 	size_t rel_len = 0;
 	int parentfd, rc;
@@ -202,15 +200,15 @@ static int extract_entry(struct archive *a, struct archive_entry *ae, struct ext
 		return err_set(e, ERR_INVALID, "archive entry #%zu has no usable name", x->n_entries);
 	if (check_name(name, &rel_len, e) < 0 || check_kind(ae, name, e) < 0)
 		return -1;
-	if (archive_entry_size_is_set(ae) && archive_entry_size(ae) > 0 &&
-	    over_limits(x, (uint64_t)archive_entry_size(ae), e) < 0)
+	if (archive.entry_size_is_set(ae) && archive.entry_size(ae) > 0 &&
+	    over_limits(x, (uint64_t)archive.entry_size(ae), e) < 0)
 		return -1;
 	memcpy(rel, name, rel_len);
 	rel[rel_len] = '\0';
 	parentfd = open_parent(x->dirfd, rel, name, &base, e);
 	if (parentfd < 0)
 		return -1;
-	if (archive_entry_filetype(ae) == AE_IFDIR) {
+	if (archive.entry_filetype(ae) == AE_IFDIR) {
 		int fd = open_subdir(parentfd, base, name, e);
 		rc = fd < 0 ? -1 : 0;
 		if (fd >= 0)
@@ -236,11 +234,11 @@ static int extract_all(struct archive *a, const char *dir, const char *kind, str
 		goto out;
 	}
 	for (;;) {
-		int r = archive_read_next_header(a, &ae);
+		int r = archive.read_next_header(a, &ae);
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN) {
-			err_set(e, ERR_INVALID, "archive: not a valid %s: %s", kind, archive_error_string(a));
+			err_set(e, ERR_INVALID, "archive: not a valid %s: %s", kind, archive.error_string(a));
 			goto out;
 		}
 		if (++x->n_entries > x->lim->max_entries) {
@@ -261,23 +259,25 @@ out:
 static int extract_mem(const void *data, size_t len, const char *dir, bool zip, const struct pack_limits *lim,
 		       struct err *e)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a;
 	struct extract x = {.lim = lim, .packed_len = len, .dirfd = -1};
 	int rc;
 
-	if (!a)
+	if (archive_api_load(e) < 0)
+		return -1;
+	if (!(a = archive.read_new()))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	if (zip)
-		archive_read_support_format_zip(a);
+		archive.read_support_format_zip(a);
 	else
-		archive_read_support_format_tar(a);
-	if (archive_read_open_memory(a, data, len) != ARCHIVE_OK) {
+		archive.read_support_format_tar(a);
+	if (archive.read_open_memory(a, data, len) != ARCHIVE_OK) {
 		rc = err_set(e, ERR_INVALID, "archive: not a valid %s: %s", zip ? "ZIP file" : "tar blob",
-			     archive_error_string(a));
+			     archive.error_string(a));
 	} else {
 		rc = extract_all(a, dir, zip ? "ZIP file" : "tar blob", &x, e);
 	}
-	archive_read_free(a);
+	archive.read_free(a);
 	return rc;
 }
 
@@ -321,18 +321,18 @@ static int tar_fail(struct packer *pk, const char *rel)
 	if (pk->failed)
 		return -1;
 	pk->failed = true;
-	return err_set(pk->e, ERR_INTERNAL, "cannot pack '" NAME_FMT "': %s", rel, archive_error_string(pk->a));
+	return err_set(pk->e, ERR_INTERNAL, "cannot pack '" NAME_FMT "': %s", rel, archive.error_string(pk->a));
 }
 
 static int pack_header(struct packer *pk, const char *rel, const struct stat *st, bool is_dir)
 {
-	archive_entry_clear(pk->ae);
-	archive_entry_set_pathname(pk->ae, rel);
-	archive_entry_set_filetype(pk->ae, is_dir ? AE_IFDIR : AE_IFREG);
-	archive_entry_set_perm(pk->ae, is_dir ? 0700 : 0600);
-	archive_entry_set_size(pk->ae, is_dir ? 0 : st->st_size);
-	archive_entry_set_mtime(pk->ae, st->st_mtime, 0);
-	return archive_write_header(pk->a, pk->ae) == ARCHIVE_OK ? 0 : tar_fail(pk, rel);
+	archive.entry_clear(pk->ae);
+	archive.entry_set_pathname(pk->ae, rel);
+	archive.entry_set_filetype(pk->ae, is_dir ? AE_IFDIR : AE_IFREG);
+	archive.entry_set_perm(pk->ae, is_dir ? 0700 : 0600);
+	archive.entry_set_size(pk->ae, is_dir ? 0 : st->st_size);
+	archive.entry_set_mtime(pk->ae, st->st_mtime, 0);
+	return archive.write_header(pk->a, pk->ae) == ARCHIVE_OK ? 0 : tar_fail(pk, rel);
 }
 
 static int pack_file(struct packer *pk, int dirfd, const char *name, const char *rel)
@@ -366,7 +366,7 @@ static int pack_file(struct packer *pk, int dirfd, const char *name, const char 
 		}
 		if (n == 0)
 			break;
-		if (archive_write_data(pk->a, pk->chunk, (size_t)n) != n) {
+		if (archive.write_data(pk->a, pk->chunk, (size_t)n) != n) {
 			tar_fail(pk, rel);
 			goto out;
 		}
@@ -489,9 +489,11 @@ int pack_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, s
 
 	*out = NULL;
 	*out_len = 0;
+	if (archive_api_load(e) < 0)
+		return -1;
 	buf_init(&pk.out, 0);
-	pk.a = archive_write_new();
-	pk.ae = archive_entry_new();
+	pk.a = archive.write_new();
+	pk.ae = archive.entry_new();
 	pk.chunk = malloc(PACK_CHUNK);
 	if (!pk.a || !pk.ae || !pk.chunk) {
 		err_set(e, ERR_INTERNAL, "out of memory");
@@ -502,15 +504,15 @@ int pack_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, s
 		err_set(e, ERR_INTERNAL, "cannot open %s: %s", dir, strerror(errno));
 		goto out;
 	}
-	if (archive_write_set_format_pax_restricted(pk.a) != ARCHIVE_OK ||
-	    archive_write_add_filter_none(pk.a) != ARCHIVE_OK || archive_write_set_bytes_in_last_block(pk.a, 1) ||
-	    archive_write_open(pk.a, &pk, NULL, tar_write_cb, NULL) != ARCHIVE_OK) {
+	if (archive.write_set_format_pax_restricted(pk.a) != ARCHIVE_OK ||
+	    archive.write_add_filter_none(pk.a) != ARCHIVE_OK || archive.write_set_bytes_in_last_block(pk.a, 1) ||
+	    archive.write_open(pk.a, &pk, NULL, tar_write_cb, NULL) != ARCHIVE_OK) {
 		tar_fail(&pk, dir);
 		goto out;
 	}
 	if (pack_tree(&pk, dirfd, "", 0) < 0)
 		goto out;
-	if (archive_write_close(pk.a) != ARCHIVE_OK) {
+	if (archive.write_close(pk.a) != ARCHIVE_OK) {
 		tar_fail(&pk, dir);
 		goto out;
 	}
@@ -520,8 +522,8 @@ out:
 	if (dirfd >= 0)
 		close(dirfd);
 	if (pk.a)
-		archive_write_free(pk.a);
-	archive_entry_free(pk.ae);
+		archive.write_free(pk.a);
+	archive.entry_free(pk.ae);
 	free(pk.chunk);
 	buf_cleanup(&pk.out);
 	return rc;

@@ -22,7 +22,11 @@
  * stored payload and suspended state of a process).  pack_dir stores regular files and
  * folders only (symbolic links and other kinds are skipped) and refuses more than
  * max_bytes of content (ERR_TOO_LARGE).  pack_restore applies the same entry checks as
- * pack_unzip, so a blob from the store cannot write outside dir either. */
+ * pack_unzip, so a blob from the store cannot write outside dir either.
+ *
+ * libarchive is not linked: each of these loads it on first use (base/archive_api.h) and
+ * fails with ERR_INTERNAL "cannot load libarchive.so.13 (package libarchive13): ..." when
+ * it cannot (the load is thread-safe and done once). */
 
 struct pack_limits {
 	size_t max_entries;

@@ -1,22 +1,13 @@
 #include "crypto/keypair.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <libssh/libssh.h>
 #include <sodium.h>
 
 #include "base/str.h"
-
-static pthread_once_t ssh_once = PTHREAD_ONCE_INIT;
-static int ssh_init_rc;
-
-static void init_libssh(void)
-{
-	ssh_init_rc = ssh_init();
-}
+#include "crypto/ssh_api.h"
 
 int keypair_init(struct err *e)
 {
@@ -24,17 +15,16 @@ int keypair_init(struct err *e)
 	char *pem = NULL;
 	int rc = 0;
 
-	pthread_once(&ssh_once, init_libssh);
-	if (ssh_init_rc != SSH_OK)
-		return err_set(e, ERR_INTERNAL, "libssh could not be initialised");
-	if (ssh_pki_generate(SSH_KEYTYPE_RSA, 1024, &key) != SSH_OK ||
-	    ssh_pki_export_privkey_base64(key, NULL, NULL, NULL, &pem) != SSH_OK)
+	if (ssh_api_load(e) < 0)
+		return -1;
+	if (ssh.pki_generate(SSH_KEYTYPE_RSA, 1024, &key) != SSH_OK ||
+	    ssh.pki_export_privkey_base64(key, NULL, NULL, NULL, &pem) != SSH_OK)
 		rc = err_set(e, ERR_INTERNAL, "libssh cannot generate RSA keys");
 	if (pem) {
 		sodium_memzero(pem, strlen(pem));
-		ssh_string_free_char(pem);
+		ssh.string_free_char(pem);
 	}
-	ssh_key_free(key);
+	ssh.key_free(key);
 	return rc;
 }
 
@@ -59,10 +49,10 @@ const char *keypair_type_name(enum keypair_type t)
 static char *public_line(ssh_key key, size_t *len)
 {
 	char *b64 = NULL, *line = NULL;
-	const char *type = ssh_key_type_to_char(ssh_key_type(key));
+	const char *type = ssh.key_type_to_char(ssh.key_type(key));
 	int n;
 
-	if (!type || ssh_pki_export_pubkey_base64(key, &b64) != SSH_OK)
+	if (!type || ssh.pki_export_pubkey_base64(key, &b64) != SSH_OK)
 		return NULL;
 	n = snprintf(NULL, 0, "%s %s %s\n", type, b64, KEYPAIR_COMMENT);
 	if (n > 0)
@@ -71,7 +61,7 @@ static char *public_line(ssh_key key, size_t *len)
 		snprintf(line, (size_t)n + 1, "%s %s %s\n", type, b64, KEYPAIR_COMMENT);
 		*len = (size_t)n;
 	}
-	ssh_string_free_char(b64);
+	ssh.string_free_char(b64);
 	return line;
 }
 
@@ -82,15 +72,14 @@ int keypair_generate(enum keypair_type t, struct keypair *kp, struct err *e)
 	int rc = 0;
 
 	memset(kp, 0, sizeof *kp);
-	pthread_once(&ssh_once, init_libssh);
-	if (ssh_init_rc != SSH_OK)
-		return err_set(e, ERR_INTERNAL, "libssh could not be initialised");
-	if (ssh_pki_generate(t == KEYPAIR_ED25519 ? SSH_KEYTYPE_ED25519 : SSH_KEYTYPE_RSA,
+	if (ssh_api_load(e) < 0)
+		return -1;
+	if (ssh.pki_generate(t == KEYPAIR_ED25519 ? SSH_KEYTYPE_ED25519 : SSH_KEYTYPE_RSA,
 			     t == KEYPAIR_ED25519 ? 0 : KEYPAIR_RSA_BITS, &key) != SSH_OK) {
 		rc = err_set(e, ERR_INTERNAL, "key pair generation failed (%s)", keypair_type_name(t));
 		goto out;
 	}
-	if (ssh_pki_export_privkey_base64(key, NULL, NULL, NULL, &pem) != SSH_OK || !pem) {
+	if (ssh.pki_export_privkey_base64(key, NULL, NULL, NULL, &pem) != SSH_OK || !pem) {
 		rc = err_set(e, ERR_INTERNAL, "private key export failed (%s)", keypair_type_name(t));
 		goto out;
 	}
@@ -105,9 +94,9 @@ int keypair_generate(enum keypair_type t, struct keypair *kp, struct err *e)
 out:
 	if (pem) {
 		sodium_memzero(pem, strlen(pem));
-		ssh_string_free_char(pem);
+		ssh.string_free_char(pem);
 	}
-	ssh_key_free(key);
+	ssh.key_free(key);
 	if (rc < 0)
 		keypair_cleanup(kp);
 	return rc;

@@ -30,10 +30,11 @@ struct keypair {
 	size_t private_len;
 };
 
-/* Initialises libssh and its crypto library on the calling thread by generating and
- * exporting a small throw-away RSA key (a few milliseconds), so that the library's lazily
- * built global state is created once, here, and not first inside a worker thread.  Call
- * from the main thread at start-up, before threads generate keys. */
+/* Loads libssh (crypto/ssh_api.h: it is not linked) and initialises it and its crypto
+ * library on the calling thread by generating and exporting a small throw-away RSA key
+ * (a few milliseconds), so that the library's lazily built global state is created once,
+ * here, and not first inside a worker thread.  Call from the main thread at start-up,
+ * before threads generate keys. */
 int keypair_init(struct err *e) WUR;
 
 /* "rsa" or "ed25519" (ASCII case-insensitive); otherwise ERR_INVALID naming the value. */
@@ -41,7 +42,7 @@ int keypair_type_parse(const char *s, enum keypair_type *out, struct err *e) WUR
 const char *keypair_type_name(enum keypair_type t);
 
 /* Generates a pair into *kp (owned by the caller: keypair_cleanup).  ERR_INTERNAL when
- * libssh fails. */
+ * libssh fails or cannot be loaded ("cannot load libssh.so.4 (package libssh-4): ..."). */
 int keypair_generate(enum keypair_type t, struct keypair *kp, struct err *e) WUR;
 
 /* Wipes the private key and frees both strings; kp may be NULL or zeroed. */
