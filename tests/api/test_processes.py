@@ -216,7 +216,7 @@ def test_process_timeout(admin):
     assert time.time() - t0 < 4.5
     log = log_text(admin, pid)
     if log is not None:
-        assert "timeout" in log.lower() and "woke up" not in log
+        assert "Process timed out (1s limit)" in log and "woke up" not in log
 
 
 def test_process_timeout_in_configuration(admin):
