@@ -431,11 +431,6 @@ static int typed_fields(struct start_req *r, int64_t now, struct err *e)
 	if (list_field(c, "activeProfiles", false, &r->active_profiles, e) || list_field(c, "out", false, &r->out, e) ||
 	    list_field(c, "tags", true, &r->tags, e))
 		return -1;
-	/* The runner reads _main.json, written from cfg: it gets the lists as arrays, not
-	 * as the comma-separated text a part carries. */
-	if ((r->active_profiles && json_object_set(c, "activeProfiles", r->active_profiles) < 0) ||
-	    (r->out && json_object_set(c, "out", r->out) < 0))
-		return err_set(e, ERR_INTERNAL, "out of memory");
 	if (r->tags && json_array_size(r->tags) > START_REQ_TAGS_MAX)
 		return err_set(e, ERR_INVALID, "Too many tags: %zu (at most %d)", json_array_size(r->tags),
 			       START_REQ_TAGS_MAX);
