@@ -88,8 +88,10 @@ static int where(struct buf *sql, const struct process_filter *f, struct binds *
 		}
 		rc = rc ? rc : buf_append_char(sql, ')', e);
 	}
+	/* "|| ''" keeps SQLite from answering the OR with processes_project and sorting every
+	 * visible row; it walks processes_created newest first instead (bench/processes/fill). */
 	if (f->restrict_to_visible)
-		COND("(p.initiator_id = ? OR p.project_id IN (SELECT value FROM json_each(?)))"),
+		COND("(p.initiator_id = ? OR p.project_id || '' IN (SELECT value FROM json_each(?)))"),
 		    add_text(b, f->visible_user_id), add_text(b, f->visible_projects_json ? f->visible_projects_json : "[]");
 #undef COND
 	return rc;

@@ -30,7 +30,11 @@ CREATE TABLE processes (
     resume_event       TEXT                        -- … with this event
 );
 CREATE INDEX processes_created ON processes (created_at);
-CREATE INDEX processes_project ON processes (project_id, created_at);
+-- The list's order (created_at DESC, instance_id DESC) comes whole from the index, so no
+-- sort is needed and the planner (without statistics) does not prefer processes_project_status
+-- and sort a whole project.  Status filters and counts by status stay inside the index.
+CREATE INDEX processes_project ON processes (project_id, created_at, instance_id);
+CREATE INDEX processes_project_status ON processes (project_id, status, created_at);
 CREATE INDEX processes_org ON processes (org_id, created_at);
 CREATE INDEX processes_initiator ON processes (initiator_id, created_at);
 CREATE INDEX processes_status ON processes (status, created_at);
