@@ -747,7 +747,10 @@ static int transfer_error(CURL *h, struct http_call *c, CURLcode rc, const char 
 	if (strstr(why, "too slow"))
 		return err_set(e, ERR_UNAVAILABLE, "%s %s: socket timeout, no data for %ldms", c->method, c->shown_url,
 			       c->socket_ms);
-	if (c->request_ms > 0 && total_us / 1000 >= c->request_ms)
+	/* curl's clocks may stop a hair before requestTimeout: once connected, or when the
+	 * request timeout is the shorter one, a timeout that is not the socket's is it. */
+	if (c->request_ms > 0 &&
+	    (connect_us > 0 || c->request_ms <= c->connect_ms || total_us / 1000 >= c->request_ms))
 		return err_set(e, ERR_UNAVAILABLE, "Request timeout after %ldms", c->request_ms);
 	if (connect_us == 0)
 		return err_set(e, ERR_UNAVAILABLE, "%s %s: connect timeout after %ldms", c->method, c->shown_url,
