@@ -209,11 +209,11 @@ def test_start_at_bad(admin, value):
 
 
 def test_process_timeout(admin):
-    pid = start_process(admin, sleeper(5), parts={"processTimeout": "PT1S"})
+    pid = start_process(admin, sleeper(20), parts={"processTimeout": "PT1S"})
     t0 = time.time()
-    p = wait_process(admin, pid, timeout=20)
+    p = wait_process(admin, pid, timeout=30)
     assert p["status"] == "TIMED_OUT", p
-    assert time.time() - t0 < 4.5
+    assert time.time() - t0 < 15  # stopped at its timeout, long before the sleep's end
     log = log_text(admin, pid)
     if log is not None:
         assert "Process timed out (1s limit)" in log and "woke up" not in log
@@ -393,7 +393,7 @@ def test_stop_queued(admin):
     t0 = time.time()
     r = admin.delete("/api/v1/process/%s" % pid)
     assert r.status_code == 204 and r.content == b""
-    assert time.time() - t0 < 2
+    assert time.time() - t0 < 5
     assert status(admin, pid)["status"] == "CANCELLED"
     hist = [h["status"] for h in status(admin, pid, include="history")["statusHistory"]]
     assert hist[-2:] == ["ENQUEUED", "CANCELLED"]
