@@ -9,7 +9,7 @@
 #include "base/buf.h"
 #include "store/processes.h"
 
-/* The meta condition on the value of the meta row "@" (p_meta's alias) for each operation;
+/* The meta condition on the value of the meta row "@" (m or d below) for each operation;
  * the negated ones keep Concord's rule that a process without the key matches none of
  * them (the row, hence the key, must exist). */
 static const char *const meta_cond[] = {
@@ -45,13 +45,13 @@ static void add_num(struct binds *b, int64_t v)
 	b->num[b->n++] = v;
 }
 
-/* Which rows the query walks.  With a tag filter it walks process_tags d (the first tag;
- * not a list with a project and a status, see make_plan),
- * with a project from process_tags_project, else process_tags_tag, newest first, so a list
- * stops after its page and a count reads the index alone.  A count with a project and a
- * meta filter walks process_meta_keys d (process_meta_keys_project) for that key; so does a
- * list whose meta filter is an equality (then in created_at order).  Otherwise processes p.
- * project_id and created_at of d are the process's own (schema 004). */
+/* Which rows the query walks.  With a tag filter: process_tags d for the first tag
+ * (process_tags_project with a project, else process_tags_tag), newest first, so a list
+ * stops after its page and a count reads the index alone; except a list with a project and
+ * a status (make_plan).  A count with a project and a meta filter walks process_meta_keys d
+ * (process_meta_keys_project) for that key; so does a list with a meta equality (then in
+ * created_at order).  Otherwise processes p.  d's project_id and created_at are the
+ * process's own (schema 004); p is joined only when a filter needs its other columns. */
 enum drive { DRIVE_PROCESSES, DRIVE_TAG, DRIVE_META };
 
 struct plan {
@@ -172,7 +172,8 @@ static int where(struct buf *sql, const struct process_filter *f, const struct p
 	if (f->status >= 0)
 		COND("p.status = ?"), add_text(b, proc_status_name((enum proc_status)f->status));
 	/* A count scans the prefix's range of processes_project_initiator (initiator is
-	 * compared in byte order: SQLite's BINARY; PostgreSQL needs COLLATE "C" here).  A list
+	 * compared in byte order: SQLite's BINARY.  Not the common subset: PostgreSQL needs
+	 * COLLATE "C" here and rejects a successor that is not UTF-8, e.g. after 0x7F).  A list
 	 * keeps walking the project newest first and tests each row, which stops after a page. */
 	if (f->initiator_prefix && count && pl->drive == DRIVE_PROCESSES && f->project_id &&
 	    prefix_successor(f->initiator_prefix, succ, succ_size))
