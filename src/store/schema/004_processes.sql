@@ -32,9 +32,12 @@ CREATE TABLE processes (
 CREATE INDEX processes_created ON processes (created_at);
 -- The list's order (created_at DESC, instance_id DESC) comes whole from the index, so no
 -- sort is needed and the planner (without statistics) does not prefer processes_project_status
--- and sort a whole project.  Status filters and counts by status stay inside the index.
+-- and sort a whole project.  Status filters and counts by status stay inside the index, and
+-- with instance_id a list with a status walks that status alone, in order.
 CREATE INDEX processes_project ON processes (project_id, created_at, instance_id);
-CREATE INDEX processes_project_status ON processes (project_id, status, created_at);
+CREATE INDEX processes_project_status ON processes (project_id, status, created_at, instance_id);
+-- Counts by initiator prefix: a range on initiator inside the project (process_list.c).
+CREATE INDEX processes_project_initiator ON processes (project_id, initiator, created_at);
 CREATE INDEX processes_org ON processes (org_id, created_at);
 CREATE INDEX processes_initiator ON processes (initiator_id, created_at);
 CREATE INDEX processes_status ON processes (status, created_at);
@@ -43,20 +46,29 @@ CREATE INDEX processes_queue ON processes (last_updated_at) WHERE status = 'ENQU
 CREATE INDEX processes_wake ON processes (resume_at) WHERE status = 'SUSPENDED' AND resume_at IS NOT NULL;
 CREATE INDEX processes_session ON processes (session_hash) WHERE session_hash IS NOT NULL;
 
+-- project_id and created_at are copies of the process's (neither ever changes), written in
+-- the same transaction, so that a list or count with a project and a tag or meta filter is
+-- answered from these indexes, newest first, without visiting every process of the project.
 CREATE TABLE process_tags (
     instance_id TEXT NOT NULL REFERENCES processes (instance_id) ON DELETE CASCADE,
     tag         TEXT NOT NULL,
+    project_id  TEXT,
+    created_at  INTEGER NOT NULL,
     PRIMARY KEY (instance_id, tag)
 );
-CREATE INDEX process_tags_tag ON process_tags (tag, instance_id);
+CREATE INDEX process_tags_tag ON process_tags (tag, created_at, instance_id);
+CREATE INDEX process_tags_project ON process_tags (project_id, tag, created_at, instance_id);
 
 -- Top-level scalar meta values as text, for the meta.<key>[.<op>] list filters.
 CREATE TABLE process_meta_keys (
     instance_id TEXT NOT NULL REFERENCES processes (instance_id) ON DELETE CASCADE,
     key         TEXT NOT NULL,
     value       TEXT NOT NULL,
+    project_id  TEXT,
+    created_at  INTEGER NOT NULL,
     PRIMARY KEY (instance_id, key)
 );
+CREATE INDEX process_meta_keys_project ON process_meta_keys (project_id, key, value, created_at, instance_id);
 
 CREATE TABLE process_status_history (
     id          TEXT PRIMARY KEY,                  -- the id of its PROCESS_STATUS event
