@@ -771,20 +771,6 @@ static int perform(CURL *h, struct http_call *c, struct err *e)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* `response: file`: .tmp/tmpdir_XXXXXX/<last URL segment> (or tmpfile_XXXXXX.tmp) under the
  * working directory, as Concord stores it; the content is the relative path. */
 static int save_file(struct http_call *c, json_t **content, struct err *e)
@@ -807,7 +793,7 @@ static int save_file(struct http_call *c, json_t **content, struct err *e)
 	} else if (asprintf(&full, "%s/tmpfile_XXXXXX.tmp", dir) >= 0) {
 		fd = mkostemps(full, 4, O_CLOEXEC);
 	}
-	if (fd < 0 || write_all(fd, c->resp_body.data, c->resp_body.len) < 0) {
+	if (fd < 0 || path_write_all(fd, c->resp_body.data, c->resp_body.len) < 0) {
 		err_set(e, ERR_INTERNAL, "cannot write the response to %s: %s", full ? full + wl : dir + wl,
 			strerror(errno));
 		goto out;
