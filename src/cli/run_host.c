@@ -55,9 +55,10 @@ static void host_event(void *ctx, json_t *data)
 	json_decref(ev);
 }
 
-static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, struct err *e)
+static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
+			    char **suspend, struct err *e)
 {
-	(void)ctx, (void)args, (void)out;
+	(void)ctx, (void)args, (void)out, (void)suspend;
 	if (method)
 		return err_set(e, ERR_UNAVAILABLE, "Task '%s' (%s.%s) is not available when running locally", task,
 			       task, method);

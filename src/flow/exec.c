@@ -330,7 +330,7 @@ static int run_task(struct vm *vm, struct thread *t, const struct task_def *d, s
 		    json_t **out, struct err *e)
 {
 	if (d->server)
-		return vm->h->ops->server_task(vm->h->ctx, d->name, NULL, in, out, e);
+		return vm->h->ops->server_task(vm->h->ctx, d->name, NULL, in, out, &c->suspend_event, e);
 	if (!d->execute)
 		return err_set(e, ERR_INVALID,
 			       "Task '%s' cannot be called as a step; call its methods: ${%s.method(...)}", d->name,

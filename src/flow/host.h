@@ -18,11 +18,14 @@ struct flow_host_ops {
 	void (*log)(void *ctx, enum flow_level level, const char *msg);
 	/* One ELEMENT event's data (BORROWED); the host adds eventType and eventDate. */
 	void (*event)(void *ctx, json_t *data);
-	/* A task that needs the server (concord, crypto, kv, http, jsonStore, lock, …):
-	 * method NULL for `task:` steps (then args is the `in` map), else the method name and
-	 * an array of arguments.  *out is NEW.  Fails (e.g. "not available when running
-	 * locally") with e set. */
-	int (*server_task)(void *ctx, const char *task, const char *method, json_t *args, json_t **out, struct err *e);
+	/* A task that needs the server (concord, crypto, kv, jsonStore, lock, …): method NULL
+	 * for `task:` steps (then args is the `in` map), else the method name and an array of
+	 * arguments.  *out is NEW.  suspend is NULL for method calls (an expression cannot
+	 * suspend); for a step the server may set *suspend (malloc'd) to an event name the
+	 * thread then waits for (the concord task's `suspend: true`).  Fails (e.g. "not
+	 * available when running locally") with e set. */
+	int (*server_task)(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
+			   char **suspend, struct err *e);
 	/* A checkpoint: state is the VM state (BORROWED) that resumes right after the
 	 * checkpoint step.  Returns 0 or < 0 (the step fails). */
 	int (*checkpoint)(void *ctx, const char *name, json_t *state, struct err *e);

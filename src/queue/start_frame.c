@@ -1,4 +1,4 @@
-/* What a supervisor tells its runner at start, and the server tasks it answers. */
+/* What a supervisor tells its runner at start. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,16 +102,4 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 	if (!frame)
 		err_set(e, ERR_INTERNAL, "out of memory");
 	return frame;
-}
-
-int supervise_task(struct running *r, struct store_conn *c, json_t *frame, json_t **out, struct err *e)
-{
-	const char *task = json_string_value(json_object_get(frame, "task"));
-	(void)r, (void)c;
-
-	*out = NULL;
-	/* The server half of concord, crypto, kv, … comes with suspend/resume and child
-	 * processes (docs/flows.md lists what a server process can call today). */
-	return err_set(e, ERR_UNAVAILABLE, "Task '%s' is not available on this server (docs/flows.md, \"Tasks\")",
-		       task ? task : "?");
 }

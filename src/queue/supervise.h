@@ -14,9 +14,6 @@
  * processInfo with the session token, projectInfo, initiator).  NEW object. */
 json_t *supervise_start_frame(struct running *r, const char *workdir, struct err *e);
 
-/* A server-task call from the runner (frame {"task", "method", "args"}): *out NEW. */
-int supervise_task(struct running *r, struct store_conn *c, json_t *frame, json_t **out, struct err *e) WUR;
-
 /* At the end: every file under <workdir>/_attachments/ (except _state/) as an attachment,
  * and out.json's object as meta.out. */
 int supervise_store_results(struct store_conn *c, const char *id, const char *workdir, struct err *e) WUR;

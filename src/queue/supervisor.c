@@ -25,6 +25,7 @@
 #include "crypto/session.h"
 #include "queue/internal.h"
 #include "queue/logwatch.h"
+#include "queue/server_tasks.h"
 #include "queue/supervise.h"
 #include "store/process_events.h"
 #include "store/process_logs.h"
@@ -158,6 +159,35 @@ static int reply(struct sup *s, json_t *v)
 	return rc;
 }
 
+/* A server-task call: answered at once (server_tasks.h). */
+static void on_task(struct sup *s, json_t *f)
+{
+	struct task_call tc = {.r = s->r,
+			       .c = s->db,
+			       .workdir = s->workdir,
+			       .task = json_string_value(json_object_get(f, "task")),
+			       .method = json_string_value(json_object_get(f, "method")),
+			       .args = json_object_get(f, "args")};
+	json_t *ans = json_pack("{s:s, s:O}", "type", "task_result", "id", json_object_get(f, "id"));
+	struct err e;
+
+	if (!tc.task) {
+		json_object_set_new(ans, "error", json_string("Task call without a task name"));
+	} else if (server_task_run(&tc, &e) == 0) {
+		json_object_set(ans, "out", tc.out ? tc.out : json_null());
+		if (tc.suspend)
+			json_object_set_new(ans, "suspend", json_string(tc.suspend));
+		if (tc.sensitive)
+			json_object_set(ans, "sensitive", tc.sensitive);
+	} else {
+		json_object_set_new(ans, "error", json_string(e.msg));
+	}
+	json_decref(tc.out);
+	json_decref(tc.sensitive);
+	free(tc.suspend);
+	reply(s, ans);
+}
+
 static void on_frame(struct sup *s, json_t *f)
 {
 	const char *type = json_string_value(json_object_get(f, "type"));
@@ -175,13 +205,7 @@ static void on_frame(struct sup *s, json_t *f)
 										      : json_integer(0)));
 		buffered(s);
 	} else if (strcmp(type, "task") == 0) {
-		json_t *out = NULL;
-		if (supervise_task(s->r, s->db, f, &out, &e) == 0)
-			reply(s, json_pack("{s:s, s:O, s:o}", "type", "task_result", "id", json_object_get(f, "id"), "out",
-					   out ? out : json_null()));
-		else
-			reply(s, json_pack("{s:s, s:O, s:s}", "type", "task_result", "id", json_object_get(f, "id"),
-					   "error", e.msg));
+		on_task(s, f);
 	} else if (strcmp(type, "done") == 0) {
 		const char *st = json_string_value(json_object_get(f, "status"));
 		const char *wake = json_string_value(json_object_get(f, "wakeEvent"));

@@ -57,7 +57,7 @@ static void host_event(void *ctx, json_t *data)
 
 /* Asks the supervisor to run a server task and waits for its answer. */
 static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
-			    struct err *e)
+			    char **suspend, struct err *e)
 {
 	struct runner_host *h = ctx;
 	long long id = h->next_call++;
@@ -86,6 +86,8 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 		v = json_object_get(reply, "out");
 		*out = json_incref(v ? v : json_null());
 		rc = 0;
+		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) && !(*suspend = strdup(msg)))
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	json_decref(reply);
 	return rc;

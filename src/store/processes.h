@@ -59,8 +59,11 @@ struct process {
 	json_t *tags;	  /* array, owned (NULL: none) */
 	json_t *meta;	  /* object, owned, never NULL after a read */
 	json_t *handlers; /* array, owned (NULL: none) */
-	/* Set by store_process_claim for a process woken from `sleep`: the event to resume. */
+	/* Set by store_process_claim for a process that resumes (woken from `sleep`,
+	 * resumed through the API or a form, restored from a checkpoint): the event to resume
+	 * with and the arguments to pass (NULL: none). */
 	char resume_event[128];
+	json_t *resume_args; /* object, owned */
 };
 
 /* Releases the JSON members (the struct itself may be on the stack). */
@@ -111,8 +114,43 @@ int store_process_payload(struct store_conn *c, const char *id, void **data, siz
 int store_process_payload_put(struct store_conn *c, const char *id, const void *data, size_t len, struct err *e) WUR;
 int store_process_payload_drop(struct store_conn *c, const char *id, struct err *e) WUR;
 
-/* A SUSPENDED process that sleeps: resumed at `at` with `event` (see the claim). */
-int store_process_set_resume(struct store_conn *c, const char *id, int64_t at, const char *event, struct err *e) WUR;
+/* What a runner leaves when its process suspends (queue/supervisor.c). */
+struct process_suspension {
+	const void *payload; /* the working directory (tar) it resumes from */
+	size_t payload_len;
+	json_t *events; /* array of the event names its threads wait for (BORROWED) */
+	json_t *forms;	/* object formName → form (name, eventName, fields, values, options) */
+	int64_t wake_at;	 /* a thread sleeps: resumed by the server at wake_at … */
+	const char *wake_event; /* … with this event (NULL: none) */
+};
+
+/* One transaction: STARTING/RUNNING → SUSPENDED with the payload, the awaited event names
+ * (the events plus each form's name), the pending forms, the wake-up of a sleep, and a
+ * PROCESS_WAIT event {"eventNames": [...], "forms": [...]} that names what resumes it.
+ * Clears the resume event and arguments it was started with. */
+int store_process_suspend(struct store_conn *c, const char *id, const struct process_suspension *s,
+			  struct err *e) WUR;
+
+/* Resumes a SUSPENDED process with `event` (one it waits for) and args (object, BORROWED,
+ * may be NULL): one transaction SUSPENDED → RESUMING → ENQUEUED that stores the event
+ * and arguments for the claim and clears startAt, the wake-up and the pending forms.
+ * ERR_NOT_FOUND for an unknown process; ERR_CONFLICT "Process is not suspended, can't
+ * resume" when it is not SUSPENDED (also when a concurrent resume won); ERR_INVALID
+ * "Unexpected 'resume' events: [x]" when it does not wait for event. */
+int store_process_resume(struct store_conn *c, const char *id, const char *event, json_t *args,
+			 struct err *e) WUR;
+
+/* Starts a process again from a stored snapshot (a checkpoint restore): when its status is
+ * in from_mask, one transaction replaces its payload with payload (when not NULL), stores
+ * event/args for the claim like store_process_resume, and moves it to ENQUEUED (through
+ * RESUMING).  ERR_CONFLICT when the status is not in from_mask. */
+int store_process_requeue(struct store_conn *c, const char *id, unsigned from_mask, const char *event, json_t *args,
+			  const void *payload, size_t len, struct err *e) WUR;
+
+/* The pending forms of a process (NEW object formName → form; empty when none), and the
+ * event names it waits for (NEW array; empty when it is not SUSPENDED). */
+int store_process_forms(struct store_conn *c, const char *id, json_t **forms, struct err *e) WUR;
+int store_process_wait_events(struct store_conn *c, const char *id, json_t **events, struct err *e) WUR;
 
 /* Shallow-merges obj (BORROWED) into the stored meta (as Concord's `||`); a key whose value
  * is null is removed.  Keeps process_meta_keys in step. */

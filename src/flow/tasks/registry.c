@@ -107,7 +107,7 @@ int task_call_method(struct vm *vm, struct thread *t, const char *task, const ch
 	corr = events_task_pre(vm, t, task, method, args);
 	*out = NULL;
 	if (d->server)
-		rc = vm->h->ops->server_task(vm->h->ctx, task, method, args, out, e);
+		rc = vm->h->ops->server_task(vm->h->ctx, task, method, args, out, NULL, e);
 	else
 		rc = call_local(&c, d, method, args, out, e);
 	if (rc == 0 && !*out)

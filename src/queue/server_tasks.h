@@ -1,0 +1,46 @@
+#ifndef ACCORD_QUEUE_SERVER_TASKS_H
+#define ACCORD_QUEUE_SERVER_TASKS_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+#include "queue/internal.h"
+#include "store/store.h"
+
+/* The server half of the tasks a flow calls through its runner's host (DESIGN.md §2):
+ * the runner sends {"type":"task", id, task, method?, args}; its supervisor finds the
+ * task here and answers {"type":"task_result", id, out | error, suspend?, sensitive?}.
+ * Every handler checks the rights of the process's initiator itself (the process acts as
+ * its initiator, within its own org/project). One file per task: server_task_<name>.c. */
+
+struct task_call {
+	/* In (BORROWED). */
+	struct running *r;	/* the calling process (r->p: org, project, initiator, id) */
+	struct store_conn *c;	/* the supervisor's connection */
+	const char *workdir;	/* the process's working directory (absolute) */
+	const char *task;	/* "kv", "crypto", "concord", … */
+	const char *method;	/* NULL for a `task:` step (args is then the `in` object) */
+	json_t *args;		/* the `in` object, or the array of method arguments */
+	/* Out (owned by the call; the supervisor sends and releases them). */
+	json_t *out;		/* the result (NULL: null) */
+	char *suspend;		/* malloc'd: the calling thread suspends waiting for this event */
+	json_t *sensitive;	/* array of strings the runner masks as ****** in the log */
+};
+
+typedef int (*server_task_fn)(struct task_call *tc, struct err *e);
+
+/* Adds a string the runner must mask (sensitive values: decrypted secrets). */
+void task_call_sensitive(struct task_call *tc, const char *value);
+
+/* Runs tc->task: 0 with the out fields set, or < 0 with e set to the message the flow
+ * sees (ERR_UNAVAILABLE "Task 'x' is not available on this server" for an unknown one). */
+int server_task_run(struct task_call *tc, struct err *e) WUR;
+
+/* The handlers (server_task_<name>.c). */
+int server_task_kv(struct task_call *tc, struct err *e);
+int server_task_crypto(struct task_call *tc, struct err *e);
+int server_task_concord(struct task_call *tc, struct err *e);
+
+#endif
