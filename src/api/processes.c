@@ -58,6 +58,9 @@ static int stop(struct api_call *c)
 				queue_log_line(c->db, p.instance_id, "WARN", "Process cancelled by %s",
 					       c->who.user.username);
 				logwatch_end(p.instance_id); /* followers see the line above, then the end */
+				queue_process_ended(c->app->queue, c->db, p.instance_id, PS_CANCELLED);
+				if (store_process_payload_drop(c->db, p.instance_id, &e))
+					LOG_W("process %s: cannot drop its payload: %s", p.instance_id, e.msg);
 				break;
 			}
 		} else if (queue_stop_process(c->app->queue, p.instance_id, &e) == 0) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "store/processes.h"
 #include "store/store.h"
 
 /* The process queue of one node (DESIGN.md §2): a dispatcher thread that claims due
@@ -49,6 +50,13 @@ void queue_shutdown(struct queue *q, unsigned grace_ms);
  * a status change for. */
 void queue_log_line(struct store_conn *c, const char *id, const char *level, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Called once a process has reached a final status (st), wherever that was recorded:
+ * its supervisor, a stop of a process that was not running, a suspend timeout.  The
+ * payload is still stored when it is called.  Starts what follows (handler processes,
+ * the resume of a parent waiting for its children, WAITING processes of the same
+ * exclusive group).  q may be NULL (no queue on this node).  Errors are logged. */
+void queue_process_ended(struct queue *q, struct store_conn *c, const char *id, enum proc_status st);
 
 /* Runner resource limits (set by `accord serve`, read by every supervisor). */
 struct runner_limits {

@@ -117,15 +117,19 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 	return rc;
 }
 
-int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, struct err *e)
+int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, json_t *events,
+			      json_t *forms, const char *wake_event, int64_t wake_at, struct err *e)
 {
+	struct process_suspension ps = {.events = events, .forms = forms, .wake_event = wake_event, .wake_at = wake_at};
 	void *tar = NULL;
-	size_t len = 0;
 	int rc;
 
-	if (pack_dir(workdir, limits.archive_bytes, &tar, &len, e))
+	if (!json_is_array(events) || json_array_size(events) == 0)
+		return err_set(e, ERR_INTERNAL, "the runner suspended without naming an event to wait for");
+	if (pack_dir(workdir, limits.archive_bytes, &tar, &ps.payload_len, e))
 		return -1;
-	rc = store_process_payload_put(c, id, tar, len, e);
+	ps.payload = tar;
+	rc = store_process_suspend(c, id, &ps, e);
 	free(tar);
 	return rc;
 }

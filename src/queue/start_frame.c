@@ -97,8 +97,11 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 			  "sysvars", sysvars(r, workdir, profiles));
 	json_decref(profiles);
 	json_decref(cfg);
-	if (frame && r->p.resume_event[0])
+	if (frame && r->p.resume_event[0]) {
+		/* A resume: the arguments are the ones it is resumed with, not the start's. */
 		json_object_set_new(frame, "resume", json_string(r->p.resume_event));
+		json_object_set_new(frame, "args", r->p.resume_args ? json_incref(r->p.resume_args) : json_object());
+	}
 	if (!frame)
 		err_set(e, ERR_INTERNAL, "out of memory");
 	return frame;

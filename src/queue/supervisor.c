@@ -51,6 +51,7 @@ struct sup {
 	const char *done; /* the runner's final status ("FINISHED", …) or NULL */
 	int64_t wake_at;  /* SUSPENDED in `sleep`: when to resume it, with wake_event */
 	char wake_event[128];
+	json_t *wait_events, *forms; /* SUSPENDED: what its threads wait for, its pending forms */
 	int64_t deadline; /* processTimeout, ms; 0: none */
 	bool timed_out;
 	int64_t kill_at; /* SIGKILL after SIGTERM; 0: not signalled */
@@ -211,6 +212,10 @@ static void on_frame(struct sup *s, json_t *f)
 		const char *wake = json_string_value(json_object_get(f, "wakeEvent"));
 		if (st && (strcmp(st, "FINISHED") == 0 || strcmp(st, "FAILED") == 0 || strcmp(st, "SUSPENDED") == 0))
 			s->done = strcmp(st, "FINISHED") == 0 ? "FINISHED" : strcmp(st, "FAILED") == 0 ? "FAILED" : "SUSPENDED";
+		if (json_is_array(json_object_get(f, "events")) && !s->wait_events)
+			s->wait_events = json_incref(json_object_get(f, "events"));
+		if (json_is_object(json_object_get(f, "forms")) && !s->forms)
+			s->forms = json_incref(json_object_get(f, "forms"));
 		if (wake && json_is_integer(json_object_get(f, "wakeAt")) && strlen(wake) < sizeof s->wake_event) {
 			s->wake_at = json_integer_value(json_object_get(f, "wakeAt"));
 			snprintf(s->wake_event, sizeof s->wake_event, "%s", wake);
@@ -514,23 +519,30 @@ static void finish(struct sup *s, enum proc_status st)
 	struct err e;
 	unsigned from = PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING);
 
-	if (st == PS_SUSPENDED &&
-	    (supervise_store_suspended(s->db, s->id, s->workdir, &e) ||
-	     (s->wake_event[0] && store_process_set_resume(s->db, s->id, s->wake_at, s->wake_event, &e)))) {
+	if (st == PS_SUSPENDED) {
+		flush(s);
+		if (supervise_store_suspended(s->db, s->id, s->workdir, s->wait_events, s->forms,
+					      s->wake_event[0] ? s->wake_event : NULL, s->wake_at, &e) == 0) {
+			logwatch_end(s->id);
+			return;
+		}
 		LOG_E("process %s: cannot store its suspended state: %s", s->id, e.msg);
 		server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
 		st = PS_FAILED;
 	}
-	if (st != PS_SUSPENDED && supervise_store_results(s->db, s->id, s->workdir, &e)) {
+	if (supervise_store_results(s->db, s->id, s->workdir, &e)) {
 		LOG_E("process %s: cannot store its results: %s", s->id, e.msg);
 		server_line(s, "ERROR", "Process failed: its results could not be stored");
 		st = PS_FAILED;
 	}
 	flush(s);
-	if (store_process_transition(s->db, s->id, from, st, &e))
+	if (store_process_transition(s->db, s->id, from, st, &e)) {
 		LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
-	else if (st != PS_SUSPENDED && store_process_payload_drop(s->db, s->id, &e))
-		LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
+	} else {
+		queue_process_ended(s->q, s->db, s->id, st);
+		if (store_process_payload_drop(s->db, s->id, &e))
+			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
+	}
 	logwatch_end(s->id);
 }
 
@@ -584,5 +596,7 @@ end:
 	frame_reader_cleanup(&s.frames);
 	buf_cleanup(&s.log);
 	json_decref(s.events);
+	json_decref(s.wait_events);
+	json_decref(s.forms);
 	queue_release(s.q, r);
 }

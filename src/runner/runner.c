@@ -64,8 +64,11 @@ static int send_done(const char *status, struct vm *vm)
 	json_t *f = json_pack("{s:s, s:s}", "type", "done", "status", status);
 	int rc;
 
-	if (vm && strcmp(status, "SUSPENDED") == 0)
+	if (vm && strcmp(status, "SUSPENDED") == 0) {
 		add_wake(f, vm);
+		json_object_set_new(f, "events", vm_waiting_events(vm));
+		json_object_set_new(f, "forms", vm_pending_forms(vm));
+	}
 	rc = frame_write(IPC_FD, f, &e);
 	json_decref(f);
 	return rc;

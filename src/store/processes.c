@@ -6,6 +6,7 @@
 
 #include "base/datetime.h"
 #include "base/jsonx.h"
+#include "store/process_internal.h"
 
 static const char *const status_names[PS__COUNT] = {
     "NEW",	 "PREPARING", "ENQUEUED", "WAITING",   "STARTING",  "RUNNING",
@@ -30,7 +31,8 @@ void store_process_cleanup(struct process *p)
 	json_decref(p->tags);
 	json_decref(p->meta);
 	json_decref(p->handlers);
-	p->tags = p->meta = p->handlers = NULL;
+	json_decref(p->resume_args);
+	p->tags = p->meta = p->handlers = p->resume_args = NULL;
 }
 
 #define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
@@ -308,9 +310,8 @@ int store_process_by_session(struct store_conn *c, const uint8_t hash[32], struc
 	return rc < 0 ? rc : 0;
 }
 
-/* The status change inside an open transaction (see store_process_transition). */
-static int transition_in_tx(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
-			    const char *node, int64_t now, struct err *e)
+int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
+			  const char *node, int64_t now, struct err *e)
 {
 	static const char GET[] = "SELECT status, last_run_at, total_runtime_ms FROM processes WHERE instance_id = ?";
 	static const char SET[] = "UPDATE processes SET status = ?, last_updated_at = ?, last_run_at = ?,"
@@ -389,7 +390,7 @@ int store_process_transition(struct store_conn *c, const char *id, unsigned from
 		return -1;
 	/* STARTING → RUNNING keeps the node that claimed the process. */
 	if (node_of(c, id, node, sizeof node, e) ||
-	    transition_in_tx(c, id, from_mask, to, node[0] ? node : NULL, dt_now_ms(), e)) {
+	    proc_transition_in_tx(c, id, from_mask, to, node[0] ? node : NULL, dt_now_ms(), e)) {
 		store_tx_rollback(c);
 		return -1;
 	}
@@ -423,9 +424,10 @@ static int due(struct store_conn *c, int64_t now, char id[UUID_STR_LEN], char *e
 	return rc < 0 ? rc : 0;
 }
 
+/* A woken sleeper keeps its event for the claim (read back by resume_of). */
 static int clear_resume(struct store_conn *c, const char *id, struct err *e)
 {
-	static const char SQL[] = "UPDATE processes SET resume_at = NULL, resume_event = NULL WHERE instance_id = ?";
+	static const char SQL[] = "UPDATE processes SET resume_at = NULL, resume_args = NULL WHERE instance_id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 
 	if (!st)
@@ -434,8 +436,31 @@ static int clear_resume(struct store_conn *c, const char *id, struct err *e)
 	return store_step_done(st, e);
 }
 
+/* The event and arguments a claimed process resumes with (none for a fresh start). */
+static int resume_of(struct store_conn *c, const char *id, char *event, size_t cap, json_t **args, struct err *e)
+{
+	static const char SQL[] = "SELECT resume_event, resume_args FROM processes WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	event[0] = '\0';
+	*args = NULL;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		snprintf(event, cap, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
+		*args = col_json(st, 1);
+	}
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
 int store_process_claim(struct store_conn *c, const char *node, int64_t now, struct process *out, struct err *e)
 {
+	json_t *args = NULL;
+
 	char id[UUID_STR_LEN], event[sizeof out->resume_event];
 
 	if (store_tx_begin(c, e))
@@ -446,34 +471,27 @@ int store_process_claim(struct store_conn *c, const char *node, int64_t now, str
 		store_tx_rollback(c);
 		return 0;
 	}
-	if (event[0] && (transition_in_tx(c, id, PS_BIT(PS_SUSPENDED), PS_RESUMING, NULL, now, e) ||
-			 transition_in_tx(c, id, PS_BIT(PS_RESUMING), PS_ENQUEUED, NULL, now, e) ||
+	if (event[0] && (proc_transition_in_tx(c, id, PS_BIT(PS_SUSPENDED), PS_RESUMING, NULL, now, e) ||
+			 proc_transition_in_tx(c, id, PS_BIT(PS_RESUMING), PS_ENQUEUED, NULL, now, e) ||
 			 clear_resume(c, id, e)))
 		goto fail;
-	if (transition_in_tx(c, id, PS_BIT(PS_ENQUEUED), PS_STARTING, node, now, e))
+	if (proc_transition_in_tx(c, id, PS_BIT(PS_ENQUEUED), PS_STARTING, node, now, e) ||
+	    resume_of(c, id, event, sizeof event, &args, e))
 		goto fail;
 	if (store_tx_commit(c, e))
-		return -1;
+		goto fail_args;
 	if (store_process_get(c, id, out, e))
-		return -1;
+		goto fail_args;
 	snprintf(out->resume_event, sizeof out->resume_event, "%s", event);
+	out->resume_args = json_is_object(args) ? args : NULL;
+	if (!out->resume_args)
+		json_decref(args);
 	return 1;
 fail:
 	store_tx_rollback(c);
+fail_args:
+	json_decref(args);
 	return -1;
-}
-
-int store_process_set_resume(struct store_conn *c, const char *id, int64_t at, const char *event, struct err *e)
-{
-	static const char SQL[] = "UPDATE processes SET resume_at = ?, resume_event = ? WHERE instance_id = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-
-	if (!st)
-		return -1;
-	store_bind_int64(st, 1, at);
-	store_bind_text(st, 2, event);
-	store_bind_text(st, 3, id);
-	return store_step_done(st, e);
 }
 
 int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, struct err *e)

@@ -1,0 +1,101 @@
+/* Resume (reference §6.7, issue 9): POST /api/v1/process/{id}/resume/{eventName}. */
+#include <string.h>
+
+#include "api/process_access.h"
+#include "api/process_routes.h"
+#include "http/request.h"
+#include "queue/queue.h"
+#include "store/processes.h"
+
+#define SAVE_AS_DEPTH 16
+
+/* The body nested under the dotted path saveAs ("a.b" → {"a":{"b":body}}). */
+static json_t *nest(struct api_call *c, json_t *body, const char *save_as)
+{
+	char path[256], *parts[SAVE_AS_DEPTH], *p, *save = NULL;
+	size_t n = 0;
+	json_t *v = body;
+
+	if (strlen(save_as) >= sizeof path || !*save_as) {
+		api_fail(c, ERR_INVALID, "'saveAs' must be a dotted path of at most %zu characters", sizeof path - 1);
+		return NULL;
+	}
+	strcpy(path, save_as);
+	for (p = strtok_r(path, ".", &save); p; p = strtok_r(NULL, ".", &save)) {
+		if (n == SAVE_AS_DEPTH) {
+			api_fail(c, ERR_INVALID, "'saveAs' has more than %d parts", SAVE_AS_DEPTH);
+			return NULL;
+		}
+		parts[n++] = p;
+	}
+	if (n == 0) {
+		api_fail(c, ERR_INVALID, "'saveAs' must name a path such as arguments.answer");
+		return NULL;
+	}
+	json_incref(v);
+	while (n--) {
+		json_t *o = json_object();
+		json_object_set_new(o, parts[n], v);
+		v = o;
+	}
+	return v;
+}
+
+/* The arguments a resume passes: the body's `arguments` (after saveAs), or none. */
+static int resume_args(struct api_call *c, json_t **args)
+{
+	const char *save_as = http_query(c->req, "saveAs");
+	json_t *body = NULL, *cfg, *a;
+	int rc;
+
+	*args = NULL;
+	if (c->req->body.len == 0) {
+		body = json_object();
+	} else if ((rc = http_body_json(c->req, &body, &c->err))) {
+		return rc;
+	}
+	if (!save_as && !json_is_object(body)) {
+		json_decref(body);
+		return api_fail(c, ERR_INVALID, "the resume body must be a JSON object such as {\"arguments\": {...}}");
+	}
+	cfg = save_as ? nest(c, body, save_as) : json_incref(body);
+	json_decref(body);
+	if (!cfg)
+		return -1;
+	a = json_object_get(cfg, "arguments");
+	if (a && !json_is_object(a) && !json_is_null(a)) {
+		json_decref(cfg);
+		return api_fail(c, ERR_INVALID, "'arguments' must be a JSON object");
+	}
+	*args = json_is_object(a) ? json_incref(a) : json_object();
+	json_decref(cfg);
+	return 0;
+}
+
+static int resume(struct api_call *c)
+{
+	const char *event = api_param(c, "eventName");
+	struct process p;
+	json_t *args = NULL;
+	int rc;
+
+	if ((rc = api_process_load(c, api_param(c, "id"), PROC_WRITE, &p)))
+		return rc;
+	if (!(rc = resume_args(c, &args)))
+		rc = store_process_resume(c->db, p.instance_id, event, args, &c->err);
+	json_decref(args);
+	if (rc == 0) {
+		queue_log_line(c->db, p.instance_id, "INFO", "Process resumed with event '%s' by %s", event,
+			       c->who.user.username);
+		queue_wake(c->app->queue);
+	}
+	store_process_cleanup(&p);
+	if (rc)
+		return rc;
+	return api_reply(c, json_pack("{s:b}", "ok", 1));
+}
+
+const struct api_route api_process_resume_routes[] = {
+    {"POST", "/api/v1/process/{id}/resume/{eventName}", resume, 0},
+    {0},
+};

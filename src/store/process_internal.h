@@ -1,0 +1,14 @@
+#ifndef ACCORD_STORE_PROCESS_INTERNAL_H
+#define ACCORD_STORE_PROCESS_INTERNAL_H
+
+#include "store/processes.h"
+
+/* Shared by processes.c and the files that change a process's status in their own
+ * transactions (process_suspend.c, …).  Both run inside an open transaction. */
+
+/* The status change (see store_process_transition): ERR_CONFLICT when the current status
+ * is not in from_mask. node: recorded for STARTING/RUNNING (NULL: none). */
+int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
+			  const char *node, int64_t now, struct err *e) WUR;
+
+#endif
