@@ -132,3 +132,53 @@ flows:
     p = wait_process(admin, pid)
     assert p["status"] == "FINISHED", process_log(admin, pid)
     assert "both done" in process_log(admin, pid)
+
+
+def test_suspended_processes_survive_a_restart(fresh_server):
+    import signal
+    from conftest import ADMIN_KEY, Client
+    srv = fresh_server().start()
+    admin = Client(srv.url, ADMIN_KEY)
+    pids = [suspended(admin) for _ in range(3)]
+    srv.stop(signal.SIGKILL)
+    srv2 = fresh_server(data_dir=srv.data_dir).start()
+    try:
+        admin = Client(srv2.url, ADMIN_KEY)
+        for n, pid in enumerate(pids):
+            assert status(admin, pid)["status"] == "SUSPENDED"
+            r = admin.post("/api/v1/process/%s/resume/approval" % pid, json={"arguments": {"answer": n}})
+            assert r.status_code == 200, r.text
+        for n, pid in enumerate(pids):
+            assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+            assert "resumed: x=1 answer=%d" % n in process_log(admin, pid)
+    finally:
+        srv2.stop()
+
+
+def test_resume_during_stop(admin):
+    """A stop and a resume racing on a suspended process: the process always reaches a final
+    status; a refused resume (409) means it never ran again."""
+    for _ in range(5):
+        pid = suspended(admin)
+        codes = {}
+
+        def resume():
+            codes["resume"] = admin.post("/api/v1/process/%s/resume/approval" % pid,
+                                         json={"arguments": {"answer": 1}}).status_code
+
+        def stop():
+            codes["stop"] = admin.delete("/api/v1/process/%s" % pid).status_code
+
+        ts = [threading.Thread(target=resume), threading.Thread(target=stop)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert codes["stop"] == 204
+        p = wait_process(admin, pid)
+        if codes["resume"] == 200:
+            assert p["status"] in ("FINISHED", "CANCELLED"), p
+        else:
+            assert codes["resume"] == 409 and p["status"] == "CANCELLED", (codes, p)
+        if codes["resume"] != 200:
+            assert "resumed:" not in process_log(admin, pid)
