@@ -25,6 +25,11 @@ struct cache_entry {
 };
 
 static struct cache_entry *cache;
+/* Verified against when the user is unknown or has no password, so that an unknown
+ * username costs the same Argon2id run as a wrong password (no user enumeration by
+ * timing).  Made once, on first need. */
+static char dummy_hash[PASSWORD_HASH_MAX];
+static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
 static uint8_t cache_key[crypto_generichash_KEYBYTES];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -76,6 +81,38 @@ static void cache_store(const uint8_t digest[32], const char *user_id, uint64_t 
 	pthread_mutex_unlock(&cache_lock);
 }
 
+static void make_dummy(void)
+{
+	char pass[33];
+	uint8_t raw[16];
+	struct err e;
+
+	rand_bytes(raw, sizeof raw);
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(pass + 2 * i, 3, "%02x", raw[i]);
+	if (password_hash(pass, dummy_hash, &e) != 0)
+		dummy_hash[0] = '\0'; /* password_verify then fails at once; logged nowhere */
+	sodium_memzero(pass, sizeof pass);
+}
+
+/* The user's hash, or the dummy one (the check then fails after the same work). */
+static bool verify_user(struct store_conn *c, const char *username, const char *pass, struct principal *out)
+{
+	char hash[PASSWORD_HASH_MAX];
+	bool known = store_user_find(c, username, NULL, &out->user, NULL) == 0 &&
+		     store_user_password_hash(c, out->user.id, hash, sizeof hash, NULL) == 0;
+	bool ok;
+
+	if (!known) {
+		pthread_once(&dummy_once, make_dummy);
+		password_verify(dummy_hash, pass);
+		return false;
+	}
+	ok = password_verify(hash, pass);
+	sodium_memzero(hash, sizeof hash);
+	return ok;
+}
+
 static int unauth(struct err *e, const char *why)
 {
 	return err_set(e, ERR_UNAUTH, "%s", why);
@@ -93,7 +130,7 @@ static int basic(struct store_conn *c, const char *b64, struct principal *out, s
 	size_t n = 0;
 	uint8_t digest[32];
 	char *creds = (char *)b64_decode(b64, strlen(b64), &n, NULL);
-	char *colon, *pass, hash[PASSWORD_HASH_MAX];
+	char *colon, *pass;
 	uint64_t generation = store_user_generation();
 	int rc = -1;
 
@@ -114,9 +151,7 @@ static int basic(struct store_conn *c, const char *b64, struct principal *out, s
 	}
 	*colon = '\0';
 	if (rc != 0) {
-		if (store_user_find(c, creds, NULL, &out->user, NULL) != 0 ||
-		    store_user_password_hash(c, out->user.id, hash, sizeof hash, NULL) != 0 ||
-		    !password_verify(hash, pass)) {
+		if (!verify_user(c, creds, pass, out)) {
 			rc = unauth(e, "invalid username or password");
 			goto out;
 		}

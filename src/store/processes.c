@@ -496,7 +496,8 @@ fail_args:
 
 int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, struct err *e)
 {
-	static const char QUEUED[] = "SELECT min(start_at) FROM processes WHERE status = 'ENQUEUED' AND start_at > ?";
+	static const char QUEUED[] = "SELECT min(start_at) FROM processes WHERE status = 'ENQUEUED'"
+				     " AND start_at IS NOT NULL AND start_at > ?";
 	static const char WOKEN[] = "SELECT min(resume_at) FROM processes WHERE status = 'SUSPENDED'"
 				    " AND resume_at IS NOT NULL AND resume_at > ?";
 	const char *const sql[] = {QUEUED, WOKEN};

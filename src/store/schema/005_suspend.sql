@@ -15,3 +15,12 @@ CREATE TABLE process_forms (
     form        TEXT NOT NULL,
     PRIMARY KEY (instance_id, name)
 );
+
+-- The queue's indexes lead with status, so that SQLite's planner (which runs without
+-- statistics here) picks them over processes_status: with 100,000 SUSPENDED processes
+-- the wake-up query otherwise walked every suspended row on each dispatch (bench/suspend).
+DROP INDEX processes_queue;
+DROP INDEX processes_wake;
+CREATE INDEX processes_queue ON processes (status, last_updated_at) WHERE status = 'ENQUEUED';
+CREATE INDEX processes_scheduled ON processes (status, start_at) WHERE status = 'ENQUEUED' AND start_at IS NOT NULL;
+CREATE INDEX processes_wake ON processes (status, resume_at) WHERE status = 'SUSPENDED' AND resume_at IS NOT NULL;
