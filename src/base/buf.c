@@ -11,10 +11,18 @@ void buf_init(struct buf *b, size_t max)
 	b->len = 0;
 	b->cap = 0;
 	b->max = max ? max : SIZE_MAX / 2;
+	b->wipe = false;
+}
+
+void buf_set_wipe(struct buf *b)
+{
+	b->wipe = true;
 }
 
 void buf_cleanup(struct buf *b)
 {
+	if (b->wipe && b->data)
+		explicit_bzero(b->data, b->cap);
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
@@ -41,7 +49,21 @@ int buf_reserve(struct buf *b, size_t extra, struct err *e)
 		if (__builtin_mul_overflow(cap, 2, &cap))
 			return err_set(e, ERR_TOO_LARGE, "buffer size overflow");
 	}
-	p = realloc(b->data, cap);
+	if (cap > b->max + 1) /* like curl's dynbuf: never past the cap */
+		cap = b->max + 1;
+	if (b->wipe) {
+		/* realloc would free the old copy as it is */
+		p = malloc(cap);
+		if (!p)
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		if (b->data) {
+			memcpy(p, b->data, b->len + 1);
+			explicit_bzero(b->data, b->cap);
+			free(b->data);
+		}
+	} else {
+		p = realloc(b->data, cap);
+	}
 	if (!p)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	b->data = p;

@@ -42,6 +42,7 @@ static void load(void)
 	SYM(lookup_connection_value_n, "MHD_lookup_connection_value_n");
 	SYM(get_connection_values, "MHD_get_connection_values");
 	SYM(create_response_from_buffer, "MHD_create_response_from_buffer");
+	SYM(create_response_from_buffer_with_free_callback, "MHD_create_response_from_buffer_with_free_callback");
 	SYM(create_response_from_fd_at_offset64, "MHD_create_response_from_fd_at_offset64");
 	SYM(create_response_from_callback, "MHD_create_response_from_callback");
 	SYM(add_response_header, "MHD_add_response_header");

@@ -20,6 +20,7 @@ struct mhd_api {
 	__typeof__(&MHD_lookup_connection_value_n) lookup_connection_value_n;
 	__typeof__(&MHD_get_connection_values) get_connection_values;
 	__typeof__(&MHD_create_response_from_buffer) create_response_from_buffer;
+	__typeof__(&MHD_create_response_from_buffer_with_free_callback) create_response_from_buffer_with_free_callback;
 	__typeof__(&MHD_create_response_from_fd_at_offset64) create_response_from_fd_at_offset64;
 	__typeof__(&MHD_create_response_from_callback) create_response_from_callback;
 	__typeof__(&MHD_add_response_header) add_response_header;

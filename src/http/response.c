@@ -16,6 +16,8 @@ void http_resp_init(struct http_response *w)
 
 static void clear_body(struct http_response *w)
 {
+	if (w->body)
+		explicit_bzero(w->body, w->len); /* exported secrets pass through here */
 	free(w->body);
 	w->body = NULL;
 	w->len = 0;

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -95,6 +96,14 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_line(LOG_WARN, msg, NULL);
 }
 
+/* Response bodies are zeroed before they are freed (docs/security.md). */
+static void free_wiped(void *p)
+{
+	if (p)
+		explicit_bzero(p, malloc_usable_size(p));
+	free(p);
+}
+
 static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn, struct http_response *w)
 {
 	struct MHD_Response *r;
@@ -106,8 +115,14 @@ static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn,
 		r = mhd.create_response_from_fd_at_offset64(w->fd_len, w->fd, w->fd_off);
 		if (r)
 			w->fd = -1; /* libmicrohttpd closes it */
+	} else if (w->body) {
+		/* Handed over, not copied: the body may be exported secret data, and a copy
+		 * freed inside libmicrohttpd could not be wiped. */
+		r = mhd.create_response_from_buffer_with_free_callback(w->len, w->body, free_wiped);
+		if (r)
+			w->body = NULL;
 	} else {
-		r = mhd.create_response_from_buffer(w->len, w->body ? w->body : (char *)"", MHD_RESPMEM_MUST_COPY);
+		r = mhd.create_response_from_buffer(0, (char *)"", MHD_RESPMEM_PERSISTENT);
 	}
 	if (!r)
 		return MHD_NO;
@@ -150,6 +165,7 @@ static struct conn_state *begin(struct http_server *s, struct MHD_Connection *co
 	if (cs->req.content_type && strncasecmp(cs->req.content_type, "multipart/", 10) == 0)
 		cs->limit = s->cfg.upload_bytes;
 	buf_init(&cs->req.body, cs->limit);
+	buf_set_wipe(&cs->req.body); /* bodies carry secret data and store passwords */
 	cl = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	if (cl) {
 		char *end;

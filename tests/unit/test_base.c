@@ -36,6 +36,33 @@ static void test_buf_grows_and_caps(void **state)
 	buf_cleanup(&b);
 }
 
+/* Issue 15 part 6: a buffer never allocates past its cap (64 MiB with a 64 MiB cap
+ * allocated 128 MiB); a wiping buffer keeps working across growth. */
+static void test_buf_cap_is_hard(void **state)
+{
+	struct buf b;
+	struct err e;
+	char chunk[1000];
+	(void)state;
+	memset(chunk, 'x', sizeof chunk);
+	buf_init(&b, 5000);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(buf_append(&b, chunk, sizeof chunk, &e), 0);
+	assert_int_equal(b.len, 5000);
+	assert_true(b.cap <= 5001);
+	assert_true(buf_append_char(&b, 'y', &e) < 0);
+	buf_cleanup(&b);
+
+	buf_init(&b, 0);
+	buf_set_wipe(&b);
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(buf_append(&b, chunk, sizeof chunk, &e), 0);
+	assert_int_equal(b.len, 50000);
+	assert_int_equal(b.data[49999], 'x');
+	assert_int_equal(b.data[50000], '\0');
+	buf_cleanup(&b);
+}
+
 static void test_iso_format(void **state)
 {
 	char out[DT_ISO_LEN];
@@ -196,6 +223,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_buf_grows_and_caps),
+	    cmocka_unit_test(test_buf_cap_is_hard),
 	    cmocka_unit_test(test_iso_format),
 	    cmocka_unit_test(test_iso_parse),
 	    cmocka_unit_test(test_names),
