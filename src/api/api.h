@@ -19,7 +19,10 @@
  * c->err (the dispatcher turns that into the JSON error response). */
 
 /* Process-wide state the handlers share; set up by `accord serve`. */
+struct router;
+
 struct app {
+	struct router *router; /* built once by `accord serve` before the server starts */
 	struct store *store;
 	const char *data_dir;
 	void *secrets_key;	       /* reserved for the secrets module's master key */

@@ -6,8 +6,6 @@
 #include "auth/authn.h"
 #include "base/log.h"
 
-struct router *api_router; /* built once by `accord serve` before the server starts */
-
 static void fail(struct http_response *resp, const struct err *e)
 {
 	if (e->code == ERR_INTERNAL || e->code <= 0 || e->code >= ERR__COUNT) {
@@ -40,7 +38,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 
 	if (strcmp(method, "HEAD") == 0)
 		req->method = "GET";
-	hr = router_match(api_router, req, allow, sizeof allow, &c.err);
+	hr = router_match(((struct app *)app)->router, req, allow, sizeof allow, &c.err);
 	req->method = method;
 	if (!hr) {
 		fail(resp, &c.err);

@@ -2,13 +2,14 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/datetime.h"
 
-static volatile enum log_level min_level = LOG_INFO;
+static _Atomic enum log_level min_level = LOG_INFO;
 
 void log_set_level(enum log_level level)
 {

@@ -1,5 +1,6 @@
 /* accord run: executes a flow directory locally with the flow engine and the local host. */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,20 @@ static bool known_option(const char *a)
 	return false;
 }
 
+/* Prints an option error and returns -1. */
+static int bad_option(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad_option(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("accord run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
 static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i], *v;
@@ -117,23 +132,23 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 	}
 	if (a[0] != '-') {
 		if (o->path_given)
-			return fprintf(stderr, "accord run: only one PATH may be given\n"), -1;
+			return bad_option("only one PATH may be given");
 		o->path = a;
 		o->path_given = true;
 		return 0;
 	}
 	if (!known_option(a))
-		return fprintf(stderr, "accord run: unknown option '%s' (see --help)\n", a), -1;
+		return bad_option("unknown option '%s' (see --help)", a);
 	if (!(v = need_value(argc, argv, i)))
 		return -1;
 	if (strcmp(a, "-e") == 0 || strcmp(a, "--entry-point") == 0)
 		o->entry = v;
 	else if (strcmp(a, "-a") == 0 || strcmp(a, "--arg") == 0 || strcmp(a, "--arg-json") == 0) {
 		if (add_arg(o->args, v, strcmp(a, "--arg-json") == 0) < 0)
-			return fprintf(stderr, "accord run: %s expects KEY=VALUE, got '%s'\n", a, v), -1;
+			return bad_option("%s expects KEY=VALUE, got '%s'", a, v);
 	} else if (strcmp(a, "-p") == 0 || strcmp(a, "--profile") == 0) {
 		if (o->n_profiles == sizeof o->profiles / sizeof o->profiles[0])
-			return fprintf(stderr, "accord run: too many profiles\n"), -1;
+			return bad_option("too many profiles");
 		o->profiles[o->n_profiles++] = v;
 	} else if (strcmp(a, "--out") == 0)
 		return add_out(o->out, v);
@@ -144,7 +159,7 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 	else if (strcmp(a, "--events") == 0)
 		o->events = v;
 	else
-		return fprintf(stderr, "accord run: unknown option '%s'\n", a), -1;
+		return bad_option("unknown option '%s'", a);
 	return 0;
 }
 
@@ -255,6 +270,10 @@ static int start(struct process *p)
 	if (!entry)
 		entry = "default";
 	p->vm = vm_new(p->m, &p->host.host);
+	if (!p->vm) {
+		run_log_line(&p->host, FLOW_ERROR, "out of memory");
+		return EXIT_FAILED;
+	}
 	sys = system_vars(p);
 	rc = vm_start(p->vm, entry, p->o.args, sys, &e);
 	json_decref(sys);

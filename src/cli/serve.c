@@ -25,7 +25,6 @@
 #include "queue/queue.h"
 #include "runner/confine.h"
 
-extern struct router *api_router;
 
 /* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS under it. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -178,8 +177,8 @@ static int run(struct err *e)
 	if (!app.store)
 		return -1;
 	authn_init();
-	api_router = router_new();
-	if (!api_router || api_routes_build(api_router, e) || bootstrap_run(app.store, cfg.data, e) ||
+	app.router = router_new();
+	if (!app.router || api_routes_build(app.router, e) || bootstrap_run(app.store, cfg.data, e) ||
 	    api_secrets_init(&app, e) || start_queue(&app, e))
 		goto out;
 	hc = (struct http_server_cfg){
@@ -214,8 +213,8 @@ out:
 	queue_shutdown(app.queue, cfg.shutdown_grace_ms);
 	app.queue = NULL;
 	sodium_memzero(app.session_key, sizeof app.session_key);
-	router_free(api_router);
-	api_router = NULL;
+	router_free(app.router);
+	app.router = NULL;
 	store_close(app.store);
 	api_secrets_cleanup(&app);
 	authn_cleanup();

@@ -30,7 +30,10 @@ static int list_add(struct file_list *l, const char *s)
 		l->cap = cap;
 	}
 	l->v[l->n] = strdup(s);
-	return l->v[l->n] ? (int)l->n++ * 0 : -1;
+	if (!l->v[l->n])
+		return -1;
+	l->n++;
+	return 0;
 }
 
 static void list_free(struct file_list *l)
