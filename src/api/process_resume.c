@@ -72,6 +72,31 @@ static int resume_args(struct api_call *c, json_t **args)
 	return 0;
 }
 
+/* A pending form is answered through the form API only, which validates the values and
+ * enforces the form's runAs (docs/api.md "Forms"): its name and its event are refused here. */
+static int not_a_form(struct api_call *c, const char *id, const char *event)
+{
+	json_t *forms = NULL, *f;
+	const char *name;
+	int rc;
+
+	if ((rc = store_process_forms(c->db, id, &forms, &c->err)))
+		return rc;
+	json_object_foreach(forms, name, f)
+	{
+		const char *ev = json_string_value(json_object_get(f, "eventName"));
+		if (strcmp(name, event) == 0 || (ev && strcmp(ev, event) == 0)) {
+			rc = api_fail(c, ERR_INVALID,
+				      "'%.200s' belongs to the pending form '%.200s': submit it with POST "
+				      "/api/v1/process/%s/form/%.200s",
+				      event, name, id, name);
+			break;
+		}
+	}
+	json_decref(forms);
+	return rc;
+}
+
 static int resume(struct api_call *c)
 {
 	const char *event = api_param(c, "eventName");
@@ -81,7 +106,7 @@ static int resume(struct api_call *c)
 
 	if ((rc = api_process_load(c, api_param(c, "id"), PROC_WRITE, &p)))
 		return rc;
-	if (!(rc = resume_args(c, &args)))
+	if (!(rc = not_a_form(c, p.instance_id, event)) && !(rc = resume_args(c, &args)))
 		rc = store_process_resume(c->db, p.instance_id, event, args, &c->err);
 	json_decref(args);
 	if (rc == 0) {

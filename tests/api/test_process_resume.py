@@ -182,3 +182,23 @@ def test_resume_during_stop(admin):
             assert codes["resume"] == 409 and p["status"] == "CANCELLED", (codes, p)
         if codes["resume"] != 200:
             assert "resumed:" not in process_log(admin, pid)
+
+
+def test_a_form_is_not_resumed_through_resume(admin):
+    """The resume endpoint refuses a pending form's name and event: only the form API
+    validates values and enforces runAs."""
+    pid = suspended(admin, """
+forms:
+  approval:
+    - ok: {type: boolean}
+flows:
+  default:
+    - form: approval
+    - log: "approved=${approval.ok}"
+""")
+    ev = admin.get("/api/v1/process/%s/event" % pid, params={"type": "PROCESS_WAIT"}).json()[0]["data"]
+    for name in ev["eventNames"]:
+        r = admin.post("/api/v1/process/%s/resume/%s" % (pid, name), json={"arguments": {"approval": {"ok": 1}}})
+        assert r.status_code == 400, r.text
+        assert "pending form 'approval'" in r.json()["message"]
+    assert status(admin, pid)["status"] == "SUSPENDED"

@@ -22,9 +22,10 @@ static void test_log(void *ctx, enum flow_level level, const char *msg)
 	strcat(logged, "\n");
 }
 
-static int no_server(void *ctx, const char *task, const char *method, json_t *args, json_t **out, struct err *e)
+static int no_server(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
+		     struct err *e)
 {
-	(void)ctx, (void)method, (void)args, (void)out;
+	(void)ctx, (void)method, (void)args, (void)out, (void)suspend;
 	return err_set(e, ERR_UNAVAILABLE, "Task '%s' is not available", task);
 }
 
