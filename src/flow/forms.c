@@ -171,8 +171,12 @@ int forms_submit(struct vm *vm, const char *name, json_t *args, json_t **result,
 		json_decref(out);
 		return rc;
 	}
-	if (json_is_true(json_object_get(json_object_get(form, "options"), "saveSubmittedBy")))
-		json_object_set_new(out, "submittedBy", json_pack("{s:s}", "username", "local"));
+	/* On the server the form API validated the values already and names the submitter. */
+	if (json_is_true(json_object_get(json_object_get(form, "options"), "saveSubmittedBy"))) {
+		json_t *by = json_object_get(given, "submittedBy");
+		json_object_set_new(out, "submittedBy",
+				    json_is_object(by) ? json_incref(by) : json_pack("{s:s}", "username", "local"));
+	}
 	*result = out;
 	return 0;
 }
