@@ -225,3 +225,26 @@ def test_not_suspended(admin):
     r = admin.post(form_url(pid, "survey"), json={})
     assert r.status_code == 409
     assert "not suspended" in r.json()["message"]
+
+
+def test_at_least_one_and_lists(admin):
+    pid = suspended(admin, """
+flows:
+  default:
+    - form: pick
+      fields:
+        - nums: {type: "int+", max: 10}
+        - one: {type: "string?"}
+    - log: "nums=${pick.nums} one=${pick.one}"
+""")
+    r = admin.post(form_url(pid, "pick"), json={"nums": []})
+    assert "required" in r.json()["errors"]["nums"]
+    r = admin.post(form_url(pid, "pick"), json={"nums": [1, 11], "one": ["x", "y"]})
+    errs = r.json()["errors"]
+    assert "out of range" in errs["nums"] and "single value" in errs["one"]
+    assert admin.get(form_url(pid, "pick")).json()["fields"][0]["cardinality"] == "AT_LEAST_ONE"
+    r = admin.post(form_url(pid, "pick") + "/multipart",
+                   files=[("nums", (None, "3")), ("nums", (None, "4")), ("one", (None, "z"))])
+    assert r.json()["ok"] is True, r.text
+    wait_process(admin, pid)
+    assert "nums=[3, 4] one=z" in process_log(admin, pid)
