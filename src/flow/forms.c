@@ -1,4 +1,3 @@
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +5,7 @@
 #include "base/datetime.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "flow/form_validate.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
@@ -139,156 +139,44 @@ out:
 	free(name);
 }
 
-static int coerce_one(const char *form, const char *field, const char *type, json_t *v, json_t **out, struct err *e)
+/* One message for `accord run` and the runner: every field's error, in field order. */
+static int submit_errors(const char *form, json_t *errors, struct err *e)
 {
-	char *text = json_is_string(v) ? strdup(json_string_value(v)) : value_to_cstr(v, NULL);
-	int rc = 0;
-	if (!text)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (strcmp(type, "int") == 0) {
-		int64_t n;
-		rc = json_is_integer(v) ? (*out = json_incref(v), 0)
-					: str_to_i64(str_from(text), INT64_MIN, INT64_MAX, &n, field, e);
-		if (rc == 0 && !json_is_integer(v))
-			*out = json_integer(n);
-	} else if (strcmp(type, "decimal") == 0) {
-		double d;
-		struct err ignore;
-		rc = value_to_double(v, &d, &ignore) < 0 ? -1 : 0;
-		if (rc == 0)
-			*out = json_real(d);
-	} else if (strcmp(type, "boolean") == 0) {
-		bool b = cstr_ieq(text, "true");
-		rc = json_is_boolean(v) || b || cstr_ieq(text, "false") ? 0 : -1;
-		if (rc == 0)
-			*out = json_is_boolean(v) ? json_incref(v) : json_boolean(b);
-	} else if (strcmp(type, "date") == 0 || strcmp(type, "dateTime") == 0) {
-		int64_t ms;
-		char iso[DT_ISO_LEN];
-		rc = dt_parse_iso(text, strlen(text), false, &ms, field, e);
-		if (rc == 0) {
-			dt_format_iso(ms, iso);
-			*out = json_string(iso);
-		}
-	} else {
-		*out = json_string(text);
-	}
-	if (rc < 0)
-		rc = err_set(e, ERR_INVALID, "Form '%s': invalid value '%s' for field '%s' (expected %s)", form, text,
-			     field, type);
-	free(text);
-	return rc;
-}
-
-static int check_allowed(const char *form, json_t *f, json_t *v, struct err *e)
-{
-	json_t *allow = json_object_get(f, "allow"), *min = json_object_get(f, "min"), *max = json_object_get(f, "max");
-	const char *pattern = json_string_value(json_object_get(f, "pattern"));
-	const char *name = json_string_value(json_object_get(f, "name"));
-	double d;
-	struct err ignore;
-	if (json_is_array(allow) && json_array_size(allow) > 0) {
-		bool ok = false;
-		size_t i;
-		json_t *a;
-		json_array_foreach(allow, i, a) ok =
-		    ok || value_equals(a, v) ||
-		    (json_is_string(v) && json_is_string(a) && strcmp(json_string_value(a), json_string_value(v)) == 0);
-		if (!ok)
-			return err_set(e, ERR_INVALID, "Form '%s': value not allowed for field '%s'", form, name);
-	}
-	if (pattern && json_is_string(v)) {
-		regex_t re;
-		bool ok = false;
-		if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) == 0) {
-			ok = regexec(&re, json_string_value(v), 0, NULL, 0) == 0;
-			regfree(&re);
-		}
-		if (!ok)
-			return err_set(e, ERR_INVALID, "Form '%s': value of field '%s' does not match '%s'", form, name,
-				       pattern);
-	}
-	if (json_is_number(v) && value_to_double(v, &d, &ignore) == 0) {
-		if ((json_is_number(min) && d < json_number_value(min)) ||
-		    (json_is_number(max) && d > json_number_value(max)))
-			return err_set(e, ERR_INVALID, "Form '%s': value of field '%s' is out of range", form, name);
-	}
-	return 0;
-}
-
-static int submit_field(const char *form, json_t *f, json_t *given, json_t *dflt, json_t **out, struct err *e)
-{
-	char type[64];
-	const char *t = json_string_value(json_object_get(f, "type"));
-	const char *name = json_string_value(json_object_get(f, "name"));
-	size_t len = strlen(t);
-	char card = len && strchr("?+*", t[len - 1]) ? t[len - 1] : 0;
-	json_t *v = json_is_true(json_object_get(f, "readonly")) || !given || json_is_null(given) ? dflt : given;
-	json_t *res, *x;
-	size_t i;
-	snprintf(type, sizeof type, "%.*s", (int)(card ? len - 1 : len), t);
-	if (!v || json_is_null(v) || (json_is_array(v) && json_array_size(v) == 0)) {
-		if (card == '?' || card == '*') {
-			*out = card == '*' ? json_array() : json_null();
-			return 0;
-		}
-		return err_set(e, ERR_INVALID, "Form '%s': field '%s' is required", form, name);
-	}
-	if (!card || card == '?') {
-		if (json_is_array(v))
-			v = json_array_get(v, 0);
-		if (coerce_one(form, name, type, v, &res, e) < 0)
-			return -1;
-		if (check_allowed(form, f, res, e) < 0) {
-			json_decref(res);
-			return -1;
-		}
-		*out = res;
-		return 0;
-	}
-	*out = json_array();
-	if (!json_is_array(v)) {
-		if (coerce_one(form, name, type, v, &res, e) < 0 || check_allowed(form, f, res, e) < 0)
-			goto fail;
-		json_array_append_new(*out, res);
-		return 0;
-	}
-	json_array_foreach(v, i, x)
+	char msg[ERR_MSG_MAX];
+	size_t len = (size_t)snprintf(msg, sizeof msg, "Form '%s': ", form);
+	const char *k;
+	json_t *v;
+	bool first = true;
+	json_object_foreach(errors, k, v)
 	{
-		res = NULL;
-		if (coerce_one(form, name, type, x, &res, e) < 0 || check_allowed(form, f, res, e) < 0)
-			goto fail;
-		json_array_append_new(*out, res);
+		if (len < sizeof msg)
+			len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s", first ? "" : "; ",
+						json_string_value(v));
+		first = false;
 	}
-	return 0;
-fail:
-	json_decref(res);
-	json_decref(*out);
-	return -1;
+	return err_set(e, ERR_INVALID, "%s", msg);
 }
 
 int forms_submit(struct vm *vm, const char *name, json_t *args, json_t **result, struct err *e)
 {
-	json_t *form = json_object_get(vm->forms, name), *fields = json_object_get(form, "fields");
-	json_t *values = json_object_get(form, "values"), *given = json_object_get(args, name), *f;
-	size_t i;
+	json_t *form = json_object_get(vm->forms, name), *given = json_object_get(args, name), *out = NULL;
+	int rc;
 	if (!json_is_object(given))
 		given = args;
-	*result = json_object();
-	json_array_foreach(fields, i, f)
-	{
-		const char *fname = json_string_value(json_object_get(f, "name"));
-		json_t *dflt = json_object_get(values, fname), *v = NULL;
-		if (!dflt)
-			dflt = json_object_get(f, "value");
-		if (submit_field(name, f, json_object_get(given, fname), dflt, &v, e) < 0) {
-			json_decref(*result);
-			*result = NULL;
-			return -1;
-		}
-		json_object_set_new(*result, fname, v);
+	*result = NULL;
+	if ((rc = form_validate(form, given, &out, e)) < 0)
+		return rc;
+	if (rc == FORM_INVALID) {
+		rc = submit_errors(name, out, e);
+		json_decref(out);
+		return rc;
 	}
-	if (json_is_true(json_object_get(json_object_get(form, "options"), "saveSubmittedBy")))
-		json_object_set_new(*result, "submittedBy", json_pack("{s:s}", "username", "local"));
+	/* On the server the form API validated the values already and names the submitter. */
+	if (json_is_true(json_object_get(json_object_get(form, "options"), "saveSubmittedBy"))) {
+		json_t *by = json_object_get(given, "submittedBy");
+		json_object_set_new(out, "submittedBy",
+				    json_is_object(by) ? json_incref(by) : json_pack("{s:s}", "username", "local"));
+	}
+	*result = out;
 	return 0;
 }

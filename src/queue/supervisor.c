@@ -25,6 +25,7 @@
 #include "crypto/session.h"
 #include "queue/internal.h"
 #include "queue/logwatch.h"
+#include "queue/resume_files.h"
 #include "queue/server_tasks.h"
 #include "queue/supervise.h"
 #include "store/process_events.h"
@@ -283,6 +284,8 @@ static int prepare_workdir(struct sup *s, struct err *e)
 		return -1;
 	rc = pack_restore(payload, len, s->workdir, e);
 	free(payload);
+	if (rc == 0 && s->r->p.resume_event[0])
+		rc = queue_resume_files(s->workdir, s->r->p.resume_args, e);
 	return rc;
 }
 

@@ -1,0 +1,279 @@
+#include "flow/form_validate.h"
+
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/datetime.h"
+#include "base/str.h"
+#include "flow/value.h"
+
+#define TYPE_MAX 64
+
+struct field {
+	const json_t *def;
+	const char *name;
+	char type[TYPE_MAX]; /* without the cardinality suffix */
+	char card;	     /* 0, '?', '+' or '*' */
+};
+
+size_t form_base_type_len(const char *type)
+{
+	size_t len = type ? strlen(type) : 0;
+	return len && strchr("?+*", type[len - 1]) ? len - 1 : len;
+}
+
+const char *form_cardinality(const char *type)
+{
+	size_t len = type ? strlen(type) : 0;
+	switch (len ? type[len - 1] : 0) {
+	case '?':
+		return "ONE_OR_NONE";
+	case '+':
+		return "AT_LEAST_ONE";
+	case '*':
+		return "ANY";
+	default:
+		return "ONE_AND_ONLY_ONE";
+	}
+}
+
+/* A message for the field into *msg (new string); returns FORM_INVALID. */
+static int field_error(json_t **msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int field_error(json_t **msg, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	*msg = json_string(text);
+	return FORM_INVALID;
+}
+
+static bool coerce_int(const json_t *v, const char *text, json_t **out)
+{
+	int64_t n;
+	struct err ignore;
+	if (json_is_integer(v)) {
+		*out = json_integer(json_integer_value(v));
+		return true;
+	}
+	if (str_to_i64(str_from(text), INT64_MIN, INT64_MAX, &n, "value", &ignore) < 0)
+		return false;
+	*out = json_integer(n);
+	return true;
+}
+
+static bool coerce_text(const struct field *f, const json_t *v, const char *text, json_t **out)
+{
+	struct err ignore;
+	if (strcmp(f->type, "int") == 0)
+		return coerce_int(v, text, out);
+	if (strcmp(f->type, "decimal") == 0) {
+		double d;
+		if (value_to_double(v, &d, &ignore) < 0)
+			return false;
+		*out = json_real(d);
+		return true;
+	}
+	if (strcmp(f->type, "boolean") == 0) {
+		if (json_is_boolean(v)) {
+			*out = json_boolean(json_is_true(v));
+			return true;
+		}
+		if (!cstr_ieq(text, "true") && !cstr_ieq(text, "false"))
+			return false;
+		*out = json_boolean(cstr_ieq(text, "true"));
+		return true;
+	}
+	if (strcmp(f->type, "date") == 0 || strcmp(f->type, "dateTime") == 0) {
+		int64_t ms;
+		char iso[DT_ISO_LEN];
+		if (dt_parse_iso(text, strlen(text), false, &ms, f->name, &ignore) < 0)
+			return false;
+		dt_format_iso(ms, iso);
+		*out = json_string(iso);
+		return true;
+	}
+	*out = json_string(text);
+	return true;
+}
+
+/* One value converted to the field's type: 0 with *out NEW, FORM_INVALID with *msg, < 0. */
+static int coerce(const struct field *f, const json_t *v, json_t **out, json_t **msg, struct err *e)
+{
+	char *text = json_is_string(v) ? strdup(json_string_value(v)) : value_to_cstr(v, NULL);
+	int rc = 0;
+	if (!text)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (json_is_object(v) || json_is_array(v) || !coerce_text(f, v, text, out))
+		rc = field_error(msg, "invalid value '%.200s' for field '%s' (expected %s)", text, f->name, f->type);
+	free(text);
+	return rc;
+}
+
+static bool allowed(const json_t *allow, const json_t *v)
+{
+	size_t i;
+	json_t *a;
+	if (!json_is_array(allow) || json_array_size(allow) == 0)
+		return true;
+	json_array_foreach(allow, i, a)
+	{
+		if (value_equals(a, v) ||
+		    (json_is_string(v) && json_is_string(a) && strcmp(json_string_value(a), json_string_value(v)) == 0))
+			return true;
+	}
+	return false;
+}
+
+/* The whole value must match the pattern, as Java's String.matches. */
+static bool matches(const char *pattern, const char *text)
+{
+	regex_t re;
+	char *full = NULL;
+	bool ok = false;
+	if (asprintf(&full, "^(%s)$", pattern) < 0)
+		return false;
+	if (regcomp(&re, full, REG_EXTENDED | REG_NOSUB) == 0) {
+		ok = regexec(&re, text, 0, NULL, 0) == 0;
+		regfree(&re);
+	}
+	free(full);
+	return ok;
+}
+
+static int check(const struct field *f, const json_t *v, json_t **msg)
+{
+	const json_t *min = json_object_get(f->def, "min"), *max = json_object_get(f->def, "max");
+	const char *pattern = json_string_value(json_object_get(f->def, "pattern"));
+	double d;
+	struct err ignore;
+	if (!allowed(json_object_get(f->def, "allow"), v))
+		return field_error(msg, "value not allowed for field '%s'", f->name);
+	if (pattern && json_is_string(v) && !matches(pattern, json_string_value(v)))
+		return field_error(msg, "value of field '%s' does not match '%.200s'", f->name, pattern);
+	if (json_is_number(v) && value_to_double(v, &d, &ignore) == 0 &&
+	    ((json_is_number(min) && d < json_number_value(min)) ||
+	     (json_is_number(max) && d > json_number_value(max))))
+		return field_error(msg, "value of field '%s' is out of range", f->name);
+	return 0;
+}
+
+static int one(const struct field *f, const json_t *v, json_t **out, json_t **msg, struct err *e)
+{
+	int rc = coerce(f, v, out, msg, e);
+	if (rc == 0 && (rc = check(f, *out, msg)) != 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+static int many(const struct field *f, const json_t *v, json_t **out, json_t **msg, struct err *e)
+{
+	json_t *list = json_array(), *x, *res = NULL;
+	size_t i;
+	int rc = 0;
+	if (!json_is_array(v)) {
+		if ((rc = one(f, v, &res, msg, e)) == 0)
+			json_array_append_new(list, res);
+	} else {
+		json_array_foreach(v, i, x)
+		{
+			if ((rc = one(f, x, &res, msg, e)) != 0)
+				break;
+			json_array_append_new(list, res);
+		}
+	}
+	if (rc != 0) {
+		json_decref(list);
+		return rc;
+	}
+	*out = list;
+	return 0;
+}
+
+static bool empty(const json_t *v)
+{
+	return !v || json_is_null(v) || (json_is_array(v) && json_array_size(v) == 0);
+}
+
+static int field_value(const struct field *f, const json_t *given, const json_t *dflt, json_t **out, json_t **msg,
+		       struct err *e)
+{
+	const json_t *v = json_is_true(json_object_get(f->def, "readonly")) || empty(given) ? dflt : given;
+	if (empty(v)) {
+		if (f->card == '?' || f->card == '*') {
+			*out = f->card == '*' ? json_array() : json_null();
+			return 0;
+		}
+		return field_error(msg, "field '%s' is required", f->name);
+	}
+	if (f->card == '+' || f->card == '*')
+		return many(f, v, out, msg, e);
+	if (json_is_array(v)) {
+		if (json_array_size(v) > 1)
+			return field_error(msg, "field '%s' takes a single value", f->name);
+		v = json_array_get(v, 0);
+	}
+	return one(f, v, out, msg, e);
+}
+
+static int field_parse(const json_t *def, size_t i, struct field *f, struct err *e)
+{
+	const char *type = json_string_value(json_object_get(def, "type"));
+	size_t len;
+	f->def = def;
+	f->name = json_string_value(json_object_get(def, "name"));
+	if (!f->name || !type)
+		return err_set(e, ERR_INVALID, "form field %zu has no name or type", i);
+	len = form_base_type_len(type);
+	if (len == 0 || len >= sizeof f->type)
+		return err_set(e, ERR_INVALID, "form field '%s' has an invalid type '%.80s'", f->name, type);
+	memcpy(f->type, type, len);
+	f->type[len] = 0;
+	f->card = type[len];
+	return 0;
+}
+
+int form_validate(const json_t *form, const json_t *submitted, json_t **out, struct err *e)
+{
+	const json_t *fields = json_object_get(form, "fields"), *values = json_object_get(form, "values"), *def;
+	json_t *ok = json_object(), *errors = json_object();
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if (!json_is_array(fields)) {
+		rc = err_set(e, ERR_INVALID, "the form has no list of fields");
+		goto out;
+	}
+	json_array_foreach(fields, i, def)
+	{
+		struct field f;
+		json_t *v = NULL, *msg = NULL;
+		const json_t *dflt;
+		if ((rc = field_parse(def, i, &f, e)) < 0)
+			goto out;
+		dflt = json_object_get(values, f.name);
+		if (!dflt)
+			dflt = json_object_get(def, "value");
+		rc = field_value(&f, json_object_get(submitted, f.name), dflt, &v, &msg, e);
+		if (rc < 0)
+			goto out;
+		if (rc == FORM_INVALID)
+			json_object_set_new(errors, f.name, msg);
+		else
+			json_object_set_new(ok, f.name, v);
+	}
+	rc = json_object_size(errors) ? FORM_INVALID : FORM_VALID;
+	*out = json_incref(rc == FORM_VALID ? ok : errors);
+out:
+	json_decref(ok);
+	json_decref(errors);
+	return rc;
+}

@@ -1,0 +1,134 @@
+/* Unit tests for form_validate: coercion per type, cardinality, allow/pattern/min/max,
+ * read-only fields and defaults, and that every failing field gets its own message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "flow/form_validate.h"
+
+static const char *form_text = "{\"name\":\"f\",\"eventName\":\"e\",\"values\":{\"ro\":\"kept\"},\"fields\":["
+			       "{\"name\":\"color\",\"type\":\"string\",\"allow\":[\"red\",\"green\"]},"
+			       "{\"name\":\"code\",\"type\":\"string?\",\"pattern\":\"[A-Z]{3}\"},"
+			       "{\"name\":\"age\",\"type\":\"int?\",\"min\":21,\"max\":100},"
+			       "{\"name\":\"ok\",\"type\":\"boolean\",\"value\":true},"
+			       "{\"name\":\"when\",\"type\":\"date?\"},"
+			       "{\"name\":\"tags\",\"type\":\"string*\",\"allow\":[\"a\",\"b\"]},"
+			       "{\"name\":\"nums\",\"type\":\"decimal+\"},"
+			       "{\"name\":\"ro\",\"type\":\"string\",\"readonly\":true}]}";
+
+static json_t *form;
+
+static int setup(void **state)
+{
+	(void)state;
+	form = json_loads(form_text, 0, NULL);
+	return form ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	json_decref(form);
+	return 0;
+}
+
+static int run(const char *given_text, json_t **out)
+{
+	struct err e;
+	json_t *given = json_loads(given_text, 0, NULL);
+	int rc;
+	assert_non_null(given);
+	rc = form_validate(form, given, out, &e);
+	json_decref(given);
+	return rc;
+}
+
+static void test_valid_coerces(void **state)
+{
+	json_t *out;
+	(void)state;
+	assert_int_equal(run("{\"color\":\"red\",\"code\":\"ABC\",\"age\":\"30\",\"ok\":\"false\",\"when\":\"2026-"
+			     "01-02\",\"tags\":\"a\",\"nums\":[\"1.5\",2],\"ro\":\"changed\",\"extra\":1}",
+			     &out),
+			 FORM_VALID);
+	assert_string_equal(json_string_value(json_object_get(out, "color")), "red");
+	assert_int_equal(json_integer_value(json_object_get(out, "age")), 30);
+	assert_true(json_is_false(json_object_get(out, "ok")));
+	assert_string_equal(json_string_value(json_object_get(out, "when")), "2026-01-02T00:00:00.000Z");
+	assert_int_equal(json_array_size(json_object_get(out, "tags")), 1);
+	assert_true(json_real_value(json_array_get(json_object_get(out, "nums"), 0)) == 1.5);
+	assert_string_equal(json_string_value(json_object_get(out, "ro")), "kept");
+	assert_null(json_object_get(out, "extra"));
+	json_decref(out);
+}
+
+static void test_defaults_and_optional(void **state)
+{
+	json_t *out;
+	(void)state;
+	assert_int_equal(run("{\"color\":\"green\",\"nums\":[3]}", &out), FORM_VALID);
+	assert_true(json_is_null(json_object_get(out, "code")));
+	assert_true(json_is_null(json_object_get(out, "age")));
+	assert_true(json_is_true(json_object_get(out, "ok")));
+	assert_int_equal(json_array_size(json_object_get(out, "tags")), 0);
+	json_decref(out);
+}
+
+static void test_every_field_error(void **state)
+{
+	json_t *out;
+	(void)state;
+	assert_int_equal(run("{\"color\":\"blue\",\"code\":\"ABCD\",\"age\":101,\"ok\":\"maybe\",\"when\":\"soon\","
+			     "\"tags\":[\"a\",\"c\"],\"nums\":[]}",
+			     &out),
+			 FORM_INVALID);
+	assert_string_equal(json_string_value(json_object_get(out, "color")), "value not allowed for field 'color'");
+	assert_non_null(strstr(json_string_value(json_object_get(out, "code")), "does not match"));
+	assert_non_null(strstr(json_string_value(json_object_get(out, "age")), "out of range"));
+	assert_non_null(strstr(json_string_value(json_object_get(out, "ok")), "invalid value 'maybe'"));
+	assert_non_null(strstr(json_string_value(json_object_get(out, "when")), "invalid value 'soon'"));
+	assert_non_null(strstr(json_string_value(json_object_get(out, "tags")), "not allowed"));
+	assert_string_equal(json_string_value(json_object_get(out, "nums")), "field 'nums' is required");
+	assert_null(json_object_get(out, "ro"));
+	assert_int_equal(json_object_size(out), 7);
+	json_decref(out);
+}
+
+static void test_single_value_refuses_list(void **state)
+{
+	json_t *out;
+	(void)state;
+	assert_int_equal(run("{\"color\":[\"red\",\"green\"],\"nums\":1,\"age\":\"abc\"}", &out), FORM_INVALID);
+	assert_non_null(strstr(json_string_value(json_object_get(out, "color")), "single value"));
+	assert_non_null(strstr(json_string_value(json_object_get(out, "age")), "expected int"));
+	json_decref(out);
+}
+
+static void test_malformed_form(void **state)
+{
+	struct err e;
+	json_t *bad = json_loads("{\"fields\":[{\"name\":\"x\"}]}", 0, NULL), *out;
+	(void)state;
+	assert_true(form_validate(bad, NULL, &out, &e) < 0);
+	assert_null(out);
+	json_decref(bad);
+	assert_string_equal(form_cardinality("string"), "ONE_AND_ONLY_ONE");
+	assert_string_equal(form_cardinality("int?"), "ONE_OR_NONE");
+	assert_string_equal(form_cardinality("int+"), "AT_LEAST_ONE");
+	assert_string_equal(form_cardinality("file*"), "ANY");
+	assert_int_equal(form_base_type_len("file*"), 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_valid_coerces),     cmocka_unit_test(test_defaults_and_optional),
+	    cmocka_unit_test(test_every_field_error), cmocka_unit_test(test_single_value_refuses_list),
+	    cmocka_unit_test(test_malformed_form),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
