@@ -9,6 +9,8 @@ static const struct {
 	server_task_fn fn;
 } tasks[] = {
     {NULL, NULL}, /* one line per task: {"kv", server_task_kv}, … */
+    {"kv", server_task_kv},
+    {"crypto", server_task_crypto},
 };
 
 void task_call_sensitive(struct task_call *tc, const char *value)

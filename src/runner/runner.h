@@ -14,6 +14,10 @@ struct runner_host {
 	int ipc;	     /* fd of the IPC socket */
 	struct frame_reader in;
 	long long next_call; /* id of the next server-task call */
+	/* Sensitive values the server returned (decrypted secrets), longest first: printed as
+	 * ****** in the log and in event data.  Wiped by runner_host_cleanup. */
+	char **sensitive;
+	size_t n_sensitive;
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc);
