@@ -76,8 +76,8 @@ static void mask_json(const struct runner_host *h, json_t *v)
 	}
 }
 
-/* Adds the "sensitive" strings of a task reply (deduplicated, longest first). */
-static void add_sensitive(struct runner_host *h, json_t *list)
+/* Deduplicated, longest first. */
+void runner_host_add_sensitive(struct runner_host *h, json_t *list)
 {
 	size_t i, j;
 	json_t *x;
@@ -193,7 +193,7 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 		*out = json_incref(v ? v : json_null());
 		rc = 0;
 		if (json_is_array(json_object_get(reply, "sensitive")))
-			add_sensitive(h, json_object_get(reply, "sensitive"));
+			runner_host_add_sensitive(h, json_object_get(reply, "sensitive"));
 		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) && !(*suspend = strdup(msg)))
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
 	}

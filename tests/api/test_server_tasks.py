@@ -305,3 +305,31 @@ flows:
     - log: "${crypto.exportAsString('%s', 'creds', null)}"
 """ % s["org"], expect="FAILED")
     assert "Invalid secret type: USERNAME_PASSWORD, expected: DATA" in log
+
+
+def test_masking_survives_suspend_and_resume(setup, admin):
+    s = setup
+    value = "kept-" + unique("v")
+    create_secret(admin, s["org"], name="kept", type="data", data=value, visibility="PUBLIC")
+    pid = start_process(s["user"], """
+configuration:
+  events:
+    recordTaskOutVars: true
+flows:
+  default:
+    - expr: ${crypto.exportAsString('%s', 'kept', null)}
+      out: v
+    - log: "before=${v}"
+    - suspend: go
+    - log: "after=${v}"
+    - log: "method=${vars.get('v')}"
+""" % s["org"], parts={"org": s["org"], "project": s["pa"]})
+    p = wait_process(s["user"], pid, ("SUSPENDED", "FINISHED", "FAILED"))
+    assert p["status"] == "SUSPENDED", process_log(s["user"], pid)
+    r = s["user"].post("/api/v1/process/%s/resume/go" % pid, json={})
+    assert r.status_code == 200, r.text
+    p = wait_process(s["user"], pid)
+    log = process_log(s["user"], pid)
+    assert p["status"] == "FINISHED", log
+    assert "before=******" in log and "after=******" in log and "method=******" in log
+    assert_masked(s["user"], pid, log, value)

@@ -9,3 +9,12 @@ CREATE TABLE kv (
     updated_at   INTEGER NOT NULL,
     PRIMARY KEY (project_id, key)
 );
+
+-- The sensitive values a process received from server tasks (decrypted secrets), so the
+-- runner of a resumed process still masks them.  One sealed envelope per process
+-- (crypto/seal.h, master key, bound to the org id and "process-sensitive:<instance id>")
+-- holding the JSON array of strings; never plain text.
+CREATE TABLE process_sensitive (
+    instance_id TEXT PRIMARY KEY REFERENCES processes (instance_id) ON DELETE CASCADE,
+    envelope    BLOB NOT NULL
+);
