@@ -24,8 +24,7 @@ static void derive(const struct masterkey *mk, const char *project_id, unsigned 
 	sodium_memzero(&st, sizeof st);
 }
 
-char *projkey_encrypt(const struct masterkey *mk, const char *project_id, const char *value, size_t len,
-		      struct err *e)
+char *projkey_encrypt(const struct masterkey *mk, const char *project_id, const char *value, size_t len, struct err *e)
 {
 	unsigned char key[32], *buf;
 	size_t n = 1 + PK_NONCE + len + PK_TAG;
@@ -43,8 +42,8 @@ char *projkey_encrypt(const struct masterkey *mk, const char *project_id, const 
 	buf[0] = PK_VERSION;
 	randombytes_buf(buf + 1, PK_NONCE);
 	crypto_aead_xchacha20poly1305_ietf_encrypt(buf + 1 + PK_NONCE, NULL, (const unsigned char *)value, len,
-						   (const unsigned char *)project_id, strlen(project_id), NULL,
-						   buf + 1, key);
+						   (const unsigned char *)project_id, strlen(project_id), NULL, buf + 1,
+						   key);
 	sodium_memzero(key, sizeof key);
 	out = b64_encode(buf, n, B64_STD);
 	free(buf);
@@ -74,8 +73,8 @@ int projkey_decrypt(const struct masterkey *mk, const char *project_id, const ch
 	}
 	derive(mk, project_id, key);
 	rc = crypto_aead_xchacha20poly1305_ietf_decrypt(pt, NULL, NULL, buf + 1 + PK_NONCE, n - 1 - PK_NONCE,
-							(const unsigned char *)project_id, strlen(project_id),
-							buf + 1, key);
+							(const unsigned char *)project_id, strlen(project_id), buf + 1,
+							key);
 	sodium_memzero(key, sizeof key);
 	free(buf);
 	if (rc != 0) {

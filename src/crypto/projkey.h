@@ -16,8 +16,7 @@
  * server (same master key) and the same project can open it.  Thread-safe. */
 
 /* A new Base64 string (caller frees). */
-char *projkey_encrypt(const struct masterkey *mk, const char *project_id, const char *value, size_t len,
-		      struct err *e);
+char *projkey_encrypt(const struct masterkey *mk, const char *project_id, const char *value, size_t len, struct err *e);
 
 /* The plaintext as a new NUL-terminated buffer (caller releases it with
  * payload_free(*out, *out_len + 1)).  Any failure is ERR_INVALID with one fixed message. */

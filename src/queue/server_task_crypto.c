@@ -102,8 +102,9 @@ static int open_secret(struct task_call *tc, const struct secret_ref *ref, enum 
 			       "Error while fetching a secret '%s': The secret '%s' requires a password to decrypt",
 			       s->name, s->name);
 	if (!s->password_protected && ref->password)
-		return err_set(e, ERR_INVALID, "Error while fetching a secret '%s': Not a password-protected secret '%s'",
-			       s->name, s->name);
+		return err_set(e, ERR_INVALID,
+			       "Error while fetching a secret '%s': Not a password-protected secret '%s'", s->name,
+			       s->name);
 	if ((rc = store_secret_envelope(tc->c, s->id, &env, &env_len, e)))
 		return rc;
 	rc = seal_decrypt(mk, ref->password, &(struct seal_binding){s->org_id, s->name}, env, env_len, pt, pt_len, e);
@@ -128,16 +129,18 @@ static json_t *sensitive_string(struct task_call *tc, const char *what, const ch
 
 /* Writes data to a new file <dir>/<prefix>_<uuid><suffix> beneath the working dir; the
  * path relative to the working dir in *rel (new string). */
-static int write_export(struct task_call *tc, const char *dir, const char *prefix, const char *suffix,
-			const void *data, size_t len, char **rel, struct err *e)
+static int write_export(struct task_call *tc, const char *dir, const char *prefix, const char *suffix, const void *data,
+			size_t len, char **rel, struct err *e)
 {
 	char id[UUID_STR_LEN];
 	int rc;
 
 	*rel = NULL;
 	if (!path_is_safe_relative(dir))
-		return err_set(e, ERR_INVALID, "crypto.%s: the folder '%s' is not a relative path inside the working "
-					       "directory", tc->method, dir);
+		return err_set(e, ERR_INVALID,
+			       "crypto.%s: the folder '%s' is not a relative path inside the working "
+			       "directory",
+			       tc->method, dir);
 	if ((rc = path_mkdirs_beneath(tc->workdir, dir, 0700, e)))
 		return rc;
 	uuid_v4(id);
@@ -182,8 +185,8 @@ static int export_credentials(struct task_call *tc, struct err *e)
 	if (rc || (rc = open_secret(tc, &ref, SECRET_TYPE_USERNAME_PASSWORD, &s, &pt, &n, e)))
 		return rc;
 	rc = payload_userpass_decode(pt, n, &user, &user_len, &pw, e);
-	if (rc == 0 && (!(ju = json_stringn(user, user_len)) ||
-			!(jp = sensitive_string(tc, "the password", pw.p, pw.len, e))))
+	if (rc == 0 &&
+	    (!(ju = json_stringn(user, user_len)) || !(jp = sensitive_string(tc, "the password", pw.p, pw.len, e))))
 		rc = ju ? -1 : err_set(e, ERR_INVALID, "crypto.%s: the username is not text", tc->method);
 	if (rc == 0)
 		tc->out = json_pack("{s:o, s:o}", "username", ju, "password", jp);
@@ -229,7 +232,8 @@ static int export_as_file(struct task_call *tc, struct err *e)
 
 	if (dir && !json_is_string(dir))
 		return err_set(e, ERR_INVALID, "crypto.exportAsFile: the folder must be a string");
-	if ((rc = parse_ref(tc, dir ? 1 : 0, &ref, e)) || (rc = open_secret(tc, &ref, SECRET_TYPE_DATA, &s, &pt, &n, e)))
+	if ((rc = parse_ref(tc, dir ? 1 : 0, &ref, e)) ||
+	    (rc = open_secret(tc, &ref, SECRET_TYPE_DATA, &s, &pt, &n, e)))
 		return rc;
 	rc = write_export(tc, dir ? json_string_value(dir) : EXPORT_DIR, "file", ".bin", pt, n, &rel, e);
 	if (rc == 0)
@@ -253,8 +257,10 @@ static int project_value(struct task_call *tc, bool encrypt, struct err *e)
 	if (json_array_size(tc->args) != 1 || !json_is_string(v))
 		return err_set(e, ERR_INVALID, "crypto.%s takes one string", tc->method);
 	if (!pid[0])
-		return err_set(e, ERR_INVALID, "crypto.%s: the process has no project (values are encrypted with the "
-					       "project's key; start the process in a project)", tc->method);
+		return err_set(e, ERR_INVALID,
+			       "crypto.%s: the process has no project (values are encrypted with the "
+			       "project's key; start the process in a project)",
+			       tc->method);
 	if (encrypt) {
 		if (!(out = projkey_encrypt(mk, pid, json_string_value(v), json_string_length(v), e)))
 			return -1;
@@ -275,8 +281,9 @@ int server_task_crypto(struct task_call *tc, struct err *e)
 	const char *m = tc->method;
 
 	if (!m)
-		return err_set(e, ERR_INVALID, "crypto is called as methods, e.g. ${crypto.exportAsString('org', "
-					       "'name', null)} (docs/flows.md \"Tasks\")");
+		return err_set(e, ERR_INVALID,
+			       "crypto is called as methods, e.g. ${crypto.exportAsString('org', "
+			       "'name', null)} (docs/flows.md \"Tasks\")");
 	if (!json_is_array(tc->args))
 		return err_set(e, ERR_INVALID, "crypto: arguments must be a list");
 	if (strcmp(m, "exportAsString") == 0)
@@ -289,6 +296,8 @@ int server_task_crypto(struct task_call *tc, struct err *e)
 		return export_as_file(tc, e);
 	if (strcmp(m, "encryptString") == 0 || strcmp(m, "decryptString") == 0)
 		return project_value(tc, m[0] == 'e', e);
-	return err_set(e, ERR_INVALID, "Method not found: crypto.%s (exportAsString, exportCredentials, "
-				       "exportKeyAsFile, exportAsFile, encryptString, decryptString)", m);
+	return err_set(e, ERR_INVALID,
+		       "Method not found: crypto.%s (exportAsString, exportCredentials, "
+		       "exportKeyAsFile, exportAsFile, encryptString, decryptString)",
+		       m);
 }

@@ -7,7 +7,7 @@
 #include "queue/server_tasks.h"
 #include "store/kv.h"
 
-#define KV_KEY_MAX 1024		 /* bytes of one key */
+#define KV_KEY_MAX 1024		  /* bytes of one key */
 #define KV_VALUE_MAX (256 * 1024) /* bytes of one string value */
 
 static int kv_key(json_t *args, const char *method, const char **key, struct err *e)
@@ -25,8 +25,7 @@ static int kv_key(json_t *args, const char *method, const char **key, struct err
 static int kv_arity(json_t *args, const char *method, size_t n, struct err *e)
 {
 	if (json_array_size(args) != n)
-		return err_set(e, ERR_INVALID, "Method not found: kv.%s(%zu arguments)", method,
-			       json_array_size(args));
+		return err_set(e, ERR_INVALID, "Method not found: kv.%s(%zu arguments)", method, json_array_size(args));
 	return 0;
 }
 
@@ -77,8 +76,9 @@ static int step_args(json_t *in, const char **method, json_t **args, struct err 
 	json_t *v = json_object_get(in, "value");
 
 	if (!a)
-		return err_set(e, ERR_INVALID, "kv: 'action' is required (putString, getString, putLong, getLong, "
-					       "inc, incLong or remove)");
+		return err_set(e, ERR_INVALID,
+			       "kv: 'action' is required (putString, getString, putLong, getLong, "
+			       "inc, incLong or remove)");
 	*method = a;
 	*args = json_pack("[O]", json_object_get(in, "key") ? json_object_get(in, "key") : json_null());
 	if (v)
@@ -94,14 +94,16 @@ int server_task_kv(struct task_call *tc, struct err *e)
 	int rc;
 
 	if (!pid[0])
-		return err_set(e, ERR_INVALID, "kv: the process has no project (the key-value store is project-scoped; "
-					       "start the process in a project)");
+		return err_set(e, ERR_INVALID,
+			       "kv: the process has no project (the key-value store is project-scoped; "
+			       "start the process in a project)");
 	if (!m && (rc = step_args(tc->args, &m, &args, e)))
 		return rc;
 	if (!json_is_array(args))
 		rc = err_set(e, ERR_INVALID, "kv: arguments must be a list");
 	else if (strcmp(m, "putString") == 0 || strcmp(m, "putLong") == 0)
-		rc = kv_arity(args, m, 2, e) || kv_key(args, m, &key, e) ? -1 : kv_put(tc, args, m, key, m[3] == 'L', e);
+		rc =
+		    kv_arity(args, m, 2, e) || kv_key(args, m, &key, e) ? -1 : kv_put(tc, args, m, key, m[3] == 'L', e);
 	else if (strcmp(m, "getString") == 0 || strcmp(m, "getLong") == 0)
 		rc = kv_arity(args, m, 1, e) || kv_key(args, m, &key, e) ? -1 : kv_get(tc, pid, key, m[3] == 'L', e);
 	else if (strcmp(m, "inc") == 0 || strcmp(m, "incLong") == 0) {
@@ -111,8 +113,10 @@ int server_task_kv(struct task_call *tc, struct err *e)
 	} else if (strcmp(m, "remove") == 0)
 		rc = kv_arity(args, m, 1, e) || kv_key(args, m, &key, e) ? -1 : store_kv_remove(tc->c, pid, key, e);
 	else
-		rc = err_set(e, ERR_INVALID, "Method not found: kv.%s (putString, getString, putLong, getLong, inc, "
-					     "incLong, remove)", m);
+		rc = err_set(e, ERR_INVALID,
+			     "Method not found: kv.%s (putString, getString, putLong, getLong, inc, "
+			     "incLong, remove)",
+			     m);
 	if (args != tc->args)
 		json_decref(args);
 	return rc;

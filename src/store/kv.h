@@ -13,8 +13,8 @@
 struct kv_value {
 	bool found;
 	bool is_long;
-	char *str;    /* malloc'd when found && !is_long (caller frees) */
-	int64_t num;  /* when found && is_long */
+	char *str;   /* malloc'd when found && !is_long (caller frees) */
+	int64_t num; /* when found && is_long */
 };
 
 /* Inserts or replaces the entry (str NULL: the integer num). */
@@ -22,8 +22,7 @@ int store_kv_put(struct store_conn *c, const char *project_id, const char *key, 
 		 struct err *e) WUR;
 
 /* Reads the entry into *v (v->found false when absent). */
-int store_kv_get(struct store_conn *c, const char *project_id, const char *key, struct kv_value *v,
-		 struct err *e) WUR;
+int store_kv_get(struct store_conn *c, const char *project_id, const char *key, struct kv_value *v, struct err *e) WUR;
 
 /* Atomically adds 1 to an integer entry (a missing one starts at 0) in one statement and
  * returns the new value.  A string entry is ERR_CONFLICT. */

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int store_sensitive_get(struct store_conn *c, const char *instance_id, unsigned char **env, size_t *len,
-			struct err *e)
+int store_sensitive_get(struct store_conn *c, const char *instance_id, unsigned char **env, size_t *len, struct err *e)
 {
 	static const char SQL[] = "SELECT envelope FROM process_sensitive WHERE instance_id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);

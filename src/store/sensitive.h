@@ -13,7 +13,6 @@ int store_sensitive_get(struct store_conn *c, const char *instance_id, unsigned 
 			struct err *e) WUR;
 
 /* Inserts or replaces the envelope. */
-int store_sensitive_put(struct store_conn *c, const char *instance_id, const void *env, size_t len,
-			struct err *e) WUR;
+int store_sensitive_put(struct store_conn *c, const char *instance_id, const void *env, size_t len, struct err *e) WUR;
 
 #endif

@@ -333,3 +333,26 @@ flows:
     assert p["status"] == "FINISHED", log
     assert "before=******" in log and "after=******" in log and "method=******" in log
     assert_masked(s["user"], pid, log, value)
+
+
+def test_kv_inc_is_atomic_across_processes(admin):
+    org, _ = make_org(admin)
+    proj, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    flow = """
+flows:
+  default:
+    - call: bump
+      loop:
+        items: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  bump:
+    - ${kv.inc('counter')}
+"""
+    pids = [start_process(admin, flow, parts={"org": org, "project": proj}) for _ in range(4)]
+    for pid in pids:
+        assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    _, log = run(admin, org, proj, """
+flows:
+  default:
+    - log: "counter=${kv.getLong('counter')}"
+""")
+    assert "counter=40" in log
