@@ -72,6 +72,9 @@ static int check_access(struct task_call *tc, const struct secret *s, struct err
 		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process has no initiator to act as", s->name);
 	if ((rc = store_user_get(tc->c, p->initiator_id, &who.user, e)))
 		return rc;
+	if (who.user.disabled)
+		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process's initiator '%s' is disabled", s->name,
+			       who.user.username);
 	snprintf(who.session_process, sizeof who.session_process, "%s", p->instance_id);
 	return rbac_check(tc->c, &who, &res, ACCESS_READER, e);
 }
