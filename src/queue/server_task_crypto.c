@@ -111,6 +111,8 @@ static int open_secret(struct task_call *tc, const struct secret_ref *ref, enum 
 	if ((rc = store_secret_envelope(tc->c, s->id, &env, &env_len, e)))
 		return rc;
 	rc = seal_decrypt(mk, ref->password, &(struct seal_binding){s->org_id, s->name}, env, env_len, pt, pt_len, e);
+	if (rc == 0) /* the store password is as secret as the value it opens */
+		task_call_sensitive(tc, ref->password);
 	if (rc && e->code == ERR_INVALID)
 		err_prefix(e, "Error while fetching a secret '%s'", s->name);
 	free(env);

@@ -174,9 +174,11 @@ def test_password_protected_secret(setup, admin):
 flows:
   default:
     - log: "ok=${crypto.exportAsString('%s', 'pwsecret', 'Str0ngPass1') == '%s'}"
+    - log: "password: Str0ngPass1"
 """ % (s["org"], value))
     assert "ok=true" in log
-    assert_masked(s["user"], pid, log, value, shown=False)
+    assert "password: ******" in log
+    assert_masked(s["user"], pid, log, value)
     pid, log = run(s["user"], s["org"], s["pa"], """
 flows:
   default:
