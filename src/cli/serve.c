@@ -151,6 +151,7 @@ static int start_queue(struct app *app, struct err *e)
 	qc.workers = cfg.workers;
 	qc.stop_grace_ms = cfg.stop_grace_ms;
 	qc.session_key = app->session_key;
+	qc.master_key = app->secrets_key;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
 		return -1;

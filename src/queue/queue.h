@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "crypto/masterkey.h"
 #include "store/processes.h"
 #include "store/store.h"
 
@@ -23,6 +24,9 @@ struct queue_cfg {
 	unsigned workers;	 /* processes run at once */
 	unsigned stop_grace_ms;	 /* SIGTERM → SIGKILL */
 	const void *session_key; /* 32 bytes: derives session tokens (crypto/session.h) */
+	/* The secrets master key (BORROWED, kept alive by the caller): server tasks open
+	 * secrets and derive project keys with it (queue/server_task_crypto.c). */
+	const struct masterkey *master_key;
 	bool log_confinement;
 };
 

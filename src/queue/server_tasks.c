@@ -1,14 +1,20 @@
 /* The table of server tasks (server_tasks.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "crypto/seal.h"
 #include "queue/server_tasks.h"
+#include "store/sensitive.h"
 
 static const struct {
 	const char *name;
 	server_task_fn fn;
 } tasks[] = {
     {NULL, NULL}, /* one line per task: {"kv", server_task_kv}, … */
+    {"kv", server_task_kv},
+    {"crypto", server_task_crypto},
 };
 
 void task_call_sensitive(struct task_call *tc, const char *value)
@@ -20,11 +26,90 @@ void task_call_sensitive(struct task_call *tc, const char *value)
 	json_array_append_new(tc->sensitive, json_string(value));
 }
 
+/* The envelope of a process's list is bound to its org and "process-sensitive:<id>". */
+static struct seal_binding sensitive_binding(const struct running *r, char *name, size_t cap)
+{
+	snprintf(name, cap, "process-sensitive:%s", r->p.instance_id);
+	return (struct seal_binding){r->p.org_id, name};
+}
+
+json_t *task_sensitive_load(struct store_conn *c, struct running *r)
+{
+	const struct masterkey *mk = r->q ? r->q->cfg.master_key : NULL;
+	char name[64];
+	struct seal_binding b = sensitive_binding(r, name, sizeof name);
+	unsigned char *env = NULL, *pt = NULL;
+	size_t env_len = 0, pt_len = 0;
+	json_t *list = NULL;
+	struct err e;
+
+	if (!mk || store_sensitive_get(c, r->p.instance_id, &env, &env_len, &e) || !env)
+		goto out;
+	if (seal_decrypt(mk, NULL, &b, env, env_len, &pt, &pt_len, &e) == 0)
+		list = json_loadb((const char *)pt, pt_len, 0, NULL);
+	else
+		LOG_W("process %s: cannot open its sensitive values: %s", r->p.instance_id, e.msg);
+	if (list && !json_is_array(list)) {
+		json_decref(list);
+		list = NULL;
+	}
+out:
+	free(env);
+	seal_plain_free(pt, pt_len);
+	return list;
+}
+
+/* Adds the new sensitive values of tc to the process's sealed list (a suspended process
+ * resumes in a new runner, which gets them in its start frame). */
+static void sensitive_persist(struct task_call *tc)
+{
+	const struct masterkey *mk = tc->r->q ? tc->r->q->cfg.master_key : NULL;
+	char name[64], *text;
+	struct seal_binding b = sensitive_binding(tc->r, name, sizeof name);
+	json_t *list = task_sensitive_load(tc->c, tc->r);
+	unsigned char *env = NULL;
+	size_t env_len = 0;
+	struct err e = {0};
+	size_t i, j, before;
+	json_t *v;
+
+	if (!mk)
+		return;
+	if (!list)
+		list = json_array();
+	before = json_array_size(list);
+	json_array_foreach(tc->sensitive, i, v) {
+		for (j = 0; j < json_array_size(list) && !json_equal(json_array_get(list, j), v); j++)
+			;
+		if (j == json_array_size(list))
+			json_array_append(list, v);
+	}
+	if (json_array_size(list) == before) { /* nothing new */
+		json_decref(list);
+		return;
+	}
+	text = json_dumps(list, JSON_COMPACT);
+	if (!text || seal_encrypt(mk, NULL, &b, (unsigned char *)text, strlen(text), &env, &env_len, &e) ||
+	    store_sensitive_put(tc->c, tc->r->p.instance_id, env, env_len, &e))
+		LOG_W("process %s: cannot store its sensitive values: %s", tc->r->p.instance_id,
+		      e.msg[0] ? e.msg : "out of memory");
+	if (text)
+		seal_plain_free((unsigned char *)text, strlen(text));
+	free(env);
+	json_decref(list);
+}
+
 int server_task_run(struct task_call *tc, struct err *e)
 {
+	int rc;
+
 	for (size_t i = 0; i < sizeof tasks / sizeof tasks[0]; i++)
-		if (tasks[i].name && strcmp(tasks[i].name, tc->task) == 0)
-			return tasks[i].fn(tc, e);
+		if (tasks[i].name && strcmp(tasks[i].name, tc->task) == 0) {
+			rc = tasks[i].fn(tc, e);
+			if (rc == 0 && tc->sensitive)
+				sensitive_persist(tc);
+			return rc;
+		}
 	return err_set(e, ERR_UNAVAILABLE, "Task '%s' is not available on this server (docs/flows.md, \"Tasks\")",
 		       tc->task ? tc->task : "?");
 }

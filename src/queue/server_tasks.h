@@ -34,6 +34,11 @@ typedef int (*server_task_fn)(struct task_call *tc, struct err *e);
 /* Adds a string the runner must mask (sensitive values: decrypted secrets). */
 void task_call_sensitive(struct task_call *tc, const char *value);
 
+/* The sensitive values the process received so far (the sealed list of the store), as a
+ * new JSON array (NULL when none or on error, which is logged): the start frame of a
+ * resumed runner carries them so it keeps masking them. */
+json_t *task_sensitive_load(struct store_conn *c, struct running *r);
+
 /* Runs tc->task: 0 with the out fields set, or < 0 with e set to the message the flow
  * sees (ERR_UNAVAILABLE "Task 'x' is not available on this server" for an unknown one). */
 int server_task_run(struct task_call *tc, struct err *e) WUR;

@@ -8,6 +8,7 @@
 #include "base/jsonx.h"
 #include "base/path.h"
 #include "crypto/session.h"
+#include "queue/server_tasks.h"
 #include "queue/supervise.h"
 #include "store/users.h"
 
@@ -98,9 +99,15 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 	json_decref(profiles);
 	json_decref(cfg);
 	if (frame && r->p.resume_event[0]) {
+		json_t *sens;
+		struct err ce;
+		struct store_conn *c = store_conn(r->q->cfg.store, &ce);
 		/* A resume: the arguments are the ones it is resumed with, not the start's. */
 		json_object_set_new(frame, "resume", json_string(r->p.resume_event));
 		json_object_set_new(frame, "args", r->p.resume_args ? json_incref(r->p.resume_args) : json_object());
+		/* The values the runner masked before the suspend (server_tasks.h). */
+		if (c && (sens = task_sensitive_load(c, r)))
+			json_object_set_new(frame, "sensitive", sens);
 	}
 	if (!frame)
 		err_set(e, ERR_INTERNAL, "out of memory");

@@ -1,5 +1,6 @@
 /* The flow host of `accord runner`: log lines on stdout, events and server-task calls as
  * frames on the IPC socket (docs/operations.md "Runner protocol"). */
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,110 @@
 
 static const char *level_names[] = {"DEBUG", "INFO ", "WARN ", "ERROR"};
 
+#define MASK "******" /* what Concord prints for a sensitive value */
+
+/* The length of the sensitive value at p (the longest that matches), 0 when none. */
+static size_t sensitive_at(const struct runner_host *h, const char *p)
+{
+	for (size_t i = 0; i < h->n_sensitive; i++)
+		if (*p == h->sensitive[i][0] && strncmp(p, h->sensitive[i], strlen(h->sensitive[i])) == 0)
+			return strlen(h->sensitive[i]);
+	return 0;
+}
+
+/* s with every sensitive value replaced by ******: a new string, or NULL when s holds
+ * none (or memory ran out: then the caller drops s rather than leak a value). */
+static char *masked(const struct runner_host *h, const char *s, bool *changed)
+{
+	size_t n = strlen(s), cap = n + 1, len = 0, k;
+	char *out;
+
+	*changed = false;
+	for (const char *p = s; *p; p++)
+		if (sensitive_at(h, p)) {
+			*changed = true;
+			break;
+		}
+	if (!*changed)
+		return NULL;
+	/* Each match is at least one byte, so the result is at most 6 times as long. */
+	if (!(out = malloc(cap * sizeof MASK)))
+		return NULL;
+	for (const char *p = s; *p;) {
+		if ((k = sensitive_at(h, p))) {
+			memcpy(out + len, MASK, sizeof MASK - 1);
+			len += sizeof MASK - 1;
+			p += k;
+		} else {
+			out[len++] = *p++;
+		}
+	}
+	out[len] = 0;
+	return out;
+}
+
+/* Masks the strings of v in place. */
+static void mask_json(const struct runner_host *h, json_t *v)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+	char *m;
+	bool changed;
+
+	if (json_is_string(v)) {
+		m = masked(h, json_string_value(v), &changed);
+		if (changed)
+			json_string_set(v, m ? m : MASK);
+		free(m);
+	} else if (json_is_object(v)) {
+		json_object_foreach(v, k, x)
+			mask_json(h, x);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			mask_json(h, x);
+	}
+}
+
+/* Deduplicated, longest first. */
+void runner_host_add_sensitive(struct runner_host *h, json_t *list)
+{
+	size_t i, j;
+	json_t *x;
+	char **grown, *copy;
+
+	json_array_foreach(list, i, x) {
+		const char *v = json_string_value(x);
+		bool known = false;
+		if (!v || !*v)
+			continue;
+		for (j = 0; j < h->n_sensitive && !known; j++)
+			known = strcmp(h->sensitive[j], v) == 0;
+		if (known || !(copy = strdup(v)))
+			continue;
+		if (!(grown = realloc(h->sensitive, (h->n_sensitive + 1) * sizeof *grown))) {
+			sodium_memzero(copy, strlen(copy));
+			free(copy);
+			continue;
+		}
+		h->sensitive = grown;
+		for (j = h->n_sensitive; j > 0 && strlen(h->sensitive[j - 1]) < strlen(copy); j--)
+			h->sensitive[j] = h->sensitive[j - 1];
+		h->sensitive[j] = copy;
+		h->n_sensitive++;
+	}
+}
+
 void runner_log(struct runner_host *h, enum flow_level level, const char *msg)
 {
-	char iso[DT_ISO_LEN];
+	char iso[DT_ISO_LEN], *m = NULL;
 	size_t wl = h && h->workdir ? strlen(h->workdir) : 0;
+	bool changed = false;
 
 	if (level == FLOW_DEBUG && h && !h->host.debug)
 		return;
+	if (h && h->n_sensitive && (m = masked(h, msg, &changed), changed))
+		msg = m ? m : MASK;
 	dt_format_iso(dt_now_ms(), iso);
 	/* Concord's log time stamp: "2026-11-22T10:00:00.123+0000". */
 	fprintf(stdout, "%.23s+0000 [%s] ", iso, level_names[level]);
@@ -29,6 +127,7 @@ void runner_log(struct runner_host *h, enum flow_level level, const char *msg)
 		}
 	}
 	fputc('\n', stdout);
+	free(m);
 }
 
 int runner_send(struct runner_host *h, json_t *v)
@@ -52,7 +151,14 @@ static void host_log(void *ctx, enum flow_level level, const char *msg)
 
 static void host_event(void *ctx, json_t *data)
 {
-	runner_send(ctx, json_pack("{s:s, s:O, s:I}", "type", "event", "data", data, "date", (json_int_t)dt_now_ms()));
+	struct runner_host *h = ctx;
+	json_t *copy = h->n_sensitive ? json_deep_copy(data) : json_incref(data);
+
+	if (!copy)
+		return; /* never send unmasked data */
+	if (h->n_sensitive)
+		mask_json(h, copy);
+	runner_send(h, json_pack("{s:s, s:o, s:I}", "type", "event", "data", copy, "date", (json_int_t)dt_now_ms()));
 }
 
 /* Asks the supervisor to run a server task and waits for its answer. */
@@ -86,6 +192,8 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 		v = json_object_get(reply, "out");
 		*out = json_incref(v ? v : json_null());
 		rc = 0;
+		if (json_is_array(json_object_get(reply, "sensitive")))
+			runner_host_add_sensitive(h, json_object_get(reply, "sensitive"));
 		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) && !(*suspend = strdup(msg)))
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
 	}
@@ -121,6 +229,13 @@ void runner_host_init(struct runner_host *h, const char *workdir, int ipc)
 void runner_host_cleanup(struct runner_host *h)
 {
 	frame_reader_cleanup(&h->in);
+	for (size_t i = 0; i < h->n_sensitive; i++) {
+		sodium_memzero(h->sensitive[i], strlen(h->sensitive[i]));
+		free(h->sensitive[i]);
+	}
+	free(h->sensitive);
+	h->sensitive = NULL;
+	h->n_sensitive = 0;
 }
 
 void runner_host_flush(struct runner_host *h)

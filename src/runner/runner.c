@@ -187,6 +187,8 @@ int cli_runner_main(int argc, char **argv)
 		goto out;
 	}
 	r.host.host.debug = json_is_true(json_object_get(r.start, "debug"));
+	if (json_is_array(json_object_get(r.start, "sensitive")))
+		runner_host_add_sensitive(&r.host, json_object_get(r.start, "sensitive"));
 	if (r.host.host.debug)
 		runner_log(&r.host, FLOW_DEBUG, confinement);
 	if (load(&r, &e) < 0) {

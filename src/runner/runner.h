@@ -14,10 +14,18 @@ struct runner_host {
 	int ipc;	     /* fd of the IPC socket */
 	struct frame_reader in;
 	long long next_call; /* id of the next server-task call */
+	/* Sensitive values the server returned (decrypted secrets), longest first: printed as
+	 * ****** in the log and in event data.  Wiped by runner_host_cleanup. */
+	char **sensitive;
+	size_t n_sensitive;
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc);
 void runner_host_cleanup(struct runner_host *h);
+
+/* Adds strings to mask (a JSON array: the "sensitive" of a task reply or of a resumed
+ * process's start frame). */
+void runner_host_add_sensitive(struct runner_host *h, json_t *list);
 
 /* Sends one frame (takes v); < 0 when the supervisor is gone. */
 int runner_send(struct runner_host *h, json_t *v);
