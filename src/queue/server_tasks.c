@@ -8,6 +8,7 @@ static const struct {
 	const char *name;
 	server_task_fn fn;
 } tasks[] = {
+    {"concord", server_task_concord},
     {NULL, NULL}, /* one line per task: {"kv", server_task_kv}, … */
 };
 
