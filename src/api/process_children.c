@@ -22,8 +22,8 @@ static int tag_param(void *ctx, const char *key, const char *value)
 	if (strcmp(key, "tags") != 0 || !*value)
 		return 0;
 	if (t->f->n_tags >= PROCESS_FILTER_MAX_TAGS)
-		return t->rc = api_fail(t->c, ERR_INVALID, "too many tags filters (at most %d)",
-					PROCESS_FILTER_MAX_TAGS);
+		return t->rc =
+			   api_fail(t->c, ERR_INVALID, "too many tags filters (at most %d)", PROCESS_FILTER_MAX_TAGS);
 	t->f->tags[t->f->n_tags++] = value;
 	return 0;
 }

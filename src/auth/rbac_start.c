@@ -41,8 +41,8 @@ static int raw_payload_ok(struct store_conn *c, const struct principal *p, const
 	return 0;
 }
 
-int rbac_process_start(struct store_conn *c, const struct principal *p, const struct org *o,
-		       const struct project *pr, bool raw_payload, struct err *e)
+int rbac_process_start(struct store_conn *c, const struct principal *p, const struct org *o, const struct project *pr,
+		       bool raw_payload, struct err *e)
 {
 	if (pr) {
 		struct rbac_resource res = rbac_project_res(pr);

@@ -14,8 +14,8 @@
  * (an archive, definition files, a payload folder) only as the project's rawPayloadMode
  * allows; without a project, membership of o (every user may start in the Default org).
  * 0, or ERR_FORBIDDEN / ERR_INVALID with the message the caller answers. */
-int rbac_process_start(struct store_conn *c, const struct principal *p, const struct org *o,
-		       const struct project *pr, bool raw_payload, struct err *e) WUR;
+int rbac_process_start(struct store_conn *c, const struct principal *p, const struct org *o, const struct project *pr,
+		       bool raw_payload, struct err *e) WUR;
 
 /* The access-rule view of a project. */
 struct rbac_resource rbac_project_res(const struct project *p);

@@ -36,7 +36,8 @@ static void try_resume(struct queue *q, struct store_conn *c, const char *parent
 		if (store_process_resume(c, parent, event, NULL, &e) == 0) {
 			if (store_child_wait_drop(c, parent, event, &e))
 				LOG_W("process %s: %s", parent, e.msg);
-			queue_log_line(c, parent, "INFO", "All %zu child processes ended: resuming", json_array_size(kids));
+			queue_log_line(c, parent, "INFO", "All %zu child processes ended: resuming",
+				       json_array_size(kids));
 			if (q)
 				queue_wake(q);
 		} else if (e.code == ERR_NOT_FOUND) {
@@ -65,8 +66,8 @@ void children_ended(struct queue *q, struct store_conn *c, const char *id)
 		LOG_E("process %s: cannot read the parents waiting for it: %s", id, e.msg);
 		return;
 	}
-	json_array_foreach(waits, i, w) try_resume(q, c, json_string_value(json_array_get(w, 0)),
-						   json_string_value(json_array_get(w, 1)));
+	json_array_foreach(waits, i, w)
+	    try_resume(q, c, json_string_value(json_array_get(w, 0)), json_string_value(json_array_get(w, 1)));
 	json_decref(waits);
 }
 

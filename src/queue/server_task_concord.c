@@ -28,12 +28,12 @@
 
 /* One child to create. */
 struct child {
-	const char *entry;   /* NULL: "default" (start) or the parent's (fork) */
-	json_t *arguments;   /* object or NULL (BORROWED) */
-	json_t *tags;	     /* array or NULL (BORROWED) */
-	json_t *profiles;    /* array or NULL (BORROWED) */
-	json_t *out_vars;    /* array or NULL (BORROWED) */
-	int64_t start_at;    /* 0: now */
+	const char *entry; /* NULL: "default" (start) or the parent's (fork) */
+	json_t *arguments; /* object or NULL (BORROWED) */
+	json_t *tags;	   /* array or NULL (BORROWED) */
+	json_t *profiles;  /* array or NULL (BORROWED) */
+	json_t *out_vars;  /* array or NULL (BORROWED) */
+	int64_t start_at;  /* 0: now */
 	struct org org;
 	struct project project;
 	bool has_project;
@@ -233,9 +233,9 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, struc
 		return 0;
 	}
 	if (store_org_find(tc->c, org ? org : parent->org_name, &ch->org, e))
-		return e->code == ERR_NOT_FOUND ? err_set(e, ERR_INVALID, "Organization not found: %.128s",
-							  org ? org : parent->org_name)
-						: -1;
+		return e->code == ERR_NOT_FOUND
+			   ? err_set(e, ERR_INVALID, "Organization not found: %.128s", org ? org : parent->org_name)
+			   : -1;
 	if (project) {
 		if (store_project_find(tc->c, ch->org.id, project, &ch->project, e))
 			return e->code == ERR_NOT_FOUND
@@ -282,8 +282,8 @@ static void child_opts_free(json_t **owned)
 		json_decref(owned[i]);
 }
 
-static const char *const unsupported[] = {"apiKey", "baseUrl", "attachments", "requirements", "repoBranchOrTag",
-					   "repoCommitId", NULL};
+static const char *const unsupported[] = {"apiKey",	     "baseUrl",	     "attachments", "requirements",
+					  "repoBranchOrTag", "repoCommitId", NULL};
 
 static int check_unsupported(json_t *in, struct err *e)
 {
@@ -346,8 +346,9 @@ static int action_start(struct task_call *tc, json_t *in, struct err *e)
 	if (check_unsupported(in, e))
 		return -1;
 	if (!payload)
-		return err_set(e, ERR_INVALID, "concord start: 'payload' is required (a folder or ZIP archive in the "
-					       "working directory); starting from a repository is not available yet");
+		return err_set(e, ERR_INVALID,
+			       "concord start: 'payload' is required (a folder or ZIP archive in the "
+			       "working directory); starting from a repository is not available yet");
 	if (child_opts(in, &ch, owned, e) || start_owner(tc, in, &ch, e) || staging_dir(tc, dir, sizeof dir, e) ||
 	    stage_payload(tc, payload, dir, e) || create_child(tc, dir, &ch, "DEFAULT", id, e))
 		goto out;
@@ -370,9 +371,9 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 	struct err ignored;
 	int rc = 0;
 
-	if (json_object_get(spec, "instances") && (!json_is_integer(json_object_get(spec, "instances")) ||
-						   (n = json_integer_value(json_object_get(spec, "instances"))) < 1 ||
-						   n > 1000))
+	if (json_object_get(spec, "instances") &&
+	    (!json_is_integer(json_object_get(spec, "instances")) ||
+	     (n = json_integer_value(json_object_get(spec, "instances"))) < 1 || n > 1000))
 		return err_set(e, ERR_INVALID, "'instances' must be a number from 1 to 1000");
 	if (child_opts(spec, &ch, owned, e) || store_org_get(tc->c, tc->r->p.org_id, &ch.org, e)) {
 		child_opts_free(owned);
@@ -412,9 +413,10 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 	size_t len = 0, i;
 	int rc = -1;
 
-	if (check_unsupported(in, e) || (json_object_get(in, "payload") &&
-					 err_set(e, ERR_INVALID, "concord fork: a fork runs the parent's payload; use "
-								 "action 'start' for 'payload'")))
+	if (check_unsupported(in, e) ||
+	    (json_object_get(in, "payload") && err_set(e, ERR_INVALID,
+						       "concord fork: a fork runs the parent's payload; use "
+						       "action 'start' for 'payload'")))
 		goto out;
 	if (forks && (!json_is_array(forks) || json_array_size(forks) == 0)) {
 		err_set(e, ERR_INVALID, "'forks' must be a non-empty list of fork options");
@@ -464,8 +466,8 @@ static int may_touch(struct task_call *tc, const char *id, struct err *e)
 	ok = strcmp(p.initiator_id, tc->r->p.initiator_id) == 0 ||
 	     strcmp(p.parent_instance_id, tc->r->p.instance_id) == 0;
 	store_process_cleanup(&p);
-	return ok ? 0 : err_set(e, ERR_FORBIDDEN, "Process %s was not started by %s: not allowed", id,
-				tc->r->p.initiator);
+	return ok ? 0
+		  : err_set(e, ERR_FORBIDDEN, "Process %s was not started by %s: not allowed", id, tc->r->p.initiator);
 }
 
 static int check_all(struct task_call *tc, json_t *ids, struct err *e)
@@ -516,7 +518,8 @@ static int method_wait(struct task_call *tc, json_t *args, const char *mode, str
 	if (t && strcmp(mode, "wait") == 0) {
 		if (!json_is_integer(t) || json_integer_value(t) < 0) {
 			json_decref(ids);
-			return err_set(e, ERR_INVALID, "waitForCompletion: the timeout must be milliseconds (a number)");
+			return err_set(e, ERR_INVALID,
+				       "waitForCompletion: the timeout must be milliseconds (a number)");
 		}
 		if (json_integer_value(t) > 0)
 			deadline = dt_now_ms() + json_integer_value(t);
@@ -575,8 +578,9 @@ int server_task_concord(struct task_call *tc, struct err *e)
 		if (strcmp(tc->method, "listSubprocesses") == 0)
 			return method_list(tc, tc->args, e);
 		if (strcmp(tc->method, "suspendForCompletion") == 0)
-			return err_set(e, ERR_INVALID, "concord.suspendForCompletion is not available on this server: "
-						       "use 'sync: true' with 'suspend: true', or waitForCompletion");
+			return err_set(e, ERR_INVALID,
+				       "concord.suspendForCompletion is not available on this server: "
+				       "use 'sync: true' with 'suspend: true', or waitForCompletion");
 		return err_set(e, ERR_INVALID, "Method not found: concord.%s(%zu arguments)", tc->method,
 			       json_array_size(tc->args));
 	}

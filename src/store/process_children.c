@@ -2,8 +2,7 @@
 #include "store/process_children.h"
 #include "store/processes.h"
 
-int store_child_wait_add(struct store_conn *c, const char *parent, const char *event, json_t *children,
-			 struct err *e)
+int store_child_wait_add(struct store_conn *c, const char *parent, const char *event, json_t *children, struct err *e)
 {
 	static const char SQL[] =
 	    "INSERT OR IGNORE INTO process_child_waits (parent_id, event_name, child_id) VALUES (?, ?, ?)";
@@ -42,8 +41,9 @@ static int rows(struct store_conn *c, const char *sql, const char *arg, int cols
 	store_bind_text(st, 1, arg);
 	*out = json_array();
 	while ((rc = store_step(st, e)) == STORE_ROW)
-		json_array_append_new(*out, cols == 1 ? json_string(store_col_text(st, 0))
-						      : json_pack("[s, s]", store_col_text(st, 0), store_col_text(st, 1)));
+		json_array_append_new(*out, cols == 1
+						? json_string(store_col_text(st, 0))
+						: json_pack("[s, s]", store_col_text(st, 0), store_col_text(st, 1)));
 	store_reset(st);
 	if (rc < 0) {
 		json_decref(*out);
@@ -65,8 +65,8 @@ int store_child_waits_of_parent(struct store_conn *c, const char *parent, json_t
 	return rows(c, SQL, parent, 1, out, e);
 }
 
-int store_child_wait_children(struct store_conn *c, const char *parent, const char *event, json_t **out,
-			      int *open, struct err *e)
+int store_child_wait_children(struct store_conn *c, const char *parent, const char *event, json_t **out, int *open,
+			      struct err *e)
 {
 	static const char SQL[] = "SELECT w.child_id, p.status FROM process_child_waits w"
 				  " LEFT JOIN processes p ON p.instance_id = w.child_id"

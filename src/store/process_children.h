@@ -20,8 +20,8 @@ int store_child_waits_of_child(struct store_conn *c, const char *child, json_t *
 int store_child_waits_of_parent(struct store_conn *c, const char *parent, json_t **out, struct err *e) WUR;
 
 /* The children of a wait: a NEW array of {id, status}; *open = how many are not final. */
-int store_child_wait_children(struct store_conn *c, const char *parent, const char *event, json_t **out,
-			      int *open, struct err *e) WUR;
+int store_child_wait_children(struct store_conn *c, const char *parent, const char *event, json_t **out, int *open,
+			      struct err *e) WUR;
 
 /* Forgets a wait (once the parent is resumed). */
 int store_child_wait_drop(struct store_conn *c, const char *parent, const char *event, struct err *e) WUR;
