@@ -1,5 +1,6 @@
 /* Child processes: waits, resumes of suspended parents, kills (children.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,14 +23,30 @@ static void wake_supervisors(struct queue *q)
 	pthread_mutex_unlock(&q->lock);
 }
 
-/* Resumes parent with event when every child of that wait is final (a parent that is not
- * SUSPENDED yet is resumed by children_parent_suspended once it is). */
-static void try_resume(struct queue *q, struct store_conn *c, const char *parent, const char *event)
+static bool registered(struct queue *q, const char *id)
+{
+	bool yes = false;
+
+	pthread_mutex_lock(&q->lock);
+	for (struct running *r = q->running; r && !yes; r = r->next)
+		yes = strcmp(r->p.instance_id, id) == 0;
+	pthread_mutex_unlock(&q->lock);
+	return yes;
+}
+
+/* Resumes parent with event when every child of that wait is final.  A parent whose
+ * supervisor is still on this node's list (still running, or cleaning up after it was
+ * stored SUSPENDED) is left to children_parent_suspended, which its supervisor calls once
+ * it is off the list: a resume before that would start it while its old working
+ * directory is being removed. */
+static void try_resume(struct queue *q, struct store_conn *c, const char *parent, const char *event, bool owner)
 {
 	json_t *kids = NULL;
 	int open = 0;
 	struct err e;
 
+	if (!owner && q && registered(q, parent))
+		return;
 	if (store_child_wait_children(c, parent, event, &kids, &open, &e))
 		goto fail;
 	if (open == 0) {
@@ -62,12 +79,15 @@ void children_ended(struct queue *q, struct store_conn *c, const char *id)
 
 	if (q)
 		wake_supervisors(q);
+	/* A parent that ended (cancelled while it waited) waits for nothing any more. */
+	if (store_child_waits_drop_parent(c, id, &e))
+		LOG_W("process %s: %s", id, e.msg);
 	if (store_child_waits_of_child(c, id, &waits, &e)) {
 		LOG_E("process %s: cannot read the parents waiting for it: %s", id, e.msg);
 		return;
 	}
 	json_array_foreach(waits, i, w)
-	    try_resume(q, c, json_string_value(json_array_get(w, 0)), json_string_value(json_array_get(w, 1)));
+	    try_resume(q, c, json_string_value(json_array_get(w, 0)), json_string_value(json_array_get(w, 1)), false);
 	json_decref(waits);
 }
 
@@ -81,7 +101,7 @@ void children_parent_suspended(struct queue *q, struct store_conn *c, const char
 		LOG_E("process %s: cannot read the children it waits for: %s", id, e.msg);
 		return;
 	}
-	json_array_foreach(events, i, ev) try_resume(q, c, id, json_string_value(ev));
+	json_array_foreach(events, i, ev) try_resume(q, c, id, json_string_value(ev), true);
 	json_decref(events);
 }
 

@@ -15,8 +15,8 @@
  * resumes a suspended parent whose children have now all ended. */
 void children_ended(struct queue *q, struct store_conn *c, const char *id);
 
-/* A parent has just been stored SUSPENDED: resumes it at once when the children it waits
- * for all ended before (they found it still running). */
+/* A parent stored SUSPENDED whose supervisor has left this node's list: resumes it at
+ * once when the children it waits for all ended before (they left it to this call). */
 void children_parent_suspended(struct queue *q, struct store_conn *c, const char *id);
 
 /* A deferred task answer (task_call.wait, built by the concord task):

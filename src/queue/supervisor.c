@@ -641,7 +641,14 @@ end:
 	json_decref(s.waits);
 	json_decref(s.wait_events);
 	json_decref(s.forms);
-	if (s.suspended) /* now that its working directory is gone: a resume may start it again */
-		children_parent_suspended(s.q, s.db, s.id);
+	if (s.suspended) {
+		/* Once its working directory is gone and it left this node's list, a resume may
+		 * start it again (children.c waits for that). */
+		char id[UUID_STR_LEN];
+		snprintf(id, sizeof id, "%s", s.id);
+		queue_release(s.q, r);
+		children_parent_suspended(s.q, s.db, id);
+		return;
+	}
 	queue_release(s.q, r);
 }

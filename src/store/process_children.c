@@ -110,3 +110,14 @@ int store_child_wait_drop(struct store_conn *c, const char *parent, const char *
 	store_bind_text(st, 2, event);
 	return store_step_done(st, e);
 }
+
+int store_child_waits_drop_parent(struct store_conn *c, const char *parent, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM process_child_waits WHERE parent_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, parent);
+	return store_step_done(st, e);
+}

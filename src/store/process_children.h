@@ -23,6 +23,9 @@ int store_child_waits_of_parent(struct store_conn *c, const char *parent, json_t
 int store_child_wait_children(struct store_conn *c, const char *parent, const char *event, json_t **out, int *open,
 			      struct err *e) WUR;
 
+/* Forgets every wait of parent (it ended). */
+int store_child_waits_drop_parent(struct store_conn *c, const char *parent, struct err *e) WUR;
+
 /* Forgets a wait (once the parent is resumed). */
 int store_child_wait_drop(struct store_conn *c, const char *parent, const char *event, struct err *e) WUR;
 

@@ -366,3 +366,52 @@ flows:
     assert "never" not in process_log(admin, pid)
     admin.delete("/api/v1/process/%s" % kid)
     assert wait_process(admin, kid)["status"] == "CANCELLED"
+
+
+def test_wait_for_completion_timeout(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+      out: job
+    - try:
+        - ${concord.waitForCompletion(job.ids, 300)}
+      error:
+        - log: "E ${lastError.message}"
+    - task: concord
+      in:
+        action: kill
+        instanceId: ${job.id}
+"""
+    pid, p = run(admin, flow, files={"child/concord.yml": SLOW_CHILD.encode()})
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "[INFO ] E while evaluating expression" in log and "Timeout waiting for processes to complete" in log
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert wait_process(admin, kid)["status"] == "CANCELLED"
+
+
+def test_cancelled_suspended_parent_is_not_resumed(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        suspend: true
+    - log: "never"
+"""
+    pid = start_process(admin, flow, files={"child/concord.yml": SLOW_CHILD.encode()})
+    assert wait_process(admin, pid, ("SUSPENDED", "FINISHED", "FAILED"))["status"] == "SUSPENDED"
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert admin.delete("/api/v1/process/%s" % pid).status_code == 204
+    assert wait_process(admin, pid)["status"] == "CANCELLED"
+    assert admin.delete("/api/v1/process/%s" % kid).status_code == 204
+    assert wait_process(admin, kid)["status"] == "CANCELLED"
+    assert status(admin, pid)["status"] == "CANCELLED"
+    assert "never" not in process_log(admin, pid)
