@@ -34,6 +34,7 @@ struct child {
 	json_t *profiles;  /* array or NULL (BORROWED) */
 	json_t *out_vars;  /* array or NULL (BORROWED) */
 	int64_t start_at;  /* 0: now */
+	json_t *switches;  /* object: disableOnCancel/disableOnFailure as given (BORROWED) */
 	struct org org;
 	struct project project;
 	bool has_project;
@@ -120,6 +121,9 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 		json_object_update(args, ch->arguments);
 	if (ch->profiles)
 		json_object_set(cfg, "activeProfiles", ch->profiles);
+	/* Concord's request switches, in the configuration as a start request puts them. */
+	if (ch->switches)
+		json_object_update(cfg, ch->switches);
 	if (ch->out_vars)
 		json_object_set(cfg, "out", ch->out_vars);
 	else
@@ -270,6 +274,15 @@ static int child_opts(json_t *in, struct child *ch, json_t **owned, struct err *
 	ch->tags = owned[0];
 	ch->profiles = owned[1];
 	ch->out_vars = owned[2];
+	ch->switches = owned[3] = json_object();
+	for (int i = 0; i < 2; i++) {
+		const char *k = i ? "disableOnFailure" : "disableOnCancel";
+		if ((v = json_object_get(in, k)) && !json_is_null(v)) {
+			if (!json_is_boolean(v))
+				return err_set(e, ERR_INVALID, "'%s' must be true or false", k);
+			json_object_set(ch->switches, k, v);
+		}
+	}
 	if ((s = json_string_value(json_object_get(in, "startAt"))) &&
 	    dt_parse_iso(s, strlen(s), true, &ch->start_at, "startAt", e))
 		return -1;
@@ -278,7 +291,7 @@ static int child_opts(json_t *in, struct child *ch, json_t **owned, struct err *
 
 static void child_opts_free(json_t **owned)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		json_decref(owned[i]);
 }
 
@@ -337,7 +350,7 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 static int action_start(struct task_call *tc, json_t *in, struct err *e)
 {
 	struct child ch = {0};
-	json_t *owned[3] = {0}, *ids = NULL;
+	json_t *owned[4] = {0}, *ids = NULL;
 	const char *payload = json_string_value(json_object_get(in, "payload"));
 	char dir[4096] = "", id[UUID_STR_LEN];
 	struct err ignored;
@@ -366,7 +379,7 @@ out:
 static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t len, json_t *ids, struct err *e)
 {
 	struct child ch = {0};
-	json_t *owned[3] = {0};
+	json_t *owned[4] = {0};
 	json_int_t n = 1;
 	struct err ignored;
 	int rc = 0;
