@@ -184,6 +184,7 @@ static void on_task(struct sup *s, json_t *f)
 		json_object_set_new(ans, "error", json_string(e.msg));
 	} else if (tc.wait) {
 		json_array_append_new(s->waits, json_pack("{s:O, s:O}", "id", json_object_get(f, "id"), "wait", tc.wait));
+		s->waits_at = dt_now_ms(); /* checked at once: the processes may be final already */
 		json_decref(ans);
 		ans = NULL;
 	} else {
@@ -519,7 +520,7 @@ static void loop(struct sup *s)
 			read_ipc(s);
 		if (fds[2].revents)
 			check_stop(s);
-		if (json_array_size(s->waits) && (fds[2].revents || fds[1].revents || dt_now_ms() >= s->waits_at))
+		if (json_array_size(s->waits) && (fds[2].revents || dt_now_ms() >= s->waits_at))
 			check_waits(s);
 		timers(s);
 	}
