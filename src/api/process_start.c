@@ -13,6 +13,7 @@
 #include "api/process_routes.h"
 #include "api/process_start_req.h"
 #include "auth/rbac.h"
+#include "auth/rbac_start.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
 #include "base/limits.h"
@@ -39,17 +40,6 @@ struct start {
 	void *payload;
 	size_t payload_len;
 };
-
-static struct rbac_resource project_res(const struct project *p)
-{
-	return (struct rbac_resource){.type = "PROJECT",
-				      .kind = "project",
-				      .id = p->id,
-				      .name = p->name,
-				      .org_id = p->org_id,
-				      .owner_id = p->owner_id,
-				      .is_public = strcmp(p->visibility, "PUBLIC") == 0};
-}
 
 /* The org and project the request names (reference §6.2), and the right to start there. */
 static int resolve_owner(struct api_call *c, struct start *s)
@@ -85,41 +75,18 @@ static int resolve_owner(struct api_call *c, struct start *s)
 	if (r->repo || r->repo_id)
 		return api_fail(c, ERR_INVALID, "Repository not found: %.128s (this server has no repositories yet)",
 				r->repo ? r->repo : r->repo_id);
-	if (s->has_project) {
-		struct rbac_resource res = project_res(&s->project);
-		if (rbac_check(c->db, &c->who, &res, ACCESS_READER, &c->err))
-			return -1;
+	if (s->has_project)
 		return store_org_get(c->db, s->project.org_id, &s->org, &c->err);
-	}
 	if (rc == 1)
 		return store_org_get(c->db, DEFAULT_ORG_ID, &s->org, &c->err);
-	/* An org without a project: its members may run one-off processes there. */
-	if (strcmp(s->org.id, DEFAULT_ORG_ID) != 0)
-		return rbac_org(c->db, &c->who, &s->org, RBAC_ORG_MEMBER, &c->err);
 	return 0;
 }
 
-/* Raw payloads (an archive or definition files) into a project follow its rawPayloadMode. */
-static int check_raw_payload(struct api_call *c, struct start *s)
+/* The one start rule (auth/rbac_start.h), also used for child processes. */
+static int check_access(struct api_call *c, struct start *s)
 {
-	const char *mode = s->project.raw_payload_mode;
-	struct rbac_resource res = project_res(&s->project);
-	enum access_level need = ACCESS_READER;
-
-	if (!s->has_project || !s->r.raw_payload || strcmp(mode, "EVERYONE") == 0)
-		return 0;
-	if (strcmp(mode, "DISABLED") == 0)
-		return api_fail(c, ERR_INVALID, "The project is not accepting raw payloads: %s", s->project.id);
-	if (strcmp(mode, "ORG_MEMBERS") == 0)
-		return rbac_org(c->db, &c->who, &s->org, RBAC_ORG_MEMBER, &c->err) ? api_fail(
-			   c, ERR_FORBIDDEN, "The project accepts raw payloads from members of %s only: %s",
-			   s->org.name, s->project.name)
-									  : 0;
-	need = strcmp(mode, "OWNERS") == 0 ? ACCESS_OWNER : ACCESS_WRITER;
-	if (rbac_check(c->db, &c->who, &res, need, &c->err))
-		return api_fail(c, ERR_FORBIDDEN, "The project accepts raw payloads from its %s only: %s",
-				need == ACCESS_OWNER ? "owners" : "team members", s->project.name);
-	return 0;
+	return rbac_process_start(c->db, &c->who, &s->org, s->has_project ? &s->project : NULL, s->r.raw_payload,
+				  &c->err);
 }
 
 static int check_parent(struct api_call *c, struct start *s)
@@ -273,7 +240,7 @@ int api_process_start(struct api_call *c)
 	uuid_v4(s.id);
 	if ((rc = multipart_parse(ct, (struct str){c->req->body.data, c->req->body.len}, &s.mp, &c->err)) ||
 	    (rc = start_req_parse(&s.mp, dt_now_ms(), &s.r, &c->err)) || (rc = resolve_owner(c, &s)) ||
-	    (rc = check_raw_payload(c, &s)) || (rc = check_parent(c, &s)) || (rc = build_payload(c, &s)) ||
+	    (rc = check_access(c, &s)) || (rc = check_parent(c, &s)) || (rc = build_payload(c, &s)) ||
 	    (rc = store_it(c, &s)))
 		goto out;
 	queue_wake(c->app->queue);

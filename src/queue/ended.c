@@ -1,9 +1,11 @@
 /* What follows the end of a process, whichever way it ended (its supervisor recorded the
  * final status, a stop cancelled it while it was not running, a timeout): the parts of
  * issue 9 that react to it hook in here, one call each. */
+#include "queue/children.h"
 #include "queue/queue.h"
 
 void queue_process_ended(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
 {
-	(void)q, (void)c, (void)id, (void)st;
+	(void)st;
+	children_ended(q, c, id);
 }

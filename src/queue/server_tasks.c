@@ -12,7 +12,7 @@ static const struct {
 	const char *name;
 	server_task_fn fn;
 } tasks[] = {
-    {NULL, NULL}, /* one line per task: {"kv", server_task_kv}, … */
+    {"concord", server_task_concord},
     {"kv", server_task_kv},
     {"crypto", server_task_crypto},
 };

@@ -27,6 +27,9 @@ struct task_call {
 	json_t *out;		/* the result (NULL: null) */
 	char *suspend;		/* malloc'd: the calling thread suspends waiting for this event */
 	json_t *sensitive;	/* array of strings the runner masks as ****** in the log */
+	json_t *wait;		/* the answer comes later: the supervisor keeps serving its runner
+				 * and re-checks with children_wait_check (queue/children.h) when a
+				 * process ends and every second, then answers with its result */
 };
 
 typedef int (*server_task_fn)(struct task_call *tc, struct err *e);

@@ -23,6 +23,7 @@
 #include "base/pack.h"
 #include "base/path.h"
 #include "crypto/session.h"
+#include "queue/children.h"
 #include "queue/internal.h"
 #include "queue/logwatch.h"
 #include "queue/resume_files.h"
@@ -34,6 +35,7 @@
 #define FLUSH_BYTES (64 * 1024)
 #define FLUSH_EVENTS 256
 #define FLUSH_MS 50
+#define WAITS_MS 1000
 
 struct sup {
 	struct running *r;
@@ -56,6 +58,9 @@ struct sup {
 	int64_t deadline; /* processTimeout, ms; 0: none */
 	bool timed_out;
 	int64_t kill_at; /* SIGKILL after SIGTERM; 0: not signalled */
+	json_t *waits;	  /* [{id, wait}]: task calls answered once processes end (children.h) */
+	int64_t waits_at; /* ms: when to re-check them (processes on other nodes); 0: none */
+	bool suspended;	  /* stored SUSPENDED */
 };
 
 /* ---- storing what the runner produces --------------------------------------------- */
@@ -161,7 +166,8 @@ static int reply(struct sup *s, json_t *v)
 	return rc;
 }
 
-/* A server-task call: answered at once (server_tasks.h). */
+/* A server-task call: answered at once (server_tasks.h), or later when it waits
+ * (check_waits). */
 static void on_task(struct sup *s, json_t *f)
 {
 	struct task_call tc = {.r = s->r,
@@ -175,19 +181,50 @@ static void on_task(struct sup *s, json_t *f)
 
 	if (!tc.task) {
 		json_object_set_new(ans, "error", json_string("Task call without a task name"));
-	} else if (server_task_run(&tc, &e) == 0) {
+	} else if (server_task_run(&tc, &e) < 0) {
+		json_object_set_new(ans, "error", json_string(e.msg));
+	} else if (tc.wait) {
+		json_array_append_new(s->waits, json_pack("{s:O, s:O}", "id", json_object_get(f, "id"), "wait", tc.wait));
+		s->waits_at = dt_now_ms(); /* checked at once: the processes may be final already */
+		json_decref(ans);
+		ans = NULL;
+	} else {
 		json_object_set(ans, "out", tc.out ? tc.out : json_null());
 		if (tc.suspend)
 			json_object_set_new(ans, "suspend", json_string(tc.suspend));
 		if (tc.sensitive)
 			json_object_set(ans, "sensitive", tc.sensitive);
-	} else {
-		json_object_set_new(ans, "error", json_string(e.msg));
 	}
 	json_decref(tc.out);
 	json_decref(tc.sensitive);
+	json_decref(tc.wait);
 	free(tc.suspend);
-	reply(s, ans);
+	if (ans)
+		reply(s, ans);
+}
+
+/* Answers the task calls that waited for processes once those are final. */
+static void check_waits(struct sup *s)
+{
+	size_t i = 0;
+
+	while (i < json_array_size(s->waits)) {
+		json_t *w = json_array_get(s->waits, i), *out = NULL, *ans;
+		struct err e;
+		int rc = children_wait_check(s->db, json_object_get(w, "wait"), &out, &e);
+		if (rc == 0) {
+			i++;
+			continue;
+		}
+		ans = json_pack("{s:s, s:O}", "type", "task_result", "id", json_object_get(w, "id"));
+		if (rc > 0)
+			json_object_set_new(ans, "out", out ? out : json_null());
+		else
+			json_object_set_new(ans, "error", json_string(e.msg));
+		reply(s, ans);
+		json_array_remove(s->waits, i);
+	}
+	s->waits_at = json_array_size(s->waits) ? dt_now_ms() + WAITS_MS : 0;
 }
 
 static void on_frame(struct sup *s, json_t *f)
@@ -426,6 +463,8 @@ static int poll_timeout(struct sup *s)
 		at = s->deadline;
 	if (s->kill_at && (!at || s->kill_at < at))
 		at = s->kill_at;
+	if (s->waits_at && (!at || s->waits_at < at))
+		at = s->waits_at;
 	if (!at)
 		return -1;
 	return at <= now ? 0 : (int)(at - now > 60000 ? 60000 : at - now);
@@ -484,6 +523,8 @@ static void loop(struct sup *s)
 			read_ipc(s);
 		if (fds[2].revents)
 			check_stop(s);
+		if (json_array_size(s->waits) && (fds[2].revents || dt_now_ms() >= s->waits_at))
+			check_waits(s);
 		timers(s);
 	}
 }
@@ -526,6 +567,7 @@ static void finish(struct sup *s, enum proc_status st)
 		flush(s);
 		if (supervise_store_suspended(s->db, s->id, s->workdir, s->wait_events, s->forms,
 					      s->wake_event[0] ? s->wake_event : NULL, s->wake_at, &e) == 0) {
+			s->suspended = true;
 			logwatch_end(s->id);
 			return;
 		}
@@ -559,6 +601,7 @@ void supervisor_main(void *arg)
 
 	buf_init(&s.log, 0);
 	s.events = json_array();
+	s.waits = json_array();
 	frame_reader_init(&s.frames);
 	if (!(s.db = store_conn(s.q->cfg.store, &e)))
 		goto broken;
@@ -599,7 +642,17 @@ end:
 	frame_reader_cleanup(&s.frames);
 	buf_cleanup(&s.log);
 	json_decref(s.events);
+	json_decref(s.waits);
 	json_decref(s.wait_events);
 	json_decref(s.forms);
+	if (s.suspended) {
+		/* Once its working directory is gone and it left this node's list, a resume may
+		 * start it again (children.c waits for that). */
+		char id[UUID_STR_LEN];
+		snprintf(id, sizeof id, "%s", s.id);
+		queue_release(s.q, r);
+		children_parent_suspended(s.q, s.db, id);
+		return;
+	}
 	queue_release(s.q, r);
 }

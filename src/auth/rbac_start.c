@@ -1,0 +1,57 @@
+/* Who may start a process where (rbac_start.h). */
+#include <string.h>
+
+#include "auth/rbac.h"
+#include "auth/rbac_start.h"
+
+#define DEFAULT_ORG_ID "0fac1b18-d179-11e7-b3e7-d7df4543ed4f"
+
+struct rbac_resource rbac_project_res(const struct project *p)
+{
+	return (struct rbac_resource){.type = "PROJECT",
+				      .kind = "project",
+				      .id = p->id,
+				      .name = p->name,
+				      .org_id = p->org_id,
+				      .owner_id = p->owner_id,
+				      .is_public = strcmp(p->visibility, "PUBLIC") == 0};
+}
+
+/* Raw payloads into a project follow its rawPayloadMode. */
+static int raw_payload_ok(struct store_conn *c, const struct principal *p, const struct org *o,
+			  const struct project *pr, struct err *e)
+{
+	const char *mode = pr->raw_payload_mode;
+	struct rbac_resource res = rbac_project_res(pr);
+	enum access_level need;
+
+	if (strcmp(mode, "EVERYONE") == 0)
+		return 0;
+	if (strcmp(mode, "DISABLED") == 0)
+		return err_set(e, ERR_INVALID, "The project is not accepting raw payloads: %s", pr->id);
+	if (strcmp(mode, "ORG_MEMBERS") == 0)
+		return rbac_org(c, p, o, RBAC_ORG_MEMBER, e)
+			   ? err_set(e, ERR_FORBIDDEN, "The project accepts raw payloads from members of %s only: %s",
+				     o->name, pr->name)
+			   : 0;
+	need = strcmp(mode, "OWNERS") == 0 ? ACCESS_OWNER : ACCESS_WRITER;
+	if (rbac_check(c, p, &res, need, e))
+		return err_set(e, ERR_FORBIDDEN, "The project accepts raw payloads from its %s only: %s",
+			       need == ACCESS_OWNER ? "owners" : "team members", pr->name);
+	return 0;
+}
+
+int rbac_process_start(struct store_conn *c, const struct principal *p, const struct org *o, const struct project *pr,
+		       bool raw_payload, struct err *e)
+{
+	if (pr) {
+		struct rbac_resource res = rbac_project_res(pr);
+		if (rbac_check(c, p, &res, ACCESS_READER, e))
+			return -1;
+		return raw_payload ? raw_payload_ok(c, p, o, pr, e) : 0;
+	}
+	/* An org without a project: its members may run one-off processes there. */
+	if (strcmp(o->id, DEFAULT_ORG_ID) != 0)
+		return rbac_org(c, p, o, RBAC_ORG_MEMBER, e);
+	return 0;
+}

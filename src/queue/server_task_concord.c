@@ -1,0 +1,614 @@
+/* The `concord` task on the server (docs/flows.md "concord task"; Concord's plugins-v2
+ * concord.md): child processes.  `start` (a payload folder or ZIP of the working
+ * directory, in this org/project or another one the initiator may start in), `fork` (the
+ * parent's payload), `kill`, and the methods waitForCompletion, getOutVars and
+ * listSubprocesses.  `sync` and the waiting methods answer later (task_call.wait, re-checked
+ * by the supervisor); `sync` with `suspend` suspends the parent until its children end
+ * (children.c resumes it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sodium.h>
+
+#include "auth/rbac_start.h"
+#include "base/datetime.h"
+#include "base/jsonx.h"
+#include "base/limits.h"
+#include "base/log.h"
+#include "base/pack.h"
+#include "base/path.h"
+#include "crypto/session.h"
+#include "queue/children.h"
+#include "queue/server_tasks.h"
+#include "store/process_children.h"
+#include "store/projects.h"
+#include "store/users.h"
+
+/* One child to create. */
+struct child {
+	const char *entry; /* NULL: "default" (start) or the parent's (fork) */
+	json_t *arguments; /* object or NULL (BORROWED) */
+	json_t *tags;	   /* array or NULL (BORROWED) */
+	json_t *profiles;  /* array or NULL (BORROWED) */
+	json_t *out_vars;  /* array or NULL (BORROWED) */
+	int64_t start_at;  /* 0: now */
+	json_t *switches;  /* object: disableOnCancel/disableOnFailure as given (BORROWED) */
+	struct org org;
+	struct project project;
+	bool has_project;
+};
+
+/* A list given as a YAML array or a comma-separated string (tags, activeProfiles): NEW. */
+static int string_list(json_t *in, const char *key, json_t **out, struct err *e)
+{
+	json_t *v = json_object_get(in, key), *x;
+	size_t i;
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_string(v)) {
+		char *dup = strdup(json_string_value(v)), *save = NULL;
+		*out = json_array();
+		for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			while (*t == ' ')
+				t++;
+			if (*t)
+				json_array_append_new(*out, json_string(t));
+		}
+		free(dup);
+		return 0;
+	}
+	if (!json_is_array(v))
+		return err_set(e, ERR_INVALID, "'%s' must be a list of strings or a comma-separated string", key);
+	json_array_foreach(v, i, x) if (!json_is_string(x)) return err_set(e, ERR_INVALID,
+									   "'%s' must be a list of strings", key);
+	*out = json_incref(v);
+	return 0;
+}
+
+/* Process ids given as one string or a list: NEW array. */
+static json_t *id_list(json_t *v, const char *what, struct err *e)
+{
+	json_t *x;
+	size_t i;
+
+	if (json_is_string(v))
+		v = json_pack("[O]", v);
+	else if (json_is_array(v))
+		json_incref(v);
+	else {
+		err_set(e, ERR_INVALID, "'%s' must be a process ID or a list of them", what);
+		return NULL;
+	}
+	json_array_foreach(v, i, x)
+	{
+		const char *s = json_string_value(x);
+		if (!s || !uuid_valid(s, strlen(s))) {
+			json_decref(v);
+			err_set(e, ERR_INVALID, "'%s': not a process ID: %.64s", what, s ? s : "(not a string)");
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/* _main.json of the child: the parent's (fork) updated with what the call gives. */
+static int write_main(const char *dir, const struct child *ch, struct err *e)
+{
+	char *path = NULL, *text = NULL, *old;
+	size_t len;
+	json_t *cfg = NULL, *args;
+	int rc = -1;
+
+	if (asprintf(&path, "%s/_main.json", dir) < 0)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	old = path_read_file(path, 16u << 20, &len, e);
+	cfg = old ? jsonx_parse(old, len, 1000, e) : json_object();
+	free(old);
+	if (!json_is_object(cfg)) {
+		json_decref(cfg);
+		cfg = json_object();
+	}
+	args = json_object_get(cfg, "arguments");
+	if (!json_is_object(args)) {
+		args = json_object();
+		json_object_set_new(cfg, "arguments", args);
+	}
+	if (ch->arguments)
+		json_object_update(args, ch->arguments);
+	if (ch->profiles)
+		json_object_set(cfg, "activeProfiles", ch->profiles);
+	/* Concord's request switches, in the configuration as a start request puts them. */
+	if (ch->switches)
+		json_object_update(cfg, ch->switches);
+	if (ch->out_vars)
+		json_object_set(cfg, "out", ch->out_vars);
+	else
+		json_object_del(cfg, "out");
+	if (!(text = jsonx_dump(cfg)))
+		err_set(e, ERR_INTERNAL, "out of memory");
+	else
+		rc = path_write_file(path, text, strlen(text), 0600, e);
+	free(text);
+	free(path);
+	json_decref(cfg);
+	return rc;
+}
+
+/* Stores the child (ENQUEUED) from the staged folder dir. */
+static int create_child(struct task_call *tc, const char *dir, const struct child *ch, const char *kind,
+			char id[UUID_STR_LEN], struct err *e)
+{
+	const struct process *parent = &tc->r->p;
+	struct process_new pn = {0};
+	struct process *p = &pn.p;
+	char token[SESSION_TOKEN_LEN];
+	uint8_t hash[32];
+	void *payload = NULL;
+	int rc;
+
+	if (write_main(dir, ch, e) || pack_dir(dir, limits.archive_bytes, &payload, &pn.payload_len, e))
+		return -1;
+	pn.payload = payload;
+	uuid_v4(id);
+	snprintf(p->instance_id, sizeof p->instance_id, "%s", id);
+	snprintf(p->kind, sizeof p->kind, "%s", kind);
+	snprintf(p->parent_instance_id, sizeof p->parent_instance_id, "%s", parent->instance_id);
+	snprintf(p->org_id, sizeof p->org_id, "%s", ch->org.id);
+	snprintf(p->project_id, sizeof p->project_id, "%s", ch->has_project ? ch->project.id : "");
+	snprintf(p->initiator_id, sizeof p->initiator_id, "%s", parent->initiator_id);
+	snprintf(p->initiator, sizeof p->initiator, "%s", parent->initiator);
+	snprintf(p->entry_point, sizeof p->entry_point, "%s", ch->entry ? ch->entry : "default");
+	p->timeout_s = 0;
+	p->start_at = ch->start_at;
+	p->tags = ch->tags;
+	p->meta = json_pack("{s:s}", "entryPoint", p->entry_point);
+	session_token(tc->r->q->session_key, id, token);
+	session_token_hash(token, hash);
+	sodium_memzero(token, sizeof token);
+	pn.session_hash = hash;
+	rc = store_process_create(tc->c, &pn, e);
+	json_decref(p->meta);
+	free(payload);
+	return rc;
+}
+
+static int staging_dir(struct task_call *tc, char *out, size_t cap, struct err *e)
+{
+	char id[UUID_STR_LEN];
+
+	uuid_v4(id);
+	snprintf(out, cap, "%s/tmp/child-%s", tc->r->q->data_dir, id);
+	return path_mkdirs(out, 0700, e);
+}
+
+/* The payload of `start`: a folder or ZIP archive inside the working directory, staged. */
+static int stage_payload(struct task_call *tc, const char *rel, const char *dir, struct err *e)
+{
+	char *abs = NULL;
+	void *data = NULL;
+	size_t len;
+	struct stat st;
+	int rc = -1;
+
+	if (!path_is_safe_relative(rel))
+		return err_set(e, ERR_INVALID,
+			       "'payload' must be a path inside the working directory (relative, without '..'): %.200s",
+			       rel);
+	if (!(abs = path_abs_beneath(tc->workdir, rel, e)))
+		return -1;
+	if (stat(abs, &st) < 0) {
+		rc = err_set(e, ERR_INVALID, "'payload' not found in the working directory: %.200s", rel);
+	} else if (S_ISDIR(st.st_mode)) {
+		rc = pack_dir(abs, limits.archive_bytes, &data, &len, e);
+		if (rc == 0)
+			rc = pack_restore(data, len, dir, e);
+	} else if (S_ISREG(st.st_mode)) {
+		struct pack_limits lim = {limits.archive_entries, limits.archive_bytes, limits.archive_ratio};
+		data = path_read_file(abs, limits.archive_bytes, &len, e);
+		rc = data ? pack_unzip(data, len, dir, &lim, e) : -1;
+	} else {
+		rc = err_set(e, ERR_INVALID, "'payload' must be a folder or a ZIP archive: %.200s", rel);
+	}
+	free(data);
+	free(abs);
+	return rc;
+}
+
+/* The org/project of `start` (the parent's unless given) and the right to start there. */
+static int start_owner(struct task_call *tc, json_t *in, struct child *ch, struct err *e)
+{
+	const char *org = json_string_value(json_object_get(in, "org"));
+	const char *project = json_string_value(json_object_get(in, "project"));
+	const struct process *parent = &tc->r->p;
+	struct principal who = {.method = AUTH_SESSION};
+
+	if (!org && !project) {
+		if (store_org_get(tc->c, parent->org_id, &ch->org, e))
+			return -1;
+		if (parent->project_id[0]) {
+			if (store_project_get(tc->c, parent->project_id, &ch->project, e))
+				return -1;
+			ch->has_project = true;
+		}
+		return 0;
+	}
+	if (store_org_find(tc->c, org ? org : parent->org_name, &ch->org, e))
+		return e->code == ERR_NOT_FOUND
+			   ? err_set(e, ERR_INVALID, "Organization not found: %.128s", org ? org : parent->org_name)
+			   : -1;
+	if (project) {
+		if (store_project_find(tc->c, ch->org.id, project, &ch->project, e))
+			return e->code == ERR_NOT_FOUND
+				   ? err_set(e, ERR_INVALID, "Project not found: %.128s/%.128s", ch->org.name, project)
+				   : -1;
+		ch->has_project = true;
+	}
+	if (store_user_get(tc->c, parent->initiator_id, &who.user, e))
+		return -1;
+	snprintf(who.session_process, sizeof who.session_process, "%s", parent->instance_id);
+	return rbac_process_start(tc->c, &who, &ch->org, ch->has_project ? &ch->project : NULL, true, e);
+}
+
+/* Options shared by start and fork (and by every fork of `forks`). */
+static int child_opts(json_t *in, struct child *ch, json_t **owned, struct err *e)
+{
+	json_t *v;
+	const char *s;
+
+	if ((v = json_object_get(in, "entryPoint")) && !json_is_null(v)) {
+		if (!(ch->entry = json_string_value(v)) || !*ch->entry)
+			return err_set(e, ERR_INVALID, "'entryPoint' must be a flow name");
+	}
+	if ((v = json_object_get(in, "arguments")) && !json_is_null(v)) {
+		if (!json_is_object(v))
+			return err_set(e, ERR_INVALID, "'arguments' must be an object");
+		ch->arguments = v;
+	}
+	if (string_list(in, "tags", &owned[0], e) || string_list(in, "activeProfiles", &owned[1], e) ||
+	    string_list(in, "outVars", &owned[2], e))
+		return -1;
+	ch->tags = owned[0];
+	ch->profiles = owned[1];
+	ch->out_vars = owned[2];
+	ch->switches = owned[3] = json_object();
+	for (int i = 0; i < 2; i++) {
+		const char *k = i ? "disableOnFailure" : "disableOnCancel";
+		if ((v = json_object_get(in, k)) && !json_is_null(v)) {
+			if (!json_is_boolean(v))
+				return err_set(e, ERR_INVALID, "'%s' must be true or false", k);
+			json_object_set(ch->switches, k, v);
+		}
+	}
+	if ((s = json_string_value(json_object_get(in, "startAt"))) &&
+	    dt_parse_iso(s, strlen(s), true, &ch->start_at, "startAt", e))
+		return -1;
+	return 0;
+}
+
+static void child_opts_free(json_t **owned)
+{
+	for (int i = 0; i < 4; i++)
+		json_decref(owned[i]);
+}
+
+static const char *const unsupported[] = {"apiKey",	     "baseUrl",	     "attachments", "requirements",
+					  "repoBranchOrTag", "repoCommitId", NULL};
+
+static int check_unsupported(json_t *in, struct err *e)
+{
+	for (int i = 0; unsupported[i]; i++)
+		if (json_object_get(in, unsupported[i]) && !json_is_null(json_object_get(in, unsupported[i])))
+			return err_set(e, ERR_INVALID, "concord: '%s' is not supported on this server", unsupported[i]);
+	if (json_object_get(in, "repo") || json_object_get(in, "repository"))
+		return err_set(e, ERR_INVALID, "concord: repositories are not available yet: use 'payload'");
+	return 0;
+}
+
+/* After the children are created: the answer now, later (sync) or after a suspension. */
+static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct err *e)
+{
+	bool sync = json_is_true(json_object_get(in, "sync"));
+	bool suspend = json_is_true(json_object_get(in, "suspend"));
+	json_t *result = json_pack("{s:b, s:O, s:O}", "ok", 1, "id", json_array_get(ids, 0), "ids", ids);
+	json_t *out_vars = NULL;
+
+	if (json_is_true(json_object_get(in, "debug")))
+		LOG_I("process %s: concord task started %zu child process(es)", tc->r->p.instance_id,
+		      json_array_size(ids));
+	queue_wake(tc->r->q);
+	if (sync && suspend && !tc->method) {
+		char ev[64];
+		char uid[UUID_STR_LEN];
+		uuid_v4(uid);
+		snprintf(ev, sizeof ev, "children-%s", uid);
+		if (store_child_wait_add(tc->c, tc->r->p.instance_id, ev, ids, e)) {
+			json_decref(result);
+			return -1;
+		}
+		tc->suspend = strdup(ev);
+		tc->out = result;
+		return 0;
+	}
+	if (!sync) {
+		tc->out = result;
+		return 0;
+	}
+	if (string_list(in, "outVars", &out_vars, e)) {
+		json_decref(result);
+		return -1;
+	}
+	tc->wait = json_pack("{s:s, s:O, s:b, s:o, s:o}", "mode", "start", "ids", ids, "ignoreFailures",
+			     json_is_true(json_object_get(in, "ignoreFailures")), "outVars",
+			     out_vars ? out_vars : json_array(), "result", result);
+	return 0;
+}
+
+static int action_start(struct task_call *tc, json_t *in, struct err *e)
+{
+	struct child ch = {0};
+	json_t *owned[4] = {0}, *ids = NULL;
+	const char *payload = json_string_value(json_object_get(in, "payload"));
+	char dir[4096] = "", id[UUID_STR_LEN];
+	struct err ignored;
+	int rc = -1;
+
+	if (check_unsupported(in, e))
+		return -1;
+	if (!payload)
+		return err_set(e, ERR_INVALID,
+			       "concord start: 'payload' is required (a folder or ZIP archive in the "
+			       "working directory); starting from a repository is not available yet");
+	if (child_opts(in, &ch, owned, e) || start_owner(tc, in, &ch, e) || staging_dir(tc, dir, sizeof dir, e) ||
+	    stage_payload(tc, payload, dir, e) || create_child(tc, dir, &ch, "DEFAULT", id, e))
+		goto out;
+	ids = json_pack("[s]", id);
+	rc = finish_start(tc, in, ids, e);
+out:
+	if (dir[0] && path_remove_tree(dir, &ignored))
+		LOG_W("cannot remove %s: %s", dir, ignored.msg);
+	json_decref(ids);
+	child_opts_free(owned);
+	return rc;
+}
+
+/* One fork spec (the call itself, or one entry of `forks`): `instances` copies. */
+static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t len, json_t *ids, struct err *e)
+{
+	struct child ch = {0};
+	json_t *owned[4] = {0};
+	json_int_t n = 1;
+	struct err ignored;
+	int rc = 0;
+
+	if (json_object_get(spec, "instances") &&
+	    (!json_is_integer(json_object_get(spec, "instances")) ||
+	     (n = json_integer_value(json_object_get(spec, "instances"))) < 1 || n > 1000))
+		return err_set(e, ERR_INVALID, "'instances' must be a number from 1 to 1000");
+	if (child_opts(spec, &ch, owned, e) || store_org_get(tc->c, tc->r->p.org_id, &ch.org, e)) {
+		child_opts_free(owned);
+		return -1;
+	}
+	if (tc->r->p.project_id[0]) {
+		snprintf(ch.project.id, sizeof ch.project.id, "%s", tc->r->p.project_id);
+		ch.has_project = true;
+	}
+	if (!ch.entry)
+		ch.entry = tc->r->p.entry_point;
+	for (json_int_t i = 0; i < n && rc == 0; i++) {
+		char dir[4096] = "", id[UUID_STR_LEN];
+		char *att = NULL;
+		rc = staging_dir(tc, dir, sizeof dir, e);
+		if (rc == 0)
+			rc = pack_restore(tar, len, dir, e);
+		/* The parent's own state and attachments stay with the parent. */
+		if (rc == 0 && asprintf(&att, "%s/_attachments", dir) > 0 && path_remove_tree(att, &ignored) == 0)
+			rc = create_child(tc, dir, &ch, "DEFAULT", id, e);
+		else if (rc == 0)
+			rc = err_set(e, ERR_INTERNAL, "cannot prepare the fork's payload: %s", ignored.msg);
+		if (rc == 0)
+			json_array_append_new(ids, json_string(id));
+		free(att);
+		if (dir[0] && path_remove_tree(dir, &ignored))
+			LOG_W("cannot remove %s: %s", dir, ignored.msg);
+	}
+	child_opts_free(owned);
+	return rc;
+}
+
+static int action_fork(struct task_call *tc, json_t *in, struct err *e)
+{
+	json_t *forks = json_object_get(in, "forks"), *spec, *ids = json_array();
+	void *tar = NULL;
+	size_t len = 0, i;
+	int rc = -1;
+
+	if (check_unsupported(in, e) ||
+	    (json_object_get(in, "payload") && err_set(e, ERR_INVALID,
+						       "concord fork: a fork runs the parent's payload; use "
+						       "action 'start' for 'payload'")))
+		goto out;
+	if (forks && (!json_is_array(forks) || json_array_size(forks) == 0)) {
+		err_set(e, ERR_INVALID, "'forks' must be a non-empty list of fork options");
+		goto out;
+	}
+	if (store_process_payload(tc->c, tc->r->p.instance_id, &tar, &len, e))
+		goto out;
+	if (!forks)
+		rc = fork_one(tc, in, tar, len, ids, e);
+	else
+		json_array_foreach(forks, i, spec)
+		{
+			if (!json_is_object(spec)) {
+				rc = err_set(e, ERR_INVALID, "'forks' entry %zu is not an object", i);
+				break;
+			}
+			/* A fork's own options over the call's (outVars, tags, arguments, …). */
+			json_t *merged = json_copy(in);
+			json_object_del(merged, "forks");
+			json_object_update(merged, spec);
+			rc = fork_one(tc, merged, tar, len, ids, e);
+			json_decref(merged);
+			if (rc)
+				break;
+		}
+	if (rc == 0 || json_array_size(ids)) {
+		/* Children already stored are started even when a later fork failed. */
+		queue_wake(tc->r->q);
+	}
+	if (rc == 0)
+		rc = finish_start(tc, in, ids, e);
+out:
+	free(tar);
+	json_decref(ids);
+	return rc;
+}
+
+/* A process the calling one may act on: its own descendants' kin — one with the same
+ * initiator, or a child of it. */
+static int may_touch(struct task_call *tc, const char *id, struct err *e)
+{
+	struct process p;
+	bool ok;
+
+	if (store_process_get(tc->c, id, &p, e))
+		return e->code == ERR_NOT_FOUND ? err_set(e, ERR_INVALID, "Unknown instance ID: %s", id) : -1;
+	ok = strcmp(p.initiator_id, tc->r->p.initiator_id) == 0 ||
+	     strcmp(p.parent_instance_id, tc->r->p.instance_id) == 0;
+	store_process_cleanup(&p);
+	return ok ? 0
+		  : err_set(e, ERR_FORBIDDEN, "Process %s was not started by %s: not allowed", id, tc->r->p.initiator);
+}
+
+static int check_all(struct task_call *tc, json_t *ids, struct err *e)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(ids, i, v) if (may_touch(tc, json_string_value(v), e)) return -1;
+	return 0;
+}
+
+static int action_kill(struct task_call *tc, json_t *in, struct err *e)
+{
+	json_t *ids = id_list(json_object_get(in, "instanceId"), "instanceId", e), *v;
+	char by[200];
+	size_t i;
+	int rc = -1;
+
+	if (!ids || check_all(tc, ids, e))
+		goto out;
+	snprintf(by, sizeof by, "process %s", tc->r->p.instance_id);
+	json_array_foreach(ids, i, v) if (strcmp(json_string_value(v), tc->r->p.instance_id) == 0)
+	{
+		err_set(e, ERR_INVALID, "concord kill: a process cannot kill itself (%s)", json_string_value(v));
+		goto out;
+	}
+	json_array_foreach(ids, i, v) if (children_kill(tc->r->q, tc->c, json_string_value(v), by, e)) goto out;
+	if (json_is_true(json_object_get(in, "sync")))
+		tc->wait = json_pack("{s:s, s:O}", "mode", "kill", "ids", ids);
+	rc = 0;
+out:
+	json_decref(ids);
+	return rc;
+}
+
+/* ---- methods ------------------------------------------------------------------------- */
+
+static int method_wait(struct task_call *tc, json_t *args, const char *mode, struct err *e)
+{
+	json_t *ids = id_list(json_array_get(args, 0), "ids", e);
+	json_t *t = json_array_get(args, 1);
+	int64_t deadline = 0;
+
+	if (!ids || check_all(tc, ids, e)) {
+		json_decref(ids);
+		return -1;
+	}
+	if (t && strcmp(mode, "wait") == 0) {
+		if (!json_is_integer(t) || json_integer_value(t) < 0) {
+			json_decref(ids);
+			return err_set(e, ERR_INVALID,
+				       "waitForCompletion: the timeout must be milliseconds (a number)");
+		}
+		if (json_integer_value(t) > 0)
+			deadline = dt_now_ms() + json_integer_value(t);
+	}
+	tc->wait = json_pack("{s:s, s:o, s:I, s:b}", "mode", mode, "ids", ids, "deadline", (json_int_t)deadline,
+			     "single", json_is_string(json_array_get(args, 0)));
+	return 0;
+}
+
+/* listSubprocesses(parentId?, tags...) : the ids of the parent's children with all tags. */
+static int method_list(struct task_call *tc, json_t *args, struct err *e)
+{
+	const char *parent = json_string_value(json_array_get(args, 0));
+	struct process_filter f = {.status = -1};
+	struct process *list = NULL;
+	size_t n = 0, i;
+	json_t *v;
+
+	if (!parent)
+		parent = tc->r->p.instance_id;
+	if (!uuid_valid(parent, strlen(parent)))
+		return err_set(e, ERR_INVALID, "listSubprocesses: not a process ID: %.64s", parent);
+	if (strcmp(parent, tc->r->p.instance_id) != 0 && may_touch(tc, parent, e))
+		return -1;
+	f.parent_instance_id = parent;
+	json_array_foreach(args, i, v)
+	{
+		if (i == 0)
+			continue;
+		json_t *tags = json_is_array(v) ? v : NULL;
+		size_t k;
+		json_t *t;
+		if (json_is_string(v) && f.n_tags < PROCESS_FILTER_MAX_TAGS)
+			f.tags[f.n_tags++] = json_string_value(v);
+		json_array_foreach(tags, k, t) if (json_is_string(t) && f.n_tags < PROCESS_FILTER_MAX_TAGS)
+		    f.tags[f.n_tags++] = json_string_value(t);
+	}
+	if (store_process_list(tc->c, &f, 10000, 0, &list, &n, e))
+		return -1;
+	tc->out = json_array();
+	for (i = n; i > 0; i--)
+		json_array_append_new(tc->out, json_string(list[i - 1].instance_id));
+	store_process_list_free(list, n);
+	return 0;
+}
+
+int server_task_concord(struct task_call *tc, struct err *e)
+{
+	const char *action;
+
+	if (tc->method) {
+		if (strcmp(tc->method, "waitForCompletion") == 0 && json_array_size(tc->args) >= 1)
+			return method_wait(tc, tc->args, "wait", e);
+		if (strcmp(tc->method, "getOutVars") == 0 && json_array_size(tc->args) == 1)
+			return method_wait(tc, tc->args, "outVars", e);
+		if (strcmp(tc->method, "listSubprocesses") == 0)
+			return method_list(tc, tc->args, e);
+		if (strcmp(tc->method, "suspendForCompletion") == 0)
+			return err_set(e, ERR_INVALID,
+				       "concord.suspendForCompletion is not available on this server: "
+				       "use 'sync: true' with 'suspend: true', or waitForCompletion");
+		return err_set(e, ERR_INVALID, "Method not found: concord.%s(%zu arguments)", tc->method,
+			       json_array_size(tc->args));
+	}
+	if (!json_is_object(tc->args))
+		return err_set(e, ERR_INVALID, "concord: 'in' must be an object");
+	action = json_string_value(json_object_get(tc->args, "action"));
+	if (!action)
+		return err_set(e, ERR_INVALID, "concord: 'action' is required (start, fork or kill)");
+	if (strcmp(action, "start") == 0)
+		return action_start(tc, tc->args, e);
+	if (strcmp(action, "fork") == 0)
+		return action_fork(tc, tc->args, e);
+	if (strcmp(action, "kill") == 0)
+		return action_kill(tc, tc->args, e);
+	if (strcmp(action, "startExternal") == 0)
+		return err_set(e, ERR_INVALID, "concord: action 'startExternal' is not available on this server");
+	return err_set(e, ERR_INVALID, "concord: unknown action '%.64s' (start, fork or kill)", action);
+}

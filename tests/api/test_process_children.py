@@ -1,0 +1,417 @@
+"""Child processes (issue 9 part 4): the concord task's start/fork/kill, sync, suspend,
+outVars, waitForCompletion, getOutVars, listSubprocesses, childrenIds, the
+parentInstanceId filter and GET /api/v1/process/{id}/subprocess."""
+from conftest import process_log, start_process, wait_process
+from proc_util import make_org, make_project, status, wait_for
+
+CHILD = """
+flows:
+  default:
+    - log: "child says ${greeting}"
+    - set:
+        answer: "${greeting}-42"
+"""
+
+FAILING_CHILD = """
+flows:
+  default:
+    - throw: "child broke"
+"""
+
+SLOW_CHILD = """
+flows:
+  default:
+    - log: "child sleeping"
+    - task: sleep
+      in:
+        duration: 30
+"""
+
+
+def run(client, flow, files=None, final=True):
+    pid = start_process(client, flow, files=files)
+    if final:
+        p = wait_process(client, pid)
+        return pid, p
+    return pid, None
+
+
+def children_of(client, pid):
+    r = client.get("/api/v1/process/%s/subprocess" % pid)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_start_with_payload_folder(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        arguments:
+          greeting: hi
+        tags: [kid, one]
+      out: job
+    - log: "started ${job.id} ok=${job.ok} ids=${job.ids}"
+"""
+    pid, p = run(admin, flow, files={"child/concord.yml": CHILD.encode()})
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    kids = children_of(admin, pid)
+    assert len(kids) == 1
+    kid = kids[0]["instanceId"]
+    assert "started %s ok=true ids=[%s]" % (kid, kid) in log
+    assert kids[0]["parentInstanceId"] == pid
+    assert sorted(kids[0]["tags"]) == ["kid", "one"]
+    c = wait_process(admin, kid)
+    assert c["status"] == "FINISHED", process_log(admin, kid)
+    assert "child says hi" in process_log(admin, kid)
+    assert c["initiator"] == p["initiator"]
+    # childrenIds, the parentInstanceId filter, the subprocess endpoint's tags filter
+    assert status(admin, pid, include="childrenIds")["childrenIds"] == [kid]
+    listed = admin.get("/api/v2/process", params={"parentInstanceId": pid}).json()
+    assert [x["instanceId"] for x in listed] == [kid]
+    assert [x["instanceId"] for x in admin.get("/api/v1/process/%s/subprocess?tags=kid" % pid).json()] == [kid]
+    assert admin.get("/api/v1/process/%s/subprocess?tags=other" % pid).json() == []
+
+
+def test_subprocess_of_unknown_parent_is_400(admin):
+    r = admin.get("/api/v1/process/00000000-0000-4000-8000-000000000000/subprocess")
+    assert r.status_code == 400
+    assert "Unknown instance ID" in r.json()["message"]
+
+
+def test_start_sync_returns_out_vars(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        arguments:
+          greeting: yo
+        outVars: [answer]
+      out: job
+    - log: "got ${job.answer}"
+"""
+    pid, p = run(admin, flow, files={"child/concord.yml": CHILD.encode()})
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "got yo-42" in log
+
+
+def test_payload_must_stay_in_the_workdir(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: ../../etc
+"""
+    pid, p = run(admin, flow)
+    assert p["status"] == "FAILED"
+    assert "inside the working directory" in process_log(admin, pid)
+    assert children_of(admin, pid) == []
+
+
+def test_clear_errors_for_repo_and_missing_payload(admin):
+    flow = """
+flows:
+  default:
+    - try:
+        - task: concord
+          in:
+            action: start
+            project: p
+            repo: r
+      error:
+        - log: "E1 ${lastError.message}"
+    - try:
+        - task: concord
+          in:
+            action: start
+      error:
+        - log: "E2 ${lastError.message}"
+"""
+    pid, p = run(admin, flow)
+    log = process_log(admin, pid)
+    assert "E1 concord: repositories are not available yet" in log
+    assert "E2 concord start: 'payload' is required" in log
+
+
+def test_start_in_a_project_needs_the_right(admin, new_user):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org, rawPayloadMode="EVERYONE", visibility="PRIVATE")
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        org: %s
+        project: %s
+        payload: child
+        arguments: {greeting: x}
+      out: job
+""" % (org, project)
+    files = {"child/concord.yml": CHILD.encode()}
+    user = new_user()
+    pid, p = run(user, flow, files=files)
+    assert p["status"] == "FAILED"
+    assert "not allowed" in process_log(user, pid).lower() or "forbidden" in process_log(user, pid).lower() or "access" in process_log(user, pid).lower(), process_log(user, pid)
+    assert children_of(admin, pid) == []
+    pid, p = run(admin, flow, files=files)
+    assert p["status"] == "FINISHED", process_log(admin, pid)
+    kid = children_of(admin, pid)[0]
+    assert kid["projectName"] == project
+
+
+def test_failing_child_fails_sync_task_unless_ignored(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        ignoreFailures: %s
+      out: job
+    - log: "after ${job.id}"
+"""
+    files = {"child/concord.yml": FAILING_CHILD.encode()}
+    pid, p = run(admin, flow % "false", files=files)
+    assert p["status"] == "FAILED"
+    assert "ended with status FAILED" in process_log(admin, pid)
+    pid, p = run(admin, flow % "true", files=files)
+    assert p["status"] == "FINISHED", process_log(admin, pid)
+    assert "after " in process_log(admin, pid)
+
+
+def test_suspend_until_children_end(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        suspend: true
+      out: job
+    - log: "resumed after ${job.id}"
+"""
+    files = {"child/concord.yml": b"flows:\n  default:\n    - task: sleep\n      in:\n        duration: 2\n"}
+    pid = start_process(admin, flow, files=files)
+    wait_process(admin, pid, ("SUSPENDED", "FINISHED", "FAILED"))
+    assert status(admin, pid)["status"] == "SUSPENDED", process_log(admin, pid)
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert wait_process(admin, kid)["status"] == "FINISHED"
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "resumed after %s" % kid in log
+
+
+def test_suspend_when_children_end_first(admin):
+    """The child ends before the parent's suspension is stored: still resumed."""
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: fork
+        entryPoint: quick
+        sync: true
+        suspend: true
+      out: job
+    - log: "resumed after ${job.ids}"
+  quick:
+    - log: "quick"
+"""
+    for _ in range(3):
+        pid, p = run(admin, flow)
+        assert p["status"] == "FINISHED", process_log(admin, pid)
+        assert "resumed after [" in process_log(admin, pid)
+
+
+def test_fork_with_out_vars(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: fork
+        sync: true
+        forks:
+          - entryPoint: pick
+            arguments: {color: red}
+          - entryPoint: pick
+            instances: 2
+            arguments: {color: blue}
+        outVars: [picked]
+      out: job
+    - log: "forks ${job.ids.size()}"
+    - log: "vars ${concord.getOutVars(job.ids)}"
+  pick:
+    - set:
+        picked: "${color}!"
+"""
+    pid, p = run(admin, flow)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "forks 3" in log
+    kids = [k["instanceId"] for k in children_of(admin, pid)]
+    assert len(kids) == 3
+    for k in kids:
+        assert wait_process(admin, k)["status"] == "FINISHED"
+    assert log.count("=red!") + log.count("=blue!") >= 3, log
+    assert "=red!" in log and "=blue!" in log
+
+
+def test_fork_single_out_vars_flat(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: fork
+        entryPoint: child
+        sync: true
+        arguments: {base: 5}
+        outVars: [x]
+      out: job
+    - log: "x=${job.x} ${job.id == job.ids[0]}"
+  child:
+    - set:
+        x: "${base + 1}"
+"""
+    pid, p = run(admin, flow)
+    assert p["status"] == "FINISHED", process_log(admin, pid)
+    assert "x=6 true" in process_log(admin, pid)
+
+
+def test_wait_for_completion_and_list(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: fork
+        entryPoint: child
+        tags: [t1]
+      out: job
+    - log: "listed ${concord.listSubprocesses(txId, 't1')}"
+    - expr: "${concord.waitForCompletion(job.ids)}"
+      out: done
+    - log: "status ${done[job.id].status}"
+    - log: "vars ${concord.getOutVars(job.id)}"
+  child:
+    - set:
+        v: 7
+"""
+    pid, p = run(admin, flow)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert "listed [%s]" % kid in log
+    assert "status FINISHED" in log
+
+
+def test_kill_a_child(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+      out: job
+    - task: concord
+      in:
+        action: kill
+        instanceId: ${job.id}
+        sync: true
+    - log: "killed ${job.id}"
+"""
+    pid, p = run(admin, flow, files={"child/concord.yml": SLOW_CHILD.encode()})
+    assert p["status"] == "FINISHED", process_log(admin, pid)
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert status(admin, kid)["status"] == "CANCELLED"
+
+
+def test_stop_parent_waiting_in_sync(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+    - log: "never"
+"""
+    pid = start_process(admin, flow, files={"child/concord.yml": SLOW_CHILD.encode()})
+    wait_for(lambda: len(children_of(admin, pid)) == 1)
+    kid = children_of(admin, pid)[0]["instanceId"]
+    wait_for(lambda: status(admin, kid)["status"] == "RUNNING")
+    r = admin.delete("/api/v1/process/%s" % pid)
+    assert r.status_code == 204, r.text
+    assert wait_process(admin, pid)["status"] == "CANCELLED"
+    assert "never" not in process_log(admin, pid)
+    admin.delete("/api/v1/process/%s" % kid)
+    assert wait_process(admin, kid)["status"] == "CANCELLED"
+
+
+def test_wait_for_completion_timeout(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+      out: job
+    - try:
+        - ${concord.waitForCompletion(job.ids, 300)}
+      error:
+        - log: "E ${lastError.message}"
+    - task: concord
+      in:
+        action: kill
+        instanceId: ${job.id}
+"""
+    pid, p = run(admin, flow, files={"child/concord.yml": SLOW_CHILD.encode()})
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "[INFO ] E while evaluating expression" in log and "Timeout waiting for processes to complete" in log
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert wait_process(admin, kid)["status"] == "CANCELLED"
+
+
+def test_cancelled_suspended_parent_is_not_resumed(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        suspend: true
+    - log: "never"
+"""
+    pid = start_process(admin, flow, files={"child/concord.yml": SLOW_CHILD.encode()})
+    assert wait_process(admin, pid, ("SUSPENDED", "FINISHED", "FAILED"))["status"] == "SUSPENDED"
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert admin.delete("/api/v1/process/%s" % pid).status_code == 204
+    assert wait_process(admin, pid)["status"] == "CANCELLED"
+    assert admin.delete("/api/v1/process/%s" % kid).status_code == 204
+    assert wait_process(admin, kid)["status"] == "CANCELLED"
+    assert status(admin, pid)["status"] == "CANCELLED"
+    assert "never" not in process_log(admin, pid)
