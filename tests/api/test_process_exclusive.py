@@ -114,3 +114,25 @@ def test_without_a_project_exclusive_is_ignored(admin):
     b = start_process(admin, flow("cancel", 0))
     assert wait_process(admin, b)["status"] == "FINISHED"
     assert wait_process(admin, a)["status"] == "FINISHED"
+
+
+def test_waiting_one_runs_after_a_crash(fresh_server):
+    import signal
+
+    srv = fresh_server(args=["--workers", "4"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    org, _ = make_org(admin)
+    proj, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    parts = {"org": org, "project": proj}
+    first = start_process(admin, flow("wait", 60), parts=parts)
+    wait_process(admin, first, ("RUNNING",))
+    second = start_process(admin, flow("wait", 0), parts=parts)
+    wait_process(admin, second, ("WAITING",), timeout=10)
+    srv.stop(signal.SIGKILL)
+    srv2 = fresh_server(data_dir=srv.data_dir, args=["--workers", "4"]).start()
+    try:
+        admin = Client(srv2.url, ADMIN_KEY)
+        assert wait_process(admin, first)["status"] == "FAILED"
+        assert wait_process(admin, second, timeout=20)["status"] == "FINISHED"
+    finally:
+        srv2.stop()
