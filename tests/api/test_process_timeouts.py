@@ -1,6 +1,7 @@
 """suspendTimeout → TIMED_OUT and the onFailure / onCancel / onTimeout handler processes
 (issue 9 item 6; reference §5.9, §6.1, §6.11)."""
 import signal
+import threading
 import time
 
 from conftest import ADMIN_KEY, Client, process_log, start_process, wait_process
@@ -91,7 +92,6 @@ def test_on_timeout_after_suspend_timeout(admin):
     h = only_child(admin, pid, "TIMEOUT_HANDLER")
     assert h["status"] == "FINISHED", process_log(admin, h["instanceId"])
     assert h["parentInstanceId"] == pid
-    assert h["entryPoint"] if "entryPoint" in h else True
     assert "timeout handler ran" in process_log(admin, h["instanceId"])
 
 
@@ -125,6 +125,7 @@ def test_on_failure_runs_as_a_child_with_last_error(admin):
     assert h["status"] == "FINISHED", log
     assert "handler got abc and Kablamo!" in log
     assert h["initiator"] == "admin"
+    assert status(admin, pid)["handlers"] == ["onFailure"]
     assert status(admin, pid, include="childrenIds")["childrenIds"] == [h["instanceId"]]
 
 
@@ -177,3 +178,33 @@ def test_on_cancel_of_a_suspended_process(admin):
 def test_bad_handler_process_timeout_is_refused(admin):
     r = start_process(admin, FAILING, parts={"handlerProcessTimeout": "soon"}, expect=400)
     assert "handlerProcessTimeout" in r.json()["message"]
+
+
+def test_resume_racing_the_timeout_has_one_winner(admin):
+    flow = (SUSPEND % ON_TIMEOUT).replace("PT2S", "PT1S")
+    pids = [start_process(admin, flow) for _ in range(8)]
+    for pid in pids:
+        wait_process(admin, pid, ("SUSPENDED",))
+    suspended_at = time.time()
+    codes = {}
+
+    def resume(pid, delay):
+        time.sleep(delay)
+        codes[pid] = admin.post("/api/v1/process/%s/resume/approval" % pid, json={}).status_code
+
+    # resumes spread around the deadline (about 1 s after each suspended)
+    threads = [threading.Thread(target=resume, args=(pid, 0.6 + 0.1 * i)) for i, pid in enumerate(pids)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert time.time() - suspended_at < 10
+    for pid in pids:
+        final = wait_process(admin, pid, timeout=20)["status"]
+        if codes[pid] == 200:
+            assert final == "FINISHED", (pid, process_log(admin, pid))
+            assert children(admin, pid) == []
+        else:
+            assert codes[pid] == 409, codes[pid]
+            assert final == "TIMED_OUT"
+            assert only_child(admin, pid, "TIMEOUT_HANDLER")["status"] == "FINISHED"
