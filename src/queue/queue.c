@@ -59,7 +59,8 @@ static int recover(struct queue *q, struct err *e)
 		}
 		queue_log_line(c, ids[i], "ERROR",
 			       "Process failed: the server stopped while the process was running (recovered at start-up)");
-		queue_process_ended(q, c, ids[i], PS_FAILED); /* its onFailure, its exclusive group */
+		/* Its onFailure handler, the next WAITING process of its exclusive group. */
+		queue_process_ended(q, c, ids[i], PS_FAILED);
 		LOG_W("process %s was running when the server stopped: marked FAILED", ids[i]);
 	}
 	free(ids);
