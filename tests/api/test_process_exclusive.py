@@ -1,6 +1,6 @@
 """Exclusive groups and WAITING (issue 9 item 7; reference §6.1): configuration.exclusive
 {group, mode} with modes wait, cancel and cancelOld, for processes of a project."""
-import time
+import signal
 
 import pytest
 
@@ -117,8 +117,6 @@ def test_without_a_project_exclusive_is_ignored(admin):
 
 
 def test_waiting_one_runs_after_a_crash(fresh_server):
-    import signal
-
     srv = fresh_server(args=["--workers", "4"]).start()
     admin = Client(srv.url, ADMIN_KEY)
     org, _ = make_org(admin)
