@@ -6,7 +6,6 @@
 #include <time.h>
 
 #include "base/log.h"
-#include "queue/logwatch.h"
 #include "queue/timers.h"
 #include "store/process_timers.h"
 
@@ -31,10 +30,7 @@ static void cancel_old(struct queue *q, struct store_conn *c, const char *old, c
 				    c, old, "WARN",
 				    "Process cancelled: a newer process (%s) of exclusive group '%s' started", by,
 				    group);
-				logwatch_end(old);
-				queue_process_ended(q, c, old, PS_CANCELLED);
-				if (store_process_payload_drop(c, old, &e))
-					LOG_W("process %s: cannot drop its payload: %s", old, e.msg);
+				queue_ended_server_side(q, c, old, PS_CANCELLED);
 				return;
 			}
 			continue;
@@ -84,10 +80,7 @@ bool queue_exclusive_admit(struct queue *q, struct store_conn *c, struct process
 			       "Process(es) with exclusive group '%s' is already in the queue. "
 			       "Current process has been cancelled",
 			       group);
-		logwatch_end(p->instance_id);
-		queue_process_ended(q, c, p->instance_id, PS_CANCELLED);
-		if (store_process_payload_drop(c, p->instance_id, &e))
-			LOG_W("process %s: cannot drop its payload: %s", p->instance_id, e.msg);
+		queue_ended_server_side(q, c, p->instance_id, PS_CANCELLED);
 		break;
 	}
 	store_process_cleanup(p);

@@ -8,6 +8,16 @@
 
 #define EXPIRE_BATCH 32
 
+void queue_ended_server_side(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
+{
+	struct err e;
+
+	logwatch_end(id);
+	queue_process_ended(q, c, id, st);
+	if (store_process_payload_drop(c, id, &e))
+		LOG_W("process %s: cannot drop its payload: %s", id, e.msg);
+}
+
 static void expired(struct queue *q, struct store_conn *c, const char *id)
 {
 	struct process p;
@@ -18,10 +28,7 @@ static void expired(struct queue *q, struct store_conn *c, const char *id)
 		store_process_cleanup(&p);
 	}
 	LOG_I("process %s: suspended for longer than its suspendTimeout: TIMED_OUT", id);
-	logwatch_end(id);
-	queue_process_ended(q, c, id, PS_TIMED_OUT);
-	if (store_process_payload_drop(c, id, &e))
-		LOG_W("process %s: cannot drop its payload: %s", id, e.msg);
+	queue_ended_server_side(q, c, id, PS_TIMED_OUT);
 }
 
 int64_t queue_timers_expire(struct queue *q, struct store_conn *c)

@@ -10,6 +10,10 @@
  * exclusive groups (exclusive.c) and handler processes (handlers.c).  All run on the
  * calling thread with its connection c; errors are logged. */
 
+/* The end of a process whose final status the server itself set (nothing of it ran on a
+ * worker): its log followers see the end, queue_process_ended, its payload dropped. */
+void queue_ended_server_side(struct queue *q, struct store_conn *c, const char *id, enum proc_status st);
+
 /* Moves the SUSPENDED processes whose suspendTimeout has passed to TIMED_OUT (log line,
  * queue_process_ended, payload dropped); returns the next suspend deadline (0: none). */
 int64_t queue_timers_expire(struct queue *q, struct store_conn *c);
