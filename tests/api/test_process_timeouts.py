@@ -208,3 +208,25 @@ def test_resume_racing_the_timeout_has_one_winner(admin):
             assert codes[pid] == 409, codes[pid]
             assert final == "TIMED_OUT"
             assert only_child(admin, pid, "TIMEOUT_HANDLER")["status"] == "FINISHED"
+
+
+def test_handler_process_timeout_and_no_handler_of_a_handler(admin):
+    flow = """
+flows:
+  default:
+    - throw: "boom"
+  onFailure:
+    - task: sleep
+      in:
+        duration: 30
+  onTimeout:
+    - log: "must not run for the handler"
+"""
+    pid = start_process(admin, flow, parts={"handlerProcessTimeout": "PT1S"})
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    h = only_child(admin, pid, "FAILURE_HANDLER")
+    assert h["status"] == "TIMED_OUT"
+    assert status(admin, h["instanceId"])["timeout"] == 1
+    assert "Process timed out (1s limit)" in process_log(admin, h["instanceId"])
+    time.sleep(1)
+    assert children(admin, h["instanceId"]) == []
