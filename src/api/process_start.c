@@ -181,6 +181,50 @@ static int timeouts(struct api_call *c, struct start *s, int64_t *timeout, int64
 	return 0;
 }
 
+/* A request or configuration value that counts as true (a JSON true or the text "true"). */
+static bool truthy(json_t *v)
+{
+	return json_is_true(v) || (json_is_string(v) && strcmp(json_string_value(v), "true") == 0);
+}
+
+/* The handler flows (onFailure, onCancel, onTimeout) the definition has and neither the
+ * request nor the configuration disables (disableOnFailure, ...): a new array. */
+static json_t *handler_flows(struct start *s)
+{
+	static const char *const FLOWS[][2] = {
+	    {"onFailure", "disableOnFailure"}, {"onCancel", "disableOnCancel"}, {"onTimeout", "disableOnTimeout"}};
+	json_t *out = json_array();
+
+	for (size_t i = 0; out && i < sizeof FLOWS / sizeof FLOWS[0]; i++)
+		if (model_flow(s->m, FLOWS[i][0]) && !truthy(json_object_get(s->r.cfg, FLOWS[i][1])) &&
+		    !truthy(json_object_get(s->m->configuration, FLOWS[i][1])))
+			json_array_append_new(out, json_string(FLOWS[i][0]));
+	return out;
+}
+
+/* configuration.exclusive {group, mode} (request first, then the definition); only for a
+ * process of a project.  Concord's default mode is cancel. */
+static int exclusive(struct api_call *c, struct start *s, struct process_new *pn)
+{
+	json_t *x = json_object_get(s->r.cfg, "exclusive");
+	const char *group, *mode;
+
+	if (!x)
+		x = json_object_get(s->m->configuration, "exclusive");
+	if (!x || json_is_null(x) || !s->has_project)
+		return 0;
+	group = json_string_value(json_object_get(x, "group"));
+	mode = json_object_get(x, "mode") ? json_string_value(json_object_get(x, "mode")) : "cancel";
+	if (!json_is_object(x) || !group || !*group || strlen(group) > 128)
+		return api_fail(c, ERR_INVALID,
+				"Invalid exclusive mode: 'group' must be a non-empty string (at most 128 characters)");
+	if (!mode || (strcmp(mode, "cancel") && strcmp(mode, "cancelOld") && strcmp(mode, "wait")))
+		return api_fail(c, ERR_INVALID, "Invalid exclusive mode: 'mode' must be one of cancel, cancelOld, wait");
+	pn->exclusive_group = group;
+	pn->exclusive_mode = mode;
+	return 0;
+}
+
 static int store_it(struct api_call *c, struct start *s)
 {
 	struct app *app = c->app;
@@ -190,7 +234,7 @@ static int store_it(struct api_call *c, struct start *s)
 	uint8_t hash[32];
 	int rc;
 
-	if (timeouts(c, s, &p->timeout_s, &p->suspend_timeout_s))
+	if (timeouts(c, s, &p->timeout_s, &p->suspend_timeout_s) || exclusive(c, s, &pn))
 		return -1;
 	snprintf(p->instance_id, sizeof p->instance_id, "%s", s->id);
 	snprintf(p->kind, sizeof p->kind, "DEFAULT");
@@ -209,15 +253,34 @@ static int store_it(struct api_call *c, struct start *s)
 	session_token_hash(token, hash);
 	sodium_memzero(token, sizeof token);
 	pn.session_hash = hash;
+	p->handlers = handler_flows(s);
 	rc = store_process_create(c->db, &pn, &c->err);
 	json_decref(p->meta);
+	json_decref(p->handlers);
 	return rc;
+}
+
+/* handlerProcessTimeout (request only; a number of seconds or an ISO-8601 duration) is
+ * checked now and kept in _main.json as seconds for the handler processes (handlers.c). */
+static int handler_timeout(struct api_call *c, struct start *s)
+{
+	json_t *v = json_object_get(s->r.cfg, "handlerProcessTimeout");
+	int64_t secs;
+
+	if (!v)
+		return 0;
+	if (start_req_duration(v, "handlerProcessTimeout", &secs, &c->err))
+		return api_recode(c, ERR_INVALID);
+	json_object_set_new(s->r.cfg, "handlerProcessTimeout", json_integer(secs));
+	return 0;
 }
 
 static int build_payload(struct api_call *c, struct start *s)
 {
 	char *tmp = NULL;
 
+	if (handler_timeout(c, s))
+		return -1;
 	if (asprintf(&tmp, "%s/tmp", c->app->data_dir) < 0)
 		return api_fail(c, ERR_INTERNAL, "out of memory");
 	snprintf(s->staging, sizeof s->staging, "%s/%s", tmp, s->id);

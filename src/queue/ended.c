@@ -1,11 +1,14 @@
 /* What follows the end of a process, whichever way it ended (its supervisor recorded the
- * final status, a stop cancelled it while it was not running, a timeout): the parts of
- * issue 9 that react to it hook in here, one call each. */
+ * final status, a stop cancelled it while it was not running, a timeout, recovery at
+ * start-up): handler processes, the WAITING process next in its exclusive group, and the
+ * parent waiting for its children. */
 #include "queue/children.h"
 #include "queue/queue.h"
+#include "queue/timers.h"
 
 void queue_process_ended(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
 {
-	(void)st;
+	queue_handlers_start(q, c, id, st);
+	queue_exclusive_ended(q, c, id);
 	children_ended(q, c, id);
 }

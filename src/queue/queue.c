@@ -16,6 +16,7 @@
 #include "base/path.h"
 #include "queue/internal.h"
 #include "queue/logwatch.h"
+#include "queue/timers.h"
 #include "store/process_logs.h"
 
 struct runner_limits runner_limits;
@@ -58,6 +59,8 @@ static int recover(struct queue *q, struct err *e)
 		}
 		queue_log_line(c, ids[i], "ERROR",
 			       "Process failed: the server stopped while the process was running (recovered at start-up)");
+		/* Its onFailure handler, the next WAITING process of its exclusive group. */
+		queue_process_ended(q, c, ids[i], PS_FAILED);
 		LOG_W("process %s was running when the server stopped: marked FAILED", ids[i]);
 	}
 	free(ids);
@@ -106,8 +109,8 @@ fail:
 	store_process_cleanup(p);
 }
 
-/* Claims due processes while slots are free; returns the next startAt to wait for (0:
- * none known). */
+/* Claims due processes while slots are free and expires suspend timeouts; returns the
+ * next startAt or suspend deadline to wait for (0: none known). */
 static int64_t dispatch(struct queue *q, struct store_conn *c)
 {
 	struct err e;
@@ -128,11 +131,13 @@ static int64_t dispatch(struct queue *q, struct store_conn *c)
 		}
 		if (rc == 0)
 			break;
-		start_supervisor(q, &p);
+		if (queue_exclusive_admit(q, c, &p))
+			start_supervisor(q, &p);
 	}
 	if (store_process_next_start(c, dt_now_ms(), &next, &e))
 		LOG_E("dispatcher: cannot read the next start time: %s", e.msg);
-	return next;
+	int64_t due = queue_timers_expire(q, c);
+	return due && (!next || due < next) ? due : next;
 }
 
 static void *dispatcher_main(void *arg)

@@ -172,7 +172,8 @@ static int insert_row(struct store_conn *c, const struct process_new *pn, int64_
 	static const char SQL[] =
 	    "INSERT INTO processes (instance_id, kind, parent_instance_id, org_id, project_id, initiator_id, initiator,"
 	    " status, created_at, last_updated_at, start_at, timeout_s, suspend_timeout_s, entry_point, tags, meta,"
-	    " handlers, session_hash) VALUES (?, ?, ?, ?, ?, ?, ?, 'NEW', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	    " handlers, session_hash, exclusive_group, exclusive_mode)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'NEW', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	const struct process *p = &pn->p;
 	char *tags = p->tags ? jsonx_dump(p->tags) : NULL, *meta = jsonx_dump(p->meta ? p->meta : json_object());
 	char *handlers = p->handlers ? jsonx_dump(p->handlers) : NULL;
@@ -201,6 +202,8 @@ static int insert_row(struct store_conn *c, const struct process_new *pn, int64_
 		store_bind_blob(st, 17, pn->session_hash, 32);
 	else
 		store_bind_null(st, 17);
+	store_bind_text(st, 18, pn->exclusive_group);
+	store_bind_text(st, 19, pn->exclusive_group ? pn->exclusive_mode : NULL);
 	rc = store_step_done(st, e);
 out:
 	if (!meta)

@@ -76,6 +76,8 @@ struct process_new {
 	const void *payload;
 	size_t payload_len;
 	const uint8_t *session_hash; /* 32 bytes */
+	const char *exclusive_group; /* configuration.exclusive (NULL: none; process_timers.h) */
+	const char *exclusive_mode;  /* "cancel", "cancelOld" or "wait" */
 };
 
 /* One transaction: the row as NEW then ENQUEUED (two PROCESS_STATUS events and history

@@ -1,0 +1,185 @@
+/* Failure, cancel and timeout handlers (timers.h; reference §5.9, §6.1): when a process of
+ * kind DEFAULT ends FAILED, CANCELLED or TIMED_OUT and its `handlers` (filled at start with
+ * the handler flows its definition has and the request did not disable) name the matching
+ * flow, a child process is started from a copy of its payload with that flow as entry
+ * point: kind FAILURE_HANDLER, CANCEL_HANDLER or TIMEOUT_HANDLER, parentInstanceId the
+ * ended process, processTimeout the request's handlerProcessTimeout, and for onFailure the
+ * unhandled error as the argument lastError.  Handler processes get no handlers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "base/jsonx.h"
+#include "base/limits.h"
+#include "base/log.h"
+#include "base/pack.h"
+#include "base/path.h"
+#include "crypto/session.h"
+#include "queue/internal.h"
+#include "queue/timers.h"
+#include "store/process_attachments.h"
+
+static const struct {
+	enum proc_status st;
+	const char *flow, *kind;
+} HANDLERS[] = {
+    {PS_FAILED, "onFailure", "FAILURE_HANDLER"},
+    {PS_CANCELLED, "onCancel", "CANCEL_HANDLER"},
+    {PS_TIMED_OUT, "onTimeout", "TIMEOUT_HANDLER"},
+};
+
+static bool has_flow(json_t *handlers, const char *flow)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(handlers, i,
+			   v) if (json_is_string(v) && strcmp(json_string_value(v), flow) == 0) return true;
+	return false;
+}
+
+/* The unhandled error of a failed process (new reference), from its out.json. */
+static json_t *last_error(struct store_conn *c, const char *id)
+{
+	void *data = NULL;
+	size_t len = 0;
+	struct err e;
+	json_t *out, *le = NULL;
+
+	if (store_process_attachment_get(c, id, "out.json", &data, &len, &e))
+		return NULL;
+	out = jsonx_parse(data, len, 64, &e);
+	free(data);
+	if (out && json_is_object(json_object_get(out, "lastError")))
+		le = json_incref(json_object_get(out, "lastError"));
+	json_decref(out);
+	return le;
+}
+
+/* Rewrites _main.json in dir for the handler: its entry point and, for onFailure, lastError
+ * among the arguments.  *timeout receives handlerProcessTimeout (seconds, 0: none). */
+static int edit_main(const char *dir, const char *flow, json_t *lerr, int64_t *timeout, struct err *e)
+{
+	char *path = NULL, *text = NULL;
+	json_t *cfg, *args, *hpt;
+	json_error_t je;
+	int rc = -1;
+
+	*timeout = 0;
+	if (asprintf(&path, "%s/_main.json", dir) < 0)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	cfg = json_load_file(path, 0, &je);
+	if (!json_is_object(cfg)) {
+		json_decref(cfg);
+		cfg = json_object();
+	}
+	args = json_object_get(cfg, "arguments");
+	if (!json_is_object(args)) {
+		args = json_object();
+		json_object_set_new(cfg, "arguments", args);
+	}
+	if (lerr)
+		json_object_set(args, "lastError", lerr);
+	json_object_set_new(cfg, "entryPoint", json_string(flow));
+	hpt = json_object_get(cfg, "handlerProcessTimeout");
+	if (json_is_integer(hpt) && json_integer_value(hpt) > 0)
+		*timeout = json_integer_value(hpt);
+	text = jsonx_dump(cfg);
+	if (!text)
+		err_set(e, ERR_INTERNAL, "out of memory");
+	else
+		rc = path_write_file(path, text, strlen(text), 0600, e);
+	free(text);
+	free(path);
+	json_decref(cfg);
+	return rc;
+}
+
+/* The handler's payload: the ended process's, with _main.json edited. */
+static int handler_payload(struct queue *q, struct store_conn *c, const struct process *p, const char *flow,
+			   const char *child, void **out, size_t *out_len, int64_t *timeout, struct err *e)
+{
+	void *data = NULL;
+	size_t len = 0;
+	char *dir = NULL;
+	json_t *lerr = strcmp(flow, "onFailure") == 0 ? last_error(c, p->instance_id) : NULL;
+	struct err ignored;
+	int rc = -1;
+
+	if (asprintf(&dir, "%s/tmp/%s", q ? q->data_dir : "/tmp", child) < 0) {
+		json_decref(lerr);
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	if (store_process_payload(c, p->instance_id, &data, &len, e) == 0 && path_mkdirs(dir, 0700, e) == 0 &&
+	    pack_restore(data, len, dir, e) == 0 && edit_main(dir, flow, lerr, timeout, e) == 0)
+		rc = pack_dir(dir, limits.archive_bytes, out, out_len, e);
+	if (path_remove_tree(dir, &ignored))
+		LOG_W("cannot remove %s: %s", dir, ignored.msg);
+	free(dir);
+	free(data);
+	json_decref(lerr);
+	return rc;
+}
+
+static int start_handler(struct queue *q, struct store_conn *c, const struct process *p, const char *flow,
+			 const char *kind, char child[UUID_STR_LEN], struct err *e)
+{
+	struct process_new pn = {0};
+	struct process *h = &pn.p;
+	char token[SESSION_TOKEN_LEN];
+	uint8_t hash[32];
+	int rc;
+
+	uuid_v4(child);
+	if (handler_payload(q, c, p, flow, child, (void **)&pn.payload, &pn.payload_len, &h->timeout_s, e))
+		return -1;
+	snprintf(h->instance_id, sizeof h->instance_id, "%s", child);
+	snprintf(h->kind, sizeof h->kind, "%s", kind);
+	snprintf(h->parent_instance_id, sizeof h->parent_instance_id, "%s", p->instance_id);
+	snprintf(h->org_id, sizeof h->org_id, "%s", p->org_id);
+	snprintf(h->project_id, sizeof h->project_id, "%s", p->project_id);
+	snprintf(h->initiator_id, sizeof h->initiator_id, "%s", p->initiator_id);
+	snprintf(h->initiator, sizeof h->initiator, "%s", p->initiator);
+	snprintf(h->entry_point, sizeof h->entry_point, "%s", flow);
+	h->tags = p->tags;
+	h->meta = json_pack("{s:s}", "entryPoint", flow);
+	if (q) {
+		session_token(q->session_key, child, token);
+		session_token_hash(token, hash);
+		sodium_memzero(token, sizeof token);
+	} else {
+		randombytes_buf(hash, sizeof hash); /* no queue here: no runner will need it */
+	}
+	pn.session_hash = hash;
+	rc = store_process_create(c, &pn, e);
+	json_decref(h->meta);
+	free((void *)pn.payload);
+	return rc;
+}
+
+void queue_handlers_start(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
+{
+	struct process p;
+	char child[UUID_STR_LEN];
+	struct err e;
+
+	for (size_t i = 0; i < sizeof HANDLERS / sizeof HANDLERS[0]; i++) {
+		if (HANDLERS[i].st != st)
+			continue;
+		if (store_process_get(c, id, &p, &e)) {
+			LOG_E("process %s: cannot read it to start its handler: %s", id, e.msg);
+			return;
+		}
+		if (strcmp(p.kind, "DEFAULT") == 0 && has_flow(p.handlers, HANDLERS[i].flow)) {
+			if (start_handler(q, c, &p, HANDLERS[i].flow, HANDLERS[i].kind, child, &e))
+				LOG_E("process %s: cannot start its %s handler: %s", id, HANDLERS[i].flow, e.msg);
+			else {
+				LOG_I("process %s: %s handler started: %s", id, HANDLERS[i].flow, child);
+				queue_wake(q);
+			}
+		}
+		store_process_cleanup(&p);
+	}
+}

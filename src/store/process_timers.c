@@ -1,0 +1,206 @@
+/* Suspend timeouts and exclusive groups (process_timers.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/datetime.h"
+#include "store/process_internal.h"
+#include "store/process_timers.h"
+
+/* Both deadline queries name the expression index (009_timeouts.sql): without statistics
+ * SQLite would walk every SUSPENDED process through processes_status, on every round of
+ * the dispatcher.  (A PostgreSQL port drops INDEXED BY; its planner finds the index.) */
+int store_process_next_suspend_deadline(struct store_conn *c, int64_t *at, struct err *e)
+{
+	static const char SQL[] = "SELECT MIN(last_updated_at + suspend_timeout_s * 1000)"
+				  " FROM processes INDEXED BY processes_suspend_due"
+				  " WHERE status = 'SUSPENDED' AND suspend_timeout_s > 0";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*at = 0;
+	if (!st)
+		return -1;
+	rc = store_step(st, e);
+	if (rc > 0 && !store_col_is_null(st, 0))
+		*at = store_col_int64(st, 0);
+	store_reset(st);
+	return rc < 0 ? -1 : 0;
+}
+
+static int due_suspended(struct store_conn *c, int64_t now, char (*ids)[UUID_STR_LEN], int max, struct err *e)
+{
+	static const char SQL[] =
+	    "SELECT instance_id FROM processes WHERE status = 'SUSPENDED' AND suspend_timeout_s > 0"
+	    " AND last_updated_at + suspend_timeout_s * 1000 <= ?"
+	    " ORDER BY last_updated_at + suspend_timeout_s * 1000 LIMIT ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int n = 0, rc;
+
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, now);
+	store_bind_int64(st, 2, max);
+	while ((rc = store_step(st, e)) > 0 && n < max) {
+		const char *id = store_col_text(st, 0);
+		snprintf(ids[n++], UUID_STR_LEN, "%s", id ? id : "");
+	}
+	store_reset(st);
+	return rc < 0 ? -1 : n;
+}
+
+int store_process_expire_suspended(struct store_conn *c, int64_t now, char (*ids)[UUID_STR_LEN], int max, struct err *e)
+{
+	int n = due_suspended(c, now, ids, max, e), moved = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct err te;
+		/* The compare-and-set decides a race with a resume: the loser sees a conflict. */
+		if (store_process_transition(c, ids[i], PS_BIT(PS_SUSPENDED), PS_TIMED_OUT, &te) == 0) {
+			if (moved != i)
+				memcpy(ids[moved], ids[i], UUID_STR_LEN);
+			moved++;
+		} else if (te.code != ERR_CONFLICT) {
+			*e = te;
+			return -1;
+		}
+	}
+	return n < 0 ? -1 : moved;
+}
+
+struct excl {
+	char project[UUID_STR_LEN];
+	char group[129];
+	char mode[16];
+	int64_t created_at;
+};
+
+static int read_excl(struct store_conn *c, const char *id, struct excl *x, struct err *e)
+{
+	static const char SQL[] = "SELECT project_id, exclusive_group, exclusive_mode, created_at FROM processes"
+				  " WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	memset(x, 0, sizeof *x);
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc > 0 && store_col_text(st, 0) && store_col_text(st, 1)) {
+		snprintf(x->project, sizeof x->project, "%s", store_col_text(st, 0));
+		snprintf(x->group, sizeof x->group, "%s", store_col_text(st, 1));
+		snprintf(x->mode, sizeof x->mode, "%s", store_col_text(st, 2) ? store_col_text(st, 2) : "");
+		x->created_at = store_col_int64(st, 3);
+	}
+	store_reset(st);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The other processes of the group that make it busy for id (new array of ids). */
+static json_t *busy_ones(struct store_conn *c, const char *id, const struct excl *x, bool older_only, struct err *e)
+{
+	static const char SQL[] =
+	    "SELECT instance_id FROM processes WHERE project_id = ? AND exclusive_group = ? AND instance_id <> ?"
+	    " AND (status IN ('RUNNING', 'SUSPENDED', 'RESUMING')"
+	    "      OR (status IN ('STARTING', 'ENQUEUED', 'WAITING') AND (created_at < ? OR (created_at = ? AND "
+	    "instance_id < ?))))"
+	    " AND (? = 0 OR created_at < ? OR (created_at = ? AND instance_id < ?))"
+	    " ORDER BY created_at, instance_id";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	json_t *out = json_array();
+	int rc;
+
+	if (!st || !out) {
+		json_decref(out);
+		if (st)
+			err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	store_bind_text(st, 1, x->project);
+	store_bind_text(st, 2, x->group);
+	store_bind_text(st, 3, id);
+	store_bind_int64(st, 4, x->created_at);
+	store_bind_int64(st, 5, x->created_at);
+	store_bind_text(st, 6, id);
+	store_bind_int64(st, 7, older_only ? 1 : 0);
+	store_bind_int64(st, 8, x->created_at);
+	store_bind_int64(st, 9, x->created_at);
+	store_bind_text(st, 10, id);
+	while ((rc = store_step(st, e)) > 0)
+		json_array_append_new(out, json_string(store_col_text(st, 0)));
+	store_reset(st);
+	if (rc < 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+int store_process_exclusive_claim(struct store_conn *c, const char *id, char group[129], enum excl_verdict *v,
+				  json_t **old, struct err *e)
+{
+	struct excl x;
+	json_t *busy = NULL;
+	int rc = -1;
+
+	*v = EXCL_RUN;
+	*old = NULL;
+	group[0] = 0;
+	if (store_tx_begin(c, e))
+		return -1;
+	if (read_excl(c, id, &x, e))
+		goto fail;
+	snprintf(group, 129, "%s", x.group);
+	if (!x.group[0]) {
+		rc = 0;
+		goto fail; /* nothing written: roll back */
+	}
+	if (!(busy = busy_ones(c, id, &x, strcmp(x.mode, "cancelOld") == 0, e)))
+		goto fail;
+	if (json_array_size(busy) && strcmp(x.mode, "cancelOld") == 0) {
+		*v = EXCL_CANCEL_OLD;
+		*old = json_incref(busy);
+	} else if (json_array_size(busy)) {
+		*v = strcmp(x.mode, "wait") == 0 ? EXCL_WAIT : EXCL_CANCEL;
+		if (proc_transition_in_tx(c, id, PS_BIT(PS_STARTING), *v == EXCL_WAIT ? PS_WAITING : PS_CANCELLED, NULL,
+					  dt_now_ms(), e))
+			goto fail;
+	}
+	json_decref(busy);
+	return store_tx_commit(c, e);
+fail:
+	json_decref(busy);
+	store_tx_rollback(c);
+	if (rc < 0)
+		*v = EXCL_RUN;
+	return rc;
+}
+
+int store_process_exclusive_release(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "SELECT instance_id FROM processes WHERE project_id = ? AND exclusive_group = ?"
+				  " AND status = 'WAITING' ORDER BY created_at, instance_id LIMIT 1";
+	char next[UUID_STR_LEN] = "";
+	struct store_stmt *st;
+	struct excl x;
+	int rc;
+
+	if (read_excl(c, id, &x, e))
+		return -1;
+	if (!x.group[0])
+		return 0;
+	if (!(st = store_prepare(c, SQL, e)))
+		return -1;
+	store_bind_text(st, 1, x.project);
+	store_bind_text(st, 2, x.group);
+	rc = store_step(st, e);
+	if (rc > 0)
+		snprintf(next, sizeof next, "%s", store_col_text(st, 0));
+	store_reset(st);
+	if (rc <= 0)
+		return rc;
+	if (store_process_transition(c, next, PS_BIT(PS_WAITING), PS_ENQUEUED, e))
+		return e->code == ERR_CONFLICT ? 0 : -1; /* cancelled or released meanwhile */
+	return 1;
+}
