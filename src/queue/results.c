@@ -128,6 +128,12 @@ int supervise_store_suspended(struct store_conn *c, const char *id, const char *
 		return err_set(e, ERR_INTERNAL, "the runner suspended without naming an event to wait for");
 	if (pack_dir(workdir, limits.archive_bytes, &tar, &ps.payload_len, e))
 		return -1;
+	/* Gone before the status says SUSPENDED: a resume right after may claim the process
+	 * on another worker, which restores the same working directory. */
+	if (path_remove_tree(workdir, e)) {
+		free(tar);
+		return -1;
+	}
 	ps.payload = tar;
 	rc = store_process_suspend(c, id, &ps, e);
 	free(tar);

@@ -18,8 +18,8 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
  * and out.json's object as meta.out. */
 int supervise_store_results(struct store_conn *c, const char *id, const char *workdir, struct err *e) WUR;
 
-/* On suspension, in one transaction (store_process_suspend): the whole working directory
- * as the payload it resumes from, the event names it waits for (BORROWED array), its
+/* On suspension, in one transaction (store_process_suspend) after the working directory
+ * has been packed and removed: the whole working directory as the payload it resumes from, the event names it waits for (BORROWED array), its
  * pending forms (BORROWED object, may be NULL), the wake-up of a `sleep` (event NULL:
  * none) and the status SUSPENDED. */
 int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, json_t *events,

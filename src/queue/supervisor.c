@@ -581,6 +581,9 @@ static void finish(struct sup *s, enum proc_status st)
 		st = PS_FAILED;
 	}
 	flush(s);
+	/* Before the final status: a checkpoint restore right after it reuses the path. */
+	if (s->workdir[0] && path_remove_tree(s->workdir, &e))
+		LOG_W("process %s: %s", s->id, e.msg);
 	if (store_process_transition(s->db, s->id, from, st, &e)) {
 		LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
 	} else {
@@ -631,10 +634,10 @@ broken:
 	}
 	st = PS_FAILED;
 end:
+	/* finish removes the working directory before it records the status: after that a
+	 * resume or restore may already have made it again for the next run. */
 	if (s.db)
 		finish(&s, st);
-	if (s.workdir[0] && path_remove_tree(s.workdir, &e))
-		LOG_W("process %s: %s", s.id, e.msg);
 	if (s.log_fd >= 0)
 		close(s.log_fd);
 	if (s.ipc_fd >= 0)
