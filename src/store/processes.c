@@ -551,12 +551,15 @@ int store_process_payload(struct store_conn *c, const char *id, void **data, siz
 
 int store_process_payload_drop(struct store_conn *c, const char *id, struct err *e)
 {
-	static const char SQL[] = "DELETE FROM process_payloads WHERE instance_id = ?";
+	static const char SQL[] = "DELETE FROM process_payloads WHERE instance_id = ? AND EXISTS (SELECT 1 FROM"
+				  " processes WHERE instance_id = ? AND status IN ('FINISHED', 'FAILED', 'CANCELLED',"
+				  " 'TIMED_OUT'))";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, id);
+	store_bind_text(st, 2, id);
 	return store_step_done(st, e);
 }
 

@@ -114,6 +114,8 @@ int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, str
 int store_process_payload(struct store_conn *c, const char *id, void **data, size_t *len, struct err *e) WUR;
 /* Stores (or replaces) the payload: a suspended process's working directory. */
 int store_process_payload_put(struct store_conn *c, const char *id, const void *data, size_t len, struct err *e) WUR;
+/* Drops the payload of a process that is still in a final status (a restore that made it
+ * ENQUEUED again in the meantime keeps the payload it stored). */
 int store_process_payload_drop(struct store_conn *c, const char *id, struct err *e) WUR;
 
 /* What a runner leaves when its process suspends (queue/supervisor.c). */
