@@ -19,6 +19,7 @@ extern const struct api_route api_process_log_routes[];
 extern const struct api_route api_process_attachment_routes[];
 extern const struct api_route api_process_event_routes[];
 extern const struct api_route api_process_resume_routes[];
+extern const struct api_route api_process_checkpoint_routes[];
 
 int api_routes_build(struct router *r, struct err *e) WUR;
 

@@ -32,6 +32,12 @@ struct queue;
  * line, stale working folders removed), then starts the dispatcher. */
 struct queue *queue_start(const struct queue_cfg *cfg, struct err *e);
 
+/* The resume event of a process restored from a checkpoint: QUEUE_CHECKPOINT_PREFIX
+ * "<name>".  Its runner then resumes exactly that checkpoint's state (start_frame.c). */
+#define QUEUE_CHECKPOINT_PREFIX "checkpoint:"
+/* The longest checkpoint name that fits into a resume event. */
+#define QUEUE_CHECKPOINT_NAME_MAX (sizeof((struct process *)0)->resume_event - sizeof QUEUE_CHECKPOINT_PREFIX)
+
 /* Something was enqueued (or a startAt changed): the dispatcher looks again. */
 void queue_wake(struct queue *q);
 

@@ -25,4 +25,11 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, json_t *events,
 			      json_t *forms, const char *wake_event, int64_t wake_at, struct err *e) WUR;
 
+/* A runner's {"type":"checkpoint", name, id} frame (BORROWED): stores the working
+ * directory as checkpoint `name` of process id (store/process_checkpoints.h) with a
+ * CHECKPOINT event {id, name}, and returns the answer for the runner (NEW):
+ * {"type":"checkpoint_done", id, checkpointId} or, when it could not be stored,
+ * {"type":"checkpoint_done", id, error}.  (checkpoints.c) */
+json_t *supervise_checkpoint(struct store_conn *c, const char *id, const char *workdir, json_t *frame);
+
 #endif

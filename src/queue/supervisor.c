@@ -207,6 +207,9 @@ static void on_frame(struct sup *s, json_t *f)
 		buffered(s);
 	} else if (strcmp(type, "task") == 0) {
 		on_task(s, f);
+	} else if (strcmp(type, "checkpoint") == 0) {
+		flush(s); /* its ELEMENT events before its CHECKPOINT event */
+		reply(s, supervise_checkpoint(s->db, s->id, s->workdir, f));
 	} else if (strcmp(type, "done") == 0) {
 		const char *st = json_string_value(json_object_get(f, "status"));
 		const char *wake = json_string_value(json_object_get(f, "wakeEvent"));
