@@ -95,7 +95,8 @@ static int load(struct runner *r, struct err *e)
 }
 
 /* A resumed process: its saved state, woken by `event`; or, restored from checkpoint
- * `event`, that checkpoint's state, woken with resumeEvents = [event] as in Concord. */
+ * `event`, that checkpoint's state, woken with resumeEvents = [event] and resumeEventName
+ * = event as in Concord. */
 static int resume(struct runner *r, const char *event, bool checkpoint, struct err *e)
 {
 	bool is_cp = checkpoint;
@@ -114,6 +115,7 @@ static int resume(struct runner *r, const char *event, bool checkpoint, struct e
 		return vm_resume(r->vm, event, json_is_object(args) && json_object_size(args) ? args : NULL, e);
 	args = json_is_object(args) ? json_deep_copy(args) : json_object();
 	json_object_set_new(args, "resumeEvents", json_pack("[s]", event));
+	json_object_set_new(args, "resumeEventName", json_string(event));
 	rc = vm_resume(r->vm, event, args, e);
 	json_decref(args);
 	return rc;

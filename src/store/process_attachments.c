@@ -20,6 +20,17 @@ int store_process_attachment_put(struct store_conn *c, const char *id, const cha
 	return store_step_done(st, e);
 }
 
+int store_process_attachment_clear(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM process_attachments WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	return store_step_done(st, e);
+}
+
 int store_process_attachment_get(struct store_conn *c, const char *id, const char *name, void **data, size_t *len,
 				 struct err *e)
 {

@@ -16,7 +16,7 @@ flows:
     - set:
         x: "two"
     - checkpoint: "second"
-    - log: "after second: x=${x} events=${hasVariable('resumeEvents') ? resumeEvents : 'none'}"
+    - log: "after second: x=${x} events=${hasVariable('resumeEvents') ? resumeEvents : 'none'} name=${hasVariable('resumeEventName') ? resumeEventName : 'none'}"
     - set:
         x: "three"
     - log: "end: x=${x}"
@@ -84,7 +84,7 @@ def test_restore_second_by_name(admin):
     assert p["status"] == "FINISHED", process_log(admin, pid)
     log = process_log(admin, pid)
     assert log.count("after first:") == 1, log
-    assert log.count("after second: x=two events=[second]") == 1, log
+    assert log.count("after second: x=two events=[second] name=second") == 1, log
     assert log.count("end: x=three") == 2
 
 
@@ -206,3 +206,26 @@ def test_restore_needs_write_access(admin, new_user):
     assert r.status_code == 200, r.text
     assert wait_process(admin, pid)["status"] == "FINISHED"
     assert "after second: x=two events=[second]" in process_log(admin, pid)
+
+
+def test_restored_run_replaces_out_and_attachments(admin):
+    flow = """
+flows:
+  default:
+    - checkpoint: "cp"
+    - if: ${!hasVariable('resumeEvents')}
+      then:
+        - set:
+            result: "first run"
+"""
+    pid = start_process(admin, flow, parts={"out": "result"})
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    assert status(admin, pid)["meta"]["out"] == {"result": "first run"}
+    assert "out.json" in admin.get("/api/v1/process/%s/attachment" % pid).json()
+    r = admin.get("/api/v2/process/%s/checkpoint" % pid, params={"name": "cp", "action": "restore"})
+    assert r.status_code == 200, r.text
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    assert "out" not in status(admin, pid).get("meta", {})
+    assert "out.json" not in admin.get("/api/v1/process/%s/attachment" % pid).json()
+    # its checkpoint stays (the restored run starts after it)
+    assert [c["name"] for c in checkpoints(admin, pid)] == ["cp"]
