@@ -119,8 +119,8 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 	return rc;
 }
 
-int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, json_t *events, json_t *forms,
-			      const char *wake_event, int64_t wake_at, struct err *e)
+int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, json_t *events,
+			      json_t *forms, const char *wake_event, int64_t wake_at, struct err *e)
 {
 	struct process_suspension ps = {.events = events, .forms = forms, .wake_event = wake_event, .wake_at = wake_at};
 	void *tar = NULL;

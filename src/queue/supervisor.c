@@ -43,8 +43,8 @@ struct sup {
 	pid_t pid;
 	int log_fd, ipc_fd;
 	struct frame_reader frames;
-	struct buf log;	  /* log bytes not yet stored */
-	json_t *events;	  /* [ {data, date} ] not yet stored */
+	struct buf log;	 /* log bytes not yet stored */
+	json_t *events;	 /* [ {data, date} ] not yet stored */
 	int64_t flush_at; /* ms; 0 when nothing is buffered */
 	uint64_t log_total;
 	bool running, log_full, ipc_closed, log_closed;
@@ -52,7 +52,7 @@ struct sup {
 	int64_t wake_at;  /* SUSPENDED in `sleep`: when to resume it, with wake_event */
 	char wake_event[128];
 	json_t *wait_events, *forms; /* SUSPENDED: what its threads wait for, its pending forms */
-	int64_t deadline;	     /* processTimeout, ms; 0: none */
+	int64_t deadline; /* processTimeout, ms; 0: none */
 	bool timed_out;
 	int64_t kill_at; /* SIGKILL after SIGTERM; 0: not signalled */
 };
@@ -71,9 +71,10 @@ static void flush(struct sup *s)
 		goto fail;
 	if (s->log.len && store_process_log_append(s->db, s->id, s->log.data, s->log.len, NULL, &e))
 		goto fail_tx;
-	json_array_foreach(s->events, i, ev) if (store_process_event_add(
-						     s->db, s->id, "ELEMENT", json_object_get(ev, "data"),
-						     json_integer_value(json_object_get(ev, "date")), &e)) goto fail_tx;
+	json_array_foreach(s->events, i, ev) if (store_process_event_add(s->db, s->id, "ELEMENT",
+									   json_object_get(ev, "data"),
+									   json_integer_value(json_object_get(ev, "date")),
+									   &e)) goto fail_tx;
 	if (store_tx_commit(s->db, &e))
 		goto fail;
 	buf_reset(&s->log);
@@ -139,8 +140,7 @@ static void on_log(struct sup *s, const char *p, size_t n)
 	buffered(s);
 	if (s->log_full) {
 		char msg[160];
-		snprintf(msg, sizeof msg,
-			 "Maximum log size reached (%llu bytes, limit-process-log-bytes): stopping the process",
+		snprintf(msg, sizeof msg, "Maximum log size reached (%llu bytes, limit-process-log-bytes): stopping the process",
 			 (unsigned long long)limits.process_log_bytes);
 		server_line(s, "ERROR", msg);
 		begin_kill(s);
@@ -201,9 +201,9 @@ static void on_frame(struct sup *s, json_t *f)
 		if (s->r->p.timeout_s > 0)
 			s->deadline = dt_now_ms() + s->r->p.timeout_s * 1000;
 	} else if (strcmp(type, "event") == 0 && json_is_object(json_object_get(f, "data"))) {
-		json_array_append_new(
-		    s->events, json_pack("{s:O, s:O}", "data", json_object_get(f, "data"), "date",
-					 json_object_get(f, "date") ? json_object_get(f, "date") : json_integer(0)));
+		json_array_append_new(s->events, json_pack("{s:O, s:O}", "data", json_object_get(f, "data"), "date",
+							   json_object_get(f, "date") ? json_object_get(f, "date")
+										      : json_integer(0)));
 		buffered(s);
 	} else if (strcmp(type, "task") == 0) {
 		on_task(s, f);
@@ -214,9 +214,7 @@ static void on_frame(struct sup *s, json_t *f)
 		const char *st = json_string_value(json_object_get(f, "status"));
 		const char *wake = json_string_value(json_object_get(f, "wakeEvent"));
 		if (st && (strcmp(st, "FINISHED") == 0 || strcmp(st, "FAILED") == 0 || strcmp(st, "SUSPENDED") == 0))
-			s->done = strcmp(st, "FINISHED") == 0 ? "FINISHED"
-				  : strcmp(st, "FAILED") == 0 ? "FAILED"
-							      : "SUSPENDED";
+			s->done = strcmp(st, "FINISHED") == 0 ? "FINISHED" : strcmp(st, "FAILED") == 0 ? "FAILED" : "SUSPENDED";
 		if (json_is_array(json_object_get(f, "events")) && !s->wait_events)
 			s->wait_events = json_incref(json_object_get(f, "events"));
 		if (json_is_object(json_object_get(f, "forms")) && !s->forms)
@@ -535,7 +533,8 @@ static void finish(struct sup *s, enum proc_status st)
 		server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
 		st = PS_FAILED;
 	}
-	if (supervise_store_results(s->db, s->id, s->workdir, json_object_get(s->r->p.meta, "out") != NULL, &e)) {
+	if (supervise_store_results(s->db, s->id, s->workdir, json_object_get(s->r->p.meta, "out") != NULL,
+				    &e)) {
 		LOG_E("process %s: cannot store its results: %s", s->id, e.msg);
 		server_line(s, "ERROR", "Process failed: its results could not be stored");
 		st = PS_FAILED;

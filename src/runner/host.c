@@ -57,8 +57,8 @@ static void host_event(void *ctx, json_t *data)
 }
 
 /* Asks the supervisor to run a server task and waits for its answer. */
-static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
-			    struct err *e)
+static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
+			    char **suspend, struct err *e)
 {
 	struct runner_host *h = ctx;
 	long long id = h->next_call++;
@@ -87,8 +87,7 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 		v = json_object_get(reply, "out");
 		*out = json_incref(v ? v : json_null());
 		rc = 0;
-		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) &&
-		    !(*suspend = strdup(msg)))
+		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) && !(*suspend = strdup(msg)))
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	json_decref(reply);
@@ -102,7 +101,7 @@ static int host_checkpoint(void *ctx, const char *name, json_t *state, struct er
 	struct runner_host *h = ctx;
 	char id[UUID_STR_LEN];
 	json_t *reply = NULL;
-	const char *type, *msg;
+	const char *type, *msg, *got;
 	int rc;
 
 	if (procdir_write_checkpoint(h->workdir, name, state, e) < 0)
@@ -114,13 +113,10 @@ static int host_checkpoint(void *ctx, const char *name, json_t *state, struct er
 	if (rc != 1)
 		return rc < 0 ? -1 : err_set(e, ERR_UNAVAILABLE, "Checkpoint '%s': the server went away", name);
 	type = json_string_value(json_object_get(reply, "type"));
+	got = json_string_value(json_object_get(reply, "id"));
 	if ((msg = json_string_value(json_object_get(reply, "error"))))
 		rc = err_set(e, ERR_UNAVAILABLE, "Checkpoint '%s': %s", name, msg);
-	else if (!type || strcmp(type, "checkpoint_done") != 0 ||
-		 strcmp(json_string_value(json_object_get(reply, "id"))
-			    ? json_string_value(json_object_get(reply, "id"))
-			    : "",
-			id) != 0)
+	else if (!type || strcmp(type, "checkpoint_done") != 0 || !got || strcmp(got, id) != 0)
 		rc = err_set(e, ERR_INTERNAL, "Checkpoint '%s': unexpected answer from the server", name);
 	else
 		rc = 0;

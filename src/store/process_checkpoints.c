@@ -80,16 +80,9 @@ int store_process_checkpoint_get(struct store_conn *c, const char *instance_id, 
 	store_bind_text(st, 2, id);
 	rc = store_step(st, e);
 	if (rc == STORE_ROW) {
-		size_t n = 0;
-		const void *p = store_col_blob(st, 1, &n);
 		snprintf(name, name_cap, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
-		if (!(*payload = malloc(n ? n : 1))) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
-		} else {
-			if (n)
-				memcpy(*payload, p, n);
-			*len = n;
-		}
+		if (store_col_blob_dup(st, 1, payload, len, e))
+			rc = -1;
 	}
 	store_reset(st);
 	if (rc == STORE_DONE)

@@ -229,3 +229,25 @@ flows:
     assert "out.json" not in admin.get("/api/v1/process/%s/attachment" % pid).json()
     # its checkpoint stays (the restored run starts after it)
     assert [c["name"] for c in checkpoints(admin, pid)] == ["cp"]
+
+
+def test_restore_by_name_takes_the_latest(admin):
+    pid = finished(admin, """
+flows:
+  default:
+    - call: step
+      withItems: ["a", "b"]
+    - log: "done"
+  step:
+    - set:
+        x: "${item}"
+    - checkpoint: "loop"
+    - log: "after loop checkpoint: x=${x}"
+""")
+    assert [c["name"] for c in checkpoints(admin, pid)] == ["loop", "loop"]
+    r = admin.get("/api/v2/process/%s/checkpoint" % pid, params={"name": "loop", "action": "restore"})
+    assert r.status_code == 200, r.text
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    log = process_log(admin, pid)
+    assert log.count("after loop checkpoint: x=b") == 2, log
+    assert log.count("after loop checkpoint: x=a") == 1, log
