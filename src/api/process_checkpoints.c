@@ -18,6 +18,8 @@
 
 /* Statuses a process may be restored from: nothing of it runs. */
 #define RESTORE_FROM (PS_TERMINAL | PS_BIT(PS_SUSPENDED))
+/* How long a restore waits for the supervisor of the previous run to finish its clean-up. */
+#define RELEASE_WAIT_MS 10000
 
 static json_t *restore_entry(json_t *ev)
 {
@@ -83,6 +85,10 @@ static int restore(struct api_call *c, const struct process *p, const char *cp_i
 	if ((rc = store_process_checkpoint_get(c->db, p->instance_id, cp_id, name, sizeof name, &payload, &len,
 					       &c->err)))
 		return rc;
+	if ((rc = queue_wait_released(c->app->queue, p->instance_id, RELEASE_WAIT_MS, &c->err))) {
+		free(payload);
+		return rc;
+	}
 	snprintf(event, sizeof event, "%s%s", QUEUE_CHECKPOINT_PREFIX, name);
 	rc = store_process_requeue(c->db, p->instance_id, RESTORE_FROM, event, NULL, payload, len, &c->err);
 	free(payload);

@@ -47,6 +47,12 @@ void queue_wake(struct queue *q);
  * now final; ERR_NOT_FOUND when it does not run on this node. */
 int queue_stop_process(struct queue *q, const char *id, struct err *e) WUR;
 
+/* Waits at most ms until no supervisor of this node holds process id any more (one that
+ * has recorded a final or SUSPENDED status may still be storing results and removing its
+ * working directory): 0 then, ERR_CONFLICT when it still holds it.  Run again (a restore,
+ * a resume) only after that, or the old supervisor's clean-up races the new run. */
+int queue_wait_released(struct queue *q, const char *id, unsigned ms, struct err *e) WUR;
+
 /* Stops dispatching, lets running processes finish for grace_ms, then kills the rest
  * (FAILED with a log line saying the server stopped) and frees q. */
 void queue_shutdown(struct queue *q, unsigned grace_ms);

@@ -92,7 +92,7 @@ def test_restore_event_and_history(admin):
     pid = finished(admin)
     first = checkpoints(admin, pid)[0]
     assert admin.post("/api/v1/process/%s/checkpoint/restore" % pid, json={"id": first["id"]}).status_code == 200
-    wait_process(admin, pid)
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
     ev = admin.get("/api/v1/process/%s/event" % pid, params={"type": "CHECKPOINT_RESTORE"}).json()
     assert len(ev) == 1
     assert ev[0]["data"]["checkpointId"] == first["id"]
@@ -100,7 +100,7 @@ def test_restore_event_and_history(admin):
     p = status(admin, pid, include=["history", "checkpointsHistory"])
     hist = [h["status"] for h in p["statusHistory"]]
     i = hist.index("FINISHED")
-    assert hist[i:] == ["FINISHED", "RESUMING", "ENQUEUED", "STARTING", "RUNNING", "FINISHED"], hist
+    assert hist[i:] == ["FINISHED", "RESUMING", "ENQUEUED", "STARTING", "RUNNING", "FINISHED"], (hist, p)
     assert [(h["checkpointId"], h["processStatus"]) for h in p["checkpointRestoreHistory"]] == [
         (first["id"], "FINISHED")]
 
@@ -251,3 +251,22 @@ flows:
     log = process_log(admin, pid)
     assert log.count("after loop checkpoint: x=b") == 2, log
     assert log.count("after loop checkpoint: x=a") == 1, log
+
+
+def test_restore_right_after_the_end(admin):
+    # The restore must not race the clean-up of the run that just ended (its supervisor
+    # may still be dropping the payload and removing the working directory).
+    flow = """
+flows:
+  default:
+    - checkpoint: "cp"
+    - log: "ran"
+"""
+    pid = start_process(admin, flow)
+    for n in range(2, 6):
+        wait_for(lambda: status(admin, pid)["status"] in ("FINISHED", "FAILED"), step=0.005)
+        assert status(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+        r = admin.get("/api/v2/process/%s/checkpoint" % pid, params={"name": "cp", "action": "restore"})
+        assert r.status_code == 200, r.text
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    assert process_log(admin, pid).count("ran") == 5
