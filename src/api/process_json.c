@@ -106,12 +106,8 @@ int api_process_json(struct api_call *c, const struct process *p, unsigned inclu
 			goto fail;
 		json_object_set_new(v, "statusHistory", list);
 	}
-	/* Checkpoints are recorded by the checkpoint step on the server (suspend/resume
-	 * issue); until then a process has none. */
-	if (includes & INC_CHECKPOINTS)
-		json_object_set_new(v, "checkpoints", json_array());
-	if (includes & INC_CHECKPOINTS_HISTORY)
-		json_object_set_new(v, "checkpointRestoreHistory", json_array());
+	if (api_process_checkpoints_json(c, p->instance_id, includes, v))
+		goto fail;
 	*out = v;
 	return 0;
 fail:

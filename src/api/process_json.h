@@ -21,4 +21,9 @@ int api_process_includes(struct api_call *c, unsigned *out) WUR;
 /* The record of p with the requested includes read from the store.  *out NEW. */
 int api_process_json(struct api_call *c, const struct process *p, unsigned includes, json_t **out) WUR;
 
+/* Adds "checkpoints" ({id, name, createdAt}, newest last) and/or
+ * "checkpointRestoreHistory" ({id, checkpointId, processStatus, changeDate}) to v as
+ * includes asks (process_checkpoints.c). */
+int api_process_checkpoints_json(struct api_call *c, const char *id, unsigned includes, json_t *v) WUR;
+
 #endif

@@ -160,26 +160,38 @@ static bool waits_for(json_t *st, const char *event)
 
 json_t *procdir_saved_state(const char *workdir, const char *event, bool *checkpoint, struct err *e)
 {
-	char *instance = state_path(workdir, "instance"), *cp = NULL, *full = NULL;
-	json_t *st = NULL;
+	char *instance = state_path(workdir, "instance");
+	json_t *st = NULL, *cp;
 
 	*checkpoint = false;
 	if (instance && access(instance, R_OK) == 0 && (st = read_json(instance, e)) && waits_for(st, event))
 		goto out;
 	/* Not waited for: a checkpoint of that name, else the state as it is (vm_resume then
 	 * says what the process waits for). */
-	if (!strchr(event, '/') && asprintf(&cp, "checkpoints/%s", event) > 0 && (full = state_path(workdir, cp)) &&
-	    access(full, R_OK) == 0) {
+	if ((cp = procdir_checkpoint_state(workdir, event, e))) {
 		json_decref(st);
-		st = read_json(full, e);
-		*checkpoint = st != NULL;
+		st = cp;
+		*checkpoint = true;
 	}
 out:
-	free(cp);
-	free(full);
 	free(instance);
 	if (!st)
 		err_set(e, ERR_NOT_FOUND, "the process in %s does not wait for '%s'", workdir, event);
+	return st;
+}
+
+json_t *procdir_checkpoint_state(const char *workdir, const char *name, struct err *e)
+{
+	char *cp = NULL, *full = NULL;
+	json_t *st = NULL;
+
+	if (!strchr(name, '/') && asprintf(&cp, "checkpoints/%s", name) > 0 && (full = state_path(workdir, cp)) &&
+	    access(full, R_OK) == 0)
+		st = read_json(full, e);
+	else
+		err_set(e, ERR_NOT_FOUND, "the process in %s has no checkpoint '%s'", workdir, name);
+	free(cp);
+	free(full);
 	return st;
 }
 

@@ -34,6 +34,10 @@ int procdir_drop_state(const char *workdir, struct err *e) WUR;
  * set).  NEW reference; NULL with ERR_NOT_FOUND when nothing waits for it. */
 json_t *procdir_saved_state(const char *workdir, const char *event, bool *checkpoint, struct err *e);
 
+/* The state of the checkpoint named name (a restore).  NEW reference; NULL with
+ * ERR_NOT_FOUND when the working directory has no such checkpoint. */
+json_t *procdir_checkpoint_state(const char *workdir, const char *name, struct err *e);
+
 /* Writes a checkpoint state file (the host's checkpoint callback). */
 int procdir_write_checkpoint(const char *workdir, const char *name, json_t *state, struct err *e) WUR;
 

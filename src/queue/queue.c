@@ -216,9 +216,23 @@ static void request_stop(struct running *r, enum stop_reason why)
 		LOG_W("process %s: cannot wake its supervisor: %s", r->p.instance_id, strerror(errno));
 }
 
-int queue_stop_process(struct queue *q, const char *id, struct err *e)
+/* Waits (q->lock held) until no supervisor of this node holds id, or until deadline (ms):
+ * the one still holding it, or NULL. */
+static struct running *wait_gone(struct queue *q, const char *id, int64_t deadline)
 {
 	struct timespec ts;
+	struct running *r;
+
+	while ((r = find(q, id)) && dt_now_ms() < deadline) {
+		ts.tv_sec = deadline / 1000;
+		ts.tv_nsec = (deadline % 1000) * 1000000;
+		pthread_cond_timedwait(&q->changed, &q->lock, &ts);
+	}
+	return r;
+}
+
+int queue_stop_process(struct queue *q, const char *id, struct err *e)
+{
 	struct running *r;
 	int64_t deadline = dt_now_ms() + q->cfg.stop_grace_ms + 5000;
 
@@ -229,14 +243,24 @@ int queue_stop_process(struct queue *q, const char *id, struct err *e)
 		return err_set(e, ERR_NOT_FOUND, "process %s does not run on this node", id);
 	}
 	request_stop(r, STOP_CANCEL);
-	while ((r = find(q, id)) && dt_now_ms() < deadline) {
-		ts.tv_sec = deadline / 1000;
-		ts.tv_nsec = (deadline % 1000) * 1000000;
-		pthread_cond_timedwait(&q->changed, &q->lock, &ts);
-	}
+	r = wait_gone(q, id, deadline);
 	pthread_mutex_unlock(&q->lock);
 	if (r)
 		return err_set(e, ERR_UNAVAILABLE, "process %s is still stopping", id);
+	return 0;
+}
+
+int queue_wait_released(struct queue *q, const char *id, unsigned ms, struct err *e)
+{
+	struct running *r;
+
+	if (!q)
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	r = wait_gone(q, id, dt_now_ms() + ms);
+	pthread_mutex_unlock(&q->lock);
+	if (r)
+		return err_set(e, ERR_CONFLICT, "process %s is still being stored by its node, try again", id);
 	return 0;
 }
 

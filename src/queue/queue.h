@@ -36,6 +36,12 @@ struct queue;
  * line, stale working folders removed), then starts the dispatcher. */
 struct queue *queue_start(const struct queue_cfg *cfg, struct err *e);
 
+/* The resume event of a process restored from a checkpoint: QUEUE_CHECKPOINT_PREFIX
+ * "<name>".  Its runner then resumes exactly that checkpoint's state (start_frame.c). */
+#define QUEUE_CHECKPOINT_PREFIX "checkpoint:"
+/* The longest checkpoint name that fits into a resume event. */
+#define QUEUE_CHECKPOINT_NAME_MAX (sizeof((struct process *)0)->resume_event - sizeof QUEUE_CHECKPOINT_PREFIX)
+
 /* Something was enqueued (or a startAt changed): the dispatcher looks again. */
 void queue_wake(struct queue *q);
 
@@ -44,6 +50,12 @@ void queue_wake(struct queue *q);
  * recorded the final status (at most grace + 5 s).  0 when it was running here and is
  * now final; ERR_NOT_FOUND when it does not run on this node. */
 int queue_stop_process(struct queue *q, const char *id, struct err *e) WUR;
+
+/* Waits at most ms until no supervisor of this node holds process id any more (one that
+ * has recorded a final or SUSPENDED status may still be storing results and removing its
+ * working directory): 0 then, ERR_CONFLICT when it still holds it.  Run again (a restore,
+ * a resume) only after that, or the old supervisor's clean-up races the new run. */
+int queue_wait_released(struct queue *q, const char *id, unsigned ms, struct err *e) WUR;
 
 /* Stops dispatching, lets running processes finish for grace_ms, then kills the rest
  * (FAILED with a log line saying the server stopped) and frees q. */

@@ -83,7 +83,7 @@ static int walk_dir(struct walk *w, const char *dir, const char *rel, int depth,
 	return rc;
 }
 
-int supervise_store_results(struct store_conn *c, const char *id, const char *workdir, struct err *e)
+int supervise_store_results(struct store_conn *c, const char *id, const char *workdir, bool had_out, struct err *e)
 {
 	struct walk w = {.c = c, .id = id};
 	char *dir = NULL;
@@ -96,7 +96,7 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 		free(dir);
 		return -1;
 	}
-	rc = walk_dir(&w, dir, "", 0, e);
+	rc = store_process_attachment_clear(c, id, e) ? -1 : walk_dir(&w, dir, "", 0, e);
 	free(dir);
 	if (rc) {
 		store_tx_rollback(c);
@@ -109,7 +109,9 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 	}
 	if (!w.out || json_object_size(w.out) == 0) {
 		json_decref(w.out);
-		return 0;
+		if (!had_out)
+			return 0;
+		w.out = json_null();
 	}
 	patch = json_pack("{s:o}", "out", w.out);
 	rc = store_process_meta_merge(c, id, patch, e);

@@ -102,8 +102,13 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 		json_t *sens;
 		struct err ce;
 		struct store_conn *c = store_conn(r->q->cfg.store, &ce);
-		/* A resume: the arguments are the ones it is resumed with, not the start's. */
-		json_object_set_new(frame, "resume", json_string(r->p.resume_event));
+		/* A resume: the arguments are the ones it is resumed with, not the start's.  A
+		 * restore resumes the checkpoint it names, whatever else the state waits for. */
+		size_t pl = strlen(QUEUE_CHECKPOINT_PREFIX);
+		if (strncmp(r->p.resume_event, QUEUE_CHECKPOINT_PREFIX, pl) == 0)
+			json_object_set_new(frame, "checkpoint", json_string(r->p.resume_event + pl));
+		else
+			json_object_set_new(frame, "resume", json_string(r->p.resume_event));
 		json_object_set_new(frame, "args", r->p.resume_args ? json_incref(r->p.resume_args) : json_object());
 		/* The values the runner masked before the suspend (server_tasks.h). */
 		if (c && (sens = task_sensitive_load(c, r)))

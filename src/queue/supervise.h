@@ -1,6 +1,8 @@
 #ifndef ACCORD_QUEUE_SUPERVISE_H
 #define ACCORD_QUEUE_SUPERVISE_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 
 #include "base/err.h"
@@ -15,8 +17,11 @@
 json_t *supervise_start_frame(struct running *r, const char *workdir, struct err *e);
 
 /* At the end: every file under <workdir>/_attachments/ (except _state/) as an attachment,
- * and out.json's object as meta.out. */
-int supervise_store_results(struct store_conn *c, const char *id, const char *workdir, struct err *e) WUR;
+ * replacing those of an earlier run (a process restored from a checkpoint), and out.json's
+ * object as meta.out; with had_out (meta.out of an earlier run) and no out variables now,
+ * meta.out is removed. */
+int supervise_store_results(struct store_conn *c, const char *id, const char *workdir, bool had_out,
+			    struct err *e) WUR;
 
 /* On suspension, in one transaction (store_process_suspend) after the working directory
  * has been packed and removed: the whole working directory as the payload it resumes from, the event names it waits for (BORROWED array), its
@@ -24,5 +29,12 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
  * none) and the status SUSPENDED. */
 int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, json_t *events,
 			      json_t *forms, const char *wake_event, int64_t wake_at, struct err *e) WUR;
+
+/* A runner's {"type":"checkpoint", name, id} frame (BORROWED): stores the working
+ * directory as checkpoint `name` of process id (store/process_checkpoints.h) with a
+ * CHECKPOINT event {id, name}, and returns the answer for the runner (NEW):
+ * {"type":"checkpoint_done", id, checkpointId} or, when it could not be stored,
+ * {"type":"checkpoint_done", id, error}.  (checkpoints.c) */
+json_t *supervise_checkpoint(struct store_conn *c, const char *id, const char *workdir, json_t *frame);
 
 #endif

@@ -245,6 +245,9 @@ static void on_frame(struct sup *s, json_t *f)
 		buffered(s);
 	} else if (strcmp(type, "task") == 0) {
 		on_task(s, f);
+	} else if (strcmp(type, "checkpoint") == 0) {
+		flush(s); /* its ELEMENT events before its CHECKPOINT event */
+		reply(s, supervise_checkpoint(s->db, s->id, s->workdir, f));
 	} else if (strcmp(type, "done") == 0) {
 		const char *st = json_string_value(json_object_get(f, "status"));
 		const char *wake = json_string_value(json_object_get(f, "wakeEvent"));
@@ -575,7 +578,8 @@ static void finish(struct sup *s, enum proc_status st)
 		server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
 		st = PS_FAILED;
 	}
-	if (supervise_store_results(s->db, s->id, s->workdir, &e)) {
+	if (supervise_store_results(s->db, s->id, s->workdir, json_object_get(s->r->p.meta, "out") != NULL,
+				    &e)) {
 		LOG_E("process %s: cannot store its results: %s", s->id, e.msg);
 		server_line(s, "ERROR", "Process failed: its results could not be stored");
 		st = PS_FAILED;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/uuid.h"
 #include "flow/procdir.h"
 #include "runner/runner.h"
 
@@ -201,10 +202,34 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 	return rc;
 }
 
+/* Writes the checkpoint state, then has the supervisor snapshot the working directory
+ * (it is consistent while the flow waits here) and waits for its answer. */
 static int host_checkpoint(void *ctx, const char *name, json_t *state, struct err *e)
 {
 	struct runner_host *h = ctx;
-	return procdir_write_checkpoint(h->workdir, name, state, e);
+	char id[UUID_STR_LEN];
+	json_t *reply = NULL;
+	const char *type, *msg, *got;
+	int rc;
+
+	if (procdir_write_checkpoint(h->workdir, name, state, e) < 0)
+		return -1;
+	uuid_v4(id);
+	if (runner_send(h, json_pack("{s:s, s:s, s:s}", "type", "checkpoint", "name", name, "id", id)) < 0)
+		return err_set(e, ERR_UNAVAILABLE, "Checkpoint '%s': the server is not reachable", name);
+	rc = frame_read(h->ipc, &h->in, &reply, e);
+	if (rc != 1)
+		return rc < 0 ? -1 : err_set(e, ERR_UNAVAILABLE, "Checkpoint '%s': the server went away", name);
+	type = json_string_value(json_object_get(reply, "type"));
+	got = json_string_value(json_object_get(reply, "id"));
+	if ((msg = json_string_value(json_object_get(reply, "error"))))
+		rc = err_set(e, ERR_UNAVAILABLE, "Checkpoint '%s': %s", name, msg);
+	else if (!type || strcmp(type, "checkpoint_done") != 0 || !got || strcmp(got, id) != 0)
+		rc = err_set(e, ERR_INTERNAL, "Checkpoint '%s': unexpected answer from the server", name);
+	else
+		rc = 0;
+	json_decref(reply);
+	return rc;
 }
 
 static const struct flow_host_ops ops = {

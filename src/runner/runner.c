@@ -94,12 +94,16 @@ static int load(struct runner *r, struct err *e)
 	return r->m ? 0 : -1;
 }
 
-/* A resumed process: its saved state, woken by `event`. */
-static int resume(struct runner *r, const char *event, struct err *e)
+/* A resumed process: its saved state, woken by `event`; or, restored from checkpoint
+ * `event`, that checkpoint's state, woken with resumeEvents = [event] and resumeEventName
+ * = event as in Concord. */
+static int resume(struct runner *r, const char *event, bool checkpoint, struct err *e)
 {
-	bool checkpoint;
-	json_t *st = procdir_saved_state(r->workdir, event, &checkpoint, e);
+	bool is_cp = checkpoint;
+	json_t *st = checkpoint ? procdir_checkpoint_state(r->workdir, event, e)
+				: procdir_saved_state(r->workdir, event, &is_cp, e);
 	json_t *args = json_object_get(r->start, "args");
+	int rc;
 
 	if (!st)
 		return -1;
@@ -107,18 +111,28 @@ static int resume(struct runner *r, const char *event, struct err *e)
 	json_decref(st);
 	if (!r->vm)
 		return -1;
-	return vm_resume(r->vm, event, json_is_object(args) && json_object_size(args) ? args : NULL, e);
+	if (!is_cp)
+		return vm_resume(r->vm, event, json_is_object(args) && json_object_size(args) ? args : NULL, e);
+	args = json_is_object(args) ? json_deep_copy(args) : json_object();
+	json_object_set_new(args, "resumeEvents", json_pack("[s]", event));
+	json_object_set_new(args, "resumeEventName", json_string(event));
+	rc = vm_resume(r->vm, event, args, e);
+	json_decref(args);
+	return rc;
 }
 
 static int start(struct runner *r, struct err *e)
 {
 	const char *event = json_string_value(json_object_get(r->start, "resume"));
+	const char *checkpoint = json_string_value(json_object_get(r->start, "checkpoint"));
 
 	const char *entry = json_string_value(json_object_get(r->start, "entryPoint"));
 	json_t *args = json_object_get(r->start, "args"), *sys = json_object_get(r->start, "sysvars");
 
+	if (checkpoint)
+		return resume(r, checkpoint, true, e);
 	if (event)
-		return resume(r, event, e);
+		return resume(r, event, false, e);
 	if (!entry)
 		entry = json_string_value(json_object_get(r->m->configuration, "entryPoint"));
 	r->vm = vm_new(r->m, &r->host.host);

@@ -20,6 +20,17 @@ int store_process_attachment_put(struct store_conn *c, const char *id, const cha
 	return store_step_done(st, e);
 }
 
+int store_process_attachment_clear(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "DELETE FROM process_attachments WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	return store_step_done(st, e);
+}
+
 int store_process_attachment_get(struct store_conn *c, const char *id, const char *name, void **data, size_t *len,
 				 struct err *e)
 {
@@ -34,17 +45,8 @@ int store_process_attachment_get(struct store_conn *c, const char *id, const cha
 	store_bind_text(st, 1, id);
 	store_bind_text(st, 2, name);
 	rc = store_step(st, e);
-	if (rc == STORE_ROW) {
-		size_t n = 0;
-		const void *p = store_col_blob(st, 0, &n);
-		if (!(*data = malloc(n ? n : 1))) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
-		} else {
-			if (n)
-				memcpy(*data, p, n);
-			*len = n;
-		}
-	}
+	if (rc == STORE_ROW && store_col_blob_dup(st, 0, data, len, e))
+		rc = -1;
 	store_reset(st);
 	if (rc == STORE_DONE)
 		return err_set(e, ERR_NOT_FOUND, "Attachment not found: %.256s", name);

@@ -12,6 +12,9 @@
 
 int store_process_attachment_put(struct store_conn *c, const char *id, const char *name, const void *data, size_t len,
 				 struct err *e) WUR;
+/* Removes every attachment of a process (a restored process's new run replaces them). */
+int store_process_attachment_clear(struct store_conn *c, const char *id, struct err *e) WUR;
+
 /* New buffer (caller frees).  ERR_NOT_FOUND when there is no such attachment. */
 int store_process_attachment_get(struct store_conn *c, const char *id, const char *name, void **data, size_t *len,
 				 struct err *e) WUR;

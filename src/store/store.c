@@ -140,6 +140,19 @@ const void *store_col_blob(struct store_stmt *st, int idx, size_t *n)
 	return OPS(st)->col_blob(st, idx, n);
 }
 
+int store_col_blob_dup(struct store_stmt *st, int idx, void **out, size_t *n, struct err *e)
+{
+	const void *p = store_col_blob(st, idx, n);
+
+	if (!(*out = malloc(*n ? *n : 1))) {
+		*n = 0;
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	if (*n)
+		memcpy(*out, p, *n);
+	return 0;
+}
+
 int64_t store_col_int64(struct store_stmt *st, int idx)
 {
 	return OPS(st)->col_int64(st, idx);

@@ -73,6 +73,8 @@ int store_step(struct store_stmt *st, struct err *e) WUR;
 /* Column values are borrowed until the next step or reset of st. */
 const char *store_col_text(struct store_stmt *st, int idx); /* NULL for SQL NULL */
 const void *store_col_blob(struct store_stmt *st, int idx, size_t *n);
+/* A copy of a blob column: new buffer in *out (caller frees; at least 1 byte), *n bytes. */
+int store_col_blob_dup(struct store_stmt *st, int idx, void **out, size_t *n, struct err *e) WUR;
 int64_t store_col_int64(struct store_stmt *st, int idx);
 bool store_col_is_null(struct store_stmt *st, int idx);
 void store_reset(struct store_stmt *st);

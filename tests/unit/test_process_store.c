@@ -1,7 +1,7 @@
 /* Unit tests for the process log, event and attachment stores on a temporary SQLite
  * store, and for the log watch: exact bytes across chunk boundaries, event filters and
- * their Concord shape, attachment names, callbacks woken only for their process.  Also
- * suspend deadlines and exclusive groups (store/process_timers.h). */
+ * their Concord shape, attachment names, checkpoints, callbacks woken only for their
+ * process.  Also suspend deadlines and exclusive groups (store/process_timers.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,12 +15,14 @@
 
 #include "queue/logwatch.h"
 #include "store/process_attachments.h"
+#include "store/process_checkpoints.h"
 #include "store/process_events.h"
 #include "store/process_logs.h"
 #include "store/process_timers.h"
 
 #define PID "0b6a4a49-52a8-4f6c-9a55-3d5cb1b5f0a1"
 #define PID2 "7d1e6a70-1111-4c2a-8d5a-000000000002"
+#define PID3 "7d1e6a70-1111-4c2a-8d5a-000000000003"
 
 static char dir[64];
 static struct store *store;
@@ -357,12 +359,60 @@ static void test_exclusive(void **state)
 	assert_string_equal(status_of("o3"), "STARTING");
 }
 
+static void test_checkpoints(void **state)
+{
+	char a[UUID_STR_LEN], b[UUID_STR_LEN], c2[UUID_STR_LEN], found[UUID_STR_LEN], name[16];
+	void *data = NULL;
+	size_t len = 0;
+	json_t *list = NULL;
+	struct err e;
+	(void)state;
+
+	assert_int_equal(store_process_checkpoint_add(db, PID, "first", "tar-1", 5, a, &e), 0);
+	assert_int_equal(store_process_checkpoint_add(db, PID, "loop", "tar-2", 5, b, &e), 0);
+	assert_int_equal(store_process_checkpoint_add(db, PID, "loop", "tar-3", 5, c2, &e), 0);
+	assert_string_not_equal(b, c2);
+	assert_int_equal(store_process_checkpoint_list(db, PID, &list, &e), 0);
+	assert_int_equal(json_array_size(list), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "id")), a);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 2), "name")), "loop");
+	assert_non_null(json_string_value(json_object_get(json_array_get(list, 0), "createdAt")));
+	json_decref(list);
+	/* by name: the latest of that name */
+	assert_int_equal(store_process_checkpoint_find(db, PID, "loop", found, &e), 0);
+	assert_string_equal(found, c2);
+	assert_int_equal(store_process_checkpoint_find(db, PID, "nope", found, &e), -(int)ERR_NOT_FOUND);
+	assert_int_equal(store_process_checkpoint_get(db, PID, b, name, sizeof name, &data, &len, &e), 0);
+	assert_string_equal(name, "loop");
+	assert_int_equal(len, 5);
+	assert_memory_equal(data, "tar-2", 5);
+	free(data);
+	/* another process's checkpoint is not found through this one */
+	assert_int_equal(store_process_checkpoint_get(db, PID2, b, name, sizeof name, &data, &len, &e),
+			 -(int)ERR_NOT_FOUND);
+	assert_null(data);
+	assert_int_equal(store_process_checkpoint_list(db, PID2, &list, &e), 0);
+	assert_int_equal(json_array_size(list), 0);
+	json_decref(list);
+	/* deleted with their process */
+	exec_ok("INSERT INTO processes (instance_id, org_id, initiator_id, initiator, status, created_at,"
+		" last_updated_at, entry_point) VALUES ('" PID3 "', 'o', 'u', 'admin', 'FINISHED', 1, 1, 'default')");
+	assert_int_equal(store_process_checkpoint_add(db, PID3, "x1", "t", 1, a, &e), 0);
+	exec_ok("DELETE FROM processes WHERE instance_id = '" PID3 "'");
+	exec_ok("INSERT INTO processes (instance_id, org_id, initiator_id, initiator, status, created_at,"
+		" last_updated_at, entry_point) VALUES ('" PID3 "', 'o', 'u', 'admin', 'FINISHED', 1, 1, 'default')");
+	assert_int_equal(store_process_checkpoint_list(db, PID3, &list, &e), 0);
+	assert_int_equal(json_array_size(list), 0);
+	json_decref(list);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_log),
 	    cmocka_unit_test(test_events),
 	    cmocka_unit_test(test_attachments),
+	    cmocka_unit_test(test_checkpoints),
 	    cmocka_unit_test(test_logwatch),
 	    cmocka_unit_test(test_suspend_deadlines),
 	    cmocka_unit_test(test_exclusive),
