@@ -31,7 +31,8 @@ int store_process_next_suspend_deadline(struct store_conn *c, int64_t *at, struc
 static int due_suspended(struct store_conn *c, int64_t now, char (*ids)[UUID_STR_LEN], int max, struct err *e)
 {
 	static const char SQL[] =
-	    "SELECT instance_id FROM processes WHERE status = 'SUSPENDED' AND suspend_timeout_s > 0"
+	    "SELECT instance_id FROM processes INDEXED BY processes_suspend_due"
+	    " WHERE status = 'SUSPENDED' AND suspend_timeout_s > 0"
 	    " AND last_updated_at + suspend_timeout_s * 1000 <= ?"
 	    " ORDER BY last_updated_at + suspend_timeout_s * 1000 LIMIT ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
