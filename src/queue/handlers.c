@@ -18,6 +18,7 @@
 #include "base/path.h"
 #include "crypto/session.h"
 #include "queue/internal.h"
+#include "queue/main_json.h"
 #include "queue/timers.h"
 #include "store/process_attachments.h"
 
@@ -62,37 +63,19 @@ static json_t *last_error(struct store_conn *c, const char *id)
  * among the arguments.  *timeout receives handlerProcessTimeout (seconds, 0: none). */
 static int edit_main(const char *dir, const char *flow, json_t *lerr, int64_t *timeout, struct err *e)
 {
-	char *path = NULL, *text = NULL;
-	json_t *cfg, *args, *hpt;
-	json_error_t je;
-	int rc = -1;
+	json_t *cfg = main_json_load(dir, e), *hpt;
+	int rc;
 
 	*timeout = 0;
-	if (asprintf(&path, "%s/_main.json", dir) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	cfg = json_load_file(path, 0, &je);
-	if (!json_is_object(cfg)) {
-		json_decref(cfg);
-		cfg = json_object();
-	}
-	args = json_object_get(cfg, "arguments");
-	if (!json_is_object(args)) {
-		args = json_object();
-		json_object_set_new(cfg, "arguments", args);
-	}
+	if (!cfg)
+		return -1;
 	if (lerr)
-		json_object_set(args, "lastError", lerr);
+		json_object_set(main_json_args(cfg), "lastError", lerr);
 	json_object_set_new(cfg, "entryPoint", json_string(flow));
 	hpt = json_object_get(cfg, "handlerProcessTimeout");
 	if (json_is_integer(hpt) && json_integer_value(hpt) > 0)
 		*timeout = json_integer_value(hpt);
-	text = jsonx_dump(cfg);
-	if (!text)
-		err_set(e, ERR_INTERNAL, "out of memory");
-	else
-		rc = path_write_file(path, text, strlen(text), 0600, e);
-	free(text);
-	free(path);
+	rc = main_json_save(dir, cfg, e);
 	json_decref(cfg);
 	return rc;
 }

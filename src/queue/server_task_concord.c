@@ -21,6 +21,7 @@
 #include "base/path.h"
 #include "crypto/session.h"
 #include "queue/children.h"
+#include "queue/main_json.h"
 #include "queue/server_tasks.h"
 #include "store/process_children.h"
 #include "store/projects.h"
@@ -98,25 +99,12 @@ static json_t *id_list(json_t *v, const char *what, struct err *e)
 /* _main.json of the child: the parent's (fork) updated with what the call gives. */
 static int write_main(const char *dir, const struct child *ch, struct err *e)
 {
-	char *path = NULL, *text = NULL, *old;
-	size_t len;
-	json_t *cfg = NULL, *args;
-	int rc = -1;
+	json_t *cfg = main_json_load(dir, e), *args;
+	int rc;
 
-	if (asprintf(&path, "%s/_main.json", dir) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	old = path_read_file(path, 16u << 20, &len, e);
-	cfg = old ? jsonx_parse(old, len, 1000, e) : json_object();
-	free(old);
-	if (!json_is_object(cfg)) {
-		json_decref(cfg);
+	if (!cfg) /* a fork of a parent whose _main.json is unreadable: start from scratch */
 		cfg = json_object();
-	}
-	args = json_object_get(cfg, "arguments");
-	if (!json_is_object(args)) {
-		args = json_object();
-		json_object_set_new(cfg, "arguments", args);
-	}
+	args = main_json_args(cfg);
 	if (ch->arguments)
 		json_object_update(args, ch->arguments);
 	if (ch->profiles)
@@ -128,12 +116,7 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 		json_object_set(cfg, "out", ch->out_vars);
 	else
 		json_object_del(cfg, "out");
-	if (!(text = jsonx_dump(cfg)))
-		err_set(e, ERR_INTERNAL, "out of memory");
-	else
-		rc = path_write_file(path, text, strlen(text), 0600, e);
-	free(text);
-	free(path);
+	rc = main_json_save(dir, cfg, e);
 	json_decref(cfg);
 	return rc;
 }

@@ -9,34 +9,9 @@
 #include "base/path.h"
 #include "crypto/session.h"
 #include "queue/server_tasks.h"
+#include "queue/main_json.h"
 #include "queue/supervise.h"
 #include "store/users.h"
-
-#define MAIN_JSON_MAX (16u * 1024 * 1024)
-
-static json_t *read_main(const char *workdir, struct err *e)
-{
-	char *path = NULL, *text;
-	size_t len;
-	json_t *cfg;
-
-	if (asprintf(&path, "%s/_main.json", workdir) < 0) {
-		err_set(e, ERR_INTERNAL, "out of memory");
-		return NULL;
-	}
-	text = path_read_file(path, MAIN_JSON_MAX, &len, e);
-	free(path);
-	if (!text)
-		return e->code == ERR_NOT_FOUND ? json_object() : NULL;
-	cfg = jsonx_parse(text, len, 1000, e);
-	free(text);
-	if (cfg && !json_is_object(cfg)) {
-		json_decref(cfg);
-		err_set(e, ERR_INVALID, "_main.json is not a JSON object");
-		return NULL;
-	}
-	return cfg;
-}
 
 static json_t *user_json(struct store_conn *c, const char *id, const char *username)
 {
@@ -85,7 +60,7 @@ static json_t *names_of(json_t *v)
 
 json_t *supervise_start_frame(struct running *r, const char *workdir, struct err *e)
 {
-	json_t *cfg = read_main(workdir, e), *args, *profiles, *frame;
+	json_t *cfg = main_json_load(workdir, e), *args, *profiles, *frame;
 
 	if (!cfg)
 		return NULL;

@@ -1,0 +1,67 @@
+#include "queue/main_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jsonx.h"
+#include "base/path.h"
+
+#define MAIN_JSON_MAX (16u * 1024 * 1024)
+
+static char *main_path(const char *dir, struct err *e)
+{
+	char *path = NULL;
+
+	if (asprintf(&path, "%s/_main.json", dir) < 0) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	return path;
+}
+
+json_t *main_json_load(const char *dir, struct err *e)
+{
+	char *path = main_path(dir, e), *text;
+	size_t len;
+	json_t *cfg;
+
+	if (!path)
+		return NULL;
+	text = path_read_file(path, MAIN_JSON_MAX, &len, e);
+	free(path);
+	if (!text)
+		return e->code == ERR_NOT_FOUND ? json_object() : NULL;
+	cfg = jsonx_parse(text, len, 1000, e);
+	free(text);
+	if (cfg && !json_is_object(cfg)) {
+		json_decref(cfg);
+		err_set(e, ERR_INVALID, "_main.json is not a JSON object");
+		return NULL;
+	}
+	return cfg;
+}
+
+json_t *main_json_args(json_t *cfg)
+{
+	json_t *args = json_object_get(cfg, "arguments");
+
+	if (!json_is_object(args)) {
+		args = json_object();
+		json_object_set_new(cfg, "arguments", args);
+	}
+	return args;
+}
+
+int main_json_save(const char *dir, json_t *cfg, struct err *e)
+{
+	char *path = main_path(dir, e), *text = path ? jsonx_dump(cfg) : NULL;
+	int rc;
+
+	if (!path)
+		return -1;
+	rc = text ? path_write_file(path, text, strlen(text), 0600, e) : err_set(e, ERR_INTERNAL, "out of memory");
+	free(text);
+	free(path);
+	return rc;
+}

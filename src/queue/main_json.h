@@ -1,0 +1,21 @@
+#ifndef ACCORD_QUEUE_MAIN_JSON_H
+#define ACCORD_QUEUE_MAIN_JSON_H
+
+#include <jansson.h>
+
+#include "base/err.h"
+
+/* <dir>/_main.json: the configuration a start request leaves in a process's payload
+ * (entry point, arguments, out names, profiles, switches), read by the supervisor for the
+ * start frame and edited for child and handler processes. */
+
+/* The object (NEW); {} when the file is missing; NULL with e set when it cannot be read
+ * or is not a JSON object. */
+json_t *main_json_load(const char *dir, struct err *e);
+
+/* Its "arguments" object (BORROWED), created when missing or not an object. */
+json_t *main_json_args(json_t *cfg);
+
+int main_json_save(const char *dir, json_t *cfg, struct err *e) WUR;
+
+#endif
