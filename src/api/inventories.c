@@ -104,7 +104,11 @@ static int read_owner(struct api_call *c, json_t *body, struct inventory *inv, b
 
 static int update_inventory(struct api_call *c, json_t *body, struct inventory *inv)
 {
-	struct rbac_resource r = resource_of(inv);
+	/* Access is decided on the inventory as stored: read_owner overwrites inv->owner_id,
+	 * and a resource pointing at it would let a WRITER name itself owner and pass the
+	 * OWNER check as that new owner (issue 15 parts 10-11). */
+	struct inventory stored = *inv;
+	struct rbac_resource r = resource_of(&stored);
 	const char *name = NULL;
 	bool owner_changed;
 	int rc;
