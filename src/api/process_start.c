@@ -15,6 +15,7 @@
 #include "auth/rbac.h"
 #include "auth/rbac_start.h"
 #include "base/datetime.h"
+#include "base/duration.h"
 #include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/log.h"
@@ -22,6 +23,7 @@
 #include "base/path.h"
 #include "crypto/session.h"
 #include "flow/model.h"
+#include "flow/start_def.h"
 #include "store/orgs.h"
 #include "store/processes.h"
 
@@ -36,7 +38,7 @@ struct start {
 	char id[UUID_STR_LEN];
 	char staging[4096];
 	struct model *m;
-	const char *entry;
+	struct start_def def; /* entry point, timeouts, handlers, exclusive group */
 	void *payload;
 	size_t payload_len;
 };
@@ -150,78 +152,8 @@ static int load_definition(struct api_call *c, struct start *s)
 					s->has_project ? " or start from a repository" : "");
 		return api_recode(c, c->err.code == ERR_LIMIT ? ERR_TOO_LARGE : ERR_INVALID);
 	}
-	s->entry = s->r.entry_point;
-	if (!s->entry)
-		s->entry = json_string_value(json_object_get(s->m->configuration, "entryPoint"));
-	if (!s->entry)
-		s->entry = "default";
-	if (!model_flow(s->m, s->entry))
-		return api_fail(c, ERR_INVALID, "Unknown entry point: '%.128s' (no such flow in the definition)",
-				s->entry);
-	return 0;
-}
-
-/* processTimeout/suspendTimeout from the request, else from the definition's configuration. */
-static int timeouts(struct api_call *c, struct start *s, int64_t *timeout, int64_t *suspend)
-{
-	json_t *cfg = s->m->configuration;
-
-	*timeout = s->r.timeout_s;
-	*suspend = s->r.suspend_timeout_s;
-	if (*timeout < 0 && json_object_get(cfg, "processTimeout") &&
-	    start_req_duration(json_object_get(cfg, "processTimeout"), "processTimeout", timeout, &c->err))
+	if (start_def_read(s->m, s->r.cfg, s->r.timeout_s, s->r.suspend_timeout_s, s->has_project, &s->def, &c->err))
 		return api_recode(c, ERR_INVALID);
-	if (*suspend < 0 && json_object_get(cfg, "suspendTimeout") &&
-	    start_req_duration(json_object_get(cfg, "suspendTimeout"), "suspendTimeout", suspend, &c->err))
-		return api_recode(c, ERR_INVALID);
-	if (*timeout < 0)
-		*timeout = 0;
-	if (*suspend < 0)
-		*suspend = 0;
-	return 0;
-}
-
-/* A request or configuration value that counts as true (a JSON true or the text "true"). */
-static bool truthy(json_t *v)
-{
-	return json_is_true(v) || (json_is_string(v) && strcmp(json_string_value(v), "true") == 0);
-}
-
-/* The handler flows (onFailure, onCancel, onTimeout) the definition has and neither the
- * request nor the configuration disables (disableOnFailure, ...): a new array. */
-static json_t *handler_flows(struct start *s)
-{
-	static const char *const FLOWS[][2] = {
-	    {"onFailure", "disableOnFailure"}, {"onCancel", "disableOnCancel"}, {"onTimeout", "disableOnTimeout"}};
-	json_t *out = json_array();
-
-	for (size_t i = 0; out && i < sizeof FLOWS / sizeof FLOWS[0]; i++)
-		if (model_flow(s->m, FLOWS[i][0]) && !truthy(json_object_get(s->r.cfg, FLOWS[i][1])) &&
-		    !truthy(json_object_get(s->m->configuration, FLOWS[i][1])))
-			json_array_append_new(out, json_string(FLOWS[i][0]));
-	return out;
-}
-
-/* configuration.exclusive {group, mode} (request first, then the definition); only for a
- * process of a project.  Concord's default mode is cancel. */
-static int exclusive(struct api_call *c, struct start *s, struct process_new *pn)
-{
-	json_t *x = json_object_get(s->r.cfg, "exclusive");
-	const char *group, *mode;
-
-	if (!x)
-		x = json_object_get(s->m->configuration, "exclusive");
-	if (!x || json_is_null(x) || !s->has_project)
-		return 0;
-	group = json_string_value(json_object_get(x, "group"));
-	mode = json_object_get(x, "mode") ? json_string_value(json_object_get(x, "mode")) : "cancel";
-	if (!json_is_object(x) || !group || !*group || strlen(group) > 128)
-		return api_fail(c, ERR_INVALID,
-				"Invalid exclusive mode: 'group' must be a non-empty string (at most 128 characters)");
-	if (!mode || (strcmp(mode, "cancel") && strcmp(mode, "cancelOld") && strcmp(mode, "wait")))
-		return api_fail(c, ERR_INVALID, "Invalid exclusive mode: 'mode' must be one of cancel, cancelOld, wait");
-	pn->exclusive_group = group;
-	pn->exclusive_mode = mode;
 	return 0;
 }
 
@@ -234,8 +166,10 @@ static int store_it(struct api_call *c, struct start *s)
 	uint8_t hash[32];
 	int rc;
 
-	if (timeouts(c, s, &p->timeout_s, &p->suspend_timeout_s) || exclusive(c, s, &pn))
-		return -1;
+	p->timeout_s = s->def.timeout_s;
+	p->suspend_timeout_s = s->def.suspend_timeout_s;
+	pn.exclusive_group = s->def.exclusive_group;
+	pn.exclusive_mode = s->def.exclusive_mode;
 	snprintf(p->instance_id, sizeof p->instance_id, "%s", s->id);
 	snprintf(p->kind, sizeof p->kind, "DEFAULT");
 	snprintf(p->parent_instance_id, sizeof p->parent_instance_id, "%s",
@@ -244,19 +178,18 @@ static int store_it(struct api_call *c, struct start *s)
 	snprintf(p->project_id, sizeof p->project_id, "%s", s->has_project ? s->project.id : "");
 	snprintf(p->initiator_id, sizeof p->initiator_id, "%s", c->who.user.id);
 	snprintf(p->initiator, sizeof p->initiator, "%s", c->who.user.username);
-	snprintf(p->entry_point, sizeof p->entry_point, "%s", s->entry);
+	snprintf(p->entry_point, sizeof p->entry_point, "%s", s->def.entry);
 	p->start_at = s->r.start_at;
 	p->tags = s->r.tags;
 	p->meta = s->r.meta ? json_deep_copy(s->r.meta) : json_object();
-	json_object_set_new(p->meta, "entryPoint", json_string(s->entry));
+	json_object_set_new(p->meta, "entryPoint", json_string(s->def.entry));
 	session_token(app->session_key, s->id, token);
 	session_token_hash(token, hash);
 	sodium_memzero(token, sizeof token);
 	pn.session_hash = hash;
-	p->handlers = handler_flows(s);
+	p->handlers = s->def.handlers;
 	rc = store_process_create(c->db, &pn, &c->err);
 	json_decref(p->meta);
-	json_decref(p->handlers);
 	return rc;
 }
 
@@ -269,7 +202,7 @@ static int handler_timeout(struct api_call *c, struct start *s)
 
 	if (!v)
 		return 0;
-	if (start_req_duration(v, "handlerProcessTimeout", &secs, &c->err))
+	if (duration_json(v, "handlerProcessTimeout", &secs, &c->err))
 		return api_recode(c, ERR_INVALID);
 	json_object_set_new(s->r.cfg, "handlerProcessTimeout", json_integer(secs));
 	return 0;
@@ -311,6 +244,7 @@ int api_process_start(struct api_call *c)
 out:
 	if (s.staging[0] && path_remove_tree(s.staging, &ignored))
 		LOG_W("cannot remove %s: %s", s.staging, ignored.msg);
+	start_def_cleanup(&s.def);
 	model_free(s.m);
 	free(s.payload);
 	start_req_cleanup(&s.r);

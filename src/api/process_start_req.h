@@ -86,9 +86,4 @@ int start_req_materialize(const struct multipart *mp, const struct start_req *r,
 
 void start_req_cleanup(struct start_req *r);
 
-/* Parses a timeout value as Concord does: a JSON integer >= 0 is seconds; a string is an
- * ISO-8601 duration ("PT1H", "P1DT2M", "PT0.5S" rounds up to 1); anything else
- * ERR_INVALID naming `what`. */
-int start_req_duration(json_t *v, const char *what, int64_t *seconds, struct err *e) WUR;
-
 #endif

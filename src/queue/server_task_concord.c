@@ -20,6 +20,7 @@
 #include "base/pack.h"
 #include "base/path.h"
 #include "crypto/session.h"
+#include "flow/start_def.h"
 #include "queue/children.h"
 #include "queue/main_json.h"
 #include "queue/server_tasks.h"
@@ -29,7 +30,7 @@
 
 /* One child to create. */
 struct child {
-	const char *entry; /* NULL: "default" (start) or the parent's (fork) */
+	const char *entry; /* NULL: the child definition's entryPoint or "default" (start), the parent's (fork) */
 	json_t *arguments; /* object or NULL (BORROWED) */
 	json_t *tags;	   /* array or NULL (BORROWED) */
 	json_t *profiles;  /* array or NULL (BORROWED) */
@@ -121,6 +122,60 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 	return rc;
 }
 
+/* What the child's own definition says (loaded as the runner will, so that a broken one
+ * fails the task now): its entry point (unless the call names one), timeouts, handler
+ * flows and exclusive group, into pn (handlers owned by pn->p; group and mode copied). */
+static int child_def(const char *dir, const struct child *ch, struct process_new *pn, char group[129],
+		     char mode[16], struct err *e)
+{
+	json_t *cfg = main_json_load(dir, e), *profiles, *v;
+	const char *names[64];
+	struct model_opts mo = {.path = dir, .server_imports = true};
+	struct model *m = NULL;
+	struct start_def d = {0};
+	size_t i;
+	int rc = -1;
+
+	if (!cfg)
+		return -1;
+	if (ch->entry)
+		json_object_set_new(cfg, "entryPoint", json_string(ch->entry));
+	profiles = json_object_get(cfg, "activeProfiles");
+	json_array_foreach(profiles, i, v)
+	{
+		if (i >= sizeof names / sizeof names[0]) {
+			err_set(e, ERR_INVALID, "too many active profiles (at most %zu)", sizeof names / sizeof names[0]);
+			goto out;
+		}
+		names[i] = json_string_value(v) ? json_string_value(v) : "";
+		mo.n_profiles = i + 1;
+	}
+	mo.profiles = mo.n_profiles ? names : NULL;
+	if (!(m = model_load(&mo, e))) {
+		err_prefix(e, "the child's definition");
+		goto out;
+	}
+	if (start_def_read(m, cfg, -1, -1, ch->has_project, &d, e))
+		goto out;
+	snprintf(pn->p.entry_point, sizeof pn->p.entry_point, "%s", d.entry);
+	pn->p.timeout_s = d.timeout_s;
+	pn->p.suspend_timeout_s = d.suspend_timeout_s;
+	pn->p.handlers = d.handlers;
+	d.handlers = NULL;
+	if (d.exclusive_group) {
+		snprintf(group, 129, "%s", d.exclusive_group);
+		snprintf(mode, 16, "%s", d.exclusive_mode);
+		pn->exclusive_group = group;
+		pn->exclusive_mode = mode;
+	}
+	rc = 0;
+out:
+	start_def_cleanup(&d);
+	model_free(m);
+	json_decref(cfg);
+	return rc;
+}
+
 /* Stores the child (ENQUEUED) from the staged folder dir. */
 static int create_child(struct task_call *tc, const char *dir, const struct child *ch, const char *kind,
 			char id[UUID_STR_LEN], struct err *e)
@@ -128,13 +183,16 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 	const struct process *parent = &tc->r->p;
 	struct process_new pn = {0};
 	struct process *p = &pn.p;
-	char token[SESSION_TOKEN_LEN];
+	char token[SESSION_TOKEN_LEN], group[129], mode[16];
 	uint8_t hash[32];
 	void *payload = NULL;
 	int rc;
 
-	if (write_main(dir, ch, e) || pack_dir(dir, limits.archive_bytes, &payload, &pn.payload_len, e))
+	if (write_main(dir, ch, e) || child_def(dir, ch, &pn, group, mode, e) ||
+	    pack_dir(dir, limits.archive_bytes, &payload, &pn.payload_len, e)) {
+		json_decref(p->handlers);
 		return -1;
+	}
 	pn.payload = payload;
 	uuid_v4(id);
 	snprintf(p->instance_id, sizeof p->instance_id, "%s", id);
@@ -144,8 +202,6 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 	snprintf(p->project_id, sizeof p->project_id, "%s", ch->has_project ? ch->project.id : "");
 	snprintf(p->initiator_id, sizeof p->initiator_id, "%s", parent->initiator_id);
 	snprintf(p->initiator, sizeof p->initiator, "%s", parent->initiator);
-	snprintf(p->entry_point, sizeof p->entry_point, "%s", ch->entry ? ch->entry : "default");
-	p->timeout_s = 0;
 	p->start_at = ch->start_at;
 	p->tags = ch->tags;
 	p->meta = json_pack("{s:s}", "entryPoint", p->entry_point);
@@ -155,6 +211,7 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 	pn.session_hash = hash;
 	rc = store_process_create(tc->c, &pn, e);
 	json_decref(p->meta);
+	json_decref(p->handlers);
 	free(payload);
 	return rc;
 }

@@ -415,3 +415,42 @@ flows:
     assert wait_process(admin, kid)["status"] == "CANCELLED"
     assert status(admin, pid)["status"] == "CANCELLED"
     assert "never" not in process_log(admin, pid)
+
+
+def test_child_definition_is_read(admin):
+    """The child's own configuration gives its entry point and timeouts, and a broken
+    child definition fails the step at once with the reason."""
+    child = """
+configuration:
+  entryPoint: main
+  processTimeout: PT1H
+flows:
+  main:
+    - log: "child entered main"
+"""
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+      out: job
+    - log: "child done ${job.id}"
+"""
+    pid, p = run(admin, flow, files={"child/concord.yml": child.encode()})
+    assert p["status"] == "FINISHED", process_log(admin, pid)
+    kid = children_of(admin, pid)[0]
+    kid_id = kid["instanceId"] if isinstance(kid, dict) else kid
+    assert "child entered main" in process_log(admin, kid_id)
+    rec = status(admin, kid_id)
+    assert rec["meta"]["entryPoint"] == "main"
+    assert rec["timeout"] == 3600
+
+    broken = "flows:\n  default:\n    - nosuchstep: 1\n"
+    pid, p = run(admin, flow, files={"child/concord.yml": broken.encode()})
+    assert p["status"] == "FAILED"
+    log = process_log(admin, pid)
+    assert "the child's definition" in log, log
+    assert children_of(admin, pid) == []

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "api/process_start_req.h"
+#include "base/duration.h"
 #include "base/archive_api.h"
 #include "base/buf.h"
 #include "base/datetime.h"
@@ -269,20 +270,20 @@ static void test_timeouts(void **state)
 
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
 		json_t *v = json_string(ok[i].in);
-		assert_int_equal(start_req_duration(v, "processTimeout", &s, &e), 0);
+		assert_int_equal(duration_json(v, "processTimeout", &s, &e), 0);
 		assert_int_equal(s, ok[i].secs);
 		json_decref(v);
 	}
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		json_t *v = json_string(bad[i]);
-		assert_true(start_req_duration(v, "processTimeout", &s, &e) < 0);
+		assert_true(duration_json(v, "processTimeout", &s, &e) < 0);
 		assert_int_equal(e.code, ERR_INVALID);
 		json_decref(v);
 	}
 	json_t *n = json_integer(30), *r = json_real(1.5);
-	assert_int_equal(start_req_duration(n, "processTimeout", &s, &e), 0);
+	assert_int_equal(duration_json(n, "processTimeout", &s, &e), 0);
 	assert_int_equal(s, 30);
-	assert_true(start_req_duration(r, "processTimeout", &s, &e) < 0);
+	assert_true(duration_json(r, "processTimeout", &s, &e) < 0);
 	json_decref(n);
 	json_decref(r);
 

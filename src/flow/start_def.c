@@ -1,0 +1,93 @@
+/* What a start takes from its definition (start_def.h). */
+#include "flow/start_def.h"
+
+#include <string.h>
+
+#include "base/duration.h"
+
+/* A request or configuration value that counts as true (a JSON true or the text "true"). */
+static bool truthy(json_t *v)
+{
+	return json_is_true(v) || (json_is_string(v) && strcmp(json_string_value(v), "true") == 0);
+}
+
+/* cfg first, then the definition's configuration. */
+static json_t *setting(const struct model *m, json_t *cfg, const char *key)
+{
+	json_t *v = json_object_get(cfg, key);
+	return v && !json_is_null(v) ? v : json_object_get(m->configuration, key);
+}
+
+static int timeout(const struct model *m, json_t *cfg, const char *key, int64_t given, int64_t *out, struct err *e)
+{
+	json_t *v;
+
+	*out = given > 0 ? given : 0;
+	if (given >= 0)
+		return 0;
+	v = setting(m, cfg, key);
+	if (!v || json_is_null(v) || (json_is_string(v) && !json_string_length(v)))
+		return 0;
+	return duration_json(v, key, out, e);
+}
+
+static json_t *handler_flows(const struct model *m, json_t *cfg)
+{
+	static const char *const FLOWS[][2] = {
+	    {"onFailure", "disableOnFailure"}, {"onCancel", "disableOnCancel"}, {"onTimeout", "disableOnTimeout"}};
+	json_t *out = json_array();
+
+	for (size_t i = 0; out && i < sizeof FLOWS / sizeof FLOWS[0]; i++)
+		if (model_flow(m, FLOWS[i][0]) && !truthy(json_object_get(cfg, FLOWS[i][1])) &&
+		    !truthy(json_object_get(m->configuration, FLOWS[i][1])))
+			json_array_append_new(out, json_string(FLOWS[i][0]));
+	return out;
+}
+
+/* configuration.exclusive {group, mode}: Concord's default mode is cancel. */
+static int exclusive(const struct model *m, json_t *cfg, bool has_project, struct start_def *d, struct err *e)
+{
+	json_t *x = setting(m, cfg, "exclusive");
+	const char *group, *mode;
+
+	if (!x || json_is_null(x) || !has_project)
+		return 0;
+	group = json_string_value(json_object_get(x, "group"));
+	mode = json_object_get(x, "mode") ? json_string_value(json_object_get(x, "mode")) : "cancel";
+	if (!json_is_object(x) || !group || !*group || strlen(group) > 128)
+		return err_set(e, ERR_INVALID,
+			       "Invalid exclusive mode: 'group' must be a non-empty string (at most 128 characters)");
+	if (!mode || (strcmp(mode, "cancel") && strcmp(mode, "cancelOld") && strcmp(mode, "wait")))
+		return err_set(e, ERR_INVALID, "Invalid exclusive mode: 'mode' must be one of cancel, cancelOld, wait");
+	d->exclusive_group = group;
+	d->exclusive_mode = mode;
+	return 0;
+}
+
+int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_t suspend_timeout_s, bool has_project,
+		   struct start_def *out, struct err *e)
+{
+	json_t *entry = json_object_get(cfg, "entryPoint");
+
+	memset(out, 0, sizeof *out);
+	out->entry = json_string_value(entry);
+	if (!out->entry || !*out->entry)
+		out->entry = json_string_value(json_object_get(m->configuration, "entryPoint"));
+	if (!out->entry)
+		out->entry = "default";
+	if (!model_flow(m, out->entry))
+		return err_set(e, ERR_INVALID, "Unknown entry point: '%.128s' (no such flow in the definition)",
+			       out->entry);
+	if (timeout(m, cfg, "processTimeout", timeout_s, &out->timeout_s, e) ||
+	    timeout(m, cfg, "suspendTimeout", suspend_timeout_s, &out->suspend_timeout_s, e) ||
+	    exclusive(m, cfg, has_project, out, e))
+		return -1;
+	out->handlers = handler_flows(m, cfg);
+	return out->handlers ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+}
+
+void start_def_cleanup(struct start_def *d)
+{
+	json_decref(d->handlers);
+	d->handlers = NULL;
+}

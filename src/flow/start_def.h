@@ -1,0 +1,34 @@
+#ifndef ACCORD_FLOW_START_DEF_H
+#define ACCORD_FLOW_START_DEF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+#include "flow/model.h"
+
+/* What the start of a process takes from its definition and its start configuration
+ * (the request's configuration, or a child's _main.json): the entry point, the timeouts,
+ * the handler flows and the exclusive group.  One reading for every way a process
+ * starts (POST /api/v1/process, the concord task's children). */
+struct start_def {
+	const char *entry;	      /* BORROWED (cfg, m or "default") */
+	int64_t timeout_s;	      /* processTimeout: 0 none */
+	int64_t suspend_timeout_s;    /* suspendTimeout: 0 none */
+	json_t *handlers;	      /* NEW array: onFailure/onCancel/onTimeout that exist and are not disabled */
+	const char *exclusive_group;  /* BORROWED; NULL: none (always NULL without a project) */
+	const char *exclusive_mode;   /* cancel, cancelOld or wait */
+};
+
+/* m: the loaded definition; cfg: the start configuration (entryPoint, processTimeout,
+ * suspendTimeout, exclusive, disableOn* — it wins over m's configuration); timeouts given
+ * apart (e.g. multipart parts) in timeout_s/suspend_timeout_s when >= 0.  ERR_INVALID
+ * for an unknown entry point, a bad timeout or a bad exclusive setting, naming it.
+ * Release with start_def_cleanup. */
+int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_t suspend_timeout_s, bool has_project,
+		   struct start_def *out, struct err *e) WUR;
+void start_def_cleanup(struct start_def *d);
+
+#endif
