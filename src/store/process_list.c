@@ -46,9 +46,9 @@ static void add_num(struct binds *b, int64_t v)
 }
 
 /* Which rows the query walks.  With a tag filter: process_tags d for the first tag
- * (process_tags_project with a project, else process_tags_tag), newest first, so a list
- * stops after its page and a count reads the index alone; except a list with a project and
- * a status (make_plan).  A count with a project and a meta filter walks process_meta_keys d
+ * (process_tags_project_status with a project and a status, process_tags_project with a
+ * project, else process_tags_tag), newest first, so a list stops after its page and a
+ * count reads the index alone.  A count with a project and a meta filter walks process_meta_keys d
  * (process_meta_keys_project) for that key; so does a list with a meta equality (then in
  * created_at order).  Otherwise processes p.  d's project_id and created_at are the
  * process's own (schema 004); p is joined only when a filter needs its other columns. */
@@ -67,9 +67,9 @@ static void make_plan(const struct process_filter *f, bool count, struct plan *p
 	size_t n_meta = f->n_meta < PROCESS_FILTER_MAX_META ? f->n_meta : PROCESS_FILTER_MAX_META;
 
 	*pl = (struct plan){.drive = DRIVE_PROCESSES, .join_p = true, .id = "p.instance_id", .alias = "p"};
-	/* A list with a project and a status walks processes_project_status (in order, and
-	 * cheaper per row than the tag index plus a lookup of each process). */
-	if (f->n_tags && (count || !f->project_id || f->status < 0)) {
+	/* With a tag, its rows carry project, status and created_at (schema 010), so the walk
+	 * stays inside process_tags_project_status / process_tags_project, in order. */
+	if (f->n_tags) {
 		pl->drive = DRIVE_TAG;
 	} else if (f->project_id && n_meta) {
 		for (size_t i = 0; i < n_meta && pl->drive == DRIVE_PROCESSES; i++)
@@ -81,8 +81,8 @@ static void make_plan(const struct process_filter *f, bool count, struct plan *p
 	if (pl->drive != DRIVE_PROCESSES) {
 		pl->id = "d.instance_id";
 		pl->alias = "d";
-		pl->join_p = f->org_id || f->status >= 0 || f->initiator_prefix || f->parent_instance_id ||
-			     f->restrict_to_visible;
+		pl->join_p = f->org_id || (f->status >= 0 && pl->drive != DRIVE_TAG) || f->initiator_prefix ||
+			     f->parent_instance_id || f->restrict_to_visible;
 	}
 }
 
@@ -169,7 +169,9 @@ static int where(struct buf *sql, const struct process_filter *f, const struct p
 		COND_AT("@.created_at > ?"), add_num(b, f->after_created);
 	if (f->before_created)
 		COND_AT("@.created_at < ?"), add_num(b, f->before_created);
-	if (f->status >= 0)
+	if (f->status >= 0 && pl->drive == DRIVE_TAG)
+		COND("d.status = ?"), add_text(b, proc_status_name((enum proc_status)f->status));
+	else if (f->status >= 0)
 		COND("p.status = ?"), add_text(b, proc_status_name((enum proc_status)f->status));
 	/* A count scans the prefix's range of processes_project_initiator (initiator is
 	 * compared in byte order: SQLite's BINARY.  Not the common subset: PostgreSQL needs

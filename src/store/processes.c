@@ -216,9 +216,10 @@ out:
 
 static int insert_tags(struct store_conn *c, const char *id, json_t *tags, struct err *e)
 {
-	/* project_id and created_at are copied from the process's row (schema 004). */
-	static const char SQL[] = "INSERT INTO process_tags (instance_id, tag, project_id, created_at)"
-				  " SELECT ?, ?, project_id, created_at FROM processes WHERE instance_id = ?"
+	/* project_id, created_at and status are copied from the process's row (schemas 004,
+	 * 010); the status is kept in step by proc_transition_in_tx. */
+	static const char SQL[] = "INSERT INTO process_tags (instance_id, tag, project_id, created_at, status)"
+				  " SELECT ?, ?, project_id, created_at, status FROM processes WHERE instance_id = ?"
 				  " ON CONFLICT DO NOTHING";
 	size_t i;
 	json_t *t;
@@ -313,6 +314,19 @@ int store_process_by_session(struct store_conn *c, const uint8_t hash[32], struc
 	return rc < 0 ? rc : 0;
 }
 
+/* The copy of the status in the process's tag rows (schema 010). */
+static int tags_status(struct store_conn *c, const char *id, enum proc_status to, struct err *e)
+{
+	static const char SQL[] = "UPDATE process_tags SET status = ? WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, proc_status_name(to));
+	store_bind_text(st, 2, id);
+	return store_step_done(st, e);
+}
+
 int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
 			  const char *node, int64_t now, struct err *e)
 {
@@ -362,7 +376,7 @@ int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_ma
 		store_bind_null(st, 6);
 	}
 	store_bind_text(st, 7, id);
-	if (store_step_done(st, e))
+	if (store_step_done(st, e) || tags_status(c, id, to, e))
 		return -1;
 	return record_status(c, id, to, now, e);
 }

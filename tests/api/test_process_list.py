@@ -258,3 +258,29 @@ def test_list_includes(d):
     p = d.admin.get("/api/v2/process", params={"projectId": d.p1_id, "limit": 5}).json()[-1]
     assert p["instanceId"] == d.n1 and p["tags"] == ["a", "b"] and p["meta"]["env"] == "prod-eu"
     assert "statusHistory" not in p
+
+
+def test_tag_and_status_follow_the_process(admin):
+    """A tag filter with a status reads the status copied into the tag rows (schema 010):
+    it follows every status change."""
+    org, _ = make_org(admin)
+    proj, proj_id = make_project(admin, org, rawPayloadMode="EVERYONE")
+    flow = "flows:\n  default:\n    - suspend: go\n"
+    pid = start_process(admin, flow, parts={"org": org, "project": proj, "tags": "waiting,x"})
+    wait_process(admin, pid, ("SUSPENDED",))
+
+    def count(status):
+        r = admin.get("/api/v2/process/count", params={"projectId": proj_id, "tags": "waiting", "status": status})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def listed(status):
+        r = admin.get("/api/v2/process", params={"projectId": proj_id, "tags": ["x", "waiting"], "status": status})
+        return [p["instanceId"] for p in r.json()]
+
+    assert count("SUSPENDED") == 1 and listed("SUSPENDED") == [pid]
+    assert count("FINISHED") == 0 and listed("FINISHED") == []
+    assert admin.post("/api/v1/process/%s/resume/go" % pid, json={}).status_code == 200
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    assert count("SUSPENDED") == 0 and listed("SUSPENDED") == []
+    assert count("FINISHED") == 1 and listed("FINISHED") == [pid]
