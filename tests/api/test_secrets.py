@@ -541,7 +541,7 @@ def test_access_rule_errors(world, admin):
     error(admin.post(base, json={"teamId": str(uuid.uuid4()), "level": "READER"}), 400, "Team not found")
     error(admin.post(base, json={"teamName": "nope", "level": "READER"}), 400, "Team not found")
     error(admin.post(base, json={"level": "READER"}), 400, "teamId")
-    error(admin.post(base, json={"teamId": foreign["id"], "level": "READER"}), 400, "does not belong")
+    error(admin.post(base, json={"teamId": foreign["id"], "level": "READER"}), 400, "another organization")
     error(admin.post(base + "/bulk", data="null", headers={"Content-Type": "application/json"}), 400, "null")
     error(admin.post(base + "/bulk", json={"teamId": t["id"]}), 400, "array")
     # one bad entry: nothing changes
