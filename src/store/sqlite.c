@@ -15,6 +15,7 @@
 
 #include "base/limits.h"
 #include "base/log.h"
+#include "store/sqlite_mem.h"
 #include "store/store_impl.h"
 
 struct sq_stmt {
@@ -54,9 +55,13 @@ static int sq_err(struct sq_conn *c, int rc, struct err *e)
 static struct store_conn *sq_open(struct store *s, struct err *e)
 {
 	struct sq_conn *c = calloc(1, sizeof *c);
+	struct err mem;
 	char *msg = NULL;
 	int rc;
 
+	/* Before SQLite's first use: per-run memory budgets of inventory queries. */
+	if (sqlite_mem_install(&mem))
+		LOG_W("%s; inventory queries will be refused", mem.msg);
 	if (!c) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		return NULL;
