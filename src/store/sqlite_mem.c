@@ -11,16 +11,24 @@ static _Thread_local struct sqlite_mem_budget *current;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int install_rc = -1;
 
-static bool charge(struct sqlite_mem_budget *b, int64_t n)
+/* Refuses what would take b past its limit: n, the size an allocation will have
+ * (rounded up as the allocator rounds), replacing old bytes. */
+static bool fits(struct sqlite_mem_budget *b, int64_t old, int n)
 {
-	if (n > 0 && b->used + n > b->limit) {
+	if (b->used - old + real.xRoundup(n) > b->limit) {
 		b->refused = true;
 		return false;
 	}
+	return true;
+}
+
+/* Charges the size the allocator reports for the block (malloc_usable_size where SQLite
+ * uses it), so that a block's free credits exactly what its allocation charged. */
+static void charge(struct sqlite_mem_budget *b, int64_t n)
+{
 	b->used += n;
 	if (b->used > b->peak)
 		b->peak = b->used;
-	return true;
 }
 
 static void *budget_malloc(int n)
@@ -28,12 +36,11 @@ static void *budget_malloc(int n)
 	struct sqlite_mem_budget *b = current;
 	void *p;
 
-	/* real.xRoundup(n) is what xSize will report for the block. */
-	if (b && !charge(b, real.xRoundup(n)))
+	if (b && !fits(b, 0, n))
 		return NULL;
 	p = real.xMalloc(n);
-	if (b && !p)
-		b->used -= real.xRoundup(n);
+	if (b && p)
+		charge(b, real.xSize(p));
 	return p;
 }
 
@@ -49,16 +56,16 @@ static void budget_free(void *p)
 static void *budget_realloc(void *p, int n)
 {
 	struct sqlite_mem_budget *b = current;
-	int64_t delta;
+	int64_t old;
 	void *q;
 
 	if (!b)
 		return real.xRealloc(p, n);
-	delta = (int64_t)real.xRoundup(n) - (p ? real.xSize(p) : 0);
-	if (!charge(b, delta))
+	old = p ? real.xSize(p) : 0;
+	if (!fits(b, old, n))
 		return NULL;
-	if (!(q = real.xRealloc(p, n)))
-		b->used -= delta;
+	if ((q = real.xRealloc(p, n)))
+		charge(b, real.xSize(q) - old);
 	return q;
 }
 

@@ -317,6 +317,25 @@ static void test_memory_budget_is_hard(void **state)
 	free(out);
 }
 
+/* What a connection allocates on the thread is credited back when it is closed. */
+static void test_memory_budget_balances(void **state)
+{
+	struct sqlite_mem_budget b = {.limit = 64 * 1024 * 1024};
+	sqlite3 *db;
+	(void)state;
+
+	sqlite_mem_attach(&b);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	exec_ok(db, "CREATE TABLE t(x); WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10000)"
+		    " INSERT INTO t SELECT randomblob(100) FROM r");
+	assert_true(b.used > 1000000);
+	sqlite3_close(db);
+	sqlite_mem_detach();
+	assert_int_equal(b.used, 0);
+	assert_true(b.peak > 1000000);
+	assert_false(b.refused);
+}
+
 struct hog {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -368,10 +387,15 @@ static void test_memory_of_other_threads_is_not_charged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_own_rows_only),	  cmocka_unit_test(test_containment_filter),
-	    cmocka_unit_test(test_dialect_end_to_end),	  cmocka_unit_test(test_escapes),
-	    cmocka_unit_test(test_authorizer_alone),	  cmocka_unit_test(test_check),
-	    cmocka_unit_test(test_memory_budget_is_hard), cmocka_unit_test(test_memory_of_other_threads_is_not_charged),
+	    cmocka_unit_test(test_own_rows_only),
+	    cmocka_unit_test(test_containment_filter),
+	    cmocka_unit_test(test_dialect_end_to_end),
+	    cmocka_unit_test(test_escapes),
+	    cmocka_unit_test(test_authorizer_alone),
+	    cmocka_unit_test(test_check),
+	    cmocka_unit_test(test_memory_budget_is_hard),
+	    cmocka_unit_test(test_memory_budget_balances),
+	    cmocka_unit_test(test_memory_of_other_threads_is_not_charged),
 	};
 	struct err e;
 
