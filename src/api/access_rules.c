@@ -117,6 +117,24 @@ int access_rules_update(struct api_call *c, const struct rbac_resource *r)
 	return rc;
 }
 
+/* The bulk body: a JSON array; null gets Concord's own message. */
+static int rules_body(struct api_call *c, json_t **body)
+{
+	int rc = http_body_json(c->req, body, &c->err);
+
+	if (rc == 0 && json_is_null(*body)) {
+		json_decref(*body);
+		*body = NULL;
+		return api_fail(c, ERR_INVALID, "List of teams is null.");
+	}
+	if (rc == 0 && !json_is_array(*body)) {
+		json_decref(*body);
+		*body = NULL;
+		return api_fail(c, ERR_INVALID, "request body must be a JSON array of access rules");
+	}
+	return rc;
+}
+
 int access_rules_replace(struct api_call *c, const struct rbac_resource *r)
 {
 	json_t *body = NULL, *entry;
@@ -126,7 +144,7 @@ int access_rules_replace(struct api_call *c, const struct rbac_resource *r)
 	int rc;
 
 	if ((rc = rbac_check(c->db, &c->who, r, ACCESS_OWNER, &c->err)) ||
-	    (rc = store_org_get(c->db, r->org_id, &org, &c->err)) || (rc = api_body_array(c, &body)))
+	    (rc = store_org_get(c->db, r->org_id, &org, &c->err)) || (rc = rules_body(c, &body)))
 		return rc;
 	if (json_array_size(body) > 0 && !(rules = calloc(json_array_size(body), sizeof *rules))) {
 		rc = api_fail(c, ERR_INTERNAL, "out of memory");

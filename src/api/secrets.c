@@ -8,6 +8,7 @@
 
 #include <sodium.h>
 
+#include "api/access_rules.h"
 #include "api/routes.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
@@ -126,9 +127,14 @@ int secrets_org(struct api_call *c, struct org *o)
 	return rbac_org(c->db, &c->who, o, RBAC_ORG_MEMBER, &c->err);
 }
 
+static struct rbac_resource secret_resource(const struct secret *s)
+{
+	return (struct rbac_resource){SECRET_RESOURCE, "secret", s->id, s->name, s->org_id, s->owner_id, s->is_public};
+}
+
 int secrets_check(struct api_call *c, const struct secret *s, enum access_level need)
 {
-	struct rbac_resource r = {SECRET_RESOURCE, "secret", s->id, s->name, s->org_id, s->owner_id, s->is_public};
+	struct rbac_resource r = secret_resource(s);
 	return rbac_check(c->db, &c->who, &r, need, &c->err);
 }
 
@@ -378,141 +384,34 @@ static int delete_secret(struct api_call *c)
 	return api_reply(c, json_pack("{s:b,s:s}", "ok", 1, "result", "DELETED"));
 }
 
-/* ---- access rules ---- */
+/* ---- access rules (api/access_rules.h checks access and does the rest) ---- */
+
+static int access_call(struct api_call *c, int (*fn)(struct api_call *, const struct rbac_resource *))
+{
+	struct org o;
+	struct secret s;
+	struct rbac_resource r;
+	int rc;
+
+	if ((rc = secrets_org(c, &o)) || (rc = store_secret_find(c->db, o.id, api_param(c, "name"), &s, &c->err)))
+		return rc;
+	r = secret_resource(&s);
+	return fn(c, &r);
+}
 
 static int list_access(struct api_call *c)
 {
-	struct access_rule *rules = NULL;
-	size_t n = 0;
-	struct org o;
-	struct secret s;
-	json_t *arr;
-	int rc;
-
-	if ((rc = secrets_load(c, &o, &s, ACCESS_READER)) ||
-	    (rc = store_access_list(c->db, SECRET_RESOURCE, s.id, &rules, &n, &c->err)))
-		return rc;
-	arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s}", "teamId", rules[i].team_id, "orgName",
-						     rules[i].org_name, "teamName", rules[i].team_name, "level",
-						     access_level_name(rules[i].level)));
-	free(rules);
-	return api_reply(c, arr);
-}
-
-/* One rule of a request body: the team (by teamId, else orgName+teamName, orgName
- * defaulting to the secret's org), which must belong to the secret's org, and a level. */
-static int parse_rule(struct api_call *c, json_t *entry, const struct org *o, struct team *t, enum access_level *level)
-{
-	const char *team_id = NULL, *org_name = NULL, *team_name = NULL, *lv = NULL;
-	struct org team_org;
-	struct err lookup;
-	int rc;
-
-	if (!json_is_object(entry))
-		return api_fail(c, ERR_INVALID, "an access rule must be a JSON object");
-	if (jsonx_str(entry, "teamId", false, &team_id, &c->err) ||
-	    jsonx_str(entry, "orgName", false, &org_name, &c->err) ||
-	    jsonx_str(entry, "teamName", false, &team_name, &c->err) || jsonx_str(entry, "level", true, &lv, &c->err))
-		return -ERR_INVALID;
-	if (access_level_parse(lv, level, &c->err))
-		return api_fail(c, ERR_INVALID, "Invalid access level: '%.32s' (expected READER, WRITER or OWNER)", lv);
-	if (team_id) {
-		rc = uuid_valid(team_id, strlen(team_id)) ? store_team_get(c->db, team_id, t, &lookup) : -ERR_NOT_FOUND;
-	} else if (team_name) {
-		const char *org_id = o->id;
-		rc = 0;
-		if (org_name && *org_name && strcmp(org_name, o->name) != 0) {
-			rc = store_org_find(c->db, org_name, &team_org, &lookup);
-			org_id = team_org.id;
-		}
-		if (rc == 0)
-			rc = store_team_find(c->db, org_id, team_name, t, &lookup);
-	} else {
-		return api_fail(c, ERR_INVALID, "an access rule needs 'teamId', or 'teamName' (with 'orgName')");
-	}
-	if (rc == -ERR_NOT_FOUND)
-		return api_fail(c, ERR_INVALID, "Team not found: %.128s", team_id ? team_id : team_name);
-	if (rc) {
-		c->err = lookup;
-		return rc;
-	}
-	if (strcmp(t->org_id, o->id) != 0)
-		return api_fail(c, ERR_INVALID, "Team %s does not belong to the organization %s", t->name, o->name);
-	return 0;
+	return access_call(c, access_rules_list);
 }
 
 static int update_access(struct api_call *c)
 {
-	json_t *body = NULL;
-	enum access_level level;
-	struct team t;
-	struct org o;
-	struct secret s;
-	int rc;
-
-	if ((rc = secrets_load(c, &o, &s, ACCESS_OWNER)) || (rc = api_body_object(c, &body)))
-		return rc;
-	rc = parse_rule(c, body, &o, &t, &level);
-	if (rc == 0)
-		rc = store_access_upsert(c->db, SECRET_RESOURCE, s.id, t.id, level, &c->err);
-	json_decref(body);
-	return rc ? rc : api_reply_result(c, "UPDATED", NULL);
-}
-
-static int replace_rules(struct api_call *c, const char *secret_id, const struct team *teams,
-			 const enum access_level *levels, size_t n)
-{
-	int rc = store_tx_begin(c->db, &c->err);
-
-	if (rc)
-		return rc;
-	rc = store_access_clear(c->db, SECRET_RESOURCE, secret_id, &c->err);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = store_access_upsert(c->db, SECRET_RESOURCE, secret_id, teams[i].id, levels[i], &c->err);
-	if (rc == 0)
-		rc = store_tx_commit(c->db, &c->err);
-	if (rc)
-		store_tx_rollback(c->db);
-	return rc;
+	return access_call(c, access_rules_update);
 }
 
 static int bulk_access(struct api_call *c)
 {
-	json_t *body = NULL;
-	struct team *teams = NULL;
-	enum access_level *levels = NULL;
-	struct org o;
-	struct secret s;
-	size_t n;
-	int rc;
-
-	if ((rc = secrets_load(c, &o, &s, ACCESS_OWNER)))
-		return rc;
-	if ((rc = http_body_json(c->req, &body, &c->err)))
-		return rc;
-	if (json_is_null(body)) {
-		json_decref(body);
-		return api_fail(c, ERR_INVALID, "List of teams is null.");
-	}
-	if (!json_is_array(body)) {
-		json_decref(body);
-		return api_fail(c, ERR_INVALID, "request body must be a JSON array of access rules");
-	}
-	n = json_array_size(body);
-	teams = calloc(n + 1, sizeof *teams);
-	levels = calloc(n + 1, sizeof *levels);
-	if (!teams || !levels)
-		rc = api_fail(c, ERR_INTERNAL, "out of memory");
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = parse_rule(c, json_array_get(body, i), &o, &teams[i], &levels[i]);
-	if (rc == 0)
-		rc = replace_rules(c, s.id, teams, levels, n);
-	free(teams);
-	free(levels);
-	json_decref(body);
-	return rc ? rc : api_reply_result(c, "UPDATED", NULL);
+	return access_call(c, access_rules_replace);
 }
 
 const struct api_route api_secret_routes[] = {

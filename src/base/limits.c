@@ -12,6 +12,7 @@ void limits_defaults(void)
 	    .http_timeout_s = 60,
 	    .multipart_parts = 256,
 	    .json_depth = 64,
+	    .store_value_bytes = 1000 * 1000 * 1000,
 	    .secret_bytes = 1024 * 1024,
 	    .list_default = 100,
 	    .list_max = 1000,

@@ -19,6 +19,8 @@ struct limits {
 	unsigned http_timeout_s;  /* idle connection timeout */
 	size_t multipart_parts;	  /* parts in one multipart body */
 	size_t json_depth;	  /* nesting of request JSON */
+	/* Database */
+	size_t store_value_bytes; /* one text or blob value (SQLite's SQLITE_LIMIT_LENGTH) */
 	/* Secrets */
 	size_t secret_bytes; /* plaintext of one secret */
 	/* Lists */

@@ -64,6 +64,8 @@ static const struct config_opt opts[] = {
     {"limit-http-timeout-s", CONFIG_UINT, "60", 1, 3600, &cfg.timeout_s, "idle connection timeout in seconds"},
     {"limit-json-depth", CONFIG_SIZE, "64", 2, 1024, &limits.json_depth, "nesting depth of request JSON"},
     {"limit-multipart-parts", CONFIG_SIZE, "256", 1, 100000, &limits.multipart_parts, "parts in one multipart request"},
+    {"limit-store-value-bytes", CONFIG_SIZE, "1000000000", 65536, 1000000000, &limits.store_value_bytes,
+     "one text or blob value the database stores (over it: 413)"},
     {"limit-secret-bytes", CONFIG_SIZE, "1M", 1, 1ULL << 30, &limits.secret_bytes, "size of one secret's data"},
     {"limit-list-default", CONFIG_SIZE, "100", 1, 100000, &limits.list_default,
      "items per page when a list request gives no limit"},

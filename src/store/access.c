@@ -37,10 +37,14 @@ int team_role_parse(const char *s, enum team_role *out, struct err *e)
 	return err_set(e, ERR_INVALID, "invalid team role '%.40s': must be OWNER, MAINTAINER or MEMBER", s ? s : "");
 }
 
+/* The strongest of the names in column 0 of st's rows (its index in names; 0 = none).
+ * *out is always written: 0, the weakest, when the step fails, so that no caller can act
+ * on an unset level.  A column read out of memory fails the next step (store.h). */
 static int max_named(struct store_stmt *st, const char *const *names, int n_names, int *out, struct err *e)
 {
 	int rc, best = 0;
 
+	*out = 0;
 	while ((rc = store_step(st, e)) == STORE_ROW) {
 		const char *v = store_col_text(st, 0);
 		for (int i = 1; i < n_names; i++)
@@ -60,7 +64,7 @@ int store_org_member_role(struct store_conn *c, const char *org_id, const char *
 	static const char SQL[] = "SELECT tu.role FROM team_users tu JOIN teams t ON t.id = tu.team_id"
 				  " WHERE t.org_id = ? AND tu.user_id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int best, rc;
+	int best = 0, rc;
 
 	if (!st)
 		return -1;
@@ -76,7 +80,7 @@ int store_team_member_role(struct store_conn *c, const char *team_id, const char
 {
 	static const char SQL[] = "SELECT role FROM team_users WHERE team_id = ? AND user_id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int best, rc;
+	int best = 0, rc;
 
 	if (!st)
 		return -1;
@@ -94,7 +98,7 @@ int store_access_level(struct store_conn *c, const char *resource_type, const ch
 				  " JOIN team_users tu ON tu.team_id = ra.team_id"
 				  " WHERE ra.resource_type = ? AND ra.resource_id = ? AND tu.user_id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int best, rc;
+	int best = 0, rc;
 
 	if (!st)
 		return -1;

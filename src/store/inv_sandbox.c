@@ -12,6 +12,7 @@
 #include "base/rand.h"
 #include "store/inv_dialect.h"
 #include "store/inv_json.h"
+#include "store/sqlite_mem.h"
 
 #define ITEMS_TABLE "inventory_items"
 #define KEYS_TABLE "inventory_item_keys"
@@ -33,9 +34,9 @@ struct run {
 	int n_keys;
 	sqlite3_stmt *count;
 	struct timespec deadline;
-	bool timed_out, out_of_memory;
-	sqlite3_int64 mem_base;
-	char denied[128]; /* what the authorizer refused last, for the error message */
+	bool timed_out;
+	struct sqlite_mem_budget mem; /* this run's SQLite allocations (store/sqlite_mem.h) */
+	char denied[128];	      /* what the authorizer refused last, for the error message */
 };
 
 static void fn_scope(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -346,10 +347,6 @@ static int progress(void *ud)
 		r->timed_out = true;
 		return 1;
 	}
-	if (sqlite3_memory_used() - r->mem_base > (sqlite3_int64)INV_QUERY_MEMORY_BYTES) {
-		r->out_of_memory = true;
-		return 1;
-	}
 	return 0;
 }
 
@@ -570,9 +567,6 @@ static int step_all(struct run *r, sqlite3_stmt *st, json_t *rows, struct err *e
 		return 0;
 	if (r->timed_out)
 		return err_set(e, ERR_INVALID, "query stopped after %u ms (limit query_timeout_ms)", r->q->timeout_ms);
-	if (r->out_of_memory)
-		return err_set(e, ERR_INVALID, "query stopped: it used more than %u MiB of memory",
-			       INV_QUERY_MEMORY_BYTES / (1024 * 1024));
 	set_db_error(r, "query failed", sqlite3_errmsg(r->db), e);
 	return -1;
 }
@@ -610,12 +604,34 @@ static int execute(struct run *r, json_t *rows, struct err *e)
 		r->deadline.tv_sec++;
 		r->deadline.tv_nsec -= 1000000000;
 	}
-	r->mem_base = sqlite3_memory_used();
 	sqlite3_progress_handler(r->db, 1000, progress, r);
 	rc = step_all(r, st, rows, e);
 out:
 	sqlite3_finalize(st);
 	inv_translation_cleanup(&t);
+	return rc;
+}
+
+/* Starts a run: its memory budget is attached to this thread before the connection is
+ * opened, so that everything the connection allocates is charged to it. */
+static int run_begin(struct run *r, struct err *e)
+{
+	if (sqlite_mem_install(e))
+		return -1;
+	r->mem.limit = (int64_t)(r->q->max_memory ? r->q->max_memory : INV_QUERY_MEMORY_BYTES);
+	sqlite_mem_attach(&r->mem);
+	return 0;
+}
+
+/* Ends a run begun by run_begin: closes the connection (still charged to the run), detaches
+ * the budget and, when the budget refused an allocation, makes that the error. */
+static int run_end(struct run *r, int rc, struct err *e)
+{
+	run_cleanup(r);
+	sqlite_mem_detach();
+	if (rc && r->mem.refused)
+		return err_set(e, ERR_INVALID, "query stopped: it needed more than %lld bytes of memory",
+			       (long long)r->mem.limit);
 	return rc;
 }
 
@@ -628,14 +644,17 @@ int inv_sandbox_run(const struct inv_query_req *q, json_t **rows, struct err *e)
 	*rows = NULL;
 	if (!out)
 		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (run_begin(&r, e)) {
+		json_decref(out);
+		return -1;
+	}
 	if (open_db(&r, q->db_path, e) == 0 && execute(&r, out, e) == 0) {
 		*rows = out;
 		out = NULL;
 		rc = 0;
 	}
 	json_decref(out);
-	run_cleanup(&r);
-	return rc;
+	return run_end(&r, rc, e);
 }
 
 int inv_sandbox_check(const char *db_path, const char *text, size_t text_len, struct err *e)
@@ -649,11 +668,12 @@ int inv_sandbox_check(const char *db_path, const char *text, size_t text_len, st
 	if (inv_dialect_translate(text, text_len, "inventory_data", &t, e))
 		return -1;
 	inv_translation_cleanup(&t);
+	if (run_begin(&r, e))
+		return -1;
 	if (open_db(&r, db_path, e) == 0 && inv_dialect_translate(text, text_len, r.view_all, &t, e) == 0 &&
 	    prepare(&r, t.sql, &st, e) == 0)
 		rc = 0;
 	sqlite3_finalize(st);
 	inv_translation_cleanup(&t);
-	run_cleanup(&r);
-	return rc;
+	return run_end(&r, rc, e);
 }

@@ -24,8 +24,11 @@
  * PRAGMA, ATTACH, writes, DDL, transactions, randomblob, zeroblob, printf, load_extension,
  * …) is denied when the statement is prepared.  A statement must be exactly one read-only
  * SELECT (the tail after prepare must be empty).  A progress handler stops it after the
- * time limit or when SQLite's memory use grows by more than INV_QUERY_MEMORY_BYTES; rows
- * past the row limit and results past INV_QUERY_RESULT_BYTES stop it too.
+ * time limit.  Memory: everything SQLite allocates for the run (its connection, page
+ * caches, sorters, values) is charged to a budget of this run alone (store/sqlite_mem.h),
+ * max_memory bytes (INV_QUERY_MEMORY_BYTES by default); an allocation past it fails and
+ * stops the query, whatever other queries or connections do at the same time.  Rows past
+ * the row limit and results past INV_QUERY_RESULT_BYTES stop it too.
  *
  * Key index: when the translator reports that the query filters `item_data @> ?::jsonb`
  * in a conjunctive WHERE over inventory_data alone, the filter's scalar keys
@@ -51,6 +54,7 @@ struct inv_query_req {
 	size_t filter_len;
 	unsigned timeout_ms; /* 0: no time limit */
 	size_t max_rows;     /* 0: no row limit */
+	size_t max_memory;   /* bytes SQLite may hold for the run; 0: INV_QUERY_MEMORY_BYTES */
 };
 
 /* Runs the query; *rows (new) is a JSON array with one element per row: the single column's
@@ -63,7 +67,7 @@ struct inv_query_req {
 int inv_sandbox_run(const struct inv_query_req *q, json_t **rows, struct err *e) WUR;
 
 /* Validates a query text as it would run (translation and prepare inside the sandbox, no
- * execution); errors as inv_sandbox_run. */
+ * execution, the default memory budget); errors as inv_sandbox_run. */
 int inv_sandbox_check(const char *db_path, const char *text, size_t text_len, struct err *e) WUR;
 
 #endif

@@ -1,18 +1,31 @@
 /* SQLite backend of store.h: WAL, one connection per thread, statements cached per
- * connection by SQL pointer. */
+ * connection by SQL pointer.
+ *
+ * Errors of the calls that return nothing (binds, column reads) are sticky, as SQLite
+ * itself keeps a statement's error until it is reset: the first failing bind or column
+ * read records its result code in the statement, the next step returns it without
+ * running the statement, and store_stmt_check reports it after a row was read.  A
+ * statement reset with an error nobody asked for logs it. */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
+#include "base/limits.h"
 #include "base/log.h"
+#include "store/sqlite_mem.h"
 #include "store/store_impl.h"
 
 struct sq_stmt {
 	struct store_conn *conn; /* must be first: see store.c */
 	sqlite3_stmt *st;
 	const char *sql;
+	int err;       /* first SQLite result code of a failed bind or column read; 0 if none */
+	int err_idx;   /* its parameter or column index */
+	int64_t size;  /* the size of the value bound when err is SQLITE_TOOBIG */
+	bool reported; /* err was returned to a caller */
 };
 
 struct sq_conn {
@@ -26,6 +39,11 @@ static int sq_err(struct sq_conn *c, int rc, struct err *e)
 {
 	int ext = sqlite3_extended_errcode(c->db);
 
+	if ((rc & 0xff) == SQLITE_TOOBIG)
+		return err_set(e, ERR_TOO_LARGE, "value too large for the database (limit %d bytes)",
+			       sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, -1));
+	if ((rc & 0xff) == SQLITE_NOMEM)
+		return err_set(e, ERR_INTERNAL, "database: out of memory");
 	if ((rc & 0xff) == SQLITE_CONSTRAINT &&
 	    (ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY))
 		return err_set(e, ERR_CONFLICT, "duplicate: %s", sqlite3_errmsg(c->db));
@@ -37,9 +55,13 @@ static int sq_err(struct sq_conn *c, int rc, struct err *e)
 static struct store_conn *sq_open(struct store *s, struct err *e)
 {
 	struct sq_conn *c = calloc(1, sizeof *c);
+	struct err mem;
 	char *msg = NULL;
 	int rc;
 
+	/* Before SQLite's first use: per-run memory budgets of inventory queries. */
+	if (sqlite_mem_install(&mem))
+		LOG_W("%s; inventory queries will be refused", mem.msg);
 	if (!c) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		return NULL;
@@ -54,6 +76,11 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 		goto fail;
 	}
 	sqlite3_busy_timeout(c->db, 10000);
+	/* A value over the limit fails its bind with SQLITE_TOOBIG (413); 0 (limits never set,
+	 * as in some unit tests) keeps SQLite's compiled-in limit. */
+	if (limits.store_value_bytes)
+		sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH,
+			      limits.store_value_bytes < INT32_MAX ? (int)limits.store_value_bytes : INT32_MAX);
 	sqlite3_extended_result_codes(c->db, 1);
 	/* mmap_size: reads of the first GiB come from the shared page cache of the kernel
 	 * without a pread and a copy per page (each connection's own cache is 2 MB), which
@@ -161,63 +188,145 @@ static struct store_stmt *sq_prepare(struct store_conn *base, const char *sql, s
 	return (struct store_stmt *)s;
 }
 
-#define ST(x) (((struct sq_stmt *)(x))->st)
+#define SQ(x) ((struct sq_stmt *)(x))
+#define ST(x) (SQ(x)->st)
+#define DB(x) (((struct sq_conn *)SQ(x)->conn)->db)
+
+/* Records the first failure of a bind or column read (see the top of this file). */
+static void sticky(struct store_stmt *st, int rc, int idx, int64_t size)
+{
+	/* A parameter index out of range is a mistake in the SQL or the code that binds. */
+	assert((rc & 0xff) != SQLITE_RANGE);
+	if (rc == SQLITE_OK || SQ(st)->err)
+		return;
+	SQ(st)->err = rc;
+	SQ(st)->err_idx = idx;
+	SQ(st)->size = size;
+}
+
+/* The sticky error of st as a struct err (0 when there is none). */
+static int sticky_err(struct store_stmt *st, struct err *e)
+{
+	struct sq_stmt *s = SQ(st);
+
+	if (s->err)
+		s->reported = true;
+	switch (s->err & 0xff) {
+	case SQLITE_OK:
+		return 0;
+	case SQLITE_TOOBIG:
+		return err_set(e, ERR_TOO_LARGE, "a value of %lld bytes is too large for the database (limit %d bytes)",
+			       (long long)s->size, sqlite3_limit(DB(st), SQLITE_LIMIT_LENGTH, -1));
+	case SQLITE_NOMEM:
+		return err_set(e, ERR_INTERNAL, "database: out of memory (value %d)", s->err_idx);
+	default:
+		return err_set(e, ERR_INTERNAL, "database: value %d: %s", s->err_idx, sqlite3_errstr(s->err));
+	}
+}
 
 static void sq_bind_text(struct store_stmt *st, int idx, const char *v)
 {
-	sqlite3_bind_text(ST(st), idx, v, -1, SQLITE_TRANSIENT);
+	size_t n = strlen(v);
+
+	/* sqlite3_bind_text64 answers TOOBIG itself past SQLITE_LIMIT_LENGTH. */
+	sticky(st, sqlite3_bind_text64(ST(st), idx, v, n, SQLITE_TRANSIENT, SQLITE_UTF8), idx, (int64_t)n);
 }
 
 static void sq_bind_blob(struct store_stmt *st, int idx, const void *p, size_t n)
 {
-	sqlite3_bind_blob64(ST(st), idx, n ? p : "", n, SQLITE_TRANSIENT);
+	sticky(st, sqlite3_bind_blob64(ST(st), idx, n ? p : "", n, SQLITE_TRANSIENT), idx, (int64_t)n);
 }
 
 static void sq_bind_int64(struct store_stmt *st, int idx, int64_t v)
 {
-	sqlite3_bind_int64(ST(st), idx, v);
+	sticky(st, sqlite3_bind_int64(ST(st), idx, v), idx, 0);
 }
 
 static void sq_bind_null(struct store_stmt *st, int idx)
 {
-	sqlite3_bind_null(ST(st), idx);
+	sticky(st, sqlite3_bind_null(ST(st), idx), idx, 0);
 }
 
 static int sq_step(struct store_stmt *st, struct err *e)
 {
-	int rc = sqlite3_step(ST(st));
+	int rc;
 
+	if (SQ(st)->err)
+		return sticky_err(st, e);
+	rc = sqlite3_step(ST(st));
 	if (rc == SQLITE_ROW)
 		return STORE_ROW;
 	if (rc == SQLITE_DONE)
 		return STORE_DONE;
-	return sq_err((struct sq_conn *)((struct sq_stmt *)st)->conn, rc, e);
+	return sq_err((struct sq_conn *)SQ(st)->conn, rc, e);
+}
+
+static int sq_check(struct store_stmt *st, struct err *e)
+{
+	return sticky_err(st, e);
+}
+
+/* A NULL from sqlite3_column_text/blob is SQL NULL, an empty blob, or out of memory; only
+ * the connection's error code right after the call tells them apart. */
+static void column_failed(struct store_stmt *st, int idx)
+{
+	int rc = sqlite3_errcode(DB(st));
+
+	if (rc == SQLITE_NOMEM)
+		sticky(st, rc, idx, 0);
+}
+
+static void assert_column(struct store_stmt *st, int idx)
+{
+	assert(idx >= 0 && idx < sqlite3_column_count(ST(st)));
+	(void)st;
+	(void)idx;
 }
 
 static const char *sq_col_text(struct store_stmt *st, int idx)
 {
-	return (const char *)sqlite3_column_text(ST(st), idx);
+	const char *p;
+
+	assert_column(st, idx);
+	if (!(p = (const char *)sqlite3_column_text(ST(st), idx)))
+		column_failed(st, idx);
+	return p;
 }
 
 static const void *sq_col_blob(struct store_stmt *st, int idx, size_t *n)
 {
-	const void *p = sqlite3_column_blob(ST(st), idx);
-	*n = (size_t)sqlite3_column_bytes(ST(st), idx);
+	const void *p;
+
+	assert_column(st, idx);
+	if (!(p = sqlite3_column_blob(ST(st), idx)))
+		column_failed(st, idx);
+	*n = p ? (size_t)sqlite3_column_bytes(ST(st), idx) : 0;
 	return p;
 }
 
 static int64_t sq_col_int64(struct store_stmt *st, int idx)
 {
+	assert_column(st, idx);
 	return sqlite3_column_int64(ST(st), idx);
 }
 
 static bool sq_col_is_null(struct store_stmt *st, int idx)
 {
+	assert_column(st, idx);
 	return sqlite3_column_type(ST(st), idx) == SQLITE_NULL;
 }
 
 static void sq_reset(struct store_stmt *st)
 {
+	struct sq_stmt *s = SQ(st);
+
+	if (s->err && !s->reported) {
+		struct err e;
+		(void)sticky_err(st, &e);
+		LOG_E("database error nobody checked (%.60s): %s", s->sql, e.msg);
+	}
+	s->err = 0;
+	s->reported = false;
 	sqlite3_reset(ST(st));
 	sqlite3_clear_bindings(ST(st));
 }
@@ -250,6 +359,7 @@ const struct store_ops store_sqlite_ops = {
     .bind_int64 = sq_bind_int64,
     .bind_null = sq_bind_null,
     .step = sq_step,
+    .check = sq_check,
     .col_text = sq_col_text,
     .col_blob = sq_col_blob,
     .col_int64 = sq_col_int64,

@@ -1,5 +1,6 @@
 #include "store/store.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,13 +41,16 @@ struct store *store_open(const char *url, struct err *e)
 		return NULL;
 	}
 	s->ops = &store_sqlite_ops;
-	s->path = strdup(path);
-	s->data_dir = dirname_of(path);
 	pthread_mutex_init(&s->lock, NULL);
+	if (!(s->path = strdup(path)) || !(s->data_dir = dirname_of(path))) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto fail;
+	}
 	if (pthread_key_create(&s->key, NULL) != 0) {
 		err_set(e, ERR_INTERNAL, "cannot create thread key");
 		goto fail;
 	}
+	s->has_key = true;
 	if (store_migrate(s, e))
 		goto fail;
 	return s;
@@ -61,7 +65,8 @@ void store_close(struct store *s)
 		return;
 	for (size_t i = 0; i < s->n_conns; i++)
 		s->ops->conn_close(s->conns[i]);
-	pthread_key_delete(s->key);
+	if (s->has_key) /* s->key of a failed create may be another module's key */
+		pthread_key_delete(s->key);
 	pthread_mutex_destroy(&s->lock);
 	free(s->path);
 	free(s->data_dir);
@@ -127,7 +132,13 @@ void store_bind_null(struct store_stmt *st, int idx)
 
 int store_step(struct store_stmt *st, struct err *e)
 {
+	assert(st);
 	return OPS(st)->step(st, e);
+}
+
+int store_stmt_check(struct store_stmt *st, struct err *e)
+{
+	return OPS(st)->check(st, e);
 }
 
 const char *store_col_text(struct store_stmt *st, int idx)
@@ -219,12 +230,16 @@ int store_one(struct store_stmt *st, store_read_fn read, void *out, const char *
 {
 	int rc = store_step(st, e);
 
-	if (rc == STORE_ROW)
+	if (rc == STORE_ROW) {
 		read(st, out);
+		rc = store_stmt_check(st, e);
+		store_reset(st);
+		return rc;
+	}
 	store_reset(st);
 	if (rc == STORE_DONE)
 		return err_set(e, ERR_NOT_FOUND, "%s not found: %.128s", what, key);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 int store_collect(struct store_stmt *st, size_t elem_size, store_read_fn read, void **out, size_t *n, struct err *e)
@@ -245,6 +260,8 @@ int store_collect(struct store_stmt *st, size_t elem_size, store_read_fn read, v
 			arr = grown;
 		}
 		read(st, arr + len++ * elem_size);
+		if ((rc = store_stmt_check(st, e)))
+			break;
 	}
 	store_reset(st);
 	if (rc < 0) {

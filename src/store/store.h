@@ -25,8 +25,19 @@
  * Backends implement struct store_ops (sqlite.c now; pg.c later) and are chosen once
  * by the URL given to store_open.  SQL is written in the common subset of SQLite and
  * PostgreSQL with `?` placeholders (a PostgreSQL backend rewrites them to $n).
- * A unique-constraint violation surfaces from store_step as ERR_CONFLICT; everything else
- * the database reports is ERR_INTERNAL with the database's message. */
+ * A unique-constraint violation surfaces from store_step as ERR_CONFLICT, a value larger
+ * than the database takes (SQLite's SQLITE_LIMIT_LENGTH, see limits.store_value_bytes) as
+ * ERR_TOO_LARGE; everything else the database reports is ERR_INTERNAL with the database's
+ * message.
+ *
+ * Errors are never silent, yet binds return nothing: as in SQLite, the first bind that
+ * fails (value too large, out of memory) is remembered by the statement, and the next
+ * store_step returns it without running the statement.  A column read that runs out of
+ * memory returns NULL and is remembered the same way: store_one and store_collect check
+ * after reading each row; code that steps by hand and reads a column whose NULL it cannot
+ * tell from a failure calls store_stmt_check.  store_reset forgets the error (and logs
+ * one that nobody was told about).  Binding past the statement's parameters or reading
+ * past its columns is a programming error (assert). */
 
 struct store;
 struct store_conn;
@@ -44,6 +55,7 @@ struct store_ops {
 	void (*bind_int64)(struct store_stmt *st, int idx, int64_t v);
 	void (*bind_null)(struct store_stmt *st, int idx);
 	int (*step)(struct store_stmt *st, struct err *e);
+	int (*check)(struct store_stmt *st, struct err *e);
 	const char *(*col_text)(struct store_stmt *st, int idx);
 	const void *(*col_blob)(struct store_stmt *st, int idx, size_t *n);
 	int64_t (*col_int64)(struct store_stmt *st, int idx);
@@ -69,7 +81,10 @@ void store_bind_text(struct store_stmt *st, int idx, const char *v); /* NULL bin
 void store_bind_blob(struct store_stmt *st, int idx, const void *p, size_t n);
 void store_bind_int64(struct store_stmt *st, int idx, int64_t v);
 void store_bind_null(struct store_stmt *st, int idx);
+/* STORE_ROW, STORE_DONE, or < 0: the statement's sticky error, else the step's own. */
 int store_step(struct store_stmt *st, struct err *e) WUR;
+/* 0, or < 0 with the sticky error of a bind or column read since the last reset. */
+int store_stmt_check(struct store_stmt *st, struct err *e) WUR;
 /* Column values are borrowed until the next step or reset of st. */
 const char *store_col_text(struct store_stmt *st, int idx); /* NULL for SQL NULL */
 const void *store_col_blob(struct store_stmt *st, int idx, size_t *n);

@@ -14,6 +14,7 @@ struct store {
 	char *path;	/* backend-specific location (SQLite file) */
 	char *data_dir; /* folder of the database file, if any */
 	pthread_key_t key;
+	bool has_key; /* key was created (and is ours to delete) */
 	pthread_mutex_t lock;
 	struct store_conn *conns[STORE_MAX_CONNS];
 	size_t n_conns;

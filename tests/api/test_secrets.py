@@ -541,7 +541,7 @@ def test_access_rule_errors(world, admin):
     error(admin.post(base, json={"teamId": str(uuid.uuid4()), "level": "READER"}), 400, "Team not found")
     error(admin.post(base, json={"teamName": "nope", "level": "READER"}), 400, "Team not found")
     error(admin.post(base, json={"level": "READER"}), 400, "teamId")
-    error(admin.post(base, json={"teamId": foreign["id"], "level": "READER"}), 400, "does not belong")
+    error(admin.post(base, json={"teamId": foreign["id"], "level": "READER"}), 400, "another organization")
     error(admin.post(base + "/bulk", data="null", headers={"Content-Type": "application/json"}), 400, "null")
     error(admin.post(base + "/bulk", json={"teamId": t["id"]}), 400, "array")
     # one bad entry: nothing changes
@@ -551,3 +551,20 @@ def test_access_rule_errors(world, admin):
     assert [x["level"] for x in admin.get(base).json()] == ["READER"]
     error(admin.post(API % org["name"] + "/nope/access", json={"teamId": t["id"], "level": "READER"}), 404,
           "not found")
+
+
+# ---- the database's own limit (issue 15 part 5) --------------------------------------------
+
+def test_secret_over_the_store_value_limit_is_413_and_nothing_is_stored(fresh_server):
+    """A value the database refuses (SQLITE_TOOBIG) is 413 naming the limit, not 500 and
+    not a NULL stored in its place."""
+    from conftest import ADMIN_KEY, Client
+    srv = fresh_server(args=["--limit-store-value-bytes", "65536"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    org = unique("org")
+    assert admin.post("/api/v1/org", json={"name": org}).status_code == 200
+    msg = error(create(admin, org, type="data", name="big", data=("d", b"x" * 200000)), 413, "too large")
+    assert "65536" in msg
+    assert admin.get(API % org + "/big").status_code == 404
+    create_ok(admin, org, type="data", name="small", data=("d", b"x" * 1000))
+    assert export(admin, org, "small").content == b"x" * 1000

@@ -151,3 +151,52 @@ def test_writer_can_update_and_move_but_owner_change_needs_owner(matrix):
     foreign = w.org()
     error(writer.post(path, json={"orgName": foreign["name"]}), 403, "organization")
     assert creator.get(path).status_code == 200
+
+
+# ---- access rules: secrets answer exactly as projects and inventories (issue 15 part 4) ---------
+
+def access_rules_world(matrix):
+    """A secret, a team of its org and the path of its access endpoint."""
+    w, org = matrix["world"], matrix["org"]
+    name = make_secret(matrix, "PRIVATE")
+    return org, w.team(org), API % org["name"] + "/" + name + "/access"
+
+
+def test_access_rule_invalid_team_id_names_the_field(matrix):
+    admin = matrix["users"]["admin"]
+    _, _, base = access_rules_world(matrix)
+    msg = error(admin.post(base, json={"teamId": "not-a-uuid", "level": "READER"}), 400, "'teamId' must be a UUID")
+    assert "not-a-uuid" in msg
+
+
+@pytest.mark.parametrize("foreign_exists", [True, False])
+def test_access_rule_foreign_org_name_is_refused_not_looked_up(matrix, foreign_exists):
+    admin, w = matrix["users"]["admin"], matrix["world"]
+    org, team, base = access_rules_world(matrix)
+    if foreign_exists:  # a team of the same name in another org must not be found through it
+        other = w.org()
+        foreign_name = other["name"]
+        r = admin.post("/api/v1/org/%s/team" % foreign_name, json={"name": team["name"]})
+        assert r.status_code == 200, r.text
+    else:
+        foreign_name = "no-such-org-" + team["name"]
+    before = admin.get(base).json()
+    error(admin.post(base, json={"orgName": foreign_name, "teamName": team["name"], "level": "READER"}), 400,
+          "'orgName' must be the organization of the resource")
+    assert admin.get(base).json() == before
+    # the secret's own org name is accepted
+    r = admin.post(base, json={"orgName": org["name"], "teamName": team["name"], "level": "READER"})
+    assert r.status_code == 200, r.text
+
+
+def test_access_rule_bulk_error_names_the_entry(matrix):
+    admin = matrix["users"]["admin"]
+    _, team, base = access_rules_world(matrix)
+    assert admin.post(base, json={"teamId": team["id"], "level": "WRITER"}).status_code == 200
+    before = admin.get(base).json()
+    msg = error(admin.post(base + "/bulk", json=[{"teamId": team["id"], "level": "OWNER"},
+                                                 {"teamName": "ghost", "level": "READER"}]), 400, "access rule 2")
+    assert "Team not found" in msg
+    msg = error(admin.post(base + "/bulk", json=[{"teamId": team["id"], "level": "ADMIN"}]), 400, "access rule 1")
+    assert "ADMIN" in msg
+    assert admin.get(base).json() == before

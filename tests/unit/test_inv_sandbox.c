@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <time.h>
+
 #include <cmocka.h>
 
 #include "../../src/store/inv_sandbox.c"
@@ -102,7 +105,14 @@ static int teardown(void **state)
 }
 
 /* Runs text on inventory 1; returns the compact JSON result or "ERR: <message>" (caller frees). */
+static char *run_mem(const char *text, const char *filter, unsigned timeout_ms, size_t max_memory);
+
 static char *run(const char *text, const char *filter, unsigned timeout_ms)
+{
+	return run_mem(text, filter, timeout_ms, 0);
+}
+
+static char *run_mem(const char *text, const char *filter, unsigned timeout_ms, size_t max_memory)
 {
 	struct inv_query_req q = {.db_path = db_path,
 				  .inventory = 1,
@@ -112,7 +122,8 @@ static char *run(const char *text, const char *filter, unsigned timeout_ms)
 				  .filter = filter,
 				  .filter_len = filter ? strlen(filter) : 0,
 				  .timeout_ms = timeout_ms,
-				  .max_rows = 100};
+				  .max_rows = 100,
+				  .max_memory = max_memory};
 	struct err e = {0};
 	json_t *rows = NULL;
 	char *out;
@@ -286,12 +297,110 @@ static void test_check(void **state)
 	assert_non_null(strstr(e.msg, "nosuch"));
 }
 
+/* ---- memory: a budget per query (issue 15 part 6) ---- */
+
+/* Sorting 300,000 rows in random order holds a few MiB in SQLite's sorter. */
+#define SORT_QUERY                                                                                                     \
+	"select count(*) from (with recursive r(n) as (select 1 union all select n + 1 from r where n < 300000)"       \
+	" select n from r order by (n * 7919) % 300007)"
+
+static void test_memory_budget_is_hard(void **state)
+{
+	char *out;
+	(void)state;
+
+	out = run_mem(SORT_QUERY, NULL, 0, 1024 * 1024);
+	assert_non_null(strstr(out, "needed more than 1048576 bytes of memory"));
+	free(out);
+	out = run(SORT_QUERY, NULL, 0);
+	assert_string_equal(out, "[300000]");
+	free(out);
+}
+
+/* What a connection allocates on the thread is credited back when it is closed. */
+static void test_memory_budget_balances(void **state)
+{
+	struct sqlite_mem_budget b = {.limit = 64 * 1024 * 1024};
+	sqlite3 *db;
+	(void)state;
+
+	sqlite_mem_attach(&b);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	exec_ok(db, "CREATE TABLE t(x); WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10000)"
+		    " INSERT INTO t SELECT randomblob(100) FROM r");
+	assert_true(b.used > 1000000);
+	sqlite3_close(db);
+	sqlite_mem_detach();
+	assert_int_equal(b.used, 0);
+	assert_true(b.peak > 1000000);
+	assert_false(b.refused);
+}
+
+struct hog {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool query_done;
+};
+
+/* Another thread's SQLite memory (INV_QUERY_MEMORY_BYTES and more) while the query runs. */
+static void *hog_memory(void *arg)
+{
+	struct hog *h = arg;
+	struct timespec pause = {0, 100 * 1000000};
+	void *p;
+
+	nanosleep(&pause, NULL); /* the query is under way */
+	assert_non_null(p = sqlite3_malloc64(INV_QUERY_MEMORY_BYTES + 64 * 1024 * 1024));
+	pthread_mutex_lock(&h->lock);
+	while (!h->query_done)
+		pthread_cond_wait(&h->cond, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+	sqlite3_free(p);
+	return NULL;
+}
+
+static void test_memory_of_other_threads_is_not_charged(void **state)
+{
+	struct hog h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+	struct timespec t0, t1;
+	pthread_t th;
+	char *out;
+	(void)state;
+
+	assert_int_equal(pthread_create(&th, NULL, hog_memory, &h), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	out = run("with recursive r(n) as (select 1 union all select n + 1 from r where n < 1500000)"
+		  " select count(*) from r",
+		  NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pthread_mutex_lock(&h.lock);
+	h.query_done = true;
+	pthread_cond_signal(&h.cond);
+	pthread_mutex_unlock(&h.lock);
+	pthread_join(th, NULL);
+	/* the hog allocated while the query ran, or the test proves nothing */
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 > 250);
+	assert_string_equal(out, "[1500000]");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_own_rows_only),      cmocka_unit_test(test_containment_filter),
-	    cmocka_unit_test(test_dialect_end_to_end), cmocka_unit_test(test_escapes),
-	    cmocka_unit_test(test_authorizer_alone),   cmocka_unit_test(test_check),
+	    cmocka_unit_test(test_own_rows_only),
+	    cmocka_unit_test(test_containment_filter),
+	    cmocka_unit_test(test_dialect_end_to_end),
+	    cmocka_unit_test(test_escapes),
+	    cmocka_unit_test(test_authorizer_alone),
+	    cmocka_unit_test(test_check),
+	    cmocka_unit_test(test_memory_budget_is_hard),
+	    cmocka_unit_test(test_memory_budget_balances),
+	    cmocka_unit_test(test_memory_of_other_threads_is_not_charged),
 	};
+	struct err e;
+
+	/* before SQLite is first used, as store_open does in the server */
+	if (sqlite_mem_install(&e))
+		fail_msg("%s", e.msg);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,19 +31,58 @@ static void split(int64_t ms, struct tm_parts *p)
 	p->s = (unsigned)(sod % 60);
 }
 
+/* Digits at *s: exactly n of them as a number in *v, or -1. */
+static int digits(const char **s, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)(*s)[i]))
+			return -1;
+		*v = *v * 10 + ((*s)[i] - '0');
+	}
+	*s += n;
+	return 0;
+}
+
+/* A fixed offset as java.time.ZoneOffset.of reads one, without seconds: a sign, then h,
+ * hh, hh:mm or hhmm, at most 18:00, and nothing after it. */
+static int parse_offset(const char *z, int *min)
+{
+	const char *s = z + 1;
+	int h, m = 0;
+
+	if (z[0] != '+' && z[0] != '-')
+		return -1;
+	if (isdigit((unsigned char)s[0]) && !s[1]) {
+		h = s[0] - '0';
+		s++;
+	} else if (digits(&s, 2, &h) < 0) {
+		return -1;
+	} else if (*s) {
+		if (*s == ':') /* hh:mm, else hhmm */
+			s++;
+		if (digits(&s, 2, &m) < 0)
+			return -1;
+	}
+	if (*s || m > 59 || h * 60 + m > 18 * 60)
+		return -1;
+	*min = (z[0] == '-' ? -1 : 1) * (h * 60 + m);
+	return 0;
+}
+
 static int zone_offset(const char *z, int *min, struct err *e)
 {
-	int h, m = 0;
 	if (!z || !*z || strcmp(z, "UTC") == 0 || strcmp(z, "GMT") == 0 || strcmp(z, "Z") == 0 ||
 	    strcmp(z, "Etc/UTC") == 0) {
 		*min = 0;
 		return 0;
 	}
-	if ((z[0] == '+' || z[0] == '-') && sscanf(z + 1, "%2d:%2d", &h, &m) >= 1 && h <= 18 && m < 60) {
-		*min = (z[0] == '-' ? -1 : 1) * (h * 60 + m);
+	if (parse_offset(z, min) == 0)
 		return 0;
-	}
-	return err_set(e, ERR_INVALID, "Unknown time zone '%s' (UTC, GMT or a fixed offset like +02:00)", z);
+	return err_set(e, ERR_INVALID,
+		       "Unknown time zone '%.64s' (UTC, GMT or a fixed offset from -18:00 to +18:00 like +02:00, "
+		       "+0200 or +2)",
+		       z);
 }
 
 static int fmt_field(struct buf *b, char c, int n, const struct tm_parts *p, int off, struct err *e)

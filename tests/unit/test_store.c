@@ -1,0 +1,250 @@
+/* Unit tests for store.c and the SQLite backend: errors of binds and column reads are
+ * sticky and come back from the next step (or store_stmt_check), never as a NULL stored
+ * or read in place of the value (issue 15 part 5).  SQLite's allocator is wrapped so a
+ * test can fail its next allocation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "store/access.h"
+#include "store/store.h"
+
+static char dir[64];
+static struct store *store;
+static struct store_conn *db;
+
+/* ---- an allocator that fails when armed ---- */
+
+static sqlite3_mem_methods real_mem;
+static bool fail_next;
+
+static void *failing_malloc(int n)
+{
+	if (fail_next) {
+		fail_next = false;
+		return NULL;
+	}
+	return real_mem.xMalloc(n);
+}
+
+static void *failing_realloc(void *p, int n)
+{
+	if (fail_next) {
+		fail_next = false;
+		return NULL;
+	}
+	return real_mem.xRealloc(p, n);
+}
+
+static void install_failing_allocator(void)
+{
+	sqlite3_mem_methods m;
+
+	assert_int_equal(sqlite3_config(SQLITE_CONFIG_GETMALLOC, &real_mem), SQLITE_OK);
+	m = real_mem;
+	m.xMalloc = failing_malloc;
+	m.xRealloc = failing_realloc;
+	assert_int_equal(sqlite3_config(SQLITE_CONFIG_MALLOC, &m), SQLITE_OK);
+	/* Small allocations would otherwise come from the connection's lookaside pool. */
+	assert_int_equal(sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 0, 0), SQLITE_OK);
+}
+
+static void exec_ok(const char *sql)
+{
+	struct err e;
+	if (store_exec(db, sql, &e))
+		fail_msg("%s: %s", sql, e.msg);
+}
+
+static int setup(void **state)
+{
+	char url[96];
+	struct err e;
+	(void)state;
+
+	snprintf(dir, sizeof dir, "/tmp/accord-store-test-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(url, sizeof url, "sqlite:%s/accord.db", dir);
+	store = store_open(url, &e);
+	if (!store)
+		fail_msg("store_open: %s", e.msg);
+	db = store_conn(store, &e);
+	assert_non_null(db);
+	exec_ok("CREATE TABLE t (k TEXT NOT NULL, v BLOB, n INTEGER)");
+	/* Values of at most 1000 bytes on this connection. */
+	sqlite3_limit(store_native(db), SQLITE_LIMIT_LENGTH, 1000);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[96];
+	(void)state;
+
+	store_close(store);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int64_t count_rows(void)
+{
+	static const char SQL[] = "SELECT count(*) FROM t";
+	struct store_stmt *st;
+	struct err e;
+	int64_t n;
+
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	n = store_col_int64(st, 0);
+	store_reset(st);
+	return n;
+}
+
+static const char INSERT[] = "INSERT INTO t (k, v, n) VALUES (?, ?, ?)";
+
+static void test_blob_over_the_limit_fails_the_step(void **state)
+{
+	static unsigned char big[1001];
+	struct store_stmt *st;
+	struct err e;
+	int64_t before = count_rows();
+	(void)state;
+
+	assert_non_null(st = store_prepare(db, INSERT, &e));
+	store_bind_text(st, 1, "k");
+	store_bind_blob(st, 2, big, sizeof big);
+	store_bind_int64(st, 3, 1);
+	assert_int_equal(store_step(st, &e), -ERR_TOO_LARGE);
+	assert_int_equal(e.code, ERR_TOO_LARGE);
+	assert_non_null(strstr(e.msg, "1001 bytes"));
+	assert_non_null(strstr(e.msg, "limit 1000 bytes"));
+	store_reset(st);
+	assert_int_equal(count_rows(), before); /* nothing stored, not even a NULL */
+
+	/* reset forgets the error: the statement works again */
+	store_bind_text(st, 1, "k");
+	store_bind_blob(st, 2, big, 900); /* the whole row must fit too */
+	store_bind_int64(st, 3, 1);
+	assert_int_equal(store_step_done(st, &e), 0);
+	assert_int_equal(count_rows(), before + 1);
+}
+
+static void test_text_over_the_limit_fails_the_step(void **state)
+{
+	char big[1202];
+	struct store_stmt *st;
+	struct err e;
+	(void)state;
+
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	assert_non_null(st = store_prepare(db, INSERT, &e));
+	store_bind_text(st, 1, big); /* the first error wins: 1201 bytes */
+	store_bind_blob(st, 2, big, 1100);
+	store_bind_int64(st, 3, 1);
+	assert_int_equal(store_step_done(st, &e), -ERR_TOO_LARGE);
+	assert_non_null(strstr(e.msg, "1201 bytes"));
+}
+
+static void test_access_level_unset_on_failure(void **state)
+{
+	char big[1202];
+	enum access_level level = ACCESS_OWNER;
+	struct err e;
+	(void)state;
+
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	assert_int_equal(store_access_level(db, "PROJECT", big, "u", &level, &e), -ERR_TOO_LARGE);
+	assert_int_equal(level, ACCESS_NONE);
+}
+
+static void read_text(struct store_stmt *st, void *out)
+{
+	const char *v = store_col_text(st, 0);
+	snprintf(out, 32, "%s", v ? v : "<null>");
+}
+
+static void test_column_out_of_memory_is_not_null(void **state)
+{
+	static const char SQL[] = "SELECT n FROM t WHERE n = ?";
+	static const char SQL_NULL[] = "SELECT NULL";
+	struct store_stmt *st;
+	char out[32];
+	struct err e;
+	(void)state;
+
+	exec_ok("INSERT INTO t (k, n) VALUES ('num', 123456789)");
+	assert_non_null(st = store_prepare(db, SQL, &e));
+
+	/* Reading an INTEGER as text allocates; that allocation fails. */
+	store_bind_int64(st, 1, 123456789);
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	fail_next = true;
+	assert_null(store_col_text(st, 0));
+	fail_next = false;
+	assert_int_equal(store_stmt_check(st, &e), -ERR_INTERNAL);
+	assert_non_null(strstr(e.msg, "out of memory"));
+	assert_int_equal(store_step(st, &e), -ERR_INTERNAL); /* still there */
+	store_reset(st);
+
+	/* without a failure the same read gives the value */
+	store_bind_int64(st, 1, 123456789);
+	assert_int_equal(store_one(st, read_text, out, "row", "num", &e), 0);
+	assert_string_equal(out, "123456789");
+
+	/* a real NULL is no error */
+	assert_non_null(st = store_prepare(db, SQL_NULL, &e));
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	assert_null(store_col_text(st, 0));
+	assert_int_equal(store_stmt_check(st, &e), 0);
+	store_reset(st);
+}
+
+static void failing_read(struct store_stmt *st, void *out)
+{
+	fail_next = true;
+	read_text(st, out);
+	fail_next = false;
+}
+
+static void test_store_one_and_collect_report_a_failed_read(void **state)
+{
+	static const char SQL[] = "SELECT n FROM t WHERE n = ?";
+	static const char SQL_ALL[] = "SELECT n FROM t WHERE n IS NOT NULL";
+	struct store_stmt *st;
+	char out[32];
+	void *rows = NULL;
+	size_t n = 0;
+	struct err e;
+	(void)state;
+
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	store_bind_int64(st, 1, 123456789);
+	assert_int_equal(store_one(st, failing_read, out, "row", "num", &e), -ERR_INTERNAL);
+	assert_non_null(st = store_prepare(db, SQL_ALL, &e));
+	assert_int_equal(store_collect(st, 32, failing_read, &rows, &n, &e), -ERR_INTERNAL);
+	assert_null(rows);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_blob_over_the_limit_fails_the_step),
+	    cmocka_unit_test(test_text_over_the_limit_fails_the_step),
+	    cmocka_unit_test(test_access_level_unset_on_failure),
+	    cmocka_unit_test(test_column_out_of_memory_is_not_null),
+	    cmocka_unit_test(test_store_one_and_collect_report_a_failed_read),
+	};
+	install_failing_allocator();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
