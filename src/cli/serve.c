@@ -180,6 +180,16 @@ static void log_listening(const struct http_server *srv, unsigned threads)
 	log_line(LOG_INFO, "listening", fields);
 }
 
+/* Says where admin's generated key is, as long as the file is there (`make run`). */
+static void tell_admin_key(void)
+{
+	char path[4200];
+
+	snprintf(path, sizeof path, "%s/initial-admin-api-key", cfg.data);
+	if (access(path, R_OK) == 0)
+		LOG_I("ready: admin's API key is in %s (read it, then delete the file)", path);
+}
+
 /* Everything that touches the data folder, after the address is bound: until it is done
  * (app->ready) every request is answered 503 "starting". */
 static int start_node(struct app *app, int *lock, struct err *e)
@@ -233,6 +243,7 @@ static int run(struct err *e)
 		goto out;
 	atomic_store(&app.ready, true);
 	log_listening(srv, hc.threads);
+	tell_admin_key();
 	sig = wait_for_signal();
 	LOG_I("received %s: stopping (finishing requests in flight)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	rc = 0;

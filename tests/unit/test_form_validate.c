@@ -86,12 +86,15 @@ static void test_every_field_error(void **state)
 			     "\"tags\":[\"a\",\"c\"],\"nums\":[]}",
 			     &out),
 			 FORM_INVALID);
-	assert_string_equal(json_string_value(json_object_get(out, "color")), "value not allowed for field 'color'");
+	assert_string_equal(json_string_value(json_object_get(out, "color")),
+			    "value 'blue' not allowed for field 'color' (allowed: red, green)");
 	assert_non_null(strstr(json_string_value(json_object_get(out, "code")), "does not match"));
-	assert_non_null(strstr(json_string_value(json_object_get(out, "age")), "out of range"));
+	assert_string_equal(json_string_value(json_object_get(out, "age")),
+			    "value 101 of field 'age' is out of range (between 21 and 100)");
 	assert_non_null(strstr(json_string_value(json_object_get(out, "ok")), "invalid value 'maybe'"));
 	assert_non_null(strstr(json_string_value(json_object_get(out, "when")), "invalid value 'soon'"));
-	assert_non_null(strstr(json_string_value(json_object_get(out, "tags")), "not allowed"));
+	assert_string_equal(json_string_value(json_object_get(out, "tags")),
+			    "value 'c' not allowed for field 'tags' (allowed: a, b)");
 	assert_string_equal(json_string_value(json_object_get(out, "nums")), "field 'nums' is required");
 	assert_null(json_object_get(out, "ro"));
 	assert_int_equal(json_object_size(out), 7);
