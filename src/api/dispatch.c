@@ -48,9 +48,10 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 	}
 	route = hr->handler;
 	if (!atomic_load(&((struct app *)app)->ready)) {
-		http_resp_json(resp, 503,
-			       json_pack("{s:b,s:s,s:s}", "ok", 0, "status", "starting", "message",
-					 "the server is starting (data folder, migrations, recovery): try again shortly"));
+		http_resp_json(
+		    resp, 503,
+		    json_pack("{s:b,s:s,s:s}", "ok", 0, "status", "starting", "message",
+			      "the server is starting (data folder, migrations, recovery): try again shortly"));
 		http_resp_header(resp, "Retry-After", "1");
 		return HTTP_HANDLED;
 	}

@@ -50,16 +50,17 @@ static json_t *check_disk(struct api_call *c)
 	v = json_pack("{s:b,s:I,s:I}", "ok", free_bytes >= min, "freeBytes", (json_int_t)free_bytes, "minFreeBytes",
 		      (json_int_t)min);
 	if (free_bytes < min)
-		json_object_set_new(v, "message", json_string("free space of the data folder is below the minimum "
-							      "(--health-min-free-bytes)"));
+		json_object_set_new(v, "message",
+				    json_string("free space of the data folder is below the minimum "
+						"(--health-min-free-bytes)"));
 	return v;
 }
 
 /* 200 {"ok":true,"status":"ok","checks":{…}} or 503 with the failed checks' "ok":false. */
 static int health(struct api_call *c)
 {
-	json_t *checks = json_pack("{s:o,s:o,s:o}", "store", check_store(c), "workers", check_workers(c), "disk",
-				   check_disk(c));
+	json_t *checks =
+	    json_pack("{s:o,s:o,s:o}", "store", check_store(c), "workers", check_workers(c), "disk", check_disk(c));
 	const char *name;
 	json_t *check;
 	bool ok = true;

@@ -377,7 +377,8 @@ static void temp_workdir_done(struct process *p, int rc)
 	snprintf(att, sizeof att, "%s/_attachments", p->workdir);
 	snprintf(out, sizeof out, "%s/out.json", att);
 	if (rc == EXIT_SUSPENDED) {
-		fprintf(stderr, "accord run: the process waits in %s: continue with accord run --workdir %s --resume EVENT\n",
+		fprintf(stderr,
+			"accord run: the process waits in %s: continue with accord run --workdir %s --resume EVENT\n",
 			p->workdir, p->workdir);
 	} else if (access(out, F_OK) == 0) {
 		fprintf(stderr, "accord run: out variables in %s (working folder kept: %s)\n", out, p->workdir);

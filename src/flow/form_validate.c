@@ -182,8 +182,8 @@ static int out_of_range(const struct field *f, const json_t *min, const json_t *
 	if (json_is_number(max))
 		append_value(hi, sizeof hi, "", max);
 	if (lo[0] && hi[0])
-		return field_error(msg, "value %s of field '%s' is out of range (between %s and %s)", given, f->name, lo,
-				   hi);
+		return field_error(msg, "value %s of field '%s' is out of range (between %s and %s)", given, f->name,
+				   lo, hi);
 	return field_error(msg, "value %s of field '%s' is out of range (%s %s)", given, f->name,
 			   lo[0] ? "at least" : "at most", lo[0] ? lo : hi);
 }

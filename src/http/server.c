@@ -330,8 +330,8 @@ int http_listen_probe(const char *listen, struct err *e)
 	if (fd < 0)
 		return err_set(e, ERR_INTERNAL, "cannot listen on %s: %s", listen, strerror(errno));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&ss, ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-								      : sizeof(struct sockaddr_in)) != 0)
+	if (bind(fd, (struct sockaddr *)&ss,
+		 ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)) != 0)
 		rc = err_set(e, ERR_INTERNAL, "cannot listen on %s: %s%s", listen, strerror(errno),
 			     errno == EADDRINUSE ? " (is another server running? use --listen to pick another port)"
 						 : "");

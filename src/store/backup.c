@@ -44,8 +44,7 @@ int store_schema_latest(void)
 }
 
 /* Copies every page of src into dst in steps; src is read within the caller's snapshot. */
-static int copy_pages(sqlite3 *src, sqlite3 *dst, const char *dst_path, struct store_backup_info *info,
-		      struct err *e)
+static int copy_pages(sqlite3 *src, sqlite3 *dst, const char *dst_path, struct store_backup_info *info, struct err *e)
 {
 	sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
 	int rc;

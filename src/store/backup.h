@@ -16,9 +16,9 @@
 #define STORE_BACKUP_STEP_PAGES 256
 
 struct store_backup_info {
-	int schema;	  /* highest migration number recorded in the copy (0: none) */
-	int64_t pages;	  /* pages copied */
-	int64_t bytes;	  /* size of the copy */
+	int schema;    /* highest migration number recorded in the copy (0: none) */
+	int64_t pages; /* pages copied */
+	int64_t bytes; /* size of the copy */
 	int64_t elapsed_ms;
 };
 
