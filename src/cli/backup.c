@@ -1,9 +1,11 @@
 /* accord backup / accord restore: a consistent copy of a data folder's database while the
  * server runs, and putting one back while it is stopped. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/path.h"
 #include "cli/commands.h"
@@ -103,6 +105,24 @@ int cli_backup_main(int argc, char **argv)
 	return 0;
 }
 
+/* Run as root on a folder that belongs to the service's user (/var/lib/accord): the files
+ * restore made must belong to that user too, or the server cannot open them. */
+static void give_to_folder_owner(const char *dir)
+{
+	static const char *const names[] = {"accord.db", "accord.db-wal", "accord.db-shm", DATALOCK_FILE};
+	struct stat st;
+	char path[4200];
+
+	if (geteuid() != 0 || stat(dir, &st) != 0 || st.st_uid == 0)
+		return;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		if (chown(path, st.st_uid, st.st_gid) != 0 && errno != ENOENT)
+			fprintf(stderr, "accord restore: cannot give %s to uid %u: %s\n", path, (unsigned)st.st_uid,
+				strerror(errno));
+	}
+}
+
 int cli_restore_main(int argc, char **argv)
 {
 	struct backup_args a;
@@ -130,6 +150,7 @@ int cli_restore_main(int argc, char **argv)
 	}
 	db_path(&a, db, sizeof db);
 	rc = store_backup_restore(a.file, db, &info, &e);
+	give_to_folder_owner(a.data);
 	datalock_release(lock);
 	if (rc) {
 		fprintf(stderr, "accord restore: %s\n", e.msg);

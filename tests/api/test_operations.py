@@ -7,6 +7,7 @@ import subprocess
 import threading
 import time
 
+import pytest
 import requests
 
 from conftest import ADMIN_KEY, BIN, Client, Server
@@ -276,3 +277,20 @@ def test_durability_setting(fresh_server, tmp_path):
     r = accord("serve", "--durability", "sometimes", "--data", str(tmp_path / "d"))
     assert r.returncode == 2 and "--durability: 'sometimes' is neither 'normal' nor 'full'" in r.stderr
     assert "durability=normal" in fresh_server().start().read_log()
+
+
+def test_restore_as_root_gives_the_files_to_the_folders_owner(fresh_server, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root")
+    srv = fresh_server().start()
+    out = str(tmp_path / "b.db")
+    assert accord("backup", "--data", srv.data_dir, out).returncode == 0
+    srv.stop()
+    data = tmp_path / "svc"
+    data.mkdir(mode=0o700)
+    os.chown(str(data), 65534, 65534)
+    r = accord("restore", "--data", str(data), out)
+    assert r.returncode == 0, r.stderr
+    for name in ("accord.db", "accord.pid"):
+        st = os.stat(str(data / name))
+        assert (st.st_uid, st.st_gid) == (65534, 65534), name
