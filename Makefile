@@ -1,4 +1,4 @@
-# Accord — one plain GNU Makefile.  Targets: all test asan fuzz bench run install clean.
+# Accord — one plain GNU Makefile.  Targets: all test asan fuzz bench run install deb clean.
 # Sources are discovered: every src/**/*.c is part of the binary, every tests/unit/test_*.c
 # is a unit-test program, every tests/fuzz/fuzz_*.c a fuzz target.
 
@@ -41,7 +41,7 @@ REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g -DNDEBUG
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: all asan test unit flows apitest fuzz bench run install clean deps format
+.PHONY: all asan test unit flows apitest fuzz bench run install deb clean deps format
 all: build/accord
 
 # ---- generated sources -----------------------------------------------------------
@@ -132,9 +132,14 @@ run: deps
 	$(MAKE) build/accord
 	./build/accord serve
 
+# The binary, the systemd unit accord.service, /etc/default/accord (kept when present), a
+# sysusers.d entry and the docs (packaging/install; docs/operations.md "Installing").
 install: build/accord
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 build/accord $(DESTDIR)$(PREFIX)/bin/accord
+	DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BIN=build/accord packaging/install
+
+# A Debian package in build/ (packaging/build-deb: dpkg-deb, maintainer scripts in packaging/deb).
+deb: build/accord
+	BIN=build/accord packaging/build-deb build
 
 format:
 	clang-format -i $(shell find src tests -name '*.[ch]')

@@ -16,6 +16,8 @@ struct command {
 static const struct command commands[] = {
 	{"serve", cli_serve_main, "run the API server on a data folder"},
 	{"run", cli_run_main, "run a flow locally (no server)"},
+	{"backup", cli_backup_main, "copy the database of a data folder, also while the server runs"},
+	{"restore", cli_restore_main, "put a backup in place of a stopped server's database"},
 	{"version", cli_version_main, "print version and build information"},
 	{"runner", cli_runner_main, "internal: runs one process for `accord serve`"},
 };

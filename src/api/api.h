@@ -1,8 +1,10 @@
 #ifndef ACCORD_API_API_H
 #define ACCORD_API_API_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -29,6 +31,10 @@ struct app {
 	struct queue *queue;	       /* the process queue of this node */
 	unsigned char session_key[32]; /* derives process session tokens (crypto/session.h) */
 	const char *node_id;
+	/* false while `accord serve` starts after binding its address (data folder,
+	 * migrations, recovery): every request is answered 503 "starting" until then. */
+	atomic_bool ready;
+	uint64_t health_min_free_bytes; /* GET /api/v1/server/health: disk check threshold */
 };
 
 struct api_call {

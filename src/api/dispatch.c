@@ -47,6 +47,14 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 		return HTTP_HANDLED;
 	}
 	route = hr->handler;
+	if (!atomic_load(&((struct app *)app)->ready)) {
+		http_resp_json(
+		    resp, 503,
+		    json_pack("{s:b,s:s,s:s}", "ok", 0, "status", "starting", "message",
+			      "the server is starting (data folder, migrations, recovery): try again shortly"));
+		http_resp_header(resp, "Retry-After", "1");
+		return HTTP_HANDLED;
+	}
 	if (!req->on_worker && may_take_long(route, req))
 		return HTTP_DEFER;
 	c.db = store_conn(((struct app *)app)->store, &c.err);

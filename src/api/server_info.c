@@ -1,5 +1,8 @@
-/* /api/v1/server: liveness and version, no credentials needed. */
+/* /api/v1/server: liveness, health and version, no credentials needed. */
+#include <sys/statvfs.h>
+
 #include "api/routes.h"
+#include "store/meta.h"
 #include "version.h"
 
 static int ping(struct api_call *c)
@@ -13,8 +16,64 @@ static int version(struct api_call *c)
 				      ACCORD_VERSION, "env", "accord"));
 }
 
+/* The database answers a trivial query (the bootstrap mark every installation has). */
+static json_t *check_store(struct api_call *c)
+{
+	char done[64];
+	struct err e = {0};
+
+	if (store_meta_get(c->db, "bootstrapped_at", done, sizeof done, &e) != 0)
+		return json_pack("{s:b,s:s}", "ok", 0, "message", e.msg);
+	return json_pack("{s:b}", "ok", 1);
+}
+
+static json_t *check_workers(struct api_call *c)
+{
+	unsigned busy = 0, slots = 0;
+	bool alive = c->app->queue && queue_workers_alive(c->app->queue, &busy, &slots);
+	json_t *v = json_pack("{s:b,s:I,s:I}", "ok", alive, "busy", (json_int_t)busy, "slots", (json_int_t)slots);
+
+	if (!alive)
+		json_object_set_new(v, "message", json_string("the process dispatcher is not running"));
+	return v;
+}
+
+static json_t *check_disk(struct api_call *c)
+{
+	struct statvfs st;
+	uint64_t free_bytes, min = c->app->health_min_free_bytes;
+	json_t *v;
+
+	if (statvfs(c->app->data_dir, &st) != 0)
+		return json_pack("{s:b,s:s}", "ok", 0, "message", "cannot read the free space of the data folder");
+	free_bytes = (uint64_t)st.f_bavail * st.f_frsize;
+	v = json_pack("{s:b,s:I,s:I}", "ok", free_bytes >= min, "freeBytes", (json_int_t)free_bytes, "minFreeBytes",
+		      (json_int_t)min);
+	if (free_bytes < min)
+		json_object_set_new(v, "message",
+				    json_string("free space of the data folder is below the minimum "
+						"(--health-min-free-bytes)"));
+	return v;
+}
+
+/* 200 {"ok":true,"status":"ok","checks":{…}} or 503 with the failed checks' "ok":false. */
+static int health(struct api_call *c)
+{
+	json_t *checks =
+	    json_pack("{s:o,s:o,s:o}", "store", check_store(c), "workers", check_workers(c), "disk", check_disk(c));
+	const char *name;
+	json_t *check;
+	bool ok = true;
+
+	json_object_foreach(checks, name, check) ok = ok && json_is_true(json_object_get(check, "ok"));
+	http_resp_json(c->resp, ok ? 200 : 503,
+		       json_pack("{s:b,s:s,s:o}", "ok", ok, "status", ok ? "ok" : "unhealthy", "checks", checks));
+	return 0;
+}
+
 const struct api_route api_server_routes[] = {
     {"GET", "/api/v1/server/ping", ping, API_PUBLIC},
+    {"GET", "/api/v1/server/health", health, API_PUBLIC},
     {"GET", "/api/v1/server/version", version, API_PUBLIC},
     {0},
 };

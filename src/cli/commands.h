@@ -7,5 +7,8 @@ int cli_serve_main(int argc, char **argv);
 int cli_version_main(int argc, char **argv);
 /* accord run: 0 finished, 1 failed, 3 suspended, 2 usage error or invalid definition. */
 int cli_run_main(int argc, char **argv);
+/* accord backup / accord restore: 0 done, 1 failed, 2 usage error. */
+int cli_backup_main(int argc, char **argv);
+int cli_restore_main(int argc, char **argv);
 
 #endif

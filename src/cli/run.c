@@ -1,4 +1,5 @@
 /* accord run: executes a flow directory locally with the flow engine and the local host. */
+#include <dirent.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,10 +39,23 @@ struct run_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: accord run [PATH] [-e|--entry-point NAME] [-a|--arg KEY=VALUE]... [--arg-json KEY=JSON]...\n"
-		   "                  [-p|--profile NAME]... [--out NAME[,NAME...]] [--workdir DIR] [--resume EVENT]\n"
-		   "                  [--events FILE] [--debug]\n\n"
-		   "Runs the flow in PATH (a folder with concord.yml, or a YAML file; default .).\n"
+	fprintf(f, "usage: accord run [PATH] [options]\n\n"
+		   "Runs the flow in PATH (a folder with concord.yml, or a YAML file; default .) locally, without a\n"
+		   "server.  Log lines go to stdout.\n\n"
+		   "options:\n"
+		   "  -e, --entry-point NAME   flow to start (default: configuration.entryPoint, else 'default')\n"
+		   "  -a, --arg KEY=VALUE      a string argument; KEY may be a dotted path (a.b=1); repeatable\n"
+		   "  --arg-json KEY=JSON      an argument with a JSON value (--arg-json n=3); repeatable\n"
+		   "  -p, --profile NAME       activate a profile of the definition; repeatable\n"
+		   "  --out NAME[,NAME...]     variables to write to _attachments/out.json at the end; repeatable\n"
+		   "  --workdir DIR            working folder (created; PATH is copied into it); default: a new\n"
+		   "                           folder under $TMPDIR (else /tmp), removed at the end unless the flow\n"
+		   "                           suspended or left out variables or attachments: then its path is printed\n"
+		   "  --resume EVENT           continue the suspended process in --workdir with EVENT (a form name,\n"
+		   "                           a suspend event or a checkpoint name)\n"
+		   "  --events FILE            append the process events (one JSON object a line) to FILE\n"
+		   "  --debug                  log every step, as configuration.debug does\n"
+		   "  -h, --help               this text\n\n"
 		   "Exit status: 0 finished, 1 failed, 3 suspended, 2 usage error or invalid definition.\n");
 }
 
@@ -221,6 +235,7 @@ static int prepare_workdir(struct process *p, const char **file)
 		snprintf(p->workdir, sizeof p->workdir, "%s/accord-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(p->workdir)) {
 			perror("accord run: mkdtemp");
+			p->workdir[0] = '\0';
 			goto out;
 		}
 	}
@@ -336,6 +351,45 @@ static int finish(struct process *p, enum vm_status st)
 	return st == VM_FINISHED ? EXIT_FINISHED : EXIT_FAILED;
 }
 
+static bool has_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool any = false;
+
+	if (!d)
+		return false;
+	while (!any && (de = readdir(d)))
+		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	return any;
+}
+
+/* Without --workdir: the temporary working folder is removed unless something in it is
+ * worth keeping, which is then named on stderr. */
+static void temp_workdir_done(struct process *p, int rc)
+{
+	char att[PATH_MAX + 32], out[PATH_MAX + 48];
+	struct err e;
+
+	if (p->o.workdir || !p->workdir[0])
+		return;
+	snprintf(att, sizeof att, "%s/_attachments", p->workdir);
+	snprintf(out, sizeof out, "%s/out.json", att);
+	if (rc == EXIT_SUSPENDED) {
+		fprintf(stderr,
+			"accord run: the process waits in %s: continue with accord run --workdir %s --resume EVENT\n",
+			p->workdir, p->workdir);
+	} else if (access(out, F_OK) == 0) {
+		fprintf(stderr, "accord run: out variables in %s (working folder kept: %s)\n", out, p->workdir);
+	} else if (has_entries(att)) {
+		fprintf(stderr, "accord run: the flow left attachments in %s (working folder kept: %s)\n", att,
+			p->workdir);
+	} else if (path_remove_tree(p->workdir, &e) < 0) {
+		fprintf(stderr, "accord run: cannot remove the working folder %s: %s\n", p->workdir, e.msg);
+	}
+}
+
 static void cleanup(struct process *p)
 {
 	vm_free(p->vm);
@@ -374,6 +428,7 @@ int cli_run_main(int argc, char **argv)
 		goto out;
 	rc = finish(&p, vm_run(p.vm));
 out:
+	temp_workdir_done(&p, rc);
 	cleanup(&p);
 	return rc;
 }

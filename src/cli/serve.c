@@ -18,6 +18,7 @@
 #include "base/path.h"
 #include "cli/bootstrap.h"
 #include "cli/commands.h"
+#include "cli/datalock.h"
 #include "version.h"
 #include "cli/config.h"
 #include "http/server.h"
@@ -34,9 +35,9 @@
 #endif
 
 struct serve_cfg {
-	char *listen, *data, *db;
+	char *listen, *data, *db, *durability;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, stop_grace_ms;
-	size_t header_bytes, body_bytes, upload_bytes, connections;
+	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
 	enum log_level log_level;
 };
 
@@ -51,8 +52,13 @@ static const struct config_opt opts[] = {
      "processes run at once by the process queue (0: number of CPUs); each has a thread and a database "
      "connection"},
     {"http-threads", CONFIG_UINT, "0", 0, 256, &cfg.http_threads,
-     "threads running request handlers (0: 2 per CPU, at least 4); one event-loop thread per CPU reads and writes the "
-     "connections"},
+     "threads running request handlers that may take long (0: 2 per CPU, at least 4); one event-loop thread reads "
+     "requests, writes answers and answers quick ones itself"},
+    {"durability", CONFIG_STRING, "normal", 0, 0, &cfg.durability,
+     "normal: WAL + synchronous=NORMAL, a power failure may lose the last commits (never corrupts); full: "
+     "synchronous=FULL, every commit is fsynced before it is answered"},
+    {"health-min-free-bytes", CONFIG_SIZE, "256M", 0, 1ULL << 50, &cfg.health_min_free_bytes,
+     "GET /api/v1/server/health answers 503 when the data folder's file system has less free space"},
     {"log-level", CONFIG_LOG_LEVEL, "info", 0, 0, &cfg.log_level, "debug, info, warn or error"},
     {"limit-http-header-bytes", CONFIG_SIZE, "32k", 4096, 1 << 20, &cfg.header_bytes,
      "request line + headers per connection (over it: 431)"},
@@ -162,27 +168,63 @@ static int start_queue(struct app *app, struct err *e)
 	return 0;
 }
 
+static void log_listening(const struct http_server *srv, unsigned threads)
+{
+	char fields[512] = "";
+
+	log_kv(fields, sizeof fields, "listen", cfg.listen);
+	log_kv_int(fields, sizeof fields, "port", http_server_port(srv));
+	log_kv(fields, sizeof fields, "data", cfg.data);
+	log_kv_int(fields, sizeof fields, "http_threads", threads);
+	log_kv_int(fields, sizeof fields, "workers", cfg.workers);
+	log_kv(fields, sizeof fields, "durability", cfg.durability);
+	log_kv(fields, sizeof fields, "version", ACCORD_VERSION);
+	log_line(LOG_INFO, "listening", fields);
+}
+
+/* Says where admin's generated key is, as long as the file is there (`make run`). */
+static void tell_admin_key(void)
+{
+	char path[4200];
+
+	snprintf(path, sizeof path, "%s/initial-admin-api-key", cfg.data);
+	if (access(path, R_OK) == 0)
+		LOG_I("ready: admin's API key is in %s (read it, then delete the file)", path);
+}
+
+/* Everything that touches the data folder, after the address is bound: until it is done
+ * (app->ready) every request is answered 503 "starting". */
+static int start_node(struct app *app, int *lock, struct err *e)
+{
+	char db_url[4200];
+
+	if (prepare_data_dir(cfg.data, e))
+		return -1;
+	*lock = datalock_take(cfg.data, ": another server runs on it; stop it or use another --data", e);
+	if (*lock < 0)
+		return -1;
+	snprintf(db_url, sizeof db_url, "%s", cfg.db && *cfg.db ? cfg.db : "");
+	if (!db_url[0])
+		snprintf(db_url, sizeof db_url, "sqlite:%s/accord.db", cfg.data);
+	app->store = store_open(db_url, e);
+	if (!app->store || bootstrap_run(app->store, cfg.data, e) || api_secrets_init(app, e) || start_queue(app, e))
+		return -1;
+	return 0;
+}
+
 static int run(struct err *e)
 {
 	struct app app = {0};
 	struct http_server *srv = NULL;
 	struct http_server_cfg hc;
-	char db_url[4200];
-	int rc = -1, sig;
+	int rc = -1, sig, lock = -1;
 
-	if (prepare_data_dir(cfg.data, e))
-		return -1;
-	snprintf(db_url, sizeof db_url, "%s", cfg.db && *cfg.db ? cfg.db : "");
-	if (!db_url[0])
-		snprintf(db_url, sizeof db_url, "sqlite:%s/accord.db", cfg.data);
 	app.data_dir = cfg.data;
-	app.store = store_open(db_url, e);
-	if (!app.store)
-		return -1;
+	app.health_min_free_bytes = cfg.health_min_free_bytes;
+	atomic_init(&app.ready, false);
 	authn_init();
 	app.router = router_new();
-	if (!app.router || api_routes_build(app.router, e) || bootstrap_run(app.store, cfg.data, e) ||
-	    api_secrets_init(&app, e) || start_queue(&app, e))
+	if (!app.router || api_routes_build(app.router, e))
 		goto out;
 	hc = (struct http_server_cfg){
 	    .listen = cfg.listen,
@@ -195,24 +237,20 @@ static int run(struct err *e)
 	};
 	limits.http_body_bytes = cfg.body_bytes;
 	limits.http_upload_bytes = cfg.upload_bytes;
-	srv = http_server_start(&hc, api_dispatch, &app, e);
-	if (!srv)
+	/* Bind first: a port in use is reported before the data folder is touched. */
+	if (http_listen_probe(cfg.listen, e))
 		goto out;
-	{
-		char fields[512] = "";
-		log_kv(fields, sizeof fields, "listen", cfg.listen);
-		log_kv_int(fields, sizeof fields, "port", http_server_port(srv));
-		log_kv(fields, sizeof fields, "data", cfg.data);
-		log_kv_int(fields, sizeof fields, "http_threads", hc.threads);
-		log_kv_int(fields, sizeof fields, "workers", cfg.workers);
-		log_kv(fields, sizeof fields, "version", ACCORD_VERSION);
-		log_line(LOG_INFO, "listening", fields);
-	}
+	srv = http_server_start(&hc, api_dispatch, &app, e);
+	if (!srv || start_node(&app, &lock, e))
+		goto out;
+	atomic_store(&app.ready, true);
+	log_listening(srv, hc.threads);
+	tell_admin_key();
 	sig = wait_for_signal();
 	LOG_I("received %s: stopping (finishing requests in flight)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-	http_server_stop(srv, cfg.shutdown_grace_ms);
 	rc = 0;
 out:
+	http_server_stop(srv, rc == 0 ? cfg.shutdown_grace_ms : 0);
 	queue_shutdown(app.queue, cfg.shutdown_grace_ms);
 	app.queue = NULL;
 	sodium_memzero(app.session_key, sizeof app.session_key);
@@ -221,6 +259,7 @@ out:
 	store_close(app.store);
 	api_secrets_cleanup(&app);
 	authn_cleanup();
+	datalock_release(lock);
 	if (rc == 0)
 		LOG_I("stopped");
 	return rc;
@@ -257,6 +296,12 @@ int cli_serve_main(int argc, char **argv)
 		config_free(opts, N_OPTS);
 		return 2;
 	}
+	if (strcmp(cfg.durability, "normal") != 0 && strcmp(cfg.durability, "full") != 0) {
+		fprintf(stderr, "accord serve: --durability: '%s' is neither 'normal' nor 'full'\n", cfg.durability);
+		config_free(opts, N_OPTS);
+		return 2;
+	}
+	store_durability_full = strcmp(cfg.durability, "full") == 0;
 	log_set_level(cfg.log_level);
 	if (cfg.workers == 0)
 		cfg.workers = ncpu();

@@ -146,20 +146,63 @@ static bool matches(const char *pattern, const char *text)
 	return ok;
 }
 
+/* Appends the text of v to out (capacity n), cut short with "…" when it does not fit. */
+static void append_value(char *out, size_t n, const char *sep, const json_t *v)
+{
+	char *text = value_to_cstr(v, NULL);
+	size_t len = strlen(out);
+
+	if (len + 4 < n)
+		snprintf(out + len, n - len, "%s%s", sep, text ? text : "?");
+	if (strlen(out) + 1 >= n && n > 4)
+		snprintf(out + n - 4, 4, "…");
+	free(text);
+}
+
+/* "value 'x' not allowed for field 'f' (allowed: a, b)" */
+static int not_allowed(const struct field *f, const json_t *allow, const json_t *v, json_t **msg)
+{
+	char list[300] = "", given[100] = "";
+	size_t i;
+	json_t *a;
+
+	json_array_foreach(allow, i, a) append_value(list, sizeof list, i ? ", " : "", a);
+	append_value(given, sizeof given, "", v);
+	return field_error(msg, "value '%s' not allowed for field '%s' (allowed: %s)", given, f->name, list);
+}
+
+/* "value 150 of field 'f' is out of range (between 21 and 100)", or "at least" / "at most". */
+static int out_of_range(const struct field *f, const json_t *min, const json_t *max, const json_t *v, json_t **msg)
+{
+	char lo[64] = "", hi[64] = "", given[64] = "";
+
+	append_value(given, sizeof given, "", v);
+	if (json_is_number(min))
+		append_value(lo, sizeof lo, "", min);
+	if (json_is_number(max))
+		append_value(hi, sizeof hi, "", max);
+	if (lo[0] && hi[0])
+		return field_error(msg, "value %s of field '%s' is out of range (between %s and %s)", given, f->name,
+				   lo, hi);
+	return field_error(msg, "value %s of field '%s' is out of range (%s %s)", given, f->name,
+			   lo[0] ? "at least" : "at most", lo[0] ? lo : hi);
+}
+
 static int check(const struct field *f, const json_t *v, json_t **msg)
 {
 	const json_t *min = json_object_get(f->def, "min"), *max = json_object_get(f->def, "max");
+	const json_t *allow = json_object_get(f->def, "allow");
 	const char *pattern = json_string_value(json_object_get(f->def, "pattern"));
 	double d;
 	struct err ignore;
-	if (!allowed(json_object_get(f->def, "allow"), v))
-		return field_error(msg, "value not allowed for field '%s'", f->name);
+	if (!allowed(allow, v))
+		return not_allowed(f, allow, v, msg);
 	if (pattern && json_is_string(v) && !matches(pattern, json_string_value(v)))
 		return field_error(msg, "value of field '%s' does not match '%.200s'", f->name, pattern);
 	if (json_is_number(v) && value_to_double(v, &d, &ignore) == 0 &&
 	    ((json_is_number(min) && d < json_number_value(min)) ||
 	     (json_is_number(max) && d > json_number_value(max))))
-		return field_error(msg, "value of field '%s' is out of range", f->name);
+		return out_of_range(f, min, max, v, msg);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "http/server.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -315,6 +316,27 @@ int http_listen_check(const char *listen, struct err *e)
 	struct sockaddr_storage ss;
 
 	return parse_listen(listen, &ss, e);
+}
+
+int http_listen_probe(const char *listen, struct err *e)
+{
+	struct sockaddr_storage ss;
+	int fd, one = 1, rc = 0;
+
+	memset(&ss, 0, sizeof ss);
+	if (parse_listen(listen, &ss, e))
+		return -ERR_INVALID;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(e, ERR_INTERNAL, "cannot listen on %s: %s", listen, strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&ss,
+		 ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)) != 0)
+		rc = err_set(e, ERR_INTERNAL, "cannot listen on %s: %s%s", listen, strerror(errno),
+			     errno == EADDRINUSE ? " (is another server running? use --listen to pick another port)"
+						 : "");
+	close(fd);
+	return rc;
 }
 
 uint16_t http_server_port(const struct http_server *s)

@@ -51,6 +51,10 @@ struct http_server;
  * bad --listen is a usage error at start-up.  ERR_INVALID saying what is expected. */
 int http_listen_check(const char *listen, struct err *e) WUR;
 
+/* Binds the listen address once and releases it, so that `accord serve` reports an
+ * address in use (with the OS's words) before it touches its data folder. */
+int http_listen_probe(const char *listen, struct err *e) WUR;
+
 struct http_server *http_server_start(const struct http_server_cfg *cfg, http_handler fn, void *ctx, struct err *e);
 /* The port actually bound (useful with port 0). */
 uint16_t http_server_port(const struct http_server *s);

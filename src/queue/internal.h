@@ -33,6 +33,7 @@ struct queue {
 	pthread_cond_t wake;	/* the dispatcher waits here */
 	pthread_cond_t changed; /* a supervisor finished */
 	bool woken, stopping;
+	bool dispatcher_exited; /* its thread returned (no database connection, or stopping) */
 	unsigned n_running;
 	struct running *running;
 	pthread_t dispatcher;

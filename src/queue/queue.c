@@ -146,11 +146,13 @@ static void *dispatcher_main(void *arg)
 	struct err e;
 	struct store_conn *c = store_conn(q->cfg.store, &e);
 
+	pthread_mutex_lock(&q->lock);
 	if (!c) {
 		LOG_E("dispatcher: no database connection: %s", e.msg);
+		q->dispatcher_exited = true;
+		pthread_mutex_unlock(&q->lock);
 		return NULL;
 	}
-	pthread_mutex_lock(&q->lock);
 	while (!q->stopping) {
 		int64_t next;
 		q->woken = false;
@@ -166,8 +168,21 @@ static void *dispatcher_main(void *arg)
 			pthread_cond_wait(&q->wake, &q->lock);
 		}
 	}
+	q->dispatcher_exited = true;
 	pthread_mutex_unlock(&q->lock);
 	return NULL;
+}
+
+bool queue_workers_alive(struct queue *q, unsigned *busy, unsigned *slots)
+{
+	bool alive;
+
+	pthread_mutex_lock(&q->lock);
+	alive = !q->dispatcher_exited && !q->stopping;
+	*busy = q->n_running;
+	*slots = q->cfg.workers;
+	pthread_mutex_unlock(&q->lock);
+	return alive;
 }
 
 void queue_wake(struct queue *q)

@@ -57,6 +57,10 @@ int queue_stop_process(struct queue *q, const char *id, struct err *e) WUR;
  * a resume) only after that, or the old supervisor's clean-up races the new run. */
 int queue_wait_released(struct queue *q, const char *id, unsigned ms, struct err *e) WUR;
 
+/* For the health check: true while the dispatcher thread runs (not stopping, not ended
+ * on an error); *busy and *slots get the running processes and --workers. */
+bool queue_workers_alive(struct queue *q, unsigned *busy, unsigned *slots);
+
 /* Stops dispatching, lets running processes finish for grace_ms, then kills the rest
  * (FAILED with a log line saying the server stopped) and frees q. */
 void queue_shutdown(struct queue *q, unsigned grace_ms);

@@ -18,6 +18,8 @@
 #include "store/sqlite_mem.h"
 #include "store/store_impl.h"
 
+bool store_durability_full;
+
 struct sq_stmt {
 	struct store_conn *conn; /* must be first: see store.c */
 	sqlite3_stmt *st;
@@ -92,6 +94,10 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 	if (rc != SQLITE_OK) {
 		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, msg ? msg : "?");
 		sqlite3_free(msg);
+		goto fail;
+	}
+	if (store_durability_full && sqlite3_exec(c->db, "PRAGMA synchronous=FULL;", NULL, NULL, NULL) != SQLITE_OK) {
+		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, sqlite3_errmsg(c->db));
 		goto fail;
 	}
 	c->cap = 64;

@@ -66,6 +66,12 @@ struct store_ops {
 	void *(*native)(struct store_conn *c);
 };
 
+/* Durability of commits, set before store_open (`accord serve --durability`).  false
+ * (default): WAL with synchronous=NORMAL, a commit is durable once the WAL is
+ * checkpointed or synced — a power failure or kernel crash may lose the last commits
+ * (never corrupts).  true: synchronous=FULL, every commit is fsynced before it returns. */
+extern bool store_durability_full;
+
 /* Opens the store named by url: "sqlite:<path>" or a bare path (SQLite).  Applies
  * migrations (store_migrate) before returning.  NULL with a message on failure. */
 struct store *store_open(const char *url, struct err *e);

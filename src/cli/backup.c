@@ -1,0 +1,163 @@
+/* accord backup / accord restore: a consistent copy of a data folder's database while the
+ * server runs, and putting one back while it is stopped. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/path.h"
+#include "cli/commands.h"
+#include "cli/datalock.h"
+#include "store/backup.h"
+
+#define EXIT_USAGE 2
+
+struct backup_args {
+	const char *data; /* --data, else ACCORD_DATA, else ./data */
+	const char *file; /* the one positional argument */
+};
+
+static const char BACKUP_USAGE[] =
+    "usage: accord backup [--data DIR] OUT.db\n\n"
+    "Writes a consistent copy of DIR/accord.db to OUT.db, also while `accord serve` runs on DIR\n"
+    "(SQLite's online backup: one read snapshot, copied 256 pages at a time; the server keeps\n"
+    "writing meanwhile).  OUT.db is written under a temporary name, checked (integrity_check)\n"
+    "and synced, then renamed: an existing OUT.db is replaced only by a complete copy.\n\n"
+    "  --data DIR   data folder (default: $ACCORD_DATA, else ./data)\n\n"
+    "The master key is not in the copy: back up DIR/master.key (or ACCORD_MASTER_KEY)\n"
+    "separately, or the secrets of the copy cannot be read.  Exit status: 0 written, 1 failed,\n"
+    "2 usage error.\n";
+
+static const char RESTORE_USAGE[] =
+    "usage: accord restore [--data DIR] IN.db\n\n"
+    "Replaces the database DIR/accord.db (created if missing) with the backup IN.db, after\n"
+    "checking it (integrity_check, a schema version this build knows).  The server must be\n"
+    "stopped: restore refuses while `accord serve` holds DIR (DIR/accord.pid is locked).\n"
+    "Migrations newer than the backup run at the next start.\n\n"
+    "  --data DIR   data folder (default: $ACCORD_DATA, else ./data)\n\n"
+    "Secrets need the master key that was in use when the backup was taken (DIR/master.key\n"
+    "or ACCORD_MASTER_KEY).  Exit status: 0 restored, 1 failed, 2 usage error.\n";
+
+/* 0 parsed, 1 --help printed, 2 usage error printed. */
+static int parse(const char *cmd, const char *usage, int argc, char **argv, struct backup_args *a)
+{
+	const char *env = getenv("ACCORD_DATA");
+
+	a->data = env && *env ? env : "./data";
+	a->file = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+			fputs(usage, stdout);
+			return 1;
+		} else if (strcmp(s, "--data") == 0) {
+			if (i + 1 >= argc || !*argv[i + 1]) {
+				fprintf(stderr, "accord %s: --data needs a folder\n", cmd);
+				return 2;
+			}
+			a->data = argv[++i];
+		} else if (strncmp(s, "--data=", 7) == 0 && s[7]) {
+			a->data = s + 7;
+		} else if (s[0] == '-' && s[1]) {
+			fprintf(stderr, "accord %s: unknown option '%s' (see accord %s --help)\n", cmd, s, cmd);
+			return 2;
+		} else if (a->file) {
+			fprintf(stderr, "accord %s: one file only ('%s' and '%s' given)\n", cmd, a->file, s);
+			return 2;
+		} else {
+			a->file = s;
+		}
+	}
+	if (!a->file) {
+		fprintf(stderr, "accord %s: which file? (usage: accord %s [--data DIR] FILE.db)\n", cmd, cmd);
+		return 2;
+	}
+	return 0;
+}
+
+static void db_path(const struct backup_args *a, char *out, size_t n)
+{
+	snprintf(out, n, "%s/accord.db", a->data);
+}
+
+int cli_backup_main(int argc, char **argv)
+{
+	struct backup_args a;
+	struct store_backup_info info = {0};
+	struct err e = {0};
+	char db[4200];
+	int rc = parse("backup", BACKUP_USAGE, argc, argv, &a);
+
+	if (rc)
+		return rc == 1 ? 0 : EXIT_USAGE;
+	umask(077);
+	db_path(&a, db, sizeof db);
+	if (store_backup_to_file(db, a.file, &info, &e)) {
+		fprintf(stderr, "accord backup: %s\n", e.msg);
+		return 1;
+	}
+	printf("backup of %s written to %s: %lld pages, %lld bytes, schema version %d, %lld ms\n"
+	       "remember the master key: %s/master.key (or ACCORD_MASTER_KEY) is not in the backup\n",
+	       db, a.file, (long long)info.pages, (long long)info.bytes, info.schema, (long long)info.elapsed_ms,
+	       a.data);
+	return 0;
+}
+
+/* Run as root on a folder that belongs to the service's user (/var/lib/accord): the files
+ * restore made must belong to that user too, or the server cannot open them. */
+static void give_to_folder_owner(const char *dir)
+{
+	static const char *const names[] = {"accord.db", "accord.db-wal", "accord.db-shm", DATALOCK_FILE};
+	struct stat st;
+	char path[4200];
+
+	if (geteuid() != 0 || stat(dir, &st) != 0 || st.st_uid == 0)
+		return;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		if (chown(path, st.st_uid, st.st_gid) != 0 && errno != ENOENT)
+			fprintf(stderr, "accord restore: cannot give %s to uid %u: %s\n", path, (unsigned)st.st_uid,
+				strerror(errno));
+	}
+}
+
+int cli_restore_main(int argc, char **argv)
+{
+	struct backup_args a;
+	struct store_backup_info info = {0};
+	struct err e = {0};
+	char db[4200];
+	int rc = parse("restore", RESTORE_USAGE, argc, argv, &a), lock;
+
+	if (rc)
+		return rc == 1 ? 0 : EXIT_USAGE;
+	umask(077);
+	/* Check the backup before anything in the data folder changes. */
+	if (store_backup_check(a.file, &info, &e)) {
+		fprintf(stderr, "accord restore: %s\n", e.msg);
+		return 1;
+	}
+	if (path_mkdirs(a.data, 0700, &e)) {
+		fprintf(stderr, "accord restore: %s\n", e.msg);
+		return 1;
+	}
+	lock = datalock_take(a.data, ": stop the server before restoring", &e);
+	if (lock < 0) {
+		fprintf(stderr, "accord restore: %s\n", e.msg);
+		return 1;
+	}
+	db_path(&a, db, sizeof db);
+	rc = store_backup_restore(a.file, db, &info, &e);
+	give_to_folder_owner(a.data);
+	datalock_release(lock);
+	if (rc) {
+		fprintf(stderr, "accord restore: %s\n", e.msg);
+		return 1;
+	}
+	printf("restored %s into %s: schema version %d, %lld ms\n"
+	       "secrets need the master key of the backup: %s/master.key or ACCORD_MASTER_KEY\n",
+	       a.file, db, info.schema, (long long)info.elapsed_ms, a.data);
+	return 0;
+}
