@@ -73,7 +73,11 @@ def test_backup_while_4_clients_write_restores_the_database_of_that_instant(fres
     b_start = time.monotonic()
     r = accord("backup", "--data", srv.data_dir, out)
     b_end = time.monotonic()
-    time.sleep(0.5)
+    # let the writers get at least one more org in after the backup (slow under load)
+    deadline = time.monotonic() + 30
+    while not any(sent > b_end for sent, _ in list(done.values())) and time.monotonic() < deadline and not errors:
+        time.sleep(0.1)
+    time.sleep(0.2)
     stop.set()
     for t in threads:
         t.join()
