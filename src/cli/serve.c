@@ -35,7 +35,7 @@
 
 struct serve_cfg {
 	char *listen, *data, *db;
-	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, stop_grace_ms;
+	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, request_s, stop_grace_ms;
 	size_t header_bytes, body_bytes, upload_bytes, connections;
 	enum log_level log_level;
 };
@@ -62,6 +62,9 @@ static const struct config_opt opts[] = {
      "multipart request body (over it: 413)"},
     {"limit-http-connections", CONFIG_SIZE, "1024", 1, 65536, &cfg.connections, "concurrent connections"},
     {"limit-http-timeout-s", CONFIG_UINT, "60", 1, 3600, &cfg.timeout_s, "idle connection timeout in seconds"},
+    {"limit-http-request-s", CONFIG_UINT, "60", 1, 3600, &cfg.request_s,
+     "whole-request deadline in seconds: request line, headers and body must arrive within it, or the "
+     "connection is closed"},
     {"limit-json-depth", CONFIG_SIZE, "64", 2, 1024, &limits.json_depth, "nesting depth of request JSON"},
     {"limit-multipart-parts", CONFIG_SIZE, "256", 1, 100000, &limits.multipart_parts, "parts in one multipart request"},
     {"limit-secret-bytes", CONFIG_SIZE, "1M", 1, 1ULL << 30, &limits.secret_bytes, "size of one secret's data"},
@@ -187,6 +190,7 @@ static int run(struct err *e)
 	    .threads = cfg.http_threads ? cfg.http_threads : (ncpu() * 2 < 4 ? 4 : ncpu() * 2),
 	    .max_connections = cfg.connections,
 	    .timeout_s = cfg.timeout_s,
+	    .request_s = cfg.request_s,
 	    .header_bytes = cfg.header_bytes,
 	    .body_bytes = cfg.body_bytes,
 	    .upload_bytes = cfg.upload_bytes,

@@ -47,7 +47,8 @@ const char *http_param(const struct http_request *r, const char *name);
 bool http_content_type_is(const struct http_request *r, const char *mime);
 
 /* The body parsed as JSON.  ERR_MEDIA_TYPE unless the content type is application/json
- * (or +json); ERR_INVALID for an empty body or invalid JSON.  New reference. */
+ * (or +json); ERR_INVALID for an empty body, invalid JSON or a string containing
+ * "\u0000" (it would cut the C string a handler reads).  New reference. */
 int http_body_json(struct http_request *r, json_t **out, struct err *e) WUR;
 
 #endif

@@ -32,6 +32,7 @@ struct http_server_cfg {
 	unsigned threads;    /* workers that run handlers */
 	size_t max_connections;
 	unsigned timeout_s;
+	unsigned request_s; /* whole-request deadline (http/deadline.h); 0: 60 */
 	size_t header_bytes;
 	size_t body_bytes;
 	size_t upload_bytes;
