@@ -8,6 +8,7 @@
 
 #include "api/access_rules.h"
 #include "api/inventories.h"
+#include "api/query_gate.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "base/jsonx.h"
@@ -413,9 +414,12 @@ static int query_exec(struct api_call *c)
 	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)) ||
 	    (rc = store_inventory_query_get(c->db, inv.id, api_param(c, "q"), &q, &c->err)))
 		return rc;
-	if ((rc = exec_filter(c, &filter)) == 0 &&
-	    (rc = store_inventory_query_run(c->db, &inv, q.text, filter, &rows, &c->err)) == 0)
-		rc = api_reply(c, rows);
+	if ((rc = exec_filter(c, &filter)) == 0 && (rc = query_gate_enter(c->who.user.id, &c->err)) == 0) {
+		rc = store_inventory_query_run(c->db, &inv, q.text, filter, &rows, &c->err);
+		query_gate_leave(c->who.user.id);
+		if (rc == 0)
+			rc = api_reply(c, rows);
+	}
 	free(filter);
 	inventory_query_cleanup(&q);
 	return rc;

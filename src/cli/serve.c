@@ -74,6 +74,11 @@ static const struct config_opt opts[] = {
     {"limit-query-timeout-ms", CONFIG_UINT, "5000", 1, 600000, &limits.query_timeout_ms,
      "run time of one inventory query"},
     {"limit-query-rows", CONFIG_SIZE, "10000", 1, 10000000, &limits.query_rows, "rows one inventory query returns"},
+    {"limit-query-concurrency", CONFIG_SIZE, "0", 0, 1024, &limits.query_concurrency,
+     "inventory queries running at once in the server (0: half the HTTP workers, at least 1); more are "
+     "answered 503"},
+    {"limit-query-per-user", CONFIG_SIZE, "2", 1, 1024, &limits.query_per_user,
+     "inventory queries one user runs at once; more are answered 503"},
     {"stop-grace-ms", CONFIG_UINT, "5000", 0, 600000, &cfg.stop_grace_ms,
      "stopping a running process: how long after SIGTERM its runner gets SIGKILL"},
     {"limit-process-log-bytes", CONFIG_SIZE, "256M", 1024, 1ULL << 40, &limits.process_log_bytes,
@@ -195,6 +200,8 @@ static int run(struct err *e)
 	    .body_bytes = cfg.body_bytes,
 	    .upload_bytes = cfg.upload_bytes,
 	};
+	if (limits.query_concurrency == 0)
+		limits.query_concurrency = hc.threads / 2 ? hc.threads / 2 : 1;
 	limits.http_body_bytes = cfg.body_bytes;
 	limits.http_upload_bytes = cfg.upload_bytes;
 	srv = http_server_start(&hc, api_dispatch, &app, e);
