@@ -31,9 +31,13 @@ static struct rbac_resource resource_of(const struct inventory *inv)
 				      .is_public = strcmp(inv->visibility, "PUBLIC") == 0};
 }
 
+/* The org of the path; a PRIVATE org the caller cannot see is answered as a missing one
+ * (rbac_org), so its inventories' names are not told apart from missing ones. */
 static int load_org(struct api_call *c, struct org *org)
 {
-	return store_org_find(c->db, api_param(c, "org"), org, &c->err);
+	int rc = store_org_find(c->db, api_param(c, "org"), org, &c->err);
+
+	return rc ? rc : rbac_org(c->db, &c->who, org, RBAC_ORG_VIEW, &c->err);
 }
 
 int api_inventory_load(struct api_call *c, enum access_level need, struct org *org, struct inventory *inv)
