@@ -198,3 +198,19 @@ def test_nul_in_a_multipart_name_is_refused(server):
                    headers={"Content-Type": "multipart/form-data; boundary=XyZ"})
     assert r.status_code == 400, r.text
     assert "NUL" in r.json()["message"], r.text
+
+
+def test_deep_inventory_item_paths(server):
+    admin = Client(server.url, ADMIN_KEY)
+    inv = unique("inv")
+    assert admin.post("/api/v1/org/Default/inventory", json={"name": inv}).status_code == 200
+    base = "/api/v1/org/Default/inventory/%s/data/" % inv
+    path = "/".join("s%d" % i for i in range(60))
+    r = admin.post(base + path, json={"deep": True})
+    assert r.status_code == 200, r.text
+    r = admin.get(base + path, params={"singleItem": "true"})
+    assert r.status_code == 200 and r.json() == {"deep": True}, r.text
+    r = admin.get(base + path + "/", params={"singleItem": "true"})
+    assert r.status_code == 200 and r.json() == {"deep": True}, r.text
+    # deeper than any route still answers 404 for other endpoints
+    assert admin.get("/api/v1/org/Default/" + "/".join(["x"] * 40)).status_code == 404
