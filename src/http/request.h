@@ -31,6 +31,8 @@ struct http_request {
 	char principal[160]; /* who made the request, for the access log ("-" if nobody) */
 	int64_t start_ns;
 	bool on_worker; /* the handler runs on a worker thread (see http_handler) */
+	bool heavy;	/* a handler that used much memory sets it: once answered, the server gives
+			   freed memory back to the system (see http/server.h) */
 };
 
 /* Header value (case-insensitive name) or NULL. */

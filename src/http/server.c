@@ -116,12 +116,27 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_line(LOG_WARN, msg, NULL);
 }
 
+/* glibc keeps freed memory in its arenas (one per thread that allocated), so after a
+ * request that used much of it — a large inventory query, a large body — the process
+ * would stay at its peak size for ever.  malloc_trim gives the free pages of every arena
+ * back; it costs a walk of the heap, so only after such requests. */
+#define TRIM_AFTER_BYTES ((size_t)1 << 20)
+
+static void give_back_memory(void)
+{
+	malloc_trim(0);
+}
+
 /* Response bodies are zeroed before they are freed (docs/security.md). */
 static void free_wiped(void *p)
 {
+	size_t n = p ? malloc_usable_size(p) : 0;
+
 	if (p)
-		explicit_bzero(p, malloc_usable_size(p));
+		explicit_bzero(p, n);
 	free(p);
+	if (n >= TRIM_AFTER_BYTES)
+		give_back_memory();
 }
 
 static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn, struct http_response *w)
@@ -413,6 +428,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct conn_state *cs = *con_cls;
 	char fields[1024];
 	int64_t us;
+	bool heavy;
 
 	if (!cs)
 		return;
@@ -435,10 +451,13 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			http_deadline_conn_next(&s->deadlines, sock->deadline);
 		}
 	}
+	heavy = cs->req.heavy || cs->req.body.cap >= TRIM_AFTER_BYTES;
 	http_resp_cleanup(&cs->resp);
 	buf_cleanup(&cs->req.body);
 	arena_cleanup(&cs->req.arena);
 	free(cs);
+	if (heavy)
+		give_back_memory();
 	*con_cls = NULL;
 	atomic_fetch_sub(&s->in_flight, 1);
 }
