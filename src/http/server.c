@@ -228,6 +228,18 @@ static enum MHD_Result framing_cb(void *cls, enum MHD_ValueKind kind, const char
 	return MHD_YES;
 }
 
+static enum MHD_Result query_size_cb(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+				     const char *value, size_t value_size)
+{
+	size_t *n = cls;
+	(void)kind;
+	(void)key;
+	(void)value;
+
+	*n += key_size + value_size + 2; /* "&key=value" */
+	return MHD_YES;
+}
+
 static int check_framing(struct conn_state *cs, struct err *e)
 {
 	struct framing f = {0};
@@ -237,6 +249,7 @@ static int check_framing(struct conn_state *cs, struct err *e)
 	if (sock && sock->nul_in_url)
 		return err_set(e, ERR_INVALID, "the request URL contains a NUL byte (%%00)");
 	mhd.get_connection_values_n(cs->conn, MHD_HEADER_KIND, framing_cb, &f);
+	mhd.get_connection_values_n(cs->conn, MHD_GET_ARGUMENT_KIND, query_size_cb, &f.header_bytes);
 	/* libmicrohttpd has room for twice the limit (http_server_start) and answers in HTML
 	 * when that is full; up to there the limits are checked here, answered in JSON. */
 	if (strlen(cs->req.path) > cs->server->cfg.header_bytes / 2) {

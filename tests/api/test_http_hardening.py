@@ -161,6 +161,9 @@ def test_long_url_and_headers_are_refused_in_json(server):
     r = requests.get(server.url + "/api/v1/server/ping", headers={"X-Big": "b" * 40000}, timeout=10)
     assert r.status_code == 431, r.text[:200]
     assert r.json()["ok"] is False and "headers exceed the limit" in r.json()["message"]
+    r = requests.get(server.url + "/api/v1/server/ping", params={"q": "c" * 40000}, timeout=10)
+    assert r.status_code == 431, r.text[:200]
+    assert r.json()["ok"] is False
 
 
 def test_nul_in_path_and_query_is_refused(server):
