@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -15,12 +16,12 @@ static int h1, h2, h3, h4, h5;
 static struct router *build(void)
 {
 	static const struct http_route routes[] = {
-		{"GET", "/api/v1/apikey", &h1, 0},
-		{"DELETE", "/api/v1/apikey/{id}", &h2, 0},
-		{"GET", "/api/v1/org/{org}/secret/{name}", &h3, 0},
-		{"GET", "/api/v1/org/{org}/secret/{name}/public", &h4, 0},
-		{"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h5, 0},
-		{"GET", "/api/v1/org/{org}/secret/special", &h1, 0},
+	    {"GET", "/api/v1/apikey", &h1, 0},
+	    {"DELETE", "/api/v1/apikey/{id}", &h2, 0},
+	    {"GET", "/api/v1/org/{org}/secret/{name}", &h3, 0},
+	    {"GET", "/api/v1/org/{org}/secret/{name}/public", &h4, 0},
+	    {"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h5, 0},
+	    {"GET", "/api/v1/org/{org}/secret/special", &h1, 0},
 	};
 	struct router *r = router_new();
 	struct err e;
@@ -30,8 +31,8 @@ static struct router *build(void)
 	return r;
 }
 
-static const struct http_route *match(struct router *r, struct http_request *req, const char *method,
-				      const char *path, struct err *e)
+static const struct http_route *match(struct router *r, struct http_request *req, const char *method, const char *path,
+				      struct err *e)
 {
 	char allow[64];
 
@@ -105,6 +106,25 @@ static void test_rest_param(void **state)
 	hr = match(r, &req, "GET", "/api/v1/org/o/inventory/i/data", &e);
 	assert_null(hr);
 	arena_cleanup(&req.arena);
+	{
+		/* deeper than any pattern: only the rest parameter can take it */
+		char path[512] = "/api/v1/org/o/inventory/i/data", rest[512] = "";
+
+		for (int i = 0; i < 50; i++) {
+			size_t n = strlen(rest);
+			snprintf(rest + n, sizeof rest - n, "%ss%d", i ? "/" : "", i);
+		}
+		snprintf(path + strlen(path), sizeof path - strlen(path), "/%s/", rest);
+		hr = match(r, &req, "GET", path, &e);
+		assert_non_null(hr);
+		assert_ptr_equal(hr->handler, &h5);
+		assert_string_equal(http_param(&req, "path"), rest);
+		arena_cleanup(&req.arena);
+		hr = match(r, &req, "GET", path + 4, &e); /* "/v1/org/…": no pattern */
+		assert_null(hr);
+		assert_int_equal(e.code, ERR_NOT_FOUND);
+		arena_cleanup(&req.arena);
+	}
 	router_free(r);
 }
 
@@ -150,9 +170,9 @@ static void test_bad_patterns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_literal_and_params), cmocka_unit_test(test_literal_beats_param),
-		cmocka_unit_test(test_rest_param),	   cmocka_unit_test(test_not_found_and_method),
-		cmocka_unit_test(test_bad_patterns),
+	    cmocka_unit_test(test_literal_and_params), cmocka_unit_test(test_literal_beats_param),
+	    cmocka_unit_test(test_rest_param),	       cmocka_unit_test(test_not_found_and_method),
+	    cmocka_unit_test(test_bad_patterns),
 	};
 	return cmocka_run_group_tests_name("router", tests, NULL, NULL);
 }

@@ -55,7 +55,7 @@ static void test_nfc(void **state)
 	assert_non_null(strstr(e.msg, "U+030A"));
 	assert_int_equal(username_check_nfc("\xe2\x84\xab", &e), -ERR_INVALID); /* U+212B */
 	assert_int_equal(username_check_nfc("\xef\xa4\x80", &e), -ERR_INVALID); /* U+F900 */
-	assert_int_equal(username_check_nfc("\xc0\xaf", &e), -ERR_INVALID);	 /* overlong */
+	assert_int_equal(username_check_nfc("\xc0\xaf", &e), -ERR_INVALID);	/* overlong */
 	assert_non_null(strstr(e.msg, "UTF-8"));
 	assert_int_equal(username_check_nfc("\xed\xa0\x80", &e), -ERR_INVALID); /* surrogate */
 }
