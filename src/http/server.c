@@ -57,7 +57,6 @@ struct conn_state {
 	struct http_response resp;
 	struct http_server *server;
 	struct MHD_Connection *conn;
-	struct http_deadline_conn *deadline;
 	_Atomic int phase;
 	bool too_large;
 	bool refused; /* answered with `early` before reading the body */
