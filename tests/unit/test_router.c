@@ -16,12 +16,12 @@ static int h1, h2, h3, h4, h5;
 static struct router *build(void)
 {
 	static const struct http_route routes[] = {
-	    {"GET", "/api/v1/apikey", &h1, 0},
-	    {"DELETE", "/api/v1/apikey/{id}", &h2, 0},
-	    {"GET", "/api/v1/org/{org}/secret/{name}", &h3, 0},
-	    {"GET", "/api/v1/org/{org}/secret/{name}/public", &h4, 0},
-	    {"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h5, 0},
-	    {"GET", "/api/v1/org/{org}/secret/special", &h1, 0},
+		{"GET", "/api/v1/apikey", &h1, 0},
+		{"DELETE", "/api/v1/apikey/{id}", &h2, 0},
+		{"GET", "/api/v1/org/{org}/secret/{name}", &h3, 0},
+		{"GET", "/api/v1/org/{org}/secret/{name}/public", &h4, 0},
+		{"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h5, 0},
+		{"GET", "/api/v1/org/{org}/secret/special", &h1, 0},
 	};
 	struct router *r = router_new();
 	struct err e;
@@ -31,8 +31,8 @@ static struct router *build(void)
 	return r;
 }
 
-static const struct http_route *match(struct router *r, struct http_request *req, const char *method, const char *path,
-				      struct err *e)
+static const struct http_route *match(struct router *r, struct http_request *req, const char *method,
+				      const char *path, struct err *e)
 {
 	char allow[64];
 
@@ -170,9 +170,9 @@ static void test_bad_patterns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_literal_and_params), cmocka_unit_test(test_literal_beats_param),
-	    cmocka_unit_test(test_rest_param),	       cmocka_unit_test(test_not_found_and_method),
-	    cmocka_unit_test(test_bad_patterns),
+		cmocka_unit_test(test_literal_and_params), cmocka_unit_test(test_literal_beats_param),
+		cmocka_unit_test(test_rest_param),	   cmocka_unit_test(test_not_found_and_method),
+		cmocka_unit_test(test_bad_patterns),
 	};
 	return cmocka_run_group_tests_name("router", tests, NULL, NULL);
 }
