@@ -8,6 +8,7 @@
 
 #include "api/access_rules.h"
 #include "api/inventories.h"
+#include "api/query_gate.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "base/jsonx.h"
@@ -30,9 +31,13 @@ static struct rbac_resource resource_of(const struct inventory *inv)
 				      .is_public = strcmp(inv->visibility, "PUBLIC") == 0};
 }
 
+/* The org of the path; a PRIVATE org the caller cannot see is answered as a missing one
+ * (rbac_org), so its inventories' names are not told apart from missing ones. */
 static int load_org(struct api_call *c, struct org *org)
 {
-	return store_org_find(c->db, api_param(c, "org"), org, &c->err);
+	int rc = store_org_find(c->db, api_param(c, "org"), org, &c->err);
+
+	return rc ? rc : rbac_org(c->db, &c->who, org, RBAC_ORG_VIEW, &c->err);
 }
 
 int api_inventory_load(struct api_call *c, enum access_level need, struct org *org, struct inventory *inv)
@@ -413,9 +418,13 @@ static int query_exec(struct api_call *c)
 	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)) ||
 	    (rc = store_inventory_query_get(c->db, inv.id, api_param(c, "q"), &q, &c->err)))
 		return rc;
-	if ((rc = exec_filter(c, &filter)) == 0 &&
-	    (rc = store_inventory_query_run(c->db, &inv, q.text, filter, &rows, &c->err)) == 0)
-		rc = api_reply(c, rows);
+	if ((rc = exec_filter(c, &filter)) == 0 && (rc = query_gate_enter(c->who.user.id, &c->err)) == 0) {
+		rc = store_inventory_query_run(c->db, &inv, q.text, filter, &rows, &c->err);
+		query_gate_leave(c->who.user.id);
+		c->req->heavy = true; /* rows, the sandbox's cache: give the memory back after */
+		if (rc == 0)
+			rc = api_reply(c, rows);
+	}
 	free(filter);
 	inventory_query_cleanup(&q);
 	return rc;

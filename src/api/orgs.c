@@ -162,6 +162,8 @@ static int create_or_update(struct api_call *c)
 	if ((rc = body_org(c, body, &o, &exists)))
 		goto out;
 	rc = exists ? rbac_org(c->db, &c->who, &o, RBAC_ORG_OWNER, &c->err) : rbac_admin(&c->who, &c->err);
+	if (rc == -ERR_NOT_FOUND) /* a PRIVATE org the caller cannot see: as if it were new */
+		rc = rbac_admin(&c->who, &c->err);
 	if (rc)
 		goto out;
 	if (!exists)

@@ -44,13 +44,22 @@ static json_t *project_json(const struct project *p)
 	return v;
 }
 
+/* The org of the path, unless it is a PRIVATE org the caller cannot see: that is answered
+ * as for a missing org (rbac_org), before anything about its projects is told. */
+static int path_org(struct api_call *c, struct org *o)
+{
+	int rc = store_org_find(c->db, api_param(c, "org"), o, &c->err);
+
+	return rc ? rc : rbac_org(c->db, &c->who, o, RBAC_ORG_VIEW, &c->err);
+}
+
 /* The org and project of the path (404 naming whichever is unknown). */
 static int path_project(struct api_call *c, struct project *p)
 {
 	struct org o;
 	int rc;
 
-	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)))
+	if ((rc = path_org(c, &o)))
 		return rc;
 	return store_project_find(c->db, o.id, api_param(c, "project"), p, &c->err);
 }
@@ -186,7 +195,7 @@ static int create_or_update(struct api_call *c)
 	bool exists = false, new_owner;
 	int rc;
 
-	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) || (rc = api_body_object(c, &body)))
+	if ((rc = path_org(c, &o)) || (rc = api_body_object(c, &body)))
 		return rc;
 	if ((rc = body_project(c, body, &o, &p, &exists)))
 		goto out;
@@ -248,8 +257,7 @@ static int list(struct api_call *c)
 	json_t *arr;
 	int rc;
 
-	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) ||
-	    (rc = rbac_org(c->db, &c->who, &o, RBAC_ORG_VIEW, &c->err)) || (rc = api_paging(c, &limit, &offset)) ||
+	if ((rc = path_org(c, &o)) || (rc = api_paging(c, &limit, &offset)) ||
 	    (rc = store_project_list(c->db, o.id, filter && *filter ? filter : NULL, &all, &n, &c->err)))
 		return rc;
 	arr = json_array();

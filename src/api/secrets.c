@@ -165,7 +165,7 @@ int secrets_open(struct api_call *c, const struct secret *s, const char *passwor
 		return api_fail(c, ERR_INVALID,
 				"Error while fetching a secret '%s': Not a password-protected secret '%s'", s->name,
 				s->name);
-	if ((rc = store_secret_envelope(c->db, s->id, &env, &env_len, &c->err)))
+	if ((rc = store_secret_envelope_of(c->db, s, &env, &env_len, &c->err)))
 		return rc;
 	rc = seal_decrypt(c->app->secrets_key, password, &b, env, env_len, pt, pt_len, &c->err);
 	if (rc && c->err.code == ERR_INVALID)

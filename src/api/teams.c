@@ -21,11 +21,20 @@ static json_t *team_json(const struct team *t, const struct org *o)
 }
 
 /* The org and team of the path (404 naming whichever is unknown). */
+/* The org of the path; a PRIVATE org an outsider cannot see is answered as a missing one
+ * (rbac_org), so its team names are not told apart from missing ones. */
+static int path_org(struct api_call *c, struct org *o)
+{
+	int rc = store_org_find(c->db, api_param(c, "org"), o, &c->err);
+
+	return rc ? rc : rbac_org(c->db, &c->who, o, RBAC_ORG_VIEW, &c->err);
+}
+
 static int path_team(struct api_call *c, struct org *o, struct team *t)
 {
 	int rc;
 
-	if ((rc = store_org_find(c->db, api_param(c, "org"), o, &c->err)))
+	if ((rc = path_org(c, o)))
 		return rc;
 	return store_team_find(c->db, o->id, api_param(c, "team"), t, &c->err);
 }
@@ -103,7 +112,7 @@ static int create_or_update(struct api_call *c)
 	bool exists = false;
 	int rc;
 
-	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) || (rc = api_body_object(c, &body)))
+	if ((rc = path_org(c, &o)) || (rc = api_body_object(c, &body)))
 		return rc;
 	if ((rc = body_team(c, body, &o, &t, &exists)))
 		goto out;

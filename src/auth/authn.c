@@ -118,10 +118,13 @@ static int unauth(struct err *e, const char *why)
 	return err_set(e, ERR_UNAUTH, "%s", why);
 }
 
-static int check_user(struct principal *out, struct err *e)
+/* A disabled user is refused with the message of a wrong credential, and only once the
+ * credential has been checked: the answer must not tell whether the account exists, is
+ * disabled, or the password was right (docs/security.md). */
+static int check_user(struct principal *out, const char *generic, struct err *e)
 {
 	if (out->user.disabled)
-		return unauth(e, "user is disabled");
+		return unauth(e, generic);
 	return 0;
 }
 
@@ -158,7 +161,7 @@ static int basic(struct store_conn *c, const char *b64, struct principal *out, s
 		cache_store(digest, out->user.id, generation);
 	}
 	out->method = AUTH_BASIC;
-	rc = check_user(out, e);
+	rc = check_user(out, "invalid username or password", e);
 out:
 	sodium_memzero(creds, n);
 	free(creds);
@@ -181,7 +184,7 @@ static int apikey(struct store_conn *c, const char *text, struct principal *out,
 		return err_set(e, dbe.code, "%s", dbe.msg);
 	out->method = AUTH_APIKEY;
 	memcpy(out->apikey_id, k.id, sizeof k.id);
-	return check_user(out, e);
+	return check_user(out, "invalid or expired API key", e);
 }
 
 int authn_header(struct store_conn *c, const char *authorization, struct principal *out, struct err *e)
@@ -286,5 +289,5 @@ int authn_session(struct store_conn *c, const char *token, struct principal *out
 	if (rc)
 		return unauth(e, "the initiator of the session's process no longer exists");
 	out->method = AUTH_SESSION;
-	return check_user(out, e);
+	return check_user(out, "invalid or expired API key", e);
 }

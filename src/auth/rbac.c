@@ -71,6 +71,11 @@ int rbac_org(struct store_conn *c, const struct principal *p, const struct org *
 		return 0;
 	if ((rc = store_org_member_role(c, o->id, p->user.id, &role, e)))
 		return rc;
+	/* A PRIVATE org is invisible to outsiders: whatever they ask of it is answered as for
+	 * an org that does not exist, so they cannot tell its name, or the names of its
+	 * resources, from names that are not there (docs/security.md). */
+	if (strcmp(o->visibility, "PRIVATE") == 0 && role == TEAM_ROLE_NONE && !global)
+		return err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", o->name);
 	switch (need) {
 	case RBAC_ORG_VIEW:
 		if (strcmp(o->visibility, "PUBLIC") == 0 || role != TEAM_ROLE_NONE || global)

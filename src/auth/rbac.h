@@ -47,6 +47,9 @@ enum rbac_org_need {
 	RBAC_ORG_MEMBER, /* be a member (or owner, global reader/writer, admin) */
 	RBAC_ORG_OWNER,	 /* be its owner (or admin) */
 };
+/* 0 or ERR_FORBIDDEN naming what is missing; but a PRIVATE org the caller cannot see (an
+ * outsider without a global role) is ERR_NOT_FOUND "Organization not found: <name>", the
+ * answer for a missing org, whatever the need. */
 int rbac_org(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
 	     struct err *e) WUR;
 

@@ -32,5 +32,7 @@ void limits_defaults(void)
 	    .http_task_response_bytes = 64 * 1024 * 1024,
 	    .query_timeout_ms = 5000,
 	    .query_rows = 10000,
+	    .query_concurrency = 2,
+	    .query_per_user = 2,
 	};
 }

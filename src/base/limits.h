@@ -46,6 +46,8 @@ struct limits {
 	/* Inventory queries */
 	unsigned query_timeout_ms; /* run time of one inventory query */
 	size_t query_rows;	   /* rows returned by one inventory query */
+	size_t query_concurrency;  /* inventory queries running at once (0 at start: half the HTTP workers) */
+	size_t query_per_user;	   /* inventory queries one user runs at once */
 };
 
 extern struct limits limits;

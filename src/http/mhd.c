@@ -50,6 +50,8 @@ static void load(void)
 	SYM(destroy_response, "MHD_destroy_response");
 	SYM(suspend_connection, "MHD_suspend_connection");
 	SYM(resume_connection, "MHD_resume_connection");
+	SYM(get_connection_info, "MHD_get_connection_info");
+	SYM(get_connection_values_n, "MHD_get_connection_values_n");
 	mhd = api;
 }
 

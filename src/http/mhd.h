@@ -28,6 +28,8 @@ struct mhd_api {
 	__typeof__(&MHD_destroy_response) destroy_response;
 	__typeof__(&MHD_suspend_connection) suspend_connection;
 	__typeof__(&MHD_resume_connection) resume_connection;
+	__typeof__(&MHD_get_connection_info) get_connection_info;
+	__typeof__(&MHD_get_connection_values_n) get_connection_values_n;
 };
 
 extern struct mhd_api mhd;

@@ -141,6 +141,9 @@ static int parse_headers(struct str h, struct multipart_part *part, size_t n, st
 {
 	bool seen_disposition = false;
 
+	/* Names and file names become C strings: a NUL would cut them short. */
+	if (memchr(h.p, '\0', h.len))
+		return err_set(e, ERR_INVALID, "multipart part %zu: its headers contain a NUL byte", n);
 	while (h.len) {
 		const char *crlf = memmem(h.p, h.len, "\r\n", 2);
 		struct str line = slice(h.p, crlf ? (size_t)(crlf - h.p) : h.len), name;
@@ -251,6 +254,12 @@ static int parse_body(struct str body, struct str boundary, struct multipart *mp
 			return err_set(e, ERR_INVALID, "multipart body is truncated: part %zu has no closing boundary",
 				       n);
 		part->data = slice(body.p + ds, (size_t)(hit - body.p) - ds);
+		if (!part->has_filename && multipart_part_is_text(part) && memchr(part->data.p, '\0', part->data.len))
+			return err_set(
+			    e, ERR_INVALID,
+			    "multipart part %zu ('%.*s'): a text field contains a NUL byte; send binary data "
+			    "as a file part (with a filename)",
+			    n, (int)(part->name.len > 64 ? 64 : part->name.len), part->name.p);
 		pos = (size_t)(hit - body.p) + 2;
 	}
 }

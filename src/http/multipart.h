@@ -18,7 +18,8 @@
  * form-data, parameter `name` required, `filename` optional; values as token or
  * quoted-string, quoted-pair escapes kept verbatim in the slice) and Content-Type
  * (optional; absent means text/plain); other headers are ignored.  Part bodies are
- * binary-safe.  Anything after the close delimiter (epilogue) is ignored.
+ * binary-safe, except that a NUL byte is refused (ERR_INVALID) in part headers and in
+ * text fields (no filename, text/plain), whose values are used as C strings.  Anything after the close delimiter (epilogue) is ignored.
  *
  * Limits: at most limits.multipart_parts parts (ERR_TOO_LARGE), at most
  * MULTIPART_HEADER_MAX bytes of headers per part (ERR_INVALID).  A Content-Type that is

@@ -77,6 +77,28 @@ static bool is_json_type(const struct http_request *r)
 	return ct.len > 5 && str_ieq_cstr((struct str){ct.p + ct.len - 5, 5}, "+json");
 }
 
+/* jansson keeps "\u0000" inside strings (JSON_ALLOW_NUL, needed by flows), but handlers
+ * use request strings as C strings, which would end at it. */
+static bool has_nul(json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return strlen(json_string_value(v)) != json_string_length(v);
+	case JSON_OBJECT:
+		json_object_foreach(v, key, item) if (has_nul(item)) return true;
+		return false;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, item) if (has_nul(item)) return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
 int http_body_json(struct http_request *r, json_t **out, struct err *e)
 {
 	if (!is_json_type(r))
@@ -85,5 +107,12 @@ int http_body_json(struct http_request *r, json_t **out, struct err *e)
 	if (str_trim((struct str){r->body.data ? r->body.data : "", r->body.len}).len == 0)
 		return err_set(e, ERR_INVALID, "request body is empty: expected a JSON document");
 	*out = jsonx_parse(r->body.data, r->body.len, limits.json_depth, e);
-	return *out ? 0 : -ERR_INVALID;
+	if (!*out)
+		return -ERR_INVALID;
+	if (has_nul(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		return err_set(e, ERR_INVALID, "a JSON string in the request contains a NUL character (\\u0000)");
+	}
+	return 0;
 }

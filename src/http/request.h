@@ -31,6 +31,8 @@ struct http_request {
 	char principal[160]; /* who made the request, for the access log ("-" if nobody) */
 	int64_t start_ns;
 	bool on_worker; /* the handler runs on a worker thread (see http_handler) */
+	bool heavy;	/* a handler that used much memory sets it: once answered, the server gives
+			   freed memory back to the system (see http/server.h) */
 };
 
 /* Header value (case-insensitive name) or NULL. */
@@ -47,7 +49,8 @@ const char *http_param(const struct http_request *r, const char *name);
 bool http_content_type_is(const struct http_request *r, const char *mime);
 
 /* The body parsed as JSON.  ERR_MEDIA_TYPE unless the content type is application/json
- * (or +json); ERR_INVALID for an empty body or invalid JSON.  New reference. */
+ * (or +json); ERR_INVALID for an empty body, invalid JSON or a string containing
+ * "\u0000" (it would cut the C string a handler reads).  New reference. */
 int http_body_json(struct http_request *r, json_t **out, struct err *e) WUR;
 
 #endif

@@ -123,4 +123,6 @@ void http_resp_error(struct http_response *w, const struct err *e)
 	http_resp_json(w, status, body);
 	if (status == 401)
 		http_resp_header(w, "WWW-Authenticate", "Basic realm=\"accord\"");
+	if (status == 503)
+		http_resp_header(w, "Retry-After", "1");
 }

@@ -123,8 +123,12 @@ static void split_path(const char *path, struct split *sp)
 			break;
 		}
 		if (sp->n == MAX_SEGMENTS + 1) {
-			sp->too_long = true;
-			break;
+			/* No pattern has this many segments: only a {x*} route can match, and it
+			 * takes the rest of the path as one value (inventory item paths). */
+			size_t n = strlen(path);
+
+			sp->trailing_slash = n > 1 && path[n - 1] == '/';
+			return;
 		}
 		sp->segs[sp->n++] = (struct seg){start, len, false, false};
 		p = start + len;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http/deadline.h"
 #include "http/mhd.h"
 #include "http/stream.h"
 
@@ -29,7 +30,22 @@ struct http_server {
 	uint16_t port;
 	struct workq *workers;
 	struct http_streams streams;
+	struct http_deadlines deadlines;
 };
+
+/* What the server keeps per connection (libmicrohttpd's socket context), as opposed to
+ * per request (conn_state). */
+struct http_conn_sock {
+	struct http_deadline_conn *deadline;
+	_Atomic bool nul_in_url; /* the URL of the request being read decoded a %00 */
+};
+
+static struct http_conn_sock *http_conn_sock_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
 
 /* A request's life: READING its body on an I/O thread, then either answered at once by the
  * handler, or (HTTP_DEFER) RUNNING its handler on a worker with the connection suspended
@@ -44,7 +60,10 @@ struct conn_state {
 	struct MHD_Connection *conn;
 	_Atomic int phase;
 	bool too_large;
+	bool refused; /* answered with `early` before reading the body */
 	bool answered;
+	struct err early;
+	int early_status; /* overrides the status of `early` (414, 431) when set */
 	size_t limit;
 };
 
@@ -97,12 +116,27 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_line(LOG_WARN, msg, NULL);
 }
 
+/* glibc keeps freed memory in its arenas (one per thread that allocated), so after a
+ * request that used much of it — a large inventory query, a large body — the process
+ * would stay at its peak size for ever.  malloc_trim gives the free pages of every arena
+ * back; it costs a walk of the heap, so only after such requests. */
+#define TRIM_AFTER_BYTES ((size_t)1 << 20)
+
+static void give_back_memory(void)
+{
+	malloc_trim(0);
+}
+
 /* Response bodies are zeroed before they are freed (docs/security.md). */
 static void free_wiped(void *p)
 {
+	size_t n = p ? malloc_usable_size(p) : 0;
+
 	if (p)
-		explicit_bzero(p, malloc_usable_size(p));
+		explicit_bzero(p, n);
 	free(p);
+	if (n >= TRIM_AFTER_BYTES)
+		give_back_memory();
 }
 
 static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn, struct http_response *w)
@@ -145,10 +179,112 @@ static void answer_too_large(struct conn_state *cs)
 	http_resp_header(&cs->resp, "Connection", "close");
 }
 
+/* Answers a request refused before its body was read; libmicrohttpd then skips the body
+ * and closes the connection. */
+static enum MHD_Result answer_early(struct conn_state *cs)
+{
+	struct http_conn_sock *sock = http_conn_sock_of(cs->conn);
+
+	http_resp_error(&cs->resp, &cs->early);
+	if (cs->early_status)
+		cs->resp.status = cs->early_status;
+	http_resp_header(&cs->resp, "Connection", "close");
+	cs->answered = true;
+	http_deadline_conn_busy(&cs->server->deadlines, sock ? sock->deadline : NULL);
+	return queue(cs->server, cs->conn, &cs->resp);
+}
+
+/* Why libmicrohttpd's view of the request cannot be trusted, as an error; 0 when it can.
+ * libmicrohttpd takes the first of several Content-Length headers and waits for ever for a
+ * body framed by a transfer coding it does not know, so both are refused here. */
+struct framing {
+	const char *content_length;
+	bool conflicting_length;
+	const char *transfer_encoding;
+	unsigned n_transfer_encoding;
+	size_t header_bytes;
+	bool nul;
+};
+
+static enum MHD_Result framing_cb(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+				  const char *value, size_t value_size)
+{
+	struct framing *f = cls;
+	(void)kind;
+
+	f->header_bytes += key_size + value_size + 4; /* "name: value\r\n" */
+	if (strlen(key) != key_size || (value && strlen(value) != value_size))
+		f->nul = true;
+	if (!value)
+		return MHD_YES;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+		if (f->content_length && strcmp(f->content_length, value) != 0)
+			f->conflicting_length = true;
+		f->content_length = value;
+	} else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+		f->transfer_encoding = value;
+		f->n_transfer_encoding++;
+	}
+	return MHD_YES;
+}
+
+static enum MHD_Result query_size_cb(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+				     const char *value, size_t value_size)
+{
+	size_t *n = cls;
+	(void)kind;
+	(void)key;
+	(void)value;
+
+	*n += key_size + value_size + 2; /* "&key=value" */
+	return MHD_YES;
+}
+
+static int check_framing(struct conn_state *cs, struct err *e)
+{
+	struct framing f = {0};
+	struct http_conn_sock *sock = http_conn_sock_of(cs->conn);
+	int64_t n;
+
+	if (sock && sock->nul_in_url)
+		return err_set(e, ERR_INVALID, "the request URL contains a NUL byte (%%00)");
+	mhd.get_connection_values_n(cs->conn, MHD_HEADER_KIND, framing_cb, &f);
+	mhd.get_connection_values_n(cs->conn, MHD_GET_ARGUMENT_KIND, query_size_cb, &f.header_bytes);
+	/* libmicrohttpd has room for twice the limit (http_server_start) and answers in HTML
+	 * when that is full; up to there the limits are checked here, answered in JSON. */
+	if (strlen(cs->req.path) > cs->server->cfg.header_bytes / 2) {
+		cs->early_status = 414;
+		return err_set(e, ERR_TOO_LARGE, "the request URL exceeds the limit of %zu bytes",
+			       cs->server->cfg.header_bytes / 2);
+	}
+	if (f.header_bytes + strlen(cs->req.path) > cs->server->cfg.header_bytes) {
+		cs->early_status = 431;
+		return err_set(e, ERR_TOO_LARGE, "the request line and headers exceed the limit of %zu bytes",
+			       cs->server->cfg.header_bytes);
+	}
+	if (f.nul)
+		return err_set(e, ERR_INVALID, "a request header contains a NUL byte");
+	if (f.transfer_encoding && (f.n_transfer_encoding > 1 || strcasecmp(f.transfer_encoding, "chunked") != 0))
+		return err_set(e, ERR_INVALID,
+			       "Transfer-Encoding '%.60s' is not supported: send the body "
+			       "as is or with Transfer-Encoding: chunked",
+			       f.transfer_encoding);
+	if (f.transfer_encoding && f.content_length)
+		return err_set(e, ERR_INVALID, "a request may not have both Content-Length and Transfer-Encoding");
+	if (f.conflicting_length)
+		return err_set(e, ERR_INVALID, "the request has several different Content-Length headers");
+	if (!f.content_length)
+		return 0;
+	if (str_to_i64(str_trim(str_from(f.content_length)), 0, INT64_MAX, &n, "Content-Length", e))
+		return -ERR_INVALID;
+	if ((uint64_t)n > cs->limit)
+		return err_set(e, ERR_TOO_LARGE, "request body exceeds the limit of %zu bytes", cs->limit);
+	return 0;
+}
+
 static struct conn_state *begin(struct http_server *s, struct MHD_Connection *conn, const char *url, const char *method)
 {
 	struct conn_state *cs = calloc(1, sizeof *cs);
-	const char *cl;
 
 	if (!cs)
 		return NULL;
@@ -167,12 +303,9 @@ static struct conn_state *begin(struct http_server *s, struct MHD_Connection *co
 		cs->limit = s->cfg.upload_bytes;
 	buf_init(&cs->req.body, cs->limit);
 	buf_set_wipe(&cs->req.body); /* bodies carry secret data and store passwords */
-	cl = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	if (cl) {
-		char *end;
-		unsigned long long n = strtoull(cl, &end, 10);
-		if (*end || n > cs->limit)
-			cs->too_large = true;
+	if (check_framing(cs, &cs->early)) {
+		cs->refused = true;
+		cs->too_large = cs->early.code == ERR_TOO_LARGE && !cs->early_status;
 	}
 	atomic_fetch_add(&s->in_flight, 1);
 	return cs;
@@ -202,12 +335,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!cs)
 			return MHD_NO;
 		*con_cls = cs;
-		if (cs->too_large) {
-			/* Answer now: libmicrohttpd then skips the body and closes the connection. */
-			answer_too_large(cs);
-			cs->answered = true;
-			return queue(s, conn, &cs->resp);
-		}
+		if (cs->refused)
+			return answer_early(cs);
 		return MHD_YES;
 	}
 	if (cs->answered)
@@ -217,6 +346,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			cs->too_large = true;
 		*upload_data_size = 0;
 		return MHD_YES;
+	}
+	if (atomic_load(&cs->phase) == PHASE_READING) {
+		struct http_conn_sock *sock = http_conn_sock_of(conn);
+
+		http_deadline_conn_busy(&s->deadlines, sock ? sock->deadline : NULL);
 	}
 	if (cs->too_large) {
 		answer_too_large(cs);
@@ -238,13 +372,76 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return queue(s, conn, &cs->resp);
 }
 
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *s = cls;
+	struct http_conn_sock *sock = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		sock = calloc(1, sizeof *sock);
+		if (sock && ci)
+			sock->deadline = http_deadline_conn_started(&s->deadlines, ci->connect_fd);
+		*socket_context = sock;
+		return;
+	}
+	if (!sock)
+		return;
+	http_deadline_conn_closed(&s->deadlines, sock->deadline);
+	free(sock);
+	*socket_context = NULL;
+}
+
+static int hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* libmicrohttpd's percent-decoding of the path and query, which also notes a decoded NUL:
+ * the C strings handed on would end there, so such a request is refused (check_framing). */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
+{
+	char *r = uri, *w = uri;
+	bool nul = false;
+	(void)cls;
+
+	while (*r) {
+		int hi, lo;
+
+		if (r[0] == '%' && (hi = hex_val(r[1])) >= 0 && (lo = hex_val(r[2])) >= 0) {
+			*w = (char)(hi * 16 + lo);
+			nul |= *w == '\0';
+			w++;
+			r += 3;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	if (nul) {
+		struct http_conn_sock *sock = http_conn_sock_of(conn);
+
+		if (sock)
+			atomic_store(&sock->nul_in_url, true);
+	}
+	return (size_t)(w - uri);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
 	struct http_server *s = cls;
 	struct conn_state *cs = *con_cls;
 	char fields[1024];
 	int64_t us;
-	(void)conn;
+	bool heavy;
 
 	if (!cs)
 		return;
@@ -259,10 +456,21 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		log_kv(fields, sizeof fields, "aborted", "true");
 	log_line(LOG_INFO, "request", fields);
+	{
+		struct http_conn_sock *sock = http_conn_sock_of(conn);
+
+		if (sock) {
+			atomic_store(&sock->nul_in_url, false);
+			http_deadline_conn_next(&s->deadlines, sock->deadline);
+		}
+	}
+	heavy = cs->req.heavy || cs->req.body.cap >= TRIM_AFTER_BYTES;
 	http_resp_cleanup(&cs->resp);
 	buf_cleanup(&cs->req.body);
 	arena_cleanup(&cs->req.arena);
 	free(cs);
+	if (heavy)
+		give_back_memory();
 	*con_cls = NULL;
 	atomic_fetch_sub(&s->in_flight, 1);
 }
@@ -291,18 +499,25 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 		return NULL;
 	}
 	http_streams_init(&s->streams);
+	if (http_deadlines_init(&s->deadlines, cfg->request_s ? cfg->request_s : 60, e)) {
+		workq_free(s->workers);
+		free(s);
+		return NULL;
+	}
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	s->d = mhd.start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
-				cfg->io_threads ? cfg->io_threads : 1, MHD_OPTION_CONNECTION_LIMIT,
-				(unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->header_bytes, MHD_OPTION_NOTIFY_COMPLETED,
-				on_completed, s, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+	s->d = mhd.start_daemon(
+	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, cfg->io_threads ? cfg->io_threads : 1,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, 2 * cfg->header_bytes + 16384, MHD_OPTION_NOTIFY_COMPLETED,
+	    on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
+	    NULL, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
 	if (!s->d) {
 		err_set(e, ERR_INTERNAL, "cannot listen on %s (address in use or not available)", cfg->listen);
 		workq_free(s->workers);
 		http_streams_cleanup(&s->streams);
+		http_deadlines_cleanup(&s->deadlines);
 		free(s);
 		return NULL;
 	}
@@ -367,6 +582,7 @@ void http_server_stop(struct http_server *s, unsigned grace_ms)
 	/* Streams that started during the grace period were born closing; wake any left. */
 	http_streams_close(&s->streams);
 	mhd.stop_daemon(s->d);
+	http_deadlines_cleanup(&s->deadlines);
 	http_streams_cleanup(&s->streams);
 	free(s);
 }

@@ -15,8 +15,17 @@
  *
  * Limits: a body whose Content-Length exceeds its limit is answered 413 before any of it
  * is read; a chunked body that grows past it is discarded and answered 413.  multipart
- * bodies use upload_bytes, all others body_bytes.  Headers beyond header_bytes are
- * answered 431 by libmicrohttpd.
+ * bodies use upload_bytes, all others body_bytes.  A URL over header_bytes / 2 is answered
+ * 414 and request line + headers over header_bytes 431, in JSON; libmicrohttpd gets room
+ * for twice header_bytes and answers beyond that itself (in HTML: it has no hook for it).
+ * A request must arrive whole (headers and body) within request_s (http/deadline.h), or
+ * its connection is closed.  Refused before the body is read, with 400: a Transfer-Encoding
+ * other than chunked, Content-Length with Transfer-Encoding, several different
+ * Content-Length values, a Content-Length that is not a number, a NUL byte decoded from the
+ * URL (%00) or seen in a header.
+ *
+ * Memory: after a request marked heavy (req->heavy) or with a body or answer of 1 MiB or
+ * more, the server calls malloc_trim so the process does not keep its peak size.
  *
  * Streaming (http_resp_stream, http/stream.h): a body produced piece by piece, e.g. a
  * log followed while it is written.  When the producer has nothing to send, the
@@ -32,6 +41,7 @@ struct http_server_cfg {
 	unsigned threads;    /* workers that run handlers */
 	size_t max_connections;
 	unsigned timeout_s;
+	unsigned request_s; /* whole-request deadline (http/deadline.h); 0: 60 */
 	size_t header_bytes;
 	size_t body_bytes;
 	size_t upload_bytes;

@@ -168,6 +168,24 @@ static int put_item_row(struct store_conn *c, int64_t rid, const char *path, con
 	return store_step_done(st, e);
 }
 
+/* Inside the write transaction: the inventory found before it began may have been deleted
+ * since by another request (its items would then break the foreign key: a 500). */
+static int inventory_still_there(struct store_conn *c, int64_t rid, struct err *e)
+{
+	static const char SQL[] = "SELECT 1 FROM inventories WHERE rid = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, rid);
+	rc = store_step(st, e);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Inventory not found: it was deleted while the item was written");
+	return rc < 0 ? rc : 0;
+}
+
 int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value, struct err *e)
 {
 	static const char SQL_KEY[] = "INSERT OR IGNORE INTO inventory_item_keys (inventory, key, value, item)"
@@ -180,8 +198,8 @@ int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	if (store_tx_begin(c, e))
 		goto out;
-	if (put_item_row(c, rid, path, text, &kc.item, e) || !(kc.st = store_prepare(c, SQL_KEY, e)) ||
-	    inv_json_keys(value, put_key, &kc, e) || store_tx_commit(c, e)) {
+	if (inventory_still_there(c, rid, e) || put_item_row(c, rid, path, text, &kc.item, e) ||
+	    !(kc.st = store_prepare(c, SQL_KEY, e)) || inv_json_keys(value, put_key, &kc, e) || store_tx_commit(c, e)) {
 		store_tx_rollback(c);
 		goto out;
 	}

@@ -38,7 +38,7 @@ int store_inventory_update(struct store_conn *c, const struct inventory *inv, st
 int store_inventory_delete(struct store_conn *c, const struct inventory *inv, struct err *e) WUR;
 
 /* Replaces (or creates) the item at path with value (borrowed), and its index keys, in one
- * transaction. */
+ * transaction.  ERR_NOT_FOUND when the inventory (rid) no longer exists. */
 int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value,
 			     struct err *e) WUR;
 /* The item at exactly path as stored (new JSON text, caller frees); ERR_NOT_FOUND. */

@@ -108,9 +108,10 @@ int store_secret_find(struct store_conn *c, const char *org_id, const char *name
 	return store_one(st, read_row, s, "Secret", name, e);
 }
 
-int store_secret_envelope(struct store_conn *c, const char *id, unsigned char **env, size_t *env_len, struct err *e)
+static int read_envelope(struct store_conn *c, const char *id, const struct secret *expect, unsigned char **env,
+			 size_t *env_len, struct err *e)
 {
-	static const char SQL[] = "SELECT envelope FROM secrets WHERE id = ?";
+	static const char SQL[] = "SELECT envelope, org_id, name FROM secrets WHERE id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
@@ -119,6 +120,10 @@ int store_secret_envelope(struct store_conn *c, const char *id, unsigned char **
 		return -1;
 	store_bind_text(st, 1, id);
 	rc = store_step(st, e);
+	if (rc == STORE_ROW && expect &&
+	    (strcmp(store_col_text(st, 1), expect->org_id) != 0 || strcmp(store_col_text(st, 2), expect->name) != 0))
+		rc = err_set(e, ERR_CONFLICT, "Secret '%.128s' was renamed or moved while it was read: try again",
+			     expect->name);
 	if (rc == STORE_ROW) {
 		size_t n = 0;
 		const void *p = store_col_blob(st, 0, &n);
@@ -133,8 +138,19 @@ int store_secret_envelope(struct store_conn *c, const char *id, unsigned char **
 	}
 	store_reset(st);
 	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "Secret not found: %.64s", id);
+		return err_set(e, ERR_NOT_FOUND, "Secret not found: %.128s", expect ? expect->name : id);
 	return rc < 0 ? rc : 0;
+}
+
+int store_secret_envelope(struct store_conn *c, const char *id, unsigned char **env, size_t *env_len, struct err *e)
+{
+	return read_envelope(c, id, NULL, env, env_len, e);
+}
+
+int store_secret_envelope_of(struct store_conn *c, const struct secret *s, unsigned char **env, size_t *env_len,
+			     struct err *e)
+{
+	return read_envelope(c, s->id, s, env, env_len, e);
 }
 
 static int update_meta(struct store_conn *c, const struct secret *s, struct err *e)

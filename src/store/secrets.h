@@ -49,6 +49,12 @@ int store_secret_find(struct store_conn *c, const char *org_id, const char *name
 /* The sealed envelope of a secret: new buffer (caller frees). */
 int store_secret_envelope(struct store_conn *c, const char *id, unsigned char **env, size_t *env_len,
 			  struct err *e) WUR;
+/* The envelope of s (by id), read together with the name and org it is sealed for: a
+ * secret renamed or moved since s was read is ERR_CONFLICT (its envelope is now sealed for
+ * the new name, so decrypting it with s's would fail as if the password were wrong), a
+ * deleted one ERR_NOT_FOUND.  New buffer (caller frees). */
+int store_secret_envelope_of(struct store_conn *c, const struct secret *s, unsigned char **env, size_t *env_len,
+			     struct err *e) WUR;
 
 /* Writes every metadata field of s (org, name, type, encrypted_by, visibility, owner,
  * project, updated_at) and, when env is not NULL, the envelope; clear_rules also removes

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/username.h"
 
 static _Atomic uint64_t generation = 1;
 
@@ -103,23 +104,45 @@ int store_user_get(struct store_conn *c, const char *id, struct user *u, struct 
 	return store_one(st, read_row, u, "User", id, e);
 }
 
-int store_user_find(struct store_conn *c, const char *username, const char *domain, struct user *u, struct err *e)
+/* SQLite's lower() folds ASCII only: a name with other letters is compared, after
+ * Unicode case folding (base/username.h), with every name of as many characters (folding
+ * keeps the count). */
+static int find_rows(struct store_conn *c, const char *username, const char *domain, struct user *u, int *n,
+		     struct err *e)
 {
-	static const char SQL[] = "SELECT " USER_COLS " FROM users WHERE lower(username) = lower(?)"
-				  " AND (? IS NULL OR lower(user_domain) = lower(?)) LIMIT 2";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc, n = 0;
+	static const char SQL_ASCII[] = "SELECT " USER_COLS " FROM users WHERE lower(username) = lower(?1)"
+					" AND (?2 IS NULL OR lower(user_domain) = lower(?2)) LIMIT 2";
+	static const char SQL_FOLD[] = "SELECT " USER_COLS " FROM users WHERE length(username) = length(?1)"
+				       " AND (?2 IS NULL OR lower(user_domain) = lower(?2))";
+	bool fold = username_has_non_ascii(username);
+	struct store_stmt *st = store_prepare(c, fold ? SQL_FOLD : SQL_ASCII, e);
+	int rc;
 
+	*n = 0;
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, username);
 	store_bind_text(st, 2, domain);
-	store_bind_text(st, 3, domain);
-	while ((rc = store_step(st, e)) == STORE_ROW)
-		if (n++ == 0)
-			read_row(st, u);
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		struct user row;
+
+		read_row(st, &row);
+		if (fold && !username_eq(row.username, username))
+			continue;
+		if ((*n)++ == 0)
+			*u = row;
+		if (*n > 1)
+			break;
+	}
 	store_reset(st);
-	if (rc < 0)
+	return rc < 0 ? rc : 0;
+}
+
+int store_user_find(struct store_conn *c, const char *username, const char *domain, struct user *u, struct err *e)
+{
+	int rc, n = 0;
+
+	if ((rc = find_rows(c, username, domain, u, &n, e)))
 		return rc;
 	if (n == 0)
 		return err_set(e, ERR_NOT_FOUND, "User not found: %.128s", username);
@@ -163,6 +186,26 @@ static void bind_user(struct store_stmt *st, const struct user *u, const char *p
 	store_bind_text(st, 10, u->id);
 }
 
+/* A name is stored only in NFC, and only when no other user has it in another case (the
+ * unique index on lower(username) sees ASCII case only). */
+static int check_name(struct store_conn *c, const struct user *u, struct err *e)
+{
+	struct user other;
+	struct err ignored;
+	int rc;
+
+	if (username_check_nfc(u->username, e))
+		return -ERR_INVALID;
+	if (!username_has_non_ascii(u->username))
+		return 0;
+	rc = store_user_find(c, u->username, u->domain, &other, &ignored);
+	if (rc == -ERR_NOT_FOUND || (rc == 0 && strcmp(other.id, u->id) == 0))
+		return 0;
+	if (rc == 0 || rc == -ERR_CONFLICT)
+		return err_set(e, ERR_CONFLICT, "User already exists: %.128s", u->username);
+	return err_set(e, ignored.code, "%s", ignored.msg);
+}
+
 int store_user_insert(struct store_conn *c, const struct user *u, const char *password_hash, struct err *e)
 {
 	static const char SQL[] = "INSERT INTO users (username, user_domain, user_type, display_name, email, roles,"
@@ -171,7 +214,7 @@ int store_user_insert(struct store_conn *c, const struct user *u, const char *pa
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
-	if (!st)
+	if (!st || check_name(c, u, e))
 		return -1;
 	bind_user(st, u, password_hash);
 	rc = store_step_done(st, e);
@@ -190,7 +233,7 @@ int store_user_update(struct store_conn *c, const struct user *u, const char *pa
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
-	if (!st)
+	if (!st || check_name(c, u, e))
 		return -1;
 	bind_user(st, u, password_hash);
 	rc = store_step_done(st, e);

@@ -249,6 +249,26 @@ static void test_limits(void **state)
 	free(b);
 }
 
+static void test_nul_bytes(void **state)
+{
+	static const char in_name[] =
+	    "--XyZ\r\nContent-Disposition: form-data; name=\"da\0ta\"\r\n\r\nv\r\n--XyZ--\r\n";
+	static const char in_text[] =
+	    "--XyZ\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\na\0b\r\n--XyZ--\r\n";
+	static const char in_file[] = "--XyZ\r\nContent-Disposition: form-data; name=\"data\"; filename=\"f\"\r\n\r\n"
+				      "a\0b\r\n--XyZ--\r\n";
+	struct multipart mp;
+	struct err e;
+	(void)state;
+
+	expect_error(CT, in_name, sizeof in_name - 1, ERR_INVALID, "headers contain a NUL byte");
+	expect_error(CT, in_text, sizeof in_text - 1, ERR_INVALID, "text field contains a NUL byte");
+	/* a file part is binary: NUL bytes are data */
+	assert_int_equal(parse(CT, in_file, sizeof in_file - 1, &mp, &e), 0);
+	assert_int_equal(mp.parts[0].data.len, 3);
+	multipart_cleanup(&mp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +280,7 @@ int main(void)
 	    cmocka_unit_test(test_malformed),
 	    cmocka_unit_test(test_escaped_quote_in_name),
 	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_nul_bytes),
 	};
 	return cmocka_run_group_tests_name("multipart", tests, setup, NULL);
 }

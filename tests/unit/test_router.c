@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -105,6 +106,25 @@ static void test_rest_param(void **state)
 	hr = match(r, &req, "GET", "/api/v1/org/o/inventory/i/data", &e);
 	assert_null(hr);
 	arena_cleanup(&req.arena);
+	{
+		/* deeper than any pattern: only the rest parameter can take it */
+		char path[512] = "/api/v1/org/o/inventory/i/data", rest[512] = "";
+
+		for (int i = 0; i < 50; i++) {
+			size_t n = strlen(rest);
+			snprintf(rest + n, sizeof rest - n, "%ss%d", i ? "/" : "", i);
+		}
+		snprintf(path + strlen(path), sizeof path - strlen(path), "/%s/", rest);
+		hr = match(r, &req, "GET", path, &e);
+		assert_non_null(hr);
+		assert_ptr_equal(hr->handler, &h5);
+		assert_string_equal(http_param(&req, "path"), rest);
+		arena_cleanup(&req.arena);
+		hr = match(r, &req, "GET", path + 4, &e); /* "/v1/org/…": no pattern */
+		assert_null(hr);
+		assert_int_equal(e.code, ERR_NOT_FOUND);
+		arena_cleanup(&req.arena);
+	}
 	router_free(r);
 }
 
