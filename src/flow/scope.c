@@ -206,7 +206,9 @@ json_t *scope_eval(struct scope *sc, const struct tval *tv, struct err *e)
 	json_t *r = NULL;
 	switch (tv->kind) {
 	case TV_LIT:
-		return json_incref(tv->lit);
+		/* A fresh copy of a list or map literal on every evaluation: the model's literal
+		 * must never be shared with (and mutated through) a variable. */
+		return json_is_array(tv->lit) || json_is_object(tv->lit) ? json_deep_copy(tv->lit) : json_incref(tv->lit);
 	case TV_EXPR:
 		scope_env(sc, &env);
 		return el_eval(tv->expr, &env, &r, e) < 0 ? NULL : r;
@@ -317,7 +319,14 @@ int scope_set_vars(struct scope *sc, const struct tval *map, struct err *e)
 	if (map->kind == TV_LIT) {
 		const char *k;
 		json_t *v;
-		json_object_foreach(map->lit, k, v) if (write_var(sc->t, k, v, e) < 0) return -1;
+		json_object_foreach(map->lit, k, v)
+		{
+			json_t *fresh = json_is_array(v) || json_is_object(v) ? json_deep_copy(v) : json_incref(v);
+			int rc2 = write_var(sc->t, k, fresh, e);
+			json_decref(fresh);
+			if (rc2 < 0)
+				return -1;
+		}
 		return 0;
 	}
 	lz.values = calloc(map->n + 1, sizeof *lz.values);
