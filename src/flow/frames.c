@@ -49,20 +49,33 @@ static void sleep_ms(long long ms)
 		;
 }
 
-/* The names a looped step collects into lists. */
-static void out_names(const struct step *s, json_t *names)
+/* The names a looped step collects into lists.  An `out:` expression is evaluated at the
+ * loop's start: a list gives the names, a map its keys (the values are evaluated after
+ * each call, see call_out_values). */
+static int out_names(struct vm *vm, struct thread *t, const struct step *s, json_t *names)
 {
+	const char *k;
+	json_t *v, *x;
+	size_t i;
 	if (s->out.kind == OUT_NAME || s->out.kind == OUT_LIST)
-		for (size_t i = 0; i < s->out.n; i++)
+		for (i = 0; i < s->out.n; i++)
 			json_array_append_new(names, json_string(s->out.names[i]));
 	else if (s->out.kind == OUT_MAP && s->out.map->kind == TV_MAP)
-		for (size_t i = 0; i < s->out.map->n; i++)
+		for (i = 0; i < s->out.map->n; i++)
 			json_array_append_new(names, json_string(s->out.map->keys[i]));
 	else if (s->out.kind == OUT_MAP && s->out.map->kind == TV_LIT) {
-		const char *k;
-		json_t *v;
 		json_object_foreach(s->out.map->lit, k, v) json_array_append_new(names, json_string(k));
+	} else if (s->out.kind == OUT_EXPR) {
+		if (!(v = eval(vm, t, s->out.map)))
+			return -1;
+		if (json_is_array(v)) {
+			json_array_foreach(v, i, x) if (json_is_string(x)) json_array_append(names, x);
+		} else if (json_is_object(v)) {
+			json_object_foreach(v, k, x) json_array_append_new(names, json_string(k));
+		}
+		json_decref(v);
 	}
+	return 0;
 }
 
 /* Loop items as a list: maps become {key, value} entries; null and empty lists skip. */
@@ -124,7 +137,11 @@ static int loop_start(struct vm *vm, struct thread *t, struct frame *f)
 		return -1;
 	}
 	names = json_array();
-	out_names(s, names);
+	if (out_names(vm, t, s, names) < 0) {
+		json_decref(names);
+		json_decref(items);
+		return -1;
+	}
 	results = json_object();
 	json_array_foreach(names, i, name)
 	{

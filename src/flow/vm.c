@@ -230,6 +230,17 @@ static json_t *call_out_values(struct vm *vm, struct thread *t, struct frame *f)
 	}
 	scope_init(&sc, vm, t);
 	v = scope_eval(&sc, o->map, &e);
+	if (v && o->kind == OUT_EXPR && json_is_object(v)) {
+		/* out: "${outMap}": the map's values (written with \${…}) are evaluated now,
+		 * in the called flow's scope. */
+		struct el_env env;
+		json_t *m = NULL;
+		scope_env(&sc, &env);
+		if (el_json_eval_value(v, 0, &env, &m, &e) < 0)
+			m = NULL;
+		json_decref(v);
+		v = m;
+	}
 	scope_cleanup(&sc);
 	if (!v) {
 		json_decref(res);
