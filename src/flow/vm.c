@@ -377,13 +377,37 @@ enum vm_status vm_run(struct vm *vm)
 	return vm->status;
 }
 
+/* The request's (or `-a`) arguments are expressions too, evaluated once at the start with
+ * the system variables and the other arguments (as given) visible.  NEW or NULL. */
+static json_t *eval_args(struct vm *vm, struct thread *t, json_t *args, struct err *e)
+{
+	struct scope sc;
+	struct el_env env;
+	json_t *v = NULL;
+	scope_init(&sc, vm, t);
+	scope_env(&sc, &env);
+	if (el_json_eval_value(args, 0, &env, &v, e) < 0)
+		v = NULL;
+	scope_cleanup(&sc);
+	return v;
+}
+
+static int args_error(struct err *e)
+{
+	char msg[ERR_MSG_MAX];
+	snprintf(msg, sizeof msg, "%s", e->msg);
+	return err_set(e, e->code == ERR_LIMIT ? ERR_LIMIT : ERR_INVALID, "Error while evaluating process arguments: %s",
+		       msg);
+}
+
 int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, struct err *e)
 {
 	const struct flow_def *fd = model_flow(vm->m, entry);
+	json_t *given = NULL;
 	struct thread *t;
 	struct frame *f;
 	struct scope sc;
-	int rc = 0;
+	int rc = -1;
 	if (!fd)
 		return err_set(e, ERR_NOT_FOUND, "Flow '%s' not found", entry);
 	t = vm_thread_new(vm, -1);
@@ -393,20 +417,34 @@ int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, st
 	f->data = json_pack("{s:s}", "flow", fd->name);
 	if (sysvars && value_merge(f->locals, sysvars, e) < 0)
 		return -1;
-	if (args && value_merge(f->locals, args, e) < 0)
-		return -1;
+	if (args) {
+		if (value_merge(f->locals, args, e) < 0)
+			return -1;
+		if (sysvars && value_merge(f->locals, sysvars, e) < 0)
+			return -1;
+		if (!(given = eval_args(vm, t, args, e)))
+			return args_error(e);
+		if (value_merge(f->locals, given, e) < 0)
+			goto out;
+	}
 	if (vm->m->arguments) {
 		scope_init(&sc, vm, t);
 		rc = scope_set_vars(&sc, vm->m->arguments, e);
 		scope_cleanup(&sc);
-		if (rc < 0)
-			return -1;
-		if (args && value_merge(f->locals, args, e) < 0)
-			return -1;
+		if (rc < 0) {
+			args_error(e);
+			goto out;
+		}
+		rc = -1;
+		if (given && value_merge(f->locals, given, e) < 0)
+			goto out;
 	}
 	if (sysvars && value_merge(f->locals, sysvars, e) < 0)
-		return -1;
-	return 0;
+		goto out;
+	rc = 0;
+out:
+	json_decref(given);
+	return rc;
 }
 
 json_t *vm_last_error(struct vm *vm)
