@@ -253,9 +253,9 @@ static json_t *system_vars(struct process *p)
 {
 	char id[UUID_STR_LEN];
 	uuid_v4(id);
-	return json_pack("{s:s, s:s, s:{s:O}, s:{s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}}", "txId", id, "workDir",
-			 p->workdir, "processInfo", "activeProfiles", p->m->active_profiles, "projectInfo", "orgId",
-			 "0fac1b18-d179-11e7-b3e7-d7df4543ed4f", "orgName", "Default", "initiator", "username", "local",
+	/* projectInfo is {} without a project, as in Concord's runner run on its own. */
+	return json_pack("{s:s, s:s, s:{s:O}, s:{}, s:{s:s, s:s}, s:{s:s, s:s}}", "txId", id, "workDir",
+			 p->workdir, "processInfo", "activeProfiles", p->m->active_profiles, "projectInfo", "initiator", "username", "local",
 			 "displayName", "local user", "currentUser", "username", "local", "displayName", "local user");
 }
 
@@ -295,7 +295,7 @@ static json_t *saved_state(struct process *p, bool *checkpoint)
 static int resume(struct process *p)
 {
 	bool checkpoint;
-	json_t *st = saved_state(p, &checkpoint), *args = p->o.args;
+	json_t *st = saved_state(p, &checkpoint), *args = p->o.args, *sys;
 	struct err e;
 	int rc = -1;
 	if (!st)
@@ -306,6 +306,11 @@ static int resume(struct process *p)
 		run_log_line(&p->host, FLOW_ERROR, e.msg);
 		return -1;
 	}
+	/* This run's workDir and processInfo; the process keeps its txId. */
+	sys = system_vars(p);
+	json_object_del(sys, "txId");
+	vm_set_sysvars(p->vm, sys);
+	json_decref(sys);
 	if (checkpoint) {
 		args = json_deep_copy(p->o.args);
 		json_object_set_new(args, "resumeEvents", json_pack("[s]", p->o.resume));

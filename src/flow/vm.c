@@ -447,6 +447,25 @@ out:
 	return rc;
 }
 
+void vm_set_sysvars(struct vm *vm, json_t *sysvars)
+{
+	const char *k;
+	json_t *v;
+	if (!json_is_object(sysvars))
+		return;
+	for (size_t i = 0; i < vm->n_threads; i++) {
+		struct thread *t = vm->threads[i];
+		for (size_t j = 0; j < t->n; j++) {
+			json_t *l = t->frames[j].locals;
+			bool bottom = t->id == 0 && j == 0;
+			if (!json_is_object(l))
+				continue;
+			json_object_foreach(sysvars, k, v) if (bottom || json_object_get(l, k))
+				json_object_set(l, k, v);
+		}
+	}
+}
+
 json_t *vm_last_error(struct vm *vm)
 {
 	return vm->last_error;

@@ -34,6 +34,11 @@ enum vm_status vm_run(struct vm *vm);
 json_t *vm_save(struct vm *vm);
 struct vm *vm_load(const struct model *m, const struct flow_host *h, json_t *state, struct err *e);
 
+/* After vm_load: the system variables of the resumed run (BORROWED: workDir, processInfo,
+ * …) replace the saved ones in the main thread's bottom frame and wherever a frame holds a
+ * copy of them (parallel branches), as a resumed Concord process sees its own run's. */
+void vm_set_sysvars(struct vm *vm, json_t *sysvars);
+
 /* Wakes the threads waiting for event `name`, or submits the pending form `name` with
  * values args (validated and coerced like a form submission).  For an event, args (a map,
  * BORROWED, may be NULL) is written into every ROOT frame of the resumed threads.

@@ -33,3 +33,37 @@ flows:
     log = process_log(admin, pid)
     assert "Error while evaluating process arguments: " in log and "undefinedVar" in log, log
     assert "must not run" not in log
+
+
+def test_resumed_run_sees_its_own_work_dir(fresh_server):
+    """The data folder moves between the suspend and the resume: the resumed flow's workDir
+    is the new working directory, not the one saved with the state."""
+    import shutil
+    import signal
+    from conftest import ADMIN_KEY, Client
+    flow = """
+flows:
+  default:
+    - set:
+        before: "${workDir}"
+    - suspend: go
+    - log: "after: ${workDir} moved=${workDir != before} token=${processInfo.sessionToken != null}"
+"""
+    srv = fresh_server().start()
+    admin = Client(srv.url, ADMIN_KEY)
+    pid = start_process(admin, flow)
+    assert wait_process(admin, pid, ("SUSPENDED", "FINISHED", "FAILED"))["status"] == "SUSPENDED"
+    srv.stop(signal.SIGKILL)
+    moved = srv.data_dir + "-moved"
+    shutil.move(srv.data_dir, moved)
+    srv2 = fresh_server(data_dir=moved).start()
+    try:
+        admin = Client(srv2.url, ADMIN_KEY)
+        assert admin.post("/api/v1/process/%s/resume/go" % pid, json={}).status_code == 200
+        p = wait_process(admin, pid)
+        log = process_log(admin, pid)
+        assert p["status"] == "FINISHED", log
+        assert "after: $WORK_DIR moved=true token=true" in log, log
+    finally:
+        srv2.stop()
+        shutil.rmtree(moved, ignore_errors=True)
