@@ -141,14 +141,19 @@ void vm_log(struct vm *vm, enum flow_level level, const char *fmt, ...)
 void vm_call_stack(struct vm *vm, struct thread *t, struct buf *b)
 {
 	struct err e;
-	(void)vm;
-	for (size_t i = t->n; i > 0; i--) {
-		const struct frame *f = &t->frames[i - 1];
-		if (f->kind != FR_FLOW || !f->step)
-			continue;
-		if (buf_printf(b, &e, "\n(%s) @ line: %d, col: %d, thread: %d, flow: %s", f->step->file, f->step->line,
-			       f->step->col, t->id, json_string_value(json_object_get(f->data, "flow"))) < 0)
-			return;
+	/* One stack from the innermost flow out, through the threads that started this one
+	 * (parallel branches and loop iterations). */
+	for (size_t depth = 0; t && depth <= vm->n_threads; depth++) {
+		for (size_t i = t->n; i > 0; i--) {
+			const struct frame *f = &t->frames[i - 1];
+			if (f->kind != FR_FLOW || !f->step)
+				continue;
+			if (buf_printf(b, &e, "\n(%s) @ line: %d, col: %d, thread: %d, flow: %s", f->step->file,
+				       f->step->line, f->step->col, t->id,
+				       json_string_value(json_object_get(f->data, "flow"))) < 0)
+				return;
+		}
+		t = t->parent >= 0 ? vm_thread_get(vm, t->parent) : NULL;
 	}
 }
 
@@ -178,15 +183,18 @@ void vm_raise(struct vm *vm, struct thread *t, const struct step *s, const char 
 	else
 		vm_log(vm, FLOW_ERROR, "%s", msg);
 	buf_reset(&b);
+	json_decref(t->error);
+	t->error = error_new(vm, t, s, msg, payload);
 	if (buf_append_str(&b, "Call stack:", &e) == 0) {
 		size_t len = b.len;
 		vm_call_stack(vm, t, &b);
-		if (b.len > len)
+		if (b.len > len) {
 			vm_log(vm, FLOW_ERROR, "%s", b.data);
+			/* kept for the "Parallel execution errors" summary of a parent thread */
+			json_object_set_new(t->error, "@callStack", json_string(b.data + len + 1));
+		}
 	}
 	buf_cleanup(&b);
-	json_decref(t->error);
-	t->error = error_new(vm, t, s, msg, payload);
 }
 
 void vm_rethrow(struct vm *vm, struct thread *t, json_t *err)
@@ -371,6 +379,7 @@ enum vm_status vm_run(struct vm *vm)
 		json_decref(vm->last_error);
 		vm->last_error = json_deep_copy(main_t->error);
 		json_object_del(vm->last_error, "@location");
+		json_object_del(vm->last_error, "@callStack");
 	} else {
 		vm->status = VM_SUSPENDED;
 	}
