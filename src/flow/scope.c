@@ -210,6 +210,10 @@ json_t *scope_eval(struct scope *sc, const struct tval *tv, struct err *e)
 		 * must never be shared with (and mutated through) a variable. */
 		return json_is_array(tv->lit) || json_is_object(tv->lit) ? json_deep_copy(tv->lit) : json_incref(tv->lit);
 	case TV_EXPR:
+		if (!tv->expr) {
+			err_set(e, ERR_INVALID, "%s", tv->error);
+			return NULL;
+		}
 		scope_env(sc, &env);
 		return el_eval(tv->expr, &env, &r, e) < 0 ? NULL : r;
 	case TV_LIST:
@@ -244,6 +248,8 @@ int scope_eval_bool(struct scope *sc, const struct tval *tv, bool *out, struct e
 	if (tv->kind != TV_EXPR)
 		return value_to_bool(tv->lit, out, e);
 	scope_env(sc, &env);
+	if (!tv->expr)
+		return err_set(e, ERR_INVALID, "%s", tv->error);
 	return el_eval_bool(tv->expr, &env, out, e);
 }
 
