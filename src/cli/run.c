@@ -204,6 +204,40 @@ static int project_of(const char *path, char **dir, const char **file)
 	return 0;
 }
 
+/* The absolute path dir would have, resolving its longest existing ancestor (it may not
+ * exist yet).  False when it cannot be resolved. */
+static bool resolve_future(const char *dir, char out[PATH_MAX])
+{
+	char head[PATH_MAX], real[PATH_MAX];
+	const char *tail = "";
+	if (snprintf(head, sizeof head, "%s", dir) >= (int)sizeof head)
+		return false;
+	for (;;) {
+		char *slash;
+		if (realpath(head[0] ? head : "/", real))
+			return snprintf(out, PATH_MAX, "%s%s%s", real, *tail ? "/" : "", tail) < PATH_MAX;
+		slash = strrchr(head, '/');
+		if (!slash) {
+			tail = dir;
+			snprintf(head, sizeof head, ".");
+			continue;
+		}
+		tail = dir + (slash - head) + 1;
+		*slash = '\0';
+	}
+}
+
+/* A working directory inside the flow's own folder would be copied into itself. */
+static bool workdir_inside(const char *src, const char *workdir)
+{
+	char s[PATH_MAX], w[PATH_MAX];
+	size_t n;
+	if (!realpath(src, s) || !resolve_future(workdir, w))
+		return false;
+	n = strlen(s);
+	return strncmp(w, s, n) == 0 && (w[n] == '\0' || w[n] == '/' || (n == 1 && s[0] == '/'));
+}
+
 static int prepare_workdir(struct process *p, const char **file)
 {
 	char *src = NULL;
@@ -211,6 +245,11 @@ static int prepare_workdir(struct process *p, const char **file)
 	int rc = -1;
 	if (project_of(p->o.path, &src, file) < 0)
 		return -1;
+	if (p->o.workdir && (!p->o.resume || p->o.path_given) && workdir_inside(src, p->o.workdir)) {
+		fprintf(stderr, "accord run: --workdir %s is inside the flow's folder %s; give a folder outside it\n",
+			p->o.workdir, src);
+		goto out;
+	}
 	if (p->o.workdir) {
 		if (path_mkdirs(p->o.workdir, 0700, &e) < 0 || !realpath(p->o.workdir, p->workdir)) {
 			fprintf(stderr, "accord run: --workdir %s: cannot create it\n", p->o.workdir);
