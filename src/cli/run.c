@@ -388,6 +388,7 @@ static void cleanup(struct process *p)
 	json_decref(p->o.out);
 	if (p->events)
 		fclose(p->events);
+	run_host_cleanup(&p->host);
 }
 
 int cli_run_main(int argc, char **argv)

@@ -153,8 +153,11 @@ static int env_call_function(void *ctx, const struct el_env *env, const char *na
 		*out = json_boolean(sc->vm->h->debug);
 	else if (strcmp(name, "isDryRun") == 0)
 		*out = json_false();
-	else if (strcmp(name, "sensitive") == 0)
+	else if (strcmp(name, "sensitive") == 0 || strcmp(name, "mask") == 0) {
+		/* the value as it is, masked in the log from now on */
 		*out = json_incref(json_array_get(args, 0) ? json_array_get(args, 0) : json_null());
+		vm_mark_sensitive(sc->vm, *out);
+	}
 	else
 		return 0;
 	return 1;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/limits.h"
+#include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
 
@@ -15,6 +16,7 @@ struct vm *vm_new(const struct model *m, const struct flow_host *h)
 	vm->m = m;
 	vm->h = h;
 	vm->forms = json_object();
+	vm->sensitive = json_array();
 	vm->status = VM_RUNNING;
 	return vm;
 }
@@ -49,6 +51,7 @@ void vm_free(struct vm *vm)
 	json_decref(vm->forms);
 	json_decref(vm->last_error);
 	json_decref(vm->resume_args);
+	json_decref(vm->sensitive);
 	free(vm);
 }
 
@@ -454,6 +457,46 @@ int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, st
 out:
 	json_decref(given);
 	return rc;
+}
+
+static void mark_text(struct vm *vm, const char *s)
+{
+	size_t i;
+	json_t *x;
+	if (!s || !*s)
+		return;
+	json_array_foreach(vm->sensitive, i, x) if (strcmp(json_string_value(x), s) == 0) return;
+	json_array_append_new(vm->sensitive, json_string(s));
+	if (vm->h->ops->sensitive)
+		vm->h->ops->sensitive(vm->h->ctx, s, true);
+}
+
+void vm_mark_sensitive(struct vm *vm, const json_t *value)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+	char *text;
+	if (json_is_string(value)) {
+		mark_text(vm, json_string_value(value));
+	} else if (json_is_object(value)) {
+		json_object_foreach((json_t *)value, k, x) vm_mark_sensitive(vm, x);
+	} else if (json_is_array(value)) {
+		json_array_foreach(value, i, x) vm_mark_sensitive(vm, x);
+	} else if (value && !json_is_null(value) && (text = task_text(value))) {
+		mark_text(vm, text);
+		free(text);
+	}
+}
+
+bool vm_is_sensitive(struct vm *vm, const char *value)
+{
+	size_t i;
+	json_t *x;
+	if (!value || !*value)
+		return false;
+	json_array_foreach(vm->sensitive, i, x) if (strcmp(json_string_value(x), value) == 0) return true;
+	return vm->h->ops->sensitive && vm->h->ops->sensitive(vm->h->ctx, value, false);
 }
 
 void vm_set_sysvars(struct vm *vm, json_t *sysvars)

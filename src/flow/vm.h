@@ -54,6 +54,12 @@ json_t *vm_pending_forms(struct vm *vm);
  * nulls and undefined ones skipped.  NEW object. */
 json_t *vm_out_vars(struct vm *vm, json_t *names);
 
+/* Marks a value sensitive: its text (strings of a list or map) is masked as ****** in the
+ * log from now on, also after a resume (the list is part of the saved state).  And whether
+ * a string is one. */
+void vm_mark_sensitive(struct vm *vm, const json_t *value);
+bool vm_is_sensitive(struct vm *vm, const char *value);
+
 /* The unhandled error of a failed process as out.json's lastError (BORROWED), or NULL. */
 json_t *vm_last_error(struct vm *vm);
 
