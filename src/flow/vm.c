@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "base/datetime.h"
 #include "base/limits.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
@@ -350,20 +352,56 @@ static void thread_step(struct vm *vm, struct thread *t)
 	frame_run(vm, t, f);
 }
 
-static bool run_round(struct vm *vm)
+static void nap_ns(int64_t ns)
+{
+	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+	while (ns > 0 && nanosleep(&ts, &ts) < 0)
+		;
+}
+
+void vm_sleep(struct vm *vm, struct thread *t, int64_t ms)
+{
+	size_t others = 0;
+	if (ms <= 0)
+		return;
+	for (size_t i = 0; i < vm->n_threads; i++)
+		others += vm->threads[i] != t && vm->threads[i]->state == TH_RUN;
+	if (!t || !others) {
+		nap_ns(ms * 1000000);
+		return;
+	}
+	t->wake_ns = dt_mono_ns() + ms * 1000000;
+}
+
+/* One pass over the runnable threads.  *next_wake: the earliest wake-up time of a
+ * sleeping thread (0: none sleeps). */
+static bool run_round(struct vm *vm, int64_t *next_wake)
 {
 	bool progress = false;
+	int64_t now = 0;
+	*next_wake = 0;
 	for (size_t i = 0; i < vm->n_threads && !vm->exiting; i++) {
 		struct thread *t = vm->threads[i];
 		int id = t->id;
 		if (t->state != TH_RUN)
 			continue;
+		if (t->wake_ns) {
+			now = now ? now : dt_mono_ns();
+			if (t->wake_ns > now) {
+				if (!*next_wake || t->wake_ns < *next_wake)
+					*next_wake = t->wake_ns;
+				continue;
+			}
+			t->wake_ns = 0;
+		}
 		progress = true;
 		vm->cur_t = t;
 		for (int q = 0; q < 64 && t->state == TH_RUN && !vm->exiting; q++) {
 			thread_step(vm, t);
 			if (i >= vm->n_threads || vm->threads[i]->id != id)
 				break; /* the thread was collected by its parent */
+			if (t->wake_ns)
+				break; /* sleeps: the others run meanwhile */
 		}
 	}
 	return progress;
@@ -372,8 +410,14 @@ static bool run_round(struct vm *vm)
 enum vm_status vm_run(struct vm *vm)
 {
 	struct thread *main_t;
-	while (!vm->exiting && run_round(vm))
-		;
+	int64_t wake;
+	while (!vm->exiting) {
+		if (run_round(vm, &wake))
+			continue;
+		if (!wake)
+			break;
+		nap_ns(wake - dt_mono_ns()); /* every runnable thread sleeps */
+	}
 	main_t = vm_thread_get(vm, 0);
 	if (vm->exiting || !main_t || main_t->state == TH_DONE) {
 		vm->status = VM_FINISHED;
