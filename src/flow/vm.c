@@ -647,6 +647,19 @@ int vm_resume(struct vm *vm, const char *name, json_t *args, struct err *e)
 	json_decref(wrapped);
 	if (form && found)
 		json_object_del(vm->forms, name);
+	if (!form && found) {
+		/* Resumed by a form's event (as Concord's server does after a submission, with the
+		 * values in args): that form is no longer pending. */
+		const char *k;
+		void *tmp;
+		json_t *f;
+		json_object_foreach_safe(vm->forms, tmp, k, f)
+		{
+			const char *fe = json_string_value(json_object_get(f, "eventName"));
+			if (fe && strcmp(fe, name) == 0)
+				json_object_del(vm->forms, k);
+		}
+	}
 	if (!found)
 		return err_set(e, ERR_NOT_FOUND, "the process does not wait for '%s'", name);
 	vm->status = VM_RUNNING;
