@@ -293,9 +293,10 @@ static json_t *system_vars(struct process *p)
 	char id[UUID_STR_LEN];
 	uuid_v4(id);
 	/* projectInfo is {} without a project, as in Concord's runner run on its own. */
-	return json_pack("{s:s, s:s, s:{s:O}, s:{}, s:{s:s, s:s}, s:{s:s, s:s}}", "txId", id, "workDir",
-			 p->workdir, "processInfo", "activeProfiles", p->m->active_profiles, "projectInfo", "initiator", "username", "local",
-			 "displayName", "local user", "currentUser", "username", "local", "displayName", "local user");
+	return json_pack("{s:s, s:s, s:{s:O}, s:{}, s:{s:s, s:s}, s:{s:s, s:s}}", "txId", id, "workDir", p->workdir,
+			 "processInfo", "activeProfiles", p->m->active_profiles, "projectInfo", "initiator", "username",
+			 "local", "displayName", "local user", "currentUser", "username", "local", "displayName",
+			 "local user");
 }
 
 static int start(struct process *p)

@@ -270,8 +270,8 @@ static void raise_parallel(struct vm *vm, struct thread *t, struct frame *f)
 			       (int)json_integer_value(json_object_get(err, "threadId"))) < 0 ||
 		    append_indented(&b, json_string_value(json_object_get(err, "message")), "  ", &e) < 0)
 			break;
-		if (stack && (buf_append_str(&b, "\n  Call stack:\n    ", &e) < 0 ||
-			      append_indented(&b, stack, "    ", &e) < 0))
+		if (stack &&
+		    (buf_append_str(&b, "\n  Call stack:\n    ", &e) < 0 || append_indented(&b, stack, "    ", &e) < 0))
 			break;
 	}
 	payload = json_deep_copy(errors);

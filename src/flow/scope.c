@@ -157,8 +157,7 @@ static int env_call_function(void *ctx, const struct el_env *env, const char *na
 		/* the value as it is, masked in the log from now on */
 		*out = json_incref(json_array_get(args, 0) ? json_array_get(args, 0) : json_null());
 		vm_mark_sensitive(sc->vm, *out);
-	}
-	else
+	} else
 		return 0;
 	return 1;
 }
@@ -211,7 +210,8 @@ json_t *scope_eval(struct scope *sc, const struct tval *tv, struct err *e)
 	case TV_LIT:
 		/* A fresh copy of a list or map literal on every evaluation: the model's literal
 		 * must never be shared with (and mutated through) a variable. */
-		return json_is_array(tv->lit) || json_is_object(tv->lit) ? json_deep_copy(tv->lit) : json_incref(tv->lit);
+		return json_is_array(tv->lit) || json_is_object(tv->lit) ? json_deep_copy(tv->lit)
+									 : json_incref(tv->lit);
 	case TV_EXPR:
 		if (!tv->expr) {
 			err_set(e, ERR_INVALID, "%s", tv->error);

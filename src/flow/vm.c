@@ -452,8 +452,8 @@ static int args_error(struct err *e)
 {
 	char msg[ERR_MSG_MAX];
 	snprintf(msg, sizeof msg, "%s", e->msg);
-	return err_set(e, e->code == ERR_LIMIT ? ERR_LIMIT : ERR_INVALID, "Error while evaluating process arguments: %s",
-		       msg);
+	return err_set(e, e->code == ERR_LIMIT ? ERR_LIMIT : ERR_INVALID,
+		       "Error while evaluating process arguments: %s", msg);
 }
 
 int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, struct err *e)
@@ -557,7 +557,7 @@ void vm_set_sysvars(struct vm *vm, json_t *sysvars)
 			if (!json_is_object(l))
 				continue;
 			json_object_foreach(sysvars, k, v) if (bottom || json_object_get(l, k))
-				json_object_set(l, k, v);
+			    json_object_set(l, k, v);
 		}
 	}
 }

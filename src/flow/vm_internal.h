@@ -65,7 +65,7 @@ struct vm {
 	json_t *forms;	    /* pending forms by name */
 	json_t *last_error; /* unhandled failure */
 	json_t *resume_args;
-	json_t *sensitive; /* strings marked sensitive (saved with the state) */
+	json_t *sensitive;	/* strings marked sensitive (saved with the state) */
 	const struct step *cur; /* step being executed (error positions) */
 	struct thread *cur_t;
 };

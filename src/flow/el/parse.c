@@ -75,10 +75,11 @@ static void line_col(const char *s, size_t pos, size_t *line, size_t *col)
 }
 
 /* JavaCC's list after "Encountered" where an expression must start (Concord's message). */
-static const char expecting_expr[] = ".\nWas expecting one of:\n    \"{\" ...\n    <INTEGER_LITERAL> ...\n"
-				     "    <FLOATING_POINT_LITERAL> ...\n    <STRING_LITERAL> ...\n    \"true\" ...\n"
-				     "    \"false\" ...\n    \"null\" ...\n    \"(\" ...\n    \")\" ...\n    \"[\" ...\n"
-				     "    \"!\" ...\n    \"not\" ...\n    \"empty\" ...\n    \"-\" ...\n    <IDENTIFIER> ...";
+static const char expecting_expr[] =
+    ".\nWas expecting one of:\n    \"{\" ...\n    <INTEGER_LITERAL> ...\n"
+    "    <FLOATING_POINT_LITERAL> ...\n    <STRING_LITERAL> ...\n    \"true\" ...\n"
+    "    \"false\" ...\n    \"null\" ...\n    \"(\" ...\n    \")\" ...\n    \"[\" ...\n"
+    "    \"!\" ...\n    \"not\" ...\n    \"empty\" ...\n    \"-\" ...\n    <IDENTIFIER> ...";
 
 static void *fail_expecting(struct parser *p, const struct el_token *t, const char *expecting)
 {
