@@ -218,6 +218,40 @@ static int project_of(const char *path, char **dir, const char **file)
 	return 0;
 }
 
+/* The absolute path dir would have, resolving its longest existing ancestor (it may not
+ * exist yet).  False when it cannot be resolved. */
+static bool resolve_future(const char *dir, char out[PATH_MAX])
+{
+	char head[PATH_MAX], real[PATH_MAX];
+	const char *tail = "";
+	if (snprintf(head, sizeof head, "%s", dir) >= (int)sizeof head)
+		return false;
+	for (;;) {
+		char *slash;
+		if (realpath(head[0] ? head : "/", real))
+			return snprintf(out, PATH_MAX, "%s%s%s", real, *tail ? "/" : "", tail) < PATH_MAX;
+		slash = strrchr(head, '/');
+		if (!slash) {
+			tail = dir;
+			snprintf(head, sizeof head, ".");
+			continue;
+		}
+		tail = dir + (slash - head) + 1;
+		*slash = '\0';
+	}
+}
+
+/* A working directory inside the flow's own folder would be copied into itself. */
+static bool workdir_inside(const char *src, const char *workdir)
+{
+	char s[PATH_MAX], w[PATH_MAX];
+	size_t n;
+	if (!realpath(src, s) || !resolve_future(workdir, w))
+		return false;
+	n = strlen(s);
+	return strncmp(w, s, n) == 0 && (w[n] == '\0' || w[n] == '/' || (n == 1 && s[0] == '/'));
+}
+
 static int prepare_workdir(struct process *p, const char **file)
 {
 	char *src = NULL;
@@ -225,6 +259,11 @@ static int prepare_workdir(struct process *p, const char **file)
 	int rc = -1;
 	if (project_of(p->o.path, &src, file) < 0)
 		return -1;
+	if (p->o.workdir && (!p->o.resume || p->o.path_given) && workdir_inside(src, p->o.workdir)) {
+		fprintf(stderr, "accord run: --workdir %s is inside the flow's folder %s; give a folder outside it\n",
+			p->o.workdir, src);
+		goto out;
+	}
 	if (p->o.workdir) {
 		if (path_mkdirs(p->o.workdir, 0700, &e) < 0 || !realpath(p->o.workdir, p->workdir)) {
 			fprintf(stderr, "accord run: --workdir %s: cannot create it\n", p->o.workdir);
@@ -268,10 +307,11 @@ static json_t *system_vars(struct process *p)
 {
 	char id[UUID_STR_LEN];
 	uuid_v4(id);
-	return json_pack("{s:s, s:s, s:{s:O}, s:{s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}}", "txId", id, "workDir",
-			 p->workdir, "processInfo", "activeProfiles", p->m->active_profiles, "projectInfo", "orgId",
-			 "0fac1b18-d179-11e7-b3e7-d7df4543ed4f", "orgName", "Default", "initiator", "username", "local",
-			 "displayName", "local user", "currentUser", "username", "local", "displayName", "local user");
+	/* projectInfo is {} without a project, as in Concord's runner run on its own. */
+	return json_pack("{s:s, s:s, s:{s:O}, s:{}, s:{s:s, s:s}, s:{s:s, s:s}}", "txId", id, "workDir", p->workdir,
+			 "processInfo", "activeProfiles", p->m->active_profiles, "projectInfo", "initiator", "username",
+			 "local", "displayName", "local user", "currentUser", "username", "local", "displayName",
+			 "local user");
 }
 
 static int start(struct process *p)
@@ -310,7 +350,7 @@ static json_t *saved_state(struct process *p, bool *checkpoint)
 static int resume(struct process *p)
 {
 	bool checkpoint;
-	json_t *st = saved_state(p, &checkpoint), *args = p->o.args;
+	json_t *st = saved_state(p, &checkpoint), *args = p->o.args, *sys;
 	struct err e;
 	int rc = -1;
 	if (!st)
@@ -321,6 +361,11 @@ static int resume(struct process *p)
 		run_log_line(&p->host, FLOW_ERROR, e.msg);
 		return -1;
 	}
+	/* This run's workDir and processInfo; the process keeps its txId. */
+	sys = system_vars(p);
+	json_object_del(sys, "txId");
+	vm_set_sysvars(p->vm, sys);
+	json_decref(sys);
 	if (checkpoint) {
 		args = json_deep_copy(p->o.args);
 		json_object_set_new(args, "resumeEvents", json_pack("[s]", p->o.resume));
@@ -398,6 +443,7 @@ static void cleanup(struct process *p)
 	json_decref(p->o.out);
 	if (p->events)
 		fclose(p->events);
+	run_host_cleanup(&p->host);
 }
 
 int cli_run_main(int argc, char **argv)

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "flow/host.h"
+#include "flow/mask.h"
 
 /* Internal to `accord run`: the local flow host (run_host.c) and the command (run.c). */
 
@@ -13,10 +14,14 @@ struct run_host {
 	struct flow_host host;
 	FILE *events;  /* --events FILE, or NULL */
 	char *workdir; /* absolute */
+	struct mask sensitive; /* printed as ****** (sensitive(x) in the flow) */
 };
 
 /* Sets up h->host for a process in workdir; events may be NULL. */
 void run_host_init(struct run_host *h, const char *workdir, FILE *events, int debug);
+
+/* Wipes the sensitive values. */
+void run_host_cleanup(struct run_host *h);
 
 /* Prints one log line "<ts> [LEVEL] msg" on stdout (also used for load errors). */
 void run_log_line(struct run_host *h, enum flow_level level, const char *msg);

@@ -19,8 +19,11 @@ static void timestamp(char out[40])
 
 void run_log_line(struct run_host *h, enum flow_level level, const char *msg)
 {
-	char ts[40];
+	char ts[40], *m = NULL;
 	size_t wl = h && h->workdir ? strlen(h->workdir) : 0;
+	bool changed = false;
+	if (h && h->sensitive.n && (m = mask_text(&h->sensitive, msg, &changed), changed))
+		msg = m ? m : MASK_TEXT;
 	timestamp(ts);
 	fprintf(stdout, "%s [%s] ", ts, level_names[level]);
 	for (const char *p = msg; *p;) {
@@ -32,6 +35,7 @@ void run_log_line(struct run_host *h, enum flow_level level, const char *msg)
 		}
 	}
 	fputc('\n', stdout);
+	free(m);
 }
 
 static void host_log(void *ctx, enum flow_level level, const char *msg)
@@ -48,6 +52,10 @@ static void host_event(void *ctx, json_t *data)
 		return;
 	dt_format_iso(dt_now_ms(), iso);
 	ev = json_pack("{s:s, s:s, s:O}", "eventType", "ELEMENT", "eventDate", iso, "data", data);
+	if (h->sensitive.n) {
+		json_object_set_new(ev, "data", json_deep_copy(data));
+		mask_json(&h->sensitive, json_object_get(ev, "data"));
+	}
 	line = json_dumps(ev, JSON_COMPACT);
 	if (line)
 		fprintf(h->events, "%s\n", line);
@@ -71,11 +79,18 @@ static int host_checkpoint(void *ctx, const char *name, json_t *state, struct er
 	return procdir_write_checkpoint(h->workdir, name, state, e);
 }
 
+static bool host_sensitive(void *ctx, const char *value, bool add)
+{
+	struct run_host *h = ctx;
+	return add ? mask_add(&h->sensitive, value) || true : mask_has(&h->sensitive, value);
+}
+
 static const struct flow_host_ops ops_events = {
     .log = host_log,
     .event = host_event,
     .server_task = host_server_task,
     .checkpoint = host_checkpoint,
+    .sensitive = host_sensitive,
 };
 
 /* Without --events no event is built at all. */
@@ -83,6 +98,7 @@ static const struct flow_host_ops ops_quiet = {
     .log = host_log,
     .server_task = host_server_task,
     .checkpoint = host_checkpoint,
+    .sensitive = host_sensitive,
 };
 
 void run_host_init(struct run_host *h, const char *workdir, FILE *events, int debug)
@@ -93,4 +109,10 @@ void run_host_init(struct run_host *h, const char *workdir, FILE *events, int de
 	h->host.debug = debug != 0;
 	h->events = events;
 	h->workdir = (char *)workdir;
+	h->sensitive = (struct mask){0};
+}
+
+void run_host_cleanup(struct run_host *h)
+{
+	mask_cleanup(&h->sensitive);
 }

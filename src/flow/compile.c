@@ -45,11 +45,16 @@ static struct tval *compile_scalar(struct model *m, const struct ynode *n, struc
 			t->kind = TV_EXPR;
 			t->text = arena_strndup(&m->arena, n->s, n->len);
 			t->expr = el_parse_template(n->s, n->len, &pe);
-			if (!t->expr) {
+			if (!t->expr && pe.code == ERR_LIMIT) {
 				yerr(e, n, "%s", pe.msg);
-				if (pe.code == ERR_LIMIT)
-					e->code = ERR_LIMIT;
+				e->code = ERR_LIMIT;
 				return NULL;
+			}
+			if (!t->expr) {
+				/* As in Concord, a syntax error fails the step that evaluates the
+				 * expression, at run time, not the whole definition. */
+				t->error = arena_strdup(&m->arena, pe.msg);
+				return t;
 			}
 			own_expr(m, t->expr);
 			return t;

@@ -382,9 +382,23 @@ void exec_task_step(struct vm *vm, struct thread *t, const struct step *s)
 	free(corr);
 }
 
+/* The step's `name:` (a log segment name in Concord) is an expression evaluated on every
+ * execution; one that fails to evaluate fails the step at its position. */
+static bool eval_name(struct vm *vm, struct thread *t, const struct step *s)
+{
+	json_t *v;
+	if (!s->name || s->name->kind == TV_LIT)
+		return true;
+	v = eval(vm, t, s->name, NULL);
+	json_decref(v);
+	return v != NULL;
+}
+
 void exec_core(struct vm *vm, struct thread *t, const struct step *s)
 {
 	vm->cur = s;
+	if (!eval_name(vm, t, s))
+		return;
 	switch (s->kind) {
 	case STEP_TASK:
 		exec_task_step(vm, t, s);

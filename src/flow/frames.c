@@ -49,20 +49,33 @@ static void sleep_ms(long long ms)
 		;
 }
 
-/* The names a looped step collects into lists. */
-static void out_names(const struct step *s, json_t *names)
+/* The names a looped step collects into lists.  An `out:` expression is evaluated at the
+ * loop's start: a list gives the names, a map its keys (the values are evaluated after
+ * each call, see call_out_values). */
+static int out_names(struct vm *vm, struct thread *t, const struct step *s, json_t *names)
 {
+	const char *k;
+	json_t *v, *x;
+	size_t i;
 	if (s->out.kind == OUT_NAME || s->out.kind == OUT_LIST)
-		for (size_t i = 0; i < s->out.n; i++)
+		for (i = 0; i < s->out.n; i++)
 			json_array_append_new(names, json_string(s->out.names[i]));
 	else if (s->out.kind == OUT_MAP && s->out.map->kind == TV_MAP)
-		for (size_t i = 0; i < s->out.map->n; i++)
+		for (i = 0; i < s->out.map->n; i++)
 			json_array_append_new(names, json_string(s->out.map->keys[i]));
 	else if (s->out.kind == OUT_MAP && s->out.map->kind == TV_LIT) {
-		const char *k;
-		json_t *v;
 		json_object_foreach(s->out.map->lit, k, v) json_array_append_new(names, json_string(k));
+	} else if (s->out.kind == OUT_EXPR) {
+		if (!(v = eval(vm, t, s->out.map)))
+			return -1;
+		if (json_is_array(v)) {
+			json_array_foreach(v, i, x) if (json_is_string(x)) json_array_append(names, x);
+		} else if (json_is_object(v)) {
+			json_object_foreach(v, k, x) json_array_append_new(names, json_string(k));
+		}
+		json_decref(v);
 	}
+	return 0;
 }
 
 /* Loop items as a list: maps become {key, value} entries; null and empty lists skip. */
@@ -124,7 +137,11 @@ static int loop_start(struct vm *vm, struct thread *t, struct frame *f)
 		return -1;
 	}
 	names = json_array();
-	out_names(s, names);
+	if (out_names(vm, t, s, names) < 0) {
+		json_decref(names);
+		json_decref(items);
+		return -1;
+	}
 	results = json_object();
 	json_array_foreach(names, i, name)
 	{
@@ -219,6 +236,20 @@ static size_t collect_children(struct vm *vm, struct frame *f, bool iter)
 	return running;
 }
 
+/* Appends text with every line after the first indented by `indent`. */
+static int append_indented(struct buf *b, const char *text, const char *indent, struct err *e)
+{
+	for (const char *p = text; *p; p++) {
+		if (buf_append(b, p, 1, e) < 0)
+			return -1;
+		if (*p == '\n' && buf_append_str(b, indent, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Concord's summary: entries numbered from [1], each with its error and, indented inside
+ * it, the call stack of the thread that failed. */
 static void raise_parallel(struct vm *vm, struct thread *t, struct frame *f)
 {
 	json_t *errors = json_object_get(f->data, "errors"), *err, *payload;
@@ -231,15 +262,20 @@ static void raise_parallel(struct vm *vm, struct thread *t, struct frame *f)
 	json_array_foreach(errors, i, err)
 	{
 		json_t *loc = json_object_get(err, "@location");
-		if (buf_printf(&b, &e, "\n[%zu] (%s): Error @ line: %d, col: %d, thread: %d\n  Error: %s", i,
+		const char *stack = json_string_value(json_object_get(err, "@callStack"));
+		if (buf_printf(&b, &e, "\n[%zu] (%s): Error @ line: %d, col: %d, thread: %d\n  Error: ", i + 1,
 			       json_string_value(json_object_get(loc, "fileName")),
 			       (int)json_integer_value(json_object_get(loc, "line")),
 			       (int)json_integer_value(json_object_get(loc, "column")),
-			       (int)json_integer_value(json_object_get(err, "threadId")),
-			       json_string_value(json_object_get(err, "message"))) < 0)
+			       (int)json_integer_value(json_object_get(err, "threadId"))) < 0 ||
+		    append_indented(&b, json_string_value(json_object_get(err, "message")), "  ", &e) < 0)
+			break;
+		if (stack &&
+		    (buf_append_str(&b, "\n  Call stack:\n    ", &e) < 0 || append_indented(&b, stack, "    ", &e) < 0))
 			break;
 	}
-	payload = json_incref(errors);
+	payload = json_deep_copy(errors);
+	json_array_foreach(payload, i, err) json_object_del(err, "@callStack");
 	vm_raise(vm, t, f->step, b.data, NULL);
 	json_object_set_new(t->error, "exceptions", payload);
 	buf_cleanup(&b);
@@ -412,6 +448,7 @@ bool frame_catch(struct vm *vm, struct thread *t, struct frame *f)
 	if (f->kind == FR_TRY && f->phase == 1 && f->step->error) {
 		f->phase = 2;
 		f->locals = json_object();
+		json_object_del(t->error, "@callStack");
 		json_object_set_new(f->locals, "lastError", t->error);
 		t->error = NULL;
 		struct frame *l = vm_push(t, FR_LIST, false, f->step);

@@ -29,6 +29,11 @@ struct flow_host_ops {
 	/* A checkpoint: state is the VM state (BORROWED) that resumes right after the
 	 * checkpoint step.  Returns 0 or < 0 (the step fails). */
 	int (*checkpoint)(void *ctx, const char *name, json_t *state, struct err *e);
+	/* Sensitive values (sensitive(x) in the flow, base64 of a sensitive value, …): with
+	 * add, value is printed as ****** from now on (wherever it occurs in a log line or an
+	 * event) and true is returned; without, whether value is one the host masks (it may
+	 * know more, e.g. secrets a server task returned).  May be NULL. */
+	bool (*sensitive)(void *ctx, const char *value, bool add);
 };
 
 struct flow_host {

@@ -28,6 +28,7 @@ struct tval {
 	json_t *lit;	      /* TV_LIT: the value (owned) */
 	struct el_expr *expr; /* TV_EXPR: compiled template */
 	char *text;	      /* TV_EXPR: source text */
+	char *error;	      /* TV_EXPR with expr NULL: the syntax error, raised when evaluated */
 	size_t n;
 	struct tval **items; /* TV_LIST items; TV_MAP values */
 	char **keys;	     /* TV_MAP keys */

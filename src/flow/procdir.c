@@ -102,8 +102,9 @@ int procdir_write_suspended(const char *workdir, struct vm *vm, FILE *report, st
 	int rc = -1;
 
 	buf_init(&b, 0);
-	if (!fdir || path_mkdirs(fdir, 0700, e) < 0 || !(file = state_path(workdir, "instance")) ||
-	    write_json_file(file, state, e) < 0)
+	/* Only the forms still pending: a form submitted by this resume is gone. */
+	if (!fdir || path_remove_tree(fdir, e) < 0 || path_mkdirs(fdir, 0700, e) < 0 ||
+	    !(file = state_path(workdir, "instance")) || write_json_file(file, state, e) < 0)
 		goto out;
 	json_array_foreach(events, i, ev) if (buf_printf(&b, e, "%s\n", json_string_value(ev)) < 0) goto out;
 	free(file);

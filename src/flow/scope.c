@@ -153,9 +153,11 @@ static int env_call_function(void *ctx, const struct el_env *env, const char *na
 		*out = json_boolean(sc->vm->h->debug);
 	else if (strcmp(name, "isDryRun") == 0)
 		*out = json_false();
-	else if (strcmp(name, "sensitive") == 0)
+	else if (strcmp(name, "sensitive") == 0 || strcmp(name, "mask") == 0) {
+		/* the value as it is, masked in the log from now on */
 		*out = json_incref(json_array_get(args, 0) ? json_array_get(args, 0) : json_null());
-	else
+		vm_mark_sensitive(sc->vm, *out);
+	} else
 		return 0;
 	return 1;
 }
@@ -206,8 +208,15 @@ json_t *scope_eval(struct scope *sc, const struct tval *tv, struct err *e)
 	json_t *r = NULL;
 	switch (tv->kind) {
 	case TV_LIT:
-		return json_incref(tv->lit);
+		/* A fresh copy of a list or map literal on every evaluation: the model's literal
+		 * must never be shared with (and mutated through) a variable. */
+		return json_is_array(tv->lit) || json_is_object(tv->lit) ? json_deep_copy(tv->lit)
+									 : json_incref(tv->lit);
 	case TV_EXPR:
+		if (!tv->expr) {
+			err_set(e, ERR_INVALID, "%s", tv->error);
+			return NULL;
+		}
 		scope_env(sc, &env);
 		return el_eval(tv->expr, &env, &r, e) < 0 ? NULL : r;
 	case TV_LIST:
@@ -242,6 +251,8 @@ int scope_eval_bool(struct scope *sc, const struct tval *tv, bool *out, struct e
 	if (tv->kind != TV_EXPR)
 		return value_to_bool(tv->lit, out, e);
 	scope_env(sc, &env);
+	if (!tv->expr)
+		return err_set(e, ERR_INVALID, "%s", tv->error);
 	return el_eval_bool(tv->expr, &env, out, e);
 }
 
@@ -317,7 +328,14 @@ int scope_set_vars(struct scope *sc, const struct tval *map, struct err *e)
 	if (map->kind == TV_LIT) {
 		const char *k;
 		json_t *v;
-		json_object_foreach(map->lit, k, v) if (write_var(sc->t, k, v, e) < 0) return -1;
+		json_object_foreach(map->lit, k, v)
+		{
+			json_t *fresh = json_is_array(v) || json_is_object(v) ? json_deep_copy(v) : json_incref(v);
+			int rc2 = write_var(sc->t, k, fresh, e);
+			json_decref(fresh);
+			if (rc2 < 0)
+				return -1;
+		}
 		return 0;
 	}
 	lz.values = calloc(map->n + 1, sizeof *lz.values);

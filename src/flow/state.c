@@ -39,9 +39,9 @@ json_t *vm_save(struct vm *vm)
 	json_t *threads = json_array();
 	for (size_t i = 0; i < vm->n_threads; i++)
 		json_array_append_new(threads, thread_save(vm->threads[i]));
-	return json_pack("{s:i, s:s, s:i, s:I, s:i, s:O, s:o}", "version", STATE_VERSION, "definition", vm->m->hash,
-			 "nextThreadId", vm->next_thread_id, "steps", (json_int_t)vm->steps, "errorId",
-			 vm->next_error_id, "forms", vm->forms, "threads", threads);
+	return json_pack("{s:i, s:s, s:i, s:I, s:i, s:O, s:o, s:O}", "version", STATE_VERSION, "definition",
+			 vm->m->hash, "nextThreadId", vm->next_thread_id, "steps", (json_int_t)vm->steps, "errorId",
+			 vm->next_error_id, "forms", vm->forms, "threads", threads, "sensitive", vm->sensitive);
 }
 
 static int name_index(const char *s, const char *const *names, size_t n)
@@ -136,6 +136,8 @@ struct vm *vm_load(const struct model *m, const struct flow_host *h, json_t *sta
 	vm->next_error_id = (int)json_integer_value(json_object_get(state, "errorId"));
 	if (json_is_object(json_object_get(state, "forms")))
 		json_object_update(vm->forms, json_object_get(state, "forms"));
+	/* the values masked before the suspend stay masked (the host learns them again) */
+	json_array_foreach(json_object_get(state, "sensitive"), i, t) if (json_is_string(t)) vm_mark_sensitive(vm, t);
 	json_array_foreach(threads, i, t) if (thread_load(vm, t, e) < 0)
 	{
 		vm_free(vm);

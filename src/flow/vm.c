@@ -2,8 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "base/datetime.h"
 #include "base/limits.h"
+#include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
 
@@ -15,6 +18,7 @@ struct vm *vm_new(const struct model *m, const struct flow_host *h)
 	vm->m = m;
 	vm->h = h;
 	vm->forms = json_object();
+	vm->sensitive = json_array();
 	vm->status = VM_RUNNING;
 	return vm;
 }
@@ -49,6 +53,7 @@ void vm_free(struct vm *vm)
 	json_decref(vm->forms);
 	json_decref(vm->last_error);
 	json_decref(vm->resume_args);
+	json_decref(vm->sensitive);
 	free(vm);
 }
 
@@ -141,14 +146,19 @@ void vm_log(struct vm *vm, enum flow_level level, const char *fmt, ...)
 void vm_call_stack(struct vm *vm, struct thread *t, struct buf *b)
 {
 	struct err e;
-	(void)vm;
-	for (size_t i = t->n; i > 0; i--) {
-		const struct frame *f = &t->frames[i - 1];
-		if (f->kind != FR_FLOW || !f->step)
-			continue;
-		if (buf_printf(b, &e, "\n(%s) @ line: %d, col: %d, thread: %d, flow: %s", f->step->file, f->step->line,
-			       f->step->col, t->id, json_string_value(json_object_get(f->data, "flow"))) < 0)
-			return;
+	/* One stack from the innermost flow out, through the threads that started this one
+	 * (parallel branches and loop iterations). */
+	for (size_t depth = 0; t && depth <= vm->n_threads; depth++) {
+		for (size_t i = t->n; i > 0; i--) {
+			const struct frame *f = &t->frames[i - 1];
+			if (f->kind != FR_FLOW || !f->step)
+				continue;
+			if (buf_printf(b, &e, "\n(%s) @ line: %d, col: %d, thread: %d, flow: %s", f->step->file,
+				       f->step->line, f->step->col, t->id,
+				       json_string_value(json_object_get(f->data, "flow"))) < 0)
+				return;
+		}
+		t = t->parent >= 0 ? vm_thread_get(vm, t->parent) : NULL;
 	}
 }
 
@@ -178,15 +188,18 @@ void vm_raise(struct vm *vm, struct thread *t, const struct step *s, const char 
 	else
 		vm_log(vm, FLOW_ERROR, "%s", msg);
 	buf_reset(&b);
+	json_decref(t->error);
+	t->error = error_new(vm, t, s, msg, payload);
 	if (buf_append_str(&b, "Call stack:", &e) == 0) {
 		size_t len = b.len;
 		vm_call_stack(vm, t, &b);
-		if (b.len > len)
+		if (b.len > len) {
 			vm_log(vm, FLOW_ERROR, "%s", b.data);
+			/* kept for the "Parallel execution errors" summary of a parent thread */
+			json_object_set_new(t->error, "@callStack", json_string(b.data + len + 1));
+		}
 	}
 	buf_cleanup(&b);
-	json_decref(t->error);
-	t->error = error_new(vm, t, s, msg, payload);
 }
 
 void vm_rethrow(struct vm *vm, struct thread *t, json_t *err)
@@ -230,6 +243,17 @@ static json_t *call_out_values(struct vm *vm, struct thread *t, struct frame *f)
 	}
 	scope_init(&sc, vm, t);
 	v = scope_eval(&sc, o->map, &e);
+	if (v && o->kind == OUT_EXPR && json_is_object(v)) {
+		/* out: "${outMap}": the map's values (written with \${…}) are evaluated now,
+		 * in the called flow's scope. */
+		struct el_env env;
+		json_t *m = NULL;
+		scope_env(&sc, &env);
+		if (el_json_eval_value(v, 0, &env, &m, &e) < 0)
+			m = NULL;
+		json_decref(v);
+		v = m;
+	}
 	scope_cleanup(&sc);
 	if (!v) {
 		json_decref(res);
@@ -328,20 +352,56 @@ static void thread_step(struct vm *vm, struct thread *t)
 	frame_run(vm, t, f);
 }
 
-static bool run_round(struct vm *vm)
+static void nap_ns(int64_t ns)
+{
+	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+	while (ns > 0 && nanosleep(&ts, &ts) < 0)
+		;
+}
+
+void vm_sleep(struct vm *vm, struct thread *t, int64_t ms)
+{
+	size_t others = 0;
+	if (ms <= 0)
+		return;
+	for (size_t i = 0; i < vm->n_threads; i++)
+		others += vm->threads[i] != t && vm->threads[i]->state == TH_RUN;
+	if (!t || !others) {
+		nap_ns(ms * 1000000);
+		return;
+	}
+	t->wake_ns = dt_mono_ns() + ms * 1000000;
+}
+
+/* One pass over the runnable threads.  *next_wake: the earliest wake-up time of a
+ * sleeping thread (0: none sleeps). */
+static bool run_round(struct vm *vm, int64_t *next_wake)
 {
 	bool progress = false;
+	int64_t now = 0;
+	*next_wake = 0;
 	for (size_t i = 0; i < vm->n_threads && !vm->exiting; i++) {
 		struct thread *t = vm->threads[i];
 		int id = t->id;
 		if (t->state != TH_RUN)
 			continue;
+		if (t->wake_ns) {
+			now = now ? now : dt_mono_ns();
+			if (t->wake_ns > now) {
+				if (!*next_wake || t->wake_ns < *next_wake)
+					*next_wake = t->wake_ns;
+				continue;
+			}
+			t->wake_ns = 0;
+		}
 		progress = true;
 		vm->cur_t = t;
 		for (int q = 0; q < 64 && t->state == TH_RUN && !vm->exiting; q++) {
 			thread_step(vm, t);
 			if (i >= vm->n_threads || vm->threads[i]->id != id)
 				break; /* the thread was collected by its parent */
+			if (t->wake_ns)
+				break; /* sleeps: the others run meanwhile */
 		}
 	}
 	return progress;
@@ -350,8 +410,14 @@ static bool run_round(struct vm *vm)
 enum vm_status vm_run(struct vm *vm)
 {
 	struct thread *main_t;
-	while (!vm->exiting && run_round(vm))
-		;
+	int64_t wake;
+	while (!vm->exiting) {
+		if (run_round(vm, &wake))
+			continue;
+		if (!wake)
+			break;
+		nap_ns(wake - dt_mono_ns()); /* every runnable thread sleeps */
+	}
 	main_t = vm_thread_get(vm, 0);
 	if (vm->exiting || !main_t || main_t->state == TH_DONE) {
 		vm->status = VM_FINISHED;
@@ -360,19 +426,44 @@ enum vm_status vm_run(struct vm *vm)
 		json_decref(vm->last_error);
 		vm->last_error = json_deep_copy(main_t->error);
 		json_object_del(vm->last_error, "@location");
+		json_object_del(vm->last_error, "@callStack");
 	} else {
 		vm->status = VM_SUSPENDED;
 	}
 	return vm->status;
 }
 
+/* The request's (or `-a`) arguments are expressions too, evaluated once at the start with
+ * the system variables and the other arguments (as given) visible.  NEW or NULL. */
+static json_t *eval_args(struct vm *vm, struct thread *t, json_t *args, struct err *e)
+{
+	struct scope sc;
+	struct el_env env;
+	json_t *v = NULL;
+	scope_init(&sc, vm, t);
+	scope_env(&sc, &env);
+	if (el_json_eval_value(args, 0, &env, &v, e) < 0)
+		v = NULL;
+	scope_cleanup(&sc);
+	return v;
+}
+
+static int args_error(struct err *e)
+{
+	char msg[ERR_MSG_MAX];
+	snprintf(msg, sizeof msg, "%s", e->msg);
+	return err_set(e, e->code == ERR_LIMIT ? ERR_LIMIT : ERR_INVALID,
+		       "Error while evaluating process arguments: %s", msg);
+}
+
 int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, struct err *e)
 {
 	const struct flow_def *fd = model_flow(vm->m, entry);
+	json_t *given = NULL;
 	struct thread *t;
 	struct frame *f;
 	struct scope sc;
-	int rc = 0;
+	int rc = -1;
 	if (!fd)
 		return err_set(e, ERR_NOT_FOUND, "Flow '%s' not found", entry);
 	t = vm_thread_new(vm, -1);
@@ -382,20 +473,93 @@ int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, st
 	f->data = json_pack("{s:s}", "flow", fd->name);
 	if (sysvars && value_merge(f->locals, sysvars, e) < 0)
 		return -1;
-	if (args && value_merge(f->locals, args, e) < 0)
-		return -1;
+	if (args) {
+		if (value_merge(f->locals, args, e) < 0)
+			return -1;
+		if (sysvars && value_merge(f->locals, sysvars, e) < 0)
+			return -1;
+		if (!(given = eval_args(vm, t, args, e)))
+			return args_error(e);
+		if (value_merge(f->locals, given, e) < 0)
+			goto out;
+	}
 	if (vm->m->arguments) {
 		scope_init(&sc, vm, t);
 		rc = scope_set_vars(&sc, vm->m->arguments, e);
 		scope_cleanup(&sc);
-		if (rc < 0)
-			return -1;
-		if (args && value_merge(f->locals, args, e) < 0)
-			return -1;
+		if (rc < 0) {
+			args_error(e);
+			goto out;
+		}
+		rc = -1;
+		if (given && value_merge(f->locals, given, e) < 0)
+			goto out;
 	}
 	if (sysvars && value_merge(f->locals, sysvars, e) < 0)
-		return -1;
-	return 0;
+		goto out;
+	rc = 0;
+out:
+	json_decref(given);
+	return rc;
+}
+
+static void mark_text(struct vm *vm, const char *s)
+{
+	size_t i;
+	json_t *x;
+	if (!s || !*s)
+		return;
+	json_array_foreach(vm->sensitive, i, x) if (strcmp(json_string_value(x), s) == 0) return;
+	json_array_append_new(vm->sensitive, json_string(s));
+	if (vm->h->ops->sensitive)
+		vm->h->ops->sensitive(vm->h->ctx, s, true);
+}
+
+void vm_mark_sensitive(struct vm *vm, const json_t *value)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+	char *text;
+	if (json_is_string(value)) {
+		mark_text(vm, json_string_value(value));
+	} else if (json_is_object(value)) {
+		json_object_foreach((json_t *)value, k, x) vm_mark_sensitive(vm, x);
+	} else if (json_is_array(value)) {
+		json_array_foreach(value, i, x) vm_mark_sensitive(vm, x);
+	} else if (value && !json_is_null(value) && (text = task_text(value))) {
+		mark_text(vm, text);
+		free(text);
+	}
+}
+
+bool vm_is_sensitive(struct vm *vm, const char *value)
+{
+	size_t i;
+	json_t *x;
+	if (!value || !*value)
+		return false;
+	json_array_foreach(vm->sensitive, i, x) if (strcmp(json_string_value(x), value) == 0) return true;
+	return vm->h->ops->sensitive && vm->h->ops->sensitive(vm->h->ctx, value, false);
+}
+
+void vm_set_sysvars(struct vm *vm, json_t *sysvars)
+{
+	const char *k;
+	json_t *v;
+	if (!json_is_object(sysvars))
+		return;
+	for (size_t i = 0; i < vm->n_threads; i++) {
+		struct thread *t = vm->threads[i];
+		for (size_t j = 0; j < t->n; j++) {
+			json_t *l = t->frames[j].locals;
+			bool bottom = t->id == 0 && j == 0;
+			if (!json_is_object(l))
+				continue;
+			json_object_foreach(sysvars, k, v) if (bottom || json_object_get(l, k))
+			    json_object_set(l, k, v);
+		}
+	}
 }
 
 json_t *vm_last_error(struct vm *vm)
@@ -483,6 +647,19 @@ int vm_resume(struct vm *vm, const char *name, json_t *args, struct err *e)
 	json_decref(wrapped);
 	if (form && found)
 		json_object_del(vm->forms, name);
+	if (!form && found) {
+		/* Resumed by a form's event (as Concord's server does after a submission, with the
+		 * values in args): that form is no longer pending. */
+		const char *k;
+		void *tmp;
+		json_t *f;
+		json_object_foreach_safe(vm->forms, tmp, k, f)
+		{
+			const char *fe = json_string_value(json_object_get(f, "eventName"));
+			if (fe && strcmp(fe, name) == 0)
+				json_object_del(vm->forms, k);
+		}
+	}
 	if (!found)
 		return err_set(e, ERR_NOT_FOUND, "the process does not wait for '%s'", name);
 	vm->status = VM_RUNNING;

@@ -34,6 +34,11 @@ enum vm_status vm_run(struct vm *vm);
 json_t *vm_save(struct vm *vm);
 struct vm *vm_load(const struct model *m, const struct flow_host *h, json_t *state, struct err *e);
 
+/* After vm_load: the system variables of the resumed run (BORROWED: workDir, processInfo,
+ * …) replace the saved ones in the main thread's bottom frame and wherever a frame holds a
+ * copy of them (parallel branches), as a resumed Concord process sees its own run's. */
+void vm_set_sysvars(struct vm *vm, json_t *sysvars);
+
 /* Wakes the threads waiting for event `name`, or submits the pending form `name` with
  * values args (validated and coerced like a form submission).  For an event, args (a map,
  * BORROWED, may be NULL) is written into every ROOT frame of the resumed threads.
@@ -48,6 +53,12 @@ json_t *vm_pending_forms(struct vm *vm);
 /* Out variables: each name evaluated as ${name} against the main thread's root frame;
  * nulls and undefined ones skipped.  NEW object. */
 json_t *vm_out_vars(struct vm *vm, json_t *names);
+
+/* Marks a value sensitive: its text (strings of a list or map) is masked as ****** in the
+ * log from now on, also after a resume (the list is part of the saved state).  And whether
+ * a string is one. */
+void vm_mark_sensitive(struct vm *vm, const json_t *value);
+bool vm_is_sensitive(struct vm *vm, const char *value);
 
 /* The unhandled error of a failed process as out.json's lastError (BORROWED), or NULL. */
 json_t *vm_last_error(struct vm *vm);

@@ -47,6 +47,7 @@ struct thread {
 	json_t *error; /* error being raised / the failure (lastError form) */
 	bool fatal;    /* the error is a limit: no handler may catch it */
 	json_t *final; /* TH_DONE/TH_FAILED: locals of the bottom frame */
+	int64_t wake_ns; /* TH_RUN: sleeping until this dt_mono_ns() time (0: not sleeping) */
 	size_t n, cap;
 	struct frame *frames;
 };
@@ -64,6 +65,7 @@ struct vm {
 	json_t *forms;	    /* pending forms by name */
 	json_t *last_error; /* unhandled failure */
 	json_t *resume_args;
+	json_t *sensitive;	/* strings marked sensitive (saved with the state) */
 	const struct step *cur; /* step being executed (error positions) */
 	struct thread *cur_t;
 };
@@ -100,6 +102,10 @@ void vm_log(struct vm *vm, enum flow_level level, const char *fmt, ...) __attrib
 void vm_pop_done(struct vm *vm, struct thread *t);
 /* A location string "(file) @ line: L, col: C" for messages. */
 void vm_call_stack(struct vm *vm, struct thread *t, struct buf *b);
+
+/* Sleeps ms for thread t: when other threads can run (parallel branches), the thread
+ * sleeps after its current step while they go on; else the OS thread sleeps now. */
+void vm_sleep(struct vm *vm, struct thread *t, int64_t ms);
 
 /* exec.c */
 void exec_step(struct vm *vm, struct thread *t, const struct step *s);

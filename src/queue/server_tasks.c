@@ -59,26 +59,28 @@ out:
 	return list;
 }
 
-/* Adds the new sensitive values of tc to the process's sealed list (a suspended process
- * resumes in a new runner, which gets them in its start frame). */
-static void sensitive_persist(struct task_call *tc)
+/* Adds the new sensitive values (tc's, or those the flow marked) to the process's sealed
+ * list (a suspended process resumes in a new runner, which gets them in its start frame). */
+void task_sensitive_add(struct store_conn *c, struct running *r, json_t *values)
 {
-	const struct masterkey *mk = tc->r->q ? tc->r->q->cfg.master_key : NULL;
+	const struct masterkey *mk = r->q ? r->q->cfg.master_key : NULL;
 	char name[64], *text;
-	struct seal_binding b = sensitive_binding(tc->r, name, sizeof name);
-	json_t *list = task_sensitive_load(tc->c, tc->r);
+	struct seal_binding b = sensitive_binding(r, name, sizeof name);
+	json_t *list;
 	unsigned char *env = NULL;
 	size_t env_len = 0;
 	struct err e = {0};
 	size_t i, j, before;
 	json_t *v;
 
-	if (!mk)
+	if (!mk || !json_is_array(values))
 		return;
-	if (!list)
+	if (!(list = task_sensitive_load(c, r)))
 		list = json_array();
 	before = json_array_size(list);
-	json_array_foreach(tc->sensitive, i, v) {
+	json_array_foreach(values, i, v) {
+		if (!json_is_string(v))
+			continue;
 		for (j = 0; j < json_array_size(list) && !json_equal(json_array_get(list, j), v); j++)
 			;
 		if (j == json_array_size(list))
@@ -90,8 +92,8 @@ static void sensitive_persist(struct task_call *tc)
 	}
 	text = json_dumps(list, JSON_COMPACT);
 	if (!text || seal_encrypt(mk, NULL, &b, (unsigned char *)text, strlen(text), &env, &env_len, &e) ||
-	    store_sensitive_put(tc->c, tc->r->p.instance_id, env, env_len, &e))
-		LOG_W("process %s: cannot store its sensitive values: %s", tc->r->p.instance_id,
+	    store_sensitive_put(c, r->p.instance_id, env, env_len, &e))
+		LOG_W("process %s: cannot store its sensitive values: %s", r->p.instance_id,
 		      e.msg[0] ? e.msg : "out of memory");
 	if (text)
 		seal_plain_free((unsigned char *)text, strlen(text));
@@ -107,7 +109,7 @@ int server_task_run(struct task_call *tc, struct err *e)
 		if (tasks[i].name && strcmp(tasks[i].name, tc->task) == 0) {
 			rc = tasks[i].fn(tc, e);
 			if (rc == 0 && tc->sensitive)
-				sensitive_persist(tc);
+				task_sensitive_add(tc->c, tc->r, tc->sensitive);
 			return rc;
 		}
 	return err_set(e, ERR_UNAVAILABLE, "Task '%s' is not available on this server (docs/flows.md, \"Tasks\")",

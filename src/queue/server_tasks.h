@@ -41,6 +41,9 @@ void task_call_sensitive(struct task_call *tc, const char *value);
  * new JSON array (NULL when none or on error, which is logged): the start frame of a
  * resumed runner carries them so it keeps masking them. */
 json_t *task_sensitive_load(struct store_conn *c, struct running *r);
+/* Adds strings (a JSON array: a task's sensitive values, or the {"type":"sensitive"}
+ * frame of a runner whose flow marked values with sensitive()) to that sealed list. */
+void task_sensitive_add(struct store_conn *c, struct running *r, json_t *values);
 
 /* Runs tc->task: 0 with the out fields set, or < 0 with e set to the message the flow
  * sees (ERR_UNAVAILABLE "Task 'x' is not available on this server" for an unknown one). */

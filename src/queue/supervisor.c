@@ -245,6 +245,8 @@ static void on_frame(struct sup *s, json_t *f)
 		buffered(s);
 	} else if (strcmp(type, "task") == 0) {
 		on_task(s, f);
+	} else if (strcmp(type, "sensitive") == 0) {
+		task_sensitive_add(s->db, s->r, json_object_get(f, "values"));
 	} else if (strcmp(type, "checkpoint") == 0) {
 		flush(s); /* its ELEMENT events before its CHECKPOINT event */
 		reply(s, supervise_checkpoint(s->db, s->id, s->workdir, f));

@@ -12,98 +12,9 @@
 
 static const char *level_names[] = {"DEBUG", "INFO ", "WARN ", "ERROR"};
 
-#define MASK "******" /* what Concord prints for a sensitive value */
-
-/* The length of the sensitive value at p (the longest that matches), 0 when none. */
-static size_t sensitive_at(const struct runner_host *h, const char *p)
-{
-	for (size_t i = 0; i < h->n_sensitive; i++)
-		if (*p == h->sensitive[i][0] && strncmp(p, h->sensitive[i], strlen(h->sensitive[i])) == 0)
-			return strlen(h->sensitive[i]);
-	return 0;
-}
-
-/* s with every sensitive value replaced by ******: a new string, or NULL when s holds
- * none (or memory ran out: then the caller drops s rather than leak a value). */
-static char *masked(const struct runner_host *h, const char *s, bool *changed)
-{
-	size_t n = strlen(s), cap = n + 1, len = 0, k;
-	char *out;
-
-	*changed = false;
-	for (const char *p = s; *p; p++)
-		if (sensitive_at(h, p)) {
-			*changed = true;
-			break;
-		}
-	if (!*changed)
-		return NULL;
-	/* Each match is at least one byte, so the result is at most 6 times as long. */
-	if (!(out = malloc(cap * sizeof MASK)))
-		return NULL;
-	for (const char *p = s; *p;) {
-		if ((k = sensitive_at(h, p))) {
-			memcpy(out + len, MASK, sizeof MASK - 1);
-			len += sizeof MASK - 1;
-			p += k;
-		} else {
-			out[len++] = *p++;
-		}
-	}
-	out[len] = 0;
-	return out;
-}
-
-/* Masks the strings of v in place. */
-static void mask_json(const struct runner_host *h, json_t *v)
-{
-	const char *k;
-	json_t *x;
-	size_t i;
-	char *m;
-	bool changed;
-
-	if (json_is_string(v)) {
-		m = masked(h, json_string_value(v), &changed);
-		if (changed)
-			json_string_set(v, m ? m : MASK);
-		free(m);
-	} else if (json_is_object(v)) {
-		json_object_foreach(v, k, x)
-			mask_json(h, x);
-	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, x)
-			mask_json(h, x);
-	}
-}
-
-/* Deduplicated, longest first. */
 void runner_host_add_sensitive(struct runner_host *h, json_t *list)
 {
-	size_t i, j;
-	json_t *x;
-	char **grown, *copy;
-
-	json_array_foreach(list, i, x) {
-		const char *v = json_string_value(x);
-		bool known = false;
-		if (!v || !*v)
-			continue;
-		for (j = 0; j < h->n_sensitive && !known; j++)
-			known = strcmp(h->sensitive[j], v) == 0;
-		if (known || !(copy = strdup(v)))
-			continue;
-		if (!(grown = realloc(h->sensitive, (h->n_sensitive + 1) * sizeof *grown))) {
-			sodium_memzero(copy, strlen(copy));
-			free(copy);
-			continue;
-		}
-		h->sensitive = grown;
-		for (j = h->n_sensitive; j > 0 && strlen(h->sensitive[j - 1]) < strlen(copy); j--)
-			h->sensitive[j] = h->sensitive[j - 1];
-		h->sensitive[j] = copy;
-		h->n_sensitive++;
-	}
+	mask_add_list(&h->sensitive, list);
 }
 
 void runner_log(struct runner_host *h, enum flow_level level, const char *msg)
@@ -114,8 +25,8 @@ void runner_log(struct runner_host *h, enum flow_level level, const char *msg)
 
 	if (level == FLOW_DEBUG && h && !h->host.debug)
 		return;
-	if (h && h->n_sensitive && (m = masked(h, msg, &changed), changed))
-		msg = m ? m : MASK;
+	if (h && h->sensitive.n && (m = mask_text(&h->sensitive, msg, &changed), changed))
+		msg = m ? m : MASK_TEXT;
 	dt_format_iso(dt_now_ms(), iso);
 	/* Concord's log time stamp: "2026-11-22T10:00:00.123+0000". */
 	fprintf(stdout, "%.23s+0000 [%s] ", iso, level_names[level]);
@@ -153,12 +64,12 @@ static void host_log(void *ctx, enum flow_level level, const char *msg)
 static void host_event(void *ctx, json_t *data)
 {
 	struct runner_host *h = ctx;
-	json_t *copy = h->n_sensitive ? json_deep_copy(data) : json_incref(data);
+	json_t *copy = h->sensitive.n ? json_deep_copy(data) : json_incref(data);
 
 	if (!copy)
 		return; /* never send unmasked data */
-	if (h->n_sensitive)
-		mask_json(h, copy);
+	if (h->sensitive.n)
+		mask_json(&h->sensitive, copy);
 	runner_send(h, json_pack("{s:s, s:o, s:I}", "type", "event", "data", copy, "date", (json_int_t)dt_now_ms()));
 }
 
@@ -232,11 +143,24 @@ static int host_checkpoint(void *ctx, const char *name, json_t *state, struct er
 	return rc;
 }
 
+/* A value the flow marked sensitive: masked here, and sent to the supervisor, which keeps
+ * it in the process's sealed list so that a resumed runner masks it too. */
+static bool host_sensitive(void *ctx, const char *value, bool add)
+{
+	struct runner_host *h = ctx;
+	if (!add)
+		return mask_has(&h->sensitive, value);
+	if (mask_add(&h->sensitive, value))
+		runner_send(h, json_pack("{s:s, s:[s]}", "type", "sensitive", "values", value));
+	return true;
+}
+
 static const struct flow_host_ops ops = {
     .log = host_log,
     .event = host_event,
     .server_task = host_server_task,
     .checkpoint = host_checkpoint,
+    .sensitive = host_sensitive,
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc)
@@ -254,13 +178,7 @@ void runner_host_init(struct runner_host *h, const char *workdir, int ipc)
 void runner_host_cleanup(struct runner_host *h)
 {
 	frame_reader_cleanup(&h->in);
-	for (size_t i = 0; i < h->n_sensitive; i++) {
-		sodium_memzero(h->sensitive[i], strlen(h->sensitive[i]));
-		free(h->sensitive[i]);
-	}
-	free(h->sensitive);
-	h->sensitive = NULL;
-	h->n_sensitive = 0;
+	mask_cleanup(&h->sensitive);
 }
 
 void runner_host_flush(struct runner_host *h)

@@ -111,6 +111,7 @@ static int resume(struct runner *r, const char *event, bool checkpoint, struct e
 	json_decref(st);
 	if (!r->vm)
 		return -1;
+	vm_set_sysvars(r->vm, json_object_get(r->start, "sysvars"));
 	if (!is_cp)
 		return vm_resume(r->vm, event, json_is_object(args) && json_object_size(args) ? args : NULL, e);
 	args = json_is_object(args) ? json_deep_copy(args) : json_object();

@@ -5,6 +5,7 @@
 
 #include "base/frame.h"
 #include "flow/host.h"
+#include "flow/mask.h"
 
 /* Internal to `accord runner`: the flow host that talks to the supervisor (host.c). */
 
@@ -14,10 +15,9 @@ struct runner_host {
 	int ipc;	     /* fd of the IPC socket */
 	struct frame_reader in;
 	long long next_call; /* id of the next server-task call */
-	/* Sensitive values the server returned (decrypted secrets), longest first: printed as
+	/* Sensitive values (secrets the server returned, sensitive() in the flow): printed as
 	 * ****** in the log and in event data.  Wiped by runner_host_cleanup. */
-	char **sensitive;
-	size_t n_sensitive;
+	struct mask sensitive;
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc);

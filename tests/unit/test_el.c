@@ -185,7 +185,7 @@ static const struct case_ logic[] = {
     {"${f ? undefinedVar2 : 'safe'}", "S:safe"},
     {"${'a' += 'b'}", "S:ab"},
     {"${'a' += 1 += 'b'}", "S:a1b"},
-    {"${'x' += null}", "S:x"},
+    {"${'x' += null}", "E:Cannot concatenate a null value"},
     {"${1 += 2}", "S:12"},
     {"${'v=' += d}", "S:v=2.5"},
     {"${'m=' += m}", "S:m={a=1, b={c=deep}, nul=null}"},

@@ -205,6 +205,12 @@ static int concat(struct el_ctx *c, json_t *a, json_t *b, json_t **out)
 
 	if (!sa || !sb)
 		goto out;
+	if (json_is_null(a) || json_is_null(b)) {
+		/* Concord's EL fails (a NullPointerException) instead of printing "null" or "". */
+		el_fail(c, ERR_INVALID, "Cannot concatenate a null value with '+=' (%s operand is null)",
+			json_is_null(a) ? "left" : "right");
+		goto out;
+	}
 	la = json_string_length(sa);
 	lb = json_string_length(sb);
 	if (el_budget(c, (la + lb) / 256) < 0)

@@ -74,7 +74,14 @@ static void line_col(const char *s, size_t pos, size_t *line, size_t *col)
 	}
 }
 
-static void *fail_at(struct parser *p, const struct el_token *t)
+/* JavaCC's list after "Encountered" where an expression must start (Concord's message). */
+static const char expecting_expr[] =
+    ".\nWas expecting one of:\n    \"{\" ...\n    <INTEGER_LITERAL> ...\n"
+    "    <FLOATING_POINT_LITERAL> ...\n    <STRING_LITERAL> ...\n    \"true\" ...\n"
+    "    \"false\" ...\n    \"null\" ...\n    \"(\" ...\n    \")\" ...\n    \"[\" ...\n"
+    "    \"!\" ...\n    \"not\" ...\n    \"empty\" ...\n    \"-\" ...\n    <IDENTIFIER> ...";
+
+static void *fail_expecting(struct parser *p, const struct el_token *t, const char *expecting)
 {
 	size_t line, col, n = t->len > 60 ? 60 : t->len;
 
@@ -89,9 +96,14 @@ static void *fail_at(struct parser *p, const struct el_token *t)
 			p->x->src, line, col);
 	else
 		err_set(p->e, ERR_INVALID,
-			"while parsing expression '%s': Encountered \"%.*s\" at line %zu, column %zu", p->x->src,
-			(int)n, p->lx.src + t->pos, line, col);
+			"while parsing expression '%s': Encountered \"%.*s\" at line %zu, column %zu%s", p->x->src,
+			(int)n, p->lx.src + t->pos, line, col, expecting);
 	return NULL;
+}
+
+static void *fail_at(struct parser *p, const struct el_token *t)
+{
+	return fail_expecting(p, t, "");
 }
 
 static void *fail_limit(struct parser *p, const char *what)
@@ -424,7 +436,7 @@ static struct el_node *parse_primary(struct parser *p)
 		n = parse_expr(p, 0);
 		return n && expect(p, T_RPAREN) ? n : NULL;
 	default:
-		return fail_at(p, &t);
+		return fail_expecting(p, &t, expecting_expr);
 	}
 }
 

@@ -3,18 +3,20 @@
 
 #include "base/b64.h"
 #include "flow/tasks/task.h"
+#include "flow/vm.h"
 
 static int m_encode(struct task_ctx *c, json_t *args, json_t **out, struct err *e)
 {
 	const char *s;
 	char *enc;
-	(void)c;
 	if (task_arg_str(args, 0, "value", &s, e) < 0)
 		return -1;
 	if (!(enc = b64_encode(s, strlen(s), B64_STD)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	*out = json_string(enc);
 	free(enc);
+	if (*out && vm_is_sensitive(c->vm, s)) /* the encoding of a sensitive value is one too */
+		vm_mark_sensitive(c->vm, *out);
 	return 0;
 }
 
@@ -23,13 +25,14 @@ static int m_decode(struct task_ctx *c, json_t *args, json_t **out, struct err *
 	const char *s;
 	size_t len;
 	unsigned char *dec;
-	(void)c;
 	if (task_arg_str(args, 0, "value", &s, e) < 0 || !(dec = b64_decode(s, strlen(s), &len, e)))
 		return -1;
 	*out = json_stringn((const char *)dec, len);
 	free(dec);
 	if (!*out)
 		return err_set(e, ERR_INVALID, "decoded value is not UTF-8 text");
+	if (vm_is_sensitive(c->vm, s))
+		vm_mark_sensitive(c->vm, *out);
 	return 0;
 }
 

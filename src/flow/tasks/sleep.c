@@ -10,13 +10,6 @@
 #include "flow/value.h"
 #include "flow/vm_internal.h"
 
-static void nap(int64_t ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
-	while (ms > 0 && nanosleep(&ts, &ts) < 0)
-		;
-}
-
 static int sleep_execute(struct task_ctx *c, json_t *in, json_t **out, struct err *e)
 {
 	json_t *dur = json_object_get(in, "duration"), *until = json_object_get(in, "until");
@@ -48,7 +41,7 @@ static int sleep_execute(struct task_ctx *c, json_t *in, json_t **out, struct er
 		c->suspend_event = strdup(ev);
 		return c->suspend_event ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
 	}
-	nap(ms);
+	vm_sleep(c->vm, c->t, ms);
 	return 0;
 }
 
@@ -73,10 +66,9 @@ int task_sleep_wake_at(const char *event, int64_t *at)
 static int m_ms(struct task_ctx *c, json_t *args, json_t **out, struct err *e)
 {
 	long long ms;
-	(void)c;
 	if (task_arg_int(args, 0, "ms", &ms, e) < 0)
 		return -1;
-	nap(ms);
+	vm_sleep(c->vm, c->t, ms);
 	*out = json_null();
 	return 0;
 }
