@@ -42,9 +42,9 @@ struct queue {
 };
 
 /* A runner's clean environment (HOME and TMPDIR: dir; PATH, LANG, TZ; the sanitizer
- * settings of the server), NULL-terminated; NULL when out of memory.  queue_free_env
- * frees it. */
-char **queue_runner_env(const char *dir);
+ * settings of the server; for the runner zygote also LD_BIND_NOW), NULL-terminated; NULL
+ * when out of memory.  queue_free_env frees it. */
+char **queue_runner_env(const char *dir, bool zygote);
 void queue_free_env(char **env);
 
 /* Supervises r (supervisor.c) on one of the queue's worker threads, and removes r from

@@ -293,7 +293,7 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 	if (recover(q, e) || !(q->workers = workq_new(cfg->workers, e)))
 		goto fail;
 	if (cfg->runner_zygote) {
-		q->zygote_env = queue_runner_env(q->data_dir);
+		q->zygote_env = queue_runner_env(q->data_dir, true);
 		if (!q->zygote_env || !(q->zygote = zygote_new(q->runner_exe, q->zygote_env))) {
 			err_set(e, ERR_INTERNAL, "out of memory");
 			goto fail;

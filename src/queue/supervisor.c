@@ -331,7 +331,7 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	return rc;
 }
 
-char **queue_runner_env(const char *workdir)
+char **queue_runner_env(const char *workdir, bool zygote)
 {
 	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
 	char **env = calloc(8 + sizeof pass / sizeof pass[0], sizeof *env);
@@ -351,6 +351,10 @@ char **queue_runner_env(const char *workdir)
 		if (v && asprintf(&env[n], "%s=%s", pass[i], v) >= 0)
 			n++;
 	}
+	/* The zygote resolves every symbol once at its start, not each forked runner anew
+	 * (bench/RESULTS.md, runner zygote). */
+	if (zygote)
+		env[n++] = strdup("LD_BIND_NOW=1");
 	return env;
 }
 
@@ -423,7 +427,7 @@ static int exec_runner(struct sup *s, int logp[2], int ipc[2], struct err *e)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	char *argv[] = {"accord", "runner", NULL};
-	char **env = queue_runner_env(s->workdir);
+	char **env = queue_runner_env(s->workdir, false);
 	sigset_t none, all;
 	int rc;
 

@@ -71,11 +71,13 @@ def test_runners_are_forked_by_the_zygote_and_confined(fresh_server):
     assert st["NoNewPrivs"].strip() == "1"  # confine_runner ran (Landlock needs it)
     assert os.getpgid(runner) == runner  # its own process group, signalled as a whole
     assert sorted(int(fd) for fd in os.listdir("/proc/%d/fd" % runner)) == [0, 1, 2, 3]
+    # /proc/<pid>/environ shows the environment the zygote was started with (the runner
+    # replaces it with its own, of the same names): nothing of the server's.
     with open("/proc/%d/environ" % runner, "rb") as f:
         env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if kv)
     assert {b"HOME", b"PATH", b"LANG", b"TZ", b"TMPDIR"} <= set(env)
     assert set(env) - {b"HOME", b"PATH", b"LANG", b"TZ", b"TMPDIR", b"ASAN_OPTIONS", b"UBSAN_OPTIONS",
-                       b"LSAN_OPTIONS"} == set(), env
+                       b"LSAN_OPTIONS", b"LD_BIND_NOW"} == set(), env
     assert b"ACCORD_ADMIN_API_KEY" not in env
     assert os.readlink("/proc/%d/cwd" % runner) == os.path.join(os.path.realpath(srv.data_dir), "work", pid)
     # stop kills its process group; the exit status comes back through the zygote
