@@ -87,7 +87,7 @@ static void die(const char *what, int err)
 static _Noreturn void child(const struct zygote_req *rq, int log_fd, int ipc_fd, pid_t zygote)
 {
 	sigset_t none;
-	int null_fd;
+	int null_fd, rc;
 
 	n_kids = 0; /* the zygote's list, not this runner's business */
 	setpgid(0, 0);
@@ -113,7 +113,16 @@ static _Noreturn void child(const struct zygote_req *rq, int log_fd, int ipc_fd,
 			die("setrlimit", errno);
 	}
 	runner_env(rq->workdir);
-	exit(runner_body());
+	rc = runner_body();
+	/* Without the library destructors of the zygote's image (some 50 libraries): what
+	 * the runner wrote is flushed and closed already.  Sanitizer builds exit normally so
+	 * that LeakSanitizer checks the runner. */
+	fflush(NULL);
+#if defined(__SANITIZE_ADDRESS__)
+	exit(rc);
+#else
+	_exit(rc);
+#endif
 }
 
 /* The zygote's end: its runners' groups get SIGKILL (they would anyway, by their

@@ -58,14 +58,20 @@ def alive(pid):
         return False
 
 
-def test_runners_are_forked_by_the_zygote_and_confined(fresh_server):
+def sleeping_runner(fresh_server, seconds=30):
+    """A server with one sleeping process: (server, admin, zygote pid, process id, runner pid)."""
     srv = fresh_server(args=["--workers", "2"]).start()
     admin = Client(srv.url, ADMIN_KEY)
     zygote = wait_for(lambda: zygote_of(srv))
-    assert proc_status(zygote)["NoNewPrivs"].strip() == "0"  # the zygote itself is not confined
-    pid = start_process(admin, sleeper(30))
+    pid = start_process(admin, sleeper(seconds))
     wait_process(admin, pid, ("RUNNING",))
     runner = wait_for(lambda: children(zygote))[0]
+    return srv, admin, zygote, pid, runner
+
+
+def test_runners_are_forked_by_the_zygote_and_confined(fresh_server):
+    srv, admin, zygote, pid, runner = sleeping_runner(fresh_server)
+    assert proc_status(zygote)["NoNewPrivs"].strip() == "0"  # the zygote itself is not confined
     assert children(srv.proc.pid) == [zygote]  # nothing exec'd by the server
     st = proc_status(runner)
     assert st["NoNewPrivs"].strip() == "1"  # confine_runner ran (Landlock needs it)
@@ -88,12 +94,7 @@ def test_runners_are_forked_by_the_zygote_and_confined(fresh_server):
 
 
 def test_exit_status_of_a_killed_runner(fresh_server):
-    srv = fresh_server(args=["--workers", "2"]).start()
-    admin = Client(srv.url, ADMIN_KEY)
-    zygote = wait_for(lambda: zygote_of(srv))
-    pid = start_process(admin, sleeper(30))
-    wait_process(admin, pid, ("RUNNING",))
-    runner = wait_for(lambda: children(zygote))[0]
+    _, admin, _, pid, runner = sleeping_runner(fresh_server)
     os.kill(runner, signal.SIGSEGV)
     p = wait_process(admin, pid)
     assert p["status"] == "FAILED", p
@@ -127,12 +128,7 @@ def test_zygote_killed_while_processes_run(fresh_server):
 
 
 def test_server_killed_leaves_no_runner(fresh_server):
-    srv = fresh_server(args=["--workers", "2"]).start()
-    admin = Client(srv.url, ADMIN_KEY)
-    zygote = wait_for(lambda: zygote_of(srv))
-    pid = start_process(admin, sleeper(60))
-    wait_process(admin, pid, ("RUNNING",))
-    runner = wait_for(lambda: children(zygote))[0]
+    srv, _, zygote, _, runner = sleeping_runner(fresh_server, 60)
     srv.stop(signal.SIGKILL)
     wait_for(lambda: not alive(zygote) and not alive(runner), timeout=10)
 
