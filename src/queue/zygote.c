@@ -240,7 +240,9 @@ static int send_req(int fd, const struct zygote_req *rq, int log_fd, int ipc_fd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof fds);
 	memcpy(CMSG_DATA(cm), fds, sizeof fds);
-	while (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
+	/* Never blocks under z->lock (the reader needs it to drain the zygote's answers, which
+	 * the zygote may be blocked on): a full socket is "no zygote now" to the caller. */
+	while (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		if (errno != EINTR)
 			return -1;
 	return 0;
