@@ -34,8 +34,8 @@ struct zygote {
 	pthread_cond_t changed; /* an answer arrived, or the zygote died */
 	char *exe;
 	char *const *env;
-	int fd;	   /* the control socket; -1 while there is no zygote */
-	pid_t pid; /* 0 while there is no zygote */
+	int fd;		  /* the control socket; -1 while there is no zygote */
+	pid_t pid;	  /* 0 while there is no zygote */
 	unsigned readers; /* reader threads not finished yet (detached) */
 	bool stopping;
 	int64_t retry_at;
@@ -118,10 +118,12 @@ static void *reader_main(void *arg)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!stopping && WIFSIGNALED(status))
-		LOG_W("runner zygote %d was killed by signal %d: its runners died with it; the next process starts a new one",
+		LOG_W("runner zygote %d was killed by signal %d: its runners died with it; the next process starts a "
+		      "new one",
 		      (int)pid, WTERMSIG(status));
 	else if (!stopping)
-		LOG_W("runner zygote %d exited with status %d: its runners died with it; the next process starts a new one",
+		LOG_W("runner zygote %d exited with status %d: its runners died with it; the next process starts a new "
+		      "one",
 		      (int)pid, WEXITSTATUS(status));
 	pthread_mutex_lock(&z->lock);
 	z->readers--;
@@ -231,7 +233,8 @@ static int send_req(int fd, const struct zygote_req *rq, int log_fd, int ipc_fd)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} cbuf;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	int fds[2] = {log_fd, ipc_fd};
 

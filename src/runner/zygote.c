@@ -145,7 +145,8 @@ static void on_request(void)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} cbuf;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf};
 	struct cmsghdr *cm;
 	int fds[2] = {-1, -1}, nfds = 0;
 	ssize_t n = recvmsg(CTL_FD, &mh, MSG_CMSG_CLOEXEC);
