@@ -340,9 +340,11 @@ void queue_shutdown(struct queue *q, unsigned grace_ms)
 	while (q->running)
 		pthread_cond_wait(&q->changed, &q->lock);
 	pthread_mutex_unlock(&q->lock);
-	workq_free(q->workers);
+	/* Before the workers end: one that restarted the zygote is its parent thread, and the
+	 * zygote dies with that thread (PR_SET_PDEATHSIG). */
 	zygote_free(q->zygote);
 	queue_free_env(q->zygote_env);
+	workq_free(q->workers);
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->wake);
 	pthread_cond_destroy(&q->changed);
