@@ -196,7 +196,8 @@ int runner_body(void)
 		return 1;
 	}
 	runner_host_init(&r.host, r.workdir, IPC_FD);
-	if (confine_close_fds(IPC_FD, &e) < 0 || confine_runner(r.workdir, confinement, sizeof confinement, &e) < 0) {
+	/* Landlock first: under the zygote it uses descriptors that confine_close_fds closes. */
+	if (confine_runner(r.workdir, confinement, sizeof confinement, &e) < 0 || confine_close_fds(IPC_FD, &e) < 0) {
 		runner_log(&r.host, FLOW_ERROR, e.msg);
 		send_done("FAILED", NULL);
 		return 1;

@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <yaml.h>
 
+#include "runner/confine.h"
 #include "runner/runner.h"
 
 #define CTL_FD 3
@@ -254,6 +255,7 @@ int zygote_main(void)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	preload();
+	confine_preload();
 	for (;;) {
 		struct pollfd p[2] = {{CTL_FD, POLLIN, 0}, {sfd, POLLIN, 0}};
 		if (poll(p, 2, -1) < 0) {
