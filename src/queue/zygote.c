@@ -226,26 +226,21 @@ void zygote_free(struct zygote *z)
 	free(z);
 }
 
-static int send_req(int fd, const struct zygote_req *rq, int log_fd, int ipc_fd)
+static int send_req(int fd, struct zygote_req *rq, int log_fd, int ipc_fd)
 {
-	struct iovec iov = {(void *)rq, sizeof *rq};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-	} cbuf;
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	struct zygote_wire w;
+	struct cmsghdr *cm;
 	int fds[2] = {log_fd, ipc_fd};
 
-	memset(&cbuf, 0, sizeof cbuf);
+	zygote_wire_init(&w, rq);
+	cm = CMSG_FIRSTHDR(&w.mh);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof fds);
 	memcpy(CMSG_DATA(cm), fds, sizeof fds);
 	/* Never blocks under z->lock (the reader needs it to drain the zygote's answers, which
 	 * the zygote may be blocked on): a full socket is "no zygote now" to the caller. */
-	while (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+	while (sendmsg(fd, &w.mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		if (errno != EINTR)
 			return -1;
 	return 0;

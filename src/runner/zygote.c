@@ -141,16 +141,13 @@ static void kill_kids(void)
 static void on_request(void)
 {
 	struct zygote_req rq;
-	struct iovec iov = {&rq, sizeof rq};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-	} cbuf;
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf};
+	struct zygote_wire w;
 	struct cmsghdr *cm;
 	int fds[2] = {-1, -1}, nfds = 0;
-	ssize_t n = recvmsg(CTL_FD, &mh, MSG_CMSG_CLOEXEC);
+	ssize_t n;
+
+	zygote_wire_init(&w, &rq);
+	n = recvmsg(CTL_FD, &w.mh, MSG_CMSG_CLOEXEC);
 	pid_t pid;
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -159,7 +156,7 @@ static void on_request(void)
 		kill_kids();
 		exit(0);
 	}
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+	for (cm = CMSG_FIRSTHDR(&w.mh); cm; cm = CMSG_NXTHDR(&w.mh, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -172,7 +169,7 @@ static void on_request(void)
 				close(fd);
 		}
 	}
-	if (n != (ssize_t)sizeof rq || nfds != 2 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	if (n != (ssize_t)sizeof rq || nfds != 2 || (w.mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    memchr(rq.workdir, 0, sizeof rq.workdir) == NULL || rq.workdir[0] != '/') {
 		send_msg(n >= (ssize_t)sizeof rq.tag ? rq.tag : 0, ZYGOTE_FAILED, 0, EINVAL);
 		goto out;

@@ -3,6 +3,8 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
 
 /* The runner zygote (`accord runner --zygote`, docs/operations.md "Runner zygote"): one
  * long-lived, unconfined process per server that forks a runner per process instead of
@@ -43,6 +45,27 @@ struct zygote_msg {
 	int32_t pid;	/* STARTED, EXITED */
 	int32_t status; /* EXITED: waitpid status; FAILED: errno */
 };
+
+/* A request's datagram with room for its two descriptors: zygote_msg_init points
+ * mh at rq and at the control buffer. */
+struct zygote_wire {
+	struct iovec iov;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} cbuf;
+	struct msghdr mh;
+};
+
+static inline void zygote_wire_init(struct zygote_wire *w, struct zygote_req *rq)
+{
+	memset(w, 0, sizeof *w);
+	w->iov = (struct iovec){rq, sizeof *rq};
+	w->mh.msg_iov = &w->iov;
+	w->mh.msg_iovlen = 1;
+	w->mh.msg_control = w->cbuf.buf;
+	w->mh.msg_controllen = sizeof w->cbuf.buf;
+}
 
 /* `accord runner --zygote`: serves requests until its socket closes, then kills the
  * process groups of its remaining runners and exits. */
