@@ -69,6 +69,14 @@ static int apply(const struct config_opt *o, const char *v, const char *source, 
 			goto range;
 		*(size_t *)o->target = (size_t)n;
 		return 0;
+	case CONFIG_BOOL:
+		if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
+			*(bool *)o->target = true;
+		else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0"))
+			*(bool *)o->target = false;
+		else
+			return err_set(e, ERR_INVALID, "%s: --%s must be true or false, got '%s'", source, o->name, v);
+		return 0;
 	case CONFIG_LOG_LEVEL:
 		if (log_level_parse(v, o->target))
 			return err_set(e, ERR_INVALID, "%s: --%s must be one of debug, info, warn, error, got '%s'",

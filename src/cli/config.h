@@ -11,14 +11,15 @@
  * flags > environment > defaults.  Values are validated when parsed; a bad value or
  * an unknown flag is an error naming it. */
 
-enum config_type { CONFIG_STRING, CONFIG_UINT, CONFIG_SIZE, CONFIG_LOG_LEVEL };
+enum config_type { CONFIG_STRING, CONFIG_UINT, CONFIG_SIZE, CONFIG_LOG_LEVEL, CONFIG_BOOL };
 
 struct config_opt {
 	const char *name; /* flag name without "--"; env is ACCORD_ + upper-cased with '-' → '_' */
 	enum config_type type;
 	const char *defval;	     /* textual default; NULL means empty */
 	unsigned long long min, max; /* for UINT and SIZE */
-	void *target;		     /* char ** (new string, caller frees), unsigned *, size_t *, enum log_level * */
+	void *target; /* char ** (new string, caller frees), unsigned *, size_t *, enum log_level *, bool *
+		      (true/false, yes/no, on/off, 1/0) */
 	const char *help;
 };
 

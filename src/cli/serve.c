@@ -39,6 +39,7 @@ struct serve_cfg {
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, request_s, stop_grace_ms;
 	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
 	enum log_level log_level;
+	bool runner_zygote;
 };
 
 static struct serve_cfg cfg;
@@ -91,6 +92,9 @@ static const struct config_opt opts[] = {
      "stopping a running process: how long after SIGTERM its runner gets SIGKILL"},
     {"limit-process-log-bytes", CONFIG_SIZE, "256M", 1024, 1ULL << 40, &limits.process_log_bytes,
      "log bytes kept per process (over it the process is stopped and FAILED)"},
+    {"runner-zygote", CONFIG_BOOL, "true", 0, 0, &cfg.runner_zygote,
+     "fork runners from a pre-started `accord runner --zygote` instead of exec'ing the binary per process (false: "
+     "exec each time)"},
     {"limit-runner-memory-bytes", CONFIG_SIZE, RUNNER_MEMORY_DEFAULT, 0, 1ULL << 44, &runner_limits.memory_bytes,
      "address space of one runner (RLIMIT_AS; 0: none)"},
     {"limit-runner-file-bytes", CONFIG_SIZE, "1G", 0, 1ULL << 44, &runner_limits.file_bytes,
@@ -168,11 +172,13 @@ static int start_queue(struct app *app, struct err *e)
 	qc.stop_grace_ms = cfg.stop_grace_ms;
 	qc.session_key = app->session_key;
 	qc.master_key = app->secrets_key;
+	qc.runner_zygote = cfg.runner_zygote;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
 		return -1;
 	confine_probe(confinement, sizeof confinement);
-	LOG_I("processes: %u workers, %s", cfg.workers, confinement);
+	LOG_I("processes: %u workers, runners %s, %s", cfg.workers,
+	      cfg.runner_zygote ? "forked by the runner zygote" : "exec'd (--runner-zygote=false)", confinement);
 	return 0;
 }
 

@@ -38,7 +38,15 @@ struct queue {
 	struct running *running;
 	pthread_t dispatcher;
 	struct workq *workers; /* cfg.workers threads running supervisor_main */
+	struct zygote *zygote; /* NULL: runners are exec'd (cfg.runner_zygote false) */
+	char **zygote_env;
 };
+
+/* A runner's clean environment (HOME and TMPDIR: dir; PATH, LANG, TZ; the sanitizer
+ * settings of the server; for the runner zygote also LD_BIND_NOW), NULL-terminated; NULL
+ * when out of memory.  queue_free_env frees it. */
+char **queue_runner_env(const char *dir, bool zygote);
+void queue_free_env(char **env);
 
 /* Supervises r (supervisor.c) on one of the queue's worker threads, and removes r from
  * the queue when done.  The workers are long-lived, so each keeps its database connection. */

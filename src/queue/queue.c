@@ -17,6 +17,7 @@
 #include "queue/internal.h"
 #include "queue/logwatch.h"
 #include "queue/timers.h"
+#include "queue/zygote.h"
 #include "store/process_logs.h"
 
 struct runner_limits runner_limits;
@@ -306,6 +307,13 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 	}
 	if (recover(q, e) || !(q->workers = workq_new(cfg->workers, e)))
 		goto fail;
+	if (cfg->runner_zygote) {
+		q->zygote_env = queue_runner_env(q->data_dir, true);
+		if (!q->zygote_env || !(q->zygote = zygote_new(q->runner_exe, q->zygote_env))) {
+			err_set(e, ERR_INTERNAL, "out of memory");
+			goto fail;
+		}
+	}
 	if (pthread_create(&q->dispatcher, NULL, dispatcher_main, q) != 0) {
 		err_set(e, ERR_INTERNAL, "cannot start the dispatcher thread");
 		goto fail;
@@ -313,6 +321,8 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 	return q;
 fail:
 	workq_free(q->workers);
+	zygote_free(q->zygote);
+	queue_free_env(q->zygote_env);
 	free(q->data_dir);
 	free(q->runner_exe);
 	free(q->node_id);
@@ -345,6 +355,10 @@ void queue_shutdown(struct queue *q, unsigned grace_ms)
 	while (q->running)
 		pthread_cond_wait(&q->changed, &q->lock);
 	pthread_mutex_unlock(&q->lock);
+	/* Before the workers end: one that restarted the zygote is its parent thread, and the
+	 * zygote dies with that thread (PR_SET_PDEATHSIG). */
+	zygote_free(q->zygote);
+	queue_free_env(q->zygote_env);
 	workq_free(q->workers);
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->wake);

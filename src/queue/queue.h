@@ -28,6 +28,9 @@ struct queue_cfg {
 	 * secrets and derive project keys with it (queue/server_task_crypto.c). */
 	const struct masterkey *master_key;
 	bool log_confinement;
+	/* Runners are forked by a runner zygote (queue/zygote.h) rather than exec'd, which
+	 * is kept running; false: exec'd each time. */
+	bool runner_zygote;
 };
 
 struct queue;

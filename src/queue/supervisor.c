@@ -29,6 +29,7 @@
 #include "queue/resume_files.h"
 #include "queue/server_tasks.h"
 #include "queue/supervise.h"
+#include "queue/zygote.h"
 #include "store/process_events.h"
 #include "store/process_logs.h"
 
@@ -44,6 +45,7 @@ struct sup {
 	struct store_conn *db;
 	char workdir[4096];
 	pid_t pid;
+	struct zygote_child *zc; /* the runner came from the zygote: its exit status comes from there */
 	int log_fd, ipc_fd;
 	struct frame_reader frames;
 	struct buf log;	 /* log bytes not yet stored */
@@ -331,7 +333,7 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	return rc;
 }
 
-static char **runner_env(const char *workdir)
+char **queue_runner_env(const char *workdir, bool zygote)
 {
 	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
 	char **env = calloc(8 + sizeof pass / sizeof pass[0], sizeof *env);
@@ -351,19 +353,23 @@ static char **runner_env(const char *workdir)
 		if (v && asprintf(&env[n], "%s=%s", pass[i], v) >= 0)
 			n++;
 	}
+	/* The zygote resolves every symbol once at its start, not each forked runner anew
+	 * (bench/RESULTS.md, runner zygote). */
+	if (zygote)
+		env[n++] = strdup("LD_BIND_NOW=1");
 	return env;
 }
 
-static void free_env(char **env)
+void queue_free_env(char **env)
 {
 	for (size_t i = 0; env && env[i]; i++)
 		free(env[i]);
 	free(env);
 }
 
-static void apply_rlimits(pid_t pid)
+/* The runner's rlimits (runner_limits; a 0 limit is none, except the core size). */
+static void runner_rlimits(struct zygote_req *rq)
 {
-	struct rlimit rl;
 	const struct {
 		int res;
 		uint64_t v;
@@ -373,32 +379,62 @@ static void apply_rlimits(pid_t pid)
 		    {RLIMIT_CPU, runner_limits.cpu_seconds},
 		    {RLIMIT_CORE, 0}};
 
+	_Static_assert(sizeof lims / sizeof lims[0] <= ZYGOTE_MAX_RLIMITS, "zygote_req holds the rlimits");
+	rq->n_rlimits = 0;
 	for (size_t i = 0; i < sizeof lims / sizeof lims[0]; i++) {
 		if (!lims[i].v && lims[i].res != RLIMIT_CORE)
 			continue;
-		rl.rlim_cur = rl.rlim_max = lims[i].v;
-		if (prlimit(pid, lims[i].res, &rl, NULL) < 0)
-			LOG_W("runner %d: prlimit(%d): %s", (int)pid, lims[i].res, strerror(errno));
+		rq->rlimits[rq->n_rlimits].resource = lims[i].res;
+		rq->rlimits[rq->n_rlimits++].value = lims[i].v;
 	}
 }
 
-/* Starts the runner with posix_spawn (vfork semantics: cheap in a large multi-threaded
- * server): own process group, stdin /dev/null, stdout+stderr → log pipe, fd 3 → IPC,
- * every other descriptor closed (the runner gets nothing of the data folder), working
- * directory its own, a clean environment.  The runner cannot run untrusted code before
- * it has read its start frame, which is sent after the rlimits are in place. */
-static int spawn_runner(struct sup *s, struct err *e)
+static void apply_rlimits(pid_t pid)
 {
-	int logp[2] = {-1, -1}, ipc[2] = {-1, -1}, rc = -1;
+	struct zygote_req rq;
+
+	runner_rlimits(&rq);
+	for (uint32_t i = 0; i < rq.n_rlimits; i++) {
+		struct rlimit rl = {rq.rlimits[i].value, rq.rlimits[i].value};
+		if (prlimit(pid, rq.rlimits[i].resource, &rl, NULL) < 0)
+			LOG_W("runner %d: prlimit(%d): %s", (int)pid, rq.rlimits[i].resource, strerror(errno));
+	}
+}
+
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++) {
+		if (p[i] >= 0)
+			close(p[i]);
+		p[i] = -1;
+	}
+}
+
+static int make_pipes(int logp[2], int ipc[2], struct err *e)
+{
+	if (pipe2(logp, O_CLOEXEC) == 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ipc) == 0)
+		return 0;
+	close_pair(logp);
+	return err_set(e, ERR_INTERNAL, "cannot create the runner's pipes: %s", strerror(errno));
+}
+
+/* Starts `accord runner` with posix_spawn (vfork semantics: cheap in a large
+ * multi-threaded server): own process group, stdin /dev/null, stdout+stderr → log pipe,
+ * fd 3 → IPC, every other descriptor closed (the runner gets nothing of the data
+ * folder), working directory its own, a clean environment.  The runner cannot run
+ * untrusted code before it has read its start frame, which is sent after the rlimits are
+ * in place. */
+static int exec_runner(struct sup *s, int logp[2], int ipc[2], struct err *e)
+{
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	char *argv[] = {"accord", "runner", NULL};
-	char **env = runner_env(s->workdir);
+	char **env = queue_runner_env(s->workdir, false);
+	sigset_t none, all;
+	int rc;
 
-	if (!env || pipe2(logp, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ipc) < 0) {
-		err_set(e, ERR_INTERNAL, "cannot create the runner's pipes: %s", strerror(errno));
-		goto out;
-	}
+	if (!env)
+		return err_set(e, ERR_INTERNAL, "out of memory");
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -409,38 +445,60 @@ static int spawn_runner(struct sup *s, struct err *e)
 	posix_spawn_file_actions_addchdir_np(&fa, s->workdir);
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	{
-		sigset_t none, all;
-		sigemptyset(&none);
-		sigfillset(&all);
-		posix_spawnattr_setsigmask(&at, &none);
-		posix_spawnattr_setsigdefault(&at, &all);
-	}
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
 	rc = posix_spawn(&s->pid, s->q->runner_exe, &fa, &at, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
+	queue_free_env(env);
 	if (rc != 0) {
-		rc = err_set(e, ERR_INTERNAL, "cannot start the runner %s: %s", s->q->runner_exe, strerror(rc));
 		s->pid = 0;
-		goto out;
+		return err_set(e, ERR_INTERNAL, "cannot start the runner %s: %s", s->q->runner_exe, strerror(rc));
 	}
+	apply_rlimits(s->pid);
+	return 0;
+}
+
+/* Starts the runner: forked by the runner zygote (queue/zygote.h) when there is one,
+ * else exec'd (exec_runner).  Either way the same process group, descriptors, working
+ * directory, environment and rlimits. */
+static int spawn_runner(struct sup *s, struct err *e)
+{
+	int logp[2] = {-1, -1}, ipc[2] = {-1, -1}, rc = -1;
+
+	if (make_pipes(logp, ipc, e))
+		return -1;
+	if (s->q->zygote) {
+		struct zygote_req lim;
+		runner_rlimits(&lim);
+		rc = zygote_spawn(s->q->zygote, s->workdir, logp[1], ipc[1], &lim, &s->pid, &s->zc, e);
+		if (rc == 1) { /* no zygote now: exec, with descriptors no dying fork holds */
+			close_pair(logp);
+			close_pair(ipc);
+			rc = make_pipes(logp, ipc, e);
+		} else if (rc < 0) {
+			goto out;
+		} else {
+			goto started;
+		}
+		if (rc)
+			goto out;
+	}
+	if ((rc = exec_runner(s, logp, ipc, e)))
+		goto out;
+started:
 	pthread_mutex_lock(&s->q->lock);
 	s->r->pgid = s->pid;
 	pthread_mutex_unlock(&s->q->lock);
-	apply_rlimits(s->pid);
 	s->log_fd = logp[0];
 	s->ipc_fd = ipc[0];
 	logp[0] = ipc[0] = -1;
 	fcntl(s->log_fd, F_SETFL, O_NONBLOCK);
-	rc = 0;
 out:
-	for (int i = 0; i < 2; i++) {
-		if (logp[i] >= 0)
-			close(logp[i]);
-		if (ipc[i] >= 0)
-			close(ipc[i]);
-	}
-	free_env(env);
+	close_pair(logp);
+	close_pair(ipc);
 	return rc;
 }
 
@@ -625,8 +683,12 @@ void supervisor_main(void *arg)
 		begin_kill(&s);
 	}
 	loop(&s);
-	while (waitpid(s.pid, &wstatus, 0) < 0 && errno == EINTR)
-		;
+	if (s.zc)
+		wstatus = zygote_wait(s.q->zygote, s.zc);
+	else
+		while (waitpid(s.pid, &wstatus, 0) < 0 && errno == EINTR)
+			;
+	s.zc = NULL;
 	signal_group(&s, SIGKILL); /* anything the flow left behind in its group */
 	st = final_status(&s, wstatus);
 	goto end;

@@ -106,32 +106,70 @@ static uint64_t fs_rights(int abi)
 	return r;
 }
 
-/* Adds "path and everything beneath it may be accessed with access".  A missing path is
- * skipped (returns 0) unless required. */
-static int add_path(int ruleset, const char *path, uint64_t access, uint64_t handled, bool required, struct err *e)
+#define N_SYSTEM_PATHS (sizeof system_paths / sizeof system_paths[0])
+
+/* confine_preload: the system paths opened once (fd -1: missing). */
+static struct {
+	int fd;
+	bool dir;
+} preloaded[N_SYSTEM_PATHS];
+static bool have_preloaded;
+
+static int add_rule(int ruleset, int fd, bool dir, const char *path, uint64_t access, uint64_t handled, struct err *e)
 {
 	struct ll_path_beneath_attr pb;
-	struct stat st;
-	int fd = open(path, O_PATH | O_CLOEXEC);
 
-	if (fd < 0) {
+	pb.allowed_access = access & handled & (dir ? ~0ULL : FS_FILE_RIGHTS);
+	pb.parent_fd = fd;
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
+		return err_set(e, ERR_INTERNAL, "landlock: cannot add a rule for %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* Opens path (O_PATH) into *fd and tells whether it is a folder: 1; 0 when it is missing
+ * and not required; < 0 with e set. */
+static int open_path(const char *path, bool required, int *fd, bool *dir, struct err *e)
+{
+	struct stat st;
+
+	*fd = open(path, O_PATH | O_CLOEXEC);
+	if (*fd < 0) {
 		if (!required && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
 			return 0;
 		return err_set(e, ERR_INTERNAL, "landlock: cannot open %s: %s", path, strerror(errno));
 	}
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return err_set(e, ERR_INTERNAL, "landlock: cannot stat %s: %s", path, strerror(errno));
-	}
-	pb.allowed_access = access & handled & (S_ISDIR(st.st_mode) ? ~0ULL : FS_FILE_RIGHTS);
-	pb.parent_fd = fd;
-	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
+	if (fstat(*fd, &st) != 0) {
 		int saved = errno;
-		close(fd);
-		return err_set(e, ERR_INTERNAL, "landlock: cannot add a rule for %s: %s", path, strerror(saved));
+		close(*fd);
+		*fd = -1;
+		return err_set(e, ERR_INTERNAL, "landlock: cannot stat %s: %s", path, strerror(saved));
 	}
+	*dir = S_ISDIR(st.st_mode);
+	return 1;
+}
+
+/* Adds "path and everything beneath it may be accessed with access".  A missing path is
+ * skipped (returns 0) unless required. */
+static int add_path(int ruleset, const char *path, uint64_t access, uint64_t handled, bool required, struct err *e)
+{
+	bool dir = false;
+	int fd, rc = open_path(path, required, &fd, &dir, e);
+
+	if (rc <= 0)
+		return rc;
+	rc = add_rule(ruleset, fd, dir, path, access, handled, e);
 	close(fd);
-	return 0;
+	return rc;
+}
+
+void confine_preload(void)
+{
+	struct err e;
+
+	for (size_t i = 0; i < N_SYSTEM_PATHS; i++)
+		if (open_path(system_paths[i].path, false, &preloaded[i].fd, &preloaded[i].dir, &e) <= 0)
+			preloaded[i].fd = -1;
+	have_preloaded = true;
 }
 
 static int build_ruleset(int abi, const char *workdir, struct err *e)
@@ -145,10 +183,17 @@ static int build_ruleset(int abi, const char *workdir, struct err *e)
 	ruleset = (int)ll_create_ruleset(&attr, sizeof attr, 0);
 	if (ruleset < 0)
 		return err_set(e, ERR_INTERNAL, "landlock: cannot create a ruleset: %s", strerror(errno));
-	for (size_t i = 0; i < sizeof system_paths / sizeof system_paths[0]; i++)
-		if (add_path(ruleset, system_paths[i].path, system_paths[i].access, attr.handled_access_fs, false, e) <
-		    0)
+	for (size_t i = 0; i < N_SYSTEM_PATHS; i++) {
+		int rc = 0;
+		if (!have_preloaded)
+			rc = add_path(ruleset, system_paths[i].path, system_paths[i].access, attr.handled_access_fs,
+				      false, e);
+		else if (preloaded[i].fd >= 0)
+			rc = add_rule(ruleset, preloaded[i].fd, preloaded[i].dir, system_paths[i].path,
+				      system_paths[i].access, attr.handled_access_fs, e);
+		if (rc < 0)
 			goto fail;
+	}
 	if (add_path(ruleset, workdir, attr.handled_access_fs, attr.handled_access_fs, true, e) < 0)
 		goto fail;
 	return ruleset;
@@ -194,12 +239,16 @@ int confine_probe(char *desc, size_t desc_cap)
 	long abi = ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 
 	if (abi < 0) {
-		snprintf(desc, desc_cap, "landlock unavailable (%s): runners are confined by working-directory path checks only",
-			 errno == ENOSYS ? "kernel lacks it" : errno == EOPNOTSUPP ? "disabled at boot" : strerror(errno));
+		snprintf(desc, desc_cap,
+			 "landlock unavailable (%s): runners are confined by working-directory path checks only",
+			 errno == ENOSYS       ? "kernel lacks it"
+			 : errno == EOPNOTSUPP ? "disabled at boot"
+					       : strerror(errno));
 		return 0;
 	}
-	snprintf(desc, desc_cap, "landlock ABI %ld: runners get read-only system paths and a read-write working directory%s",
-		 abi, abi >= 6 ? ", signals and abstract sockets scoped" : "");
+	snprintf(desc, desc_cap,
+		 "landlock ABI %ld: runners get read-only system paths and a read-write working directory%s", abi,
+		 abi >= 6 ? ", signals and abstract sockets scoped" : "");
 	return (int)abi;
 }
 

@@ -27,6 +27,12 @@
  * Only the calling thread and its later children are restricted: call it before threads. */
 int confine_runner(const char *workdir, char *desc, size_t desc_cap, struct err *e) WUR;
 
+/* Opens the system paths confine_runner grants once (O_PATH descriptors kept open), so
+ * that confine_runner in a forked child only adds its rules: for the runner zygote
+ * (runner/zygote.h), before it forks.  The child must call confine_runner before
+ * confine_close_fds. */
+void confine_preload(void);
+
 /* What confine_runner would enforce on this kernel, without restricting anything (for the
  * server's start-up log): the Landlock ABI, or 0 when there is none; desc as above. */
 int confine_probe(char *desc, size_t desc_cap);

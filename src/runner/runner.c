@@ -24,6 +24,7 @@
 #include "flow/vm.h"
 #include "runner/confine.h"
 #include "runner/runner.h"
+#include "runner/zygote.h"
 
 #define IPC_FD 3
 
@@ -169,28 +170,35 @@ static int ipc_ok(void)
 
 int cli_runner_main(int argc, char **argv)
 {
+	/* Dies with the supervisor thread that started it (see queue/supervisor.c). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1) /* the server died before the line above */
+		return 1;
+	if (argc == 2 && strcmp(argv[1], "--zygote") == 0 && ipc_ok())
+		return zygote_main();
+	if (argc != 1 || !ipc_ok()) {
+		fprintf(stderr, "accord runner: internal command, started by `accord serve` only\n");
+		return 2;
+	}
+	return runner_body();
+}
+
+int runner_body(void)
+{
 	struct runner r = {0};
 	struct frame_reader fr;
 	const char *status = "FAILED";
 	struct err e = {0};
 	char confinement[256];
-	(void)argv;
 
-	/* Dies with the supervisor thread that started it (see queue/supervisor.c). */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() == 1) /* the server died before the line above */
-		return 1;
-	if (argc != 1 || !ipc_ok()) {
-		fprintf(stderr, "accord runner: internal command, started by `accord serve` only\n");
-		return 2;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!getcwd(r.workdir, sizeof r.workdir)) {
 		fprintf(stderr, "accord runner: getcwd: %s\n", strerror(errno));
 		return 1;
 	}
 	runner_host_init(&r.host, r.workdir, IPC_FD);
-	if (confine_close_fds(IPC_FD, &e) < 0 || confine_runner(r.workdir, confinement, sizeof confinement, &e) < 0) {
+	/* Landlock first: under the zygote it uses descriptors that confine_close_fds closes. */
+	if (confine_runner(r.workdir, confinement, sizeof confinement, &e) < 0 || confine_close_fds(IPC_FD, &e) < 0) {
 		runner_log(&r.host, FLOW_ERROR, e.msg);
 		send_done("FAILED", NULL);
 		return 1;

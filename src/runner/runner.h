@@ -38,4 +38,10 @@ void runner_host_flush(struct runner_host *h);
 
 int cli_runner_main(int argc, char **argv);
 
+/* Runs one process once the start-up is done (by `accord runner` itself, or by a child
+ * of the runner zygote, runner/zygote.h): stdin, stdout/stderr and fd 3 in place, the
+ * working directory current, PR_SET_PDEATHSIG set.  Closes every other descriptor,
+ * confines itself, reads the start frame and runs.  Returns the exit status. */
+int runner_body(void);
+
 #endif

@@ -3,6 +3,7 @@
  * folder and for writes outside.  Skipped (not failed) where the kernel has no Landlock. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -98,7 +99,9 @@ static int child(const struct dirs *d, int fd)
 	return 0;
 }
 
-static void test_confine_runner(void **state)
+/* preload: as under the runner zygote, the system paths were opened beforehand
+ * (confine_preload). */
+static void run_confined(bool preload)
 {
 	struct dirs d;
 	char tmpl[] = "/tmp/accord-confine-XXXXXX", msg[512] = {0};
@@ -106,7 +109,6 @@ static void test_confine_runner(void **state)
 	int p[2], status;
 	pid_t pid;
 	FILE *f;
-	(void)state;
 
 	assert_non_null(mkdtemp(tmpl));
 	assert_non_null(realpath(tmpl, d.tmp));
@@ -124,6 +126,8 @@ static void test_confine_runner(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(p[0]);
+		if (preload)
+			confine_preload();
 		/* _exit: the confined child must not run the sanitizers' exit-time checks */
 		_exit(child(&d, p[1]));
 	}
@@ -143,6 +147,18 @@ static void test_confine_runner(void **state)
 	if (WEXITSTATUS(status) != 0)
 		fail_msg("confined child failed: %s", msg);
 	print_message("%s\n", msg);
+}
+
+static void test_confine_runner(void **state)
+{
+	(void)state;
+	run_confined(false);
+}
+
+static void test_confine_runner_preloaded(void **state)
+{
+	(void)state;
+	run_confined(true);
 }
 
 static void test_close_fds(void **state)
@@ -171,6 +187,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_confine_runner),
+	    cmocka_unit_test(test_confine_runner_preloaded),
 	    cmocka_unit_test(test_close_fds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

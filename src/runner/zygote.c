@@ -1,0 +1,269 @@
+/* The runner zygote (runner/zygote.h): forks one runner per request of the server. */
+#include "runner/zygote.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <yaml.h>
+
+#include "runner/confine.h"
+#include "runner/runner.h"
+
+#define CTL_FD 3
+
+/* The runners alive: pid → the request's tag. */
+struct kid {
+	pid_t pid;
+	uint64_t tag;
+};
+
+static struct kid *kids;
+static size_t n_kids, cap_kids;
+
+static int add_kid(pid_t pid, uint64_t tag)
+{
+	if (n_kids == cap_kids) {
+		size_t cap = cap_kids ? cap_kids * 2 : 64;
+		struct kid *k = realloc(kids, cap * sizeof *k);
+		if (!k)
+			return -1;
+		kids = k;
+		cap_kids = cap;
+	}
+	kids[n_kids++] = (struct kid){pid, tag};
+	return 0;
+}
+
+static int send_msg(uint64_t tag, int kind, pid_t pid, int status)
+{
+	struct zygote_msg m = {.tag = tag, .kind = kind, .pid = pid, .status = status};
+
+	while (send(CTL_FD, &m, sizeof m, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* The runner's clean environment (as queue/supervisor.c gives an exec'd runner): the
+ * sanitizer settings the zygote got are kept. */
+static void runner_env(const char *workdir)
+{
+	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
+	char *keep[sizeof pass / sizeof pass[0]];
+
+	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
+		keep[i] = getenv(pass[i]) ? strdup(getenv(pass[i])) : NULL;
+	clearenv();
+	setenv("HOME", workdir, 1);
+	setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1);
+	setenv("LANG", "C.UTF-8", 1);
+	setenv("TZ", "UTC", 1);
+	setenv("TMPDIR", workdir, 1);
+	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
+		if (keep[i])
+			setenv(pass[i], keep[i], 1);
+		free(keep[i]);
+	}
+}
+
+static void die(const char *what, int err)
+{
+	dprintf(2, "accord runner: %s: %s\n", what, strerror(err));
+	_exit(1);
+}
+
+/* In the forked child: becomes a runner as `accord runner` would be after its exec. */
+static _Noreturn void child(const struct zygote_req *rq, int log_fd, int ipc_fd, pid_t zygote)
+{
+	sigset_t none;
+	int null_fd, rc;
+
+	n_kids = 0; /* the zygote's list, not this runner's business */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != zygote) /* the zygote died before the line above */
+		_exit(1);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0 ||
+	    dup2(ipc_fd, CTL_FD) < 0)
+		_exit(1);
+	/* runner_body closes every descriptor above 3: the zygote's socket is gone already
+	 * (fd 3 is the IPC socket now), its signalfd and the request's originals go there. */
+	if (chdir(rq->workdir) != 0)
+		die(rq->workdir, errno);
+	for (uint32_t i = 0; i < rq->n_rlimits && i < ZYGOTE_MAX_RLIMITS; i++) {
+		struct rlimit rl = {rq->rlimits[i].value, rq->rlimits[i].value};
+		if (setrlimit(rq->rlimits[i].resource, &rl) != 0)
+			die("setrlimit", errno);
+	}
+	runner_env(rq->workdir);
+	rc = runner_body();
+	/* Without the library destructors of the zygote's image (some 50 libraries): what
+	 * the runner wrote is flushed and closed already.  Sanitizer builds exit normally so
+	 * that LeakSanitizer checks the runner. */
+	fflush(NULL);
+#if defined(__SANITIZE_ADDRESS__)
+	exit(rc);
+#else
+	_exit(rc);
+#endif
+}
+
+/* The zygote's end: its runners' groups get SIGKILL (they would anyway, by their
+ * PR_SET_PDEATHSIG, but a flow's own children in the group would not). */
+static void kill_kids(void)
+{
+	for (size_t i = 0; i < n_kids; i++)
+		kill(-kids[i].pid, SIGKILL);
+	free(kids);
+	kids = NULL;
+	n_kids = 0;
+}
+
+/* One request: its two descriptors, a fork, the answer. */
+static void on_request(void)
+{
+	struct zygote_req rq;
+	struct zygote_wire w;
+	struct cmsghdr *cm;
+	int fds[2] = {-1, -1}, nfds = 0;
+	ssize_t n;
+
+	zygote_wire_init(&w, &rq);
+	n = recvmsg(CTL_FD, &w.mh, MSG_CMSG_CLOEXEC);
+	pid_t pid;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) { /* the server is gone or closed us */
+		kill_kids();
+		exit(0);
+	}
+	for (cm = CMSG_FIRSTHDR(&w.mh); cm; cm = CMSG_NXTHDR(&w.mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof fd);
+			if (nfds < 2)
+				fds[nfds++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (n != (ssize_t)sizeof rq || nfds != 2 || (w.mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    memchr(rq.workdir, 0, sizeof rq.workdir) == NULL || rq.workdir[0] != '/') {
+		send_msg(n >= (ssize_t)sizeof rq.tag ? rq.tag : 0, ZYGOTE_FAILED, 0, EINVAL);
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0)
+		child(&rq, fds[0], fds[1], getppid());
+	if (pid < 0) {
+		send_msg(rq.tag, ZYGOTE_FAILED, 0, errno);
+		goto out;
+	}
+	setpgid(pid, pid); /* also here: the group exists before the server can signal it */
+	if (add_kid(pid, rq.tag) < 0) {
+		kill(pid, SIGKILL);
+		send_msg(rq.tag, ZYGOTE_FAILED, 0, ENOMEM);
+		goto out;
+	}
+	send_msg(rq.tag, ZYGOTE_STARTED, pid, 0);
+out:
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+}
+
+static void reap(int sfd)
+{
+	struct signalfd_siginfo si;
+	int status;
+	pid_t pid;
+
+	while (read(sfd, &si, sizeof si) > 0)
+		;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (size_t i = 0; i < n_kids; i++) {
+			if (kids[i].pid != pid)
+				continue;
+			send_msg(kids[i].tag, ZYGOTE_EXITED, pid, status);
+			kids[i] = kids[--n_kids];
+			break;
+		}
+	}
+}
+
+/* What every runner needs, done once here rather than in each child: the YAML parser's
+ * and jansson's first-use set-up, and the dynamic loader's lazy bindings of the calls
+ * they make. */
+static void preload(void)
+{
+	yaml_parser_t p;
+	json_t *v = json_loads("{\"a\":[1,\"b\",true,null,1.5]}", 0, NULL);
+	char *s = v ? json_dumps(v, JSON_COMPACT) : NULL;
+
+	free(s);
+	json_decref(v);
+	if (yaml_parser_initialize(&p)) {
+		yaml_event_t ev;
+		static const unsigned char doc[] = "flows:\n  default:\n    - log: x\n";
+		yaml_parser_set_input_string(&p, doc, sizeof doc - 1);
+		while (yaml_parser_parse(&p, &ev)) {
+			yaml_event_type_t t = ev.type;
+			yaml_event_delete(&ev);
+			if (t == YAML_STREAM_END_EVENT)
+				break;
+		}
+		yaml_parser_delete(&p);
+	}
+}
+
+int zygote_main(void)
+{
+	sigset_t chld;
+	int sfd;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		fprintf(stderr, "accord runner --zygote: signalfd: %s\n", strerror(errno));
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	preload();
+	confine_preload();
+	for (;;) {
+		struct pollfd p[2] = {{CTL_FD, POLLIN, 0}, {sfd, POLLIN, 0}};
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "accord runner --zygote: poll: %s\n", strerror(errno));
+			return 1;
+		}
+		if (p[1].revents)
+			reap(sfd);
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+			on_request();
+	}
+}

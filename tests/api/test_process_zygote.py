@@ -1,0 +1,168 @@
+"""The runner zygote (docs/operations.md "Runner zygote"): runners are forked by one
+pre-started `accord runner --zygote`, confined like exec'd runners; the zygote's death
+fails only what ran under it, and `--runner-zygote=false` execs runners as before."""
+import os
+import signal
+import time
+
+import pytest
+
+from conftest import ADMIN_KEY, Client, start_process, wait_process
+from proc_util import HELLO, log_text, sleeper
+
+
+def children(pid):
+    out = []
+    try:
+        for t in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/children" % (pid, t)) as f:
+                out += [int(x) for x in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().split(b"\0")[1:-1]
+    except OSError:
+        return []
+
+
+def proc_status(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+
+
+def zygote_of(srv):
+    z = [c for c in children(srv.proc.pid) if cmdline(c) == [b"runner", b"--zygote"]]
+    return z[0] if z else None
+
+
+def wait_for(fn, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def sleeping_runner(fresh_server, seconds=30):
+    """A server with one sleeping process: (server, admin, zygote pid, process id, runner pid)."""
+    srv = fresh_server(args=["--workers", "2"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    zygote = wait_for(lambda: zygote_of(srv))
+    pid = start_process(admin, sleeper(seconds))
+    wait_process(admin, pid, ("RUNNING",))
+    runner = wait_for(lambda: children(zygote))[0]
+    return srv, admin, zygote, pid, runner
+
+
+def test_runners_are_forked_by_the_zygote_and_confined(fresh_server):
+    srv, admin, zygote, pid, runner = sleeping_runner(fresh_server)
+    assert proc_status(zygote)["NoNewPrivs"].strip() == "0"  # the zygote itself is not confined
+    assert children(srv.proc.pid) == [zygote]  # nothing exec'd by the server
+    st = proc_status(runner)
+    assert st["NoNewPrivs"].strip() == "1"  # confine_runner ran (Landlock needs it)
+    assert os.getpgid(runner) == runner  # its own process group, signalled as a whole
+    assert sorted(int(fd) for fd in os.listdir("/proc/%d/fd" % runner)) == [0, 1, 2, 3]
+    # /proc/<pid>/environ shows the environment the zygote was started with (the runner
+    # replaces it with its own, of the same names): nothing of the server's.
+    with open("/proc/%d/environ" % runner, "rb") as f:
+        env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if kv)
+    assert {b"HOME", b"PATH", b"LANG", b"TZ", b"TMPDIR"} <= set(env)
+    assert set(env) - {b"HOME", b"PATH", b"LANG", b"TZ", b"TMPDIR", b"ASAN_OPTIONS", b"UBSAN_OPTIONS",
+                       b"LSAN_OPTIONS", b"LD_BIND_NOW"} == set(), env
+    assert b"ACCORD_ADMIN_API_KEY" not in env
+    assert os.readlink("/proc/%d/cwd" % runner) == os.path.join(os.path.realpath(srv.data_dir), "work", pid)
+    # stop kills its process group; the exit status comes back through the zygote
+    assert admin.delete("/api/v1/process/%s" % pid).status_code in (200, 204)
+    assert wait_process(admin, pid)["status"] == "CANCELLED"
+    assert not alive(runner)
+    assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
+
+
+def test_exit_status_of_a_killed_runner(fresh_server):
+    _, admin, _, pid, runner = sleeping_runner(fresh_server)
+    os.kill(runner, signal.SIGSEGV)
+    p = wait_process(admin, pid)
+    assert p["status"] == "FAILED", p
+    assert "killed by signal %d" % signal.SIGSEGV in log_text(admin, pid)
+
+
+def test_zygote_killed_while_processes_run(fresh_server):
+    srv = fresh_server(args=["--workers", "4"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    zygote = wait_for(lambda: zygote_of(srv))
+    running = [start_process(admin, sleeper(30)) for _ in range(2)]
+    for pid in running:
+        wait_process(admin, pid, ("RUNNING",))
+    runners = wait_for(lambda: len(children(zygote)) == 2 and children(zygote))
+    t0 = time.time()
+    os.kill(zygote, signal.SIGKILL)
+    for pid in running:  # they fail at once, with the reason in their log
+        p = wait_process(admin, pid, timeout=20)
+        assert p["status"] == "FAILED", p
+        assert "killed by signal 9" in log_text(admin, pid)
+    assert time.time() - t0 < 15
+    for r in runners:
+        wait_for(lambda: not alive(r))
+    # new processes run, under a new zygote
+    done = [start_process(admin, HELLO) for _ in range(3)]
+    for pid in done:
+        assert wait_process(admin, pid)["status"] == "FINISHED"
+    again = wait_for(lambda: zygote_of(srv))
+    assert again != zygote
+    assert "runner zygote %d was killed by signal 9" % zygote in srv.read_log()
+    # a clean stop ends the new zygote quietly (it was started by a worker thread)
+    assert srv.stop() == 0
+    assert srv.read_log().count("was killed by signal") == 1, srv.read_log()
+    wait_for(lambda: not alive(again), timeout=10)
+
+
+def test_server_killed_leaves_no_runner(fresh_server):
+    srv, _, zygote, _, runner = sleeping_runner(fresh_server, 60)
+    srv.stop(signal.SIGKILL)
+    wait_for(lambda: not alive(zygote) and not alive(runner), timeout=10)
+
+
+def test_shutdown_stops_the_zygote(fresh_server):
+    srv = fresh_server(args=["--workers", "2"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    zygote = wait_for(lambda: zygote_of(srv))
+    assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
+    assert srv.stop() == 0
+    wait_for(lambda: not alive(zygote), timeout=10)
+
+
+@pytest.mark.parametrize("value", ["false", "0"])
+def test_runner_zygote_false_execs_runners(fresh_server, value):
+    srv = fresh_server(args=["--workers", "2", "--runner-zygote=" + value]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    assert zygote_of(srv) is None
+    assert "exec'd (--runner-zygote=false)" in srv.read_log()
+    pid = start_process(admin, sleeper(30))
+    wait_process(admin, pid, ("RUNNING",))
+    runners = wait_for(lambda: [c for c in children(srv.proc.pid) if cmdline(c) == [b"runner"]])
+    assert proc_status(runners[0])["NoNewPrivs"].strip() == "1"
+    assert admin.delete("/api/v1/process/%s" % pid).status_code in (200, 204)
+    assert wait_process(admin, pid)["status"] == "CANCELLED"
+    assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
+
+
+def test_runner_zygote_bad_value(fresh_server):
+    srv = fresh_server(args=["--runner-zygote=maybe"])
+    with pytest.raises(RuntimeError) as ex:
+        srv.start()
+    assert "--runner-zygote must be true or false, got 'maybe'" in str(ex.value)
