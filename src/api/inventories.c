@@ -103,6 +103,8 @@ static int read_owner(struct api_call *c, json_t *body, struct inventory *inv, b
 	if (rc)
 		return rc;
 	*changed = strcmp(u.id, inv->owner_id) != 0;
+	if (*changed && (rc = rbac_owner_candidate(c->db, inv->org_id, &u, &c->err)))
+		return rc;
 	snprintf(inv->owner_id, sizeof(inv->owner_id), "%s", u.id);
 	return 0;
 }

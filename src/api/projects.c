@@ -179,6 +179,8 @@ static int read_owner(struct api_call *c, json_t *body, struct project *p, bool 
 		c->err = lookup;
 		return rc;
 	}
+	if (strcmp(u.id, p->owner_id) != 0 && (rc = rbac_owner_candidate(c->db, p->org_id, &u, &c->err)))
+		return rc;
 	memcpy(p->owner_id, u.id, sizeof p->owner_id);
 	memcpy(p->owner_username, u.username, sizeof p->owner_username);
 	*given = true;

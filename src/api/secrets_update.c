@@ -85,7 +85,7 @@ static int apply_owner(struct api_call *c, const struct update_req *u, const str
 	}
 	if (strcmp(usr.id, s->owner_id) == 0)
 		return 0;
-	if ((rc = secrets_check(c, s, ACCESS_OWNER)))
+	if ((rc = secrets_check(c, s, ACCESS_OWNER)) || (rc = rbac_owner_candidate(c->db, ns->org_id, &usr, &c->err)))
 		return rc;
 	memcpy(ns->owner_id, usr.id, sizeof ns->owner_id);
 	memcpy(ns->owner_name, usr.username, sizeof ns->owner_name);

@@ -122,3 +122,22 @@ int rbac_admin(const struct principal *p, struct err *e)
 		return 0;
 	return deny(p, e, "is not an administrator: only admins can do that");
 }
+
+int rbac_owner_candidate(struct store_conn *c, const char *org_id, const struct user *u, struct err *e)
+{
+	enum team_role role;
+	struct org o;
+	int rc;
+
+	if (u->roles & ROLE_ADMIN)
+		return 0;
+	if ((rc = store_org_get(c, org_id, &o, e)))
+		return rc;
+	if (strcmp(o.owner_id, u->id) == 0)
+		return 0;
+	if ((rc = store_org_member_role(c, org_id, u->id, &role, e)))
+		return rc;
+	if (role != TEAM_ROLE_NONE)
+		return 0;
+	return err_set(e, ERR_INVALID, "The new owner (%s) doesn't belong to the organization: %s", u->username, o.name);
+}

@@ -59,4 +59,10 @@ int rbac_team(struct store_conn *c, const struct principal *p, const struct team
 
 int rbac_admin(const struct principal *p, struct err *e) WUR;
 
+/* Whether user u may be named the owner of a resource of org org_id: a member of one of
+ * its teams, its owner, or an admin.  An outsider owner would hold a resource of an org it
+ * cannot see (issue 15 part 11).  0, or ERR_INVALID "The new owner (<u>) doesn't belong
+ * to the organization: <org>". */
+int rbac_owner_candidate(struct store_conn *c, const char *org_id, const struct user *u, struct err *e) WUR;
+
 #endif

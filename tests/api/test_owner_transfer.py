@@ -79,3 +79,28 @@ def test_secret_owner_transfer_needs_owner(admin, world, level):
         r = user.post("/api/v1/org/%s/secret/%s/access" % (world["org"], world["sec"]),
                       json={"teamName": world["people"][level][1], "level": "OWNER"})
         assert r.status_code == 403, r.text
+
+
+def test_an_outsider_cannot_be_named_owner(admin, world, new_user):
+    """Even an OWNER cannot hand a resource to a user of no team of the org (issue 15
+    part 11): that owner would hold a resource of an org it cannot see."""
+    outsider = new_user()
+    owner, _ = world["people"]["OWNER"]
+    org = world["org"]
+    r = owner.post("/api/v1/org/%s/inventory" % org, json={"name": world["inv"],
+                                                           "owner": {"username": outsider.username}})
+    assert r.status_code == 400, r.text
+    assert "doesn't belong to the organization" in r.json()["message"]
+    r = owner.post("/api/v1/org/%s/secret/%s" % (org, world["sec"]), json={"owner": {"username": outsider.username}})
+    assert r.status_code == 400, r.text
+    proj = unique("proj")
+    r = admin.post("/api/v1/org/%s/project" % org, json={"name": proj})
+    assert r.status_code == 200, r.text
+    r = admin.post("/api/v1/org/%s/project" % org, json={"name": proj, "owner": {"username": outsider.username}})
+    assert r.status_code == 400, r.text
+    assert "doesn't belong to the organization" in r.json()["message"]
+    # a member of the org may be named
+    r = admin.post("/api/v1/org/%s/project" % org, json={"name": proj, "owner": {"username": owner.username}})
+    assert r.status_code == 200, r.text
+    assert owner_of(admin, world, "inventory") != outsider.username
+    assert owner_of(admin, world, "secret") != outsider.username

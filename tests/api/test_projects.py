@@ -207,6 +207,11 @@ def test_access_rule_errors_change_nothing(admin):
 def test_owner_transfer(admin, new_user):
     org = make_org(admin)
     alice, bob = new_user(), new_user()
+    # an owner must belong to the org (issue 15 part 11): both are members of a team
+    assert admin.post("/api/v1/org/%s/team" % org, json={"name": "staff"}).status_code == 200
+    r = admin.put("/api/v1/org/%s/team/staff/users" % org,
+                  json=[{"username": u.username, "role": "MEMBER"} for u in (alice, bob)])
+    assert r.status_code == 200, r.text
     name, _ = make_project(admin, org, visibility="PRIVATE", owner={"username": alice.username})
     p = admin.get("/api/v1/org/%s/project/%s" % (org, name)).json()
     assert p["owner"] == {"id": alice.user_id, "username": alice.username}
