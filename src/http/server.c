@@ -506,9 +506,13 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	}
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	/* A pool of one is no pool: libmicrohttpd then logs a warning that means nothing to an
+	 * operator, so the option is only passed for two or more (else the timeout is passed
+	 * twice, which is harmless). */
 	s->d = mhd.start_daemon(
 	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
-	    (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, cfg->io_threads ? cfg->io_threads : 1,
+	    (struct sockaddr *)&ss, cfg->io_threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_CONNECTION_TIMEOUT,
+	    cfg->io_threads > 1 ? cfg->io_threads : cfg->timeout_s,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, 2 * cfg->header_bytes + 16384, MHD_OPTION_NOTIFY_COMPLETED,
 	    on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_UNESCAPE_CALLBACK, unescape,

@@ -251,6 +251,13 @@ int zygote_main(void)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* A stop signal sent to the whole service (systemd's control group, Ctrl-C in the
+	 * terminal's process group) is the server's to handle: the zygote ends when the server
+	 * closes its control socket, or with the server (PR_SET_PDEATHSIG).  Its runners reset
+	 * every signal to the default. */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	preload();
 	confine_preload();
 	for (;;) {

@@ -167,3 +167,48 @@ def test_bad_flags_exit_2(tmp_path):
     assert p.returncode == 0 and "ACCORD_LISTEN" in p.stdout
     p = subprocess.run([BIN, "frobnicate"], capture_output=True, text=True, timeout=20)
     assert p.returncode == 2
+
+
+def test_a_clean_start_and_stop_log_no_warnings(fresh_server):
+    """An operator's log of a plain start and stop holds no warnings (libmicrohttpd's
+    "thread pool size is ignored" was logged at every start), and a stop signal that
+    reaches the runner zygote too (systemd signals the whole service) is left to the
+    server: the zygote ignores it."""
+    import os
+    import time
+    srv = fresh_server().start()
+    zygotes = []
+    for _ in range(100):
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    argv = f.read().split(b"\0")
+                with open("/proc/%s/stat" % pid) as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            if ppid == srv.proc.pid and argv[1:3] == [b"runner", b"--zygote"]:
+                zygotes.append(int(pid))
+        if zygotes:
+            break
+        time.sleep(0.05)
+    assert zygotes, "no runner zygote under the server"
+
+    def ignores_term():  # the zygote is ready once SIGTERM is in its ignored set
+        with open("/proc/%d/status" % zygotes[0]) as f:
+            ign = next(int(l.split()[1], 16) for l in f if l.startswith("SigIgn:"))
+        return ign & (1 << (signal.SIGTERM - 1))
+
+    for _ in range(200):
+        if ignores_term():
+            break
+        time.sleep(0.05)
+    assert ignores_term()
+    os.kill(zygotes[0], signal.SIGTERM)
+    time.sleep(0.3)
+    assert os.path.exists("/proc/%d" % zygotes[0])
+    assert srv.stop(signal.SIGTERM) == 0
+    warnings = [l for l in srv.read_log().splitlines() if "level=warn" in l or "level=error" in l]
+    assert warnings == [], warnings
