@@ -51,8 +51,12 @@ int procdir_write_out(const char *workdir, struct vm *vm, json_t *cfg_out, json_
 	if (json_is_array(extra_out))
 		json_array_extend(names, extra_out);
 	out = vm_out_vars(vm, names);
-	if (failed && vm_last_error(vm))
-		json_object_set(out, "lastError", vm_last_error(vm));
+	if (failed && vm_last_error(vm)) {
+		/* "@id" tells the engine's own error objects apart (a rethrow); not for users. */
+		json_t *le = json_copy(vm_last_error(vm));
+		json_object_del(le, "@id");
+		json_object_set_new(out, "lastError", le);
+	}
 	if (json_object_size(out) == 0) /* nothing to report: no file, as in Concord */
 		goto done;
 	if (asprintf(&dir, "%s/_attachments", workdir) < 0 || asprintf(&file, "%s/out.json", dir) < 0) {
