@@ -240,6 +240,29 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
 	}
 }
 
+/* libyaml's words for the usual mistakes, followed by what to look for (issue 12). */
+static const char *yaml_hint(const char *problem, const char *context)
+{
+	static const struct {
+		const char *word, *hint;
+	} hints[] = {
+	    {"expected key", "check the indentation: the keys of one map start in the same column"},
+	    {"'-' indicator", "check the indentation: the items of one list start in the same column"},
+	    {"mapping values are not allowed",
+	     "check the indentation of this line and the one above, or quote a value that contains ': '"},
+	    {"block sequence entries are not allowed", "check the indentation: a '-' item cannot follow a value there"},
+	    {"cannot start any token", "tabs cannot indent YAML, and '@' or '`' cannot start a plain value: quote it"},
+	    {"found unexpected end of stream", "a quoted value or a bracket is not closed"},
+	};
+
+	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+		if ((problem && strstr(problem, hints[i].word)) || (context && strstr(context, hints[i].word)))
+			return hints[i].hint;
+	if (context && strstr(context, "quoted scalar"))
+		return "a quoted value is not closed";
+	return NULL;
+}
+
 int ydoc_parse(struct ydoc *d, const char *file, const char *data, size_t len, struct err *e)
 {
 	struct builder b = {.d = d, .e = e};
@@ -259,9 +282,11 @@ int ydoc_parse(struct ydoc *d, const char *file, const char *data, size_t len, s
 	while (!done && rc == 0) {
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&p, &ev)) {
-			rc = err_set(e, ERR_INVALID, "(%s): Error @ line: %zu, col: %zu. %s", file,
+			const char *hint = yaml_hint(p.problem, p.context);
+			rc = err_set(e, ERR_INVALID, "(%s): Error @ line: %zu, col: %zu. %s%s%s%s%s", file,
 				     p.problem_mark.line + 1, p.problem_mark.column + 1,
-				     p.problem ? p.problem : "invalid YAML");
+				     p.problem ? p.problem : "invalid YAML", p.context ? " " : "",
+				     p.context ? p.context : "", hint ? " — hint: " : "", hint ? hint : "");
 			break;
 		}
 		done = ev.type == YAML_STREAM_END_EVENT;
