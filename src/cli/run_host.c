@@ -5,37 +5,12 @@
 #include "base/datetime.h"
 #include "base/path.h"
 #include "cli/run.h"
+#include "flow/log_line.h"
 #include "flow/procdir.h"
-
-static const char *level_names[] = {"DEBUG", "INFO ", "WARN ", "ERROR"};
-
-static void timestamp(char out[40])
-{
-	char iso[DT_ISO_LEN];
-	dt_format_iso(dt_now_ms(), iso);
-	/* "2026-11-22T10:00:00.123Z" → "2026-11-22T10:00:00.123+0000" */
-	snprintf(out, 40, "%.23s+0000", iso);
-}
 
 void run_log_line(struct run_host *h, enum flow_level level, const char *msg)
 {
-	char ts[40], *m = NULL;
-	size_t wl = h && h->workdir ? strlen(h->workdir) : 0;
-	bool changed = false;
-	if (h && h->sensitive.n && (m = mask_text(&h->sensitive, msg, &changed), changed))
-		msg = m ? m : MASK_TEXT;
-	timestamp(ts);
-	fprintf(stdout, "%s [%s] ", ts, level_names[level]);
-	for (const char *p = msg; *p;) {
-		if (wl && strncmp(p, h->workdir, wl) == 0) {
-			fputs("$WORK_DIR", stdout);
-			p += wl;
-		} else {
-			fputc(*p++, stdout);
-		}
-	}
-	fputc('\n', stdout);
-	free(m);
+	flow_log_line(stdout, level, msg, h ? h->workdir : NULL, h ? &h->sensitive : NULL);
 }
 
 static void host_log(void *ctx, enum flow_level level, const char *msg)

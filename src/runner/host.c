@@ -7,10 +7,9 @@
 
 #include "base/datetime.h"
 #include "base/uuid.h"
+#include "flow/log_line.h"
 #include "flow/procdir.h"
 #include "runner/runner.h"
-
-static const char *level_names[] = {"DEBUG", "INFO ", "WARN ", "ERROR"};
 
 void runner_host_add_sensitive(struct runner_host *h, json_t *list)
 {
@@ -19,27 +18,9 @@ void runner_host_add_sensitive(struct runner_host *h, json_t *list)
 
 void runner_log(struct runner_host *h, enum flow_level level, const char *msg)
 {
-	char iso[DT_ISO_LEN], *m = NULL;
-	size_t wl = h && h->workdir ? strlen(h->workdir) : 0;
-	bool changed = false;
-
 	if (level == FLOW_DEBUG && h && !h->host.debug)
 		return;
-	if (h && h->sensitive.n && (m = mask_text(&h->sensitive, msg, &changed), changed))
-		msg = m ? m : MASK_TEXT;
-	dt_format_iso(dt_now_ms(), iso);
-	/* Concord's log time stamp: "2026-11-22T10:00:00.123+0000". */
-	fprintf(stdout, "%.23s+0000 [%s] ", iso, level_names[level]);
-	for (const char *p = msg; *p;) {
-		if (wl && strncmp(p, h->workdir, wl) == 0) {
-			fputs("$WORK_DIR", stdout);
-			p += wl;
-		} else {
-			fputc(*p++, stdout);
-		}
-	}
-	fputc('\n', stdout);
-	free(m);
+	flow_log_line(stdout, level, msg, h ? h->workdir : NULL, h ? &h->sensitive : NULL);
 }
 
 int runner_send(struct runner_host *h, json_t *v)

@@ -53,29 +53,21 @@ int store_process_attachment_get(struct store_conn *c, const char *id, const cha
 	return rc < 0 ? rc : 0;
 }
 
+/* One attachment name, as text even when it is not valid UTF-8. */
+static json_t *name_of(struct store_stmt *st, void *ctx)
+{
+	(void)ctx;
+	return jsonx_string_lossy(store_col_text(st, 0));
+}
+
 int store_process_attachment_list(struct store_conn *c, const char *id, json_t **out, struct err *e)
 {
 	static const char SQL[] = "SELECT name FROM process_attachments WHERE instance_id = ? ORDER BY name";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	json_t *arr;
-	int rc;
 
 	*out = NULL;
 	if (!st)
 		return -1;
-	if (!(arr = json_array()))
-		return err_set(e, ERR_INTERNAL, "out of memory");
 	store_bind_text(st, 1, id);
-	while ((rc = store_step(st, e)) == STORE_ROW)
-		if (json_array_append_new(arr, jsonx_string_lossy(store_col_text(st, 0)))) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
-			break;
-		}
-	store_reset(st);
-	if (rc < 0) {
-		json_decref(arr);
-		return rc;
-	}
-	*out = arr;
-	return 0;
+	return store_collect_json(st, name_of, NULL, out, e);
 }

@@ -28,8 +28,9 @@ int store_process_checkpoint_add(struct store_conn *c, const char *instance_id, 
 	return store_step_done(st, e);
 }
 
-static json_t *entry(struct store_stmt *st)
+static json_t *entry(struct store_stmt *st, void *ctx)
 {
+	(void)ctx;
 	char ts[DT_ISO_LEN];
 
 	dt_format_iso(store_col_int64(st, 2), ts);
@@ -42,27 +43,12 @@ int store_process_checkpoint_list(struct store_conn *c, const char *instance_id,
 	static const char SQL[] = "SELECT id, name, created_at FROM process_checkpoints WHERE instance_id = ?"
 				  " ORDER BY seq";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	json_t *arr;
-	int rc;
 
 	*out = NULL;
 	if (!st)
 		return -1;
-	if (!(arr = json_array()))
-		return err_set(e, ERR_INTERNAL, "out of memory");
 	store_bind_text(st, 1, instance_id);
-	while ((rc = store_step(st, e)) == STORE_ROW)
-		if (json_array_append_new(arr, entry(st))) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
-			break;
-		}
-	store_reset(st);
-	if (rc < 0) {
-		json_decref(arr);
-		return rc;
-	}
-	*out = arr;
-	return 0;
+	return store_collect_json(st, entry, NULL, out, e);
 }
 
 int store_process_checkpoint_get(struct store_conn *c, const char *instance_id, const char *id, char *name,

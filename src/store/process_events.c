@@ -67,8 +67,9 @@ static void strip_nulls(json_t *obj)
 	}
 }
 
-static json_t *entry_of(struct store_stmt *st, bool include_all)
+static json_t *entry_of(struct store_stmt *st, void *ctx)
 {
+	bool include_all = *(const bool *)ctx;
 	const char *type = store_col_text(st, 2), *text = store_col_text(st, 3);
 	char date[DT_ISO_LEN];
 	json_t *data = text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
@@ -96,14 +97,10 @@ int store_process_event_list(struct store_conn *c, const char *id, const struct 
 				  " AND event_date >= ? AND (? IS NULL OR correlation_id = ?)"
 				  " AND (? IS NULL OR phase = ?) ORDER BY seq_id LIMIT ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	json_t *arr;
-	int rc;
 
 	*out = NULL;
 	if (!st)
 		return -1;
-	if (!(arr = json_array()))
-		return err_set(e, ERR_INTERNAL, "out of memory");
 	store_bind_text(st, 1, id);
 	store_bind_int64(st, 2, f->from_id > 0 ? f->from_id : 0);
 	store_bind_text(st, 3, f->type);
@@ -114,17 +111,5 @@ int store_process_event_list(struct store_conn *c, const char *id, const struct 
 	store_bind_text(st, 8, f->phase);
 	store_bind_text(st, 9, f->phase);
 	store_bind_int64(st, 10, f->limit > 0 ? f->limit : INT64_MAX);
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		if (json_array_append_new(arr, entry_of(st, f->include_all))) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
-			break;
-		}
-	}
-	store_reset(st);
-	if (rc < 0) {
-		json_decref(arr);
-		return rc;
-	}
-	*out = arr;
-	return 0;
+	return store_collect_json(st, entry_of, (void *)&f->include_all, out, e);
 }

@@ -273,6 +273,33 @@ int store_collect(struct store_stmt *st, size_t elem_size, store_read_fn read, v
 	return 0;
 }
 
+int store_collect_json(struct store_stmt *st, store_json_row_fn row, void *ctx, json_t **out, struct err *e)
+{
+	json_t *arr = json_array();
+	int rc;
+
+	*out = NULL;
+	if (!arr) {
+		store_reset(st);
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		if (json_array_append_new(arr, row(st, ctx))) {
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			break;
+		}
+		if ((rc = store_stmt_check(st, e)))
+			break;
+	}
+	store_reset(st);
+	if (rc < 0) {
+		json_decref(arr);
+		return rc;
+	}
+	*out = arr;
+	return 0;
+}
+
 const char *store_backend(struct store *s)
 {
 	return s->ops->name;

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "base/err.h"
 
 /* The one interface to the database.  All SQL of Accord lives in src/store/.
@@ -126,6 +128,10 @@ int store_one(struct store_stmt *st, store_read_fn read, void *out, const char *
  * elements (*out, caller frees; NULL when there are none) of *n entries. */
 int store_collect(struct store_stmt *st, size_t elem_size, store_read_fn read, void **out, size_t *n,
 		  struct err *e) WUR;
+/* The same into a new JSON array (*out): row(st, ctx) makes one element of each row (NEW;
+ * NULL is out of memory). */
+typedef json_t *(*store_json_row_fn)(struct store_stmt *st, void *ctx);
+int store_collect_json(struct store_stmt *st, store_json_row_fn row, void *ctx, json_t **out, struct err *e) WUR;
 
 /* SQL assembled at run time from constant fragments (a list filter): returns a stable
  * pointer for the text (equal texts give the same pointer), so store_prepare can cache the
