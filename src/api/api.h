@@ -22,6 +22,8 @@
 
 /* Process-wide state the handlers share; set up by `accord serve`. */
 struct router;
+struct repos;
+struct triggers;
 
 struct app {
 	struct router *router; /* built once by `accord serve` before the server starts */
@@ -35,6 +37,8 @@ struct app {
 	 * migrations, recovery): every request is answered 503 "starting" until then. */
 	atomic_bool ready;
 	uint64_t health_min_free_bytes; /* GET /api/v1/server/health: disk check threshold */
+	struct repos *repos;		/* git clones of repositories (repo/repo.h) */
+	struct triggers *triggers;	/* cron scheduler and generic events (triggers/triggers.h) */
 };
 
 struct api_call {

@@ -31,9 +31,13 @@ struct queue_cfg {
 	/* Runners are forked by a runner zygote (queue/zygote.h) rather than exec'd, which
 	 * is kept running; false: exec'd each time. */
 	bool runner_zygote;
+	/* Git clones (repo/repo.h, BORROWED): the `concord` task starts children from a
+	 * repository with them. */
+	struct repos *repos;
 };
 
 struct queue;
+struct repos;
 
 /* Recovers what a previous run left (STARTING/RUNNING processes → FAILED with a log
  * line, stale working folders removed), then starts the dispatcher. */

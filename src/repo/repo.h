@@ -1,0 +1,79 @@
+#ifndef ACCORD_REPO_REPO_H
+#define ACCORD_REPO_REPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "crypto/masterkey.h"
+#include "store/repositories.h"
+#include "store/store.h"
+
+/* Git clones of repositories (issue 13, docs/operations.md "Repositories").
+ *
+ * Each repository has one bare clone per node in <data>/repos/<id>/, shared by every
+ * process of that repository.  A fetch runs in a child process (`accord git-fetch`,
+ * posix_spawn'd with a clean environment) that gets the credentials over a pipe and is
+ * killed when it takes longer than the fetch timeout, so a slow or hanging remote never
+ * blocks anything but the requests that wait for that repository.  Fetches of one
+ * repository are serialized (flock on <data>/repos/<id>.lock); different repositories fetch
+ * in parallel.  Reading a fetched commit (resolve, checkout, read a file) happens in the
+ * server with libgit2 (loaded on demand, git/git_api.h), on local objects only.
+ *
+ * The repository's secret (KEY_PAIR for ssh:// and scp-like URLs, USERNAME_PASSWORD for
+ * https://) is opened with the master key just before the fetch and handed to the child
+ * only; its plaintext never reaches a log, an event or an error message. */
+
+struct repos_cfg {
+	const char *data_dir;			/* repos/ beneath it */
+	const char *exe;			/* absolute path of the accord binary (fetch child) */
+	const struct masterkey *master_key;	/* BORROWED: opens repository secrets */
+	unsigned fetch_timeout_s;		/* --repo-fetch-timeout (default 60) */
+	unsigned fetch_max_age_s;		/* --repo-fetch-max-age: a start re-fetches a branch
+						   whose clone is older (default 30; 0: every start) */
+	const char *ca_file;			/* --git-ca-file: extra CA bundle for https (NULL: system) */
+	const char *known_hosts;		/* --git-known-hosts: ssh host keys to verify (NULL: accept any, as Concord) */
+};
+
+struct repos;
+
+struct repos *repos_open(const struct repos_cfg *cfg, struct err *e);
+void repos_close(struct repos *rs);
+
+/* The commit a start or a refresh uses. */
+struct repo_commit {
+	char id[41];
+	char author[256];
+	char message[1024]; /* the first 1023 bytes of the message */
+};
+
+/* Fetches r now (refresh, create): into its bare clone, creating it when missing; then
+ * resolves the configured branch/commit into *out (may be NULL) and records the fetch in
+ * the store.  Errors: ERR_INVALID with the git error for a bad URL, an unknown branch or
+ * commit, refused credentials; ERR_UNAVAILABLE "… timed out after N s". */
+int repo_fetch(struct repos *rs, struct store_conn *c, const struct repository *r, struct repo_commit *out,
+	       struct err *e) WUR;
+
+/* The commit a process start uses: branch_or_tag / commit_id override the repository's
+ * configuration (NULL: the configured one).  Fetches first when the clone is missing,
+ * when a branch is wanted and the clone is older than fetch_max_age_s, or when the
+ * commit is not in the clone.  Unknown branch/tag/commit: ERR_INVALID. */
+int repo_prepare(struct repos *rs, struct store_conn *c, const struct repository *r, const char *branch_or_tag,
+		 const char *commit_id, struct repo_commit *out, struct err *e) WUR;
+
+/* Writes the tree of commit (its r->path sub-folder when set) into dest, an existing
+ * empty folder: regular files (mode 0600, 0700 when executable) and folders; symbolic
+ * links and submodules are skipped.  Past limits.repo_bytes / repo_files: ERR_LIMIT
+ * naming the limit, nothing left half-written (dest is emptied). */
+int repo_checkout(struct repos *rs, const struct repository *r, const struct repo_commit *commit, const char *dest,
+		  struct err *e) WUR;
+
+/* Removes the clone of a deleted repository (errors are logged). */
+void repo_forget(struct repos *rs, const char *repo_id);
+
+/* `accord git-fetch DIR URL`: the fetch child (cli dispatch).  Reads the credentials frame
+ * from stdin, writes one line of JSON to stdout ({"ok":true} or {"error":"…"}), exits. */
+int repo_fetch_child_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,54 @@
+#ifndef ACCORD_TRIGGERS_TRIGGERS_H
+#define ACCORD_TRIGGERS_TRIGGERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+#include "flow/model.h"
+#include "queue/queue.h"
+#include "repo/repo.h"
+#include "store/repositories.h"
+#include "store/store.h"
+
+/* Triggers of repositories (issue 13, docs/flows.md "Triggers"):
+ *   parse.c      `triggers:` of a loaded definition → trigger rows, errors with file:line:col
+ *   scheduler.c  cron: one thread that sleeps until the earliest next fire time
+ *   start.c      starting the process of a trigger (cron, generic event, manual)
+ *   events.c     POST /api/v1/events/{eventSource}: generic triggers (api/ calls it) */
+
+struct triggers;
+
+struct triggers_cfg {
+	struct store *store;
+	struct queue *queue;
+	struct repos *repos;
+	const char *data_dir;
+	const unsigned char *session_key; /* 32 bytes */
+	/* Test-only clock (--test-cron-minute-seconds): when > 0, the scheduler's clock runs
+	 * so that one minute lasts this many real seconds, from the real time at start.  The
+	 * production path is the same code with a 60 s minute. */
+	unsigned test_minute_seconds;
+};
+
+/* Reads the triggers of every repository (those whose stored rows are missing are
+ * refreshed from their clones) and starts the cron scheduler thread. */
+struct triggers *triggers_start(const struct triggers_cfg *cfg, struct err *e);
+void triggers_stop(struct triggers *t);
+
+/* The triggers of m's definition for repository r, stored in place of the previous ones
+ * (one transaction).  A `triggers:` section that does not parse is ERR_INVALID with
+ * "file:line:col" and leaves the stored triggers as they were.  Wakes the scheduler. */
+int triggers_refresh(struct triggers *t, struct store_conn *c, const struct repository *r, const struct model *m,
+		     struct err *e) WUR;
+
+/* Generic events: starts one process per matching trigger of eventSource whose project the
+ * caller may start processes in, with `event` = the posted object, as the caller.  *ids
+ * receives a new array of the started instance ids (empty when nothing matched). */
+struct principal;
+int triggers_event(struct triggers *t, struct store_conn *c, const struct principal *who, const char *event_source,
+		   json_t *event, json_t **ids, struct err *e) WUR;
+
+#endif
