@@ -35,7 +35,7 @@
 #endif
 
 struct serve_cfg {
-	char *listen, *data, *db, *durability;
+	char *listen, *data, *db, *durability, *metrics;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, request_s, stop_grace_ms;
 	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
 	enum log_level log_level;
@@ -60,6 +60,9 @@ static const struct config_opt opts[] = {
      "synchronous=FULL, every commit is fsynced before it is answered"},
     {"health-min-free-bytes", CONFIG_SIZE, "256M", 0, 1ULL << 50, &cfg.health_min_free_bytes,
      "GET /api/v1/server/health answers 503 when the data folder's file system has less free space"},
+    {"metrics", CONFIG_STRING, "loopback", 0, 0, &cfg.metrics,
+     "GET /metrics: loopback (clients on this host without credentials, others need an admin's or system "
+     "reader's), authenticated (everyone needs them), public, or off (no endpoint, nothing counted)"},
     {"log-level", CONFIG_LOG_LEVEL, "info", 0, 0, &cfg.log_level, "debug, info, warn or error"},
     {"limit-http-header-bytes", CONFIG_SIZE, "32k", 4096, 1 << 20, &cfg.header_bytes,
      "request line + headers per connection (over it: 431)"},
@@ -237,6 +240,17 @@ static void limit_malloc_arenas(void)
 		mallopt(M_ARENA_MAX, 2);
 }
 
+static int metrics_setting(struct app *app, struct err *e)
+{
+	for (int i = 0; i < METRICS__COUNT; i++)
+		if (strcmp(cfg.metrics, api_metrics_access_names[i]) == 0) {
+			app->metrics_access = (enum metrics_access)i;
+			return 0;
+		}
+	return err_set(e, ERR_INVALID, "--metrics: '%s' is not one of loopback, authenticated, public, off",
+		       cfg.metrics);
+}
+
 static int run(struct err *e)
 {
 	struct app app = {0};
@@ -250,7 +264,8 @@ static int run(struct err *e)
 	atomic_init(&app.ready, false);
 	authn_init();
 	app.router = router_new();
-	if (!app.router || api_routes_build(app.router, e))
+	if (!app.router || api_routes_build(app.router, e) || metrics_setting(&app, e) ||
+	    api_routes_metrics_init(app.metrics_access != METRICS_OFF, e))
 		goto out;
 	hc = (struct http_server_cfg){
 	    .listen = cfg.listen,
