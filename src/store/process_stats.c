@@ -1,6 +1,7 @@
 /* Queue figures for the metrics endpoint (process_stats.h): counts of live processes by
- * status from the partial index processes_live_status (schema 012), and the due part of
- * the queue from processes_queue. */
+ * status, each a range of the index processes_status (status, created_at) — the final
+ * statuses, which grow with the history, are never counted — and the due part of the
+ * queue from processes_queue. */
 #include "store/process_stats.h"
 
 #include <string.h>
@@ -8,7 +9,8 @@
 static int by_status(struct store_conn *c, struct process_stats *out, struct err *e)
 {
 	static const char SQL[] = "SELECT status, COUNT(*) FROM processes"
-				  " WHERE status NOT IN ('FINISHED', 'FAILED', 'CANCELLED', 'TIMED_OUT')"
+				  " WHERE status IN ('NEW', 'PREPARING', 'ENQUEUED', 'WAITING', 'STARTING', 'RUNNING',"
+				  " 'SUSPENDED', 'RESUMING')"
 				  " GROUP BY status";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
