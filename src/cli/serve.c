@@ -25,6 +25,7 @@
 #include "http/server.h"
 #include "crypto/session.h"
 #include "queue/queue.h"
+#include "queue/retention.h"
 #include "runner/confine.h"
 
 /* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS under it. */
@@ -40,7 +41,11 @@ struct serve_cfg {
 	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
 	enum log_level log_level;
 	bool runner_zygote;
+	int64_t retention_keep[RET__COUNT], retention_interval;
+	unsigned retention_batch, retention_pause_ms;
 };
+
+static struct retention *retention;
 
 static struct serve_cfg cfg;
 
@@ -112,6 +117,23 @@ static const struct config_opt opts[] = {
      "unpacked bytes of one uploaded payload archive (over it: 413)"},
     {"limit-archive-ratio", CONFIG_UINT, "100", 1, 1000000, &limits.archive_ratio,
      "unpacked size / packed size of one uploaded payload archive (over it: 413)"},
+    {"retention-processes", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_PROCESSES],
+     "finished processes are deleted with everything of theirs this long after their last change (e.g. 90d; 0: "
+     "kept for ever)"},
+    {"retention-logs", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_LOGS],
+     "the logs of finished processes are deleted after this long (0: kept as long as the process)"},
+    {"retention-events", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_EVENTS],
+     "the events and status history of finished processes are deleted after this long (0: kept)"},
+    {"retention-attachments", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_ATTACHMENTS],
+     "the attachments (out.json included) of finished processes are deleted after this long (0: kept)"},
+    {"retention-states", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_STATES],
+     "the checkpoints of finished processes are deleted after this long (0: kept)"},
+    {"retention-interval", CONFIG_DURATION, "10m", 1, 1ULL << 32, &cfg.retention_interval,
+     "time between two clean-up passes"},
+    {"retention-batch", CONFIG_UINT, "100", 1, 1000, &cfg.retention_batch,
+     "processes cleaned per database transaction"},
+    {"retention-pause-ms", CONFIG_UINT, "20", 0, 60000, &cfg.retention_pause_ms,
+     "pause between two clean-up transactions (leaves the database to the API and the queue)"},
     {"shutdown-grace-ms", CONFIG_UINT, "10000", 0, 600000, &cfg.shutdown_grace_ms,
      "on SIGTERM/SIGINT, how long requests in flight may take to finish"},
 };
@@ -209,6 +231,19 @@ static void tell_admin_key(void)
 		LOG_I("ready: admin's API key is in %s (read it, then delete the file)", path);
 }
 
+static int start_retention(struct app *app, struct err *e)
+{
+	struct retention_cfg rc = {
+	    .store = app->store,
+	    .interval_s = (unsigned)cfg.retention_interval,
+	    .batch = cfg.retention_batch,
+	    .pause_ms = cfg.retention_pause_ms,
+	};
+
+	memcpy(rc.keep_s, cfg.retention_keep, sizeof rc.keep_s);
+	return retention_start(&rc, &retention, e);
+}
+
 /* Everything that touches the data folder, after the address is bound: until it is done
  * (app->ready) every request is answered 503 "starting". */
 static int start_node(struct app *app, int *lock, struct err *e)
@@ -226,7 +261,7 @@ static int start_node(struct app *app, int *lock, struct err *e)
 	app->store = store_open(db_url, e);
 	if (!app->store || bootstrap_run(app->store, cfg.data, e) || api_secrets_init(app, e) || start_queue(app, e))
 		return -1;
-	return 0;
+	return start_retention(app, e);
 }
 
 /* glibc gives each thread that allocates its own arena (up to 8 per CPU), and memory freed
@@ -295,6 +330,8 @@ static int run(struct err *e)
 	rc = 0;
 out:
 	http_server_stop(srv, rc == 0 ? cfg.shutdown_grace_ms : 0);
+	retention_stop(retention);
+	retention = NULL;
 	queue_shutdown(app.queue, cfg.shutdown_grace_ms);
 	app.queue = NULL;
 	sodium_memzero(app.session_key, sizeof app.session_key);
