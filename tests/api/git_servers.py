@@ -197,6 +197,22 @@ class _GitHandler(http.server.BaseHTTPRequestHandler):
         self._reply(status, headers, out)
 
 
+class _Managed:
+    """start() on entering, stop() on leaving; _dir is the server's own temporary folder."""
+    _dir = None
+
+    def _remove_dir(self):
+        if self._dir:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
 class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
@@ -204,7 +220,7 @@ class _Server(http.server.ThreadingHTTPServer):
         pass  # clients that refuse the certificate hang up mid-handshake: not news
 
 
-class HttpsGitServer:
+class HttpsGitServer(_Managed):
     def __init__(self, root, username="git-user", password=None):
         self.root = os.path.abspath(root)
         self.username = username
@@ -234,15 +250,7 @@ class HttpsGitServer:
             self._httpd.shutdown()
             self._httpd.server_close()
             self._httpd = None
-        if self._dir:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+        self._remove_dir()
 
 
 # ---- SSH ---------------------------------------------------------------------------------------
@@ -251,7 +259,7 @@ class SshUnavailable(Exception):
     pass
 
 
-class SshGitServer:
+class SshGitServer(_Managed):
     SSHD = "/usr/sbin/sshd"
 
     def __init__(self, root):
@@ -328,15 +336,7 @@ class SshGitServer:
                 self._proc.kill()
                 self._proc.wait()
         self._proc = None
-        if self._dir:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+        self._remove_dir()
 
 
 def _user():
