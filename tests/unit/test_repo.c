@@ -522,6 +522,50 @@ static void test_lock_serializes(void **state)
 		fail_msg("concurrent fetches: %s / %s", b1.e.msg, b2.e.msg);
 }
 
+struct starter {
+	int n, rc;
+	char err[ERR_MSG_MAX];
+};
+
+static void *bg_starts(void *arg)
+{
+	struct starter *st = arg;
+	struct repository r = file_repo();
+	struct repo_commit cm;
+	struct err e = {0};
+	struct store_conn *c = store_conn(store, &e);
+	char dest[256];
+
+	for (int i = 0; i < 20 && c && st->rc == 0; i++) {
+		snprintf(dest, sizeof dest, "%s/par-%d-%d", dir, st->n, i);
+		if (mkdir(dest, 0700) != 0 || repo_prepare(rs, c, &r, NULL, NULL, &cm, &e) ||
+		    repo_checkout(rs, &r, &cm, dest, &e)) {
+			st->rc = -1;
+			snprintf(st->err, sizeof st->err, "%s", e.msg[0] ? e.msg : strerror(errno));
+		}
+	}
+	return NULL;
+}
+
+/* Starts of one repository in parallel, each with its own opened clone (repo/pool.c). */
+static void test_parallel_starts(void **state)
+{
+	struct starter st[4] = {{0}};
+	pthread_t t[4];
+	(void)state;
+
+	for (int i = 0; i < 4; i++) {
+		st[i].n = i;
+		assert_int_equal(pthread_create(&t[i], NULL, bg_starts, &st[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		if (st[i].rc)
+			fail_msg("parallel start %d: %s", i, st[i].err);
+	}
+	sh("test \"$(cat %s/par-3-19/flows/deep/d.yml)\" = d", dir);
+}
+
 static int listener = -1;
 
 static void *accept_and_hang(void *arg)
@@ -582,6 +626,7 @@ int main(void)
 	    cmocka_unit_test(test_max_age_zero_and_plain_path),
 	    cmocka_unit_test(test_warm_start_cost),
 	    cmocka_unit_test(test_secrets),
+	    cmocka_unit_test(test_parallel_starts),
 	    cmocka_unit_test(test_lock_serializes),
 	    cmocka_unit_test(test_timeout),
 	};
