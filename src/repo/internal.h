@@ -74,7 +74,9 @@ int repo_fetch_locked(struct repos *rs, struct store_conn *c, const struct repos
 int64_t repo_fetched_at(const struct repos *rs, const char *repo_id);
 
 /* Resolution in an open bare clone (repo/resolve.c).  ref NULL: the remote's default
- * branch.  Errors name r's repository. */
+ * branch.  0 with *out filled; 1 (e set, ERR_INVALID) when the branch, tag or commit is
+ * not in the clone, so that the caller may fetch and try again; < 0 for other errors.
+ * Messages name r's repository. */
 int repo_resolve_ref(git_repository *g, const struct repository *r, const char *ref, struct repo_commit *out,
 		     struct err *e) WUR;
 int repo_resolve_commit(git_repository *g, const struct repository *r, const char *id, struct repo_commit *out,
