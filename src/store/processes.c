@@ -32,7 +32,8 @@ void store_process_cleanup(struct process *p)
 	json_decref(p->meta);
 	json_decref(p->handlers);
 	json_decref(p->resume_args);
-	p->tags = p->meta = p->handlers = p->resume_args = NULL;
+	json_decref(p->repo);
+	p->tags = p->meta = p->handlers = p->resume_args = p->repo = NULL;
 }
 
 #define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
@@ -40,13 +41,34 @@ void store_process_cleanup(struct process *p)
 #define PROC_COLS                                                                                                      \
 	"p.instance_id, p.kind, p.parent_instance_id, p.org_id, o.name, p.project_id, pr.name, p.initiator_id,"        \
 	" p.initiator, p.status, p.created_at, p.last_updated_at, p.last_run_at, p.start_at, p.total_runtime_ms,"      \
-	" p.timeout_s, p.suspend_timeout_s, p.entry_point, p.tags, p.meta, p.handlers"
+	" p.timeout_s, p.suspend_timeout_s, p.entry_point, p.tags, p.meta, p.handlers, p.repo_id, p.repo_name,"        \
+	" p.repo_url, p.repo_path, p.commit_id, p.commit_msg, p.commit_author"
 #define PROC_FROM " FROM processes p LEFT JOIN orgs o ON o.id = p.org_id LEFT JOIN projects pr ON pr.id = p.project_id"
 
 static json_t *col_json(struct store_stmt *st, int i)
 {
 	const char *t = store_col_text(st, i);
 	return t ? json_loads(t, 0, NULL) : NULL;
+}
+
+/* The process record's repository fields, in the order of PROC_COLS from `first`. */
+static const char *const repo_keys[] = {"repoId",   "repoName",	 "repoUrl",	"repoPath",
+					"commitId", "commitMsg", "commitAuthor"};
+#define N_REPO_KEYS (sizeof repo_keys / sizeof repo_keys[0])
+
+static json_t *read_repo(struct store_stmt *st, int first)
+{
+	json_t *v = NULL;
+
+	for (size_t i = 0; i < N_REPO_KEYS; i++) {
+		const char *t = store_col_text(st, first + (int)i);
+		if (!t)
+			continue;
+		if (!v)
+			v = json_object();
+		json_object_set_new(v, repo_keys[i], json_string(t));
+	}
+	return v;
 }
 
 static void read_process(struct store_stmt *st, void *out)
@@ -81,6 +103,7 @@ static void read_process(struct store_stmt *st, void *out)
 		p->meta = json_object();
 	}
 	p->handlers = col_json(st, 20);
+	p->repo = read_repo(st, 21);
 }
 
 static void bind_opt(struct store_stmt *st, int i, const char *v)
@@ -172,8 +195,9 @@ static int insert_row(struct store_conn *c, const struct process_new *pn, int64_
 	static const char SQL[] =
 	    "INSERT INTO processes (instance_id, kind, parent_instance_id, org_id, project_id, initiator_id, initiator,"
 	    " status, created_at, last_updated_at, start_at, timeout_s, suspend_timeout_s, entry_point, tags, meta,"
-	    " handlers, session_hash, exclusive_group, exclusive_mode)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'NEW', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	    " handlers, session_hash, exclusive_group, exclusive_mode, repo_id, repo_name, repo_url, repo_path,"
+	    " commit_id, commit_msg, commit_author)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'NEW', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	const struct process *p = &pn->p;
 	char *tags = p->tags ? jsonx_dump(p->tags) : NULL, *meta = jsonx_dump(p->meta ? p->meta : json_object());
 	char *handlers = p->handlers ? jsonx_dump(p->handlers) : NULL;
@@ -204,6 +228,8 @@ static int insert_row(struct store_conn *c, const struct process_new *pn, int64_
 		store_bind_null(st, 17);
 	store_bind_text(st, 18, pn->exclusive_group);
 	store_bind_text(st, 19, pn->exclusive_group ? pn->exclusive_mode : NULL);
+	for (size_t i = 0; i < N_REPO_KEYS; i++)
+		bind_opt(st, 20 + (int)i, json_string_value(json_object_get(p->repo, repo_keys[i])));
 	rc = store_step_done(st, e);
 out:
 	if (!meta)
