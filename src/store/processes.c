@@ -195,9 +195,8 @@ static int insert_row(struct store_conn *c, const struct process_new *pn, int64_
 	static const char SQL[] =
 	    "INSERT INTO processes (instance_id, kind, parent_instance_id, org_id, project_id, initiator_id, initiator,"
 	    " status, created_at, last_updated_at, start_at, timeout_s, suspend_timeout_s, entry_point, tags, meta,"
-	    " handlers, session_hash, exclusive_group, exclusive_mode, repo_id, repo_name, repo_url, repo_path,"
-	    " commit_id, commit_msg, commit_author)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'NEW', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	    " handlers, session_hash, exclusive_group, exclusive_mode)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'NEW', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	const struct process *p = &pn->p;
 	char *tags = p->tags ? jsonx_dump(p->tags) : NULL, *meta = jsonx_dump(p->meta ? p->meta : json_object());
 	char *handlers = p->handlers ? jsonx_dump(p->handlers) : NULL;
@@ -228,8 +227,6 @@ static int insert_row(struct store_conn *c, const struct process_new *pn, int64_
 		store_bind_null(st, 17);
 	store_bind_text(st, 18, pn->exclusive_group);
 	store_bind_text(st, 19, pn->exclusive_group ? pn->exclusive_mode : NULL);
-	for (size_t i = 0; i < N_REPO_KEYS; i++)
-		bind_opt(st, 20 + (int)i, json_string_value(json_object_get(p->repo, repo_keys[i])));
 	rc = store_step_done(st, e);
 out:
 	if (!meta)
@@ -296,8 +293,6 @@ static int write_origin(struct store_conn *c, const struct process_new *pn, stru
 	static const char SQL[] = "UPDATE processes SET repo_id = ?, repo_name = ?, repo_url = ?, repo_path = ?,"
 				  " commit_id = ?, commit_msg = ?, commit_author = ?, triggered_by = ?"
 				  " WHERE instance_id = ?";
-	static const char *const keys[] = {"repoId",   "repoName",  "repoUrl",	"repoPath",
-					   "commitId", "commitMsg", "commitAuthor"};
 	char *by = pn->triggered_by ? jsonx_dump(pn->triggered_by) : NULL;
 	struct store_stmt *st;
 	int rc;
@@ -308,8 +303,8 @@ static int write_origin(struct store_conn *c, const struct process_new *pn, stru
 		free(by);
 		return -1;
 	}
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		const char *v = json_string_value(json_object_get(pn->repo, keys[i]));
+	for (size_t i = 0; i < N_REPO_KEYS; i++) {
+		const char *v = json_string_value(json_object_get(pn->repo, repo_keys[i]));
 		store_bind_text(st, (int)i + 1, v && v[0] ? v : NULL);
 	}
 	store_bind_text(st, 8, by);
