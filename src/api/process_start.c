@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
 
 #include "api/process_routes.h"
 #include "api/process_start_req.h"
@@ -17,13 +16,9 @@
 #include "base/datetime.h"
 #include "base/duration.h"
 #include "base/jsonx.h"
-#include "base/limits.h"
 #include "base/log.h"
-#include "base/pack.h"
 #include "base/path.h"
-#include "crypto/session.h"
-#include "flow/model.h"
-#include "flow/start_def.h"
+#include "queue/start_staged.h"
 #include "store/orgs.h"
 #include "store/processes.h"
 
@@ -37,10 +32,6 @@ struct start {
 	bool has_project;
 	char id[UUID_STR_LEN];
 	char staging[4096];
-	struct model *m;
-	struct start_def def; /* entry point, timeouts, handlers, exclusive group */
-	void *payload;
-	size_t payload_len;
 };
 
 /* The org and project the request names (reference §6.2), and the right to start there. */
@@ -127,70 +118,33 @@ static int write_main_json(struct api_call *c, struct start *s)
 	return rc;
 }
 
-/* Loads the definition as the runner will, so that a broken one is a 400 now. */
-static int load_definition(struct api_call *c, struct start *s)
-{
-	const char *names[64];
-	struct model_opts mo = {.path = s->staging, .server_imports = true};
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(s->r.active_profiles, i, v)
-	{
-		if (i >= sizeof names / sizeof names[0])
-			return api_fail(c, ERR_INVALID, "too many active profiles (at most %zu)",
-					sizeof names / sizeof names[0]);
-		names[i] = json_string_value(v);
-		mo.n_profiles = i + 1;
-	}
-	mo.profiles = mo.n_profiles ? names : NULL;
-	s->m = model_load(&mo, &c->err);
-	if (!s->m) {
-		if (c->err.code == ERR_NOT_FOUND && !s->r.raw_payload)
-			return api_fail(c, ERR_INVALID,
-					"No process definition: upload concord.yml (or an archive with it)%s",
-					s->has_project ? " or start from a repository" : "");
-		return api_recode(c, c->err.code == ERR_LIMIT ? ERR_TOO_LARGE : ERR_INVALID);
-	}
-	if (start_def_read(s->m, s->r.cfg, s->r.timeout_s, s->r.suspend_timeout_s, s->has_project, &s->def, &c->err))
-		return api_recode(c, ERR_INVALID);
-	return 0;
-}
-
+/* The process from the staged folder (queue/start_staged.h): the definition loaded as the
+ * runner will, so that a broken one is a 400 now, and the process stored ENQUEUED. */
 static int store_it(struct api_call *c, struct start *s)
 {
-	struct app *app = c->app;
-	struct process_new pn = {.payload = s->payload, .payload_len = s->payload_len};
-	struct process *p = &pn.p;
-	char token[SESSION_TOKEN_LEN];
-	uint8_t hash[32];
-	int rc;
+	struct staged_start st = {
+		.dir = s->staging,
+		.instance_id = s->id,
+		.parent_instance_id = s->r.parent_instance_id,
+		.org = &s->org,
+		.project = s->has_project ? &s->project : NULL,
+		.initiator_id = c->who.user.id,
+		.initiator = c->who.user.username,
+		.start_at = s->r.start_at,
+		.timeout_s = s->r.timeout_s,
+		.suspend_timeout_s = s->r.suspend_timeout_s,
+		.tags = s->r.tags,
+		.meta = s->r.meta,
+	};
 
-	p->timeout_s = s->def.timeout_s;
-	p->suspend_timeout_s = s->def.suspend_timeout_s;
-	pn.exclusive_group = s->def.exclusive_group;
-	pn.exclusive_mode = s->def.exclusive_mode;
-	snprintf(p->instance_id, sizeof p->instance_id, "%s", s->id);
-	snprintf(p->kind, sizeof p->kind, "DEFAULT");
-	snprintf(p->parent_instance_id, sizeof p->parent_instance_id, "%s",
-		 s->r.parent_instance_id ? s->r.parent_instance_id : "");
-	snprintf(p->org_id, sizeof p->org_id, "%s", s->org.id);
-	snprintf(p->project_id, sizeof p->project_id, "%s", s->has_project ? s->project.id : "");
-	snprintf(p->initiator_id, sizeof p->initiator_id, "%s", c->who.user.id);
-	snprintf(p->initiator, sizeof p->initiator, "%s", c->who.user.username);
-	snprintf(p->entry_point, sizeof p->entry_point, "%s", s->def.entry);
-	p->start_at = s->r.start_at;
-	p->tags = s->r.tags;
-	p->meta = s->r.meta ? json_deep_copy(s->r.meta) : json_object();
-	json_object_set_new(p->meta, "entryPoint", json_string(s->def.entry));
-	session_token(app->session_key, s->id, token);
-	session_token_hash(token, hash);
-	sodium_memzero(token, sizeof token);
-	pn.session_hash = hash;
-	p->handlers = s->def.handlers;
-	rc = store_process_create(c->db, &pn, &c->err);
-	json_decref(p->meta);
-	return rc;
+	if (start_staged(c->db, c->app->session_key, &st, &c->err) == 0)
+		return 0;
+	if (c->err.code == ERR_NOT_FOUND && !s->r.raw_payload)
+		return api_fail(c, ERR_INVALID, "No process definition: upload concord.yml (or an archive with it)%s",
+				s->has_project ? " or start from a repository" : "");
+	if (c->err.code == ERR_NOT_FOUND)
+		return api_recode(c, ERR_INVALID);
+	return -1;
 }
 
 /* handlerProcessTimeout (request only; a number of seconds or an ISO-8601 duration) is
@@ -218,10 +172,10 @@ static int build_payload(struct api_call *c, struct start *s)
 		return api_fail(c, ERR_INTERNAL, "out of memory");
 	snprintf(s->staging, sizeof s->staging, "%s/%s", tmp, s->id);
 	free(tmp);
-	if (path_mkdirs(s->staging, 0700, &c->err) || start_req_materialize(&s->mp, &s->r, s->staging, &c->err) ||
-	    write_main_json(c, s) || load_definition(c, s))
-		return -1;
-	return pack_dir(s->staging, limits.archive_bytes, &s->payload, &s->payload_len, &c->err);
+	return path_mkdirs(s->staging, 0700, &c->err) || start_req_materialize(&s->mp, &s->r, s->staging, &c->err) ||
+		       write_main_json(c, s)
+		   ? -1
+		   : 0;
 }
 
 int api_process_start(struct api_call *c)
@@ -244,9 +198,6 @@ int api_process_start(struct api_call *c)
 out:
 	if (s.staging[0] && path_remove_tree(s.staging, &ignored))
 		LOG_W("cannot remove %s: %s", s.staging, ignored.msg);
-	start_def_cleanup(&s.def);
-	model_free(s.m);
-	free(s.payload);
 	start_req_cleanup(&s.r);
 	multipart_cleanup(&s.mp);
 	return rc;

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <sodium.h>
 
 #include "auth/rbac_start.h"
 #include "base/datetime.h"
@@ -19,11 +18,10 @@
 #include "base/log.h"
 #include "base/pack.h"
 #include "base/path.h"
-#include "crypto/session.h"
-#include "flow/start_def.h"
 #include "queue/children.h"
 #include "queue/main_json.h"
 #include "queue/server_tasks.h"
+#include "queue/start_staged.h"
 #include "store/process_children.h"
 #include "store/projects.h"
 #include "store/users.h"
@@ -110,6 +108,8 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 		json_object_update(args, ch->arguments);
 	if (ch->profiles)
 		json_object_set(cfg, "activeProfiles", ch->profiles);
+	if (ch->entry)
+		json_object_set_new(cfg, "entryPoint", json_string(ch->entry));
 	/* Concord's request switches, in the configuration as a start request puts them. */
 	if (ch->switches)
 		json_object_update(cfg, ch->switches);
@@ -122,98 +122,33 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 	return rc;
 }
 
-/* What the child's own definition says (loaded as the runner will, so that a broken one
- * fails the task now): its entry point (unless the call names one), timeouts, handler
- * flows and exclusive group, into pn (handlers owned by pn->p; group and mode copied). */
-static int child_def(const char *dir, const struct child *ch, struct process_new *pn, char group[129],
-		     char mode[16], struct err *e)
-{
-	json_t *cfg = main_json_load(dir, e), *profiles, *v;
-	const char *names[64];
-	struct model_opts mo = {.path = dir, .server_imports = true};
-	struct model *m = NULL;
-	struct start_def d = {0};
-	size_t i;
-	int rc = -1;
-
-	if (!cfg)
-		return -1;
-	if (ch->entry)
-		json_object_set_new(cfg, "entryPoint", json_string(ch->entry));
-	profiles = json_object_get(cfg, "activeProfiles");
-	json_array_foreach(profiles, i, v)
-	{
-		if (i >= sizeof names / sizeof names[0]) {
-			err_set(e, ERR_INVALID, "too many active profiles (at most %zu)", sizeof names / sizeof names[0]);
-			goto out;
-		}
-		names[i] = json_string_value(v) ? json_string_value(v) : "";
-		mo.n_profiles = i + 1;
-	}
-	mo.profiles = mo.n_profiles ? names : NULL;
-	if (!(m = model_load(&mo, e))) {
-		err_prefix(e, "the child's definition");
-		goto out;
-	}
-	if (start_def_read(m, cfg, -1, -1, ch->has_project, &d, e))
-		goto out;
-	snprintf(pn->p.entry_point, sizeof pn->p.entry_point, "%s", d.entry);
-	pn->p.timeout_s = d.timeout_s;
-	pn->p.suspend_timeout_s = d.suspend_timeout_s;
-	pn->p.handlers = d.handlers;
-	d.handlers = NULL;
-	if (d.exclusive_group) {
-		snprintf(group, 129, "%s", d.exclusive_group);
-		snprintf(mode, 16, "%s", d.exclusive_mode);
-		pn->exclusive_group = group;
-		pn->exclusive_mode = mode;
-	}
-	rc = 0;
-out:
-	start_def_cleanup(&d);
-	model_free(m);
-	json_decref(cfg);
-	return rc;
-}
-
-/* Stores the child (ENQUEUED) from the staged folder dir. */
+/* Stores the child (ENQUEUED) from the staged folder dir: its own definition is loaded as
+ * the runner will (a broken one fails the task now) and gives its entry point (unless the
+ * call names one), timeouts, handler flows and exclusive group (queue/start_staged.h). */
 static int create_child(struct task_call *tc, const char *dir, const struct child *ch, const char *kind,
 			char id[UUID_STR_LEN], struct err *e)
 {
 	const struct process *parent = &tc->r->p;
-	struct process_new pn = {0};
-	struct process *p = &pn.p;
-	char token[SESSION_TOKEN_LEN], group[129], mode[16];
-	uint8_t hash[32];
-	void *payload = NULL;
-	int rc;
+	struct staged_start st = {
+		.dir = dir,
+		.instance_id = id,
+		.kind = kind,
+		.parent_instance_id = parent->instance_id,
+		.org = &ch->org,
+		.project = ch->has_project ? &ch->project : NULL,
+		.initiator_id = parent->initiator_id,
+		.initiator = parent->initiator,
+		.start_at = ch->start_at,
+		.timeout_s = -1,
+		.suspend_timeout_s = -1,
+		.tags = ch->tags,
+		.error_prefix = "the child's definition",
+	};
 
-	if (write_main(dir, ch, e) || child_def(dir, ch, &pn, group, mode, e) ||
-	    pack_dir(dir, limits.archive_bytes, &payload, &pn.payload_len, e)) {
-		json_decref(p->handlers);
+	if (write_main(dir, ch, e))
 		return -1;
-	}
-	pn.payload = payload;
 	uuid_v4(id);
-	snprintf(p->instance_id, sizeof p->instance_id, "%s", id);
-	snprintf(p->kind, sizeof p->kind, "%s", kind);
-	snprintf(p->parent_instance_id, sizeof p->parent_instance_id, "%s", parent->instance_id);
-	snprintf(p->org_id, sizeof p->org_id, "%s", ch->org.id);
-	snprintf(p->project_id, sizeof p->project_id, "%s", ch->has_project ? ch->project.id : "");
-	snprintf(p->initiator_id, sizeof p->initiator_id, "%s", parent->initiator_id);
-	snprintf(p->initiator, sizeof p->initiator, "%s", parent->initiator);
-	p->start_at = ch->start_at;
-	p->tags = ch->tags;
-	p->meta = json_pack("{s:s}", "entryPoint", p->entry_point);
-	session_token(tc->r->q->session_key, id, token);
-	session_token_hash(token, hash);
-	sodium_memzero(token, sizeof token);
-	pn.session_hash = hash;
-	rc = store_process_create(tc->c, &pn, e);
-	json_decref(p->meta);
-	json_decref(p->handlers);
-	free(payload);
-	return rc;
+	return start_staged(tc->c, tc->r->q->session_key, &st, e);
 }
 
 static int staging_dir(struct task_call *tc, char *out, size_t cap, struct err *e)

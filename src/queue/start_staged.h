@@ -39,10 +39,14 @@ struct staged_start {
 	const struct repository *repo;
 	const struct repo_commit *commit;
 	json_t *triggered_by; /* object (BORROWED, NULL: none): {"trigger": {...}} */
+	/* Put before the message of a definition that does not load (NULL: none), e.g. "the
+	 * child's definition". */
+	const char *error_prefix;
 };
 
-/* ERR_INVALID for a definition that does not load (its message), an unknown entry point;
- * ERR_TOO_LARGE past the archive limit; the store's errors. */
+/* ERR_NOT_FOUND when the folder has no definition file; ERR_INVALID for a definition
+ * that does not load (its message) or an unknown entry point, a bad timeout or exclusive
+ * setting; ERR_TOO_LARGE past a size limit; the store's errors. */
 int start_staged(struct store_conn *c, const unsigned char session_key[32], const struct staged_start *s,
 		 struct err *e) WUR;
 

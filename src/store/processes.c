@@ -264,6 +264,35 @@ static int set_status_row(struct store_conn *c, const char *id, enum proc_status
 	return store_step_done(st, e);
 }
 
+/* Where a process came from: the repository and commit, the trigger (schema 011). */
+static int write_origin(struct store_conn *c, const struct process_new *pn, struct err *e)
+{
+	static const char SQL[] = "UPDATE processes SET repo_id = ?, repo_name = ?, repo_url = ?, repo_path = ?,"
+				  " commit_id = ?, commit_msg = ?, commit_author = ?, triggered_by = ?"
+				  " WHERE instance_id = ?";
+	static const char *const keys[] = {"repoId",   "repoName",  "repoUrl",	"repoPath",
+					   "commitId", "commitMsg", "commitAuthor"};
+	char *by = pn->triggered_by ? jsonx_dump(pn->triggered_by) : NULL;
+	struct store_stmt *st;
+	int rc;
+
+	if (pn->triggered_by && !by)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (!(st = store_prepare(c, SQL, e))) {
+		free(by);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const char *v = json_string_value(json_object_get(pn->repo, keys[i]));
+		store_bind_text(st, (int)i + 1, v && v[0] ? v : NULL);
+	}
+	store_bind_text(st, 8, by);
+	store_bind_text(st, 9, pn->p.instance_id);
+	rc = store_step_done(st, e);
+	free(by);
+	return rc;
+}
+
 int store_process_create(struct store_conn *c, const struct process_new *pn, struct err *e)
 {
 	const char *id = pn->p.instance_id;
@@ -271,7 +300,8 @@ int store_process_create(struct store_conn *c, const struct process_new *pn, str
 
 	if (store_tx_begin(c, e))
 		return -1;
-	if (insert_row(c, pn, now, e) || record_status(c, id, PS_NEW, now, e) ||
+	if (insert_row(c, pn, now, e) || ((pn->repo || pn->triggered_by) && write_origin(c, pn, e)) ||
+	    record_status(c, id, PS_NEW, now, e) ||
 	    (pn->p.tags && insert_tags(c, id, pn->p.tags, e)) ||
 	    (pn->p.meta && write_meta_keys(c, id, pn->p.meta, e)) ||
 	    store_process_payload_put(c, id, pn->payload, pn->payload_len, e) || set_status_row(c, id, PS_ENQUEUED, now, e) ||

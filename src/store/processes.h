@@ -78,6 +78,10 @@ struct process_new {
 	const uint8_t *session_hash; /* 32 bytes */
 	const char *exclusive_group; /* configuration.exclusive (NULL: none; process_timers.h) */
 	const char *exclusive_mode;  /* "cancel", "cancelOld" or "wait" */
+	/* Started from a repository: {repoId, repoName, repoUrl, repoPath, commitId,
+	 * commitMsg, commitAuthor} (BORROWED, NULL: none); by a trigger: {"trigger": {…}}. */
+	json_t *repo;
+	json_t *triggered_by;
 };
 
 /* One transaction: the row as NEW then ENQUEUED (two PROCESS_STATUS events and history

@@ -1,0 +1,140 @@
+/* Storing a new process from a staged working directory (start_staged.h): the definition
+ * loaded as the runner will load it, its start settings read once (flow/start_def.h), the
+ * folder packed into the payload and the process stored ENQUEUED. */
+#include "queue/start_staged.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "base/limits.h"
+#include "base/pack.h"
+#include "base/path.h"
+#include "crypto/session.h"
+#include "flow/model.h"
+#include "flow/start_def.h"
+#include "queue/main_json.h"
+
+#define MAX_PROFILES 64
+
+/* The definition of dir with the profiles of cfg; errors keep model_load's codes. */
+static struct model *load_model(const char *dir, json_t *cfg, struct err *e)
+{
+	const char *names[MAX_PROFILES];
+	struct model_opts mo = {.path = dir, .server_imports = true};
+	json_t *profiles = json_object_get(cfg, "activeProfiles"), *v;
+	size_t i;
+
+	json_array_foreach(profiles, i, v)
+	{
+		if (i >= MAX_PROFILES) {
+			err_set(e, ERR_INVALID, "too many active profiles (at most %d)", MAX_PROFILES);
+			return NULL;
+		}
+		names[i] = json_string_value(v) ? json_string_value(v) : "";
+		mo.n_profiles = i + 1;
+	}
+	mo.profiles = mo.n_profiles ? names : NULL;
+	return model_load(&mo, e);
+}
+
+/* The process record's repo* and commit* fields. */
+static json_t *repo_fields(const struct staged_start *s)
+{
+	const struct repository *r = s->repo;
+
+	if (!r)
+		return NULL;
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "repoId", r->id, "repoName", r->name, "repoUrl",
+			 r->url, "repoPath", r->path, "commitId", s->commit ? s->commit->id : "", "commitMsg",
+			 s->commit ? s->commit->message : "", "commitAuthor", s->commit ? s->commit->author : "");
+}
+
+static int store_new(struct store_conn *c, const unsigned char session_key[32], const struct staged_start *s,
+		     struct start_def *d, void *payload, size_t payload_len, struct err *e)
+{
+	struct process_new pn = {.payload = payload, .payload_len = payload_len};
+	struct process *p = &pn.p;
+	char token[SESSION_TOKEN_LEN];
+	uint8_t hash[32];
+	int rc;
+
+	p->timeout_s = d->timeout_s;
+	p->suspend_timeout_s = d->suspend_timeout_s;
+	pn.exclusive_group = d->exclusive_group;
+	pn.exclusive_mode = d->exclusive_mode;
+	snprintf(p->instance_id, sizeof p->instance_id, "%s", s->instance_id);
+	snprintf(p->kind, sizeof p->kind, "%s", s->kind ? s->kind : "DEFAULT");
+	snprintf(p->parent_instance_id, sizeof p->parent_instance_id, "%s",
+		 s->parent_instance_id ? s->parent_instance_id : "");
+	snprintf(p->org_id, sizeof p->org_id, "%s", s->org->id);
+	snprintf(p->project_id, sizeof p->project_id, "%s", s->project ? s->project->id : "");
+	snprintf(p->initiator_id, sizeof p->initiator_id, "%s", s->initiator_id);
+	snprintf(p->initiator, sizeof p->initiator, "%s", s->initiator);
+	snprintf(p->entry_point, sizeof p->entry_point, "%s", d->entry);
+	p->start_at = s->start_at;
+	p->tags = s->tags;
+	p->meta = s->meta ? json_deep_copy(s->meta) : json_object();
+	json_object_set_new(p->meta, "entryPoint", json_string(d->entry));
+	p->handlers = d->handlers;
+	pn.repo = repo_fields(s);
+	pn.triggered_by = s->triggered_by;
+	session_token(session_key, s->instance_id, token);
+	session_token_hash(token, hash);
+	sodium_memzero(token, sizeof token);
+	pn.session_hash = hash;
+	rc = store_process_create(c, &pn, e);
+	json_decref(p->meta);
+	json_decref(pn.repo);
+	return rc;
+}
+
+int start_staged(struct store_conn *c, const unsigned char session_key[32], const struct staged_start *s,
+		 struct err *e)
+{
+	json_t *cfg = main_json_load(s->dir, e);
+	struct model *m = NULL;
+	struct start_def d = {0};
+	void *payload = NULL;
+	size_t payload_len = 0;
+	int rc = -1;
+
+	if (!cfg)
+		return -1;
+	if (!(m = load_model(s->dir, cfg, e))) {
+		if (e->code == ERR_LIMIT)
+			e->code = ERR_TOO_LARGE;
+		else if (e->code != ERR_NOT_FOUND)
+			e->code = ERR_INVALID;
+		if (s->error_prefix)
+			err_prefix(e, "%s", s->error_prefix);
+		goto out;
+	}
+	if (start_def_read(m, cfg, s->timeout_s, s->suspend_timeout_s, s->project != NULL, &d, e)) {
+		e->code = ERR_INVALID;
+		goto out;
+	}
+	if (pack_dir(s->dir, limits.archive_bytes, &payload, &payload_len, e))
+		goto out;
+	rc = store_new(c, session_key, s, &d, payload, payload_len, e);
+out:
+	free(payload);
+	start_def_cleanup(&d);
+	model_free(m);
+	json_decref(cfg);
+	return rc;
+}
+
+int start_staging_dir(const char *data_dir, const char *prefix, char *out, size_t cap, struct err *e)
+{
+	char id[UUID_STR_LEN];
+	int n;
+
+	uuid_v4(id);
+	n = snprintf(out, cap, "%s/tmp/%s%s", data_dir, prefix ? prefix : "", id);
+	if (n < 0 || (size_t)n >= cap)
+		return err_set(e, ERR_INTERNAL, "staging folder path too long");
+	return path_mkdirs(out, 0700, e);
+}
