@@ -13,7 +13,8 @@
 	"t.id, t.project_id, t.repo_id, t.event_source, t.entry_point, t.arguments, t.active_profiles, t.conditions,"  \
 	" t.cfg, t.fingerprint, t.next_fire_at, t.last_fire_at"
 /* Enabled: the repository is neither disabled nor has its triggers disabled. */
-#define TRIGGER_FROM " FROM triggers t JOIN repositories r ON r.id = t.repo_id WHERE r.disabled = 0 AND r.triggers_disabled = 0"
+#define TRIGGER_FROM                                                                                                   \
+	" FROM triggers t JOIN repositories r ON r.id = t.repo_id WHERE r.disabled = 0 AND r.triggers_disabled = 0"
 
 void store_trigger_cleanup(struct trigger *t)
 {
@@ -102,8 +103,7 @@ static int collect(struct store_stmt *st, struct trigger **out, size_t *n, struc
 }
 
 /* last_fire_at of the old trigger of repo_id with this fingerprint (0: none). */
-static int old_last_fire(struct store_conn *c, const char *repo_id, const char *fingerprint, int64_t *at,
-			 struct err *e)
+static int old_last_fire(struct store_conn *c, const char *repo_id, const char *fingerprint, int64_t *at, struct err *e)
 {
 	static const char SQL[] = "SELECT MAX(last_fire_at) FROM triggers WHERE repo_id = ? AND fingerprint = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
@@ -244,8 +244,9 @@ int store_triggers_next_fire(struct store_conn *c, int64_t *at, struct err *e)
 
 int store_triggers_due(struct store_conn *c, int64_t now, struct trigger **out, size_t *n, struct err *e)
 {
-	static const char SQL[] = "SELECT " TRIGGER_COLS TRIGGER_FROM
-				  " AND t.next_fire_at IS NOT NULL AND t.next_fire_at <= ? ORDER BY t.next_fire_at, t.id";
+	static const char SQL[] =
+	    "SELECT " TRIGGER_COLS TRIGGER_FROM
+	    " AND t.next_fire_at IS NOT NULL AND t.next_fire_at <= ? ORDER BY t.next_fire_at, t.id";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 
 	if (!st)

@@ -102,7 +102,8 @@ static bool match(const json_t *data, const json_t *cond, int depth)
 
 bool triggers_conditions_match(const json_t *event, const json_t *conditions)
 {
-	if (!conditions || json_is_null(conditions) || (json_is_object(conditions) && json_object_size(conditions) == 0))
+	if (!conditions || json_is_null(conditions) ||
+	    (json_is_object(conditions) && json_object_size(conditions) == 0))
 		return true;
 	return match(event, conditions, 0);
 }

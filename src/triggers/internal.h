@@ -18,7 +18,7 @@ struct triggers {
 	bool running;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	bool stop, wake; /* under mu */
+	bool stop, wake;   /* under mu */
 	int64_t anchor_ms; /* real time at start: the test clock runs faster from here */
 };
 
@@ -31,8 +31,8 @@ void triggers_wake(struct triggers *t);
 /* parse.c: the triggers of m (repository r): a new array of *n rows with ids, project,
  * repository and fingerprints filled; cron rows get next_fire_at, the first minute after
  * now_ms.  ERR_INVALID "triggers: <file>:<line>:<col>: …" for a bad section. */
-int triggers_parse(const struct model *m, const struct repository *r, int64_t now_ms, struct trigger **out,
-		   size_t *n, struct err *e) WUR;
+int triggers_parse(const struct model *m, const struct repository *r, int64_t now_ms, struct trigger **out, size_t *n,
+		   struct err *e) WUR;
 /* The first minute after after_ms (Unix ms) matching a cron trigger's cfg (spec, timezone);
  * 0 when there is none.  ERR_INVALID for a bad spec or zone. */
 int triggers_cron_next(const json_t *cfg, int64_t after_ms, int64_t *next_ms, struct err *e) WUR;

@@ -14,7 +14,7 @@
 
 #define EVENT_SOURCE_MAX 128
 
-static const char *const cron_keys[] = {"spec",	     "timezone",  "entryPoint", "arguments",
+static const char *const cron_keys[] = {"spec",		  "timezone",  "entryPoint", "arguments",
 					"activeProfiles", "exclusive", "runAs",	     NULL};
 static const char *const manual_keys[] = {"name", "entryPoint", "arguments", "activeProfiles", NULL};
 static const char *const generic_keys[] = {"version",	     "entryPoint", "conditions",   "arguments",
@@ -56,8 +56,8 @@ static bool valid_source(const char *s)
 	if (len == 0 || len > EVENT_SOURCE_MAX)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '-' || *s == '_' || *s == '.'))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+		      *s == '_' || *s == '.'))
 			return false;
 	return true;
 }
@@ -117,9 +117,10 @@ static int check_common(const struct ynode *map, const char *kind, struct err *e
 		if (!g || want_string(g, kind, "exclusive.group", e))
 			return g ? -1 : perr(e, v, "%s trigger: 'exclusive.group' is required", kind);
 		mode = v->kind == YN_MAP ? ynode_get(v, "mode") : NULL;
-		if (mode && (mode->kind != YN_SCALAR || (strcmp(mode->s, "cancel") && strcmp(mode->s, "cancelOld") &&
-							strcmp(mode->s, "wait"))))
-			return perr(e, mode, "%s trigger: 'exclusive.mode' must be one of cancel, cancelOld, wait", kind);
+		if (mode && (mode->kind != YN_SCALAR ||
+			     (strcmp(mode->s, "cancel") && strcmp(mode->s, "cancelOld") && strcmp(mode->s, "wait"))))
+			return perr(e, mode, "%s trigger: 'exclusive.mode' must be one of cancel, cancelOld, wait",
+				    kind);
 	}
 	return 0;
 }
@@ -179,15 +180,17 @@ static int check_item(const struct model *m, const struct ynode *item, const cha
 	const char *kind;
 
 	if (item->kind != YN_MAP || item->n != 1)
-		return perr(e, item, "each trigger must be a map with one key (its kind: cron, manual, github or an "
-				     "event source), got %s",
+		return perr(e, item,
+			    "each trigger must be a map with one key (its kind: cron, manual, github or an "
+			    "event source), got %s",
 			    item->kind == YN_MAP ? "a map with several keys" : ynode_type_name(item));
 	key = item->kids[0];
 	map = item->kids[1];
 	kind = key->s;
 	if (!valid_source(kind))
-		return perr(e, key, "'%.64s' is not a valid trigger kind or event source (1 to %d letters, digits, '-', "
-				    "'_', '.')",
+		return perr(e, key,
+			    "'%.64s' is not a valid trigger kind or event source (1 to %d letters, digits, '-', "
+			    "'_', '.')",
 			    kind, EVENT_SOURCE_MAX);
 	if (map->kind != YN_MAP)
 		return perr(e, map, "%s trigger: must be a map, got %s", kind, ynode_type_name(map));
@@ -196,13 +199,15 @@ static int check_item(const struct model *m, const struct ynode *item, const cha
 	if (in_list(stored_only, kind))
 		return 0;
 	if (strcmp(kind, "cron") == 0) {
-		if (check_keys(map, kind, cron_keys, "spec", key, e) || check_keys(map, kind, cron_keys, "entryPoint", key, e))
+		if (check_keys(map, kind, cron_keys, "spec", key, e) ||
+		    check_keys(map, kind, cron_keys, "entryPoint", key, e))
 			return -1;
 		if (check_cron(map, e))
 			return -1;
 	} else if (strcmp(kind, "manual") == 0) {
 		const struct ynode *name = ynode_get(map, "name");
-		if (check_keys(map, kind, manual_keys, "entryPoint", key, e) || (name && want_string(name, kind, "name", e)))
+		if (check_keys(map, kind, manual_keys, "entryPoint", key, e) ||
+		    (name && want_string(name, kind, "name", e)))
 			return -1;
 	} else if (check_keys(map, kind, generic_keys, "entryPoint", key, e) || check_generic(kind, map, e)) {
 		return -1;
@@ -279,8 +284,8 @@ static int grow(struct trigger **v, size_t *cap, size_t need, struct err *e)
 	return 0;
 }
 
-int triggers_parse(const struct model *m, const struct repository *r, int64_t now_ms, struct trigger **out,
-		   size_t *n, struct err *e)
+int triggers_parse(const struct model *m, const struct repository *r, int64_t now_ms, struct trigger **out, size_t *n,
+		   struct err *e)
 {
 	struct trigger *v = NULL;
 	size_t len = 0, cap = 0;

@@ -54,9 +54,9 @@ static int write_main(const char *dir, const struct trigger *tr, json_t *event, 
 /* The process record's triggeredBy: {"trigger": {...}} (Concord's TriggeredByEntry). */
 static json_t *triggered_by(const struct trigger_fire *f, const struct repository *r)
 {
-	json_t *tr = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "id", f->tr->id, "eventSource", f->tr->event_source,
-			       "orgName", r->org_name, "projectName", r->project_name, "repositoryId", r->id,
-			       "repositoryName", r->name);
+	json_t *tr =
+	    json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "id", f->tr->id, "eventSource", f->tr->event_source, "orgName",
+		      r->org_name, "projectName", r->project_name, "repositoryId", r->id, "repositoryName", r->name);
 	json_t *by = json_pack("{s:o}", "trigger", tr);
 
 	if (f->external_event_id)
@@ -70,7 +70,8 @@ static int stage(struct triggers *t, struct store_conn *c, const struct trigger_
 	if (!t->cfg.repos)
 		return err_set(e, ERR_UNAVAILABLE, "repositories are not available on this server");
 	if (repo_prepare(t->cfg.repos, c, r, NULL, NULL, commit, e) ||
-	    start_staging_dir(t->cfg.data_dir, "trigger-", dir, cap, e) || repo_checkout(t->cfg.repos, r, commit, dir, e))
+	    start_staging_dir(t->cfg.data_dir, "trigger-", dir, cap, e) ||
+	    repo_checkout(t->cfg.repos, r, commit, dir, e))
 		return -1;
 	return write_main(dir, f->tr, f->event, e);
 }
