@@ -18,6 +18,7 @@ static const struct api_route *const tables[] = {
     api_process_form_routes,
     api_process_children_routes,
     api_process_checkpoint_routes,
+    api_trigger_routes,
 };
 
 int api_routes_build(struct router *r, struct err *e)
