@@ -6,6 +6,7 @@ int store_repository_fetched(struct store_conn *c, const char *id, int64_t at, c
 {
 	static const char SQL[] = "UPDATE repositories SET fetched_at = ?, fetched_commit = ? WHERE id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
+
 	if (!st)
 		return -1;
 	store_bind_int64(st, 1, at);
