@@ -1,46 +1,29 @@
 """Helpers for the repository tests: local git repositories made with the git CLI, and
 repositories of a project through the API."""
-import os
 import shutil
-import subprocess
 import tempfile
 
+import git_servers as gs
 from conftest import unique
 
 
 class GitRepo:
-    """A git repository in a temp folder (branch main), committed to with the git CLI."""
+    """A git repository in a temp folder (branch main), made and committed to with the
+    helpers of git_servers.py."""
 
     def __init__(self, files=None, message="first"):
         self.path = tempfile.mkdtemp(prefix="accord-git-")
-        self.git("init", "-q", "-b", "main")
-        self.git("config", "user.name", "Test Author")
-        self.git("config", "user.email", "author@example.com")
-        self.git("config", "commit.gpgsign", "false")
-        if files:
-            self.commit(files, message)
+        gs.make_repo(self.path, files or {".keep": ""}, message=message)
 
     def git(self, *args):
-        r = subprocess.run(["git", "-C", self.path] + list(args), capture_output=True, text=True)
-        assert r.returncode == 0, "git %s: %s" % (" ".join(args), r.stderr)
-        return r.stdout.strip()
+        return gs._git(self.path, *args)
 
     def commit(self, files, message="change"):
         """Writes files (name -> text, None removes) and commits them; returns the sha."""
-        for name, text in files.items():
-            p = os.path.join(self.path, name)
-            if text is None:
-                os.unlink(p)
-                continue
-            os.makedirs(os.path.dirname(p), exist_ok=True)
-            with open(p, "w") as f:
-                f.write(text)
-        self.git("add", "-A")
-        self.git("commit", "-q", "--allow-empty", "-m", message)
-        return self.head()
+        return gs.commit(self.path, files, message)
 
     def head(self, ref="HEAD"):
-        return self.git("rev-parse", ref)
+        return gs.rev(self.path, ref)
 
     def checkout(self, branch, create=False):
         self.git("checkout", "-q", *(["-b", branch] if create else [branch]))

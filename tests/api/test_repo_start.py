@@ -1,9 +1,14 @@
 """Processes started from a repository (issue 13 parts 2 and 4): POST /api/v1/process with
 repo/repoId, branch/tag/commit overrides, `path`, uploads overlaying the checkout, fetch
 max age, the process record's repo fields, and the concord task's `repo` option."""
+import os
+import shutil
+import tempfile
+
 import pytest
 
-from conftest import ADMIN_KEY, Client, process_log, start_process, wait_process
+import git_servers as gs
+from conftest import ADMIN_KEY, Client, process_log, start_process, unique, wait_process
 from proc_util import make_org, make_project, make_team
 from repo_util import REPO_API, GitRepo, create_repo, error
 
@@ -243,3 +248,93 @@ flows:
     log = process_log(user, pid)
     assert "running" not in log
     assert "permission" in log.lower() or "access" in log.lower(), log
+
+
+# ---- remote repositories with credentials (tests/api/git_servers.py) ------------------------
+
+def add_secret(client, org, type_, **parts):
+    """parts: text values, or (filename, bytes) for file parts."""
+    name = unique("sec")
+    files = {"name": (None, name), "type": (None, type_)}
+    for k, v in parts.items():
+        files[k] = v if isinstance(v, tuple) else (None, v)
+    r = client.post("/api/v1/org/%s/secret" % org, files=files)
+    assert r.status_code == 200, r.text
+    return name
+
+
+@pytest.fixture
+def served():
+    d = tempfile.mkdtemp(prefix="accord-git-served-")
+    gs.make_repo(os.path.join(d, "srv", "flows.git"), {"concord.yml": SHOW % "remote"})
+    yield os.path.join(d, "srv")
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def answers_and_log(srv, texts):
+    log = srv.read_log()
+    return "\n".join(texts) + "\n" + log
+
+
+def test_https_with_credentials_end_to_end(fresh_server, served):
+    with gs.HttpsGitServer(served) as https:
+        srv = fresh_server(args=["--git-ca-file", https.ca_file]).start()
+        admin = Client(srv.url, ADMIN_KEY)
+        org, _ = make_org(admin)
+        project, _ = make_project(admin, org)
+        good = add_secret(admin, org, "username_password", username=https.username, password=https.password)
+        wrong_pw = "Wr0ng-" + https.password[::-1]
+        bad = add_secret(admin, org, "username_password", username=https.username, password=wrong_pw)
+        texts = []
+
+        r = admin.post(REPO_API % (org, project), json={"name": "remote", "url": https.url("flows.git"),
+                                                        "secretName": bad})
+        texts.append(r.text)
+        assert r.status_code == 400, r.text
+        assert admin.get(REPO_API % (org, project)).json() == []
+
+        name, body = create_repo(admin, org, project, https.url("flows.git"), name="remote", secretName=good)
+        entry = admin.get(REPO_API % (org, project) + "/remote").json()
+        texts.append(str(entry))
+        assert entry["secretName"] == good and entry["secretStoreType"] == "concord"
+        p, log = run(admin, {"org": org, "project": project, "repo": name})
+        texts += [log, str(p)]
+        assert "running remote" in log and p["repoUrl"] == https.url("flows.git")
+        r = admin.post(REPO_API % (org, project) + "/remote/refresh")
+        texts.append(r.text)
+        assert r.status_code == 200, r.text
+        texts.append(admin.get("/api/v1/org/%s/project/%s" % (org, project)).text)
+
+        # the secret's plaintext never shows: not in answers, logs, events, the process log
+        texts.append(admin.get("/api/v1/process/%s/event" % p["instanceId"]).text)
+        everything = answers_and_log(srv, texts)
+        for secret_text in (https.password, wrong_pw):
+            assert secret_text not in everything
+
+        # deleting the secret keeps the repository, without a secret (ON DELETE SET NULL)
+        assert admin.delete("/api/v1/org/%s/secret/%s" % (org, good)).status_code == 200
+        entry = admin.get(REPO_API % (org, project) + "/remote").json()
+        assert "secretId" not in entry and "secretName" not in entry
+        error(admin.post(REPO_API % (org, project) + "/remote/refresh"), 400, "")
+
+
+def test_ssh_with_key_pair_end_to_end(fresh_server, served, tmp_path):
+    try:
+        sshd = gs.SshGitServer(served).start()
+    except gs.SshUnavailable as e:
+        pytest.skip(str(e))
+    try:
+        known = sshd.known_hosts_file(str(tmp_path))
+        srv = fresh_server(args=["--git-known-hosts", known]).start()
+        admin = Client(srv.url, ADMIN_KEY)
+        org, _ = make_org(admin)
+        project, _ = make_project(admin, org)
+        key = add_secret(admin, org, "key_pair", public=("id.pub", sshd.public_key.encode()),
+                         private=("id", sshd.private_key.encode()))
+        name, _ = create_repo(admin, org, project, sshd.url("flows.git"), secretName=key)
+        p, log = run(admin, {"org": org, "project": project, "repo": name})
+        assert "running remote" in log and p["repoName"] == name
+        secret_line = [l for l in sshd.private_key.splitlines() if l and "PRIVATE KEY" not in l][0]
+        assert secret_line not in answers_and_log(srv, [log, str(p)])
+    finally:
+        sshd.stop()
