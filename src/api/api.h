@@ -20,6 +20,10 @@
  * principal.  It returns 0 after filling the response, or a negative code after filling
  * c->err (the dispatcher turns that into the JSON error response). */
 
+/* Who may read GET /metrics (--metrics; api/metrics.c). */
+enum metrics_access { METRICS_LOOPBACK, METRICS_AUTHENTICATED, METRICS_PUBLIC, METRICS_OFF, METRICS__COUNT };
+extern const char *const api_metrics_access_names[METRICS__COUNT];
+
 /* Process-wide state the handlers share; set up by `accord serve`. */
 struct router;
 struct repos;
@@ -37,6 +41,7 @@ struct app {
 	 * migrations, recovery): every request is answered 503 "starting" until then. */
 	atomic_bool ready;
 	uint64_t health_min_free_bytes; /* GET /api/v1/server/health: disk check threshold */
+	enum metrics_access metrics_access;
 	struct repos *repos;		/* git clones of repositories (repo/repo.h) */
 	struct triggers *triggers;	/* cron scheduler and generic events (triggers/triggers.h) */
 };

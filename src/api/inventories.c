@@ -11,8 +11,10 @@
 #include "api/query_gate.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
+#include "base/datetime.h"
 #include "base/jsonx.h"
 #include "base/limits.h"
+#include "base/metrics.h"
 #include "base/names.h"
 #include "base/str.h"
 #include "base/uuid.h"
@@ -421,12 +423,17 @@ static int query_exec(struct api_call *c)
 	    (rc = store_inventory_query_get(c->db, inv.id, api_param(c, "q"), &q, &c->err)))
 		return rc;
 	if ((rc = exec_filter(c, &filter)) == 0 && (rc = query_gate_enter(c->who.user.id, &c->err)) == 0) {
+		int64_t t0 = dt_mono_ns();
+
 		rc = store_inventory_query_run(c->db, &inv, q.text, filter, &rows, &c->err);
+		metrics_observe(MH_INVENTORY_QUERY, (dt_mono_ns() - t0) / 1000);
 		query_gate_leave(c->who.user.id);
 		c->req->heavy = true; /* rows, the sandbox's cache: give the memory back after */
 		if (rc == 0)
 			rc = api_reply(c, rows);
 	}
+	if (rc && c->err.code != ERR_INTERNAL) /* the filter, the gate or the sandbox said no */
+		metrics_inc(MC_INVENTORY_QUERY_REFUSED, 1);
 	free(filter);
 	inventory_query_cleanup(&q);
 	return rc;

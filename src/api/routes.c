@@ -1,5 +1,7 @@
 #include "api/routes.h"
 
+#include "base/metrics.h"
+
 static const struct api_route *const tables[] = {
     api_server_routes,
     api_apikey_routes,
@@ -19,16 +21,33 @@ static const struct api_route *const tables[] = {
     api_process_children_routes,
     api_process_checkpoint_routes,
     api_trigger_routes,
+    api_metrics_routes,
 };
+
+/* Methods and patterns by route id (the order of the tables), for the metrics' labels. */
+#define MAX_ROUTES 512
+static const char *methods[MAX_ROUTES], *patterns[MAX_ROUTES];
+static size_t n_routes;
 
 int api_routes_build(struct router *r, struct err *e)
 {
+	n_routes = 0;
 	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
 		for (const struct api_route *ar = tables[t]; ar->method; ar++) {
-			struct http_route hr = {ar->method, ar->pattern, (void *)ar, ar->flags};
-			int rc = router_add(r, &hr, e);
-			if (rc)
+			struct http_route hr = {ar->method, ar->pattern, (void *)ar, ar->flags, n_routes};
+			int rc;
+
+			if (n_routes == MAX_ROUTES)
+				return err_set(e, ERR_INTERNAL, "more than %d routes", MAX_ROUTES);
+			if ((rc = router_add(r, &hr, e)))
 				return rc;
+			methods[n_routes] = ar->method;
+			patterns[n_routes++] = ar->pattern;
 		}
 	return 0;
+}
+
+int api_routes_metrics_init(bool enabled, struct err *e)
+{
+	return metrics_init(enabled, methods, patterns, n_routes, e);
 }

@@ -25,7 +25,12 @@ extern const struct api_route api_process_children_routes[];
 extern const struct api_route api_process_checkpoint_routes[];
 extern const struct api_route api_trigger_routes[];
 
+extern const struct api_route api_metrics_routes[];
+
+/* Adds every route, numbering them (http_route.id) in table order. */
 int api_routes_build(struct router *r, struct err *e) WUR;
+/* Metrics on (per route) or off, once the routes are built (base/metrics.h). */
+int api_routes_metrics_init(bool enabled, struct err *e) WUR;
 
 /* The http_handler for the server: routing, authentication, the handler, errors.
  * Defers (HTTP_DEFER) to a worker thread every request that may take long: anything but

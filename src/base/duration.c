@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/jsonx.h"
 #include "base/str.h"
@@ -122,3 +123,30 @@ int duration_json(json_t *v, const char *what, int64_t *seconds, struct err *e)
 		       what, shown);
 }
 
+
+int duration_text(const char *s, int64_t *seconds)
+{
+	static const struct {
+		char unit;
+		int64_t secs;
+	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+	const char *p = s, *end = s + strlen(s);
+	int64_t n, total = 0;
+
+	if (p < end && (*p == 'P' || *p == 'p'))
+		return parse_duration(s, (size_t)(end - s), seconds);
+	if (dur_number(&p, end, &n) < 0 || *s == '+')
+		return -1;
+	if (p == end) {
+		*seconds = n;
+		return 0;
+	}
+	for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
+		if (p + 1 == end && (*p == units[u].unit || *p == units[u].unit - 32)) {
+			if (dur_add(&total, n, units[u].secs) < 0)
+				return -1;
+			*seconds = total;
+			return 0;
+		}
+	return -1;
+}

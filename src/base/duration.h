@@ -13,4 +13,9 @@
  * values); anything else ERR_INVALID naming `what` and quoting the value. */
 int duration_json(json_t *v, const char *what, int64_t *seconds, struct err *e) WUR;
 
+/* A duration written by an operator (settings): whole seconds ("90"), a number with one
+ * unit s, m, h or d ("90m", "30d"), or ISO-8601 ("P30D", "PT12H").  -1 when it is none of
+ * these or overflows. */
+int duration_text(const char *s, int64_t *seconds) WUR;
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/duration.h"
 #include "base/log.h"
 #include "base/str.h"
 
@@ -77,6 +78,18 @@ static int apply(const struct config_opt *o, const char *v, const char *source, 
 		else
 			return err_set(e, ERR_INVALID, "%s: --%s must be true or false, got '%s'", source, o->name, v);
 		return 0;
+	case CONFIG_DURATION: {
+		int64_t secs;
+		if (duration_text(v, &secs))
+			return err_set(e, ERR_INVALID,
+				       "%s: --%s must be a duration (seconds, or a number with s, m, h or d, e.g. "
+				       "30d, or ISO-8601 like P30D), got '%s'",
+				       source, o->name, v);
+		if ((unsigned long long)secs < o->min || (unsigned long long)secs > o->max)
+			goto range;
+		*(int64_t *)o->target = secs;
+		return 0;
+	}
 	case CONFIG_LOG_LEVEL:
 		if (log_level_parse(v, o->target))
 			return err_set(e, ERR_INVALID, "%s: --%s must be one of debug, info, warn, error, got '%s'",

@@ -11,7 +11,7 @@
  * flags > environment > defaults.  Values are validated when parsed; a bad value or
  * an unknown flag is an error naming it. */
 
-enum config_type { CONFIG_STRING, CONFIG_UINT, CONFIG_SIZE, CONFIG_LOG_LEVEL, CONFIG_BOOL };
+enum config_type { CONFIG_STRING, CONFIG_UINT, CONFIG_SIZE, CONFIG_LOG_LEVEL, CONFIG_BOOL, CONFIG_DURATION };
 
 struct config_opt {
 	const char *name; /* flag name without "--"; env is ACCORD_ + upper-cased with '-' → '_' */
@@ -19,7 +19,8 @@ struct config_opt {
 	const char *defval;	     /* textual default; NULL means empty */
 	unsigned long long min, max; /* for UINT and SIZE */
 	void *target; /* char ** (new string, caller frees), unsigned *, size_t *, enum log_level *, bool *
-		      (true/false, yes/no, on/off, 1/0) */
+		      (true/false, yes/no, on/off, 1/0), int64_t * seconds (CONFIG_DURATION: 90, 90m, 30d,
+		      P30D; min/max in seconds) */
 	const char *help;
 };
 

@@ -26,6 +26,7 @@
 #include "crypto/session.h"
 #include "queue/queue.h"
 #include "repo/repo.h"
+#include "queue/retention.h"
 #include "runner/confine.h"
 #include "triggers/triggers.h"
 
@@ -37,14 +38,18 @@
 #endif
 
 struct serve_cfg {
-	char *listen, *data, *db, *durability, *git_ca_file, *git_known_hosts;
+	char *listen, *data, *db, *durability, *metrics, *git_ca_file, *git_known_hosts;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
 	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
 	enum log_level log_level;
 	bool runner_zygote;
+	int64_t retention_keep[RET__COUNT], retention_interval;
+	unsigned retention_batch, retention_pause_ms;
 };
+
+static struct retention *retention;
 
 static struct serve_cfg cfg;
 
@@ -64,6 +69,9 @@ static const struct config_opt opts[] = {
      "synchronous=FULL, every commit is fsynced before it is answered"},
     {"health-min-free-bytes", CONFIG_SIZE, "256M", 0, 1ULL << 50, &cfg.health_min_free_bytes,
      "GET /api/v1/server/health answers 503 when the data folder's file system has less free space"},
+    {"metrics", CONFIG_STRING, "loopback", 0, 0, &cfg.metrics,
+     "GET /metrics: loopback (clients on this host without credentials, others need an admin's or system "
+     "reader's), authenticated (everyone needs them), public, or off (no endpoint, nothing counted)"},
     {"log-level", CONFIG_LOG_LEVEL, "info", 0, 0, &cfg.log_level, "debug, info, warn or error"},
     {"limit-http-header-bytes", CONFIG_SIZE, "32k", 4096, 1 << 20, &cfg.header_bytes,
      "request line + headers per connection (over it: 431)"},
@@ -127,6 +135,23 @@ static const struct config_opt opts[] = {
      "files and folders of one repository checkout (a process start from a repository)"},
     {"limit-repo-bytes", CONFIG_SIZE, "512M", 1024, 1ULL << 40, &limits.repo_bytes,
      "bytes of the files of one repository checkout (a process start from a repository)"},
+    {"retention-processes", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_PROCESSES],
+     "finished processes are deleted with everything of theirs this long after their last change (e.g. 90d; 0: "
+     "kept for ever)"},
+    {"retention-logs", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_LOGS],
+     "the logs of finished processes are deleted after this long (0: kept as long as the process)"},
+    {"retention-events", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_EVENTS],
+     "the events and status history of finished processes are deleted after this long (0: kept)"},
+    {"retention-attachments", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_ATTACHMENTS],
+     "the attachments (out.json included) of finished processes are deleted after this long (0: kept)"},
+    {"retention-states", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_STATES],
+     "the checkpoints of finished processes are deleted after this long (0: kept)"},
+    {"retention-interval", CONFIG_DURATION, "10m", 1, 1ULL << 32, &cfg.retention_interval,
+     "time between two clean-up passes"},
+    {"retention-batch", CONFIG_UINT, "100", 1, 1000, &cfg.retention_batch,
+     "processes cleaned per database transaction"},
+    {"retention-pause-ms", CONFIG_UINT, "20", 0, 60000, &cfg.retention_pause_ms,
+     "pause between two clean-up transactions (leaves the database to the API and the queue)"},
     {"shutdown-grace-ms", CONFIG_UINT, "10000", 0, 600000, &cfg.shutdown_grace_ms,
      "on SIGTERM/SIGINT, how long requests in flight may take to finish"},
     {"test-cron-minute-seconds", CONFIG_UINT, "0", 0, 60, &cfg.test_cron_minute_seconds,
@@ -261,6 +286,19 @@ static void tell_admin_key(void)
 		LOG_I("ready: admin's API key is in %s (read it, then delete the file)", path);
 }
 
+static int start_retention(struct app *app, struct err *e)
+{
+	struct retention_cfg rc = {
+	    .store = app->store,
+	    .interval_s = (unsigned)cfg.retention_interval,
+	    .batch = cfg.retention_batch,
+	    .pause_ms = cfg.retention_pause_ms,
+	};
+
+	memcpy(rc.keep_s, cfg.retention_keep, sizeof rc.keep_s);
+	return retention_start(&rc, &retention, e);
+}
+
 /* Everything that touches the data folder, after the address is bound: until it is done
  * (app->ready) every request is answered 503 "starting". */
 static int start_node(struct app *app, int *lock, struct err *e)
@@ -279,7 +317,7 @@ static int start_node(struct app *app, int *lock, struct err *e)
 	if (!app->store || bootstrap_run(app->store, cfg.data, e) || api_secrets_init(app, e) || start_repos(app, e) ||
 	    start_queue(app, e) || start_triggers(app, e))
 		return -1;
-	return 0;
+	return start_retention(app, e);
 }
 
 /* glibc gives each thread that allocates its own arena (up to 8 per CPU), and memory freed
@@ -291,6 +329,17 @@ static void limit_malloc_arenas(void)
 {
 	if (!getenv("MALLOC_ARENA_MAX") && !getenv("GLIBC_TUNABLES"))
 		mallopt(M_ARENA_MAX, 2);
+}
+
+static int metrics_setting(struct app *app, struct err *e)
+{
+	for (int i = 0; i < METRICS__COUNT; i++)
+		if (strcmp(cfg.metrics, api_metrics_access_names[i]) == 0) {
+			app->metrics_access = (enum metrics_access)i;
+			return 0;
+		}
+	return err_set(e, ERR_INVALID, "--metrics: '%s' is not one of loopback, authenticated, public, off",
+		       cfg.metrics);
 }
 
 static int run(struct err *e)
@@ -306,7 +355,8 @@ static int run(struct err *e)
 	atomic_init(&app.ready, false);
 	authn_init();
 	app.router = router_new();
-	if (!app.router || api_routes_build(app.router, e))
+	if (!app.router || api_routes_build(app.router, e) || metrics_setting(&app, e) ||
+	    api_routes_metrics_init(app.metrics_access != METRICS_OFF, e))
 		goto out;
 	hc = (struct http_server_cfg){
 	    .listen = cfg.listen,
@@ -338,6 +388,8 @@ out:
 	http_server_stop(srv, rc == 0 ? cfg.shutdown_grace_ms : 0);
 	triggers_stop(app.triggers);
 	app.triggers = NULL;
+	retention_stop(retention);
+	retention = NULL;
 	queue_shutdown(app.queue, cfg.shutdown_grace_ms);
 	app.queue = NULL;
 	repos_close(app.repos);

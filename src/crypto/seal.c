@@ -5,6 +5,8 @@
 
 #include <sodium.h>
 
+#include "base/metrics.h"
+
 #define KEY_BYTES crypto_aead_xchacha20poly1305_ietf_KEYBYTES
 #define NONCE_BYTES crypto_aead_xchacha20poly1305_ietf_NPUBBYTES
 #define TAG_BYTES crypto_aead_xchacha20poly1305_ietf_ABYTES
@@ -234,6 +236,7 @@ int seal_decrypt(const struct masterkey *mk, const char *password, const struct 
 	*pt = plain;
 	*pt_len = n;
 	plain = NULL;
+	metrics_inc(MC_SECRETS_DECRYPTED, 1);
 out:
 	sodium_memzero(dk, sizeof dk);
 	sodium_memzero(wk, sizeof wk);

@@ -30,6 +30,8 @@ struct http_request {
 	struct arena arena;
 	char principal[160]; /* who made the request, for the access log ("-" if nobody) */
 	int64_t start_ns;
+	size_t route_id; /* http_route.id of the matched route; SIZE_MAX until one matched */
+	bool from_loopback; /* the client connected from this host */
 	bool on_worker; /* the handler runs on a worker thread (see http_handler) */
 	bool heavy;	/* a handler that used much memory sets it: once answered, the server gives
 			   freed memory back to the system (see http/server.h) */

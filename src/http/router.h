@@ -18,6 +18,7 @@ struct http_route {
 	const char *pattern;
 	void *handler; /* opaque to the router */
 	unsigned flags;
+	size_t id; /* the caller's number for the route (metrics), passed through */
 };
 
 struct router;

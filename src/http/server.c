@@ -18,6 +18,7 @@
 
 #include "base/datetime.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "base/str.h"
 #include "base/workq.h"
 
@@ -282,6 +283,23 @@ static int check_framing(struct conn_state *cs, struct err *e)
 	return 0;
 }
 
+/* True when the client connects from this host (127.0.0.0/8, ::1, ::ffff:127.x.x.x). */
+static bool from_loopback(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	if (!sa)
+		return false;
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
 static struct conn_state *begin(struct http_server *s, struct MHD_Connection *conn, const char *url, const char *method)
 {
 	struct conn_state *cs = calloc(1, sizeof *cs);
@@ -296,6 +314,9 @@ static struct conn_state *begin(struct http_server *s, struct MHD_Connection *co
 	cs->req.method = method;
 	cs->req.path = url;
 	cs->req.start_ns = dt_mono_ns();
+	cs->req.route_id = SIZE_MAX;
+	cs->req.from_loopback = from_loopback(conn);
+	metrics_http_begin();
 	snprintf(cs->req.principal, sizeof cs->req.principal, "-");
 	cs->req.content_type = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	cs->limit = s->cfg.body_bytes;
@@ -456,6 +477,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		log_kv(fields, sizeof fields, "aborted", "true");
 	log_line(LOG_INFO, "request", fields);
+	metrics_http(cs->req.route_id, cs->answered ? cs->resp.status : 0, us);
 	{
 		struct http_conn_sock *sock = http_conn_sock_of(conn);
 

@@ -2,12 +2,14 @@
  * final status, a stop cancelled it while it was not running, a timeout, recovery at
  * start-up): handler processes, the WAITING process next in its exclusive group, and the
  * parent waiting for its children. */
+#include "base/metrics.h"
 #include "queue/children.h"
 #include "queue/queue.h"
 #include "queue/timers.h"
 
 void queue_process_ended(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
 {
+	metrics_process_finished(proc_status_name(st));
 	queue_handlers_start(q, c, id, st);
 	queue_exclusive_ended(q, c, id);
 	children_ended(q, c, id);

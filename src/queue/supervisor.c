@@ -20,6 +20,7 @@
 #include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "base/pack.h"
 #include "base/path.h"
 #include "crypto/session.h"
@@ -58,6 +59,7 @@ struct sup {
 	char wake_event[128];
 	json_t *wait_events, *forms; /* SUSPENDED: what its threads wait for, its pending forms */
 	int64_t deadline; /* processTimeout, ms; 0: none */
+	int64_t claimed_at, running_at; /* ms (metrics); 0: not yet */
 	bool timed_out;
 	int64_t kill_at; /* SIGKILL after SIGTERM; 0: not signalled */
 	json_t *waits;	  /* [{id, wait}]: task calls answered once processes end (children.h) */
@@ -229,6 +231,16 @@ static void check_waits(struct sup *s)
 	s->waits_at = json_array_size(s->waits) ? dt_now_ms() + WAITS_MS : 0;
 }
 
+/* Creation (or startAt) → RUNNING of a first run; a resumed run counts from its claim. */
+static void observe_start(struct sup *s)
+{
+	const struct process *p = &s->r->p;
+	int64_t from = p->resume_event[0] ? s->claimed_at : p->start_at > p->created_at ? p->start_at : p->created_at;
+
+	if (from > 0)
+		metrics_observe(MH_PROCESS_START_TO_RUNNING, (s->running_at - from) * 1000);
+}
+
 static void on_frame(struct sup *s, json_t *f)
 {
 	const char *type = json_string_value(json_object_get(f, "type"));
@@ -236,8 +248,11 @@ static void on_frame(struct sup *s, json_t *f)
 
 	if (strcmp(type, "running") == 0 && !s->running) {
 		s->running = true;
+		s->running_at = dt_now_ms();
 		if (store_process_transition(s->db, s->id, PS_BIT(PS_STARTING), PS_RUNNING, &e))
 			LOG_E("process %s: cannot record RUNNING: %s", s->id, e.msg);
+		else
+			observe_start(s);
 		if (s->r->p.timeout_s > 0)
 			s->deadline = dt_now_ms() + s->r->p.timeout_s * 1000;
 	} else if (strcmp(type, "event") == 0 && json_is_object(json_object_get(f, "data"))) {
@@ -651,6 +666,8 @@ static void finish(struct sup *s, enum proc_status st)
 	if (store_process_transition(s->db, s->id, from, st, &e)) {
 		LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
 	} else {
+		if (s->running_at)
+			metrics_observe(MH_PROCESS_RUNNING_TO_FINAL, (dt_now_ms() - s->running_at) * 1000);
 		queue_process_ended(s->q, s->db, s->id, st);
 		if (store_process_payload_drop(s->db, s->id, &e))
 			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
@@ -664,8 +681,10 @@ void supervisor_main(void *arg)
 	struct sup s = {.r = r, .q = r->q, .id = r->p.instance_id, .log_fd = -1, .ipc_fd = -1};
 	struct err e = {0};
 	int wstatus = 0;
+	int64_t maxrss_kb = 0;
 	enum proc_status st = PS_FAILED;
 
+	s.claimed_at = dt_now_ms();
 	buf_init(&s.log, 0);
 	s.events = json_array();
 	s.waits = json_array();
@@ -683,11 +702,16 @@ void supervisor_main(void *arg)
 		begin_kill(&s);
 	}
 	loop(&s);
-	if (s.zc)
-		wstatus = zygote_wait(s.q->zygote, s.zc);
-	else
-		while (waitpid(s.pid, &wstatus, 0) < 0 && errno == EINTR)
+	if (s.zc) {
+		wstatus = zygote_wait(s.q->zygote, s.zc, &maxrss_kb);
+	} else {
+		struct rusage ru = {0};
+
+		while (wait4(s.pid, &wstatus, 0, &ru) < 0 && errno == EINTR)
 			;
+		maxrss_kb = ru.ru_maxrss;
+	}
+	metrics_runner_rss((uint64_t)maxrss_kb * 1024);
 	s.zc = NULL;
 	signal_group(&s, SIGKILL); /* anything the flow left behind in its group */
 	st = final_status(&s, wstatus);

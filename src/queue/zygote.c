@@ -27,6 +27,7 @@ struct zygote_child {
 	bool answered; /* STARTED or FAILED received */
 	bool exited;
 	int status;
+	int64_t maxrss_kb;
 };
 
 struct zygote {
@@ -91,6 +92,7 @@ static void *reader_main(void *arg)
 				c->answered = true;
 			} else if (m.kind == ZYGOTE_EXITED) {
 				c->status = m.status;
+				c->maxrss_kb = m.maxrss_kb;
 				c->exited = true;
 			}
 			pthread_cond_broadcast(&z->changed);
@@ -300,7 +302,7 @@ out:
 	return rc;
 }
 
-int zygote_wait(struct zygote *z, struct zygote_child *c)
+int zygote_wait(struct zygote *z, struct zygote_child *c, int64_t *maxrss_kb)
 {
 	int status;
 
@@ -308,6 +310,7 @@ int zygote_wait(struct zygote *z, struct zygote_child *c)
 	while (!c->exited)
 		pthread_cond_wait(&z->changed, &z->lock);
 	status = c->status;
+	*maxrss_kb = c->maxrss_kb;
 	unlink_child(z, c);
 	pthread_mutex_unlock(&z->lock);
 	free(c);

@@ -37,8 +37,9 @@ int zygote_spawn(struct zygote *z, const char *workdir, int log_fd, int ipc_fd, 
 		 pid_t *pid, struct zygote_child **child, struct err *e) WUR;
 
 /* Waits until the runner of child has been reaped and returns its wait status (SIGKILL
- * when the zygote died first); frees child. */
-int zygote_wait(struct zygote *z, struct zygote_child *child);
+ * when the zygote died first) and its peak resident memory in KiB (0 when unknown);
+ * frees child. */
+int zygote_wait(struct zygote *z, struct zygote_child *child, int64_t *maxrss_kb);
 
 /* The zygote's pid (0 while there is none): for tests and the log. */
 pid_t zygote_pid(struct zygote *z);

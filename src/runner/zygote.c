@@ -46,9 +46,9 @@ static int add_kid(pid_t pid, uint64_t tag)
 	return 0;
 }
 
-static int send_msg(uint64_t tag, int kind, pid_t pid, int status)
+static int send_msg(uint64_t tag, int kind, pid_t pid, int status, int64_t maxrss_kb)
 {
-	struct zygote_msg m = {.tag = tag, .kind = kind, .pid = pid, .status = status};
+	struct zygote_msg m = {.tag = tag, .kind = kind, .pid = pid, .status = status, .maxrss_kb = maxrss_kb};
 
 	while (send(CTL_FD, &m, sizeof m, MSG_NOSIGNAL) < 0)
 		if (errno != EINTR)
@@ -171,23 +171,23 @@ static void on_request(void)
 	}
 	if (n != (ssize_t)sizeof rq || nfds != 2 || (w.mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    memchr(rq.workdir, 0, sizeof rq.workdir) == NULL || rq.workdir[0] != '/') {
-		send_msg(n >= (ssize_t)sizeof rq.tag ? rq.tag : 0, ZYGOTE_FAILED, 0, EINVAL);
+		send_msg(n >= (ssize_t)sizeof rq.tag ? rq.tag : 0, ZYGOTE_FAILED, 0, EINVAL, 0);
 		goto out;
 	}
 	pid = fork();
 	if (pid == 0)
 		child(&rq, fds[0], fds[1], getppid());
 	if (pid < 0) {
-		send_msg(rq.tag, ZYGOTE_FAILED, 0, errno);
+		send_msg(rq.tag, ZYGOTE_FAILED, 0, errno, 0);
 		goto out;
 	}
 	setpgid(pid, pid); /* also here: the group exists before the server can signal it */
 	if (add_kid(pid, rq.tag) < 0) {
 		kill(pid, SIGKILL);
-		send_msg(rq.tag, ZYGOTE_FAILED, 0, ENOMEM);
+		send_msg(rq.tag, ZYGOTE_FAILED, 0, ENOMEM, 0);
 		goto out;
 	}
-	send_msg(rq.tag, ZYGOTE_STARTED, pid, 0);
+	send_msg(rq.tag, ZYGOTE_STARTED, pid, 0, 0);
 out:
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
@@ -196,16 +196,17 @@ out:
 static void reap(int sfd)
 {
 	struct signalfd_siginfo si;
+	struct rusage ru;
 	int status;
 	pid_t pid;
 
 	while (read(sfd, &si, sizeof si) > 0)
 		;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
 		for (size_t i = 0; i < n_kids; i++) {
 			if (kids[i].pid != pid)
 				continue;
-			send_msg(kids[i].tag, ZYGOTE_EXITED, pid, status);
+			send_msg(kids[i].tag, ZYGOTE_EXITED, pid, status, ru.ru_maxrss);
 			kids[i] = kids[--n_kids];
 			break;
 		}

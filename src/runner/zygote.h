@@ -44,6 +44,7 @@ struct zygote_msg {
 	int32_t kind;	/* enum zygote_msg_kind */
 	int32_t pid;	/* STARTED, EXITED */
 	int32_t status; /* EXITED: waitpid status; FAILED: errno */
+	int64_t maxrss_kb; /* EXITED: the runner's peak resident memory (getrusage's ru_maxrss) */
 };
 
 /* A request's datagram with room for its two descriptors: zygote_msg_init points

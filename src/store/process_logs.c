@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "base/metrics.h"
+
 /* A chunk starts where the last one ends; the last one is found through the primary key
  * (instance_id, start_off) and the whole append is one statement, so concurrent writers
  * cannot interleave between reading the end and inserting.  A backend that lets two of
@@ -36,6 +38,8 @@ int store_process_log_append(struct store_conn *c, const char *id, const void *d
 	}
 	if (rc == STORE_DONE)
 		return err_set(e, ERR_INTERNAL, "log append of %s returned no row", id);
+	if (rc == STORE_ROW)
+		metrics_inc(MC_LOG_BYTES, len);
 	return rc < 0 ? rc : 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "base/datetime.h"
 #include "base/jsonx.h"
+#include "base/metrics.h"
 #include "store/process_internal.h"
 
 static const char *const status_names[PS__COUNT] = {
@@ -330,7 +331,10 @@ int store_process_create(struct store_conn *c, const struct process_new *pn, str
 		store_tx_rollback(c);
 		return -1;
 	}
-	return store_tx_commit(c, e);
+	if (store_tx_commit(c, e))
+		return -1;
+	metrics_inc(MC_PROCESS_STARTS, 1);
+	return 0;
 }
 
 int store_process_get(struct store_conn *c, const char *id, struct process *p, struct err *e)

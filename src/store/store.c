@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/datetime.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "store/store_impl.h"
 
 static char *dirname_of(const char *path)
@@ -191,19 +193,26 @@ int store_exec(struct store_conn *c, const char *sql, struct err *e)
 
 int store_tx_begin(struct store_conn *c, struct err *e)
 {
+	int64_t t0 = dt_mono_ns();
 	int rc = store_exec(c, "BEGIN IMMEDIATE", e);
-	if (rc == 0)
+
+	if (rc == 0) {
 		c->in_tx = true;
+		c->tx_start_ns = t0;
+	}
 	return rc;
 }
 
 int store_tx_commit(struct store_conn *c, struct err *e)
 {
 	int rc = store_exec(c, "COMMIT", e);
-	if (rc == 0)
+
+	if (rc == 0) {
 		c->in_tx = false;
-	else
+		metrics_observe(MH_STORE_TX, (dt_mono_ns() - c->tx_start_ns) / 1000);
+	} else {
 		store_tx_rollback(c);
+	}
 	return rc;
 }
 
