@@ -28,7 +28,7 @@ int64_t triggers_now_ms(const struct triggers *t);
 /* Wakes the scheduler so that it re-reads the next fire time (t may be NULL). */
 void triggers_wake(struct triggers *t);
 
-/* parse.c: the triggers of m (repository r): a new array of *n rows with ids, project,
+/* parse.c: the triggers of m (repository r; NULL: none): a new array of *n rows with ids, project,
  * repository and fingerprints filled; cron rows get next_fire_at, the first minute after
  * now_ms.  ERR_INVALID "triggers: <file>:<line>:<col>: …" for a bad section. */
 int triggers_parse(const struct model *m, const struct repository *r, int64_t now_ms, struct trigger **out, size_t *n,

@@ -293,7 +293,8 @@ int triggers_parse(const struct model *m, const struct repository *r, int64_t no
 
 	*out = NULL;
 	*n = 0;
-	for (size_t d = 0; d < m->n_docs && rc == 0; d++) {
+	/* m NULL: a repository without a definition file has no triggers. */
+	for (size_t d = 0; m && d < m->n_docs && rc == 0; d++) {
 		const struct ynode *root = m->docs[d].root, *list;
 		if (!root || root->kind != YN_MAP || !(list = ynode_get(root, "triggers")))
 			continue;

@@ -38,7 +38,8 @@ struct triggers_cfg {
 struct triggers *triggers_start(const struct triggers_cfg *cfg, struct err *e);
 void triggers_stop(struct triggers *t);
 
-/* The triggers of m's definition for repository r, stored in place of the previous ones
+/* The triggers of m's definition (NULL: a repository without one, so none) for repository
+ * r, stored in place of the previous ones
  * (one transaction).  A `triggers:` section that does not parse is ERR_INVALID with
  * "file:line:col" and leaves the stored triggers as they were.  Wakes the scheduler. */
 int triggers_refresh(struct triggers *t, struct store_conn *c, const struct repository *r, const struct model *m,

@@ -464,7 +464,7 @@ static void test_materialize(void **state)
 	assert_int_equal(parse(&bd, &r, &e), 0);
 	assert_true(r.raw_payload);
 	assert_true(r.has_archive);
-	assert_int_equal(start_req_materialize(&bd.mp, &r, dir, &e), 0);
+	assert_int_equal(start_req_materialize(&bd.mp, &r, dir, false, &e), 0);
 
 	s = read_at(dir, "concord.yml"); /* the archive wins */
 	assert_string_equal(s, "from-archive");
@@ -507,7 +507,7 @@ static void test_materialize_archive_limits(void **state)
 	body_init(&bd);
 	add_n(&bd, "archive", "application/zip", zip, zlen);
 	assert_int_equal(parse(&bd, &r, &e), 0);
-	assert_true(start_req_materialize(&bd.mp, &r, dir, &e) < 0);
+	assert_true(start_req_materialize(&bd.mp, &r, dir, false, &e) < 0);
 	assert_int_equal(e.code, ERR_TOO_LARGE);
 	assert_string_equal(e.msg, "archive: more than 1 entries (limit-archive-entries)");
 	limits_defaults();

@@ -1,0 +1,244 @@
+"""Processes started from a repository (issue 13 parts 2 and 4): POST /api/v1/process with
+repo/repoId, branch/tag/commit overrides, `path`, uploads overlaying the checkout, fetch
+max age, the process record's repo fields, and the concord task's `repo` option."""
+import pytest
+
+from conftest import ADMIN_KEY, Client, process_log, start_process, wait_process
+from proc_util import make_org, make_project, make_team
+from repo_util import REPO_API, GitRepo, create_repo, error
+
+SHOW = """
+flows:
+  default:
+    - log: "running %s: ${greeting}"
+configuration:
+  arguments:
+    greeting: "hello"
+"""
+
+
+@pytest.fixture
+def git():
+    made = []
+
+    def make(files=None, message="first"):
+        repo = GitRepo(files if files is not None else {"concord.yml": SHOW % "v1"}, message)
+        made.append(repo)
+        return repo
+
+    yield make
+    for repo in made:
+        repo.cleanup()
+
+
+@pytest.fixture
+def proj(admin):
+    org, _ = make_org(admin)
+    project, pid = make_project(admin, org)
+    return org, project, pid
+
+
+def run(client, parts, files=None):
+    pid = start_process(client, parts=parts, files=files)
+    p = wait_process(client, pid)
+    assert p["status"] == "FINISHED", process_log(client, pid)
+    return p, process_log(client, pid)
+
+
+def test_start_from_repository_and_record_fields(admin, proj, git):
+    org, project, _ = proj
+    repo = git(message="the first commit\n\nwith a body")
+    name, body = create_repo(admin, org, project, repo.url)
+    p, log = run(admin, {"org": org, "project": project, "repo": name, "arguments.greeting": "bonjour"})
+    assert "running v1: bonjour" in log
+    assert p["repoId"] == body["id"] and p["repoName"] == name and p["repoUrl"] == repo.url
+    assert p["commitId"] == repo.head() and p["commitAuthor"] == "Test Author"
+    assert p["commitMsg"].startswith("the first commit")
+    assert "repoPath" not in p
+    # listed with the fields too
+    r = admin.get("/api/v2/process", params={"projectId": p["projectId"]})
+    assert [x["repoName"] for x in r.json()] == [name]
+
+    # by repoId alone: the repository implies its project
+    p2, _ = run(admin, {"repoId": body["id"]})
+    assert p2["projectName"] == project and p2["repoId"] == body["id"]
+
+
+def test_branch_tag_and_commit_overrides(admin, proj, git):
+    org, project, _ = proj
+    repo = git()
+    first = repo.head()
+    repo.tag("v1.0")
+    repo.checkout("feature", create=True)
+    repo.commit({"concord.yml": SHOW % "feature"})
+    repo.checkout("main")
+    repo.commit({"concord.yml": SHOW % "v2"})
+    name, _ = create_repo(admin, org, project, repo.url, branch="main")
+    base = {"org": org, "project": project, "repo": name}
+
+    _, log = run(admin, base)
+    assert "running v2" in log
+    p, log = run(admin, dict(base, repoBranchOrTag="feature"))
+    assert "running feature" in log and p["commitId"] == repo.head("feature")
+    p, log = run(admin, dict(base, repoBranchOrTag="v1.0"))
+    assert "running v1" in log and p["commitId"] == first
+    p, log = run(admin, dict(base, repoCommitId=first))
+    assert "running v1" in log and p["commitId"] == first
+
+    error(start_process(admin, parts=dict(base, repoBranchOrTag="no-such-branch"), expect=400), 400,
+          "no-such-branch")
+    error(start_process(admin, parts=dict(base, repoCommitId="c" * 40), expect=400), 400, "c" * 12)
+    error(start_process(admin, parts={"org": org, "project": project, "repoBranchOrTag": "main"}, expect=400), 400,
+          "needs 'repo'")
+
+
+def test_pinned_commit_and_path(admin, proj, git):
+    org, project, _ = proj
+    repo = git({"concord.yml": SHOW % "root", "flows/team/concord.yml": SHOW % "sub",
+                "flows/team/data.txt": "x"})
+    sha = repo.head()
+    repo.commit({"flows/team/concord.yml": SHOW % "sub-later"})
+    name, _ = create_repo(admin, org, project, repo.url, commitId=sha, path="flows/team")
+    p, log = run(admin, {"org": org, "project": project, "repo": name})
+    assert "running sub: hello" in log and p["commitId"] == sha and p["repoPath"] == "flows/team"
+
+
+def test_upload_overlays_the_checkout(admin, git):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    repo = git({"concord.yml": """
+flows:
+  default:
+    - log: "data=${resource.asString('data.txt')}"
+""", "data.txt": "from git"})
+    name, _ = create_repo(admin, org, project, repo.url)
+    _, log = run(admin, {"org": org, "project": project, "repo": name})
+    assert "data=from git" in log
+    _, log = run(admin, {"org": org, "project": project, "repo": name}, files={"data.txt": b"uploaded"})
+    assert "data=uploaded" in log
+
+
+def test_refused_starts(admin, proj, git):
+    org, project, _ = proj
+    repo = git()
+    name, body = create_repo(admin, org, project, repo.url)
+    error(start_process(admin, parts={"org": org, "project": project, "repo": "nope"}, expect=400), 400,
+          "Repository not found: nope")
+    error(start_process(admin, parts={"org": org, "repo": name}, expect=400), 400, "Project ID or name is required")
+    other, _ = make_project(admin, org)
+    error(start_process(admin, parts={"org": org, "project": other, "repoId": body["id"]}, expect=400), 400,
+          "Repository not found")
+    r = admin.post(REPO_API % (org, project), json={"id": body["id"], "name": name, "url": repo.url,
+                                                    "disabled": True})
+    assert r.status_code == 200, r.text
+    error(start_process(admin, parts={"org": org, "project": project, "repo": name}, expect=400), 400,
+          "Repository is disabled -> " + name)
+
+    empty = git({"README": "nothing"})
+    ename, _ = create_repo(admin, org, project, empty.url)
+    error(start_process(admin, parts={"org": org, "project": project, "repo": ename}, expect=400), 400,
+          "No process definition in repository")
+
+
+def test_start_access(admin, new_user, git):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org, visibility="PRIVATE")
+    reader, outsider = new_user(), new_user()
+    make_team(admin, org, [(reader, "MEMBER")], project, "READER")
+    repo = git()
+    name, _ = create_repo(admin, org, project, repo.url)
+    parts = {"org": org, "project": project, "repo": name}
+    pid = start_process(reader, parts=parts)
+    assert wait_process(reader, pid)["status"] == "FINISHED"
+    error(start_process(outsider, parts=parts, expect=403), 403, "")
+
+
+def test_new_commit_needs_refresh_then_is_used(admin, proj, git):
+    """With the default fetch max age (30 s) a start uses the clone as fetched; refresh
+    picks up a pushed commit."""
+    org, project, _ = proj
+    repo = git()
+    name, _ = create_repo(admin, org, project, repo.url)
+    repo.commit({"concord.yml": SHOW % "v2"})
+    parts = {"org": org, "project": project, "repo": name}
+    _, log = run(admin, parts)
+    assert "running v1" in log
+    assert admin.post(REPO_API % (org, project) + "/" + name + "/refresh").status_code == 200
+    p, log = run(admin, parts)
+    assert "running v2" in log and p["commitId"] == repo.head()
+
+
+def test_fetch_max_age_zero_fetches_at_every_start(fresh_server, git):
+    srv = fresh_server(args=["--repo-fetch-max-age", "0"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    repo = git()
+    name, _ = create_repo(admin, org, project, repo.url)
+    repo.commit({"concord.yml": SHOW % "v2"})
+    p, log = run(admin, {"org": org, "project": project, "repo": name})
+    assert "running v2" in log and p["commitId"] == repo.head()
+
+
+def test_concord_task_starts_a_child_from_a_repository(admin, git):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    repo = git()
+    repo.checkout("other", create=True)
+    repo.commit({"concord.yml": SHOW % "other"})
+    repo.checkout("main")
+    name, _ = create_repo(admin, org, project, repo.url)
+    parent = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        org: %s
+        project: %s
+        repo: %s
+        repoBranchOrTag: other
+        sync: true
+        arguments:
+          greeting: from-parent
+      out: job
+    - log: "child ${job.id}"
+""" % (org, project, name)
+    pid = start_process(admin, parent)
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    child = log.split("child ")[-1].split()[0].strip()
+    c = wait_process(admin, child)
+    assert c["status"] == "FINISHED" and c["repoName"] == name and c["commitId"] == repo.head("other")
+    assert c["parentInstanceId"] == pid
+    assert "running other: from-parent" in process_log(admin, child)
+
+    bad = parent.replace("repoBranchOrTag: other", "repoBranchOrTag: missing")
+    pid = start_process(admin, bad)
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "missing" in process_log(admin, pid)
+
+
+def test_concord_task_repo_needs_start_rights(admin, new_user, git):
+    """The parent's initiator needs start rights on the repository's project."""
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org, visibility="PRIVATE")
+    repo = git()
+    name, _ = create_repo(admin, org, project, repo.url)
+    user = new_user()
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        org: %s
+        project: %s
+        repo: %s
+""" % (org, project, name)
+    pid = start_process(user, flow)
+    assert wait_process(user, pid)["status"] == "FAILED"
+    log = process_log(user, pid)
+    assert "running" not in log
+    assert "permission" in log.lower() or "access" in log.lower(), log
