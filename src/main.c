@@ -5,6 +5,7 @@
 #include "base/limits.h"
 #include "base/rand.h"
 #include "cli/commands.h"
+#include "repo/repo.h"
 #include "runner/runner.h"
 
 struct command {
@@ -20,13 +21,15 @@ static const struct command commands[] = {
 	{"restore", cli_restore_main, "put a backup in place of a stopped server's database"},
 	{"version", cli_version_main, "print version and build information"},
 	{"runner", cli_runner_main, "internal: runs one process for `accord serve`"},
+	{"git-fetch", repo_fetch_child_main, NULL}, /* internal: fetches a repository for `accord serve` */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: accord <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+		if (commands[i].help) /* hidden otherwise */
+			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'accord <command> --help' describes a command's options.\n");
 }
 

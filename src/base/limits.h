@@ -40,6 +40,9 @@ struct limits {
 	uint64_t archive_bytes;	    /* unpacked bytes of one archive */
 	unsigned archive_ratio;	    /* unpacked / packed size */
 	uint64_t process_log_bytes; /* log bytes kept per process */
+	/* Repositories */
+	size_t repo_files;   /* files and folders of one checkout */
+	uint64_t repo_bytes; /* bytes of the files of one checkout */
 	/* The http task */
 	size_t http_task_request_bytes;	 /* request body read from a file (`request: file`) */
 	size_t http_task_response_bytes; /* response body + headers of one call */

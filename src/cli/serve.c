@@ -25,6 +25,7 @@
 #include "http/server.h"
 #include "crypto/session.h"
 #include "queue/queue.h"
+#include "repo/repo.h"
 #include "runner/confine.h"
 #include "triggers/triggers.h"
 
@@ -36,7 +37,8 @@
 #endif
 
 struct serve_cfg {
-	char *listen, *data, *db, *durability;
+	char *listen, *data, *db, *durability, *git_ca_file, *git_known_hosts;
+	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
 	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
@@ -111,13 +113,27 @@ static const struct config_opt opts[] = {
      "unpacked bytes of one uploaded payload archive (over it: 413)"},
     {"limit-archive-ratio", CONFIG_UINT, "100", 1, 1000000, &limits.archive_ratio,
      "unpacked size / packed size of one uploaded payload archive (over it: 413)"},
+    {"repo-fetch-timeout", CONFIG_UINT, "60", 1, 86400, &cfg.repo_fetch_timeout_s,
+     "seconds a git fetch of a repository may take; then it is killed and the request fails with 503"},
+    {"repo-fetch-max-age", CONFIG_UINT, "30", 0, 86400, &cfg.repo_fetch_max_age_s,
+     "a process start from a repository's branch fetches first when the node's clone is older than this many "
+     "seconds (0: every start fetches)"},
+    {"git-ca-file", CONFIG_STRING, NULL, 0, 0, &cfg.git_ca_file,
+     "PEM file of CA certificates trusted for https repositories, besides the system's"},
+    {"git-known-hosts", CONFIG_STRING, NULL, 0, 0, &cfg.git_known_hosts,
+     "known_hosts file: ssh repositories must present a host key listed in it (default: any host key is "
+     "accepted, as in Concord)"},
+    {"limit-repo-files", CONFIG_SIZE, "10000", 1, 10000000, &limits.repo_files,
+     "files and folders of one repository checkout (a process start from a repository)"},
+    {"limit-repo-bytes", CONFIG_SIZE, "512M", 1024, 1ULL << 40, &limits.repo_bytes,
+     "bytes of the files of one repository checkout (a process start from a repository)"},
     {"shutdown-grace-ms", CONFIG_UINT, "10000", 0, 600000, &cfg.shutdown_grace_ms,
      "on SIGTERM/SIGINT, how long requests in flight may take to finish"},
     {"test-cron-minute-seconds", CONFIG_UINT, "0", 0, 60, &cfg.test_cron_minute_seconds,
      "TESTS ONLY: the cron trigger scheduler's clock runs so that one minute lasts this many seconds (0: real "
      "time)"},
 };
-/* --limit-archive-bytes is a CONFIG_SIZE stored into a uint64_t. */
+/* --limit-archive-bytes and --limit-repo-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
 #define N_OPTS (sizeof opts / sizeof opts[0])
 
@@ -178,6 +194,7 @@ static int start_queue(struct app *app, struct err *e)
 	qc.session_key = app->session_key;
 	qc.master_key = app->secrets_key;
 	qc.runner_zygote = cfg.runner_zygote;
+	qc.repos = app->repos;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
 		return -1;
@@ -217,6 +234,23 @@ static int start_triggers(struct app *app, struct err *e)
 	return app->triggers ? 0 : -1;
 }
 
+/* Git clones of repositories, in <data>/repos; the master key opens their secrets. */
+static int start_repos(struct app *app, struct err *e)
+{
+	struct repos_cfg rc = {
+	    .data_dir = cfg.data,
+	    .exe = "/proc/self/exe",
+	    .master_key = app->secrets_key,
+	    .fetch_timeout_s = cfg.repo_fetch_timeout_s,
+	    .fetch_max_age_s = cfg.repo_fetch_max_age_s,
+	    .ca_file = cfg.git_ca_file && *cfg.git_ca_file ? cfg.git_ca_file : NULL,
+	    .known_hosts = cfg.git_known_hosts && *cfg.git_known_hosts ? cfg.git_known_hosts : NULL,
+	};
+
+	app->repos = repos_open(&rc, e);
+	return app->repos ? 0 : -1;
+}
+
 /* Says where admin's generated key is, as long as the file is there (`make run`). */
 static void tell_admin_key(void)
 {
@@ -242,8 +276,8 @@ static int start_node(struct app *app, int *lock, struct err *e)
 	if (!db_url[0])
 		snprintf(db_url, sizeof db_url, "sqlite:%s/accord.db", cfg.data);
 	app->store = store_open(db_url, e);
-	if (!app->store || bootstrap_run(app->store, cfg.data, e) || api_secrets_init(app, e) || start_queue(app, e) ||
-	    start_triggers(app, e))
+	if (!app->store || bootstrap_run(app->store, cfg.data, e) || api_secrets_init(app, e) || start_repos(app, e) ||
+	    start_queue(app, e) || start_triggers(app, e))
 		return -1;
 	return 0;
 }
@@ -306,6 +340,8 @@ out:
 	app.triggers = NULL;
 	queue_shutdown(app.queue, cfg.shutdown_grace_ms);
 	app.queue = NULL;
+	repos_close(app.repos);
+	app.repos = NULL;
 	sodium_memzero(app.session_key, sizeof app.session_key);
 	router_free(app.router);
 	app.router = NULL;
