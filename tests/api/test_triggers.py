@@ -248,6 +248,7 @@ def test_a_failing_trigger_does_not_stop_the_others(cron_server, repos):
     procs = wait_for(lambda: (lambda l: l if len(l) >= 3 else None)(p.processes()), timeout=40)
     assert all(x["initiator"] == "cron" for x in procs)
     for x in procs:
+        assert wait_process(admin, x["instanceId"])["status"] == "FINISHED"
         assert "TICK" in log_of(admin, x["instanceId"])
     assert re.search(r"cron trigger \S+ \(repository \S+, entry point other\) did not start a process",
                      cron_server.read_log())
