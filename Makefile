@@ -14,8 +14,8 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # by `accord serve` (src/http/mhd.h), the http task (src/flow/tasks/curl_api.h), base/pack.c
 # (src/base/archive_api.h), key-pair generation (src/crypto/ssh_api.h) and repositories
 # (src/git/git_api.h): their dependencies (GnuTLS, p11-kit, krb5, ldap, libxml2, ICU,
-# libstdc++, libcrypto, libssh2, mbedTLS, …) would slow down the start of every process.  Their compile flags stay; the sonames come from
-# the libraries the build compiles against.
+# libstdc++, libcrypto, libssh2, mbedTLS, …) would slow down the start of every process.
+# Their compile flags stay; the sonames come from the libraries the build compiles against.
 PKG_LIBS   := $(filter-out -lmicrohttpd -lcurl -larchive -lssh -lgit2,$(shell pkg-config --libs $(PKGS) 2>/dev/null)) -ldl -lpthread -lm
 soname      = $(shell objdump -p $$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(1).so 2>/dev/null | awk '/SONAME/ {print $$2}')
 MHD_SONAME := $(call soname,libmicrohttpd)

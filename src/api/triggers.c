@@ -36,8 +36,8 @@ static int event(struct api_call *c)
 	return api_reply(c, json_pack("{s:b, s:o}", "ok", 1, "instanceIds", ids));
 }
 
-/* v, or an empty array or object when the trigger has none. */
-static json_t *or_empty(json_t *v, bool array)
+/* v, or a new empty array/object when NULL (made only then: it would leak otherwise). */
+static json_t *opt_json(json_t *v, bool array)
 {
 	return v ? json_incref(v) : array ? json_array() : json_object();
 }
@@ -49,10 +49,10 @@ static json_t *trigger_json(const struct trigger *t, const struct repository *r)
 			      r->org_name, "projectId", r->project_id, "projectName", r->project_name, "repositoryId",
 			      r->id, "repositoryName", r->name, "eventSource", t->event_source);
 
-	json_object_set_new(v, "activeProfiles", or_empty(t->active_profiles, true));
-	json_object_set_new(v, "arguments", or_empty(t->arguments, false));
-	json_object_set_new(v, "conditions", or_empty(t->conditions, false));
-	json_object_set_new(v, "cfg", or_empty(t->cfg, false));
+	json_object_set_new(v, "activeProfiles", opt_json(t->active_profiles, true));
+	json_object_set_new(v, "arguments", opt_json(t->arguments, false));
+	json_object_set_new(v, "conditions", opt_json(t->conditions, false));
+	json_object_set_new(v, "cfg", opt_json(t->cfg, false));
 	return v;
 }
 

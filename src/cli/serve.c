@@ -218,22 +218,6 @@ static void log_listening(const struct http_server *srv, unsigned threads)
 	log_line(LOG_INFO, "listening", fields);
 }
 
-/* Cron triggers and generic events, after the queue (which they start processes on). */
-static int start_triggers(struct app *app, struct err *e)
-{
-	struct triggers_cfg tc = {
-	    .store = app->store,
-	    .queue = app->queue,
-	    .repos = app->repos,
-	    .data_dir = cfg.data,
-	    .session_key = app->session_key,
-	    .test_minute_seconds = cfg.test_cron_minute_seconds,
-	};
-
-	app->triggers = triggers_start(&tc, e);
-	return app->triggers ? 0 : -1;
-}
-
 /* Git clones of repositories, in <data>/repos; the master key opens their secrets. */
 static int start_repos(struct app *app, struct err *e)
 {
@@ -249,6 +233,22 @@ static int start_repos(struct app *app, struct err *e)
 
 	app->repos = repos_open(&rc, e);
 	return app->repos ? 0 : -1;
+}
+
+/* Cron triggers and generic events, after the queue (which they start processes on). */
+static int start_triggers(struct app *app, struct err *e)
+{
+	struct triggers_cfg tc = {
+	    .store = app->store,
+	    .queue = app->queue,
+	    .repos = app->repos,
+	    .data_dir = cfg.data,
+	    .session_key = app->session_key,
+	    .test_minute_seconds = cfg.test_cron_minute_seconds,
+	};
+
+	app->triggers = triggers_start(&tc, e);
+	return app->triggers ? 0 : -1;
 }
 
 /* Says where admin's generated key is, as long as the file is there (`make run`). */

@@ -220,8 +220,9 @@ static int start_named_owner(struct task_call *tc, const char *org, const char *
 }
 
 /* The org/project of `start` (the parent's unless given) and the right to start there
- * (checked for the parent's own project too when `check`: a start from a repository). */
-static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool check, struct err *e)
+ * (checked for the parent's own project too for a start from a repository, which is not a
+ * raw payload). */
+static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool from_repo, struct err *e)
 {
 	const char *org = json_string_value(json_object_get(in, "org"));
 	const char *project = json_string_value(json_object_get(in, "project"));
@@ -236,7 +237,7 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool 
 				return -1;
 			ch->has_project = true;
 		}
-		if (!check)
+		if (!from_repo)
 			return 0;
 	} else if (start_named_owner(tc, org, project, ch, e)) {
 		return -1;
@@ -244,7 +245,7 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool 
 	if (store_user_get(tc->c, parent->initiator_id, &who.user, e))
 		return -1;
 	snprintf(who.session_process, sizeof who.session_process, "%s", parent->instance_id);
-	return rbac_process_start(tc->c, &who, &ch->org, ch->has_project ? &ch->project : NULL, true, e);
+	return rbac_process_start(tc->c, &who, &ch->org, ch->has_project ? &ch->project : NULL, !from_repo, e);
 }
 
 /* Options shared by start and fork (and by every fork of `forks`). */

@@ -1,4 +1,5 @@
 /* The credentials frame of the fetch child (layout in repo/internal.h). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,17 +10,18 @@
 
 #include "repo/internal.h"
 
-static void put_u32(unsigned char *p, uint32_t v)
+/* Lengths are 32-bit big-endian. */
+static void put_len(unsigned char *p, size_t n)
 {
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
+	uint32_t be = htonl((uint32_t)n);
+	memcpy(p, &be, sizeof be);
 }
 
-static uint32_t get_u32(const unsigned char *p)
+static uint32_t get_len(const unsigned char *p)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	uint32_t be;
+	memcpy(&be, p, sizeof be);
+	return ntohl(be);
 }
 
 int repo_cred_encode(const struct repo_cred *c, unsigned char **out, size_t *len, struct err *e)
@@ -38,10 +40,10 @@ int repo_cred_encode(const struct repo_cred *c, unsigned char **out, size_t *len
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	p[0] = (unsigned char)c->type;
 	if (c->type != REPO_CRED_NONE) {
-		put_u32(p + 1, (uint32_t)c->a_len);
+		put_len(p + 1, c->a_len);
 		if (c->a_len)
 			memcpy(p + 5, c->a, c->a_len);
-		put_u32(p + 5 + c->a_len, (uint32_t)c->b_len);
+		put_len(p + 5 + c->a_len, c->b_len);
 		if (c->b_len)
 			memcpy(p + 9 + c->a_len, c->b, c->b_len);
 	}
@@ -109,7 +111,7 @@ static char *field(const unsigned char *p, size_t len, size_t *off, size_t *out_
 		err_set(e, ERR_INVALID, "credentials frame: truncated");
 		return NULL;
 	}
-	n = get_u32(p + *off);
+	n = get_len(p + *off);
 	*off += 4;
 	if (n > REPO_CRED_MAX || len - *off < n) {
 		err_set(e, ERR_INVALID, "credentials frame: bad length");

@@ -48,6 +48,12 @@ void repo_cred_clear(struct repo_cred *c);
  * removed ("scheme://host"). */
 void repo_strip_url_credentials(const char *s, char *out, size_t cap);
 
+/* 1 when known_hosts file lists key (the raw SSH key blob) for host (port 22 or other),
+ * 0 when not, -1 when the file cannot be read (repo/known_hosts.c). */
+int repo_known_host(const char *file, const char *host, int port, const void *key, size_t key_len);
+/* The port of an ssh URL (22 when none is given). */
+int repo_url_port(const char *url);
+
 /* URL kinds, for the secret a URL needs. */
 enum repo_url_kind { REPO_URL_HTTP, REPO_URL_SSH, REPO_URL_OTHER };
 enum repo_url_kind repo_url_kind(const char *url);

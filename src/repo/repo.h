@@ -26,14 +26,14 @@
  * only; its plaintext never reaches a log, an event or an error message. */
 
 struct repos_cfg {
-	const char *data_dir;			/* repos/ beneath it */
-	const char *exe;			/* absolute path of the accord binary (fetch child) */
-	const struct masterkey *master_key;	/* BORROWED: opens repository secrets */
-	unsigned fetch_timeout_s;		/* --repo-fetch-timeout (default 60) */
-	unsigned fetch_max_age_s;		/* --repo-fetch-max-age: a start re-fetches a branch
-						   whose clone is older (default 30; 0: every start) */
-	const char *ca_file;			/* --git-ca-file: extra CA bundle for https (NULL: system) */
-	const char *known_hosts;		/* --git-known-hosts: ssh host keys to verify (NULL: accept any, as Concord) */
+	const char *data_dir;		    /* repos/ beneath it */
+	const char *exe;		    /* absolute path of the accord binary (fetch child) */
+	const struct masterkey *master_key; /* BORROWED: opens repository secrets */
+	unsigned fetch_timeout_s;	    /* --repo-fetch-timeout (default 60) */
+	unsigned fetch_max_age_s;	    /* --repo-fetch-max-age: a start re-fetches a branch
+					       whose clone is older (default 30; 0: every start) */
+	const char *ca_file;		    /* --git-ca-file: extra CA bundle for https (NULL: system) */
+	const char *known_hosts; /* --git-known-hosts: ssh host keys to verify (NULL: accept any, as Concord) */
 };
 
 struct repos;

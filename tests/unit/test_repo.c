@@ -361,6 +361,38 @@ static void test_max_age_zero_and_plain_path(void **state)
 	repos_close(r0);
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A start from a warm clone: no fetch, one open of the clone, the files written. */
+static void test_warm_start_cost(void **state)
+{
+	struct repository r = file_repo();
+	struct repo_commit cm;
+	struct err e = {0};
+	char dest[256];
+	double t0, prep = 0, co = 0;
+	int n = 50;
+	(void)state;
+
+	assert_int_equal(repo_fetch(rs, db, &r, NULL, &e), 0);
+	for (int i = 0; i < n; i++) {
+		fresh(dest, sizeof dest, "warm");
+		t0 = now_ms();
+		assert_int_equal(repo_prepare(rs, db, &r, NULL, NULL, &cm, &e), 0);
+		prep += now_ms() - t0;
+		t0 = now_ms();
+		assert_int_equal(repo_checkout(rs, &r, &cm, dest, &e), 0);
+		co += now_ms() - t0;
+	}
+	print_message("warm start: prepare %.3f ms, checkout %.3f ms (average of %d)\n", prep / n, co / n, n);
+	assert_true(prep / n < 50 && co / n < 50); /* generous: sanitizers, loaded machines */
+}
+
 struct bg {
 	struct repos *rs;
 	struct err e;
@@ -468,6 +500,7 @@ int main(void)
 	    cmocka_unit_test(test_checkout_limits),
 	    cmocka_unit_test(test_refetch),
 	    cmocka_unit_test(test_max_age_zero_and_plain_path),
+	    cmocka_unit_test(test_warm_start_cost),
 	    cmocka_unit_test(test_lock_serializes),
 	    cmocka_unit_test(test_timeout),
 	};
