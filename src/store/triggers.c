@@ -187,9 +187,10 @@ int store_triggers_replace(struct store_conn *c, const char *repo_id, struct tri
 		rc = old_last_fire(c, repo_id, v[i].fingerprint, &last[i], e);
 	if (rc == 0)
 		rc = delete_of_repo(c, repo_id, e);
+	/* created_at + i keeps the definition's order in the lists (ORDER BY created_at). */
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		v[i].last_fire_at = last[i];
-		rc = insert_one(c, &v[i], last[i], now, e);
+		rc = insert_one(c, &v[i], last[i], now + (int64_t)i, e);
 	}
 	free(last);
 	if (rc) {
