@@ -64,8 +64,8 @@ static int resolve_repo(struct api_call *c, struct start *s, bool has_org)
 	if (rc)
 		return c->err.code == ERR_NOT_FOUND ? api_recode(c, ERR_INVALID) : rc;
 	if (r->repo && r->repo_id && strcmp(r->repo, s->repo.name) != 0)
-		return api_fail(c, ERR_INVALID, "'repo' (%.128s) and 'repoId' (%s) name different repositories", r->repo,
-				r->repo_id);
+		return api_fail(c, ERR_INVALID, "'repo' (%.128s) and 'repoId' (%s) name different repositories",
+				r->repo, r->repo_id);
 	if (!s->has_project) {
 		if ((rc = store_project_get(c->db, s->repo.project_id, &s->project, &c->err)))
 			return rc;
@@ -221,8 +221,8 @@ static int checkout(struct api_call *c, struct start *s)
 	if (!s->has_repo)
 		return 0;
 	if ((rc = repository_available(c)) ||
-	    (rc = repo_prepare(c->app->repos, c->db, &s->repo, s->r.repo_branch_or_tag, s->r.repo_commit_id,
-			       &s->commit, &c->err)))
+	    (rc = repo_prepare(c->app->repos, c->db, &s->repo, s->r.repo_branch_or_tag, s->r.repo_commit_id, &s->commit,
+			       &c->err)))
 		return rc;
 	rc = repo_checkout(c->app->repos, &s->repo, &s->commit, s->staging, &c->err);
 	if (rc && c->err.code == ERR_LIMIT)

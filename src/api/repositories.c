@@ -144,8 +144,8 @@ static int refresh_triggers(struct api_call *c, const struct repository *r, cons
 }
 
 /* A new repository: the row, then its triggers; a trigger error takes the row back. */
-static int store_new(struct api_call *c, const struct repository *r, const char *meta,
-		     const struct repo_commit *commit, const struct model *m)
+static int store_new(struct api_call *c, const struct repository *r, const char *meta, const struct repo_commit *commit,
+		     const struct model *m)
 {
 	struct err ignored;
 	int rc;
@@ -319,8 +319,10 @@ static int body_project(struct api_call *c, json_t *body, struct project *p)
 	struct org o;
 	int rc;
 
-	if (jsonx_str(body, "orgId", false, &org_id, &c->err) || jsonx_str(body, "projectId", false, &project_id, &c->err) ||
-	    (jsonx_str(body, "orgName", false, &org, &c->err) || (!org && jsonx_str(body, "org", false, &org, &c->err))) ||
+	if (jsonx_str(body, "orgId", false, &org_id, &c->err) ||
+	    jsonx_str(body, "projectId", false, &project_id, &c->err) ||
+	    (jsonx_str(body, "orgName", false, &org, &c->err) ||
+	     (!org && jsonx_str(body, "org", false, &org, &c->err))) ||
 	    (jsonx_str(body, "projectName", false, &project, &c->err) ||
 	     (!project && jsonx_str(body, "project", false, &project, &c->err))))
 		return api_recode(c, ERR_INVALID);

@@ -60,8 +60,9 @@ static int url_kind(struct api_call *c, const char *url, enum url_kind *kind)
 	*kind = URL_LOCAL;
 	if (starts_with(url, "file://"))
 		return starts_with(url, "file:///") ? check_local(c, url + 7)
-						    : api_fail(c, ERR_INVALID, "'url': file:// URLs need an absolute path "
-									       "(file:///path)");
+						    : api_fail(c, ERR_INVALID,
+							       "'url': file:// URLs need an absolute path "
+							       "(file:///path)");
 	if (url[0] == '/')
 		return check_local(c, url);
 	*kind = URL_HTTPS;
@@ -110,8 +111,8 @@ static int read_ref(struct api_call *c, json_t *body, struct repository *r)
 {
 	const char *branch = NULL, *commit = NULL, *path = NULL;
 
-	if (jsonx_str(body, "branch", false, &branch, &c->err) || jsonx_str(body, "commitId", false, &commit, &c->err) ||
-	    jsonx_str(body, "path", false, &path, &c->err))
+	if (jsonx_str(body, "branch", false, &branch, &c->err) ||
+	    jsonx_str(body, "commitId", false, &commit, &c->err) || jsonx_str(body, "path", false, &path, &c->err))
 		return api_recode(c, ERR_INVALID);
 	branch = branch && *branch ? branch : NULL;
 	commit = commit && *commit ? commit : NULL;

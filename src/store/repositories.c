@@ -7,7 +7,7 @@
 #define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
 
 #define REPO_COLS                                                                                                      \
-	"r.id, r.project_id, p.name, p.org_id, o.name, r.name, r.url, r.branch, r.commit_id, r.path, r.secret_id,"    \
+	"r.id, r.project_id, p.name, p.org_id, o.name, r.name, r.url, r.branch, r.commit_id, r.path, r.secret_id,"     \
 	" s.name, r.disabled, r.triggers_disabled, r.created_at, r.fetched_at, r.fetched_commit"
 #define REPO_FROM                                                                                                      \
 	" FROM repositories r JOIN projects p ON p.id = r.project_id JOIN orgs o ON o.id = p.org_id"                   \
