@@ -273,8 +273,14 @@ static int delete (struct api_call *c)
 	return api_reply_result(c, "DELETED", NULL);
 }
 
-/* Fetch and re-read the triggers; a definition that does not load keeps the old ones. */
-static int refresh(struct api_call *c)
+static int reply_validated(struct api_call *c)
+{
+	return api_reply(c, json_pack("{s:b,s:s,s:[],s:[]}", "ok", 1, "result", "VALIDATED", "errors", "warnings"));
+}
+
+/* Fetch and load the definition; refresh also re-reads the triggers (a definition that
+ * does not load keeps the old ones), validate changes nothing. */
+static int reload(struct api_call *c, bool refresh)
 {
 	struct repo_commit commit;
 	struct repository r;
@@ -283,31 +289,22 @@ static int refresh(struct api_call *c)
 	int rc;
 
 	if ((rc = path_repo(c, &p, &r, ACCESS_READER)) || (rc = repository_load(c, &r, &commit, &m)) ||
-	    (rc = refresh_triggers(c, &r, m)))
+	    (refresh && (rc = refresh_triggers(c, &r, m))))
 		goto out;
-	rc = api_reply_result(c, "UPDATED", NULL);
+	rc = refresh ? api_reply_result(c, "UPDATED", NULL) : reply_validated(c);
 out:
 	model_free(m);
 	return rc;
 }
 
-static int reply_validated(struct api_call *c)
+static int refresh(struct api_call *c)
 {
-	return api_reply(c, json_pack("{s:b,s:s,s:[],s:[]}", "ok", 1, "result", "VALIDATED", "errors", "warnings"));
+	return reload(c, true);
 }
 
 static int validate(struct api_call *c)
 {
-	struct repo_commit commit;
-	struct repository r;
-	struct project p;
-	struct model *m = NULL;
-	int rc;
-
-	if ((rc = path_repo(c, &p, &r, ACCESS_READER)) || (rc = repository_load(c, &r, &commit, &m)))
-		return rc;
-	model_free(m);
-	return reply_validated(c);
+	return reload(c, false);
 }
 
 /* The project a validate body names: "orgId"/"orgName"/"org" and "projectId"/"projectName"/

@@ -3,8 +3,11 @@ repositories of a project through the API."""
 import shutil
 import tempfile
 
+import pytest
+
 import git_servers as gs
 from conftest import unique
+from proc_util import make_org, make_project
 
 
 class GitRepo:
@@ -68,3 +71,27 @@ def error(r, status, fragment):
     assert body["ok"] is False, body
     assert fragment.lower() in body["message"].lower(), body["message"]
     return body["message"]
+
+
+@pytest.fixture
+def git():
+    """git(files=None, message) -> GitRepo (default: a concord.yml logging "from git"),
+    removed after the test."""
+    made = []
+
+    def make(files=None, message="first"):
+        repo = GitRepo(files if files is not None else {"concord.yml": flow("from git")}, message)
+        made.append(repo)
+        return repo
+
+    yield make
+    for repo in made:
+        repo.cleanup()
+
+
+@pytest.fixture
+def proj(admin):
+    """(org name, project name, project id) of a new org and project."""
+    org, _ = make_org(admin)
+    project, pid = make_project(admin, org)
+    return org, project, pid

@@ -10,7 +10,7 @@ import pytest
 import git_servers as gs
 from conftest import ADMIN_KEY, Client, process_log, start_process, unique, wait_process
 from proc_util import make_org, make_project, make_team
-from repo_util import REPO_API, GitRepo, create_repo, error
+from repo_util import REPO_API, create_repo, error, git, proj  # noqa: F401 (fixtures)
 
 SHOW = """
 flows:
@@ -21,26 +21,7 @@ configuration:
     greeting: "hello"
 """
 
-
-@pytest.fixture
-def git():
-    made = []
-
-    def make(files=None, message="first"):
-        repo = GitRepo(files if files is not None else {"concord.yml": SHOW % "v1"}, message)
-        made.append(repo)
-        return repo
-
-    yield make
-    for repo in made:
-        repo.cleanup()
-
-
-@pytest.fixture
-def proj(admin):
-    org, _ = make_org(admin)
-    project, pid = make_project(admin, org)
-    return org, project, pid
+V1 = {"concord.yml": SHOW % "v1"}
 
 
 def run(client, parts, files=None):
@@ -52,7 +33,7 @@ def run(client, parts, files=None):
 
 def test_start_from_repository_and_record_fields(admin, proj, git):
     org, project, _ = proj
-    repo = git(message="the first commit\n\nwith a body")
+    repo = git(V1, message="the first commit\n\nwith a body")
     name, body = create_repo(admin, org, project, repo.url)
     p, log = run(admin, {"org": org, "project": project, "repo": name, "arguments.greeting": "bonjour"})
     assert "running v1: bonjour" in log
@@ -71,7 +52,7 @@ def test_start_from_repository_and_record_fields(admin, proj, git):
 
 def test_branch_tag_and_commit_overrides(admin, proj, git):
     org, project, _ = proj
-    repo = git()
+    repo = git(V1)
     first = repo.head()
     repo.tag("v1.0")
     repo.checkout("feature", create=True)
@@ -125,7 +106,7 @@ flows:
 
 def test_refused_starts(admin, proj, git):
     org, project, _ = proj
-    repo = git()
+    repo = git(V1)
     name, body = create_repo(admin, org, project, repo.url)
     error(start_process(admin, parts={"org": org, "project": project, "repo": "nope"}, expect=400), 400,
           "Repository not found: nope")
@@ -150,7 +131,7 @@ def test_start_access(admin, new_user, git):
     project, _ = make_project(admin, org, visibility="PRIVATE")
     reader, outsider = new_user(), new_user()
     make_team(admin, org, [(reader, "MEMBER")], project, "READER")
-    repo = git()
+    repo = git(V1)
     name, _ = create_repo(admin, org, project, repo.url)
     parts = {"org": org, "project": project, "repo": name}
     pid = start_process(reader, parts=parts)
@@ -162,7 +143,7 @@ def test_new_commit_needs_refresh_then_is_used(admin, proj, git):
     """With the default fetch max age (30 s) a start uses the clone as fetched; refresh
     picks up a pushed commit."""
     org, project, _ = proj
-    repo = git()
+    repo = git(V1)
     name, _ = create_repo(admin, org, project, repo.url)
     repo.commit({"concord.yml": SHOW % "v2"})
     parts = {"org": org, "project": project, "repo": name}
@@ -178,7 +159,7 @@ def test_fetch_max_age_zero_fetches_at_every_start(fresh_server, git):
     admin = Client(srv.url, ADMIN_KEY)
     org, _ = make_org(admin)
     project, _ = make_project(admin, org)
-    repo = git()
+    repo = git(V1)
     name, _ = create_repo(admin, org, project, repo.url)
     repo.commit({"concord.yml": SHOW % "v2"})
     p, log = run(admin, {"org": org, "project": project, "repo": name})
@@ -188,7 +169,7 @@ def test_fetch_max_age_zero_fetches_at_every_start(fresh_server, git):
 def test_concord_task_starts_a_child_from_a_repository(admin, git):
     org, _ = make_org(admin)
     project, _ = make_project(admin, org)
-    repo = git()
+    repo = git(V1)
     repo.checkout("other", create=True)
     repo.commit({"concord.yml": SHOW % "other"})
     repo.checkout("main")
@@ -229,7 +210,7 @@ def test_concord_task_repo_needs_start_rights(admin, new_user, git):
     """The parent's initiator needs start rights on the repository's project."""
     org, _ = make_org(admin)
     project, _ = make_project(admin, org, visibility="PRIVATE")
-    repo = git()
+    repo = git(V1)
     name, _ = create_repo(admin, org, project, repo.url)
     user = new_user()
     make_team(admin, org, [(user, "MEMBER")])  # a member of the org, without rights on the project

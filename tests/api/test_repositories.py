@@ -7,7 +7,7 @@ import pytest
 
 from conftest import unique
 from proc_util import make_org, make_project, make_team
-from repo_util import REPO_API, GitRepo, create_repo, error, flow
+from repo_util import REPO_API, create_repo, error, flow, git, proj  # noqa: F401 (fixtures)
 
 TRIGGERS = """
 flows:
@@ -28,27 +28,6 @@ triggers:
       spec: "not a cron spec"
       entryPoint: default
 """
-
-
-@pytest.fixture
-def git():
-    made = []
-
-    def make(files=None, message="first"):
-        repo = GitRepo(files if files is not None else {"concord.yml": flow("from git")}, message)
-        made.append(repo)
-        return repo
-
-    yield make
-    for repo in made:
-        repo.cleanup()
-
-
-@pytest.fixture
-def proj(admin):
-    org, _ = make_org(admin)
-    project, pid = make_project(admin, org)
-    return org, project, pid
 
 
 def secret(client, org, type_, **parts):
