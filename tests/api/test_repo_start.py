@@ -166,15 +166,10 @@ def test_fetch_max_age_zero_fetches_at_every_start(fresh_server, git):
     assert "running v2" in log and p["commitId"] == repo.head()
 
 
-def test_concord_task_starts_a_child_from_a_repository(admin, git):
-    org, _ = make_org(admin)
-    project, _ = make_project(admin, org)
-    repo = git(V1)
-    repo.checkout("other", create=True)
-    repo.commit({"concord.yml": SHOW % "other"})
-    repo.checkout("main")
-    name, _ = create_repo(admin, org, project, repo.url)
-    parent = """
+def concord_start(org, project, repo, more=""):
+    """A flow whose one step starts a child from a repository with the concord task (more:
+    further lines of `in:` and steps)."""
+    return """
 flows:
   default:
     - task: concord
@@ -183,13 +178,25 @@ flows:
         org: %s
         project: %s
         repo: %s
-        repoBranchOrTag: other
-        sync: true
-        arguments:
-          greeting: from-parent
-      out: job
-    - log: "child ${job.id}"
-""" % (org, project, name)
+%s
+""" % (org, project, repo, more)
+
+
+def test_concord_task_starts_a_child_from_a_repository(admin, git):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    repo = git(V1)
+    repo.checkout("other", create=True)
+    repo.commit({"concord.yml": SHOW % "other"})
+    repo.checkout("main")
+    name, _ = create_repo(admin, org, project, repo.url)
+    parent = concord_start(org, project, name, "\n".join([
+        "        repoBranchOrTag: other",
+        "        sync: true",
+        "        arguments:",
+        "          greeting: from-parent",
+        "      out: job",
+        '    - log: "child ${job.id}"']))
     pid = start_process(admin, parent)
     p = wait_process(admin, pid)
     log = process_log(admin, pid)
@@ -214,17 +221,7 @@ def test_concord_task_repo_needs_start_rights(admin, new_user, git):
     name, _ = create_repo(admin, org, project, repo.url)
     user = new_user()
     make_team(admin, org, [(user, "MEMBER")])  # a member of the org, without rights on the project
-    flow = """
-flows:
-  default:
-    - task: concord
-      in:
-        action: start
-        org: %s
-        project: %s
-        repo: %s
-""" % (org, project, name)
-    pid = start_process(user, flow, parts={"org": org})
+    pid = start_process(user, concord_start(org, project, name), parts={"org": org})
     assert wait_process(user, pid)["status"] == "FAILED"
     log = process_log(user, pid)
     assert "running" not in log
