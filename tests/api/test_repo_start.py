@@ -316,3 +316,15 @@ def test_ssh_with_key_pair_end_to_end(fresh_server, served, tmp_path):
         assert secret_line not in answers_and_log(srv, [log, str(p)])
     finally:
         sshd.stop()
+
+
+def test_update_to_another_url_runs_the_new_repository(admin, proj, git):
+    org, project, _ = proj
+    first, second = git(V1), git({"concord.yml": SHOW % "second"})
+    name, body = create_repo(admin, org, project, first.url)
+    _, log = run(admin, {"org": org, "project": project, "repo": name})
+    assert "running v1" in log
+    r = admin.post(REPO_API % (org, project), json={"id": body["id"], "name": name, "url": second.url})
+    assert r.status_code == 200, r.text
+    p, log = run(admin, {"org": org, "project": project, "repo": name})
+    assert "running second" in log and p["repoUrl"] == second.url and p["commitId"] == second.head()
