@@ -8,6 +8,7 @@
 #include "api/secrets.h"
 #include "base/b64.h"
 #include "base/datetime.h"
+#include "base/json_pluck.h"
 #include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/names.h"
@@ -31,6 +32,8 @@ struct update_req {
 	char *public_key; /* of a generated pair */
 };
 
+/* Store passwords point into our own buffers (json_pluck's values, the request arena),
+ * never into jansson's strings. */
 static void wipe(const char *s)
 {
 	if (s)
@@ -204,7 +207,22 @@ static void req_cleanup(struct update_req *u)
 	wipe(u->new_store_password);
 }
 
-/* ---- v1: JSON ---- */
+/* ---- v1: JSON ----
+ * data, storePassword and newStorePassword are taken out of the body's text before it is
+ * parsed (base/json_pluck.h): the secret's Base64 and the passwords never become jansson
+ * strings, which are freed without being wiped; the body itself is wiped when freed. */
+enum { PL_DATA, PL_STORE_PASSWORD, PL_NEW_STORE_PASSWORD, PL__COUNT };
+
+/* A plucked string, or a 400 when the key holds something else than a string. */
+static int plucked(struct api_call *c, json_t *body, const struct json_plucked *pl, const char **out)
+{
+	json_t *v = json_object_get(body, pl->key);
+
+	*out = pl->value;
+	if (v && !json_is_null(v) && !json_is_string(v))
+		return api_fail(c, ERR_INVALID, "'%s' must be a string", pl->key);
+	return 0;
+}
 
 static int v1_visibility(struct api_call *c, const char *v, int *out)
 {
@@ -240,20 +258,21 @@ static int v1_data(struct api_call *c, const char *b64, struct update_req *u)
 	return 0;
 }
 
-static int v1_parse(struct api_call *c, json_t *body, struct update_req *u)
+static int v1_parse(struct api_call *c, json_t *body, const struct json_plucked *pl, struct update_req *u)
 {
 	const char *vis = NULL, *data = NULL;
 	json_t *owner = NULL;
 	int rc;
 
+	if (plucked(c, body, &pl[PL_DATA], &data) || plucked(c, body, &pl[PL_STORE_PASSWORD], &u->store_password) ||
+	    plucked(c, body, &pl[PL_NEW_STORE_PASSWORD], &u->new_store_password))
+		return -ERR_INVALID;
 	if (jsonx_str(body, "name", false, &u->name, &c->err) || jsonx_str(body, "visibility", false, &vis, &c->err) ||
-	    jsonx_str(body, "storePassword", false, &u->store_password, &c->err) ||
-	    jsonx_str(body, "newStorePassword", false, &u->new_store_password, &c->err) ||
 	    jsonx_str(body, "projectId", false, &u->project_id, &c->err) ||
 	    jsonx_str(body, "projectName", false, &u->project_name, &c->err) ||
 	    jsonx_str(body, "orgId", false, &u->org_id, &c->err) ||
 	    jsonx_str(body, "orgName", false, &u->org_name, &c->err) ||
-	    jsonx_str(body, "data", false, &data, &c->err) || jsonx_obj(body, "owner", false, &owner, &c->err))
+	    jsonx_obj(body, "owner", false, &owner, &c->err))
 		return -ERR_INVALID;
 	if (owner && (jsonx_str(owner, "id", false, &u->owner_id, &c->err) ||
 		      jsonx_str(owner, "username", false, &u->owner_username, &c->err)))
@@ -275,15 +294,16 @@ static int v1_parse(struct api_call *c, json_t *body, struct update_req *u)
 int secrets_update_v1(struct api_call *c)
 {
 	struct update_req u = {.visibility = -1};
+	struct json_plucked pl[PL__COUNT] = {{.key = "data"}, {.key = "storePassword"}, {.key = "newStorePassword"}};
 	json_t *body = NULL;
 	int rc;
 
-	if ((rc = api_body_object(c, &body)))
-		return rc;
-	rc = v1_parse(c, body, &u);
-	if (rc == 0)
+	(void)json_pluck(c->req->body.data, c->req->body.len, pl, PL__COUNT);
+	if ((rc = api_body_object(c, &body)) == 0 && (rc = v1_parse(c, body, pl, &u)) == 0)
 		rc = apply(c, &u);
+	/* the passwords point into pl: req_cleanup wipes them, json_pluck_free frees them */
 	req_cleanup(&u);
+	json_pluck_free(pl, PL__COUNT);
 	json_decref(body);
 	return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "api/routes.h"
 #include "auth/password.h"
+#include "base/json_pluck.h"
 #include "auth/rbac.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
@@ -98,17 +99,22 @@ static int read_type(struct api_call *c, json_t *body, struct user *u)
 	return 0;
 }
 
-/* Fills u from the body over whatever u holds (so omitted fields keep their values). */
-static int read_user(struct api_call *c, json_t *body, struct user *u, char hash[PASSWORD_HASH_MAX], bool *has_hash)
+/* Fills u from the body over whatever u holds (so omitted fields keep their values).  The
+ * password was taken out of the body's text before parsing (pw, base/json_pluck.h), so
+ * it never became a jansson string. */
+static int read_user(struct api_call *c, json_t *body, const struct json_plucked *pw, struct user *u,
+		     char hash[PASSWORD_HASH_MAX], bool *has_hash)
 {
-	const char *password = NULL;
+	const char *password = pw->value;
+	json_t *v = json_object_get(body, "password");
 	int rc;
 
 	if ((rc = copy_field(c, body, "displayName", u->display_name, sizeof u->display_name)) ||
 	    (rc = copy_field(c, body, "email", u->email, sizeof u->email)) || (rc = read_type(c, body, u)) ||
-	    (rc = read_roles(c, body, u)) || (rc = jsonx_bool(body, "disabled", false, &u->disabled, &c->err)) ||
-	    (rc = jsonx_str(body, "password", false, &password, &c->err)))
+	    (rc = read_roles(c, body, u)) || (rc = jsonx_bool(body, "disabled", false, &u->disabled, &c->err)))
 		return rc;
+	if (v && !json_is_null(v) && !json_is_string(v))
+		return api_fail(c, ERR_INVALID, "'password' must be a string");
 	*has_hash = false;
 	if (password) {
 		if (strlen(password) < 8 || strlen(password) > 1024)
@@ -127,11 +133,15 @@ static int create_or_update(struct api_call *c)
 	char hash[PASSWORD_HASH_MAX];
 	bool has_hash = false, exists;
 	struct user u = {0};
+	struct json_plucked pw = {.key = "password"};
 	struct err lookup;
 	int rc;
 
-	if ((rc = rbac_admin(&c->who, &c->err)) || (rc = api_body_object(c, &body)))
+	if ((rc = rbac_admin(&c->who, &c->err)))
 		return rc;
+	(void)json_pluck(c->req->body.data, c->req->body.len, &pw, 1);
+	if ((rc = api_body_object(c, &body)))
+		goto out;
 	if ((rc = jsonx_str(body, "username", true, &username, &c->err)) ||
 	    (rc = jsonx_str(body, "userDomain", false, &domain, &c->err)) || (rc = check_username(c, username)))
 		goto out;
@@ -148,7 +158,7 @@ static int create_or_update(struct api_call *c)
 		snprintf(u.domain, sizeof u.domain, "%s", domain ? domain : "");
 		snprintf(u.type, sizeof u.type, "LOCAL");
 	}
-	if ((rc = read_user(c, body, &u, hash, &has_hash)))
+	if ((rc = read_user(c, body, &pw, &u, hash, &has_hash)))
 		goto out;
 	if (exists && strcmp(u.id, ADMIN_USER_ID) == 0 && (u.disabled || !(u.roles & ROLE_ADMIN))) {
 		rc = api_fail(c, ERR_CONFLICT, "the built-in admin cannot be disabled or lose the concordAdmin role");
@@ -161,6 +171,7 @@ static int create_or_update(struct api_call *c)
 					    exists ? "UPDATED" : "CREATED"));
 out:
 	sodium_memzero(hash, sizeof hash);
+	json_pluck_free(&pw, 1);
 	json_decref(body);
 	return rc;
 }

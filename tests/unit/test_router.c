@@ -16,12 +16,12 @@ static int h1, h2, h3, h4, h5;
 static struct router *build(void)
 {
 	static const struct http_route routes[] = {
-		{"GET", "/api/v1/apikey", &h1, 0},
-		{"DELETE", "/api/v1/apikey/{id}", &h2, 0},
-		{"GET", "/api/v1/org/{org}/secret/{name}", &h3, 0},
-		{"GET", "/api/v1/org/{org}/secret/{name}/public", &h4, 0},
-		{"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h5, 0},
-		{"GET", "/api/v1/org/{org}/secret/special", &h1, 0},
+		{"GET", "/api/v1/apikey", &h1, 0, 0},
+		{"DELETE", "/api/v1/apikey/{id}", &h2, 0, 0},
+		{"GET", "/api/v1/org/{org}/secret/{name}", &h3, 0, 0},
+		{"GET", "/api/v1/org/{org}/secret/{name}/public", &h4, 0, 0},
+		{"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h5, 0, 0},
+		{"GET", "/api/v1/org/{org}/secret/special", &h1, 0, 0},
 	};
 	struct router *r = router_new();
 	struct err e;
@@ -153,10 +153,10 @@ static void test_bad_patterns(void **state)
 {
 	struct router *r = router_new();
 	struct err e;
-	struct http_route dup = {"GET", "/a/{x}", &h1, 0};
-	struct http_route rest_mid = {"GET", "/a/{x*}/b", &h1, 0};
-	struct http_route no_slash = {"GET", "a", &h1, 0};
-	struct http_route many = {"GET", "/{a}/{b}/{c}/{d}/{e}/{f}/{g}/{h}/{i}", &h1, 0};
+	struct http_route dup = {"GET", "/a/{x}", &h1, 0, 0};
+	struct http_route rest_mid = {"GET", "/a/{x*}/b", &h1, 0, 0};
+	struct http_route no_slash = {"GET", "a", &h1, 0, 0};
+	struct http_route many = {"GET", "/{a}/{b}/{c}/{d}/{e}/{f}/{g}/{h}/{i}", &h1, 0, 0};
 	(void)state;
 
 	assert_int_equal(router_add(r, &dup, &e), 0);
