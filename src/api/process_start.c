@@ -40,7 +40,7 @@ struct start {
 };
 
 /* The repository of repo (a name in the project) or repoId (which implies its project):
- * 400 "Repository not found: x" when unknown or in another project, 400 when disabled.
+ * 400 "Repository not found: x" when unknown or in another project.
  * has_org: the request named an org (the project must be in it). */
 static int resolve_repo(struct api_call *c, struct start *s, bool has_org)
 {
@@ -74,8 +74,6 @@ static int resolve_repo(struct api_call *c, struct start *s, bool has_org)
 					s->repo.name, s->org.name);
 		s->has_project = true;
 	}
-	if (s->repo.disabled)
-		return api_fail(c, ERR_INVALID, "Repository is disabled -> %s", s->repo.name);
 	s->has_repo = true;
 	return 0;
 }
@@ -220,6 +218,9 @@ static int checkout(struct api_call *c, struct start *s)
 
 	if (!s->has_repo)
 		return 0;
+	/* After the access check: only those who may start there learn that it is disabled. */
+	if (s->repo.disabled)
+		return api_fail(c, ERR_INVALID, "Repository is disabled -> %s", s->repo.name);
 	if ((rc = repository_available(c)) ||
 	    (rc = repo_prepare(c->app->repos, c->db, &s->repo, s->r.repo_branch_or_tag, s->r.repo_commit_id, &s->commit,
 			       &c->err)))
