@@ -109,8 +109,8 @@ static int resolve_owner(struct api_call *c, struct start *s)
 			return c->err.code == ERR_NOT_FOUND ? api_recode(c, ERR_INVALID) : -1;
 		s->has_project = true;
 	}
-	if ((rc = resolve_repo(c, s, rc == 0)))
-		return rc;
+	if (resolve_repo(c, s, rc == 0))
+		return -1;
 	if (s->has_project)
 		return store_org_get(c->db, s->project.org_id, &s->org, &c->err);
 	if (rc == 1)
