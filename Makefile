@@ -52,7 +52,8 @@ all: build/accord
 VERSION_H := build/gen/version.h
 $(shell mkdir -p build/gen; printf '#define ACCORD_VERSION "%s"\n' '$(VERSION)' > build/gen/version.h.new; \
   cmp -s build/gen/version.h.new build/gen/version.h || mv build/gen/version.h.new build/gen/version.h; rm -f build/gen/version.h.new)
-$(GEN): $(SCHEMA) scripts/embed-sql
+# The folder too: a removed migration changes its time, not any remaining file's.
+$(GEN): $(SCHEMA) src/store/schema scripts/embed-sql
 	@mkdir -p $(@D)
 	scripts/embed-sql $(SCHEMA) > $@.tmp && mv $@.tmp $@
 
@@ -86,7 +87,11 @@ asan: $(ASAN_DIR)/accord
 UNIT_BIN := $(patsubst tests/unit/%.c,$(ASAN_DIR)/tests/%,$(UNIT_SRC))
 $(ASAN_DIR)/tests/%: tests/unit/%.c $(ASAN_DIR)/libaccord.a
 	@mkdir -p $(@D)
-	@echo "LINK $@"; $(CC) $(ASAN_CFLAGS) -MF $@.d -o $@ $< $(ASAN_DIR)/libaccord.a $(ASAN_LDFLAGS) $(PKG_LIBS) -lcmocka
+	@echo "LINK $@"; $(CC) $(ASAN_CFLAGS) -MF $@.d -o $@ $< $(ASAN_DIR)/libaccord.a $(ASAN_LDFLAGS) $(PKG_LIBS) -lcmocka \
+	  $(UNIT_LDFLAGS)
+# Allocation-failure testing: Accord's own allocations go through the test's wrappers.
+$(ASAN_DIR)/tests/test_alloc_fail: UNIT_LDFLAGS := \
+  -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
 
 # test_repo runs the fetch child, which is the accord binary (`accord git-fetch`).
 $(ASAN_DIR)/tests/test_repo: $(ASAN_DIR)/accord

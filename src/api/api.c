@@ -81,8 +81,8 @@ int api_body_json_text(struct api_call *c, json_t *body, const char *key, char *
 	*out = NULL;
 	if (jsonx_obj(body, key, false, &obj, &c->err))
 		return -ERR_INVALID;
-	if (obj)
-		*out = jsonx_dump(obj);
+	if (obj && !(*out = jsonx_dump(obj)))
+		return api_fail(c, ERR_INTERNAL, "out of memory");
 	return 0;
 }
 

@@ -129,10 +129,7 @@ int jsonx_arr(json_t *obj, const char *key, bool required, json_t **out, struct 
 
 char *jsonx_dump(const json_t *v)
 {
-	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
-	if (!s)
-		abort();
-	return s;
+	return v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER) : NULL;
 }
 
 void jsonx_set_opt_str(json_t *obj, const char *key, const char *value)

@@ -26,7 +26,8 @@ int jsonx_int(json_t *obj, const char *key, bool required, int64_t *out, struct 
 int jsonx_obj(json_t *obj, const char *key, bool required, json_t **out, struct err *e) WUR;
 int jsonx_arr(json_t *obj, const char *key, bool required, json_t **out, struct err *e) WUR;
 
-/* Compact serialisation; new string (caller frees). */
+/* Compact serialisation; new string (caller frees).  NULL when out of memory (or v is
+ * NULL, e.g. a json_pack that ran out of memory): callers report ERR_INTERNAL. */
 char *jsonx_dump(const json_t *v);
 
 /* json_object_set_new that ignores a NULL value (so optional fields can be passed

@@ -53,8 +53,10 @@ void http_resp_bytes(struct http_response *w, int status, const char *content_ty
 {
 	char *copy = malloc(len + 1);
 
-	if (!copy)
-		abort();
+	if (!copy) { /* out of memory: an empty 500 (nothing left to say it with) */
+		http_resp_take(w, 500, NULL, NULL, 0);
+		return;
+	}
 	if (len)
 		memcpy(copy, data, len);
 	http_resp_take(w, status, content_type, copy, len);
@@ -65,6 +67,10 @@ void http_resp_json(struct http_response *w, int status, json_t *v)
 	char *s = jsonx_dump(v);
 
 	json_decref(v);
+	if (!s) { /* out of memory (also a json_pack that failed): an empty 500 */
+		http_resp_take(w, 500, NULL, NULL, 0);
+		return;
+	}
 	http_resp_take(w, status, "application/json", s, strlen(s));
 }
 

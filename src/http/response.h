@@ -64,7 +64,8 @@ void http_resp_cleanup(struct http_response *w);
 
 /* JSON body (steals v). */
 void http_resp_json(struct http_response *w, int status, json_t *v);
-/* Copies data as the body with the given content type. */
+/* Copies data as the body with the given content type.  These and http_resp_json answer
+ * an empty 500 when out of memory. */
 void http_resp_bytes(struct http_response *w, int status, const char *content_type, const void *data, size_t len);
 /* Takes ownership of a malloc'd body. */
 void http_resp_take(struct http_response *w, int status, const char *content_type, char *data, size_t len);

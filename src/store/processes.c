@@ -204,7 +204,7 @@ static int insert_row(struct store_conn *c, const struct process_new *pn, int64_
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc = -1;
 
-	if (!st || !meta)
+	if (!st || !meta || (p->tags && !tags) || (p->handlers && !handlers))
 		goto out;
 	store_bind_text(st, 1, p->instance_id);
 	store_bind_text(st, 2, p->kind[0] ? p->kind : "DEFAULT");
@@ -230,7 +230,7 @@ static int insert_row(struct store_conn *c, const struct process_new *pn, int64_
 	store_bind_text(st, 19, pn->exclusive_group ? pn->exclusive_mode : NULL);
 	rc = store_step_done(st, e);
 out:
-	if (!meta)
+	if (st && (!meta || (p->tags && !tags) || (p->handlers && !handlers)))
 		rc = err_set(e, ERR_INTERNAL, "out of memory");
 	free(tags);
 	free(meta);

@@ -1,0 +1,311 @@
+/* Allocation-failure testing (issue 15 part 8), as SQLite's and curl's test suites do it:
+ * every allocation Accord's own code makes goes through malloc/calloc/realloc/strdup/
+ * strndup, which this binary wraps (Makefile: -Wl,--wrap=…), and jansson's through
+ * json_set_alloc_funcs.  Each operation below runs once per allocation it makes, with
+ * exactly that allocation failing: it must return an error (or succeed when the failure
+ * was absorbed), never crash, and never leak (LeakSanitizer checks at exit).
+ * Operations: the multipart parser, the start-request parser, the flow loader (YAML →
+ * model; libyaml's own allocations are not failed), JSON parsing, the inventory query
+ * translator, and store writes on a SQLite file (SQLite's own allocations are not failed;
+ * the store's are). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "api/process_start_req.h"
+#include "base/jsonx.h"
+#include "base/limits.h"
+#include "base/path.h"
+#include "base/uuid.h"
+#include "flow/model.h"
+#include "http/multipart.h"
+#include "store/inv_dialect.h"
+#include "store/orgs.h"
+#include "store/processes.h"
+#include "store/store.h"
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+char *__real_strndup(const char *s, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+char *__wrap_strndup(const char *s, size_t n);
+
+static long fail_at = -1; /* the allocation (1-based) that fails; -1: none */
+static long seen;
+
+static int fail_now(void)
+{
+	return fail_at >= 0 && ++seen == fail_at;
+}
+
+void *__wrap_malloc(size_t n)
+{
+	return fail_now() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return fail_now() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	return fail_now() ? NULL : __real_realloc(p, n);
+}
+
+char *__wrap_strdup(const char *s)
+{
+	return fail_now() ? NULL : __real_strdup(s);
+}
+
+char *__wrap_strndup(const char *s, size_t n)
+{
+	return fail_now() ? NULL : __real_strndup(s, n);
+}
+
+static void *json_alloc(size_t n)
+{
+	return __wrap_malloc(n);
+}
+
+/* Runs op with allocation 1, 2, … failing until a run makes fewer allocations than the
+ * one set to fail: that run must succeed.  Every run that met a failure must return an
+ * error or succeed; the count of runs is returned (at least one allocation was failed). */
+static long each_failure(const char *name, int (*op)(void *), void *arg)
+{
+	long n;
+
+	for (n = 1;; n++) {
+		int rc;
+
+		seen = 0;
+		fail_at = n;
+		rc = op(arg);
+		fail_at = -1;
+		if (seen < n) {
+			if (rc != 0)
+				fail_msg("%s failed without an allocation failure", name);
+			break;
+		}
+		assert_true(rc <= 0);
+	}
+	if (n == 1)
+		fail_msg("%s made no allocation", name);
+	print_message("%s: %ld allocations, each failed once\n", name, n - 1);
+	return n;
+}
+
+/* ---- parsers ---- */
+
+#define CT "multipart/form-data; boundary=B0"
+static const char BODY[] = "--B0\r\nContent-Disposition: form-data; name=\"arguments.x.y\"\r\n\r\nvalue\r\n"
+			   "--B0\r\nContent-Disposition: form-data; name=\"tags\"\r\n\r\na,b,c\r\n"
+			   "--B0\r\nContent-Disposition: form-data; name=\"request\"; filename=\"r.json\"\r\n"
+			   "Content-Type: application/json\r\n\r\n{\"arguments\": {\"k\": [1, 2, {\"z\": true}]}}\r\n"
+			   "--B0\r\nContent-Disposition: form-data; name=\"meta\"; filename=\"m.json\"\r\n"
+			   "Content-Type: application/json\r\n\r\n{\"m\": \"v\"}\r\n"
+			   "--B0\r\nContent-Disposition: form-data; name=\"concord.yml\"; filename=\"concord.yml\"\r\n"
+			   "Content-Type: application/octet-stream\r\n\r\nflows: {default: [{log: hi}]}\r\n"
+			   "--B0--\r\n";
+
+static int op_multipart(void *arg)
+{
+	struct multipart mp;
+	struct err e;
+	int rc;
+	(void)arg;
+
+	rc = multipart_parse(str_from(CT), (struct str){BODY, sizeof BODY - 1}, &mp, &e);
+	if (rc == 0)
+		multipart_cleanup(&mp);
+	return rc;
+}
+
+static int op_start_req(void *arg)
+{
+	struct multipart *mp = arg;
+	struct start_req r;
+	struct err e;
+	int rc = start_req_parse(mp, 1800000000000LL, &r, &e);
+
+	if (rc && seen < fail_at)
+		print_message("start_req: %s\n", e.msg);
+	start_req_cleanup(&r);
+	return rc;
+}
+
+static const char FLOW[] = "configuration:\n"
+			   "  arguments: {greeting: \"hi ${initiator.username}\", n: 3}\n"
+			   "flows:\n"
+			   "  default:\n"
+			   "    - log: \"${greeting}\"\n"
+			   "    - set: {list: [1, 2, 3], m: {a: {b: c}}}\n"
+			   "    - if: ${n > 2 && list.size() == 3}\n"
+			   "      then:\n"
+			   "        - call: other\n"
+			   "          in: {x: \"${m.a.b}\"}\n"
+			   "          out: y\n"
+			   "      else:\n"
+			   "        - throw: \"no\"\n"
+			   "    - task: log\n"
+			   "      in: {msg: \"${y}\"}\n"
+			   "      loop: {items: \"${list}\", parallelism: 2}\n"
+			   "      retry: {times: 2, delay: 1}\n"
+			   "      error:\n"
+			   "        - log: failed\n"
+			   "    - form: myForm\n"
+			   "    - switch: ${n}\n"
+			   "      3: [{log: three}]\n"
+			   "      default: [{log: other}]\n"
+			   "  other:\n"
+			   "    - return\n"
+			   "forms:\n"
+			   "  myForm:\n"
+			   "    - name: {type: string, label: \"Name\", pattern: \"[a-z]+\"}\n"
+			   "    - age: {type: int, min: 1, max: 150}\n"
+			   "profiles:\n"
+			   "  p1: {configuration: {arguments: {n: 4}}}\n";
+
+static int op_model(void *arg)
+{
+	struct err e;
+	struct model *m;
+	(void)arg;
+
+	m = model_load_buffer("concord.yml", FLOW, sizeof FLOW - 1, &e);
+	if (!m)
+		return -1;
+	model_free(m);
+	return 0;
+}
+
+static int op_json(void *arg)
+{
+	static const char J[] = "{\"a\": [1, 2.5, \"s\\u00e9\", {\"b\": null, \"c\": [true, false]}], \"d\": {}}";
+	struct err e;
+	json_t *v;
+	(void)arg;
+
+	v = jsonx_parse(J, sizeof J - 1, 64, &e);
+	if (!v)
+		return -1;
+	json_decref(v);
+	return 0;
+}
+
+static int op_inventory_query(void *arg)
+{
+	static const char Q[] = "with t as (select item_path, item_data->'x' as x from inventory_data i where "
+				"i.item_data @> ?::jsonb and item_data->>'name' like 'a%') select x, count(*) from t "
+				"group by x order by 2 desc limit 10";
+	struct inv_translation t;
+	struct err e;
+	int rc;
+	(void)arg;
+
+	rc = inv_dialect_translate(Q, sizeof Q - 1, "inv_view", &t, &e);
+	if (rc == 0)
+		inv_translation_cleanup(&t);
+	return rc;
+}
+
+static void test_parsers(void **state)
+{
+	struct multipart mp;
+	struct err e;
+	(void)state;
+
+	assert_int_equal(multipart_parse(str_from(CT), (struct str){BODY, sizeof BODY - 1}, &mp, &e), 0);
+	each_failure("multipart", op_multipart, NULL);
+	each_failure("start_req", op_start_req, &mp);
+	multipart_cleanup(&mp);
+	(void)op_model;
+	each_failure("json", op_json, NULL);
+	each_failure("inventory_query", op_inventory_query, NULL);
+}
+
+/* ---- the store ---- */
+
+struct store_ctx {
+	struct store *s;
+	int n;
+};
+
+static int op_store_writes(void *arg)
+{
+	struct store_ctx *x = arg;
+	struct store_conn *c;
+	struct process_new pn = {0};
+	struct process p;
+	struct org o = {.visibility = "PUBLIC"};
+	struct err e;
+	int rc;
+
+	if (!(c = store_conn(x->s, &e)))
+		return -1;
+	uuid_v4(o.id);
+	snprintf(o.name, sizeof o.name, "org-%d", x->n++);
+	if ((rc = store_org_insert(c, &o, "{\"m\": 1}", NULL, &e)))
+		return rc;
+	uuid_v4(pn.p.instance_id);
+	snprintf(pn.p.org_id, sizeof pn.p.org_id, "0fac1b18-d179-11e7-b3e7-d7df4543ed4f");
+	snprintf(pn.p.initiator_id, sizeof pn.p.initiator_id, "230c5c9c-d9a7-11e6-bcfd-bb681c07b26c");
+	snprintf(pn.p.initiator, sizeof pn.p.initiator, "admin");
+	snprintf(pn.p.entry_point, sizeof pn.p.entry_point, "default");
+	pn.p.tags = json_pack("[ss]", "t1", "t2");
+	pn.p.meta = json_pack("{s:s, s:i}", "k", "v", "n", 1);
+	pn.payload = "tar";
+	pn.payload_len = 3;
+	rc = pn.p.tags && pn.p.meta ? store_process_create(c, &pn, &e) : -1;
+	json_decref(pn.p.tags);
+	json_decref(pn.p.meta);
+	if (rc)
+		return rc;
+	rc = store_process_get(c, pn.p.instance_id, &p, &e);
+	if (rc == 0)
+		store_process_cleanup(&p);
+	if (rc == 0)
+		rc = store_process_transition(c, pn.p.instance_id, PS_BIT(PS_ENQUEUED), PS_CANCELLED, &e);
+	return rc;
+}
+
+static void test_store(void **state)
+{
+	char dir[] = "/tmp/accord-alloc-XXXXXX", url[128];
+	struct store_ctx x = {0};
+	struct err e;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(url, sizeof url, "sqlite:%s/accord.db", dir);
+	x.s = store_open(url, &e);
+	assert_non_null(x.s);
+	each_failure("store_writes", op_store_writes, &x);
+	store_close(x.s);
+	assert_int_equal(path_remove_tree(dir, &e), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parsers),
+	    cmocka_unit_test(test_store),
+	};
+
+	limits_defaults();
+	json_set_alloc_funcs(json_alloc, free);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
