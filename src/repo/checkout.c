@@ -189,6 +189,6 @@ int repo_checkout(struct repos *rs, const struct repository *r, const struct rep
 	if (fd >= 0)
 		close(fd);
 	git.tree_free(tree);
-	git.repository_free(co.g);
+	repo_close_clone(rs, r->id, co.g);
 	return rc;
 }

@@ -371,6 +371,7 @@ int repo_fetch_locked(struct repos *rs, struct store_conn *c, const struct repos
 		goto out; /* a fetch ended while this one waited */
 	if ((rc = run_child(rs, r, &cred, e)) == 0)
 		stamp_now(rs, r->id);
+	repo_drop_clones(rs, r->id);
 	LOG_D("repository %s: fetch %s in %lld ms", r->id, rc ? "failed" : "done", (long long)(mono_ms() - t0));
 out:
 	repo_cred_clear(&cred);

@@ -2,6 +2,7 @@
 #define ACCORD_REPO_INTERNAL_H
 
 #include <git2.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -13,6 +14,10 @@ struct repos {
 	struct repos_cfg cfg; /* the strings are copies owned here */
 	char *dir;	      /* <data>/repos */
 	char *home;	      /* <data>/repos/.home: the fetch child's empty HOME */
+	/* opened clones kept for reuse (repo/pool.c) */
+	pthread_mutex_t pool_lock;
+	struct pooled *pool;
+	size_t pooled;
 };
 
 /* <data>/repos/<id> (the bare clone), <data>/repos/<id>.lock: new strings, NULL with e set
@@ -74,7 +79,11 @@ int repo_resolve_ref(git_repository *g, const struct repository *r, const char *
 		     struct err *e) WUR;
 int repo_resolve_commit(git_repository *g, const struct repository *r, const char *id, struct repo_commit *out,
 			struct err *e) WUR;
-/* Opens the bare clone (git_api loaded). */
-int repo_open_clone(const struct repos *rs, const struct repository *r, git_repository **g, struct err *e) WUR;
+/* The bare clone of r, opened or taken from the pool (repo/pool.c; git_api loaded), for
+ * this thread until it is given back with repo_close_clone (g NULL is fine). */
+int repo_open_clone(struct repos *rs, const struct repository *r, git_repository **g, struct err *e) WUR;
+void repo_close_clone(struct repos *rs, const char *repo_id, git_repository *g);
+/* Frees the pooled objects of repo_id (NULL: all). */
+void repo_drop_clones(struct repos *rs, const char *repo_id);
 
 #endif

@@ -32,6 +32,7 @@ struct repos *repos_open(const struct repos_cfg *cfg, struct err *e)
 		err_set(e, ERR_INTERNAL, "out of memory");
 		return NULL;
 	}
+	pthread_mutex_init(&rs->pool_lock, NULL);
 	rs->cfg = *cfg;
 	rs->cfg.data_dir = rs->cfg.exe = rs->cfg.ca_file = rs->cfg.known_hosts = NULL;
 	if (!(rs->cfg.data_dir = abs_opt(cfg->data_dir, "data folder", e)) ||
@@ -61,6 +62,8 @@ void repos_close(struct repos *rs)
 {
 	if (!rs)
 		return;
+	repo_drop_clones(rs, NULL);
+	pthread_mutex_destroy(&rs->pool_lock);
 	free((char *)rs->cfg.data_dir);
 	free((char *)rs->cfg.exe);
 	free((char *)rs->cfg.ca_file);
@@ -126,8 +129,7 @@ static int record(struct repos *rs, struct store_conn *c, const struct repositor
 
 	if (rc == 0)
 		rc = resolve_configured(g, r, &cm, e);
-	if (g)
-		git.repository_free(g);
+	repo_close_clone(rs, r->id, g);
 	if (rc == 0)
 		rc = store_repository_fetched(c, r->id, dt_now_ms(), cm.id, e);
 	if (rc == 0 && out)
@@ -165,8 +167,7 @@ static int resolve(struct repos *rs, const struct repository *r, const char *ref
 
 	if (rc == 0)
 		rc = commit ? repo_resolve_commit(g, r, commit, out, e) : repo_resolve_ref(g, r, ref, out, e);
-	if (g)
-		git.repository_free(g);
+	repo_close_clone(rs, r->id, g);
 	return rc;
 }
 
@@ -205,6 +206,8 @@ void repo_forget(struct repos *rs, const char *repo_id)
 {
 	struct err e = {0};
 	char *dir = repo_clone_dir(rs, repo_id, &e), *lock = dir ? repo_lock_path(rs, repo_id, &e) : NULL;
+
+	repo_drop_clones(rs, repo_id);
 
 	if (!dir || !lock)
 		LOG_W("repository %.64s: cannot remove its clone: %s", repo_id, e.msg);

@@ -6,20 +6,6 @@
 #include "git/git_api.h"
 #include "repo/internal.h"
 
-int repo_open_clone(const struct repos *rs, const struct repository *r, git_repository **g, struct err *e)
-{
-	char *dir;
-	int rc = 0;
-
-	*g = NULL;
-	if (git_api_load(e) || !(dir = repo_clone_dir(rs, r->id, e)))
-		return -1;
-	if (git.repository_open_bare(g, dir) < 0)
-		rc = err_set(e, ERR_INTERNAL, "cannot open the clone of repository %s: %s", r->name, git_api_error());
-	free(dir);
-	return rc;
-}
-
 /* At most cap - 1 bytes of s, not cutting a UTF-8 sequence. */
 static void copy_utf8(char *out, size_t cap, const char *s)
 {

@@ -24,7 +24,10 @@
 
 #include "base/limits.h"
 #include "base/rand.h"
+#include "crypto/payload.h"
+#include "crypto/seal.h"
 #include "repo/repo.h"
+#include "store/secrets.h"
 
 #define REPO_ID "5a0c1d2e-0000-4000-8000-000000000001"
 #define ORG_ID "5a0c1d2e-0000-4000-8000-0000000000aa"
@@ -393,6 +396,83 @@ static void test_warm_start_cost(void **state)
 	assert_true(prep / n < 50 && co / n < 50); /* generous: sanitizers, loaded machines */
 }
 
+static void add_secret(const struct masterkey *mk, const char *id, const char *name, enum secret_type type,
+		       const char *password, struct str a, struct str b)
+{
+	struct secret sec = {.type = type, .password_protected = password != NULL, .created_at = 1};
+	unsigned char *pt = NULL, *env = NULL;
+	size_t pt_len = 0, env_len = 0;
+	struct err e = {0};
+
+	snprintf(sec.id, sizeof sec.id, "%s", id);
+	snprintf(sec.org_id, sizeof sec.org_id, "%s", ORG_ID);
+	snprintf(sec.name, sizeof sec.name, "%s", name);
+	if (type == SECRET_TYPE_USERNAME_PASSWORD)
+		assert_int_equal(payload_userpass_encode(a, b, &pt, &pt_len, &e), 0);
+	else
+		assert_int_equal(payload_keypair_encode(a, b, &pt, &pt_len, &e), 0);
+	assert_int_equal(
+	    seal_encrypt(mk, password, &(struct seal_binding){ORG_ID, name}, pt, pt_len, &env, &env_len, &e), 0);
+	if (store_secret_insert(db, &sec, env, env_len, &e))
+		fail_msg("store_secret_insert: %s", e.msg);
+	payload_free(pt, pt_len);
+	free(env);
+}
+
+static struct repository with_secret(const char *url, const char *id, const char *name)
+{
+	struct repository r = repo(url);
+
+	snprintf(r.secret_id, sizeof r.secret_id, "%s", id);
+	snprintf(r.secret_name, sizeof r.secret_name, "%s", name);
+	return r;
+}
+
+/* The secret is opened with the master key and must suit the URL; its plaintext never
+ * shows in an error. */
+static void test_secrets(void **state)
+{
+	static const unsigned char key[MASTERKEY_BYTES] = {7};
+	struct masterkey mk;
+	struct repos_cfg cfg = {.data_dir = data, .exe = exe, .master_key = &mk, .fetch_timeout_s = 30};
+	struct repos *r2;
+	struct repository r;
+	struct err e = {0};
+	char url[256];
+	(void)state;
+
+	masterkey_from_bytes(&mk, key);
+	seal_set_kdf(1, 8);
+	add_secret(&mk, "5a0c1d2e-0000-4000-8000-0000000000c1", "userpass", SECRET_TYPE_USERNAME_PASSWORD, NULL,
+		   STR_LIT("alice"), STR_LIT("s3cret-pass-word"));
+	add_secret(&mk, "5a0c1d2e-0000-4000-8000-0000000000c2", "locked", SECRET_TYPE_KEY_PAIR, "store-pw",
+		   STR_LIT("ssh-ed25519 AAAA"), STR_LIT("PRIVATE KEY"));
+	r2 = repos_open(&cfg, &e);
+	assert_non_null(r2);
+
+	r = with_secret("ssh://git@127.0.0.1:1/x", "5a0c1d2e-0000-4000-8000-0000000000c2", "locked");
+	assert_int_equal(repo_fetch(r2, db, &r, NULL, &e), -ERR_INVALID);
+	assert_string_equal(e.msg, "Secret 'locked' is password-protected: a repository's secret must be encrypted by "
+				   "the server key");
+	r = with_secret("git@127.0.0.1:x.git", "5a0c1d2e-0000-4000-8000-0000000000c1", "userpass");
+	assert_int_equal(repo_fetch(r2, db, &r, NULL, &e), -ERR_INVALID);
+	assert_string_equal(e.msg,
+			    "Secret 'userpass' is a USERNAME_PASSWORD secret: the ssh URL of repository r1 needs "
+			    "a KEY_PAIR secret");
+	/* opened and handed to the child: the fetch fails (nothing listens on port 1), quietly */
+	r = with_secret("https://alice:url-pass@127.0.0.1:1/x", "5a0c1d2e-0000-4000-8000-0000000000c1", "userpass");
+	assert_int_equal(repo_fetch(r2, db, &r, NULL, &e), -ERR_INVALID);
+	assert_non_null(strstr(e.msg, "git fetch of https://127.0.0.1:1/x: "));
+	assert_null(strstr(e.msg, "s3cret"));
+	assert_null(strstr(e.msg, "url-pass"));
+	/* local repositories need no secret: it is not used */
+	snprintf(url, sizeof url, "file://%s", src);
+	r = with_secret(url, "5a0c1d2e-0000-4000-8000-0000000000c2", "locked");
+	assert_int_equal(repo_fetch(r2, db, &r, NULL, &e), 0);
+	repos_close(r2);
+	masterkey_wipe(&mk);
+}
+
 struct bg {
 	struct repos *rs;
 	struct err e;
@@ -440,6 +520,50 @@ static void test_lock_serializes(void **state)
 	pthread_join(t2, NULL);
 	if (b1.rc || b2.rc)
 		fail_msg("concurrent fetches: %s / %s", b1.e.msg, b2.e.msg);
+}
+
+struct starter {
+	int n, rc;
+	char err[ERR_MSG_MAX];
+};
+
+static void *bg_starts(void *arg)
+{
+	struct starter *st = arg;
+	struct repository r = file_repo();
+	struct repo_commit cm;
+	struct err e = {0};
+	struct store_conn *c = store_conn(store, &e);
+	char dest[256];
+
+	for (int i = 0; i < 20 && c && st->rc == 0; i++) {
+		snprintf(dest, sizeof dest, "%s/par-%d-%d", dir, st->n, i);
+		if (mkdir(dest, 0700) != 0 || repo_prepare(rs, c, &r, NULL, NULL, &cm, &e) ||
+		    repo_checkout(rs, &r, &cm, dest, &e)) {
+			st->rc = -1;
+			snprintf(st->err, sizeof st->err, "%s", e.msg[0] ? e.msg : strerror(errno));
+		}
+	}
+	return NULL;
+}
+
+/* Starts of one repository in parallel, each with its own opened clone (repo/pool.c). */
+static void test_parallel_starts(void **state)
+{
+	struct starter st[4] = {{0}};
+	pthread_t t[4];
+	(void)state;
+
+	for (int i = 0; i < 4; i++) {
+		st[i].n = i;
+		assert_int_equal(pthread_create(&t[i], NULL, bg_starts, &st[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		if (st[i].rc)
+			fail_msg("parallel start %d: %s", i, st[i].err);
+	}
+	sh("test \"$(cat %s/par-3-19/flows/deep/d.yml)\" = d", dir);
 }
 
 static int listener = -1;
@@ -501,6 +625,8 @@ int main(void)
 	    cmocka_unit_test(test_refetch),
 	    cmocka_unit_test(test_max_age_zero_and_plain_path),
 	    cmocka_unit_test(test_warm_start_cost),
+	    cmocka_unit_test(test_secrets),
+	    cmocka_unit_test(test_parallel_starts),
 	    cmocka_unit_test(test_lock_serializes),
 	    cmocka_unit_test(test_timeout),
 	};
