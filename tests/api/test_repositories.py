@@ -163,6 +163,19 @@ def test_bad_definition_is_refused_and_update_keeps_the_old_one(admin, proj, git
     assert admin.get(REPO_API % (org, project) + "/" + name).json()["url"] == good.url
 
 
+def test_create_with_bad_triggers_stores_nothing(admin, proj, git):
+    org, project, _ = proj
+    repo = git({"concord.yml": BAD_TRIGGERS})
+    msg = error(admin.post(REPO_API % (org, project), json={"name": "trig", "url": repo.url}), 400, "concord.yml:7:")
+    assert "cron" in msg
+    assert admin.get(REPO_API % (org, project)).json() == []
+    # the triggers of a good definition are there right after the create
+    good = git({"concord.yml": TRIGGERS})
+    name, _ = create_repo(admin, org, project, good.url)
+    (t,) = admin.get(REPO_API % (org, project) + "/" + name + "/trigger").json()
+    assert t["eventSource"] == "manual" and t["repositoryName"] == name
+
+
 def test_repository_without_definition_is_accepted(admin, proj, git):
     org, project, _ = proj
     repo = git({"README.md": "no flows here\n"})
