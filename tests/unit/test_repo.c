@@ -26,6 +26,7 @@
 #include "base/rand.h"
 #include "crypto/payload.h"
 #include "crypto/seal.h"
+#include "repo/internal.h"
 #include "repo/repo.h"
 #include "store/secrets.h"
 
@@ -566,6 +567,54 @@ static void test_parallel_starts(void **state)
 	sh("test \"$(cat %s/par-3-19/flows/deep/d.yml)\" = d", dir);
 }
 
+static void test_urls(void **state)
+{
+	char out[256];
+	FILE *f;
+	char kh[256];
+	static const unsigned char key[] = {0,	 0,   0,   11,	's', 's', 'h', '-', 'e',
+					    'd', '2', '5', '5', '1', '9', 1,   2,   3};
+	(void)state;
+
+	repo_strip_url_credentials("git fetch of https://u:p%40ss@host:8443/x.git failed (see http://a@b/c)", out,
+				   sizeof out);
+	assert_string_equal(out, "git fetch of https://host:8443/x.git failed (see http://b/c)");
+	repo_strip_url_credentials("ssh://git@h/x git@h:y.git", out, sizeof out);
+	assert_string_equal(out, "ssh://h/x git@h:y.git");
+	repo_strip_url_credentials("https://u:p@h", out, 8); /* truncated, never a partial secret */
+	assert_string_equal(out, "https:/");
+	assert_int_equal(repo_url_kind("HTTPS://h/x"), REPO_URL_HTTP);
+	assert_int_equal(repo_url_kind("http://h/x"), REPO_URL_HTTP);
+	assert_int_equal(repo_url_kind("ssh://git@h/x"), REPO_URL_SSH);
+	assert_int_equal(repo_url_kind("git+ssh://h/x"), REPO_URL_SSH);
+	assert_int_equal(repo_url_kind("git@github.com:o/r.git"), REPO_URL_SSH);
+	assert_int_equal(repo_url_kind("file:///srv/r"), REPO_URL_OTHER);
+	assert_int_equal(repo_url_kind("/srv/r"), REPO_URL_OTHER);
+	assert_int_equal(repo_url_kind("./a:b"), REPO_URL_OTHER);
+	assert_int_equal(repo_url_port("ssh://git@h:2222/x"), 2222);
+	assert_int_equal(repo_url_port("ssh://h/x"), 22);
+	assert_int_equal(repo_url_port("ssh://git@[::1]:2200/x"), 2200);
+	assert_int_equal(repo_url_port("git@h:x"), 22);
+
+	/* known_hosts: a plain name on port 22, [name]:port otherwise, patterns, no hashes */
+	snprintf(kh, sizeof kh, "%s/known_hosts", dir);
+	f = fopen(kh, "w");
+	assert_non_null(f);
+	fprintf(f, "# comment\n|1|c2FsdA==|aGFzaA== ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AQID\n"
+		   "git.example.com,other ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AQID\n"
+		   "[10.0.0.*]:2222 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AQID comment\n"
+		   "@revoked bad.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AQID\n");
+	fclose(f);
+	assert_int_equal(repo_known_host(kh, "git.example.com", 22, key, sizeof key), 1);
+	assert_int_equal(repo_known_host(kh, "GIT.example.com", 22, key, sizeof key), 1);
+	assert_int_equal(repo_known_host(kh, "git.example.com", 2222, key, sizeof key), 0);
+	assert_int_equal(repo_known_host(kh, "10.0.0.7", 2222, key, sizeof key), 1);
+	assert_int_equal(repo_known_host(kh, "10.0.0.7", 22, key, sizeof key), 0);
+	assert_int_equal(repo_known_host(kh, "bad.example.com", 22, key, sizeof key), 0);
+	assert_int_equal(repo_known_host(kh, "git.example.com", 22, key, sizeof key - 1), 0);
+	assert_int_equal(repo_known_host("/nonexistent/known_hosts", "h", 22, key, sizeof key), -1);
+}
+
 static int listener = -1;
 
 static void *accept_and_hang(void *arg)
@@ -629,6 +678,7 @@ int main(void)
 	    cmocka_unit_test(test_parallel_starts),
 	    cmocka_unit_test(test_lock_serializes),
 	    cmocka_unit_test(test_timeout),
+	    cmocka_unit_test(test_urls),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
