@@ -11,6 +11,7 @@
 
 #include "api/process_routes.h"
 #include "api/process_start_req.h"
+#include "api/repositories.h"
 #include "auth/rbac.h"
 #include "auth/rbac_start.h"
 #include "base/datetime.h"
@@ -19,6 +20,7 @@
 #include "base/log.h"
 #include "base/path.h"
 #include "queue/start_staged.h"
+#include "repo/repo.h"
 #include "store/orgs.h"
 #include "store/processes.h"
 
@@ -32,7 +34,49 @@ struct start {
 	bool has_project;
 	char id[UUID_STR_LEN];
 	char staging[4096];
+	struct repository repo; /* with has_repo: the repository the process runs from */
+	bool has_repo;
+	struct repo_commit commit;
 };
+
+/* The repository of repo (a name in the project) or repoId (which implies its project):
+ * 400 "Repository not found: x" when unknown or in another project.
+ * has_org: the request named an org (the project must be in it). */
+static int resolve_repo(struct api_call *c, struct start *s, bool has_org)
+{
+	const struct start_req *r = &s->r;
+	int rc;
+
+	if (!r->repo && !r->repo_id) {
+		if (r->repo_branch_or_tag || r->repo_commit_id)
+			return api_fail(c, ERR_INVALID, "'%s' needs 'repo' or 'repoId'",
+					r->repo_branch_or_tag ? "repoBranchOrTag" : "repoCommitId");
+		return 0;
+	}
+	if (r->repo_id)
+		rc = store_repository_get(c->db, r->repo_id, &s->repo, &c->err);
+	else if (!s->has_project)
+		return api_fail(c, ERR_INVALID, "Project ID or name is required");
+	else
+		rc = store_repository_find(c->db, s->project.id, r->repo, &s->repo, &c->err);
+	if (rc == 0 && s->has_project && strcmp(s->repo.project_id, s->project.id) != 0)
+		rc = api_fail(c, ERR_NOT_FOUND, "Repository not found: %.128s", r->repo_id);
+	if (rc)
+		return c->err.code == ERR_NOT_FOUND ? api_recode(c, ERR_INVALID) : rc;
+	if (r->repo && r->repo_id && strcmp(r->repo, s->repo.name) != 0)
+		return api_fail(c, ERR_INVALID, "'repo' (%.128s) and 'repoId' (%s) name different repositories",
+				r->repo, r->repo_id);
+	if (!s->has_project) {
+		if ((rc = store_project_get(c->db, s->repo.project_id, &s->project, &c->err)))
+			return rc;
+		if (has_org && strcmp(s->project.org_id, s->org.id) != 0)
+			return api_fail(c, ERR_INVALID, "Repository %s does not belong to organization %s",
+					s->repo.name, s->org.name);
+		s->has_project = true;
+	}
+	s->has_repo = true;
+	return 0;
+}
 
 /* The org and project the request names (reference §6.2), and the right to start there. */
 static int resolve_owner(struct api_call *c, struct start *s)
@@ -65,9 +109,8 @@ static int resolve_owner(struct api_call *c, struct start *s)
 			return c->err.code == ERR_NOT_FOUND ? api_recode(c, ERR_INVALID) : -1;
 		s->has_project = true;
 	}
-	if (r->repo || r->repo_id)
-		return api_fail(c, ERR_INVALID, "Repository not found: %.128s (this server has no repositories yet)",
-				r->repo ? r->repo : r->repo_id);
+	if (resolve_repo(c, s, rc == 0))
+		return -1;
 	if (s->has_project)
 		return store_org_get(c->db, s->project.org_id, &s->org, &c->err);
 	if (rc == 1)
@@ -135,10 +178,15 @@ static int store_it(struct api_call *c, struct start *s)
 		.suspend_timeout_s = s->r.suspend_timeout_s,
 		.tags = s->r.tags,
 		.meta = s->r.meta,
+		.repo = s->has_repo ? &s->repo : NULL,
+		.commit = s->has_repo ? &s->commit : NULL,
 	};
 
 	if (start_staged(c->db, c->app->session_key, &st, &c->err) == 0)
 		return 0;
+	if (c->err.code == ERR_NOT_FOUND && s->has_repo)
+		return api_fail(c, ERR_INVALID, "No process definition in repository %s at %s%s%s", s->repo.name,
+				s->commit.id, s->repo.path[0] ? ", path " : "", s->repo.path);
 	if (c->err.code == ERR_NOT_FOUND && !s->r.raw_payload)
 		return api_fail(c, ERR_INVALID, "No process definition: upload concord.yml (or an archive with it)%s",
 				s->has_project ? " or start from a repository" : "");
@@ -162,6 +210,27 @@ static int handler_timeout(struct api_call *c, struct start *s)
 	return 0;
 }
 
+/* The repository's commit (fetched first when the clone is missing or older than
+ * --repo-fetch-max-age) into the empty staging folder, before the upload overlays it. */
+static int checkout(struct api_call *c, struct start *s)
+{
+	int rc;
+
+	if (!s->has_repo)
+		return 0;
+	/* After the access check: only those who may start there learn that it is disabled. */
+	if (s->repo.disabled)
+		return api_fail(c, ERR_INVALID, "Repository is disabled -> %s", s->repo.name);
+	if ((rc = repository_available(c)) ||
+	    (rc = repo_prepare(c->app->repos, c->db, &s->repo, s->r.repo_branch_or_tag, s->r.repo_commit_id, &s->commit,
+			       &c->err)))
+		return rc;
+	rc = repo_checkout(c->app->repos, &s->repo, &s->commit, s->staging, &c->err);
+	if (rc && c->err.code == ERR_LIMIT)
+		return api_recode(c, ERR_TOO_LARGE);
+	return rc;
+}
+
 static int build_payload(struct api_call *c, struct start *s)
 {
 	char *tmp = NULL;
@@ -172,8 +241,8 @@ static int build_payload(struct api_call *c, struct start *s)
 		return api_fail(c, ERR_INTERNAL, "out of memory");
 	snprintf(s->staging, sizeof s->staging, "%s/%s", tmp, s->id);
 	free(tmp);
-	return path_mkdirs(s->staging, 0700, &c->err) || start_req_materialize(&s->mp, &s->r, s->staging, &c->err) ||
-		       write_main_json(c, s)
+	return path_mkdirs(s->staging, 0700, &c->err) || checkout(c, s) ||
+		       start_req_materialize(&s->mp, &s->r, s->staging, s->has_repo, &c->err) || write_main_json(c, s)
 		   ? -1
 		   : 0;
 }

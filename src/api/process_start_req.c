@@ -373,8 +373,9 @@ static int open_folder(int parent, const char *comp)
 }
 
 /* Writes one file part beneath dirfd.  What is already there (from the archive) wins:
- * a path that exists, or whose folder is not a folder, leaves the part unwritten. */
-static int write_part(int dirfd, const struct multipart_part *p, struct err *e)
+ * a path that exists, or whose folder is not a folder, leaves the part unwritten; unless
+ * replace (a repository checkout is overlaid), when an existing file is replaced. */
+static int write_part(int dirfd, const struct multipart_part *p, bool replace, struct err *e)
 {
 	char rel[PATH_MAX];
 	char *comp = rel, *slash;
@@ -396,6 +397,8 @@ static int write_part(int dirfd, const struct multipart_part *p, struct err *e)
 		comp = slash + 1;
 	}
 	next = openat(fd, comp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (next < 0 && errno == EEXIST && replace && unlinkat(fd, comp, 0) == 0)
+		next = openat(fd, comp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (next < 0) {
 		if (errno != EEXIST)
 			rc = err_set(e, ERR_INTERNAL, "cannot create '%s': %s", rel, strerror(errno));
@@ -409,7 +412,8 @@ static int write_part(int dirfd, const struct multipart_part *p, struct err *e)
 	return rc;
 }
 
-int start_req_materialize(const struct multipart *mp, const struct start_req *r, const char *dir, struct err *e)
+int start_req_materialize(const struct multipart *mp, const struct start_req *r, const char *dir, bool overlay,
+			  struct err *e)
 {
 	struct pack_limits lim = {limits.archive_entries, limits.archive_bytes, limits.archive_ratio};
 	int dirfd, rc = 0;
@@ -426,7 +430,7 @@ int start_req_materialize(const struct multipart *mp, const struct start_req *r,
 		const struct multipart_part *p = &mp->parts[i];
 		if (!is_file_part(p) || str_eq_cstr(p->name, "archive"))
 			continue;
-		rc = write_part(dirfd, p, e);
+		rc = write_part(dirfd, p, overlay, e);
 	}
 	close(dirfd);
 	return rc;

@@ -81,8 +81,11 @@ struct start_req {
 /* now: the current time in ms (for startAt).  On failure *r is cleaned up. */
 int start_req_parse(const struct multipart *mp, int64_t now, struct start_req *r, struct err *e) WUR;
 
-/* Writes the file parts and extracts the archive into dir (which exists). */
-int start_req_materialize(const struct multipart *mp, const struct start_req *r, const char *dir, struct err *e) WUR;
+/* Writes the file parts and extracts the archive into dir (which exists).  overlay: dir
+ * holds a repository checkout that the upload overlays — the archive replaces files as
+ * always, and so do the file parts (instead of leaving existing paths alone). */
+int start_req_materialize(const struct multipart *mp, const struct start_req *r, const char *dir, bool overlay,
+			  struct err *e) WUR;
 
 void start_req_cleanup(struct start_req *r);
 

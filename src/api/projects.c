@@ -4,17 +4,20 @@
 #include <string.h>
 
 #include "api/access_rules.h"
+#include "api/projects.h"
+#include "api/repositories.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
 #include "base/names.h"
+#include "repo/repo.h"
 #include "store/orgs.h"
 #include "store/users.h"
 
 static const char *const raw_payload_modes[] = {"DISABLED", "OWNERS", "TEAM_MEMBERS", "ORG_MEMBERS", "EVERYONE"};
 
-static struct rbac_resource project_resource(const struct project *p)
+struct rbac_resource projects_resource(const struct project *p)
 {
 	return (struct rbac_resource){
 	    .type = "PROJECT",
@@ -62,6 +65,17 @@ static int path_project(struct api_call *c, struct project *p)
 	if ((rc = path_org(c, &o)))
 		return rc;
 	return store_project_find(c->db, o.id, api_param(c, "project"), p, &c->err);
+}
+
+int projects_path(struct api_call *c, struct project *p, enum access_level need)
+{
+	struct rbac_resource res;
+	int rc = path_project(c, p);
+
+	if (rc)
+		return rc;
+	res = projects_resource(p);
+	return rbac_check(c->db, &c->who, &res, need, &c->err);
 }
 
 /* The project the body names in org o: by "id" (must exist in o) or else by "name". */
@@ -203,7 +217,7 @@ static int create_or_update(struct api_call *c)
 		goto out;
 	/* Access is decided on the project as stored, not as the body would change it. */
 	stored = p;
-	res = project_resource(&stored);
+	res = projects_resource(&stored);
 	rc = exists ? rbac_check(c->db, &c->who, &res, ACCESS_WRITER, &c->err)
 		    : rbac_org(c->db, &c->who, &o, RBAC_ORG_MEMBER, &c->err);
 	if (rc || (rc = read_project(c, body, &p)) || (rc = api_body_json_text(c, body, "meta", &meta)) ||
@@ -228,13 +242,30 @@ out:
 	return rc;
 }
 
+/* The project record with its `repositories` map (Concord's ProjectEntry). */
+static int append_with_repositories(struct api_call *c, const struct project *p, json_t *arr)
+{
+	json_t *v = project_json(p), *repos = NULL;
+	int rc = repositories_map(c, p, &repos);
+
+	if (rc) {
+		json_decref(v);
+		return rc;
+	}
+	if (json_object_size(repos))
+		json_object_set(v, "repositories", repos);
+	json_decref(repos);
+	json_array_append_new(arr, v);
+	return 0;
+}
+
 /* Appends the projects the caller may read, after skipping `offset` of them. */
 static int readable(struct api_call *c, const struct project *all, size_t n, size_t limit, size_t offset, json_t *arr)
 {
 	size_t seen = 0;
 
 	for (size_t i = 0; i < n && json_array_size(arr) < limit; i++) {
-		struct rbac_resource res = project_resource(&all[i]);
+		struct rbac_resource res = projects_resource(&all[i]);
 		struct err denied;
 		int rc = rbac_check(c->db, &c->who, &res, ACCESS_READER, &denied);
 
@@ -244,8 +275,8 @@ static int readable(struct api_call *c, const struct project *all, size_t n, siz
 			c->err = denied;
 			return rc;
 		}
-		if (seen++ >= offset)
-			json_array_append_new(arr, project_json(&all[i]));
+		if (seen++ >= offset && (rc = append_with_repositories(c, &all[i], arr)))
+			return rc;
 	}
 	return 0;
 }
@@ -283,43 +314,54 @@ static void set_json_text(json_t *v, const char *key, const char *text)
 static int get(struct api_call *c)
 {
 	char *meta = NULL, *cfg = NULL;
-	struct rbac_resource res;
 	struct project p;
-	json_t *v;
+	json_t *v, *arr;
 	int rc;
 
-	if ((rc = path_project(c, &p)))
-		return rc;
-	res = project_resource(&p);
-	if ((rc = rbac_check(c->db, &c->who, &res, ACCESS_READER, &c->err)) ||
+	if ((rc = projects_path(c, &p, ACCESS_READER)) ||
 	    (rc = store_project_meta_cfg(c->db, p.id, &meta, &cfg, &c->err)))
 		return rc;
-	v = project_json(&p);
-	set_json_text(v, "meta", meta);
-	set_json_text(v, "cfg", cfg);
+	arr = json_array();
+	rc = append_with_repositories(c, &p, arr);
+	v = json_incref(json_array_get(arr, 0));
+	json_decref(arr);
+	if (rc == 0) {
+		set_json_text(v, "meta", meta);
+		set_json_text(v, "cfg", cfg);
+	}
 	free(meta);
 	free(cfg);
+	if (rc) {
+		json_decref(v);
+		return rc;
+	}
 	return api_reply(c, v);
 }
 
+/* The project's rows go with it (repositories and triggers by their foreign keys); the
+ * clones of its repositories are removed after the commit. */
 static int delete (struct api_call *c)
 {
-	struct rbac_resource res;
+	struct repository *repos = NULL;
 	struct project p;
+	size_t n = 0;
 	int rc;
 
-	if ((rc = path_project(c, &p)))
-		return rc;
-	res = project_resource(&p);
-	if ((rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err)) || (rc = store_tx_begin(c->db, &c->err)))
-		return rc;
+	if ((rc = projects_path(c, &p, ACCESS_OWNER)) ||
+	    (rc = store_repository_list(c->db, p.id, &repos, &n, &c->err)) || (rc = store_tx_begin(c->db, &c->err)))
+		goto out;
 	if ((rc = store_project_delete(c->db, p.id, &c->err)) == 0)
 		rc = store_tx_commit(c->db, &c->err);
 	if (rc) {
 		store_tx_rollback(c->db);
-		return rc;
+		goto out;
 	}
-	return api_reply_result(c, "DELETED", NULL);
+	for (size_t i = 0; i < n && c->app->repos; i++)
+		repo_forget(c->app->repos, repos[i].id);
+	rc = api_reply_result(c, "DELETED", NULL);
+out:
+	free(repos);
+	return rc;
 }
 
 static int access_get(struct api_call *c)
@@ -330,7 +372,7 @@ static int access_get(struct api_call *c)
 
 	if ((rc = path_project(c, &p)))
 		return rc;
-	res = project_resource(&p);
+	res = projects_resource(&p);
 	return access_rules_list(c, &res);
 }
 
@@ -342,7 +384,7 @@ static int access_post(struct api_call *c)
 
 	if ((rc = path_project(c, &p)))
 		return rc;
-	res = project_resource(&p);
+	res = projects_resource(&p);
 	return access_rules_update(c, &res);
 }
 
@@ -354,7 +396,7 @@ static int access_bulk(struct api_call *c)
 
 	if ((rc = path_project(c, &p)))
 		return rc;
-	res = project_resource(&p);
+	res = projects_resource(&p);
 	return access_rules_replace(c, &res);
 }
 

@@ -9,6 +9,7 @@ static const struct api_route *const tables[] = {
     api_org_routes,
     api_team_routes,
     api_project_routes,
+    api_repository_routes,
     api_secret_routes,
     api_inventory_routes,
     api_process_routes,
@@ -19,6 +20,7 @@ static const struct api_route *const tables[] = {
     api_process_form_routes,
     api_process_children_routes,
     api_process_checkpoint_routes,
+    api_trigger_routes,
     api_metrics_routes,
 };
 

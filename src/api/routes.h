@@ -12,6 +12,7 @@ extern const struct api_route api_user_routes[];
 extern const struct api_route api_org_routes[];
 extern const struct api_route api_team_routes[];
 extern const struct api_route api_project_routes[];
+extern const struct api_route api_repository_routes[];
 extern const struct api_route api_secret_routes[];
 extern const struct api_route api_inventory_routes[];
 extern const struct api_route api_process_routes[];
@@ -22,6 +23,7 @@ extern const struct api_route api_process_resume_routes[];
 extern const struct api_route api_process_form_routes[];
 extern const struct api_route api_process_children_routes[];
 extern const struct api_route api_process_checkpoint_routes[];
+extern const struct api_route api_trigger_routes[];
 
 extern const struct api_route api_metrics_routes[];
 

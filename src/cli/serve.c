@@ -28,6 +28,7 @@
 #include "queue/retention.h"
 #include "repo/repo.h"
 #include "runner/confine.h"
+#include "triggers/triggers.h"
 
 /* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS under it. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -40,6 +41,7 @@ struct serve_cfg {
 	char *listen, *data, *db, *durability, *metrics, *git_ca_file, *git_known_hosts;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, request_s, stop_grace_ms;
+	unsigned test_cron_minute_seconds;
 	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
 	enum log_level log_level;
 	bool runner_zygote;
@@ -152,6 +154,9 @@ static const struct config_opt opts[] = {
      "bytes of the files of one repository checkout (a process start from a repository)"},
     {"shutdown-grace-ms", CONFIG_UINT, "10000", 0, 600000, &cfg.shutdown_grace_ms,
      "on SIGTERM/SIGINT, how long requests in flight may take to finish"},
+    {"test-cron-minute-seconds", CONFIG_UINT, "0", 0, 60, &cfg.test_cron_minute_seconds,
+     "TESTS ONLY: the cron trigger scheduler's clock runs so that one minute lasts this many seconds (0: real "
+     "time)"},
 };
 /* --limit-archive-bytes and --limit-repo-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
@@ -255,6 +260,22 @@ static int start_repos(struct app *app, struct err *e)
 	return app->repos ? 0 : -1;
 }
 
+/* Cron triggers and generic events, after the queue (which they start processes on). */
+static int start_triggers(struct app *app, struct err *e)
+{
+	struct triggers_cfg tc = {
+	    .store = app->store,
+	    .queue = app->queue,
+	    .repos = app->repos,
+	    .data_dir = cfg.data,
+	    .session_key = app->session_key,
+	    .test_minute_seconds = cfg.test_cron_minute_seconds,
+	};
+
+	app->triggers = triggers_start(&tc, e);
+	return app->triggers ? 0 : -1;
+}
+
 /* Says where admin's generated key is, as long as the file is there (`make run`). */
 static void tell_admin_key(void)
 {
@@ -294,7 +315,7 @@ static int start_node(struct app *app, int *lock, struct err *e)
 		snprintf(db_url, sizeof db_url, "sqlite:%s/accord.db", cfg.data);
 	app->store = store_open(db_url, e);
 	if (!app->store || bootstrap_run(app->store, cfg.data, e) || api_secrets_init(app, e) || start_repos(app, e) ||
-	    start_queue(app, e))
+	    start_queue(app, e) || start_triggers(app, e))
 		return -1;
 	return start_retention(app, e);
 }
@@ -365,6 +386,8 @@ static int run(struct err *e)
 	rc = 0;
 out:
 	http_server_stop(srv, rc == 0 ? cfg.shutdown_grace_ms : 0);
+	triggers_stop(app.triggers);
+	app.triggers = NULL;
 	retention_stop(retention);
 	retention = NULL;
 	queue_shutdown(app.queue, cfg.shutdown_grace_ms);

@@ -127,6 +127,7 @@ static int start_handler(struct queue *q, struct store_conn *c, const struct pro
 	snprintf(h->initiator, sizeof h->initiator, "%s", p->initiator);
 	snprintf(h->entry_point, sizeof h->entry_point, "%s", flow);
 	h->tags = p->tags;
+	pn.repo = p->repo; /* a handler runs the same checkout */
 	h->meta = json_pack("{s:s}", "entryPoint", flow);
 	if (q) {
 		session_token(q->session_key, child, token);

@@ -19,11 +19,13 @@
 #include "base/pack.h"
 #include "base/path.h"
 #include "queue/children.h"
+#include "queue/internal.h"
 #include "queue/main_json.h"
 #include "queue/server_tasks.h"
 #include "queue/start_staged.h"
 #include "store/process_children.h"
 #include "store/projects.h"
+#include "store/repositories.h"
 #include "store/users.h"
 
 /* One child to create. */
@@ -38,6 +40,8 @@ struct child {
 	struct org org;
 	struct project project;
 	bool has_project;
+	const struct repository *repo; /* started from a repository (NULL: no) */
+	const struct repo_commit *commit;
 };
 
 /* A list given as a YAML array or a comma-separated string (tags, activeProfiles): NEW. */
@@ -142,6 +146,8 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 		.timeout_s = -1,
 		.suspend_timeout_s = -1,
 		.tags = ch->tags,
+		.repo = ch->repo,
+		.commit = ch->commit,
 		.error_prefix = "the child's definition",
 	};
 
@@ -193,8 +199,30 @@ static int stage_payload(struct task_call *tc, const char *rel, const char *dir,
 	return rc;
 }
 
-/* The org/project of `start` (the parent's unless given) and the right to start there. */
-static int start_owner(struct task_call *tc, json_t *in, struct child *ch, struct err *e)
+/* The org (the parent's unless named) and project `start` names. */
+static int start_named_owner(struct task_call *tc, const char *org, const char *project, struct child *ch,
+			     struct err *e)
+{
+	const struct process *parent = &tc->r->p;
+
+	if (store_org_find(tc->c, org ? org : parent->org_name, &ch->org, e))
+		return e->code == ERR_NOT_FOUND
+			   ? err_set(e, ERR_INVALID, "Organization not found: %.128s", org ? org : parent->org_name)
+			   : -1;
+	if (project) {
+		if (store_project_find(tc->c, ch->org.id, project, &ch->project, e))
+			return e->code == ERR_NOT_FOUND
+				   ? err_set(e, ERR_INVALID, "Project not found: %.128s/%.128s", ch->org.name, project)
+				   : -1;
+		ch->has_project = true;
+	}
+	return 0;
+}
+
+/* The org/project of `start` (the parent's unless given) and the right to start there
+ * (checked for the parent's own project too for a start from a repository, which is not a
+ * raw payload). */
+static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool from_repo, struct err *e)
 {
 	const char *org = json_string_value(json_object_get(in, "org"));
 	const char *project = json_string_value(json_object_get(in, "project"));
@@ -209,23 +237,15 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, struc
 				return -1;
 			ch->has_project = true;
 		}
-		return 0;
-	}
-	if (store_org_find(tc->c, org ? org : parent->org_name, &ch->org, e))
-		return e->code == ERR_NOT_FOUND
-			   ? err_set(e, ERR_INVALID, "Organization not found: %.128s", org ? org : parent->org_name)
-			   : -1;
-	if (project) {
-		if (store_project_find(tc->c, ch->org.id, project, &ch->project, e))
-			return e->code == ERR_NOT_FOUND
-				   ? err_set(e, ERR_INVALID, "Project not found: %.128s/%.128s", ch->org.name, project)
-				   : -1;
-		ch->has_project = true;
+		if (!from_repo)
+			return 0;
+	} else if (start_named_owner(tc, org, project, ch, e)) {
+		return -1;
 	}
 	if (store_user_get(tc->c, parent->initiator_id, &who.user, e))
 		return -1;
 	snprintf(who.session_process, sizeof who.session_process, "%s", parent->instance_id);
-	return rbac_process_start(tc->c, &who, &ch->org, ch->has_project ? &ch->project : NULL, true, e);
+	return rbac_process_start(tc->c, &who, &ch->org, ch->has_project ? &ch->project : NULL, !from_repo, e);
 }
 
 /* Options shared by start and fork (and by every fork of `forks`). */
@@ -270,17 +290,70 @@ static void child_opts_free(json_t **owned)
 		json_decref(owned[i]);
 }
 
-static const char *const unsupported[] = {"apiKey",	     "baseUrl",	     "attachments", "requirements",
-					  "repoBranchOrTag", "repoCommitId", NULL};
+static const char *const unsupported[] = {"apiKey", "baseUrl", "attachments", "requirements", NULL};
 
 static int check_unsupported(json_t *in, struct err *e)
 {
 	for (int i = 0; unsupported[i]; i++)
 		if (json_object_get(in, unsupported[i]) && !json_is_null(json_object_get(in, unsupported[i])))
 			return err_set(e, ERR_INVALID, "concord: '%s' is not supported on this server", unsupported[i]);
-	if (json_object_get(in, "repo") || json_object_get(in, "repository"))
-		return err_set(e, ERR_INVALID, "concord: repositories are not available yet: use 'payload'");
 	return 0;
+}
+
+/* An optional string option: NULL when absent or empty. */
+static int opt_str(json_t *in, const char *key, const char **out, struct err *e)
+{
+	json_t *v = json_object_get(in, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return err_set(e, ERR_INVALID, "'%s' must be a string", key);
+	*out = json_string_length(v) ? json_string_value(v) : NULL;
+	return 0;
+}
+
+/* The repository of `repo` in the child's project, checked out into dir at its configured
+ * ref or repoBranchOrTag / repoCommitId (the code of API starts: repo/repo.h). */
+static int stage_repo(struct task_call *tc, json_t *in, const char *name, struct child *ch, struct repository *r,
+		      struct repo_commit *commit, const char *dir, struct err *e)
+{
+	struct repos *rs = tc->r->q->cfg.repos;
+	const char *ref = NULL, *commit_id = NULL;
+
+	if (opt_str(in, "repoBranchOrTag", &ref, e) || opt_str(in, "repoCommitId", &commit_id, e))
+		return -1;
+	if (!rs)
+		return err_set(e, ERR_UNAVAILABLE, "concord: repositories are not available on this server");
+	if (!ch->has_project)
+		return err_set(e, ERR_INVALID, "concord start: 'repo' needs a project ('project', or the parent's)");
+	if (store_repository_find(tc->c, ch->project.id, name, r, e))
+		return e->code == ERR_NOT_FOUND ? err_set(e, ERR_INVALID, "Repository not found: %.128s", name) : -1;
+	if (r->disabled)
+		return err_set(e, ERR_INVALID, "Repository is disabled -> %s", r->name);
+	if (repo_prepare(rs, tc->c, r, ref, commit_id, commit, e) || repo_checkout(rs, r, commit, dir, e))
+		return -1;
+	ch->repo = r;
+	ch->commit = commit;
+	return 0;
+}
+
+/* The child's files: a payload of the working directory, or a repository's checkout. */
+static int stage_start(struct task_call *tc, json_t *in, struct child *ch, struct repository *r,
+		       struct repo_commit *commit, const char *dir, struct err *e)
+{
+	const char *payload = json_string_value(json_object_get(in, "payload")), *repo;
+
+	if (opt_str(in, "repo", &repo, e))
+		return -1;
+	if (repo && payload)
+		return err_set(e, ERR_INVALID, "concord start: give 'payload' or 'repo', not both");
+	if (repo)
+		return stage_repo(tc, in, repo, ch, r, commit, dir, e);
+	if (json_object_get(in, "repoBranchOrTag") || json_object_get(in, "repoCommitId"))
+		return err_set(e, ERR_INVALID, "concord start: 'repoBranchOrTag' and 'repoCommitId' need 'repo'");
+	return stage_payload(tc, payload, dir, e);
 }
 
 /* After the children are created: the answer now, later (sync) or after a suspension. */
@@ -326,19 +399,22 @@ static int action_start(struct task_call *tc, json_t *in, struct err *e)
 {
 	struct child ch = {0};
 	json_t *owned[4] = {0}, *ids = NULL;
-	const char *payload = json_string_value(json_object_get(in, "payload"));
+	bool from_repo = json_object_get(in, "repo") && !json_is_null(json_object_get(in, "repo"));
 	char dir[4096] = "", id[UUID_STR_LEN];
+	struct repository repo;
+	struct repo_commit commit;
 	struct err ignored;
 	int rc = -1;
 
 	if (check_unsupported(in, e))
 		return -1;
-	if (!payload)
+	if (!json_object_get(in, "payload") && !from_repo)
 		return err_set(e, ERR_INVALID,
-			       "concord start: 'payload' is required (a folder or ZIP archive in the "
-			       "working directory); starting from a repository is not available yet");
-	if (child_opts(in, &ch, owned, e) || start_owner(tc, in, &ch, e) || staging_dir(tc, dir, sizeof dir, e) ||
-	    stage_payload(tc, payload, dir, e) || create_child(tc, dir, &ch, "DEFAULT", id, e))
+			       "concord start: 'payload' (a folder or ZIP archive in the working directory) or "
+			       "'repo' (a repository of the project) is required");
+	if (child_opts(in, &ch, owned, e) || start_owner(tc, in, &ch, from_repo, e) ||
+	    staging_dir(tc, dir, sizeof dir, e) || stage_start(tc, in, &ch, &repo, &commit, dir, e) ||
+	    create_child(tc, dir, &ch, "DEFAULT", id, e))
 		goto out;
 	ids = json_pack("[s]", id);
 	rc = finish_start(tc, in, ids, e);
@@ -402,9 +478,9 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 	int rc = -1;
 
 	if (check_unsupported(in, e) ||
-	    (json_object_get(in, "payload") && err_set(e, ERR_INVALID,
-						       "concord fork: a fork runs the parent's payload; use "
-						       "action 'start' for 'payload'")))
+	    ((json_object_get(in, "payload") || json_object_get(in, "repo")) &&
+	     err_set(e, ERR_INVALID,
+		     "concord fork: a fork runs the parent's payload; use action 'start' for 'payload' or 'repo'")))
 		goto out;
 	if (forks && (!json_is_array(forks) || json_array_size(forks) == 0)) {
 		err_set(e, ERR_INVALID, "'forks' must be a non-empty list of fork options");

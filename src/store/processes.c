@@ -33,7 +33,8 @@ void store_process_cleanup(struct process *p)
 	json_decref(p->meta);
 	json_decref(p->handlers);
 	json_decref(p->resume_args);
-	p->tags = p->meta = p->handlers = p->resume_args = NULL;
+	json_decref(p->repo);
+	p->tags = p->meta = p->handlers = p->resume_args = p->repo = NULL;
 }
 
 #define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
@@ -41,13 +42,34 @@ void store_process_cleanup(struct process *p)
 #define PROC_COLS                                                                                                      \
 	"p.instance_id, p.kind, p.parent_instance_id, p.org_id, o.name, p.project_id, pr.name, p.initiator_id,"        \
 	" p.initiator, p.status, p.created_at, p.last_updated_at, p.last_run_at, p.start_at, p.total_runtime_ms,"      \
-	" p.timeout_s, p.suspend_timeout_s, p.entry_point, p.tags, p.meta, p.handlers"
+	" p.timeout_s, p.suspend_timeout_s, p.entry_point, p.tags, p.meta, p.handlers, p.repo_id, p.repo_name,"        \
+	" p.repo_url, p.repo_path, p.commit_id, p.commit_msg, p.commit_author"
 #define PROC_FROM " FROM processes p LEFT JOIN orgs o ON o.id = p.org_id LEFT JOIN projects pr ON pr.id = p.project_id"
 
 static json_t *col_json(struct store_stmt *st, int i)
 {
 	const char *t = store_col_text(st, i);
 	return t ? json_loads(t, 0, NULL) : NULL;
+}
+
+/* The process record's repository fields, in the order of PROC_COLS from `first`. */
+static const char *const repo_keys[] = {"repoId",   "repoName",	 "repoUrl",	"repoPath",
+					"commitId", "commitMsg", "commitAuthor"};
+#define N_REPO_KEYS (sizeof repo_keys / sizeof repo_keys[0])
+
+static json_t *read_repo(struct store_stmt *st, int first)
+{
+	json_t *v = NULL;
+
+	for (size_t i = 0; i < N_REPO_KEYS; i++) {
+		const char *t = store_col_text(st, first + (int)i);
+		if (!t)
+			continue;
+		if (!v)
+			v = json_object();
+		json_object_set_new(v, repo_keys[i], json_string(t));
+	}
+	return v;
 }
 
 static void read_process(struct store_stmt *st, void *out)
@@ -82,6 +104,7 @@ static void read_process(struct store_stmt *st, void *out)
 		p->meta = json_object();
 	}
 	p->handlers = col_json(st, 20);
+	p->repo = read_repo(st, 21);
 }
 
 static void bind_opt(struct store_stmt *st, int i, const char *v)
@@ -271,8 +294,6 @@ static int write_origin(struct store_conn *c, const struct process_new *pn, stru
 	static const char SQL[] = "UPDATE processes SET repo_id = ?, repo_name = ?, repo_url = ?, repo_path = ?,"
 				  " commit_id = ?, commit_msg = ?, commit_author = ?, triggered_by = ?"
 				  " WHERE instance_id = ?";
-	static const char *const keys[] = {"repoId",   "repoName",  "repoUrl",	"repoPath",
-					   "commitId", "commitMsg", "commitAuthor"};
 	char *by = pn->triggered_by ? jsonx_dump(pn->triggered_by) : NULL;
 	struct store_stmt *st;
 	int rc;
@@ -283,8 +304,8 @@ static int write_origin(struct store_conn *c, const struct process_new *pn, stru
 		free(by);
 		return -1;
 	}
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		const char *v = json_string_value(json_object_get(pn->repo, keys[i]));
+	for (size_t i = 0; i < N_REPO_KEYS; i++) {
+		const char *v = json_string_value(json_object_get(pn->repo, repo_keys[i]));
 		store_bind_text(st, (int)i + 1, v && v[0] ? v : NULL);
 	}
 	store_bind_text(st, 8, by);

@@ -59,6 +59,10 @@ struct process {
 	json_t *tags;	  /* array, owned (NULL: none) */
 	json_t *meta;	  /* object, owned, never NULL after a read */
 	json_t *handlers; /* array, owned (NULL: none) */
+	/* Started from a repository (read only; a new process gets it from process_new.repo):
+	 * {repoId, repoName, repoUrl, repoPath, commitId, commitMsg, commitAuthor} (string
+	 * members, each optional), owned (NULL: not). */
+	json_t *repo;
 	/* Set by store_process_claim for a process that resumes (woken from `sleep`,
 	 * resumed through the API or a form, restored from a checkpoint): the event to resume
 	 * with and the arguments to pass (NULL: none). */

@@ -48,7 +48,13 @@ int store_repository_update(struct store_conn *c, const struct repository *r, st
 /* Deletes the repository and its triggers.  ERR_NOT_FOUND when absent. */
 int store_repository_delete(struct store_conn *c, const char *id, struct err *e) WUR;
 
-/* Records a successful fetch: fetched_at and the configured ref's commit. */
+/* The repository's meta (a JSON object text): new string (caller frees), NULL when unset;
+ * and its replacement (NULL clears it). */
+int store_repository_meta(struct store_conn *c, const char *id, char **meta, struct err *e) WUR;
+int store_repository_set_meta(struct store_conn *c, const char *id, const char *meta, struct err *e) WUR;
+
+/* Records a successful fetch: fetched_at and the configured ref's commit.  A repository not
+ * stored yet (a create fetches before it stores) is no error: nothing changes. */
 int store_repository_fetched(struct store_conn *c, const char *id, int64_t at, const char *commit, struct err *e) WUR;
 
 #endif

@@ -61,6 +61,17 @@ static void read_row(struct store_stmt *st, void *out_)
 	s->updated_at = store_col_is_null(st, 13) ? 0 : store_col_int64(st, 13);
 }
 
+int store_secret_get(struct store_conn *c, const char *id, struct secret *s, struct err *e)
+{
+	static const char SQL[] = "SELECT " SECRET_COLS SECRET_FROM " WHERE s.id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	return store_one(st, read_row, s, "Secret", id, e);
+}
+
 static void bind_opt(struct store_stmt *st, int idx, const char *v)
 {
 	if (v && *v)

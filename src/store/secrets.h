@@ -46,6 +46,9 @@ int store_secret_insert(struct store_conn *c, const struct secret *s, const void
 /* By org id and name; ERR_NOT_FOUND "Secret not found: <name>". */
 int store_secret_find(struct store_conn *c, const char *org_id, const char *name, struct secret *s, struct err *e) WUR;
 
+/* By id; ERR_NOT_FOUND "Secret not found: <id>". */
+int store_secret_get(struct store_conn *c, const char *id, struct secret *s, struct err *e) WUR;
+
 /* The sealed envelope of a secret: new buffer (caller frees). */
 int store_secret_envelope(struct store_conn *c, const char *id, unsigned char **env, size_t *env_len,
 			  struct err *e) WUR;

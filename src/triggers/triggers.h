@@ -33,12 +33,15 @@ struct triggers_cfg {
 	unsigned test_minute_seconds;
 };
 
-/* Reads the triggers of every repository (those whose stored rows are missing are
- * refreshed from their clones) and starts the cron scheduler thread. */
+/* Starts the cron scheduler thread.  Triggers live in the store, so they work after a
+ * restart as they were; repositories are re-read only on create, update and refresh.  Cron
+ * triggers whose next minute passed while the server was down go on from now (missed
+ * minutes are not replayed). */
 struct triggers *triggers_start(const struct triggers_cfg *cfg, struct err *e);
 void triggers_stop(struct triggers *t);
 
-/* The triggers of m's definition for repository r, stored in place of the previous ones
+/* The triggers of m's definition (NULL: a repository without one, so none) for repository
+ * r, stored in place of the previous ones
  * (one transaction).  A `triggers:` section that does not parse is ERR_INVALID with
  * "file:line:col" and leaves the stored triggers as they were.  Wakes the scheduler. */
 int triggers_refresh(struct triggers *t, struct store_conn *c, const struct repository *r, const struct model *m,

@@ -140,8 +140,8 @@ flows:
 """
     pid, p = run(admin, flow)
     log = process_log(admin, pid)
-    assert "E1 concord: repositories are not available yet" in log
-    assert "E2 concord start: 'payload' is required" in log
+    assert "E1 Project not found: Default/p" in log
+    assert "E2 concord start: 'payload' (a folder or ZIP archive in the working directory) or 'repo'" in log
 
 
 def test_start_in_a_project_needs_the_right(admin, new_user):

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		assert(!r.tags || json_array_size(r.tags) <= START_REQ_TAGS_MAX);
 		assert(!r.start_at || r.start_at >= NOW);
 		assert(mkdir(work, 0700) == 0);
-		if (start_req_materialize(&mp, &r, work, &e) < 0)
+		if (start_req_materialize(&mp, &r, work, false, &e) < 0)
 			assert(e.code == ERR_INVALID || e.code == ERR_TOO_LARGE || e.code == ERR_INTERNAL);
 		check_base();
 		assert(path_remove_tree(work, &e) == 0);

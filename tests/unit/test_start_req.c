@@ -464,7 +464,7 @@ static void test_materialize(void **state)
 	assert_int_equal(parse(&bd, &r, &e), 0);
 	assert_true(r.raw_payload);
 	assert_true(r.has_archive);
-	assert_int_equal(start_req_materialize(&bd.mp, &r, dir, &e), 0);
+	assert_int_equal(start_req_materialize(&bd.mp, &r, dir, false, &e), 0);
 
 	s = read_at(dir, "concord.yml"); /* the archive wins */
 	assert_string_equal(s, "from-archive");
@@ -492,6 +492,56 @@ static void test_materialize(void **state)
 	assert_int_equal(path_remove_tree(outside, &e), 0);
 }
 
+/* overlay (a repository checkout in the folder): file parts replace what is there, never
+ * writing through a link. */
+static void test_materialize_overlay(void **state)
+{
+	char dir[] = "/tmp/accord-test-start-XXXXXX", outside[] = "/tmp/accord-test-out-XXXXXX";
+	char p[4200], l[4200];
+	struct body bd;
+	struct start_req r;
+	struct err e;
+	char *s;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(mkdtemp(outside));
+	snprintf(p, sizeof p, "%s/data.txt", dir);
+	assert_int_equal(path_write_file(p, "checkout", 8, 0600, &e), 0);
+	snprintf(p, sizeof p, "%s/victim", outside);
+	assert_int_equal(path_write_file(p, "precious", 8, 0600, &e), 0);
+	snprintf(l, sizeof l, "%s/victim", dir);
+	assert_int_equal(symlink(p, l), 0);
+
+	body_init(&bd);
+	file(&bd, "data.txt", "application/octet-stream", "uploaded");
+	file(&bd, "victim", "application/octet-stream", "evil");
+	file(&bd, "new/file.txt", "application/octet-stream", "added");
+	assert_int_equal(parse(&bd, &r, &e), 0);
+	assert_int_equal(start_req_materialize(&bd.mp, &r, dir, false, &e), 0);
+	s = read_at(dir, "data.txt"); /* without overlay, what is there wins */
+	assert_string_equal(s, "checkout");
+	free(s);
+	assert_int_equal(start_req_materialize(&bd.mp, &r, dir, true, &e), 0);
+	s = read_at(dir, "data.txt");
+	assert_string_equal(s, "uploaded");
+	free(s);
+	s = read_at(dir, "new/file.txt");
+	assert_string_equal(s, "added");
+	free(s);
+	s = read_at(outside, "victim"); /* the link was replaced, not written through */
+	assert_string_equal(s, "precious");
+	free(s);
+	s = read_at(dir, "victim");
+	assert_string_equal(s, "evil");
+	free(s);
+
+	start_req_cleanup(&r);
+	body_cleanup(&bd);
+	assert_int_equal(path_remove_tree(dir, &e), 0);
+	assert_int_equal(path_remove_tree(outside, &e), 0);
+}
+
 static void test_materialize_archive_limits(void **state)
 {
 	char dir[] = "/tmp/accord-test-start-XXXXXX";
@@ -507,7 +557,7 @@ static void test_materialize_archive_limits(void **state)
 	body_init(&bd);
 	add_n(&bd, "archive", "application/zip", zip, zlen);
 	assert_int_equal(parse(&bd, &r, &e), 0);
-	assert_true(start_req_materialize(&bd.mp, &r, dir, &e) < 0);
+	assert_true(start_req_materialize(&bd.mp, &r, dir, false, &e) < 0);
 	assert_int_equal(e.code, ERR_TOO_LARGE);
 	assert_string_equal(e.msg, "archive: more than 1 entries (limit-archive-entries)");
 	limits_defaults();
@@ -530,6 +580,7 @@ int main(void)
 	    cmocka_unit_test(test_invalid_attachment_names),
 	    cmocka_unit_test(test_raw_payload),
 	    cmocka_unit_test(test_materialize),
+	    cmocka_unit_test(test_materialize_overlay),
 	    cmocka_unit_test(test_materialize_archive_limits),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -1,0 +1,58 @@
+#ifndef ACCORD_TRIGGERS_INTERNAL_H
+#define ACCORD_TRIGGERS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "store/triggers.h"
+#include "triggers/triggers.h"
+
+/* Shared by the files of src/triggers/ only. */
+
+struct triggers {
+	struct triggers_cfg cfg; /* pointers borrowed from `accord serve` */
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, wake;   /* under mu */
+	int64_t anchor_ms; /* real time at start: the test clock runs faster from here */
+};
+
+/* The scheduler's clock in Unix ms: real time, or the test clock (--test-cron-minute-seconds).
+ * t may be NULL (real time). */
+int64_t triggers_now_ms(const struct triggers *t);
+/* Wakes the scheduler so that it re-reads the next fire time (t may be NULL). */
+void triggers_wake(struct triggers *t);
+
+/* parse.c: the triggers of m (repository r; NULL: none): a new array of *n rows with ids, project,
+ * repository and fingerprints filled; cron rows get next_fire_at, the first minute after
+ * now_ms.  ERR_INVALID "triggers: <file>:<line>:<col>: …" for a bad section. */
+int triggers_parse(const struct model *m, const struct repository *r, int64_t now_ms, struct trigger **out, size_t *n,
+		   struct err *e) WUR;
+/* The first minute after after_ms (Unix ms) matching a cron trigger's cfg (spec, timezone);
+ * 0 when there is none.  ERR_INVALID for a bad spec or zone. */
+int triggers_cron_next(const json_t *cfg, int64_t after_ms, int64_t *next_ms, struct err *e) WUR;
+/* Whether an event source names a generic trigger (not cron, manual, github, oneops). */
+bool triggers_is_generic(const char *event_source);
+
+/* conditions.c: Concord's matching of a generic trigger's conditions against an event. */
+bool triggers_conditions_match(const json_t *event, const json_t *conditions);
+/* Checks that every string of conditions is a regular expression this server accepts. */
+int triggers_conditions_check(const json_t *conditions, struct err *e) WUR;
+
+/* start.c: starts the process of trigger tr with `event` in its arguments, as the given
+ * initiator; the instance id into id.  Logs nothing (the callers do). */
+struct trigger_fire {
+	const struct trigger *tr;
+	json_t *event; /* BORROWED */
+	const char *initiator_id, *initiator;
+	const char *external_event_id; /* generic events: the event's id (NULL: none) */
+};
+int triggers_fire(struct triggers *t, struct store_conn *c, const struct trigger_fire *f, char id[UUID_STR_LEN],
+		  struct err *e) WUR;
+
+#endif
