@@ -75,6 +75,8 @@ int api_process_json(struct api_call *c, const struct process *p, unsigned inclu
 	set_str(v, "projectName", p->project_name);
 	if (p->repo)
 		json_object_update(v, p->repo);
+	if (p->triggered_by)
+		json_object_set(v, "triggeredBy", p->triggered_by);
 	set_time(v, "createdAt", p->created_at);
 	set_str(v, "initiator", p->initiator);
 	set_str(v, "initiatorId", p->initiator_id);

@@ -7,6 +7,7 @@
 
 #include "base/err.h"
 #include "crypto/masterkey.h"
+#include "flow/model.h"
 #include "store/repositories.h"
 #include "store/store.h"
 
@@ -68,6 +69,13 @@ int repo_prepare(struct repos *rs, struct store_conn *c, const struct repository
  * naming the limit, nothing left half-written (dest is emptied). */
 int repo_checkout(struct repos *rs, const struct repository *r, const struct repo_commit *commit, const char *dest,
 		  struct err *e) WUR;
+
+/* The definition of r at commit, loaded as a process start loads it (server imports):
+ * *m is a new model (model_free), or NULL when the commit has no definition file (a
+ * repository without flows, which Concord accepts).  ERR_INVALID for a definition that does
+ * not load; the checkout's errors. */
+int repo_load_definition(struct repos *rs, const struct repository *r, const struct repo_commit *commit,
+			 struct model **m, struct err *e) WUR;
 
 /* Removes the clone of a deleted repository (errors are logged). */
 void repo_forget(struct repos *rs, const char *repo_id);

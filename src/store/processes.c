@@ -34,7 +34,8 @@ void store_process_cleanup(struct process *p)
 	json_decref(p->handlers);
 	json_decref(p->resume_args);
 	json_decref(p->repo);
-	p->tags = p->meta = p->handlers = p->resume_args = p->repo = NULL;
+	json_decref(p->triggered_by);
+	p->tags = p->meta = p->handlers = p->resume_args = p->repo = p->triggered_by = NULL;
 }
 
 #define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
@@ -43,7 +44,7 @@ void store_process_cleanup(struct process *p)
 	"p.instance_id, p.kind, p.parent_instance_id, p.org_id, o.name, p.project_id, pr.name, p.initiator_id,"        \
 	" p.initiator, p.status, p.created_at, p.last_updated_at, p.last_run_at, p.start_at, p.total_runtime_ms,"      \
 	" p.timeout_s, p.suspend_timeout_s, p.entry_point, p.tags, p.meta, p.handlers, p.repo_id, p.repo_name,"        \
-	" p.repo_url, p.repo_path, p.commit_id, p.commit_msg, p.commit_author"
+	" p.repo_url, p.repo_path, p.commit_id, p.commit_msg, p.commit_author, p.triggered_by"
 #define PROC_FROM " FROM processes p LEFT JOIN orgs o ON o.id = p.org_id LEFT JOIN projects pr ON pr.id = p.project_id"
 
 static json_t *col_json(struct store_stmt *st, int i)
@@ -105,6 +106,7 @@ static void read_process(struct store_stmt *st, void *out)
 	}
 	p->handlers = col_json(st, 20);
 	p->repo = read_repo(st, 21);
+	p->triggered_by = col_json(st, 21 + (int)N_REPO_KEYS);
 }
 
 static void bind_opt(struct store_stmt *st, int i, const char *v)

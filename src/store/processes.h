@@ -63,6 +63,8 @@ struct process {
 	 * {repoId, repoName, repoUrl, repoPath, commitId, commitMsg, commitAuthor} (string
 	 * members, each optional), owned (NULL: not). */
 	json_t *repo;
+	/* Started by a trigger: {"trigger": {…}} (owned; NULL: not). */
+	json_t *triggered_by;
 	/* Set by store_process_claim for a process that resumes (woken from `sleep`,
 	 * resumed through the API or a form, restored from a checkpoint): the event to resume
 	 * with and the arguments to pass (NULL: none). */

@@ -121,11 +121,16 @@ static int old_last_fire(struct store_conn *c, const char *repo_id, const char *
 	return rc < 0 ? rc : 0;
 }
 
-static void bind_json(struct store_stmt *st, int idx, const json_t *v)
+/* A JSON value as text (NULL: SQL NULL, or fallback when given). */
+static int bind_json(struct store_stmt *st, int idx, const json_t *v, const char *fallback, struct err *e)
 {
 	char *text = v ? jsonx_dump(v) : NULL;
-	store_bind_text(st, idx, text);
+
+	if (v && !text)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	store_bind_text(st, idx, text ? text : fallback);
 	free(text);
+	return 0;
 }
 
 static int insert_one(struct store_conn *c, const struct trigger *t, int64_t last_fire, int64_t now, struct err *e)
@@ -143,10 +148,11 @@ static int insert_one(struct store_conn *c, const struct trigger *t, int64_t las
 	store_bind_text(st, 3, t->repo_id);
 	store_bind_text(st, 4, t->event_source);
 	store_bind_text(st, 5, t->entry_point[0] ? t->entry_point : NULL);
-	bind_json(st, 6, t->arguments);
-	bind_json(st, 7, t->active_profiles);
-	bind_json(st, 8, t->conditions);
-	bind_json(st, 9, t->cfg ? t->cfg : json_object());
+	if (bind_json(st, 6, t->arguments, NULL, e) || bind_json(st, 7, t->active_profiles, NULL, e) ||
+	    bind_json(st, 8, t->conditions, NULL, e) || bind_json(st, 9, t->cfg, "{}", e)) {
+		store_reset(st);
+		return -1;
+	}
 	store_bind_text(st, 10, t->fingerprint);
 	if (t->next_fire_at)
 		store_bind_int64(st, 11, t->next_fire_at);

@@ -14,8 +14,8 @@
 
 struct triggers {
 	struct triggers_cfg cfg; /* pointers borrowed from `accord serve` */
-	pthread_t thread;
-	bool running;
+	pthread_t thread, reread;
+	bool running, rereading;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool stop, wake;   /* under mu */
@@ -27,6 +27,11 @@ struct triggers {
 int64_t triggers_now_ms(const struct triggers *t);
 /* Wakes the scheduler so that it re-reads the next fire time (t may be NULL). */
 void triggers_wake(struct triggers *t);
+/* True once triggers_stop has begun. */
+bool triggers_stopping(struct triggers *t);
+
+/* reread.c: the thread that reads every repository's triggers again at start. */
+void *triggers_reread_main(void *arg);
 
 /* parse.c: the triggers of m (repository r; NULL: none): a new array of *n rows with ids, project,
  * repository and fingerprints filled; cron rows get next_fire_at, the first minute after

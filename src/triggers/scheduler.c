@@ -149,7 +149,7 @@ static void sleep_until(struct triggers *t, int64_t next)
 	pthread_mutex_unlock(&t->mu);
 }
 
-static bool stopping(struct triggers *t)
+bool triggers_stopping(struct triggers *t)
 {
 	bool s;
 	pthread_mutex_lock(&t->mu);
@@ -170,7 +170,7 @@ static void *scheduler_main(void *arg)
 		return NULL;
 	}
 	skip_missed(t, c);
-	while (!stopping(t)) {
+	while (!triggers_stopping(t)) {
 		fire_due(t, c);
 		if (store_triggers_next_fire(c, &next, &e)) {
 			LOG_W("cron triggers: %s", e.msg);
@@ -203,6 +203,10 @@ struct triggers *triggers_start(const struct triggers_cfg *cfg, struct err *e)
 		return NULL;
 	}
 	t->running = true;
+	if (cfg->repos && pthread_create(&t->reread, NULL, triggers_reread_main, t) == 0)
+		t->rereading = true;
+	else if (cfg->repos)
+		LOG_W("triggers: cannot start the thread that reads the repositories' triggers again");
 	if (cfg->test_minute_seconds)
 		LOG_W("cron triggers run on a test clock: one minute lasts %u s (--test-cron-minute-seconds; never in "
 		      "production)",
@@ -214,13 +218,14 @@ void triggers_stop(struct triggers *t)
 {
 	if (!t)
 		return;
-	if (t->running) {
-		pthread_mutex_lock(&t->mu);
-		t->stop = true;
-		pthread_cond_signal(&t->cv);
-		pthread_mutex_unlock(&t->mu);
+	pthread_mutex_lock(&t->mu);
+	t->stop = true;
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+	if (t->running)
 		pthread_join(t->thread, NULL);
-	}
+	if (t->rereading) /* it stops between repositories (a fetch under way runs to its end) */
+		pthread_join(t->reread, NULL);
 	pthread_cond_destroy(&t->cv);
 	pthread_mutex_destroy(&t->mu);
 	free(t);

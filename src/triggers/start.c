@@ -8,6 +8,7 @@
 #include "base/jsonx.h"
 #include "base/log.h"
 #include "base/path.h"
+#include "queue/main_json.h"
 #include "queue/start_staged.h"
 #include "store/orgs.h"
 #include "store/projects.h"
@@ -41,12 +42,8 @@ static json_t *main_json(const struct trigger *tr, json_t *event)
 static int write_main(const char *dir, const struct trigger *tr, json_t *event, struct err *e)
 {
 	json_t *m = main_json(tr, event);
-	char *text = jsonx_dump(m), path[4200];
-	int rc;
+	int rc = main_json_save(dir, m, e);
 
-	snprintf(path, sizeof path, "%s/_main.json", dir);
-	rc = path_write_file(path, text, strlen(text), 0600, e);
-	free(text);
 	json_decref(m);
 	return rc;
 }

@@ -428,3 +428,29 @@ def test_generic_event_with_a_failing_trigger(admin, repos, server):
     assert "EVENT branch=release-42" in log_of(admin, pid)
     assert re.search(r"%s trigger \S+ \(repository \S+, entry point gone\) did not start a process" % src,
                      server.read_log())
+
+
+def test_triggers_are_read_again_at_server_start(cron_server, fresh_server, repos):
+    # a trigger edited in git while the server is down is in effect after its start
+    admin = admin_of(cron_server)
+    p = Project(admin)
+    old, new = unique("ev"), unique("ev")
+    repo = repos({"concord.yml": GENERIC_FLOW % old})
+    name = p.add_repo(repo)
+    assert [t["eventSource"] for t in p.triggers(name)] == [old]
+    cron_server.stop()
+    repo.commit({"concord.yml": GENERIC_FLOW % new}, "another source")
+    srv = fresh_server(data_dir=cron_server.data_dir, args=CRON_ARGS).start()
+    admin = admin_of(srv)
+    p.admin = admin
+    wait_for(lambda: [t["eventSource"] for t in p.triggers(name)] == [new])
+    assert post_event(admin, old, MATCHING)["instanceIds"] == []
+    res = post_event(admin, new, MATCHING)
+    assert len(res["instanceIds"]) == 1 and wait_process(admin, res["instanceIds"][0])["status"] == "FINISHED"
+    # a repository that cannot be read keeps its triggers, and says why in the log
+    srv.stop()
+    repo.commit({"concord.yml": "flows: [broken"}, "broken")
+    srv = fresh_server(data_dir=cron_server.data_dir, args=CRON_ARGS).start()
+    p.admin = admin_of(srv)
+    wait_for(lambda: "not read again at start, the stored ones stay" in srv.read_log())
+    assert [t["eventSource"] for t in p.triggers(name)] == [new]
