@@ -23,6 +23,7 @@
 #include "base/metrics.h"
 #include "base/pack.h"
 #include "base/path.h"
+#include "base/spawn.h"
 #include "crypto/session.h"
 #include "queue/children.h"
 #include "queue/internal.h"
@@ -441,32 +442,16 @@ static int make_pipes(int logp[2], int ipc[2], struct err *e)
  * in place. */
 static int exec_runner(struct sup *s, int logp[2], int ipc[2], struct err *e)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	char *argv[] = {"accord", "runner", NULL};
 	char **env = queue_runner_env(s->workdir, false);
-	sigset_t none, all;
+	const struct spawn_fd fds[] = {{-1, 0}, {logp[1], 1}, {logp[1], 2}, {ipc[1], 3}};
 	int rc;
 
 	if (!env)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, logp[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, logp[1], 2);
-	posix_spawn_file_actions_adddup2(&fa, ipc[1], 3);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
-	posix_spawn_file_actions_addchdir_np(&fa, s->workdir);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	rc = posix_spawn(&s->pid, s->q->runner_exe, &fa, &at, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	rc = spawn_start(&(struct spawn_opts){.exe = s->q->runner_exe, .argv = argv, .env = env, .fds = fds,
+					      .n_fds = 4, .cwd = s->workdir, .own_group = true},
+			 &s->pid);
 	queue_free_env(env);
 	if (rc != 0) {
 		s->pid = 0;

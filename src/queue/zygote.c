@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "base/datetime.h"
 #include "base/log.h"
+#include "base/spawn.h"
 
 #define RETRY_MS 1000
 
@@ -138,9 +138,6 @@ static void *reader_main(void *arg)
 static int start_locked(struct zygote *z, struct err *e)
 {
 	int sv[2] = {-1, -1}, rc;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, all;
 	char *argv[] = {"accord", "runner", "--zygote", NULL};
 	pid_t pid;
 	pthread_t reader;
@@ -148,19 +145,9 @@ static int start_locked(struct zygote *z, struct err *e)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_set(e, ERR_INTERNAL, "socketpair: %s", strerror(errno));
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	rc = posix_spawn(&pid, z->exe, &fa, &at, argv, z->env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	rc = spawn_start(&(struct spawn_opts){.exe = z->exe, .argv = argv, .env = z->env,
+					      .fds = (const struct spawn_fd[]){{-1, 0}, {sv[1], 3}}, .n_fds = 2},
+			 &pid);
 	close(sv[1]);
 	if (rc != 0) {
 		close(sv[0]);

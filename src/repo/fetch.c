@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "base/datetime.h"
 #include "base/log.h"
+#include "base/spawn.h"
 #include "crypto/payload.h"
 #include "crypto/seal.h"
 #include "repo/internal.h"
@@ -189,12 +189,9 @@ static void free_env(char **env)
 static int spawn_child(const struct repos *rs, const char *dir, const char *url, int in[2], int out[2], pid_t *pid,
 		       struct err *e)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	char *argv[10];
 	size_t n = 0;
 	char **env = child_env(rs);
-	sigset_t none, all;
 	int rc;
 
 	if (!env)
@@ -212,21 +209,10 @@ static int spawn_child(const struct repos *rs, const char *dir, const char *url,
 	argv[n++] = (char *)dir;
 	argv[n++] = (char *)url;
 	argv[n] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	posix_spawn_file_actions_addchdir_np(&fa, rs->home);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	rc = posix_spawn(pid, rs->cfg.exe, &fa, &at, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	rc = spawn_start(&(struct spawn_opts){.exe = rs->cfg.exe, .argv = argv, .env = env,
+					      .fds = (const struct spawn_fd[]){{in[0], 0}, {out[1], 1}}, .n_fds = 2,
+					      .cwd = rs->home, .own_group = true},
+			 pid);
 	free_env(env);
 	if (rc != 0)
 		return err_set(e, ERR_INTERNAL, "cannot start the git fetch process %s: %s", rs->cfg.exe, strerror(rc));

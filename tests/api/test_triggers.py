@@ -5,60 +5,29 @@ repositories, access, and a failing trigger that does not stop the others.
 The repositories are local git folders made with the git CLI; the server reads them over
 file:// URLs.  Cron tests run a private server with --test-cron-minute-seconds 2 (one
 scheduler minute lasts two real seconds; the production code path otherwise)."""
-import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
-import uuid
 
 import pytest
 
 from conftest import ADMIN_KEY, Client, unique, wait_process
 from proc_util import make_org, make_project, make_team, wait_for
+from repo_util import GitRepo
 
 MINUTE_S = 2
 CRON_ARGS = ["--test-cron-minute-seconds", str(MINUTE_S), "--repo-fetch-max-age", "0"]
 
 
-# ---- git repositories ----------------------------------------------------------------------
-
-def git(cwd, *args):
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
-
-
-class Repo:
-    """A local git repository with one branch, main."""
-
-    def __init__(self, files):
-        self.path = tempfile.mkdtemp(prefix="accord-trig-git-")
-        git(self.path, "init", "-q", "-b", "main")
-        git(self.path, "config", "user.name", "Test")
-        git(self.path, "config", "user.email", "test@example.com")
-        self.commit(files, "first")
-
-    def commit(self, files, msg):
-        for name, text in files.items():
-            with open(os.path.join(self.path, name), "w") as f:
-                f.write(text)
-        git(self.path, "add", "-A")
-        git(self.path, "commit", "-q", "-m", msg)
-
-    @property
-    def url(self):
-        return "file://" + self.path
-
-    def cleanup(self):
-        shutil.rmtree(self.path, ignore_errors=True)
-
+# ---- git repositories (repo_util.GitRepo: local folders made with the git CLI) ----------------
 
 @pytest.fixture
 def repos():
     made = []
 
     def make(files):
-        r = Repo(files)
+        r = GitRepo(files)
         made.append(r)
         return r
 
