@@ -8,7 +8,7 @@ DESTDIR  ?=
 PKGS     := libmicrohttpd jansson yaml-0.1 sqlite3 libsodium libssh libarchive libcurl libgit2 libpq
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror -Wno-format-truncation
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libmicrohttpd, libcurl, libarchive, libssh and libgit2 are not linked but loaded on demand,
 # by `accord serve` (src/http/mhd.h), the http task (src/flow/tasks/curl_api.h), base/pack.c

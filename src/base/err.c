@@ -27,7 +27,9 @@ void err_prefix(struct err *e, const char *fmt, ...)
 	vsnprintf(prefix, sizeof prefix, fmt, ap);
 	va_end(ap);
 	memcpy(old, e->msg, sizeof old);
-	snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, old);
+	/* a message that no longer fits ends in "..." rather than silently */
+	if (snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, old) >= (int)sizeof e->msg)
+		memcpy(e->msg + sizeof e->msg - 4, "...", 4);
 }
 
 void err_clear(struct err *e)

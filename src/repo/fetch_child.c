@@ -80,12 +80,13 @@ static int fail(struct child *ch, const char *what)
 	char url[2100];
 
 	repo_strip_url_credentials(ch->url, url, sizeof url);
+	/* the message has room for a URL of 200 bytes and the reason; longer ones are cut */
 	if (ch->auth_failed)
-		snprintf(ch->msg, sizeof ch->msg, "git fetch of %s: authentication failed", url);
+		snprintf(ch->msg, sizeof ch->msg, "git fetch of %.200s: authentication failed", url);
 	else if (ch->cert_error[0])
-		snprintf(ch->msg, sizeof ch->msg, "git fetch of %s: %s", url, ch->cert_error);
+		snprintf(ch->msg, sizeof ch->msg, "git fetch of %.200s: %.250s", url, ch->cert_error);
 	else
-		snprintf(ch->msg, sizeof ch->msg, "git fetch of %s: %s: %s", url, what, git_api_error());
+		snprintf(ch->msg, sizeof ch->msg, "git fetch of %.200s: %.40s: %.200s", url, what, git_api_error());
 	return -1;
 }
 

@@ -26,9 +26,9 @@ static int p_typename(struct parser *p, enum cast_to *to)
 		if (strcmp(n, type_names[i].name) == 0)
 			break;
 	if (i == sizeof(type_names) / sizeof(type_names[0])) {
-		char msg[160];
+		char msg[200];
 		snprintf(msg, sizeof(msg),
-			 "cast to type '%s' (supported: jsonb, json, text, varchar, integer, bigint, numeric, real, "
+			 "cast to type '%.64s' (supported: jsonb, json, text, varchar, integer, bigint, numeric, real, "
 			 "double precision, boolean)",
 			 n);
 		return unsupported(p, t, msg);
@@ -251,9 +251,9 @@ static int special_call(struct parser *p, const struct inv_tok *t, const char *n
 		return 0;
 	}
 	if (name_in(n, srf_names)) {
-		char msg[128];
-		snprintf(msg, sizeof(msg), "%s outside FROM (use it as a table: FROM inventory_data, %s(...) AS x)", n,
-			 n);
+		char msg[160];
+		snprintf(msg, sizeof(msg), "%.40s outside FROM (use it as a table: FROM inventory_data, %.40s(...) AS x)",
+			 n, n);
 		return unsupported(p, t, msg);
 	}
 	*handled = false;

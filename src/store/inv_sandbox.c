@@ -184,8 +184,8 @@ static int create_views(struct run *r, struct err *e)
 	rand_bytes(rnd, sizeof(rnd));
 	snprintf(r->view_all, sizeof(r->view_all), "inv_%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2],
 		 rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-	snprintf(r->view_key, sizeof(r->view_key), "%s_k", r->view_all);
-	snprintf(r->view_key2, sizeof(r->view_key2), "%s_j", r->view_all);
+	snprintf(r->view_key, sizeof(r->view_key), "%.20s_k", r->view_all); /* "inv_" + 16 hex digits */
+	snprintf(r->view_key2, sizeof(r->view_key2), "%.20s_j", r->view_all);
 	snprintf(
 	    sql, sizeof(sql),
 	    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, item_path, item_data "

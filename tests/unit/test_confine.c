@@ -112,9 +112,9 @@ static void run_confined(bool preload)
 
 	assert_non_null(mkdtemp(tmpl));
 	assert_non_null(realpath(tmpl, d.tmp));
-	snprintf(d.work, sizeof d.work, "%s/work", d.tmp);
+	assert_true(snprintf(d.work, sizeof d.work, "%s/work", d.tmp) < (int)sizeof d.work);
 	assert_int_equal(mkdir(d.work, 0700), 0);
-	snprintf(d.other, sizeof d.other, "%s/other", d.tmp);
+	assert_true(snprintf(d.other, sizeof d.other, "%s/other", d.tmp) < (int)sizeof d.other);
 	assert_int_equal(mkdir(d.other, 0700), 0);
 	strncat(d.other, "/secret.txt", sizeof d.other - strlen(d.other) - 1);
 	assert_non_null(f = fopen(d.other, "w"));

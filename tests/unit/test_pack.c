@@ -267,7 +267,7 @@ static void test_unzip_bytes_limit(void **state)
 static void test_unzip_entry_limit(void **state)
 {
 	struct ent v[11];
-	char names[11][8];
+	char names[11][16];
 	struct pack_limits lim = {10, 1ULL << 20, 100};
 	char *d = tmpdir();
 	struct err e;

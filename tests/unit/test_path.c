@@ -32,7 +32,7 @@ static char *at(struct fixture *f, const char *rel)
 	static char p[4][PATH_MAX];
 	static int i;
 	i = (i + 1) % 4;
-	snprintf(p[i], PATH_MAX, "%s/%s", f->tmp, rel);
+	assert_true(snprintf(p[i], PATH_MAX, "%s/%s", f->tmp, rel) < PATH_MAX);
 	return p[i];
 }
 
@@ -43,8 +43,8 @@ static int setup(void **state)
 
 	assert_non_null(mkdtemp(tmpl));
 	assert_non_null(realpath(tmpl, f->tmp));
-	snprintf(f->root, sizeof f->root, "%s/work", f->tmp);
-	snprintf(f->outside, sizeof f->outside, "%s/outside/secret.txt", f->tmp);
+	assert_true(snprintf(f->root, sizeof f->root, "%s/work", f->tmp) < (int)sizeof f->root);
+	assert_true(snprintf(f->outside, sizeof f->outside, "%s/outside/secret.txt", f->tmp) < (int)sizeof f->outside);
 	assert_int_equal(mkdir(f->root, 0700), 0);
 	assert_int_equal(mkdir(at(f, "outside"), 0700), 0);
 	assert_int_equal(mkdir(at(f, "work/sub"), 0700), 0);

@@ -229,7 +229,7 @@ static void test_branch_tag_commit(void **state)
 	assert_string_equal(cm.id, dev);
 	/* a pinned commit */
 	r.branch[0] = 0;
-	snprintf(r.commit_id, sizeof r.commit_id, "%s", main_);
+	assert_true(snprintf(r.commit_id, sizeof r.commit_id, "%s", main_) < (int)sizeof r.commit_id);
 	assert_int_equal(repo_prepare(rs, db, &r, NULL, NULL, &cm, &e), 0);
 	assert_string_equal(cm.id, main_);
 }

@@ -114,7 +114,10 @@ static void test_rest_param(void **state)
 			size_t n = strlen(rest);
 			snprintf(rest + n, sizeof rest - n, "%ss%d", i ? "/" : "", i);
 		}
-		snprintf(path + strlen(path), sizeof path - strlen(path), "/%s/", rest);
+		{
+			size_t used = strlen(path);
+			assert_true(snprintf(path + used, sizeof path - used, "/%s/", rest) < (int)(sizeof path - used));
+		}
 		hr = match(r, &req, "GET", path, &e);
 		assert_non_null(hr);
 		assert_ptr_equal(hr->handler, &h5);
