@@ -1,4 +1,4 @@
-# Accord — one plain GNU Makefile.  Targets: all test asan fuzz bench run install deb clean.
+# Accord — one plain GNU Makefile.  Targets: all test asan fuzz bench run install deb clean check-style.
 # Sources are discovered: every src/**/*.c is part of the binary, every tests/unit/test_*.c
 # is a unit-test program, every tests/fuzz/fuzz_*.c a fuzz target.
 
@@ -43,7 +43,7 @@ REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g -DNDEBUG
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: all asan test unit flows apitest fuzz bench run install deb clean deps format
+.PHONY: check-style all asan test unit flows apitest fuzz bench run install deb clean deps format
 all: build/accord
 
 # ---- generated sources -----------------------------------------------------------
@@ -108,8 +108,13 @@ apitest: $(ASAN_DIR)/accord
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 # Build everything in parallel first, then run the suites one after another.
 test:
+	@scripts/check-style
 	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
 	@$(MAKE) --no-print-directory unit flows apitest
+
+# Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) refused in src/ and the tests.
+check-style:
+	@scripts/check-style
 
 # ---- fuzzing (clang + libFuzzer) -----------------------------------------------------------
 FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error -Wno-unknown-warning-option

@@ -20,7 +20,7 @@ static json_t *nest(struct api_call *c, json_t *body, const char *save_as)
 		api_fail(c, ERR_INVALID, "'saveAs' must be a dotted path of at most %zu characters", sizeof path - 1);
 		return NULL;
 	}
-	strcpy(path, save_as);
+	memcpy(path, save_as, strlen(save_as) + 1); /* the length was checked above */
 	for (p = strtok_r(path, ".", &save); p; p = strtok_r(NULL, ".", &save)) {
 		if (n == SAVE_AS_DEPTH) {
 			api_fail(c, ERR_INVALID, "'saveAs' has more than %d parts", SAVE_AS_DEPTH);

@@ -19,14 +19,27 @@ static void env_name(const char *name, char *out, size_t cap)
 	out[i] = '\0';
 }
 
+/* Leading decimal digits of v as a number (at most 2^62): the digits' end in *end. */
+static int parse_digits(const char *v, unsigned long long *out, const char **end)
+{
+	size_t n = strspn(v, "0123456789");
+	int64_t x;
+	struct err ignored;
+
+	if (n == 0 || str_to_i64((struct str){v, n}, 0, INT64_C(1) << 62, &x, "value", &ignored))
+		return -1;
+	*out = (unsigned long long)x;
+	*end = v + n;
+	return 0;
+}
+
 static int parse_size(const char *v, unsigned long long *out)
 {
-	char *end;
+	const char *end;
 	unsigned long long n, mul = 1;
 
-	if (!*v || !isdigit((unsigned char)*v))
+	if (parse_digits(v, &n, &end))
 		return -1;
-	n = strtoull(v, &end, 10);
 	if (*end == 'k' || *end == 'K')
 		mul = 1024ULL, end++;
 	else if (*end == 'm' || *end == 'M')
@@ -44,7 +57,7 @@ static int parse_size(const char *v, unsigned long long *out)
 static int apply(const struct config_opt *o, const char *v, const char *source, struct err *e)
 {
 	unsigned long long n;
-	char *end;
+	const char *end;
 
 	switch (o->type) {
 	case CONFIG_STRING: {
@@ -54,10 +67,7 @@ static int apply(const struct config_opt *o, const char *v, const char *source, 
 		return 0;
 	}
 	case CONFIG_UINT:
-		if (!isdigit((unsigned char)*v))
-			goto bad;
-		n = strtoull(v, &end, 10);
-		if (*end)
+		if (parse_digits(v, &n, &end) || *end)
 			goto bad;
 		if (n < o->min || n > o->max)
 			goto range;

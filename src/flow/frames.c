@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "base/limits.h"
+#include "base/str.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
@@ -212,7 +213,11 @@ static size_t collect_children(struct vm *vm, struct frame *f, bool iter)
 	size_t running = 0;
 	json_object_foreach_safe(children, tmp, k, idx)
 	{
-		struct thread *c = vm_thread_get(vm, (int)strtol(k, NULL, 10));
+		int64_t tid = -1;
+		struct err ignored;
+		struct thread *c = str_to_i64(str_from(k), 0, INT32_MAX, &tid, "thread", &ignored) == 0
+				       ? vm_thread_get(vm, (int)tid)
+				       : NULL;
 		size_t index = (size_t)json_integer_value(idx);
 		if (c && c->state != TH_DONE && c->state != TH_FAILED) {
 			running++;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/str.h"
+
 static size_t copy_lit(char *out, const char *s)
 {
 	size_t n = strlen(s);
@@ -38,7 +40,13 @@ static void shortest_digits(double d, char digits[20], int *exp10)
 	while (n > 1 && digits[n - 1] == '0')
 		n--;
 	digits[n] = '\0';
-	*exp10 = *p == 'e' ? (int)strtol(p + 1, NULL, 10) : 0;
+	*exp10 = 0;
+	if (*p == 'e') { /* "%e" wrote e[+-]dd…: the sign then at most 3 digits */
+		int64_t x = 0;
+		struct err ignored;
+		if (str_to_i64(str_from(p + (p[1] == '+' ? 2 : 1)), -400, 400, &x, "exponent", &ignored) == 0)
+			*exp10 = (int)x;
+	}
 }
 
 static size_t put_decimal(char *out, const char *digits, int exp10)

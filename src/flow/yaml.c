@@ -1,7 +1,6 @@
 #include "flow/yaml.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <yaml.h>
 
 #include "base/limits.h"
+#include "base/str.h"
 
 #define YAML_MAX_DEPTH 256
 
@@ -391,12 +391,14 @@ static json_t *number_to_json(const char *s, size_t len)
 	memcpy(tmp, s, len);
 	tmp[len] = '\0';
 	if (is_int(s, len)) {
-		long long v;
-		errno = 0;
-		v = strtoll(tmp, NULL, 10);
-		if (errno == 0)
+		int64_t v;
+		struct err ignored;
+		const char *digits = s[0] == '+' ? s + 1 : s; /* str_to_i64 takes no '+' */
+
+		if (str_to_i64((struct str){digits, len - (size_t)(digits - s)}, INT64_MIN, INT64_MAX, &v, "number",
+			       &ignored) == 0)
 			return json_integer(v);
-		return json_real(strtod(tmp, NULL));
+		return json_real(strtod(tmp, NULL)); /* beyond 64 bits: a double, as Concord's YAML reader */
 	}
 	if (is_float(s, len))
 		return json_real(strtod(tmp, NULL));

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "base/b64.h"
+#include "base/str.h"
 #include "repo/internal.h"
 
 /* OpenSSH's patterns know * and ? only: brackets ("[host]:port") are literal. */
@@ -93,5 +94,11 @@ int repo_url_port(const char *url)
 		p = close ? close + 1 : p;
 	}
 	colon = memchr(p, ':', (size_t)(end - p));
-	return colon && colon + 1 < end ? atoi(colon + 1) : 22;
+	if (colon && colon + 1 < end) {
+		int64_t port;
+		struct err ignored;
+		if (str_to_i64((struct str){colon + 1, (size_t)(end - colon - 1)}, 1, 65535, &port, "port", &ignored) == 0)
+			return (int)port;
+	}
+	return 22;
 }

@@ -56,7 +56,7 @@ static void test_escapes_decode_as_jansson_does(void **state)
 	char text[256];
 	json_t *ref = json_loads(src, 0, NULL);
 	(void)state;
-	strcpy(text, src);
+	snprintf(text, sizeof text, "%s", src);
 	assert_int_equal(pluck(text), 0);
 	assert_string_equal(w[1].value, json_string_value(json_object_get(ref, "storePassword")));
 	assert_int_equal(w[1].len, json_string_length(json_object_get(ref, "storePassword")));
@@ -116,7 +116,7 @@ static void test_malformed_text_is_left_alone(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char text[128];
-		strcpy(text, bad[i]);
+		snprintf(text, sizeof text, "%s", bad[i]);
 		assert_int_equal(pluck(text), -1);
 		assert_string_equal(text, bad[i]);
 		assert_null(w[0].value);
@@ -129,10 +129,10 @@ static void test_deep_nesting_is_refused_not_overflowed(void **state)
 	size_t n = 100000;
 	char *text = malloc(2 * n + 64);
 	(void)state;
-	strcpy(text, "{\"x\": ");
+	memcpy(text, "{\"x\": ", 7);
 	memset(text + 6, '[', n);
 	memset(text + 6 + n, ']', n);
-	strcpy(text + 6 + 2 * n, ", \"data\": \"v\"}");
+	memcpy(text + 6 + 2 * n, ", \"data\": \"v\"}", sizeof ", \"data\": \"v\"}");
 	assert_int_equal(pluck(text), -1);
 	free(text);
 }

@@ -19,7 +19,7 @@ static void test_log(void *ctx, enum flow_level level, const char *msg)
 {
 	(void)ctx, (void)level;
 	strncat(logged, msg, sizeof logged - strlen(logged) - 2);
-	strcat(logged, "\n");
+	strncat(logged, "\n", sizeof logged - strlen(logged) - 1);
 }
 
 static int no_server(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
