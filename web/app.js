@@ -1,0 +1,87 @@
+// The console's entry: the route table, the session check, the header and the footer.
+import {api} from './lib/api.js';
+import {h, mount} from './lib/dom.js';
+import {route, render, parse} from './lib/router.js';
+import {session} from './lib/session.js';
+
+// Pages, loaded on first use; the first pattern that matches wins.  {public: true} pages
+// need no session.
+route('/login', () => import('./pages/login.js'), {public: true});
+route('/processes', () => import('./pages/processes.js'));
+route('/process/{id}', () => import('./pages/process.js'));
+route('/process/{id}/wizard', () => import('./pages/wizard.js'));
+route('/process/{id}/{tab}', () => import('./pages/process.js'));
+route('/process/{id}/form/{form}', () => import('./pages/form.js'));
+route('/orgs', () => import('./pages/orgs.js'));
+route('/org/{org}', () => import('./pages/org.js'));
+route('/org/{org}/project/{project}', () => import('./pages/project.js'));
+route('/org/{org}/project/{project}/repo/{repo}', () => import('./pages/repo.js'));
+route('/org/{org}/secrets', () => import('./pages/secrets.js'));
+route('/org/{org}/secret/{name}', () => import('./pages/secret.js'));
+route('/apikeys', () => import('./pages/apikeys.js'));
+
+// Asks the server who we are (the cookie is HttpOnly); false when not logged in.
+export async function refreshSession() {
+  try {
+    session.set(await api('GET', '/api/service/console/whoami', {noLoginRedirect: true}));
+  } catch (e) {
+    session.clear();
+  }
+  drawWho();
+  return !!session.user;
+}
+
+function drawWho() {
+  const el = document.getElementById('who');
+  if (!session.user) {
+    mount(el);
+    return;
+  }
+  mount(el,
+    h('span', {class: 'username', title: session.user.realm || ''}, session.user.displayName || session.user.username),
+    h('button', {type: 'button', class: 'link', id: 'logout', onclick: logout}, 'Log out'));
+}
+
+async function logout() {
+  try {
+    await api('POST', '/api/service/console/logout', {noLoginRedirect: true});
+  } catch (e) {
+    console.error(e);
+  }
+  session.clear();
+  drawWho();
+  location.hash = '#/login';
+}
+
+// Before a page that needs a session: ask whoami once; without a session, go to login
+// with a return address.
+async function guard(opts, path, query) {
+  if (opts.public || session.user) return true;
+  if (await refreshSession()) return true;
+  const back = location.hash || '#/processes';
+  location.hash = '#/login?from=' + encodeURIComponent(back);
+  return false;
+}
+
+function markNav() {
+  const {path} = parse(location.hash);
+  for (const a of document.querySelectorAll('#nav a')) {
+    const target = a.getAttribute('href').slice(1);
+    if (path === target || path.startsWith(target + '/') || (target === '/orgs' && path.startsWith('/org/')))
+      a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+async function show() {
+  markNav();
+  await render(guard);
+  document.getElementById('main').focus({preventScroll: true});
+}
+
+window.addEventListener('hashchange', show);
+api('GET', '/api/v1/server/version', {noLoginRedirect: true})
+  .then((v) => (document.getElementById('version').textContent = v.version))
+  .catch(() => {});
+if (!location.hash) history.replaceState(null, '', '#/processes');
+show();

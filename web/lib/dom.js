@@ -1,0 +1,45 @@
+// Building DOM nodes without innerHTML: every text goes through createTextNode, so no
+// value from the server can become markup (the CSP forbids inline script as a second wall).
+
+// h('a', {href: '#/x', class: 'btn', onclick: fn}, 'text', otherNode, [more, nodes])
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+// Replaces everything inside el with children.
+export function mount(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+// A one-line message box: kind is 'error', 'info' or 'ok'.
+export function notice(kind, text) {
+  return h('p', {class: 'notice ' + kind, role: kind === 'error' ? 'alert' : 'status'}, text);
+}
+
+// ISO-8601 → "2026-11-23 18:04:05" in the browser's time zone (title keeps the original).
+export function when(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (isNaN(d)) return iso;
+  const p = (n) => String(n).padStart(2, '0');
+  const text = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  return h('time', {datetime: iso, title: iso}, text);
+}
