@@ -1,5 +1,6 @@
 #include "base/str.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,4 +121,39 @@ bool cstr_icontains(const char *hay, const char *needle)
 bool mem_ct_eq(const void *a, const void *b, size_t n)
 {
 	return sodium_memcmp(a, b, n) == 0;
+}
+
+int str_fmt(char *buf, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, cap, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		if (cap)
+			buf[0] = 0;
+		return -1;
+	}
+	return (size_t)n < cap ? 0 : -1;
+}
+
+void str_vfmt_cut(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, cap, fmt, ap);
+
+	if (n < 0)
+		buf[0] = 0;
+	else if ((size_t)n >= cap && cap >= 4)
+		memcpy(buf + cap - 4, "...", 4);
+}
+
+void str_fmt_cut(char *buf, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	str_vfmt_cut(buf, cap, fmt, ap);
+	va_end(ap);
 }
