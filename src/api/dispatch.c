@@ -63,6 +63,8 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 		fail(resp, &c.err);
 		return HTTP_HANDLED;
 	}
+	if (!req->on_worker)
+		store_prefer_map(c.db); /* the event loop's connections serve reads only */
 	if (!(route->flags & API_PUBLIC)) {
 		const char *session = http_header(req, "X-Concord-SessionToken");
 		if (session && !http_header(req, "Authorization") ? authn_session(c.db, session, &c.who, &c.err)

@@ -155,7 +155,7 @@ static int write_main_json(struct api_call *c, struct start *s)
 		free(text);
 		return api_fail(c, ERR_INTERNAL, "out of memory");
 	}
-	rc = path_write_file(path, text, strlen(text), 0600, &c->err);
+	rc = path_write_scratch(path, text, strlen(text), 0600, &c->err);
 	free(path);
 	free(text);
 	return rc;

@@ -188,6 +188,22 @@ int path_write_file(const char *path, const void *data, size_t len, mode_t mode,
 	return 0;
 }
 
+int path_write_scratch(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+
+	if (fd < 0)
+		return err_set(e, ERR_INTERNAL, "cannot create %s: %s", path, strerror(errno));
+	if (path_write_all(fd, data, len) < 0) {
+		err_set(e, ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (close(fd) != 0)
+		return err_set(e, ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
 /* ---- the working-directory resolver ---- */
 
 #define BENEATH_RETRIES 8 /* openat2 answers EAGAIN when a concurrent rename races the walk */

@@ -30,6 +30,11 @@ int path_write_all(int fd, const void *p, size_t n) WUR;
 /* Writes data to path atomically (temp file + rename) with the given mode. */
 int path_write_file(const char *path, const void *data, size_t len, mode_t mode, struct err *e) WUR;
 
+/* Writes a scratch file that nothing needs after a crash (a start's staging folder, a
+ * working directory rebuilt from the store): in place, not synced — a sync per process
+ * start cost the server a tenth of its time (bench/RESULTS.md). */
+int path_write_scratch(const char *path, const void *data, size_t len, mode_t mode, struct err *e) WUR;
+
 /* The working-directory resolver: every file a flow names goes through these.
  *
  * root is the process's working directory, an absolute path the caller trusts (created by

@@ -324,11 +324,17 @@ static int start_node(struct app *app, int *lock, struct err *e)
  * in one stays there: after heavy requests on many workers the server kept its peak for
  * ever (issue 15).  With two arenas, the malloc_trim the HTTP layer does after heavy
  * requests gives nearly all of it back (bench/rss/after_queries: 95 MB kept before, 11 MB
- * after).  An operator's own MALLOC_ARENA_MAX or GLIBC_TUNABLES wins. */
-static void limit_malloc_arenas(void)
+ * after).  That explicit trim is also why the automatic one can wait: glibc shrinks the
+ * heap (brk, madvise) whenever 128 KB lie free at its top, and each shrink is a TLB
+ * shootdown across the server's threads — a tenth of the process queue's CPU
+ * (bench/RESULTS.md) — so it waits for 32 MB.  An operator's own MALLOC_ARENA_MAX or
+ * GLIBC_TUNABLES wins. */
+static void tune_malloc(void)
 {
 	if (!getenv("MALLOC_ARENA_MAX") && !getenv("GLIBC_TUNABLES"))
 		mallopt(M_ARENA_MAX, 2);
+	if (!getenv("MALLOC_TRIM_THRESHOLD_") && !getenv("GLIBC_TUNABLES"))
+		mallopt(M_TRIM_THRESHOLD, 32 << 20);
 }
 
 static int metrics_setting(struct app *app, struct err *e)
@@ -349,7 +355,7 @@ static int run(struct err *e)
 	struct http_server_cfg hc;
 	int rc = -1, sig, lock = -1;
 
-	limit_malloc_arenas();
+	tune_malloc();
 	app.data_dir = cfg.data;
 	app.health_min_free_bytes = cfg.health_min_free_bytes;
 	atomic_init(&app.ready, false);

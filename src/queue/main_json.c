@@ -60,7 +60,7 @@ int main_json_save(const char *dir, json_t *cfg, struct err *e)
 
 	if (!path)
 		return -1;
-	rc = text ? path_write_file(path, text, strlen(text), 0600, e) : err_set(e, ERR_INTERNAL, "out of memory");
+	rc = text ? path_write_scratch(path, text, strlen(text), 0600, e) : err_set(e, ERR_INTERNAL, "out of memory");
 	free(text);
 	free(path);
 	return rc;

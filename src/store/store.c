@@ -309,6 +309,12 @@ int store_collect_json(struct store_stmt *st, store_json_row_fn row, void *ctx, 
 	return 0;
 }
 
+void store_prefer_map(struct store_conn *c)
+{
+	if (c->store->ops->prefer_map && !c->in_tx)
+		c->store->ops->prefer_map(c);
+}
+
 const char *store_backend(struct store *s)
 {
 	return s->ops->name;

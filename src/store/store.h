@@ -66,6 +66,7 @@ struct store_ops {
 	int (*exec)(struct store_conn *c, const char *sql, struct err *e);
 	int64_t (*changes)(struct store_conn *c);
 	void *(*native)(struct store_conn *c);
+	void (*prefer_map)(struct store_conn *c);
 };
 
 /* Durability of commits, set before store_open (`accord serve --durability`).  false
@@ -139,6 +140,15 @@ int store_collect_json(struct store_stmt *st, store_json_row_fn row, void *ctx, 
  * ERR_LIMIT): callers must build SQL only from a bounded set of fragments. */
 #define STORE_SQL_INTERN_MAX 4096
 const char *store_sql_intern(const char *sql, struct err *e);
+
+/* Marks c as a connection that serves reads (the HTTP event loop's GETs: lists, counts,
+ * status): on SQLite it then reads through a memory map of the database file, whose pages
+ * come from the kernel's page cache without a pread and a copy each — list/count on a large
+ * store take half the time.  Connections that write (workers, the queue) read with pread:
+ * each commit makes SQLite drop every other connection's map at its next read (a munmap and
+ * a TLB shootdown across the server's threads), which cost the process queue a third of
+ * its CPU when every connection kept one (bench/RESULTS.md).  Idempotent and cheap. */
+void store_prefer_map(struct store_conn *c);
 
 /* Backend access for modules that need backend-specific features (the inventory query
  * sandbox).  Returns the backend's name ("sqlite") and its native handle for c. */
