@@ -339,11 +339,65 @@ static int run_task(struct vm *vm, struct thread *t, const struct task_def *d, s
 	return d->execute(c, in, out, e);
 }
 
+/* The end of a task step: events, out, errors, suspension.  Takes in, out and corr. */
+static void task_step_end(struct vm *vm, struct thread *t, const struct step *s, struct task_ctx *c, int rc,
+			  json_t *in, json_t *out, char *corr, int64_t start, struct err *e)
+{
+	json_t *result;
+
+	events_task_post(vm, t, s->task, NULL, corr, (dt_mono_ns() - start) / 1000000, rc < 0 ? e->msg : NULL, out);
+	result = task_result(t, rc, out, e->msg);
+	apply_out(vm, t, s, result);
+	if (rc < 0 && !t->error) {
+		if (s->ignore_errors)
+			vm_log(vm, FLOW_WARN, "Error ignored: %s", e->msg);
+		else
+			vm_raise(vm, t, s, e->msg, c->payload);
+	}
+	if (c->suspend_event && !t->error) {
+		free(t->event);
+		t->event = c->suspend_event;
+		c->suspend_event = NULL;
+		t->state = TH_SUSPENDED;
+	}
+	free(c->suspend_event);
+	json_decref(c->payload);
+	json_decref(result);
+	json_decref(out);
+	json_decref(in);
+	free(corr);
+}
+
+/* Another branch that could run while this one waits (parallel, parallel loops). */
+static bool others_runnable(const struct vm *vm, const struct thread *t)
+{
+	for (size_t i = 0; i < vm->n_threads; i++)
+		if (vm->threads[i] != t && vm->threads[i]->state == TH_RUN)
+			return true;
+	return false;
+}
+
+/* A job the task handed over (task.h): on a thread of its own when another branch can
+ * run meanwhile (true: the step ends later, in exec_task_resume), else inline. */
+static bool job_in_background(struct vm *vm, struct thread *t, const struct step *s, struct task_ctx *c, json_t *in,
+			      char *corr, int64_t start)
+{
+	struct task_wait *w;
+
+	if (c->payload || c->suspend_event || !others_runnable(vm, t) || !(w = calloc(1, sizeof *w)))
+		return false;
+	*w = (struct task_wait){.s = s, .job = c->job, .in = in, .corr = corr, .start_ns = start};
+	if (vm_job_start(vm, t, w))
+		return true;
+	free(w);
+	return false;
+}
+
 void exec_task_step(struct vm *vm, struct thread *t, const struct step *s)
 {
 	const struct task_def *d = task_find(s->task);
 	struct task_ctx c = {.vm = vm, .t = t, .h = vm->h, .task = s->task};
-	json_t *in, *out = NULL, *result;
+	json_t *in, *out = NULL;
 	struct err e = {0};
 	int64_t start;
 	char *corr;
@@ -359,27 +413,34 @@ void exec_task_step(struct vm *vm, struct thread *t, const struct step *s)
 	corr = events_task_pre(vm, t, s->task, NULL, in);
 	start = dt_mono_ns();
 	rc = run_task(vm, t, d, &c, in, &out, &e);
-	events_task_post(vm, t, s->task, NULL, corr, (dt_mono_ns() - start) / 1000000, rc < 0 ? e.msg : NULL, out);
-	result = task_result(t, rc, out, e.msg);
-	apply_out(vm, t, s, result);
-	if (rc < 0 && !t->error) {
-		if (s->ignore_errors)
-			vm_log(vm, FLOW_WARN, "Error ignored: %s", e.msg);
-		else
-			vm_raise(vm, t, s, e.msg, c.payload);
+	if (rc == 0 && c.job) {
+		if (job_in_background(vm, t, s, &c, in, corr, start))
+			return;
+		c.job->run(c.job);
+		rc = c.job->finish(c.job, &c, &out, &e);
+		c.job->free(c.job);
 	}
-	if (c.suspend_event && !t->error) {
-		free(t->event);
-		t->event = c.suspend_event;
-		c.suspend_event = NULL;
-		t->state = TH_SUSPENDED;
-	}
-	free(c.suspend_event);
-	json_decref(c.payload);
-	json_decref(result);
-	json_decref(out);
-	json_decref(in);
-	free(corr);
+	task_step_end(vm, t, s, &c, rc, in, out, corr, start, &e);
+}
+
+void exec_task_resume(struct vm *vm, struct thread *t)
+{
+	struct task_wait *w = t->wait;
+	const struct step *s = w->s;
+	struct task_ctx c = {.vm = vm, .t = t, .h = vm->h, .task = s->task};
+	json_t *in = w->in, *out = NULL;
+	char *corr = w->corr;
+	struct err e = {0};
+	int rc;
+
+	t->wait = NULL;
+	vm->cur = s;
+	vm->cur_t = t;
+	rc = w->job->finish(w->job, &c, &out, &e);
+	w->in = NULL;
+	w->corr = NULL;
+	task_step_end(vm, t, s, &c, rc, in, out, corr, w->start_ns, &e);
+	vm_job_release(w);
 }
 
 /* The step's `name:` (a log segment name in Concord) is an expression evaluated on every

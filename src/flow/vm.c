@@ -34,6 +34,7 @@ void vm_thread_free(struct thread *t)
 {
 	if (!t)
 		return;
+	vm_job_release(t->wait); /* waits for the job's thread: it holds nothing of t's */
 	for (size_t i = 0; i < t->n; i++)
 		vm_frame_cleanup(&t->frames[i]);
 	free(t->frames);
@@ -54,6 +55,7 @@ void vm_free(struct vm *vm)
 	json_decref(vm->last_error);
 	json_decref(vm->resume_args);
 	json_decref(vm->sensitive);
+	vm_jobs_free(vm);
 	free(vm);
 }
 
@@ -374,7 +376,8 @@ void vm_sleep(struct vm *vm, struct thread *t, int64_t ms)
 }
 
 /* One pass over the runnable threads.  *next_wake: the earliest wake-up time of a
- * sleeping thread (0: none sleeps). */
+ * sleeping thread (0: none sleeps).  A thread whose task waits on a background job is
+ * skipped until the job is done, then its step ends here. */
 static bool run_round(struct vm *vm, int64_t *next_wake)
 {
 	bool progress = false;
@@ -385,6 +388,14 @@ static bool run_round(struct vm *vm, int64_t *next_wake)
 		int id = t->id;
 		if (t->state != TH_RUN)
 			continue;
+		if (t->wait) {
+			if (!vm_job_done(vm, t->wait))
+				continue;
+			exec_task_resume(vm, t);
+			progress = true;
+			if (i >= vm->n_threads || vm->threads[i]->id != id)
+				continue;
+		}
 		if (t->wake_ns) {
 			now = now ? now : dt_mono_ns();
 			if (t->wake_ns > now) {
@@ -400,8 +411,8 @@ static bool run_round(struct vm *vm, int64_t *next_wake)
 			thread_step(vm, t);
 			if (i >= vm->n_threads || vm->threads[i]->id != id)
 				break; /* the thread was collected by its parent */
-			if (t->wake_ns)
-				break; /* sleeps: the others run meanwhile */
+			if (t->wake_ns || t->wait)
+				break; /* sleeps or waits on a job: the others run meanwhile */
 		}
 	}
 	return progress;
@@ -414,9 +425,12 @@ enum vm_status vm_run(struct vm *vm)
 	while (!vm->exiting) {
 		if (run_round(vm, &wake))
 			continue;
-		if (!wake)
+		if (vm_jobs_running(vm))
+			vm_job_wait(vm, wake); /* every runnable thread waits on a job or sleeps */
+		else if (wake)
+			nap_ns(wake - dt_mono_ns()); /* every runnable thread sleeps */
+		else
 			break;
-		nap_ns(wake - dt_mono_ns()); /* every runnable thread sleeps */
 	}
 	main_t = vm_thread_get(vm, 0);
 	if (vm->exiting || !main_t || main_t->state == TH_DONE) {

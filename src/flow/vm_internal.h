@@ -1,6 +1,7 @@
 #ifndef ACCORD_FLOW_VM_INTERNAL_H
 #define ACCORD_FLOW_VM_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -48,12 +49,14 @@ struct thread {
 	bool fatal;    /* the error is a limit: no handler may catch it */
 	json_t *final; /* TH_DONE/TH_FAILED: locals of the bottom frame */
 	int64_t wake_ns; /* TH_RUN: sleeping until this dt_mono_ns() time (0: not sleeping) */
+	struct task_wait *wait; /* TH_RUN: a task step waiting on its background job (jobs.c) */
 	size_t n, cap;
 	struct frame *frames;
 };
 
 struct vm {
 	const struct model *m;
+	struct vm_jobs *jobs; /* background jobs of task steps (jobs.c), made on first use */
 	const struct flow_host *h;
 	enum vm_status status;
 	bool exiting;
@@ -107,11 +110,34 @@ void vm_call_stack(struct vm *vm, struct thread *t, struct buf *b);
  * sleeps after its current step while they go on; else the OS thread sleeps now. */
 void vm_sleep(struct vm *vm, struct thread *t, int64_t ms);
 
+/* jobs.c: task steps whose wait runs on a background thread (flow/tasks/task.h) */
+struct task_wait {
+	const struct step *s;
+	struct task_job *job;
+	json_t *in;
+	char *corr;
+	int64_t start_ns;
+	pthread_t th;
+	bool done; /* under the VM's job lock */
+};
+/* Starts w->job->run on a thread of its own and parks w on t; false (nothing started)
+ * when no thread can be had: the caller runs the job inline then. */
+bool vm_job_start(struct vm *vm, struct thread *t, struct task_wait *w);
+bool vm_job_done(struct vm *vm, const struct task_wait *w);
+/* Blocks until a job is done or until the dt_mono_ns() time until (0: no limit). */
+void vm_job_wait(struct vm *vm, int64_t until);
+/* Waits for w's thread to end and frees w (its job, in, corr). */
+void vm_job_release(struct task_wait *w);
+bool vm_jobs_running(const struct vm *vm);
+void vm_jobs_free(struct vm *vm);
+
 /* exec.c */
 void exec_step(struct vm *vm, struct thread *t, const struct step *s);
 void exec_layer(struct vm *vm, struct thread *t, const struct step *s, enum layer from);
 void exec_core(struct vm *vm, struct thread *t, const struct step *s);
 void exec_task_step(struct vm *vm, struct thread *t, const struct step *s);
+/* Ends the task step of t whose background job is done (run_round). */
+void exec_task_resume(struct vm *vm, struct thread *t);
 
 /* frames.c: one unit of work for the top frame of kinds other than FR_LIST/FR_FLOW */
 void frame_run(struct vm *vm, struct thread *t, struct frame *f);

@@ -60,6 +60,17 @@ class Handler(BaseHTTPRequestHandler):
         elif route == "/slow":
             time.sleep(3)
             self.reply(200, "late", "text/plain")
+        elif route == "/barrier":
+            # Answers only when `n` requests with the same `key` wait here at once: calls
+            # made one after another never get there and end with 504 after 20 s.
+            q = parse_qs(u.query)
+            with self.server.lock:
+                b = self.server.barriers.setdefault(q["key"][0], threading.Barrier(int(q["n"][0])))
+            try:
+                b.wait(timeout=20)
+                self.reply(200, "met", "text/plain")
+            except threading.BrokenBarrierError:
+                self.reply(504, "the others never came", "text/plain")
         elif route == "/redirect":
             self.reply(302, "", "text/plain", [("Location", "/json")])
         elif route == "/redirect-other-host":
@@ -78,6 +89,8 @@ def srv():
     s = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     s.daemon_threads = True
     s.requests = []
+    s.barriers = {}
+    s.lock = threading.Lock()
     t = threading.Thread(target=s.serve_forever, daemon=True)
     t.start()
     s.url = "http://127.0.0.1:%d" % s.server_address[1]
@@ -467,3 +480,44 @@ def test_in_a_server_process(srv, admin):
     assert p["status"] == "FINISHED", log
     assert "hello=world code=200" in log
     assert [r["path"] for r in srv.requests] == ["/json"]
+
+
+def test_parallel_branches_wait_on_http_together(srv, tmp_path):
+    """The calls of parallel branches and of a parallel loop are in flight at the same time
+    (issue 14 part 8): the server answers each only when all of them have arrived, so calls
+    made one after another would fail with 504."""
+    r = run_flow(tmp_path, f"""- parallel:
+    - block:
+        - task: http
+          in: {{url: "{srv.url}/barrier?key=blocks&n=3", response: string}}
+          out: a
+        - log: "a=${{a.content}}"
+    - block:
+        - task: http
+          in: {{url: "{srv.url}/barrier?key=blocks&n=3", response: string}}
+          out: b
+        - log: "b=${{b.content}}"
+    - block:
+        - task: http
+          in: {{url: "{srv.url}/barrier?key=blocks&n=3", response: string}}
+          out: c
+        - log: "c=${{c.content}}"
+- task: http
+  in: {{url: "{srv.url}/barrier?key=loop&n=4", response: string}}
+  out: r
+  loop:
+    items: [1, 2, 3, 4]
+    mode: parallel
+    parallelism: 4
+- log: "loop=${{r.stream().map(x -> x.content).toList()}}"
+- task: http
+  in: {{url: "{srv.url}/json", response: json}}
+  out: single
+- log: "single=${{single.content.hello}}"
+""")
+    assert r.rc == 0, r.output
+    for name in "abc":
+        assert "[INFO ] %s=met" % name in r.output
+    assert "[INFO ] loop=[met, met, met, met]" in r.output
+    assert "[INFO ] single=world" in r.output
+    assert len([q for q in srv.requests if q["path"] == "/barrier"]) == 7

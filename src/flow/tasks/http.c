@@ -868,49 +868,109 @@ static int parse_input(struct task_ctx *t, json_t *in, struct http_call *c, CURL
 	return 0;
 }
 
-/* Runs one call described by in.  A transfer failure (connection, timeout, size limit) or a
- * 401 fails, unless ignoreErrors: then the result is {ok: false, error}.  Bad input always
- * fails. */
-static int http_call_run(struct task_ctx *t, json_t *in, json_t **out, struct err *e)
+/* One call described by in, in three parts (task.h, struct task_job): prepare on the VM's
+ * thread (input, libcurl handle), run (the transfer: only the call's own data), finish on
+ * the VM's thread (logs, the result).  A transfer failure (connection, timeout, size limit)
+ * or a 401 fails, unless ignoreErrors: then the result is {ok: false, error}.  Bad input
+ * always fails. */
+struct http_job {
+	struct task_job base; /* must be first */
+	struct http_call c;
+	CURL *h;
+	int rc;
+	struct err e;
+};
+
+static void job_run(struct task_job *base)
 {
-	struct http_call c = {.workdir = t->h->workdir};
-	CURL *h = NULL;
-	int rc = -1;
+	struct http_job *j = (struct http_job *)base;
+
+	j->rc = perform(j->h, &j->c, &j->e);
+}
+
+static int job_finish(struct task_job *base, struct task_ctx *t, json_t **out, struct err *e)
+{
+	struct http_job *j = (struct http_job *)base;
+	struct http_call *c = &j->c;
+
 	*out = NULL;
+	if (j->rc < 0) {
+		if (c->debug)
+			vm_log(t->vm, FLOW_INFO, "http: %s %s failed", c->method, c->shown_url);
+		*e = j->e;
+		if (!c->ignore_errors)
+			return -1;
+		*out = json_pack("{s:b, s:s}", "ok", 0, "error", e->msg);
+		return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	if (c->debug)
+		vm_log(t->vm, FLOW_INFO, "http: %s %s -> %ld", c->method, c->shown_url, c->status);
+	return response_result(c, out, e);
+}
+
+static void job_free(struct task_job *base)
+{
+	struct http_job *j = (struct http_job *)base;
+
+	curl.easy_cleanup(j->h);
+	call_cleanup(&j->c);
+	free(j);
+}
+
+static struct http_job *job_prepare(struct task_ctx *t, json_t *in, struct err *e)
+{
+	struct http_job *j;
+
 	if (curl_api_load(e) < 0) {
 		err_prefix(e, "the http task needs libcurl");
-		return -1;
+		return NULL;
 	}
-	buf_init(&c.resp_body, limits.http_task_response_bytes);
-	if (!(c.resp_headers = json_object()) || !(h = curl.easy_init())) {
+	if (!(j = calloc(1, sizeof *j))) {
 		err_set(e, ERR_INTERNAL, "out of memory");
-		goto out;
+		return NULL;
 	}
-	if (parse_input(t, in, &c, h, e) < 0)
-		goto out;
-	if (c.debug)
-		vm_log(t->vm, FLOW_INFO, "http: %s %s", c.method, c.shown_url);
-	if (perform(h, &c, e) < 0) {
-		if (c.debug)
-			vm_log(t->vm, FLOW_INFO, "http: %s %s failed", c.method, c.shown_url);
-		if (c.ignore_errors) {
-			*out = json_pack("{s:b, s:s}", "ok", 0, "error", e->msg);
-			rc = *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
-		}
-		goto out;
+	j->base = (struct task_job){job_run, job_finish, job_free};
+	j->c.workdir = t->h->workdir;
+	buf_init(&j->c.resp_body, limits.http_task_response_bytes);
+	if (!(j->c.resp_headers = json_object()) || !(j->h = curl.easy_init())) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		job_free(&j->base);
+		return NULL;
 	}
-	if (c.debug)
-		vm_log(t->vm, FLOW_INFO, "http: %s %s -> %ld", c.method, c.shown_url, c.status);
-	rc = response_result(&c, out, e);
-out:
-	curl.easy_cleanup(h);
-	call_cleanup(&c);
+	if (parse_input(t, in, &j->c, j->h, e) < 0) {
+		job_free(&j->base);
+		return NULL;
+	}
+	if (j->c.debug)
+		vm_log(t->vm, FLOW_INFO, "http: %s %s", j->c.method, j->c.shown_url);
+	return j;
+}
+
+/* The whole call on the VM's thread (expressions: ${http.asString(...)}). */
+static int http_call_run(struct task_ctx *t, json_t *in, json_t **out, struct err *e)
+{
+	struct http_job *j = job_prepare(t, in, e);
+	int rc;
+
+	*out = NULL;
+	if (!j)
+		return -1;
+	job_run(&j->base);
+	rc = job_finish(&j->base, t, out, e);
+	job_free(&j->base);
 	return rc;
 }
 
+/* A step: the transfer may run while other parallel branches go on (task.h). */
 static int http_execute(struct task_ctx *t, json_t *in, json_t **out, struct err *e)
 {
-	return http_call_run(t, in, out, e);
+	struct http_job *j = job_prepare(t, in, e);
+
+	*out = NULL;
+	if (!j)
+		return -1;
+	t->job = &j->base;
+	return 0;
 }
 
 /* ${http.asString(url)}: GET, the body as a string ("" when the status is not 2xx). */

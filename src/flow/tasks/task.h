@@ -18,6 +18,8 @@
 struct vm;
 struct thread;
 
+struct task_job;
+
 struct task_ctx {
 	struct vm *vm;
 	struct thread *t;
@@ -25,6 +27,20 @@ struct task_ctx {
 	const char *task;
 	json_t *payload;     /* set by a failing task: lastError.payload (owned by the ctx) */
 	char *suspend_event; /* set by a task that suspends the thread (malloc'd) */
+	struct task_job *job; /* set by a task step that waits on I/O (below) */
+};
+
+/* A task step that waits on I/O (an HTTP call) may hand the wait over, so that the flow's
+ * other parallel branches run meanwhile, as on Concord's worker threads: execute prepares
+ * everything on the VM's thread, sets c->job and returns 0; the VM calls run on a thread
+ * of its own — run touches only the job's own data: no VM, no host, no logs, no jansson
+ * value anyone else holds — and then finish on the VM's thread for the step's output
+ * (finish may log and fail like execute).  With no other branch to run, or no thread to
+ * be had, the VM calls run inline.  free releases the job either way. */
+struct task_job {
+	void (*run)(struct task_job *j);
+	int (*finish)(struct task_job *j, struct task_ctx *c, json_t **out, struct err *e);
+	void (*free)(struct task_job *j);
 };
 
 typedef int (*task_execute_fn)(struct task_ctx *c, json_t *in, json_t **out, struct err *e);
