@@ -6,6 +6,7 @@
 
 #include "base/limits.h"
 #include "base/str.h"
+#include "flow/entry.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
@@ -93,7 +94,7 @@ static json_t *loop_items(struct vm *vm, struct thread *t, const struct step *s)
 		list = json_array();
 	else if (json_is_object(v)) {
 		list = json_array();
-		json_object_foreach(v, k, x) json_array_append_new(list, json_pack("{s:s, s:O}", "key", k, "value", x));
+		json_object_foreach(v, k, x) json_array_append_new(list, entry_new(k, x));
 	} else {
 		char *text = task_text(v), msg[512];
 		snprintf(msg, sizeof msg, "Invalid loop items: expected a list or a map, got '%s' (%s)",

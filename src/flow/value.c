@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "base/str.h"
+#include "flow/entry.h"
 
 static size_t copy_lit(char *out, const char *s)
 {
@@ -129,6 +130,13 @@ static int print_container(struct buf *b, const json_t *v, int depth, struct err
 		}
 		return buf_append_char(b, ']', e);
 	}
+	if (entry_is(v)) { /* Map.Entry: key=value */
+		const json_t *k = json_object_get(v, "key");
+		return print_rec(b, k, depth + 1, e) < 0 || buf_append_char(b, '=', e) < 0 ||
+			       print_rec(b, json_object_get(v, "value"), depth + 1, e) < 0
+			   ? -1
+			   : 0;
+	}
 	if (buf_append_char(b, '{', e) < 0)
 		return -1;
 	json_object_foreach((json_t *)v, key, item)
@@ -207,7 +215,7 @@ const char *value_class_name(const json_t *v)
 	case JSON_FALSE:
 		return "java.lang.Boolean";
 	case JSON_OBJECT:
-		return "java.util.LinkedHashMap";
+		return entry_is(v) ? "java.util.LinkedHashMap$Entry" : "java.util.LinkedHashMap";
 	case JSON_ARRAY:
 		return "java.util.ArrayList";
 	default:

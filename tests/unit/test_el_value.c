@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "base/buf.h"
+#include "flow/entry.h"
 #include "flow/value.h"
 
 static void check_double(double d, const char *want)
@@ -68,6 +69,38 @@ static void check_print(const char *json, const char *want)
 		fail_msg("%s printed as %s, want %s", json, p, want);
 	free(p);
 	json_decref(v);
+}
+
+/* Map.Entry (flow/entry.h): entries print as key=value while they live; dead ones are
+ * dropped from the set as it fills, and a plain {key, value} map is never one. */
+static void test_entries(void **state)
+{
+	json_t *one = json_integer(1), *keep, *plain, *copy;
+	char *p;
+	(void)state;
+
+	keep = entry_new("a", one);
+	for (int i = 0; i < 100000; i++) {
+		json_t *tmp = entry_new("x", one);
+		assert_true(entry_is(tmp));
+		json_decref(tmp);
+	}
+	assert_true(entry_is(keep));
+	p = value_to_cstr(keep, NULL);
+	assert_string_equal(p, "a=1");
+	free(p);
+	assert_string_equal(value_class_name(keep), "java.util.LinkedHashMap$Entry");
+	plain = json_pack("{s:s, s:i}", "key", "a", "value", 1);
+	copy = json_deep_copy(keep);
+	assert_false(entry_is(plain));
+	assert_false(entry_is(copy));
+	p = value_to_cstr(plain, NULL);
+	assert_string_equal(p, "{key=a, value=1}");
+	free(p);
+	json_decref(plain);
+	json_decref(copy);
+	json_decref(keep);
+	json_decref(one);
 }
 
 static void test_print(void **state)
@@ -226,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_doubles),
 	    cmocka_unit_test(test_print),
+	    cmocka_unit_test(test_entries),
 	    cmocka_unit_test(test_deep_value_is_refused),
 	    cmocka_unit_test(test_coercions),
 	    cmocka_unit_test(test_equals_merge_paths),

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow/entry.h"
 #include "flow/value.h"
 
 static int no_method(struct el_ctx *c, const char *name, const char *cls)
@@ -218,7 +219,7 @@ static int map_method_0(struct el_ctx *c, json_t *m, const char *name, struct ev
 		else if (name[0] == 'v')
 			json_array_append(r, v);
 		else
-			json_array_append_new(r, json_pack("{s:s,s:O}", "key", key, "value", v));
+			json_array_append_new(r, entry_new(key, v));
 	}
 	*out = el_ev_json(r);
 	return 0;
