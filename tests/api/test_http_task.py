@@ -521,3 +521,25 @@ def test_parallel_branches_wait_on_http_together(srv, tmp_path):
     assert "[INFO ] loop=[met, met, met, met]" in r.output
     assert "[INFO ] single=world" in r.output
     assert len([q for q in srv.requests if q["path"] == "/barrier"]) == 7
+
+
+def test_parallel_http_in_a_server_process(srv, admin):
+    """The same in a confined process runner on the server: the transfers run on threads of
+    the runner while its VM goes on."""
+    from conftest import process_log, start_process, wait_process
+    flow = f"""flows:
+  default:
+    - task: http
+      in: {{url: "{srv.url}/barrier?key=server&n=3", response: string}}
+      out: r
+      loop:
+        items: [1, 2, 3]
+        mode: parallel
+        parallelism: 3
+    - log: "loop=${{r.stream().map(x -> x.content).toList()}}"
+"""
+    pid = start_process(admin, flow=flow)
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "loop=[met, met, met]" in log
