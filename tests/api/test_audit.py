@@ -248,6 +248,45 @@ def test_change_by_a_process_session(server, admin):
     assert e["details"]["actionSource"] == {"type": "PROCESS", "instanceId": pid, "address": "127.0.0.1"}
 
 
+CHILDREN_FLOW = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+      out: job
+    - task: concord
+      in:
+        action: kill
+        instanceId: ${job.id}
+        sync: true
+    - log: "killed ${job.id}"
+"""
+
+SLOW_CHILD = """
+flows:
+  default:
+    - task: sleep
+      in:
+        duration: 60
+"""
+
+
+def test_children_started_and_stopped_by_a_process(admin, new_user):
+    user = new_user()
+    pid = start_process(user, CHILDREN_FLOW, files={"child/concord.yml": SLOW_CHILD.encode()})
+    p = wait_process(user, pid, timeout=60)
+    assert p["status"] == "FINISHED", process_log(user, pid)
+    start = one(admin, "PROCESS", "START", parentInstanceId=pid)
+    child = start["details"]["instanceId"]
+    assert child != pid and "killed " + child in process_log(user, pid)
+    stop = one(admin, "PROCESS", "STOP", instanceId=child)
+    for e in (start, stop):  # on behalf of the initiator, through the parent's session
+        assert e["user"] == {"id": user.user_id, "username": user.username}
+        assert e["details"]["actionSource"] == {"type": "PROCESS", "instanceId": pid}
+
+
 def test_failed_and_read_requests_are_not_recorded(admin, new_user):
     user = new_user()
     name = unique("porg")

@@ -77,8 +77,8 @@ static int check_doc(void *ctx, const struct api_route *r)
 		return 0; /* test_every_route_documented reports it */
 	ok = schema_ok(r, "body", d->body) && schema_ok(r, "response", d->response) && path_params_described(r);
 	for (const struct api_param_doc *q = d->params; q && q->name; q++)
-		if (!q->type || !q->desc || (strcmp(q->type, "string") && strcmp(q->type, "integer") &&
-					     strcmp(q->type, "boolean"))) {
+		if (!q->type || !q->desc ||
+		    (strcmp(q->type, "string") && strcmp(q->type, "integer") && strcmp(q->type, "boolean"))) {
 			print_error("%s %s: parameter %s needs a type and a description\n", r->method, r->pattern,
 				    q->name);
 			ok = false;
@@ -163,7 +163,8 @@ static void test_document_has_every_route(void **state)
 	assert_non_null(doc);
 	assert_string_equal(json_string_value(json_object_get(doc, "openapi")), "3.1.0");
 	assert_int_equal(api_routes_each(has_operation, doc), 0);
-	assert_non_null(json_object_get(json_object_get(json_object_get(doc, "components"), "securitySchemes"), "basic"));
+	assert_non_null(
+	    json_object_get(json_object_get(json_object_get(doc, "components"), "securitySchemes"), "basic"));
 	json_decref(doc);
 }
 
