@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+
 #include "auth/rbac_start.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
@@ -154,21 +155,21 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 {
 	const struct process *parent = &tc->r->p;
 	struct staged_start st = {
-	    .dir = dir,
-	    .instance_id = id,
-	    .kind = kind,
-	    .parent_instance_id = parent->instance_id,
-	    .org = &ch->org,
-	    .project = ch->has_project ? &ch->project : NULL,
-	    .initiator_id = parent->initiator_id,
-	    .initiator = parent->initiator,
-	    .start_at = ch->start_at,
-	    .timeout_s = -1,
-	    .suspend_timeout_s = -1,
-	    .tags = ch->tags,
-	    .repo = ch->repo,
-	    .commit = ch->commit,
-	    .error_prefix = "the child's definition",
+		.dir = dir,
+		.instance_id = id,
+		.kind = kind,
+		.parent_instance_id = parent->instance_id,
+		.org = &ch->org,
+		.project = ch->has_project ? &ch->project : NULL,
+		.initiator_id = parent->initiator_id,
+		.initiator = parent->initiator,
+		.start_at = ch->start_at,
+		.timeout_s = -1,
+		.suspend_timeout_s = -1,
+		.tags = ch->tags,
+		.repo = ch->repo,
+		.commit = ch->commit,
+		.error_prefix = "the child's definition",
 	};
 
 	if (write_main(dir, ch, e))
