@@ -47,6 +47,47 @@
 	",'timeout':{'type':'integer'},'suspendTimeout':{'type':'integer'},'childrenIds':{'type':'array','items'"      \
 	":" SCHEMA_UUID "}}}"
 
+/* Path and query parameters many routes share. */
+#define DOC_ORG                                                                                                        \
+	{                                                                                                              \
+		"org", "string", "the organization's name"                                                             \
+	}
+#define DOC_PROJECT                                                                                                    \
+	{                                                                                                              \
+		"project", "string", "the project's name"                                                              \
+	}
+#define DOC_FILTER                                                                                                     \
+	{                                                                                                              \
+		"filter", "string", "only names containing this text"                                                  \
+	}
+
+/* The three access-rule routes of a resource (a project, a secret, an inventory): docs
+ * doc_access_get, doc_access_post and doc_access_bulk for object (its audit object),
+ * described as noun ("a project"), with the path parameters given after. */
+#define DOC_ACCESS_RULES(object, noun, ...)                                                                            \
+	static const struct api_doc doc_access_get = {                                                                 \
+	    .summary = "The team access rules of " noun,                                                               \
+	    .params = (const struct api_param_doc[]){__VA_ARGS__, {0}},                                                \
+	    .response = SCHEMA_ACCESS_LIST,                                                                            \
+	    .errors = "403 404",                                                                                       \
+	};                                                                                                             \
+	static const struct api_doc doc_access_post = {                                                                \
+	    .summary = "Set one team's access to " noun,                                                               \
+	    .params = (const struct api_param_doc[]){__VA_ARGS__, {0}},                                                \
+	    .body = SCHEMA_ACCESS_BODY,                                                                                \
+	    .response = SCHEMA_RESULT,                                                                                 \
+	    .errors = "400 403 404 415",                                                                               \
+	    .audit = {object, "UPDATE", "access"},                                                                     \
+	};                                                                                                             \
+	static const struct api_doc doc_access_bulk = {                                                                \
+	    .summary = "Replace all team access rules of " noun,                                                       \
+	    .params = (const struct api_param_doc[]){__VA_ARGS__, {0}},                                                \
+	    .body = SCHEMA_ACCESS_BULK,                                                                                \
+	    .response = SCHEMA_RESULT,                                                                                 \
+	    .errors = "400 403 404 415",                                                                               \
+	    .audit = {object, "UPDATE", "access"},                                                                     \
+	}
+
 /* limit and offset of a list (api_paging). */
 #define DOC_PAGING                                                                                                     \
 	{"limit", "integer", "entries per page (default and maximum: --limit-list-default, --limit-list-max)"},        \

@@ -444,10 +444,6 @@ static int query_exec(struct api_call *c)
 
 #define INV "/api/v1/org/{org}/inventory/{inv}"
 
-#define DOC_ORG                                                                                                        \
-	{                                                                                                              \
-		"org", "string", "the organization's name"                                                             \
-	}
 #define DOC_INV                                                                                                        \
 	{                                                                                                              \
 		"inv", "string", "the inventory's name"                                                                \
@@ -495,28 +491,7 @@ static const struct api_doc doc_delete = {
     .errors = "403 404",
     .audit = {"INVENTORY", "DELETE", NULL},
 };
-static const struct api_doc doc_access_get = {
-    .summary = "The team access rules of an inventory",
-    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, {0}},
-    .response = SCHEMA_ACCESS_LIST,
-    .errors = "403 404",
-};
-static const struct api_doc doc_access_post = {
-    .summary = "Set one team's access to an inventory",
-    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, {0}},
-    .body = SCHEMA_ACCESS_BODY,
-    .response = SCHEMA_RESULT,
-    .errors = "400 403 404 415",
-    .audit = {"INVENTORY", "UPDATE", "access"},
-};
-static const struct api_doc doc_access_bulk = {
-    .summary = "Replace all team access rules of an inventory",
-    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, {0}},
-    .body = SCHEMA_ACCESS_BULK,
-    .response = SCHEMA_RESULT,
-    .errors = "400 403 404 415",
-    .audit = {"INVENTORY", "UPDATE", "access"},
-};
+DOC_ACCESS_RULES("INVENTORY", "an inventory", DOC_ORG, DOC_INV);
 static const struct api_doc doc_data_list = {
     .summary = "Every item of an inventory",
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, {0}},

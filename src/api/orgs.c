@@ -274,7 +274,7 @@ static const struct api_doc doc_list = {
     .summary = "Organizations the caller can see",
     .params =
 	(const struct api_param_doc[]){{"onlyCurrent", "boolean", "only the organizations the caller is a member of"},
-				       {"filter", "string", "only names containing this text"},
+				       DOC_FILTER,
 				       DOC_PAGING,
 				       {0}},
     .response = "{'type':'array','items':" SCHEMA_ORG "}",
@@ -282,15 +282,13 @@ static const struct api_doc doc_list = {
 };
 static const struct api_doc doc_get = {
     .summary = "An organization",
-    .params = (const struct api_param_doc[]){{"org", "string", "the organization's name"}, {0}},
+    .params = (const struct api_param_doc[]){DOC_ORG, {0}},
     .response = SCHEMA_ORG,
     .errors = "404",
 };
 static const struct api_doc doc_delete = {
     .summary = "Delete an organization with everything in it (admins; needs confirmation=yes)",
-    .params = (const struct api_param_doc[]){{"org", "string", "the organization's name"},
-					     {"confirmation", "string", "must be 'yes'"},
-					     {0}},
+    .params = (const struct api_param_doc[]){DOC_ORG, {"confirmation", "string", "must be 'yes'"}, {0}},
     .response = SCHEMA_RESULT,
     .errors = "400 403 404",
     .audit = {"ORGANIZATION", "DELETE", NULL},

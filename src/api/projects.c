@@ -402,14 +402,6 @@ static int access_bulk(struct api_call *c)
 	return access_rules_replace(c, &res);
 }
 
-#define DOC_ORG                                                                                                        \
-	{                                                                                                              \
-		"org", "string", "the organization's name"                                                             \
-	}
-#define DOC_PROJECT                                                                                                    \
-	{                                                                                                              \
-		"project", "string", "the project's name"                                                              \
-	}
 #define SCHEMA_PROJECT_FIELDS                                                                                          \
 	"'name':{'type':'string'},'description':{'type':'string'},'visibility':{'enum':['PUBLIC','PRIVATE']},"         \
 	"'owner':" SCHEMA_OWNER ",'meta':" SCHEMA_OBJECT ",'cfg':" SCHEMA_OBJECT                                       \
@@ -429,9 +421,7 @@ static const struct api_doc doc_create = {
 };
 static const struct api_doc doc_list = {
     .summary = "The projects of an organization the caller can see",
-    .params =
-	(const struct api_param_doc[]){
-	    DOC_ORG, {"filter", "string", "only names containing this text"}, DOC_PAGING, {0}},
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_FILTER, DOC_PAGING, {0}},
     .response = "{'type':'array','items':" SCHEMA_PROJECT "}",
     .errors = "400 404",
 };
@@ -448,28 +438,7 @@ static const struct api_doc doc_delete = {
     .errors = "403 404",
     .audit = {"PROJECT", "DELETE", NULL},
 };
-static const struct api_doc doc_access_get = {
-    .summary = "The team access rules of a project",
-    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {0}},
-    .response = SCHEMA_ACCESS_LIST,
-    .errors = "403 404",
-};
-static const struct api_doc doc_access_post = {
-    .summary = "Set one team's access to a project",
-    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {0}},
-    .body = SCHEMA_ACCESS_BODY,
-    .response = SCHEMA_RESULT,
-    .errors = "400 403 404 415",
-    .audit = {"PROJECT", "UPDATE", "access"},
-};
-static const struct api_doc doc_access_bulk = {
-    .summary = "Replace all team access rules of a project",
-    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {0}},
-    .body = SCHEMA_ACCESS_BULK,
-    .response = SCHEMA_RESULT,
-    .errors = "400 403 404 415",
-    .audit = {"PROJECT", "UPDATE", "access"},
-};
+DOC_ACCESS_RULES("PROJECT", "a project", DOC_ORG, DOC_PROJECT);
 
 const struct api_route api_project_routes[] = {
     {"POST", "/api/v1/org/{org}/project", create_or_update, 0, &doc_create},

@@ -396,14 +396,6 @@ out:
 	return rc;
 }
 
-#define DOC_ORG                                                                                                        \
-	{                                                                                                              \
-		"org", "string", "the organization's name"                                                             \
-	}
-#define DOC_PROJECT                                                                                                    \
-	{                                                                                                              \
-		"project", "string", "the project's name"                                                              \
-	}
 #define DOC_REPO                                                                                                       \
 	{                                                                                                              \
 		"repo", "string", "the repository's name"                                                              \
@@ -427,9 +419,7 @@ static const struct api_doc doc_create = {
 };
 static const struct api_doc doc_list = {
     .summary = "The repositories of a project",
-    .params =
-	(const struct api_param_doc[]){
-	    DOC_ORG, DOC_PROJECT, {"filter", "string", "only names containing this text"}, DOC_PAGING, {0}},
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, DOC_FILTER, DOC_PAGING, {0}},
     .response = "{'type':'array','items':" SCHEMA_REPO "}",
     .errors = "400 403 404",
 };

@@ -415,10 +415,6 @@ static int bulk_access(struct api_call *c)
 	return access_call(c, access_rules_replace);
 }
 
-#define DOC_ORG                                                                                                        \
-	{                                                                                                              \
-		"org", "string", "the organization's name"                                                             \
-	}
 #define DOC_SECRET                                                                                                     \
 	{                                                                                                              \
 		"name", "string", "the secret's name"                                                                  \
@@ -453,9 +449,7 @@ static const struct api_doc doc_create = {
 };
 static const struct api_doc doc_list = {
     .summary = "The secrets of an organization the caller can see (never their values)",
-    .params =
-	(const struct api_param_doc[]){
-	    DOC_ORG, {"filter", "string", "only names containing this text"}, DOC_PAGING, {0}},
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_FILTER, DOC_PAGING, {0}},
     .response = "{'type':'array','items':" SCHEMA_SECRET "}",
     .errors = "400 404",
 };
@@ -508,28 +502,7 @@ static const struct api_doc doc_data = {
     .errors = "400 403 404 415",
     .audit = {"SECRET", "ACCESS", NULL},
 };
-static const struct api_doc doc_access_get = {
-    .summary = "The team access rules of a secret",
-    .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
-    .response = SCHEMA_ACCESS_LIST,
-    .errors = "403 404",
-};
-static const struct api_doc doc_access_post = {
-    .summary = "Set one team's access to a secret",
-    .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
-    .body = SCHEMA_ACCESS_BODY,
-    .response = SCHEMA_RESULT,
-    .errors = "400 403 404 415",
-    .audit = {"SECRET", "UPDATE", "access"},
-};
-static const struct api_doc doc_access_bulk = {
-    .summary = "Replace all team access rules of a secret",
-    .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
-    .body = SCHEMA_ACCESS_BULK,
-    .response = SCHEMA_RESULT,
-    .errors = "400 403 404 415",
-    .audit = {"SECRET", "UPDATE", "access"},
-};
+DOC_ACCESS_RULES("SECRET", "a secret", DOC_ORG, DOC_SECRET);
 
 const struct api_route api_secret_routes[] = {
     {"POST", "/api/v1/org/{org}/secret", secrets_create, 0, &doc_create},

@@ -405,10 +405,6 @@ out:
 	return rc;
 }
 
-#define DOC_ORG                                                                                                        \
-	{                                                                                                              \
-		"org", "string", "the organization's name"                                                             \
-	}
 #define DOC_TEAM                                                                                                       \
 	{                                                                                                              \
 		"team", "string", "the team's name"                                                                    \

@@ -103,10 +103,7 @@ static const struct api_doc doc_event = {
 };
 static const struct api_doc doc_list = {
     .summary = "The triggers read from a repository",
-    .params = (const struct api_param_doc[]){{"org", "string", "the organization's name"},
-					     {"project", "string", "the project's name"},
-					     {"repo", "string", "the repository's name"},
-					     {0}},
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {"repo", "string", "the repository's name"}, {0}},
     .response = "{'type':'array','items':{'type':'object','properties':{'id':" SCHEMA_UUID
 		",'eventSource':{'type':'string'},'entryPoint':{'type':'string'},'conditions':" SCHEMA_OBJECT
 		",'arguments':" SCHEMA_OBJECT ",'cfg':" SCHEMA_OBJECT "}}}",

@@ -13,6 +13,7 @@ import pytest
 from conftest import ADMIN_KEY, Client, process_log, start_process, unique, wait_process
 from proc_util import make_org, make_project
 from repo_util import create_repo, git  # noqa: F401 (fixture)
+from test_process_children import SLOW_CHILD
 
 SECRET_VALUE = "AuditNeverSees-" + "7f3a9c1e5b"
 STORE_PASSWORD = "Store-pass-" + "4242aa"
@@ -252,24 +253,11 @@ CHILDREN_FLOW = """
 flows:
   default:
     - task: concord
-      in:
-        action: start
-        payload: child
+      in: {action: start, payload: child}
       out: job
     - task: concord
-      in:
-        action: kill
-        instanceId: ${job.id}
-        sync: true
-    - log: "killed ${job.id}"
-"""
-
-SLOW_CHILD = """
-flows:
-  default:
-    - task: sleep
-      in:
-        duration: 60
+      in: {action: kill, instanceId: "${job.id}", sync: true}
+    - log: "started and killed ${job.id}"
 """
 
 
