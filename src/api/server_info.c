@@ -76,12 +76,11 @@ static int health(struct api_call *c)
 
 static const struct api_doc doc_ping = {.summary = "Liveness: the server answers", .response = SCHEMA_OK};
 static const struct api_doc doc_health = {
-    .summary = "Health: the store answers, the workers run, the data folder has free space (503 with the same body "
-	       "when not)",
+    .summary = "Health: the store answers, the workers run, the data folder has free space (503 with this body, "
+	       "status unhealthy, when not)",
     .response = "{'type':'object','required':['ok','status','checks'],'properties':{'ok':{'type':'boolean'},"
 		"'status':{'enum':['ok','unhealthy']},'checks':{'type':'object','properties':{'store':" SCHEMA_CHECK
 		",'workers':" SCHEMA_CHECK ",'disk':" SCHEMA_CHECK "}}}}",
-    .errors = "503",
 };
 static const struct api_doc doc_version = {
     .summary = "The server's version",
