@@ -73,7 +73,7 @@ void api_audit_note(struct api_call *c, const char *key, const char *value)
 		json_object_set_new(c->audit, key, json_string(value));
 }
 
-/* The answer's ids ("id", "instanceId") into details and, for a create-or-update, which
+/* The answer's ids ("id", "instanceId", "instanceIds") into details and, for a create-or-update, which
  * it was into *action.  False for an answer that says it did nothing ({"ok":false}: a
  * form whose values were refused). */
 static bool from_answer(struct api_call *c, const struct api_audit_doc *a, json_t *details, const char **action)
@@ -92,6 +92,8 @@ static bool from_answer(struct api_call *c, const struct api_audit_doc *a, json_
 		json_object_set(details, id_key(a->object), x);
 	if (json_is_string(x = json_object_get(v, "instanceId")) && !json_object_get(details, "instanceId"))
 		json_object_set(details, "instanceId", x);
+	if (json_is_array(x = json_object_get(v, "instanceIds"))) /* an event's processes */
+		json_object_set(details, "instanceIds", x);
 	x = json_object_get(v, "result");
 	if (strcmp(a->action, "CREATE_OR_UPDATE") == 0 && json_is_string(x) &&
 	    strcmp(json_string_value(x), "CREATED") == 0)

@@ -14,6 +14,7 @@ from conftest import ADMIN_KEY, Client, process_log, start_process, unique, wait
 from proc_util import make_org, make_project
 from repo_util import create_repo, git  # noqa: F401 (fixture)
 from test_process_children import SLOW_CHILD
+from test_triggers import GENERIC_FLOW, MATCHING, Project, repos  # noqa: F401 (fixture)
 
 SECRET_VALUE = "AuditNeverSees-" + "7f3a9c1e5b"
 STORE_PASSWORD = "Store-pass-" + "4242aa"
@@ -273,6 +274,17 @@ def test_children_started_and_stopped_by_a_process(admin, new_user):
     for e in (start, stop):  # on behalf of the initiator, through the parent's session
         assert e["user"] == {"id": user.user_id, "username": user.username}
         assert e["details"]["actionSource"] == {"type": "PROCESS", "instanceId": pid}
+
+
+def test_external_event_names_the_processes_it_started(admin, repos):  # noqa: F811 (fixture)
+    src = unique("ev")
+    Project(admin).add_repo(repos({"concord.yml": GENERIC_FLOW % src}))
+    r = admin.post("/api/v1/events/%s" % src, json=dict(MATCHING, id="ev-audit"))
+    assert r.status_code == 200, r.text
+    started = r.json()["instanceIds"]
+    assert len(started) == 1
+    e = one(admin, "EXTERNAL_EVENT", "ACCESS", eventSource=src)
+    assert e["details"]["instanceIds"] == started and e["user"]["username"] == "admin"
 
 
 def test_failed_and_read_requests_are_not_recorded(admin, new_user):
