@@ -54,6 +54,7 @@ struct api_call {
 	struct store_conn *db;
 	struct principal who; /* valid unless the route is API_PUBLIC */
 	struct err err;
+	json_t *audit; /* what the handler noted for the audit entry (api_audit_note); owned */
 };
 
 typedef int (*api_handler)(struct api_call *c);
@@ -64,11 +65,40 @@ enum api_route_flags {
 	API_NO_CHALLENGE = 1 << 2, /* a 401 never carries WWW-Authenticate (console whoami) */
 };
 
+/* What a route is, kept next to its route table: the OpenAPI document is built from it
+ * (api/openapi.c, GET /api/openapi.json) and the dispatcher writes the audit entry it
+ * names (api/audit.c).  Every route has one (tests/unit/test_openapi.c). */
+struct api_param_doc {
+	const char *name; /* a path parameter of the pattern (describes it) or a query parameter */
+	const char *type; /* its JSON-schema type: "string", "integer", "boolean" */
+	const char *desc;
+};
+
+/* The audit entry of a successful call: object NULL for a route that changes nothing.
+ * action "CREATE_OR_UPDATE" is CREATE or UPDATE by the "result" of the answer.  part, when
+ * set, goes to the details as "changed" (e.g. "access" for an access rule of a project). */
+struct api_audit_doc {
+	const char *object, *action, *part;
+};
+
+struct api_doc {
+	const char *summary;
+	const struct api_param_doc *params; /* ends with {0}; NULL: none */
+	const char *body;		    /* JSON schema (text) of the request body; NULL: none */
+	const char *body_type;		    /* its media types, space-separated; NULL: application/json */
+	const char *response;		    /* JSON schema (text) of the success body; NULL: any */
+	const char *response_type;	    /* NULL: application/json */
+	int status;			    /* of success, 0: 200 (204: no body) */
+	const char *errors;		    /* error statuses besides 401 and 500, e.g. "400 403 404" */
+	struct api_audit_doc audit;
+};
+
 struct api_route {
 	const char *method;
 	const char *pattern;
 	api_handler fn;
 	unsigned flags;
+	const struct api_doc *doc;
 };
 
 /* Authenticates the request into c->who (api/authenticate.c): Authorization (Basic or an
@@ -116,6 +146,11 @@ int api_paging(struct api_call *c, size_t *limit, size_t *offset) WUR;
 /* An optional boolean query parameter: absent leaves *out unchanged; "true"/"false" in
  * any case set it; anything else is 400 naming the parameter. */
 int api_query_bool(struct api_call *c, const char *name, bool *out) WUR;
+
+/* Adds key: value (a copy) to the details of the call's audit entry: ids and names that
+ * the path and the answer do not carry.  Never a secret's value.  Out of memory leaves the
+ * entry without it. */
+void api_audit_note(struct api_call *c, const char *key, const char *value);
 
 /* A path parameter that the router guarantees to exist. */
 const char *api_param(struct api_call *c, const char *name);

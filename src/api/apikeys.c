@@ -5,6 +5,7 @@
 
 #include <sodium.h>
 
+#include "api/doc_schemas.h"
 #include "api/routes.h"
 #include "auth/authn.h"
 #include "auth/rbac.h"
@@ -177,6 +178,8 @@ static int create(struct api_call *c)
 	k.created_at = dt_now_ms();
 	if ((rc = insert_key(c, &k, name, hash)))
 		goto out;
+	api_audit_note(c, "name", name ? name : k.name);
+	api_audit_note(c, "username", u.username);
 	out = key_json(&k);
 	json_object_set_new(out, "ok", json_true());
 	json_object_set_new(out, "key", json_string(text));
@@ -234,9 +237,38 @@ static int delete (struct api_call *c)
 	return api_reply(c, json_pack("{s:s,s:b}", "result", "DELETED", "ok", 1));
 }
 
+#define SCHEMA_KEY                                                                                                     \
+	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'userId':" SCHEMA_UUID ",'name':{'type':'string'},"       \
+	"'expiredAt':" SCHEMA_DATE "}}"
+
+static const struct api_doc doc_create = {
+    .summary = "Create an API key (for yourself; admins for anyone); the key is shown only in this answer",
+    .body = "{'type':'object','properties':{'userId':" SCHEMA_UUID ",'username':{'type':'string'},"
+	    "'userDomain':{'type':'string'},'name':{'type':'string','maxLength':128},'expiredAt':" SCHEMA_DATE
+	    ",'key':{'type':'string','writeOnly':true,'description':'a key of your own instead of a generated one'}}}",
+    .response = "{'type':'object','properties':{'ok':{'type':'boolean'},'id':" SCHEMA_UUID ",'userId':" SCHEMA_UUID
+		",'name':{'type':'string'},'expiredAt':" SCHEMA_DATE ",'key':{'type':'string'},"
+		"'result':{'const':'CREATED'}}}",
+    .errors = "400 403 404 409 415",
+    .audit = {"API_KEY", "CREATE", NULL},
+};
+static const struct api_doc doc_list = {
+    .summary = "The API keys of a user (yours by default; admins any), never the keys themselves",
+    .params = (const struct api_param_doc[]){{"userId", "string", "whose keys (admins only for others)"}, {0}},
+    .response = "{'type':'array','items':" SCHEMA_KEY "}",
+    .errors = "400 403 404",
+};
+static const struct api_doc doc_delete = {
+    .summary = "Delete an API key (your own; admins any)",
+    .params = (const struct api_param_doc[]){{"id", "string", "the key's id"}, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "403 404",
+    .audit = {"API_KEY", "DELETE", NULL},
+};
+
 const struct api_route api_apikey_routes[] = {
-    {"POST", "/api/v1/apikey", create, 0},
-    {"GET", "/api/v1/apikey", list, 0},
-    {"DELETE", "/api/v1/apikey/{id}", delete, 0},
+    {"POST", "/api/v1/apikey", create, 0, &doc_create},
+    {"GET", "/api/v1/apikey", list, 0, &doc_list},
+    {"DELETE", "/api/v1/apikey/{id}", delete, 0, &doc_delete},
     {0},
 };

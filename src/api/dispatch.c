@@ -92,6 +92,9 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 			err_set(&c.err, ERR_INTERNAL, "handler for %s %s failed without a reason", route->method,
 				route->pattern);
 		fail_call(&c, route);
+	} else if (route->doc && route->doc->audit.object) {
+		api_audit_record(&c, route);
 	}
+	json_decref(c.audit);
 	return HTTP_HANDLED;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/access_rules.h"
 #include "api/inventories.h"
 #include "api/query_gate.h"
@@ -138,6 +139,7 @@ static int update_inventory(struct api_call *c, json_t *body, struct inventory *
 	rc = store_inventory_update(c->db, inv, &c->err);
 	if (rc == -ERR_CONFLICT)
 		return api_fail(c, ERR_CONFLICT, "Inventory already exists: %.128s", inv->name);
+	api_audit_note(c, "inventoryName", inv->name);
 	return rc ? rc : api_reply_result(c, "UPDATED", inv->id);
 }
 
@@ -161,6 +163,7 @@ static int create_inventory(struct api_call *c, json_t *body, const struct org *
 	rc = store_inventory_insert(c->db, &inv, &c->err);
 	if (rc == -ERR_CONFLICT)
 		return api_fail(c, ERR_CONFLICT, "Inventory already exists: %.128s", name);
+	api_audit_note(c, "inventoryName", inv.name);
 	return rc ? rc : api_reply_result(c, "CREATED", inv.id);
 }
 
@@ -441,22 +444,130 @@ static int query_exec(struct api_call *c)
 
 #define INV "/api/v1/org/{org}/inventory/{inv}"
 
+#define DOC_INV                                                                                                        \
+	{                                                                                                              \
+		"inv", "string", "the inventory's name"                                                                \
+	}
+#define DOC_PATH                                                                                                       \
+	{                                                                                                              \
+		"path", "string", "the item's path in the inventory"                                                   \
+	}
+#define DOC_Q                                                                                                          \
+	{                                                                                                              \
+		"q", "string", "the query's name"                                                                      \
+	}
+#define SCHEMA_INVENTORY                                                                                               \
+	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},'orgId':" SCHEMA_UUID            \
+	",'orgName':{'type':'string'},'visibility':{'enum':['PUBLIC','PRIVATE']},'owner':" SCHEMA_OWNER "}}"
+#define SCHEMA_QUERY                                                                                                   \
+	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},'inventoryId':" SCHEMA_UUID      \
+	",'text':{'type':'string'}}}"
+
+static const struct api_doc doc_put = {
+    .summary = "Create an inventory or update one (by id or name)",
+    .params = (const struct api_param_doc[]){DOC_ORG, {0}},
+    .body = "{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},"
+	    "'visibility':{'enum':['PUBLIC','PRIVATE']},'owner':" SCHEMA_OWNER "}}",
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 409 415",
+    .audit = {"INVENTORY", "CREATE_OR_UPDATE", NULL},
+};
+static const struct api_doc doc_list = {
+    .summary = "The inventories of an organization the caller can see",
+    .params = (const struct api_param_doc[]){DOC_ORG, {0}},
+    .response = "{'type':'array','items':" SCHEMA_INVENTORY "}",
+    .errors = "404",
+};
+static const struct api_doc doc_queries = {
+    .summary = "The queries of an inventory",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, {0}},
+    .response = "{'type':'array','items':" SCHEMA_QUERY "}",
+    .errors = "403 404",
+};
+static const struct api_doc doc_delete = {
+    .summary = "Delete an inventory with its data and queries",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "403 404",
+    .audit = {"INVENTORY", "DELETE", NULL},
+};
+DOC_ACCESS_RULES("INVENTORY", "an inventory", DOC_ORG, DOC_INV);
+static const struct api_doc doc_data_list = {
+    .summary = "Every item of an inventory",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, {0}},
+    .response = "{'type':'array','items':{}}",
+    .errors = "403 404",
+};
+static const struct api_doc doc_data_get = {
+    .summary = "The item at a path, or the items under it",
+    .params =
+	(const struct api_param_doc[]){
+	    DOC_ORG, DOC_INV, DOC_PATH, {"singleItem", "boolean", "the item itself instead of a list"}, {0}},
+    .response = "{}",
+    .errors = "400 403 404",
+};
+static const struct api_doc doc_data_put = {
+    .summary = "Store an item at a path",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, DOC_PATH, {0}},
+    .body = "{}",
+    .response = "{}",
+    .errors = "400 403 404 413 415",
+    .audit = {"INVENTORY", "UPDATE", "data"},
+};
+static const struct api_doc doc_data_delete = {
+    .summary = "Delete the item at a path",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, DOC_PATH, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "403 404",
+    .audit = {"INVENTORY", "UPDATE", "data"},
+};
+static const struct api_doc doc_query_get = {
+    .summary = "A query of an inventory",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, DOC_Q, {0}},
+    .response = SCHEMA_QUERY,
+    .errors = "403 404",
+};
+static const struct api_doc doc_query_put = {
+    .summary = "Create or replace a query (its SQL text, checked before it is stored)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, DOC_Q, {0}},
+    .body =
+	"{'oneOf':[{'type':'string'},{'type':'object','required':['text'],'properties':{'text':{'type':'string'}}}]}",
+    .body_type = "text/plain application/json",
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 415",
+    .audit = {"INVENTORY_QUERY", "CREATE_OR_UPDATE", NULL},
+};
+static const struct api_doc doc_query_delete = {
+    .summary = "Delete a query",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, DOC_Q, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "403 404",
+    .audit = {"INVENTORY_QUERY", "DELETE", NULL},
+};
+static const struct api_doc doc_query_exec = {
+    .summary = "Run a query (read-only, with a time limit) with an optional JSON filter",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, DOC_Q, {0}},
+    .body = SCHEMA_OBJECT,
+    .response = "{'type':'array','items':{}}",
+    .errors = "400 403 404 415 503",
+};
+
 const struct api_route api_inventory_routes[] = {
-    {"POST", "/api/v1/org/{org}/inventory", inventory_put, 0},
-    {"GET", "/api/v1/org/{org}/inventory", inventory_list, 0},
-    {"GET", INV, query_list, 0},
-    {"DELETE", INV, inventory_delete, 0},
-    {"GET", INV "/access", access_list, 0},
-    {"POST", INV "/access", access_put, 0},
-    {"POST", INV "/access/bulk", access_bulk, 0},
-    {"GET", INV "/data", api_inventory_data_list, 0},
-    {"GET", INV "/data/{path*}", api_inventory_data_get, 0},
-    {"POST", INV "/data/{path*}", api_inventory_data_put, 0},
-    {"DELETE", INV "/data/{path*}", api_inventory_data_delete, 0},
-    {"GET", INV "/query", query_list, 0},
-    {"GET", INV "/query/{q}", query_get, 0},
-    {"POST", INV "/query/{q}", query_put, 0},
-    {"DELETE", INV "/query/{q}", query_delete, 0},
-    {"POST", INV "/query/{q}/exec", query_exec, 0},
+    {"POST", "/api/v1/org/{org}/inventory", inventory_put, 0, &doc_put},
+    {"GET", "/api/v1/org/{org}/inventory", inventory_list, 0, &doc_list},
+    {"GET", INV, query_list, 0, &doc_queries},
+    {"DELETE", INV, inventory_delete, 0, &doc_delete},
+    {"GET", INV "/access", access_list, 0, &doc_access_get},
+    {"POST", INV "/access", access_put, 0, &doc_access_post},
+    {"POST", INV "/access/bulk", access_bulk, 0, &doc_access_bulk},
+    {"GET", INV "/data", api_inventory_data_list, 0, &doc_data_list},
+    {"GET", INV "/data/{path*}", api_inventory_data_get, 0, &doc_data_get},
+    {"POST", INV "/data/{path*}", api_inventory_data_put, 0, &doc_data_put},
+    {"DELETE", INV "/data/{path*}", api_inventory_data_delete, 0, &doc_data_delete},
+    {"GET", INV "/query", query_list, 0, &doc_queries},
+    {"GET", INV "/query/{q}", query_get, 0, &doc_query_get},
+    {"POST", INV "/query/{q}", query_put, 0, &doc_query_put},
+    {"DELETE", INV "/query/{q}", query_delete, 0, &doc_query_delete},
+    {"POST", INV "/query/{q}/exec", query_exec, 0, &doc_query_exec},
     {0},
 };

@@ -103,7 +103,15 @@ static int get_metrics(struct api_call *c)
 	return 0;
 }
 
+static const struct api_doc doc_metrics = {
+    .summary = "Prometheus metrics of this node (--metrics: loopback clients without credentials by default, others "
+	       "need an admin or a system reader)",
+    .response = "{'type':'string'}",
+    .response_type = "text/plain",
+    .errors = "401 403 404",
+};
+
 const struct api_route api_metrics_routes[] = {
-    {"GET", "/metrics", get_metrics, API_PUBLIC | API_SLOW}, /* a worker: credentials may need Argon2id */
+    {"GET", "/metrics", get_metrics, API_PUBLIC | API_SLOW, &doc_metrics}, /* a worker: credentials may need Argon2id */
     {0},
 };

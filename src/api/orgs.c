@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/orgs.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
@@ -173,6 +174,7 @@ static int create_or_update(struct api_call *c)
 	    (rc = api_body_json_text(c, body, "cfg", &cfg)))
 		goto out;
 	rc = exists ? store_org_update(c->db, &o, meta, cfg, &c->err) : insert_org(c, &o, meta, cfg);
+	api_audit_note(c, "orgName", o.name);
 	if (rc == 0)
 		rc = api_reply_result(c, exists ? "UPDATED" : "CREATED", o.id);
 out:
@@ -255,10 +257,48 @@ static int delete (struct api_call *c)
 	return api_reply_result(c, "DELETED", NULL);
 }
 
+#define SCHEMA_ORG                                                                                                     \
+	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},"                                \
+	"'visibility':{'enum':['PUBLIC','PRIVATE']},'owner':" SCHEMA_OWNER ",'meta':" SCHEMA_OBJECT                    \
+	",'cfg':" SCHEMA_OBJECT "}}"
+
+static const struct api_doc doc_create = {
+    .summary = "Create an organization (admins) or update one (its owners), by id or name",
+    .body = "{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},"
+	    "'visibility':{'enum':['PUBLIC','PRIVATE']},'owner':" SCHEMA_OWNER ",'meta':" SCHEMA_OBJECT
+	    ",'cfg':" SCHEMA_OBJECT "}}",
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 409 415",
+    .audit = {"ORGANIZATION", "CREATE_OR_UPDATE", NULL},
+};
+static const struct api_doc doc_list = {
+    .summary = "Organizations the caller can see",
+    .params =
+	(const struct api_param_doc[]){{"onlyCurrent", "boolean", "only the organizations the caller is a member of"},
+				       DOC_FILTER,
+				       DOC_PAGING,
+				       {0}},
+    .response = "{'type':'array','items':" SCHEMA_ORG "}",
+    .errors = "400",
+};
+static const struct api_doc doc_get = {
+    .summary = "An organization",
+    .params = (const struct api_param_doc[]){DOC_ORG, {0}},
+    .response = SCHEMA_ORG,
+    .errors = "404",
+};
+static const struct api_doc doc_delete = {
+    .summary = "Delete an organization with everything in it (admins; needs confirmation=yes)",
+    .params = (const struct api_param_doc[]){DOC_ORG, {"confirmation", "string", "must be 'yes'"}, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404",
+    .audit = {"ORGANIZATION", "DELETE", NULL},
+};
+
 const struct api_route api_org_routes[] = {
-    {"POST", "/api/v1/org", create_or_update, 0},
-    {"GET", "/api/v1/org", list, 0},
-    {"GET", "/api/v1/org/{org}", get, 0},
-    {"DELETE", "/api/v1/org/{org}", delete, 0},
+    {"POST", "/api/v1/org", create_or_update, 0, &doc_create},
+    {"GET", "/api/v1/org", list, 0, &doc_list},
+    {"GET", "/api/v1/org/{org}", get, 0, &doc_get},
+    {"DELETE", "/api/v1/org/{org}", delete, 0, &doc_delete},
     {0},
 };

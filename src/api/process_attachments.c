@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "api/routes.h"
 #include "store/process_attachments.h"
@@ -61,8 +62,22 @@ static int get(struct api_call *c)
 	return 0;
 }
 
+static const struct api_doc doc_list = {
+    .summary = "The names of a process's attachments",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, {0}},
+    .response = SCHEMA_STRINGS,
+    .errors = "403 404",
+};
+static const struct api_doc doc_get = {
+    .summary = "One attachment of a process",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, {"name", "string", "the attachment's name"}, {0}},
+    .response = "{'type':'string','format':'binary'}",
+    .response_type = "application/octet-stream",
+    .errors = "403 404",
+};
+
 const struct api_route api_process_attachment_routes[] = {
-    {"GET", "/api/v1/process/{id}/attachment", list, 0},
-    {"GET", "/api/v1/process/{id}/attachment/{name*}", get, 0},
+    {"GET", "/api/v1/process/{id}/attachment", list, 0, &doc_list},
+    {"GET", "/api/v1/process/{id}/attachment/{name*}", get, 0, &doc_get},
     {0},
 };

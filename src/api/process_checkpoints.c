@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "api/process_json.h"
 #include "api/routes.h"
@@ -146,9 +147,35 @@ static int restore_by_name(struct api_call *c)
 	return rc;
 }
 
+static const struct api_doc doc_list = {
+    .summary = "The checkpoints of a process",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, {0}},
+    .response = "{'type':'array','items':{'type':'object','properties':{'id':{},'checkpointId':" SCHEMA_UUID
+		",'name':{'type':'string'},'createdAt':" SCHEMA_DATE "}}}",
+    .errors = "403 404",
+};
+static const struct api_doc doc_restore = {
+    .summary = "Restore a finished or suspended process from a checkpoint (by id) and run it again from there",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, {0}},
+    .body = "{'type':'object','required':['id'],'properties':{'id':" SCHEMA_UUID "}}",
+    .response = SCHEMA_OK,
+    .errors = "400 403 404 409 415",
+    .audit = {"PROCESS", "RESTORE", NULL},
+};
+static const struct api_doc doc_restore_by_name = {
+    .summary = "Restore a process from a checkpoint by name (action=restore), as Concord v2",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID,
+					     {"name", "string", "the checkpoint's name"},
+					     {"action", "string", "must be 'restore'"},
+					     {0}},
+    .response = SCHEMA_OK,
+    .errors = "400 403 404 409",
+    .audit = {"PROCESS", "RESTORE", NULL},
+};
+
 const struct api_route api_process_checkpoint_routes[] = {
-    {"GET", "/api/v1/process/{id}/checkpoint", list_checkpoints, 0},
-    {"POST", "/api/v1/process/{id}/checkpoint/restore", restore_by_id, 0},
-    {"GET", "/api/v2/process/{id}/checkpoint", restore_by_name, API_SLOW},
+    {"GET", "/api/v1/process/{id}/checkpoint", list_checkpoints, 0, &doc_list},
+    {"POST", "/api/v1/process/{id}/checkpoint/restore", restore_by_id, 0, &doc_restore},
+    {"GET", "/api/v2/process/{id}/checkpoint", restore_by_name, API_SLOW, &doc_restore_by_name},
     {0},
 };

@@ -2,6 +2,7 @@
  * oldest first, each as the process status (docs/api.md "Subprocesses"). */
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "api/process_json.h"
 #include "api/routes.h"
@@ -64,7 +65,14 @@ static int subprocesses(struct api_call *c)
 	return api_reply(c, arr);
 }
 
+static const struct api_doc doc_children = {
+    .summary = "The child processes of a process",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, {"tags", "string", "only children with this tag"}, {0}},
+    .response = "{'type':'array','items':" SCHEMA_PROCESS "}",
+    .errors = "403 404",
+};
+
 const struct api_route api_process_children_routes[] = {
-    {"GET", "/api/v1/process/{id}/subprocess", subprocesses, 0},
+    {"GET", "/api/v1/process/{id}/subprocess", subprocesses, 0, &doc_children},
     {0},
 };

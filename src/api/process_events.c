@@ -2,6 +2,7 @@
  * (reference §6.9).  See docs/api.md "Process events". */
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "api/routes.h"
 #include "base/datetime.h"
@@ -60,7 +61,25 @@ static int list(struct api_call *c)
 	return api_reply(c, events);
 }
 
+static const struct api_doc doc_list = {
+    .summary = "The events of a process, oldest first",
+    .params =
+	(const struct api_param_doc[]){DOC_PROCESS_ID,
+				       {"type", "string", "only events of this type (e.g. ELEMENT, PROCESS_STATUS)"},
+				       {"after", "string", "only events after this time (ISO-8601 with offset)"},
+				       {"fromId", "integer", "only events with a larger sequence id"},
+				       {"eventCorrelationId", "string", "only events of this correlation id"},
+				       {"eventPhase", "string", "only events of this phase (PRE or POST)"},
+				       {"includeAll", "boolean", "include the events' full data"},
+				       {"limit", "integer", "at most this many events"},
+				       {0}},
+    .response = "{'type':'array','items':{'type':'object','properties':{'id':" SCHEMA_UUID
+		",'seqId':{'type':'integer'},'eventType':{'type':'string'},'data':" SCHEMA_OBJECT
+		",'eventDate':" SCHEMA_DATE "}}}",
+    .errors = "400 403 404",
+};
+
 const struct api_route api_process_event_routes[] = {
-    {"GET", "/api/v1/process/{id}/event", list, 0},
+    {"GET", "/api/v1/process/{id}/event", list, 0, &doc_list},
     {0},
 };

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "base/b64.h"
 #include "base/limits.h"
@@ -348,10 +349,49 @@ done:
 	return rc;
 }
 
+#define DOC_FORM                                                                                                       \
+	{                                                                                                              \
+		"name", "string", "the form's name"                                                                    \
+	}
+#define SCHEMA_SUBMITTED                                                                                               \
+	"{'type':'object','properties':{'ok':{'type':'boolean'},'processInstanceId':" SCHEMA_UUID                      \
+	",'errors':{'type':'object','description':'per field, why its value was refused (ok false)'}}}"
+
+static const struct api_doc doc_list = {
+    .summary = "The forms a suspended process waits for",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, {0}},
+    .response = "{'type':'array','items':{'type':'object','properties':{'formInstanceId':{'type':'string'},"
+		"'name':{'type':'string'},'custom':{'type':'boolean'},'yield':{'type':'boolean'}}}}",
+    .errors = "403 404",
+};
+static const struct api_doc doc_get = {
+    .summary = "A form: its fields, their values and allowed values",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, DOC_FORM, {0}},
+    .response = SCHEMA_OBJECT,
+    .errors = "403 404",
+};
+static const struct api_doc doc_submit = {
+    .summary = "Submit a form (JSON): valid values resume the process; invalid ones answer ok false with errors",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, DOC_FORM, {0}},
+    .body = SCHEMA_OBJECT,
+    .response = SCHEMA_SUBMITTED,
+    .errors = "400 403 404 409 415",
+    .audit = {"PROCESS", "RESUME", "form"},
+};
+static const struct api_doc doc_submit_multipart = {
+    .summary = "Submit a form with files (multipart)",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, DOC_FORM, {0}},
+    .body = SCHEMA_OBJECT,
+    .body_type = "multipart/form-data",
+    .response = SCHEMA_SUBMITTED,
+    .errors = "400 403 404 409 413 415",
+    .audit = {"PROCESS", "RESUME", "form"},
+};
+
 const struct api_route api_process_form_routes[] = {
-    {"GET", "/api/v1/process/{id}/form", list_forms, 0},
-    {"GET", "/api/v1/process/{id}/form/{name}", get_form, 0},
-    {"POST", "/api/v1/process/{id}/form/{name}", submit, 0},
-    {"POST", "/api/v1/process/{id}/form/{name}/multipart", submit, 0},
+    {"GET", "/api/v1/process/{id}/form", list_forms, 0, &doc_list},
+    {"GET", "/api/v1/process/{id}/form/{name}", get_form, 0, &doc_get},
+    {"POST", "/api/v1/process/{id}/form/{name}", submit, 0, &doc_submit},
+    {"POST", "/api/v1/process/{id}/form/{name}/multipart", submit, 0, &doc_submit_multipart},
     {0},
 };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "api/routes.h"
 #include "base/log.h"
@@ -168,7 +169,17 @@ static int get_log(struct api_call *c)
 	return answer(c, id, &rg, size, follow);
 }
 
+static const struct api_doc doc_log = {
+    .summary = "The log of a process; Range: bytes=a-b (206), follow=true streams until the process ends",
+    .params =
+	(const struct api_param_doc[]){
+	    DOC_PROCESS_ID, {"follow", "boolean", "keep the answer open and send new lines as they come"}, {0}},
+    .response = "{'type':'string'}",
+    .response_type = "text/plain",
+    .errors = "400 403 404",
+};
+
 const struct api_route api_process_log_routes[] = {
-    {"GET", "/api/v1/process/{id}/log", get_log, 0},
+    {"GET", "/api/v1/process/{id}/log", get_log, 0, &doc_log},
     {0},
 };

@@ -1,6 +1,7 @@
 /* Resume (reference §6.7, issue 9): POST /api/v1/process/{id}/resume/{eventName}. */
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "api/process_routes.h"
 #include "http/request.h"
@@ -120,7 +121,19 @@ static int resume(struct api_call *c)
 	return api_reply(c, json_pack("{s:b}", "ok", 1));
 }
 
+static const struct api_doc doc_resume = {
+    .summary = "Resume a suspended process waiting for an event, with optional arguments",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID,
+					     {"eventName", "string", "the event the process waits for"},
+					     {"saveAs", "string", "the variable that receives the body"},
+					     {0}},
+    .body = SCHEMA_OBJECT,
+    .response = SCHEMA_OK,
+    .errors = "400 403 404 409 415",
+    .audit = {"PROCESS", "RESUME", NULL},
+};
+
 const struct api_route api_process_resume_routes[] = {
-    {"POST", "/api/v1/process/{id}/resume/{eventName}", resume, 0},
+    {"POST", "/api/v1/process/{id}/resume/{eventName}", resume, 0, &doc_resume},
     {0},
 };

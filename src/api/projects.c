@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/access_rules.h"
 #include "api/projects.h"
 #include "api/repositories.h"
@@ -233,6 +234,7 @@ static int create_or_update(struct api_call *c)
 		goto out;
 	rc = exists ? store_project_update(c->db, &p, meta, cfg, &c->err)
 		    : store_project_insert(c->db, &p, meta, cfg, &c->err);
+	api_audit_note(c, "projectName", p.name);
 	if (rc == 0)
 		rc = api_reply_result(c, exists ? "UPDATED" : "CREATED", p.id);
 out:
@@ -400,14 +402,52 @@ static int access_bulk(struct api_call *c)
 	return access_rules_replace(c, &res);
 }
 
+#define SCHEMA_PROJECT_FIELDS                                                                                          \
+	"'name':{'type':'string'},'description':{'type':'string'},'visibility':{'enum':['PUBLIC','PRIVATE']},"         \
+	"'owner':" SCHEMA_OWNER ",'meta':" SCHEMA_OBJECT ",'cfg':" SCHEMA_OBJECT                                       \
+	",'rawPayloadMode':{'type':'string'},"                                                                         \
+	"'acceptsRawPayload':{'type':'boolean'}"
+#define SCHEMA_PROJECT                                                                                                 \
+	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'orgId':" SCHEMA_UUID                                     \
+	",'orgName':{'type':'string'}," SCHEMA_PROJECT_FIELDS "}}"
+
+static const struct api_doc doc_create = {
+    .summary = "Create a project or update one (by id or name)",
+    .params = (const struct api_param_doc[]){DOC_ORG, {0}},
+    .body = "{'type':'object','properties':{'id':" SCHEMA_UUID "," SCHEMA_PROJECT_FIELDS "}}",
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 409 415",
+    .audit = {"PROJECT", "CREATE_OR_UPDATE", NULL},
+};
+static const struct api_doc doc_list = {
+    .summary = "The projects of an organization the caller can see",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_FILTER, DOC_PAGING, {0}},
+    .response = "{'type':'array','items':" SCHEMA_PROJECT "}",
+    .errors = "400 404",
+};
+static const struct api_doc doc_get = {
+    .summary = "A project",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {0}},
+    .response = SCHEMA_PROJECT,
+    .errors = "403 404",
+};
+static const struct api_doc doc_delete = {
+    .summary = "Delete a project with its repositories and processes",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "403 404",
+    .audit = {"PROJECT", "DELETE", NULL},
+};
+DOC_ACCESS_RULES("PROJECT", "a project", DOC_ORG, DOC_PROJECT);
+
 const struct api_route api_project_routes[] = {
-    {"POST", "/api/v1/org/{org}/project", create_or_update, 0},
-    {"GET", "/api/v1/org/{org}/project", list, 0},
-    {"GET", "/api/v1/org/{org}/project/{project}", get, 0},
-    {"GET", "/api/v2/org/{org}/project/{project}", get, 0},
-    {"DELETE", "/api/v1/org/{org}/project/{project}", delete, 0},
-    {"GET", "/api/v1/org/{org}/project/{project}/access", access_get, 0},
-    {"POST", "/api/v1/org/{org}/project/{project}/access", access_post, 0},
-    {"POST", "/api/v1/org/{org}/project/{project}/access/bulk", access_bulk, 0},
+    {"POST", "/api/v1/org/{org}/project", create_or_update, 0, &doc_create},
+    {"GET", "/api/v1/org/{org}/project", list, 0, &doc_list},
+    {"GET", "/api/v1/org/{org}/project/{project}", get, 0, &doc_get},
+    {"GET", "/api/v2/org/{org}/project/{project}", get, 0, &doc_get},
+    {"DELETE", "/api/v1/org/{org}/project/{project}", delete, 0, &doc_delete},
+    {"GET", "/api/v1/org/{org}/project/{project}/access", access_get, 0, &doc_access_get},
+    {"POST", "/api/v1/org/{org}/project/{project}/access", access_post, 0, &doc_access_post},
+    {"POST", "/api/v1/org/{org}/project/{project}/access/bulk", access_bulk, 0, &doc_access_bulk},
     {0},
 };

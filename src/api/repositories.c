@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/doc_schemas.h"
 #include "api/projects.h"
 #include "api/repositories.h"
 #include "api/routes.h"
@@ -197,6 +198,7 @@ static int create_or_update(struct api_call *c)
 	rc = exists ? store_update(c, &r, meta, &commit, m) : store_new(c, &r, meta, &commit, m);
 	if (rc && !exists)
 		repo_forget(c->app->repos, r.id);
+	api_audit_note(c, "repositoryName", r.name);
 	if (rc == 0)
 		rc = api_reply_result(c, exists ? "UPDATED" : "CREATED", r.id);
 out:
@@ -394,13 +396,75 @@ out:
 	return rc;
 }
 
+#define DOC_REPO                                                                                                       \
+	{                                                                                                              \
+		"repo", "string", "the repository's name"                                                              \
+	}
+#define SCHEMA_REPO_FIELDS                                                                                             \
+	"'name':{'type':'string'},'url':{'type':'string'},'branch':{'type':'string'},'commitId':{'type':'string'},"    \
+	"'path':{'type':'string'},'secretId':" SCHEMA_UUID ",'secretName':{'type':'string'},"                          \
+	"'disabled':{'type':'boolean'},'triggersDisabled':{'type':'boolean'},'meta':" SCHEMA_OBJECT
+#define SCHEMA_REPO "{'type':'object','properties':{'id':" SCHEMA_UUID "," SCHEMA_REPO_FIELDS "}}"
+#define SCHEMA_VALIDATED                                                                                               \
+	"{'type':'object','properties':{'ok':{'type':'boolean'},'result':{'const':'VALIDATED'},"                       \
+	"'errors':" SCHEMA_STRINGS ",'warnings':" SCHEMA_STRINGS "}}"
+
+static const struct api_doc doc_create = {
+    .summary = "Create a repository of a project or update one (project writers)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {0}},
+    .body = "{'type':'object','properties':{'id':" SCHEMA_UUID "," SCHEMA_REPO_FIELDS "}}",
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 409 415 503",
+    .audit = {"REPOSITORY", "CREATE_OR_UPDATE", NULL},
+};
+static const struct api_doc doc_list = {
+    .summary = "The repositories of a project",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, DOC_FILTER, DOC_PAGING, {0}},
+    .response = "{'type':'array','items':" SCHEMA_REPO "}",
+    .errors = "400 403 404",
+};
+static const struct api_doc doc_get = {
+    .summary = "A repository",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, DOC_REPO, {0}},
+    .response = SCHEMA_REPO,
+    .errors = "403 404",
+};
+static const struct api_doc doc_delete = {
+    .summary = "Delete a repository (and its triggers)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, DOC_REPO, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "403 404",
+    .audit = {"REPOSITORY", "DELETE", NULL},
+};
+static const struct api_doc doc_refresh = {
+    .summary = "Fetch a repository and read its triggers again",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, DOC_REPO, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 503",
+    .audit = {"REPOSITORY", "UPDATE", "refresh"},
+};
+static const struct api_doc doc_validate = {
+    .summary = "Fetch a repository and check its definition (changes nothing)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, DOC_REPO, {0}},
+    .response = SCHEMA_VALIDATED,
+    .errors = "400 403 404 503",
+};
+static const struct api_doc doc_validate_any = {
+    .summary = "Check the definition of a repository given by org, project and name in the body",
+    .body =
+	"{'type':'object','properties':{'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'},'projectId':" SCHEMA_UUID
+	",'projectName':{'type':'string'},'id':" SCHEMA_UUID ",'name':{'type':'string'}}}",
+    .response = SCHEMA_VALIDATED,
+    .errors = "400 403 404 415 503",
+};
+
 const struct api_route api_repository_routes[] = {
-    {"POST", "/api/v1/org/{org}/project/{project}/repository", create_or_update, 0},
-    {"GET", "/api/v1/org/{org}/project/{project}/repository", list, 0},
-    {"GET", "/api/v1/org/{org}/project/{project}/repository/{repo}", get, 0},
-    {"DELETE", "/api/v1/org/{org}/project/{project}/repository/{repo}", delete, 0},
-    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/refresh", refresh, 0},
-    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/validate", validate, 0},
-    {"POST", "/api/v1/repository/validate", validate_any, 0},
+    {"POST", "/api/v1/org/{org}/project/{project}/repository", create_or_update, 0, &doc_create},
+    {"GET", "/api/v1/org/{org}/project/{project}/repository", list, 0, &doc_list},
+    {"GET", "/api/v1/org/{org}/project/{project}/repository/{repo}", get, 0, &doc_get},
+    {"DELETE", "/api/v1/org/{org}/project/{project}/repository/{repo}", delete, 0, &doc_delete},
+    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/refresh", refresh, 0, &doc_refresh},
+    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/validate", validate, 0, &doc_validate},
+    {"POST", "/api/v1/repository/validate", validate_any, 0, &doc_validate_any},
     {0},
 };

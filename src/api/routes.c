@@ -24,7 +24,20 @@ static const struct api_route *const tables[] = {
     api_metrics_routes,
     api_console_routes,
     api_process_link_routes,
+    api_audit_routes,
+    api_openapi_routes,
 };
+
+int api_routes_each(int (*fn)(void *ctx, const struct api_route *r), void *ctx)
+{
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (const struct api_route *ar = tables[t]; ar->method; ar++) {
+			int rc = fn(ctx, ar);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
 
 /* Methods and patterns by route id (the order of the tables), for the metrics' labels. */
 #define MAX_ROUTES 512

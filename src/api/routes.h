@@ -28,11 +28,22 @@ extern const struct api_route api_trigger_routes[];
 extern const struct api_route api_metrics_routes[];
 extern const struct api_route api_console_routes[];
 extern const struct api_route api_process_link_routes[];
+extern const struct api_route api_audit_routes[];
+extern const struct api_route api_openapi_routes[];
 
 /* Adds every route, numbering them (http_route.id) in table order. */
 int api_routes_build(struct router *r, struct err *e) WUR;
 /* Metrics on (per route) or off, once the routes are built (base/metrics.h). */
 int api_routes_metrics_init(bool enabled, struct err *e) WUR;
+
+/* Calls fn for every route of every table, in table order; stops at and returns fn's
+ * first non-zero value. */
+int api_routes_each(int (*fn)(void *ctx, const struct api_route *r), void *ctx);
+
+/* Writes the audit entry of route (route->doc->audit) for a call its handler answered
+ * successfully: object and action, the path parameters, what the handler noted, the ids
+ * of the answer, who and from where (api/audit.c).  A failure is logged, not answered. */
+void api_audit_record(struct api_call *c, const struct api_route *route);
 
 /* The http_handler for the server: routing, authentication, the handler, errors.
  * Defers (HTTP_DEFER) to a worker thread every request that may take long: anything but

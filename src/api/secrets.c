@@ -1,5 +1,6 @@
 /* /api/v1/org/{org}/secret: secrets stored per organization, sealed at rest (crypto/seal.h)
  * and guarded by team access rules.  See docs/api.md "Secrets". */
+#include "api/doc_schemas.h"
 #include "api/secrets.h"
 
 #include <stdio.h>
@@ -414,19 +415,108 @@ static int bulk_access(struct api_call *c)
 	return access_call(c, access_rules_replace);
 }
 
+#define DOC_SECRET                                                                                                     \
+	{                                                                                                              \
+		"name", "string", "the secret's name"                                                                  \
+	}
+#define SCHEMA_SECRET                                                                                                  \
+	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},'orgId':" SCHEMA_UUID            \
+	",'orgName':{'type':'string'},'projectId':" SCHEMA_UUID ",'projectName':{'type':'string'},"                    \
+	"'type':{'enum':['KEY_PAIR','USERNAME_PASSWORD','DATA']},'encryptedBy':{'enum':['SERVER_KEY','PASSWORD']},"    \
+	"'storeType':{'type':'string'},'visibility':{'enum':['PUBLIC','PRIVATE']},'owner':" SCHEMA_OWNER               \
+	",'createdAt':" SCHEMA_DATE ",'lastUpdatedAt':" SCHEMA_DATE "}}"
+#define SCHEMA_SECRET_FORM                                                                                             \
+	"{'type':'object','properties':{'name':{'type':'string'},'type':{'enum':['key_pair','username_password','"     \
+	"data']},"                                                                                                     \
+	"'data':{'type':'string','format':'binary','writeOnly':true},'username':{'type':'string'},"                    \
+	"'password':{'type':'string','writeOnly':true},'public':{'type':'string','format':'binary'},"                  \
+	"'private':{'type':'string','format':'binary','writeOnly':true},'storePassword':{'type':'string','writeOnly':" \
+	"true},"                                                                                                       \
+	"'generatePassword':{'type':'boolean'},'visibility':{'enum':['PUBLIC','PRIVATE']},'project':{'type':'string'}" \
+	","                                                                                                            \
+	"'projectId':" SCHEMA_UUID "}}"
+
+static const struct api_doc doc_create = {
+    .summary = "Create a secret: a key pair (given or generated), a username and password, or data",
+    .params = (const struct api_param_doc[]){DOC_ORG, {0}},
+    .body = SCHEMA_SECRET_FORM,
+    .body_type = "multipart/form-data",
+    .response = "{'type':'object','properties':{'ok':{'type':'boolean'},'id':" SCHEMA_UUID
+		",'result':{'const':'CREATED'},'publicKey':{'type':'string'},'password':{'type':'string',"
+		"'description':'the generated store password (generatePassword=true)'}}}",
+    .errors = "400 403 404 409 413 415",
+    .audit = {"SECRET", "CREATE", NULL},
+};
+static const struct api_doc doc_list = {
+    .summary = "The secrets of an organization the caller can see (never their values)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_FILTER, DOC_PAGING, {0}},
+    .response = "{'type':'array','items':" SCHEMA_SECRET "}",
+    .errors = "400 404",
+};
+static const struct api_doc doc_get = {
+    .summary = "A secret (never its value)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
+    .response = SCHEMA_SECRET,
+    .errors = "403 404",
+};
+static const struct api_doc doc_update_v1 = {
+    .summary = "Change a secret's name, visibility, owner or project (JSON; never its value)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
+    .body = "{'type':'object','properties':{'name':{'type':'string'},'visibility':{'enum':['PUBLIC','PRIVATE']},"
+	    "'owner':" SCHEMA_OWNER ",'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'},'projectId':" SCHEMA_UUID
+	    ",'projectName':{'type':'string'}}}",
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 409 415",
+    .audit = {"SECRET", "UPDATE", NULL},
+};
+static const struct api_doc doc_update_v2 = {
+    .summary = "Change a secret, its value included (multipart; omitted fields are kept)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
+    .body = SCHEMA_SECRET_FORM,
+    .body_type = "multipart/form-data",
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 409 413 415",
+    .audit = {"SECRET", "UPDATE", NULL},
+};
+static const struct api_doc doc_delete = {
+    .summary = "Delete a secret",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "403 404",
+    .audit = {"SECRET", "DELETE", NULL},
+};
+static const struct api_doc doc_public = {
+    .summary = "The public key of a key-pair secret",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
+    .response = "{'type':'object','properties':{'ok':{'type':'boolean'},'name':{'type':'string'},"
+		"'publicKey':{'type':'string'}}}",
+    .errors = "400 403 404",
+};
+static const struct api_doc doc_data = {
+    .summary = "The decrypted value of a secret (owners and writers; storePassword for password-protected ones)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
+    .body = "{'type':'object','properties':{'storePassword':{'type':'string','writeOnly':true}}}",
+    .body_type = "multipart/form-data",
+    .response = "{'type':'string','format':'binary'}",
+    .response_type = "application/octet-stream",
+    .errors = "400 403 404 415",
+    .audit = {"SECRET", "ACCESS", NULL},
+};
+DOC_ACCESS_RULES("SECRET", "a secret", DOC_ORG, DOC_SECRET);
+
 const struct api_route api_secret_routes[] = {
-    {"POST", "/api/v1/org/{org}/secret", secrets_create, 0},
-    {"GET", "/api/v1/org/{org}/secret", list, 0},
-    {"GET", "/api/v2/org/{org}/secret", list, 0},
-    {"GET", "/api/v1/org/{org}/secret/{name}", get, 0},
-    {"GET", "/api/v2/org/{org}/secret/{name}", get, 0},
-    {"POST", "/api/v1/org/{org}/secret/{name}", secrets_update_v1, 0},
-    {"POST", "/api/v2/org/{org}/secret/{name}", secrets_update_v2, 0},
-    {"DELETE", "/api/v1/org/{org}/secret/{name}", delete_secret, 0},
-    {"GET", "/api/v1/org/{org}/secret/{name}/public", public_key, 0},
-    {"POST", "/api/v1/org/{org}/secret/{name}/data", export_data, 0},
-    {"GET", "/api/v1/org/{org}/secret/{name}/access", list_access, 0},
-    {"POST", "/api/v1/org/{org}/secret/{name}/access", update_access, 0},
-    {"POST", "/api/v1/org/{org}/secret/{name}/access/bulk", bulk_access, 0},
+    {"POST", "/api/v1/org/{org}/secret", secrets_create, 0, &doc_create},
+    {"GET", "/api/v1/org/{org}/secret", list, 0, &doc_list},
+    {"GET", "/api/v2/org/{org}/secret", list, 0, &doc_list},
+    {"GET", "/api/v1/org/{org}/secret/{name}", get, 0, &doc_get},
+    {"GET", "/api/v2/org/{org}/secret/{name}", get, 0, &doc_get},
+    {"POST", "/api/v1/org/{org}/secret/{name}", secrets_update_v1, 0, &doc_update_v1},
+    {"POST", "/api/v2/org/{org}/secret/{name}", secrets_update_v2, 0, &doc_update_v2},
+    {"DELETE", "/api/v1/org/{org}/secret/{name}", delete_secret, 0, &doc_delete},
+    {"GET", "/api/v1/org/{org}/secret/{name}/public", public_key, 0, &doc_public},
+    {"POST", "/api/v1/org/{org}/secret/{name}/data", export_data, 0, &doc_data},
+    {"GET", "/api/v1/org/{org}/secret/{name}/access", list_access, 0, &doc_access_get},
+    {"POST", "/api/v1/org/{org}/secret/{name}/access", update_access, 0, &doc_access_post},
+    {"POST", "/api/v1/org/{org}/secret/{name}/access/bulk", bulk_access, 0, &doc_access_bulk},
     {0},
 };

@@ -269,6 +269,7 @@ int secrets_create(struct api_call *c)
 	if (rc == 0)
 		rc = store_secret_insert(c->db, &s, env, env_len, &c->err);
 	if (rc == 0) {
+		api_audit_note(c, "secretName", s.name);
 		v = json_pack("{s:s,s:s,s:b}", "id", s.id, "result", "CREATED", "ok", 1);
 		json_t *pk = public_key ? json_string(public_key) : NULL; /* NULL too when not UTF-8 */
 		if (pk)

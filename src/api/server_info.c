@@ -1,6 +1,7 @@
 /* /api/v1/server: liveness, health and version, no credentials needed. */
 #include <sys/statvfs.h>
 
+#include "api/doc_schemas.h"
 #include "api/routes.h"
 #include "store/meta.h"
 #include "version.h"
@@ -71,9 +72,25 @@ static int health(struct api_call *c)
 	return 0;
 }
 
+#define SCHEMA_CHECK "{'type':'object','properties':{'ok':{'type':'boolean'},'message':{'type':'string'}}}"
+
+static const struct api_doc doc_ping = {.summary = "Liveness: the server answers", .response = SCHEMA_OK};
+static const struct api_doc doc_health = {
+    .summary = "Health: the store answers, the workers run, the data folder has free space (503 with this body, "
+	       "status unhealthy, when not)",
+    .response = "{'type':'object','required':['ok','status','checks'],'properties':{'ok':{'type':'boolean'},"
+		"'status':{'enum':['ok','unhealthy']},'checks':{'type':'object','properties':{'store':" SCHEMA_CHECK
+		",'workers':" SCHEMA_CHECK ",'disk':" SCHEMA_CHECK "}}}}",
+};
+static const struct api_doc doc_version = {
+    .summary = "The server's version",
+    .response = "{'type':'object','properties':{'ok':{'type':'boolean'},'version':{'type':'string'},"
+		"'commitId':{'type':'string'},'env':{'type':'string'}}}",
+};
+
 const struct api_route api_server_routes[] = {
-    {"GET", "/api/v1/server/ping", ping, API_PUBLIC},
-    {"GET", "/api/v1/server/health", health, API_PUBLIC},
-    {"GET", "/api/v1/server/version", version, API_PUBLIC},
+    {"GET", "/api/v1/server/ping", ping, API_PUBLIC, &doc_ping},
+    {"GET", "/api/v1/server/health", health, API_PUBLIC, &doc_health},
+    {"GET", "/api/v1/server/version", version, API_PUBLIC, &doc_version},
     {0},
 };

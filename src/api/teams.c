@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "base/jsonx.h"
@@ -121,6 +122,7 @@ static int create_or_update(struct api_call *c)
 	if (rc || (rc = read_team(c, body, &t)))
 		goto out;
 	rc = exists ? store_team_update(c->db, &t, &c->err) : insert_team(c, &t);
+	api_audit_note(c, "teamName", t.name);
 	if (rc == 0)
 		rc = api_reply_result(c, exists ? "UPDATED" : "CREATED", t.id);
 out:
@@ -403,13 +405,79 @@ out:
 	return rc;
 }
 
+#define DOC_TEAM                                                                                                       \
+	{                                                                                                              \
+		"team", "string", "the team's name"                                                                    \
+	}
+#define SCHEMA_TEAM                                                                                                    \
+	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'},"     \
+	"'name':{'type':'string'},'description':{'type':'string'}}}"
+#define SCHEMA_MEMBERS                                                                                                 \
+	"{'type':'array','items':{'type':'object','properties':{'userId':" SCHEMA_UUID                                 \
+	",'username':{'type':'string'},"                                                                               \
+	"'userDomain':{'type':'string'},'userType':{'type':'string'},'role':{'enum':['OWNER','MAINTAINER','MEMBER']}}" \
+	"}}"
+
+static const struct api_doc doc_create = {
+    .summary = "Create a team or update one (organization owners, team maintainers)",
+    .params = (const struct api_param_doc[]){DOC_ORG, {0}},
+    .body = "{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},"
+	    "'description':{'type':'string'}}}",
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 409 415",
+    .audit = {"TEAM", "CREATE_OR_UPDATE", NULL},
+};
+static const struct api_doc doc_list = {
+    .summary = "The teams of an organization",
+    .params = (const struct api_param_doc[]){DOC_ORG, {0}},
+    .response = "{'type':'array','items':" SCHEMA_TEAM "}",
+    .errors = "404",
+};
+static const struct api_doc doc_get = {
+    .summary = "A team",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_TEAM, {0}},
+    .response = SCHEMA_TEAM,
+    .errors = "404",
+};
+static const struct api_doc doc_delete = {
+    .summary = "Delete a team",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_TEAM, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "403 404",
+    .audit = {"TEAM", "DELETE", NULL},
+};
+static const struct api_doc doc_put_users = {
+    .summary = "Add members to a team or change their roles (replace=true: the list becomes the members)",
+    .params =
+	(const struct api_param_doc[]){
+	    DOC_ORG, DOC_TEAM, {"replace", "boolean", "the given members replace all others"}, {0}},
+    .body = SCHEMA_MEMBERS,
+    .response = SCHEMA_OK,
+    .errors = "400 403 404 415",
+    .audit = {"TEAM", "UPDATE", "users"},
+};
+static const struct api_doc doc_list_users = {
+    .summary = "The members of a team",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_TEAM, {0}},
+    .response = SCHEMA_MEMBERS,
+    .errors = "404",
+};
+static const struct api_doc doc_delete_users = {
+    .summary = "Remove members from a team (body: their names)",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_TEAM, {0}},
+    .body = SCHEMA_STRINGS,
+    .response = SCHEMA_OK,
+    .errors = "400 403 404 415",
+    .audit = {"TEAM", "UPDATE", "users"},
+};
+
 const struct api_route api_team_routes[] = {
-    {"POST", "/api/v1/org/{org}/team", create_or_update, 0},
-    {"GET", "/api/v1/org/{org}/team", list, 0},
-    {"GET", "/api/v1/org/{org}/team/{team}", get, 0},
-    {"DELETE", "/api/v1/org/{org}/team/{team}", delete, 0},
-    {"PUT", "/api/v1/org/{org}/team/{team}/users", put_users, 0},
-    {"GET", "/api/v1/org/{org}/team/{team}/users", list_users, 0},
-    {"DELETE", "/api/v1/org/{org}/team/{team}/users", delete_users, 0},
+    {"POST", "/api/v1/org/{org}/team", create_or_update, 0, &doc_create},
+    {"GET", "/api/v1/org/{org}/team", list, 0, &doc_list},
+    {"GET", "/api/v1/org/{org}/team/{team}", get, 0, &doc_get},
+    {"DELETE", "/api/v1/org/{org}/team/{team}", delete, 0, &doc_delete},
+    {"PUT", "/api/v1/org/{org}/team/{team}/users", put_users, 0, &doc_put_users},
+    {"GET", "/api/v1/org/{org}/team/{team}/users", list_users, 0, &doc_list_users},
+    {"DELETE", "/api/v1/org/{org}/team/{team}/users", delete_users, 0, &doc_delete_users},
     {0},
 };

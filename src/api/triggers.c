@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "auth/rbac_start.h"
@@ -91,8 +92,26 @@ static int list(struct api_call *c)
 	return api_reply(c, arr);
 }
 
+static const struct api_doc doc_event = {
+    .summary = "An external event: starts the processes of the matching triggers",
+    .params = (const struct api_param_doc[]){{"eventSource", "string", "the triggers' event source"}, {0}},
+    .body = SCHEMA_OBJECT,
+    .response = "{'type':'object','properties':{'ok':{'type':'boolean'},"
+		"'instanceIds':{'type':'array','items':" SCHEMA_UUID "}}}",
+    .errors = "400 403 415",
+    .audit = {"EXTERNAL_EVENT", "ACCESS", NULL},
+};
+static const struct api_doc doc_list = {
+    .summary = "The triggers read from a repository",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {"repo", "string", "the repository's name"}, {0}},
+    .response = "{'type':'array','items':{'type':'object','properties':{'id':" SCHEMA_UUID
+		",'eventSource':{'type':'string'},'entryPoint':{'type':'string'},'conditions':" SCHEMA_OBJECT
+		",'arguments':" SCHEMA_OBJECT ",'cfg':" SCHEMA_OBJECT "}}}",
+    .errors = "403 404",
+};
+
 const struct api_route api_trigger_routes[] = {
-    {"POST", "/api/v1/events/{eventSource}", event, 0},
-    {"GET", "/api/v1/org/{org}/project/{project}/repository/{repo}/trigger", list, 0},
+    {"POST", "/api/v1/events/{eventSource}", event, 0, &doc_event},
+    {"GET", "/api/v1/org/{org}/project/{project}/repository/{repo}/trigger", list, 0, &doc_list},
     {0},
 };

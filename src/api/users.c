@@ -4,6 +4,7 @@
 
 #include <sodium.h>
 
+#include "api/doc_schemas.h"
 #include "api/routes.h"
 #include "auth/password.h"
 #include "base/json_pluck.h"
@@ -166,6 +167,7 @@ static int create_or_update(struct api_call *c)
 	}
 	rc = exists ? store_user_update(c->db, &u, has_hash ? hash : NULL, &c->err)
 		    : store_user_insert(c->db, &u, has_hash ? hash : NULL, &c->err);
+	api_audit_note(c, "username", u.username);
 	if (rc == 0)
 		rc = api_reply(c, json_pack("{s:b,s:s,s:s,s:s}", "ok", 1, "id", u.id, "username", u.username, "result",
 					    exists ? "UPDATED" : "CREATED"));
@@ -208,9 +210,41 @@ static int delete (struct api_call *c)
 	return api_reply_result(c, "DELETED", NULL);
 }
 
+#define SCHEMA_ROLES "{'type':'array','items':{'enum':['concordAdmin','concordSystemReader','concordSystemWriter']}}"
+
+static const struct api_doc doc_create = {
+    .summary = "Create a local user or update one (admins only)",
+    .body = "{'type':'object','required':['username'],'properties':{'username':{'type':'string','maxLength':128},"
+	    "'userDomain':{'type':'string'},'displayName':{'type':'string'},'email':{'type':'string'},"
+	    "'type':{'enum':['LOCAL','LDAP']},'password':{'type':'string','writeOnly':true},"
+	    "'roles':" SCHEMA_ROLES ",'disabled':{'type':'boolean'}}}",
+    .response = "{'type':'object','properties':{'ok':{'type':'boolean'},'id':" SCHEMA_UUID
+		",'username':{'type':'string'},'result':{'enum':['CREATED','UPDATED']}}}",
+    .errors = "400 403 409 415",
+    .audit = {"USER", "CREATE_OR_UPDATE", NULL},
+};
+static const struct api_doc doc_get = {
+    .summary = "A user by name (admins only)",
+    .params = (const struct api_param_doc[]){{"username", "string", "the user's name"},
+					     {"userDomain", "string", "the user's domain (LDAP users)"},
+					     {0}},
+    .response = "{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},"
+		"'domain':{'type':'string'},'type':{'type':'string'},'disabled':{'type':'boolean'},"
+		"'displayName':{'type':'string'},'email':{'type':'string'},'roles':{'type':'array','items':{"
+		"'type':'object','properties':{'name':{'type':'string'}}}},'createdAt':" SCHEMA_DATE "}}",
+    .errors = "400 403 404",
+};
+static const struct api_doc doc_delete = {
+    .summary = "Delete a user by id (admins only; not the built-in admin)",
+    .params = (const struct api_param_doc[]){{"id", "string", "the user's id"}, {0}},
+    .response = SCHEMA_RESULT,
+    .errors = "403 404 409",
+    .audit = {"USER", "DELETE", NULL},
+};
+
 const struct api_route api_user_routes[] = {
-    {"POST", "/api/v1/user", create_or_update, 0},
-    {"GET", "/api/v1/user/{username}", get, 0},
-    {"DELETE", "/api/v1/user/{id}", delete, 0},
+    {"POST", "/api/v1/user", create_or_update, 0, &doc_create},
+    {"GET", "/api/v1/user/{username}", get, 0, &doc_get},
+    {"DELETE", "/api/v1/user/{id}", delete, 0, &doc_delete},
     {0},
 };

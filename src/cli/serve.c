@@ -132,6 +132,9 @@ static const struct config_opt opts[] = {
      "the attachments (out.json included) of finished processes are deleted after this long (0: kept)"},
     {"retention-states", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_STATES],
      "the checkpoints of finished processes are deleted after this long (0: kept)"},
+    {"retention-audit", CONFIG_DURATION, "0", 0, 1ULL << 40, &cfg.retention_keep[RET_AUDIT],
+     "audit log entries (GET /api/v1/audit) are deleted this long after they were written (e.g. 365d; 0: kept for "
+     "ever)"},
     {"retention-interval", CONFIG_DURATION, "10m", 1, 1ULL << 32, &cfg.retention_interval,
      "time between two clean-up passes"},
     {"retention-batch", CONFIG_UINT, "100", 1, 1000, &cfg.retention_batch,

@@ -32,6 +32,7 @@ struct http_request {
 	int64_t start_ns;
 	size_t route_id; /* http_route.id of the matched route; SIZE_MAX until one matched */
 	bool from_loopback; /* the client connected from this host */
+	char remote_addr[48]; /* the client's IP address as text ("" when unknown) */
 	bool on_worker; /* the handler runs on a worker thread (see http_handler) */
 	bool heavy;	/* a handler that used much memory sets it: once answered, the server gives
 			   freed memory back to the system (see http/server.h) */

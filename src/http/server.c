@@ -283,18 +283,26 @@ static int check_framing(struct conn_state *cs, struct err *e)
 	return 0;
 }
 
-/* True when the client connects from this host (127.0.0.0/8, ::1, ::ffff:127.x.x.x). */
-static bool from_loopback(struct MHD_Connection *conn)
+/* The client's address as text into req->remote_addr, and whether it connects from this
+ * host (127.0.0.0/8, ::1, ::ffff:127.x.x.x). */
+static bool client_address(struct MHD_Connection *conn, struct http_request *req)
 {
 	const union MHD_ConnectionInfo *ci = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
 
+	req->remote_addr[0] = 0;
 	if (!sa)
 		return false;
-	if (sa->sa_family == AF_INET)
-		return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET) {
+		const struct in_addr *a = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+		if (!inet_ntop(AF_INET, a, req->remote_addr, sizeof req->remote_addr))
+			req->remote_addr[0] = 0;
+		return (ntohl(a->s_addr) >> 24) == 127;
+	}
 	if (sa->sa_family == AF_INET6) {
 		const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+		if (!inet_ntop(AF_INET6, a, req->remote_addr, sizeof req->remote_addr))
+			req->remote_addr[0] = 0;
 		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return false;
@@ -315,7 +323,7 @@ static struct conn_state *begin(struct http_server *s, struct MHD_Connection *co
 	cs->req.path = url;
 	cs->req.start_ns = dt_mono_ns();
 	cs->req.route_id = SIZE_MAX;
-	cs->req.from_loopback = from_loopback(conn);
+	cs->req.from_loopback = client_address(conn, &cs->req);
 	metrics_http_begin();
 	snprintf(cs->req.principal, sizeof cs->req.principal, "-");
 	cs->req.content_type = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);

@@ -68,7 +68,11 @@ static void pass(struct retention *r, struct store_conn *c)
 			continue;
 		t0 = dt_mono_ns();
 		n = clean_part(r, c, (enum retention_part)p);
-		if (n)
+		if (n && p == RET_AUDIT)
+			LOG_I("retention: %llu audit log entries older than %lld s deleted in %lld ms",
+			      (unsigned long long)n, (long long)r->cfg.keep_s[p],
+			      (long long)((dt_mono_ns() - t0) / 1000000));
+		else if (n)
 			LOG_I("retention: %s of %llu finished process(es) older than %lld s deleted in %lld ms",
 			      p == RET_PROCESSES ? "everything" : retention_part_name((enum retention_part)p),
 			      (unsigned long long)n, (long long)r->cfg.keep_s[p], (long long)((dt_mono_ns() - t0) / 1000000));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/uuid.h"
+#include "store/audit.h"
 
 #define BATCH_MAX 1000
 
@@ -15,7 +16,7 @@ static const char *const finals[4] = {"FINISHED", "FAILED", "CANCELLED", "TIMED_
 
 static const char *const names[RET__COUNT] = {
     [RET_PROCESSES] = "processes", [RET_LOGS] = "logs",	  [RET_EVENTS] = "events",
-    [RET_ATTACHMENTS] = "attachments", [RET_STATES] = "states",
+    [RET_ATTACHMENTS] = "attachments", [RET_STATES] = "states", [RET_AUDIT] = "audit",
 };
 
 /* Candidate selection per part: the EXISTS keeps a batch from being filled with processes
@@ -105,6 +106,8 @@ int store_retention_batch(struct store_conn *c, enum retention_part part, int64_
 		return err_set(e, ERR_INVALID, "unknown retention part %d", (int)part);
 	if (batch == 0 || batch > BATCH_MAX)
 		batch = BATCH_MAX;
+	if (part == RET_AUDIT)
+		return store_audit_expire(c, cutoff, batch, n, e);
 	if (store_tx_begin(c, e))
 		return -1;
 	for (size_t s = 0; s < 4 && got == 0; s++) {

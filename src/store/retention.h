@@ -15,6 +15,7 @@ enum retention_part {
 	RET_EVENTS,	 /* its events and status history */
 	RET_ATTACHMENTS, /* its attachments (out.json included) */
 	RET_STATES,	 /* its checkpoints and any payload left */
+	RET_AUDIT,	 /* not of a process: audit log entries (store/audit.h) */
 	RET__COUNT
 };
 
@@ -29,7 +30,8 @@ struct retention_cursor {
 /* One transaction: for at most `batch` processes in a final status whose last change is
  * before `cutoff` (Unix ms) and that still have something of `part`, deletes that part
  * (RET_PROCESSES: the process with everything of it).  *n receives how many processes
- * were touched; 0 means nothing older is left. */
+ * were touched; 0 means nothing older is left.  RET_AUDIT deletes at most `batch` audit
+ * entries written before `cutoff` instead (*n: how many). */
 int store_retention_batch(struct store_conn *c, enum retention_part part, int64_t cutoff, size_t batch,
 			  struct retention_cursor *cur, size_t *n, struct err *e) WUR;
 
