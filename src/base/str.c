@@ -143,9 +143,9 @@ void str_vfmt_cut(char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	int n = vsnprintf(buf, cap, fmt, ap);
 
-	if (n < 0)
+	if (n < 0 && cap)
 		buf[0] = 0;
-	else if ((size_t)n >= cap && cap >= 4)
+	else if (n >= 0 && (size_t)n >= cap && cap >= 4)
 		memcpy(buf + cap - 4, "...", 4);
 }
 
