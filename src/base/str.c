@@ -131,12 +131,11 @@ int str_fmt(char *buf, size_t cap, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, cap, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		if (cap)
-			buf[0] = 0;
-		return -1;
-	}
-	return (size_t)n < cap ? 0 : -1;
+	if (n >= 0 && (size_t)n < cap)
+		return 0;
+	if (cap)
+		buf[0] = 0; /* a cut path or name is never used by mistake */
+	return -1;
 }
 
 void str_vfmt_cut(char *buf, size_t cap, const char *fmt, va_list ap)

@@ -36,10 +36,10 @@ bool cstr_ieq(const char *a, const char *b);
 /* Case-insensitive ASCII substring test (needle "" matches). */
 bool cstr_icontains(const char *hay, const char *needle);
 
-/* snprintf that says whether everything fit: 0, or -1 when the text was cut or the format
- * failed (buf then holds what fit, NUL-terminated; cap > 0).  For text whose every byte
- * matters: paths, keys, ids, names, SQL, values copied into fixed fields.  scripts/check-style
- * refuses a bare snprintf whose result nobody looks at. */
+/* snprintf that says whether everything fit: 0, or -1 when the text would be cut or the
+ * format failed (buf is then empty, so that a cut path is never used by mistake; cap > 0).
+ * For text whose every byte matters: paths, keys, ids, names, SQL, values copied into fixed
+ * fields.  scripts/check-style refuses a bare snprintf whose result nobody looks at. */
 int str_fmt(char *buf, size_t cap, const char *fmt, ...) WUR __attribute__((format(printf, 3, 4)));
 
 /* Display text (messages, log lines, event descriptions) where a cut is acceptable: a cut
