@@ -5,6 +5,7 @@
 #include "api/routes.h"
 #include "auth/authn.h"
 #include "base/log.h"
+#include "base/str.h"
 
 static void fail(struct http_response *resp, const struct err *e)
 {
@@ -70,7 +71,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 			fail(resp, &c.err);
 			return HTTP_HANDLED;
 		}
-		snprintf(req->principal, sizeof req->principal, "%s", c.who.user.username);
+		str_fmt_cut(req->principal, sizeof req->principal, "%s", c.who.user.username);
 	}
 	rc = route->fn(&c);
 	if (rc) {
