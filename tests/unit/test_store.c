@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "base/str.h"
 #include "store/access.h"
 #include "store/store.h"
 
@@ -71,9 +72,9 @@ static int setup(void **state)
 	struct err e;
 	(void)state;
 
-	snprintf(dir, sizeof dir, "/tmp/accord-store-test-XXXXXX");
+	assert_int_equal(str_fmt(dir, sizeof dir, "/tmp/accord-store-test-XXXXXX"), 0);
 	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof url, "sqlite:%s/accord.db", dir);
+	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", dir), 0);
 	store = store_open(url, &e);
 	if (!store)
 		fail_msg("store_open: %s", e.msg);
@@ -91,7 +92,7 @@ static int teardown(void **state)
 	(void)state;
 
 	store_close(store);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(str_fmt(cmd, sizeof cmd, "rm -rf %s", dir), 0);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -171,7 +172,7 @@ static void test_access_level_unset_on_failure(void **state)
 static void read_text(struct store_stmt *st, void *out)
 {
 	const char *v = store_col_text(st, 0);
-	snprintf(out, 32, "%s", v ? v : "<null>");
+	assert_int_equal(str_fmt(out, 32, "%s", v ? v : "<null>"), 0);
 }
 
 static void test_column_out_of_memory_is_not_null(void **state)
