@@ -120,7 +120,8 @@ static int answer(struct api_call *c, const char *id, const struct http_range *r
 	char range[96];
 
 	/* at most 70 bytes: three 20-digit numbers */
-	if (str_fmt(range, sizeof range, "bytes %llu-%llu/%llu", (unsigned long long)rg->first,
+	if (!follow && !rg->whole &&
+	    str_fmt(range, sizeof range, "bytes %llu-%llu/%llu", (unsigned long long)rg->first,
 		    (unsigned long long)rg->last, (unsigned long long)size))
 		return api_fail(c, ERR_INTERNAL, "Content-Range too long");
 	if (!(r = calloc(1, sizeof *r)))

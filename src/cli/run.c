@@ -272,7 +272,9 @@ static int prepare_workdir(struct process *p, const char **file)
 		}
 	} else {
 		const char *tmp = getenv("TMPDIR");
-		if (str_fmt(p->workdir, sizeof p->workdir, "%s/accord-run-XXXXXX", tmp && *tmp ? tmp : "/tmp")) {
+		if (!tmp || !*tmp)
+			tmp = "/tmp";
+		if (str_fmt(p->workdir, sizeof p->workdir, "%s/accord-run-XXXXXX", tmp)) {
 			fprintf(stderr, "accord run: TMPDIR %s: path too long\n", tmp);
 			goto out;
 		}

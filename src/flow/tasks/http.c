@@ -131,7 +131,7 @@ static int parse_method(json_t *in, struct http_call *c, struct err *e)
 	if (opt_str(in, "method", &m, e) < 0)
 		return -1;
 	if (!m) {
-		memcpy(c->method, "GET", sizeof "GET");
+		str_set_lit(c->method, "GET");
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
