@@ -112,7 +112,8 @@ test:
 	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
 	@$(MAKE) --no-print-directory unit flows apitest
 
-# Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) refused in src/ and the tests.
+# Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) and unchecked snprintf refused
+# in src/ and the tests (the checker tests itself first: scripts/check-style --self-test).
 check-style:
 	@scripts/check-style
 

@@ -33,7 +33,7 @@ int api_fail(struct api_call *c, enum err_code code, const char *fmt, ...)
 	/* Through a copy: callers pass c->err.msg itself as an argument to re-map a store
 	 * error to another status, and vsnprintf's source and target must not overlap. */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	str_vfmt_cut(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	c->err.code = code;
 	memcpy(c->err.msg, msg, sizeof msg);

@@ -83,12 +83,13 @@ static int free_key_name(struct api_call *c, const char *user_id, char *out, siz
 	}
 	for (size_t i = 1; i <= n + 1; i++)
 		if (!used[i]) {
-			snprintf(out, cap, "key#%zu", i);
+			if (str_fmt(out, cap, "key#%zu", i))
+				rc = api_fail(c, ERR_INTERNAL, "API key name key#%zu too long", i);
 			break;
 		}
 	free(used);
 	free(keys);
-	return 0;
+	return rc;
 }
 
 static int parse_expiry(struct api_call *c, json_t *body, int64_t *out)
@@ -119,9 +120,8 @@ static int key_value(struct api_call *c, json_t *body, char *text, size_t cap, u
 	}
 	if (!principal_is_admin(&c->who))
 		return api_fail(c, ERR_FORBIDDEN, "Not allowed to specify the API key value: only admins can");
-	if (strlen(given) >= cap || authn_apikey_hash(given, hash, &c->err))
+	if (str_fmt(text, cap, "%s", given) || authn_apikey_hash(given, hash, &c->err))
 		return api_fail(c, ERR_INVALID, "'key' must be Base64 of 16 to 64 bytes");
-	snprintf(text, cap, "%s", given);
 	return 0;
 }
 
@@ -130,10 +130,13 @@ static int insert_key(struct api_call *c, struct apikey *k, const char *name, co
 	int rc = -1;
 
 	for (int attempt = 0; attempt < NAME_RETRIES; attempt++) {
-		if (name)
-			snprintf(k->name, sizeof k->name, "%s", name);
-		else if ((rc = free_key_name(c, k->user_id, k->name, sizeof k->name)))
+		if (name) {
+			if (str_fmt(k->name, sizeof k->name, "%s", name))
+				return api_fail(c, ERR_INVALID, "Invalid API key name: longer than %zu characters",
+						sizeof k->name - 1);
+		} else if ((rc = free_key_name(c, k->user_id, k->name, sizeof k->name))) {
 			return rc;
+		}
 		rc = store_apikey_insert(c->db, k, hash, &c->err);
 		/* A generated name can race with a concurrent create: pick again. */
 		if (rc != -ERR_CONFLICT || name)
@@ -166,7 +169,11 @@ static int create(struct api_call *c)
 			rc = api_fail(c, ERR_INVALID, "Invalid API key name: longer than 128 characters");
 			goto out;
 		}
-		snprintf(name_buf, sizeof name_buf, "%.*s", (int)t.len, t.p);
+		if (str_fmt(name_buf, sizeof name_buf, "%.*s", (int)t.len, t.p)) {
+			rc = api_fail(c, ERR_INVALID, "Invalid API key name: longer than %zu characters",
+				      sizeof name_buf - 1);
+			goto out;
+		}
 		if ((rc = name_check(name_buf, "API key", NAME_APIKEY, &c->err)))
 			goto out;
 		name = name_buf;

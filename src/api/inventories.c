@@ -79,8 +79,9 @@ static int read_visibility(struct api_call *c, json_t *body, struct inventory *i
 		return 0;
 	if (strcmp(vis, "PUBLIC") != 0 && strcmp(vis, "PRIVATE") != 0)
 		return api_fail(c, ERR_INVALID, "visibility must be PUBLIC or PRIVATE, got '%.32s'", vis);
-	snprintf(inv->visibility, sizeof(inv->visibility), "%s", vis);
-	return 0;
+	return str_fmt(inv->visibility, sizeof(inv->visibility), "%s", vis)
+		   ? api_fail(c, ERR_INTERNAL, "visibility %s too long", vis)
+		   : 0;
 }
 
 /* owner {id} or {username}: sets inv->owner_id; *changed when it differs. */
@@ -108,8 +109,9 @@ static int read_owner(struct api_call *c, json_t *body, struct inventory *inv, b
 	*changed = strcmp(u.id, inv->owner_id) != 0;
 	if (*changed && (rc = rbac_owner_candidate(c->db, inv->org_id, &u, &c->err)))
 		return rc;
-	snprintf(inv->owner_id, sizeof(inv->owner_id), "%s", u.id);
-	return 0;
+	return str_fmt(inv->owner_id, sizeof(inv->owner_id), "%s", u.id)
+		   ? api_fail(c, ERR_INTERNAL, "user id %s too long", u.id)
+		   : 0;
 }
 
 static int update_inventory(struct api_call *c, json_t *body, struct inventory *inv)
@@ -130,7 +132,9 @@ static int update_inventory(struct api_call *c, json_t *body, struct inventory *
 	if (name && strcmp(name, inv->name) != 0) {
 		if (name_check(name, "inventory", NAME_PLAIN, &c->err))
 			return -ERR_INVALID;
-		snprintf(inv->name, sizeof(inv->name), "%s", name);
+		if (str_fmt(inv->name, sizeof(inv->name), "%s", name))
+			return api_fail(c, ERR_INVALID, "inventory name is longer than %zu characters",
+					sizeof(inv->name) - 1);
 	}
 	if ((rc = read_visibility(c, body, inv)) || (rc = read_owner(c, body, inv, &owner_changed)))
 		return rc;
@@ -154,10 +158,12 @@ static int create_inventory(struct api_call *c, json_t *body, const struct org *
 	if (name_check(name, "inventory", NAME_PLAIN, &c->err))
 		return -ERR_INVALID;
 	uuid_v4(inv.id);
-	snprintf(inv.org_id, sizeof(inv.org_id), "%s", org->id);
-	snprintf(inv.name, sizeof(inv.name), "%s", name);
-	snprintf(inv.visibility, sizeof(inv.visibility), "PUBLIC");
-	snprintf(inv.owner_id, sizeof(inv.owner_id), "%s", c->who.user.id);
+	if (str_fmt(inv.name, sizeof(inv.name), "%s", name))
+		return api_fail(c, ERR_INVALID, "inventory name is longer than %zu characters", sizeof(inv.name) - 1);
+	if (str_fmt(inv.org_id, sizeof(inv.org_id), "%s", org->id) ||
+	    str_fmt(inv.owner_id, sizeof(inv.owner_id), "%s", c->who.user.id))
+		return api_fail(c, ERR_INTERNAL, "an id is too long");
+	str_set_lit(inv.visibility, "PUBLIC");
 	if ((rc = read_visibility(c, body, &inv)) || (rc = read_owner(c, body, &inv, &changed)))
 		return rc;
 	rc = store_inventory_insert(c->db, &inv, &c->err);

@@ -13,6 +13,7 @@
 #include "auth/authn.h"
 #include "base/datetime.h"
 #include "base/metrics.h"
+#include "base/str.h"
 #include "crypto/keypool.h"
 #include "store/process_stats.h"
 #include "store/users.h"
@@ -32,7 +33,7 @@ static int check_access(struct api_call *c)
 		return 0;
 	if (authn_header(c->db, http_header(c->req, "Authorization"), &c->who, &c->err))
 		return -1;
-	snprintf(c->req->principal, sizeof c->req->principal, "%s", c->who.user.username);
+	str_fmt_cut(c->req->principal, sizeof c->req->principal, "%s", c->who.user.username);
 	if (!(c->who.user.roles & (ROLE_ADMIN | ROLE_SYSTEM_READER)))
 		return api_fail(c, ERR_FORBIDDEN, "metrics are for administrators and system readers");
 	return 0;

@@ -74,8 +74,7 @@ static int body_visibility(struct api_call *c, json_t *body, char *dst, size_t c
 		return 0;
 	if (strcmp(v, "PUBLIC") != 0 && strcmp(v, "PRIVATE") != 0)
 		return api_fail(c, ERR_INVALID, "'visibility' must be PUBLIC or PRIVATE, got '%.32s'", v);
-	snprintf(dst, cap, "%s", v);
-	return 0;
+	return str_fmt(dst, cap, "%s", v) ? api_fail(c, ERR_INTERNAL, "visibility %s too long", v) : 0;
 }
 
 /* The org the body names: by "id" (which must exist) or else by "name". */
@@ -114,7 +113,9 @@ static int read_org(struct api_call *c, json_t *body, struct org *o)
 	if (name) {
 		if ((rc = name_check(name, "organization", NAME_PLAIN, &c->err)))
 			return rc;
-		snprintf(o->name, sizeof o->name, "%s", name);
+		if (str_fmt(o->name, sizeof o->name, "%s", name))
+			return api_fail(c, ERR_INVALID, "organization name is longer than %zu characters",
+					sizeof o->name - 1);
 	}
 	if ((rc = body_visibility(c, body, o->visibility, sizeof o->visibility)) ||
 	    (rc = body_user(c, body, "owner", &owner, &has_owner)))
@@ -138,8 +139,8 @@ static int insert_org(struct api_call *c, struct org *o, const char *meta, const
 		memcpy(o->owner_id, c->who.user.id, sizeof o->owner_id);
 	uuid_v4(t.id);
 	memcpy(t.org_id, o->id, sizeof t.org_id);
-	snprintf(t.name, sizeof t.name, "default");
-	snprintf(t.description, sizeof t.description, "Default team");
+	str_set_lit(t.name, "default");
+	str_set_lit(t.description, "Default team");
 	if ((rc = store_tx_begin(c->db, &c->err)))
 		return rc;
 	if ((rc = store_org_insert(c->db, o, meta, cfg, &c->err)) == 0 &&
@@ -169,7 +170,7 @@ static int create_or_update(struct api_call *c)
 	if (rc)
 		goto out;
 	if (!exists)
-		snprintf(o.visibility, sizeof o.visibility, "PUBLIC");
+		str_set_lit(o.visibility, "PUBLIC");
 	if ((rc = read_org(c, body, &o)) || (rc = api_body_json_text(c, body, "meta", &meta)) ||
 	    (rc = api_body_json_text(c, body, "cfg", &cfg)))
 		goto out;

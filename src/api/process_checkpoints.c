@@ -12,6 +12,7 @@
 #include "api/process_access.h"
 #include "api/process_json.h"
 #include "api/routes.h"
+#include "base/str.h"
 #include "queue/queue.h"
 #include "store/process_checkpoints.h"
 #include "store/process_events.h"
@@ -90,7 +91,11 @@ static int restore(struct api_call *c, const struct process *p, const char *cp_i
 		free(payload);
 		return rc;
 	}
-	snprintf(event, sizeof event, "%s%s", QUEUE_CHECKPOINT_PREFIX, name);
+	if (str_fmt(event, sizeof event, "%s%s", QUEUE_CHECKPOINT_PREFIX, name)) {
+		free(payload);
+		return api_fail(c, ERR_INVALID, "checkpoint name '%s' too long (limit %zu bytes)", name,
+				sizeof event - sizeof QUEUE_CHECKPOINT_PREFIX);
+	}
 	rc = store_process_requeue(c->db, p->instance_id, RESTORE_FROM, event, NULL, payload, len, &c->err);
 	free(payload);
 	if (rc)

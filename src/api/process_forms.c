@@ -217,13 +217,13 @@ static int add_file(struct api_call *c, struct submission *s, const char *form, 
 	char rel[1024];
 	char *data;
 
-	if (multi)
-		snprintf(rel, sizeof rel, "%s/%s/%s/%zu", FORM_FILES_DIR, form, field,
-			 json_is_array(old) ? json_array_size(old)
-			 : old		    ? 1
-					    : 0);
-	else
-		snprintf(rel, sizeof rel, "%s/%s/%s", FORM_FILES_DIR, form, field);
+	if (multi ? str_fmt(rel, sizeof rel, "%s/%s/%s/%zu", FORM_FILES_DIR, form, field,
+			    json_is_array(old) ? json_array_size(old)
+			    : old	       ? 1
+					       : 0)
+		  : str_fmt(rel, sizeof rel, "%s/%s/%s", FORM_FILES_DIR, form, field))
+		return api_fail(c, ERR_INVALID, "form '%.64s' field '%.64s': the file's path is over %zu bytes", form,
+				field, sizeof rel - 1);
 	if (!path_is_safe_relative(rel)) {
 		json_object_set_new(s->errors, field, json_sprintf("field '%s' cannot hold a file", field));
 		return 0;

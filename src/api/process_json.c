@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 
 struct inc_ctx {
 	struct api_call *c;
@@ -86,7 +87,10 @@ int api_process_json(struct api_call *c, const struct process *p, unsigned inclu
 	set_time(v, "lastRunAt", p->last_run_at);
 	if (p->total_runtime_ms)
 		json_object_set_new(v, "totalRuntimeMs", json_integer(p->total_runtime_ms));
-	snprintf(log_name, sizeof log_name, "%s.log", p->instance_id);
+	if (str_fmt(log_name, sizeof log_name, "%s.log", p->instance_id)) {
+		json_decref(v);
+		return api_fail(c, ERR_INTERNAL, "process id too long: %s", p->instance_id);
+	}
 	set_str(v, "logFileName", log_name);
 	if (json_array_size(p->tags))
 		json_object_set(v, "tags", p->tags);

@@ -14,6 +14,7 @@
 #include "api/process_access.h"
 #include "api/routes.h"
 #include "base/log.h"
+#include "base/str.h"
 #include "http/range.h"
 #include "queue/logwatch.h"
 #include "store/process_logs.h"
@@ -116,13 +117,21 @@ static const struct http_stream_ops reader_ops = {reader_start, reader_read, rea
 
 static int answer(struct api_call *c, const char *id, const struct http_range *rg, uint64_t size, bool follow)
 {
-	struct log_reader *r = calloc(1, sizeof *r);
+	struct log_reader *r;
 	char range[96];
 
-	if (!r)
+	/* at most 70 bytes: three 20-digit numbers */
+	if (!follow && !rg->whole &&
+	    str_fmt(range, sizeof range, "bytes %llu-%llu/%llu", (unsigned long long)rg->first,
+		    (unsigned long long)rg->last, (unsigned long long)size))
+		return api_fail(c, ERR_INTERNAL, "Content-Range too long");
+	if (!(r = calloc(1, sizeof *r)))
 		return api_fail(c, ERR_INTERNAL, "out of memory");
 	r->store = c->app->store;
-	snprintf(r->id, sizeof r->id, "%s", id);
+	if (str_fmt(r->id, sizeof r->id, "%s", id)) { /* api_process_load found it: an instance id */
+		free(r);
+		return api_fail(c, ERR_INTERNAL, "process id too long: %s", id);
+	}
 	buf_init(&r->chunk, 0);
 	r->off = rg->whole ? 0 : rg->first;
 	if (follow) {
@@ -134,8 +143,6 @@ static int answer(struct api_call *c, const char *id, const struct http_range *r
 	} else {
 		r->end = rg->last + 1;
 		http_resp_stream(c->resp, 206, "text/plain", &reader_ops, r, r->end - r->off);
-		snprintf(range, sizeof range, "bytes %llu-%llu/%llu", (unsigned long long)rg->first,
-			 (unsigned long long)rg->last, (unsigned long long)size);
 		http_resp_header(c->resp, "Content-Range", range);
 	}
 	http_resp_header(c->resp, "Accept-Ranges", "bytes");
@@ -161,8 +168,8 @@ static int get_log(struct api_call *c)
 	rc = http_range_parse(http_header(c->req, "Range"), size, follow, &rg, &c->err);
 	if (rc == -ERR_RANGE) {
 		char range[64];
-		snprintf(range, sizeof range, "bytes */%llu", (unsigned long long)size);
-		http_resp_header(c->resp, "Content-Range", range);
+		if (str_fmt(range, sizeof range, "bytes */%llu", (unsigned long long)size) == 0) /* 26 bytes at most */
+			http_resp_header(c->resp, "Content-Range", range);
 	}
 	if (rc)
 		return rc;

@@ -18,6 +18,7 @@
 #include "base/jsonx.h"
 #include "base/log.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "queue/start_staged.h"
 #include "repo/repo.h"
 #include "store/orgs.h"
@@ -239,7 +240,11 @@ static int build_payload(struct api_call *c, struct start *s)
 		return -1;
 	if (asprintf(&tmp, "%s/tmp", c->app->data_dir) < 0)
 		return api_fail(c, ERR_INTERNAL, "out of memory");
-	snprintf(s->staging, sizeof s->staging, "%s/%s", tmp, s->id);
+	if (str_fmt(s->staging, sizeof s->staging, "%s/%s", tmp, s->id)) {
+		free(tmp);
+		return api_fail(c, ERR_INTERNAL, "data folder path too long (limit %zu bytes): %s",
+				sizeof s->staging - 1, c->app->data_dir);
+	}
 	free(tmp);
 	return path_mkdirs(s->staging, 0700, &c->err) || checkout(c, s) ||
 		       start_req_materialize(s->mp, s->r, s->staging, s->has_repo, &c->err) || write_main_json(c, s)

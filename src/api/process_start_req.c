@@ -15,6 +15,7 @@
 #include "base/limits.h"
 #include "base/pack.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "base/uuid.h"
 #include "flow/value.h"
 
@@ -73,7 +74,7 @@ static void show_value(const json_t *v, char out[SHOW_MAX + 1])
 {
 	char *dump = NULL;
 	const char *s = json_is_string(v) ? json_string_value(v) : (dump = jsonx_dump(v));
-	snprintf(out, SHOW_MAX + 1, "%s", s ? s : "?");
+	str_fmt_cut(out, SHOW_MAX + 1, "%s", s ? s : "?");
 	free(dump);
 }
 
@@ -202,8 +203,8 @@ static json_t *parse_object_part(const struct multipart_part *p, const char *nam
 	char shown[SHOW_MAX + 1];
 
 	if (multipart_part_is_text(p)) {
-		snprintf(shown, sizeof shown, "%.*s", (int)(p->data.len < SHOW_MAX ? p->data.len : SHOW_MAX),
-			 p->data.p);
+		str_fmt_cut(shown, sizeof shown, "%.*s", (int)(p->data.len < SHOW_MAX ? p->data.len : SHOW_MAX),
+			    p->data.p);
 		err_set(e, ERR_INVALID, "Expected a JSON object in '%s', got: %s", name, shown);
 		return NULL;
 	}

@@ -12,6 +12,7 @@
 #include "base/datetime.h"
 #include "base/jsonx.h"
 #include "base/names.h"
+#include "base/str.h"
 #include "repo/repo.h"
 #include "store/orgs.h"
 #include "store/users.h"
@@ -102,9 +103,10 @@ static int body_project(struct api_call *c, json_t *body, const struct org *o, s
 	if (rc == -ERR_NOT_FOUND) {
 		memset(p, 0, sizeof *p);
 		memcpy(p->org_id, o->id, sizeof p->org_id);
-		snprintf(p->org_name, sizeof p->org_name, "%s", o->name);
-		snprintf(p->visibility, sizeof p->visibility, "PUBLIC");
-		snprintf(p->raw_payload_mode, sizeof p->raw_payload_mode, "DISABLED");
+		if (str_fmt(p->org_name, sizeof p->org_name, "%s", o->name))
+			return api_fail(c, ERR_INTERNAL, "organization name too long: %s", o->name);
+		str_set_lit(p->visibility, "PUBLIC");
+		str_set_lit(p->raw_payload_mode, "DISABLED");
 		rc = 0;
 	}
 	return rc;
@@ -128,8 +130,9 @@ static int read_raw_payload(struct api_call *c, json_t *body, struct project *p)
 	}
 	for (size_t i = 0; i < sizeof raw_payload_modes / sizeof raw_payload_modes[0]; i++)
 		if (strcmp(mode, raw_payload_modes[i]) == 0) {
-			snprintf(p->raw_payload_mode, sizeof p->raw_payload_mode, "%s", mode);
-			return 0;
+			return str_fmt(p->raw_payload_mode, sizeof p->raw_payload_mode, "%s", mode)
+				   ? api_fail(c, ERR_INTERNAL, "raw payload mode %s too long", mode)
+				   : 0;
 		}
 	return api_fail(c, ERR_INVALID,
 			"'rawPayloadMode' must be DISABLED, OWNERS, TEAM_MEMBERS, ORG_MEMBERS or EVERYONE, got '%.32s'",
@@ -148,19 +151,21 @@ static int read_project(struct api_call *c, json_t *body, struct project *p)
 	if (name) {
 		if (name_check(name, "project", NAME_PLAIN, &c->err))
 			return -ERR_INVALID;
-		snprintf(p->name, sizeof p->name, "%s", name);
+		if (str_fmt(p->name, sizeof p->name, "%s", name))
+			return api_fail(c, ERR_INVALID, "project name is longer than %zu characters",
+					sizeof p->name - 1);
 	}
 	if (description) {
-		if (strlen(description) >= sizeof p->description)
+		if (str_fmt(p->description, sizeof p->description, "%s", description))
 			return api_fail(c, ERR_INVALID, "'description' is longer than %zu characters",
 					sizeof p->description - 1);
-		snprintf(p->description, sizeof p->description, "%s", description);
 	}
 	if (visibility) {
 		if (strcmp(visibility, "PUBLIC") != 0 && strcmp(visibility, "PRIVATE") != 0)
 			return api_fail(c, ERR_INVALID, "'visibility' must be PUBLIC or PRIVATE, got '%.32s'",
 					visibility);
-		snprintf(p->visibility, sizeof p->visibility, "%s", visibility);
+		if (str_fmt(p->visibility, sizeof p->visibility, "%s", visibility))
+			return api_fail(c, ERR_INTERNAL, "visibility %s too long", visibility);
 	}
 	return read_raw_payload(c, body, p);
 }

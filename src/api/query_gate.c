@@ -44,6 +44,8 @@ int query_gate_enter(const char *user_id, struct err *e)
 			     "you have %u inventory queries running, the most one user may run at once "
 			     "(--limit-query-per-user): try again when one has finished",
 			     u->n);
+	} else if (!u && strlen(user_id) >= sizeof users->user_id) {
+		rc = err_set(e, ERR_INTERNAL, "user id too long: %s", user_id);
 	} else if (!u && n_users == cap_users) {
 		size_t cap = cap_users ? 2 * cap_users : 8;
 		struct user_slots *grown = realloc(users, cap * sizeof *grown);
@@ -59,7 +61,7 @@ int query_gate_enter(const char *user_id, struct err *e)
 		if (!u) {
 			u = &users[n_users++];
 			memset(u, 0, sizeof *u);
-			snprintf(u->user_id, sizeof u->user_id, "%s", user_id);
+			memcpy(u->user_id, user_id, strlen(user_id) + 1); /* its length was checked above */
 		}
 		u->n++;
 		running++;

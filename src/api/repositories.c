@@ -17,6 +17,7 @@
 #include "api/routes.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
+#include "base/str.h"
 #include "flow/model.h"
 #include "repo/repo.h"
 #include "store/orgs.h"
@@ -381,7 +382,7 @@ static int validate_any(struct api_call *c)
 	memcpy(r.project_name, p.name, sizeof r.project_name);
 	memcpy(r.org_id, p.org_id, sizeof r.org_id);
 	memcpy(r.org_name, p.org_name, sizeof r.org_name);
-	snprintf(r.name, sizeof r.name, "validate");
+	str_set_lit(r.name, "validate");
 	if ((rc = rbac_check(c->db, &c->who, &res, ACCESS_WRITER, &c->err)) ||
 	    (rc = repository_body(c, body, &r, &meta)))
 		goto out;

@@ -10,6 +10,7 @@
 #include "base/jsonx.h"
 #include "base/names.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "base/uuid.h"
 
 enum url_kind { URL_LOCAL, URL_HTTPS, URL_SSH };
@@ -40,8 +41,8 @@ static int check_local(struct api_call *c, const char *path)
 	if (!realpath(c->app->data_dir, data))
 		return api_fail(c, ERR_INTERNAL, "cannot resolve the data folder");
 	/* A path that does not exist (yet) is checked as written; the fetch reports it. */
-	if (!realpath(path, target))
-		snprintf(target, sizeof target, "%s", path);
+	if (!realpath(path, target) && str_fmt(target, sizeof target, "%s", path))
+		return api_fail(c, ERR_INVALID, "'url': a local path is longer than %zu bytes", sizeof target - 1);
 	n = strlen(data);
 	if (strncmp(target, data, n) == 0 && (target[n] == '/' || target[n] == '\0'))
 		return api_fail(c, ERR_INVALID, "'url': a repository inside the server's data folder is not allowed");
@@ -90,9 +91,8 @@ int repository_url_check(struct api_call *c, const char *url)
 
 static int copy_field(struct api_call *c, const char *key, const char *v, char *dst, size_t cap)
 {
-	if (strlen(v) >= cap)
+	if (str_fmt(dst, cap, "%s", v))
 		return api_fail(c, ERR_INVALID, "'%s' is longer than %zu characters", key, cap - 1);
-	snprintf(dst, cap, "%s", v);
 	return 0;
 }
 

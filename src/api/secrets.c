@@ -14,6 +14,7 @@
 #include "base/datetime.h"
 #include "base/jsonx.h"
 #include "base/log.h"
+#include "base/str.h"
 #include "crypto/keypool.h"
 #include "crypto/masterkey.h"
 #include "crypto/payload.h"
@@ -52,7 +53,11 @@ static int rotate(struct app *app, const struct masterkey *mk, struct err *e)
 
 	if (!prev)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	snprintf(path, sizeof path, "%s/%s.previous", app->data_dir, MASTERKEY_FILE);
+	if (str_fmt(path, sizeof path, "%s/%s.previous", app->data_dir, MASTERKEY_FILE)) {
+		rc = err_set(e, ERR_INVALID, "data folder path too long (limit %zu bytes): %s", sizeof path - 1,
+			     app->data_dir);
+		goto out;
+	}
 	if (env_prev && *env_prev)
 		rc = masterkey_load(env_prev, app->data_dir, prev, NULL, e);
 	else

@@ -12,6 +12,7 @@
 #include "base/datetime.h"
 #include "base/limits.h"
 #include "base/names.h"
+#include "base/str.h"
 #include "crypto/keypool.h"
 #include "crypto/payload.h"
 #include "crypto/storepass.h"
@@ -160,7 +161,8 @@ static int parse_name(struct api_call *c, const struct multipart *mp, const stru
 		return -ERR_INVALID;
 	if (store_secret_find(c->db, o->id, name, &existing, &ignored) == 0)
 		return api_fail(c, ERR_CONFLICT, "Secret already exists: %s", name);
-	snprintf(out, cap, "%s", name);
+	if (str_fmt(out, cap, "%s", name))
+		return api_fail(c, ERR_INVALID, "secret name is longer than %zu characters", cap - 1);
 	return 0;
 }
 
@@ -240,8 +242,9 @@ static int parse_create(struct api_call *c, const struct multipart *mp, const st
 	}
 	uuid_v4(s->id);
 	memcpy(s->org_id, o->id, sizeof s->org_id);
-	snprintf(s->org_name, sizeof s->org_name, "%s", o->name);
-	snprintf(s->store_type, sizeof s->store_type, "concord");
+	if (str_fmt(s->org_name, sizeof s->org_name, "%s", o->name))
+		return api_fail(c, ERR_INTERNAL, "organization name too long: %s", o->name);
+	str_set_lit(s->store_type, "concord");
 	memcpy(s->owner_id, c->who.user.id, sizeof s->owner_id);
 	s->password_protected = *password != NULL;
 	s->created_at = dt_now_ms();

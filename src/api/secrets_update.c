@@ -12,6 +12,7 @@
 #include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/names.h"
+#include "base/str.h"
 #include "crypto/payload.h"
 #include "crypto/storepass.h"
 #include "store/users.h"
@@ -113,7 +114,9 @@ static int apply_meta(struct api_call *c, const struct update_req *u, const stru
 	if (u->name) {
 		if (name_check(u->name, "secret", NAME_PLAIN, &c->err))
 			return -ERR_INVALID;
-		snprintf(ns->name, sizeof ns->name, "%s", u->name);
+		if (str_fmt(ns->name, sizeof ns->name, "%s", u->name))
+			return api_fail(c, ERR_INVALID, "secret name is longer than %zu characters",
+					sizeof ns->name - 1);
 	}
 	if (u->visibility >= 0)
 		ns->is_public = u->visibility == 1;

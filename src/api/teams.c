@@ -78,13 +78,13 @@ static int read_team(struct api_call *c, json_t *body, struct team *t)
 	if (name) {
 		if (name_check(name, "team", NAME_PLAIN, &c->err))
 			return -ERR_INVALID;
-		snprintf(t->name, sizeof t->name, "%s", name);
+		if (str_fmt(t->name, sizeof t->name, "%s", name))
+			return api_fail(c, ERR_INVALID, "team name is longer than %zu characters", sizeof t->name - 1);
 	}
 	if (description) {
-		if (strlen(description) >= sizeof t->description)
+		if (str_fmt(t->description, sizeof t->description, "%s", description))
 			return api_fail(c, ERR_INVALID, "'description' is longer than %zu characters",
 					sizeof t->description - 1);
-		snprintf(t->description, sizeof t->description, "%s", description);
 	}
 	return 0;
 }

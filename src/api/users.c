@@ -11,6 +11,7 @@
 #include "auth/rbac.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
+#include "base/str.h"
 #include "store/users.h"
 
 static json_t *user_json(const struct user *u)
@@ -58,9 +59,8 @@ static int copy_field(struct api_call *c, json_t *body, const char *key, char *d
 		return -ERR_INVALID;
 	if (!v)
 		return 0;
-	if (strlen(v) >= cap)
+	if (str_fmt(dst, cap, "%s", v))
 		return api_fail(c, ERR_INVALID, "'%s' is longer than %zu characters", key, cap - 1);
-	snprintf(dst, cap, "%s", v);
 	return 0;
 }
 
@@ -96,8 +96,7 @@ static int read_type(struct api_call *c, json_t *body, struct user *u)
 		return 0;
 	if (strcmp(type, "LOCAL") != 0 && strcmp(type, "LDAP") != 0)
 		return api_fail(c, ERR_INVALID, "'type' must be LOCAL or LDAP, got '%.32s'", type);
-	snprintf(u->type, sizeof u->type, "%s", type);
-	return 0;
+	return str_fmt(u->type, sizeof u->type, "%s", type) ? api_fail(c, ERR_INTERNAL, "type %s too long", type) : 0;
 }
 
 /* Fills u from the body over whatever u holds (so omitted fields keep their values).  The
@@ -155,9 +154,17 @@ static int create_or_update(struct api_call *c)
 	if (!exists) {
 		memset(&u, 0, sizeof u);
 		uuid_v4(u.id);
-		snprintf(u.username, sizeof u.username, "%s", username);
-		snprintf(u.domain, sizeof u.domain, "%s", domain ? domain : "");
-		snprintf(u.type, sizeof u.type, "LOCAL");
+		if (str_fmt(u.username, sizeof u.username, "%s", username)) {
+			rc =
+			    api_fail(c, ERR_INVALID, "'username' is longer than %zu characters", sizeof u.username - 1);
+			goto out;
+		}
+		if (str_fmt(u.domain, sizeof u.domain, "%s", domain ? domain : "")) {
+			rc =
+			    api_fail(c, ERR_INVALID, "'userDomain' is longer than %zu characters", sizeof u.domain - 1);
+			goto out;
+		}
+		str_set_lit(u.type, "LOCAL");
 	}
 	if ((rc = read_user(c, body, &pw, &u, hash, &has_hash)))
 		goto out;

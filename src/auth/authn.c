@@ -88,8 +88,7 @@ static void make_dummy(void)
 	struct err e;
 
 	rand_bytes(raw, sizeof raw);
-	for (size_t i = 0; i < sizeof raw; i++)
-		snprintf(pass + 2 * i, 3, "%02x", raw[i]);
+	sodium_bin2hex(pass, sizeof pass, raw, sizeof raw);
 	if (password_hash(pass, dummy_hash, &e) != 0)
 		dummy_hash[0] = '\0'; /* password_verify then fails at once; logged nowhere */
 	sodium_memzero(pass, sizeof pass);
@@ -248,7 +247,8 @@ void authn_apikey_new(char *text, size_t cap, uint8_t hash[APIKEY_HASH_LEN])
 	s = b64_encode(raw, sizeof raw, B64_STD_NOPAD);
 	if (!s)
 		abort();
-	snprintf(text, cap, "%s", s);
+	if (str_fmt(text, cap, "%s", s)) /* a cut key would not match its hash */
+		abort();
 	sodium_memzero(raw, sizeof raw);
 	sodium_memzero(s, strlen(s));
 	free(s);
@@ -283,7 +283,10 @@ int authn_session(struct store_conn *c, const char *token, struct principal *out
 		return unauth(e, "invalid session token, or its process has ended");
 	if (rc)
 		return err_set(e, dbe.code, "%s", dbe.msg);
-	snprintf(out->session_process, sizeof out->session_process, "%s", p.instance_id);
+	if (str_fmt(out->session_process, sizeof out->session_process, "%s", p.instance_id)) {
+		store_process_cleanup(&p);
+		return err_set(e, ERR_INTERNAL, "process id too long");
+	}
 	rc = store_user_get(c, p.initiator_id, &out->user, &dbe);
 	store_process_cleanup(&p);
 	if (rc)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/str.h"
+
 #ifndef ARCHIVE_SONAME
 #define ARCHIVE_SONAME "libarchive.so.13"
 #endif
@@ -18,7 +20,7 @@ static char load_error[ERR_MSG_MAX];
 	do {                                                                                                           \
 		*(void **)&api.field = dlsym(h, name);                                                                 \
 		if (!api.field) {                                                                                      \
-			snprintf(load_error, sizeof load_error, "%s has no symbol %s", ARCHIVE_SONAME, name);          \
+			str_fmt_cut(load_error, sizeof load_error, "%s has no symbol %s", ARCHIVE_SONAME, name);       \
 			return;                                                                                        \
 		}                                                                                                      \
 	} while (0)
@@ -30,8 +32,8 @@ static void load(void)
 	void *h = dlopen(ARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
-		snprintf(load_error, sizeof load_error, "cannot load %s (package libarchive13): %s", ARCHIVE_SONAME,
-			 dlerror());
+		str_fmt_cut(load_error, sizeof load_error, "cannot load %s (package libarchive13): %s", ARCHIVE_SONAME,
+			    dlerror());
 		return;
 	}
 	SYM(error_string, "archive_error_string");

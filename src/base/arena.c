@@ -80,7 +80,8 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	if (n < 0)
 		abort();
 	p = arena_alloc(a, (size_t)n + 1);
-	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	if (vsnprintf(p, (size_t)n + 1, fmt, ap2) != n)
+		abort();
 	va_end(ap2);
 	return p;
 }

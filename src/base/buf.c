@@ -106,7 +106,8 @@ int buf_vprintf(struct buf *b, struct err *e, const char *fmt, va_list ap)
 	rc = buf_reserve(b, (size_t)n, e);
 	if (rc)
 		return rc;
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	if (vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap) != n)
+		return err_set(e, ERR_INTERNAL, "format error");
 	b->len += (size_t)n;
 	return 0;
 }

@@ -1,7 +1,10 @@
 #include "base/datetime.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+
+#include "base/str.h"
 
 int64_t dt_now_ms(void)
 {
@@ -52,8 +55,10 @@ void dt_format_iso(int64_t ms, char out[DT_ISO_LEN])
 	unsigned m, d;
 
 	dt_civil_from_days(days, &y, &m, &d);
-	snprintf(out, DT_ISO_LEN, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ", (long long)y, m, d, (int)(sod / 3600),
-		 (int)(sod / 60 % 60), (int)(sod % 60), (int)msec);
+	/* at most 30 characters: an int64 of milliseconds has a year of 9 digits and a sign */
+	if (str_fmt(out, DT_ISO_LEN, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ", (long long)y, m, d, (int)(sod / 3600),
+		    (int)(sod / 60 % 60), (int)(sod % 60), (int)msec))
+		abort();
 }
 
 static int digits(const char *s, size_t len, size_t *pos, int n, int *out)

@@ -102,7 +102,7 @@ int duration_json(json_t *v, const char *what, int64_t *seconds, struct err *e)
 	char shown[SHOWN_MAX + 1], *dump = NULL;
 	const char *sv = json_is_string(v) ? json_string_value(v) : (dump = jsonx_dump(v));
 
-	snprintf(shown, sizeof shown, "%s", sv ? sv : "?");
+	str_fmt_cut(shown, sizeof shown, "%s", sv ? sv : "?");
 	free(dump);
 	if (json_is_integer(v)) {
 		if (json_integer_value(v) < 0)

@@ -4,13 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/str.h"
+
 int err_set(struct err *e, enum err_code code, const char *fmt, ...)
 {
 	if (e) {
 		va_list ap;
 		e->code = code;
 		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		str_vfmt_cut(e->msg, sizeof e->msg, fmt, ap);
 		va_end(ap);
 	}
 	return -(int)code;
@@ -24,7 +26,7 @@ void err_prefix(struct err *e, const char *fmt, ...)
 	if (!e)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	str_vfmt_cut(prefix, sizeof prefix, fmt, ap);
 	va_end(ap);
 	memcpy(old, e->msg, sizeof old);
 	/* a message that no longer fits ends in "..." rather than silently */

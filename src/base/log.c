@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 
 static _Atomic enum log_level min_level = LOG_INFO;
 
@@ -79,7 +80,7 @@ void log_kv(char *fields, size_t cap, const char *key, const char *value)
 void log_kv_int(char *fields, size_t cap, const char *key, long long value)
 {
 	size_t pos = strlen(fields);
-	snprintf(fields + pos, cap - pos, " %s=%lld", key, value);
+	str_fmt_cut(fields + pos, cap - pos, " %s=%lld", key, value);
 }
 
 void log_line(enum log_level level, const char *msg, const char *fields)
@@ -112,7 +113,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (level < min_level)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	str_vfmt_cut(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	log_line(level, msg, NULL);
 }

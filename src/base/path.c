@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/str.h"
+
 bool path_is_safe_relative(const char *rel)
 {
 	const char *p = rel;
@@ -314,7 +316,11 @@ static int walk_open(int dirfd, const char *rel, int flags, mode_t mode)
 
 	if (cur < 0)
 		return -1;
-	snprintf(buf, sizeof buf, "%s", rel);
+	if (str_fmt(buf, sizeof buf, "%s", rel)) {
+		close(cur);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	for (;;) {
 		char *next;
 		int fd;
@@ -444,7 +450,8 @@ static int beneath_parent(int rootfd, const char *rel, char buf[PATH_MAX], const
 	char *slash;
 	int fd;
 
-	snprintf(buf, PATH_MAX, "%s", rel);
+	if (str_fmt(buf, PATH_MAX, "%s", rel)) /* beneath_rel checked the length */
+		return err_set(e, ERR_INTERNAL, "path '%.300s' is too long", name);
 	n = strlen(buf);
 	while (n > 0 && buf[n - 1] == '/')
 		buf[--n] = '\0';
@@ -504,7 +511,10 @@ int path_write_beneath(const char *root, const char *name, const void *data, siz
 	if ((dirfd = beneath_parent(rootfd, rel, buf, &last, name, e)) < 0 ||
 	    beneath_replaceable(dirfd, last, name, e) < 0)
 		goto out;
-	snprintf(tmp, sizeof tmp, ".accord-tmp-%d-%u", (int)getpid(), counter++);
+	if (str_fmt(tmp, sizeof tmp, ".accord-tmp-%d-%u", (int)getpid(), counter++)) {
+		rc = err_set(e, ERR_INTERNAL, "temporary name too long");
+		goto out;
+	}
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0) {
 		rc = beneath_fail(name, errno, e);
@@ -536,7 +546,10 @@ int path_mkdirs_beneath(const char *root, const char *name, mode_t mode, struct 
 
 	if (beneath_rel(root, name, &rel, e) < 0 || (rootfd = beneath_root(root, e)) < 0)
 		return -1;
-	snprintf(buf, sizeof buf, "%s", rel);
+	if (str_fmt(buf, sizeof buf, "%s", rel)) { /* beneath_rel checked the length */
+		close(rootfd);
+		return err_set(e, ERR_INTERNAL, "path '%.300s' is too long", name);
+	}
 	cur = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (end = buf; cur >= 0 && *end;) {
 		char *comp = end, saved;

@@ -131,21 +131,20 @@ int str_fmt(char *buf, size_t cap, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, cap, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		if (cap)
-			buf[0] = 0;
-		return -1;
-	}
-	return (size_t)n < cap ? 0 : -1;
+	if (n >= 0 && (size_t)n < cap)
+		return 0;
+	if (cap)
+		buf[0] = 0; /* a cut path or name is never used by mistake */
+	return -1;
 }
 
 void str_vfmt_cut(char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	int n = vsnprintf(buf, cap, fmt, ap);
 
-	if (n < 0)
+	if (n < 0 && cap)
 		buf[0] = 0;
-	else if ((size_t)n >= cap && cap >= 4)
+	else if (n >= 0 && (size_t)n >= cap && cap >= 4)
 		memcpy(buf + cap - 4, "...", 4);
 }
 

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/err.h"
 
@@ -36,16 +37,24 @@ bool cstr_ieq(const char *a, const char *b);
 /* Case-insensitive ASCII substring test (needle "" matches). */
 bool cstr_icontains(const char *hay, const char *needle);
 
-/* snprintf that says whether everything fit: 0, or -1 when the text was cut or the format
- * failed (buf then holds what fit, NUL-terminated; cap > 0).  For text whose every byte
- * matters: paths, keys, ids, names, SQL, values copied into fixed fields.  scripts/check-style
- * refuses a bare snprintf whose result nobody looks at. */
+/* snprintf that says whether everything fit: 0, or -1 when the text would be cut or the
+ * format failed (buf is then empty, so that a cut path is never used by mistake; cap > 0).
+ * For text whose every byte matters: paths, keys, ids, names, SQL, values copied into fixed
+ * fields.  scripts/check-style refuses a bare snprintf whose result nobody looks at. */
 int str_fmt(char *buf, size_t cap, const char *fmt, ...) WUR __attribute__((format(printf, 3, 4)));
 
 /* Display text (messages, log lines, event descriptions) where a cut is acceptable: a cut
  * text ends in "..." so that the reader sees it was cut.  cap >= 4. */
 void str_fmt_cut(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void str_vfmt_cut(char *buf, size_t cap, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+
+/* Copies a string literal into a char array (a struct's fixed field), its size checked by
+ * the compiler: no format, nothing to check at run time. */
+#define str_set_lit(dst, lit)                                                                                          \
+	do {                                                                                                           \
+		_Static_assert(sizeof(lit) <= sizeof(dst), "literal longer than its field");                           \
+		memcpy((dst), (lit), sizeof(lit));                                                                     \
+	} while (0)
 
 /* Constant-time equality of two byte strings of the same length. */
 bool mem_ct_eq(const void *a, const void *b, size_t n);

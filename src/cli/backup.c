@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/path.h"
+#include "base/str.h"
 #include "cli/commands.h"
 #include "cli/datalock.h"
 #include "store/backup.h"
@@ -77,9 +78,11 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 	return 0;
 }
 
-static void db_path(const struct backup_args *a, char *out, size_t n)
+static int db_path(const struct backup_args *a, char *out, size_t n, struct err *e)
 {
-	snprintf(out, n, "%s/accord.db", a->data);
+	if (str_fmt(out, n, "%s/accord.db", a->data))
+		return err_set(e, ERR_INVALID, "--data %s: path too long (limit %zu bytes)", a->data, n - 11);
+	return 0;
 }
 
 int cli_backup_main(int argc, char **argv)
@@ -93,8 +96,7 @@ int cli_backup_main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : EXIT_USAGE;
 	umask(077);
-	db_path(&a, db, sizeof db);
-	if (store_backup_to_file(db, a.file, &info, &e)) {
+	if (db_path(&a, db, sizeof db, &e) || store_backup_to_file(db, a.file, &info, &e)) {
 		fprintf(stderr, "accord backup: %s\n", e.msg);
 		return 1;
 	}
@@ -116,7 +118,10 @@ static void give_to_folder_owner(const char *dir)
 	if (geteuid() != 0 || stat(dir, &st) != 0 || st.st_uid == 0)
 		return;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		if (str_fmt(path, sizeof path, "%s/%s", dir, names[i])) {
+			fprintf(stderr, "accord restore: %s/%s: path too long\n", dir, names[i]);
+			continue;
+		}
 		if (chown(path, st.st_uid, st.st_gid) != 0 && errno != ENOENT)
 			fprintf(stderr, "accord restore: cannot give %s to uid %u: %s\n", path, (unsigned)st.st_uid,
 				strerror(errno));
@@ -148,8 +153,7 @@ int cli_restore_main(int argc, char **argv)
 		fprintf(stderr, "accord restore: %s\n", e.msg);
 		return 1;
 	}
-	db_path(&a, db, sizeof db);
-	rc = store_backup_restore(a.file, db, &info, &e);
+	rc = db_path(&a, db, sizeof db, &e) ? -1 : store_backup_restore(a.file, db, &info, &e);
 	give_to_folder_owner(a.data);
 	datalock_release(lock);
 	if (rc) {

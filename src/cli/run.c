@@ -10,6 +10,7 @@
 
 #include "base/jsonx.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "base/uuid.h"
 #include "cli/commands.h"
 #include "cli/run.h"
@@ -233,7 +234,7 @@ static bool resolve_future(const char *dir, char out[PATH_MAX])
 		slash = strrchr(head, '/');
 		if (!slash) {
 			tail = dir;
-			snprintf(head, sizeof head, ".");
+			str_set_lit(head, ".");
 			continue;
 		}
 		tail = dir + (slash - head) + 1;
@@ -271,7 +272,12 @@ static int prepare_workdir(struct process *p, const char **file)
 		}
 	} else {
 		const char *tmp = getenv("TMPDIR");
-		snprintf(p->workdir, sizeof p->workdir, "%s/accord-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!tmp || !*tmp)
+			tmp = "/tmp";
+		if (str_fmt(p->workdir, sizeof p->workdir, "%s/accord-run-XXXXXX", tmp)) {
+			fprintf(stderr, "accord run: TMPDIR %s: path too long\n", tmp);
+			goto out;
+		}
 		if (!mkdtemp(p->workdir)) {
 			perror("accord run: mkdtemp");
 			p->workdir[0] = '\0';
@@ -293,7 +299,10 @@ static int load_model(struct process *p, const char *file)
 	struct model_opts mo = {.profiles = p->o.profiles, .n_profiles = p->o.n_profiles};
 	char path[PATH_MAX + 256];
 	struct err e;
-	snprintf(path, sizeof path, "%s%s%s", p->workdir, file ? "/" : "", file ? file : "");
+	if (str_fmt(path, sizeof path, "%s%s%s", p->workdir, file ? "/" : "", file ? file : "")) {
+		run_log_line(&p->host, FLOW_ERROR, "the flow's file path is too long");
+		return -1;
+	}
 	mo.path = path;
 	p->m = model_load(&mo, &e);
 	if (!p->m) {
@@ -419,8 +428,10 @@ static void temp_workdir_done(struct process *p, int rc)
 
 	if (p->o.workdir || !p->workdir[0])
 		return;
-	snprintf(att, sizeof att, "%s/_attachments", p->workdir);
-	snprintf(out, sizeof out, "%s/out.json", att);
+	if (str_fmt(att, sizeof att, "%s/_attachments", p->workdir) || str_fmt(out, sizeof out, "%s/out.json", att)) {
+		fprintf(stderr, "accord run: working folder kept: %s\n", p->workdir);
+		return;
+	}
 	if (rc == EXIT_SUSPENDED) {
 		fprintf(stderr,
 			"accord run: the process waits in %s: continue with accord run --workdir %s --resume EVENT\n",

@@ -17,6 +17,7 @@
 #include "base/limits.h"
 #include "base/log.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "cli/bootstrap.h"
 #include "cli/commands.h"
 #include "cli/datalock.h"
@@ -286,8 +287,7 @@ static void tell_admin_key(void)
 {
 	char path[4200];
 
-	snprintf(path, sizeof path, "%s/initial-admin-api-key", cfg.data);
-	if (access(path, R_OK) == 0)
+	if (str_fmt(path, sizeof path, "%s/initial-admin-api-key", cfg.data) == 0 && access(path, R_OK) == 0)
 		LOG_I("ready: admin's API key is in %s (read it, then delete the file)", path);
 }
 
@@ -315,9 +315,9 @@ static int start_node(struct app *app, int *lock, struct err *e)
 	*lock = datalock_take(cfg.data, ": another server runs on it; stop it or use another --data", e);
 	if (*lock < 0)
 		return -1;
-	snprintf(db_url, sizeof db_url, "%s", cfg.db && *cfg.db ? cfg.db : "");
-	if (!db_url[0])
-		snprintf(db_url, sizeof db_url, "sqlite:%s/accord.db", cfg.data);
+	if (cfg.db && *cfg.db ? str_fmt(db_url, sizeof db_url, "%s", cfg.db)
+			      : str_fmt(db_url, sizeof db_url, "sqlite:%s/accord.db", cfg.data))
+		return err_set(e, ERR_INVALID, "--db or --data too long (limit %zu bytes)", sizeof db_url - 1);
 	app->store = store_open(db_url, e);
 	if (!app->store || bootstrap_run(app->store, cfg.data, e) || api_secrets_init(app, e) || start_repos(app, e) ||
 	    start_queue(app, e) || start_triggers(app, e))

@@ -57,10 +57,12 @@ static char *public_line(ssh_key key, size_t *len)
 	n = snprintf(NULL, 0, "%s %s %s\n", type, b64, KEYPAIR_COMMENT);
 	if (n > 0)
 		line = malloc((size_t)n + 1);
-	if (line) {
-		snprintf(line, (size_t)n + 1, "%s %s %s\n", type, b64, KEYPAIR_COMMENT);
-		*len = (size_t)n;
+	if (line && snprintf(line, (size_t)n + 1, "%s %s %s\n", type, b64, KEYPAIR_COMMENT) != n) {
+		free(line);
+		line = NULL;
 	}
+	if (line)
+		*len = (size_t)n;
 	ssh.string_free_char(b64);
 	return line;
 }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/str.h"
+
 #ifndef SSH_SONAME
 #define SSH_SONAME "libssh.so.4"
 #endif
@@ -18,7 +20,7 @@ static char load_error[ERR_MSG_MAX];
 	do {                                                                                                           \
 		*(void **)&api.field = dlsym(h, name);                                                                 \
 		if (!api.field) {                                                                                      \
-			snprintf(load_error, sizeof load_error, "%s has no symbol %s", SSH_SONAME, name);              \
+			str_fmt_cut(load_error, sizeof load_error, "%s has no symbol %s", SSH_SONAME, name);           \
 			return;                                                                                        \
 		}                                                                                                      \
 	} while (0)
@@ -32,7 +34,8 @@ static void load(void)
 	void *h = dlopen(SSH_SONAME, RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
-		snprintf(load_error, sizeof load_error, "cannot load %s (package libssh-4): %s", SSH_SONAME, dlerror());
+		str_fmt_cut(load_error, sizeof load_error, "cannot load %s (package libssh-4): %s", SSH_SONAME,
+			    dlerror());
 		return;
 	}
 	SYM(pki_generate, "ssh_pki_generate");
@@ -44,11 +47,11 @@ static void load(void)
 	SYM(string_free_char, "ssh_string_free_char");
 	*(void **)&init = dlsym(h, "ssh_init");
 	if (!init) {
-		snprintf(load_error, sizeof load_error, "%s has no symbol ssh_init", SSH_SONAME);
+		str_fmt_cut(load_error, sizeof load_error, "%s has no symbol ssh_init", SSH_SONAME);
 		return;
 	}
 	if (init() != SSH_OK) {
-		snprintf(load_error, sizeof load_error, "%s could not be initialised (ssh_init)", SSH_SONAME);
+		str_fmt_cut(load_error, sizeof load_error, "%s could not be initialised (ssh_init)", SSH_SONAME);
 		return;
 	}
 	ssh = api;

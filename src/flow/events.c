@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "base/uuid.h"
 #include "flow/vm_internal.h"
 
@@ -74,7 +75,7 @@ static json_t *task_base(struct vm *vm, struct thread *t, const char *task, cons
 {
 	char desc[256];
 	json_t *d;
-	snprintf(desc, sizeof desc, "Task: %s", task);
+	str_fmt_cut(desc, sizeof desc, "Task: %s", task);
 	d = base(vm, t, vm->cur, desc, corr);
 	json_object_set_new(d, "phase", json_string(phase));
 	json_object_set_new(d, "name", json_string(task));

@@ -4,6 +4,7 @@
 
 #include "base/datetime.h"
 #include "base/limits.h"
+#include "base/str.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
@@ -126,7 +127,7 @@ static void exec_if(struct vm *vm, struct thread *t, const struct step *s)
 	scope_init(&sc, vm, t);
 	rc = scope_eval_bool(&sc, s->arg, &yes, &e);
 	scope_cleanup(&sc);
-	snprintf(desc, sizeof desc, "Check: %s", s->arg->text ? s->arg->text : "");
+	str_fmt_cut(desc, sizeof desc, "Check: %s", s->arg->text ? s->arg->text : "");
 	events_step(vm, t, s, desc);
 	if (rc < 0) {
 		vm_raise(vm, t, s, e.msg, NULL);
@@ -141,7 +142,7 @@ static void exec_if(struct vm *vm, struct thread *t, const struct step *s)
 static void exec_switch(struct vm *vm, struct thread *t, const struct step *s)
 {
 	char *v = eval_text(vm, t, s->arg), desc[1024];
-	snprintf(desc, sizeof desc, "Switch: %s", s->arg->text ? s->arg->text : "");
+	str_fmt_cut(desc, sizeof desc, "Switch: %s", s->arg->text ? s->arg->text : "");
 	events_step(vm, t, s, desc);
 	if (!v)
 		return;
@@ -204,11 +205,11 @@ static void exec_call(struct vm *vm, struct thread *t, const struct step *s)
 	struct frame *f;
 	if (!name)
 		return;
-	snprintf(desc, sizeof desc, "Flow call: %s", name);
+	str_fmt_cut(desc, sizeof desc, "Flow call: %s", name);
 	events_step(vm, t, s, desc);
 	fd = model_flow(vm->m, name);
 	if (!fd) {
-		snprintf(desc, sizeof desc, "Flow not found: %s", name);
+		str_fmt_cut(desc, sizeof desc, "Flow not found: %s", name);
 		free(name);
 		vm_raise(vm, t, s, desc, NULL);
 		return;
@@ -255,7 +256,8 @@ static void exec_parallel(struct vm *vm, struct thread *t, const struct step *s)
 		cf->list = s->body;
 		cf->pc = i;
 		cf->end = i + 1;
-		snprintf(id, sizeof id, "%d", c->id);
+		if (str_fmt(id, sizeof id, "%d", c->id)) /* always fits */
+			abort();
 		json_object_set_new(children, id, json_integer((json_int_t)i));
 	}
 	f = vm_push(t, FR_PARALLEL, false, s);
@@ -271,7 +273,7 @@ static void exec_checkpoint(struct vm *vm, struct thread *t, const struct step *
 	size_t i;
 	if (!name)
 		return;
-	snprintf(desc, sizeof desc, "Checkpoint: %s", name);
+	str_fmt_cut(desc, sizeof desc, "Checkpoint: %s", name);
 	events_step(vm, t, s, desc);
 	state = vm_save(vm);
 	threads = json_object_get(state, "threads");
@@ -404,7 +406,7 @@ void exec_task_step(struct vm *vm, struct thread *t, const struct step *s)
 	int rc;
 	if (!d) {
 		char msg[512];
-		snprintf(msg, sizeof msg, "Task not found: '%s'", s->task);
+		str_fmt_cut(msg, sizeof msg, "Task not found: '%s'", s->task);
 		vm_raise(vm, t, s, msg, NULL);
 		return;
 	}

@@ -47,7 +47,7 @@ static int field_error(json_t **msg, const char *fmt, ...)
 	char text[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	str_vfmt_cut(text, sizeof text, fmt, ap);
 	va_end(ap);
 	*msg = json_string(text);
 	return FORM_INVALID;
@@ -152,10 +152,9 @@ static void append_value(char *out, size_t n, const char *sep, const json_t *v)
 	char *text = value_to_cstr(v, NULL);
 	size_t len = strlen(out);
 
-	if (len + 4 < n)
-		snprintf(out + len, n - len, "%s%s", sep, text ? text : "?");
-	if (strlen(out) + 1 >= n && n > 4)
-		snprintf(out + n - 4, 4, "…");
+	/* a cut list ends in "…"; a full one takes no more values */
+	if (len + 4 < n && str_fmt(out + len, n - len, "%s%s", sep, text ? text : "?") && n > 4)
+		memcpy(out + n - 4, "…", 4);
 	free(text);
 }
 

@@ -28,7 +28,12 @@ static json_t *field_json(struct vm *vm, struct thread *t, const struct form_fie
 {
 	json_t *d = json_deep_copy(f->attrs), *v;
 	char type[64];
-	snprintf(type, sizeof type, "%s%s", f->type, card_suffix[f->card]);
+	if (str_fmt(type, sizeof type, "%s%s", f->type, card_suffix[f->card])) {
+		json_decref(d);
+		err_set(e, ERR_INVALID, "form field '%s': type '%.64s' too long (limit %zu bytes)", f->name, f->type,
+			sizeof type - 1);
+		return NULL;
+	}
 	json_object_set_new(d, "name", json_string(f->name));
 	json_object_set_new(d, "type", json_string(type));
 	const struct tval *opts[] = {f->label, f->value, f->allow};
@@ -111,7 +116,7 @@ void forms_call(struct vm *vm, struct thread *t, const struct step *s)
 	json_t *n = eval_opt(vm, t, s->arg, &e), *fields = NULL, *values = NULL, *run_as = NULL, *form;
 	if (!n || !(name = task_text(n)))
 		goto fail;
-	snprintf(desc, sizeof desc, "Form call: %s", name);
+	str_fmt_cut(desc, sizeof desc, "Form call: %s", name);
 	events_step(vm, t, s, desc);
 	if (!(fields = form_fields(vm, t, s, name, &e)) || !(values = eval_opt(vm, t, s->form->values, &e)) ||
 	    !(run_as = eval_opt(vm, t, s->form->run_as, &e)))

@@ -97,8 +97,8 @@ static json_t *loop_items(struct vm *vm, struct thread *t, const struct step *s)
 		json_object_foreach(v, k, x) json_array_append_new(list, entry_new(k, x));
 	} else {
 		char *text = task_text(v), msg[512];
-		snprintf(msg, sizeof msg, "Invalid loop items: expected a list or a map, got '%s' (%s)",
-			 text ? text : "", value_class_name(v));
+		str_fmt_cut(msg, sizeof msg, "Invalid loop items: expected a list or a map, got '%s' (%s)",
+			    text ? text : "", value_class_name(v));
 		free(text);
 		json_decref(v);
 		vm_raise(vm, t, s, msg, NULL);
@@ -232,7 +232,8 @@ static size_t collect_children(struct vm *vm, struct frame *f, bool iter)
 			frame_collect_iter(vm, f, c->final, index);
 		} else if (c) {
 			char key[32];
-			snprintf(key, sizeof key, "%zu", index);
+			if (str_fmt(key, sizeof key, "%zu", index)) /* always fits */
+				abort();
 			json_object_set(json_object_get(f->data, "finals"), key, c->final ? c->final : json_null());
 		}
 		if (c)
@@ -295,7 +296,8 @@ static void spawn_iteration(struct vm *vm, struct thread *t, struct frame *f, si
 	json_decref(it->locals);
 	it->locals = iter_locals(json_object_get(f->data, "items"), index, scope_all(t));
 	it->pc = index;
-	snprintf(id, sizeof id, "%d", c->id);
+	if (str_fmt(id, sizeof id, "%d", c->id)) /* always fits */
+		abort();
 	json_object_set_new(json_object_get(f->data, "children"), id, json_integer((json_int_t)index));
 }
 
@@ -340,7 +342,8 @@ static void parallel_done(struct vm *vm, struct thread *t, struct frame *f)
 	char key[32];
 	if (s->out.kind == OUT_LIST || s->out.kind == OUT_NAME) {
 		for (size_t i = 0; i < s->body->n; i++) {
-			snprintf(key, sizeof key, "%zu", i);
+			if (str_fmt(key, sizeof key, "%zu", i)) /* always fits */
+				abort();
 			fin = json_object_get(finals, key);
 			for (size_t j = 0; j < s->out.n; j++) {
 				json_t *v = json_object_get(fin, s->out.names[j]);
@@ -353,7 +356,8 @@ static void parallel_done(struct vm *vm, struct thread *t, struct frame *f)
 		struct err e;
 		json_t *m;
 		for (size_t i = 0; i < s->body->n; i++) {
-			snprintf(key, sizeof key, "%zu", i);
+			if (str_fmt(key, sizeof key, "%zu", i)) /* always fits */
+				abort();
 			if (json_is_object(fin = json_object_get(finals, key)))
 				json_object_update(all, fin);
 		}

@@ -10,6 +10,7 @@
 
 #include "base/limits.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "flow/model_load.h"
 
 static const char *root_names[] = {".concord.yml", "concord.yml", ".concord.yaml", "concord.yaml"};
@@ -104,7 +105,8 @@ static bool pattern_match(const json_t *patterns, const char *rel)
 	return false;
 }
 
-static int walk(const char *root, const char *rel, int depth, const json_t *patterns, struct file_list *out)
+static int walk(const char *root, const char *rel, int depth, const json_t *patterns, struct file_list *out,
+		struct err *e)
 {
 	char path[4096];
 	DIR *d;
@@ -112,7 +114,9 @@ static int walk(const char *root, const char *rel, int depth, const json_t *patt
 	int rc = 0;
 	if (depth > 32)
 		return 0;
-	snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
+	if (str_fmt(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel))
+		return err_set(e, ERR_INVALID, "path too long (limit %zu bytes): %s/%.200s...", sizeof path - 1, root,
+			       rel);
 	d = opendir(path);
 	if (!d)
 		return 0;
@@ -123,14 +127,18 @@ static int walk(const char *root, const char *rel, int depth, const json_t *patt
 			continue;
 		if (!*rel && (strcmp(de->d_name, "_attachments") == 0 || strcmp(de->d_name, ".concord_tmp") == 0))
 			continue;
-		snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
-		snprintf(full, sizeof full, "%s/%s", root, sub);
+		if (str_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name) ||
+		    str_fmt(full, sizeof full, "%s/%s", root, sub)) {
+			rc = err_set(e, ERR_INVALID, "path too long (limit %zu bytes): %s/%.200s...", sizeof sub - 1,
+				     root, rel);
+			break;
+		}
 		if (lstat(full, &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode))
-			rc = walk(root, sub, depth + 1, patterns, out);
-		else if (S_ISREG(st.st_mode) && *rel && pattern_match(patterns, sub))
-			rc = list_add(out, sub);
+			rc = walk(root, sub, depth + 1, patterns, out, e);
+		else if (S_ISREG(st.st_mode) && *rel && pattern_match(patterns, sub) && list_add(out, sub) < 0)
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	closedir(d);
 	return rc;
@@ -177,7 +185,9 @@ static int find_root(const char *path, char **dir, char **rel, struct err *e)
 	}
 	for (size_t i = 0; i < 4; i++) {
 		char full[4096];
-		snprintf(full, sizeof full, "%s/%s", path, root_names[i]);
+		if (str_fmt(full, sizeof full, "%s/%s", path, root_names[i]))
+			return err_set(e, ERR_INVALID, "path too long (limit %zu bytes): %.200s...", sizeof full - 1,
+				       path);
 		if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
 			*dir = strdup(path);
 			*rel = strdup(root_names[i]);
@@ -195,10 +205,8 @@ static int parse_extra(struct model *m, const char *dir, crypto_generichash_stat
 	int rc = -1;
 	if (model_root_patterns(m, &patterns, e) < 0 || model_import_dirs(m, e) < 0)
 		goto out;
-	if (walk(dir, "", 0, patterns, &extra) < 0) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+	if (walk(dir, "", 0, patterns, &extra, e) < 0)
 		goto out;
-	}
 	if (extra.n > 1)
 		qsort(extra.v, extra.n, sizeof *extra.v, cmp_str);
 	docs = realloc(m->docs, (extra.n + 1) * sizeof *docs);

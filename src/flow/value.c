@@ -29,12 +29,14 @@ static void shortest_digits(double d, char digits[20], int *exp10)
 	int prec;
 
 	for (prec = 15; prec < 17; prec++) {
-		snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+		if (str_fmt(tmp, sizeof tmp, "%.*e", prec - 1, d)) /* always fits */
+			abort();
 		if (strtod(tmp, NULL) == d)
 			break;
 	}
 	if (prec == 17)
-		snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+		if (str_fmt(tmp, sizeof tmp, "%.*e", prec - 1, d)) /* always fits */
+			abort();
 	for (p = tmp; *p && *p != 'e'; p++)
 		if (*p >= '0' && *p <= '9' && n < 19)
 			digits[n++] = *p;

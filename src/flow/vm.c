@@ -6,6 +6,7 @@
 
 #include "base/datetime.h"
 #include "base/limits.h"
+#include "base/str.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
@@ -216,7 +217,7 @@ void vm_fatal(struct vm *vm, struct thread *t, const char *fmt, ...)
 	char msg[ERR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	str_vfmt_cut(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	vm_raise(vm, t, NULL, msg, NULL);
 	t->fatal = true;
@@ -465,7 +466,7 @@ static json_t *eval_args(struct vm *vm, struct thread *t, json_t *args, struct e
 static int args_error(struct err *e)
 {
 	char msg[ERR_MSG_MAX];
-	snprintf(msg, sizeof msg, "%s", e->msg);
+	str_fmt_cut(msg, sizeof msg, "%s", e->msg);
 	return err_set(e, e->code == ERR_LIMIT ? ERR_LIMIT : ERR_INVALID,
 		       "Error while evaluating process arguments: %s", msg);
 }

@@ -37,7 +37,7 @@ int yerr(struct err *e, const struct ynode *n, const char *fmt, ...)
 	char msg[ERR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	str_vfmt_cut(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (!n)
 		return err_set(e, ERR_INVALID, "%s", msg);
@@ -65,7 +65,8 @@ static int add_weight(struct builder *b, size_t w, const yaml_mark_t *m)
 {
 	if (__builtin_add_overflow(b->nodes, w, &b->nodes) || b->nodes > limits.flow_yaml_nodes) {
 		char msg[160];
-		snprintf(msg, sizeof msg, "too many YAML nodes (limit flow_yaml_nodes = %zu)", limits.flow_yaml_nodes);
+		str_fmt_cut(msg, sizeof msg, "too many YAML nodes (limit flow_yaml_nodes = %zu)",
+			    limits.flow_yaml_nodes);
 		err_at(b, m, msg);
 		b->e->code = ERR_LIMIT;
 		return -1;

@@ -7,6 +7,7 @@
 #include <yaml.h>
 
 #include "base/buf.h"
+#include "base/str.h"
 #include "flow/value.h"
 
 static int write_cb(void *data, unsigned char *p, size_t n)
@@ -53,7 +54,8 @@ static int emit(yaml_emitter_t *em, const json_t *v, int depth)
 	case JSON_STRING:
 		return scalar(em, json_string_value(v), YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 	case JSON_INTEGER:
-		snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		if (str_fmt(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v)))
+			return 0;
 		return scalar(em, num, YAML_PLAIN_SCALAR_STYLE);
 	case JSON_REAL:
 		value_format_double(json_real_value(v), num);

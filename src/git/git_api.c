@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/str.h"
+
 #ifndef GIT2_SONAME
 #define GIT2_SONAME "libgit2.so.1.5"
 #endif
@@ -18,7 +20,7 @@ static char load_error[ERR_MSG_MAX];
 	do {                                                                                                           \
 		*(void **)&api.field = dlsym(h, name);                                                                 \
 		if (!api.field) {                                                                                      \
-			snprintf(load_error, sizeof load_error, "%s has no symbol %s", GIT2_SONAME, name);             \
+			str_fmt_cut(load_error, sizeof load_error, "%s has no symbol %s", GIT2_SONAME, name);          \
 			return;                                                                                        \
 		}                                                                                                      \
 	} while (0)
@@ -43,8 +45,8 @@ static void load(void)
 	void *h = dlopen(GIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
-		snprintf(load_error, sizeof load_error, "cannot load %s (package libgit2-1.5): %s", GIT2_SONAME,
-			 dlerror());
+		str_fmt_cut(load_error, sizeof load_error, "cannot load %s (package libgit2-1.5): %s", GIT2_SONAME,
+			    dlerror());
 		return;
 	}
 	SYM(libgit2_init, "git_libgit2_init");
@@ -100,8 +102,8 @@ static void load(void)
 	SYM(blob_rawcontent, "git_blob_rawcontent");
 	if (api.libgit2_init() < 0 || empty_search_paths(&api) < 0) {
 		const git_error *ge = api.error_last();
-		snprintf(load_error, sizeof load_error, "cannot initialise %s: %s", GIT2_SONAME,
-			 ge && ge->message ? ge->message : "unknown error");
+		str_fmt_cut(load_error, sizeof load_error, "cannot initialise %s: %s", GIT2_SONAME,
+			    ge && ge->message ? ge->message : "unknown error");
 		return;
 	}
 	git = api;

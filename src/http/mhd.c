@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "base/str.h"
+
 #ifndef MHD_SONAME
 #define MHD_SONAME "libmicrohttpd.so.12"
 #endif
@@ -18,7 +20,7 @@ static char load_error[ERR_MSG_MAX];
 	do {                                                                                                           \
 		*(void **)&api.field = dlsym(h, name);                                                                 \
 		if (!api.field) {                                                                                      \
-			snprintf(load_error, sizeof load_error, "%s has no symbol %s", MHD_SONAME, name);              \
+			str_fmt_cut(load_error, sizeof load_error, "%s has no symbol %s", MHD_SONAME, name);           \
 			return;                                                                                        \
 		}                                                                                                      \
 	} while (0)
@@ -29,8 +31,8 @@ static void load(void)
 	void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
-		snprintf(load_error, sizeof load_error, "cannot load %s (package libmicrohttpd12): %s", MHD_SONAME,
-			 dlerror());
+		str_fmt_cut(load_error, sizeof load_error, "cannot load %s (package libmicrohttpd12): %s", MHD_SONAME,
+			    dlerror());
 		return;
 	}
 	SYM(start_daemon, "MHD_start_daemon");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/limits.h"
+#include "base/str.h"
 
 static bool is_ws(char c)
 {
@@ -118,7 +119,7 @@ static int parse_disposition(struct str v, struct multipart_part *part, size_t n
 	char where[64];
 	int rc;
 
-	snprintf(where, sizeof where, "multipart part %zu: Content-Disposition", n);
+	str_fmt_cut(where, sizeof where, "multipart part %zu: Content-Disposition", n);
 	if (!str_ieq_cstr(trim_ws(split_at(&rest, ';')), "form-data"))
 		return err_set(e, ERR_INVALID, "%s is not form-data", where);
 	while ((rc = next_param(&rest, &key, &val, where, e)) == 1) {

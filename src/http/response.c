@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/jsonx.h"
+#include "base/str.h"
 
 void http_resp_init(struct http_response *w)
 {
@@ -41,11 +42,18 @@ void http_resp_cleanup(struct http_response *w)
 	w->n_headers = 0;
 }
 
+/* A content type is never cut: one too long for its field is sent as plain bytes. */
+static void set_type(struct http_response *w, const char *content_type)
+{
+	if (str_fmt(w->content_type, sizeof w->content_type, "%s", content_type))
+		str_set_lit(w->content_type, "application/octet-stream");
+}
+
 void http_resp_take(struct http_response *w, int status, const char *content_type, char *data, size_t len)
 {
 	clear_body(w);
 	w->status = status;
-	snprintf(w->content_type, sizeof w->content_type, "%s", content_type ? content_type : "");
+	set_type(w, content_type ? content_type : "");
 	w->body = data;
 	w->len = len;
 }
@@ -79,7 +87,7 @@ void http_resp_file(struct http_response *w, int status, const char *content_typ
 {
 	clear_body(w);
 	w->status = status;
-	snprintf(w->content_type, sizeof w->content_type, "%s", content_type);
+	set_type(w, content_type);
 	w->fd = fd;
 	w->fd_off = off;
 	w->fd_len = len;
@@ -90,7 +98,7 @@ void http_resp_stream(struct http_response *w, int status, const char *content_t
 {
 	clear_body(w);
 	w->status = status;
-	snprintf(w->content_type, sizeof w->content_type, "%s", content_type);
+	set_type(w, content_type);
 	w->stream_ops = ops;
 	w->stream_ctx = ctx;
 	w->stream_len = len;

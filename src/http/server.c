@@ -80,13 +80,15 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, struct 
 		const char *close = strchr(listen, ']');
 		if (!close || close[1] != ':')
 			goto bad;
-		snprintf(host, sizeof host, "%.*s", (int)(close - listen - 1), listen + 1);
+		if (str_fmt(host, sizeof host, "%.*s", (int)(close - listen - 1), listen + 1))
+			goto bad;
 		port_s = close + 2;
 	} else {
 		colon = strrchr(listen, ':');
 		if (!colon)
 			goto bad;
-		snprintf(host, sizeof host, "%.*s", (int)(colon - listen), listen);
+		if (str_fmt(host, sizeof host, "%.*s", (int)(colon - listen), listen))
+			goto bad;
 		port_s = colon + 1;
 	}
 	if (str_to_i64(str_from(port_s), 0, 65535, &port, "port", e))
@@ -110,7 +112,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	size_t n;
 	(void)cls;
 
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	str_vfmt_cut(msg, sizeof msg, fmt, ap);
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
@@ -325,7 +327,7 @@ static struct conn_state *begin(struct http_server *s, struct MHD_Connection *co
 	cs->req.route_id = SIZE_MAX;
 	cs->req.from_loopback = client_address(conn, &cs->req);
 	metrics_http_begin();
-	snprintf(cs->req.principal, sizeof cs->req.principal, "-");
+	str_set_lit(cs->req.principal, "-");
 	cs->req.content_type = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	cs->limit = s->cfg.body_bytes;
 	if (cs->req.content_type && strncasecmp(cs->req.content_type, "multipart/", 10) == 0)

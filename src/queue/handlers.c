@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "base/pack.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "crypto/session.h"
 #include "queue/internal.h"
 #include "queue/main_json.h"
@@ -118,14 +119,17 @@ static int start_handler(struct queue *q, struct store_conn *c, const struct pro
 	uuid_v4(child);
 	if (handler_payload(q, c, p, flow, child, (void **)&pn.payload, &pn.payload_len, &h->timeout_s, e))
 		return -1;
-	snprintf(h->instance_id, sizeof h->instance_id, "%s", child);
-	snprintf(h->kind, sizeof h->kind, "%s", kind);
-	snprintf(h->parent_instance_id, sizeof h->parent_instance_id, "%s", p->instance_id);
-	snprintf(h->org_id, sizeof h->org_id, "%s", p->org_id);
-	snprintf(h->project_id, sizeof h->project_id, "%s", p->project_id);
-	snprintf(h->initiator_id, sizeof h->initiator_id, "%s", p->initiator_id);
-	snprintf(h->initiator, sizeof h->initiator, "%s", p->initiator);
-	snprintf(h->entry_point, sizeof h->entry_point, "%s", flow);
+	if (str_fmt(h->instance_id, sizeof h->instance_id, "%s", child) ||
+	    str_fmt(h->kind, sizeof h->kind, "%s", kind) ||
+	    str_fmt(h->parent_instance_id, sizeof h->parent_instance_id, "%s", p->instance_id) ||
+	    str_fmt(h->org_id, sizeof h->org_id, "%s", p->org_id) ||
+	    str_fmt(h->project_id, sizeof h->project_id, "%s", p->project_id) ||
+	    str_fmt(h->initiator_id, sizeof h->initiator_id, "%s", p->initiator_id) ||
+	    str_fmt(h->initiator, sizeof h->initiator, "%s", p->initiator) ||
+	    str_fmt(h->entry_point, sizeof h->entry_point, "%s", flow)) {
+		free((void *)pn.payload);
+		return err_set(e, ERR_INTERNAL, "handler %s: a field of process %s is too long", flow, p->instance_id);
+	}
 	h->tags = p->tags;
 	pn.repo = p->repo; /* a handler runs the same checkout */
 	h->meta = json_pack("{s:s}", "entryPoint", flow);

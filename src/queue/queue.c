@@ -14,6 +14,7 @@
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "queue/internal.h"
 #include "queue/logwatch.h"
 #include "queue/timers.h"
@@ -32,7 +33,7 @@ void queue_log_line(struct store_conn *c, const char *id, const char *level, con
 	dt_format_iso(dt_now_ms(), iso);
 	n = snprintf(line, sizeof line, "%.23s+0000 [%-5s] ", iso, level);
 	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	str_vfmt_cut(line + n, sizeof line - (size_t)n - 1, fmt, ap);
 	va_end(ap);
 	n = (int)strlen(line);
 	line[n++] = '\n';

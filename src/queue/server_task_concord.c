@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/pack.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "queue/children.h"
 #include "queue/internal.h"
 #include "queue/main_json.h"
@@ -186,7 +187,9 @@ static int staging_dir(struct task_call *tc, char *out, size_t cap, struct err *
 	char id[UUID_STR_LEN];
 
 	uuid_v4(id);
-	snprintf(out, cap, "%s/tmp/child-%s", tc->r->q->data_dir, id);
+	if (str_fmt(out, cap, "%s/tmp/child-%s", tc->r->q->data_dir, id))
+		return err_set(e, ERR_INVALID, "data folder path too long (limit %zu bytes): %s", cap - 1,
+			       tc->r->q->data_dir);
 	return path_mkdirs(out, 0700, e);
 }
 
@@ -268,7 +271,8 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool 
 	}
 	if (store_user_get(tc->c, parent->initiator_id, &who.user, e))
 		return -1;
-	snprintf(who.session_process, sizeof who.session_process, "%s", parent->instance_id);
+	if (str_fmt(who.session_process, sizeof who.session_process, "%s", parent->instance_id))
+		return err_set(e, ERR_INTERNAL, "process id too long: %s", parent->instance_id);
 	return rbac_process_start(tc->c, &who, &ch->org, ch->has_project ? &ch->project : NULL, !from_repo, e);
 }
 
@@ -396,7 +400,10 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 		char ev[64];
 		char uid[UUID_STR_LEN];
 		uuid_v4(uid);
-		snprintf(ev, sizeof ev, "children-%s", uid);
+		if (str_fmt(ev, sizeof ev, "children-%s", uid)) {
+			json_decref(result);
+			return err_set(e, ERR_INTERNAL, "event name too long");
+		}
 		if (store_child_wait_add(tc->c, tc->r->p.instance_id, ev, ids, e)) {
 			json_decref(result);
 			return -1;
@@ -468,7 +475,10 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 		return -1;
 	}
 	if (tc->r->p.project_id[0]) {
-		snprintf(ch.project.id, sizeof ch.project.id, "%s", tc->r->p.project_id);
+		if (str_fmt(ch.project.id, sizeof ch.project.id, "%s", tc->r->p.project_id)) {
+			child_opts_free(owned);
+			return err_set(e, ERR_INTERNAL, "project id too long: %s", tc->r->p.project_id);
+		}
 		ch.has_project = true;
 	}
 	if (!ch.entry)
@@ -576,7 +586,7 @@ static int action_kill(struct task_call *tc, json_t *in, struct err *e)
 
 	if (!ids || check_all(tc, ids, e))
 		goto out;
-	snprintf(by, sizeof by, "process %s", tc->r->p.instance_id);
+	str_fmt_cut(by, sizeof by, "process %s", tc->r->p.instance_id);
 	json_array_foreach(ids, i, v) if (strcmp(json_string_value(v), tc->r->p.instance_id) == 0)
 	{
 		err_set(e, ERR_INVALID, "concord kill: a process cannot kill itself (%s)", json_string_value(v));

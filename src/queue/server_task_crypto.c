@@ -9,6 +9,7 @@
 
 #include "auth/rbac.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "base/uuid.h"
 #include "crypto/payload.h"
 #include "crypto/projkey.h"
@@ -75,7 +76,8 @@ static int check_access(struct task_call *tc, const struct secret *s, struct err
 	if (who.user.disabled)
 		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process's initiator '%s' is disabled", s->name,
 			       who.user.username);
-	snprintf(who.session_process, sizeof who.session_process, "%s", p->instance_id);
+	if (str_fmt(who.session_process, sizeof who.session_process, "%s", p->instance_id))
+		return err_set(e, ERR_INTERNAL, "process id too long: %s", p->instance_id);
 	return rbac_check(tc->c, &who, &res, ACCESS_READER, e);
 }
 

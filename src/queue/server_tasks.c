@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/str.h"
 #include "crypto/seal.h"
 #include "queue/server_tasks.h"
 #include "store/sensitive.h"
@@ -29,7 +30,8 @@ void task_call_sensitive(struct task_call *tc, const char *value)
 /* The envelope of a process's list is bound to its org and "process-sensitive:<id>". */
 static struct seal_binding sensitive_binding(const struct running *r, char *name, size_t cap)
 {
-	snprintf(name, cap, "process-sensitive:%s", r->p.instance_id);
+	if (str_fmt(name, cap, "process-sensitive:%s", r->p.instance_id)) /* 54 bytes: the callers give 64 */
+		abort();
 	return (struct seal_binding){r->p.org_id, name};
 }
 

@@ -12,6 +12,7 @@
 #include "base/limits.h"
 #include "base/pack.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "crypto/session.h"
 #include "flow/model.h"
 #include "flow/start_def.h"
@@ -65,15 +66,18 @@ static int store_new(struct store_conn *c, const unsigned char session_key[32], 
 	p->suspend_timeout_s = d->suspend_timeout_s;
 	pn.exclusive_group = d->exclusive_group;
 	pn.exclusive_mode = d->exclusive_mode;
-	snprintf(p->instance_id, sizeof p->instance_id, "%s", s->instance_id);
-	snprintf(p->kind, sizeof p->kind, "%s", s->kind ? s->kind : "DEFAULT");
-	snprintf(p->parent_instance_id, sizeof p->parent_instance_id, "%s",
-		 s->parent_instance_id ? s->parent_instance_id : "");
-	snprintf(p->org_id, sizeof p->org_id, "%s", s->org->id);
-	snprintf(p->project_id, sizeof p->project_id, "%s", s->project ? s->project->id : "");
-	snprintf(p->initiator_id, sizeof p->initiator_id, "%s", s->initiator_id);
-	snprintf(p->initiator, sizeof p->initiator, "%s", s->initiator);
-	snprintf(p->entry_point, sizeof p->entry_point, "%s", d->entry);
+	if (str_fmt(p->instance_id, sizeof p->instance_id, "%s", s->instance_id) ||
+	    str_fmt(p->kind, sizeof p->kind, "%s", s->kind ? s->kind : "DEFAULT") ||
+	    str_fmt(p->parent_instance_id, sizeof p->parent_instance_id, "%s",
+		    s->parent_instance_id ? s->parent_instance_id : "") ||
+	    str_fmt(p->org_id, sizeof p->org_id, "%s", s->org->id) ||
+	    str_fmt(p->project_id, sizeof p->project_id, "%s", s->project ? s->project->id : "") ||
+	    str_fmt(p->initiator_id, sizeof p->initiator_id, "%s", s->initiator_id) ||
+	    str_fmt(p->initiator, sizeof p->initiator, "%s", s->initiator))
+		return err_set(e, ERR_INTERNAL, "process %s: an id or a name is too long", s->instance_id);
+	if (str_fmt(p->entry_point, sizeof p->entry_point, "%s", d->entry))
+		return err_set(e, ERR_INVALID, "entry point '%.64s...' too long (limit %zu bytes)", d->entry,
+			       sizeof p->entry_point - 1);
 	p->start_at = s->start_at;
 	p->tags = s->tags;
 	p->meta = s->meta ? json_deep_copy(s->meta) : json_object();

@@ -24,6 +24,7 @@
 #include "base/pack.h"
 #include "base/path.h"
 #include "base/spawn.h"
+#include "base/str.h"
 #include "crypto/session.h"
 #include "queue/children.h"
 #include "queue/internal.h"
@@ -151,8 +152,9 @@ static void on_log(struct sup *s, const char *p, size_t n)
 	buffered(s);
 	if (s->log_full) {
 		char msg[160];
-		snprintf(msg, sizeof msg, "Maximum log size reached (%llu bytes, limit-process-log-bytes): stopping the process",
-			 (unsigned long long)limits.process_log_bytes);
+		str_fmt_cut(msg, sizeof msg,
+			    "Maximum log size reached (%llu bytes, limit-process-log-bytes): stopping the process",
+			    (unsigned long long)limits.process_log_bytes);
 		server_line(s, "ERROR", msg);
 		begin_kill(s);
 	}
@@ -279,7 +281,7 @@ static void on_frame(struct sup *s, json_t *f)
 			s->forms = json_incref(json_object_get(f, "forms"));
 		if (wake && json_is_integer(json_object_get(f, "wakeAt")) && strlen(wake) < sizeof s->wake_event) {
 			s->wake_at = json_integer_value(json_object_get(f, "wakeAt"));
-			snprintf(s->wake_event, sizeof s->wake_event, "%s", wake);
+			memcpy(s->wake_event, wake, strlen(wake) + 1);
 		}
 	} else {
 		LOG_W("process %s: unexpected frame from its runner: %s", s->id, type);
@@ -337,7 +339,9 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	size_t len = 0;
 	int rc;
 
-	snprintf(s->workdir, sizeof s->workdir, "%s/work/%s", s->q->data_dir, s->id);
+	if (str_fmt(s->workdir, sizeof s->workdir, "%s/work/%s", s->q->data_dir, s->id))
+		return err_set(e, ERR_INVALID, "data folder path too long (limit %zu bytes): %s", sizeof s->workdir - 1,
+			       s->q->data_dir);
 	if (path_remove_tree(s->workdir, e) || path_mkdirs(s->workdir, 0700, e))
 		return -1;
 	if (store_process_payload(s->db, s->id, &payload, &len, e))
@@ -558,7 +562,7 @@ static void timers(struct sup *s)
 	if (s->deadline && !s->timed_out && now >= s->deadline) {
 		char msg[96];
 		s->timed_out = true;
-		snprintf(msg, sizeof msg, "Process timed out (%llds limit)", (long long)s->r->p.timeout_s);
+		str_fmt_cut(msg, sizeof msg, "Process timed out (%llds limit)", (long long)s->r->p.timeout_s);
 		server_line(s, "ERROR", msg);
 		begin_kill(s);
 	}
@@ -611,11 +615,12 @@ static enum proc_status final_status(struct sup *s, int wstatus)
 		return PS_SUSPENDED;
 	if (!s->done) {
 		if (WIFSIGNALED(wstatus))
-			snprintf(msg, sizeof msg, "Process failed: the runner was killed by signal %d (%s)",
-				 WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+			str_fmt_cut(msg, sizeof msg, "Process failed: the runner was killed by signal %d (%s)",
+				    WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
 		else
-			snprintf(msg, sizeof msg, "Process failed: the runner exited with status %d without a result",
-				 WEXITSTATUS(wstatus));
+			str_fmt_cut(msg, sizeof msg,
+				    "Process failed: the runner exited with status %d without a result",
+				    WEXITSTATUS(wstatus));
 		server_line(s, "ERROR", msg);
 	}
 	return PS_FAILED;
@@ -705,7 +710,7 @@ broken:
 	LOG_E("process %s: cannot start: %s", s.id, e.msg);
 	{
 		char msg[ERR_MSG_MAX + 32];
-		snprintf(msg, sizeof msg, "Process failed: %s", e.msg);
+		str_fmt_cut(msg, sizeof msg, "Process failed: %s", e.msg);
 		if (s.db)
 			server_line(&s, "ERROR", msg);
 	}
@@ -729,7 +734,8 @@ end:
 		/* Once its working directory is gone and it left this node's list, a resume may
 		 * start it again (children.c waits for that). */
 		char id[UUID_STR_LEN];
-		snprintf(id, sizeof id, "%s", s.id);
+		if (str_fmt(id, sizeof id, "%s", s.id)) /* an instance id */
+			abort();
 		queue_release(s.q, r);
 		children_parent_suspended(s.q, s.db, id);
 		return;

@@ -251,7 +251,7 @@ int zygote_spawn(struct zygote *z, const char *workdir, int log_fd, int ipc_fd, 
 	memset(rq, 0, sizeof *rq);
 	rq->n_rlimits = rlimits->n_rlimits;
 	memcpy(rq->rlimits, rlimits->rlimits, sizeof rq->rlimits);
-	snprintf(rq->workdir, sizeof rq->workdir, "%s", workdir);
+	memcpy(rq->workdir, workdir, strlen(workdir) + 1); /* its length was checked above */
 	pthread_mutex_lock(&z->lock);
 	if (!z->pid && !z->stopping && dt_now_ms() >= z->retry_at) {
 		struct err se;

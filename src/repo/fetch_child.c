@@ -19,6 +19,7 @@
 #include <sodium.h>
 
 #include "base/path.h"
+#include "base/str.h"
 #include "git/git_api.h"
 #include "repo/internal.h"
 
@@ -82,11 +83,11 @@ static int fail(struct child *ch, const char *what)
 	repo_strip_url_credentials(ch->url, url, sizeof url);
 	/* the message has room for a URL of 200 bytes and the reason; longer ones are cut */
 	if (ch->auth_failed)
-		snprintf(ch->msg, sizeof ch->msg, "git fetch of %.200s: authentication failed", url);
+		str_fmt_cut(ch->msg, sizeof ch->msg, "git fetch of %.200s: authentication failed", url);
 	else if (ch->cert_error[0])
-		snprintf(ch->msg, sizeof ch->msg, "git fetch of %.200s: %.250s", url, ch->cert_error);
+		str_fmt_cut(ch->msg, sizeof ch->msg, "git fetch of %.200s: %.250s", url, ch->cert_error);
 	else
-		snprintf(ch->msg, sizeof ch->msg, "git fetch of %.200s: %.40s: %.200s", url, what, git_api_error());
+		str_fmt_cut(ch->msg, sizeof ch->msg, "git fetch of %.200s: %.40s: %.200s", url, what, git_api_error());
 	return -1;
 }
 
@@ -132,17 +133,19 @@ static int certificate_check(git_cert *cert, int valid, const char *host, void *
 	if (!ch->known_hosts)
 		return 0;
 	if (!(hk->type & GIT_CERT_SSH_RAW)) {
-		snprintf(ch->cert_error, sizeof ch->cert_error, "the host key of %s is not available to check", host);
+		str_fmt_cut(ch->cert_error, sizeof ch->cert_error, "the host key of %s is not available to check",
+			    host);
 		return GIT_ECERTIFICATE;
 	}
 	found = repo_known_host(ch->known_hosts, host, repo_url_port(ch->url), hk->hostkey, hk->hostkey_len);
 	if (found == 1)
 		return 0;
 	if (found < 0)
-		snprintf(ch->cert_error, sizeof ch->cert_error, "cannot read the known hosts file %s", ch->known_hosts);
+		str_fmt_cut(ch->cert_error, sizeof ch->cert_error, "cannot read the known hosts file %s",
+			    ch->known_hosts);
 	else
-		snprintf(ch->cert_error, sizeof ch->cert_error, "the host key of %s is not in the known hosts file %s",
-			 host, ch->known_hosts);
+		str_fmt_cut(ch->cert_error, sizeof ch->cert_error,
+			    "the host key of %s is not in the known hosts file %s", host, ch->known_hosts);
 	return GIT_ECERTIFICATE;
 }
 
@@ -190,8 +193,10 @@ static int fetch(struct child *ch, git_repository *g, git_remote *remote, char *
 	if (git.remote_connect(remote, GIT_DIRECTION_FETCH, &fo.callbacks, &fo.proxy_opts, &fo.custom_headers) < 0)
 		return fail(ch, "cannot connect");
 	head[0] = 0;
-	if (git.remote_default_branch(&def, remote) == 0 && def.ptr)
-		snprintf(head, cap, "%s", def.ptr);
+	if (git.remote_default_branch(&def, remote) == 0 && def.ptr && str_fmt(head, cap, "%s", def.ptr)) {
+		git.buf_dispose(&def);
+		return fail(ch, "the default branch's name is too long");
+	}
 	git.buf_dispose(&def);
 	if (git.remote_download(remote, &refspecs, &fo) < 0)
 		rc = fail(ch, "cannot download");
@@ -269,17 +274,17 @@ int repo_fetch_child_main(int argc, char **argv)
 	ch.dir = argv[i];
 	ch.url = argv[i + 1];
 	if (sodium_init() < 0) {
-		snprintf(ch.msg, sizeof ch.msg, "cannot initialise libsodium");
+		str_fmt_cut(ch.msg, sizeof ch.msg, "cannot initialise libsodium");
 		return finish(&ch, -1, NULL);
 	}
 	if (repo_cred_read(0, &ch.cred, &e) || git_api_load(&e)) {
-		snprintf(ch.msg, sizeof ch.msg, "%s", e.msg);
+		str_fmt_cut(ch.msg, sizeof ch.msg, "%s", e.msg);
 		return finish(&ch, -1, NULL);
 	}
 	/* the file is added to the system's certificates, not put in their place */
 	if (ch.ca_file && git.libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, ch.ca_file,
 					   access(SYSTEM_CERTS, R_OK) == 0 ? SYSTEM_CERTS : NULL) < 0) {
-		snprintf(ch.msg, sizeof ch.msg, "cannot load the CA file %s: %s", ch.ca_file, git_api_error());
+		str_fmt_cut(ch.msg, sizeof ch.msg, "cannot load the CA file %s: %s", ch.ca_file, git_api_error());
 		return finish(&ch, -1, NULL);
 	}
 	rc = open_or_init(&ch, &g);

@@ -54,10 +54,12 @@ int repo_known_host(const char *file, const char *host, int port, const void *ke
 
 	if (!f)
 		return -1;
-	if (port > 0 && port != 22)
-		snprintf(name, sizeof name, "[%s]:%d", host, port);
-	else
-		snprintf(name, sizeof name, "%s", host);
+	/* a name too long to write is in no file this reader can read: not known */
+	if (port > 0 && port != 22 ? str_fmt(name, sizeof name, "[%s]:%d", host, port)
+				   : str_fmt(name, sizeof name, "%s", host)) {
+		fclose(f);
+		return 0;
+	}
 	while (!found && fgets(line, sizeof line, f)) {
 		char *save = NULL, *hosts = strtok_r(line, " \t\r\n", &save), *type, *b64;
 		unsigned char *raw;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "git/git_api.h"
 #include "repo/internal.h"
 
@@ -71,7 +72,11 @@ void repo_close_clone(struct repos *rs, const char *repo_id, git_repository *g)
 		git.repository_free(g);
 		return;
 	}
-	snprintf(p->id, sizeof p->id, "%s", repo_id);
+	if (str_fmt(p->id, sizeof p->id, "%s", repo_id)) { /* not an id: not pooled */
+		free(p);
+		git.repository_free(g);
+		return;
+	}
 	p->g = g;
 	pthread_mutex_lock(&rs->pool_lock);
 	p->next = rs->pool; /* most recently used first */

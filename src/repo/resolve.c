@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "git/git_api.h"
 #include "repo/internal.h"
 
@@ -26,8 +27,8 @@ static void fill(git_commit *cm, struct repo_commit *out)
 	const char *msg = git.commit_message(cm);
 
 	git.oid_tostr(out->id, sizeof out->id, git.object_id((const git_object *)cm));
-	snprintf(out->author, sizeof out->author, "%s <%s>", a && a->name ? a->name : "",
-		 a && a->email ? a->email : "");
+	str_fmt_cut(out->author, sizeof out->author, "%s <%s>", a && a->name ? a->name : "",
+		    a && a->email ? a->email : "");
 	copy_utf8(out->message, sizeof out->message, msg ? msg : "");
 }
 

@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/str.h"
+
 /* The installed kernel headers may be older than the running kernel: the rights and the
  * ruleset fields of later ABIs are spelled out here.  The kernel accepts the longer struct
  * as long as the fields it does not know are zero. */
@@ -216,8 +218,8 @@ int confine_runner(const char *workdir, char *desc, size_t desc_cap, struct err 
 	if (abi < 0) {
 		if (errno != ENOSYS && errno != EOPNOTSUPP)
 			return err_set(e, ERR_INTERNAL, "landlock: cannot query the ABI: %s", strerror(errno));
-		snprintf(desc, desc_cap, "landlock unavailable (%s): working-directory path checks only",
-			 errno == ENOSYS ? "kernel lacks it" : "disabled at boot");
+		str_fmt_cut(desc, desc_cap, "landlock unavailable (%s): working-directory path checks only",
+			    errno == ENOSYS ? "kernel lacks it" : "disabled at boot");
 		return 0;
 	}
 	ruleset = build_ruleset((int)abi, workdir, e);
@@ -229,8 +231,8 @@ int confine_runner(const char *workdir, char *desc, size_t desc_cap, struct err 
 		return err_set(e, ERR_INTERNAL, "landlock: cannot restrict the runner: %s", strerror(saved));
 	}
 	close(ruleset);
-	snprintf(desc, desc_cap, "landlock ABI %ld: read-only system paths, read-write working directory%s", abi,
-		 abi >= 6 ? ", signals and abstract sockets scoped" : "");
+	str_fmt_cut(desc, desc_cap, "landlock ABI %ld: read-only system paths, read-write working directory%s", abi,
+		    abi >= 6 ? ", signals and abstract sockets scoped" : "");
 	return 1;
 }
 
@@ -239,16 +241,16 @@ int confine_probe(char *desc, size_t desc_cap)
 	long abi = ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 
 	if (abi < 0) {
-		snprintf(desc, desc_cap,
-			 "landlock unavailable (%s): runners are confined by working-directory path checks only",
-			 errno == ENOSYS       ? "kernel lacks it"
-			 : errno == EOPNOTSUPP ? "disabled at boot"
-					       : strerror(errno));
+		str_fmt_cut(desc, desc_cap,
+			    "landlock unavailable (%s): runners are confined by working-directory path checks only",
+			    errno == ENOSYS	  ? "kernel lacks it"
+			    : errno == EOPNOTSUPP ? "disabled at boot"
+						  : strerror(errno));
 		return 0;
 	}
-	snprintf(desc, desc_cap,
-		 "landlock ABI %ld: runners get read-only system paths and a read-write working directory%s", abi,
-		 abi >= 6 ? ", signals and abstract sockets scoped" : "");
+	str_fmt_cut(desc, desc_cap,
+		    "landlock ABI %ld: runners get read-only system paths and a read-write working directory%s", abi,
+		    abi >= 6 ? ", signals and abstract sockets scoped" : "");
 	return (int)abi;
 }
 

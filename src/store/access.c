@@ -114,9 +114,9 @@ static void read_rule(struct store_stmt *st, void *out)
 {
 	struct access_rule *r = out;
 
-	snprintf(r->team_id, sizeof r->team_id, "%s", store_col_text(st, 0));
-	snprintf(r->team_name, sizeof r->team_name, "%s", store_col_text(st, 1));
-	snprintf(r->org_name, sizeof r->org_name, "%s", store_col_text(st, 2));
+	store_col_copy(st, 0, r->team_id, sizeof r->team_id);
+	store_col_copy(st, 1, r->team_name, sizeof r->team_name);
+	store_col_copy(st, 2, r->org_name, sizeof r->org_name);
 	if (access_level_parse(store_col_text(st, 3), &r->level, NULL))
 		r->level = ACCESS_NONE;
 }

@@ -9,9 +9,9 @@ static void read_row(struct store_stmt *st, void *out)
 {
 	struct apikey *k = out;
 
-	snprintf(k->id, sizeof k->id, "%s", store_col_text(st, 0));
-	snprintf(k->user_id, sizeof k->user_id, "%s", store_col_text(st, 1));
-	snprintf(k->name, sizeof k->name, "%s", store_col_text(st, 2));
+	store_col_copy(st, 0, k->id, sizeof k->id);
+	store_col_copy(st, 1, k->user_id, sizeof k->user_id);
+	store_col_copy(st, 2, k->name, sizeof k->name);
 	k->expired_at = store_col_is_null(st, 3) ? 0 : store_col_int64(st, 3);
 	k->created_at = store_col_int64(st, 4);
 }

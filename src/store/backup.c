@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 #include "store/migrations.h"
 
 static int db_err(sqlite3 *db, const char *what, const char *path, struct err *e)
@@ -102,7 +103,9 @@ static int publish(const char *tmp, const char *dst, struct err *e)
 		return err_set(e, ERR_INTERNAL, "cannot sync %s: %s", tmp, strerror(errno));
 	if (rename(tmp, dst) != 0)
 		return err_set(e, ERR_INTERNAL, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
-	snprintf(dir, sizeof dir, "%s", dst);
+	if (str_fmt(dir, sizeof dir, "%s", dst))
+		return err_set(e, ERR_INVALID, "cannot sync the folder of %s: path too long (limit %zu bytes)", dst,
+			       sizeof dir - 1);
 	sync_path(dirname(dir), O_RDONLY | O_DIRECTORY);
 	return 0;
 }

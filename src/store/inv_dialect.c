@@ -1,5 +1,6 @@
 #include "store/inv_dialect.h"
 
+#include "base/str.h"
 #include "store/inv_parse.h"
 
 /* [AS] alias, emitted as AS "alias"; found is false when there is none. */
@@ -48,8 +49,8 @@ static int p_table_func(struct parser *p, struct frag *out)
 	if (p_alias(p, out, &alias))
 		return -1;
 	s = &p->srfs[p->n_srfs];
-	snprintf(s->alias, sizeof(s->alias), "%s", n);
-	snprintf(s->column, sizeof(s->column), "value");
+	if (str_fmt(s->alias, sizeof(s->alias), "%s", n) || str_fmt(s->column, sizeof(s->column), "value"))
+		return err_set(p->e, ERR_INVALID, "name '%.64s' too long (limit %zu bytes)", n, sizeof(s->alias) - 1);
 	s->text = name_in(n, text_srf);
 	if (!alias && (emit(p, out, "AS") || emit_cname(p, out, n)))
 		return -1;
@@ -359,7 +360,9 @@ static int p_with(struct parser *p, struct frag *out)
 				       t->col);
 		if (p->n_ctes == MAX_NAMES)
 			return err_set(p->e, ERR_INVALID, "more than %d WITH queries", MAX_NAMES);
-		snprintf(p->ctes[p->n_ctes++], NAME_MAX_LEN, "%s", n);
+		if (str_fmt(p->ctes[p->n_ctes++], NAME_MAX_LEN, "%s", n))
+			return err_set(p->e, ERR_INVALID, "name '%.64s' too long (limit %d bytes)", n,
+				       NAME_MAX_LEN - 1);
 		p->i++;
 		if (emit_name(p, out, t))
 			return -1;

@@ -1,5 +1,7 @@
 #include "store/inv_parse.h"
 
+#include "base/str.h"
+
 enum cast_to { C_JSON, C_TEXT, C_INT, C_REAL, C_BOOL };
 
 static const struct {
@@ -27,10 +29,11 @@ static int p_typename(struct parser *p, enum cast_to *to)
 			break;
 	if (i == sizeof(type_names) / sizeof(type_names[0])) {
 		char msg[200];
-		snprintf(msg, sizeof(msg),
-			 "cast to type '%.64s' (supported: jsonb, json, text, varchar, integer, bigint, numeric, real, "
-			 "double precision, boolean)",
-			 n);
+		str_fmt_cut(
+		    msg, sizeof(msg),
+		    "cast to type '%.64s' (supported: jsonb, json, text, varchar, integer, bigint, numeric, real, "
+		    "double precision, boolean)",
+		    n);
 		return unsupported(p, t, msg);
 	}
 	p->i++;
@@ -252,8 +255,8 @@ static int special_call(struct parser *p, const struct inv_tok *t, const char *n
 	}
 	if (name_in(n, srf_names)) {
 		char msg[160];
-		snprintf(msg, sizeof(msg), "%.40s outside FROM (use it as a table: FROM inventory_data, %.40s(...) AS x)",
-			 n, n);
+		str_fmt_cut(msg, sizeof(msg),
+			    "%.40s outside FROM (use it as a table: FROM inventory_data, %.40s(...) AS x)", n, n);
 		return unsupported(p, t, msg);
 	}
 	*handled = false;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/str.h"
 
 /* SQLite's subtype for JSON values (what its own JSON functions set and check). */
 #define JSON_SUBTYPE 74
@@ -187,7 +188,8 @@ static int walk(struct walk *w, const json_t *v)
 		k.num = json_number_value(v);
 		if (k.num == 0)
 			k.num = 0; /* -0 and 0 are one value */
-		snprintf(k.num_text, sizeof(k.num_text), "%.17g", k.num);
+		if (str_fmt(k.num_text, sizeof(k.num_text), "%.17g", k.num))
+			return err_set(w->e, ERR_INTERNAL, "number %g too long", k.num);
 		return emit_key(w, &k, 'n');
 	case JSON_TRUE:
 	case JSON_FALSE:

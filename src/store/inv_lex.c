@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str.h"
+
 struct lexer {
 	const char *p, *end;
 	unsigned line, col;
@@ -235,7 +237,7 @@ static int lex_one(struct lexer *l)
 		return push(l, INV_TOK_OP, n);
 	if (c >= 0x21 && c < 0x7f) {
 		char msg[64];
-		snprintf(msg, sizeof(msg), "unexpected character '%c'", c);
+		str_fmt_cut(msg, sizeof(msg), "unexpected character '%c'", c);
 		return fail(l, msg);
 	}
 	return fail(l, "unexpected byte outside a string literal or name");
@@ -269,9 +271,9 @@ void inv_tok_describe(const struct inv_tok *t, char *out, size_t cap)
 	int len;
 
 	if (t->kind == INV_TOK_END) {
-		snprintf(out, cap, "end of input");
+		str_fmt_cut(out, cap, "end of input");
 		return;
 	}
 	len = t->text.len > 40 ? 40 : (int)t->text.len;
-	snprintf(out, cap, "'%.*s%s'", len, t->text.p, t->text.len > 40 ? "..." : "");
+	str_fmt_cut(out, cap, "'%.*s%s'", len, t->text.p, t->text.len > 40 ? "..." : "");
 }

@@ -167,7 +167,7 @@ static inline int expect_kw(struct parser *p, const char *kw)
 
 	if (accept(p, kw))
 		return 0;
-	snprintf(what, sizeof(what), "%s", kw);
+	str_fmt_cut(what, sizeof(what), "%s", kw);
 	for (char *c = what; *c; c++)
 		if (*c >= 'a' && *c <= 'z')
 			*c = (char)(*c - 'a' + 'A');

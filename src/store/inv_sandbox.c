@@ -10,6 +10,7 @@
 
 #include "base/buf.h"
 #include "base/rand.h"
+#include "base/str.h"
 #include "store/inv_dialect.h"
 #include "store/inv_json.h"
 #include "store/sqlite_mem.h"
@@ -182,27 +183,29 @@ static int create_views(struct run *r, struct err *e)
 	char sql[1536];
 
 	rand_bytes(rnd, sizeof(rnd));
-	snprintf(r->view_all, sizeof(r->view_all), "inv_%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2],
-		 rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-	snprintf(r->view_key, sizeof(r->view_key), "%.20s_k", r->view_all); /* "inv_" + 16 hex digits */
-	snprintf(r->view_key2, sizeof(r->view_key2), "%.20s_j", r->view_all);
-	snprintf(
-	    sql, sizeof(sql),
-	    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, item_path, item_data "
-	    "FROM main." ITEMS_TABLE " WHERE inventory = accord_inv_scope();"
-	    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
-	    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." ITEMS_TABLE " AS i ON i.id = k.item "
-	    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
-	    "AND k.value = accord_inv_pre_value();"
-	    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
-	    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." KEYS_TABLE " AS k2 CROSS JOIN main." ITEMS_TABLE
-	    " AS i ON i.id = k.item "
-	    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
-	    "AND k.value = accord_inv_pre_value() AND k2.inventory = k.inventory AND k2.key = accord_inv_pre_key2() "
-	    "AND k2.value = accord_inv_pre_value2() AND k2.item = k.item;"
-	    /* instantiate the eponymous json_each table before the authorizer is in place */
-	    "SELECT count(*) FROM json_each('[]')",
-	    r->view_all, r->view_key, r->view_key2);
+	if (str_fmt(r->view_all, sizeof(r->view_all), "inv_%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2],
+		    rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]) ||
+	    str_fmt(r->view_key, sizeof(r->view_key), "%.20s_k", r->view_all) || /* "inv_" + 16 hex digits */
+	    str_fmt(r->view_key2, sizeof(r->view_key2), "%.20s_j", r->view_all))
+		return err_set(e, ERR_INTERNAL, "inventory query: view name too long");
+	if (str_fmt(sql, sizeof(sql),
+		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, item_path, item_data "
+		    "FROM main." ITEMS_TABLE " WHERE inventory = accord_inv_scope();"
+		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
+		    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." ITEMS_TABLE " AS i ON i.id = k.item "
+		    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
+		    "AND k.value = accord_inv_pre_value();"
+		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
+		    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." KEYS_TABLE " AS k2 CROSS JOIN main." ITEMS_TABLE
+		    " AS i ON i.id = k.item "
+		    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
+		    "AND k.value = accord_inv_pre_value() AND k2.inventory = k.inventory AND k2.key = "
+		    "accord_inv_pre_key2() "
+		    "AND k2.value = accord_inv_pre_value2() AND k2.item = k.item;"
+		    /* instantiate the eponymous json_each table before the authorizer is in place */
+		    "SELECT count(*) FROM json_each('[]')",
+		    r->view_all, r->view_key, r->view_key2))
+		return err_set(e, ERR_INTERNAL, "inventory query: the views' SQL is over %zu bytes", sizeof(sql) - 1);
 	return exec_sql(r, sql, e);
 }
 
@@ -294,8 +297,8 @@ static bool allowed_function(const char *name)
 
 static int deny(struct run *r, const char *what, const char *name)
 {
-	snprintf(r->denied, sizeof(r->denied), "%s%s%.60s%s", what, name ? " '" : "", name ? name : "",
-		 name ? "'" : "");
+	str_fmt_cut(r->denied, sizeof(r->denied), "%s%s%.60s%s", what, name ? " '" : "", name ? name : "",
+		    name ? "'" : "");
 	return SQLITE_DENY;
 }
 

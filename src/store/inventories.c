@@ -12,7 +12,7 @@
 #include "store/inv_json.h"
 #include "store/inv_sandbox.h"
 
-#define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
+#define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
 #define INV_COLS                                                                                                       \
 	"i.rid, i.id, i.org_id, i.name, i.visibility, coalesce(i.owner_id, ''), coalesce(u.username, '')"              \
@@ -315,7 +315,7 @@ static int read_query(struct store_stmt *st, struct inventory_query *q, struct e
 	CP(q->name, 1);
 	CP(q->inventory_id, 2);
 	q->text = strdup(store_col_text(st, 3) ? store_col_text(st, 3) : "");
-	return q->text ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	return q->text ? store_stmt_check(st, e) : err_set(e, ERR_INTERNAL, "out of memory");
 }
 
 int store_inventory_query_get(struct store_conn *c, const char *inventory_id, const char *name,
@@ -392,8 +392,11 @@ int store_inventory_query_put(struct store_conn *c, const char *inventory_id, co
 	store_bind_text(st, 2, inventory_id);
 	store_bind_text(st, 3, name);
 	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		snprintf(id_out, UUID_STR_LEN, "%s", store_col_text(st, 0));
+	if (rc == STORE_ROW) {
+		store_col_copy(st, 0, id_out, UUID_STR_LEN);
+		if (store_stmt_check(st, e))
+			rc = -1;
+	}
 	store_reset(st);
 	if (rc < 0)
 		return rc;

@@ -12,8 +12,11 @@ int store_meta_get(struct store_conn *c, const char *key, char *out, size_t cap,
 		return -1;
 	store_bind_text(st, 1, key);
 	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		snprintf(out, cap, "%s", store_col_text(st, 0));
+	if (rc == STORE_ROW) {
+		store_col_copy(st, 0, out, cap);
+		if (store_stmt_check(st, e))
+			rc = -1;
+	}
 	store_reset(st);
 	if (rc == STORE_DONE)
 		return err_set(e, ERR_NOT_FOUND, "no meta value %s", key);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
+#define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
 #define ORG_COLS "o.id, o.name, o.visibility, o.owner_id, u.username, o.created_at"
 #define ORG_FROM " FROM orgs o LEFT JOIN users u ON u.id = o.owner_id"

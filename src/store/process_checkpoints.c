@@ -66,8 +66,8 @@ int store_process_checkpoint_get(struct store_conn *c, const char *instance_id, 
 	store_bind_text(st, 2, id);
 	rc = store_step(st, e);
 	if (rc == STORE_ROW) {
-		snprintf(name, name_cap, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
-		if (store_col_blob_dup(st, 1, payload, len, e))
+		store_col_copy(st, 0, name, name_cap);
+		if (store_stmt_check(st, e) || store_col_blob_dup(st, 1, payload, len, e))
 			rc = -1;
 	}
 	store_reset(st);
@@ -89,8 +89,11 @@ int store_process_checkpoint_find(struct store_conn *c, const char *instance_id,
 	store_bind_text(st, 1, instance_id);
 	store_bind_text(st, 2, name);
 	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		snprintf(id_out, UUID_STR_LEN, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
+	if (rc == STORE_ROW) {
+		store_col_copy(st, 0, id_out, UUID_STR_LEN);
+		if (store_stmt_check(st, e))
+			rc = -1;
+	}
 	store_reset(st);
 	if (rc == STORE_DONE)
 		return err_set(e, ERR_NOT_FOUND, "Checkpoint not found: %.200s", name);

@@ -232,7 +232,7 @@ static struct store_stmt *prepare(struct store_conn *c, struct buf *sql, const s
 static void read_id(struct store_stmt *st, void *out)
 {
 	char *id = out;
-	snprintf(id, UUID_STR_LEN, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
+	store_col_copy(st, 0, id, UUID_STR_LEN);
 }
 
 int store_process_list(struct store_conn *c, const struct process_filter *f, size_t limit, size_t offset,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 #include "store/process_internal.h"
 #include "store/process_timers.h"
 
@@ -43,8 +44,11 @@ static int due_suspended(struct store_conn *c, int64_t now, char (*ids)[UUID_STR
 	store_bind_int64(st, 1, now);
 	store_bind_int64(st, 2, max);
 	while ((rc = store_step(st, e)) > 0 && n < max) {
-		const char *id = store_col_text(st, 0);
-		snprintf(ids[n++], UUID_STR_LEN, "%s", id ? id : "");
+		store_col_copy(st, 0, ids[n++], UUID_STR_LEN);
+		if (store_stmt_check(st, e)) {
+			rc = -1;
+			break;
+		}
 	}
 	store_reset(st);
 	return rc < 0 ? -1 : n;
@@ -89,10 +93,12 @@ static int read_excl(struct store_conn *c, const char *id, struct excl *x, struc
 	store_bind_text(st, 1, id);
 	rc = store_step(st, e);
 	if (rc > 0 && store_col_text(st, 0) && store_col_text(st, 1)) {
-		snprintf(x->project, sizeof x->project, "%s", store_col_text(st, 0));
-		snprintf(x->group, sizeof x->group, "%s", store_col_text(st, 1));
-		snprintf(x->mode, sizeof x->mode, "%s", store_col_text(st, 2) ? store_col_text(st, 2) : "");
+		store_col_copy(st, 0, x->project, sizeof x->project);
+		store_col_copy(st, 1, x->group, sizeof x->group);
+		store_col_copy(st, 2, x->mode, sizeof x->mode);
 		x->created_at = store_col_int64(st, 3);
+		if (store_stmt_check(st, e))
+			rc = -1;
 	}
 	store_reset(st);
 	return rc < 0 ? -1 : 0;
@@ -152,7 +158,10 @@ int store_process_exclusive_claim(struct store_conn *c, const char *id, char gro
 		return -1;
 	if (read_excl(c, id, &x, e))
 		goto fail;
-	snprintf(group, 129, "%s", x.group);
+	if (str_fmt(group, 129, "%s", x.group)) { /* both 129 bytes */
+		err_set(e, ERR_INTERNAL, "exclusive group too long");
+		goto fail;
+	}
 	if (!x.group[0]) {
 		rc = 0;
 		goto fail; /* nothing written: roll back */
@@ -196,8 +205,11 @@ int store_process_exclusive_release(struct store_conn *c, const char *id, struct
 	store_bind_text(st, 1, x.project);
 	store_bind_text(st, 2, x.group);
 	rc = store_step(st, e);
-	if (rc > 0)
-		snprintf(next, sizeof next, "%s", store_col_text(st, 0));
+	if (rc > 0) {
+		store_col_copy(st, 0, next, sizeof next);
+		if (store_stmt_check(st, e))
+			rc = -1;
+	}
 	store_reset(st);
 	if (rc <= 0)
 		return rc;

@@ -7,6 +7,7 @@
 #include "base/datetime.h"
 #include "base/jsonx.h"
 #include "base/metrics.h"
+#include "base/str.h"
 #include "store/process_internal.h"
 
 static const char *const status_names[PS__COUNT] = {
@@ -38,7 +39,7 @@ void store_process_cleanup(struct process *p)
 	p->tags = p->meta = p->handlers = p->resume_args = p->repo = p->triggered_by = NULL;
 }
 
-#define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
+#define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
 #define PROC_COLS                                                                                                      \
 	"p.instance_id, p.kind, p.parent_instance_id, p.org_id, o.name, p.project_id, pr.name, p.initiator_id,"        \
@@ -133,7 +134,8 @@ static int record_status(struct store_conn *c, const char *id, enum proc_status 
 	struct store_stmt *st;
 
 	uuid_v4(ev_id);
-	snprintf(data, sizeof data, "{\"status\":\"%s\"}", proc_status_name(to));
+	if (str_fmt(data, sizeof data, "{\"status\":\"%s\"}", proc_status_name(to)))
+		return err_set(e, ERR_INTERNAL, "status event too long");
 	if (!(st = store_prepare(c, EV, e)))
 		return -1;
 	store_bind_text(st, 1, ev_id);
@@ -174,9 +176,9 @@ static int write_meta_keys(struct store_conn *c, const char *id, json_t *meta, s
 		if (json_is_string(v))
 			text = json_string_value(v);
 		else if (json_is_integer(v))
-			snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v)), text = num;
+			text = str_fmt(num, sizeof num, "%lld", (long long)json_integer_value(v)) ? NULL : num;
 		else if (json_is_real(v))
-			snprintf(num, sizeof num, "%.17g", json_real_value(v)), text = num;
+			text = str_fmt(num, sizeof num, "%.17g", json_real_value(v)) ? NULL : num;
 		else if (json_is_boolean(v))
 			text = json_is_true(v) ? "true" : "false";
 		if (!text)
@@ -363,8 +365,11 @@ int store_process_by_session(struct store_conn *c, const uint8_t hash[32], struc
 		return -1;
 	store_bind_blob(st, 1, hash, 32);
 	rc = store_step(st, e);
-	if (rc == STORE_ROW)
+	if (rc == STORE_ROW) {
 		read_process(st, p);
+		if (store_stmt_check(st, e))
+			rc = -1;
+	}
 	store_reset(st);
 	if (rc == STORE_DONE)
 		return err_set(e, ERR_UNAUTH, "invalid or expired session token");
@@ -449,8 +454,11 @@ static int node_of(struct store_conn *c, const char *id, char *node, size_t cap,
 		return -1;
 	store_bind_text(st, 1, id);
 	rc = store_step(st, e);
-	if (rc == STORE_ROW && store_col_text(st, 0))
-		snprintf(node, cap, "%s", store_col_text(st, 0));
+	if (rc == STORE_ROW && store_col_text(st, 0)) {
+		store_col_copy(st, 0, node, cap);
+		if (store_stmt_check(st, e))
+			rc = -1;
+	}
 	store_reset(st);
 	return rc < 0 ? rc : 0;
 }
@@ -489,9 +497,11 @@ static int due(struct store_conn *c, int64_t now, char id[UUID_STR_LEN], char *e
 		store_bind_int64(st, 1, now);
 		rc = store_step(st, e);
 		if (rc == STORE_ROW) {
-			snprintf(id, UUID_STR_LEN, "%s", store_col_text(st, 0));
+			store_col_copy(st, 0, id, UUID_STR_LEN);
 			if (i == 1)
-				snprintf(event, cap, "%s", store_col_text(st, 1) ? store_col_text(st, 1) : "");
+				store_col_copy(st, 1, event, cap);
+			if (store_stmt_check(st, e))
+				rc = -1;
 		}
 		store_reset(st);
 	}
@@ -524,8 +534,10 @@ static int resume_of(struct store_conn *c, const char *id, char *event, size_t c
 	store_bind_text(st, 1, id);
 	rc = store_step(st, e);
 	if (rc == STORE_ROW) {
-		snprintf(event, cap, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
+		store_col_copy(st, 0, event, cap);
 		*args = col_json(st, 1);
+		if (store_stmt_check(st, e))
+			rc = -1;
 	}
 	store_reset(st);
 	return rc < 0 ? rc : 0;
@@ -556,7 +568,10 @@ int store_process_claim(struct store_conn *c, const char *node, int64_t now, str
 		goto fail_args;
 	if (store_process_get(c, id, out, e))
 		goto fail_args;
-	snprintf(out->resume_event, sizeof out->resume_event, "%s", event);
+	if (str_fmt(out->resume_event, sizeof out->resume_event, "%s", event)) { /* same size */
+		err_set(e, ERR_INTERNAL, "resume event too long");
+		goto fail_args;
+	}
 	out->resume_args = json_is_object(args) ? args : NULL;
 	if (!out->resume_args)
 		json_decref(args);
@@ -691,7 +706,7 @@ fail:
 static void read_id(struct store_stmt *st, void *out)
 {
 	char(*id)[UUID_STR_LEN] = out;
-	snprintf(*id, UUID_STR_LEN, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
+	store_col_copy(st, 0, *id, UUID_STR_LEN);
 }
 
 int store_process_orphans(struct store_conn *c, const char *node, char (**ids)[UUID_STR_LEN], size_t *n, struct err *e)

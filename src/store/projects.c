@@ -6,7 +6,7 @@
 
 #include "store/orgs.h"
 
-#define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
+#define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
 #define PROJECT_COLS                                                                                                   \
 	"p.id, p.org_id, o.name, p.name, p.description, p.visibility, p.raw_payload_mode, p.owner_id, u.username,"     \

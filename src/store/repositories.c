@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
+#define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
 #define REPO_COLS                                                                                                      \
 	"r.id, r.project_id, p.name, p.org_id, o.name, r.name, r.url, r.branch, r.commit_id, r.path, r.secret_id,"     \

@@ -86,10 +86,13 @@ static int candidates(struct store_conn *c, enum retention_part part, size_t s, 
 	store_bind_int64(st, 4, cutoff); /* … last_updated_at < cutoff is the rule */
 	store_bind_int64(st, 5, (int64_t)cap);
 	while ((rc = store_step(st, e)) == STORE_ROW) {
-		const char *id = store_col_text(st, 0);
-		snprintf(ids[*n], UUID_STR_LEN, "%s", id ? id : "");
+		store_col_copy(st, 0, ids[*n], UUID_STR_LEN);
 		*last = store_col_int64(st, 1);
 		(*n)++;
+		if (store_stmt_check(st, e)) {
+			rc = -1;
+			break;
+		}
 	}
 	store_reset(st);
 	return rc;

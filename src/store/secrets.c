@@ -33,8 +33,7 @@ bool secret_type_parse(const char *s, size_t len, enum secret_type *out)
 
 static void copy_col(char *dst, size_t cap, struct store_stmt *st, int idx)
 {
-	const char *v = store_col_text(st, idx);
-	snprintf(dst, cap, "%s", v ? v : "");
+	store_col_copy(st, idx, dst, cap);
 }
 
 static void read_row(struct store_stmt *st, void *out_)
@@ -342,6 +341,8 @@ static int load_server_key_envelopes(struct store_conn *c, struct env_row **out,
 		if (r->len)
 			memcpy(r->env, p, r->len);
 		len++;
+		if ((rc = store_stmt_check(st, e)))
+			break;
 	}
 	store_reset(st);
 	*out = arr;

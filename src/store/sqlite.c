@@ -27,7 +27,8 @@ struct sq_stmt {
 	struct store_conn *conn; /* must be first: see store.c */
 	sqlite3_stmt *st;
 	const char *sql;
-	int err;       /* first SQLite result code of a failed bind or column read; 0 if none */
+	int err;       /* first SQLite result code of a failed bind or column read (CUT: a
+			* column longer than its field); 0 if none */
 	int err_idx;   /* its parameter or column index */
 	int64_t size;  /* the size of the value bound when err is SQLITE_TOOBIG */
 	bool reported; /* err was returned to a caller */
@@ -219,6 +220,7 @@ static struct store_stmt *sq_prepare(struct store_conn *base, const char *sql, s
 }
 
 #define SQ(x) ((struct sq_stmt *)(x))
+#define CUT (-1) /* not an SQLite result code: store_col_copy's value did not fit */
 #define ST(x) (SQ(x)->st)
 #define DB(x) (((struct sq_conn *)SQ(x)->conn)->db)
 
@@ -241,6 +243,9 @@ static int sticky_err(struct store_stmt *st, struct err *e)
 
 	if (s->err)
 		s->reported = true;
+	if (s->err == CUT)
+		return err_set(e, ERR_INTERNAL, "database: column %d is longer than its field (limit %lld bytes)",
+			       s->err_idx, (long long)s->size - 1);
 	switch (s->err & 0xff) {
 	case SQLITE_OK:
 		return 0;
@@ -323,6 +328,11 @@ static const char *sq_col_text(struct store_stmt *st, int idx)
 	return p;
 }
 
+static void sq_col_cut(struct store_stmt *st, int idx, size_t cap)
+{
+	sticky(st, CUT, idx, (int64_t)cap);
+}
+
 static const void *sq_col_blob(struct store_stmt *st, int idx, size_t *n)
 {
 	const void *p;
@@ -401,6 +411,7 @@ const struct store_ops store_sqlite_ops = {
     .step = sq_step,
     .check = sq_check,
     .col_text = sq_col_text,
+    .col_cut = sq_col_cut,
     .col_blob = sq_col_blob,
     .col_int64 = sq_col_int64,
     .col_is_null = sq_col_is_null,

@@ -7,6 +7,7 @@
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/str.h"
 #include "store/store_impl.h"
 
 static char *dirname_of(const char *path)
@@ -146,6 +147,14 @@ int store_stmt_check(struct store_stmt *st, struct err *e)
 const char *store_col_text(struct store_stmt *st, int idx)
 {
 	return OPS(st)->col_text(st, idx);
+}
+
+void store_col_copy(struct store_stmt *st, int idx, char *dst, size_t cap)
+{
+	const char *v = store_col_text(st, idx);
+
+	if (str_fmt(dst, cap, "%s", v ? v : ""))
+		OPS(st)->col_cut(st, idx, cap);
 }
 
 const void *store_col_blob(struct store_stmt *st, int idx, size_t *n)

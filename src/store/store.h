@@ -59,6 +59,7 @@ struct store_ops {
 	int (*step)(struct store_stmt *st, struct err *e);
 	int (*check)(struct store_stmt *st, struct err *e);
 	const char *(*col_text)(struct store_stmt *st, int idx);
+	void (*col_cut)(struct store_stmt *st, int idx, size_t cap); /* makes "did not fit" sticky */
 	const void *(*col_blob)(struct store_stmt *st, int idx, size_t *n);
 	int64_t (*col_int64)(struct store_stmt *st, int idx);
 	bool (*col_is_null)(struct store_stmt *st, int idx);
@@ -96,6 +97,10 @@ int store_step(struct store_stmt *st, struct err *e) WUR;
 int store_stmt_check(struct store_stmt *st, struct err *e) WUR;
 /* Column values are borrowed until the next step or reset of st. */
 const char *store_col_text(struct store_stmt *st, int idx); /* NULL for SQL NULL */
+/* Copies a text column into a fixed field of cap bytes (SQL NULL gives ""); a value that does
+ * not fit is never cut silently: it is the statement's sticky error (ERR_INTERNAL, naming
+ * the column and the field's size), which store_one and store_collect report. */
+void store_col_copy(struct store_stmt *st, int idx, char *dst, size_t cap);
 const void *store_col_blob(struct store_stmt *st, int idx, size_t *n);
 /* A copy of a blob column: new buffer in *out (caller frees; at least 1 byte), *n bytes. */
 int store_col_blob_dup(struct store_stmt *st, int idx, void **out, size_t *n, struct err *e) WUR;

@@ -5,7 +5,7 @@
 
 #include "base/datetime.h"
 
-#define CP(dst, i) snprintf((dst), sizeof(dst), "%s", store_col_text(st, (i)) ? store_col_text(st, (i)) : "")
+#define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
 #define TEAM_COLS "id, org_id, name, description"
 

@@ -36,8 +36,7 @@ void store_trigger_free_list(struct trigger *v, size_t n)
 
 static void copy_col(struct store_stmt *st, int i, char *dst, size_t cap)
 {
-	const char *v = store_col_text(st, i);
-	snprintf(dst, cap, "%s", v ? v : "");
+	store_col_copy(st, i, dst, cap);
 }
 
 /* A JSON column: NULL for SQL NULL.  Text that does not parse cannot come from this module;

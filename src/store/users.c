@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 #include "base/username.h"
 
 static _Atomic uint64_t generation = 1;
@@ -47,8 +48,9 @@ void user_roles_format(unsigned roles, char *out, size_t cap)
 		if (roles & role_names[j].bit)
 			pos +=
 			    (size_t)snprintf(out + pos, cap - pos, "%s\"%s\"", pos > 1 ? "," : "", role_names[j].name);
-	if (pos < cap)
-		snprintf(out + pos, cap - pos, "]");
+	if (pos + 1 >= cap) /* a cut list would be stored as is; 128 bytes hold all three roles */
+		abort();
+	memcpy(out + pos, "]", 2);
 }
 
 /* Roles are stored as the JSON array user_roles_format writes (["concordAdmin",…]); a
@@ -59,16 +61,12 @@ static unsigned roles_from_json(const char *text)
 	char quoted[64];
 
 	for (size_t j = 0; text && j < sizeof role_names / sizeof role_names[0]; j++) {
-		snprintf(quoted, sizeof quoted, "\"%s\"", role_names[j].name);
+		if (str_fmt(quoted, sizeof quoted, "\"%s\"", role_names[j].name)) /* always fits */
+			abort();
 		if (strstr(text, quoted))
 			roles |= role_names[j].bit;
 	}
 	return roles;
-}
-
-static void copy(char *dst, size_t cap, const char *src)
-{
-	snprintf(dst, cap, "%s", src ? src : "");
 }
 
 static void read_row(struct store_stmt *st, void *out)
@@ -80,12 +78,12 @@ void store_user_read(struct store_stmt *st, int first, struct user *u)
 {
 	int i = first;
 
-	copy(u->id, sizeof u->id, store_col_text(st, i + 0));
-	copy(u->username, sizeof u->username, store_col_text(st, i + 1));
-	copy(u->domain, sizeof u->domain, store_col_text(st, i + 2));
-	copy(u->type, sizeof u->type, store_col_text(st, i + 3));
-	copy(u->display_name, sizeof u->display_name, store_col_text(st, i + 4));
-	copy(u->email, sizeof u->email, store_col_text(st, i + 5));
+	store_col_copy(st, i + 0, u->id, sizeof u->id);
+	store_col_copy(st, i + 1, u->username, sizeof u->username);
+	store_col_copy(st, i + 2, u->domain, sizeof u->domain);
+	store_col_copy(st, i + 3, u->type, sizeof u->type);
+	store_col_copy(st, i + 4, u->display_name, sizeof u->display_name);
+	store_col_copy(st, i + 5, u->email, sizeof u->email);
 	u->roles = roles_from_json(store_col_text(st, i + 6));
 	u->disabled = store_col_int64(st, i + 7) != 0;
 	u->has_password = store_col_int64(st, i + 8) != 0;
@@ -161,8 +159,11 @@ int store_user_password_hash(struct store_conn *c, const char *id, char *out, si
 		return -1;
 	store_bind_text(st, 1, id);
 	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		copy(out, cap, store_col_text(st, 0));
+	if (rc == STORE_ROW) {
+		store_col_copy(st, 0, out, cap);
+		if (store_stmt_check(st, e))
+			rc = -1;
+	}
 	store_reset(st);
 	if (rc == STORE_DONE)
 		return err_set(e, ERR_NOT_FOUND, "user has no password");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "triggers/internal.h"
 
 #define PATTERN_MAX 1024
@@ -23,7 +24,8 @@ static int compile(const char *pattern, regex_t *re, struct err *e)
 	if (strlen(pattern) > PATTERN_MAX)
 		return err_set(e, ERR_INVALID, "the regular expression '%.32s…' is longer than %d characters", pattern,
 			       PATTERN_MAX);
-	snprintf(anchored, sizeof anchored, "^(%s)$", pattern);
+	if (str_fmt(anchored, sizeof anchored, "^(%s)$", pattern))
+		return err_set(e, ERR_INTERNAL, "the regular expression '%.32s…' is too long", pattern);
 	if ((rc = regcomp(re, anchored, REG_EXTENDED | REG_NOSUB)) != 0) {
 		regerror(rc, re, msg, sizeof msg);
 		return err_set(e, ERR_INVALID, "'%.128s' is not a valid regular expression: %s", pattern, msg);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 #include "triggers/cron.h"
 
 #define CRON_SPEC_MAX 256
@@ -58,7 +59,7 @@ __attribute__((format(printf, 2, 3))) static int fail(const struct parse *ps, co
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof detail, fmt, ap);
+	str_vfmt_cut(detail, sizeof detail, fmt, ap);
 	va_end(ap);
 	if (ps->f)
 		return err_set(ps->e, ERR_INVALID, "cron spec '%.*s': %s: %s", ps->spec_len, ps->spec, ps->f->name,

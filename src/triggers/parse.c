@@ -7,6 +7,7 @@
 
 #include <sodium.h>
 
+#include "base/str.h"
 #include "base/uuid.h"
 #include "flow/yaml.h"
 #include "triggers/cron.h"
@@ -43,7 +44,7 @@ __attribute__((format(printf, 3, 4))) static int perr(struct err *e, const struc
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	str_vfmt_cut(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return err_set(e, ERR_INVALID, "triggers: %s:%d:%d: %s", n->file ? n->file : "concord.yml", n->line, n->col,
 		       msg);
@@ -241,16 +242,16 @@ static int fill_row(const char *kind, const struct ynode *map, const struct repo
 
 	memset(t, 0, sizeof *t);
 	uuid_v4(t->id);
-	snprintf(t->project_id, sizeof t->project_id, "%s", r->project_id);
-	snprintf(t->repo_id, sizeof t->repo_id, "%s", r->id);
-	snprintf(t->event_source, sizeof t->event_source, "%s", kind);
+	if (str_fmt(t->project_id, sizeof t->project_id, "%s", r->project_id) ||
+	    str_fmt(t->repo_id, sizeof t->repo_id, "%s", r->id) ||
+	    str_fmt(t->event_source, sizeof t->event_source, "%s", kind))
+		return err_set(e, ERR_INTERNAL, "%s trigger: an id or its kind is too long", kind);
 	if (!(t->cfg = ynode_to_json(map)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	ep = json_object_get(t->cfg, "entryPoint");
-	if (json_is_string(ep) && strlen(json_string_value(ep)) >= sizeof t->entry_point)
+	if (str_fmt(t->entry_point, sizeof t->entry_point, "%s", json_is_string(ep) ? json_string_value(ep) : ""))
 		return perr(e, map, "%s trigger: entryPoint is longer than %zu characters", kind,
 			    sizeof t->entry_point - 1);
-	snprintf(t->entry_point, sizeof t->entry_point, "%s", json_is_string(ep) ? json_string_value(ep) : "");
 	t->arguments = copy_field(t->cfg, "arguments");
 	t->active_profiles = copy_field(t->cfg, "activeProfiles");
 	if (strcmp(kind, "cron") == 0) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 #include "triggers/cron.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -39,13 +40,16 @@ static void init(void)
 		if (!(zones[i] = tz_load(zone_names[i], &e)))
 			zones[i] = tz_load("UTC", &e);
 	/* a file is written per input: memory-backed when possible */
-	snprintf(scratch, sizeof scratch, "/dev/shm/accord-fuzz-tz-XXXXXX");
+	if (str_fmt(scratch, sizeof scratch, "/dev/shm/accord-fuzz-tz-XXXXXX"))
+		abort();
 	if (!mkdtemp(scratch)) {
-		snprintf(scratch, sizeof scratch, "/tmp/accord-fuzz-tz-XXXXXX");
+		if (str_fmt(scratch, sizeof scratch, "/tmp/accord-fuzz-tz-XXXXXX"))
+			abort();
 		if (!mkdtemp(scratch))
 			abort();
 	}
-	snprintf(scratch_file, sizeof scratch_file, "%s/Zone", scratch);
+	if (str_fmt(scratch_file, sizeof scratch_file, "%s/Zone", scratch))
+		abort();
 	setenv("TZDIR", scratch, 1);
 	atexit(cleanup);
 }

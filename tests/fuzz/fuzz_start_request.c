@@ -13,6 +13,7 @@
 #include "api/process_start_req.h"
 #include "base/limits.h"
 #include "base/path.h"
+#include "base/str.h"
 
 #define NOW 1800000000000LL
 
@@ -44,7 +45,8 @@ static void init(void)
 	limits.archive_entries = 64;
 	limits.archive_bytes = 1024 * 1024;
 	assert(mkdtemp(base));
-	snprintf(work, sizeof work, "%s/w", base);
+	if (str_fmt(work, sizeof work, "%s/w", base))
+		abort();
 	atexit(remove_base);
 }
 

@@ -24,6 +24,7 @@
 #include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "base/uuid.h"
 #include "flow/model.h"
 #include "http/multipart.h"
@@ -257,14 +258,15 @@ static int op_store_writes(void *arg)
 	if (!(c = store_conn(x->s, &e)))
 		return -1;
 	uuid_v4(o.id);
-	snprintf(o.name, sizeof o.name, "org-%d", x->n++);
+	assert_int_equal(str_fmt(o.name, sizeof o.name, "org-%d", x->n++), 0);
 	if ((rc = store_org_insert(c, &o, "{\"m\": 1}", NULL, &e)))
 		return rc;
 	uuid_v4(pn.p.instance_id);
-	snprintf(pn.p.org_id, sizeof pn.p.org_id, "0fac1b18-d179-11e7-b3e7-d7df4543ed4f");
-	snprintf(pn.p.initiator_id, sizeof pn.p.initiator_id, "230c5c9c-d9a7-11e6-bcfd-bb681c07b26c");
-	snprintf(pn.p.initiator, sizeof pn.p.initiator, "admin");
-	snprintf(pn.p.entry_point, sizeof pn.p.entry_point, "default");
+	assert_int_equal(str_fmt(pn.p.org_id, sizeof pn.p.org_id, "0fac1b18-d179-11e7-b3e7-d7df4543ed4f"), 0);
+	assert_int_equal(str_fmt(pn.p.initiator_id, sizeof pn.p.initiator_id, "230c5c9c-d9a7-11e6-bcfd-bb681c07b26c"),
+			 0);
+	assert_int_equal(str_fmt(pn.p.initiator, sizeof pn.p.initiator, "admin"), 0);
+	assert_int_equal(str_fmt(pn.p.entry_point, sizeof pn.p.entry_point, "default"), 0);
 	pn.p.tags = json_pack("[ss]", "t1", "t2");
 	pn.p.meta = json_pack("{s:s, s:i}", "k", "v", "n", 1);
 	pn.payload = "tar";
@@ -290,7 +292,7 @@ static void test_store(void **state)
 	(void)state;
 
 	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof url, "sqlite:%s/accord.db", dir);
+	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", dir), 0);
 	x.s = store_open(url, &e);
 	assert_non_null(x.s);
 	each_failure("store_writes", op_store_writes, &x);

@@ -219,9 +219,39 @@ static void test_jsonx(void **state)
 	json_decref(v);
 }
 
+/* Issue 15 part 7: str_fmt says when a text does not fit and leaves nothing of it;
+ * str_fmt_cut cuts display text visibly; str_set_lit copies a literal. */
+static void test_str_fmt(void **state)
+{
+	char b[8], big[16];
+	(void)state;
+
+	assert_int_equal(str_fmt(b, sizeof b, "%s-%d", "ab", 42), 0);
+	assert_string_equal(b, "ab-42");
+	assert_int_equal(str_fmt(b, sizeof b, "%s", "1234567"), 0); /* exactly full */
+	assert_string_equal(b, "1234567");
+	assert_int_equal(str_fmt(b, sizeof b, "%s", "12345678"), -1); /* one byte over */
+	assert_string_equal(b, "");
+	assert_int_equal(str_fmt(b, 1, "%s", ""), 0);
+	assert_int_equal(str_fmt(b, 1, "x"), -1);
+
+	str_fmt_cut(b, sizeof b, "%s", "short");
+	assert_string_equal(b, "short");
+	str_fmt_cut(b, sizeof b, "%s", "1234567");
+	assert_string_equal(b, "1234567");
+	str_fmt_cut(b, sizeof b, "%s", "a long message");
+	assert_string_equal(b, "a lo..."); /* as long as fits, ending in "..." */
+	str_fmt_cut(big, sizeof big, "%d items in %s", 12, "the warehouse");
+	assert_string_equal(big, "12 items in ...");
+
+	str_set_lit(b, "PUBLIC");
+	assert_string_equal(b, "PUBLIC");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_str_fmt),
 	    cmocka_unit_test(test_buf_grows_and_caps),
 	    cmocka_unit_test(test_buf_cap_is_hard),
 	    cmocka_unit_test(test_iso_format),

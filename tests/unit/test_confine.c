@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/path.h"
+#include "base/str.h"
 #include "runner/confine.h"
 
 #define SKIPPED 77
@@ -65,7 +66,7 @@ static int child(const struct dirs *d, int fd)
 		return rc == 0 ? SKIPPED : report(fd, 1, "write to the pipe");
 	if (!strstr(desc, "landlock ABI"))
 		return report(fd, 2, desc);
-	snprintf(path, sizeof path, "%s/new.txt", d->work);
+	assert_int_equal(str_fmt(path, sizeof path, "%s/new.txt", d->work), 0);
 	f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (f < 0 || write(f, "inside", 6) != 6 || close(f) != 0)
 		return report(fd, 3, "write in the working directory");
@@ -73,17 +74,17 @@ static int child(const struct dirs *d, int fd)
 	if (f < 0 || read(f, buf, sizeof buf - 1) != 6 || strcmp(buf, "inside") != 0)
 		return report(fd, 4, "read back in the working directory");
 	close(f);
-	snprintf(path, sizeof path, "%s/sub", d->work);
+	assert_int_equal(str_fmt(path, sizeof path, "%s/sub", d->work), 0);
 	if (mkdir(path, 0700) != 0)
 		return report(fd, 5, "mkdir in the working directory");
 	if ((rc = expect_denied(fd, 6, d->other, O_RDONLY)) != 0)
 		return rc;
 	if ((rc = expect_denied(fd, 7, d->other, O_WRONLY)) != 0)
 		return rc;
-	snprintf(path, sizeof path, "%s/escaped.txt", d->tmp);
+	assert_int_equal(str_fmt(path, sizeof path, "%s/escaped.txt", d->tmp), 0);
 	if ((rc = expect_denied(fd, 8, path, O_WRONLY | O_CREAT)) != 0)
 		return rc;
-	snprintf(path, sizeof path, "/proc/self/root%s", d->other);
+	assert_int_equal(str_fmt(path, sizeof path, "/proc/self/root%s", d->other), 0);
 	if ((rc = expect_denied(fd, 9, path, O_RDONLY)) != 0)
 		return rc;
 	if (access("/etc/hostname", F_OK) == 0 && (rc = expect_denied(fd, 10, "/etc/hostname", O_RDONLY)) != 0)

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "base/str.h"
 #include "triggers/cron.h"
 
 /* ---- parsing ------------------------------------------------------------------------------ */
@@ -569,12 +570,12 @@ static const char *write_tzif(const char *name, const struct tzif *t, size_t cut
 		n += put_block(buf + n, t, 8, false);
 		n += (size_t)snprintf((char *)buf + n, sizeof buf - n, "%s", t->footer ? t->footer : "\n\n");
 	}
-	snprintf(path, sizeof path, "%s/Test/%s", tzdir, name);
+	assert_int_equal(str_fmt(path, sizeof path, "%s/Test/%s", tzdir, name), 0);
 	f = fopen(path, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(buf, 1, n - cut, f), n - cut);
 	fclose(f);
-	snprintf(zone, sizeof zone, "Test/%s", name);
+	assert_int_equal(str_fmt(zone, sizeof zone, "Test/%s", name), 0);
 	return zone;
 }
 
@@ -583,10 +584,10 @@ static int tzdir_setup(void **state)
 	char sub[96];
 	(void)state;
 
-	snprintf(tzdir, sizeof tzdir, "/tmp/accord-tz-XXXXXX");
+	assert_int_equal(str_fmt(tzdir, sizeof tzdir, "/tmp/accord-tz-XXXXXX"), 0);
 	if (!mkdtemp(tzdir))
 		return -1;
-	snprintf(sub, sizeof sub, "%s/Test", tzdir);
+	assert_int_equal(str_fmt(sub, sizeof sub, "%s/Test", tzdir), 0);
 	return mkdir(sub, 0700);
 }
 
@@ -595,7 +596,7 @@ static int tzdir_teardown(void **state)
 	char cmd[128];
 	(void)state;
 
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tzdir);
+	assert_int_equal(str_fmt(cmd, sizeof cmd, "rm -rf '%s'", tzdir), 0);
 	return system(cmd);
 }
 
@@ -643,7 +644,7 @@ static void footer_matches(const char *footer, const char *system_zone, int64_t 
 	struct err e;
 	struct tz *mine, *sys;
 
-	snprintf(text, sizeof text, "\n%s\n", footer);
+	assert_int_equal(str_fmt(text, sizeof text, "\n%s\n", footer), 0);
 	mine = load(write_tzif("Slim", &slim, 0), &e);
 	sys = tz_load(system_zone, &e);
 	assert_non_null(mine);
@@ -754,7 +755,7 @@ static void test_tzif_malformed(void **state)
 		t.footer = bad_footers[i];
 		load_fails(write_tzif("Footer", &t, 0), "the TZ string footer is malformed");
 	}
-	snprintf(path, sizeof path, "%s/Test/Text", tzdir);
+	assert_int_equal(str_fmt(path, sizeof path, "%s/Test/Text", tzdir), 0);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("# not a zone\n", f);

@@ -16,6 +16,7 @@
 #include "base/b64.h"
 #include "base/path.h"
 #include "base/rand.h"
+#include "base/str.h"
 #include "crypto/keypair.h"
 #include "crypto/masterkey.h"
 #include "crypto/payload.h"
@@ -247,7 +248,7 @@ static char tmpdir[64];
 
 static void make_tmpdir(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/accord-test-mk-XXXXXX");
+	assert_int_equal(str_fmt(tmpdir, sizeof tmpdir, "/tmp/accord-test-mk-XXXXXX"), 0);
 	assert_non_null(mkdtemp(tmpdir));
 }
 
@@ -269,7 +270,7 @@ static void test_masterkey_file_created_and_reloaded(void **state)
 	make_tmpdir();
 	assert_int_equal(masterkey_load(NULL, tmpdir, &a, &src, &e), 0);
 	assert_int_equal(src, MASTERKEY_CREATED);
-	snprintf(path, sizeof path, "%s/master.key", tmpdir);
+	assert_int_equal(str_fmt(path, sizeof path, "%s/master.key", tmpdir), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(st.st_size, 32);
@@ -300,11 +301,11 @@ static void test_masterkey_symlink_and_previous(void **state)
 	(void)state;
 
 	make_tmpdir();
-	snprintf(path, sizeof path, "%s/master.key", tmpdir);
-	snprintf(target, sizeof target, "%s/elsewhere", tmpdir);
+	assert_int_equal(str_fmt(path, sizeof path, "%s/master.key", tmpdir), 0);
+	assert_int_equal(str_fmt(target, sizeof target, "%s/elsewhere", tmpdir), 0);
 	assert_int_equal(symlink(target, path), 0);
 	assert_true(masterkey_load(NULL, tmpdir, &a, NULL, &e) < 0);
-	snprintf(path, sizeof path, "%s/master.key.previous", tmpdir);
+	assert_int_equal(str_fmt(path, sizeof path, "%s/master.key.previous", tmpdir), 0);
 	assert_true(masterkey_load_file(path, &a, &e) < 0);
 	assert_int_equal(e.code, ERR_NOT_FOUND);
 	remove_tmpdir();

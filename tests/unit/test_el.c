@@ -18,6 +18,7 @@
 #include "base/buf.h"
 #include "base/limits.h"
 #include "base/rand.h"
+#include "base/str.h"
 #include "flow/el/el.h"
 #include "flow/value.h"
 
@@ -636,12 +637,12 @@ static int run_case(const struct case_ *c)
 	rc = x ? el_eval(x, &test_env, &v, &e) : -1;
 	el_free(x);
 	if (rc == EL_THROWN)
-		snprintf(got, sizeof got, "T:%s", e.msg);
+		assert_int_equal(str_fmt(got, sizeof got, "T:%s", e.msg), 0);
 	else if (rc < 0)
-		snprintf(got, sizeof got, "E:%s", e.msg);
+		assert_int_equal(str_fmt(got, sizeof got, "E:%s", e.msg), 0);
 	else {
 		char *p = value_to_cstr(v, NULL);
-		snprintf(got, sizeof got, "%c:%s", kind_of(v), p ? p : "?");
+		assert_int_equal(str_fmt(got, sizeof got, "%c:%s", kind_of(v), p ? p : "?"), 0);
 		free(p);
 		json_decref(v);
 	}

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "../../src/flow/tasks/http.c"
+#include "base/str.h"
 
 static struct http_call new_call(void)
 {
@@ -47,7 +48,7 @@ static void test_headers_count_against_cap(void **state)
 	limits_defaults();
 	limits.http_task_response_bytes = 100;
 	c = new_call();
-	snprintf(line, sizeof line, "X-Long: %050d\r\n", 0);
+	assert_int_equal(str_fmt(line, sizeof line, "X-Long: %050d\r\n", 0), 0);
 	assert_int_equal(on_header(line, 1, strlen(line), &c), strlen(line));
 	assert_int_equal(on_header(line, 1, strlen(line), &c), 0);
 	assert_true(c.too_large);

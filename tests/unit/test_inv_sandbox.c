@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../src/store/inv_sandbox.c"
+#include "base/str.h"
 
 static char db_path[64];
 
@@ -70,7 +71,7 @@ static int setup(void **state)
 	(void)state;
 
 	rand_init();
-	snprintf(db_path, sizeof(db_path), "/tmp/accord-inv-test-XXXXXX");
+	assert_int_equal(str_fmt(db_path, sizeof(db_path), "/tmp/accord-inv-test-XXXXXX"), 0);
 	fd = mkstemp(db_path);
 	assert_true(fd >= 0);
 	close(fd);
@@ -97,9 +98,9 @@ static int teardown(void **state)
 	char p[96];
 	(void)state;
 	unlink(db_path);
-	snprintf(p, sizeof(p), "%s-wal", db_path);
+	assert_int_equal(str_fmt(p, sizeof(p), "%s-wal", db_path), 0);
 	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", db_path);
+	assert_int_equal(str_fmt(p, sizeof(p), "%s-shm", db_path), 0);
 	unlink(p);
 	return 0;
 }
@@ -131,7 +132,7 @@ static char *run_mem(const char *text, const char *filter, unsigned timeout_ms, 
 	if (inv_sandbox_run(&q, &rows, &e)) {
 		size_t n = strlen(e.msg) + 6;
 		out = malloc(n);
-		snprintf(out, n, "ERR: %s", e.msg);
+		assert_int_equal(str_fmt(out, n, "ERR: %s", e.msg), 0);
 		return out;
 	}
 	out = json_dumps(rows, JSON_COMPACT | JSON_ENCODE_ANY);

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "base/json_pluck.h"
+#include "base/str.h"
 
 static struct json_plucked w[2];
 
@@ -56,7 +57,7 @@ static void test_escapes_decode_as_jansson_does(void **state)
 	char text[256];
 	json_t *ref = json_loads(src, 0, NULL);
 	(void)state;
-	snprintf(text, sizeof text, "%s", src);
+	assert_int_equal(str_fmt(text, sizeof text, "%s", src), 0);
 	assert_int_equal(pluck(text), 0);
 	assert_string_equal(w[1].value, json_string_value(json_object_get(ref, "storePassword")));
 	assert_int_equal(w[1].len, json_string_length(json_object_get(ref, "storePassword")));
@@ -116,7 +117,7 @@ static void test_malformed_text_is_left_alone(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char text[128];
-		snprintf(text, sizeof text, "%s", bad[i]);
+		assert_int_equal(str_fmt(text, sizeof text, "%s", bad[i]), 0);
 		assert_int_equal(pluck(text), -1);
 		assert_string_equal(text, bad[i]);
 		assert_null(w[0].value);

@@ -16,6 +16,7 @@
 #include "base/limits.h"
 #include "base/pack.h"
 #include "base/path.h"
+#include "base/str.h"
 
 struct ent {
 	const char *name;
@@ -88,7 +89,7 @@ static char *read_at(const char *dir, const char *rel)
 {
 	char p[4096];
 	struct err e;
-	snprintf(p, sizeof p, "%s/%s", dir, rel);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/%s", dir, rel), 0);
 	return path_read_file(p, 1 << 20, NULL, &e);
 }
 
@@ -96,7 +97,7 @@ static mode_t lmode(const char *dir, const char *rel)
 {
 	char p[4096];
 	struct stat st;
-	snprintf(p, sizeof p, "%s/%s", dir, rel);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/%s", dir, rel), 0);
 	return lstat(p, &st) == 0 ? st.st_mode : 0;
 }
 
@@ -155,7 +156,7 @@ static void expect_refused(const char *name, mode_t type, const char *link, cons
 
 	assert_true(unzip_ents(v, 2, d, &big, &e) < 0);
 	assert_int_equal(e.code, ERR_INVALID);
-	snprintf(want, sizeof want, "archive entry '%s' is not allowed: %s", name, why);
+	assert_int_equal(str_fmt(want, sizeof want, "archive entry '%s' is not allowed: %s", name, why), 0);
 	assert_string_equal(e.msg, want);
 	rmtree(d);
 }
@@ -274,7 +275,7 @@ static void test_unzip_entry_limit(void **state)
 	(void)state;
 
 	for (int i = 0; i < 11; i++) {
-		snprintf(names[i], sizeof names[i], "f%d", i);
+		assert_int_equal(str_fmt(names[i], sizeof names[i], "f%d", i), 0);
 		v[i] = (struct ent){names[i], 0, "x", 0, NULL, false};
 	}
 	assert_int_equal(unzip_ents(v, 10, d, &lim, &e), 0);
@@ -294,14 +295,14 @@ static void test_unzip_does_not_follow_planted_links(void **state)
 	struct err e;
 	(void)state;
 
-	snprintf(p, sizeof p, "%s/victim", outside);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/victim", outside), 0);
 	assert_int_equal(path_write_file(p, "precious", 8, 0600, &e), 0);
 	{
 		char l[4096];
-		snprintf(l, sizeof l, "%s/victim", d);
+		assert_int_equal(str_fmt(l, sizeof l, "%s/victim", d), 0);
 		assert_int_equal(symlink(p, l), 0);
 	}
-	snprintf(p, sizeof p, "%s/evil", d);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/evil", d), 0);
 	assert_int_equal(symlink(outside, p), 0);
 
 	assert_int_equal(unzip_ents(v, 2, d, &big, &e), 0);
@@ -340,15 +341,15 @@ static void test_tar_round_trip(void **state)
 	size_t len = 0;
 	(void)state;
 
-	snprintf(p, sizeof p, "%s/a/b", src);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/a/b", src), 0);
 	assert_int_equal(path_mkdirs(p, 0755, &e), 0);
-	snprintf(p, sizeof p, "%s/a/b/deep.txt", src);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/a/b/deep.txt", src), 0);
 	assert_int_equal(path_write_file(p, "deep", 4, 0644, &e), 0);
-	snprintf(p, sizeof p, "%s/top.json", src);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/top.json", src), 0);
 	assert_int_equal(path_write_file(p, "{}", 2, 0644, &e), 0);
-	snprintf(p, sizeof p, "%s/empty", src);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/empty", src), 0);
 	assert_int_equal(path_mkdirs(p, 0755, &e), 0);
-	snprintf(p, sizeof p, "%s/link", src);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/link", src), 0);
 	assert_int_equal(symlink("/etc/passwd", p), 0);
 
 	assert_int_equal(pack_dir(src, 1024, &tar, &len, &e), 0);

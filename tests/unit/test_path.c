@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "base/path.c"
+#include "base/str.h"
 
 struct fixture {
 	char tmp[PATH_MAX];	/* holds work/ and outside/ */
@@ -111,11 +112,11 @@ static void reads_inside(struct fixture *f)
 	s = read_ok(f, "./sub//deep.txt");
 	assert_string_equal(s, "deep");
 	free(s);
-	snprintf(abs, sizeof abs, "%s/sub/deep.txt", f->root);
+	assert_int_equal(str_fmt(abs, sizeof abs, "%s/sub/deep.txt", f->root), 0);
 	s = read_ok(f, abs);
 	assert_string_equal(s, "deep");
 	free(s);
-	snprintf(abs, sizeof abs, "%s//in.txt", f->root);
+	assert_int_equal(str_fmt(abs, sizeof abs, "%s//in.txt", f->root), 0);
 	s = read_ok(f, abs);
 	assert_string_equal(s, "inside");
 	free(s);
@@ -129,16 +130,16 @@ static void refuses_escapes(struct fixture *f)
 	refused(f, "../outside/secret.txt", ERR_FORBIDDEN, outside);
 	refused(f, "sub/../../outside/secret.txt", ERR_FORBIDDEN, outside);
 	refused(f, "sub/../in.txt", ERR_FORBIDDEN, outside);
-	snprintf(p, sizeof p, "%s/../outside/secret.txt", f->root);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/../outside/secret.txt", f->root), 0);
 	refused(f, p, ERR_FORBIDDEN, outside);
 	refused(f, f->outside, ERR_FORBIDDEN, outside);
 	refused(f, "/etc/hostname", ERR_FORBIDDEN, outside);
-	snprintf(p, sizeof p, "/proc/self/root%s", f->outside);
+	assert_int_equal(str_fmt(p, sizeof p, "/proc/self/root%s", f->outside), 0);
 	refused(f, p, ERR_FORBIDDEN, outside);
-	snprintf(p, sizeof p, "/proc/self/root%s/in.txt", f->root);
+	assert_int_equal(str_fmt(p, sizeof p, "/proc/self/root%s/in.txt", f->root), 0);
 	refused(f, p, ERR_FORBIDDEN, outside);
 	/* the root's name as a prefix of a sibling is not the root */
-	snprintf(p, sizeof p, "%s-x/in.txt", f->root);
+	assert_int_equal(str_fmt(p, sizeof p, "%s-x/in.txt", f->root), 0);
 	refused(f, p, ERR_FORBIDDEN, outside);
 	refused(f, "abs_link", ERR_FORBIDDEN, outside);
 	refused(f, "rel_link", ERR_FORBIDDEN, outside);
@@ -156,7 +157,7 @@ static void refuses_writes_out(struct fixture *f)
 	char p[PATH_MAX * 2];
 	int fd;
 
-	snprintf(p, sizeof p, "%s/../escaped.txt", f->root);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/../escaped.txt", f->root), 0);
 	assert_true(path_write_beneath(f->root, p, "x", 1, 0600, &e) < 0);
 	assert_int_equal(e.code, ERR_FORBIDDEN);
 	assert_int_equal(access(at(f, "escaped.txt"), F_OK), -1);

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "base/str.h"
 #include "queue/logwatch.h"
 #include "store/process_attachments.h"
 #include "store/process_checkpoints.h"
@@ -41,9 +42,9 @@ static int setup(void **state)
 	struct err e;
 	(void)state;
 
-	snprintf(dir, sizeof dir, "/tmp/accord-proc-test-XXXXXX");
+	assert_int_equal(str_fmt(dir, sizeof dir, "/tmp/accord-proc-test-XXXXXX"), 0);
 	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof url, "sqlite:%s/accord.db", dir);
+	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", dir), 0);
 	store = store_open(url, &e);
 	if (!store)
 		fail_msg("store_open: %s", e.msg);
@@ -61,7 +62,7 @@ static int teardown(void **state)
 	(void)state;
 
 	store_close(store);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(str_fmt(cmd, sizeof cmd, "rm -rf %s", dir), 0);
 	if (system(cmd) != 0)
 		return -1;
 	return 0;
@@ -244,11 +245,11 @@ static void test_logwatch(void **state)
 static const char *opt(char *buf, size_t n, const char *v, int64_t num)
 {
 	if (v)
-		snprintf(buf, n, "'%s'", v);
+		assert_int_equal(str_fmt(buf, n, "'%s'", v), 0);
 	else if (num)
-		snprintf(buf, n, "%lld", (long long)num);
+		assert_int_equal(str_fmt(buf, n, "%lld", (long long)num), 0);
 	else
-		snprintf(buf, n, "NULL");
+		assert_int_equal(str_fmt(buf, n, "NULL"), 0);
 	return buf;
 }
 
@@ -257,12 +258,15 @@ static void add(const char *id, const char *status, int64_t created, int64_t upd
 {
 	char sql[1024], s[32], g[160], m[32];
 
-	snprintf(sql, sizeof sql,
-		 "INSERT INTO processes (instance_id, org_id, project_id, initiator_id, initiator, status, created_at,"
-		 " last_updated_at, suspend_timeout_s, entry_point, exclusive_group, exclusive_mode)"
-		 " VALUES ('%s', 'o', 'p', 'u', 'admin', '%s', %lld, %lld, %s, 'default', %s, %s)",
-		 id, status, (long long)created, (long long)updated, opt(s, sizeof s, NULL, suspend_s),
-		 opt(g, sizeof g, group, 0), opt(m, sizeof m, mode, 0));
+	assert_int_equal(
+	    str_fmt(
+		sql, sizeof sql,
+		"INSERT INTO processes (instance_id, org_id, project_id, initiator_id, initiator, status, created_at,"
+		" last_updated_at, suspend_timeout_s, entry_point, exclusive_group, exclusive_mode)"
+		" VALUES ('%s', 'o', 'p', 'u', 'admin', '%s', %lld, %lld, %s, 'default', %s, %s)",
+		id, status, (long long)created, (long long)updated, opt(s, sizeof s, NULL, suspend_s),
+		opt(g, sizeof g, group, 0), opt(m, sizeof m, mode, 0)),
+	    0);
 	exec_ok(sql);
 }
 

@@ -24,6 +24,7 @@
 
 #include "base/limits.h"
 #include "base/rand.h"
+#include "base/str.h"
 #include "crypto/payload.h"
 #include "crypto/seal.h"
 #include "repo/internal.h"
@@ -44,10 +45,12 @@ static void sh(const char *fmt, ...)
 {
 	char cmd[2048];
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	n = vsnprintf(cmd, sizeof cmd, fmt, ap);
 	va_end(ap);
+	assert_true(n >= 0 && (size_t)n < sizeof cmd);
 	if (system(cmd) != 0)
 		fail_msg("command failed: %s", cmd);
 }
@@ -59,10 +62,12 @@ static void out_of(char *buf, size_t cap, const char *fmt, ...)
 	char cmd[2048];
 	va_list ap;
 	FILE *f;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	n = vsnprintf(cmd, sizeof cmd, fmt, ap);
 	va_end(ap);
+	assert_true(n >= 0 && (size_t)n < sizeof cmd);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	if (!fgets(buf, (int)cap, f))
@@ -107,12 +112,12 @@ static int setup(void **state)
 	rand_init();
 	if (!realpath(bin && *bin ? bin : "build/asan/accord", exe))
 		fail_msg("no accord binary (set ACCORD_BIN): %s", strerror(errno));
-	snprintf(dir, sizeof dir, "/tmp/accord-repo-test-XXXXXX");
+	assert_int_equal(str_fmt(dir, sizeof dir, "/tmp/accord-repo-test-XXXXXX"), 0);
 	assert_non_null(mkdtemp(dir));
-	snprintf(src, sizeof src, "%s/src", dir);
-	snprintf(data, sizeof data, "%s/data", dir);
+	assert_int_equal(str_fmt(src, sizeof src, "%s/src", dir), 0);
+	assert_int_equal(str_fmt(data, sizeof data, "%s/data", dir), 0);
 	assert_int_equal(mkdir(data, 0700), 0);
-	snprintf(url, sizeof url, "sqlite:%s/accord.db", data);
+	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", data), 0);
 	store = store_open(url, &e);
 	if (!store)
 		fail_msg("store_open: %s", e.msg);
@@ -149,11 +154,11 @@ static struct repository repo(const char *url)
 {
 	struct repository r = {0};
 
-	snprintf(r.id, sizeof r.id, "%s", REPO_ID);
-	snprintf(r.project_id, sizeof r.project_id, "%s", PROJECT_ID);
-	snprintf(r.org_id, sizeof r.org_id, "%s", ORG_ID);
-	snprintf(r.name, sizeof r.name, "r1");
-	snprintf(r.url, sizeof r.url, "%s", url);
+	assert_int_equal(str_fmt(r.id, sizeof r.id, "%s", REPO_ID), 0);
+	assert_int_equal(str_fmt(r.project_id, sizeof r.project_id, "%s", PROJECT_ID), 0);
+	assert_int_equal(str_fmt(r.org_id, sizeof r.org_id, "%s", ORG_ID), 0);
+	assert_int_equal(str_fmt(r.name, sizeof r.name, "r1"), 0);
+	assert_int_equal(str_fmt(r.url, sizeof r.url, "%s", url), 0);
 	return r;
 }
 
@@ -161,7 +166,7 @@ static struct repository file_repo(void)
 {
 	char url[256];
 
-	snprintf(url, sizeof url, "file://%s", src);
+	assert_int_equal(str_fmt(url, sizeof url, "file://%s", src), 0);
 	return repo(url);
 }
 
@@ -174,7 +179,7 @@ static void fetched_commit(char *out)
 	assert_non_null(st);
 	store_bind_text(st, 1, REPO_ID);
 	assert_int_equal(store_step(st, &e), STORE_ROW);
-	snprintf(out, 41, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
+	assert_int_equal(str_fmt(out, 41, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : ""), 0);
 	assert_true(store_col_int64(st, 1) > 0);
 	store_reset(st);
 }
@@ -212,7 +217,7 @@ static void test_branch_tag_commit(void **state)
 
 	rev(dev, "dev");
 	rev(main_, "main");
-	snprintf(r.branch, sizeof r.branch, "dev");
+	assert_int_equal(str_fmt(r.branch, sizeof r.branch, "dev"), 0);
 	if (repo_fetch(rs, db, &r, &cm, &e))
 		fail_msg("repo_fetch: %s", e.msg);
 	assert_string_equal(cm.id, dev);
@@ -224,7 +229,7 @@ static void test_branch_tag_commit(void **state)
 	assert_string_equal(cm.id, main_);
 	assert_int_equal(repo_prepare(rs, db, &r, NULL, main_, &cm, &e), 0);
 	assert_string_equal(cm.id, main_);
-	snprintf(shortid, sizeof shortid, "%.7s", dev);
+	assert_int_equal(str_fmt(shortid, sizeof shortid, "%.7s", dev), 0);
 	assert_int_equal(repo_prepare(rs, db, &r, "main", shortid, &cm, &e), 0);
 	assert_string_equal(cm.id, dev);
 	/* a pinned commit */
@@ -246,14 +251,14 @@ static void test_unknown_refs(void **state)
 	assert_int_equal(repo_prepare(rs, db, &r, NULL, "deadbeef1", &cm, &e), -ERR_INVALID);
 	assert_string_equal(e.msg, "Commit not found in repository r1: deadbeef1");
 	assert_int_equal(repo_prepare(rs, db, &r, NULL, "xyz", &cm, &e), -ERR_INVALID);
-	snprintf(r.branch, sizeof r.branch, "gone");
+	assert_int_equal(str_fmt(r.branch, sizeof r.branch, "gone"), 0);
 	assert_int_equal(repo_fetch(rs, db, &r, &cm, &e), -ERR_INVALID);
 	assert_string_equal(e.msg, "Branch or tag not found in repository r1: gone");
 }
 
 static void fresh(char *dest, size_t cap, const char *name)
 {
-	snprintf(dest, cap, "%s/%s", dir, name);
+	assert_int_equal(str_fmt(dest, cap, "%s/%s", dir, name), 0);
 	sh("rm -rf %s && mkdir %s", dest, dest);
 }
 
@@ -272,7 +277,7 @@ static void test_checkout(void **state)
 		fail_msg("repo_checkout: %s", e.msg);
 	sh("test \"$(cat %s/flows/deep/d.yml)\" = d && test -f %s/concord.yml", dest, dest);
 	assert_int_equal(stat(dest, &st), 0);
-	snprintf(dest + strlen(dest), sizeof dest - strlen(dest), "/run.sh");
+	assert_int_equal(str_fmt(dest + strlen(dest), sizeof dest - strlen(dest), "/run.sh"), 0);
 	assert_int_equal(stat(dest, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
 	fresh(dest, sizeof dest, "co1");
@@ -281,16 +286,16 @@ static void test_checkout(void **state)
 	sh("test \"$(stat -c %%a %s/concord.yml)\" = 600", dest);
 
 	/* a sub-folder */
-	snprintf(r.path, sizeof r.path, "flows/");
+	assert_int_equal(str_fmt(r.path, sizeof r.path, "flows/"), 0);
 	fresh(dest, sizeof dest, "co2");
 	assert_int_equal(repo_checkout(rs, &r, &cm, dest, &e), 0);
 	sh("test -f %s/a.yml && test -f %s/deep/d.yml && test ! -e %s/concord.yml", dest, dest, dest);
-	snprintf(r.path, sizeof r.path, "nothere");
+	assert_int_equal(str_fmt(r.path, sizeof r.path, "nothere"), 0);
 	fresh(dest, sizeof dest, "co3");
 	assert_int_equal(repo_checkout(rs, &r, &cm, dest, &e), -ERR_INVALID);
 	assert_non_null(strstr(e.msg, "Path not found in repository r1 at "));
 	assert_non_null(strstr(e.msg, ": nothere"));
-	snprintf(r.path, sizeof r.path, "concord.yml"); /* a file is not a folder */
+	assert_int_equal(str_fmt(r.path, sizeof r.path, "concord.yml"), 0); /* a file is not a folder */
 	assert_int_equal(repo_checkout(rs, &r, &cm, dest, &e), -ERR_INVALID);
 }
 
@@ -405,9 +410,9 @@ static void add_secret(const struct masterkey *mk, const char *id, const char *n
 	size_t pt_len = 0, env_len = 0;
 	struct err e = {0};
 
-	snprintf(sec.id, sizeof sec.id, "%s", id);
-	snprintf(sec.org_id, sizeof sec.org_id, "%s", ORG_ID);
-	snprintf(sec.name, sizeof sec.name, "%s", name);
+	assert_int_equal(str_fmt(sec.id, sizeof sec.id, "%s", id), 0);
+	assert_int_equal(str_fmt(sec.org_id, sizeof sec.org_id, "%s", ORG_ID), 0);
+	assert_int_equal(str_fmt(sec.name, sizeof sec.name, "%s", name), 0);
 	if (type == SECRET_TYPE_USERNAME_PASSWORD)
 		assert_int_equal(payload_userpass_encode(a, b, &pt, &pt_len, &e), 0);
 	else
@@ -424,8 +429,8 @@ static struct repository with_secret(const char *url, const char *id, const char
 {
 	struct repository r = repo(url);
 
-	snprintf(r.secret_id, sizeof r.secret_id, "%s", id);
-	snprintf(r.secret_name, sizeof r.secret_name, "%s", name);
+	assert_int_equal(str_fmt(r.secret_id, sizeof r.secret_id, "%s", id), 0);
+	assert_int_equal(str_fmt(r.secret_name, sizeof r.secret_name, "%s", name), 0);
 	return r;
 }
 
@@ -467,7 +472,7 @@ static void test_secrets(void **state)
 	assert_null(strstr(e.msg, "s3cret"));
 	assert_null(strstr(e.msg, "url-pass"));
 	/* local repositories need no secret: it is not used */
-	snprintf(url, sizeof url, "file://%s", src);
+	assert_int_equal(str_fmt(url, sizeof url, "file://%s", src), 0);
 	r = with_secret(url, "5a0c1d2e-0000-4000-8000-0000000000c2", "locked");
 	assert_int_equal(repo_fetch(r2, db, &r, NULL, &e), 0);
 	repos_close(r2);
@@ -508,7 +513,7 @@ static void test_lock_serializes(void **state)
 	int fd;
 	(void)state;
 
-	snprintf(lock, sizeof lock, "%s/repos/" REPO_ID ".lock", data);
+	assert_int_equal(str_fmt(lock, sizeof lock, "%s/repos/" REPO_ID ".lock", data), 0);
 	fd = open(lock, O_RDWR | O_CREAT, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX), 0);
@@ -538,11 +543,11 @@ static void *bg_starts(void *arg)
 	char dest[256];
 
 	for (int i = 0; i < 20 && c && st->rc == 0; i++) {
-		snprintf(dest, sizeof dest, "%s/par-%d-%d", dir, st->n, i);
+		assert_int_equal(str_fmt(dest, sizeof dest, "%s/par-%d-%d", dir, st->n, i), 0);
 		if (mkdir(dest, 0700) != 0 || repo_prepare(rs, c, &r, NULL, NULL, &cm, &e) ||
 		    repo_checkout(rs, &r, &cm, dest, &e)) {
 			st->rc = -1;
-			snprintf(st->err, sizeof st->err, "%s", e.msg[0] ? e.msg : strerror(errno));
+			assert_int_equal(str_fmt(st->err, sizeof st->err, "%s", e.msg[0] ? e.msg : strerror(errno)), 0);
 		}
 	}
 	return NULL;
@@ -597,7 +602,7 @@ static void test_urls(void **state)
 	assert_int_equal(repo_url_port("git@h:x"), 22);
 
 	/* known_hosts: a plain name on port 22, [name]:port otherwise, patterns, no hashes */
-	snprintf(kh, sizeof kh, "%s/known_hosts", dir);
+	assert_int_equal(str_fmt(kh, sizeof kh, "%s/known_hosts", dir), 0);
 	f = fopen(kh, "w");
 	assert_non_null(f);
 	fprintf(f, "# comment\n|1|c2FsdA==|aGFzaA== ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AQID\n"
@@ -650,11 +655,13 @@ static void test_timeout(void **state)
 	assert_int_equal(listen(listener, 8), 0);
 	assert_int_equal(getsockname(listener, (struct sockaddr *)&a, &alen), 0);
 	assert_int_equal(pthread_create(&t, NULL, accept_and_hang, NULL), 0);
-	snprintf(url, sizeof url, "https://user:pw@127.0.0.1:%d/x", ntohs(a.sin_port));
+	assert_int_equal(str_fmt(url, sizeof url, "https://user:pw@127.0.0.1:%d/x", ntohs(a.sin_port)), 0);
 	r = repo(url);
 	t0 = time(NULL);
 	assert_int_equal(repo_fetch(r1, db, &r, NULL, &e), -ERR_UNAVAILABLE);
-	snprintf(want, sizeof want, "git fetch of https://127.0.0.1:%d/x timed out after 1 s", ntohs(a.sin_port));
+	assert_int_equal(
+	    str_fmt(want, sizeof want, "git fetch of https://127.0.0.1:%d/x timed out after 1 s", ntohs(a.sin_port)),
+	    0);
 	assert_string_equal(e.msg, want);
 	assert_true(time(NULL) - t0 <= 4);
 	shutdown(listener, SHUT_RDWR);

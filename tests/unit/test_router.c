@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "base/str.h"
 #include "http/router.h"
 
 static int h1, h2, h3, h4, h5;
@@ -112,7 +113,7 @@ static void test_rest_param(void **state)
 
 		for (int i = 0; i < 50; i++) {
 			size_t n = strlen(rest);
-			snprintf(rest + n, sizeof rest - n, "%ss%d", i ? "/" : "", i);
+			assert_int_equal(str_fmt(rest + n, sizeof rest - n, "%ss%d", i ? "/" : "", i), 0);
 		}
 		{
 			size_t used = strlen(path);

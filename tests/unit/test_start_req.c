@@ -19,6 +19,7 @@
 #include "base/datetime.h"
 #include "base/limits.h"
 #include "base/path.h"
+#include "base/str.h"
 
 #define CT "multipart/form-data; boundary=XyZ"
 #define NOW 1800000000000LL /* 2027-01-15T08:00:00Z */
@@ -331,7 +332,7 @@ static void test_refused_parts(void **state)
 	expect_error(&bd, ERR_INVALID, "Invalid 'entryPoint' value, expected a string");
 
 	for (int i = 0; i <= START_REQ_TAGS_MAX; i++)
-		snprintf(many + strlen(many), sizeof many - strlen(many), "t%d,", i);
+		assert_int_equal(str_fmt(many + strlen(many), sizeof many - strlen(many), "t%d,", i), 0);
 	body_init(&bd);
 	text(&bd, "tags", many);
 	expect_error(&bd, ERR_INVALID, "Too many tags: 101 (at most 100)");
@@ -356,7 +357,7 @@ static void test_invalid_attachment_names(void **state)
 		struct body bd;
 		body_init(&bd);
 		file(&bd, names[i], "application/octet-stream", "x");
-		snprintf(want, sizeof want, "Invalid attachment name: %s", names[i]);
+		assert_int_equal(str_fmt(want, sizeof want, "Invalid attachment name: %s", names[i]), 0);
 		expect_error(&bd, ERR_INVALID, want);
 	}
 }
@@ -420,7 +421,7 @@ static char *read_at(const char *dir, const char *rel)
 {
 	char p[4096];
 	struct err e;
-	snprintf(p, sizeof p, "%s/%s", dir, rel);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/%s", dir, rel), 0);
 	return path_read_file(p, 1 << 20, NULL, &e);
 }
 
@@ -428,7 +429,7 @@ static mode_t lmode(const char *dir, const char *rel)
 {
 	char p[4096];
 	struct stat st;
-	snprintf(p, sizeof p, "%s/%s", dir, rel);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/%s", dir, rel), 0);
 	return lstat(p, &st) == 0 ? st.st_mode : 0;
 }
 
@@ -446,11 +447,11 @@ static void test_materialize(void **state)
 	assert_non_null(mkdtemp(dir));
 	assert_non_null(mkdtemp(outside));
 	/* links planted in the working folder must not carry a write outside */
-	snprintf(l, sizeof l, "%s/planted", dir);
+	assert_int_equal(str_fmt(l, sizeof l, "%s/planted", dir), 0);
 	assert_int_equal(symlink(outside, l), 0);
-	snprintf(p, sizeof p, "%s/victim", outside);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/victim", outside), 0);
 	assert_int_equal(path_write_file(p, "precious", 8, 0600, &e), 0);
-	snprintf(l, sizeof l, "%s/victim", dir);
+	assert_int_equal(str_fmt(l, sizeof l, "%s/victim", dir), 0);
 	assert_int_equal(symlink(p, l), 0);
 
 	body_init(&bd);
@@ -506,11 +507,11 @@ static void test_materialize_overlay(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	assert_non_null(mkdtemp(outside));
-	snprintf(p, sizeof p, "%s/data.txt", dir);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/data.txt", dir), 0);
 	assert_int_equal(path_write_file(p, "checkout", 8, 0600, &e), 0);
-	snprintf(p, sizeof p, "%s/victim", outside);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/victim", outside), 0);
 	assert_int_equal(path_write_file(p, "precious", 8, 0600, &e), 0);
-	snprintf(l, sizeof l, "%s/victim", dir);
+	assert_int_equal(str_fmt(l, sizeof l, "%s/victim", dir), 0);
 	assert_int_equal(symlink(p, l), 0);
 
 	body_init(&bd);

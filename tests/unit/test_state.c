@@ -1,15 +1,19 @@
 /* Unit tests for the flow VM's state: save → JSON text → load → save gives the same state,
  * a loaded state resumes, and states for another definition or malformed ones are refused. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "base/limits.h"
+#include "base/str.h"
 #include "flow/model.h"
 #include "flow/vm.h"
 
@@ -159,6 +163,40 @@ static void test_model_errors_name_position(void **state)
 	assert_non_null(strstr(e.msg, "Duplicate field 'a'"));
 }
 
+/* Issue 15 part 7: the walk for extra YAML files errors on a path over 4095 bytes instead
+ * of cutting it (a cut path silently named another file or none). */
+static void test_model_walk_refuses_a_path_too_long(void **state)
+{
+	static const char yml[] = "flows:\n  default:\n    - log: x\n";
+	char dir[] = "/tmp/accord-walk-test-XXXXXX", name[201], cmd[64];
+	struct model_opts mo = {.path = dir};
+	struct model *m;
+	struct err e;
+	int fd, next;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	assert_true((fd = open(dir, O_RDONLY | O_DIRECTORY)) >= 0);
+	next = openat(fd, "concord.yml", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(next >= 0);
+	assert_int_equal(write(next, yml, sizeof yml - 1), (ssize_t)(sizeof yml - 1));
+	close(next);
+	memset(name, 'd', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	for (int i = 0; i < 22; i++) { /* 22 folders of 200 bytes: over 4096 */
+		assert_int_equal(mkdirat(fd, name, 0700), 0);
+		assert_true((next = openat(fd, name, O_RDONLY | O_DIRECTORY)) >= 0);
+		close(fd);
+		fd = next;
+	}
+	close(fd);
+	m = model_load(&mo, &e);
+	assert_null(m);
+	assert_non_null(strstr(e.msg, "path too long (limit 4095 bytes)"));
+	assert_int_equal(str_fmt(cmd, sizeof cmd, "rm -rf '%s'", dir), 0);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +204,7 @@ int main(void)
 	    cmocka_unit_test(test_state_refuses_other_definition),
 	    cmocka_unit_test(test_state_refuses_malformed),
 	    cmocka_unit_test(test_model_errors_name_position),
+	    cmocka_unit_test(test_model_walk_refuses_a_path_too_long),
 	};
 	limits_defaults();
 	return cmocka_run_group_tests(tests, NULL, NULL);

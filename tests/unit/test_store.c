@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "base/str.h"
 #include "store/access.h"
 #include "store/store.h"
 
@@ -71,9 +72,9 @@ static int setup(void **state)
 	struct err e;
 	(void)state;
 
-	snprintf(dir, sizeof dir, "/tmp/accord-store-test-XXXXXX");
+	assert_int_equal(str_fmt(dir, sizeof dir, "/tmp/accord-store-test-XXXXXX"), 0);
 	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof url, "sqlite:%s/accord.db", dir);
+	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", dir), 0);
 	store = store_open(url, &e);
 	if (!store)
 		fail_msg("store_open: %s", e.msg);
@@ -91,7 +92,7 @@ static int teardown(void **state)
 	(void)state;
 
 	store_close(store);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(str_fmt(cmd, sizeof cmd, "rm -rf %s", dir), 0);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -171,7 +172,7 @@ static void test_access_level_unset_on_failure(void **state)
 static void read_text(struct store_stmt *st, void *out)
 {
 	const char *v = store_col_text(st, 0);
-	snprintf(out, 32, "%s", v ? v : "<null>");
+	assert_int_equal(str_fmt(out, 32, "%s", v ? v : "<null>"), 0);
 }
 
 static void test_column_out_of_memory_is_not_null(void **state)
@@ -236,6 +237,32 @@ static void test_store_one_and_collect_report_a_failed_read(void **state)
 	assert_null(rows);
 }
 
+static void read_small(struct store_stmt *st, void *out)
+{
+	store_col_copy(st, 0, out, 8);
+}
+
+/* Issue 15 part 7: a value longer than the fixed field it is copied into is the
+ * statement's error, never a cut value. */
+static void test_column_longer_than_its_field(void **state)
+{
+	static const char SQL[] = "SELECT n FROM t WHERE k = ?";
+	struct store_stmt *st;
+	char out[8];
+	struct err e;
+	(void)state;
+
+	exec_ok("INSERT INTO t (k, n) VALUES ('seven', 1234567), ('nine', 123456789)");
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	store_bind_text(st, 1, "seven");
+	assert_int_equal(store_one(st, read_small, out, "row", "seven", &e), 0);
+	assert_string_equal(out, "1234567");
+	store_bind_text(st, 1, "nine");
+	assert_int_equal(store_one(st, read_small, out, "row", "nine", &e), -ERR_INTERNAL);
+	assert_non_null(strstr(e.msg, "column 0 is longer than its field (limit 7 bytes)"));
+	assert_string_equal(out, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +271,7 @@ int main(void)
 	    cmocka_unit_test(test_access_level_unset_on_failure),
 	    cmocka_unit_test(test_column_out_of_memory_is_not_null),
 	    cmocka_unit_test(test_store_one_and_collect_report_a_failed_read),
+	    cmocka_unit_test(test_column_longer_than_its_field),
 	};
 	install_failing_allocator();
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -15,6 +15,7 @@
 
 #include "base/limits.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "store/store.h"
 #include "store/repositories.h"
 #include "triggers/conditions.c"
@@ -245,7 +246,7 @@ static void test_store_replace_and_claim(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof url, "sqlite:%s/t.db", dir);
+	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/t.db", dir), 0);
 	assert_non_null(st = store_open(url, &e));
 	store_rows(st, &c);
 	v = parse(FLOWS "triggers:\n  - cron: {spec: \"* * * * *\", entryPoint: main}\n"

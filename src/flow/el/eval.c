@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "flow/value.h"
 
 int el_fail(struct el_ctx *c, enum err_code code, const char *fmt, ...)
@@ -14,7 +15,7 @@ int el_fail(struct el_ctx *c, enum err_code code, const char *fmt, ...)
 	if (c->e) {
 		char tmp[ERR_MSG_MAX];
 		va_start(ap, fmt);
-		vsnprintf(tmp, sizeof tmp, fmt, ap);
+		str_vfmt_cut(tmp, sizeof tmp, fmt, ap);
 		va_end(ap);
 		c->e->code = code;
 		memcpy(c->e->msg, tmp, sizeof tmp);

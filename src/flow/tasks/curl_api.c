@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/str.h"
+
 #ifndef CURL_SONAME
 #define CURL_SONAME "libcurl.so.4"
 #endif
@@ -18,7 +20,7 @@ static char load_error[ERR_MSG_MAX];
 	do {                                                                                                           \
 		*(void **)&api.field = dlsym(h, name);                                                                 \
 		if (!api.field) {                                                                                      \
-			snprintf(load_error, sizeof load_error, "%s has no symbol %s", CURL_SONAME, name);             \
+			str_fmt_cut(load_error, sizeof load_error, "%s has no symbol %s", CURL_SONAME, name);          \
 			return;                                                                                        \
 		}                                                                                                      \
 	} while (0)
@@ -32,8 +34,8 @@ static void load(void)
 	void *h = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
-		snprintf(load_error, sizeof load_error, "cannot load %s (package libcurl4): %s", CURL_SONAME,
-			 dlerror());
+		str_fmt_cut(load_error, sizeof load_error, "cannot load %s (package libcurl4): %s", CURL_SONAME,
+			    dlerror());
 		return;
 	}
 	SYM(easy_init, "curl_easy_init");
@@ -61,12 +63,12 @@ static void load(void)
 	SYM(mime_type, "curl_mime_type");
 	*(void **)&global_init = dlsym(h, "curl_global_init");
 	if (!global_init) {
-		snprintf(load_error, sizeof load_error, "%s has no symbol curl_global_init", CURL_SONAME);
+		str_fmt_cut(load_error, sizeof load_error, "%s has no symbol curl_global_init", CURL_SONAME);
 		return;
 	}
 	/* Once per process, before any other thread can use libcurl. */
 	if ((rc = global_init(CURL_GLOBAL_DEFAULT)) != CURLE_OK) {
-		snprintf(load_error, sizeof load_error, "%s cannot start: %s", CURL_SONAME, api.easy_strerror(rc));
+		str_fmt_cut(load_error, sizeof load_error, "%s cannot start: %s", CURL_SONAME, api.easy_strerror(rc));
 		return;
 	}
 	curl = api;

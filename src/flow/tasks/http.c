@@ -14,6 +14,7 @@
 #include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "flow/tasks/curl_api.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
@@ -130,13 +131,14 @@ static int parse_method(json_t *in, struct http_call *c, struct err *e)
 	if (opt_str(in, "method", &m, e) < 0)
 		return -1;
 	if (!m) {
-		snprintf(c->method, sizeof c->method, "GET");
+		str_set_lit(c->method, "GET");
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
 		if (strcasecmp(m, methods[i]) == 0) {
-			snprintf(c->method, sizeof c->method, "%s", methods[i]);
-			return 0;
+			return str_fmt(c->method, sizeof c->method, "%s", methods[i])
+				   ? err_set(e, ERR_INTERNAL, "method %s too long", methods[i])
+				   : 0;
 		}
 	return err_set(e, ERR_INVALID, "'method: %s' is not a supported HTTP method", m);
 }

@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "base/limits.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "base/uuid.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
@@ -188,7 +189,10 @@ static int write_as(struct task_ctx *c, json_t *args, json_t **out, const char *
 	if (!text)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	uuid_v4(u);
-	snprintf(name, sizeof name, ".concord_tmp/resource_%s.%s", u, ext);
+	if (str_fmt(name, sizeof name, ".concord_tmp/resource_%s.%s", u, ext)) {
+		free(text);
+		return err_set(e, ERR_INTERNAL, "temporary file name too long");
+	}
 	rc = p ? 0 : path_mkdirs_beneath(c->h->workdir, ".concord_tmp", 0700, e);
 	if (rc == 0)
 		rc = path_write_beneath(c->h->workdir, p ? p : name, text, strlen(text), 0600, e);

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 #include "base/uuid.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
@@ -37,7 +38,8 @@ static int sleep_execute(struct task_ctx *c, json_t *in, json_t **out, struct er
 		uuid_v4(id);
 		/* The wake-up time travels in the event name, so the server knows when to resume
 		 * (task_sleep_wake_at) and the saved state needs nothing else. */
-		snprintf(ev, sizeof ev, "sleep-%lld-%s", (long long)(dt_now_ms() + (ms > 0 ? ms : 0)), id);
+		if (str_fmt(ev, sizeof ev, "sleep-%lld-%s", (long long)(dt_now_ms() + (ms > 0 ? ms : 0)), id))
+			return err_set(e, ERR_INTERNAL, "event name too long");
 		c->suspend_event = strdup(ev);
 		return c->suspend_event ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
 	}
