@@ -208,7 +208,7 @@ function buildField(f, prefix) {
 
 // Renders form `name` of process pid into container.  onSubmitted(def) runs after a valid
 // submit (the process resumes).  Returns the form's definition.
-export async function renderForm(container, pid, name, {onSubmitted, prefix = 'f'} = {}) {
+export async function renderForm(container, pid, name, {onSubmitted, prefix = 'f', title = true} = {}) {
   const def = await api('GET', `/api/v1/process/${enc(pid)}/form/${enc(name)}`);
   const fields = (def.fields || []).map((f) => buildField(f, prefix));
   const summary = h('div', {id: 'form-status', 'aria-live': 'polite'});
@@ -271,7 +271,7 @@ export async function renderForm(container, pid, name, {onSubmitted, prefix = 'f
 
   mount(container,
     h('form', {class: 'process-form', id: 'process-form', 'data-form': name, novalidate: true, onsubmit: onSubmit},
-      h('h2', {id: 'form-title'}, name),
+      title ? h('h2', {id: 'form-title'}, name) : null,
       h('p', {class: 'hint'}, 'Fields marked * are required.'),
       fields.map((x) => x.el),
       summary,

@@ -6,6 +6,9 @@ import {api, enc} from './api.js';
 import {h, mount, when, duration} from './dom.js';
 import {statusBadge} from './status.js';
 
+// A form's own event name is its instance id; the timeline names the form instead.
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 function where(d) {
   if (!d.fileName && !d.processDefinitionId) return '';
   const at = d.fileName ? `${d.fileName}${d.line ? ':' + d.line : ''}` : '';
@@ -17,8 +20,10 @@ function summary(ev) {
   switch (ev.eventType) {
   case 'PROCESS_STATUS': return ['Status ', statusBadge(d.status)];
   case 'PROCESS_WAIT': {
-    const names = [].concat(d.eventNames || [], (d.forms || []).map((f) => (f && f.name) || f));
-    return `Waiting for ${names.length ? names.join(', ') : 'an event'}`;
+    const forms = (d.forms || []).map((f) => (f && f.name) || f);
+    const events = (d.eventNames || []).filter((n) => !forms.includes(n) && !UUID.test(n));
+    const what = [...forms.map((f) => `form ${f}`), ...events.map((e) => `event ${e}`)];
+    return `Waiting for ${what.length ? what.join(', ') : 'an event'}`;
   }
   case 'CHECKPOINT': return `Checkpoint ${d.name || d.checkpointName || ''}`;
   case 'CHECKPOINT_RESTORE': return `Restored from checkpoint ${d.checkpointName || d.checkpointId || ''} (was ${d.processStatus || '?'})`;

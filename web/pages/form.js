@@ -12,7 +12,7 @@ export async function render(main, params) {
     h('h1', {}, 'Form ', h('span', {class: 'mono'}, form)),
     holder);
   try {
-    await renderForm(holder, id, form, {onSubmitted: () => { location.hash = `#/process/${enc(id)}/wizard`; }});
+    await renderForm(holder, id, form, {title: false, onSubmitted: () => { location.hash = `#/process/${enc(id)}/wizard`; }});
   } catch (e) {
     if (!(e instanceof ApiError) || e.status === 401) throw e;
     mount(holder,

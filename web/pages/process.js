@@ -7,7 +7,7 @@ import {h, mount, notice, ready, when, duration} from '../lib/dom.js';
 import {logView} from '../lib/log_view.js';
 import {poll} from '../lib/poll.js';
 import {FINAL, STOPPABLE, statusBadge, setStatus} from '../lib/status.js';
-import {timeline} from '../lib/timeline.js';
+import {timeline, UUID} from '../lib/timeline.js';
 
 const TABS = [['', 'Details'], ['log', 'Log'], ['events', 'Events'], ['attachments', 'Attachments'],
   ['children', 'Children'], ['checkpoints', 'Checkpoints']];
@@ -97,8 +97,10 @@ export async function render(main, params) {
         api('GET', `/api/v1/process/${enc(id)}/form`).catch(() => []),
         api('GET', `/api/v1/process/${enc(id)}/event?type=PROCESS_WAIT`).catch(() => [])]);
     const formNames = new Set(forms.map((f) => f.name));
+    const formEvents = new Set([...formNames, ...forms.map((f) => f.formInstanceId)]);
     const last = waits.length ? waits[waits.length - 1].data || {} : {};
-    const events = (last.eventNames || []).filter((ev) => !formNames.has(ev));
+    for (const f of last.forms || []) formEvents.add((f && f.name) || f);
+    const events = (last.eventNames || []).filter((ev) => !formEvents.has(ev) && !UUID.test(ev));
     const key = JSON.stringify([proc.status, [...formNames], events]);
     if (key === actionKey) return; // unchanged: keep the buttons (and the focus)
     actionKey = key;
