@@ -42,10 +42,10 @@ function hashFor(q) {
 function makeRow(p) {
   const cells = {
     status: statusBadge(p.status, {'data-test': 'status'}),
-    project: h('td', {}),
+    project: h('td', {class: 'col-project'}),
     initiator: h('td', {'data-test': 'initiator'}),
-    updated: h('td', {}),
-    tags: h('td', {}),
+    updated: h('td', {class: 'col-wide'}),
+    tags: h('td', {class: 'col-wide'}),
   };
   const tr = h('tr', {'data-id': p.instanceId, 'data-test': 'process-row'},
     h('td', {class: 'mono'}, h('a', {href: '#/process/' + enc(p.instanceId), 'data-test': 'process-link',
@@ -53,7 +53,7 @@ function makeRow(p) {
     h('td', {}, cells.status),
     cells.project,
     cells.initiator,
-    h('td', {}, when(p.createdAt)),
+    h('td', {class: 'col-created'}, when(p.createdAt)),
     cells.updated,
     cells.tags);
   const row = {tr, cells, data: {}};
@@ -140,7 +140,8 @@ export async function render(main, params, query) {
       h('table', {id: 'process-list', class: 'list'},
         h('caption', {class: 'sr-only'}, 'Processes, newest first'),
         h('thead', {}, h('tr', {},
-          ['Instance', 'Status', 'Project', 'Initiator', 'Created', 'Updated', 'Tags'].map((t) => h('th', {scope: 'col'}, t)))),
+          [['Instance'], ['Status'], ['Project', 'col-project'], ['Initiator'], ['Created', 'col-created'], ['Updated', 'col-wide'],
+            ['Tags', 'col-wide']].map(([t, c]) => h('th', {scope: 'col', class: c}, t)))),
         tbody)),
     pager);
 
