@@ -65,7 +65,7 @@ def test_an_outsider_does_not_see_another_orgs_processes(driver, admin, new_user
     owner = new_user(password="Owner-pass-123")
     outsider = new_user(password="Outsider-pass-123")
     org, _ = make_org(admin)
-    project, _ = make_project(admin, org)
+    project, _ = make_project(admin, org, visibility="PRIVATE", rawPayloadMode="TEAM_MEMBERS")
     make_team(admin, org, [(owner, "MEMBER")], project=project, level="WRITER")
     tag = unique("secret-tag")
     pid = start_process(owner, '\nflows:\n  default:\n    - log: "private"\n',
