@@ -27,10 +27,10 @@ export async function render(main, params, query) {
   const username = h('input', {id: 'username', name: 'username', autocomplete: 'username', required: true});
   const password = h('input', {id: 'password', name: 'password', type: 'password', autocomplete: 'current-password', required: true});
   const apikey = h('input', {id: 'apikey', name: 'apikey', type: 'password', autocomplete: 'off', spellcheck: 'false'});
-  const pwFields = h('div', {id: 'login-password-fields'},
+  const pwFields = h('div', {id: 'login-password-fields', role: 'tabpanel', 'aria-labelledby': 'login-mode-password'},
     h('label', {for: 'username'}, 'Username'), username,
     h('label', {for: 'password'}, 'Password'), password);
-  const keyFields = h('div', {id: 'login-key-fields', hidden: true},
+  const keyFields = h('div', {id: 'login-key-fields', role: 'tabpanel', 'aria-labelledby': 'login-mode-apikey', hidden: true},
     h('label', {for: 'apikey'}, 'API key'), apikey,
     h('p', {class: 'hint'}, 'A key made with POST /api/v1/apikey or on the API keys page.'));
   const tabPw = h('button', {type: 'button', role: 'tab', id: 'login-mode-password', 'aria-selected': 'true',

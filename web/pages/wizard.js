@@ -2,7 +2,7 @@
 // process id and initiator, then each pending form in turn (the same form component as
 // the form page), waiting for the process between them, then its end with a link to the
 // process.  A form with `yield: true` ends the wizard after its submit, as in Concord.
-import {api, enc} from '../lib/api.js';
+import {api, enc, ApiError} from '../lib/api.js';
 import {h, mount, notice, ready} from '../lib/dom.js';
 import {renderForm} from '../lib/form.js';
 import {poll} from '../lib/poll.js';
@@ -40,16 +40,24 @@ export async function render(main, params) {
     stage.dataset.form = name;
     const holder = h('div', {});
     stage.append(holder);
-    await renderForm(holder, id, name, {
-      prefix: 'f',
-      onSubmitted(def) {
-        if (def.yield) {
-          end(`Form ${name} submitted; the process goes on in the background.`);
-          return;
-        }
-        setStage('waiting', h('p', {class: 'waiting'}, `Form ${name} submitted. Waiting for the process…`));
-      },
-    });
+    try {
+      await renderForm(holder, id, name, {
+        prefix: 'f',
+        onSubmitted(def) {
+          if (def.yield) {
+            end(`Form ${name} submitted; the process goes on in the background.`);
+            return;
+          }
+          setStage('waiting', h('p', {class: 'waiting'}, `Form ${name} submitted. Waiting for the process…`));
+        },
+      });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) throw e;
+      // e.g. a form for other users (runAs): say so and leave the wizard
+      setStage('end', h('p', {class: 'notice error', role: 'alert', id: 'wizard-error'}, `Form ${name}: ${e.message}`), processLink());
+      if (stop) stop();
+      return;
+    }
     const first = holder.querySelector('input, select');
     if (first) first.focus();
   }
@@ -64,7 +72,7 @@ export async function render(main, params) {
       const forms = await api('GET', `/api/v1/process/${enc(id)}/form`);
       if (forms.length) {
         await showForm(forms[0].name);
-        return true;
+        return state !== 'end';
       }
       return end('The process is waiting for an event; it goes on once that arrives.');
     }
