@@ -25,10 +25,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 API = os.path.join(ROOT, "tests", "api")
 ARTIFACTS = os.path.join(ROOT, "build", "test-artifacts", "browser")
-CHROMIUM = os.environ.get("ACCORD_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("ACCORD_CHROMEDRIVER", "/usr/bin/chromedriver")
-LAPTOP = (1366, 860)
-PHONE = (360, 740)
 TIMEOUT = 20
 
 # tests/api/conftest.py under its own module name (this file is "conftest" too); its
@@ -42,23 +38,21 @@ from accord_api_conftest import (  # noqa: E402,F401  (fixtures and helpers re-e
     ADMIN_KEY, ADMIN_PASSWORD, FINAL, Client, Server, admin, anon, new_user, process_log, server, start_process,
     unique, wait_process)
 
+sys.path.insert(0, HERE)
+from chromium import LAPTOP, PHONE, missing, new_browser  # noqa: E402
+
 try:
-    from selenium import webdriver
     from selenium.common.exceptions import TimeoutException
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
-    MISSING = None
-except ImportError as e:
-    MISSING = "python3-selenium (%s)" % e
+except ImportError:
+    pass  # pytest_sessionstart stops the run, naming what is missing
 
 
 def pytest_sessionstart(session):
-    missing = [MISSING] if MISSING else []
-    missing += [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
-    if missing:
-        pytest.exit("browser tests need %s: run scripts/deps" % ", ".join(missing), returncode=1)
+    if missing():
+        pytest.exit("browser tests need %s: run scripts/deps" % ", ".join(missing()), returncode=1)
     shutil.rmtree(ARTIFACTS, ignore_errors=True)  # only this run's failures are left there
 
 
@@ -69,20 +63,10 @@ def pytest_runtest_makereport(item, call):
     setattr(item, "rep_" + rep.when, rep)
 
 
-def _new_browser():
-    o = webdriver.ChromeOptions()
-    o.binary_location = CHROMIUM
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-              "--no-first-run", "--disable-extensions", "--window-size=%d,%d" % LAPTOP):
-        o.add_argument(a)
-    o.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "OFF"})
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
-
-
 @pytest.fixture(scope="session")
 def browser():
     """One Chromium for the session (starting one costs a second); `driver` resets it."""
-    d = _new_browser()
+    d = new_browser(LAPTOP)
     yield d
     d.quit()
 
