@@ -27,10 +27,10 @@ export async function refreshSession() {
   } catch (e) {
     session.clear();
   }
-  drawWho();
   return !!session.user;
 }
 
+// The header's user box follows the session (login, logout, expiry).
 function drawWho() {
   const el = document.getElementById('who');
   if (!session.user) {
@@ -38,7 +38,7 @@ function drawWho() {
     return;
   }
   mount(el,
-    h('span', {class: 'username', title: session.user.realm || ''}, session.user.displayName || session.user.username),
+    h('span', {class: 'username', id: 'current-user', title: session.user.realm || ''}, session.user.displayName || session.user.username),
     h('button', {type: 'button', class: 'link', id: 'logout', onclick: logout}, 'Log out'));
 }
 
@@ -49,7 +49,6 @@ async function logout() {
     console.error(e);
   }
   session.clear();
-  drawWho();
   location.hash = '#/login';
 }
 
@@ -79,6 +78,7 @@ async function show() {
   document.getElementById('main').focus({preventScroll: true});
 }
 
+session.onChange(drawWho);
 window.addEventListener('hashchange', show);
 api('GET', '/api/v1/server/version', {noLoginRedirect: true})
   .then((v) => (document.getElementById('version').textContent = v.version))
