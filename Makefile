@@ -1,4 +1,4 @@
-# Accord — one plain GNU Makefile.  Targets: all test asan fuzz bench run install deb clean check-style.
+# Accord — one plain GNU Makefile.  Targets: all test asan browser fuzz bench run install deb clean check-style.
 # Sources are discovered: every src/**/*.c is part of the binary, every tests/unit/test_*.c
 # is a unit-test program, every tests/fuzz/fuzz_*.c a fuzz target.
 
@@ -47,7 +47,7 @@ REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g -DNDEBUG
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: check-style all asan test unit flows apitest fuzz bench run install deb clean deps format
+.PHONY: check-style all asan test unit flows apitest browser fuzz bench run install deb clean deps format
 all: build/accord
 
 # ---- generated sources -----------------------------------------------------------
@@ -112,12 +112,17 @@ flows: $(ASAN_DIR)/accord
 apitest: $(ASAN_DIR)/accord
 	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api
 
+# The console in a headless Chromium (scripts/deps installs it); screenshots and browser
+# logs of failed tests land in build/test-artifacts/browser/.
+browser: $(ASAN_DIR)/accord
+	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/browser
+
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 # Build everything in parallel first, then run the suites one after another.
 test:
 	@scripts/check-style
 	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
-	@$(MAKE) --no-print-directory unit flows apitest
+	@$(MAKE) --no-print-directory unit flows apitest browser
 
 # Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) refused in src/ and the tests.
 check-style:
