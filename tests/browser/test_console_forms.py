@@ -6,7 +6,7 @@ import urllib.parse
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, login, process_log, start_process, unique, wait_css, wait_process,
+from conftest import (ADMIN_PASSWORD, login, phone, process_log, start_process, unique, wait_css, wait_process,
                       wait_ready, wait_until)
 from proc_util import make_org, make_project, status
 from repo_util import GitRepo, create_repo
@@ -141,6 +141,7 @@ def test_form_with_every_field_type(driver, admin, tmp_path):
 def test_two_form_wizard(driver, admin):
     pid = suspended(admin, TWO_FORMS)
     login(driver, "admin", ADMIN_PASSWORD)
+    phone(driver)  # as on a phone, from an email's link
     driver.get(driver.base_url + "/#/process/%s/wizard" % pid)
     wait_ready(driver, "wizard")
     assert driver.find_element(By.ID, "wizard-id").text == pid
@@ -151,6 +152,7 @@ def test_two_form_wizard(driver, admin):
     driver.find_element(By.ID, "form-submit").click()
     wait_css(driver, "#wizard-stage[data-stage=end]")
     assert "finished" in driver.find_element(By.ID, "wizard-stage").text.lower()
+    assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     driver.find_element(By.ID, "wizard-process-link").click()
     wait_ready(driver, "process")
     assert driver.find_element(By.ID, "process-status").text == "FINISHED"
