@@ -91,7 +91,7 @@ def test_the_log_shows_lines_as_they_are_written(driver, admin):
     log = wait_css(driver, "#log")
     wait_until(driver, lambda d: "first line" in log.text, "the first line")
     assert "second line" not in log.text
-    resume(admin, pid)
+    wait_css(driver, "[data-event=go]").click()  # the resume button of the event it waits for
     wait_until(driver, lambda d: "second level warning" in log.text, "the lines written after the resume")
     warn = [e for e in driver.find_elements(By.CSS_SELECTOR, "#log .log-line") if "second level warning" in e.text]
     assert "level-WARN" in warn[0].get_attribute("class")
