@@ -100,3 +100,17 @@ def test_log_in_with_the_keyboard_only(driver):
     driver.switch_to.active_element.send_keys(ADMIN_PASSWORD + Keys.ENTER)
     wait_ready(driver, "processes")
     assert wait_css(driver, "#current-user").text == "admin"
+
+
+def test_a_lost_session_leads_to_the_login_and_back(driver):
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/processes?status=FINISHED")
+    wait_ready(driver, "processes")
+    driver.delete_all_cookies()  # as an expired session: the list's next poll is answered 401
+    wait_ready(driver, "login")
+    assert "from=" in driver.current_url
+    driver.find_element(By.ID, "username").send_keys("admin")
+    driver.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
+    driver.find_element(By.ID, "login").click()
+    wait_ready(driver, "processes")
+    assert driver.current_url.endswith("#/processes?status=FINISHED")
