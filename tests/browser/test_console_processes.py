@@ -191,3 +191,21 @@ def test_process_pages_fit_a_phone(driver, admin):
         width = driver.execute_script("return document.documentElement.scrollWidth")
         inner = driver.execute_script("return window.innerWidth")
         assert width <= inner, (hash_, width, inner)
+
+
+def test_details_out_variables_and_attachments(driver, admin):
+    flow = '\nconfiguration:\n  arguments:\n    answer: 42\nflows:\n  default:\n    - log: "x"\n'
+    pid = start_process(admin, flow, parts={"out": "answer", "tags": "t1,t2"})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s" % pid)
+    wait_ready(driver, "process")
+    assert '"answer": 42' in driver.find_element(By.ID, "process-out").text
+    assert driver.find_element(By.ID, "process-initiator").text == "admin"
+    assert "t1, t2" in driver.find_element(By.ID, "main").text
+    assert not driver.find_elements(By.ID, "process-stop")  # a finished process cannot be stopped
+    driver.find_element(By.ID, "tab-attachments").click()
+    wait_ready(driver, "process")
+    link = wait_css(driver, "#attachments a[data-name='out.json']")
+    body = driver.execute_script("return fetch(arguments[0].href).then((r) => r.text())", link)
+    assert '"answer"' in body and "42" in body
