@@ -209,3 +209,35 @@ def test_details_out_variables_and_attachments(driver, admin):
     link = wait_css(driver, "#attachments a[data-name='out.json']")
     body = driver.execute_script("return fetch(arguments[0].href).then((r) => r.text())", link)
     assert '"answer"' in body and "42" in body
+
+
+PARENT = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        tags: [kid]
+      out: job
+"""
+
+
+def test_children_link_to_their_pages(driver, admin):
+    child_flow = b'\nflows:\n  default:\n    - log: "child here"\n'
+    pid = start_process(admin, PARENT, files={"child/concord.yml": child_flow})
+    assert wait_process(admin, pid)["status"] == "FINISHED", admin.get("/api/v1/process/%s/log" % pid).text
+    kids = admin.get("/api/v1/process/%s/subprocess" % pid).json()
+    assert len(kids) == 1
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s/children" % pid)
+    wait_ready(driver, "process")
+    row = wait_css(driver, "#children tr[data-id='%s']" % kids[0]["instanceId"])
+    assert "FINISHED" in row.text and "kid" in row.text
+    row.find_element(By.CSS_SELECTOR, "a").click()
+    wait_until(driver, lambda d: d.current_url.endswith("#/process/%s" % kids[0]["instanceId"]), "the child's page")
+    wait_ready(driver, "process")
+    # and back to the parent from the child's details
+    driver.find_element(By.CSS_SELECTOR, "a[href='#/process/%s']" % pid).click()
+    wait_until(driver, lambda d: d.current_url.endswith("#/process/%s" % pid), "the parent's page")
