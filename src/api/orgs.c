@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/orgs.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "base/datetime.h"
@@ -12,7 +13,7 @@
 #include "store/orgs.h"
 #include "store/users.h"
 
-static json_t *org_json(const struct org *o)
+json_t *org_json(const struct org *o)
 {
 	json_t *v = json_pack("{s:s,s:s,s:s}", "id", o->id, "name", o->name, "visibility", o->visibility);
 
