@@ -1,4 +1,4 @@
-# Accord — one plain GNU Makefile.  Targets: all test asan fuzz bench run install deb clean check-style.
+# Accord — one plain GNU Makefile.  Targets: all test asan browser fuzz bench run install deb clean check-style.
 # Sources are discovered: every src/**/*.c is part of the binary, every tests/unit/test_*.c
 # is a unit-test program, every tests/fuzz/fuzz_*.c a fuzz target.
 
@@ -32,6 +32,10 @@ SRC      := $(shell find src -name '*.c' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
 SCHEMA   := $(sort $(wildcard src/store/schema/*.sql))
 GEN      := build/gen/schema_sql.c
+# The console: every file under web/ (and its folders, whose times change when a file is
+# added or removed) embedded by scripts/embed-web.
+WEB      := $(shell find web -type f ! -name '.*' | sort) $(shell find web -type d)
+WEB_GEN  := build/gen/web_assets.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
@@ -43,7 +47,7 @@ REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g -DNDEBUG
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: check-style all asan test unit flows apitest fuzz bench run install deb clean deps format
+.PHONY: check-style all asan test unit flows apitest browser fuzz bench run install deb clean deps format
 all: build/accord
 
 # ---- generated sources -----------------------------------------------------------
@@ -56,25 +60,28 @@ $(shell mkdir -p build/gen; printf '#define ACCORD_VERSION "%s"\n' '$(VERSION)' 
 $(GEN): $(SCHEMA) src/store/schema scripts/embed-sql
 	@mkdir -p $(@D)
 	scripts/embed-sql $(SCHEMA) > $@.tmp && mv $@.tmp $@
+$(WEB_GEN): $(WEB) scripts/embed-web
+	@mkdir -p $(@D)
+	@echo "EMBED web/"; scripts/embed-web web > $@.tmp && mv $@.tmp $@
 
 # ---- release ------------------------------------------------------------------------
-REL_OBJ := $(patsubst src/%.c,$(REL_DIR)/%.o,$(SRC)) $(REL_DIR)/gen/schema_sql.o
+REL_OBJ := $(patsubst src/%.c,$(REL_DIR)/%.o,$(SRC)) $(REL_DIR)/gen/schema_sql.o $(REL_DIR)/gen/web_assets.o
 $(REL_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@
-$(REL_DIR)/gen/schema_sql.o: $(GEN)
+$(REL_DIR)/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
 	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@
 build/accord: $(REL_OBJ)
 	@echo "LINK $@"; $(CC) -o $@ $^ $(PKG_LIBS)
 
 # ---- sanitizers -----------------------------------------------------------------------
-ASAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/%.o,$(SRC)) $(ASAN_DIR)/gen/schema_sql.o
+ASAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/%.o,$(SRC)) $(ASAN_DIR)/gen/schema_sql.o $(ASAN_DIR)/gen/web_assets.o
 ASAN_LIB_OBJ := $(filter-out $(ASAN_DIR)/main.o,$(ASAN_OBJ))
 $(ASAN_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC(asan) $<"; $(CC) $(ASAN_CFLAGS) -c $< -o $@
-$(ASAN_DIR)/gen/schema_sql.o: $(GEN)
+$(ASAN_DIR)/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
 	@echo "CC(asan) $<"; $(CC) $(ASAN_CFLAGS) -c $< -o $@
 $(ASAN_DIR)/accord: $(ASAN_OBJ)
@@ -105,12 +112,17 @@ flows: $(ASAN_DIR)/accord
 apitest: $(ASAN_DIR)/accord
 	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api
 
+# The console in a headless Chromium (scripts/deps installs it); screenshots and browser
+# logs of failed tests land in build/test-artifacts/browser/.
+browser: $(ASAN_DIR)/accord
+	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/browser
+
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 # Build everything in parallel first, then run the suites one after another.
 test:
 	@scripts/check-style
 	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
-	@$(MAKE) --no-print-directory unit flows apitest
+	@$(MAKE) --no-print-directory unit flows apitest browser
 
 # Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) refused in src/ and the tests.
 check-style:
@@ -118,13 +130,13 @@ check-style:
 
 # ---- fuzzing (clang + libFuzzer) -----------------------------------------------------------
 FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error -Wno-unknown-warning-option
-FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o
+FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o $(FUZZ_DIR)/gen/web_assets.o
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/bin/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30
 $(FUZZ_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC(fuzz) $<"; clang $(FUZZ_CFLAGS) -c $< -o $@
-$(FUZZ_DIR)/gen/schema_sql.o: $(GEN)
+$(FUZZ_DIR)/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
 	@echo "CC(fuzz) $<"; clang $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_DIR)/libaccord.a: $(FUZZ_LIB_OBJ)

@@ -1,0 +1,35 @@
+"""Headless Chromium through Selenium, for the browser tests and bench/console.
+
+new_browser(size) starts one (Debian's chromium and chromedriver, or $ACCORD_CHROMIUM and
+$ACCORD_CHROMEDRIVER) with the browser console log recorded; missing() names what is not
+installed (scripts/deps installs it)."""
+import os
+import shutil
+
+CHROMIUM = os.environ.get("ACCORD_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("ACCORD_CHROMEDRIVER", "/usr/bin/chromedriver")
+LAPTOP = (1366, 860)
+PHONE = (360, 740)
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    SELENIUM_MISSING = None
+except ImportError as e:
+    SELENIUM_MISSING = "python3-selenium (%s)" % e
+
+
+def missing():
+    """What the browser tests need and this machine lacks (empty when nothing)."""
+    return ([SELENIUM_MISSING] if SELENIUM_MISSING else []) + [p for p in (CHROMIUM, CHROMEDRIVER)
+                                                               if not shutil.which(p)]
+
+
+def new_browser(size=LAPTOP):
+    o = webdriver.ChromeOptions()
+    o.binary_location = CHROMIUM
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+              "--no-first-run", "--disable-extensions", "--window-size=%d,%d" % size):
+        o.add_argument(a)
+    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)

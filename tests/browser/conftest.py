@@ -1,0 +1,148 @@
+"""Browser tests: a real `accord serve` (tests/api/conftest.py's Server and fixtures) and a
+headless Chromium driven by Selenium, as a user of the console would.
+
+Fixtures (besides server, admin, anon and new_user from tests/api/conftest.py)
+  driver   a Chromium WebDriver at laptop size, with no cookies or storage of an earlier
+           test; on failure the test's screenshot, page HTML and browser console log are
+           saved under build/test-artifacts/browser/<test>/
+Helpers
+  login(driver, username, password)   through the console's login page
+  wait_ready(driver, page)            waits for main[data-ready="<page>"]
+  phone(driver)                       switches the window to 360x740
+  console_errors(driver)              the browser log's errors since the last call
+Chromium, chromedriver and python3-selenium come from scripts/deps; without them every
+test fails saying so (nothing is skipped).
+"""
+import importlib.util
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+API = os.path.join(ROOT, "tests", "api")
+ARTIFACTS = os.path.join(ROOT, "build", "test-artifacts", "browser")
+TIMEOUT = 20
+
+# tests/api/conftest.py under its own module name (this file is "conftest" too); its
+# fixtures become ours by being names of this module.  tests/api on the path for proc_util.
+_spec = importlib.util.spec_from_file_location("accord_api_conftest", os.path.join(API, "conftest.py"))
+api_harness = importlib.util.module_from_spec(_spec)
+sys.modules["accord_api_conftest"] = api_harness
+_spec.loader.exec_module(api_harness)
+sys.path.insert(0, API)
+from accord_api_conftest import (  # noqa: E402,F401  (fixtures and helpers re-exported)
+    ADMIN_KEY, ADMIN_PASSWORD, FINAL, Client, Server, admin, anon, new_user, process_log, server, start_process,
+    unique, wait_process)
+
+sys.path.insert(0, HERE)
+from chromium import LAPTOP, PHONE, missing, new_browser  # noqa: E402
+
+try:
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    pass  # pytest_sessionstart stops the run, naming what is missing
+
+
+def pytest_sessionstart(session):
+    if missing():
+        pytest.exit("browser tests need %s: run scripts/deps" % ", ".join(missing()), returncode=1)
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)  # only this run's failures are left there
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, "rep_" + rep.when, rep)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the session (starting one costs a second); `driver` resets it."""
+    d = new_browser(LAPTOP)
+    yield d
+    d.quit()
+
+
+def _save_artifacts(d, name):
+    folder = os.path.join(ARTIFACTS, name)
+    os.makedirs(folder, exist_ok=True)
+    d.save_screenshot(os.path.join(folder, "screenshot.png"))
+    with open(os.path.join(folder, "page.html"), "w") as f:
+        f.write(d.page_source)
+    with open(os.path.join(folder, "console.log"), "w") as f:
+        f.write("url: %s\n" % d.current_url)
+        for entry in d.get_log("browser"):
+            f.write(json.dumps(entry) + "\n")
+    return folder
+
+
+@pytest.fixture
+def driver(browser, server, request):
+    """The session's Chromium on a blank page of the server, with no cookies, no storage and
+    an empty console log, at laptop size."""
+    browser.get(server.url + "/favicon.ico")
+    browser.delete_all_cookies()
+    browser.execute_script("try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}")
+    browser.set_window_size(*LAPTOP)
+    browser.get("about:blank")
+    browser.get_log("browser")
+    browser.base_url = server.url
+    yield browser
+    rep = getattr(request.node, "rep_call", None)
+    if rep is None or rep.failed:
+        name = request.node.nodeid.split("::", 1)[-1].replace("/", "_").replace("[", "-").rstrip("]")
+        folder = _save_artifacts(browser, "%s.%s" % (request.node.module.__name__, name))
+        sys.stderr.write("browser artifacts: %s\n" % folder)
+
+
+def phone(d):
+    """Switches the window to a phone's 360x740."""
+    d.set_window_size(*PHONE)
+
+
+def wait_css(d, css, timeout=TIMEOUT):
+    """The first element matching css once it is there."""
+    try:
+        return WebDriverWait(d, timeout).until(EC.presence_of_element_located((By.CSS_SELECTOR, css)))
+    except TimeoutException:
+        raise AssertionError("no element %r on %s after %ss" % (css, d.current_url, timeout)) from None
+
+
+def wait_ready(d, page, timeout=TIMEOUT):
+    """Waits until the page has loaded: main[data-ready="<page>"]."""
+    return wait_css(d, 'main[data-ready="%s"]' % page, timeout)
+
+
+def wait_until(d, pred, what, timeout=TIMEOUT):
+    """Waits until pred(driver) is true; fails naming what was awaited."""
+    try:
+        return WebDriverWait(d, timeout).until(lambda _: pred(d))
+    except TimeoutException:
+        raise AssertionError("%s: not after %ss on %s" % (what, timeout, d.current_url)) from None
+
+
+def login(d, username, password, base_url=None):
+    """Logs in through the console's login page (#username, #password, #login) and waits
+    for the page it leads to (main[data-ready])."""
+    d.get((base_url or d.base_url) + "/#/login")
+    wait_css(d, "#username").clear()
+    d.find_element(By.CSS_SELECTOR, "#username").send_keys(username)
+    d.find_element(By.CSS_SELECTOR, "#password").clear()
+    d.find_element(By.CSS_SELECTOR, "#password").send_keys(password)
+    d.find_element(By.CSS_SELECTOR, "#login").click()
+    wait_until(d, lambda x: "/login" not in x.current_url and x.find_elements(By.CSS_SELECTOR, "main[data-ready]"),
+               "the console after logging in as %s" % username)
+
+
+def console_errors(d):
+    """The browser log's SEVERE entries since the last call (a failed request shows up here
+    too, e.g. a 404 for a module)."""
+    return [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
