@@ -57,9 +57,9 @@ def secret_meta(client, org, name):
     return r.json()
 
 
-def create_in_form(d, name, kind, fill=None, visibility=None, project=None, store_password=None):
-    """Fills the new-secret form and submits it; returns the result element's text or the
-    error shown next to the form."""
+def create_in_form(d, name, kind, fill=None, visibility=None, project=None, store_password=None, error=False):
+    """Fills the new-secret form and submits it; waits for the secret in the list, or with
+    error=True for the error shown next to the form (returned)."""
     t(d, "secret-name").clear()
     t(d, "secret-name").send_keys(name)
     Select(t(d, "secret-kind")).select_by_value(kind)
@@ -72,8 +72,11 @@ def create_in_form(d, name, kind, fill=None, visibility=None, project=None, stor
     if store_password:
         t(d, "secret-storepass").send_keys(store_password)
     t(d, "secret-create").click()
-    return wait_until(d, lambda x: name in texts(x, "secret-link") or "".join(texts(x, "secret-error")),
-                      "secret %s listed or an error" % name)
+    if error:
+        return wait_until(d, lambda x: "".join(texts(x, "secret-error")), "an error creating %s" % name)
+    wait_until(d, lambda x: name in texts(x, "secret-link") or "".join(texts(x, "secret-error")),
+               "secret %s listed or an error" % name)
+    assert not "".join(texts(d, "secret-error")), texts(d, "secret-error")
 
 
 def test_secrets_of_every_kind_are_created_and_listed(driver, admin):
@@ -138,11 +141,11 @@ def test_secrets_of_every_kind_are_created_and_listed(driver, admin):
         assert_no_value(driver, secret, "the secrets page after creating")
 
     # a server error is shown next to the form: the name is taken
-    err = create_in_form(driver, data, "data", fill=lambda: t(driver, "secret-data").send_keys("x"))
+    err = create_in_form(driver, data, "data", fill=lambda: t(driver, "secret-data").send_keys("x"), error=True)
     assert "already exists" in err, err
     assert t(driver, "secret-error").find_element(By.CSS_SELECTOR, "[role=alert]")
     err = create_in_form(driver, unique("weak"), "data", fill=lambda: t(driver, "secret-data").send_keys("x"),
-                         store_password="weak")
+                         store_password="weak", error=True)
     assert "Invalid password" in err, err
 
     # no value in any page that shows these secrets
