@@ -176,6 +176,17 @@ def test_secret_access_rules_and_delete(driver, admin):
     assert t(driver, "public-key").get_attribute("value") == public_key
     assert texts(driver, "rule-row") == []
 
+    # settings: private, restricted to a project; the details follow
+    project, _ = make_project(admin, org)
+    visit(driver, "#/org/%s/secret/%s" % (org, name), "secret")
+    Select(t(driver, "secret-visibility")).select_by_value("PRIVATE")
+    Select(t(driver, "secret-project")).select_by_visible_text(project)
+    t(driver, "settings-save").click()
+    wait_until(driver, lambda d: project in t(d, "secret-details").text, "the details updated")
+    assert "PRIVATE" in t(driver, "secret-details").text
+    m = admin.get(SECRET_API % org + "/" + name).json()
+    assert (m["visibility"], m["projectName"]) == ("PRIVATE", project)
+
     # two rules added and saved
     for team, level in zip(teams, ("WRITER", "OWNER")):
         t(driver, "rule-add").click()

@@ -59,6 +59,7 @@ function createForm(result, reload) {
         h('p', {}, `Key "${res.name || body.name || ''}" created. `,
           h('strong', {}, 'Copy it now: it is shown only this once and cannot be shown again.')),
         copyable('API key', res.key, 'apikey-value')));
+      result.querySelector('textarea').focus();
       await reload();
     });
   });

@@ -14,15 +14,8 @@ export async function render(main, params) {
     main.append(crumbs(['Organizations', '#/orgs'], [org, '#/' + path('org', org)],
       ['Secrets', '#/' + path('org', org, 'secrets')], [name]), h('h1', {}, name));
     const s = await api('GET', apiBase);
-    main.append(details('secret-details', [
-      ['Type', s.type],
-      ['Visibility', s.visibility],
-      ['Project', s.projectName],
-      ['Owner', s.owner && s.owner.username],
-      ['Encrypted by', s.encryptedBy === 'PASSWORD' ? 'a store password' : "the server's key"],
-      ['Created', when(s.createdAt)],
-      ['Value changed', when(s.lastUpdatedAt)],
-    ]));
+    const detailsHolder = h('div', {}, secretDetails(s));
+    main.append(detailsHolder);
     if (s.type === 'KEY_PAIR' && s.encryptedBy !== 'PASSWORD') {
       const pk = await api('GET', apiBase + '/public');
       main.append(h('div', {class: 'panel'}, copyable('Public key', pk.publicKey, 'public-key')));
@@ -32,12 +25,25 @@ export async function render(main, params) {
       api('GET', '/api/v1/' + path('org', org, 'team')).catch(() => []), // non-members of the org see no teams
       api('GET', apiBase + '/access'),
     ]);
-    main.append(settingsForm(apiBase, s, projects), rulesForm(apiBase, teams, rules), deletePanel(apiBase, org, name));
+    const saved = async () => mount(detailsHolder, secretDetails(await api('GET', apiBase)));
+    main.append(settingsForm(apiBase, s, projects, saved), rulesForm(apiBase, teams, rules), deletePanel(apiBase, org, name));
   });
 }
 
+function secretDetails(s) {
+  return details('secret-details', [
+    ['Type', s.type],
+    ['Visibility', s.visibility],
+    ['Project', s.projectName],
+    ['Owner', s.owner && s.owner.username],
+    ['Encrypted by', s.encryptedBy === 'PASSWORD' ? 'a store password' : "the server's key"],
+    ['Created', when(s.createdAt)],
+    ['Value changed', when(s.lastUpdatedAt)],
+  ]);
+}
+
 // Visibility and project restriction: POST /api/v1/org/{org}/secret/{name} (JSON).
-function settingsForm(apiBase, s, projects) {
+function settingsForm(apiBase, s, projects, saved) {
   const visibility = select({'data-test': 'secret-visibility'}, ['PUBLIC', 'PRIVATE'], s.visibility);
   const project = select({'data-test': 'secret-project'}, [['', '(any project)'], ...projects.map((p) => p.name)], s.projectName || '');
   const box = errorBox('settings-result');
@@ -53,6 +59,7 @@ function settingsForm(apiBase, s, projects) {
     busy(submit, box, async () => {
       await api('POST', apiBase, {json: {visibility: visibility.value, projectName: project.value}});
       box.ok('Saved.');
+      await saved();
     });
   });
   return h('div', {class: 'panel'}, form);
@@ -61,6 +68,8 @@ function settingsForm(apiBase, s, projects) {
 // The team rules as rows of team and level; Save replaces them all (…/access/bulk).
 function rulesForm(apiBase, teams, rules) {
   const rows = h('div', {'data-test': 'rules-rows'});
+  const none = h('p', {class: 'hint', 'data-test': 'rules-none'}, 'No team rules yet.');
+  const sayNone = () => (none.hidden = rows.children.length > 0);
   const teamOptions = [['', '(choose a team)'], ...teams.map((t) => t.name)];
   const addRow = (team, level) => {
     const n = uid('rule');
@@ -70,14 +79,17 @@ function rulesForm(apiBase, teams, rules) {
     const row = h('div', {class: 'row rule-row', 'data-test': 'rule-row'}, field('Team', teamSel), field('Level', levelSel), remove);
     remove.addEventListener('click', () => {
       row.remove();
+      sayNone();
       add.focus();
     });
     rows.append(row);
+    sayNone();
     return teamSel;
   };
   const add = h('button', {type: 'button', class: 'secondary', 'data-test': 'rule-add'}, 'Add rule');
   add.addEventListener('click', () => addRow().focus());
   for (const r of rules) addRow(r.teamName, r.level);
+  sayNone();
 
   const box = errorBox('rules-result');
   const submit = h('button', {type: 'submit', 'data-test': 'rules-save'}, 'Save rules');
@@ -86,7 +98,7 @@ function rulesForm(apiBase, teams, rules) {
     h('h2', {id: titleId}, 'Access rules'),
     h('p', {class: 'hint'}, 'Reader: see it and use it. Writer: also change it. Owner: also delete it and change these rules.'),
     teams.length ? null : h('p', {class: 'hint'}, 'This organization has no team.'),
-    rows, h('p', {}, add), box.el, h('p', {}, submit));
+    none, rows, h('p', {}, add), box.el, h('p', {}, submit));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     busy(submit, box, async () => {

@@ -143,6 +143,7 @@ function createForm(org, projects, reload) {
       mount(result, h('div', {class: 'notice ok', role: 'status'},
         h('p', {}, 'Secret ', h('a', {href: '#/' + path('org', org, 'secret', n), 'data-test': 'created-link'}, n), ' created.'),
         res.publicKey ? copyable('Public key', res.publicKey, 'public-key') : null));
+      result.querySelector('textarea, a').focus();
       await reload();
     });
   });
