@@ -32,6 +32,8 @@ def texts(d, name):
 
 
 def visit(d, hash_path, page):
+    """Loads the page afresh (also when it is the current one) and waits until it is ready."""
+    d.get("about:blank")
     d.get(d.base_url + "/" + hash_path)
     wait_ready(d, page)
 
@@ -389,6 +391,9 @@ def test_an_outsider_does_not_see_another_orgs_secrets(driver, admin, new_user):
     visit(driver, "#/org/%s/secret/%s" % (org, name), "secret")
     assert t(driver, "page-error").text
     assert "DATA" not in t(driver, "page-error").text and not driver.find_elements(By.CSS_SELECTOR, "[data-test=secret-details]")
+    visit(driver, "#/org/%s" % org, "org")  # a public organization: its page, without its secrets
+    assert t(driver, "org-secrets-none")
+    assert name not in driver.page_source
     # their own organization's page works
     visit(driver, "#/org/%s/secrets" % own, "secrets")
     assert not driver.find_elements(By.CSS_SELECTOR, "[data-test=page-error]")
