@@ -27,10 +27,10 @@ export async function refreshSession() {
   } catch (e) {
     session.clear();
   }
-  drawWho();
   return !!session.user;
 }
 
+// The header's user box follows the session (login, logout, expiry).
 function drawWho() {
   const el = document.getElementById('who');
   if (!session.user) {
@@ -38,7 +38,7 @@ function drawWho() {
     return;
   }
   mount(el,
-    h('span', {class: 'username', title: session.user.realm || ''}, session.user.displayName || session.user.username),
+    h('span', {class: 'username', id: 'current-user', title: session.user.realm || ''}, session.user.displayName || session.user.username),
     h('button', {type: 'button', class: 'link', id: 'logout', onclick: logout}, 'Log out'));
 }
 
@@ -49,7 +49,6 @@ async function logout() {
     console.error(e);
   }
   session.clear();
-  drawWho();
   location.hash = '#/login';
 }
 
@@ -76,9 +75,12 @@ function markNav() {
 async function show() {
   markNav();
   await render(guard);
-  document.getElementById('main').focus({preventScroll: true});
+  // keyboard users start in the page, unless the page put the focus somewhere itself
+  const main = document.getElementById('main');
+  if (!main.contains(document.activeElement)) main.focus({preventScroll: true});
 }
 
+session.onChange(drawWho);
 window.addEventListener('hashchange', show);
 api('GET', '/api/v1/server/version', {noLoginRedirect: true})
   .then((v) => (document.getElementById('version').textContent = v.version))

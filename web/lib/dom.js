@@ -43,3 +43,23 @@ export function when(iso) {
   const text = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
   return h('time', {datetime: iso, title: iso}, text);
 }
+
+// Marks a page as loaded: main[data-ready=name] (browser tests wait on it) and the title.
+export function ready(main, name, title) {
+  if (title) document.title = title + ' · Accord';
+  main.dataset.ready = name;
+}
+
+// "1.2 s", "340 ms", "2 min 5 s"
+export function duration(ms) {
+  if (ms === undefined || ms === null || isNaN(ms)) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
+  const m = Math.floor(ms / 60000), s = Math.round((ms % 60000) / 1000);
+  return m < 60 ? `${m} min ${s} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+// A stable test hook: h('td', testid('status')) → data-test="status".
+export function testid(name, attrs = {}) {
+  return Object.assign({'data-test': name}, attrs);
+}

@@ -34,6 +34,7 @@ export async function render(beforeRender) {
     try { cleanup(); } catch (e) { console.error(e); }
     cleanup = null;
   }
+  delete main.dataset.ready;
   for (const r of routes) {
     const m = r.re.exec(path);
     if (!m) continue;
@@ -43,14 +44,29 @@ export async function render(beforeRender) {
     const mod = await r.load();
     if (my !== seq) return; // the user went elsewhere meanwhile
     main.replaceChildren();
-    const c = await mod.render(main, params, query);
+    let c = null;
+    try {
+      c = await mod.render(main, params, query);
+    } catch (e) {
+      if (my !== seq) return;
+      console.error(e);
+      failed(main, e.message || String(e));
+      return;
+    }
     if (my === seq) cleanup = typeof c === 'function' ? c : null;
     else if (typeof c === 'function') c();
     return;
   }
+  failed(main, `No page at ${path}.`);
+}
+
+// A page that could not be shown: the message, and data-ready="error" for the tests.
+function failed(main, message) {
   main.replaceChildren();
   const p = document.createElement('p');
   p.className = 'notice error';
-  p.textContent = `No page at ${path}.`;
+  p.setAttribute('role', 'alert');
+  p.textContent = message;
   main.append(p);
+  main.dataset.ready = 'error';
 }

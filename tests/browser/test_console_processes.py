@@ -1,0 +1,193 @@
+"""The console's process pages (issue 10): the list updating live with its filters in the
+URL, a process's live log (tail first, earlier parts on demand), the events timeline, stop
+and checkpoint restore."""
+from selenium.webdriver.common.by import By
+
+from conftest import (ADMIN_PASSWORD, login, phone, start_process, wait_css, wait_process, wait_ready,
+                      wait_until)
+from proc_util import status, wait_for
+
+SUSPENDS = """
+flows:
+  default:
+    - log: "first line"
+    - suspend: go
+    - log: "second line"
+    - task: log
+      in: {msg: "second level warning", level: WARN}
+"""
+
+STEPS = """
+flows:
+  default:
+    - log: "one"
+    - task: sleep
+      in: {duration: 1}
+    - checkpoint: middle
+    - log: "two"
+"""
+
+
+def resume(client, pid, event="go"):
+    r = client.post("/api/v1/process/%s/resume/%s" % (pid, event), json={})
+    assert r.status_code == 200, r.text
+
+
+def row_status(d, pid):
+    return d.find_element(By.CSS_SELECTOR, "tr[data-id='%s'] [data-test=status]" % pid).text
+
+
+def test_the_list_follows_a_running_process_without_reloading(driver, admin):
+    login(driver, "admin", ADMIN_PASSWORD)
+    pid = start_process(admin, SUSPENDS, parts={"tags": "live-list"})
+    driver.get(driver.base_url + "/#/processes?tags=live-list")
+    wait_ready(driver, "processes")
+    row = wait_css(driver, "tr[data-id='%s']" % pid)
+    driver.execute_script("arguments[0].dataset.before = 'yes'", row)  # gone if the page were rebuilt
+    wait_until(driver, lambda d: row_status(d, pid) == "SUSPENDED", "SUSPENDED in the list")
+    resume(admin, pid)
+    wait_until(driver, lambda d: row_status(d, pid) == "FINISHED", "FINISHED in the list")
+    assert driver.find_element(By.CSS_SELECTOR, "tr[data-id='%s']" % pid).get_attribute("data-before") == "yes"
+    # a process started meanwhile appears on top
+    pid2 = start_process(admin, SUSPENDS, parts={"tags": "live-list"})
+    wait_until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#process-rows tr")[0].get_attribute("data-id") == pid2,
+               "the new process first")
+    assert driver.find_element(By.CSS_SELECTOR, "tr[data-id='%s']" % pid).get_attribute("data-before") == "yes"
+
+
+def test_filters_live_in_the_url(driver, admin):
+    a = start_process(admin, SUSPENDS, parts={"tags": "filter-a"})
+    b = start_process(admin, SUSPENDS, parts={"tags": "filter-b"})
+    wait_process(admin, a, ("SUSPENDED",))
+    wait_process(admin, b, ("SUSPENDED",))
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/processes")
+    wait_ready(driver, "processes")
+    driver.find_element(By.ID, "filter-tags").send_keys("filter-a")
+    driver.find_element(By.ID, "filter-status").send_keys("SUSPENDED")
+    driver.find_element(By.ID, "filter-apply").click()
+    wait_until(driver, lambda d: "tags=filter-a" in d.current_url and "status=SUSPENDED" in d.current_url, "filters in the URL")
+    wait_ready(driver, "processes")
+    wait_css(driver, "tr[data-id='%s']" % a)
+    assert not driver.find_elements(By.CSS_SELECTOR, "tr[data-id='%s']" % b)
+    driver.refresh()  # a reload keeps them
+    wait_ready(driver, "processes")
+    assert driver.find_element(By.ID, "filter-tags").get_attribute("value") == "filter-a"
+    wait_css(driver, "tr[data-id='%s']" % a)
+    driver.back()  # and back goes to the unfiltered list
+    wait_until(driver, lambda d: d.current_url.endswith("#/processes"), "back")
+    wait_ready(driver, "processes")
+    wait_css(driver, "tr[data-id='%s']" % b)
+    for pid in (a, b):
+        resume(admin, pid)
+
+
+def test_the_log_shows_lines_as_they_are_written(driver, admin):
+    pid = start_process(admin, SUSPENDS)
+    wait_process(admin, pid, ("SUSPENDED",))
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s/log" % pid)
+    wait_ready(driver, "process")
+    log = wait_css(driver, "#log")
+    wait_until(driver, lambda d: "first line" in log.text, "the first line")
+    assert "second line" not in log.text
+    wait_css(driver, "[data-event=go]").click()  # the resume button of the event it waits for
+    wait_until(driver, lambda d: "second level warning" in log.text, "the lines written after the resume")
+    warn = [e for e in driver.find_elements(By.CSS_SELECTOR, "#log .log-line") if "second level warning" in e.text]
+    assert "level-WARN" in warn[0].get_attribute("class")
+    info = [e for e in driver.find_elements(By.CSS_SELECTOR, "#log .log-line") if "first line" in e.text]
+    assert "level-INFO" in info[0].get_attribute("class")
+    wait_until(driver, lambda d: log.get_attribute("data-complete") == "true", "the end of the log")
+    assert "FINISHED" == driver.find_element(By.ID, "process-status").text
+
+
+def test_a_big_log_opens_at_its_tail_and_loads_earlier_parts(driver, admin):
+    big = "x" * 100000
+    flow = '\nflows:\n  default:\n    - log: "START of the log"\n    - log: "${big}"\n    - log: "END of the log"\n'
+    pid = start_process(admin, flow, parts={"arguments.big": big})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s/log" % pid)
+    wait_ready(driver, "process")
+    log = wait_css(driver, "#log")
+    wait_until(driver, lambda d: "END of the log" in log.text, "the tail")
+    assert "START of the log" not in log.text
+    assert "showing the last" in driver.find_element(By.ID, "log-info").text
+    driver.find_element(By.ID, "log-earlier").click()
+    wait_until(driver, lambda d: "START of the log" in log.text, "the earlier part")
+    assert not driver.find_element(By.ID, "log-earlier").is_displayed()
+    lines = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#log .log-line") if e.text.strip()]
+    assert "START of the log" in lines[0] and "END of the log" in lines[-1]
+    assert sum(1 for t in lines if "xxxxxxxxxx" in t) == 1  # the long line once, whole
+
+
+def test_events_timeline_pairs_task_calls(driver, admin):
+    pid = start_process(admin, STEPS)
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s/events" % pid)
+    wait_ready(driver, "process")
+    tasks = driver.find_elements(By.CSS_SELECTOR, "#events li.ev-task")
+    sleeps = [t for t in tasks if "Task: sleep" in t.text]
+    assert len(sleeps) == 1, [t.text for t in tasks]  # PRE and POST are one entry
+    assert sleeps[0].find_element(By.CSS_SELECTOR, "[data-test=event-duration]").text.endswith("s")
+    assert "running" not in sleeps[0].get_attribute("class")
+    assert driver.find_elements(By.CSS_SELECTOR, "#events li.ev-process_status")
+
+
+def test_stop_a_running_process(driver, admin):
+    pid = start_process(admin, SUSPENDS)
+    wait_process(admin, pid, ("SUSPENDED",))
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s" % pid)
+    wait_ready(driver, "process")
+    assert driver.find_element(By.ID, "process-status").text == "SUSPENDED"
+    wait_css(driver, "[data-event=go]")  # the event it waits for, as a resume button
+    driver.find_element(By.ID, "process-stop").click()
+    wait_until(driver, lambda d: d.find_element(By.ID, "process-status").text == "CANCELLED", "CANCELLED")
+    assert not driver.find_elements(By.ID, "process-stop")
+    assert status(admin, pid)["status"] == "CANCELLED"
+
+
+def test_stop_refused_shows_the_servers_message(driver, admin, new_user):
+    other = new_user(password="Other-pass-123")
+    pid = start_process(admin, SUSPENDS)
+    wait_process(admin, pid, ("SUSPENDED",))
+    login(driver, other.username, "Other-pass-123")
+    driver.get(driver.base_url + "/#/process/%s" % pid)
+    page = wait_css(driver, "main[data-ready]")
+    if page.get_attribute("data-ready") == "process":  # may read it: the stop is refused
+        driver.find_element(By.ID, "process-stop").click()
+        assert wait_css(driver, "#process-action-error").text
+    assert status(admin, pid)["status"] == "SUSPENDED"
+    resume(admin, pid)
+
+
+def test_restore_a_checkpoint(driver, admin):
+    pid = start_process(admin, STEPS)
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s/checkpoints" % pid)
+    wait_ready(driver, "process")
+    row = wait_css(driver, "#checkpoints tr[data-name=middle]")
+    row.find_element(By.CSS_SELECTOR, "[data-test=restore]").click()
+    wait_for(lambda: "restored from checkpoint 'middle'" in admin.get("/api/v1/process/%s/log" % pid).text.lower())
+    hist = [h["status"] for h in status(admin, pid, include="history")["statusHistory"]]
+    assert hist.count("RESUMING") == 1, hist
+    wait_until(driver, lambda d: d.find_element(By.ID, "process-status").text == "FINISHED"
+               and d.find_elements(By.CSS_SELECTOR, "[data-test=restore]"), "FINISHED again, restorable")
+    assert not driver.find_elements(By.ID, "process-action-error")
+
+
+def test_process_pages_fit_a_phone(driver, admin):
+    pid = start_process(admin, STEPS, parts={"tags": "phone"})
+    wait_process(admin, pid)
+    login(driver, "admin", ADMIN_PASSWORD)
+    phone(driver)
+    for page, hash_ in (("processes", "#/processes"), ("process", "#/process/%s" % pid),
+                        ("process", "#/process/%s/log" % pid), ("process", "#/process/%s/events" % pid)):
+        driver.get(driver.base_url + "/" + hash_)
+        wait_ready(driver, page)
+        width = driver.execute_script("return document.documentElement.scrollWidth")
+        inner = driver.execute_script("return window.innerWidth")
+        assert width <= inner, (hash_, width, inner)

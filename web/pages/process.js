@@ -1,0 +1,230 @@
+// #/process/{id} and #/process/{id}/{tab}: one process.  The header (status, stop, resume,
+// pending forms) follows the status every 2 s until the process ends; the tabs are the
+// details (initiator, project, repository and commit, times, meta, out variables), the
+// live log, the events as a timeline, attachments, children and checkpoints.
+import {api, enc, ApiError} from '../lib/api.js';
+import {h, mount, notice, ready, when, duration} from '../lib/dom.js';
+import {logView} from '../lib/log_view.js';
+import {poll} from '../lib/poll.js';
+import {FINAL, STOPPABLE, statusBadge, setStatus} from '../lib/status.js';
+import {timeline, UUID} from '../lib/timeline.js';
+
+const TABS = [['', 'Details'], ['log', 'Log'], ['events', 'Events'], ['attachments', 'Attachments'],
+  ['children', 'Children'], ['checkpoints', 'Checkpoints']];
+const POLL_MS = 2000;
+const RESTORABLE = new Set(['FINISHED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'SUSPENDED']);
+
+function json(v) {
+  return h('pre', {class: 'json'}, JSON.stringify(v, null, 2));
+}
+
+function facts(rows) {
+  return h('dl', {class: 'facts'}, rows.filter((r) => r && r[1] !== undefined && r[1] !== null && r[1] !== '')
+    .map(([k, v, id]) => [h('dt', {}, k), h('dd', {id: id || null}, v)]));
+}
+
+function details(p) {
+  const meta = Object.assign({}, p.meta || {});
+  const out = meta.out;
+  delete meta.out;
+  const commit = p.commitId ? [h('span', {class: 'mono', title: p.commitId}, p.commitId.slice(0, 12)),
+    p.commitMsg ? ' ' + p.commitMsg.split('\n')[0] : '', p.commitAuthor ? h('span', {class: 'hint'}, ` — ${p.commitAuthor}`) : ''] : null;
+  return [
+    facts([
+      ['Instance', h('span', {class: 'mono'}, p.instanceId)],
+      ['Kind', p.kind],
+      ['Organization', p.orgName ? h('a', {href: '#/org/' + enc(p.orgName)}, p.orgName) : null],
+      ['Project', p.projectName ? h('a', {href: `#/org/${enc(p.orgName)}/project/${enc(p.projectName)}`}, p.projectName) : null, 'process-project'],
+      ['Repository', p.repoName ? [p.repoName, p.repoUrl ? h('span', {class: 'hint'}, ` (${p.repoUrl}${p.repoPath ? ', ' + p.repoPath : ''})`) : ''] : null],
+      ['Commit', commit],
+      ['Initiator', p.initiator, 'process-initiator'],
+      ['Parent', p.parentInstanceId ? h('a', {href: '#/process/' + enc(p.parentInstanceId), class: 'mono'}, p.parentInstanceId) : null],
+      ['Created', when(p.createdAt)],
+      ['Start at', p.startAt ? when(p.startAt) : null],
+      ['Last run', p.lastRunAt ? when(p.lastRunAt) : null],
+      ['Last update', when(p.lastUpdatedAt)],
+      ['Run time', p.totalRuntimeMs ? duration(p.totalRuntimeMs) : null],
+      ['Tags', (p.tags || []).join(', ')],
+      ['Handlers', (p.handlers || []).join(', ')],
+      ['Timeout', p.timeout ? `${p.timeout} s` : null],
+      ['Suspend timeout', p.suspendTimeout ? `${p.suspendTimeout} s` : null],
+    ]),
+    h('h2', {}, 'Out variables'),
+    out && Object.keys(out).length ? h('div', {id: 'process-out'}, json(out)) : h('p', {class: 'hint', id: 'process-out'}, 'None.'),
+    h('h2', {}, 'Meta'),
+    Object.keys(meta).length ? h('div', {id: 'process-meta'}, json(meta)) : h('p', {class: 'hint', id: 'process-meta'}, 'None.'),
+  ];
+}
+
+// Attachment names may hold '/': each segment encoded on its own.
+function attachmentUrl(id, name) {
+  return `/api/v1/process/${enc(id)}/attachment/` + name.split('/').map(enc).join('/');
+}
+
+export async function render(main, params) {
+  const id = params.id;
+  const tab = params.tab || '';
+  if (!TABS.some(([t]) => t === tab)) throw new Error(`No tab "${tab}" (try log, events, attachments, children or checkpoints).`);
+  const ctl = new AbortController();
+  const base = '#/process/' + enc(id);
+  let proc = await api('GET', '/api/v2/process/' + enc(id));
+  const statusEl = statusBadge(proc.status, {id: 'process-status'});
+  const actions = h('div', {class: 'row actions', id: 'process-actions'});
+  const actionMsg = h('div', {id: 'process-action-status', 'aria-live': 'polite'});
+  const panel = h('section', {id: 'process-tab-' + (tab || 'details'), class: 'tab-panel', 'aria-labelledby': 'tab-' + (tab || 'details')});
+  const onStatus = []; // tab hooks called with each new record
+  let actionKey = '';
+
+  async function act(label, fn) {
+    mount(actionMsg);
+    try {
+      await fn();
+      await refresh();
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) return;
+      mount(actionMsg, h('p', {class: 'notice error', role: 'alert', id: 'process-action-error'}, `${label}: ${e.message}`));
+      actionKey = ''; // buttons enabled again
+      await drawActions();
+    }
+  }
+
+  // Stop while it can change; for a suspended process its forms (the wizard) and the other
+  // events it waits for (resume).
+  async function drawActions() {
+    let forms = [], waits = [];
+    if (proc.status === 'SUSPENDED')
+      [forms, waits] = await Promise.all([
+        api('GET', `/api/v1/process/${enc(id)}/form`).catch(() => []),
+        api('GET', `/api/v1/process/${enc(id)}/event?type=PROCESS_WAIT`).catch(() => [])]);
+    const formNames = new Set(forms.map((f) => f.name));
+    const formEvents = new Set([...formNames, ...forms.map((f) => f.formInstanceId)]);
+    const last = waits.length ? waits[waits.length - 1].data || {} : {};
+    for (const f of last.forms || []) formEvents.add((f && f.name) || f);
+    const events = (last.eventNames || []).filter((ev) => !formEvents.has(ev) && !UUID.test(ev));
+    const key = JSON.stringify([proc.status, [...formNames], events]);
+    if (key === actionKey) return; // unchanged: keep the buttons (and the focus)
+    actionKey = key;
+    const items = [];
+    if (STOPPABLE.has(proc.status))
+      items.push(h('button', {type: 'button', class: 'danger', id: 'process-stop',
+        onclick: (ev) => { ev.target.disabled = true; act('Stop', () => api('DELETE', '/api/v1/process/' + enc(id))); }}, 'Stop'));
+    if (forms.length)
+      items.push(h('a', {class: 'btn', href: base + '/wizard', id: 'process-wizard'}, 'Wizard'),
+        ...forms.map((f) => h('a', {class: 'btn secondary', href: `${base}/form/${enc(f.name)}`, 'data-form': f.name}, `Form ${f.name}`)));
+    for (const ev of events)
+      items.push(h('button', {type: 'button', class: 'secondary', 'data-event': ev, id: 'process-resume-' + ev.replace(/[^A-Za-z0-9_-]/g, '_'),
+        onclick: () => act('Resume', () => api('POST', `/api/v1/process/${enc(id)}/resume/${enc(ev)}`, {json: {}}))}, `Resume ${ev}`));
+    mount(actions, ...items);
+  }
+
+  async function refresh() {
+    proc = await api('GET', '/api/v2/process/' + enc(id));
+    setStatus(statusEl, proc.status);
+    await drawActions();
+    for (const fn of onStatus) await fn(proc);
+    return !FINAL.has(proc.status);
+  }
+
+  mount(main,
+    h('p', {class: 'crumbs'}, h('a', {href: '#/processes'}, 'Processes')),
+    h('div', {class: 'title-row'},
+      h('h1', {}, 'Process ', h('span', {class: 'mono', id: 'process-id'}, id)), statusEl),
+    actions, actionMsg,
+    h('nav', {class: 'tabs', 'aria-label': 'Process'},
+      TABS.map(([t, label]) => h('a', {href: t ? `${base}/${t}` : base, id: 'tab-' + (t || 'details'),
+        'aria-current': t === tab ? 'page' : null}, label))),
+    panel);
+  await drawActions();
+
+  let stopLog = null;
+  switch (tab) {
+  case '': {
+    let shown = JSON.stringify(proc);
+    mount(panel, details(proc));
+    onStatus.push((p) => {
+      const now = JSON.stringify(p);
+      if (now !== shown) mount(panel, details(p));
+      shown = now;
+    });
+    break;
+  }
+  case 'log': {
+    const v = logView(id, {signal: ctl.signal});
+    mount(panel, v.el);
+    await v.loadTail();
+    v.follow(async () => (FINAL.has(proc.status) ? proc.status
+      : (proc = await api('GET', '/api/v2/process/' + enc(id), {signal: ctl.signal})).status))
+      .catch((e) => { if (!ctl.signal.aborted) console.error(e); });
+    stopLog = () => ctl.abort();
+    break;
+  }
+  case 'events': {
+    const t = timeline(id);
+    mount(panel, t.el);
+    await t.refresh();
+    onStatus.push(() => t.refresh());
+    break;
+  }
+  case 'attachments': {
+    const names = await api('GET', `/api/v1/process/${enc(id)}/attachment`);
+    mount(panel, names.length
+      ? h('ul', {id: 'attachments', class: 'plain'}, names.map((n) =>
+        h('li', {}, h('a', {href: attachmentUrl(id, n), download: n.split('/').pop(), 'data-name': n}, n))))
+      : h('p', {class: 'hint', id: 'attachments'}, 'No attachments.'));
+    break;
+  }
+  case 'children': {
+    const draw = (kids) => mount(panel, kids.length
+      ? h('div', {class: 'table-wrap'}, h('table', {id: 'children'},
+        h('thead', {}, h('tr', {}, ['Instance', 'Status', 'Kind', 'Created', 'Tags'].map((x) => h('th', {scope: 'col'}, x)))),
+        h('tbody', {}, kids.map((c) => h('tr', {'data-id': c.instanceId},
+          h('td', {class: 'mono'}, h('a', {href: '#/process/' + enc(c.instanceId)}, c.instanceId)),
+          h('td', {}, statusBadge(c.status)), h('td', {}, c.kind || ''), h('td', {}, when(c.createdAt)),
+          h('td', {}, (c.tags || []).join(', ')))))))
+      : h('p', {class: 'hint', id: 'children'}, 'No child processes.'));
+    draw(await api('GET', `/api/v1/process/${enc(id)}/subprocess`));
+    onStatus.push(async () => draw(await api('GET', `/api/v1/process/${enc(id)}/subprocess`)));
+    break;
+  }
+  case 'checkpoints': {
+    const draw = (cps) => mount(panel, cps.length
+      ? h('div', {class: 'table-wrap'}, h('table', {id: 'checkpoints'},
+        h('thead', {}, h('tr', {}, ['Name', 'Created', ''].map((x) => h('th', {scope: 'col'}, x)))),
+        h('tbody', {}, cps.map((c) => h('tr', {'data-id': c.id, 'data-name': c.name},
+          h('td', {}, c.name), h('td', {}, when(c.createdAt)),
+          h('td', {}, RESTORABLE.has(proc.status)
+            ? h('button', {type: 'button', class: 'secondary', 'data-test': 'restore', 'aria-label': `Restore checkpoint ${c.name}`,
+              onclick: (ev) => { ev.target.disabled = true; act('Restore', () => api('POST', `/api/v1/process/${enc(id)}/checkpoint/restore`, {json: {id: c.id}})).then(startPolling); }},
+            'Restore')
+            : h('span', {class: 'hint'}, 'running')))))))
+      : h('p', {class: 'hint', id: 'checkpoints'}, 'No checkpoints.'));
+    draw(await api('GET', `/api/v1/process/${enc(id)}/checkpoint`));
+    onStatus.push(async () => draw(await api('GET', `/api/v1/process/${enc(id)}/checkpoint`)));
+    break;
+  }
+  }
+  ready(main, 'process', 'Process ' + id.slice(0, 8));
+
+  // Follows the status while the process can change; a restore starts it again.
+  let stopPoll = null, polling = false;
+  function startPolling() {
+    if (polling || FINAL.has(proc.status)) return;
+    polling = true;
+    let first = true;
+    stopPoll = poll(async () => {
+      if (first) { // poll() calls at once: the page was just drawn
+        first = false;
+        return true;
+      }
+      const more = await refresh();
+      if (!more) polling = false;
+      return more;
+    }, POLL_MS);
+  }
+  startPolling();
+  return () => {
+    if (stopPoll) stopPoll();
+    if (stopLog) stopLog();
+    ctl.abort();
+  };
+}

@@ -1,0 +1,166 @@
+// #/processes?org=&project=&status=&initiator=&tags=&offset=&limit=: the process list,
+// newest first.  The filters live in the URL (back, forward and reload keep them).  While
+// the tab is visible the list is asked for again every 2 s and the rows are patched in
+// place: a row is built once per process, later only the cells that changed are touched.
+import {api, qs, enc} from '../lib/api.js';
+import {h, mount, notice, ready, when} from '../lib/dom.js';
+import {poll} from '../lib/poll.js';
+import {statusBadge, setStatus} from '../lib/status.js';
+
+const STATUSES = ['NEW', 'PREPARING', 'ENQUEUED', 'WAITING', 'STARTING', 'RUNNING', 'SUSPENDED', 'RESUMING',
+  'FINISHED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
+const LIMITS = [30, 50, 100, 500, 1000];
+const POLL_MS = 2000;
+
+function apiQuery(q) {
+  const p = new URLSearchParams();
+  if (q.org) p.set('orgName', q.org);
+  if (q.project) p.set('projectName', q.project);
+  if (q.status) p.set('status', q.status);
+  if (q.initiator) p.set('initiator', q.initiator);
+  for (const t of (q.tags || '').split(',').map((s) => s.trim()).filter(Boolean)) p.append('tags', t);
+  p.set('limit', String(limitOf(q)));
+  p.set('offset', String(offsetOf(q)));
+  return '?' + p.toString();
+}
+
+function limitOf(q) {
+  const n = parseInt(q.limit, 10);
+  return n >= 1 && n <= 1000 ? n : 30;
+}
+
+function offsetOf(q) {
+  const n = parseInt(q.offset, 10);
+  return n > 0 ? n : 0;
+}
+
+function hashFor(q) {
+  return '#/processes' + qs(q);
+}
+
+// One row, its cells kept for patching.
+function makeRow(p) {
+  const cells = {
+    status: statusBadge(p.status, {'data-test': 'status'}),
+    project: h('td', {class: 'col-project'}),
+    initiator: h('td', {'data-test': 'initiator'}),
+    updated: h('td', {class: 'col-wide'}),
+    tags: h('td', {class: 'col-wide'}),
+  };
+  const tr = h('tr', {'data-id': p.instanceId, 'data-test': 'process-row'},
+    h('td', {class: 'mono'}, h('a', {href: '#/process/' + enc(p.instanceId), 'data-test': 'process-link',
+      title: p.instanceId, 'aria-label': 'Process ' + p.instanceId}, p.instanceId.slice(0, 8))),
+    h('td', {}, cells.status),
+    cells.project,
+    cells.initiator,
+    h('td', {class: 'col-created'}, when(p.createdAt)),
+    cells.updated,
+    cells.tags);
+  const row = {tr, cells, data: {}};
+  patchRow(row, p);
+  return row;
+}
+
+function text(el, value) {
+  if (el.textContent !== value) el.textContent = value;
+}
+
+function patchRow(row, p) {
+  const old = row.data;
+  setStatus(row.cells.status, p.status);
+  const project = [p.orgName, p.projectName].filter(Boolean).join(' / ');
+  text(row.cells.project, project);
+  text(row.cells.initiator, p.initiator || '');
+  if (old.lastUpdatedAt !== p.lastUpdatedAt) mount(row.cells.updated, when(p.lastUpdatedAt));
+  text(row.cells.tags, (p.tags || []).join(', '));
+  row.data = p;
+}
+
+function filterForm(q) {
+  const field = (name, label, input) => h('div', {class: 'filter'}, h('label', {for: 'filter-' + name}, label), input);
+  const org = h('input', {id: 'filter-org', name: 'org', value: q.org || '', autocomplete: 'off'});
+  const project = h('input', {id: 'filter-project', name: 'project', value: q.project || '', autocomplete: 'off'});
+  const status = h('select', {id: 'filter-status', name: 'status'},
+    h('option', {value: ''}, 'any'),
+    STATUSES.map((s) => h('option', {value: s, selected: q.status === s}, s)));
+  const initiator = h('input', {id: 'filter-initiator', name: 'initiator', value: q.initiator || '', autocomplete: 'off'});
+  const tags = h('input', {id: 'filter-tags', name: 'tags', value: q.tags || '', placeholder: 'a, b', autocomplete: 'off'});
+  const limit = h('select', {id: 'filter-limit', name: 'limit'},
+    LIMITS.map((n) => h('option', {value: n, selected: limitOf(q) === n}, String(n))));
+  function submit(ev) {
+    ev.preventDefault();
+    location.hash = hashFor({org: org.value.trim(), project: project.value.trim(), status: status.value,
+      initiator: initiator.value.trim(), tags: tags.value.trim(), limit: limit.value === '30' ? '' : limit.value});
+  }
+  return h('form', {class: 'filters row', id: 'process-filters', onsubmit: submit, role: 'search'},
+    field('org', 'Organization', org), field('project', 'Project', project), field('status', 'Status', status),
+    field('initiator', 'Initiator', initiator), field('tags', 'Tags', tags), field('limit', 'Per page', limit),
+    h('div', {class: 'filter'}, h('button', {type: 'submit', id: 'filter-apply'}, 'Filter')),
+    h('div', {class: 'filter'}, h('a', {class: 'btn secondary', href: '#/processes', id: 'filter-clear'}, 'Clear')));
+}
+
+export async function render(main, params, query) {
+  const limit = limitOf(query), offset = offsetOf(query);
+  const tbody = h('tbody', {id: 'process-rows'});
+  const msg = h('div', {id: 'process-list-status', 'aria-live': 'polite'});
+  const pager = h('nav', {class: 'pager row', 'aria-label': 'Pages'});
+  const rows = new Map(); // instanceId → row
+  let shown = [];
+
+  function drawPager(n) {
+    const prev = offset > 0 ? hashFor(Object.assign({}, query, {offset: Math.max(0, offset - limit) || ''})) : null;
+    const next = n >= limit ? hashFor(Object.assign({}, query, {offset: offset + limit})) : null;
+    mount(pager,
+      prev ? h('a', {class: 'btn secondary', href: prev, id: 'page-prev', rel: 'prev'}, '← Newer') : null,
+      h('span', {class: 'hint', id: 'page-range'}, n ? `${offset + 1}–${offset + n}` : ''),
+      next ? h('a', {class: 'btn secondary', href: next, id: 'page-next', rel: 'next'}, 'Older →') : null);
+  }
+
+  function draw(list) {
+    const ids = list.map((p) => p.instanceId);
+    for (const p of list) {
+      const row = rows.get(p.instanceId);
+      if (row) patchRow(row, p);
+      else rows.set(p.instanceId, makeRow(p));
+    }
+    const keep = new Set(ids);
+    for (const id of rows.keys()) if (!keep.has(id)) rows.delete(id);
+    if (ids.length !== shown.length || ids.some((id, i) => id !== shown[i]))
+      tbody.replaceChildren(...ids.map((id) => rows.get(id).tr));
+    shown = ids;
+    mount(msg, list.length ? null : notice('info', offset ? 'No more processes.' : 'No processes match.'));
+    drawPager(list.length);
+  }
+
+  mount(main,
+    h('h1', {}, 'Processes'),
+    filterForm(query),
+    msg,
+    h('div', {class: 'table-wrap'},
+      h('table', {id: 'process-list', class: 'list'},
+        h('caption', {class: 'sr-only'}, 'Processes, newest first'),
+        h('thead', {}, h('tr', {},
+          [['Instance'], ['Status'], ['Project', 'col-project'], ['Initiator'], ['Created', 'col-created'], ['Updated', 'col-wide'],
+            ['Tags', 'col-wide']].map(([t, c]) => h('th', {scope: 'col', class: c}, t)))),
+        tbody)),
+    pager);
+
+  const path = '/api/v2/process' + apiQuery(query);
+  try {
+    draw(await api('GET', path));
+  } catch (e) {
+    mount(msg, h('p', {class: 'notice error', role: 'alert', id: 'process-list-error'}, e.message));
+    ready(main, 'processes', 'Processes');
+    return null;
+  }
+  ready(main, 'processes', 'Processes');
+  let first = true;
+  return poll(async () => {
+    if (first) { // the first call of poll() comes at once; the list was just read
+      first = false;
+      return true;
+    }
+    draw(await api('GET', path));
+    return true;
+  }, POLL_MS);
+}
