@@ -385,10 +385,10 @@ def test_an_outsider_does_not_see_another_orgs_secrets(driver, admin, new_user):
     own, _ = make_org(admin)
     make_team(admin, own, [(outsider, "MEMBER")])
     login(driver, outsider.username, "Outsider-pass-1")
-    visit(driver, "#/org/%s/secrets" % org, "secrets")
+    visit(driver, "#/org/%s/secrets" % org, "error")
     assert t(driver, "page-error").text
     assert name not in driver.page_source
-    visit(driver, "#/org/%s/secret/%s" % (org, name), "secret")
+    visit(driver, "#/org/%s/secret/%s" % (org, name), "error")
     assert t(driver, "page-error").text
     assert "DATA" not in t(driver, "page-error").text and not driver.find_elements(By.CSS_SELECTOR, "[data-test=secret-details]")
     visit(driver, "#/org/%s" % org, "org")  # a public organization: its page, without its secrets

@@ -2,7 +2,7 @@
 // secrets, API keys): labelled fields, error boxes next to forms, breadcrumbs, tables,
 // copy buttons, in-page confirmations and the data-ready mark the browser tests wait on.
 import {qs} from './api.js';
-import {h, mount, notice} from './dom.js';
+import {h, mount, notice, ready} from './dom.js';
 
 // The pages' own rules, next to style.css (a linked file: the CSP allows no inline style).
 if (!document.getElementById('admin-css'))
@@ -141,17 +141,19 @@ export function confirm(holder, question, yesText, onYes) {
   no.focus();
 }
 
-// Runs a page's loader: clears and then sets main[data-ready], also after an error (shown
-// in main), so that tests and users never wait on a page that failed.
-export async function loadPage(main, page, fn) {
-  delete main.dataset.ready;
+// Runs a page's loader, then marks the page loaded (main[data-ready=page], the title).
+// A loader that fails leaves what it drew (the breadcrumbs) with the server's message
+// after it, and data-ready="error" as on the pages that could not be shown at all.
+export async function loadPage(main, page, title, fn) {
   try {
     await fn();
   } catch (e) {
     if (e && e.status === 401) return; // api.js went to the login page
     main.append(h('div', {'data-test': 'page-error'}, notice('error', (e && e.message) || String(e))));
+    ready(main, 'error', title);
+    return;
   }
-  main.dataset.ready = page;
+  ready(main, page, title);
 }
 
 export const path = (...parts) => parts.map(encodeURIComponent).join('/');

@@ -6,7 +6,7 @@ import {busy, confirm, copyable, errorBox, field, loadPage, table, uid} from '..
 import {session} from '../lib/session.js';
 
 export async function render(main) {
-  await loadPage(main, 'apikeys', async () => {
+  await loadPage(main, 'apikeys', 'API keys', async () => {
     main.append(h('h1', {}, 'API keys'),
       h('p', {class: 'hint'}, 'A key authenticates scripts and tools as you: send it in the Authorization header.'));
     const result = h('div', {'data-test': 'apikey-result', 'aria-live': 'polite'});

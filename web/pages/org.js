@@ -12,7 +12,7 @@ export async function render(main, params, query) {
   const filter = query.filter || '';
   const offset = Math.max(0, parseInt(query.offset, 10) || 0);
   const base = '#/' + path('org', org);
-  await loadPage(main, 'org', async () => {
+  await loadPage(main, 'org', org, async () => {
     main.append(crumbs(['Organizations', '#/orgs'], [org]), h('h1', {}, org));
     const o = await api('GET', '/api/v1/' + path('org', org));
     main.append(details('org-details', [

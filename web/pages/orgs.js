@@ -9,7 +9,7 @@ const LIMIT = 50;
 export async function render(main, params, query) {
   const filter = query.filter || '';
   const offset = Math.max(0, parseInt(query.offset, 10) || 0);
-  await loadPage(main, 'orgs', async () => {
+  await loadPage(main, 'orgs', 'Organizations', async () => {
     main.append(h('h1', {}, 'Organizations'), filterForm('#/orgs', filter, 'orgs-filter', 'Filter by name'));
     const orgs = await api('GET', '/api/v1/org' + qs({filter, offset: offset || null, limit: LIMIT + 1}));
     const rows = orgs.slice(0, LIMIT).map((o) => [

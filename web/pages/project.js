@@ -5,7 +5,7 @@ import {crumbs, details, loadPage, path, table} from '../lib/admin.js';
 
 export async function render(main, params) {
   const {org, project} = params;
-  await loadPage(main, 'project', async () => {
+  await loadPage(main, 'project', `${project} · ${org}`, async () => {
     main.append(crumbs(['Organizations', '#/orgs'], [org, '#/' + path('org', org)], [project]), h('h1', {}, project));
     const p = await api('GET', '/api/v1/' + path('org', org, 'project', project));
     main.append(details('project-details', [

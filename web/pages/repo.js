@@ -9,7 +9,7 @@ import {kvEditor} from '../lib/kveditor.js';
 export async function render(main, params) {
   const {org, project, repo} = params;
   const apiBase = '/api/v1/' + path('org', org, 'project', project, 'repository', repo);
-  await loadPage(main, 'repo', async () => {
+  await loadPage(main, 'repo', `${repo} · ${project}`, async () => {
     main.append(crumbs(['Organizations', '#/orgs'], [org, '#/' + path('org', org)],
       [project, '#/' + path('org', org, 'project', project)], [repo]), h('h1', {}, repo));
     const r = await api('GET', apiBase);

@@ -10,7 +10,7 @@ const LEVELS = ['READER', 'WRITER', 'OWNER'];
 export async function render(main, params) {
   const {org, name} = params;
   const apiBase = '/api/v1/' + path('org', org, 'secret', name);
-  await loadPage(main, 'secret', async () => {
+  await loadPage(main, 'secret', `${name} · secrets of ${org}`, async () => {
     main.append(crumbs(['Organizations', '#/orgs'], [org, '#/' + path('org', org)],
       ['Secrets', '#/' + path('org', org, 'secrets')], [name]), h('h1', {}, name));
     const s = await api('GET', apiBase);

@@ -19,7 +19,7 @@ export async function render(main, params, query) {
   const filter = query.filter || '';
   const offset = Math.max(0, parseInt(query.offset, 10) || 0);
   const base = '#/' + path('org', org, 'secrets');
-  await loadPage(main, 'secrets', async () => {
+  await loadPage(main, 'secrets', `Secrets of ${org}`, async () => {
     main.append(crumbs(['Organizations', '#/orgs'], [org, '#/' + path('org', org)], ['Secrets']),
       h('h1', {}, `Secrets of ${org}`));
     const listHolder = h('div', {'data-test': 'secrets-holder'});
