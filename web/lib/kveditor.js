@@ -9,7 +9,7 @@ const TYPES = [['text', 'Text'], ['number', 'Number'], ['boolean', 'true/false']
 export function kvEditor(test) {
   const rows = h('div', {'data-test': test + '-rows'});
   const add = h('button', {type: 'button', class: 'secondary', 'data-test': test + '-add'}, 'Add argument');
-  add.addEventListener('click', () => addRow(rows).querySelector('input').focus());
+  add.addEventListener('click', () => addRow(rows, add).querySelector('input').focus());
   const el = h('fieldset', {'data-test': test},
     h('legend', {}, 'Arguments'),
     h('p', {class: 'hint'}, 'Names with dots nest: "deploy.region" becomes {"deploy": {"region": …}}.'),
@@ -17,7 +17,7 @@ export function kvEditor(test) {
   return {el, value: () => collect(rows)};
 }
 
-function addRow(rows) {
+function addRow(rows, add) {
   const n = uid('arg');
   const name = h('input', {type: 'text', id: n + '-name', 'data-test': 'arg-name', autocomplete: 'off', spellcheck: 'false'});
   const value = h('input', {type: 'text', id: n + '-value', 'data-test': 'arg-value', autocomplete: 'off', spellcheck: 'false'});
@@ -28,7 +28,7 @@ function addRow(rows) {
   remove.addEventListener('click', () => {
     const next = row.nextElementSibling || row.previousElementSibling;
     row.remove();
-    if (next) next.querySelector('input').focus();
+    (next ? next.querySelector('input') : add).focus();
   });
   row.append(remove);
   rows.append(row);
