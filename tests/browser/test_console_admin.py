@@ -421,3 +421,34 @@ def test_admin_pages_fit_a_phone(driver, admin, git):
             ".filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map(e => e.outerHTML)")
         assert unlabelled == [], "inputs without a label on %s: %s" % (hash_path, unlabelled)
     assert console_errors(driver) == []
+
+
+def test_add_and_delete_a_repository(driver, admin, git):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    repo = git({"concord.yml": MANUAL})
+    login(driver, "admin", ADMIN_PASSWORD)
+    visit(driver, "#/org/%s/project/%s" % (org, project), "project")
+    assert t(driver, "repos-empty")
+    driver.find_element(By.CSS_SELECTOR, "[data-test=repo-add-panel] summary").click()
+    name = unique("repo")
+    t(driver, "repo-name").send_keys(name)
+    t(driver, "repo-url").send_keys("git://example.com/flows.git")
+    t(driver, "repo-add").click()
+    wait_until(driver, lambda d: "git://" in "".join(texts(d, "repo-error")), "the refused URL said")
+    assert admin.get("/api/v1/org/%s/project/%s/repository/%s" % (org, project, name)).status_code == 404
+    t(driver, "repo-url").clear()
+    t(driver, "repo-url").send_keys(repo.url)
+    t(driver, "repo-add").click()
+    wait_until(driver, lambda d: d.current_url.endswith("/repo/%s" % name), "the new repository's page")
+    wait_ready(driver, "repo")
+    assert "Paint it" in t(driver, "triggers").text  # read at creation
+    r = admin.get("/api/v1/org/%s/project/%s/repository/%s" % (org, project, name))
+    assert r.status_code == 200 and r.json()["url"] == repo.url, r.text
+
+    t(driver, "repo-delete").click()
+    t(driver, "confirm-yes").click()
+    wait_until(driver, lambda d: d.current_url.endswith("#/org/%s/project/%s" % (org, project)), "back to the project")
+    wait_ready(driver, "project")
+    assert t(driver, "repos-empty")
+    assert admin.get("/api/v1/org/%s/project/%s/repository/%s" % (org, project, name)).status_code == 404

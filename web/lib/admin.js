@@ -141,6 +141,15 @@ export function confirm(holder, question, yesText, onYes) {
   no.focus();
 }
 
+// A panel with one danger button that asks before it acts (onYes: async, may throw).
+export function deletePanel(test, label, question, onYes) {
+  const holder = h('div', {});
+  const btn = h('button', {type: 'button', class: 'danger', 'data-test': test}, label);
+  btn.addEventListener('click', () => confirm(holder, question, 'Delete', onYes));
+  mount(holder, btn);
+  return h('div', {class: 'panel'}, h('h2', {}, 'Delete'), holder);
+}
+
 // Runs a page's loader, then marks the page loaded (main[data-ready=page], the title).
 // A loader that fails leaves what it drew (the breadcrumbs) with the server's message
 // after it, and data-ready="error" as on the pages that could not be shown at all.

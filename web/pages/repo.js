@@ -3,7 +3,7 @@
 // (manual ones with a button that starts them).
 import {api} from '../lib/api.js';
 import {h, mount} from '../lib/dom.js';
-import {busy, crumbs, details, errorBox, field, loadPage, path, table} from '../lib/admin.js';
+import {busy, crumbs, deletePanel, details, errorBox, field, loadPage, path, table} from '../lib/admin.js';
 import {kvEditor} from '../lib/kveditor.js';
 
 export async function render(main, params) {
@@ -27,6 +27,11 @@ export async function render(main, params) {
     main.append(startForm(params, r));
     main.append(h('h2', {}, 'Triggers'), triggers);
     await showTriggers(triggers, params, apiBase);
+    main.append(deletePanel('repo-delete', 'Delete repository', `Delete the repository "${repo}"? Its triggers go with it.`,
+      async () => {
+        await api('DELETE', apiBase);
+        location.hash = '#/' + path('org', org, 'project', project);
+      }));
   });
 }
 

@@ -3,7 +3,7 @@
 // a delete with confirmation.  The value itself is never asked for.
 import {api, qs} from '../lib/api.js';
 import {h, mount, when} from '../lib/dom.js';
-import {busy, confirm, copyable, crumbs, details, errorBox, field, loadPage, path, select, uid} from '../lib/admin.js';
+import {busy, copyable, crumbs, deletePanel, details, errorBox, field, loadPage, path, select, uid} from '../lib/admin.js';
 
 const LEVELS = ['READER', 'WRITER', 'OWNER'];
 
@@ -26,7 +26,11 @@ export async function render(main, params) {
       api('GET', apiBase + '/access'),
     ]);
     const saved = async () => mount(detailsHolder, secretDetails(await api('GET', apiBase)));
-    main.append(settingsForm(apiBase, s, projects, saved), rulesForm(apiBase, teams, rules), deletePanel(apiBase, org, name));
+    main.append(settingsForm(apiBase, s, projects, saved), rulesForm(apiBase, teams, rules),
+      deletePanel('secret-delete', 'Delete secret', `Delete the secret "${name}"? Processes using it will fail.`, async () => {
+        await api('DELETE', apiBase);
+        location.hash = '#/' + path('org', org, 'secrets');
+      }));
   });
 }
 
@@ -113,15 +117,4 @@ function rulesForm(apiBase, teams, rules) {
     });
   });
   return h('div', {class: 'panel'}, form);
-}
-
-function deletePanel(apiBase, org, name) {
-  const holder = h('div', {});
-  const btn = h('button', {type: 'button', class: 'danger', 'data-test': 'secret-delete'}, 'Delete secret');
-  btn.addEventListener('click', () => confirm(holder, `Delete the secret "${name}"? Processes using it will fail.`, 'Delete', async () => {
-    await api('DELETE', apiBase);
-    location.hash = '#/' + path('org', org, 'secrets');
-  }));
-  mount(holder, btn);
-  return h('div', {class: 'panel'}, h('h2', {}, 'Delete'), holder);
 }
