@@ -8,6 +8,9 @@ import {h, mount, notice, ready} from './dom.js';
 if (!document.getElementById('admin-css'))
   document.head.append(h('link', {id: 'admin-css', rel: 'stylesheet', href: new URL('./admin.css', import.meta.url).href}));
 
+// URL path segments, each encoded: path('org', 'a b', 'secret') → 'org/a%20b/secret'.
+export const path = (...parts) => parts.map(encodeURIComponent).join('/');
+
 let nextId = 0;
 
 // A unique id for pairing a label with its input.
@@ -98,17 +101,20 @@ export function details(test, pairs) {
   return dl;
 }
 
-// A button copying text to the clipboard, saying whether that worked.  Without the
-// clipboard API (plain http on another host), the text is selected for Ctrl+C instead.
-export function copyButton(text, test, what) {
+// A button copying the text of box (a text box) to the clipboard, saying whether that
+// worked.  Without the clipboard API (plain http from another host) the text is selected
+// instead, for Ctrl+C.
+export function copyButton(box, test, what) {
   const status = h('span', {class: 'hint', role: 'status'});
   const btn = h('button', {type: 'button', class: 'secondary', 'data-test': test}, 'Copy');
   btn.addEventListener('click', async () => {
     try {
-      await navigator.clipboard.writeText(text());
-      status.textContent = ` Copied ${what || ''} to the clipboard.`;
+      await navigator.clipboard.writeText(box.value);
+      status.textContent = ` Copied the ${what} to the clipboard.`;
     } catch (e) {
-      status.textContent = ' Copying is not allowed here: select the text and press Ctrl+C.';
+      box.focus();
+      box.select();
+      status.textContent = ' The browser does not allow copying here: the text is selected, press Ctrl+C.';
     }
   });
   return h('span', {}, btn, status);
@@ -120,7 +126,7 @@ export function copyable(label, value, test) {
   const box = h('textarea', {readonly: true, rows: value.length > 120 ? 6 : 2, class: 'mono', 'data-test': test, spellcheck: 'false'});
   box.value = value;
   box.addEventListener('focus', () => box.select());
-  return h('div', {}, field(label, box), copyButton(() => box.value, test + '-copy', label.toLowerCase()));
+  return h('div', {}, field(label, box), copyButton(box, test + '-copy', label.toLowerCase()));
 }
 
 // An in-page confirmation (keyboard friendly, unlike window.confirm's modal): replaces
@@ -165,7 +171,6 @@ export async function loadPage(main, page, title, fn) {
   ready(main, page, title);
 }
 
-export const path = (...parts) => parts.map(encodeURIComponent).join('/');
 
 // A search form that puts its value into the page's hash as ?filter= (so the back button
 // and reloads keep it).
