@@ -1,6 +1,7 @@
 // A small editor of process arguments: rows of name, value and type (text, number,
 // true/false, JSON), rows added and removed with buttons.  value() returns the arguments
-// as an object (dotted names nest: "a.b" → {a: {b: …}}) or throws an Error naming the row.
+// as an object (dotted names nest: "a.b" → {a: {b: …}}) or throws an Error naming the row;
+// pairs() returns the rows as typed.
 import {h} from './dom.js';
 import {field, select, uid} from './admin.js';
 
@@ -14,7 +15,7 @@ export function kvEditor(test) {
     h('legend', {}, 'Arguments'),
     h('p', {class: 'hint'}, 'Names with dots nest: "deploy.region" becomes {"deploy": {"region": …}}.'),
     rows, add);
-  return {el, value: () => collect(rows)};
+  return {el, value: () => collect(rows), pairs: () => pairs(rows)};
 }
 
 function addRow(rows, add) {
@@ -56,13 +57,18 @@ function typed(name, text, type) {
   }
 }
 
+// The rows as typed: [{name, text, type}], blank rows left out.
+function pairs(rows) {
+  return [...rows.querySelectorAll('[data-test="arg-row"]')].map((row) => ({
+    name: row.querySelector('[data-test="arg-name"]').value.trim(),
+    text: row.querySelector('[data-test="arg-value"]').value,
+    type: row.querySelector('[data-test="arg-type"]').value,
+  })).filter((p) => p.name || p.text);
+}
+
 function collect(rows) {
   const out = {};
-  for (const row of rows.querySelectorAll('[data-test="arg-row"]')) {
-    const name = row.querySelector('[data-test="arg-name"]').value.trim();
-    const text = row.querySelector('[data-test="arg-value"]').value;
-    const type = row.querySelector('[data-test="arg-type"]').value;
-    if (!name && !text) continue;
+  for (const {name, text, type} of pairs(rows)) {
     if (!name) throw new Error(`An argument with the value "${text}" has no name`);
     const keys = name.split('.');
     if (keys.some((k) => !k)) throw new Error(`Argument '${name}': empty part in the name`);

@@ -3,7 +3,7 @@
 // (manual ones with a button that starts them).
 import {api} from '../lib/api.js';
 import {h, mount} from '../lib/dom.js';
-import {busy, crumbs, deletePanel, details, errorBox, field, loadPage, path, table} from '../lib/admin.js';
+import {busy, copyButton, crumbs, deletePanel, details, errorBox, field, loadPage, path, table} from '../lib/admin.js';
 import {kvEditor} from '../lib/kveditor.js';
 
 export async function render(main, params) {
@@ -81,6 +81,8 @@ function startForm(params, r) {
     field('Active profiles', prof, 'Comma-separated, e.g. "dev,eu".'),
     field('Branch or tag', branch, 'Empty: the repository\'s configured branch or commit.'),
     args.el, box.el, h('p', {}, submit));
+  const link = startLink(params, entry, prof, args);
+  for (const type of ['input', 'change', 'click']) form.addEventListener(type, link.update);
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     busy(submit, box, () => start(params, {
@@ -90,7 +92,30 @@ function startForm(params, r) {
       arguments: args.value(),
     }));
   });
-  return h('div', {class: 'panel'}, form);
+  return h('div', {class: 'panel'}, form, link.el);
+}
+
+// The start link of what the form says (GET …/repo/{repo}/start/{entryPoint}): whoever
+// opens it logs in if needed and starts the process as themselves.
+function startLink(params, entry, prof, args) {
+  const out = h('input', {type: 'text', readonly: true, class: 'mono', 'data-test': 'start-link', spellcheck: 'false'});
+  const update = () => {
+    const q = new URLSearchParams();
+    const p = profiles(prof.value);
+    if (p.length) q.set('activeProfiles', p.join(','));
+    for (const {name, text} of args.pairs()) if (name) q.append('arguments.' + name, text);
+    const s = q.toString();
+    out.value = `${location.origin}/api/v1/${path('org', params.org, 'project', params.project, 'repo', params.repo, 'start',
+      entry.value.trim() || 'default')}${s ? '?' + s : ''}`;
+  };
+  update();
+  return {
+    update,
+    el: h('div', {},
+      field('Start link', out, 'The same start as a link to share: it opens the console (after a login if needed) and ' +
+        'starts the process as whoever opens it. Its arguments are text; the branch is not part of it.'),
+      copyButton(out, 'start-link-copy', 'link')),
+  };
 }
 
 async function showTriggers(holder, params, apiBase) {
