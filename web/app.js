@@ -75,7 +75,9 @@ function markNav() {
 async function show() {
   markNav();
   await render(guard);
-  document.getElementById('main').focus({preventScroll: true});
+  // keyboard users start in the page, unless the page put the focus somewhere itself
+  const main = document.getElementById('main');
+  if (!main.contains(document.activeElement)) main.focus({preventScroll: true});
 }
 
 session.onChange(drawWho);

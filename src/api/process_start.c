@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "api/process_routes.h"
 #include "api/process_start_req.h"
 #include "api/repositories.h"
@@ -27,8 +26,8 @@
 #define DEFAULT_ORG_ID "0fac1b18-d179-11e7-b3e7-d7df4543ed4f"
 
 struct start {
-	struct multipart mp;
-	struct start_req r;
+	const struct multipart *mp; /* the file parts (BORROWED) */
+	struct start_req *r;	    /* the parsed request (BORROWED) */
 	struct org org;
 	struct project project;
 	bool has_project;
@@ -44,7 +43,7 @@ struct start {
  * has_org: the request named an org (the project must be in it). */
 static int resolve_repo(struct api_call *c, struct start *s, bool has_org)
 {
-	const struct start_req *r = &s->r;
+	const struct start_req *r = s->r;
 	int rc;
 
 	if (!r->repo && !r->repo_id) {
@@ -81,12 +80,13 @@ static int resolve_repo(struct api_call *c, struct start *s, bool has_org)
 /* The org and project the request names (reference §6.2), and the right to start there. */
 static int resolve_owner(struct api_call *c, struct start *s)
 {
-	struct start_req *r = &s->r;
+	struct start_req *r = s->r;
 	int rc;
 
 	if (r->org_id)
-		rc = uuid_valid(r->org_id, strlen(r->org_id)) ? store_org_get(c->db, r->org_id, &s->org, &c->err)
-							       : api_fail(c, ERR_INVALID, "invalid orgId: %.64s", r->org_id);
+		rc = uuid_valid(r->org_id, strlen(r->org_id))
+			 ? store_org_get(c->db, r->org_id, &s->org, &c->err)
+			 : api_fail(c, ERR_INVALID, "invalid orgId: %.64s", r->org_id);
 	else if (r->org)
 		rc = store_org_find(c->db, r->org, &s->org, &c->err);
 	else
@@ -121,14 +121,14 @@ static int resolve_owner(struct api_call *c, struct start *s)
 /* The one start rule (auth/rbac_start.h), also used for child processes. */
 static int check_access(struct api_call *c, struct start *s)
 {
-	return rbac_process_start(c->db, &c->who, &s->org, s->has_project ? &s->project : NULL, s->r.raw_payload,
+	return rbac_process_start(c->db, &c->who, &s->org, s->has_project ? &s->project : NULL, s->r->raw_payload,
 				  &c->err);
 }
 
 static int check_parent(struct api_call *c, struct start *s)
 {
 	struct process parent;
-	const char *id = s->r.parent_instance_id;
+	const char *id = s->r->parent_instance_id;
 
 	if (!id)
 		return 0;
@@ -144,11 +144,11 @@ static int write_main_json(struct api_call *c, struct start *s)
 {
 	char *path = NULL, *text;
 
-	if (s->r.out)
-		json_object_set(s->r.cfg, "out", s->r.out);
-	if (s->r.active_profiles)
-		json_object_set(s->r.cfg, "activeProfiles", s->r.active_profiles);
-	text = jsonx_dump(s->r.cfg);
+	if (s->r->out)
+		json_object_set(s->r->cfg, "out", s->r->out);
+	if (s->r->active_profiles)
+		json_object_set(s->r->cfg, "activeProfiles", s->r->active_profiles);
+	text = jsonx_dump(s->r->cfg);
 	int rc;
 
 	if (!text || asprintf(&path, "%s/_main.json", s->staging) < 0) {
@@ -166,20 +166,20 @@ static int write_main_json(struct api_call *c, struct start *s)
 static int store_it(struct api_call *c, struct start *s)
 {
 	struct staged_start st = {
-		.dir = s->staging,
-		.instance_id = s->id,
-		.parent_instance_id = s->r.parent_instance_id,
-		.org = &s->org,
-		.project = s->has_project ? &s->project : NULL,
-		.initiator_id = c->who.user.id,
-		.initiator = c->who.user.username,
-		.start_at = s->r.start_at,
-		.timeout_s = s->r.timeout_s,
-		.suspend_timeout_s = s->r.suspend_timeout_s,
-		.tags = s->r.tags,
-		.meta = s->r.meta,
-		.repo = s->has_repo ? &s->repo : NULL,
-		.commit = s->has_repo ? &s->commit : NULL,
+	    .dir = s->staging,
+	    .instance_id = s->id,
+	    .parent_instance_id = s->r->parent_instance_id,
+	    .org = &s->org,
+	    .project = s->has_project ? &s->project : NULL,
+	    .initiator_id = c->who.user.id,
+	    .initiator = c->who.user.username,
+	    .start_at = s->r->start_at,
+	    .timeout_s = s->r->timeout_s,
+	    .suspend_timeout_s = s->r->suspend_timeout_s,
+	    .tags = s->r->tags,
+	    .meta = s->r->meta,
+	    .repo = s->has_repo ? &s->repo : NULL,
+	    .commit = s->has_repo ? &s->commit : NULL,
 	};
 
 	if (start_staged(c->db, c->app->session_key, &st, &c->err) == 0)
@@ -187,7 +187,7 @@ static int store_it(struct api_call *c, struct start *s)
 	if (c->err.code == ERR_NOT_FOUND && s->has_repo)
 		return api_fail(c, ERR_INVALID, "No process definition in repository %s at %s%s%s", s->repo.name,
 				s->commit.id, s->repo.path[0] ? ", path " : "", s->repo.path);
-	if (c->err.code == ERR_NOT_FOUND && !s->r.raw_payload)
+	if (c->err.code == ERR_NOT_FOUND && !s->r->raw_payload)
 		return api_fail(c, ERR_INVALID, "No process definition: upload concord.yml (or an archive with it)%s",
 				s->has_project ? " or start from a repository" : "");
 	if (c->err.code == ERR_NOT_FOUND)
@@ -199,14 +199,14 @@ static int store_it(struct api_call *c, struct start *s)
  * checked now and kept in _main.json as seconds for the handler processes (handlers.c). */
 static int handler_timeout(struct api_call *c, struct start *s)
 {
-	json_t *v = json_object_get(s->r.cfg, "handlerProcessTimeout");
+	json_t *v = json_object_get(s->r->cfg, "handlerProcessTimeout");
 	int64_t secs;
 
 	if (!v)
 		return 0;
 	if (duration_json(v, "handlerProcessTimeout", &secs, &c->err))
 		return api_recode(c, ERR_INVALID);
-	json_object_set_new(s->r.cfg, "handlerProcessTimeout", json_integer(secs));
+	json_object_set_new(s->r->cfg, "handlerProcessTimeout", json_integer(secs));
 	return 0;
 }
 
@@ -222,8 +222,8 @@ static int checkout(struct api_call *c, struct start *s)
 	if (s->repo.disabled)
 		return api_fail(c, ERR_INVALID, "Repository is disabled -> %s", s->repo.name);
 	if ((rc = repository_available(c)) ||
-	    (rc = repo_prepare(c->app->repos, c->db, &s->repo, s->r.repo_branch_or_tag, s->r.repo_commit_id, &s->commit,
-			       &c->err)))
+	    (rc = repo_prepare(c->app->repos, c->db, &s->repo, s->r->repo_branch_or_tag, s->r->repo_commit_id,
+			       &s->commit, &c->err)))
 		return rc;
 	rc = repo_checkout(c->app->repos, &s->repo, &s->commit, s->staging, &c->err);
 	if (rc && c->err.code == ERR_LIMIT)
@@ -242,33 +242,45 @@ static int build_payload(struct api_call *c, struct start *s)
 	snprintf(s->staging, sizeof s->staging, "%s/%s", tmp, s->id);
 	free(tmp);
 	return path_mkdirs(s->staging, 0700, &c->err) || checkout(c, s) ||
-		       start_req_materialize(&s->mp, &s->r, s->staging, s->has_repo, &c->err) || write_main_json(c, s)
+		       start_req_materialize(s->mp, s->r, s->staging, s->has_repo, &c->err) || write_main_json(c, s)
 		   ? -1
 		   : 0;
 }
 
+int api_process_start_req(struct api_call *c, const struct multipart *mp, struct start_req *r, char id[UUID_STR_LEN])
+{
+	struct start s = {.mp = mp, .r = r};
+	struct err ignored;
+	int rc;
+
+	uuid_v4(s.id);
+	if ((rc = resolve_owner(c, &s)) || (rc = check_access(c, &s)) || (rc = check_parent(c, &s)) ||
+	    (rc = build_payload(c, &s)) || (rc = store_it(c, &s)))
+		goto out;
+	queue_wake(c->app->queue);
+	memcpy(id, s.id, UUID_STR_LEN);
+out:
+	if (s.staging[0] && path_remove_tree(s.staging, &ignored))
+		LOG_W("cannot remove %s: %s", s.staging, ignored.msg);
+	return rc;
+}
+
 int api_process_start(struct api_call *c)
 {
-	struct start s = {0};
+	struct multipart mp = {0};
+	struct start_req r = {0};
 	struct str ct = str_from(c->req->content_type ? c->req->content_type : "");
-	struct err ignored;
+	char id[UUID_STR_LEN];
 	int rc;
 
 	if (!multipart_is_form_data(ct))
 		return api_fail(c, ERR_MEDIA_TYPE, "POST /api/v1/process takes multipart/form-data");
-	uuid_v4(s.id);
-	if ((rc = multipart_parse(ct, (struct str){c->req->body.data, c->req->body.len}, &s.mp, &c->err)) ||
-	    (rc = start_req_parse(&s.mp, dt_now_ms(), &s.r, &c->err)) || (rc = resolve_owner(c, &s)) ||
-	    (rc = check_access(c, &s)) || (rc = check_parent(c, &s)) || (rc = build_payload(c, &s)) ||
-	    (rc = store_it(c, &s)))
+	if ((rc = multipart_parse(ct, (struct str){c->req->body.data, c->req->body.len}, &mp, &c->err)) ||
+	    (rc = start_req_parse(&mp, dt_now_ms(), &r, &c->err)) || (rc = api_process_start_req(c, &mp, &r, id)))
 		goto out;
-	queue_wake(c->app->queue);
-	rc = api_reply(c, json_pack("{s:s, s:b}", "instanceId", s.id, "ok", 1));
+	rc = api_reply(c, json_pack("{s:s, s:b}", "instanceId", id, "ok", 1));
 out:
-	if (s.staging[0] && path_remove_tree(s.staging, &ignored))
-		LOG_W("cannot remove %s: %s", s.staging, ignored.msg);
-	start_req_cleanup(&s.r);
-	multipart_cleanup(&s.mp);
+	start_req_cleanup(&r);
+	multipart_cleanup(&mp);
 	return rc;
 }
-

@@ -345,6 +345,19 @@ int start_req_parse(const struct multipart *mp, int64_t now, struct start_req *r
 	return 0;
 }
 
+int start_req_from_cfg(json_t *cfg, int64_t now, struct start_req *r, struct err *e)
+{
+	memset(r, 0, sizeof *r);
+	r->timeout_s = -1;
+	r->suspend_timeout_s = -1;
+	r->cfg = cfg;
+	if (typed_fields(r, now, e) < 0) {
+		start_req_cleanup(r);
+		return -1;
+	}
+	return 0;
+}
+
 void start_req_cleanup(struct start_req *r)
 {
 	if (!r)

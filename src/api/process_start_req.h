@@ -81,6 +81,10 @@ struct start_req {
 /* now: the current time in ms (for startAt).  On failure *r is cleaned up. */
 int start_req_parse(const struct multipart *mp, int64_t now, struct start_req *r, struct err *e) WUR;
 
+/* The same from a configuration built otherwise (the start link's query): takes cfg (an
+ * object) over, also on failure, and reads the typed fields from it with the same rules. */
+int start_req_from_cfg(json_t *cfg, int64_t now, struct start_req *r, struct err *e) WUR;
+
 /* Writes the file parts and extracts the archive into dir (which exists).  overlay: dir
  * holds a repository checkout that the upload overlays — the archive replaces files as
  * always, and so do the file parts (instead of leaving existing paths alone). */

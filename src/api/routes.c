@@ -24,6 +24,7 @@ static const struct api_route *const tables[] = {
     api_metrics_routes,
     api_web_routes,
     api_console_routes,
+    api_process_link_routes,
 };
 
 /* Methods and patterns by route id (the order of the tables), for the metrics' labels. */

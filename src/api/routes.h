@@ -29,6 +29,7 @@ extern const struct api_route api_metrics_routes[];
 /* The console (api/web.c): /, /assets/<hash>/…, /favicon.ico. */
 extern const struct api_route api_web_routes[];
 extern const struct api_route api_console_routes[];
+extern const struct api_route api_process_link_routes[];
 
 /* Adds every route, numbering them (http_route.id) in table order. */
 int api_routes_build(struct router *r, struct err *e) WUR;

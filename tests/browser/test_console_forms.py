@@ -6,9 +6,9 @@ import urllib.parse
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, login, process_log, start_process, unique, wait_css, wait_process,
+from conftest import (ADMIN_PASSWORD, login, phone, process_log, start_process, unique, wait_css, wait_process,
                       wait_ready, wait_until)
-from proc_util import make_org, make_project, status
+from proc_util import make_org, make_project, status, wait_for
 from repo_util import GitRepo, create_repo
 
 EVERYTHING = """
@@ -141,6 +141,7 @@ def test_form_with_every_field_type(driver, admin, tmp_path):
 def test_two_form_wizard(driver, admin):
     pid = suspended(admin, TWO_FORMS)
     login(driver, "admin", ADMIN_PASSWORD)
+    phone(driver)  # as on a phone, from an email's link
     driver.get(driver.base_url + "/#/process/%s/wizard" % pid)
     wait_ready(driver, "wizard")
     assert driver.find_element(By.ID, "wizard-id").text == pid
@@ -151,6 +152,7 @@ def test_two_form_wizard(driver, admin):
     driver.find_element(By.ID, "form-submit").click()
     wait_css(driver, "#wizard-stage[data-stage=end]")
     assert "finished" in driver.find_element(By.ID, "wizard-stage").text.lower()
+    assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     driver.find_element(By.ID, "wizard-process-link").click()
     wait_ready(driver, "process")
     assert driver.find_element(By.ID, "process-status").text == "FINISHED"
@@ -230,3 +232,31 @@ def test_bad_start_link_is_an_error_page(driver, admin):
     body = driver.find_element(By.TAG_NAME, "body").text
     assert "not found" in body.lower() or "unknown" in body.lower(), body
     assert driver.find_element(By.CSS_SELECTOR, "a[href='/']")
+
+
+YIELDS = """
+flows:
+  default:
+    - form: first
+      yield: true
+    - form: second
+forms:
+  first:
+    - a: {type: string}
+  second:
+    - b: {type: string}
+"""
+
+
+def test_a_yield_form_ends_the_wizard(driver, admin):
+    pid = suspended(admin, YIELDS)
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s/wizard" % pid)
+    wait_ready(driver, "wizard")
+    wait_css(driver, "#wizard-stage[data-form=first] #f-a").send_keys("x")
+    driver.find_element(By.ID, "form-submit").click()
+    wait_css(driver, "#wizard-stage[data-stage=end]")
+    assert "background" in driver.find_element(By.ID, "wizard-stage").text
+    # the next form waits for someone to open it
+    wait_for(lambda: [f["name"] for f in admin.get("/api/v1/process/%s/form" % pid).json()] == ["second"])
+    assert driver.find_element(By.ID, "wizard-stage").get_attribute("data-stage") == "end"

@@ -1,6 +1,7 @@
 """The console's login page (#/login): password and API key, a wrong password, logging out,
 and what another organization's user sees of the processes (issue 10)."""
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from conftest import (ADMIN_KEY, ADMIN_PASSWORD, login, start_process, unique, wait_css, wait_process,
                       wait_ready, wait_until)
@@ -88,3 +89,28 @@ def test_an_outsider_does_not_see_another_orgs_processes(driver, admin, new_user
     driver.get(driver.base_url + "/#/processes?tags=" + tag)
     wait_ready(driver, "processes")
     wait_css(driver, "tr[data-id='%s']" % pid)
+
+
+def test_log_in_with_the_keyboard_only(driver):
+    driver.get(driver.base_url + "/#/login")
+    wait_ready(driver, "login")
+    focused = driver.switch_to.active_element
+    assert focused.get_attribute("id") == "username"  # the page starts in the first field
+    focused.send_keys("admin" + Keys.TAB)
+    driver.switch_to.active_element.send_keys(ADMIN_PASSWORD + Keys.ENTER)
+    wait_ready(driver, "processes")
+    assert wait_css(driver, "#current-user").text == "admin"
+
+
+def test_a_lost_session_leads_to_the_login_and_back(driver):
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/processes?status=FINISHED")
+    wait_ready(driver, "processes")
+    driver.delete_all_cookies()  # as an expired session: the list's next poll is answered 401
+    wait_ready(driver, "login")
+    assert "from=" in driver.current_url
+    driver.find_element(By.ID, "username").send_keys("admin")
+    driver.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
+    driver.find_element(By.ID, "login").click()
+    wait_ready(driver, "processes")
+    assert driver.current_url.endswith("#/processes?status=FINISHED")

@@ -91,7 +91,7 @@ def test_the_log_shows_lines_as_they_are_written(driver, admin):
     log = wait_css(driver, "#log")
     wait_until(driver, lambda d: "first line" in log.text, "the first line")
     assert "second line" not in log.text
-    resume(admin, pid)
+    wait_css(driver, "[data-event=go]").click()  # the resume button of the event it waits for
     wait_until(driver, lambda d: "second level warning" in log.text, "the lines written after the resume")
     warn = [e for e in driver.find_elements(By.CSS_SELECTOR, "#log .log-line") if "second level warning" in e.text]
     assert "level-WARN" in warn[0].get_attribute("class")
@@ -191,3 +191,53 @@ def test_process_pages_fit_a_phone(driver, admin):
         width = driver.execute_script("return document.documentElement.scrollWidth")
         inner = driver.execute_script("return window.innerWidth")
         assert width <= inner, (hash_, width, inner)
+
+
+def test_details_out_variables_and_attachments(driver, admin):
+    flow = '\nconfiguration:\n  arguments:\n    answer: 42\nflows:\n  default:\n    - log: "x"\n'
+    pid = start_process(admin, flow, parts={"out": "answer", "tags": "t1,t2"})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s" % pid)
+    wait_ready(driver, "process")
+    assert '"answer": 42' in driver.find_element(By.ID, "process-out").text
+    assert driver.find_element(By.ID, "process-initiator").text == "admin"
+    assert "t1, t2" in driver.find_element(By.ID, "main").text
+    assert not driver.find_elements(By.ID, "process-stop")  # a finished process cannot be stopped
+    driver.find_element(By.ID, "tab-attachments").click()
+    wait_ready(driver, "process")
+    link = wait_css(driver, "#attachments a[data-name='out.json']")
+    body = driver.execute_script("return fetch(arguments[0].href).then((r) => r.text())", link)
+    assert '"answer"' in body and "42" in body
+
+
+PARENT = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        tags: [kid]
+      out: job
+"""
+
+
+def test_children_link_to_their_pages(driver, admin):
+    child_flow = b'\nflows:\n  default:\n    - log: "child here"\n'
+    pid = start_process(admin, PARENT, files={"child/concord.yml": child_flow})
+    assert wait_process(admin, pid)["status"] == "FINISHED", admin.get("/api/v1/process/%s/log" % pid).text
+    kids = admin.get("/api/v1/process/%s/subprocess" % pid).json()
+    assert len(kids) == 1
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s/children" % pid)
+    wait_ready(driver, "process")
+    row = wait_css(driver, "#children tr[data-id='%s']" % kids[0]["instanceId"])
+    assert "FINISHED" in row.text and "kid" in row.text
+    row.find_element(By.CSS_SELECTOR, "a").click()
+    wait_until(driver, lambda d: d.current_url.endswith("#/process/%s" % kids[0]["instanceId"]), "the child's page")
+    wait_ready(driver, "process")
+    # and back to the parent from the child's details
+    driver.find_element(By.CSS_SELECTOR, "a[href='#/process/%s']" % pid).click()
+    wait_until(driver, lambda d: d.current_url.endswith("#/process/%s" % pid), "the parent's page")

@@ -36,7 +36,7 @@ export async function render(main, params, query) {
   const tabPw = h('button', {type: 'button', role: 'tab', id: 'login-mode-password', 'aria-selected': 'true',
     'aria-controls': 'login-password-fields', onclick: () => setMode('password')}, 'Password');
   const tabKey = h('button', {type: 'button', role: 'tab', id: 'login-mode-apikey', 'aria-selected': 'false',
-    'aria-controls': 'login-key-fields', onclick: () => setMode('apikey')}, 'API key');
+    'aria-controls': 'login-key-fields', tabindex: '-1', onclick: () => setMode('apikey')}, 'API key');
   const submit = h('button', {type: 'submit', id: 'login'}, 'Log in');
 
   function setMode(m) {
@@ -49,8 +49,18 @@ export async function render(main, params, query) {
     apikey.required = !pw;
     tabPw.setAttribute('aria-selected', String(pw));
     tabKey.setAttribute('aria-selected', String(!pw));
+    tabPw.tabIndex = pw ? 0 : -1;
+    tabKey.tabIndex = pw ? -1 : 0;
     mount(status);
     (pw ? username : apikey).focus();
+  }
+
+  // Arrow keys move between the two tabs (the ARIA tabs pattern).
+  function onTabKey(ev) {
+    if (ev.key !== 'ArrowLeft' && ev.key !== 'ArrowRight') return;
+    ev.preventDefault();
+    setMode(mode === 'password' ? 'apikey' : 'password');
+    (mode === 'password' ? tabPw : tabKey).focus();
   }
 
   async function onSubmit(ev) {
@@ -97,7 +107,7 @@ export async function render(main, params, query) {
       h('h1', {}, 'Log in to Accord'),
       query.from && query.from.startsWith('/api/')
         ? h('p', {class: 'hint', id: 'login-start-hint'}, 'Log in to start the process.') : null,
-      h('div', {role: 'tablist', class: 'tabs', 'aria-label': 'Log in with'}, tabPw, tabKey),
+      h('div', {role: 'tablist', class: 'tabs', 'aria-label': 'Log in with', onkeydown: onTabKey}, tabPw, tabKey),
       h('form', {id: 'login-form', onsubmit: onSubmit, novalidate: true},
         pwFields, keyFields, status, h('div', {class: 'actions'}, submit))));
   ready(main, 'login', 'Log in');
