@@ -87,6 +87,6 @@ int api_authenticate(struct api_call *c)
 		rc = authn_header(c->db, authorization, &c->who, &c->err);
 	sodium_memzero(token, sizeof token);
 	if (rc == 0 || rc == -ERR_FORBIDDEN) /* a refused CSRF check still says who it was */
-		snprintf(c->req->principal, sizeof c->req->principal, "%s", c->who.user.username);
+		str_fmt_cut(c->req->principal, sizeof c->req->principal, "%s", c->who.user.username); /* the access log's */
 	return rc;
 }

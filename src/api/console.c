@@ -112,8 +112,22 @@ static int logout(struct api_call *c)
 	return 0;
 }
 
+static const struct api_doc doc_whoami = {
+    .summary = "Who am I; with X-Concord-EnableSession: true and Basic or an API key, log in: a session cookie "
+	       "(accord_session, HttpOnly, SameSite=Lax) and its CSRF token",
+    .response = "{'type':'object','required':['realm','username'],'properties':{'realm':{'enum':['local','apikey',"
+		"'session','sessionkey']},'username':{'type':'string'},'userDomain':{'type':'string'},"
+		"'displayName':{'type':'string'},'orgs':{'type':'array','items':{'type':'object'}},"
+		"'csrfToken':{'type':'string','description':'the value for X-Accord-CSRF'}}}",
+    .errors = "403",
+};
+static const struct api_doc doc_logout = {
+    .summary = "Log out: ends the session of the request's cookie on the server and clears the cookie",
+    .status = 204,
+};
+
 const struct api_route api_console_routes[] = {
-    {"GET", "/api/service/console/whoami", whoami, API_SLOW | API_NO_CHALLENGE},
-    {"POST", "/api/service/console/logout", logout, API_PUBLIC},
+    {"GET", "/api/service/console/whoami", whoami, API_SLOW | API_NO_CHALLENGE, &doc_whoami},
+    {"POST", "/api/service/console/logout", logout, API_PUBLIC, &doc_logout},
     {0},
 };

@@ -11,6 +11,7 @@
 #include "api/doc_schemas.h"
 #include "api/routes.h"
 #include "base/jsonx.h"
+#include "base/str.h"
 #include "version.h"
 
 #define SESSION_COOKIE "accord_session"
@@ -76,7 +77,8 @@ static void nth_name(const char *path, size_t n, char *out, size_t cap)
 		if (!(end = strchr(p, '}')))
 			return;
 		if (i == n) {
-			snprintf(out, cap, "%.*s", (int)(end - p - 1), p + 1);
+			if (str_fmt(out, cap, "%.*s", (int)(end - p - 1), p + 1))
+				out[0] = 0; /* no route has a name this long */
 			return;
 		}
 	}
@@ -95,8 +97,7 @@ static bool takes_rest(const char *pattern, const char *name)
 {
 	char star[72];
 
-	snprintf(star, sizeof star, "{%s*}", name);
-	return strstr(pattern, star) != NULL;
+	return str_fmt(star, sizeof star, "{%s*}", name) == 0 && strstr(pattern, star) != NULL;
 }
 
 /* Path parameters named as in key (the document's path), described by the route's own
@@ -111,7 +112,7 @@ static json_t *parameters(const struct api_route *r, const char *key, const char
 
 		nth_name(own, i, own_name, sizeof own_name);
 		q = param_doc(r->doc, own_name);
-		snprintf(what, sizeof what, "%s%s", q ? q->desc : own_name,
+		str_fmt_cut(what, sizeof what, "%s%s", q ? q->desc : own_name,
 			 takes_rest(r->pattern, own_name) ? " (may contain slashes)" : "");
 		json_array_append_new(list, json_pack("{s:s,s:s,s:b,s:s,s:{s:s}}", "name", name, "in", "path",
 						      "required", 1, "description", what, "schema", "type", "string"));
@@ -119,8 +120,7 @@ static json_t *parameters(const struct api_route *r, const char *key, const char
 	for (const struct api_param_doc *q = r->doc->params; q && q->name; q++) {
 		char braced[72];
 
-		snprintf(braced, sizeof braced, "{%s}", q->name);
-		if (strstr(own, braced))
+		if (str_fmt(braced, sizeof braced, "{%s}", q->name) == 0 && strstr(own, braced))
 			continue;
 		json_array_append_new(list,
 				      json_pack("{s:s,s:s,s:b,s:s,s:{s:s}}", "name", q->name, "in", "query", "required",
@@ -142,7 +142,7 @@ static json_t *content(const char *types, const char *schema_text)
 	for (const char *p = types; *p;) {
 		size_t n = strcspn(p, " ");
 
-		snprintf(type, sizeof type, "%.*s", (int)n, p);
+		str_fmt_cut(type, sizeof type, "%.*s", (int)n, p);
 		if (n)
 			json_object_set_new(c, type, json_pack("{s:O}", "schema", schema));
 		p += n;
@@ -156,7 +156,7 @@ static void add_error(json_t *responses, const char *status)
 {
 	char ref[64];
 
-	snprintf(ref, sizeof ref, "#/components/responses/Error%s", status);
+	str_fmt_cut(ref, sizeof ref, "#/components/responses/Error%s", status);
 	json_object_set_new(responses, status, json_pack("{s:s}", "$ref", ref));
 }
 
@@ -172,7 +172,7 @@ static json_t *responses(const struct api_route *r, struct err *e)
 		err_set(e, ERR_INTERNAL, "%s %s: its response schema is not valid JSON", r->method, r->pattern);
 		return NULL;
 	}
-	snprintf(status, sizeof status, "%d", d->status ? d->status : 200);
+	str_fmt_cut(status, sizeof status, "%d", d->status ? d->status : 200); /* 3 digits */
 	if (d->status == 204)
 		json_object_set_new(out, status, json_pack("{s:s}", "description", "Done (no body)"));
 	else
@@ -181,7 +181,7 @@ static json_t *responses(const struct api_route *r, struct err *e)
 	for (const char *p = d->errors ? d->errors : ""; *p;) {
 		size_t n = strcspn(p, " ");
 
-		snprintf(status, sizeof status, "%.*s", (int)(n < 4 ? n : 3), p);
+		str_fmt_cut(status, sizeof status, "%.*s", (int)(n < 4 ? n : 3), p);
 		if (n)
 			add_error(out, status);
 		p += n;
@@ -207,7 +207,7 @@ static void tag_of(const char *path, char *out, size_t cap)
 	if (strncmp(p, "org/{org}/", 10) == 0)
 		p += 10;
 	n = strcspn(p, "/.");
-	snprintf(out, cap, "%.*s", (int)n, p);
+	str_fmt_cut(out, cap, "%.*s", (int)n, p); /* a tag: display text */
 }
 
 static json_t *operation(const struct api_route *r, const char *key, const char *own, struct err *e)
@@ -288,7 +288,7 @@ static json_t *components(void)
 	for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++) {
 		char name[16];
 
-		snprintf(name, sizeof name, "Error%s", statuses[i].status);
+		str_fmt_cut(name, sizeof name, "Error%s", statuses[i].status); /* 3 digits */
 		json_object_set_new(resp, name,
 				    json_pack("{s:s,s:{s:{s:{s:s}}}}", "description", statuses[i].what, "content",
 					      "application/json", "schema", "$ref", "#/components/schemas/Error"));

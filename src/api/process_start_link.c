@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/doc_schemas.h"
 #include "api/process_routes.h"
 #include "api/routes.h"
 #include "base/buf.h"
 #include "base/datetime.h"
 #include "base/log.h"
+#include "base/str.h"
 #include "flow/value.h"
 
 #define URL_MAX 16384 /* bytes of the return address given to the login page */
@@ -138,6 +140,10 @@ static int error_page(struct api_call *c)
 	return 0;
 }
 
+/* The audit entry of a start by link (api_audit_record reads only the doc's audit). */
+static const struct api_doc link_audit_doc = {.audit = {"PROCESS", "START", NULL}};
+static const struct api_route link_audit = {.doc = &link_audit_doc};
+
 struct query_cfg {
 	json_t *cfg;
 	struct err *e;
@@ -204,12 +210,37 @@ static int start_link(struct api_call *c)
 		return to_login(c);
 	if (rc || start(c, id))
 		return error_page(c);
-	snprintf(location, sizeof location, "/#/process/%s/wizard", id);
+	if (str_fmt(location, sizeof location, "/#/process/%s/wizard", id)) {
+		api_fail(c, ERR_INTERNAL, "a process id does not fit the wizard's address");
+		return error_page(c);
+	}
 	redirect(c, location);
+	/* Audited here, not by the dispatcher: the login redirect and the error page are
+	 * successful answers too, but start nothing. */
+	api_audit_note(c, "instanceId", id);
+	api_audit_record(c, &link_audit);
 	return 0;
 }
 
+static const struct api_doc doc_link = {
+    .summary = "Start by link (a browser): starts the repository's entry point as the user of the console session "
+	       "(or Basic, or an API key) and answers 303 to the console's wizard; without credentials 303 to the "
+	       "console's login with the link as return address; errors are an HTML page",
+    .params = (const struct api_param_doc[]){DOC_ORG,
+					     DOC_PROJECT,
+					     {"repo", "string", "the repository's name"},
+					     {"entryPoint", "string", "the flow to start"},
+					     {"activeProfiles", "string", "comma-separated profiles"},
+					     {"repoBranchOrTag", "string", "another branch or tag of the repository"},
+					     {"repoCommitId", "string", "a commit of the repository"},
+					     {0}},
+    .response_type = "text/html",
+    .status = 303,
+    .errors = "400 403 404 405",
+};
+
 const struct api_route api_process_link_routes[] = {
-    {"GET", "/api/v1/org/{org}/project/{project}/repo/{repo}/start/{entryPoint}", start_link, API_PUBLIC | API_SLOW},
+    {"GET", "/api/v1/org/{org}/project/{project}/repo/{repo}/start/{entryPoint}", start_link, API_PUBLIC | API_SLOW,
+     &doc_link},
     {0},
 };

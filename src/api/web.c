@@ -71,7 +71,8 @@ static int serve(struct api_call *c, const struct web_asset *a, const char *cach
 	char etag[40];
 
 	/* One ETag per representation: the gzipped one ends in -gz. */
-	snprintf(etag, sizeof etag, "%.*s%s\"", (int)strlen(a->etag) - 1, a->etag, gz ? "-gz" : "");
+	if (str_fmt(etag, sizeof etag, "%.*s%s\"", (int)strlen(a->etag) - 1, a->etag, gz ? "-gz" : ""))
+		return api_fail(c, ERR_INTERNAL, "the ETag of %s does not fit", a->path);
 	web_headers(c->resp);
 	http_resp_header(c->resp, "Cache-Control", cache_control);
 	http_resp_header(c->resp, "ETag", etag);
@@ -124,9 +125,26 @@ static int asset(struct api_call *c)
 	return serve(c, a, "public, max-age=31536000, immutable");
 }
 
+static const struct api_doc doc_index = {
+    .summary = "The web console's page (no-cache; it loads everything else from /assets/<hash>/)",
+    .response_type = "text/html",
+};
+static const struct api_doc doc_favicon = {
+    .summary = "The console's icon",
+    .response_type = "image/svg+xml",
+};
+static const struct api_doc doc_asset = {
+    .summary = "A file of the console embedded in the binary (immutable: the hash changes with every build)",
+    .params = (const struct api_param_doc[]){{"hash", "string", "the build's bundle hash"},
+					     {"path", "string", "the file's path under web/"},
+					     {0}},
+    .response_type = "application/octet-stream",
+    .errors = "404",
+};
+
 const struct api_route api_web_routes[] = {
-    {"GET", "/", index_page, API_PUBLIC},
-    {"GET", "/favicon.ico", favicon, API_PUBLIC},
-    {"GET", "/assets/{hash}/{path*}", asset, API_PUBLIC},
+    {"GET", "/", index_page, API_PUBLIC, &doc_index},
+    {"GET", "/favicon.ico", favicon, API_PUBLIC, &doc_favicon},
+    {"GET", "/assets/{hash}/{path*}", asset, API_PUBLIC, &doc_asset},
     {0},
 };

@@ -31,16 +31,17 @@ static int random_text(size_t n, char *out, size_t cap, struct err *e)
 {
 	uint8_t raw[TOKEN_BYTES];
 	char *s;
+	int rc;
 
 	rand_bytes(raw, n);
 	s = b64_encode(raw, n, B64_URL_NOPAD);
 	sodium_memzero(raw, sizeof raw);
 	if (!s)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	snprintf(out, cap, "%s", s);
+	rc = str_fmt(out, cap, "%s", s);
 	sodium_memzero(s, strlen(s));
 	free(s);
-	return 0;
+	return rc ? err_set(e, ERR_INTERNAL, "a random token does not fit its field") : 0;
 }
 
 int console_session_create(struct store_conn *c, const char *user_id, int64_t idle_ms, struct console_login *out,
@@ -58,8 +59,10 @@ int console_session_create(struct store_conn *c, const char *user_id, int64_t id
 	    (rc = random_text(TOKEN_BYTES, out->token, sizeof out->token, e)) ||
 	    (rc = random_text(CSRF_BYTES, out->csrf, sizeof out->csrf, e)))
 		goto out;
-	snprintf(s.user_id, sizeof s.user_id, "%s", user_id);
-	snprintf(s.csrf, sizeof s.csrf, "%s", out->csrf);
+	if (str_fmt(s.user_id, sizeof s.user_id, "%s", user_id) || str_fmt(s.csrf, sizeof s.csrf, "%s", out->csrf)) {
+		rc = err_set(e, ERR_INTERNAL, "a user id or CSRF token does not fit its field");
+		goto out;
+	}
 	s.created_at = now;
 	token_hash(out->token, hash);
 	rc = store_console_session_insert(c, hash, &s, e);

@@ -76,7 +76,7 @@ void http_resp_static(struct http_response *w, int status, const char *content_t
 {
 	clear_body(w);
 	w->status = status;
-	snprintf(w->content_type, sizeof w->content_type, "%s", content_type ? content_type : "");
+	set_type(w, content_type ? content_type : "");
 	w->static_body = data;
 	w->len = len;
 }

@@ -13,8 +13,8 @@ static void read_row(struct store_stmt *st, void *out)
 {
 	struct session_and_user *su = out;
 
-	snprintf(su->s->user_id, sizeof su->s->user_id, "%s", store_col_text(st, 0));
-	snprintf(su->s->csrf, sizeof su->s->csrf, "%s", store_col_text(st, 1));
+	store_col_copy(st, 0, su->s->user_id, sizeof su->s->user_id);
+	store_col_copy(st, 1, su->s->csrf, sizeof su->s->csrf);
 	su->s->created_at = store_col_int64(st, 2);
 	su->s->last_seen_at = store_col_int64(st, 3);
 	store_user_read(st, 4, su->u);

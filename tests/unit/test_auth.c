@@ -15,6 +15,7 @@
 #include "auth/password.h"
 #include "base/b64.h"
 #include "base/rand.h"
+#include "base/str.h"
 #include "store/access.h"
 #include "store/users.h"
 
@@ -118,7 +119,7 @@ static void test_console_csrf(void **state)
 	struct principal who = {.method = AUTH_CONSOLE};
 	(void)state;
 
-	snprintf(who.csrf_token, sizeof who.csrf_token, "%s", "csrf-token-0123456789");
+	assert_int_equal(str_fmt(who.csrf_token, sizeof who.csrf_token, "%s", "csrf-token-0123456789"), 0);
 	assert_true(console_session_csrf_ok(&who, "csrf-token-0123456789"));
 	assert_false(console_session_csrf_ok(&who, "csrf-token-012345678"));
 	assert_false(console_session_csrf_ok(&who, "csrf-token-0123456789x"));

@@ -14,6 +14,7 @@
 
 #include "auth/console_session.h"
 #include "base/rand.h"
+#include "base/str.h"
 #include "store/users.h"
 
 #define IDLE_MS 600000 /* 10 minutes: refreshes are due after CONSOLE_REFRESH_MS */
@@ -48,9 +49,9 @@ static int setup(void **state)
 	struct err e;
 	(void)state;
 
-	snprintf(dir, sizeof dir, "/tmp/accord-cs-test-XXXXXX");
+	assert_int_equal(str_fmt(dir, sizeof dir, "/tmp/accord-cs-test-XXXXXX"), 0);
 	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof url, "sqlite:%s/accord.db", dir);
+	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", dir), 0);
 	store = store_open(url, &e);
 	if (!store)
 		fail_msg("store_open: %s", e.msg);
@@ -67,7 +68,8 @@ static int teardown(void **state)
 	(void)state;
 
 	store_close(store);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (str_fmt(cmd, sizeof cmd, "rm -rf %s", dir))
+		return -1;
 	return system(cmd) != 0 ? -1 : 0;
 }
 
