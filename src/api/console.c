@@ -14,14 +14,16 @@
 #include "base/str.h"
 
 /* Set-Cookie for token ("": clears the cookie). */
-static void set_cookie(struct api_call *c, const char *token)
+static int set_cookie(struct api_call *c, const char *token)
 {
 	char v[CONSOLE_TOKEN_LEN + 128];
+	int rc = str_fmt(v, sizeof v, CONSOLE_COOKIE "=%s; Path=/; HttpOnly; SameSite=Lax%s%s", token,
+			 *token ? "" : "; Max-Age=0", api_request_tls(c->req) ? "; Secure" : "");
 
-	snprintf(v, sizeof v, CONSOLE_COOKIE "=%s; Path=/; HttpOnly; SameSite=Lax%s%s", token,
-		 *token ? "" : "; Max-Age=0", api_request_tls(c->req) ? "; Secure" : "");
-	http_resp_header(c->resp, "Set-Cookie", v);
+	if (rc == 0)
+		http_resp_header(c->resp, "Set-Cookie", v);
 	sodium_memzero(v, sizeof v);
+	return rc ? api_fail(c, ERR_INTERNAL, "the session cookie does not fit its header") : 0;
 }
 
 static const char *realm_of(enum auth_method m)
@@ -92,9 +94,11 @@ static int whoami(struct api_call *c)
 		goto out;
 	}
 	jsonx_set_opt_str(v, "csrfToken", csrf);
-	rc = api_reply(c, v);
-	if (login.token[0])
-		set_cookie(c, login.token);
+	rc = login.token[0] ? set_cookie(c, login.token) : 0;
+	if (rc == 0)
+		rc = api_reply(c, v);
+	else
+		json_decref(v);
 out:
 	sodium_memzero(&login, sizeof login);
 	return rc;
@@ -107,8 +111,9 @@ static int logout(struct api_call *c)
 
 	if (rc)
 		return rc;
+	if ((rc = set_cookie(c, "")))
+		return rc;
 	http_resp_bytes(c->resp, 204, "", NULL, 0);
-	set_cookie(c, "");
 	return 0;
 }
 
