@@ -42,8 +42,9 @@ struct app {
 	atomic_bool ready;
 	uint64_t health_min_free_bytes; /* GET /api/v1/server/health: disk check threshold */
 	enum metrics_access metrics_access;
-	struct repos *repos;		/* git clones of repositories (repo/repo.h) */
-	struct triggers *triggers;	/* cron scheduler and generic events (triggers/triggers.h) */
+	struct repos *repos;	   /* git clones of repositories (repo/repo.h) */
+	struct triggers *triggers; /* cron scheduler and generic events (triggers/triggers.h) */
+	int64_t session_idle_ms;   /* console sessions end after this long unused (--session-idle) */
 };
 
 struct api_call {
@@ -59,8 +60,9 @@ struct api_call {
 typedef int (*api_handler)(struct api_call *c);
 
 enum api_route_flags {
-	API_PUBLIC = 1 << 0, /* no credentials needed */
-	API_SLOW = 1 << 1,   /* a GET that may take long: always run on a worker thread */
+	API_PUBLIC = 1 << 0,	   /* no credentials needed */
+	API_SLOW = 1 << 1,	   /* a GET that may take long: always run on a worker thread */
+	API_NO_CHALLENGE = 1 << 2, /* a 401 never carries WWW-Authenticate (console whoami) */
 };
 
 /* What a route is, kept next to its route table: the OpenAPI document is built from it
@@ -98,6 +100,21 @@ struct api_route {
 	unsigned flags;
 	const struct api_doc *doc;
 };
+
+/* Authenticates the request into c->who (api/authenticate.c): Authorization (Basic or an
+ * API key), else X-Concord-SessionToken, else the console session cookie.  A request
+ * authenticated by the cookie that is not GET/HEAD must pass the CSRF rule (header
+ * X-Accord-CSRF equal to the session's token, or an Origin equal to the server's own):
+ * ERR_FORBIDDEN otherwise.  Returns 0, a negative code with c->err set, or API_AUTH_DEFER
+ * when the check has to write (a session's last use) and the request is not on a worker.
+ * The dispatcher calls it for every route but API_PUBLIC ones, which may call it
+ * themselves. */
+#define API_AUTH_DEFER 1
+int api_authenticate(struct api_call *c) WUR;
+
+/* The request came over TLS: to a proxy in front that says so (X-Forwarded-Proto: https
+ * or Forwarded: proto=https; `accord serve` itself speaks plain HTTP). */
+bool api_request_tls(const struct http_request *req);
 
 /* ---- helpers for handlers ---- */
 

@@ -5,6 +5,7 @@
 #include "api/routes.h"
 #include "auth/authn.h"
 #include "base/log.h"
+#include "base/str.h"
 
 static void fail(struct http_response *resp, const struct err *e)
 {
@@ -16,6 +17,17 @@ static void fail(struct http_response *resp, const struct err *e)
 		return;
 	}
 	http_resp_error(resp, e);
+}
+
+/* A 401 makes browsers show their own password dialog when it carries WWW-Authenticate:
+ * not for the console (Concord's rule: its whoami, and requests marked as the UI's). */
+static void fail_call(struct api_call *c, const struct api_route *route)
+{
+	const char *ui = http_header(c->req, "X-Concord-UI-Request");
+
+	fail(c->resp, &c->err);
+	if (c->err.code == ERR_UNAUTH && ((route->flags & API_NO_CHALLENGE) || (ui && cstr_ieq(ui, "true"))))
+		http_resp_header_drop(c->resp, "WWW-Authenticate");
 }
 
 static bool may_take_long(const struct api_route *route, struct http_request *req)
@@ -64,20 +76,20 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 		return HTTP_HANDLED;
 	}
 	if (!(route->flags & API_PUBLIC)) {
-		const char *session = http_header(req, "X-Concord-SessionToken");
-		if (session && !http_header(req, "Authorization") ? authn_session(c.db, session, &c.who, &c.err)
-								   : authn_header(c.db, http_header(req, "Authorization"), &c.who, &c.err)) {
-			fail(resp, &c.err);
+		rc = api_authenticate(&c);
+		if (rc == API_AUTH_DEFER)
+			return HTTP_DEFER;
+		if (rc) {
+			fail_call(&c, route);
 			return HTTP_HANDLED;
 		}
-		snprintf(req->principal, sizeof req->principal, "%s", c.who.user.username);
 	}
 	rc = route->fn(&c);
 	if (rc) {
 		if (c.err.code == ERR_OK)
 			err_set(&c.err, ERR_INTERNAL, "handler for %s %s failed without a reason", route->method,
 				route->pattern);
-		fail(resp, &c.err);
+		fail_call(&c, route);
 	} else if (route->doc && route->doc->audit.object) {
 		api_audit_record(&c, route);
 	}

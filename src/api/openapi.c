@@ -10,10 +10,9 @@
 
 #include "api/doc_schemas.h"
 #include "api/routes.h"
+#include "auth/console_session.h"
 #include "base/jsonx.h"
 #include "version.h"
-
-#define SESSION_COOKIE "accord_session"
 
 static const struct {
 	const char *status, *what;
@@ -300,7 +299,7 @@ static json_t *components(void)
 			 "scheme", "basic", "description", "a local user's name and password", "apiKey", "type",
 			 "apiKey", "in", "header", "name", "Authorization", "description",
 			 "an API key, alone or after 'Bearer '", "session", "type", "apiKey", "in", "cookie", "name",
-			 SESSION_COOKIE, "description", "the web console's session (changes also need its CSRF header)",
+			 CONSOLE_COOKIE, "description", "the web console's session (changes also need its CSRF header)",
 			 "processSession", "type", "apiKey", "in", "header", "name", "X-Concord-SessionToken",
 			 "description", "a running process's own session token");
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/doc_schemas.h"
+#include "api/orgs.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "base/datetime.h"
@@ -13,7 +14,7 @@
 #include "store/orgs.h"
 #include "store/users.h"
 
-static json_t *org_json(const struct org *o)
+json_t *org_json(const struct org *o)
 {
 	json_t *v = json_pack("{s:s,s:s,s:s}", "id", o->id, "name", o->name, "visibility", o->visibility);
 

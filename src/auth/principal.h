@@ -4,9 +4,11 @@
 #include <stdbool.h>
 
 #include "base/uuid.h"
+#include "store/console_sessions.h"
 #include "store/users.h"
 
-enum auth_method { AUTH_NONE = 0, AUTH_BASIC, AUTH_APIKEY, AUTH_SESSION };
+/* AUTH_SESSION: a process's session token; AUTH_CONSOLE: a console session cookie. */
+enum auth_method { AUTH_NONE = 0, AUTH_BASIC, AUTH_APIKEY, AUTH_SESSION, AUTH_CONSOLE };
 
 /* Who is making a request: the user row as read at authentication time, and how they
  * proved it. */
@@ -15,6 +17,7 @@ struct principal {
 	enum auth_method method;
 	char apikey_id[UUID_STR_LEN];	    /* when method is AUTH_APIKEY */
 	char session_process[UUID_STR_LEN]; /* when method is AUTH_SESSION: the process whose token it is */
+	char csrf_token[CONSOLE_CSRF_MAX];  /* when method is AUTH_CONSOLE: the session's CSRF token */
 };
 
 static inline bool principal_is_admin(const struct principal *p)

@@ -45,7 +45,7 @@ struct serve_cfg {
 	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
 	enum log_level log_level;
 	bool runner_zygote;
-	int64_t retention_keep[RET__COUNT], retention_interval;
+	int64_t retention_keep[RET__COUNT], retention_interval, session_idle;
 	unsigned retention_batch, retention_pause_ms;
 };
 
@@ -155,6 +155,8 @@ static const struct config_opt opts[] = {
      "files and folders of one repository checkout (a process start from a repository)"},
     {"limit-repo-bytes", CONFIG_SIZE, "512M", 1024, 1ULL << 40, &limits.repo_bytes,
      "bytes of the files of one repository checkout (a process start from a repository)"},
+    {"session-idle", CONFIG_DURATION, "30m", 1, 1ULL << 32, &cfg.session_idle,
+     "a console session (the web console's login cookie) ends after this long without a request (e.g. 30m, 8h)"},
     {"shutdown-grace-ms", CONFIG_UINT, "10000", 0, 600000, &cfg.shutdown_grace_ms,
      "on SIGTERM/SIGINT, how long requests in flight may take to finish"},
     {"test-cron-minute-seconds", CONFIG_UINT, "0", 0, 60, &cfg.test_cron_minute_seconds,
@@ -355,6 +357,7 @@ static int run(struct err *e)
 	limit_malloc_arenas();
 	app.data_dir = cfg.data;
 	app.health_min_free_bytes = cfg.health_min_free_bytes;
+	app.session_idle_ms = cfg.session_idle * 1000;
 	atomic_init(&app.ready, false);
 	authn_init();
 	app.router = router_new();

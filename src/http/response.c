@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/jsonx.h"
@@ -104,6 +105,22 @@ void http_resp_header(struct http_response *w, const char *name, const char *val
 	if (!w->header_names[w->n_headers] || !w->header_values[w->n_headers])
 		abort();
 	w->n_headers++;
+}
+
+void http_resp_header_drop(struct http_response *w, const char *name)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < w->n_headers; i++) {
+		if (strcasecmp(w->header_names[i], name) == 0) {
+			free(w->header_names[i]);
+			free(w->header_values[i]);
+			continue;
+		}
+		w->header_names[kept] = w->header_names[i];
+		w->header_values[kept++] = w->header_values[i];
+	}
+	w->n_headers = kept;
 }
 
 int http_status_of(enum err_code code)

@@ -80,6 +80,8 @@ void http_resp_stream(struct http_response *w, int status, const char *content_t
 void http_resp_error(struct http_response *w, const struct err *e);
 /* Adds a response header (copied).  Silently ignores more than HTTP_MAX_HEADERS. */
 void http_resp_header(struct http_response *w, const char *name, const char *value);
+/* Removes every header of that name (case-insensitive) added so far. */
+void http_resp_header_drop(struct http_response *w, const char *name);
 
 /* The one table from error codes to HTTP statuses. */
 int http_status_of(enum err_code code);

@@ -1,0 +1,45 @@
+#ifndef ACCORD_STORE_CONSOLE_SESSIONS_H
+#define ACCORD_STORE_CONSOLE_SESSIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/uuid.h"
+#include "store/store.h"
+#include "store/users.h"
+
+/* Console sessions (schema 012, auth/console_session.h): a row per logged-in browser,
+ * keyed by the SHA-256 of the session token (the token itself is never stored). */
+
+#define CONSOLE_SESSION_HASH_LEN 32
+#define CONSOLE_CSRF_MAX 64 /* bytes of a CSRF token, NUL included */
+
+struct console_session {
+	char user_id[UUID_STR_LEN];
+	char csrf[CONSOLE_CSRF_MAX];
+	int64_t created_at, last_seen_at;
+};
+
+/* A new session (created_at = last_seen_at = s->created_at).  A colliding hash is
+ * ERR_CONFLICT (never happens with random tokens). */
+int store_console_session_insert(struct store_conn *c, const uint8_t hash[CONSOLE_SESSION_HASH_LEN],
+				 const struct console_session *s, struct err *e) WUR;
+
+/* Authentication in one query: the session with this hash and its user.  ERR_NOT_FOUND
+ * when there is no such session (logged out, purged, or its user deleted). */
+int store_console_session_find_user(struct store_conn *c, const uint8_t hash[CONSOLE_SESSION_HASH_LEN],
+				    struct console_session *s, struct user *u, struct err *e) WUR;
+
+/* Sets last_seen_at (a session that is gone meanwhile is no error). */
+int store_console_session_touch(struct store_conn *c, const uint8_t hash[CONSOLE_SESSION_HASH_LEN], int64_t now_ms,
+				struct err *e) WUR;
+
+/* Deletes the session; *n (may be NULL) receives 1 when there was one, else 0. */
+int store_console_session_delete(struct store_conn *c, const uint8_t hash[CONSOLE_SESSION_HASH_LEN], size_t *n,
+				 struct err *e) WUR;
+
+/* Deletes every session last seen before cutoff_ms (Unix ms); *n (may be NULL) receives
+ * how many. */
+int store_console_session_purge(struct store_conn *c, int64_t cutoff_ms, size_t *n, struct err *e) WUR;
+
+#endif
