@@ -32,6 +32,10 @@ SRC      := $(shell find src -name '*.c' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
 SCHEMA   := $(sort $(wildcard src/store/schema/*.sql))
 GEN      := build/gen/schema_sql.c
+# The console: every file under web/ (and its folders, whose times change when a file is
+# added or removed) embedded by scripts/embed-web.
+WEB      := $(shell find web -type f ! -name '.*' | sort) $(shell find web -type d)
+WEB_GEN  := build/gen/web_assets.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
@@ -56,25 +60,28 @@ $(shell mkdir -p build/gen; printf '#define ACCORD_VERSION "%s"\n' '$(VERSION)' 
 $(GEN): $(SCHEMA) src/store/schema scripts/embed-sql
 	@mkdir -p $(@D)
 	scripts/embed-sql $(SCHEMA) > $@.tmp && mv $@.tmp $@
+$(WEB_GEN): $(WEB) scripts/embed-web
+	@mkdir -p $(@D)
+	@echo "EMBED web/"; scripts/embed-web web > $@.tmp && mv $@.tmp $@
 
 # ---- release ------------------------------------------------------------------------
-REL_OBJ := $(patsubst src/%.c,$(REL_DIR)/%.o,$(SRC)) $(REL_DIR)/gen/schema_sql.o
+REL_OBJ := $(patsubst src/%.c,$(REL_DIR)/%.o,$(SRC)) $(REL_DIR)/gen/schema_sql.o $(REL_DIR)/gen/web_assets.o
 $(REL_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@
-$(REL_DIR)/gen/schema_sql.o: $(GEN)
+$(REL_DIR)/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
 	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@
 build/accord: $(REL_OBJ)
 	@echo "LINK $@"; $(CC) -o $@ $^ $(PKG_LIBS)
 
 # ---- sanitizers -----------------------------------------------------------------------
-ASAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/%.o,$(SRC)) $(ASAN_DIR)/gen/schema_sql.o
+ASAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/%.o,$(SRC)) $(ASAN_DIR)/gen/schema_sql.o $(ASAN_DIR)/gen/web_assets.o
 ASAN_LIB_OBJ := $(filter-out $(ASAN_DIR)/main.o,$(ASAN_OBJ))
 $(ASAN_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC(asan) $<"; $(CC) $(ASAN_CFLAGS) -c $< -o $@
-$(ASAN_DIR)/gen/schema_sql.o: $(GEN)
+$(ASAN_DIR)/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
 	@echo "CC(asan) $<"; $(CC) $(ASAN_CFLAGS) -c $< -o $@
 $(ASAN_DIR)/accord: $(ASAN_OBJ)
@@ -118,13 +125,13 @@ check-style:
 
 # ---- fuzzing (clang + libFuzzer) -----------------------------------------------------------
 FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error -Wno-unknown-warning-option
-FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o
+FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o $(FUZZ_DIR)/gen/web_assets.o
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/bin/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30
 $(FUZZ_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC(fuzz) $<"; clang $(FUZZ_CFLAGS) -c $< -o $@
-$(FUZZ_DIR)/gen/schema_sql.o: $(GEN)
+$(FUZZ_DIR)/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
 	@echo "CC(fuzz) $<"; clang $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_DIR)/libaccord.a: $(FUZZ_LIB_OBJ)

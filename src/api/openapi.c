@@ -199,6 +199,10 @@ static void tag_of(const char *path, char *out, size_t cap)
 	const char *p = path;
 	size_t n;
 
+	if (strncmp(p, "/api/", 5) != 0 && strcmp(p, "/metrics") != 0) {
+		snprintf(out, cap, "console"); /* the web console's page and files */
+		return;
+	}
 	if (strncmp(p, "/api/v", 6) == 0 && (p = strchr(p + 6, '/')))
 		p++;
 	else

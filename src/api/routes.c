@@ -22,6 +22,7 @@ static const struct api_route *const tables[] = {
     api_process_checkpoint_routes,
     api_trigger_routes,
     api_metrics_routes,
+    api_web_routes,
     api_console_routes,
     api_audit_routes,
     api_openapi_routes,

@@ -21,6 +21,7 @@ static void clear_body(struct http_response *w)
 		explicit_bzero(w->body, w->len); /* exported secrets pass through here */
 	free(w->body);
 	w->body = NULL;
+	w->static_body = NULL;
 	w->len = 0;
 	if (w->fd >= 0)
 		close(w->fd);
@@ -61,6 +62,15 @@ void http_resp_bytes(struct http_response *w, int status, const char *content_ty
 	if (len)
 		memcpy(copy, data, len);
 	http_resp_take(w, status, content_type, copy, len);
+}
+
+void http_resp_static(struct http_response *w, int status, const char *content_type, const void *data, size_t len)
+{
+	clear_body(w);
+	w->status = status;
+	snprintf(w->content_type, sizeof w->content_type, "%s", content_type ? content_type : "");
+	w->static_body = data;
+	w->len = len;
 }
 
 void http_resp_json(struct http_response *w, int status, json_t *v)

@@ -9,7 +9,7 @@
 
 #include "base/err.h"
 
-#define HTTP_MAX_HEADERS 8
+#define HTTP_MAX_HEADERS 12
 
 /* A response body produced piece by piece (http_resp_stream), e.g. a log that is still
  * being written.  The server calls, on the connection's I/O thread:
@@ -40,7 +40,8 @@ struct http_stream_ops {
  * never blocks beyond a mutex; a wake that arrives while a read runs is not lost. */
 void http_stream_wake(struct http_stream *s);
 
-/* What a handler answers.  Exactly one of: a body in memory (body/len, owned), a file
+/* What a handler answers.  Exactly one of: a body in memory (body/len, owned), bytes that
+ * live as long as the process (static_body/len, not owned: embedded files), a file
  * range (fd/fd_off/fd_len; the fd is owned and closed by the server), or a stream
  * (stream_ops/stream_ctx, owned: freed through stream_ops->free).  Starts as 500 with
  * no body; http_resp_* set it. */
@@ -48,6 +49,7 @@ struct http_response {
 	int status;
 	char content_type[128];
 	char *body;
+	const char *static_body;
 	size_t len;
 	int fd;
 	uint64_t fd_off, fd_len;
@@ -69,6 +71,8 @@ void http_resp_json(struct http_response *w, int status, json_t *v);
 void http_resp_bytes(struct http_response *w, int status, const char *content_type, const void *data, size_t len);
 /* Takes ownership of a malloc'd body. */
 void http_resp_take(struct http_response *w, int status, const char *content_type, char *data, size_t len);
+/* Serves bytes that live as long as the process (embedded files): neither copied nor freed. */
+void http_resp_static(struct http_response *w, int status, const char *content_type, const void *data, size_t len);
 /* Serves bytes [off, off+len) of an open file (takes the fd). */
 void http_resp_file(struct http_response *w, int status, const char *content_type, int fd, uint64_t off, uint64_t len);
 /* Streams the body from ops (takes ctx: freed through ops->free even when never sent).

@@ -157,6 +157,8 @@ static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn,
 		r = mhd.create_response_from_buffer_with_free_callback(w->len, w->body, free_wiped);
 		if (r)
 			w->body = NULL;
+	} else if (w->static_body) {
+		r = mhd.create_response_from_buffer(w->len, (void *)w->static_body, MHD_RESPMEM_PERSISTENT);
 	} else {
 		r = mhd.create_response_from_buffer(0, (char *)"", MHD_RESPMEM_PERSISTENT);
 	}
