@@ -20,7 +20,7 @@
 	"'user':{'type':'object','properties':{'id':{'type':'string'},'username':{'type':'string'}}},"                 \
 	"'details':{'type':'object','description':'ids and names of what changed (never a secret value)',"             \
 	"'properties':{'actionSource':{'type':'object','properties':{"                                                 \
-	"'type':{'enum':['API_REQUEST','PROCESS','SYSTEM']},'instanceId':{'type':'string'},"                           \
+	"'type':{'enum':['API_REQUEST','PROCESS']},'instanceId':{'type':'string'},"                           \
 	"'apiKeyId':{'type':'string'},'address':{'type':'string'}}}}}}}"
 
 static const char *const objects[] = {
@@ -73,9 +73,9 @@ void api_audit_note(struct api_call *c, const char *key, const char *value)
 		json_object_set_new(c->audit, key, json_string(value));
 }
 
-/* The answer's ids ("id", "instanceId", "instanceIds") into details and, for a create-or-update, which
- * it was into *action.  False for an answer that says it did nothing ({"ok":false}: a
- * form whose values were refused). */
+/* The answer's ids ("id", "instanceId", "instanceIds") into details and, for a
+ * create-or-update, which it was into *action.  False for an answer that says it did
+ * nothing ({"ok":false}: a form whose values were refused). */
 static bool from_answer(struct api_call *c, const struct api_audit_doc *a, json_t *details, const char **action)
 {
 	json_t *v = NULL, *x;

@@ -6,6 +6,7 @@
 
 #include <sodium.h>
 
+#include "api/doc_schemas.h"
 #include "api/orgs.h"
 #include "api/routes.h"
 #include "auth/console_session.h"

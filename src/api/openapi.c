@@ -10,11 +10,10 @@
 
 #include "api/doc_schemas.h"
 #include "api/routes.h"
+#include "auth/console_session.h"
 #include "base/jsonx.h"
 #include "base/str.h"
 #include "version.h"
-
-#define SESSION_COOKIE "accord_session"
 
 static const struct {
 	const char *status, *what;
@@ -200,6 +199,10 @@ static void tag_of(const char *path, char *out, size_t cap)
 	const char *p = path;
 	size_t n;
 
+	if (strncmp(p, "/api/", 5) != 0 && strcmp(p, "/metrics") != 0) {
+		str_fmt_cut(out, cap, "console"); /* the web console's page and files */
+		return;
+	}
 	if (strncmp(p, "/api/v", 6) == 0 && (p = strchr(p + 6, '/')))
 		p++;
 	else
@@ -300,7 +303,7 @@ static json_t *components(void)
 			 "scheme", "basic", "description", "a local user's name and password", "apiKey", "type",
 			 "apiKey", "in", "header", "name", "Authorization", "description",
 			 "an API key, alone or after 'Bearer '", "session", "type", "apiKey", "in", "cookie", "name",
-			 SESSION_COOKIE, "description", "the web console's session (changes also need its CSRF header)",
+			 CONSOLE_COOKIE, "description", "the web console's session (changes also need its CSRF header)",
 			 "processSession", "type", "apiKey", "in", "header", "name", "X-Concord-SessionToken",
 			 "description", "a running process's own session token");
 }

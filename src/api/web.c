@@ -126,19 +126,23 @@ static int asset(struct api_call *c)
 }
 
 static const struct api_doc doc_index = {
-    .summary = "The web console's page (no-cache; it loads everything else from /assets/<hash>/)",
+    .summary = "The web console (its page; not an API)",
+    .response = "{'type':'string'}",
     .response_type = "text/html",
 };
 static const struct api_doc doc_favicon = {
     .summary = "The console's icon",
+    .response = "{'type':'string','format':'binary'}",
     .response_type = "image/svg+xml",
+    .errors = "404",
 };
 static const struct api_doc doc_asset = {
-    .summary = "A file of the console embedded in the binary (immutable: the hash changes with every build)",
-    .params = (const struct api_param_doc[]){{"hash", "string", "the build's bundle hash"},
+    .summary = "A file of the console (scripts, styles), cacheable for ever under its bundle hash",
+    .params = (const struct api_param_doc[]){{"hash", "string", "the bundle hash of this build"},
 					     {"path", "string", "the file's path under web/"},
 					     {0}},
-    .response_type = "application/octet-stream",
+    .response = "{'type':'string','format':'binary'}",
+    .response_type = "application/javascript text/css image/svg+xml",
     .errors = "404",
 };
 

@@ -19,7 +19,7 @@ struct audit_entry {
 	const char *action;  /* "CREATE", … */
 	const char *user_id; /* who */
 	const char *username;
-	const char *source;	 /* "API_REQUEST", "PROCESS" or "SYSTEM" */
+	const char *source;	 /* "API_REQUEST" or "PROCESS" (a process's session or server task) */
 	const char *api_key_id;	 /* the API key of the request, if it used one */
 	const char *instance_id; /* the process whose session token the request carried */
 	const char *address;	 /* the client's IP address */

@@ -10,7 +10,7 @@ CREATE TABLE audit_log (
     action      TEXT NOT NULL,                -- CREATE, UPDATE, DELETE, ACCESS, START, STOP, …
     user_id     TEXT,                         -- who; NULL for the server itself
     username    TEXT,
-    source      TEXT NOT NULL,                -- API_REQUEST, PROCESS, SYSTEM
+    source      TEXT NOT NULL,                -- API_REQUEST or PROCESS
     api_key_id  TEXT,                         -- the key a request authenticated with
     instance_id TEXT,                         -- the process whose session made the request
     address     TEXT,                         -- the client's IP address
