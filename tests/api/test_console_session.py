@@ -78,6 +78,10 @@ def test_login_with_an_api_key_and_secure_behind_tls(server, new_user):
     # an org the user is not in is not listed
     assert r.json()["orgs"] == []
     assert browser(server.url, token).get(WHOAMI).json()["username"] == user.username
+    _, _, r = login(server.url, user.key, {"Forwarded": "for=10.0.0.1;proto=https;host=example"})
+    assert "Secure" in cookie_attrs(r)[1]
+    _, _, r = login(server.url, user.key, {"X-Forwarded-Proto": "http"})
+    assert "Secure" not in cookie_attrs(r)[1]
 
 
 def test_whoami_without_the_session_header_makes_no_session(admin):
@@ -158,6 +162,15 @@ def test_cookie_changes_need_the_csrf_header_or_our_origin(server, admin):
     name2 = unique("corg")
     r = b.post("/api/v1/org", json={"name": name2}, headers={"Origin": server.url})
     assert r.status_code == 200, r.text
+    # behind a TLS proxy the own origin is https://<Host>
+    host = server.url.split("//")[1]
+    r = b.post("/api/v1/org", json={"name": unique("corg")},
+               headers={"Origin": "https://" + host, "X-Forwarded-Proto": "https"})
+    assert r.status_code == 200, r.text
+    r = b.post("/api/v1/org", json={"name": unique("corg")}, headers={"Origin": "https://" + host})
+    assert r.status_code == 403
+    r = b.post("/api/v1/org", json={"name": unique("corg")}, headers={"Origin": "null"})
+    assert r.status_code == 403
 
     # DELETE the same way
     r = b.delete("/api/v1/org/" + name, params={"confirmation": "yes"})

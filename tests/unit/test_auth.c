@@ -1,15 +1,17 @@
 /* Unit tests for auth/: API key generation and hashing, password hashing, rbac levels
- * and role parsing. */
+ * and role parsing, the console session cookie and CSRF comparison. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "auth/authn.h"
+#include "auth/console_session.h"
 #include "auth/password.h"
 #include "base/b64.h"
 #include "base/rand.h"
@@ -87,12 +89,55 @@ static void test_levels_and_roles(void **state)
 	assert_non_null(strstr(e.msg, "root"));
 }
 
+#define TOK "abcdefghijklmnopqrstuvwxyzABCDEFGHIJK-_0123"
+
+static void test_console_cookie(void **state)
+{
+	char t[CONSOLE_TOKEN_LEN];
+	(void)state;
+
+	assert_true(console_session_cookie("accord_session=" TOK, t));
+	assert_string_equal(t, TOK);
+	assert_true(console_session_cookie("a=b;  accord_session=\"" TOK "\" ; c=d", t));
+	assert_string_equal(t, TOK);
+	/* the first one counts, even when it is no token */
+	assert_false(console_session_cookie("accord_session=short; accord_session=" TOK, t));
+	assert_string_equal(t, "");
+	assert_false(console_session_cookie("xaccord_session=" TOK, t));
+	assert_false(console_session_cookie("accord_session=" TOK "x", t));
+	assert_false(console_session_cookie("accord_session="
+					    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJK+/0123",
+					    t));
+	assert_false(console_session_cookie("accord_session=", t));
+	assert_false(console_session_cookie("", t));
+	assert_false(console_session_cookie(NULL, t));
+}
+
+static void test_console_csrf(void **state)
+{
+	struct principal who = {.method = AUTH_CONSOLE};
+	(void)state;
+
+	snprintf(who.csrf_token, sizeof who.csrf_token, "%s", "csrf-token-0123456789");
+	assert_true(console_session_csrf_ok(&who, "csrf-token-0123456789"));
+	assert_false(console_session_csrf_ok(&who, "csrf-token-012345678"));
+	assert_false(console_session_csrf_ok(&who, "csrf-token-0123456789x"));
+	assert_false(console_session_csrf_ok(&who, "Csrf-token-0123456789"));
+	assert_false(console_session_csrf_ok(&who, ""));
+	assert_false(console_session_csrf_ok(&who, NULL));
+	who.method = AUTH_APIKEY;
+	assert_false(console_session_csrf_ok(&who, "csrf-token-0123456789"));
+	who.method = AUTH_CONSOLE;
+	who.csrf_token[0] = '\0';
+	assert_false(console_session_csrf_ok(&who, ""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_apikey_new_and_hash),
-		cmocka_unit_test(test_password_hash),
-		cmocka_unit_test(test_levels_and_roles),
+	    cmocka_unit_test(test_apikey_new_and_hash), cmocka_unit_test(test_password_hash),
+	    cmocka_unit_test(test_levels_and_roles),	cmocka_unit_test(test_console_cookie),
+	    cmocka_unit_test(test_console_csrf),
 	};
 	rand_init();
 	return cmocka_run_group_tests_name("auth", tests, NULL, NULL);

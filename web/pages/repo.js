@@ -1,0 +1,143 @@
+// #/org/{org}/project/{project}/repo/{repo} — a repository: its details, a refresh, a
+// form starting a process from it (entry point, profiles, arguments), and its triggers
+// (manual ones with a button that starts them).
+import {api} from '../lib/api.js';
+import {h, mount} from '../lib/dom.js';
+import {busy, copyButton, crumbs, deletePanel, details, errorBox, field, loadPage, path, table} from '../lib/admin.js';
+import {kvEditor} from '../lib/kveditor.js';
+
+export async function render(main, params) {
+  const {org, project, repo} = params;
+  const apiBase = '/api/v1/' + path('org', org, 'project', project, 'repository', repo);
+  await loadPage(main, 'repo', `${repo} · ${project}`, async () => {
+    main.append(crumbs(['Organizations', '#/orgs'], [org, '#/' + path('org', org)],
+      [project, '#/' + path('org', org, 'project', project)], [repo]), h('h1', {}, repo));
+    const r = await api('GET', apiBase);
+    main.append(details('repo-details', [
+      ['URL', h('span', {class: 'mono'}, r.url)],
+      ['Branch or tag', r.branch || (r.commitId ? '' : "the remote's default branch")],
+      ['Pinned commit', r.commitId && h('span', {class: 'mono'}, r.commitId)],
+      ['Path', r.path],
+      ['Credentials', r.secretName && h('a', {href: '#/' + path('org', org, 'secret', r.secretName)}, r.secretName)],
+      ['Disabled', r.disabled ? 'yes: starts nothing' : ''],
+      ['Triggers disabled', r.triggersDisabled ? 'yes' : ''],
+    ]));
+    const triggers = h('div', {'data-test': 'triggers-holder'});
+    main.append(refreshPanel(apiBase, () => showTriggers(triggers, params, apiBase)));
+    main.append(startForm(params, r));
+    main.append(h('h2', {}, 'Triggers'), triggers);
+    await showTriggers(triggers, params, apiBase);
+    main.append(deletePanel('repo-delete', 'Delete repository', `Delete the repository "${repo}"? Its triggers go with it.`,
+      async () => {
+        await api('DELETE', apiBase);
+        location.hash = '#/' + path('org', org, 'project', project);
+      }));
+  });
+}
+
+function refreshPanel(apiBase, reload) {
+  const box = errorBox('refresh-result');
+  const btn = h('button', {type: 'button', class: 'secondary', 'data-test': 'repo-refresh'}, 'Refresh');
+  btn.addEventListener('click', () => busy(btn, box, async () => {
+    await api('POST', apiBase + '/refresh');
+    box.ok('Refreshed: fetched again and triggers re-read.');
+    await reload();
+  }));
+  return h('div', {class: 'panel'},
+    h('p', {class: 'hint'}, 'Fetch the repository now and read its triggers again.'), btn, box.el);
+}
+
+// Starts a process from the repository: POST /api/v1/process (multipart) with org,
+// project, repo, and the typed arguments in the JSON part `request`.
+async function start(params, opts) {
+  const fd = new FormData();
+  fd.append('org', params.org);
+  fd.append('project', params.project);
+  fd.append('repo', params.repo);
+  if (opts.entryPoint) fd.append('entryPoint', opts.entryPoint);
+  if (opts.activeProfiles && opts.activeProfiles.length) fd.append('activeProfiles', opts.activeProfiles.join(','));
+  if (opts.branch) fd.append('repoBranchOrTag', opts.branch);
+  if (opts.arguments && Object.keys(opts.arguments).length)
+    fd.append('request', new Blob([JSON.stringify({arguments: opts.arguments})], {type: 'application/json'}), 'request.json');
+  const res = await api('POST', '/api/v1/process', {body: fd});
+  location.hash = '#/process/' + encodeURIComponent(res.instanceId);
+}
+
+function profiles(text) {
+  return text.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function startForm(params, r) {
+  const entry = h('input', {type: 'text', name: 'entryPoint', placeholder: 'default', 'data-test': 'start-entry', autocomplete: 'off'});
+  const prof = h('input', {type: 'text', name: 'activeProfiles', 'data-test': 'start-profiles', autocomplete: 'off'});
+  const branch = h('input', {type: 'text', name: 'repoBranchOrTag', 'data-test': 'start-branch', autocomplete: 'off',
+    placeholder: r.commitId ? r.commitId.slice(0, 12) : r.branch || ''});
+  const args = kvEditor('start-args');
+  const box = errorBox('start-error');
+  const submit = h('button', {type: 'submit', 'data-test': 'start-submit', disabled: r.disabled}, 'Start process');
+  const form = h('form', {'data-test': 'start-form', 'aria-labelledby': 'start-title'},
+    h('h2', {id: 'start-title'}, 'Start a process'),
+    field('Entry point', entry, 'The flow to run; empty: the configuration\'s entryPoint, else "default".'),
+    field('Active profiles', prof, 'Comma-separated, e.g. "dev,eu".'),
+    field('Branch or tag', branch, 'Empty: the repository\'s configured branch or commit.'),
+    args.el, box.el, h('p', {}, submit));
+  const link = startLink(params, entry, prof, args);
+  for (const type of ['input', 'change', 'click']) form.addEventListener(type, link.update);
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    busy(submit, box, () => start(params, {
+      entryPoint: entry.value.trim(),
+      activeProfiles: profiles(prof.value),
+      branch: branch.value.trim(),
+      arguments: args.value(),
+    }));
+  });
+  return h('div', {class: 'panel'}, form, link.el);
+}
+
+// The start link of what the form says (GET …/repo/{repo}/start/{entryPoint}): whoever
+// opens it logs in if needed and starts the process as themselves.
+function startLink(params, entry, prof, args) {
+  const out = h('input', {type: 'text', readonly: true, class: 'mono', 'data-test': 'start-link', spellcheck: 'false'});
+  const update = () => {
+    const q = new URLSearchParams();
+    const p = profiles(prof.value);
+    if (p.length) q.set('activeProfiles', p.join(','));
+    for (const {name, text} of args.pairs()) if (name) q.append('arguments.' + name, text);
+    const s = q.toString();
+    out.value = `${location.origin}/api/v1/${path('org', params.org, 'project', params.project, 'repo', params.repo, 'start',
+      entry.value.trim() || 'default')}${s ? '?' + s : ''}`;
+  };
+  update();
+  return {
+    update,
+    el: h('div', {},
+      field('Start link', out, 'The same start as a link to share: it opens the console (after a login if needed) and ' +
+        'starts the process as whoever opens it. Its arguments are text; the branch is not part of it.'),
+      copyButton(out, 'start-link-copy', 'link')),
+  };
+}
+
+async function showTriggers(holder, params, apiBase) {
+  const list = await api('GET', apiBase + '/trigger');
+  const box = errorBox('trigger-error');
+  const rows = list.map((t) => {
+    const cfg = t.cfg || {};
+    const run = h('button', {type: 'button', 'data-test': 'trigger-run', 'data-trigger': t.id}, 'Run');
+    run.addEventListener('click', () => busy(run, box, () => start(params, {
+      entryPoint: cfg.entryPoint,
+      activeProfiles: t.activeProfiles || [],
+      arguments: t.arguments || {},
+    })));
+    return [
+      t.eventSource,
+      cfg.name || cfg.spec || '',
+      h('span', {class: 'mono'}, cfg.entryPoint || ''),
+      (t.activeProfiles || []).join(', '),
+      Object.keys(t.arguments || {}).length ? h('code', {}, JSON.stringify(t.arguments)) : '',
+      t.eventSource === 'manual' ? run : '',
+    ];
+  });
+  mount(holder, table('triggers', ['Kind', 'Name or schedule', 'Entry point', 'Profiles', 'Arguments', ''], rows,
+    'No trigger: the definition has no triggers: section, or it has not been read yet (refresh).'), box.el);
+}
