@@ -67,7 +67,16 @@ export async function render(main, params) {
   if (!TABS.some(([t]) => t === tab)) throw new Error(`No tab "${tab}" (try log, events, attachments, children or checkpoints).`);
   const ctl = new AbortController();
   const base = '#/process/' + enc(id);
-  let proc = await api('GET', '/api/v2/process/' + enc(id));
+  // The log's tail is asked for together with the process (the first lines sooner).
+  const logv = tab === 'log' ? logView(id, {signal: ctl.signal}) : null;
+  const tail = logv ? logv.loadTail().then(() => null, (e) => e) : null;
+  let proc;
+  try {
+    proc = await api('GET', '/api/v2/process/' + enc(id));
+  } catch (e) {
+    ctl.abort();
+    throw e;
+  }
   const statusEl = statusBadge(proc.status, {id: 'process-status'});
   const actions = h('div', {class: 'row actions', id: 'process-actions'});
   const actionMsg = h('div', {id: 'process-action-status', 'aria-live': 'polite'});
@@ -149,9 +158,10 @@ export async function render(main, params) {
     break;
   }
   case 'log': {
-    const v = logView(id, {signal: ctl.signal});
+    const v = logv;
     mount(panel, v.el);
-    await v.loadTail();
+    const failed = await tail;
+    if (failed) throw failed;
     v.follow(async () => (FINAL.has(proc.status) ? proc.status
       : (proc = await api('GET', '/api/v2/process/' + enc(id), {signal: ctl.signal})).status))
       .catch((e) => { if (!ctl.signal.aborted) console.error(e); });

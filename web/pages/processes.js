@@ -38,24 +38,42 @@ function hashFor(q) {
   return '#/processes' + qs(q);
 }
 
+// The shape of a row, built once; each row is a deep clone of it (much cheaper than
+// building 1,000 rows element by element), its cells then filled in.
+let protoRow = null;
+
+function proto() {
+  if (!protoRow)
+    protoRow = h('tr', {'data-test': 'process-row'},
+      h('td', {class: 'mono'}, h('a', {'data-test': 'process-link'})),
+      h('td', {}, statusBadge('', {'data-test': 'status'})),
+      h('td', {class: 'col-project'}),
+      h('td', {'data-test': 'initiator'}),
+      h('td', {class: 'col-created time'}),
+      h('td', {class: 'col-wide time'}),
+      h('td', {class: 'col-wide'}));
+  return protoRow;
+}
+
+// "2026-11-23 18:04:05" in the browser's time zone, the ISO text as its title.
+function setTime(td, iso) {
+  const t = when(iso);
+  td.textContent = t && t.textContent !== undefined ? t.textContent : String(t || '');
+  td.title = iso || '';
+}
+
 // One row, its cells kept for patching.
 function makeRow(p) {
-  const cells = {
-    status: statusBadge(p.status, {'data-test': 'status'}),
-    project: h('td', {class: 'col-project'}),
-    initiator: h('td', {'data-test': 'initiator'}),
-    updated: h('td', {class: 'col-wide'}),
-    tags: h('td', {class: 'col-wide'}),
-  };
-  const tr = h('tr', {'data-id': p.instanceId, 'data-test': 'process-row'},
-    h('td', {class: 'mono'}, h('a', {href: '#/process/' + enc(p.instanceId), 'data-test': 'process-link',
-      title: p.instanceId, 'aria-label': 'Process ' + p.instanceId}, p.instanceId.slice(0, 8))),
-    h('td', {}, cells.status),
-    cells.project,
-    cells.initiator,
-    h('td', {class: 'col-created'}, when(p.createdAt)),
-    cells.updated,
-    cells.tags);
+  const tr = proto().cloneNode(true);
+  const td = tr.children;
+  tr.dataset.id = p.instanceId;
+  const a = td[0].firstChild;
+  a.href = '#/process/' + enc(p.instanceId);
+  a.title = p.instanceId;
+  a.setAttribute('aria-label', 'Process ' + p.instanceId);
+  a.textContent = p.instanceId.slice(0, 8);
+  setTime(td[4], p.createdAt);
+  const cells = {status: td[1].firstChild, project: td[2], initiator: td[3], updated: td[5], tags: td[6]};
   const row = {tr, cells, data: {}};
   patchRow(row, p);
   return row;
@@ -71,7 +89,7 @@ function patchRow(row, p) {
   const project = [p.orgName, p.projectName].filter(Boolean).join(' / ');
   text(row.cells.project, project);
   text(row.cells.initiator, p.initiator || '');
-  if (old.lastUpdatedAt !== p.lastUpdatedAt) mount(row.cells.updated, when(p.lastUpdatedAt));
+  if (old.lastUpdatedAt !== p.lastUpdatedAt) setTime(row.cells.updated, p.lastUpdatedAt);
   text(row.cells.tags, (p.tags || []).join(', '));
   row.data = p;
 }
