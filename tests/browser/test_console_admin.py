@@ -184,8 +184,8 @@ def test_secret_access_rules_and_delete(driver, admin):
     Select(t(driver, "secret-visibility")).select_by_value("PRIVATE")
     Select(t(driver, "secret-project")).select_by_visible_text(project)
     t(driver, "settings-save").click()
-    wait_until(driver, lambda d: project in t(d, "secret-details").text, "the details updated")
-    assert "PRIVATE" in t(driver, "secret-details").text
+    wait_until(driver, lambda d: project in "".join(texts(d, "secret-details")), "the details updated")
+    assert "PRIVATE" in "".join(texts(driver, "secret-details"))
     m = admin.get(SECRET_API % org + "/" + name).json()
     assert (m["visibility"], m["projectName"]) == ("PRIVATE", project)
 
@@ -452,3 +452,27 @@ def test_add_and_delete_a_repository(driver, admin, git):
     wait_ready(driver, "project")
     assert t(driver, "repos-empty")
     assert admin.get("/api/v1/org/%s/project/%s/repository/%s" % (org, project, name)).status_code == 404
+
+
+def test_the_start_link_of_a_repository(driver, admin, git):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    repo = git({"concord.yml": DEFINITION})
+    repo_name, _ = create_repo(admin, org, project, repo.url)
+    login(driver, "admin", ADMIN_PASSWORD)
+    visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
+    t(driver, "start-entry").send_keys("other")
+    t(driver, "start-profiles").send_keys("loud")
+    t(driver, "start-args-add").click()
+    driver.switch_to.active_element.send_keys("color")
+    t(driver, "arg-value").send_keys("teal & sky")
+    link = t(driver, "start-link").get_attribute("value")
+    assert link == "%s/api/v1/org/%s/project/%s/repo/%s/start/other?activeProfiles=loud&arguments.color=teal+%%26+sky" % (
+        driver.base_url, org, project, repo_name), link
+    assert t(driver, "start-link-copy")
+    driver.get(link)  # the session's cookie goes with it: the server starts the process
+    wait_until(driver, lambda d: d.current_url.endswith("/wizard"), "the wizard")
+    pid = driver.current_url.rsplit("#/process/", 1)[1].split("/")[0]
+    p = wait_process(admin, pid)
+    assert p["status"] == "FINISHED" and p["initiator"] == "admin", p
+    assert "other flow with teal & sky" in process_log(admin, pid)
