@@ -42,7 +42,7 @@ sys.path.insert(0, HERE)
 from chromium import LAPTOP, PHONE, missing, new_browser  # noqa: E402
 
 try:
-    from selenium.common.exceptions import TimeoutException
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
@@ -122,9 +122,11 @@ def wait_ready(d, page, timeout=TIMEOUT):
 
 
 def wait_until(d, pred, what, timeout=TIMEOUT):
-    """Waits until pred(driver) is true; fails naming what was awaited."""
+    """Waits until pred(driver) is true; fails naming what was awaited.  An element the page
+    replaced while pred looked at it (stale) or has not made yet counts as "not yet"."""
     try:
-        return WebDriverWait(d, timeout).until(lambda _: pred(d))
+        return WebDriverWait(d, timeout, ignored_exceptions=(StaleElementReferenceException,
+                                                             NoSuchElementException)).until(lambda _: pred(d))
     except TimeoutException:
         raise AssertionError("%s: not after %ss on %s" % (what, timeout, d.current_url)) from None
 
