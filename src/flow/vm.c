@@ -471,6 +471,26 @@ static int args_error(struct err *e)
 		       "Error while evaluating process arguments: %s", msg);
 }
 
+/* Literal `call:` targets the definition does not have, said once at the start: the loader
+ * sees the whole definition, but a call that never runs (a branch not taken) is no error
+ * in Concord, so it is a warning here and the failure stays where the step runs. */
+static void warn_missing_calls(struct vm *vm)
+{
+	for (size_t i = 0; i < vm->m->n_steps; i++) {
+		const struct step *s = vm->m->steps[i];
+		const char *name;
+
+		if (s->kind != STEP_CALL || !s->arg || s->arg->kind != TV_LIT || !json_is_string(s->arg->lit))
+			continue;
+		name = json_string_value(s->arg->lit);
+		if (!model_flow(vm->m, name))
+			vm_log(vm, FLOW_WARN,
+			       "(%s) @ line: %d, col: %d: 'call: %s' names no flow of this definition: the process "
+			       "fails if that step runs",
+			       s->file, s->line, s->col, name);
+	}
+}
+
 int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, struct err *e)
 {
 	const struct flow_def *fd = model_flow(vm->m, entry);
@@ -481,6 +501,7 @@ int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, st
 	int rc = -1;
 	if (!fd)
 		return err_set(e, ERR_NOT_FOUND, "Flow '%s' not found", entry);
+	warn_missing_calls(vm);
 	t = vm_thread_new(vm, -1);
 	f = vm_push(t, FR_FLOW, true, NULL);
 	f->list = fd->body;
