@@ -21,6 +21,7 @@
 #include "queue/internal.h"
 #include "queue/main_json.h"
 #include "queue/timers.h"
+#include "store/audit.h"
 #include "store/process_attachments.h"
 
 static const struct {
@@ -165,6 +166,7 @@ void queue_handlers_start(struct queue *q, struct store_conn *c, const char *id,
 				LOG_E("process %s: cannot start its %s handler: %s", id, HANDLERS[i].flow, e.msg);
 			else {
 				LOG_I("process %s: %s handler started: %s", id, HANDLERS[i].flow, child);
+				store_audit_system(c, "START", child, id, p.initiator_id, p.initiator, HANDLERS[i].flow);
 				queue_wake(q);
 			}
 		}

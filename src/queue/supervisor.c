@@ -33,6 +33,7 @@
 #include "queue/server_tasks.h"
 #include "queue/supervise.h"
 #include "queue/zygote.h"
+#include "store/audit.h"
 #include "store/process_events.h"
 #include "store/process_logs.h"
 
@@ -564,6 +565,7 @@ static void timers(struct sup *s)
 		s->timed_out = true;
 		str_fmt_cut(msg, sizeof msg, "Process timed out (%llds limit)", (long long)s->r->p.timeout_s);
 		server_line(s, "ERROR", msg);
+		store_audit_system(s->db, "STOP", s->id, NULL, s->r->p.initiator_id, s->r->p.initiator, "processTimeout");
 		begin_kill(s);
 	}
 	if (s->kill_at && now >= s->kill_at) {

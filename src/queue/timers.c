@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "queue/logwatch.h"
 #include "queue/timers.h"
+#include "store/audit.h"
 #include "store/process_timers.h"
 
 #define EXPIRE_BATCH 32
@@ -25,6 +26,7 @@ static void expired(struct queue *q, struct store_conn *c, const char *id)
 
 	if (store_process_get(c, id, &p, &e) == 0) {
 		queue_log_line(c, id, "ERROR", "Process timed out (%llds limit)", (long long)p.suspend_timeout_s);
+		store_audit_system(c, "STOP", id, NULL, p.initiator_id, p.initiator, "suspendTimeout");
 		store_process_cleanup(&p);
 	}
 	LOG_I("process %s: suspended for longer than its suspendTimeout: TIMED_OUT", id);

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "base/log.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
 
@@ -33,6 +34,27 @@ int store_audit_insert(struct store_conn *c, const struct audit_entry *a, struct
 	rc = store_step_done(st, e);
 	free(details);
 	return rc;
+}
+
+void store_audit_system(struct store_conn *c, const char *action, const char *instance_id, const char *parent_id,
+			const char *user_id, const char *username, const char *reason)
+{
+	json_t *details = json_pack("{s:s,s:s}", "instanceId", instance_id, "reason", reason);
+	struct audit_entry a = {.object = "PROCESS",
+				.action = action,
+				.user_id = user_id && *user_id ? user_id : NULL,
+				.username = username && *username ? username : NULL,
+				.source = "SYSTEM",
+				.details = details};
+	struct err e;
+
+	if (details && parent_id && *parent_id)
+		json_object_set_new(details, "parentInstanceId", json_string(parent_id));
+	if (!details)
+		LOG_E("audit: cannot record %s PROCESS %s: out of memory", action, instance_id);
+	else if (store_audit_insert(c, &a, &e))
+		LOG_E("audit: cannot record %s PROCESS %s (%s): %s", action, instance_id, reason, e.msg);
+	json_decref(details);
 }
 
 static void set_text(json_t *o, const char *key, struct store_stmt *st, int col)

@@ -28,6 +28,13 @@ struct audit_entry {
 
 int store_audit_insert(struct store_conn *c, const struct audit_entry *a, struct err *e) WUR;
 
+/* A process started or stopped by the server itself — a cron trigger's start, an
+ * onFailure/onCancel/onTimeout handler, a timeout — as object PROCESS, source "SYSTEM", on
+ * behalf of the user the process runs as (NULLs: none); details {instanceId, reason} plus
+ * parentInstanceId when given.  A failure is logged: the server's work goes on. */
+void store_audit_system(struct store_conn *c, const char *action, const char *instance_id, const char *parent_id,
+			const char *user_id, const char *username, const char *reason);
+
 /* What GET /api/v1/audit asks for: NULL strings and 0 times match everything. */
 struct audit_filter {
 	const char *object, *action, *username;

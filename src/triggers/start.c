@@ -10,6 +10,7 @@
 #include "base/path.h"
 #include "queue/main_json.h"
 #include "queue/start_staged.h"
+#include "store/audit.h"
 #include "store/orgs.h"
 #include "store/projects.h"
 #include "triggers/internal.h"
@@ -105,8 +106,10 @@ int triggers_fire(struct triggers *t, struct store_conn *c, const struct trigger
 	    .commit = &commit,
 	    .triggered_by = by,
 	};
-	if ((rc = start_staged(c, t->cfg.session_key, &s, e)) == 0)
+	if ((rc = start_staged(c, t->cfg.session_key, &s, e)) == 0) {
+		store_audit_system(c, "START", id, NULL, f->initiator_id, f->initiator, f->tr->event_source);
 		queue_wake(t->cfg.queue);
+	}
 out:
 	if (dir[0] && path_remove_tree(dir, &ignored))
 		LOG_W("cannot remove %s: %s", dir, ignored.msg);

@@ -14,6 +14,7 @@ from conftest import ADMIN_KEY, Client, process_log, start_process, unique, wait
 from proc_util import make_org, make_project
 from repo_util import create_repo, git  # noqa: F401 (fixture)
 from test_process_children import SLOW_CHILD
+from test_process_timeouts import ON_TIMEOUT, only_child, sleeper
 from test_triggers import GENERIC_FLOW, MATCHING, Project, repos  # noqa: F401 (fixture)
 
 SECRET_VALUE = "AuditNeverSees-" + "7f3a9c1e5b"
@@ -302,6 +303,25 @@ def test_external_event_names_the_processes_it_started(admin, repos):  # noqa: F
     assert len(started) == 1
     e = one(admin, "EXTERNAL_EVENT", "ACCESS", eventSource=src)
     assert e["details"]["instanceIds"] == started and e["user"]["username"] == "admin"
+    # and the start itself, made by the server for the trigger (as cron triggers are)
+    e = one(admin, "PROCESS", "START", instanceId=started[0])
+    assert e["details"]["reason"] == src and e["details"]["actionSource"]["type"] == "SYSTEM"
+
+
+def test_starts_and_stops_made_by_the_server(admin):
+    """A timeout (a stop) and the handler process it starts: the server did both, on behalf
+    of the process's initiator."""
+    flow = sleeper(30).replace("flows:", 'configuration:\n  processTimeout: "PT1S"\nflows:') + ON_TIMEOUT
+    pid = start_process(admin, flow, parts={"handlerProcessTimeout": "PT30S"})
+    assert wait_process(admin, pid, timeout=20)["status"] == "TIMED_OUT"
+    h = only_child(admin, pid, "TIMEOUT_HANDLER")
+    stop = one(admin, "PROCESS", "STOP", instanceId=pid)
+    start = one(admin, "PROCESS", "START", instanceId=h["instanceId"])
+    assert stop["details"]["reason"] == "processTimeout"
+    assert start["details"]["reason"] == "onTimeout" and start["details"]["parentInstanceId"] == pid
+    for e in (stop, start):
+        assert e["details"]["actionSource"] == {"type": "SYSTEM"}
+        assert e["user"]["username"] == "admin"
 
 
 def test_failed_and_read_requests_are_not_recorded(admin, new_user):
