@@ -80,7 +80,10 @@ bool queue_exclusive_admit(struct queue *q, struct store_conn *c, struct process
 			       "Process(es) with exclusive group '%s' is already in the queue. "
 			       "Current process has been cancelled",
 			       group);
-		queue_ended_server_side(q, c, p->instance_id, PS_CANCELLED);
+		if (store_process_transition(c, p->instance_id, PS_BIT(PS_STARTING), PS_CANCELLED, &e))
+			LOG_E("process %s: cannot cancel it for its exclusive group: %s", p->instance_id, e.msg);
+		else
+			queue_ended_server_side(q, c, p->instance_id, PS_CANCELLED);
 		break;
 	}
 	store_process_cleanup(p);

@@ -173,8 +173,10 @@ int store_process_exclusive_claim(struct store_conn *c, const char *id, char gro
 		*old = json_incref(busy);
 	} else if (json_array_size(busy)) {
 		*v = strcmp(x.mode, "wait") == 0 ? EXCL_WAIT : EXCL_CANCEL;
-		if (proc_transition_in_tx(c, id, PS_BIT(PS_STARTING), *v == EXCL_WAIT ? PS_WAITING : PS_CANCELLED, NULL,
-					  dt_now_ms(), e))
+		/* EXCL_CANCEL: the caller writes why, then makes it CANCELLED (a reader that
+		 * sees the final status finds the reason in the log). */
+		if (*v == EXCL_WAIT &&
+		    proc_transition_in_tx(c, id, PS_BIT(PS_STARTING), PS_WAITING, NULL, dt_now_ms(), e))
 			goto fail;
 	}
 	json_decref(busy);

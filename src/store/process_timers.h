@@ -21,7 +21,7 @@ int store_process_expire_suspended(struct store_conn *c, int64_t now, char (*ids
 enum excl_verdict {
 	EXCL_RUN,	/* no group, or the group is free: it runs (still STARTING) */
 	EXCL_WAIT,	/* mode wait, group busy: it is now WAITING */
-	EXCL_CANCEL,	/* mode cancel, group busy: it is now CANCELLED */
+	EXCL_CANCEL,	/* mode cancel, group busy: still STARTING; the caller logs why, then cancels it */
 	EXCL_CANCEL_OLD /* mode cancelOld: it runs; *old lists the older active ones to cancel */
 };
 
