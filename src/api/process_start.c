@@ -181,6 +181,7 @@ static int store_it(struct api_call *c, struct start *s)
 	    .meta = s->r->meta,
 	    .repo = s->has_repo ? &s->repo : NULL,
 	    .commit = s->has_repo ? &s->commit : NULL,
+	    .data_dir = c->app->data_dir,
 	};
 
 	if (start_staged(c->db, c->app->session_key, &st, &c->err) == 0)

@@ -1,15 +1,18 @@
 /* What follows the end of a process, whichever way it ended (its supervisor recorded the
  * final status, a stop cancelled it while it was not running, a timeout, recovery at
  * start-up): handler processes, the WAITING process next in its exclusive group, and the
- * parent waiting for its children. */
+ * parent waiting for its children; the folder handed off at its start if nothing took it. */
 #include "base/metrics.h"
 #include "queue/children.h"
+#include "queue/internal.h"
 #include "queue/queue.h"
+#include "queue/start_staged.h"
 #include "queue/timers.h"
 
 void queue_process_ended(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
 {
 	metrics_process_finished(proc_status_name(st));
+	start_ready_drop(q->data_dir, id); /* ended before a supervisor took its folder */
 	queue_handlers_start(q, c, id, st);
 	queue_exclusive_ended(q, c, id);
 	children_ended(q, c, id);

@@ -43,12 +43,24 @@ void queue_log_line(struct store_conn *c, const char *id, const char *level, con
 		logwatch_notify(id);
 }
 
+/* <data>/<name>, empty (made when missing). */
+static int empty_folder(struct queue *q, const char *name, struct err *e)
+{
+	char *path = NULL;
+	int rc;
+
+	if (asprintf(&path, "%s/%s", q->data_dir, name) < 0)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	rc = path_remove_tree(path, e) || path_mkdirs(path, 0700, e) ? -1 : 0;
+	free(path);
+	return rc;
+}
+
 /* Processes a previous run of this node left STARTING or RUNNING have no runner any more. */
 static int recover(struct queue *q, struct err *e)
 {
 	struct store_conn *c = store_conn(q->cfg.store, e);
 	char(*ids)[UUID_STR_LEN] = NULL;
-	char *work = NULL;
 	size_t n = 0;
 
 	if (!c || store_process_orphans(c, NULL, &ids, &n, e))
@@ -66,14 +78,10 @@ static int recover(struct queue *q, struct err *e)
 		LOG_W("process %s was running when the server stopped: marked FAILED", ids[i]);
 	}
 	free(ids);
-	/* Working folders of processes that are not running any more. */
-	if (asprintf(&work, "%s/work", q->data_dir) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (path_remove_tree(work, e) || path_mkdirs(work, 0700, e)) {
-		free(work);
+	/* Working folders of processes that are not running any more, and folders handed off
+	 * by starts (start_staged.h): their stored payloads serve instead. */
+	if (empty_folder(q, "work", e) || empty_folder(q, "ready", e))
 		return -1;
-	}
-	free(work);
 	if (n)
 		LOG_I("recovered %zu processes left running by the previous run", n);
 	return 0;

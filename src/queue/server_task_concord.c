@@ -171,6 +171,7 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 		.repo = ch->repo,
 		.commit = ch->commit,
 		.error_prefix = "the child's definition",
+		.data_dir = tc->r->q->data_dir,
 	};
 
 	if (write_main(dir, ch, e))

@@ -3,6 +3,7 @@
  * folder packed into the payload and the process stored ENQUEUED. */
 #include "queue/start_staged.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <sodium.h>
 
 #include "base/limits.h"
+#include "base/log.h"
 #include "base/pack.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -95,6 +97,53 @@ static int store_new(struct store_conn *c, const unsigned char session_key[32], 
 	return rc;
 }
 
+int start_ready_path(const char *data_dir, const char *id, char *out, size_t cap, struct err *e)
+{
+	if (str_fmt(out, cap, "%s/ready/%s", data_dir, id))
+		return err_set(e, ERR_INTERNAL, "data folder path too long (limit %zu bytes): %s", cap - 64, data_dir);
+	return 0;
+}
+
+/* Renames the staged folder to <data>/ready/<id>; the stored payload serves when it fails. */
+static int hand_off(const struct staged_start *s, char *ready, size_t cap)
+{
+	struct err e;
+	char parent[4096];
+
+	if (start_ready_path(s->data_dir, s->instance_id, ready, cap, &e) ||
+	    str_fmt(parent, sizeof parent, "%s/ready", s->data_dir))
+		return -1;
+	if (rename(s->dir, ready) == 0)
+		return 0;
+	if (errno == ENOENT && path_mkdirs(parent, 0700, &e) == 0 && rename(s->dir, ready) == 0)
+		return 0;
+	LOG_W("process %s: cannot hand its folder to the supervisor (the payload serves): %s", s->instance_id,
+	      strerror(errno));
+	return -1;
+}
+
+int start_ready_take(const char *data_dir, const char *id, const char *workdir, struct err *e)
+{
+	char ready[4096];
+
+	if (start_ready_path(data_dir, id, ready, sizeof ready, e))
+		return -1;
+	if (rename(ready, workdir) == 0)
+		return 1;
+	if (errno == ENOENT)
+		return 0;
+	return err_set(e, ERR_INTERNAL, "cannot move %s to %s: %s", ready, workdir, strerror(errno));
+}
+
+void start_ready_drop(const char *data_dir, const char *id)
+{
+	char ready[4096];
+	struct err e;
+
+	if (start_ready_path(data_dir, id, ready, sizeof ready, &e) || path_remove_tree(ready, &e))
+		LOG_W("process %s: cannot remove its handed-off folder: %s", id, e.msg);
+}
+
 int start_staged(struct store_conn *c, const unsigned char session_key[32], const struct staged_start *s,
 		 struct err *e)
 {
@@ -103,6 +152,7 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 	struct start_def d = {0};
 	void *payload = NULL;
 	size_t payload_len = 0;
+	char ready[4096] = "";
 	int rc = -1;
 
 	if (!cfg)
@@ -122,7 +172,15 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 	}
 	if (pack_dir(s->dir, limits.archive_bytes, &payload, &payload_len, e))
 		goto out;
+	/* Before the row exists, so that no dispatcher can claim the process without it. */
+	if (s->data_dir && hand_off(s, ready, sizeof ready))
+		ready[0] = '\0';
 	rc = store_new(c, session_key, s, &d, payload, payload_len, e);
+	if (rc && ready[0] && rename(ready, s->dir) != 0) {
+		struct err ignored;
+		if (path_remove_tree(ready, &ignored))
+			LOG_W("cannot remove %s: %s", ready, ignored.msg);
+	}
 out:
 	free(payload);
 	start_def_cleanup(&d);

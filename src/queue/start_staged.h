@@ -21,7 +21,14 @@
  * repository checkout, a child's payload) with _main.json; this loads the definition as
  * the runner will (flow/start_def.h: entry point, timeouts, handlers, exclusive group),
  * packs the folder and stores the process ENQUEUED with its session token hash.  The
- * caller removes the folder and wakes the queue. */
+ * caller removes the folder and wakes the queue.
+ *
+ * With data_dir set, the staged folder is also handed to this node's supervisor: it is
+ * renamed to <data>/ready/<id> before the process is stored, and the supervisor that claims
+ * the process renames it into work/<id> instead of unpacking the stored payload (the same
+ * files: the payload is the packed folder).  The payload is still stored, so a process
+ * claimed elsewhere, resumed or recovered after a crash unpacks it as before.  On success
+ * the folder at dir is gone (the caller's removal finds nothing); on failure it is back. */
 
 struct staged_start {
 	const char *dir;	 /* the staged working directory, _main.json included */
@@ -42,6 +49,7 @@ struct staged_start {
 	/* Put before the message of a definition that does not load (NULL: none), e.g. "the
 	 * child's definition". */
 	const char *error_prefix;
+	const char *data_dir; /* NULL: no hand-off (see above) */
 };
 
 /* ERR_NOT_FOUND when the folder has no definition file; ERR_INVALID for a definition
@@ -49,6 +57,14 @@ struct staged_start {
  * setting; ERR_TOO_LARGE past a size limit; the store's errors. */
 int start_staged(struct store_conn *c, const unsigned char session_key[32], const struct staged_start *s,
 		 struct err *e) WUR;
+
+/* <data>/ready/<id>: the staged folder of a stored process not yet claimed (see above). */
+int start_ready_path(const char *data_dir, const char *id, char *out, size_t cap, struct err *e) WUR;
+/* Moves <data>/ready/<id> to workdir (which must not exist): 1 when moved, 0 when there is
+ * none (the caller unpacks the payload), < 0 on error. */
+int start_ready_take(const char *data_dir, const char *id, const char *workdir, struct err *e) WUR;
+/* Removes <data>/ready/<id> if it is there (a process that ended without being claimed). */
+void start_ready_drop(const char *data_dir, const char *id);
 
 /* A new staging folder <data>/tmp/<prefix><uuid> (mode 0700) in out. */
 int start_staging_dir(const char *data_dir, const char *prefix, char *out, size_t cap, struct err *e) WUR;

@@ -31,6 +31,7 @@
 #include "queue/logwatch.h"
 #include "queue/resume_files.h"
 #include "queue/server_tasks.h"
+#include "queue/start_staged.h"
 #include "queue/supervise.h"
 #include "queue/zygote.h"
 #include "store/audit.h"
@@ -343,7 +344,12 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	if (str_fmt(s->workdir, sizeof s->workdir, "%s/work/%s", s->q->data_dir, s->id))
 		return err_set(e, ERR_INVALID, "data folder path too long (limit %zu bytes): %s", sizeof s->workdir - 1,
 			       s->q->data_dir);
-	if (path_remove_tree(s->workdir, e) || path_mkdirs(s->workdir, 0700, e))
+	if (path_remove_tree(s->workdir, e))
+		return -1;
+	/* A first run on the node that stored it: the staged folder itself (start_staged.h). */
+	if (!s->r->p.resume_event[0] && (rc = start_ready_take(s->q->data_dir, s->id, s->workdir, e)) != 0)
+		return rc < 0 ? -1 : 0;
+	if (path_mkdirs(s->workdir, 0700, e))
 		return -1;
 	if (store_process_payload(s->db, s->id, &payload, &len, e))
 		return -1;
@@ -628,10 +634,31 @@ static enum proc_status final_status(struct sup *s, int wstatus)
 	return PS_FAILED;
 }
 
+/* The working directory out of the way in one rename (removed once the end is committed);
+ * the path is free for a restore right after the final status.  out is "" when it was
+ * removed in place instead. */
+static void set_aside(struct sup *s, char *out, size_t cap)
+{
+	struct err e;
+
+	out[0] = '\0';
+	if (!s->workdir[0])
+		return;
+	if (str_fmt(out, cap, "%s/work/.ended-%s", s->q->data_dir, s->id) == 0 && rename(s->workdir, out) == 0)
+		return;
+	out[0] = '\0';
+	if (path_remove_tree(s->workdir, &e)) /* a previous run's leftover in the way: slower */
+		LOG_W("process %s: %s", s->id, e.msg);
+}
+
+/* Results, the last log and events, the final status and the payload's removal in one
+ * transaction (nested ones inside are savepoints): one commit for the whole end. */
 static void finish(struct sup *s, enum proc_status st)
 {
 	struct err e;
 	unsigned from = PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING);
+	char aside[4200];
+	bool tx, ended = false;
 
 	if (st == PS_SUSPENDED) {
 		flush(s);
@@ -645,6 +672,9 @@ static void finish(struct sup *s, enum proc_status st)
 		server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
 		st = PS_FAILED;
 	}
+	tx = store_tx_begin(s->db, &e) == 0;
+	if (!tx)
+		LOG_W("process %s: its end is stored step by step: %s", s->id, e.msg);
 	if (supervise_store_results(s->db, s->id, s->workdir, json_object_get(s->r->p.meta, "out") != NULL,
 				    &e)) {
 		LOG_E("process %s: cannot store its results: %s", s->id, e.msg);
@@ -652,17 +682,27 @@ static void finish(struct sup *s, enum proc_status st)
 		st = PS_FAILED;
 	}
 	flush(s);
-	/* Before the final status: a checkpoint restore right after it reuses the path. */
-	if (s->workdir[0] && path_remove_tree(s->workdir, &e))
-		LOG_W("process %s: %s", s->id, e.msg);
+	set_aside(s, aside, sizeof aside);
 	if (store_process_transition(s->db, s->id, from, st, &e)) {
 		LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
 	} else {
+		ended = true;
+		if (store_process_payload_drop(s->db, s->id, &e))
+			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
+	}
+	if (tx && store_tx_commit(s->db, &e)) {
+		/* Everything above is undone: the final status at least, on its own. */
+		LOG_E("process %s: cannot store its end: %s", s->id, e.msg);
+		ended = store_process_transition(s->db, s->id, from, st, &e) == 0;
+		if (!ended)
+			LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
+	}
+	if (aside[0] && path_remove_tree(aside, &e))
+		LOG_W("process %s: %s", s->id, e.msg);
+	if (ended) {
 		if (s->running_at)
 			metrics_observe(MH_PROCESS_RUNNING_TO_FINAL, (dt_now_ms() - s->running_at) * 1000);
 		queue_process_ended(s->q, s->db, s->id, st);
-		if (store_process_payload_drop(s->db, s->id, &e))
-			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
 	}
 	logwatch_end(s->id);
 }

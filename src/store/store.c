@@ -200,10 +200,38 @@ int store_exec(struct store_conn *c, const char *sql, struct err *e)
 	return c->store->ops->exec(c, sql, e);
 }
 
+/* Savepoint statements by depth (1-based); the same text on SQLite and PostgreSQL. */
+static const char *const SAVEPOINT[STORE_TX_DEPTH_MAX + 1] = {
+    NULL,	       "SAVEPOINT tx1", "SAVEPOINT tx2", "SAVEPOINT tx3", "SAVEPOINT tx4",
+    "SAVEPOINT tx5", "SAVEPOINT tx6", "SAVEPOINT tx7", "SAVEPOINT tx8"};
+static const char *const RELEASE[STORE_TX_DEPTH_MAX + 1] = {
+    NULL,		       "RELEASE SAVEPOINT tx1", "RELEASE SAVEPOINT tx2", "RELEASE SAVEPOINT tx3",
+    "RELEASE SAVEPOINT tx4", "RELEASE SAVEPOINT tx5", "RELEASE SAVEPOINT tx6", "RELEASE SAVEPOINT tx7",
+    "RELEASE SAVEPOINT tx8"};
+static const char *const UNDO[STORE_TX_DEPTH_MAX + 1] = {
+    NULL,
+    "ROLLBACK TO SAVEPOINT tx1",
+    "ROLLBACK TO SAVEPOINT tx2",
+    "ROLLBACK TO SAVEPOINT tx3",
+    "ROLLBACK TO SAVEPOINT tx4",
+    "ROLLBACK TO SAVEPOINT tx5",
+    "ROLLBACK TO SAVEPOINT tx6",
+    "ROLLBACK TO SAVEPOINT tx7",
+    "ROLLBACK TO SAVEPOINT tx8"};
+
 int store_tx_begin(struct store_conn *c, struct err *e)
 {
 	int64_t t0 = dt_mono_ns();
-	int rc = store_exec(c, "BEGIN IMMEDIATE", e);
+	int rc;
+
+	if (c->in_tx) {
+		if (c->tx_depth >= STORE_TX_DEPTH_MAX)
+			return err_set(e, ERR_INTERNAL, "transactions nested deeper than %d", STORE_TX_DEPTH_MAX);
+		if ((rc = store_exec(c, SAVEPOINT[c->tx_depth + 1], e)) == 0)
+			c->tx_depth++;
+		return rc;
+	}
+	rc = store_exec(c, "BEGIN IMMEDIATE", e);
 
 	if (rc == 0) {
 		c->in_tx = true;
@@ -214,7 +242,16 @@ int store_tx_begin(struct store_conn *c, struct err *e)
 
 int store_tx_commit(struct store_conn *c, struct err *e)
 {
-	int rc = store_exec(c, "COMMIT", e);
+	int rc;
+
+	if (c->tx_depth > 0) {
+		if ((rc = store_exec(c, RELEASE[c->tx_depth], e)) == 0)
+			c->tx_depth--;
+		else
+			store_tx_rollback(c);
+		return rc;
+	}
+	rc = store_exec(c, "COMMIT", e);
 
 	if (rc == 0) {
 		c->in_tx = false;
@@ -229,6 +266,12 @@ void store_tx_rollback(struct store_conn *c)
 {
 	struct err ignored;
 
+	if (c->tx_depth > 0) {
+		if (store_exec(c, UNDO[c->tx_depth], &ignored) || store_exec(c, RELEASE[c->tx_depth], &ignored))
+			LOG_E("rollback to a savepoint failed: %s", ignored.msg);
+		c->tx_depth--;
+		return;
+	}
 	if (c->in_tx && store_exec(c, "ROLLBACK", &ignored))
 		LOG_E("rollback failed: %s", ignored.msg);
 	c->in_tx = false;

@@ -113,8 +113,13 @@ int64_t store_changes(struct store_conn *c);
 /* Runs one statement that returns no rows (no parameters); for DDL and transactions. */
 int store_exec(struct store_conn *c, const char *sql, struct err *e) WUR;
 
-/* Transactions (not nested).  begin takes the write lock at once ("BEGIN IMMEDIATE" on
- * SQLite) so a transaction never fails half-way for lock upgrades. */
+/* Transactions.  begin takes the write lock at once ("BEGIN IMMEDIATE" on SQLite) so a
+ * transaction never fails half-way for lock upgrades.  A begin inside an open transaction
+ * nests (a savepoint, at most STORE_TX_DEPTH_MAX deep): its commit keeps its changes for the
+ * outer commit, its rollback undoes only them; nothing is durable or visible to other
+ * connections before the outermost commit.  A caller that groups several steps in one
+ * transaction saves a commit per step (the end of a process: one instead of four). */
+#define STORE_TX_DEPTH_MAX 8
 int store_tx_begin(struct store_conn *c, struct err *e) WUR;
 int store_tx_commit(struct store_conn *c, struct err *e) WUR;
 void store_tx_rollback(struct store_conn *c);

@@ -24,6 +24,7 @@ struct store {
 struct store_conn {
 	struct store *store;
 	bool in_tx;
+	int tx_depth;	     /* transactions begun inside the open one (savepoints) */
 	int64_t tx_start_ns; /* BEGIN of the open transaction (metrics) */
 };
 

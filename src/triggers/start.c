@@ -105,6 +105,7 @@ int triggers_fire(struct triggers *t, struct store_conn *c, const struct trigger
 	    .repo = &r,
 	    .commit = &commit,
 	    .triggered_by = by,
+	    .data_dir = t->cfg.data_dir,
 	};
 	if ((rc = start_staged(c, t->cfg.session_key, &s, e)) == 0) {
 		store_audit_system(c, "START", id, NULL, f->initiator_id, f->initiator, f->tr->event_source);

@@ -263,6 +263,75 @@ static void test_column_longer_than_its_field(void **state)
 	assert_string_equal(out, "");
 }
 
+static int64_t count_k(const char *k)
+{
+	static const char SQL[] = "SELECT count(*) FROM t WHERE k = ?";
+	struct store_stmt *st;
+	struct err e;
+	int64_t n;
+
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	store_bind_text(st, 1, k);
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	n = store_col_int64(st, 0);
+	store_reset(st);
+	return n;
+}
+
+static void insert_k(const char *k)
+{
+	struct store_stmt *st;
+	struct err e;
+
+	assert_non_null(st = store_prepare(db, INSERT, &e));
+	store_bind_text(st, 1, k);
+	store_bind_null(st, 2);
+	store_bind_int64(st, 3, 0);
+	assert_int_equal(store_step_done(st, &e), 0);
+}
+
+/* A transaction begun inside another is a savepoint: its rollback undoes only its own
+ * changes, its commit leaves them to the outer transaction (the end of a process is one
+ * commit around steps that are transactions of their own). */
+static void test_nested_transactions_are_savepoints(void **state)
+{
+	struct err e;
+	(void)state;
+
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	insert_k("outer");
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	insert_k("undone");
+	store_tx_rollback(db);
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	insert_k("kept");
+	assert_int_equal(store_tx_commit(db, &e), 0);
+	assert_int_equal(store_tx_commit(db, &e), 0);
+	assert_int_equal(count_k("outer"), 1);
+	assert_int_equal(count_k("undone"), 0);
+	assert_int_equal(count_k("kept"), 1);
+
+	/* The outer rollback undoes what a nested commit kept. */
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	insert_k("gone");
+	assert_int_equal(store_tx_commit(db, &e), 0);
+	store_tx_rollback(db);
+	assert_int_equal(count_k("gone"), 0);
+
+	/* Nesting is bounded; the open transactions stay usable after the refusal. */
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	for (int i = 0; i < STORE_TX_DEPTH_MAX; i++)
+		assert_int_equal(store_tx_begin(db, &e), 0);
+	assert_int_equal(store_tx_begin(db, &e), -ERR_INTERNAL);
+	assert_non_null(strstr(e.msg, "nested deeper than"));
+	insert_k("deep");
+	for (int i = 0; i < STORE_TX_DEPTH_MAX; i++)
+		assert_int_equal(store_tx_commit(db, &e), 0);
+	assert_int_equal(store_tx_commit(db, &e), 0);
+	assert_int_equal(count_k("deep"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +341,7 @@ int main(void)
 	    cmocka_unit_test(test_column_out_of_memory_is_not_null),
 	    cmocka_unit_test(test_store_one_and_collect_report_a_failed_read),
 	    cmocka_unit_test(test_column_longer_than_its_field),
+	    cmocka_unit_test(test_nested_transactions_are_savepoints),
 	};
 	install_failing_allocator();
 	return cmocka_run_group_tests(tests, setup, teardown);
