@@ -33,6 +33,7 @@ struct app {
 	struct router *router; /* built once by `accord serve` before the server starts */
 	struct store *store;
 	const char *data_dir;
+	const char *work_dir; /* tmp/, ready/, work/: the data folder or --work-dir */
 	void *secrets_key;	       /* reserved for the secrets module's master key */
 	struct queue *queue;	       /* the process queue of this node */
 	unsigned char session_key[32]; /* derives process session tokens (crypto/session.h) */

@@ -181,7 +181,7 @@ static int store_it(struct api_call *c, struct start *s)
 	    .meta = s->r->meta,
 	    .repo = s->has_repo ? &s->repo : NULL,
 	    .commit = s->has_repo ? &s->commit : NULL,
-	    .data_dir = c->app->data_dir,
+	    .work_dir = c->app->work_dir,
 	};
 
 	if (start_staged(c->db, c->app->session_key, &st, &c->err) == 0)
@@ -239,12 +239,12 @@ static int build_payload(struct api_call *c, struct start *s)
 
 	if (handler_timeout(c, s))
 		return -1;
-	if (asprintf(&tmp, "%s/tmp", c->app->data_dir) < 0)
+	if (asprintf(&tmp, "%s/tmp", c->app->work_dir) < 0)
 		return api_fail(c, ERR_INTERNAL, "out of memory");
 	if (str_fmt(s->staging, sizeof s->staging, "%s/%s", tmp, s->id)) {
 		free(tmp);
-		return api_fail(c, ERR_INTERNAL, "data folder path too long (limit %zu bytes): %s",
-				sizeof s->staging - 1, c->app->data_dir);
+		return api_fail(c, ERR_INTERNAL, "work folder path too long (limit %zu bytes): %s",
+				sizeof s->staging - 1, c->app->work_dir);
 	}
 	free(tmp);
 	return path_mkdirs(s->staging, 0700, &c->err) || checkout(c, s) ||

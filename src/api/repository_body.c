@@ -29,12 +29,24 @@ static bool scp_like(const char *url)
 	return at && colon && at < colon && at > url && colon > at + 1 && colon[1] && (!slash || slash > colon);
 }
 
+/* dir, resolved, contains target (already resolved or as written). */
+static bool beneath(const char *dir, const char *target)
+{
+	char real[PATH_MAX];
+	size_t n;
+
+	if (!dir || !realpath(dir, real))
+		return false;
+	n = strlen(real);
+	return strncmp(target, real, n) == 0 && (target[n] == '/' || target[n] == '\0');
+}
+
 /* A local repository inside the server's data folder would let a project read the
- * server's own files (the database, the master key, other repositories' clones). */
+ * server's own files (the database, the master key, other repositories' clones); one
+ * inside the work folder (--work-dir) other processes' files. */
 static int check_local(struct api_call *c, const char *path)
 {
 	char data[PATH_MAX], target[PATH_MAX];
-	size_t n;
 
 	if (path[0] != '/')
 		return api_fail(c, ERR_INVALID, "'url': a local repository needs an absolute path, got '%.256s'", path);
@@ -43,9 +55,10 @@ static int check_local(struct api_call *c, const char *path)
 	/* A path that does not exist (yet) is checked as written; the fetch reports it. */
 	if (!realpath(path, target) && str_fmt(target, sizeof target, "%s", path))
 		return api_fail(c, ERR_INVALID, "'url': a local path is longer than %zu bytes", sizeof target - 1);
-	n = strlen(data);
-	if (strncmp(target, data, n) == 0 && (target[n] == '/' || target[n] == '\0'))
+	if (beneath(data, target))
 		return api_fail(c, ERR_INVALID, "'url': a repository inside the server's data folder is not allowed");
+	if (beneath(c->app->work_dir, target))
+		return api_fail(c, ERR_INVALID, "'url': a repository inside the server's work folder is not allowed");
 	return 0;
 }
 

@@ -39,7 +39,7 @@
 #endif
 
 struct serve_cfg {
-	char *listen, *data, *db, *durability, *metrics, *git_ca_file, *git_known_hosts;
+	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
@@ -58,6 +58,10 @@ static const struct config_opt opts[] = {
     {"listen", CONFIG_STRING, "127.0.0.1:8001", 0, 0, &cfg.listen,
      "address to listen on: HOST:PORT, [IPV6]:PORT or :PORT (all interfaces); port 0 picks a free one"},
     {"data", CONFIG_STRING, "./data", 0, 0, &cfg.data, "data folder (created 0700 on first start)"},
+    {"work-dir", CONFIG_STRING, NULL, 0, 0, &cfg.work,
+     "folder for the files of this node's processes: tmp/ (start requests being checked), ready/ and work/ "
+     "(working directories); default: the data folder.  A tmpfs here takes the file system's work off every "
+     "process (docs/operations.md \"The work folder\")"},
     {"db", CONFIG_STRING, NULL, 0, 0, &cfg.db, "database: sqlite:<path> (default sqlite:<data>/accord.db)"},
     {"workers", CONFIG_UINT, "0", 0, 128, &cfg.workers,
      "processes run at once by the process queue (0: number of CPUs); each has a thread and a database "
@@ -168,20 +172,27 @@ static const struct config_opt opts[] = {
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
 #define N_OPTS (sizeof opts / sizeof opts[0])
 
-static int prepare_data_dir(const char *dir, struct err *e)
+/* what: "data folder" or "work folder". */
+static int prepare_dir(const char *dir, const char *what, struct err *e)
 {
 	struct stat st;
 
 	if (path_mkdirs(dir, 0700, e))
 		return -1;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return err_set(e, ERR_INVALID, "data folder %s is not a directory", dir);
+		return err_set(e, ERR_INVALID, "%s %s is not a directory", what, dir);
 	if (access(dir, W_OK) != 0)
-		return err_set(e, ERR_INVALID, "data folder %s is not writable: %s", dir, strerror(errno));
+		return err_set(e, ERR_INVALID, "%s %s is not writable: %s", what, dir, strerror(errno));
 	if ((st.st_mode & 077) != 0)
-		LOG_W("data folder %s is accessible by other users (mode %03o); 0700 is recommended", dir,
+		LOG_W("%s %s is accessible by other users (mode %03o); 0700 is recommended", what, dir,
 		      st.st_mode & 0777);
 	return 0;
+}
+
+/* --work-dir, or the data folder. */
+static const char *work_dir(void)
+{
+	return cfg.work && *cfg.work ? cfg.work : cfg.data;
 }
 
 static unsigned ncpu(void)
@@ -216,7 +227,7 @@ static int start_queue(struct app *app, struct err *e)
 	session_key_derive(app->secrets_key, app->session_key);
 	app->node_id = node_id;
 	qc.store = app->store;
-	qc.data_dir = cfg.data;
+	qc.work_dir = work_dir();
 	/* The running binary itself, even if a newer one was installed over it meanwhile. */
 	qc.runner_exe = "/proc/self/exe";
 	qc.node_id = node_id;
@@ -242,6 +253,8 @@ static void log_listening(const struct http_server *srv, unsigned threads)
 	log_kv(fields, sizeof fields, "listen", cfg.listen);
 	log_kv_int(fields, sizeof fields, "port", http_server_port(srv));
 	log_kv(fields, sizeof fields, "data", cfg.data);
+	if (work_dir() != cfg.data)
+		log_kv(fields, sizeof fields, "work", work_dir());
 	log_kv_int(fields, sizeof fields, "http_threads", threads);
 	log_kv_int(fields, sizeof fields, "workers", cfg.workers);
 	log_kv(fields, sizeof fields, "durability", cfg.durability);
@@ -273,7 +286,7 @@ static int start_triggers(struct app *app, struct err *e)
 	    .store = app->store,
 	    .queue = app->queue,
 	    .repos = app->repos,
-	    .data_dir = cfg.data,
+	    .work_dir = work_dir(),
 	    .session_key = app->session_key,
 	    .test_minute_seconds = cfg.test_cron_minute_seconds,
 	};
@@ -306,14 +319,20 @@ static int start_retention(struct app *app, struct err *e)
 
 /* Everything that touches the data folder, after the address is bound: until it is done
  * (app->ready) every request is answered 503 "starting". */
-static int start_node(struct app *app, int *lock, struct err *e)
+static int start_node(struct app *app, int lock[2], struct err *e)
 {
 	char db_url[4200];
 
-	if (prepare_data_dir(cfg.data, e))
+	if (prepare_dir(cfg.data, "data folder", e))
 		return -1;
-	*lock = datalock_take(cfg.data, ": another server runs on it; stop it or use another --data", e);
-	if (*lock < 0)
+	lock[0] = datalock_take(cfg.data, ": another server runs on it; stop it or use another --data", e);
+	if (lock[0] < 0)
+		return -1;
+	/* Start-up empties its work/ and ready/: a folder of one server only. */
+	if (work_dir() != cfg.data &&
+	    (prepare_dir(work_dir(), "work folder", e) ||
+	     (lock[1] = datalock_take(work_dir(), ": another server uses it; give each server its own --work-dir", e)) <
+		 0))
 		return -1;
 	if (cfg.db && *cfg.db ? str_fmt(db_url, sizeof db_url, "%s", cfg.db)
 			      : str_fmt(db_url, sizeof db_url, "sqlite:%s/accord.db", cfg.data))
@@ -358,10 +377,11 @@ static int run(struct err *e)
 	struct app app = {0};
 	struct http_server *srv = NULL;
 	struct http_server_cfg hc;
-	int rc = -1, sig, lock = -1;
+	int rc = -1, sig, lock[2] = {-1, -1};
 
 	tune_malloc();
 	app.data_dir = cfg.data;
+	app.work_dir = work_dir();
 	app.health_min_free_bytes = cfg.health_min_free_bytes;
 	app.session_idle_ms = cfg.session_idle * 1000;
 	atomic_init(&app.ready, false);
@@ -388,7 +408,7 @@ static int run(struct err *e)
 	if (http_listen_probe(cfg.listen, e))
 		goto out;
 	srv = http_server_start(&hc, api_dispatch, &app, e);
-	if (!srv || start_node(&app, &lock, e))
+	if (!srv || start_node(&app, lock, e))
 		goto out;
 	atomic_store(&app.ready, true);
 	log_listening(srv, hc.threads);
@@ -412,7 +432,8 @@ out:
 	store_close(app.store);
 	api_secrets_cleanup(&app);
 	authn_cleanup();
-	datalock_release(lock);
+	datalock_release(lock[1]);
+	datalock_release(lock[0]);
 	if (rc == 0)
 		LOG_I("stopped");
 	return rc;

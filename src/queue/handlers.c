@@ -93,7 +93,7 @@ static int handler_payload(struct queue *q, struct store_conn *c, const struct p
 	struct err ignored;
 	int rc = -1;
 
-	if (asprintf(&dir, "%s/tmp/%s", q ? q->data_dir : "/tmp", child) < 0) {
+	if (asprintf(&dir, "%s/tmp/%s", q ? q->work_dir : "/tmp", child) < 0) {
 		json_decref(lerr);
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	}

@@ -27,7 +27,7 @@ struct running {
 
 struct queue {
 	struct queue_cfg cfg;
-	char *data_dir, *runner_exe, *node_id;
+	char *work_dir, *runner_exe, *node_id;
 	unsigned char session_key[32];
 	pthread_mutex_t lock;
 	pthread_cond_t wake;	/* the dispatcher waits here */

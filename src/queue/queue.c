@@ -49,7 +49,7 @@ static int empty_folder(struct queue *q, const char *name, struct err *e)
 	char *path = NULL;
 	int rc;
 
-	if (asprintf(&path, "%s/%s", q->data_dir, name) < 0)
+	if (asprintf(&path, "%s/%s", q->work_dir, name) < 0)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	rc = path_remove_tree(path, e) || path_mkdirs(path, 0700, e) ? -1 : 0;
 	free(path);
@@ -299,7 +299,7 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 		return NULL;
 	}
 	q->cfg = *cfg;
-	q->data_dir = strdup(cfg->data_dir);
+	q->work_dir = strdup(cfg->work_dir);
 	q->runner_exe = strdup(cfg->runner_exe);
 	q->node_id = strdup(cfg->node_id);
 	memcpy(q->session_key, cfg->session_key, sizeof q->session_key);
@@ -310,14 +310,14 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 	pthread_cond_init(&q->wake, &ca);
 	pthread_cond_init(&q->changed, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!q->data_dir || !q->runner_exe || !q->node_id) {
+	if (!q->work_dir || !q->runner_exe || !q->node_id) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
 	if (recover(q, e) || !(q->workers = workq_new(cfg->workers, e)))
 		goto fail;
 	if (cfg->runner_zygote) {
-		q->zygote_env = queue_runner_env(q->data_dir, true);
+		q->zygote_env = queue_runner_env(q->work_dir, true);
 		if (!q->zygote_env || !(q->zygote = zygote_new(q->runner_exe, q->zygote_env))) {
 			err_set(e, ERR_INTERNAL, "out of memory");
 			goto fail;
@@ -332,7 +332,7 @@ fail:
 	workq_free(q->workers);
 	zygote_free(q->zygote);
 	queue_free_env(q->zygote_env);
-	free(q->data_dir);
+	free(q->work_dir);
 	free(q->runner_exe);
 	free(q->node_id);
 	free(q);
@@ -373,7 +373,7 @@ void queue_shutdown(struct queue *q, unsigned grace_ms)
 	pthread_cond_destroy(&q->wake);
 	pthread_cond_destroy(&q->changed);
 	sodium_memzero(q->session_key, sizeof q->session_key);
-	free(q->data_dir);
+	free(q->work_dir);
 	free(q->runner_exe);
 	free(q->node_id);
 	free(q);

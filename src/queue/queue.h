@@ -18,7 +18,7 @@
 
 struct queue_cfg {
 	struct store *store;
-	const char *data_dir;	 /* work/ is created beneath it */
+	const char *work_dir;	 /* tmp/, ready/ and work/ beneath it (the data folder or --work-dir) */
 	const char *runner_exe;	 /* absolute path of the accord binary */
 	const char *node_id;	 /* this node's id (recorded on claimed processes) */
 	unsigned workers;	 /* processes run at once */

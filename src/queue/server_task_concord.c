@@ -171,7 +171,7 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 		.repo = ch->repo,
 		.commit = ch->commit,
 		.error_prefix = "the child's definition",
-		.data_dir = tc->r->q->data_dir,
+		.work_dir = tc->r->q->work_dir,
 	};
 
 	if (write_main(dir, ch, e))
@@ -188,9 +188,9 @@ static int staging_dir(struct task_call *tc, char *out, size_t cap, struct err *
 	char id[UUID_STR_LEN];
 
 	uuid_v4(id);
-	if (str_fmt(out, cap, "%s/tmp/child-%s", tc->r->q->data_dir, id))
-		return err_set(e, ERR_INVALID, "data folder path too long (limit %zu bytes): %s", cap - 1,
-			       tc->r->q->data_dir);
+	if (str_fmt(out, cap, "%s/tmp/child-%s", tc->r->q->work_dir, id))
+		return err_set(e, ERR_INVALID, "work folder path too long (limit %zu bytes): %s", cap - 1,
+			       tc->r->q->work_dir);
 	return path_mkdirs(out, 0700, e);
 }
 

@@ -97,21 +97,21 @@ static int store_new(struct store_conn *c, const unsigned char session_key[32], 
 	return rc;
 }
 
-int start_ready_path(const char *data_dir, const char *id, char *out, size_t cap, struct err *e)
+int start_ready_path(const char *work_dir, const char *id, char *out, size_t cap, struct err *e)
 {
-	if (str_fmt(out, cap, "%s/ready/%s", data_dir, id))
-		return err_set(e, ERR_INTERNAL, "data folder path too long (limit %zu bytes): %s", cap - 64, data_dir);
+	if (str_fmt(out, cap, "%s/ready/%s", work_dir, id))
+		return err_set(e, ERR_INTERNAL, "work folder path too long (limit %zu bytes): %s", cap - 64, work_dir);
 	return 0;
 }
 
-/* Renames the staged folder to <data>/ready/<id>; the stored payload serves when it fails. */
+/* Renames the staged folder to <work>/ready/<id>; the stored payload serves when it fails. */
 static int hand_off(const struct staged_start *s, char *ready, size_t cap)
 {
 	struct err e;
 	char parent[4096];
 
-	if (start_ready_path(s->data_dir, s->instance_id, ready, cap, &e) ||
-	    str_fmt(parent, sizeof parent, "%s/ready", s->data_dir))
+	if (start_ready_path(s->work_dir, s->instance_id, ready, cap, &e) ||
+	    str_fmt(parent, sizeof parent, "%s/ready", s->work_dir))
 		return -1;
 	if (rename(s->dir, ready) == 0)
 		return 0;
@@ -122,11 +122,11 @@ static int hand_off(const struct staged_start *s, char *ready, size_t cap)
 	return -1;
 }
 
-int start_ready_take(const char *data_dir, const char *id, const char *workdir, struct err *e)
+int start_ready_take(const char *work_dir, const char *id, const char *workdir, struct err *e)
 {
 	char ready[4096];
 
-	if (start_ready_path(data_dir, id, ready, sizeof ready, e))
+	if (start_ready_path(work_dir, id, ready, sizeof ready, e))
 		return -1;
 	if (rename(ready, workdir) == 0)
 		return 1;
@@ -135,12 +135,12 @@ int start_ready_take(const char *data_dir, const char *id, const char *workdir, 
 	return err_set(e, ERR_INTERNAL, "cannot move %s to %s: %s", ready, workdir, strerror(errno));
 }
 
-void start_ready_drop(const char *data_dir, const char *id)
+void start_ready_drop(const char *work_dir, const char *id)
 {
 	char ready[4096];
 	struct err e;
 
-	if (start_ready_path(data_dir, id, ready, sizeof ready, &e) || path_remove_tree(ready, &e))
+	if (start_ready_path(work_dir, id, ready, sizeof ready, &e) || path_remove_tree(ready, &e))
 		LOG_W("process %s: cannot remove its handed-off folder: %s", id, e.msg);
 }
 
@@ -173,7 +173,7 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 	if (pack_dir(s->dir, limits.archive_bytes, &payload, &payload_len, e))
 		goto out;
 	/* Before the row exists, so that no dispatcher can claim the process without it. */
-	if (s->data_dir && hand_off(s, ready, sizeof ready))
+	if (s->work_dir && hand_off(s, ready, sizeof ready))
 		ready[0] = '\0';
 	rc = store_new(c, session_key, s, &d, payload, payload_len, e);
 	if (rc && ready[0] && rename(ready, s->dir) != 0) {
@@ -189,13 +189,13 @@ out:
 	return rc;
 }
 
-int start_staging_dir(const char *data_dir, const char *prefix, char *out, size_t cap, struct err *e)
+int start_staging_dir(const char *work_dir, const char *prefix, char *out, size_t cap, struct err *e)
 {
 	char id[UUID_STR_LEN];
 	int n;
 
 	uuid_v4(id);
-	n = snprintf(out, cap, "%s/tmp/%s%s", data_dir, prefix ? prefix : "", id);
+	n = snprintf(out, cap, "%s/tmp/%s%s", work_dir, prefix ? prefix : "", id);
 	if (n < 0 || (size_t)n >= cap)
 		return err_set(e, ERR_INTERNAL, "staging folder path too long");
 	return path_mkdirs(out, 0700, e);

@@ -23,8 +23,11 @@
  * packs the folder and stores the process ENQUEUED with its session token hash.  The
  * caller removes the folder and wakes the queue.
  *
- * With data_dir set, the staged folder is also handed to this node's supervisor: it is
- * renamed to <data>/ready/<id> before the process is stored, and the supervisor that claims
+ * <work> is the data folder or `accord serve --work-dir`: tmp/, ready/ and work/ share its
+ * file system, so each move is one rename.
+ *
+ * With work_dir set, the staged folder is also handed to this node's supervisor: it is
+ * renamed to <work>/ready/<id> before the process is stored, and the supervisor that claims
  * the process renames it into work/<id> instead of unpacking the stored payload (the same
  * files: the payload is the packed folder).  The payload is still stored, so a process
  * claimed elsewhere, resumed or recovered after a crash unpacks it as before.  On success
@@ -49,7 +52,7 @@ struct staged_start {
 	/* Put before the message of a definition that does not load (NULL: none), e.g. "the
 	 * child's definition". */
 	const char *error_prefix;
-	const char *data_dir; /* NULL: no hand-off (see above) */
+	const char *work_dir; /* NULL: no hand-off (see above) */
 };
 
 /* ERR_NOT_FOUND when the folder has no definition file; ERR_INVALID for a definition
@@ -58,15 +61,15 @@ struct staged_start {
 int start_staged(struct store_conn *c, const unsigned char session_key[32], const struct staged_start *s,
 		 struct err *e) WUR;
 
-/* <data>/ready/<id>: the staged folder of a stored process not yet claimed (see above). */
-int start_ready_path(const char *data_dir, const char *id, char *out, size_t cap, struct err *e) WUR;
-/* Moves <data>/ready/<id> to workdir (which must not exist): 1 when moved, 0 when there is
+/* <work>/ready/<id>: the staged folder of a stored process not yet claimed (see above). */
+int start_ready_path(const char *work_dir, const char *id, char *out, size_t cap, struct err *e) WUR;
+/* Moves <work>/ready/<id> to workdir (which must not exist): 1 when moved, 0 when there is
  * none (the caller unpacks the payload), < 0 on error. */
-int start_ready_take(const char *data_dir, const char *id, const char *workdir, struct err *e) WUR;
-/* Removes <data>/ready/<id> if it is there (a process that ended without being claimed). */
-void start_ready_drop(const char *data_dir, const char *id);
+int start_ready_take(const char *work_dir, const char *id, const char *workdir, struct err *e) WUR;
+/* Removes <work>/ready/<id> if it is there (a process that ended without being claimed). */
+void start_ready_drop(const char *work_dir, const char *id);
 
-/* A new staging folder <data>/tmp/<prefix><uuid> (mode 0700) in out. */
-int start_staging_dir(const char *data_dir, const char *prefix, char *out, size_t cap, struct err *e) WUR;
+/* A new staging folder <work>/tmp/<prefix><uuid> (mode 0700) in out. */
+int start_staging_dir(const char *work_dir, const char *prefix, char *out, size_t cap, struct err *e) WUR;
 
 #endif

@@ -341,13 +341,13 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	size_t len = 0;
 	int rc;
 
-	if (str_fmt(s->workdir, sizeof s->workdir, "%s/work/%s", s->q->data_dir, s->id))
-		return err_set(e, ERR_INVALID, "data folder path too long (limit %zu bytes): %s", sizeof s->workdir - 1,
-			       s->q->data_dir);
+	if (str_fmt(s->workdir, sizeof s->workdir, "%s/work/%s", s->q->work_dir, s->id))
+		return err_set(e, ERR_INVALID, "work folder path too long (limit %zu bytes): %s", sizeof s->workdir - 1,
+			       s->q->work_dir);
 	if (path_remove_tree(s->workdir, e))
 		return -1;
 	/* A first run on the node that stored it: the staged folder itself (start_staged.h). */
-	if (!s->r->p.resume_event[0] && (rc = start_ready_take(s->q->data_dir, s->id, s->workdir, e)) != 0)
+	if (!s->r->p.resume_event[0] && (rc = start_ready_take(s->q->work_dir, s->id, s->workdir, e)) != 0)
 		return rc < 0 ? -1 : 0;
 	if (path_mkdirs(s->workdir, 0700, e))
 		return -1;
@@ -644,7 +644,7 @@ static void set_aside(struct sup *s, char *out, size_t cap)
 	out[0] = '\0';
 	if (!s->workdir[0])
 		return;
-	if (str_fmt(out, cap, "%s/work/.ended-%s", s->q->data_dir, s->id) == 0 && rename(s->workdir, out) == 0)
+	if (str_fmt(out, cap, "%s/work/.ended-%s", s->q->work_dir, s->id) == 0 && rename(s->workdir, out) == 0)
 		return;
 	out[0] = '\0';
 	if (path_remove_tree(s->workdir, &e)) /* a previous run's leftover in the way: slower */

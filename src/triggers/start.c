@@ -68,7 +68,7 @@ static int stage(struct triggers *t, struct store_conn *c, const struct trigger_
 	if (!t->cfg.repos)
 		return err_set(e, ERR_UNAVAILABLE, "repositories are not available on this server");
 	if (repo_prepare(t->cfg.repos, c, r, NULL, NULL, commit, e) ||
-	    start_staging_dir(t->cfg.data_dir, "trigger-", dir, cap, e) ||
+	    start_staging_dir(t->cfg.work_dir, "trigger-", dir, cap, e) ||
 	    repo_checkout(t->cfg.repos, r, commit, dir, e))
 		return -1;
 	return write_main(dir, f->tr, f->event, e);
@@ -105,7 +105,7 @@ int triggers_fire(struct triggers *t, struct store_conn *c, const struct trigger
 	    .repo = &r,
 	    .commit = &commit,
 	    .triggered_by = by,
-	    .data_dir = t->cfg.data_dir,
+	    .work_dir = t->cfg.work_dir,
 	};
 	if ((rc = start_staged(c, t->cfg.session_key, &s, e)) == 0) {
 		store_audit_system(c, "START", id, NULL, f->initiator_id, f->initiator, f->tr->event_source);

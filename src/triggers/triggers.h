@@ -25,7 +25,7 @@ struct triggers_cfg {
 	struct store *store;
 	struct queue *queue;
 	struct repos *repos;
-	const char *data_dir;
+	const char *work_dir; /* start folders: tmp/ and ready/ beneath it */
 	const unsigned char *session_key; /* 32 bytes */
 	/* Test-only clock (--test-cron-minute-seconds): when > 0, the scheduler's clock runs
 	 * so that one minute lasts this many real seconds, from the real time at start.  The

@@ -1,0 +1,83 @@
+"""`accord serve --work-dir`: the files of processes (tmp/, ready/, work/) live in a folder
+of their own — a tmpfs for speed — with the same rules as in the data folder: locked to
+one server, emptied at start-up, out of reach of other processes' flows and of local
+repository URLs."""
+import os
+import shutil
+import tempfile
+
+import pytest
+
+from conftest import ADMIN_KEY, Client, start_process, unique, wait_process
+from proc_util import make_org, make_project, sleeper, status, wait_for
+
+READS_FILE = """flows:
+  default:
+    - log: "data: ${resource.asString('data/in.txt')}"
+"""
+
+
+@pytest.fixture
+def work_root():
+    # /dev/shm is the tmpfs an operator would pick; a plain folder where there is none.
+    base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    root = tempfile.mkdtemp(prefix="accord-work-", dir=base)
+    yield os.path.join(root, "w")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_processes_run_in_the_work_folder(fresh_server, work_root):
+    srv = fresh_server(args=["--work-dir", work_root]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    assert "work=%s" % work_root in srv.read_log()
+    assert oct(os.stat(work_root).st_mode & 0o777) == "0o700"
+    pid = start_process(admin, READS_FILE, files={"data/in.txt": b"on the side"})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    assert "data: on the side" in admin.get("/api/v1/process/%s/log" % pid).text
+    running = start_process(admin, sleeper(30))
+    wait_for(lambda: status(admin, running)["status"] == "RUNNING")
+    assert os.listdir(os.path.join(work_root, "work")) == [running]
+    for sub in ("work", "ready", "tmp"):
+        assert not os.path.exists(os.path.join(srv.data_dir, sub)), sub
+    assert admin.delete("/api/v1/process/%s" % running).status_code in (200, 204)
+    assert wait_process(admin, running)["status"] == "CANCELLED"
+    assert wait_for(lambda: os.listdir(os.path.join(work_root, "work")) == [])
+
+
+def test_a_work_folder_serves_one_server(fresh_server, work_root):
+    first = fresh_server(args=["--work-dir", work_root]).start()
+    second = fresh_server(args=["--work-dir", work_root])
+    with pytest.raises(RuntimeError) as exc:
+        second.start()
+    assert "give each server its own --work-dir" in str(exc.value)
+    # the first one still runs processes
+    admin = Client(first.url, ADMIN_KEY)
+    assert wait_process(admin, start_process(admin, READS_FILE, files={"data/in.txt": b"x"}))["status"] == "FINISHED"
+
+
+def test_local_repositories_inside_the_work_folder_are_refused(fresh_server, work_root):
+    srv = fresh_server(args=["--work-dir", work_root]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    org, _ = make_org(admin)
+    proj, _ = make_project(admin, org)
+    for url in (work_root, "file://" + work_root + "/work", work_root + "/../" + os.path.basename(work_root)):
+        r = admin.post("/api/v1/org/%s/project/%s/repository" % (org, proj), json={"name": unique("r"), "url": url})
+        assert r.status_code == 400, r.text
+        assert "inside the server's work folder" in r.text
+
+
+def test_a_flow_cannot_reach_another_process_in_the_work_folder(fresh_server, work_root):
+    srv = fresh_server(args=["--work-dir", work_root]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    victim = start_process(admin, sleeper(30), files={"secret.txt": b"victim's file"})
+    wait_for(lambda: status(admin, victim)["status"] == "RUNNING")
+    flow = """
+flows:
+  default:
+    - set:
+        stolen: "${resource.asString(workDir.concat('/../%s/secret.txt'))}"
+""" % victim
+    p = wait_process(admin, start_process(admin, flow, parts={"out": "stolen"}))
+    assert p["status"] == "FAILED", p
+    assert "victim's file" not in admin.get("/api/v1/process/%s/log" % p["instanceId"]).text
+    admin.delete("/api/v1/process/%s" % victim)
