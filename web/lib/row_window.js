@@ -1,10 +1,11 @@
 // A long table drawn a window at a time: only the rows near the viewport are in the DOM
 // (about 60), two spacer bodies above and below stand for the others at the measured row
 // height, so the page is as tall as the whole list and every row is reached by scrolling.
-// Scrolling and resizing move the window; a focused row always has its neighbours drawn,
-// so Tab and Shift+Tab walk the whole list.  Rows stay in place while the window moves (a
-// row leaving the window is removed, one entering is inserted), so the focus and any
-// state of a row survive a move.
+// Scrolling and resizing move the window.  Tab and Shift+Tab walk the whole list: the
+// window reaches OVERSCAN rows past the viewport, and the browser scrolls the focused link
+// into view, which moves the window on.  Rows stay in place while the window moves (a row
+// leaving the window is removed, one entering is inserted), so the focus and any state of
+// a row survive a move.
 import {h} from './dom.js';
 
 const OVERSCAN = 20; // rows kept beyond each edge of the viewport
@@ -40,22 +41,8 @@ export function rowWindow(table, tbody, cols, rowAt) {
     const top = table.tHead.getBoundingClientRect().bottom;
     const first = Math.max(0, Math.floor(-top / px));
     const want = Math.max(MIN_ROWS, Math.ceil(window.innerHeight / px) + 2 * OVERSCAN);
-    let start = Math.min(Math.max(0, first - OVERSCAN), Math.max(0, n - want));
-    let end = Math.min(n, start + want);
-    // The focused row keeps a neighbour on each side, however fast Tab is pressed; a
-    // focused row scrolled far away is let go.
-    const f = focused();
-    if (f >= start - OVERSCAN && f < end + OVERSCAN) {
-      start = Math.min(start, Math.max(0, f - 1));
-      end = Math.max(end, Math.min(n, f + 2));
-    }
-    return [start, end];
-  }
-
-  function focused() {
-    const el = document.activeElement;
-    const tr = el && el !== document.body ? el.closest('tr') : null;
-    return tr && tr.parentNode === tbody ? Number(tr.getAttribute('aria-rowindex')) - 2 : -Infinity;
+    const start = Math.min(Math.max(0, first - OVERSCAN), Math.max(0, n - want));
+    return [start, Math.min(n, start + want)];
   }
 
   // Makes tbody hold exactly rows: those to go are removed, the others stay where they
@@ -98,7 +85,6 @@ export function rowWindow(table, tbody, cols, rowAt) {
 
   window.addEventListener('scroll', later, {passive: true});
   window.addEventListener('resize', resized);
-  tbody.addEventListener('focusin', draw);
   return {
     set(count) {
       n = count;
@@ -108,7 +94,6 @@ export function rowWindow(table, tbody, cols, rowAt) {
     stop() {
       window.removeEventListener('scroll', later);
       window.removeEventListener('resize', resized);
-      tbody.removeEventListener('focusin', draw);
       if (frame) cancelAnimationFrame(frame);
       frame = 0;
     },
