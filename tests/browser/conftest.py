@@ -1,7 +1,7 @@
 """Browser tests: a real `accord serve` (tests/api/conftest.py's Server and fixtures) and a
 headless Chromium driven by Selenium, as a user of the console would.
 
-Fixtures (besides server, admin, anon and new_user from tests/api/conftest.py)
+Fixtures (besides server, fresh_server, admin, anon and new_user from tests/api/conftest.py)
   driver   a Chromium WebDriver at laptop size, with no cookies or storage of an earlier
            test; on failure the test's screenshot, page HTML and browser console log are
            saved under build/test-artifacts/browser/<test>/
@@ -35,8 +35,8 @@ sys.modules["accord_api_conftest"] = api_harness
 _spec.loader.exec_module(api_harness)
 sys.path.insert(0, API)
 from accord_api_conftest import (  # noqa: E402,F401  (fixtures and helpers re-exported)
-    ADMIN_KEY, ADMIN_PASSWORD, FINAL, Client, Server, admin, anon, new_user, process_log, server, start_process,
-    unique, wait_process)
+    ADMIN_KEY, ADMIN_PASSWORD, FINAL, Client, Server, admin, anon, fresh_server, new_user, process_log, server,
+    start_process, unique, wait_process)
 
 sys.path.insert(0, HERE)
 from chromium import LAPTOP, PHONE, missing, new_browser  # noqa: E402

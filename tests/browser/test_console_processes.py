@@ -1,11 +1,21 @@
 """The console's process pages (issue 10): the list updating live with its filters in the
 URL, a process's live log (tail first, earlier parts on demand), the events timeline, stop
 and checkpoint restore."""
-from selenium.webdriver.common.by import By
+import importlib.util
+import os
+from importlib.machinery import SourceFileLoader
 
-from conftest import (ADMIN_PASSWORD, login, phone, start_process, wait_css, wait_process, wait_ready,
-                      wait_until)
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import (ADMIN_KEY, ADMIN_PASSWORD, ROOT, Client, login, phone, start_process, wait_css, wait_process,
+                      wait_ready, wait_until)
 from proc_util import status, wait_for
+
+_loader = SourceFileLoader("bench_retention_run", os.path.join(ROOT, "bench", "retention", "run"))
+retention = importlib.util.module_from_spec(importlib.util.spec_from_loader(_loader.name, _loader))
+_loader.exec_module(retention)  # fill(): copies of a process, straight into the store
 
 SUSPENDS = """
 flows:
@@ -53,6 +63,63 @@ def test_the_list_follows_a_running_process_without_reloading(driver, admin):
     wait_until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#process-rows tr")[0].get_attribute("data-id") == pid2,
                "the new process first")
     assert driver.find_element(By.CSS_SELECTOR, "tr[data-id='%s']" % pid).get_attribute("data-before") == "yes"
+
+
+def filled_server(make, n):
+    """A server of its own whose store holds n finished processes: one run, n - 1 copies of
+    it dated 45 days back (bench/retention's fill, as bench/console does)."""
+    srv = make().start()
+    client = Client(srv.url, ADMIN_KEY)
+    pid = start_process(client, 'flows:\n  default:\n    - log: "hello"\n')
+    assert wait_process(client, pid)["status"] == "FINISHED"
+    srv.stop()
+    retention.fill(os.path.join(srv.data_dir, "accord.db"), pid, n - 1)
+    srv.start()
+    return srv, Client(srv.url, ADMIN_KEY)
+
+
+def focused_row(d):
+    return d.execute_script("const tr = document.activeElement.closest('tr');"
+                            "return tr && [tr.dataset.id, tr.getAttribute('aria-rowindex')];")
+
+
+def test_a_list_of_1000_draws_the_rows_in_view_and_reaches_every_one(driver, fresh_server):
+    srv, client = filled_server(fresh_server, 999)
+    live = start_process(client, SUSPENDS)  # the newest, the first row
+    wait_process(client, live, ("SUSPENDED",))
+    listed = [p["instanceId"] for p in client.get("/api/v2/process?limit=1000").json()]
+    assert len(listed) == 1000 and listed[0] == live
+    login(driver, "admin", ADMIN_PASSWORD, base_url=srv.url)
+    driver.get(srv.url + "/#/processes?limit=1000")
+    wait_ready(driver, "processes")
+    assert driver.find_element(By.ID, "process-list").get_attribute("aria-rowcount") == "1001"
+    in_dom = len(driver.find_elements(By.CSS_SELECTOR, "#process-rows tr"))
+    assert 30 <= in_dom <= 200, in_dom  # a window of the list, not all of it
+
+    # a row in view follows its process, the row itself kept
+    row = wait_css(driver, "tr[data-id='%s']" % live)
+    driver.execute_script("arguments[0].dataset.before = 'yes'", row)
+    resume(client, live)
+    wait_until(driver, lambda d: row_status(d, live) == "FINISHED", "FINISHED in the list")
+    assert row.get_attribute("data-before") == "yes"
+
+    # Tab walks past the first window, row by row
+    driver.execute_script("arguments[0].focus()", row.find_element(By.CSS_SELECTOR, "[data-test=process-link]"))
+    ActionChains(driver).send_keys(Keys.TAB * 150).perform()
+    assert focused_row(driver) == [listed[150], "152"]
+    ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB * 3).key_up(Keys.SHIFT).perform()
+    assert focused_row(driver) == [listed[147], "149"]
+
+    # the bottom of the page is the oldest process, and its link opens it
+    driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+    last = wait_css(driver, "tr[data-id='%s']" % listed[-1])
+    assert driver.execute_script("const r = arguments[0].getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0",
+                                 last), "the oldest process's row is not in view at the bottom"
+    assert not driver.find_elements(By.CSS_SELECTOR, "tr[data-id='%s']" % live)  # the window moved
+    last.find_element(By.CSS_SELECTOR, "[data-test=process-link]").click()
+    wait_until(driver, lambda d: d.current_url.endswith("#/process/%s" % listed[-1]), "the oldest process's page")
+    wait_ready(driver, "process")
+    assert driver.find_element(By.ID, "process-id").text == listed[-1]
 
 
 def test_filters_live_in_the_url(driver, admin):
