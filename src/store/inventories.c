@@ -9,8 +9,8 @@
 #include "base/datetime.h"
 #include "base/limits.h"
 #include "store/access.h"
-#include "store/inv_json.h"
-#include "store/inv_sandbox.h"
+#include "store/inventory_keys.h"
+#include "inventory/sandbox.h"
 
 #define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
@@ -124,7 +124,7 @@ static int put_key(void *ctx, const struct inv_key *k, struct err *e)
 	store_bind_int64(st, 1, kc->rid);
 	store_bind_text(st, 2, k->path);
 	switch (k->kind) {
-	case INV_KEY_STRING: /* NUL-free by inv_json_keys */
+	case INV_KEY_STRING: /* NUL-free by inv_keys_each */
 		store_bind_text(st, 3, k->str);
 		break;
 	case INV_KEY_NUMBER:
@@ -199,7 +199,7 @@ int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path
 	if (store_tx_begin(c, e))
 		goto out;
 	if (inventory_still_there(c, rid, e) || put_item_row(c, rid, path, text, &kc.item, e) ||
-	    !(kc.st = store_prepare(c, SQL_KEY, e)) || inv_json_keys(value, put_key, &kc, e) || store_tx_commit(c, e)) {
+	    !(kc.st = store_prepare(c, SQL_KEY, e)) || inv_keys_each(value, put_key, &kc, e) || store_tx_commit(c, e)) {
 		store_tx_rollback(c);
 		goto out;
 	}

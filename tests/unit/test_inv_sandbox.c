@@ -1,4 +1,4 @@
-/* Unit tests for src/store/inv_sandbox: queries see only their own inventory's rows and
+/* Unit tests for src/inventory/sandbox: queries see only their own inventory's rows and
  * nothing else, whatever the query text tries.  The database is a temporary file with the
  * inventory tables, a second inventory and a fake users table holding a "secret". */
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/store/inv_sandbox.c"
+#include "../../src/inventory/sandbox.c"
 #include "base/str.h"
 
 static char db_path[64];
@@ -59,7 +59,7 @@ static void add_item(sqlite3 *db, int inv, const char *path, const char *data)
 	    &st, NULL);
 	sqlite3_bind_int(st, 1, inv);
 	sqlite3_bind_int64(st, 4, id);
-	assert_int_equal(inv_json_keys(j, add_key, st, &e), 0);
+	assert_int_equal(inv_keys_each(j, add_key, st, &e), 0);
 	sqlite3_finalize(st);
 	json_decref(j);
 }

@@ -1,5 +1,5 @@
-#ifndef ACCORD_STORE_INV_SANDBOX_H
-#define ACCORD_STORE_INV_SANDBOX_H
+#ifndef ACCORD_INVENTORY_SANDBOX_H
+#define ACCORD_INVENTORY_SANDBOX_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -13,7 +13,7 @@
  * Each run opens its own connection to the database file, read-only (SQLITE_OPEN_READONLY
  * and PRAGMA query_only), with defensive mode on, no extension loading, no attached
  * databases, no double-quoted-string fallback and small limits on value length, expression
- * depth, compound SELECTs and parameters.  The query text is translated (inv_dialect.h)
+ * depth, compound SELECTs and parameters.  The query text is translated (dialect.h)
  * so that inventory_data names one of two TEMP views created for this run under random
  * names: one holds the rows of this inventory only (WHERE inventory = <this one>), the
  * others the rows of this inventory that have one or two chosen keys of the filter (index
@@ -32,7 +32,7 @@
  *
  * Key index: when the translator reports that the query filters `item_data @> ?::jsonb`
  * in a conjunctive WHERE over inventory_data alone, the filter's scalar keys
- * (inv_json_keys) are counted in inventory_item_keys and the two rarest select the rows
+ * (inv_keys_each) are counted in inventory_item_keys and the two rarest select the rows
  * (the full condition is still evaluated on them), so a selective filter reads few items.
  *
  * The schema it relies on (schema/003_inventories.sql):

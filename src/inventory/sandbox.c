@@ -1,4 +1,4 @@
-#include "store/inv_sandbox.h"
+#include "inventory/sandbox.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,8 +11,9 @@
 #include "base/buf.h"
 #include "base/rand.h"
 #include "base/str.h"
-#include "store/inv_dialect.h"
-#include "store/inv_json.h"
+#include "inventory/dialect.h"
+#include "inventory/json.h"
+#include "store/inventory_keys.h"
 #include "store/sqlite_mem.h"
 
 #define ITEMS_TABLE "inventory_items"
@@ -467,7 +468,7 @@ static int choose_key(struct run *r, struct err *e)
 	if (rc != SQLITE_OK)
 		rc = db_fail(r, e, "preparing the key count");
 	else
-		rc = inv_json_keys(filter, consider_key, r, e);
+		rc = inv_keys_each(filter, consider_key, r, e);
 	json_decref(filter);
 	return rc;
 }
