@@ -4,13 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "base/datetime.h"
-#include "base/limits.h"
 #include "store/access.h"
 #include "store/inventory_keys.h"
-#include "inventory/sandbox.h"
 
 #define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
@@ -428,41 +424,4 @@ int store_inventory_query_delete(struct store_conn *c, const char *inventory_id,
 	if (store_changes(c) == 0)
 		return err_set(e, ERR_NOT_FOUND, "Query not found: %.128s", name);
 	return 0;
-}
-
-/* The database file of c: the sandbox opens its own read-only connection to it. */
-static const char *db_path(struct store_conn *c, struct err *e)
-{
-	sqlite3 *db = store_native(c);
-	const char *p = db ? sqlite3_db_filename(db, "main") : NULL;
-
-	if (!p || !*p) {
-		err_set(e, ERR_INTERNAL, "inventory queries need the SQLite store with a database file");
-		return NULL;
-	}
-	return p;
-}
-
-int store_inventory_query_check(struct store_conn *c, const char *text, size_t len, struct err *e)
-{
-	const char *path = db_path(c, e);
-
-	return path ? inv_sandbox_check(path, text, len, e) : -1;
-}
-
-int store_inventory_query_run(struct store_conn *c, const struct inventory *inv, const char *text, const char *filter,
-			      json_t **rows, struct err *e)
-{
-	struct inv_query_req q = {.inventory = inv->rid,
-				  .inventory_id = inv->id,
-				  .text = text,
-				  .text_len = strlen(text),
-				  .filter = filter,
-				  .filter_len = filter ? strlen(filter) : 0,
-				  .timeout_ms = limits.query_timeout_ms,
-				  .max_rows = limits.query_rows};
-
-	if (!(q.db_path = db_path(c, e)))
-		return -1;
-	return inv_sandbox_run(&q, rows, e);
 }
