@@ -1,11 +1,7 @@
 #include "inventory/json.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "base/buf.h"
-#include "base/str.h"
 
 /* SQLite's subtype for JSON values (what its own JSON functions set and check). */
 #define JSON_SUBTYPE 74
