@@ -19,6 +19,7 @@
 #include "base/names.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "inventory/query.h"
 #include "store/users.h"
 
 #define RESOURCE_TYPE "INVENTORY"
@@ -363,6 +364,7 @@ static int query_put(struct api_call *c)
 	struct org org;
 	struct inventory inv;
 	char id[UUID_STR_LEN], *text = NULL;
+	struct inv_query cq;
 	bool created;
 	int rc;
 
@@ -372,7 +374,7 @@ static int query_put(struct api_call *c)
 		return -ERR_INVALID;
 	if ((rc = query_text(c, &text)))
 		return rc;
-	if ((rc = store_inventory_query_check(c->db, text, strlen(text), &c->err)) ||
+	if ((rc = inv_query_compile(text, strlen(text), &cq, &c->err)) || (rc = inv_query_check(c->db, &cq, &c->err)) ||
 	    (rc = store_inventory_query_put(c->db, inv.id, name, text, id, &created, &c->err)))
 		goto out;
 	rc = api_reply_result(c, created ? "CREATED" : "UPDATED", id);
@@ -424,6 +426,7 @@ static int query_exec(struct api_call *c)
 	struct org org;
 	struct inventory inv;
 	struct inventory_query q = {0};
+	struct inv_query cq;
 	char *filter = NULL;
 	json_t *rows = NULL;
 	int rc;
@@ -431,10 +434,12 @@ static int query_exec(struct api_call *c)
 	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)) ||
 	    (rc = store_inventory_query_get(c->db, inv.id, api_param(c, "q"), &q, &c->err)))
 		return rc;
-	if ((rc = exec_filter(c, &filter)) == 0 && (rc = query_gate_enter(c->who.user.id, &c->err)) == 0) {
+	if ((rc = exec_filter(c, &filter)) == 0 &&
+	    (rc = inv_query_compile(q.text, strlen(q.text), &cq, &c->err)) == 0 &&
+	    (rc = query_gate_enter(c->who.user.id, &c->err)) == 0) {
 		int64_t t0 = dt_mono_ns();
 
-		rc = store_inventory_query_run(c->db, &inv, q.text, filter, &rows, &c->err);
+		rc = inv_query_run(c->db, &inv, &cq, filter, &rows, &c->err);
 		metrics_observe(MH_INVENTORY_QUERY, (dt_mono_ns() - t0) / 1000);
 		query_gate_leave(c->who.user.id);
 		c->req->heavy = true; /* rows, the sandbox's cache: give the memory back after */

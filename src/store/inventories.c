@@ -4,13 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "base/datetime.h"
-#include "base/limits.h"
 #include "store/access.h"
-#include "store/inv_json.h"
-#include "store/inv_sandbox.h"
+#include "store/inventory_keys.h"
 
 #define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
@@ -124,7 +120,7 @@ static int put_key(void *ctx, const struct inv_key *k, struct err *e)
 	store_bind_int64(st, 1, kc->rid);
 	store_bind_text(st, 2, k->path);
 	switch (k->kind) {
-	case INV_KEY_STRING: /* NUL-free by inv_json_keys */
+	case INV_KEY_STRING: /* NUL-free by inv_keys_each */
 		store_bind_text(st, 3, k->str);
 		break;
 	case INV_KEY_NUMBER:
@@ -199,7 +195,7 @@ int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path
 	if (store_tx_begin(c, e))
 		goto out;
 	if (inventory_still_there(c, rid, e) || put_item_row(c, rid, path, text, &kc.item, e) ||
-	    !(kc.st = store_prepare(c, SQL_KEY, e)) || inv_json_keys(value, put_key, &kc, e) || store_tx_commit(c, e)) {
+	    !(kc.st = store_prepare(c, SQL_KEY, e)) || inv_keys_each(value, put_key, &kc, e) || store_tx_commit(c, e)) {
 		store_tx_rollback(c);
 		goto out;
 	}
@@ -428,41 +424,4 @@ int store_inventory_query_delete(struct store_conn *c, const char *inventory_id,
 	if (store_changes(c) == 0)
 		return err_set(e, ERR_NOT_FOUND, "Query not found: %.128s", name);
 	return 0;
-}
-
-/* The database file of c: the sandbox opens its own read-only connection to it. */
-static const char *db_path(struct store_conn *c, struct err *e)
-{
-	sqlite3 *db = store_native(c);
-	const char *p = db ? sqlite3_db_filename(db, "main") : NULL;
-
-	if (!p || !*p) {
-		err_set(e, ERR_INTERNAL, "inventory queries need the SQLite store with a database file");
-		return NULL;
-	}
-	return p;
-}
-
-int store_inventory_query_check(struct store_conn *c, const char *text, size_t len, struct err *e)
-{
-	const char *path = db_path(c, e);
-
-	return path ? inv_sandbox_check(path, text, len, e) : -1;
-}
-
-int store_inventory_query_run(struct store_conn *c, const struct inventory *inv, const char *text, const char *filter,
-			      json_t **rows, struct err *e)
-{
-	struct inv_query_req q = {.inventory = inv->rid,
-				  .inventory_id = inv->id,
-				  .text = text,
-				  .text_len = strlen(text),
-				  .filter = filter,
-				  .filter_len = filter ? strlen(filter) : 0,
-				  .timeout_ms = limits.query_timeout_ms,
-				  .max_rows = limits.query_rows};
-
-	if (!(q.db_path = db_path(c, e)))
-		return -1;
-	return inv_sandbox_run(&q, rows, e);
 }

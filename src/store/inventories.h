@@ -12,7 +12,8 @@
 
 /* Inventories: named JSON item stores of an organization, their items (one JSON value per
  * path) and their saved queries.  Access rules live in resource_access with type
- * "INVENTORY" (store/access.h).  Lookups fail with ERR_NOT_FOUND naming what is missing. */
+ * "INVENTORY" (store/access.h).  Lookups fail with ERR_NOT_FOUND naming what is missing.
+ * Storage only: queries are checked and run by src/inventory/ (inventory/query.h). */
 
 struct inventory {
 	int64_t rid; /* internal row id (item tables) */
@@ -71,14 +72,5 @@ void inventory_query_list_free(struct inventory_query *v, size_t n);
 int store_inventory_query_put(struct store_conn *c, const char *inventory_id, const char *name, const char *text,
 			      char id_out[UUID_STR_LEN], bool *created, struct err *e) WUR;
 int store_inventory_query_delete(struct store_conn *c, const char *inventory_id, const char *name, struct err *e) WUR;
-
-/* Validates a query text for the inventory sandbox of c's database (translation and
- * prepare; see inv_sandbox.h).  ERR_INVALID with the reason. */
-int store_inventory_query_check(struct store_conn *c, const char *text, size_t len, struct err *e) WUR;
-/* Runs a query text on inv's items in the sandbox with the configured limits
- * (limits.query_timeout_ms, limits.query_rows).  filter: JSON text for the ? placeholder,
- * or NULL.  *rows new.  Errors as inv_sandbox_run. */
-int store_inventory_query_run(struct store_conn *c, const struct inventory *inv, const char *text, const char *filter,
-			      json_t **rows, struct err *e) WUR;
 
 #endif

@@ -372,6 +372,11 @@ const char *store_backend(struct store *s)
 	return s->ops->name;
 }
 
+struct store *store_conn_store(struct store_conn *c)
+{
+	return c->store;
+}
+
 void *store_native(struct store_conn *c)
 {
 	return c->store->ops->native(c);

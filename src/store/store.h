@@ -161,8 +161,10 @@ const char *store_sql_intern(const char *sql, struct err *e);
 void store_prefer_map(struct store_conn *c);
 
 /* Backend access for modules that need backend-specific features (the inventory query
- * sandbox).  Returns the backend's name ("sqlite") and its native handle for c. */
+ * executors, inventory/executor.h).  Returns the backend's name ("sqlite"), the store c
+ * belongs to and c's native handle (sqlite3 *). */
 const char *store_backend(struct store *s);
+struct store *store_conn_store(struct store_conn *c);
 void *store_native(struct store_conn *c);
 
 /* Data folder the store lives in (for files kept beside the database); may be NULL. */

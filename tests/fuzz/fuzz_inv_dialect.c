@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/inv_dialect.h"
+#include "inventory/dialect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -28,7 +28,7 @@
 #include "base/uuid.h"
 #include "flow/model.h"
 #include "http/multipart.h"
-#include "store/inv_dialect.h"
+#include "inventory/dialect.h"
 #include "store/orgs.h"
 #include "store/processes.h"
 #include "store/store.h"

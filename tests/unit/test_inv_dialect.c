@@ -1,4 +1,4 @@
-/* Unit tests for src/store/inv_lex and inv_dialect: the PostgreSQL-to-SQLite translation of
+/* Unit tests for src/inventory/lex and dialect: the PostgreSQL-to-SQLite translation of
  * inventory queries, its validation and its error messages (table-driven). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "store/inv_dialect.h"
+#include "inventory/dialect.h"
 
 static const struct {
 	const char *pg, *sqlite;

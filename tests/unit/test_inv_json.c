@@ -1,5 +1,6 @@
-/* Unit tests for src/store/inv_json: jsonb containment (PostgreSQL @> semantics), the key
- * walk that feeds the item key index, and the SQL functions used by translated queries. */
+/* Unit tests for src/inventory/json: jsonb containment (PostgreSQL @> semantics) and the
+ * SQL functions used by translated queries; and for src/store/inventory_keys: the key walk
+ * that feeds the item key index. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +11,8 @@
 
 #include <cmocka.h>
 
-#include "store/inv_json.h"
+#include "inventory/json.h"
+#include "store/inventory_keys.h"
 
 static bool contains(const char *a, const char *b)
 {
@@ -133,7 +135,7 @@ static void test_keys(void **state)
 	(void)state;
 
 	assert_non_null(v);
-	assert_int_equal(inv_json_keys(v, collect, &c, &e), 0);
+	assert_int_equal(inv_keys_each(v, collect, &c, &e), 0);
 	assert_string_equal(c.text, ".a.b:n=1.5;.a.c\\.d:s=x;.t[]:s=w;.t[][]:b=1;.n:z;");
 	json_decref(v);
 }
@@ -150,7 +152,7 @@ static void test_keys_skip_long_strings(void **state)
 	big[sizeof(big) - 1] = '\0';
 	json_object_set_new(v, "long", json_string(big));
 	json_object_set_new(v, "short", json_integer(1));
-	assert_int_equal(inv_json_keys(v, collect, &c, &e), 0);
+	assert_int_equal(inv_keys_each(v, collect, &c, &e), 0);
 	assert_string_equal(c.text, ".short:n=1;");
 	json_decref(v);
 }
@@ -166,8 +168,8 @@ static void test_keys_are_necessary(void **state)
 		       *b = json_loads(cases[i].b, JSON_DECODE_ANY, NULL);
 		if (cases[i].expect && json_is_object(b)) {
 			char *tok, *end;
-			assert_int_equal(inv_json_keys(a, collect, &ca, &e), 0);
-			assert_int_equal(inv_json_keys(b, collect, &cb, &e), 0);
+			assert_int_equal(inv_keys_each(a, collect, &ca, &e), 0);
+			assert_int_equal(inv_keys_each(b, collect, &cb, &e), 0);
 			for (tok = cb.text; (end = strchr(tok, ';')) != NULL; tok = end + 1) {
 				*end = '\0';
 				if (!strstr(ca.text, tok))

@@ -1,4 +1,4 @@
-/* Unit tests for src/store/inv_sandbox: queries see only their own inventory's rows and
+/* Unit tests for src/inventory/sandbox: queries see only their own inventory's rows and
  * nothing else, whatever the query text tries.  The database is a temporary file with the
  * inventory tables, a second inventory and a fake users table holding a "secret". */
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/store/inv_sandbox.c"
+#include "../../src/inventory/sandbox.c"
 #include "base/str.h"
 
 static char db_path[64];
@@ -59,7 +59,7 @@ static void add_item(sqlite3 *db, int inv, const char *path, const char *data)
 	    &st, NULL);
 	sqlite3_bind_int(st, 1, inv);
 	sqlite3_bind_int64(st, 4, id);
-	assert_int_equal(inv_json_keys(j, add_key, st, &e), 0);
+	assert_int_equal(inv_keys_each(j, add_key, st, &e), 0);
 	sqlite3_finalize(st);
 	json_decref(j);
 }
@@ -115,21 +115,19 @@ static char *run(const char *text, const char *filter, unsigned timeout_ms)
 
 static char *run_mem(const char *text, const char *filter, unsigned timeout_ms, size_t max_memory)
 {
-	struct inv_query_req q = {.db_path = db_path,
-				  .inventory = 1,
-				  .inventory_id = "0a0b",
-				  .text = text,
-				  .text_len = strlen(text),
-				  .filter = filter,
-				  .filter_len = filter ? strlen(filter) : 0,
-				  .timeout_ms = timeout_ms,
-				  .max_rows = 100,
-				  .max_memory = max_memory};
+	struct inv_run in = {.inventory = 1,
+			     .inventory_id = "0a0b",
+			     .filter = filter,
+			     .filter_len = filter ? strlen(filter) : 0,
+			     .timeout_ms = timeout_ms,
+			     .max_rows = 100,
+			     .max_memory = max_memory};
+	struct inv_query q;
 	struct err e = {0};
 	json_t *rows = NULL;
 	char *out;
 
-	if (inv_sandbox_run(&q, &rows, &e)) {
+	if (inv_query_compile(text, strlen(text), &q, &e) || inv_sandbox_run(db_path, &q, &in, &rows, &e)) {
 		size_t n = strlen(e.msg) + 6;
 		out = malloc(n);
 		assert_int_equal(str_fmt(out, n, "ERR: %s", e.msg), 0);
@@ -271,8 +269,8 @@ static void test_authorizer_alone(void **state)
 	    "CREATE TEMP TABLE t(x)",
 	    "BEGIN",
 	};
-	struct inv_query_req q = {.db_path = db_path, .inventory = 1};
-	struct run r = {.q = &q};
+	struct inv_run in = {.inventory = 1};
+	struct run r = {.in = &in};
 	struct err e;
 	(void)state;
 
@@ -291,10 +289,13 @@ static void test_check(void **state)
 	struct err e;
 	const char *ok = "select item_data from inventory_data where item_data @> ?::jsonb";
 	const char *bad = "select nosuch(item_data) from inventory_data";
+	struct inv_query q;
 	(void)state;
 
-	assert_int_equal(inv_sandbox_check(db_path, ok, strlen(ok), &e), 0);
-	assert_int_not_equal(inv_sandbox_check(db_path, bad, strlen(bad), &e), 0);
+	assert_int_equal(inv_query_compile(ok, strlen(ok), &q, &e), 0);
+	assert_int_equal(inv_sandbox_check(db_path, &q, &e), 0);
+	assert_int_equal(inv_query_compile(bad, strlen(bad), &q, &e), 0);
+	assert_int_not_equal(inv_sandbox_check(db_path, &q, &e), 0);
 	assert_non_null(strstr(e.msg, "nosuch"));
 }
 

@@ -22,7 +22,7 @@ CREATE TABLE inventory_items (
     UNIQUE (inventory, item_path)
 );
 
--- Every scalar of every item at its path (store/inv_json.h, inv_json_keys): key is the
+-- Every scalar of every item at its path (store/inventory_keys.h, inv_keys_each): key is the
 -- path plus the kind letter, value the scalar (strings as text, numbers as real, booleans
 -- as 0/1, null as 0).  Written with the item, in the same transaction.
 CREATE TABLE inventory_item_keys (

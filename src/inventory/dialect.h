@@ -1,5 +1,5 @@
-#ifndef ACCORD_STORE_INV_DIALECT_H
-#define ACCORD_STORE_INV_DIALECT_H
+#ifndef ACCORD_INVENTORY_DIALECT_H
+#define ACCORD_INVENTORY_DIALECT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
  * semicolon) that reads no table but inventory_data and its own WITH queries.  Every
  * reference to inventory_data is emitted as `<table> AS <alias>` (alias inventory_data when
  * the query gives none), so the caller decides which restricted view the query reads (see
- * inv_sandbox.h).  The PostgreSQL-only constructs become calls of the functions
+ * sandbox.h).  The PostgreSQL-only constructs become calls of the functions
  * registered by inv_json_register (json_contains, accord_pg_text, …).
  *
  * This is a syntactic translation: it does not know column types beyond item_data (jsonb),

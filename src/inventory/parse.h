@@ -1,7 +1,7 @@
-#ifndef ACCORD_STORE_INV_PARSE_H
-#define ACCORD_STORE_INV_PARSE_H
+#ifndef ACCORD_INVENTORY_PARSE_H
+#define ACCORD_INVENTORY_PARSE_H
 
-/* Internal to the inventory-query translator (inv_dialect.c: statements, inv_dialect_expr.c:
+/* Internal to the inventory-query translator (dialect.c: statements, dialect_expr.c:
  * expressions): the parser state, the fragments it produces and the small helpers both
  * halves use.  A syntax-directed translator: recursive descent over the statement,
  * precedence climbing over expressions (PostgreSQL's operator precedence), each production
@@ -15,7 +15,7 @@
 
 #include "base/buf.h"
 #include "base/str.h"
-#include "store/inv_lex.h"
+#include "inventory/lex.h"
 
 enum vt { VT_UNKNOWN, VT_JSON, VT_TEXT, VT_NUM, VT_BOOL };
 

@@ -1,7 +1,7 @@
-#include "store/inv_dialect.h"
+#include "inventory/dialect.h"
 
 #include "base/str.h"
-#include "store/inv_parse.h"
+#include "inventory/parse.h"
 
 /* [AS] alias, emitted as AS "alias"; found is false when there is none. */
 static int p_alias(struct parser *p, struct frag *out, const struct inv_tok **found)

@@ -1,4 +1,4 @@
-#include "store/inv_lex.h"
+#include "inventory/lex.h"
 
 #include <stdbool.h>
 #include <stdio.h>

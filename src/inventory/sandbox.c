@@ -1,4 +1,4 @@
-#include "store/inv_sandbox.h"
+#include "inventory/sandbox.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,8 +11,9 @@
 #include "base/buf.h"
 #include "base/rand.h"
 #include "base/str.h"
-#include "store/inv_dialect.h"
-#include "store/inv_json.h"
+#include "inventory/dialect.h"
+#include "inventory/json.h"
+#include "store/inventory_keys.h"
 #include "store/sqlite_mem.h"
 
 #define ITEMS_TABLE "inventory_items"
@@ -27,7 +28,8 @@ struct pre_key {
 };
 
 struct run {
-	const struct inv_query_req *q;
+	const struct inv_query *q; /* compiled */
+	const struct inv_run *in;  /* whose rows, the filter, the limits */
 	sqlite3 *db;
 	char view_all[24], view_key[24], view_key2[24];
 	struct pre_key keys[2]; /* the two rarest keys of the filter, rarest first */
@@ -45,7 +47,7 @@ static void fn_scope(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	const struct run *r = sqlite3_user_data(ctx);
 	(void)argc;
 	(void)argv;
-	sqlite3_result_int64(ctx, r->q->inventory);
+	sqlite3_result_int64(ctx, r->in->inventory);
 }
 
 static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -53,7 +55,7 @@ static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	const struct run *r = sqlite3_user_data(ctx);
 	(void)argc;
 	(void)argv;
-	sqlite3_result_text(ctx, r->q->inventory_id ? r->q->inventory_id : "", -1, SQLITE_STATIC);
+	sqlite3_result_text(ctx, r->in->inventory_id ? r->in->inventory_id : "", -1, SQLITE_STATIC);
 }
 
 static void result_key_value(sqlite3_context *ctx, const struct pre_key *k)
@@ -346,7 +348,7 @@ static int progress(void *ud)
 {
 	struct run *r = ud;
 
-	if (r->q->timeout_ms && remaining_ms(&r->deadline) < 0) {
+	if (r->in->timeout_ms && remaining_ms(&r->deadline) < 0) {
 		r->timed_out = true;
 		return 1;
 	}
@@ -426,7 +428,7 @@ static int consider_key(void *ctx, const struct inv_key *k, struct err *e)
 		if (same_key(&r->keys[i], k))
 			return 0;
 	sqlite3_reset(r->count);
-	if (sqlite3_bind_int64(r->count, 1, r->q->inventory) ||
+	if (sqlite3_bind_int64(r->count, 1, r->in->inventory) ||
 	    sqlite3_bind_text(r->count, 2, k->path, -1, SQLITE_STATIC) || bind_key_value(r->count, 3, k) ||
 	    sqlite3_bind_int64(r->count, 4, limit))
 		return db_fail(r, e, "counting keys");
@@ -453,7 +455,7 @@ static int consider_key(void *ctx, const struct inv_key *k, struct err *e)
 
 static int choose_key(struct run *r, struct err *e)
 {
-	json_t *filter = json_loadb(r->q->filter, r->q->filter_len, JSON_DECODE_ANY, NULL);
+	json_t *filter = json_loadb(r->in->filter, r->in->filter_len, JSON_DECODE_ANY, NULL);
 	int rc;
 
 	if (!json_is_object(filter)) {
@@ -467,7 +469,7 @@ static int choose_key(struct run *r, struct err *e)
 	if (rc != SQLITE_OK)
 		rc = db_fail(r, e, "preparing the key count");
 	else
-		rc = inv_json_keys(filter, consider_key, r, e);
+		rc = inv_keys_each(filter, consider_key, r, e);
 	json_decref(filter);
 	return rc;
 }
@@ -558,9 +560,9 @@ static int step_all(struct run *r, sqlite3_stmt *st, json_t *rows, struct err *e
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *v;
-		if (r->q->max_rows && json_array_size(rows) >= r->q->max_rows)
+		if (r->in->max_rows && json_array_size(rows) >= r->in->max_rows)
 			return err_set(e, ERR_INVALID, "query returned more than %zu rows (limit query_rows)",
-				       r->q->max_rows);
+				       r->in->max_rows);
 		if (row_value(st, &bytes, &v, e))
 			return -1;
 		if (json_array_append_new(rows, v))
@@ -569,45 +571,50 @@ static int step_all(struct run *r, sqlite3_stmt *st, json_t *rows, struct err *e
 	if (rc == SQLITE_DONE)
 		return 0;
 	if (r->timed_out)
-		return err_set(e, ERR_INVALID, "query stopped after %u ms (limit query_timeout_ms)", r->q->timeout_ms);
+		return err_set(e, ERR_INVALID, "query stopped after %u ms (limit query_timeout_ms)", r->in->timeout_ms);
 	set_db_error(r, "query failed", sqlite3_errmsg(r->db), e);
 	return -1;
 }
 
-static int execute(struct run *r, json_t *rows, struct err *e)
+static void start_clock(struct run *r)
 {
-	const struct inv_query_req *q = r->q;
-	struct inv_translation t = {0};
-	sqlite3_stmt *st = NULL;
-	int rc = -1;
+	unsigned ms = r->in->timeout_ms;
 
-	if (inv_dialect_translate(q->text, q->text_len, r->view_all, &t, e))
-		return -1;
-	if (t.n_params > 0 && !q->filter) {
-		err_set(e, ERR_INVALID, "the query has a ? placeholder: send a JSON object as the request body");
-		goto out;
-	}
-	if (t.prefilter && choose_key(r, e))
-		goto out;
-	if (r->n_keys > 0) {
-		inv_translation_cleanup(&t);
-		if (inv_dialect_translate(q->text, q->text_len, r->n_keys == 2 ? r->view_key2 : r->view_key, &t, e))
-			goto out;
-	}
-	if (prepare(r, t.sql, &st, e))
-		goto out;
-	if (t.n_params > 0 && sqlite3_bind_text(st, 1, q->filter, (int)q->filter_len, SQLITE_STATIC) != SQLITE_OK) {
-		db_fail(r, e, "binding the filter");
-		goto out;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &r->deadline);
-	r->deadline.tv_sec += q->timeout_ms / 1000;
-	r->deadline.tv_nsec += (long)(q->timeout_ms % 1000) * 1000000;
+	r->deadline.tv_sec += ms / 1000;
+	r->deadline.tv_nsec += (long)(ms % 1000) * 1000000;
 	if (r->deadline.tv_nsec >= 1000000000) {
 		r->deadline.tv_sec++;
 		r->deadline.tv_nsec -= 1000000000;
 	}
 	sqlite3_progress_handler(r->db, 1000, progress, r);
+}
+
+/* The view the query reads: the items with the filter's two (or one) rarest keys when the
+ * key index could narrow the filter, else all the inventory's items. */
+static const char *view_of(const struct run *r)
+{
+	return r->n_keys == 2 ? r->view_key2 : r->n_keys == 1 ? r->view_key : r->view_all;
+}
+
+static int execute(struct run *r, json_t *rows, struct err *e)
+{
+	const struct inv_run *in = r->in;
+	struct inv_translation t = {0};
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (r->q->n_params > 0 && !in->filter)
+		return err_set(e, ERR_INVALID, "the query has a ? placeholder: send a JSON object as the request body");
+	if (r->q->prefilter && choose_key(r, e))
+		return -1;
+	if (inv_dialect_translate(r->q->text, r->q->text_len, view_of(r), &t, e) || prepare(r, t.sql, &st, e))
+		goto out;
+	if (t.n_params > 0 && sqlite3_bind_text(st, 1, in->filter, (int)in->filter_len, SQLITE_STATIC) != SQLITE_OK) {
+		db_fail(r, e, "binding the filter");
+		goto out;
+	}
+	start_clock(r);
 	rc = step_all(r, st, rows, e);
 out:
 	sqlite3_finalize(st);
@@ -621,7 +628,7 @@ static int run_begin(struct run *r, struct err *e)
 {
 	if (sqlite_mem_install(e))
 		return -1;
-	r->mem.limit = (int64_t)(r->q->max_memory ? r->q->max_memory : INV_QUERY_MEMORY_BYTES);
+	r->mem.limit = (int64_t)(r->in->max_memory ? r->in->max_memory : INV_QUERY_MEMORY_BYTES);
 	sqlite_mem_attach(&r->mem);
 	return 0;
 }
@@ -638,9 +645,10 @@ static int run_end(struct run *r, int rc, struct err *e)
 	return rc;
 }
 
-int inv_sandbox_run(const struct inv_query_req *q, json_t **rows, struct err *e)
+int inv_sandbox_run(const char *db_path, const struct inv_query *q, const struct inv_run *in, json_t **rows,
+		    struct err *e)
 {
-	struct run r = {.q = q};
+	struct run r = {.q = q, .in = in};
 	json_t *out = json_array();
 	int rc = -1;
 
@@ -651,7 +659,7 @@ int inv_sandbox_run(const struct inv_query_req *q, json_t **rows, struct err *e)
 		json_decref(out);
 		return -1;
 	}
-	if (open_db(&r, q->db_path, e) == 0 && execute(&r, out, e) == 0) {
+	if (open_db(&r, db_path, e) == 0 && execute(&r, out, e) == 0) {
 		*rows = out;
 		out = NULL;
 		rc = 0;
@@ -660,20 +668,17 @@ int inv_sandbox_run(const struct inv_query_req *q, json_t **rows, struct err *e)
 	return run_end(&r, rc, e);
 }
 
-int inv_sandbox_check(const char *db_path, const char *text, size_t text_len, struct err *e)
+int inv_sandbox_check(const char *db_path, const struct inv_query *q, struct err *e)
 {
-	struct inv_query_req q = {.db_path = db_path, .text = text, .text_len = text_len};
-	struct run r = {.q = &q};
+	static const struct inv_run nothing; /* no inventory: the statement is only prepared */
+	struct run r = {.q = q, .in = &nothing};
 	struct inv_translation t = {0};
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
-	if (inv_dialect_translate(text, text_len, "inventory_data", &t, e))
-		return -1;
-	inv_translation_cleanup(&t);
 	if (run_begin(&r, e))
 		return -1;
-	if (open_db(&r, db_path, e) == 0 && inv_dialect_translate(text, text_len, r.view_all, &t, e) == 0 &&
+	if (open_db(&r, db_path, e) == 0 && inv_dialect_translate(q->text, q->text_len, r.view_all, &t, e) == 0 &&
 	    prepare(&r, t.sql, &st, e) == 0)
 		rc = 0;
 	sqlite3_finalize(st);

@@ -1,4 +1,4 @@
-#include "store/inv_parse.h"
+#include "inventory/parse.h"
 
 #include "base/str.h"
 

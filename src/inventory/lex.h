@@ -1,5 +1,5 @@
-#ifndef ACCORD_STORE_INV_LEX_H
-#define ACCORD_STORE_INV_LEX_H
+#ifndef ACCORD_INVENTORY_LEX_H
+#define ACCORD_INVENTORY_LEX_H
 
 #include <stddef.h>
 
