@@ -189,6 +189,24 @@ static int prepare_dir(const char *dir, const char *what, struct err *e)
 	return 0;
 }
 
+/* *dir made absolute (a new string in its place): a relative --data such as the default
+ * ./data would otherwise reach the runner zygote as a relative working directory, which it
+ * refuses (every process then FAILED), and the server's folders would move with its cwd. */
+static int absolute(char **dir, const char *what, struct err *e)
+{
+	char cwd[4096], *abs = NULL;
+
+	if (!*dir || !**dir || (*dir)[0] == '/')
+		return 0;
+	if (!getcwd(cwd, sizeof cwd))
+		return err_set(e, ERR_INTERNAL, "cannot resolve the %s %s: getcwd: %s", what, *dir, strerror(errno));
+	if (asprintf(&abs, "%s/%s", cwd, strncmp(*dir, "./", 2) == 0 ? *dir + 2 : *dir) < 0)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	free(*dir);
+	*dir = abs;
+	return 0;
+}
+
 /* --work-dir, or the data folder. */
 static const char *work_dir(void)
 {
@@ -380,6 +398,8 @@ static int run(struct err *e)
 	int rc = -1, sig, lock[2] = {-1, -1};
 
 	tune_malloc();
+	if (absolute(&cfg.data, "data folder", e) || absolute(&cfg.work, "work folder", e))
+		return -1;
 	app.data_dir = cfg.data;
 	app.work_dir = work_dir();
 	app.health_min_free_bytes = cfg.health_min_free_bytes;

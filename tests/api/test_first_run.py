@@ -110,6 +110,43 @@ def test_wait_ready_waits_for_a_server_that_starts_later(tmp_path):
     assert r.returncode == 1 and "did not become ready within 1s" in r.stderr
 
 
+def test_readme_first_process_with_the_default_data_folder(tmp_path):
+    """`make run` serves with the default --data ./data, a relative path: the README's first
+    process must run (it once FAILED: the runner zygote refuses a relative working folder)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    url = "http://127.0.0.1:%d" % port
+    env = dict(os.environ)
+    env.pop("ACCORD_ADMIN_API_KEY", None)
+    log = open(str(tmp_path / "log"), "w+")
+    proc = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:%d" % port], cwd=str(tmp_path), stdout=log,
+                            stderr=log, env=env)
+    try:
+        assert run([os.path.join(ROOT, "scripts", "wait-ready"), url, "60"]).returncode == 0
+        key = (tmp_path / "data" / "initial-admin-api-key").read_text().strip()
+        log.seek(0)
+        assert "data=%s" % (tmp_path / "data") in log.read()
+        (tmp_path / "concord.yml").write_text(HELLO)
+        out = run(["curl", "-s", "-H", "Authorization: " + key, "-F", "concord.yml=@concord.yml", "-F",
+                   "arguments.name=Accord", "-F", "out=greeting", url + "/api/v1/process"], cwd=str(tmp_path))
+        pid = re.search(r'"instanceId":"([^"]+)"', out.stdout).group(1)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            st = run(["curl", "-s", "-H", "Authorization: " + key, url + "/api/v2/process/" + pid]).stdout
+            if re.search(r'"status":"(FINISHED|FAILED|CANCELLED|TIMED_OUT)"', st):
+                break
+            time.sleep(0.1)
+        assert '"status":"FINISHED"' in st and '"greeting":"Hello, Accord"' in st, st
+        logtext = run(["curl", "-s", "-H", "Authorization: " + key, url + "/api/v1/process/%s/log" % pid]).stdout
+        assert "Hello, Accord!" in logtext
+    finally:
+        proc.terminate()
+        proc.wait(20)
+        log.close()
+
+
 def test_readme_waits_after_make_run():
     readme = open(os.path.join(ROOT, "README.md")).read()
     for m in re.finditer(r"^make run &.*\n(.*)\n", readme, re.M):
