@@ -18,9 +18,12 @@
  * The functions below are shared by these files only. */
 
 /* Loads the master key (ACCORD_MASTER_KEY or <data>/master.key, created on first start)
- * into locked memory at app->secrets_key, then re-wraps every envelope of a previous key
- * found in ACCORD_MASTER_KEY_PREVIOUS or <data>/master.key.previous (rotation, see
- * docs/security.md), and starts the generator of RSA key pairs ahead of demand
+ * into locked memory at app->secrets_key and compares it with the database's key check
+ * (ERR_INVALID with a message naming the key's source when it does not match; the check is
+ * written when the database has none, docs/security.md "The master key"), then re-wraps
+ * every envelope of a previous key found in ACCORD_MASTER_KEY_PREVIOUS or
+ * <data>/master.key.previous and moves the check to the current key in the same
+ * transaction (rotation), and starts the generator of RSA key pairs ahead of demand
  * (ACCORD_KEYPAIR_POOL pairs, default 2; crypto/keypool.h).  Called once by `accord serve`
  * before serving; api_secrets_cleanup stops the generator and wipes the key. */
 int api_secrets_init(struct app *app, struct err *e) WUR;

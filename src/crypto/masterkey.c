@@ -13,12 +13,31 @@
 #include "base/b64.h"
 
 static const char id_context[] = "accord master key id v1";
+static const char check_context[] = "accord master key check v1";
 
 void masterkey_from_bytes(struct masterkey *mk, const unsigned char key[MASTERKEY_BYTES])
 {
 	memcpy(mk->key, key, MASTERKEY_BYTES);
 	crypto_generichash(mk->id, sizeof mk->id, (const unsigned char *)id_context, sizeof id_context - 1, mk->key,
 			   sizeof mk->key);
+}
+
+void masterkey_check(const struct masterkey *mk, char out[MASTERKEY_CHECK_LEN + 1])
+{
+	unsigned char h[32];
+
+	crypto_generichash(h, sizeof h, (const unsigned char *)check_context, sizeof check_context - 1, mk->key,
+			   sizeof mk->key);
+	memcpy(out, "v1:", 3);
+	sodium_bin2hex(out + 3, MASTERKEY_CHECK_LEN - 3 + 1, h, sizeof h);
+}
+
+bool masterkey_check_matches(const struct masterkey *mk, const char *check)
+{
+	char mine[MASTERKEY_CHECK_LEN + 1];
+
+	masterkey_check(mk, mine);
+	return strlen(check) == MASTERKEY_CHECK_LEN && sodium_memcmp(mine, check, MASTERKEY_CHECK_LEN) == 0;
 }
 
 void masterkey_wipe(struct masterkey *mk)

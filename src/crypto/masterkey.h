@@ -41,6 +41,18 @@ int masterkey_load(const char *env_b64, const char *data_dir, struct masterkey *
  * (used for <data>/master.key.previous during rotation).  ERR_NOT_FOUND when absent. */
 int masterkey_load_file(const char *path, struct masterkey *mk, struct err *e) WUR;
 
+/* The key check of a database (docs/security.md "The master key"): "v1:" and the hex of
+ * BLAKE2b-256 keyed with the master key over the constant "accord master key check v1".  A
+ * keyed BLAKE2b is a PRF: the value says nothing about the key but whether a given key is
+ * the one; its own context keeps it apart from the envelope key id.  out gets
+ * MASTERKEY_CHECK_LEN characters and a NUL.  Thread-safe. */
+#define MASTERKEY_CHECK_LEN (3 + 64)
+void masterkey_check(const struct masterkey *mk, char out[MASTERKEY_CHECK_LEN + 1]);
+
+/* True when check (NUL-terminated, e.g. read from the database) is mk's key check; compared
+ * in constant time. */
+bool masterkey_check_matches(const struct masterkey *mk, const char *check);
+
 /* Sets *mk from 32 raw bytes (tests, tools). */
 void masterkey_from_bytes(struct masterkey *mk, const unsigned char key[MASTERKEY_BYTES]);
 

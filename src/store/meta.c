@@ -35,3 +35,20 @@ int store_meta_set(struct store_conn *c, const char *key, const char *value, str
 	store_bind_text(st, 2, value);
 	return store_step_done(st, e);
 }
+
+int store_meta_add(struct store_conn *c, const char *key, const char *value, bool *added, struct err *e)
+{
+	static const char SQL[] = "INSERT INTO server_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*added = false;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, key);
+	store_bind_text(st, 2, value);
+	rc = store_step_done(st, e);
+	if (rc == 0)
+		*added = store_changes(c) > 0;
+	return rc;
+}

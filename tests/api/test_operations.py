@@ -1,6 +1,7 @@
 """Operating a server: backup and restore, health and readiness, the data folder lock, a port
 in use, durability (docs/operations.md)."""
 import os
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -117,6 +118,13 @@ def test_backup_while_4_clients_write_restores_the_database_of_that_instant(fres
     assert r.returncode == 0, r.stderr
     assert "restored" in r.stdout and "master key" in r.stdout
     assert tables(os.path.join(data2, "accord.db")) == copy
+    # without its master key the restored database does not start (key check), and the
+    # key that start created is not left behind
+    with pytest.raises(RuntimeError) as exc:
+        fresh_server(data_dir=data2).start()
+    assert "does not match the key this database was created with" in str(exc.value)
+    assert not os.path.exists(os.path.join(data2, "master.key"))
+    shutil.copy2(os.path.join(srv.data_dir, "master.key"), os.path.join(data2, "master.key"))
     srv2 = fresh_server(data_dir=data2).start()
     names, c2 = set(), Client(srv2.url, ADMIN_KEY)
     while True:  # pages of at most 1000 (the list maximum)

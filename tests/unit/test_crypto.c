@@ -338,6 +338,34 @@ static void test_masterkey_env(void **state)
 	assert_null(strstr(e.msg, "not base64!"));
 }
 
+/* The key check against a vector computed outside (Python's hashlib.blake2b(b"accord master
+ * key check v1", key=bytes(range(32)), digest_size=32)); another key gives another check. */
+static void test_masterkey_check(void **state)
+{
+	unsigned char raw[MASTERKEY_BYTES];
+	char check[MASTERKEY_CHECK_LEN + 1], other_check[MASTERKEY_CHECK_LEN + 1];
+	struct masterkey a, b;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof raw; i++)
+		raw[i] = (unsigned char)i;
+	masterkey_from_bytes(&a, raw);
+	masterkey_check(&a, check);
+	assert_string_equal(check, "v1:e4eb7e0b46c7a032f1ab48cbe2339ae3c0a0b5c17a882369cb35cc7b490d7831");
+	assert_true(masterkey_check_matches(&a, check));
+	raw[31] ^= 1;
+	masterkey_from_bytes(&b, raw);
+	masterkey_check(&b, other_check);
+	assert_string_not_equal(check, other_check);
+	assert_false(masterkey_check_matches(&b, check));
+	assert_true(masterkey_check_matches(&b, other_check));
+	check[MASTERKEY_CHECK_LEN - 1] = '\0';
+	assert_false(masterkey_check_matches(&a, check));
+	assert_false(masterkey_check_matches(&a, ""));
+	masterkey_wipe(&a);
+	masterkey_wipe(&b);
+}
+
 static void expect_policy(const char *pw, const char *user, const char *fragment)
 {
 	struct err e;
@@ -569,6 +597,7 @@ int main(void)
 	    cmocka_unit_test(test_masterkey_file_created_and_reloaded),
 	    cmocka_unit_test(test_masterkey_symlink_and_previous),
 	    cmocka_unit_test(test_masterkey_env),
+	    cmocka_unit_test(test_masterkey_check),
 	    cmocka_unit_test(test_storepass_policy),
 	    cmocka_unit_test(test_storepass_generate),
 	    cmocka_unit_test(test_keypair_ed25519),
