@@ -651,8 +651,8 @@ static void set_aside(struct sup *s, char *out, size_t cap)
 		LOG_W("process %s: %s", s->id, e.msg);
 }
 
-/* Results, the last log and events, the final status and the payload's removal in one
- * transaction (nested ones inside are savepoints): one commit for the whole end. */
+/* Results, the last log and events, the final status and (FINISHED) the payload's removal
+ * in one transaction (nested ones inside are savepoints): one commit for the whole end. */
 static void finish(struct sup *s, enum proc_status st)
 {
 	struct err e;
@@ -687,7 +687,9 @@ static void finish(struct sup *s, enum proc_status st)
 		LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
 	} else {
 		ended = true;
-		if (store_process_payload_drop(s->db, s->id, &e))
+		/* A FAILED, CANCELLED or TIMED_OUT process's handlers start from a copy of its
+		 * payload (handlers.c): dropped after them. */
+		if (st == PS_FINISHED && store_process_payload_drop(s->db, s->id, &e))
 			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
 	}
 	if (tx && store_tx_commit(s->db, &e)) {
@@ -703,6 +705,8 @@ static void finish(struct sup *s, enum proc_status st)
 		if (s->running_at)
 			metrics_observe(MH_PROCESS_RUNNING_TO_FINAL, (dt_now_ms() - s->running_at) * 1000);
 		queue_process_ended(s->q, s->db, s->id, st);
+		if (st != PS_FINISHED && store_process_payload_drop(s->db, s->id, &e))
+			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
 	}
 	logwatch_end(s->id);
 }
