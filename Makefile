@@ -22,10 +22,12 @@ MHD_SONAME := $(call soname,libmicrohttpd)
 CURL_SONAME := $(call soname,libcurl)
 ARCHIVE_SONAME := $(call soname,libarchive)
 SSH_SONAME := $(call soname,libssh)
+CRYPTO_SONAME := $(call soname,libcrypto)
 GIT2_SONAME := $(call soname,libgit2)
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -MMD -MP \
   -DMHD_SONAME='"$(or $(MHD_SONAME),libmicrohttpd.so.12)"' -DCURL_SONAME='"$(or $(CURL_SONAME),libcurl.so.4)"' \
   -DARCHIVE_SONAME='"$(or $(ARCHIVE_SONAME),libarchive.so.13)"' -DSSH_SONAME='"$(or $(SSH_SONAME),libssh.so.4)"' \
+  -DCRYPTO_SONAME='"$(or $(CRYPTO_SONAME),libcrypto.so.3)"' \
   -DGIT2_SONAME='"$(or $(GIT2_SONAME),libgit2.so.1.5)"'
 
 SRC      := $(shell find src -name '*.c' | sort)

@@ -67,7 +67,60 @@ static char *public_line(ssh_key key, size_t *len)
 	return line;
 }
 
-int keypair_generate(enum keypair_type t, struct keypair *kp, struct err *e)
+/* Stops libcrypto's RSA generation (it calls this for every prime candidate and test
+ * round) once the caller's flag is set. */
+static int keep_going(EVP_PKEY_CTX *ctx)
+{
+	const atomic_bool *cancel = libcrypto.get_app_data(ctx);
+	return !atomic_load(cancel);
+}
+
+/* RSA through libcrypto, then handed to libssh as the PKCS#8 PEM its OpenSSL backend
+ * exports too, so the pair is exported as libssh's own would be. */
+static int rsa_generate(const atomic_bool *cancel, ssh_key *key, struct err *e)
+{
+	EVP_PKEY_CTX *ctx = libcrypto.ctx_new_from_name(NULL, "RSA", NULL);
+	EVP_PKEY *pk = NULL;
+	BIO *bio = NULL;
+	char *pem = NULL;
+	int rc = 0;
+
+	if (!ctx || libcrypto.keygen_init(ctx) <= 0 || libcrypto.set_rsa_keygen_bits(ctx, KEYPAIR_RSA_BITS) <= 0) {
+		rc = err_set(e, ERR_INTERNAL, "key pair generation failed (rsa)");
+		goto out;
+	}
+	libcrypto.set_app_data(ctx, (void *)cancel);
+	libcrypto.set_cb(ctx, keep_going);
+	if (libcrypto.generate(ctx, &pk) <= 0) {
+		rc = atomic_load(cancel) ? err_set(e, ERR_UNAVAILABLE, "key pair generation cancelled")
+					 : err_set(e, ERR_INTERNAL, "key pair generation failed (rsa)");
+		goto out;
+	}
+	/* A secure-memory BIO wipes its buffer when freed; the NUL ends the PEM for libssh. */
+	bio = libcrypto.bio_new(libcrypto.bio_s_secmem());
+	if (!bio || libcrypto.pem_write_bio_privatekey(bio, pk, NULL, NULL, 0, NULL, NULL) != 1 ||
+	    libcrypto.bio_write(bio, "", 1) != 1 || libcrypto.bio_ctrl(bio, BIO_CTRL_INFO, 0, &pem) <= 0 ||
+	    ssh.pki_import_privkey_base64(pem, NULL, NULL, NULL, key) != SSH_OK)
+		rc = err_set(e, ERR_INTERNAL, "private key export failed (rsa)");
+out:
+	if (bio)
+		libcrypto.bio_free(bio);
+	libcrypto.pkey_free(pk);
+	libcrypto.ctx_free(ctx);
+	return rc;
+}
+
+static int generate(enum keypair_type t, const atomic_bool *cancel, ssh_key *key, struct err *e)
+{
+	if (t == KEYPAIR_RSA && cancel && libcrypto.generate)
+		return rsa_generate(cancel, key, e);
+	if (ssh.pki_generate(t == KEYPAIR_ED25519 ? SSH_KEYTYPE_ED25519 : SSH_KEYTYPE_RSA,
+			     t == KEYPAIR_ED25519 ? 0 : KEYPAIR_RSA_BITS, key) != SSH_OK)
+		return err_set(e, ERR_INTERNAL, "key pair generation failed (%s)", keypair_type_name(t));
+	return 0;
+}
+
+int keypair_generate_cancellable(enum keypair_type t, const atomic_bool *cancel, struct keypair *kp, struct err *e)
 {
 	ssh_key key = NULL;
 	char *pem = NULL;
@@ -76,11 +129,8 @@ int keypair_generate(enum keypair_type t, struct keypair *kp, struct err *e)
 	memset(kp, 0, sizeof *kp);
 	if (ssh_api_load(e) < 0)
 		return -1;
-	if (ssh.pki_generate(t == KEYPAIR_ED25519 ? SSH_KEYTYPE_ED25519 : SSH_KEYTYPE_RSA,
-			     t == KEYPAIR_ED25519 ? 0 : KEYPAIR_RSA_BITS, &key) != SSH_OK) {
-		rc = err_set(e, ERR_INTERNAL, "key pair generation failed (%s)", keypair_type_name(t));
+	if ((rc = generate(t, cancel, &key, e)) < 0)
 		goto out;
-	}
 	if (ssh.pki_export_privkey_base64(key, NULL, NULL, NULL, &pem) != SSH_OK || !pem) {
 		rc = err_set(e, ERR_INTERNAL, "private key export failed (%s)", keypair_type_name(t));
 		goto out;
@@ -102,6 +152,11 @@ out:
 	if (rc < 0)
 		keypair_cleanup(kp);
 	return rc;
+}
+
+int keypair_generate(enum keypair_type t, struct keypair *kp, struct err *e)
+{
+	return keypair_generate_cancellable(t, NULL, kp, e);
 }
 
 void keypair_cleanup(struct keypair *kp)

@@ -1,6 +1,7 @@
 #ifndef ACCORD_CRYPTO_KEYPAIR_H
 #define ACCORD_CRYPTO_KEYPAIR_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "base/err.h"
@@ -44,6 +45,14 @@ const char *keypair_type_name(enum keypair_type t);
 /* Generates a pair into *kp (owned by the caller: keypair_cleanup).  ERR_INTERNAL when
  * libssh fails or cannot be loaded ("cannot load libssh.so.4 (package libssh-4): ..."). */
 int keypair_generate(enum keypair_type t, struct keypair *kp, struct err *e) WUR;
+
+/* As keypair_generate, for a caller that may have to stop it (crypto/keypool.c at the
+ * server's stop): an RSA generation runs through libcrypto, whose progress callback checks
+ * *cancel (borrowed; set from another thread) for every prime candidate and test round,
+ * so it ends within milliseconds of CPU once *cancel is true, with ERR_UNAVAILABLE "key
+ * pair generation cancelled" and nothing in *kp.  Where libssh is not built on libcrypto
+ * (crypto/ssh_api.h) it is keypair_generate and runs to its end. */
+int keypair_generate_cancellable(enum keypair_type t, const atomic_bool *cancel, struct keypair *kp, struct err *e) WUR;
 
 /* Wipes the private key and frees both strings; kp may be NULL or zeroed. */
 void keypair_cleanup(struct keypair *kp);

@@ -14,6 +14,7 @@ static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static struct keypair ready[KEYPOOL_MAX];
 static size_t n_ready, target;
 static bool running, started, announced;
+static atomic_bool cancel; /* stops the generation in progress (keypool_stop) */
 static pthread_t thread;
 
 static void *generator(void *arg)
@@ -37,10 +38,11 @@ static void *generator(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&mu);
-		rc = keypair_generate(KEYPAIR_RSA, &kp, &e);
+		rc = keypair_generate_cancellable(KEYPAIR_RSA, &cancel, &kp, &e);
 		pthread_mutex_lock(&mu);
 		if (rc) {
-			LOG_W("keypool: %s", e.msg);
+			if (running) /* else keypool_stop cancelled it */
+				LOG_W("keypool: %s", e.msg);
 			break;
 		}
 		if (running && n_ready < target)
@@ -63,6 +65,7 @@ int keypool_start(size_t n, struct err *e)
 	pthread_mutex_lock(&mu);
 	target = n;
 	running = true;
+	atomic_store(&cancel, false);
 	if (pthread_create(&thread, NULL, generator, NULL) != 0) {
 		running = false;
 		pthread_mutex_unlock(&mu);
@@ -106,6 +109,7 @@ void keypool_stop(void)
 	join = started;
 	running = false;
 	started = false;
+	atomic_store(&cancel, true);
 	pthread_cond_signal(&wake);
 	pthread_mutex_unlock(&mu);
 	if (join)

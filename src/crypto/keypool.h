@@ -27,7 +27,9 @@ int keypool_take(struct keypair *kp);
 /* Number of pairs ready now (for logs and tests). */
 size_t keypool_ready(void);
 
-/* Stops the thread (waiting for a generation in progress) and wipes the ready pairs. */
+/* Stops the thread and wipes the ready pairs.  A generation in progress is cancelled
+ * (keypair_generate_cancellable), not waited for: at nice +10 on a busy machine one can
+ * take tens of seconds, which the server's stop would wait (docs/operations.md). */
 void keypool_stop(void);
 
 #endif

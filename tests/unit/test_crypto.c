@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -18,6 +19,7 @@
 #include "base/rand.h"
 #include "base/str.h"
 #include "crypto/keypair.h"
+#include "crypto/keypool.h"
 #include "crypto/masterkey.h"
 #include "crypto/payload.h"
 #include "crypto/seal.h"
@@ -459,6 +461,57 @@ static void test_keypair_rsa(void **state)
 	keypair_cleanup(&kp);
 }
 
+/* The generation a key pool can stop: the same pair as keypair_generate's (libssh's
+ * PKCS#8 export of RSA, the ssh-rsa line); a set flag stops it before it starts. */
+static void test_keypair_rsa_cancellable(void **state)
+{
+	struct keypair kp;
+	struct err e;
+	atomic_bool cancel = false;
+	(void)state;
+
+	assert_int_equal(keypair_generate_cancellable(KEYPAIR_RSA, &cancel, &kp, &e), 0);
+	assert_true(strncmp(kp.public_key, "ssh-rsa AAAA", 12) == 0);
+	assert_true(kp.public_len > 700);
+	assert_string_equal(kp.public_key + kp.public_len - 16, " concord-server\n");
+	assert_true(strncmp(kp.private_key, "-----BEGIN PRIVATE KEY-----\n", 28) == 0);
+	assert_true(kp.private_len > 3000);
+	keypair_cleanup(&kp);
+	atomic_store(&cancel, true);
+	assert_int_equal(keypair_generate_cancellable(KEYPAIR_RSA, &cancel, &kp, &e), -ERR_UNAVAILABLE);
+	assert_string_equal(e.msg, "key pair generation cancelled");
+	assert_null(kp.private_key);
+	assert_null(kp.public_key);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* keypool_stop stops the RSA-4096 generation in progress instead of waiting for it: that
+ * takes 0.3-3 s of CPU, and tens of seconds at nice +10 on a loaded machine, which a
+ * server's stop used to wait for.  Three times, so that a lucky fast generation on the old
+ * code cannot pass. */
+static void test_keypool_stop_cancels_generation(void **state)
+{
+	struct err e;
+	(void)state;
+
+	for (int i = 0; i < 3; i++) {
+		int64_t t0;
+		assert_int_equal(keypool_start(1, &e), 0);
+		usleep(20 * 1000);
+		assert_int_equal(keypool_ready(), 0); /* the generator is inside its first pair */
+		t0 = mono_ms();
+		keypool_stop();
+		assert_in_range(mono_ms() - t0, 0, 300);
+		assert_int_equal(keypool_ready(), 0);
+	}
+}
+
 static void test_keypair_type_parse(void **state)
 {
 	enum keypair_type t;
@@ -602,6 +655,8 @@ int main(void)
 	    cmocka_unit_test(test_storepass_generate),
 	    cmocka_unit_test(test_keypair_ed25519),
 	    cmocka_unit_test(test_keypair_rsa),
+	    cmocka_unit_test(test_keypair_rsa_cancellable),
+	    cmocka_unit_test(test_keypool_stop_cancels_generation),
 	    cmocka_unit_test(test_keypair_type_parse),
 	    cmocka_unit_test(test_payload_keypair),
 	    cmocka_unit_test(test_payload_userpass),

@@ -23,6 +23,7 @@ static void test_missing_library(void **state)
 	assert_non_null(strstr(e.msg, "cannot load libssh-accord-missing.so.0 (package libssh-4)"));
 	assert_null(ssh.pki_generate);
 	assert_null(ssh.key_free);
+	assert_null(libcrypto.generate); /* keypair.c then takes libssh's path, which fails alike */
 	/* the first result stands: no second attempt, the same message */
 	memset(&e, 0, sizeof e);
 	assert_true(ssh_api_load(&e) < 0);
