@@ -10,7 +10,8 @@ Fixtures
 The binary is $ACCORD_BIN (make test sets it to the ASan build), else build/accord.
 With $ACCORD_TEST_DB set to the URL of a PostgreSQL cluster whose user may create databases
 (scripts/pg-cluster start; `make apitest-pg` does it all), each server runs on its own
-database there (`--db`), one per data folder, dropped with the folder.
+database there (`--db`), one per data folder (named in the folder's .test-db-name), dropped
+with the folder.
 """
 import base64
 import os
@@ -34,8 +35,17 @@ TEST_DB = os.environ.get("ACCORD_TEST_DB")
 
 
 def pg_url(data_dir):
-    """The database of the server on data_dir in the cluster $ACCORD_TEST_DB (created)."""
-    name = "t_" + uuid.uuid5(uuid.NAMESPACE_URL, os.path.realpath(data_dir)).hex[:16]
+    """The database of the server on data_dir in the cluster $ACCORD_TEST_DB (created).  Its
+    name is kept in the folder, so that a folder moved between two starts keeps it."""
+    marker = os.path.join(data_dir, ".test-db-name")
+    if os.path.exists(marker):
+        with open(marker) as f:
+            name = f.read().strip()
+    else:
+        name = "t_" + uuid.uuid4().hex[:16]
+        os.makedirs(data_dir, mode=0o700, exist_ok=True)
+        with open(marker, "w") as f:
+            f.write(name)
     parts = urllib.parse.urlsplit(TEST_DB)
     exists = subprocess.run(["psql", "-X", "-qtA", "-d", TEST_DB, "-c",
                              "SELECT 1 FROM pg_database WHERE datname = '%s'" % name],
@@ -43,7 +53,8 @@ def pg_url(data_dir):
     if not exists:
         subprocess.run(["psql", "-X", "-q", "-d", TEST_DB, "-c", "CREATE DATABASE " + name],
                        check=True, capture_output=True)
-    return urllib.parse.urlunsplit(parts._replace(path="/" + name)), name
+    # (urlunsplit would drop the empty host of postgresql:///db?host=/socket/folder)
+    return "%s://%s/%s%s" % (parts.scheme, parts.netloc, name, "?" + parts.query if parts.query else ""), name
 
 
 def pg_drop(name):
