@@ -32,6 +32,9 @@ BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
 ADMIN_KEY = base64.b64encode(b"accord-test-admin-key-0123456789").decode().rstrip("=")
 ADMIN_PASSWORD = "Admin-pass-123"
 TEST_DB = os.environ.get("ACCORD_TEST_DB")
+# Tests that read, lock or back up the SQLite file itself: skipped on PostgreSQL (they want
+# counterparts that look at the PostgreSQL database).
+sqlite_only = pytest.mark.skipif(bool(TEST_DB), reason="looks at the SQLite database file")
 
 
 def pg_url(data_dir):
