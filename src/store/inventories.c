@@ -184,8 +184,8 @@ static int inventory_still_there(struct store_conn *c, int64_t rid, struct err *
 
 int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value, struct err *e)
 {
-	static const char SQL_KEY[] = "INSERT OR IGNORE INTO inventory_item_keys (inventory, key, value, item)"
-				      " VALUES (?, ?, ?, ?)";
+	static const char SQL_KEY[] = "INSERT INTO inventory_item_keys (inventory, key, value, item)"
+				      " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
 	char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
 	struct key_ctx kc = {.rid = rid};
 	int rc = -1;

@@ -1,5 +1,7 @@
-/* Applies the numbered migrations of src/store/schema in order, each in its own
- * transaction, recording them in schema_migrations. */
+/* Applies the numbered migrations of the store's dialect (src/store/schema, schema_pg) in
+ * order, each in its own transaction, recording them in schema_migrations.  On PostgreSQL
+ * the whole run holds an advisory lock: a node that starts while another migrates waits,
+ * then finds the migrations applied. */
 #include <stdio.h>
 
 #include "base/datetime.h"
@@ -8,7 +10,7 @@
 #include "store/store_impl.h"
 
 static const char SQL_CREATE[] = "CREATE TABLE IF NOT EXISTS schema_migrations ("
-				 " number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)";
+				 " number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)";
 static const char SQL_HAS[] = "SELECT 1 FROM schema_migrations WHERE number = ?";
 static const char SQL_ADD[] = "INSERT INTO schema_migrations (number, name, applied_at) VALUES (?, ?, ?)";
 
@@ -58,16 +60,13 @@ fail:
 	return rc;
 }
 
-int store_migrate(struct store *s, struct err *e)
+static int migrate_all(struct store_conn *c, const struct migration *m, struct err *e)
 {
-	struct store_conn *c = store_conn(s, e);
 	int rc;
 
-	if (!c)
-		return -1;
 	if ((rc = store_exec(c, SQL_CREATE, e)))
 		return rc;
-	for (const struct migration *m = store_migrations; m->name; m++) {
+	for (; m->name; m++) {
 		bool done;
 		if ((rc = applied(c, m->number, &done, e)))
 			return rc;
@@ -75,4 +74,21 @@ int store_migrate(struct store *s, struct err *e)
 			return rc;
 	}
 	return 0;
+}
+
+int store_migrate(struct store *s, struct err *e)
+{
+	struct store_conn *c = store_conn(s, e);
+	struct err ignored;
+	int rc;
+
+	if (!c)
+		return -1;
+	if (s->ops->migrate_lock_sql && (rc = store_exec(c, s->ops->migrate_lock_sql, e)))
+		return rc;
+	rc = migrate_all(c, s->ops->migrations, e);
+	/* A failed unlock (connection lost) frees the lock anyway: it is the session's. */
+	if (s->ops->migrate_unlock_sql && store_exec(c, s->ops->migrate_unlock_sql, &ignored))
+		LOG_W("migrations: %s", ignored.msg);
+	return rc;
 }

@@ -2,7 +2,8 @@
 #define ACCORD_STORE_MIGRATIONS_H
 
 /* The numbered schema migrations, generated at build time from src/store/schema/NNN_*.sql
- * (scripts/embed-sql).  The table ends with an entry whose name is NULL. */
+ * (SQLite) and src/store/schema_pg/NNN_*.sql (PostgreSQL, the same numbers and names) by
+ * scripts/embed-sql.  Each table ends with an entry whose name is NULL. */
 struct migration {
 	int number;
 	const char *name;
@@ -10,5 +11,6 @@ struct migration {
 };
 
 extern const struct migration store_migrations[];
+extern const struct migration store_migrations_pg[];
 
 #endif

@@ -4,8 +4,8 @@
 
 int store_child_wait_add(struct store_conn *c, const char *parent, const char *event, json_t *children, struct err *e)
 {
-	static const char SQL[] =
-	    "INSERT OR IGNORE INTO process_child_waits (parent_id, event_name, child_id) VALUES (?, ?, ?)";
+	static const char SQL[] = "INSERT INTO process_child_waits (parent_id, event_name, child_id) VALUES (?, ?, ?)"
+				  " ON CONFLICT DO NOTHING";
 	size_t i;
 	json_t *v;
 

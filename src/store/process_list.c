@@ -127,20 +127,17 @@ static int append_cond(struct buf *sql, const char *cond, const char *alias, con
 }
 
 /* The successor of a prefix in byte order: the least string greater than every string
- * that starts with it (the prefix's last byte below 0xFF, plus one, after dropping the
- * trailing 0xFF bytes).  False when there is none (empty or all 0xFF). */
+ * that starts with it (the prefix with its last byte plus one).  Only for a last byte
+ * below 0x7F, so that the successor is valid UTF-8 as the prefix is (PostgreSQL refuses
+ * other text); false otherwise (empty, or a last byte from 0x7F: the caller tests each row). */
 static bool prefix_successor(const char *prefix, char *out, size_t size)
 {
 	size_t n = strlen(prefix);
 
-	if (n >= size)
+	if (n == 0 || n >= size || (unsigned char)prefix[n - 1] >= 0x7F)
 		return false;
 	memcpy(out, prefix, n);
-	while (n > 0 && (unsigned char)out[n - 1] == 0xFF)
-		n--;
-	if (n == 0)
-		return false;
-	out[n - 1] = (char)((unsigned char)out[n - 1] + 1);
+	out[n - 1] = (char)(out[n - 1] + 1);
 	out[n] = '\0';
 	return true;
 }
@@ -174,9 +171,9 @@ static int where(struct buf *sql, const struct process_filter *f, const struct p
 	else if (f->status >= 0)
 		COND("p.status = ?"), add_text(b, proc_status_name((enum proc_status)f->status));
 	/* A count scans the prefix's range of processes_project_initiator (initiator is
-	 * compared in byte order: SQLite's BINARY.  Not the common subset: PostgreSQL needs
-	 * COLLATE "C" here and rejects a successor that is not UTF-8, e.g. after 0x7F).  A list
-	 * keeps walking the project newest first and tests each row, which stops after a page. */
+	 * compared in byte order: SQLite's BINARY, PostgreSQL's COLLATE "C" of the column in
+	 * schema_pg/004).  A list keeps walking the project newest first and tests each row,
+	 * which stops after a page. */
 	if (f->initiator_prefix && count && pl->drive == DRIVE_PROCESSES && f->project_id &&
 	    prefix_successor(f->initiator_prefix, succ, succ_size))
 		COND("p.initiator >= ? AND p.initiator < ?"), add_text(b, f->initiator_prefix), add_text(b, succ);

@@ -14,7 +14,7 @@ static int set_resume_cols(struct store_conn *c, const char *id, json_t *wait, i
 			   json_t *args, bool clear_start, struct err *e)
 {
 	static const char SQL[] = "UPDATE processes SET wait_events = ?, resume_at = ?, resume_event = ?,"
-				  " resume_args = ?, start_at = CASE WHEN ? THEN NULL ELSE start_at END"
+				  " resume_args = ?, start_at = CASE WHEN ? = 1 THEN NULL ELSE start_at END"
 				  " WHERE instance_id = ?";
 	char *wtext = wait ? jsonx_dump(wait) : NULL, *atext = args ? jsonx_dump(args) : NULL;
 	struct store_stmt *st = store_prepare(c, SQL, e);

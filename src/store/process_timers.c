@@ -10,7 +10,7 @@
 
 /* Both deadline queries name the expression index (009_timeouts.sql): without statistics
  * SQLite would walk every SUSPENDED process through processes_status, on every round of
- * the dispatcher.  (A PostgreSQL port drops INDEXED BY; its planner finds the index.) */
+ * the dispatcher.  (On PostgreSQL pg_sql.c drops INDEXED BY; its planner finds the index.) */
 int store_process_next_suspend_deadline(struct store_conn *c, int64_t *at, struct err *e)
 {
 	static const char SQL[] = "SELECT MIN(last_updated_at + suspend_timeout_s * 1000)"

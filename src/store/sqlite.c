@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "store/sqlite_mem.h"
+#include "store/stmt_cache.h"
 #include "store/store_impl.h"
 
 bool store_durability_full;
@@ -38,8 +39,7 @@ struct sq_conn {
 	struct store_conn base; /* must be first */
 	sqlite3 *db;
 	int64_t busy_since_ns; /* when the current wait for a lock began */
-	struct sq_stmt **slots; /* open-addressed hash on sql pointer */
-	size_t cap, n;
+	struct stmt_cache stmts;
 	bool mapped; /* reads through a memory map (store_prefer_map) */
 };
 
@@ -125,9 +125,7 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, sqlite3_errmsg(c->db));
 		goto fail;
 	}
-	c->cap = 64;
-	c->slots = calloc(c->cap, sizeof *c->slots);
-	if (!c->slots) {
+	if (stmt_cache_init(&c->stmts)) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
@@ -138,68 +136,31 @@ fail:
 	return NULL;
 }
 
+static void stmt_free(void *p)
+{
+	struct sq_stmt *s = p;
+
+	sqlite3_finalize(s->st);
+	free(s);
+}
+
 static void sq_close(struct store_conn *base)
 {
 	struct sq_conn *c = (struct sq_conn *)base;
 
-	for (size_t i = 0; i < c->cap; i++)
-		if (c->slots[i]) {
-			sqlite3_finalize(c->slots[i]->st);
-			free(c->slots[i]);
-		}
-	free(c->slots);
+	stmt_cache_cleanup(&c->stmts, stmt_free);
 	sqlite3_close(c->db);
 	free(c);
-}
-
-static size_t slot_of(const char *sql, size_t cap)
-{
-	uintptr_t h = (uintptr_t)sql;
-	h ^= h >> 17;
-	h *= 0x9E3779B97F4A7C15ULL;
-	return (size_t)(h >> 7) & (cap - 1);
-}
-
-static int grow(struct sq_conn *c)
-{
-	size_t cap = c->cap * 2;
-	struct sq_stmt **slots = calloc(cap, sizeof *slots);
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < c->cap; i++) {
-		struct sq_stmt *s = c->slots[i];
-		size_t j;
-		if (!s)
-			continue;
-		for (j = slot_of(s->sql, cap); slots[j]; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = s;
-	}
-	free(c->slots);
-	c->slots = slots;
-	c->cap = cap;
-	return 0;
 }
 
 static struct store_stmt *sq_prepare(struct store_conn *base, const char *sql, struct err *e)
 {
 	struct sq_conn *c = (struct sq_conn *)base;
-	struct sq_stmt *s;
-	size_t j;
+	struct sq_stmt *s = stmt_cache_get(&c->stmts, sql);
 	int rc;
 
-	for (j = slot_of(sql, c->cap); c->slots[j]; j = (j + 1) & (c->cap - 1))
-		if (c->slots[j]->sql == sql)
-			return (struct store_stmt *)c->slots[j];
-	if ((c->n + 1) * 2 > c->cap) {
-		if (grow(c)) {
-			err_set(e, ERR_INTERNAL, "out of memory");
-			return NULL;
-		}
-		for (j = slot_of(sql, c->cap); c->slots[j]; j = (j + 1) & (c->cap - 1))
-			;
-	}
+	if (s)
+		return (struct store_stmt *)s;
 	s = calloc(1, sizeof *s);
 	if (!s) {
 		err_set(e, ERR_INTERNAL, "out of memory");
@@ -214,8 +175,11 @@ static struct store_stmt *sq_prepare(struct store_conn *base, const char *sql, s
 	}
 	s->conn = base;
 	s->sql = sql;
-	c->slots[j] = s;
-	c->n++;
+	if (stmt_cache_put(&c->stmts, sql, s)) {
+		stmt_free(s);
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
 	return (struct store_stmt *)s;
 }
 
@@ -401,6 +365,8 @@ static void sq_prefer_map(struct store_conn *base)
 
 const struct store_ops store_sqlite_ops = {
     .name = "sqlite",
+    .tx_begin_sql = "BEGIN IMMEDIATE",
+    .migrations = store_migrations,
     .conn_open = sq_open,
     .conn_close = sq_close,
     .prepare = sq_prepare,

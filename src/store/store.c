@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "base/str.h"
+#include "store/pg_sql.h"
 #include "store/store_impl.h"
 
 static char *dirname_of(const char *path)
@@ -25,13 +26,8 @@ struct store *store_open(const char *url, struct err *e)
 {
 	struct store *s;
 	const char *path = url;
+	bool pg = pg_sql_is_url(url);
 
-	if (strncmp(url, "postgres://", 11) == 0 || strncmp(url, "postgresql://", 13) == 0) {
-		err_set(e, ERR_INVALID,
-			"database '%s': the PostgreSQL backend is not part of this build yet; use sqlite:<path>",
-			"postgresql://…");
-		return NULL;
-	}
 	if (strncmp(url, "sqlite:", 7) == 0)
 		path = url + 7;
 	if (!*path) {
@@ -43,9 +39,9 @@ struct store *store_open(const char *url, struct err *e)
 		err_set(e, ERR_INTERNAL, "out of memory");
 		return NULL;
 	}
-	s->ops = &store_sqlite_ops;
+	s->ops = pg ? &store_pg_ops : &store_sqlite_ops;
 	pthread_mutex_init(&s->lock, NULL);
-	if (!(s->path = strdup(path)) || !(s->data_dir = dirname_of(path))) {
+	if (!(s->path = strdup(path)) || (!pg && !(s->data_dir = dirname_of(path)))) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
@@ -71,6 +67,8 @@ void store_close(struct store *s)
 	if (s->has_key) /* s->key of a failed create may be another module's key */
 		pthread_key_delete(s->key);
 	pthread_mutex_destroy(&s->lock);
+	if (s->path) /* a PostgreSQL URL may hold a password */
+		explicit_bzero(s->path, strlen(s->path));
 	free(s->path);
 	free(s->data_dir);
 	free(s);
@@ -231,7 +229,7 @@ int store_tx_begin(struct store_conn *c, struct err *e)
 			c->tx_depth++;
 		return rc;
 	}
-	rc = store_exec(c, "BEGIN IMMEDIATE", e);
+	rc = store_exec(c, c->store->ops->tx_begin_sql, e);
 
 	if (rc == 0) {
 		c->in_tx = true;

@@ -24,9 +24,10 @@
  *     ...
  *     store_reset(st);                   // always, on every path
  *
- * Backends implement struct store_ops (sqlite.c now; pg.c later) and are chosen once
- * by the URL given to store_open.  SQL is written in the common subset of SQLite and
- * PostgreSQL with `?` placeholders (a PostgreSQL backend rewrites them to $n).
+ * Backends implement struct store_ops (sqlite.c, pg.c) and are chosen once by the URL
+ * given to store_open.  SQL is written in the common subset of SQLite and PostgreSQL with
+ * `?` or `?N` placeholders (pg.c rewrites them to $n; pg_sql.h).  Each dialect has its own
+ * schema (schema/ and schema_pg/, the same migrations by number).
  * A unique-constraint violation surfaces from store_step as ERR_CONFLICT, a value larger
  * than the database takes (SQLite's SQLITE_LIMIT_LENGTH, see limits.store_value_bytes) as
  * ERR_TOO_LARGE; everything else the database reports is ERR_INTERNAL with the database's
@@ -44,11 +45,16 @@
 struct store;
 struct store_conn;
 struct store_stmt;
+struct migration;
 
 enum { STORE_DONE = 0, STORE_ROW = 1 };
 
 struct store_ops {
 	const char *name;
+	const char *tx_begin_sql; /* store_tx_begin: takes the write lock at once */
+	/* Around store_migrate, so that nodes starting together migrate once (NULL: none). */
+	const char *migrate_lock_sql, *migrate_unlock_sql;
+	const struct migration *migrations; /* this dialect's schema (migrations.h) */
 	struct store_conn *(*conn_open)(struct store *s, struct err *e);
 	void (*conn_close)(struct store_conn *c);
 	struct store_stmt *(*prepare)(struct store_conn *c, const char *sql, struct err *e);
@@ -76,8 +82,10 @@ struct store_ops {
  * (never corrupts).  true: synchronous=FULL, every commit is fsynced before it returns. */
 extern bool store_durability_full;
 
-/* Opens the store named by url: "sqlite:<path>" or a bare path (SQLite).  Applies
- * migrations (store_migrate) before returning.  NULL with a message on failure. */
+/* Opens the store named by url: "sqlite:<path>" or a bare path (SQLite); a postgresql://
+ * or postgres:// URL or libpq's key=value form with host= or dbname= (PostgreSQL, PG*
+ * environment variables fill in what it leaves out).  Applies migrations (store_migrate)
+ * before returning.  NULL with a message on failure; a message never holds the password. */
 struct store *store_open(const char *url, struct err *e);
 /* Closes every thread's connection; no thread may use the store afterwards. */
 void store_close(struct store *s);
@@ -161,13 +169,13 @@ const char *store_sql_intern(const char *sql, struct err *e);
 void store_prefer_map(struct store_conn *c);
 
 /* Backend access for modules that need backend-specific features (the inventory query
- * executors, inventory/executor.h).  Returns the backend's name ("sqlite"), the store c
- * belongs to and c's native handle (sqlite3 *). */
+ * executors, inventory/executor.h).  Returns the backend's name ("sqlite",
+ * "postgresql"), the store c belongs to and c's native handle (sqlite3 *, PGconn *). */
 const char *store_backend(struct store *s);
 struct store *store_conn_store(struct store_conn *c);
 void *store_native(struct store_conn *c);
 
-/* Data folder the store lives in (for files kept beside the database); may be NULL. */
+/* Data folder the store lives in (for files kept beside the database); NULL on PostgreSQL. */
 const char *store_data_dir(struct store *s);
 
 #endif

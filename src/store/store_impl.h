@@ -5,13 +5,14 @@
 
 #include <pthread.h>
 
+#include "store/migrations.h"
 #include "store/store.h"
 
 #define STORE_MAX_CONNS 256
 
 struct store {
 	const struct store_ops *ops;
-	char *path;	/* backend-specific location (SQLite file) */
+	char *path;	/* backend-specific location (SQLite file, PostgreSQL URL: a secret) */
 	char *data_dir; /* folder of the database file, if any */
 	pthread_key_t key;
 	bool has_key; /* key was created (and is ours to delete) */
@@ -29,6 +30,7 @@ struct store_conn {
 };
 
 extern const struct store_ops store_sqlite_ops;
+extern const struct store_ops store_pg_ops;
 
 int store_migrate(struct store *s, struct err *e) WUR;
 

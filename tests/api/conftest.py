@@ -8,6 +8,10 @@ Fixtures
   admin       a Client authenticated as admin (API key)
   new_user    a factory: new_user(roles=[]) -> Client for a fresh user with its own key
 The binary is $ACCORD_BIN (make test sets it to the ASan build), else build/accord.
+With $ACCORD_TEST_DB set to the URL of a PostgreSQL cluster whose user may create databases
+(scripts/pg-cluster start; `make apitest-pg` does it all), each server runs on its own
+database there (`--db`), one per data folder (named in the folder's .test-db-name), dropped
+with the folder.
 """
 import base64
 import os
@@ -17,6 +21,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import urllib.parse
 import uuid
 
 import pytest
@@ -26,6 +31,38 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
 ADMIN_KEY = base64.b64encode(b"accord-test-admin-key-0123456789").decode().rstrip("=")
 ADMIN_PASSWORD = "Admin-pass-123"
+TEST_DB = os.environ.get("ACCORD_TEST_DB")
+# Tests that read, lock or back up the SQLite file itself: skipped on PostgreSQL (they want
+# counterparts that look at the PostgreSQL database).
+sqlite_only = pytest.mark.skipif(bool(TEST_DB), reason="looks at the SQLite database file")
+
+
+def pg_url(data_dir):
+    """The database of the server on data_dir in the cluster $ACCORD_TEST_DB (created).  Its
+    name is kept in the folder, so that a folder moved between two starts keeps it."""
+    marker = os.path.join(data_dir, ".test-db-name")
+    if os.path.exists(marker):
+        with open(marker) as f:
+            name = f.read().strip()
+    else:
+        name = "t_" + uuid.uuid4().hex[:16]
+        os.makedirs(data_dir, mode=0o700, exist_ok=True)
+        with open(marker, "w") as f:
+            f.write(name)
+    parts = urllib.parse.urlsplit(TEST_DB)
+    exists = subprocess.run(["psql", "-X", "-qtA", "-d", TEST_DB, "-c",
+                             "SELECT 1 FROM pg_database WHERE datname = '%s'" % name],
+                            check=True, capture_output=True, text=True).stdout.strip()
+    if not exists:
+        subprocess.run(["psql", "-X", "-q", "-d", TEST_DB, "-c", "CREATE DATABASE " + name],
+                       check=True, capture_output=True)
+    # (urlunsplit would drop the empty host of postgresql:///db?host=/socket/folder)
+    return "%s://%s/%s%s" % (parts.scheme, parts.netloc, name, "?" + parts.query if parts.query else ""), name
+
+
+def pg_drop(name):
+    subprocess.run(["psql", "-X", "-q", "-d", TEST_DB, "-c", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name],
+                   capture_output=True)
 
 
 class Server:
@@ -41,6 +78,10 @@ class Server:
         self.proc = None
         self.url = None
         self.log_path = None
+        self.db_name = None
+        if TEST_DB and not any(a == "--db" or a.startswith("--db=") for a in self.args):
+            db_url, self.db_name = pg_url(self.data_dir)
+            self.args += ["--db", db_url]
 
     def start(self, timeout=20):
         self.log_path = os.path.join(tempfile.gettempdir(), "accord-%s.log" % uuid.uuid4().hex[:8])
@@ -82,6 +123,8 @@ class Server:
             os.unlink(self.log_path)
         if self.own_dir:
             shutil.rmtree(self.data_dir, ignore_errors=True)
+            if self.db_name:
+                pg_drop(self.db_name)
         # Sanitizer reports end up in the log: fail loudly instead of passing silently,
         # showing the report itself.
         for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):

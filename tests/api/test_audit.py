@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import ADMIN_KEY, Client, process_log, start_process, unique, wait_process
+from conftest import ADMIN_KEY, Client, process_log, sqlite_only, start_process, unique, wait_process
 from proc_util import make_org, make_project
 from repo_util import create_repo, git  # noqa: F401 (fixture)
 from test_process_children import SLOW_CHILD
@@ -149,6 +149,7 @@ def test_repositories(admin, git):  # noqa: F811 (fixture)
     one(admin, "REPOSITORY", "DELETE", repositoryName=name)
 
 
+@sqlite_only
 def test_secrets_never_their_values(server, admin):
     org, _ = make_org(admin)
     name = unique("sec")

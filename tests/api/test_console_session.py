@@ -12,7 +12,7 @@ import urllib.parse
 import pytest
 import requests
 
-from conftest import ADMIN_KEY, ADMIN_PASSWORD, Client, process_log, unique, wait_process
+from conftest import ADMIN_KEY, ADMIN_PASSWORD, Client, process_log, sqlite_only, unique, wait_process
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401 (fixture)
 
@@ -127,6 +127,7 @@ def test_header_credentials_win_over_the_cookie(server, new_user):
     assert r.json()["username"] == user.username
 
 
+@sqlite_only
 def test_token_is_stored_as_a_hash_only(server):
     token, csrf, _ = login(server.url, basic("admin", ADMIN_PASSWORD))
     db = sqlite3.connect(os.path.join(server.data_dir, "accord.db"))
@@ -188,6 +189,7 @@ def test_header_credentials_need_no_csrf(admin):
 
 # ---- expiry, logout, users ----------------------------------------------------------------------
 
+@sqlite_only
 def test_idle_session_expires(fresh_server):
     srv = fresh_server(args=["--session-idle", "2s"]).start()
     token, _, _ = login(srv.url, ADMIN_KEY)

@@ -11,7 +11,7 @@ import time
 import pytest
 import requests
 
-from conftest import ADMIN_KEY, BIN, Client, Server
+from conftest import ADMIN_KEY, BIN, Client, Server, sqlite_only
 
 
 def accord(*args, env=None):
@@ -46,6 +46,7 @@ def org_names(path):
         db.close()
 
 
+@sqlite_only
 def test_backup_while_4_clients_write_restores_the_database_of_that_instant(fresh_server, tmp_path):
     srv = fresh_server().start()
     admin = Client(srv.url, ADMIN_KEY)
@@ -136,6 +137,7 @@ def test_backup_while_4_clients_write_restores_the_database_of_that_instant(fres
     assert admin  # the first server's admin client is unused after stop
 
 
+@sqlite_only
 def test_restore_refuses_a_running_server_and_changes_nothing(fresh_server, tmp_path):
     srv = fresh_server().start()
     out = str(tmp_path / "b.db")
@@ -159,6 +161,7 @@ def test_restore_refuses_a_running_server_and_changes_nothing(fresh_server, tmp_
     assert c.get("/api/v1/org/Default").status_code == 200
 
 
+@sqlite_only
 def test_backup_and_restore_cli_errors(fresh_server, tmp_path):
     r = accord("backup")
     assert r.returncode == 2 and "which file?" in r.stderr
@@ -231,6 +234,7 @@ def test_health_reports_each_check(fresh_server):
     assert body["checks"]["store"]["ok"] is True and body["checks"]["workers"]["ok"] is True
 
 
+@sqlite_only
 def test_a_starting_node_answers_503_starting(fresh_server, tmp_path):
     srv = fresh_server().start()
     srv.stop()
@@ -296,6 +300,7 @@ def test_durability_setting(fresh_server, tmp_path):
     assert "durability=normal" in fresh_server().start().read_log()
 
 
+@sqlite_only
 def test_restore_as_root_gives_the_files_to_the_folders_owner(fresh_server, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("needs root")

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from conftest import Client, start_process, unique, wait_process
+from conftest import Client, sqlite_only, start_process, unique, wait_process
 from proc_util import HELLO, make_org, make_project, make_team, sleeper, status
 
 
@@ -166,7 +166,7 @@ def test_session_token(server, admin, new_user):
     assert r.status_code == 401
 
 
-@pytest.mark.parametrize("target", ["master.key", "accord.db"])
+@pytest.mark.parametrize("target", ["master.key", pytest.param("accord.db", marks=sqlite_only)])
 def test_flow_cannot_read_server_files(server, admin, target):
     path = os.path.join(server.data_dir, target)
     assert os.path.exists(path)

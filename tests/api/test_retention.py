@@ -9,7 +9,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import ADMIN_KEY, Client, Server, start_process, wait_process
+from conftest import ADMIN_KEY, Client, Server, sqlite_only, start_process, wait_process
 
 DAY_MS = 86400 * 1000
 FLOW = 'flows:\n  default:\n    - log: "kept or not"\n    - set: {x: 1}\n'
@@ -88,6 +88,7 @@ def aged(tmp_path):
     yield data, old, ids[3:]
 
 
+@sqlite_only
 def test_finished_processes_older_than_the_setting_go_with_everything(aged, fresh_server):
     data, old, recent = aged
     srv = fresh_server(data_dir=data, args=["--retention-processes", "30d", "--retention-interval", "1",
@@ -109,6 +110,7 @@ def test_finished_processes_older_than_the_setting_go_with_everything(aged, fres
     assert sorted(p["instanceId"] for p in r.json()) == sorted(recent)
 
 
+@sqlite_only
 def test_only_logs_and_events_expire_when_only_they_are_set(aged, fresh_server):
     data, old, recent = aged
     srv = fresh_server(data_dir=data, args=["--retention-logs", "30d", "--retention-events", "35d",
@@ -126,6 +128,7 @@ def test_only_logs_and_events_expire_when_only_they_are_set(aged, fresh_server):
     assert counts(db, recent)["process_log_chunks"] > 0 and counts(db, recent)["process_events"] > 0
 
 
+@sqlite_only
 def test_live_processes_are_never_cleaned(fresh_server, tmp_path):
     data = str(tmp_path / "data")
     srv = Server(data_dir=data).start()
@@ -143,6 +146,7 @@ def test_live_processes_are_never_cleaned(fresh_server, tmp_path):
     assert wait_process(admin, susp)["status"] == "FINISHED"
 
 
+@sqlite_only
 def test_the_api_keeps_answering_during_a_clean_up(aged, fresh_server):
     data, old, recent = aged
     srv = fresh_server(data_dir=data, args=["--retention-processes", "30d", "--retention-interval", "1",

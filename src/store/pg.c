@@ -1,0 +1,658 @@
+/* PostgreSQL backend of store.h (libpq): one connection per thread, statements prepared
+ * once per connection and cached by SQL pointer, as in sqlite.c.
+ *
+ * Results are fetched whole (PQexecPrepared), not row by row: the store's code steps one
+ * statement while it runs others on the same connection (a list that looks up each row,
+ * store_one that leaves the rest unread), and libpq's single-row mode allows one query in
+ * flight per connection.  The store's statements return a page or one row; whole results
+ * cost one round trip each.  Values come back as text (bytea as hex, decoded on read).
+ *
+ * Types: PostgreSQL infers each parameter's type when the statement is prepared.  Text is
+ * sent untyped (inferred from where it is used, as SQLite's affinity would take it),
+ * integers as int8, blobs as binary bytea; a statement is prepared again for another
+ * combination of those (a column that takes text or an integer), up to PG_VARIANTS.
+ *
+ * Binds and column reads keep their first error in the statement, as sqlite.c does (see
+ * store.h).  A lost connection fails the call at hand with ERR_UNAVAILABLE (503); the
+ * next use reconnects (at most once a second per connection) and prepares again. */
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "base/datetime.h"
+#include "base/limits.h"
+#include "base/log.h"
+#include "base/str.h"
+#include "store/pg_sql.h"
+#include "store/stmt_cache.h"
+#include "store/store_impl.h"
+
+#define OID_INT8 20
+#define OID_BYTEA 17
+#define OID_BOOL 16
+#define PG_VARIANTS 4
+#define PG_MIN_VERSION 150000 /* see docs/operations.md "PostgreSQL" */
+#define PG_MIN_VERSION_TEXT "15"
+#define RETRY_NS (1000LL * 1000 * 1000)
+/* pg_advisory_xact_lock key of store_tx_begin: writers take turns, as SQLite's
+ * BEGIN IMMEDIATE makes them (the store's transactions read, then write). */
+#define PG_TX_BEGIN "BEGIN; SELECT pg_advisory_xact_lock(4702111234474983745)"
+
+enum { PE_NONE, PE_TOOBIG, PE_NOMEM, PE_CUT };
+
+struct pg_variant {
+	Oid *types;	     /* per parameter: 0 (text, inferred), int8 or bytea */
+	unsigned generation; /* of the connection it was prepared on (0: unused) */
+	char name[16];
+};
+
+struct pg_stmt {
+	struct store_conn *conn; /* must be first: see store.c */
+	const char *sql;
+	char *text; /* with $n placeholders */
+	int n_params;
+	struct pg_variant var[PG_VARIANTS];
+	int next_var;
+	char **vals; /* bound values (owned; NULL: SQL NULL) */
+	int *lens;
+	int *fmts;
+	Oid *types;
+	PGresult *res; /* of the last execution; NULL before the first step */
+	int row, n_rows;
+	char **blobs; /* decoded bytea of the current row, per column (PQfreemem) */
+	int n_blobs;
+	int err; /* PE_*: first failed bind or column read */
+	int err_idx;
+	int64_t size;
+	bool reported;
+};
+
+struct pg_conn {
+	struct store_conn base; /* must be first */
+	PGconn *pg;
+	struct stmt_cache stmts;
+	int64_t changes;
+	unsigned generation; /* bumped by each (re)connect: earlier statements are gone */
+	unsigned next_name;
+	int64_t retry_at_ns; /* no reconnect before */
+	char where[300];     /* "database D on host H port P as user U", for messages */
+};
+
+static void stmt_free(void *p);
+
+#define PS(x) ((struct pg_stmt *)(x))
+#define PC(x) ((struct pg_conn *)(x))
+
+static void describe(struct pg_conn *c)
+{
+	const char *host = PQhost(c->pg);
+
+	str_fmt_cut(c->where, sizeof c->where, "database \"%s\" on %s%s port %s as user %s",
+		    PQdb(c->pg) ? PQdb(c->pg) : "?", host && *host == '/' ? "socket folder " : "host ",
+		    host && *host ? host : "(default)", PQport(c->pg) && *PQport(c->pg) ? PQport(c->pg) : "5432",
+		    PQuser(c->pg) ? PQuser(c->pg) : "?");
+}
+
+/* A libpq message on one line, without the password (given or as written in the URL). */
+static void clean(struct pg_conn *c, const char *msg, char *out, size_t cap)
+{
+	char written[256], tmp[400];
+
+	pg_sql_url_password(c->base.store->path, written, sizeof written);
+	pg_sql_clean_msg(msg, written, tmp, sizeof tmp);
+	pg_sql_clean_msg(tmp, PQpass(c->pg), out, cap);
+	explicit_bzero(written, sizeof written);
+}
+
+/* libpq's last message on c, on one line, without the password. */
+static void conn_msg(struct pg_conn *c, char *out, size_t cap)
+{
+	clean(c, PQerrorMessage(c->pg), out, cap);
+}
+
+static void on_notice(void *arg, const char *msg)
+{
+	char line[400];
+
+	clean(arg, msg, line, sizeof line);
+	LOG_W("database: %s", line);
+}
+
+/* Settings of a new session; checks the server's version. */
+static int session_init(struct pg_conn *c, struct err *e)
+{
+	PGresult *r;
+	int v = PQserverVersion(c->pg);
+
+	if (v < PG_MIN_VERSION)
+		return err_set(e, ERR_INVALID,
+			       "PostgreSQL %d.%d at %s is too old: Accord needs version " PG_MIN_VERSION_TEXT
+			       " or later",
+			       v / 10000, v % 10000, c->where);
+	PQsetNoticeProcessor(c->pg, on_notice, c);
+	r = PQexec(c->pg, "SET client_min_messages = warning; SET standard_conforming_strings = on");
+	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+		char msg[300];
+		conn_msg(c, msg, sizeof msg);
+		PQclear(r);
+		return err_set(e, ERR_UNAVAILABLE, "cannot set up the session on %s: %s", c->where, msg);
+	}
+	PQclear(r);
+	c->generation++;
+	return 0;
+}
+
+static struct store_conn *pg_open(struct store *s, struct err *e)
+{
+	/* The URL's own settings come last and win; connect_timeout bounds a start (and each
+	 * reconnect) against an unreachable host. */
+	const char *const keys[] = {"connect_timeout", "fallback_application_name", "dbname", NULL};
+	const char *const vals[] = {"10", "accord", s->path, NULL};
+	struct pg_conn *c = calloc(1, sizeof *c);
+	char msg[400];
+
+	if (!c || stmt_cache_init(&c->stmts)) {
+		free(c);
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	c->base.store = s;
+	c->pg = PQconnectdbParams(keys, vals, 1);
+	if (!c->pg) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto fail;
+	}
+	describe(c);
+	if (PQstatus(c->pg) != CONNECTION_OK) {
+		conn_msg(c, msg, sizeof msg);
+		err_set(e, ERR_UNAVAILABLE, "cannot connect to PostgreSQL %s: %s", c->where, msg);
+		goto fail;
+	}
+	if (session_init(c, e))
+		goto fail;
+	return &c->base;
+fail:
+	PQfinish(c->pg);
+	stmt_cache_cleanup(&c->stmts, stmt_free);
+	free(c);
+	return NULL;
+}
+
+/* Reconnects a connection that was lost (see the top of this file). */
+static int conn_ready(struct pg_conn *c, struct err *e)
+{
+	int64_t now = dt_mono_ns();
+	char msg[400];
+	int rc;
+
+	if (PQstatus(c->pg) == CONNECTION_OK)
+		return 0;
+	if (now < c->retry_at_ns)
+		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s cannot be reached (retrying)", c->where);
+	PQreset(c->pg);
+	if (PQstatus(c->pg) != CONNECTION_OK) {
+		c->retry_at_ns = now + RETRY_NS;
+		conn_msg(c, msg, sizeof msg);
+		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s: %s", c->where, msg);
+	}
+	c->base.in_tx = false;
+	if ((rc = session_init(c, e)))
+		return rc;
+	LOG_I("reconnected to PostgreSQL %s", c->where);
+	return 0;
+}
+
+static void stmt_clear_row(struct pg_stmt *s)
+{
+	for (int i = 0; i < s->n_blobs; i++)
+		if (s->blobs[i])
+			PQfreemem(s->blobs[i]);
+	free(s->blobs);
+	s->blobs = NULL;
+	s->n_blobs = 0;
+}
+
+static void stmt_free(void *p)
+{
+	struct pg_stmt *s = p;
+
+	stmt_clear_row(s);
+	PQclear(s->res);
+	for (int i = 0; i < s->n_params; i++)
+		free(s->vals[i]);
+	for (int i = 0; i < PG_VARIANTS; i++)
+		free(s->var[i].types);
+	free(s->vals);
+	free(s->lens);
+	free(s->fmts);
+	free(s->types);
+	free(s->text);
+	free(s);
+}
+
+static void pg_close(struct store_conn *base)
+{
+	struct pg_conn *c = PC(base);
+
+	stmt_cache_cleanup(&c->stmts, stmt_free);
+	PQfinish(c->pg);
+	free(c);
+}
+
+static struct pg_stmt *stmt_new(const char *sql, struct err *e)
+{
+	struct pg_stmt *s = calloc(1, sizeof *s);
+	size_t n;
+	bool ok;
+
+	if (!s || !(s->text = pg_sql_rewrite(sql, &s->n_params, e))) {
+		if (s)
+			free(s);
+		else
+			err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	n = s->n_params ? (size_t)s->n_params : 1;
+	s->vals = calloc(n, sizeof *s->vals);
+	s->lens = calloc(n, sizeof *s->lens);
+	s->fmts = calloc(n, sizeof *s->fmts);
+	s->types = calloc(n, sizeof *s->types);
+	ok = s->vals && s->lens && s->fmts && s->types;
+	for (int i = 0; i < PG_VARIANTS; i++)
+		ok = (s->var[i].types = calloc(n, sizeof(Oid))) && ok;
+	if (!ok) {
+		stmt_free(s);
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	s->sql = sql;
+	return s;
+}
+
+static struct store_stmt *pg_prepare(struct store_conn *base, const char *sql, struct err *e)
+{
+	struct pg_conn *c = PC(base);
+	struct pg_stmt *s = stmt_cache_get(&c->stmts, sql);
+
+	if (s)
+		return (struct store_stmt *)s;
+	if (!(s = stmt_new(sql, e)))
+		return NULL;
+	s->conn = base;
+	if (stmt_cache_put(&c->stmts, sql, s)) {
+		stmt_free(s);
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	return (struct store_stmt *)s;
+}
+
+static void sticky(struct pg_stmt *s, int code, int idx, int64_t size)
+{
+	if (s->err)
+		return;
+	s->err = code;
+	s->err_idx = idx;
+	s->size = size;
+}
+
+static int sticky_err(struct pg_stmt *s, struct err *e)
+{
+	if (s->err)
+		s->reported = true;
+	switch (s->err) {
+	case PE_NONE:
+		return 0;
+	case PE_CUT:
+		return err_set(e, ERR_INTERNAL, "database: column %d is longer than its field (limit %lld bytes)",
+			       s->err_idx, (long long)s->size - 1);
+	case PE_TOOBIG:
+		return err_set(e, ERR_TOO_LARGE,
+			       "a value of %lld bytes is too large for the database (limit %zu bytes)",
+			       (long long)s->size, limits.store_value_bytes);
+	default:
+		return err_set(e, ERR_INTERNAL, "database: out of memory (value %d)", s->err_idx);
+	}
+}
+
+/* Keeps a copy of the value of parameter idx (1-based). */
+static void bind(struct store_stmt *st, int idx, const void *p, size_t n, Oid type, int fmt)
+{
+	struct pg_stmt *s = PS(st);
+	char *v = NULL;
+
+	assert(idx >= 1 && idx <= s->n_params);
+	if (p && ((limits.store_value_bytes && n > limits.store_value_bytes) || n > INT32_MAX)) {
+		sticky(s, PE_TOOBIG, idx, (int64_t)n);
+		return;
+	}
+	if (p && !(v = malloc(n + 1))) {
+		sticky(s, PE_NOMEM, idx, (int64_t)n);
+		return;
+	}
+	if (v) {
+		memcpy(v, p, n);
+		v[n] = '\0';
+	}
+	free(s->vals[idx - 1]);
+	s->vals[idx - 1] = v;
+	s->lens[idx - 1] = (int)n;
+	s->fmts[idx - 1] = fmt;
+	s->types[idx - 1] = type;
+}
+
+static void pg_bind_text(struct store_stmt *st, int idx, const char *v)
+{
+	bind(st, idx, v, strlen(v), 0, 0);
+}
+
+static void pg_bind_blob(struct store_stmt *st, int idx, const void *p, size_t n)
+{
+	bind(st, idx, n ? p : "", n, OID_BYTEA, 1);
+}
+
+static void pg_bind_int64(struct store_stmt *st, int idx, int64_t v)
+{
+	char num[24];
+
+	if (str_fmt(num, sizeof num, "%lld", (long long)v) == 0)
+		bind(st, idx, num, strlen(num), OID_INT8, 0);
+}
+
+static void pg_bind_null(struct store_stmt *st, int idx)
+{
+	bind(st, idx, NULL, 0, 0, 0);
+}
+
+/* What the server said, as a struct err (store.h: which codes). */
+static int result_err(struct pg_conn *c, const PGresult *r, const char *what, struct err *e)
+{
+	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	char msg[400];
+
+	clean(c, primary ? primary : PQerrorMessage(c->pg), msg, sizeof msg);
+	if (PQstatus(c->pg) != CONNECTION_OK || (state && strncmp(state, "08", 2) == 0) ||
+	    (state && strncmp(state, "57P", 3) == 0))
+		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s: %s", c->where, msg);
+	if (!state)
+		return err_set(e, ERR_INTERNAL, "database error: %s", msg);
+	if (strcmp(state, "23505") == 0)
+		return err_set(e, ERR_CONFLICT, "duplicate: %s", msg);
+	if (strncmp(state, "54", 2) == 0)
+		return err_set(e, ERR_TOO_LARGE, "value too large for the database: %s", msg);
+	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 || strcmp(state, "55P03") == 0 ||
+	    strcmp(state, "57014") == 0)
+		return err_set(e, ERR_UNAVAILABLE, "database busy: %s", msg);
+	if (what)
+		LOG_E("database error %s: %s in: %.200s", state, msg, what);
+	return err_set(e, ERR_INTERNAL, "database error: %s", msg);
+}
+
+/* The name of the prepared form of s for the types bound now (see the top of this file). */
+static int variant(struct pg_conn *c, struct pg_stmt *s, const char **name, struct err *e)
+{
+	struct pg_variant *v;
+	PGresult *r;
+	int i, k, rc;
+
+	for (k = 0; k < PG_VARIANTS; k++) {
+		v = &s->var[k];
+		if (v->generation != c->generation)
+			continue;
+		for (i = 0; i < s->n_params; i++)
+			if (s->vals[i] && v->types[i] != s->types[i])
+				break;
+		if (i == s->n_params) {
+			*name = v->name;
+			return 0;
+		}
+	}
+	v = &s->var[s->next_var];
+	s->next_var = (s->next_var + 1) % PG_VARIANTS;
+	if (v->generation == c->generation) {
+		char sql[32];
+		if (!str_fmt(sql, sizeof sql, "DEALLOCATE %s", v->name))
+			PQclear(PQexec(c->pg, sql));
+	}
+	v->generation = 0;
+	if (str_fmt(v->name, sizeof v->name, "a%u", ++c->next_name))
+		return err_set(e, ERR_INTERNAL, "statement name too long");
+	for (i = 0; i < s->n_params; i++)
+		v->types[i] = s->vals[i] ? s->types[i] : 0;
+	r = PQprepare(c->pg, v->name, s->text, s->n_params, v->types);
+	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+		rc = result_err(c, r, s->text, e);
+		PQclear(r);
+		return rc;
+	}
+	PQclear(r);
+	v->generation = c->generation;
+	*name = v->name;
+	return 0;
+}
+
+static int64_t cmd_tuples(PGresult *r)
+{
+	const char *t = PQcmdTuples(r);
+	int64_t n = 0;
+
+	if (!*t || str_to_i64(str_from(t), 0, INT64_MAX, &n, "rows", NULL))
+		return 0;
+	return n;
+}
+
+static int execute(struct pg_stmt *s, struct err *e)
+{
+	struct pg_conn *c = PC(s->conn);
+	const char *name = NULL;
+	PGresult *r;
+	int rc;
+
+	if ((rc = conn_ready(c, e)) || (rc = variant(c, s, &name, e)))
+		return rc;
+	r = PQexecPrepared(c->pg, name, s->n_params, (const char *const *)s->vals, s->lens, s->fmts, 0);
+	switch (PQresultStatus(r)) {
+	case PGRES_COMMAND_OK:
+	case PGRES_TUPLES_OK:
+		c->changes = cmd_tuples(r);
+		s->res = r;
+		s->row = -1;
+		s->n_rows = PQntuples(r);
+		return 0;
+	default:
+		rc = result_err(c, r, s->text, e);
+		PQclear(r);
+		return rc;
+	}
+}
+
+static int pg_step(struct store_stmt *st, struct err *e)
+{
+	struct pg_stmt *s = PS(st);
+	int rc;
+
+	if (s->err)
+		return sticky_err(s, e);
+	stmt_clear_row(s);
+	if (!s->res && (rc = execute(s, e)))
+		return rc;
+	if (s->row < s->n_rows)
+		s->row++;
+	return s->row < s->n_rows ? STORE_ROW : STORE_DONE;
+}
+
+static int pg_check(struct store_stmt *st, struct err *e)
+{
+	return sticky_err(PS(st), e);
+}
+
+static void assert_column(struct pg_stmt *s, int idx)
+{
+	assert(s->res && s->row < s->n_rows && idx >= 0 && idx < PQnfields(s->res));
+	(void)s;
+	(void)idx;
+}
+
+/* The decoded bytes of bytea column idx of the current row (kept until the next step). */
+static const char *blob_of(struct pg_stmt *s, int idx, size_t *n)
+{
+	unsigned char *p;
+
+	if (!s->blobs) {
+		int nf = PQnfields(s->res);
+		if (!(s->blobs = calloc((size_t)nf, sizeof *s->blobs))) {
+			sticky(s, PE_NOMEM, idx, 0);
+			return NULL;
+		}
+		s->n_blobs = nf;
+	}
+	if (!s->blobs[idx]) {
+		/* One byte more than the data: a NUL, for col_text of a bytea column. */
+		p = PQunescapeBytea((const unsigned char *)PQgetvalue(s->res, s->row, idx), n);
+		if (!p) {
+			sticky(s, PE_NOMEM, idx, 0);
+			return NULL;
+		}
+		s->blobs[idx] = (char *)p;
+	}
+	return s->blobs[idx];
+}
+
+static const char *pg_col_text(struct store_stmt *st, int idx)
+{
+	struct pg_stmt *s = PS(st);
+	size_t n;
+
+	assert_column(s, idx);
+	if (PQgetisnull(s->res, s->row, idx))
+		return NULL;
+	if (PQftype(s->res, idx) == OID_BYTEA)
+		return blob_of(s, idx, &n);
+	return PQgetvalue(s->res, s->row, idx);
+}
+
+static void pg_col_cut(struct store_stmt *st, int idx, size_t cap)
+{
+	sticky(PS(st), PE_CUT, idx, (int64_t)cap);
+}
+
+static const void *pg_col_blob(struct store_stmt *st, int idx, size_t *n)
+{
+	struct pg_stmt *s = PS(st);
+	const void *p;
+
+	assert_column(s, idx);
+	*n = 0;
+	if (PQgetisnull(s->res, s->row, idx))
+		return NULL;
+	if (PQftype(s->res, idx) != OID_BYTEA) {
+		*n = (size_t)PQgetlength(s->res, s->row, idx);
+		return PQgetvalue(s->res, s->row, idx);
+	}
+	if (!(p = blob_of(s, idx, n)))
+		*n = 0;
+	return p;
+}
+
+static int64_t pg_col_int64(struct store_stmt *st, int idx)
+{
+	struct pg_stmt *s = PS(st);
+	const char *v;
+	int64_t n;
+
+	assert_column(s, idx);
+	if (PQgetisnull(s->res, s->row, idx))
+		return 0;
+	v = PQgetvalue(s->res, s->row, idx);
+	if (PQftype(s->res, idx) == OID_BOOL)
+		return *v == 't';
+	if (str_to_i64(str_from(v), INT64_MIN, INT64_MAX, &n, "column", NULL) == 0)
+		return n;
+	return (int64_t)strtod(v, NULL); /* numeric, real: SQLite's integer reading truncates */
+}
+
+static bool pg_col_is_null(struct store_stmt *st, int idx)
+{
+	struct pg_stmt *s = PS(st);
+
+	assert_column(s, idx);
+	return PQgetisnull(s->res, s->row, idx);
+}
+
+static void pg_reset(struct store_stmt *st)
+{
+	struct pg_stmt *s = PS(st);
+
+	if (s->err && !s->reported) {
+		struct err e;
+		(void)sticky_err(s, &e);
+		LOG_E("database error nobody checked (%.60s): %s", s->sql, e.msg);
+	}
+	s->err = PE_NONE;
+	s->reported = false;
+	stmt_clear_row(s);
+	PQclear(s->res);
+	s->res = NULL;
+	for (int i = 0; i < s->n_params; i++) {
+		free(s->vals[i]);
+		s->vals[i] = NULL;
+		s->types[i] = 0;
+		s->fmts[i] = 0;
+		s->lens[i] = 0;
+	}
+}
+
+static int pg_exec(struct store_conn *base, const char *sql, struct err *e)
+{
+	struct pg_conn *c = PC(base);
+	PGresult *r;
+	int rc = 0;
+
+	if (conn_ready(c, e))
+		return -1;
+	r = PQexec(c->pg, sql);
+	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+		rc = result_err(c, r, NULL, e);
+	PQclear(r);
+	return rc;
+}
+
+static int64_t pg_changes(struct store_conn *base)
+{
+	return PC(base)->changes;
+}
+
+static void *pg_native(struct store_conn *base)
+{
+	return PC(base)->pg;
+}
+
+const struct store_ops store_pg_ops = {
+    .name = "postgresql",
+    .tx_begin_sql = PG_TX_BEGIN,
+    .migrate_lock_sql = "SELECT pg_advisory_lock(4702111234474983746)",
+    .migrate_unlock_sql = "SELECT pg_advisory_unlock(4702111234474983746)",
+    .migrations = store_migrations_pg,
+    .conn_open = pg_open,
+    .conn_close = pg_close,
+    .prepare = pg_prepare,
+    .bind_text = pg_bind_text,
+    .bind_blob = pg_bind_blob,
+    .bind_int64 = pg_bind_int64,
+    .bind_null = pg_bind_null,
+    .step = pg_step,
+    .check = pg_check,
+    .col_text = pg_col_text,
+    .col_cut = pg_col_cut,
+    .col_blob = pg_col_blob,
+    .col_int64 = pg_col_int64,
+    .col_is_null = pg_col_is_null,
+    .reset = pg_reset,
+    .exec = pg_exec,
+    .changes = pg_changes,
+    .native = pg_native,
+};

@@ -1,0 +1,489 @@
+/* Unit tests for the PostgreSQL backend (pg.c, pg_sql.c): the store's operations against a
+ * real server.  The server is $ACCORD_TEST_DB (a cluster URL whose user may create
+ * databases), else a throwaway cluster this program starts with scripts/pg-cluster and
+ * stops at the end.  Without Debian's PostgreSQL binaries the server tests are skipped
+ * with a message (the text tests still run); scripts/deps installs them, so CI runs all. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libpq-fe.h>
+
+#include "base/limits.h"
+#include "base/str.h"
+#include "store/pg_sql.h"
+#include "store/store.h"
+
+static char cluster[64];   /* the folder of the cluster we started ("" if none) */
+static char base_url[512]; /* the cluster (database accord) */
+static char url[600];	   /* this run's own database */
+static bool have_server;
+static struct store *store;
+static struct store_conn *db;
+
+/* ---- text work, no server ---- */
+
+static void rewrites(const char *sql, const char *want, int want_n)
+{
+	struct err e;
+	int n = -1;
+	char *got = pg_sql_rewrite(sql, &n, &e);
+
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	assert_int_equal(n, want_n);
+	free(got);
+}
+
+static void test_placeholders(void **state)
+{
+	struct err e;
+	int n;
+	(void)state;
+
+	rewrites("SELECT a FROM t WHERE b = ? AND c = ?", "SELECT a FROM t WHERE b = $1 AND c = $2", 2);
+	/* SQLite's numbering: a bare ? follows the largest number so far */
+	rewrites("VALUES (?, ?, ?9, ?10, ?9, ?)", "VALUES ($1, $2, $9, $10, $9, $11)", 11);
+	rewrites("WHERE (?1 IS NULL OR x = ?1) AND (? is not  null)",
+		 "WHERE ($1::text IS NULL OR x = $1) AND ($2::text is not  null)", 2);
+	/* quotes and comments are left alone */
+	rewrites("SELECT '?', \"a?\", 'it''s ?' -- ?\n, ? /* ? */", "SELECT '?', \"a?\", 'it''s ?' -- ?\n, $1 /* ? */",
+		 1);
+	rewrites("SELECT x FROM processes INDEXED BY processes_due WHERE y = ?", "SELECT x FROM processes WHERE y = $1",
+		 1);
+	rewrites("SELECT 1", "SELECT 1", 0);
+	assert_null(pg_sql_rewrite("SELECT ?0", &n, &e));
+	assert_null(pg_sql_rewrite("SELECT ?99999", &n, &e));
+}
+
+static void test_urls(void **state)
+{
+	(void)state;
+	assert_true(pg_sql_is_url("postgresql://u:p@h:5432/db"));
+	assert_true(pg_sql_is_url("postgres://h/db"));
+	assert_true(pg_sql_is_url("postgresql://"));
+	assert_true(pg_sql_is_url("host=/tmp dbname=accord"));
+	assert_true(pg_sql_is_url("dbname=accord"));
+	assert_false(pg_sql_is_url("sqlite:/data/accord.db"));
+	assert_false(pg_sql_is_url("/data/accord.db"));
+	assert_false(pg_sql_is_url("sqlite:/data/ghost=1/accord.db"));
+	assert_false(pg_sql_is_url("/data/xhost=1/a.db"));
+}
+
+static void test_clean_msg(void **state)
+{
+	char out[64];
+	(void)state;
+
+	pg_sql_url_password("postgresql://bob:s%40cret@h:5/db?x=1", out, sizeof out);
+	assert_string_equal(out, "s%40cret");
+	pg_sql_url_password("postgresql://bob@h/db", out, sizeof out);
+	assert_string_equal(out, "");
+	pg_sql_url_password("host=h password = 'a b\\'c' dbname=d", out, sizeof out);
+	assert_string_equal(out, "a b\\'c");
+	pg_sql_url_password("host=h password=abc dbname=d", out, sizeof out);
+	assert_string_equal(out, "abc");
+	pg_sql_url_password("host=h dbname=d", out, sizeof out);
+	assert_string_equal(out, "");
+
+	pg_sql_clean_msg("FATAL:  bad\n\tpassword s3cret! (s3cret)\n", "s3cret", out, sizeof out);
+	assert_string_equal(out, "FATAL: bad password ***! (***)");
+	pg_sql_clean_msg("no secret", NULL, out, sizeof out);
+	assert_string_equal(out, "no secret");
+	pg_sql_clean_msg("a-long-message-that-is-cut", "", out, 8);
+	assert_int_equal(strlen(out), 7);
+}
+
+/* ---- against a server ---- */
+
+static int psql(const char *sql)
+{
+	char cmd[1200];
+
+	if (str_fmt(cmd, sizeof cmd,
+		    "PGOPTIONS='-c client_min_messages=warning' psql -X -q -d '%s' -c \"%s\" >/dev/null", base_url,
+		    sql))
+		return -1;
+	return system(cmd);
+}
+
+static int start_cluster(void)
+{
+	char cmd[256];
+	FILE *f;
+	const char *env = getenv("ACCORD_TEST_DB");
+
+	if (env && *env)
+		return str_fmt(base_url, sizeof base_url, "%s", env);
+	if (system("scripts/pg-cluster bindir >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "test_store_pg: SKIPPED the server tests: no PostgreSQL server binaries in "
+				"/usr/lib/postgresql/*/bin (scripts/deps installs Debian's postgresql)\n");
+		return 1;
+	}
+	if (str_fmt(cluster, sizeof cluster, "/tmp/accord-pgunit-XXXXXX") || !mkdtemp(cluster) ||
+	    str_fmt(cmd, sizeof cmd, "scripts/pg-cluster start %s", cluster) || !(f = popen(cmd, "r")))
+		return -1;
+	if (!fgets(base_url, sizeof base_url, f))
+		base_url[0] = '\0';
+	if (pclose(f) != 0 || !*base_url)
+		return -1;
+	base_url[strcspn(base_url, "\n")] = '\0';
+	return 0;
+}
+
+static void exec_ok(const char *sql)
+{
+	struct err e;
+	if (store_exec(db, sql, &e))
+		fail_msg("%s: %s", sql, e.msg);
+}
+
+static int setup(void **state)
+{
+	struct err e;
+	int rc = start_cluster();
+	(void)state;
+
+	if (rc > 0)
+		return 0;
+	if (rc < 0 || psql("DROP DATABASE IF EXISTS unit_store") || psql("CREATE DATABASE unit_store"))
+		return -1;
+	/* the same cluster, database unit_store: a URL query's dbname wins over the path */
+	if (str_fmt(url, sizeof url, "%s%sdbname=unit_store", base_url, strchr(base_url, '?') ? "&" : "?"))
+		return -1;
+	limits.store_value_bytes = 1000;
+	if (!(store = store_open(url, &e))) {
+		fprintf(stderr, "store_open %s: %s\n", url, e.msg);
+		return -1;
+	}
+	if (!(db = store_conn(store, &e)))
+		return -1;
+	have_server = true;
+	exec_ok("CREATE TABLE t (k TEXT NOT NULL UNIQUE, v BYTEA, n BIGINT)");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	(void)state;
+
+	store_close(store);
+	if (!*cluster)
+		return 0;
+	return str_fmt(cmd, sizeof cmd, "scripts/pg-cluster stop %s", cluster) || system(cmd) ? -1 : 0;
+}
+
+#define NEED_SERVER()                                                                                                  \
+	do {                                                                                                           \
+		if (!have_server)                                                                                      \
+			skip();                                                                                        \
+	} while (0)
+
+static const char INSERT[] = "INSERT INTO t (k, v, n) VALUES (?, ?, ?)";
+
+static void test_backend_and_migrations(void **state)
+{
+	static const char SQL[] = "SELECT count(*), max(number) FROM schema_migrations";
+	struct store_stmt *st;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	assert_string_equal(store_backend(store), "postgresql");
+	assert_non_null(store_native(db));
+	assert_int_equal(PQstatus(store_native(db)), CONNECTION_OK);
+	assert_null(store_data_dir(store));
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	assert_true(store_col_int64(st, 0) >= 13);
+	assert_int_equal(store_col_int64(st, 0), store_col_int64(st, 1));
+	store_reset(st);
+}
+
+static void test_values_round_trip(void **state)
+{
+	static const char SQL[] = "SELECT k, v, n, v IS NULL, length(v) FROM t WHERE k = ?";
+	static const unsigned char bytes[] = {0, 1, 0xff, '\\', 'x', 0};
+	struct store_stmt *st;
+	const void *p;
+	size_t n;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	assert_non_null(st = store_prepare(db, INSERT, &e));
+	store_bind_text(st, 1, "round");
+	store_bind_blob(st, 2, bytes, sizeof bytes);
+	store_bind_int64(st, 3, INT64_MIN + 1);
+	assert_int_equal(store_step_done(st, &e), 0);
+	assert_int_equal(store_changes(db), 1);
+	store_bind_text(st, 1, "nulls");
+	store_bind_null(st, 2);
+	store_bind_text(st, 3, NULL);
+	assert_int_equal(store_step_done(st, &e), 0);
+
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	store_bind_text(st, 1, "round");
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	assert_string_equal(store_col_text(st, 0), "round");
+	p = store_col_blob(st, 1, &n);
+	assert_int_equal(n, sizeof bytes);
+	assert_memory_equal(p, bytes, sizeof bytes);
+	assert_true(store_col_int64(st, 2) == INT64_MIN + 1);
+	assert_int_equal(store_col_int64(st, 3), 0); /* a boolean reads as 0/1 */
+	assert_int_equal(store_col_int64(st, 4), sizeof bytes);
+	assert_int_equal(store_step(st, &e), STORE_DONE);
+	store_reset(st);
+
+	store_bind_text(st, 1, "nulls");
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	assert_true(store_col_is_null(st, 1));
+	assert_true(store_col_is_null(st, 2));
+	assert_null(store_col_blob(st, 1, &n));
+	assert_int_equal(store_col_int64(st, 3), 1);
+	store_reset(st);
+}
+
+/* The same statement with an integer, then text, in one parameter: prepared per type. */
+static void test_parameter_types_vary(void **state)
+{
+	static const char SQL[] = "SELECT count(*) FROM t WHERE k = ? AND (? IS NULL OR n > ?)";
+	struct store_stmt *st;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	for (int i = 0; i < 3; i++) {
+		store_bind_text(st, 1, "round");
+		store_bind_null(st, 2);
+		store_bind_int64(st, 3, 0);
+		assert_int_equal(store_step(st, &e), STORE_ROW);
+		assert_int_equal(store_col_int64(st, 0), 1);
+		store_reset(st);
+		store_bind_text(st, 1, "round");
+		store_bind_text(st, 2, "set");
+		store_bind_text(st, 3, "5");
+		assert_int_equal(store_step(st, &e), STORE_ROW);
+		assert_int_equal(store_col_int64(st, 0), 0);
+		store_reset(st);
+	}
+}
+
+static void test_conflict_and_too_large(void **state)
+{
+	static char big[1201];
+	struct store_stmt *st;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	assert_non_null(st = store_prepare(db, INSERT, &e));
+	store_bind_text(st, 1, "dup");
+	assert_int_equal(store_step_done(st, &e), 0);
+	store_bind_text(st, 1, "dup");
+	assert_int_equal(store_step_done(st, &e), -ERR_CONFLICT);
+	assert_non_null(strstr(e.msg, "duplicate"));
+
+	memset(big, 'a', sizeof big - 1);
+	store_bind_text(st, 1, big);
+	assert_int_equal(store_step_done(st, &e), -ERR_TOO_LARGE);
+	assert_non_null(strstr(e.msg, "1200 bytes"));
+	store_bind_text(st, 1, "fits"); /* reset forgot the error */
+	assert_int_equal(store_step_done(st, &e), 0);
+}
+
+static void read_small(struct store_stmt *st, void *out)
+{
+	store_col_copy(st, 0, out, 4);
+}
+
+static void test_column_longer_than_its_field(void **state)
+{
+	static const char SQL[] = "SELECT k FROM t WHERE k = ?";
+	struct store_stmt *st;
+	char out[4];
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	store_bind_text(st, 1, "round");
+	assert_int_equal(store_one(st, read_small, out, "row", "round", &e), -ERR_INTERNAL);
+	assert_non_null(strstr(e.msg, "column 0 is longer than its field (limit 3 bytes)"));
+	store_bind_text(st, 1, "nope");
+	assert_int_equal(store_one(st, read_small, out, "row", "nope", &e), -ERR_NOT_FOUND);
+}
+
+static int64_t count_k(const char *k)
+{
+	static const char SQL[] = "SELECT count(*) FROM t WHERE k = ?";
+	struct store_stmt *st;
+	struct err e;
+	int64_t n;
+
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	store_bind_text(st, 1, k);
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	n = store_col_int64(st, 0);
+	store_reset(st);
+	return n;
+}
+
+static void test_transactions(void **state)
+{
+	struct store_stmt *st;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	assert_non_null(st = store_prepare(db, INSERT, &e));
+	store_bind_text(st, 1, "tx-gone");
+	assert_int_equal(store_step_done(st, &e), 0);
+	store_tx_rollback(db);
+	assert_int_equal(count_k("tx-gone"), 0);
+
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	store_bind_text(st, 1, "tx-kept");
+	assert_int_equal(store_step_done(st, &e), 0);
+	assert_int_equal(store_tx_commit(db, &e), 0);
+	assert_int_equal(count_k("tx-kept"), 1);
+}
+
+/* The server ends our session (a restart, a failover): the call at hand fails with 503's
+ * code, the next one reconnects and prepares again. */
+static void test_reconnects(void **state)
+{
+	struct err e;
+	int rc;
+	(void)state;
+	NEED_SERVER();
+
+	assert_int_equal(count_k("round"), 1);
+	assert_int_equal(psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+			      " WHERE datname = 'unit_store' AND pid <> pg_backend_pid()"),
+			 0);
+	rc = store_exec(db, "SELECT 1", &e);
+	if (rc) { /* libpq may notice the loss only now */
+		assert_int_equal(rc, -ERR_UNAVAILABLE);
+		assert_non_null(strstr(e.msg, "database unavailable"));
+		sleep(1); /* a reconnect is tried at most once a second */
+	}
+	assert_int_equal(count_k("round"), 1);
+}
+
+static void test_start_errors_name_the_database_never_the_password(void **state)
+{
+	char bad[700], host[256];
+	const char *h;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	assert_int_equal(psql("DROP ROLE IF EXISTS bob"), 0);
+	assert_int_equal(psql("CREATE ROLE bob LOGIN SUPERUSER PASSWORD 'right-pass'"), 0);
+	h = strstr(base_url, "host=");
+	assert_non_null(h);
+	assert_int_equal(str_fmt(host, sizeof host, "%.*s", (int)strcspn(h + 5, "&"), h + 5), 0);
+
+	assert_int_equal(str_fmt(bad, sizeof bad, "postgresql://bob:Wr0ng-s3cret@/unit_store?host=%s", host), 0);
+	assert_null(store_open(bad, &e));
+	assert_non_null(strstr(e.msg, "password authentication failed"));
+	assert_non_null(strstr(e.msg, "\"unit_store\""));
+	assert_null(strstr(e.msg, "Wr0ng-s3cret"));
+
+	/* a wrong password in a malformed URL that libpq quotes back */
+	assert_int_equal(
+	    str_fmt(bad, sizeof bad, "postgresql://bob:Wr0ng-s3cret@/unit_store?host=%s&port=x%%zzWr0ng-s3cret", host),
+	    0);
+	assert_null(store_open(bad, &e));
+	assert_null(strstr(e.msg, "Wr0ng-s3cret"));
+
+	assert_null(store_open("postgresql:///unit_store?host=/nonexistent-accord-dir&connect_timeout=2", &e));
+	assert_int_equal(e.code, ERR_UNAVAILABLE);
+	assert_non_null(strstr(e.msg, "/nonexistent-accord-dir"));
+	assert_non_null(strstr(e.msg, "\"unit_store\""));
+
+	assert_int_equal(str_fmt(bad, sizeof bad, "postgresql://bob:right-pass@/unit_store?host=%s", host), 0);
+	struct store *s = store_open(bad, &e);
+	if (!s)
+		fail_msg("store_open as bob: %s", e.msg);
+	store_close(s);
+}
+
+struct opener {
+	struct store *s;
+	struct err e;
+};
+
+static void *open_one(void *arg)
+{
+	struct opener *o = arg;
+
+	o->s = store_open(url, &o->e);
+	return NULL;
+}
+
+/* Two nodes starting at once on a new database migrate it once (advisory lock). */
+static void test_concurrent_start_migrates_once(void **state)
+{
+	static const char SQL[] = "SELECT count(*) FROM schema_migrations WHERE number = 1";
+	struct opener o[2] = {0};
+	pthread_t t[2];
+	struct store_stmt *st;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	store_close(store);
+	store = NULL;
+	assert_int_equal(psql("DROP DATABASE unit_store WITH (FORCE)"), 0);
+	assert_int_equal(psql("CREATE DATABASE unit_store"), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, open_one, &o[i]), 0);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		if (!o[i].s)
+			fail_msg("store_open %d: %s", i, o[i].e.msg);
+	}
+	store_close(o[1].s);
+	store = o[0].s;
+	assert_non_null(db = store_conn(store, &e));
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	assert_int_equal(store_col_int64(st, 0), 1);
+	store_reset(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest text[] = {
+	    cmocka_unit_test(test_placeholders),
+	    cmocka_unit_test(test_urls),
+	    cmocka_unit_test(test_clean_msg),
+	};
+	const struct CMUnitTest server[] = {
+	    cmocka_unit_test(test_backend_and_migrations),
+	    cmocka_unit_test(test_values_round_trip),
+	    cmocka_unit_test(test_parameter_types_vary),
+	    cmocka_unit_test(test_conflict_and_too_large),
+	    cmocka_unit_test(test_column_longer_than_its_field),
+	    cmocka_unit_test(test_transactions),
+	    cmocka_unit_test(test_reconnects),
+	    cmocka_unit_test(test_start_errors_name_the_database_never_the_password),
+	    cmocka_unit_test(test_concurrent_start_migrates_once),
+	};
+	int rc = cmocka_run_group_tests(text, NULL, NULL);
+
+	return rc | cmocka_run_group_tests(server, setup, teardown);
+}
