@@ -15,7 +15,7 @@ static const struct inv_executor *executor_of(struct store_conn *c, struct err *
 	for (size_t i = 0; i < sizeof(executors) / sizeof(executors[0]); i++)
 		if (strcmp(executors[i]->backend, backend) == 0)
 			return executors[i];
-	err_set(e, ERR_INTERNAL, "inventory queries do not run on the %s store yet", backend);
+	err_set(e, ERR_UNAVAILABLE, "inventory queries are not available on the %s store in this version", backend);
 	return NULL;
 }
 

@@ -18,7 +18,7 @@
  * executor of the store's backend (store_backend), in a sandbox that lets it read nothing
  * but its own inventory's items, read-only, within time, row and memory limits (SQLite:
  * sandbox.h).  Executors sit behind struct inv_executor (executor.h); a backend without one
- * is ERR_INTERNAL naming it.  Thread-safe: every call has its own state. */
+ * is ERR_UNAVAILABLE (503) naming it.  Thread-safe: every call has its own state. */
 
 struct inv_query {
 	const char *text; /* borrowed from inv_query_compile's caller, who keeps it alive */
