@@ -50,7 +50,7 @@ REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g -DNDEBUG
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: check-style all asan test unit flows apitest apitest-pg browser fuzz bench run install deb clean deps format
+.PHONY: check-style all asan test unit flows apitest multinode apitest-pg browser fuzz bench run install deb clean deps format
 all: build/accord
 
 # ---- generated sources -----------------------------------------------------------
@@ -117,6 +117,10 @@ apitest: $(ASAN_DIR)/accord
 
 # The API suite on PostgreSQL: a throwaway cluster (scripts/pg-cluster), one database per
 # server.  Not part of `make test` yet (docs/operations.md "PostgreSQL" says what fails).
+# Several nodes on one PostgreSQL database, in a throwaway cluster (part of make test).
+multinode: $(ASAN_DIR)/accord
+	@scripts/pg-cluster run env ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api/test_nodes.py
+
 apitest-pg: $(ASAN_DIR)/accord
 	@scripts/pg-cluster run env ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api
 
@@ -130,7 +134,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
 	@scripts/check-style
 	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
-	@$(MAKE) --no-print-directory unit flows apitest browser
+	@$(MAKE) --no-print-directory unit flows apitest multinode browser
 
 # Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) and unchecked snprintf refused
 # in src/ and the tests (the checker tests itself first: scripts/check-style --self-test).

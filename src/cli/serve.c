@@ -46,7 +46,7 @@ struct serve_cfg {
 	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
 	enum log_level log_level;
 	bool runner_zygote;
-	int64_t retention_keep[RET__COUNT], retention_interval, session_idle;
+	int64_t retention_keep[RET__COUNT], retention_interval, session_idle, node_heartbeat, node_dead_after;
 	unsigned retention_batch, retention_pause_ms;
 };
 
@@ -62,7 +62,9 @@ static const struct config_opt opts[] = {
      "folder for the files of this node's processes: tmp/ (start requests being checked), ready/ and work/ "
      "(working directories); default: the data folder.  A tmpfs here takes the file system's work off every "
      "process (docs/operations.md \"The work folder\")"},
-    {"db", CONFIG_STRING, NULL, 0, 0, &cfg.db, "database: sqlite:<path> (default sqlite:<data>/accord.db)"},
+    {"db", CONFIG_STRING, NULL, 0, 0, &cfg.db,
+     "database: sqlite:<path> (default sqlite:<data>/accord.db), or PostgreSQL: postgresql://… or libpq's "
+     "key=value form"},
     {"workers", CONFIG_UINT, "0", 0, 128, &cfg.workers,
      "processes run at once by the process queue (0: number of CPUs); each has a thread and a database "
      "connection"},
@@ -160,6 +162,12 @@ static const struct config_opt opts[] = {
      "files and folders of one repository checkout (a process start from a repository)"},
     {"limit-repo-bytes", CONFIG_SIZE, "512M", 1024, 1ULL << 40, &limits.repo_bytes,
      "bytes of the files of one repository checkout (a process start from a repository)"},
+    {"node-heartbeat", CONFIG_DURATION, "5s", 1, 3600, &cfg.node_heartbeat,
+     "how often this node records that it is alive (nodes table); also how often it looks for nodes that "
+     "stopped"},
+    {"node-dead-after", CONFIG_DURATION, "30s", 2, 86400, &cfg.node_dead_after,
+     "a node without a heartbeat for this long is taken for dead: another node makes its running processes "
+     "FAILED (at least twice --node-heartbeat; see docs/operations.md \"Nodes\")"},
     {"session-idle", CONFIG_DURATION, "30m", 1, 1ULL << 32, &cfg.session_idle,
      "a console session (the web console's login cookie) ends after this long without a request (e.g. 30m, 8h)"},
     {"shutdown-grace-ms", CONFIG_UINT, "10000", 0, 600000, &cfg.shutdown_grace_ms,
@@ -254,6 +262,11 @@ static int start_queue(struct app *app, struct err *e)
 	qc.session_key = app->session_key;
 	qc.master_key = app->secrets_key;
 	qc.runner_zygote = cfg.runner_zygote;
+	if (cfg.node_dead_after < 2 * cfg.node_heartbeat)
+		return err_set(e, ERR_INVALID, "--node-dead-after (%llds) must be at least twice --node-heartbeat (%llds)",
+			       (long long)cfg.node_dead_after, (long long)cfg.node_heartbeat);
+	qc.node_heartbeat_ms = (unsigned)cfg.node_heartbeat * 1000;
+	qc.node_dead_after_ms = (unsigned)cfg.node_dead_after * 1000;
 	qc.repos = app->repos;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)

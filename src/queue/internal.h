@@ -40,7 +40,18 @@ struct queue {
 	struct workq *workers; /* cfg.workers threads running supervisor_main */
 	struct zygote *zygote; /* NULL: runners are exec'd (cfg.runner_zygote false) */
 	char **zygote_env;
+	int64_t next_beat; /* ms: this node's next heartbeat (nodes.c; the dispatcher's thread) */
 };
+
+/* Nodes (nodes.c), on the dispatcher's thread: registers this node and settles the stale
+ * ones (alone: every other one, a previous run of this data folder) at start; beats and
+ * settles at each tick (returns when the next one is due); removes this node's row on a
+ * clean stop. */
+int queue_nodes_start(struct queue *q, struct store_conn *c, bool alone, struct err *e) WUR;
+int64_t queue_nodes_tick(struct queue *q, struct store_conn *c);
+void queue_nodes_stop(struct queue *q, struct store_conn *c);
+/* A STARTING or RUNNING process whose runner is gone → FAILED, why in its log. */
+void queue_settle(struct queue *q, struct store_conn *c, const char *id, const char *why);
 
 /* A runner's clean environment (HOME and TMPDIR: dir; PATH, LANG, TZ; the sanitizer
  * settings of the server; for the runner zygote also LD_BIND_NOW), NULL-terminated; NULL

@@ -56,35 +56,29 @@ static int empty_folder(struct queue *q, const char *name, struct err *e)
 	return rc;
 }
 
-/* Processes a previous run of this node left STARTING or RUNNING have no runner any more. */
+/* What a previous run left.  Alone on the store (SQLite: the data folder is locked to this
+ * server), every STARTING or RUNNING process was that run's and has no runner any more;
+ * with several nodes (PostgreSQL) only those of nodes whose heartbeat is stale are settled
+ * (nodes.c), now and at every heartbeat. */
 static int recover(struct queue *q, struct err *e)
 {
 	struct store_conn *c = store_conn(q->cfg.store, e);
 	char(*ids)[UUID_STR_LEN] = NULL;
 	size_t n = 0;
+	bool alone = strcmp(store_backend(q->cfg.store), "sqlite") == 0;
 
-	if (!c || store_process_orphans(c, NULL, &ids, &n, e))
+	if (!c || (alone && store_process_orphans(c, NULL, &ids, &n, e)))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		struct err te;
-		if (store_process_transition(c, ids[i], PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING), PS_FAILED, &te)) {
-			LOG_W("process %s: cannot mark it FAILED: %s", ids[i], te.msg);
-			continue;
-		}
-		queue_log_line(c, ids[i], "ERROR",
-			       "Process failed: the server stopped while the process was running (recovered at start-up)");
-		/* Its onFailure handler, the next WAITING process of its exclusive group. */
-		queue_process_ended(q, c, ids[i], PS_FAILED);
-		LOG_W("process %s was running when the server stopped: marked FAILED", ids[i]);
-	}
+	for (size_t i = 0; i < n; i++)
+		queue_settle(q, c, ids[i], "the server stopped while the process was running (recovered at start-up)");
 	free(ids);
-	/* Working folders of processes that are not running any more, and folders handed off
-	 * by starts (start_staged.h): their stored payloads serve instead. */
-	if (empty_folder(q, "work", e) || empty_folder(q, "ready", e))
-		return -1;
 	if (n)
 		LOG_I("recovered %zu processes left running by the previous run", n);
-	return 0;
+	if (queue_nodes_start(q, c, alone, e))
+		return -1;
+	/* Working folders of processes that are not running any more, and folders handed off
+	 * by starts (start_staged.h): their stored payloads serve instead. */
+	return empty_folder(q, "work", e) || empty_folder(q, "ready", e) ? -1 : 0;
 }
 
 /* A worker is always free here: the dispatcher claims only while fewer than cfg.workers run. */
@@ -146,8 +140,10 @@ static int64_t dispatch(struct queue *q, struct store_conn *c)
 	}
 	if (store_process_next_start(c, dt_now_ms(), &next, &e))
 		LOG_E("dispatcher: cannot read the next start time: %s", e.msg);
-	int64_t due = queue_timers_expire(q, c);
-	return due && (!next || due < next) ? due : next;
+	int64_t due = queue_timers_expire(q, c), beat = queue_nodes_tick(q, c);
+	if (due && (!next || due < next))
+		next = due;
+	return next && next < beat ? next : beat;
 }
 
 static void *dispatcher_main(void *arg)
@@ -180,6 +176,7 @@ static void *dispatcher_main(void *arg)
 	}
 	q->dispatcher_exited = true;
 	pthread_mutex_unlock(&q->lock);
+	queue_nodes_stop(q, c);
 	return NULL;
 }
 

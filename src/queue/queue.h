@@ -34,6 +34,9 @@ struct queue_cfg {
 	/* Git clones (repo/repo.h, BORROWED): the `concord` task starts children from a
 	 * repository with them. */
 	struct repos *repos;
+	/* Nodes: this one heart-beats every node_heartbeat_ms; one silent for longer than
+	 * node_dead_after_ms is settled by the others (its running processes FAILED). */
+	unsigned node_heartbeat_ms, node_dead_after_ms;
 };
 
 struct queue;

@@ -110,6 +110,8 @@ def test_backup_while_4_clients_write_restores_the_database_of_that_instant(fres
     copy = tables(out)
     assert set(copy) == set(live)
     for t, rows in copy.items():
+        if t == "nodes":  # the server's own row: its heartbeat moves, a clean stop removes it
+            continue
         missing = set(rows) - set(live[t])
         assert not missing, (t, list(missing)[:3])
 

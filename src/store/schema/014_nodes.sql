@@ -1,0 +1,10 @@
+-- The nodes of the service (issue 11 part 3): every `accord serve` registers itself when it
+-- starts and heart-beats; a node whose heartbeat stopped is settled by another one (its
+-- STARTING and RUNNING processes become FAILED, naming it).  Times are Unix milliseconds.
+CREATE TABLE nodes (
+    id           TEXT PRIMARY KEY,            -- random per start (processes.node_id)
+    host         TEXT NOT NULL,               -- the host name, for messages
+    pid          INTEGER NOT NULL,
+    started_at   INTEGER NOT NULL,
+    heartbeat_at INTEGER NOT NULL
+);

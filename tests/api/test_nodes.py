@@ -1,0 +1,96 @@
+"""Several `accord serve` nodes on one PostgreSQL database (issue 11 part 3, its first
+part): every node registers and heart-beats (table nodes); a node that starts leaves the
+other live nodes' running processes alone; when a node dies (kill -9), another settles
+its running processes within --node-dead-after + --node-heartbeat: FAILED, with a log line
+naming the dead node, and the service goes on.  On SQLite (one node per data folder) a
+restart settles the previous run at once (test_process_recovery.py).
+
+Runs only against PostgreSQL ($ACCORD_TEST_DB): `make test` runs it in a throwaway
+cluster (scripts/pg-cluster)."""
+import base64
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from conftest import ADMIN_KEY, TEST_DB, Client, pg_url, start_process, wait_process
+from proc_util import HELLO, log_text, sleeper, status, wait_for
+
+pytestmark = pytest.mark.skipif(not TEST_DB, reason="several nodes need PostgreSQL ($ACCORD_TEST_DB)")
+
+HEARTBEAT, DEAD_AFTER = 1, 3
+NODE_ARGS = ["--node-heartbeat", str(HEARTBEAT), "--node-dead-after", str(DEAD_AFTER), "--workers", "2"]
+
+
+def psql(url, sql):
+    return subprocess.run(["psql", "-X", "-qtA", "-d", url, "-c", sql], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+@pytest.fixture
+def two_nodes(fresh_server):
+    key = base64.b64encode(os.urandom(32)).decode()
+    a = fresh_server(env={"ACCORD_MASTER_KEY": key}, args=NODE_ARGS).start()
+    url, _ = pg_url(a.data_dir)
+    b_dir = tempfile.mkdtemp(prefix="accord-test-")
+    shutil.copy(os.path.join(a.data_dir, ".test-db-name"), b_dir)  # the same database
+    b = fresh_server(data_dir=b_dir, env={"ACCORD_MASTER_KEY": key}, args=NODE_ARGS)
+    yield a, b, url
+    b.stop()
+    shutil.rmtree(b_dir, ignore_errors=True)
+
+
+def node_of(url, pid):
+    return psql(url, "SELECT node_id FROM processes WHERE instance_id = '%s'" % pid)
+
+
+def test_nodes_share_the_work_and_settle_a_dead_one(two_nodes):
+    a, b, url = two_nodes
+    admin_a = Client(a.url, ADMIN_KEY)
+    running = start_process(admin_a, sleeper(60))
+    wait_for(lambda: status(admin_a, running)["status"] == "RUNNING")
+    b.start()
+    admin_b = Client(b.url, ADMIN_KEY)
+    nodes = psql(url, "SELECT id || ' ' || pid FROM nodes ORDER BY started_at").splitlines()
+    assert len(nodes) == 2, nodes
+    # B's start left A's running process alone, and B sees it too.
+    time.sleep(DEAD_AFTER + HEARTBEAT)
+    assert status(admin_a, running)["status"] == "RUNNING"
+    assert status(admin_b, running)["status"] == "RUNNING"
+    # Processes started through either node run (on whichever node claims them).
+    done = [start_process(c, HELLO) for c in (admin_a, admin_b) for _ in range(3)]
+    for pid in done:
+        assert wait_process(admin_b, pid)["status"] == "FINISHED"
+    # The node that runs the sleeper dies; the other one settles it.
+    owner = node_of(url, running)
+    owner_pid = int(psql(url, "SELECT pid FROM nodes WHERE id = '%s'" % owner))
+    victim, survivor = (a, b) if owner_pid == a.proc.pid else (b, a)
+    assert owner_pid == victim.proc.pid
+    admin = Client(survivor.url, ADMIN_KEY)
+    t0 = time.time()
+    victim.proc.send_signal(signal.SIGKILL)
+    victim.proc.wait()
+    p = wait_process(admin, running, timeout=30)
+    elapsed = time.time() - t0
+    assert p["status"] == "FAILED", p
+    assert elapsed < DEAD_AFTER + 2 * HEARTBEAT + 5, elapsed  # the documented bound, with slack for ASan
+    log = log_text(admin, running)
+    assert "node %s" % owner in log and "stopped while it ran the process" in log, log
+    assert "stopped heart-beating" in survivor.read_log()
+    assert psql(url, "SELECT count(*) FROM nodes WHERE id = '%s'" % owner) == "0"
+    # The survivor goes on alone.
+    assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
+
+
+def test_a_clean_stop_removes_the_node(two_nodes):
+    a, b, url = two_nodes
+    b.start()
+    assert psql(url, "SELECT count(*) FROM nodes") == "2"
+    assert b.stop() == 0
+    assert psql(url, "SELECT count(*) FROM nodes") == "1"
+    admin = Client(a.url, ADMIN_KEY)
+    assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
