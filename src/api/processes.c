@@ -9,6 +9,7 @@
 #include "api/process_json.h"
 #include "api/process_routes.h"
 #include "api/routes.h"
+#include "base/datetime.h"
 #include "base/log.h"
 #include "queue/logwatch.h"
 #include "queue/queue.h"
@@ -47,10 +48,12 @@ static int stop(struct api_call *c)
 {
 	struct process p;
 	int rc;
+	bool asked = false;
+	int64_t deadline = dt_now_ms() + queue_stop_wait_ms(c->app->queue);
 
 	if ((rc = api_process_load(c, api_param(c, "id"), PROC_WRITE, &p)))
 		return rc;
-	for (int tries = 0; tries < 100 && rc == 0; tries++) {
+	while (rc == 0 && dt_now_ms() < deadline) {
 		struct err e;
 		if (PS_BIT(p.status) & PS_TERMINAL)
 			break;
@@ -70,8 +73,12 @@ static int stop(struct api_call *c)
 			rc = api_fail(c, e.code, "%s", e.msg);
 			break;
 		} else {
-			/* Claimed but its supervisor is not registered yet: look again shortly. */
+			/* Claimed but its supervisor is not registered yet, or it runs on another
+			 * node: ask that one (once) and look again shortly. */
 			struct timespec ts = {0, 10 * 1000000};
+			if (!asked && queue_stop_elsewhere(c->app->queue, c->db, p.instance_id, &e))
+				LOG_W("process %s: cannot ask the other nodes to stop it: %s", p.instance_id, e.msg);
+			asked = true;
 			nanosleep(&ts, NULL);
 		}
 		store_process_cleanup(&p);

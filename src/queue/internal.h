@@ -41,7 +41,22 @@ struct queue {
 	struct zygote *zygote; /* NULL: runners are exec'd (cfg.runner_zygote false) */
 	char **zygote_env;
 	int64_t next_beat; /* ms: this node's next heartbeat (nodes.c; the dispatcher's thread) */
+	/* Wake-ups from other nodes (listen.c; NULL: the store serves one node). */
+	struct store_listener *listener;
+	pthread_t listener_thread;
+	int listen_wake[2]; /* a byte ends the listener thread */
 };
+
+/* listen.c: the channels nodes tell each other on, and the listener thread (started only
+ * when the store has several nodes). */
+#define QUEUE_CHANNEL_WAKE "accord_queue" /* something was enqueued: claim */
+#define QUEUE_CHANNEL_STOP "accord_stop"  /* payload: an instance id to stop where it runs */
+int queue_listen_start(struct queue *q, struct err *e) WUR;
+void queue_listen_stop(struct queue *q);
+/* The dispatcher of this node only (queue_wake also tells the other nodes). */
+void queue_wake_local(struct queue *q);
+/* Asks the supervisor of id, if it runs on this node, to stop it (does not wait). */
+void queue_stop_request(struct queue *q, const char *id);
 
 /* Nodes (nodes.c), on the dispatcher's thread: registers this node and settles the stale
  * ones (alone: every other one, a previous run of this data folder) at start; beats and

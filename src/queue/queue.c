@@ -192,14 +192,25 @@ bool queue_workers_alive(struct queue *q, unsigned *busy, unsigned *slots)
 	return alive;
 }
 
-void queue_wake(struct queue *q)
+void queue_wake_local(struct queue *q)
 {
-	if (!q)
-		return;
 	pthread_mutex_lock(&q->lock);
 	q->woken = true;
 	pthread_cond_signal(&q->wake);
 	pthread_mutex_unlock(&q->lock);
+}
+
+void queue_wake(struct queue *q)
+{
+	struct store_conn *c;
+	struct err e;
+
+	if (!q)
+		return;
+	queue_wake_local(q);
+	/* The other nodes too (whoever has a free slot claims); their heartbeat would anyway. */
+	if (q->listener && (!(c = store_conn(q->cfg.store, &e)) || store_notify(c, QUEUE_CHANNEL_WAKE, "", &e)))
+		LOG_W("cannot wake the other nodes: %s", e.msg);
 }
 
 void queue_release(struct queue *q, struct running *r)
@@ -251,6 +262,26 @@ static struct running *wait_gone(struct queue *q, const char *id, int64_t deadli
 		pthread_cond_timedwait(&q->changed, &q->lock, &ts);
 	}
 	return r;
+}
+
+void queue_stop_request(struct queue *q, const char *id)
+{
+	struct running *r;
+
+	pthread_mutex_lock(&q->lock);
+	if ((r = find(q, id)))
+		request_stop(r, STOP_CANCEL);
+	pthread_mutex_unlock(&q->lock);
+}
+
+int queue_stop_elsewhere(struct queue *q, struct store_conn *c, const char *id, struct err *e)
+{
+	return q->listener ? store_notify(c, QUEUE_CHANNEL_STOP, id, e) : 0;
+}
+
+int64_t queue_stop_wait_ms(struct queue *q)
+{
+	return q && q->listener ? (int64_t)q->cfg.stop_grace_ms + 5000 : 1000;
 }
 
 int queue_stop_process(struct queue *q, const char *id, struct err *e)
@@ -320,8 +351,11 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 			goto fail;
 		}
 	}
+	if (queue_listen_start(q, e))
+		goto fail;
 	if (pthread_create(&q->dispatcher, NULL, dispatcher_main, q) != 0) {
 		err_set(e, ERR_INTERNAL, "cannot start the dispatcher thread");
+		queue_listen_stop(q);
 		goto fail;
 	}
 	return q;
@@ -348,6 +382,7 @@ void queue_shutdown(struct queue *q, unsigned grace_ms)
 	pthread_cond_signal(&q->wake);
 	pthread_mutex_unlock(&q->lock);
 	pthread_join(q->dispatcher, NULL);
+	queue_listen_stop(q);
 	pthread_mutex_lock(&q->lock);
 	if (q->running)
 		LOG_I("waiting up to %u ms for %u running processes", grace_ms, q->n_running);

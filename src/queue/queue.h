@@ -60,6 +60,14 @@ void queue_wake(struct queue *q);
  * recorded the final status (at most grace + 5 s).  0 when it was running here and is
  * now final; ERR_NOT_FOUND when it does not run on this node. */
 int queue_stop_process(struct queue *q, const char *id, struct err *e) WUR;
+/* With several nodes (PostgreSQL): asks the node that runs id to stop it (a notification
+ * on c, sent when c's transaction commits); 0 at once, nothing to wait for here.  On a
+ * store that serves one node it does nothing. */
+int queue_stop_elsewhere(struct queue *q, struct store_conn *c, const char *id, struct err *e) WUR;
+/* How long a stop waits for a claimed process that does not run here to reach a final
+ * status: its supervisor registering on this node (1 s), or, with several nodes, another
+ * node stopping it (the stop grace period + 5 s). */
+int64_t queue_stop_wait_ms(struct queue *q);
 
 /* Waits at most ms until no supervisor of this node holds process id any more (one that
  * has recorded a final or SUSPENDED status may still be storing results and removing its

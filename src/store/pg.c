@@ -16,7 +16,10 @@
  * store.h).  A lost connection fails the call at hand with ERR_UNAVAILABLE (503); the
  * next use reconnects (at most once a second per connection) and prepares again. */
 #include <assert.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -631,6 +634,117 @@ static void *pg_native(struct store_conn *base)
 	return PC(base)->pg;
 }
 
+/* ---- LISTEN: a connection of its own (store_listen) ---------------------------------- */
+
+struct pg_listener {
+	struct store_listener base; /* must be first */
+	struct store_conn *conn;    /* from pg_open, not a thread's */
+	char **channels;
+	size_t n;
+	bool listening;
+};
+
+static void pg_listen_close(struct store_listener *base)
+{
+	struct pg_listener *l = (struct pg_listener *)base;
+
+	if (!l)
+		return;
+	if (l->conn)
+		pg_close(l->conn);
+	for (size_t i = 0; i < l->n; i++)
+		free(l->channels[i]);
+	free(l->channels);
+	free(l);
+}
+
+static int listen_all(struct pg_listener *l, struct err *e)
+{
+	PGconn *pg = PC(l->conn)->pg;
+
+	for (size_t i = 0; i < l->n; i++) {
+		char *id = PQescapeIdentifier(pg, l->channels[i], strlen(l->channels[i])), *sql = NULL;
+		PGresult *r;
+		int ok;
+		if (!id || asprintf(&sql, "LISTEN %s", id) < 0) {
+			PQfreemem(id);
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		}
+		PQfreemem(id);
+		r = PQexec(pg, sql);
+		free(sql);
+		ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+		PQclear(r);
+		if (!ok) {
+			char msg[300];
+			conn_msg(PC(l->conn), msg, sizeof msg);
+			return err_set(e, ERR_UNAVAILABLE, "cannot listen on %s: %s", PC(l->conn)->where, msg);
+		}
+	}
+	l->listening = true;
+	return 0;
+}
+
+static struct store_listener *pg_listen_open(struct store *s, const char *const *channels, size_t n,
+					     struct err *e)
+{
+	struct pg_listener *l = calloc(1, sizeof *l);
+
+	if (!l || !(l->channels = calloc(n ? n : 1, sizeof *l->channels))) {
+		free(l);
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	l->base.store = s;
+	for (; l->n < n; l->n++)
+		if (!(l->channels[l->n] = strdup(channels[l->n]))) {
+			err_set(e, ERR_INTERNAL, "out of memory");
+			goto fail;
+		}
+	if (!(l->conn = pg_open(s, e)) || listen_all(l, e))
+		goto fail;
+	return &l->base;
+fail:
+	pg_listen_close(&l->base);
+	return NULL;
+}
+
+static int pg_listen_wait(struct store_listener *base, int wake_fd, int timeout_ms, char *channel, size_t ccap,
+			  char *payload, size_t pcap, struct err *e)
+{
+	struct pg_listener *l = (struct pg_listener *)base;
+	struct pg_conn *c = PC(l->conn);
+
+	if (!l->listening && (conn_ready(c, e) || listen_all(l, e)))
+		return -1;
+	for (;;) {
+		struct pollfd p[2] = {{PQsocket(c->pg), POLLIN, 0}, {wake_fd, POLLIN, 0}};
+		PGnotify *nf;
+		int r;
+		if (!PQconsumeInput(c->pg)) {
+			char msg[300];
+			l->listening = false;
+			conn_msg(c, msg, sizeof msg);
+			return err_set(e, ERR_UNAVAILABLE, "listening on %s: %s", c->where, msg);
+		}
+		if ((nf = PQnotifies(c->pg))) {
+			str_fmt_cut(channel, ccap, "%s", nf->relname);
+			str_fmt_cut(payload, pcap, "%s", nf->extra ? nf->extra : "");
+			PQfreemem(nf);
+			return 1;
+		}
+		r = poll(p, wake_fd >= 0 ? 2 : 1, timeout_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return err_set(e, ERR_INTERNAL, "poll: %s", strerror(errno));
+		if (r == 0)
+			return 0;
+		if (wake_fd >= 0 && p[1].revents)
+			return 2;
+	}
+}
+
 const struct store_ops store_pg_ops = {
     .name = "postgresql",
     .tx_begin_sql = PG_TX_BEGIN,
@@ -655,4 +769,8 @@ const struct store_ops store_pg_ops = {
     .exec = pg_exec,
     .changes = pg_changes,
     .native = pg_native,
+    .notify_sql = "SELECT pg_notify(?, ?)",
+    .listen_open = pg_listen_open,
+    .listen_wait = pg_listen_wait,
+    .listen_close = pg_listen_close,
 };

@@ -414,3 +414,38 @@ const char *store_sql_intern(const char *sql, struct err *e)
 		err_set(e, ERR_LIMIT, "too many distinct SQL statements (%d)", STORE_SQL_INTERN_MAX);
 	return out;
 }
+
+int store_notify(struct store_conn *c, const char *channel, const char *payload, struct err *e)
+{
+	struct store_stmt *st;
+
+	if (!c->store->ops->notify_sql)
+		return 0;
+	if (!(st = store_prepare(c, c->store->ops->notify_sql, e)))
+		return -1;
+	store_bind_text(st, 1, channel);
+	store_bind_text(st, 2, payload);
+	return store_step_done(st, e) < 0 ? -1 : 0;
+}
+
+struct store_listener *store_listen(struct store *s, const char *const *channels, size_t n, struct err *e)
+{
+	if (!s->ops->listen_open) {
+		if (e)
+			*e = (struct err){0};
+		return NULL;
+	}
+	return s->ops->listen_open(s, channels, n, e);
+}
+
+int store_listener_wait(struct store_listener *l, int wake_fd, int timeout_ms, char *channel, size_t ccap,
+			char *payload, size_t pcap, struct err *e)
+{
+	return l->store->ops->listen_wait(l, wake_fd, timeout_ms, channel, ccap, payload, pcap, e);
+}
+
+void store_listener_close(struct store_listener *l)
+{
+	if (l)
+		l->store->ops->listen_close(l);
+}

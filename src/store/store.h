@@ -74,6 +74,14 @@ struct store_ops {
 	int64_t (*changes)(struct store_conn *c);
 	void *(*native)(struct store_conn *c);
 	void (*prefer_map)(struct store_conn *c);
+	/* Wake-ups across nodes (NULL: one node only, as SQLite): store_notify's statement
+	 * (channel, payload) and the listener's connection. */
+	const char *notify_sql;
+	struct store_listener *(*listen_open)(struct store *s, const char *const *channels, size_t n,
+					      struct err *e);
+	int (*listen_wait)(struct store_listener *l, int wake_fd, int timeout_ms, char *channel, size_t ccap,
+			   char *payload, size_t pcap, struct err *e);
+	void (*listen_close)(struct store_listener *l);
 };
 
 /* Durability of commits, set before store_open (`accord serve --durability`).  false
@@ -174,6 +182,24 @@ void store_prefer_map(struct store_conn *c);
 const char *store_backend(struct store *s);
 struct store *store_conn_store(struct store_conn *c);
 void *store_native(struct store_conn *c);
+
+/* Wake-ups across the nodes of one database (PostgreSQL's NOTIFY/LISTEN).  On a store
+ * that serves one node (SQLite) store_notify does nothing and store_listen returns NULL
+ * without an error (e->code ERR_OK).
+ *
+ * store_notify sends payload (at most 7,900 bytes) on channel: delivered to every
+ * listener, this node's included, when the open transaction commits (at once outside one).
+ * A listener is a connection of its own; store_listener_wait blocks until a notification
+ * (1: channel and payload copied, cut to fit), wake_fd readable (2; -1: none), timeout_ms
+ * (0; -1: none) or an error (< 0: the connection was lost — the next wait reconnects and
+ * listens again; notifications sent meanwhile are lost, so callers look at the store
+ * again after an error). */
+int store_notify(struct store_conn *c, const char *channel, const char *payload, struct err *e) WUR;
+struct store_listener;
+struct store_listener *store_listen(struct store *s, const char *const *channels, size_t n, struct err *e);
+int store_listener_wait(struct store_listener *l, int wake_fd, int timeout_ms, char *channel, size_t ccap,
+			char *payload, size_t pcap, struct err *e);
+void store_listener_close(struct store_listener *l);
 
 /* Data folder the store lives in (for files kept beside the database); NULL on PostgreSQL. */
 const char *store_data_dir(struct store *s);

@@ -29,6 +29,11 @@ struct store_conn {
 	int64_t tx_start_ns; /* BEGIN of the open transaction (metrics) */
 };
 
+/* Every backend listener starts with this header. */
+struct store_listener {
+	struct store *store;
+};
+
 extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_pg_ops;
 

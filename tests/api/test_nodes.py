@@ -32,16 +32,29 @@ def psql(url, sql):
 
 
 @pytest.fixture
-def two_nodes(fresh_server):
-    key = base64.b64encode(os.urandom(32)).decode()
-    a = fresh_server(env={"ACCORD_MASTER_KEY": key}, args=NODE_ARGS).start()
-    url, _ = pg_url(a.data_dir)
-    b_dir = tempfile.mkdtemp(prefix="accord-test-")
-    shutil.copy(os.path.join(a.data_dir, ".test-db-name"), b_dir)  # the same database
-    b = fresh_server(data_dir=b_dir, env={"ACCORD_MASTER_KEY": key}, args=NODE_ARGS)
-    yield a, b, url
-    b.stop()
-    shutil.rmtree(b_dir, ignore_errors=True)
+def nodes(fresh_server):
+    """nodes(args_a, args_b) -> (a started, b not yet started, the database's URL)."""
+    made = []
+
+    def make(args_a=NODE_ARGS, args_b=NODE_ARGS):
+        key = base64.b64encode(os.urandom(32)).decode()
+        a = fresh_server(env={"ACCORD_MASTER_KEY": key}, args=args_a).start()
+        url, _ = pg_url(a.data_dir)
+        b_dir = tempfile.mkdtemp(prefix="accord-test-")
+        shutil.copy(os.path.join(a.data_dir, ".test-db-name"), b_dir)  # the same database
+        b = fresh_server(data_dir=b_dir, env={"ACCORD_MASTER_KEY": key}, args=args_b)
+        made.append((b, b_dir))
+        return a, b, url
+
+    yield make
+    for b, b_dir in made:  # before the first node's clean-up drops the database
+        b.stop()
+        shutil.rmtree(b_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def two_nodes(nodes):
+    return nodes()
 
 
 def node_of(url, pid):
@@ -65,6 +78,23 @@ def test_nodes_share_the_work_and_settle_a_dead_one(two_nodes):
     done = [start_process(c, HELLO) for c in (admin_a, admin_b) for _ in range(3)]
     for pid in done:
         assert wait_process(admin_b, pid)["status"] == "FINISHED"
+    # A form shown through one node and submitted through the other resumes the process.
+    form_flow = """
+forms:
+  approval:
+    - ok: {label: "OK?", type: boolean}
+flows:
+  default:
+    - form: approval
+    - log: "approved=${approval.ok}"
+"""
+    waiting = start_process(admin_a, form_flow)
+    wait_for(lambda: status(admin_a, waiting)["status"] == "SUSPENDED")
+    assert admin_b.get("/api/v1/process/%s/form/approval" % waiting).status_code == 200
+    r = admin_b.post("/api/v1/process/%s/form/approval" % waiting, json={"ok": True})
+    assert r.status_code == 200 and r.json()["ok"] is True, r.text
+    assert wait_process(admin_a, waiting)["status"] == "FINISHED"
+    assert "approved=true" in log_text(admin_a, waiting)
     # The node that runs the sleeper dies; the other one settles it.
     owner = node_of(url, running)
     owner_pid = int(psql(url, "SELECT pid FROM nodes WHERE id = '%s'" % owner))
@@ -94,3 +124,30 @@ def test_a_clean_stop_removes_the_node(two_nodes):
     assert psql(url, "SELECT count(*) FROM nodes") == "1"
     admin = Client(a.url, ADMIN_KEY)
     assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
+
+
+def test_starts_and_stops_reach_the_other_node_at_once(nodes):
+    # A heartbeat far away: only the notifications can make these quick.
+    slow = ["--node-heartbeat", "30", "--node-dead-after", "60"]
+    a, b, url = nodes(slow + ["--workers", "1"], slow + ["--workers", "2"])
+    b.start()
+    admin_a, admin_b = Client(a.url, ADMIN_KEY), Client(b.url, ADMIN_KEY)
+    a_node = psql(url, "SELECT id FROM nodes WHERE pid = %d" % a.proc.pid)
+    b_node = psql(url, "SELECT id FROM nodes WHERE pid = %d" % b.proc.pid)
+    # Three starts through A, which has one slot: B, woken by A's notification, runs two.
+    t0 = time.time()
+    sleepers = [start_process(admin_a, sleeper(60)) for _ in range(3)]
+    for pid in sleepers:
+        wait_for(lambda: status(admin_a, pid)["status"] == "RUNNING", timeout=20)
+    assert time.time() - t0 < 10
+    owners = {pid: node_of(url, pid) for pid in sleepers}
+    assert sorted(owners.values()) == sorted([a_node, b_node, b_node]), owners
+    # A stop through the node that does not run the process reaches the one that does.
+    for pid in sleepers:
+        via = admin_b if owners[pid] == a_node else admin_a
+        t0 = time.time()
+        r = via.delete("/api/v1/process/%s" % pid)
+        assert r.status_code in (200, 204), r.text
+        p = wait_process(via, pid, timeout=20)
+        assert p["status"] == "CANCELLED", p
+        assert time.time() - t0 < 10
