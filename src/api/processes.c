@@ -61,6 +61,7 @@ static int stop(struct api_call *c)
 			if (store_process_transition(c->db, p.instance_id, PS_SERVER_SIDE, PS_CANCELLED, &e) == 0) {
 				queue_log_line(c->db, p.instance_id, "WARN", "Process cancelled by %s",
 					       c->who.user.username);
+				queue_log_grew(c->app->queue, c->db, p.instance_id);
 				logwatch_end(p.instance_id); /* followers see the line above, then the end */
 				queue_process_ended(c->app->queue, c->db, p.instance_id, PS_CANCELLED);
 				if (store_process_payload_drop(c->db, p.instance_id, &e))

@@ -214,6 +214,7 @@ int children_kill(struct queue *q, struct store_conn *c, const char *id, const c
 		if (st & PS_SERVER_SIDE) {
 			if (store_process_transition(c, id, PS_SERVER_SIDE, PS_CANCELLED, e) == 0) {
 				queue_log_line(c, id, "WARN", "Process cancelled by %s", by);
+				queue_log_grew(q, c, id);
 				logwatch_end(id);
 				queue_process_ended(q, c, id, PS_CANCELLED);
 				if (store_process_payload_drop(c, id, e))

@@ -51,6 +51,7 @@ struct queue {
  * when the store has several nodes). */
 #define QUEUE_CHANNEL_WAKE "accord_queue" /* something was enqueued: claim */
 #define QUEUE_CHANNEL_STOP "accord_stop"  /* payload: an instance id to stop where it runs */
+#define QUEUE_CHANNEL_LOG "accord_log"	  /* payload: an instance id whose log grew or that ended */
 int queue_listen_start(struct queue *q, struct err *e) WUR;
 void queue_listen_stop(struct queue *q);
 /* The dispatcher of this node only (queue_wake also tells the other nodes). */

@@ -1,7 +1,8 @@
 /* Wake-ups from the other nodes of one database (store_listen: PostgreSQL's LISTEN): a
  * thread with a connection of its own waits for them.  QUEUE_CHANNEL_WAKE wakes this
  * node's dispatcher (a start through another node: whoever is free claims it);
- * QUEUE_CHANNEL_STOP stops a process that runs here (a stop through another node).  After
+ * QUEUE_CHANNEL_STOP stops a process that runs here (a stop through another node);
+ * QUEUE_CHANNEL_LOG wakes this node's followers of a log that grew elsewhere.  After
  * a lost connection it wakes the dispatcher (notifications may have been missed; the
  * heartbeat also claims) and listens again once the database answers. */
 #include <errno.h>
@@ -12,6 +13,7 @@
 
 #include "base/log.h"
 #include "queue/internal.h"
+#include "queue/logwatch.h"
 
 static void *listener_main(void *arg)
 {
@@ -33,6 +35,8 @@ static void *listener_main(void *arg)
 				queue_wake_local(q);
 			else if (strcmp(channel, QUEUE_CHANNEL_STOP) == 0)
 				queue_stop_request(q, payload);
+			else if (strcmp(channel, QUEUE_CHANNEL_LOG) == 0)
+				logwatch_notify(payload);
 			continue;
 		}
 		if (rc == 0)
@@ -50,10 +54,10 @@ static void *listener_main(void *arg)
 
 int queue_listen_start(struct queue *q, struct err *e)
 {
-	static const char *const channels[] = {QUEUE_CHANNEL_WAKE, QUEUE_CHANNEL_STOP};
+	static const char *const channels[] = {QUEUE_CHANNEL_WAKE, QUEUE_CHANNEL_STOP, QUEUE_CHANNEL_LOG};
 
 	q->listen_wake[0] = q->listen_wake[1] = -1;
-	q->listener = store_listen(q->cfg.store, channels, 2, e);
+	q->listener = store_listen(q->cfg.store, channels, sizeof channels / sizeof channels[0], e);
 	if (!q->listener)
 		return e->code ? -1 : 0;
 	if (pipe2(q->listen_wake, O_CLOEXEC) < 0) {
@@ -84,4 +88,12 @@ void queue_listen_stop(struct queue *q)
 	q->listener = NULL;
 	close(q->listen_wake[0]);
 	close(q->listen_wake[1]);
+}
+
+void queue_log_grew(struct queue *q, struct store_conn *c, const char *id)
+{
+	struct err e;
+
+	if (q && q->listener && store_notify(c, QUEUE_CHANNEL_LOG, id, &e))
+		LOG_W("process %s: cannot tell the other nodes that its log grew: %s", id, e.msg);
 }

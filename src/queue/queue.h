@@ -64,6 +64,10 @@ int queue_stop_process(struct queue *q, const char *id, struct err *e) WUR;
  * on c, sent when c's transaction commits); 0 at once, nothing to wait for here.  On a
  * store that serves one node it does nothing. */
 int queue_stop_elsewhere(struct queue *q, struct store_conn *c, const char *id, struct err *e) WUR;
+/* With several nodes: tells the others that id's log grew or that it ended (sent when c's
+ * transaction commits), so that their followers read (logwatch.h wakes this node's). */
+void queue_log_grew(struct queue *q, struct store_conn *c, const char *id);
+
 /* How long a stop waits for a claimed process that does not run here to reach a final
  * status: its supervisor registering on this node (1 s), or, with several nodes, another
  * node stopping it (the stop grace period + 5 s). */

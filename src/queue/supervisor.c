@@ -89,6 +89,7 @@ static void flush(struct sup *s)
 									   json_object_get(ev, "data"),
 									   json_integer_value(json_object_get(ev, "date")),
 									   &e)) goto fail_tx;
+	queue_log_grew(s->q, s->db, s->id);
 	if (store_tx_commit(s->db, &e))
 		goto fail;
 	buf_reset(&s->log);
@@ -665,6 +666,7 @@ static void finish(struct sup *s, enum proc_status st)
 		if (supervise_store_suspended(s->db, s->id, s->workdir, s->wait_events, s->forms,
 					      s->wake_event[0] ? s->wake_event : NULL, s->wake_at, &e) == 0) {
 			s->suspended = true;
+			queue_log_grew(s->q, s->db, s->id);
 			logwatch_end(s->id);
 			return;
 		}
@@ -708,6 +710,7 @@ static void finish(struct sup *s, enum proc_status st)
 		if (st != PS_FINISHED && store_process_payload_drop(s->db, s->id, &e))
 			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
 	}
+	queue_log_grew(s->q, s->db, s->id); /* the other nodes' followers see the end */
 	logwatch_end(s->id);
 }
 

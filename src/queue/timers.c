@@ -13,6 +13,7 @@ void queue_ended_server_side(struct queue *q, struct store_conn *c, const char *
 {
 	struct err e;
 
+	queue_log_grew(q, c, id);
 	logwatch_end(id);
 	queue_process_ended(q, c, id, st);
 	if (store_process_payload_drop(c, id, &e))

@@ -151,3 +151,36 @@ def test_starts_and_stops_reach_the_other_node_at_once(nodes):
         p = wait_process(via, pid, timeout=20)
         assert p["status"] == "CANCELLED", p
         assert time.time() - t0 < 10
+
+
+SLOW_LOG = """
+flows:
+  default:
+    - log: "before the nap"
+    - task: sleep
+      in:
+        duration: 3
+    - log: "after the nap"
+"""
+
+
+def test_a_log_is_followed_through_the_other_node(two_nodes):
+    a, b, url = two_nodes
+    b.start()
+    clients = {a.proc.pid: Client(a.url, ADMIN_KEY), b.proc.pid: Client(b.url, ADMIN_KEY)}
+    pid = start_process(clients[a.proc.pid], SLOW_LOG)
+    wait_for(lambda: status(clients[a.proc.pid], pid)["status"] == "RUNNING")
+    owner_pid = int(psql(url, "SELECT n.pid FROM nodes n JOIN processes p ON p.node_id = n.id"
+                              " WHERE p.instance_id = '%s'" % pid))
+    other = clients[b.proc.pid if owner_pid == a.proc.pid else a.proc.pid]
+    r = other.get("/api/v1/process/%s/log" % pid, params={"follow": "true"}, stream=True, timeout=60)
+    assert r.status_code == 200
+    body, first_seen_while = b"", None
+    for piece in r.iter_content(chunk_size=None):
+        body += piece
+        if b"before the nap" in body and first_seen_while is None:
+            first_seen_while = status(other, pid)["status"]
+    assert first_seen_while == "RUNNING", first_seen_while  # streamed, not sent at the end
+    assert b"after the nap" in body
+    assert status(other, pid)["status"] == "FINISHED"
+    assert body == other.get("/api/v1/process/%s/log" % pid).content
