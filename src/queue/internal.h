@@ -41,6 +41,7 @@ struct queue {
 	struct zygote *zygote; /* NULL: runners are exec'd (cfg.runner_zygote false) */
 	char **zygote_env;
 	int64_t next_beat; /* ms: this node's next heartbeat (nodes.c; the dispatcher's thread) */
+	int64_t settle_from; /* ms: no other node is settled before (after this node's own outage) */
 	/* Wake-ups from other nodes (listen.c; NULL: the store serves one node). */
 	struct store_listener *listener;
 	pthread_t listener_thread;

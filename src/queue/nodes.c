@@ -105,7 +105,8 @@ int64_t queue_nodes_tick(struct queue *q, struct store_conn *c)
 	if (now < q->next_beat)
 		return q->next_beat;
 	if (store_node_beat(c, q->node_id, now, &e) == 0) {
-		settle_stale(q, c, now - (int64_t)q->cfg.node_dead_after_ms);
+		if (now >= q->settle_from)
+			settle_stale(q, c, now - (int64_t)q->cfg.node_dead_after_ms);
 	} else if (e.code == ERR_NOT_FOUND) {
 		/* Another node found this one dead (a pause longer than --node-dead-after): its
 		 * processes were settled there; register again and carry on. */
@@ -114,7 +115,11 @@ int64_t queue_nodes_tick(struct queue *q, struct store_conn *c)
 		if (register_self(q, c, &e))
 			LOG_E("nodes: cannot register this node again: %s", e.msg);
 	} else {
+		/* The database is out of reach: so were the other nodes, whose heartbeats are
+		 * stale for that reason alone.  Give them a whole --node-dead-after once it
+		 * answers again before any is taken for dead. */
 		LOG_E("nodes: cannot record this node's heartbeat: %s", e.msg);
+		q->settle_from = now + q->cfg.node_heartbeat_ms + (int64_t)q->cfg.node_dead_after_ms;
 	}
 	q->next_beat = now + q->cfg.node_heartbeat_ms;
 	return q->next_beat;

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/datetime.h"
@@ -42,6 +43,12 @@
 #define FLUSH_EVENTS 256
 #define FLUSH_MS 50
 #define WAITS_MS 1000
+/* While the database is out of reach: what a process keeps unstored, how often it tries
+ * again, and for how long its end waits for the database (not at shutdown). */
+#define KEEP_UNSTORED_BYTES (16 * 1024 * 1024)
+#define KEEP_UNSTORED_EVENTS 65536
+#define UNAVAILABLE_RETRY_MS 1000
+#define END_WAIT_TRIES 600
 
 struct sup {
 	struct running *r;
@@ -69,6 +76,7 @@ struct sup {
 	json_t *waits;	  /* [{id, wait}]: task calls answered once processes end (children.h) */
 	int64_t waits_at; /* ms: when to re-check them (processes on other nodes); 0: none */
 	bool suspended;	  /* stored SUSPENDED */
+	bool unstored;	  /* log or events kept while the database is out of reach */
 };
 
 /* ---- storing what the runner produces --------------------------------------------- */
@@ -95,11 +103,22 @@ static void flush(struct sup *s)
 	buf_reset(&s->log);
 	json_array_clear(s->events);
 	s->flush_at = 0;
+	s->unstored = false;
 	logwatch_notify(s->id);
 	return;
 fail_tx:
 	store_tx_rollback(s->db);
 fail:
+	/* The database out of reach (PostgreSQL restarting): keep them for the next flush, up
+	 * to a bound. */
+	if (e.code == ERR_UNAVAILABLE && s->log.len < KEEP_UNSTORED_BYTES &&
+	    json_array_size(s->events) < KEEP_UNSTORED_EVENTS) {
+		if (!s->unstored)
+			LOG_W("process %s: cannot store its log and events now, kept for later: %s", s->id, e.msg);
+		s->unstored = true;
+		s->flush_at = dt_now_ms() + UNAVAILABLE_RETRY_MS;
+		return;
+	}
 	LOG_E("process %s: cannot store its log and events: %s", s->id, e.msg);
 	buf_reset(&s->log);
 	json_array_clear(s->events);
@@ -674,7 +693,14 @@ static void finish(struct sup *s, enum proc_status st)
 		server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
 		st = PS_FAILED;
 	}
-	tx = store_tx_begin(s->db, &e) == 0;
+	/* The end waits for the database (PostgreSQL restarting), but not at shutdown. */
+	for (int i = 0; !(tx = store_tx_begin(s->db, &e) == 0) && e.code == ERR_UNAVAILABLE && i < END_WAIT_TRIES &&
+			atomic_load(&s->r->stop) != STOP_SHUTDOWN;
+	     i++) {
+		if (i == 0)
+			LOG_W("process %s: its end waits for the database: %s", s->id, e.msg);
+		nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+	}
 	if (!tx)
 		LOG_W("process %s: its end is stored step by step: %s", s->id, e.msg);
 	if (supervise_store_results(s->db, s->id, s->workdir, json_object_get(s->r->p.meta, "out") != NULL,

@@ -14,10 +14,11 @@ import signal
 import subprocess
 import tempfile
 import time
+import urllib.parse
 
 import pytest
 
-from conftest import ADMIN_KEY, TEST_DB, Client, pg_url, start_process, wait_process
+from conftest import ADMIN_KEY, ROOT, TEST_DB, Client, pg_url, start_process, wait_process
 from proc_util import HELLO, log_text, sleeper, status, wait_for
 
 pytestmark = pytest.mark.skipif(not TEST_DB, reason="several nodes need PostgreSQL ($ACCORD_TEST_DB)")
@@ -184,3 +185,43 @@ def test_a_log_is_followed_through_the_other_node(two_nodes):
     assert b"after the nap" in body
     assert status(other, pid)["status"] == "FINISHED"
     assert body == other.get("/api/v1/process/%s/log" % pid).content
+
+
+def pg_ctl(*args):
+    """pg_ctl on the test cluster of $ACCORD_TEST_DB (scripts/pg-cluster: its socket folder
+    holds data/; the server runs as nobody when the tests run as root)."""
+    host = urllib.parse.parse_qs(urllib.parse.urlsplit(TEST_DB).query)["host"][0]
+    bindir = subprocess.run([os.path.join(ROOT, "scripts", "pg-cluster"), "bindir"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    cmd = [os.path.join(bindir, "pg_ctl"), "-D", os.path.join(host, "data"), "-w", "-t", "60"] + list(args)
+    if os.getuid() == 0:
+        cmd = ["runuser", "-u", "nobody", "--"] + cmd
+    subprocess.run(cmd, check=True, capture_output=True)
+    return host
+
+
+def test_the_database_restarting_under_load(fresh_server):
+    srv = fresh_server(args=NODE_ARGS).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    running = start_process(admin, sleeper(2))  # wakes and ends while the database is down
+    wait_for(lambda: status(admin, running)["status"] == "RUNNING")
+    host = pg_ctl("-m", "fast", "stop")
+    try:
+        r = admin.get("/api/v2/process/%s" % running)
+        assert r.status_code == 503, r.text
+        assert "database unavailable" in r.json()["message"], r.text
+        r = admin.post("/api/v1/process", files=[("concord.yml", ("concord.yml", HELLO.encode()))])
+        assert r.status_code == 503, r.text
+        time.sleep(4)
+    finally:
+        pg_ctl("-l", os.path.join(host, "server.log"), "start")
+    # The node reconnects by itself: same server process, requests answered again.
+    wait_for(lambda: admin.get("/api/v2/process/%s" % running).status_code == 200, timeout=20)
+    assert srv.proc.poll() is None
+    # The process that ran through the outage ends and keeps its whole log.
+    p = wait_process(admin, running, timeout=30)
+    assert p["status"] == "FINISHED", p
+    log = log_text(admin, running)
+    assert "sleeping" in log and "woke up" in log, log
+    assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
+    assert "reconnected to PostgreSQL" in srv.read_log()
