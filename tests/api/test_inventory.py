@@ -314,7 +314,7 @@ def test_escape_attempts_refused(admin, hosts, text, message):
 def test_escape_attempts_that_run_see_only_own_rows(admin, hosts):
     other, _ = make_inventory(admin, items={"secret": {"password": "hunter2"}})
     assert run(admin, hosts, "select count(*) from inventory_data where item_data->>'password' = 'hunter2'") == [0]
-    assert run(admin, hosts, "select to_json(';drop table users;') from inventory_data limit 1") == [";drop table users;"]
+    assert run(admin, hosts, "select to_json(';drop table users;'::text) from inventory_data limit 1") == [";drop table users;"]
     assert run(admin, hosts, "select count(*) from inventory_data -- ; delete from users") == [3]
     assert run(admin, hosts, "select count(*) from inventory_data where item_data @> ?::jsonb",
                {"host": "x' or '1'='1"}) == [0]
