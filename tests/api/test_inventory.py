@@ -305,6 +305,16 @@ def test_dialect(admin, hosts, text, expect):
     ("select $$x$$", "'$' is not supported"),
     ("select item_data from inventory_data where item_path = ? and item_data @> ?::jsonb",
      "at most one ? placeholder"),
+    # PostgreSQL: the settings that pick the role and the rows, and server functions
+    ("select set_config('role', 'accord', false)", "set_config"),
+    ("select to_json(current_setting('accord.inventory'))", "current_setting"),
+    ("select \"set_config\"('accord.inventory', '1', true)", "syntax error"),
+    ("select pg_catalog.set_config('accord.inventory', '1', true)", "syntax error"),
+    ("select to_json(pg_read_file('/etc/passwd'))", "pg_read_file"),
+    ("select to_json(x) from inventory_data, pg_ls_dir('.') x", "pg_ls_dir"),
+    ("select to_json(pg_sleep(5))", "pg_sleep"),
+    ("select to_json(set_config) from inventory_data, jsonb_array_elements(item_data) as x(set_config) "
+     "where set_config('role', 'accord', true) is null", "set_config"),
 ])
 def test_escape_attempts_refused(admin, hosts, text, message):
     _, r = save_query(admin, hosts, text, status=400)
@@ -314,6 +324,9 @@ def test_escape_attempts_refused(admin, hosts, text, message):
 def test_escape_attempts_that_run_see_only_own_rows(admin, hosts):
     other, _ = make_inventory(admin, items={"secret": {"password": "hunter2"}})
     assert run(admin, hosts, "select count(*) from inventory_data where item_data->>'password' = 'hunter2'") == [0]
+    # the containment filter alone (the key index on SQLite, the filter view on PostgreSQL)
+    assert run(admin, hosts, "select count(*) from inventory_data where item_data @> ?::jsonb",
+               {"password": "hunter2"}) == [0]
     assert run(admin, hosts, "select to_json(';drop table users;'::text) from inventory_data limit 1") == [";drop table users;"]
     assert run(admin, hosts, "select count(*) from inventory_data -- ; delete from users") == [3]
     assert run(admin, hosts, "select count(*) from inventory_data where item_data @> ?::jsonb",
