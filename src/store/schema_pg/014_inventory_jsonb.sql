@@ -38,8 +38,10 @@ BEGIN
         BEGIN
             EXECUTE format('CREATE ROLE %I NOLOGIN NOINHERIT', r);
         EXCEPTION WHEN insufficient_privilege THEN
-            RAISE EXCEPTION 'inventory queries need a role % that the database user % may SET ROLE to', r, current_user
-                USING HINT = format('give %s the CREATEROLE privilege, or run as an administrator: CREATE ROLE %I NOLOGIN NOINHERIT; GRANT %I TO %I;', current_user, r, r, current_user);
+            RAISE EXCEPTION '%', format('inventory queries need the role %I, and the database user %I may not'
+                ' create it: give %I the CREATEROLE privilege, or let an administrator run'
+                ' "CREATE ROLE %I NOLOGIN NOINHERIT; GRANT %I TO %I;" before the server starts',
+                r, current_user, current_user, r, r, current_user);
         END;
     END IF;
     IF NOT pg_has_role(current_user, r, 'MEMBER') THEN
