@@ -36,4 +36,8 @@ struct inv_executor {
 /* SQLite: the sandbox of sandbox.h on a read-only connection of its own to c's database file. */
 extern const struct inv_executor inv_executor_sqlite;
 
+/* PostgreSQL: the text runs natively in a read-only transaction under the query role, on c's
+ * own connection (exec_pg.c, migration 014). */
+extern const struct inv_executor inv_executor_pg;
+
 #endif

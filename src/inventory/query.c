@@ -6,7 +6,7 @@
 #include "inventory/dialect.h"
 #include "inventory/executor.h"
 
-static const struct inv_executor *const executors[] = {&inv_executor_sqlite};
+static const struct inv_executor *const executors[] = {&inv_executor_sqlite, &inv_executor_pg};
 
 static const struct inv_executor *executor_of(struct store_conn *c, struct err *e)
 {

@@ -1,0 +1,2 @@
+-- Inventory queries on PostgreSQL (issue 11 part 4): item data as jsonb and the sandbox's
+-- role and views.  Nothing changes on SQLite, whose sandbox builds its views per run.
