@@ -5,11 +5,12 @@ it at its next start, unless the key opens none of its secrets."""
 import base64
 import os
 import sqlite3
+import subprocess
 import time
 
 import pytest
 
-from conftest import ADMIN_KEY, Client
+from conftest import ADMIN_KEY, TEST_DB, Client, pg_url
 from test_secrets import create_ok, export
 
 MISMATCH = "does not match the key this database was created with (key check in the database)"
@@ -24,22 +25,29 @@ def admin_of(srv):
     return Client(srv.url, ADMIN_KEY)
 
 
-def key_check(data_dir):
+def meta_sql(data_dir, sql):
+    """Runs sql on the server's database (SQLite file, or its PostgreSQL database)."""
+    if TEST_DB:
+        url, _ = pg_url(data_dir)
+        out = subprocess.run(["psql", "-X", "-qtA", "-d", url, "-c", sql], check=True, capture_output=True,
+                             text=True).stdout.strip()
+        return [(out,)] if out else []
     db = sqlite3.connect(os.path.join(data_dir, "accord.db"))
     try:
-        row = db.execute("SELECT value FROM server_meta WHERE key = 'master_key_check'").fetchone()
-    finally:
-        db.close()
-    return row[0] if row else None
-
-
-def drop_key_check(data_dir):
-    db = sqlite3.connect(os.path.join(data_dir, "accord.db"))
-    try:
-        db.execute("DELETE FROM server_meta WHERE key = 'master_key_check'")
+        rows = db.execute(sql).fetchall()
         db.commit()
     finally:
         db.close()
+    return rows
+
+
+def key_check(data_dir):
+    rows = meta_sql(data_dir, "SELECT value FROM server_meta WHERE key = 'master_key_check'")
+    return rows[0][0] if rows else None
+
+
+def drop_key_check(data_dir):
+    meta_sql(data_dir, "DELETE FROM server_meta WHERE key = 'master_key_check'")
 
 
 def refused(fresh_server, data_dir, env=None):
