@@ -266,20 +266,30 @@ static void observe_start(struct sup *s)
 		metrics_observe(MH_PROCESS_START_TO_RUNNING, (s->running_at - from) * 1000);
 }
 
+/* RUNNING before the runner gets its start frame, so that a flow that asks for its own
+ * status (its session token) sees RUNNING from its first step; processTimeout counts from
+ * here. */
+static void mark_running(struct sup *s)
+{
+	struct err e;
+
+	s->running = true;
+	s->running_at = dt_now_ms();
+	if (store_process_transition(s->db, s->id, PS_BIT(PS_STARTING), PS_RUNNING, &e))
+		LOG_E("process %s: cannot record RUNNING: %s", s->id, e.msg);
+	else
+		observe_start(s);
+	if (s->r->p.timeout_s > 0)
+		s->deadline = dt_now_ms() + s->r->p.timeout_s * 1000;
+}
+
 static void on_frame(struct sup *s, json_t *f)
 {
 	const char *type = json_string_value(json_object_get(f, "type"));
-	struct err e;
 
-	if (strcmp(type, "running") == 0 && !s->running) {
-		s->running = true;
-		s->running_at = dt_now_ms();
-		if (store_process_transition(s->db, s->id, PS_BIT(PS_STARTING), PS_RUNNING, &e))
-			LOG_E("process %s: cannot record RUNNING: %s", s->id, e.msg);
-		else
-			observe_start(s);
-		if (s->r->p.timeout_s > 0)
-			s->deadline = dt_now_ms() + s->r->p.timeout_s * 1000;
+	if (strcmp(type, "running") == 0) {
+		/* RUNNING is recorded before the start frame goes (mark_running); the runner says
+		 * it runs once it is confined and its definition loaded. */
 	} else if (strcmp(type, "event") == 0 && json_is_object(json_object_get(f, "data"))) {
 		json_array_append_new(s->events, json_pack("{s:O, s:O}", "data", json_object_get(f, "data"), "date",
 							   json_object_get(f, "date") ? json_object_get(f, "date")
@@ -762,6 +772,7 @@ void supervisor_main(void *arg)
 	}
 	if (prepare_workdir(&s, &e) || spawn_runner(&s, &e))
 		goto broken;
+	mark_running(&s);
 	if (send_start(&s, &e)) {
 		LOG_W("process %s: cannot send the start frame: %s", s.id, e.msg);
 		begin_kill(&s);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libpq-fe.h>
 
@@ -448,13 +449,28 @@ static int64_t cmd_tuples(PGresult *r)
 	return n;
 }
 
+/* A connection found lost (the server restarted while it was idle) is reconnected and the
+ * statement tried once more when that cannot do a thing twice: outside a transaction, and
+ * only a read or a BEGIN (a write might have run before the connection broke).  The other
+ * threads' idle connections then pass a restart of the database without a 503. */
+static bool retry_on_new_connection(struct pg_conn *c, int rc, const char *sql)
+{
+	while (*sql == ' ' || *sql == '\n' || *sql == '(')
+		sql++;
+	return rc == -ERR_UNAVAILABLE && PQstatus(c->pg) != CONNECTION_OK && !c->base.in_tx &&
+	       (strncasecmp(sql, "SELECT", 6) == 0 || strncasecmp(sql, "BEGIN", 5) == 0 ||
+		strncasecmp(sql, "WITH", 4) == 0);
+}
+
 static int execute(struct pg_stmt *s, struct err *e)
 {
 	struct pg_conn *c = PC(s->conn);
 	const char *name = NULL;
 	PGresult *r;
 	int rc;
+	bool again = false;
 
+retry:
 	if ((rc = conn_ready(c, e)) || (rc = variant(c, s, &name, e)))
 		return rc;
 	r = PQexecPrepared(c->pg, name, s->n_params, (const char *const *)s->vals, s->lens, s->fmts, 0);
@@ -469,6 +485,10 @@ static int execute(struct pg_stmt *s, struct err *e)
 	default:
 		rc = result_err(c, r, s->text, e);
 		PQclear(r);
+		if (!again && retry_on_new_connection(c, rc, s->text)) {
+			again = true;
+			goto retry;
+		}
 		return rc;
 	}
 }
@@ -613,14 +633,21 @@ static int pg_exec(struct store_conn *base, const char *sql, struct err *e)
 {
 	struct pg_conn *c = PC(base);
 	PGresult *r;
-	int rc = 0;
+	int rc;
+	bool again = false;
 
+retry:
+	rc = 0;
 	if (conn_ready(c, e))
 		return -1;
 	r = PQexec(c->pg, sql);
 	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
 		rc = result_err(c, r, NULL, e);
 	PQclear(r);
+	if (rc && !again && retry_on_new_connection(c, rc, sql)) {
+		again = true;
+		goto retry;
+	}
 	return rc;
 }
 

@@ -65,6 +65,8 @@ def sleeping_runner(fresh_server, seconds=30):
     zygote = wait_for(lambda: zygote_of(srv))
     pid = start_process(admin, sleeper(seconds))
     wait_process(admin, pid, ("RUNNING",))
+    # RUNNING is recorded as the runner starts; its first step runs once it is confined.
+    wait_for(lambda: "sleeping" in (log_text(admin, pid) or ""))
     runner = wait_for(lambda: children(zygote))[0]
     return srv, admin, zygote, pid, runner
 
@@ -155,7 +157,8 @@ def test_runner_zygote_false_execs_runners(fresh_server, value):
     pid = start_process(admin, sleeper(30))
     wait_process(admin, pid, ("RUNNING",))
     runners = wait_for(lambda: [c for c in children(srv.proc.pid) if cmdline(c) == [b"runner"]])
-    assert proc_status(runners[0])["NoNewPrivs"].strip() == "1"
+    # RUNNING is recorded as the runner starts; it confines itself before its first step.
+    wait_for(lambda: proc_status(runners[0])["NoNewPrivs"].strip() == "1")
     assert admin.delete("/api/v1/process/%s" % pid).status_code in (200, 204)
     assert wait_process(admin, pid)["status"] == "CANCELLED"
     assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
