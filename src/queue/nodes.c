@@ -27,6 +27,23 @@ void queue_settle(struct queue *q, struct store_conn *c, const char *id, const c
 	LOG_W("process %s: FAILED: %s", id, why);
 }
 
+/* This node's host name (for its row and to know its own earlier runs). */
+static void host_name(char *out, size_t cap)
+{
+	if (gethostname(out, cap) != 0)
+		str_fmt_cut(out, cap, "%s", "unknown host");
+	out[cap - 1] = '\0';
+}
+
+/* n ran on this host in this node's work folder: an earlier run of this server. */
+static bool earlier_self(struct queue *q, const struct node *n)
+{
+	char host[256];
+
+	host_name(host, sizeof host);
+	return strcmp(n->host, host) == 0 && strcmp(n->folder, q->work_dir) == 0;
+}
+
 /* Settles node n (stale): 0, or < 0 when the store failed (tried again at the next beat). */
 static int settle_node(struct queue *q, struct store_conn *c, const struct node *n)
 {
@@ -47,8 +64,15 @@ static int settle_node(struct queue *q, struct store_conn *c, const struct node 
 		return -1;
 	}
 	dt_format_iso(n->heartbeat_at, beat);
-	str_fmt_cut(why, sizeof why, "node %.36s (%.128s, pid %lld) stopped while it ran the process (last heartbeat %s)",
-		    n->id, n->host, (long long)n->pid, beat);
+	if (strcmp(n->id, q->node_id) != 0 && earlier_self(q, n))
+		str_fmt_cut(why, sizeof why,
+			    "the server stopped while the process was running (recovered at start-up; it was node %.36s, "
+			    "pid %lld)",
+			    n->id, (long long)n->pid);
+	else
+		str_fmt_cut(why, sizeof why,
+			    "node %.36s (%.128s, pid %lld) stopped while it ran the process (last heartbeat %s)", n->id,
+			    n->host, (long long)n->pid, beat);
 	for (size_t i = 0; i < count; i++)
 		queue_settle(q, c, ids[i], why);
 	free(ids);
@@ -64,7 +88,10 @@ static void settle_stale(struct queue *q, struct store_conn *c, int64_t before)
 	size_t n = 0;
 	struct err e;
 
-	if (store_nodes_stale(c, q->node_id, before, &stale, &n, &e)) {
+	char host[256];
+
+	host_name(host, sizeof host);
+	if (store_nodes_stale(c, q->node_id, before, host, q->work_dir, &stale, &n, &e)) {
 		LOG_E("nodes: cannot read the other nodes' heartbeats: %s", e.msg);
 		return;
 	}
@@ -80,9 +107,9 @@ static int register_self(struct queue *q, struct store_conn *c, struct err *e)
 	me.heartbeat_at = me.started_at;
 	if (str_fmt(me.id, sizeof me.id, "%s", q->node_id))
 		return err_set(e, ERR_INTERNAL, "node id too long");
-	if (gethostname(me.host, sizeof me.host) != 0)
-		str_fmt_cut(me.host, sizeof me.host, "%s", "unknown host");
-	me.host[sizeof me.host - 1] = '\0';
+	host_name(me.host, sizeof me.host);
+	if (str_fmt(me.folder, sizeof me.folder, "%s", q->work_dir))
+		return err_set(e, ERR_INVALID, "work folder path too long: %s", q->work_dir);
 	return store_node_register(c, &me, e);
 }
 
@@ -91,7 +118,8 @@ int queue_nodes_start(struct queue *q, struct store_conn *c, bool alone, struct 
 	if (register_self(q, c, e))
 		return -1;
 	/* Alone (SQLite: the data folder's lock) every other node is a previous run; else
-	 * only those whose heartbeat is already stale. */
+	 * those whose heartbeat is already stale and the earlier runs of this host and work
+	 * folder (whose lock this node holds now), whatever their heartbeat. */
 	settle_stale(q, c, alone ? 0 : dt_now_ms() - (int64_t)q->cfg.node_dead_after_ms);
 	q->next_beat = dt_now_ms() + q->cfg.node_heartbeat_ms;
 	return 0;

@@ -4,7 +4,8 @@
 
 int store_node_register(struct store_conn *c, const struct node *n, struct err *e)
 {
-	static const char SQL[] = "INSERT INTO nodes (id, host, pid, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?)";
+	static const char SQL[] =
+	    "INSERT INTO nodes (id, host, pid, started_at, heartbeat_at, folder) VALUES (?, ?, ?, ?, ?, ?)";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 
 	if (!st)
@@ -14,6 +15,7 @@ int store_node_register(struct store_conn *c, const struct node *n, struct err *
 	store_bind_int64(st, 3, n->pid);
 	store_bind_int64(st, 4, n->started_at);
 	store_bind_int64(st, 5, n->heartbeat_at);
+	store_bind_text(st, 6, n->folder);
 	return store_step_done(st, e);
 }
 
@@ -40,13 +42,15 @@ static void read_node(struct store_stmt *st, void *out)
 	n->pid = store_col_int64(st, 2);
 	n->started_at = store_col_int64(st, 3);
 	n->heartbeat_at = store_col_int64(st, 4);
+	CP(n->folder, 5);
 }
 
-int store_nodes_stale(struct store_conn *c, const char *self, int64_t before, struct node **out, size_t *n,
-		      struct err *e)
+int store_nodes_stale(struct store_conn *c, const char *self, int64_t before, const char *host, const char *folder,
+		      struct node **out, size_t *n, struct err *e)
 {
-	static const char SQL[] = "SELECT id, host, pid, started_at, heartbeat_at FROM nodes"
-				  " WHERE id <> ? AND (? = 0 OR heartbeat_at < ?) ORDER BY heartbeat_at";
+	static const char SQL[] = "SELECT id, host, pid, started_at, heartbeat_at, folder FROM nodes"
+				  " WHERE id <> ? AND (? = 0 OR heartbeat_at < ? OR (host = ? AND folder = ?))"
+				  " ORDER BY heartbeat_at";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 
 	*out = NULL;
@@ -56,6 +60,8 @@ int store_nodes_stale(struct store_conn *c, const char *self, int64_t before, st
 	store_bind_text(st, 1, self);
 	store_bind_int64(st, 2, before);
 	store_bind_int64(st, 3, before);
+	store_bind_text(st, 4, host ? host : "");
+	store_bind_text(st, 5, host ? folder : "");
 	return store_collect(st, sizeof **out, read_node, (void **)out, n, e);
 }
 
