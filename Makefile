@@ -117,10 +117,12 @@ apitest: $(ASAN_DIR)/accord
 
 # The API suite on PostgreSQL: a throwaway cluster (scripts/pg-cluster), one database per
 # server.  Not part of `make test` yet (docs/operations.md "PostgreSQL" says what fails).
-# Several nodes on one PostgreSQL database, in a throwaway cluster (part of make test).
+# Several nodes on one PostgreSQL database, in a throwaway cluster (apitest-pg runs it too).
 multinode: $(ASAN_DIR)/accord
 	@scripts/pg-cluster run env ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api/test_nodes.py
 
+# The API suite again on PostgreSQL, in a throwaway cluster (scripts/pg-cluster): part of
+# make test.  Tests that look at the SQLite file itself are skipped there (sqlite_only).
 apitest-pg: $(ASAN_DIR)/accord
 	@scripts/pg-cluster run env ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api
 
@@ -134,7 +136,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
 	@scripts/check-style
 	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
-	@$(MAKE) --no-print-directory unit flows apitest multinode browser
+	@$(MAKE) --no-print-directory unit flows apitest apitest-pg browser
 
 # Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) and unchecked snprintf refused
 # in src/ and the tests (the checker tests itself first: scripts/check-style --self-test).
