@@ -1,5 +1,6 @@
 """bench/inventory (see ./run): containment queries over ITEMS host records, Accord (SQLite,
-key index) against PostgreSQL 15 (jsonb, GIN jsonb_path_ops), same data, same query text."""
+key index; or, with STORE=postgresql, Accord on a database of the same PostgreSQL, jsonb and
+its sandbox) against PostgreSQL 15 (jsonb, GIN jsonb_path_ops), same data, same query text."""
 import datetime
 import os
 import platform
@@ -21,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 ITEMS = int(os.environ.get("ITEMS", "100000"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
 LOAD_CLIENTS = int(os.environ.get("LOAD_CLIENTS", "1"))
+STORE = os.environ.get("STORE", "sqlite")
 PG_BIN = "/usr/lib/postgresql/15/bin"
 KEY = "YmVuY2gtaW52ZW50b3J5LWFkbWluLWtleS0wMTIzNDU2Nzg5"
 COUNT_Q = "select count(*) from inventory_data where item_data @> ?::jsonb"
@@ -92,24 +94,27 @@ def median_ms(fn):
 
 
 class Accord:
-    def __init__(self, work):
+    def __init__(self, work, db=None):
         self.port = free_port()
         env = dict(os.environ, ACCORD_ADMIN_API_KEY=KEY)
         self.log = open(os.path.join(work, "accord.log"), "w")
         self.proc = subprocess.Popen([os.path.join(ROOT, "build", "accord"), "serve", "--data",
                                       os.path.join(work, "accord"), "--listen", "127.0.0.1:%d" % self.port,
-                                      "--limit-query-rows", "1000000", "--limit-query-timeout-ms", "120000"],
+                                      "--limit-query-rows", "1000000", "--limit-query-timeout-ms", "120000"]
+                                     + (["--db", db] if db else []),
                                      stdout=self.log, stderr=self.log, env=env)
         self.url = "http://127.0.0.1:%d/api/v1/org/Default/inventory" % self.port
         self.s = requests.Session()
         self.s.headers["Authorization"] = KEY
-        for _ in range(200):
+        for _ in range(400):  # until it answers 200 (503 while it starts: migrations)
             try:
-                self.s.get(self.url, timeout=1)
-                break
+                if self.s.get(self.url, timeout=1).status_code == 200:
+                    break
             except requests.ConnectionError:
-                time.sleep(0.05)
-        assert self.s.post(self.url, json={"name": "hosts"}).status_code == 200
+                pass
+            time.sleep(0.05)
+        r = self.s.post(self.url, json={"name": "hosts"})
+        assert r.status_code == 200, r.text
         self.base = self.url + "/hosts"
 
     def load(self, records):
@@ -218,13 +223,17 @@ def main():
     try:
         records = list(host_records(ITEMS))
         flts = filters(records)
-        accord = Accord(work)
+        pg = Postgres(work)
+        db = None
+        if STORE == "postgresql":
+            pg.psql("create database accordinv")
+            db = "postgresql://postgres@127.0.0.1:%d/accordinv" % pg.port
+        accord = Accord(work, db)
         t = time.perf_counter()
         accord.load(records)
         accord_load = time.perf_counter() - t
         accord.save("bench-count", COUNT_Q)
         accord.save("bench-rows", ROWS_Q)
-        pg = Postgres(work)
         t = time.perf_counter()
         pg.load(records, work)
         pg_load = time.perf_counter() - t
@@ -249,9 +258,11 @@ def report(rows, accord_load, pg_load):
                             text=True).stdout.strip()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
     lines = ["### bench/inventory — %s — %s" % (now, commit),
-             "Machine: %s. %d items (host records, ~600 B each), median of %d runs; Accord times are HTTP round "
-             "trips of `POST …/query/{q}/exec`, PostgreSQL 15 times are psql `\\timing` of prepared statements "
-             "(GIN jsonb_path_ops, custom plans)." % (machine(), ITEMS, REPEAT),
+             "Machine: %s. %d items (host records, ~600 B each), median of %d runs; Accord (%s store) times are "
+             "HTTP round trips of `POST …/query/{q}/exec`, PostgreSQL 15 times are psql `\\timing` of prepared "
+             "statements (GIN jsonb_path_ops, custom plans)%s." % (
+                 machine(), ITEMS, REPEAT, STORE,
+                 "; Accord's database is another database of the same PostgreSQL" if STORE == "postgresql" else ""),
              "Load: Accord %.1f s through the API (%d client(s), one item + its key index per request), "
              "PostgreSQL %.1f s (COPY + GIN build)." % (accord_load, LOAD_CLIENTS, pg_load),
              "",
