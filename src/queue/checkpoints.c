@@ -32,7 +32,7 @@ static int store_snapshot(struct store_conn *c, const char *id, const char *name
 	json_t *data;
 	int rc;
 
-	if (store_tx_begin(c, e))
+	if (store_tx_begin_rows(c, e))
 		return -1;
 	if (store_process_checkpoint_add(c, id, name, tar, len, cp_id, e))
 		goto fail;

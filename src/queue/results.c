@@ -92,7 +92,7 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 
 	if (asprintf(&dir, "%s/_attachments", workdir) < 0)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (store_tx_begin(c, e)) {
+	if (store_tx_begin_rows(c, e)) {
 		free(dir);
 		return -1;
 	}

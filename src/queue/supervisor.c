@@ -89,7 +89,7 @@ static void flush(struct sup *s)
 
 	if (s->log.len == 0 && json_array_size(s->events) == 0)
 		return;
-	if (store_tx_begin(s->db, &e))
+	if (store_tx_begin_rows(s->db, &e))
 		goto fail;
 	if (s->log.len && store_process_log_append(s->db, s->id, s->log.data, s->log.len, NULL, &e))
 		goto fail_tx;
@@ -704,7 +704,7 @@ static void finish(struct sup *s, enum proc_status st)
 		st = PS_FAILED;
 	}
 	/* The end waits for the database (PostgreSQL restarting), but not at shutdown. */
-	for (int i = 0; !(tx = store_tx_begin(s->db, &e) == 0) && e.code == ERR_UNAVAILABLE && i < END_WAIT_TRIES &&
+	for (int i = 0; !(tx = store_tx_begin_rows(s->db, &e) == 0) && e.code == ERR_UNAVAILABLE && i < END_WAIT_TRIES &&
 			atomic_load(&s->r->stop) != STOP_SHUTDOWN;
 	     i++) {
 		if (i == 0)

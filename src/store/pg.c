@@ -41,9 +41,15 @@
 #define PG_MIN_VERSION 150000 /* see docs/operations.md "PostgreSQL" */
 #define PG_MIN_VERSION_TEXT "15"
 #define RETRY_NS (1000LL * 1000 * 1000)
-/* pg_advisory_xact_lock key of store_tx_begin: writers take turns, as SQLite's
- * BEGIN IMMEDIATE makes them (the store's transactions read, then write). */
-#define PG_TX_BEGIN "BEGIN; SELECT pg_advisory_xact_lock(4702111234474983745)"
+/* The write lock: a transaction-scoped advisory lock.  store_tx_begin takes it exclusive,
+ * so those writers take turns as SQLite's BEGIN IMMEDIATE makes them (they read, then
+ * write, without row locks); store_tx_begin_rows takes it shared, so row transactions
+ * (which lock what they read) run together on every node and only wait for, and hold
+ * off, the exclusive ones. */
+#define PG_WRITE_LOCK_KEY "4702111234474983745"
+#define PG_TX_BEGIN "BEGIN; SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK_KEY ")"
+#define PG_TX_BEGIN_ROWS "BEGIN; SELECT pg_advisory_xact_lock_shared(" PG_WRITE_LOCK_KEY ")"
+#define PG_TX_UPGRADE "SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK_KEY ")"
 
 enum { PE_NONE, PE_TOOBIG, PE_NOMEM, PE_CUT };
 
@@ -775,6 +781,8 @@ static int pg_listen_wait(struct store_listener *base, int wake_fd, int timeout_
 const struct store_ops store_pg_ops = {
     .name = "postgresql",
     .tx_begin_sql = PG_TX_BEGIN,
+    .tx_begin_rows_sql = PG_TX_BEGIN_ROWS,
+    .tx_upgrade_sql = PG_TX_UPGRADE,
     .migrate_lock_sql = "SELECT pg_advisory_lock(4702111234474983746)",
     .migrate_unlock_sql = "SELECT pg_advisory_unlock(4702111234474983746)",
     .migrations = store_migrations_pg,

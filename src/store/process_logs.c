@@ -7,8 +7,9 @@
 /* A chunk starts where the last one ends; the last one is found through the primary key
  * (instance_id, start_off) and the whole append is one statement, so concurrent writers
  * cannot interleave between reading the end and inserting.  A backend that lets two of
- * them compute the same start (PostgreSQL under READ COMMITTED) fails one with a
- * duplicate key: that one tries again. */
+ * them compute the same start (PostgreSQL under READ COMMITTED, row transactions of two
+ * nodes) inserts nothing for the later one (ON CONFLICT DO NOTHING: no error, which would
+ * end the transaction it runs in): that one tries again from the new end. */
 #define APPEND_TRIES 5
 
 int store_process_log_append(struct store_conn *c, const char *id, const void *data, size_t len, uint64_t *size,
@@ -17,7 +18,7 @@ int store_process_log_append(struct store_conn *c, const char *id, const void *d
 	static const char SQL[] = "INSERT INTO process_log_chunks (instance_id, start_off, data)"
 				  " SELECT ?, coalesce((SELECT start_off + length(data) FROM process_log_chunks"
 				  " WHERE instance_id = ? ORDER BY start_off DESC LIMIT 1), 0), ?"
-				  " RETURNING start_off";
+				  " WHERE true ON CONFLICT DO NOTHING RETURNING start_off"; /* WHERE: SQLite's parser */
 	struct store_stmt *st;
 	int rc = -1;
 
@@ -33,11 +34,12 @@ int store_process_log_append(struct store_conn *c, const char *id, const void *d
 		if (rc == STORE_ROW && size)
 			*size = (uint64_t)store_col_int64(st, 0) + len;
 		store_reset(st);
-		if (rc != -ERR_CONFLICT)
+		if (rc != STORE_DONE)
 			break;
 	}
 	if (rc == STORE_DONE)
-		return err_set(e, ERR_INTERNAL, "log append of %s returned no row", id);
+		return err_set(e, ERR_CONFLICT, "log of %s: %d appends in a row lost the race to another writer", id,
+			       APPEND_TRIES);
 	if (rc == STORE_ROW)
 		metrics_inc(MC_LOG_BYTES, len);
 	return rc < 0 ? rc : 0;

@@ -324,7 +324,7 @@ int store_process_create(struct store_conn *c, const struct process_new *pn, str
 	const char *id = pn->p.instance_id;
 	int64_t now = dt_now_ms();
 
-	if (store_tx_begin(c, e))
+	if (store_tx_begin_rows(c, e))
 		return -1;
 	if (insert_row(c, pn, now, e) || ((pn->repo || pn->triggered_by) && write_origin(c, pn, e)) ||
 	    record_status(c, id, PS_NEW, now, e) ||
@@ -392,10 +392,13 @@ static int tags_status(struct store_conn *c, const char *id, enum proc_status to
 int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
 			  const char *node, int64_t now, struct err *e)
 {
-	static const char GET[] = "SELECT status, last_run_at, total_runtime_ms FROM processes WHERE instance_id = ?";
+#define TRANSITION_GET "SELECT status, last_run_at, total_runtime_ms FROM processes WHERE instance_id = ?"
+	static const char GET[] = TRANSITION_GET, GET_LOCKED[] = TRANSITION_GET " FOR UPDATE";
+	/* A compare-and-set: the status read above is still the one replaced. */
 	static const char SET[] = "UPDATE processes SET status = ?, last_updated_at = ?, last_run_at = ?,"
-				  " total_runtime_ms = ?, node_id = ?, heartbeat_at = ? WHERE instance_id = ?";
-	struct store_stmt *st = store_prepare(c, GET, e);
+				  " total_runtime_ms = ?, node_id = ?, heartbeat_at = ? WHERE instance_id = ?"
+				  " AND status = ?";
+	struct store_stmt *st = store_prepare(c, store_row_locks(c) ? GET_LOCKED : GET, e);
 	int64_t last_run = 0, total = 0;
 	int rc, cur = -1;
 
@@ -438,7 +441,13 @@ int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_ma
 		store_bind_null(st, 6);
 	}
 	store_bind_text(st, 7, id);
-	if (store_step_done(st, e) || tags_status(c, id, to, e))
+	store_bind_text(st, 8, proc_status_name((enum proc_status)cur));
+	if (store_step_done(st, e))
+		return -1;
+	if (store_changes(c) != 1)
+		return err_set(e, ERR_CONFLICT, "process %s changed its status meanwhile; %s not recorded", id,
+			       proc_status_name(to));
+	if (tags_status(c, id, to, e))
 		return -1;
 	return record_status(c, id, to, now, e);
 }
@@ -468,7 +477,7 @@ int store_process_transition(struct store_conn *c, const char *id, unsigned from
 {
 	char node[128];
 
-	if (store_tx_begin(c, e))
+	if (store_tx_begin_rows(c, e))
 		return -1;
 	/* STARTING → RUNNING keeps the node that claimed the process. */
 	if (node_of(c, id, node, sizeof node, e) ||
@@ -482,11 +491,18 @@ int store_process_transition(struct store_conn *c, const char *id, unsigned from
 /* The oldest due process: ENQUEUED first, then a SUSPENDED one whose sleep is over. */
 static int due(struct store_conn *c, int64_t now, char id[UUID_STR_LEN], char *event, size_t cap, struct err *e)
 {
-	static const char QUEUED[] = "SELECT instance_id FROM processes WHERE status = 'ENQUEUED'"
-				     " AND (start_at IS NULL OR start_at <= ?) ORDER BY last_updated_at LIMIT 1";
-	static const char WOKEN[] = "SELECT instance_id, resume_event FROM processes WHERE status = 'SUSPENDED'"
-				    " AND resume_at IS NOT NULL AND resume_at <= ? ORDER BY resume_at LIMIT 1";
-	const char *const sql[] = {QUEUED, WOKEN};
+#define DUE_QUEUED                                                                                                     \
+	"SELECT instance_id FROM processes WHERE status = 'ENQUEUED'"                                                  \
+	" AND (start_at IS NULL OR start_at <= ?) ORDER BY last_updated_at LIMIT 1"
+#define DUE_WOKEN                                                                                                      \
+	"SELECT instance_id, resume_event FROM processes WHERE status = 'SUSPENDED'"                                   \
+	" AND resume_at IS NOT NULL AND resume_at <= ? ORDER BY resume_at LIMIT 1"
+	/* Where rows are locked, claims on every node skip each other's row (a queue's claim). */
+	static const char QUEUED[] = DUE_QUEUED, WOKEN[] = DUE_WOKEN;
+	static const char QUEUED_SKIP[] = DUE_QUEUED " FOR UPDATE SKIP LOCKED",
+			  WOKEN_SKIP[] = DUE_WOKEN " FOR UPDATE SKIP LOCKED";
+	const bool skip = store_row_locks(c);
+	const char *const sql[] = {skip ? QUEUED_SKIP : QUEUED, skip ? WOKEN_SKIP : WOKEN};
 	int rc = STORE_DONE;
 
 	id[0] = event[0] = '\0';
@@ -549,7 +565,7 @@ int store_process_claim(struct store_conn *c, const char *node, int64_t now, str
 
 	char id[UUID_STR_LEN], event[sizeof out->resume_event];
 
-	if (store_tx_begin(c, e))
+	if (store_tx_begin_rows(c, e))
 		return -1;
 	if (due(c, now, id, event, sizeof event, e))
 		goto fail;
@@ -651,7 +667,8 @@ int store_process_payload_drop(struct store_conn *c, const char *id, struct err 
 
 int store_process_meta_merge(struct store_conn *c, const char *id, json_t *obj, struct err *e)
 {
-	static const char GET[] = "SELECT meta FROM processes WHERE instance_id = ?";
+	static const char GET[] = "SELECT meta FROM processes WHERE instance_id = ?",
+			  GET_LOCKED[] = "SELECT meta FROM processes WHERE instance_id = ? FOR UPDATE";
 	static const char SET[] = "UPDATE processes SET meta = ? WHERE instance_id = ?";
 	struct store_stmt *st;
 	json_t *meta = NULL, *v;
@@ -659,9 +676,9 @@ int store_process_meta_merge(struct store_conn *c, const char *id, json_t *obj, 
 	char *text = NULL;
 	int rc;
 
-	if (store_tx_begin(c, e))
+	if (store_tx_begin_rows(c, e))
 		return -1;
-	if (!(st = store_prepare(c, GET, e)))
+	if (!(st = store_prepare(c, store_row_locks(c) ? GET_LOCKED : GET, e)))
 		goto fail;
 	store_bind_text(st, 1, id);
 	rc = store_step(st, e);

@@ -217,25 +217,52 @@ static const char *const UNDO[STORE_TX_DEPTH_MAX + 1] = {
     "ROLLBACK TO SAVEPOINT tx7",
     "ROLLBACK TO SAVEPOINT tx8"};
 
-int store_tx_begin(struct store_conn *c, struct err *e)
+static int tx_begin(struct store_conn *c, bool rows, struct err *e)
 {
+	const struct store_ops *ops = c->store->ops;
 	int64_t t0 = dt_mono_ns();
 	int rc;
 
 	if (c->in_tx) {
 		if (c->tx_depth >= STORE_TX_DEPTH_MAX)
 			return err_set(e, ERR_INTERNAL, "transactions nested deeper than %d", STORE_TX_DEPTH_MAX);
+		if (c->tx_rows && !rows && ops->tx_upgrade_sql) {
+			if ((rc = store_exec(c, ops->tx_upgrade_sql, e)))
+				return rc;
+			c->tx_rows = false; /* held to the outermost commit */
+		}
 		if ((rc = store_exec(c, SAVEPOINT[c->tx_depth + 1], e)) == 0)
 			c->tx_depth++;
 		return rc;
 	}
-	rc = store_exec(c, c->store->ops->tx_begin_sql, e);
-
-	if (rc == 0) {
+	rc = store_exec(c, rows && ops->tx_begin_rows_sql ? ops->tx_begin_rows_sql : ops->tx_begin_sql, e);
+	if (rc < 0) {
+		struct err ignored;
+		/* PostgreSQL: BEGIN ran, taking the lock failed (a timeout, a deadlock): the
+		 * transaction is open and aborted.  Where none is open, ROLLBACK only fails. */
+		if (store_exec(c, "ROLLBACK", &ignored) == 0)
+			LOG_D("a failed transaction begin was rolled back");
+	} else {
 		c->in_tx = true;
+		c->tx_rows = rows && ops->tx_begin_rows_sql;
 		c->tx_start_ns = t0;
 	}
 	return rc;
+}
+
+int store_tx_begin(struct store_conn *c, struct err *e)
+{
+	return tx_begin(c, false, e);
+}
+
+int store_tx_begin_rows(struct store_conn *c, struct err *e)
+{
+	return tx_begin(c, true, e);
+}
+
+bool store_row_locks(struct store_conn *c)
+{
+	return c->store->ops->tx_begin_rows_sql != NULL;
 }
 
 int store_tx_commit(struct store_conn *c, struct err *e)

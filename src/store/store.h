@@ -52,6 +52,9 @@ enum { STORE_DONE = 0, STORE_ROW = 1 };
 struct store_ops {
 	const char *name;
 	const char *tx_begin_sql; /* store_tx_begin: takes the write lock at once */
+	/* store_tx_begin_rows, and what a store_tx_begin inside one runs first (NULL: the
+	 * backend serializes every write transaction, both are tx_begin_sql). */
+	const char *tx_begin_rows_sql, *tx_upgrade_sql;
 	/* Around store_migrate, so that nodes starting together migrate once (NULL: none). */
 	const char *migrate_lock_sql, *migrate_unlock_sql;
 	const struct migration *migrations; /* this dialect's schema (migrations.h) */
@@ -137,6 +140,19 @@ int store_exec(struct store_conn *c, const char *sql, struct err *e) WUR;
  * transaction saves a commit per step (the end of a process: one instead of four). */
 #define STORE_TX_DEPTH_MAX 8
 int store_tx_begin(struct store_conn *c, struct err *e) WUR;
+/* A transaction that is safe without the write lock because it locks the rows it reads
+ * before writing them (store_row_locks below): on PostgreSQL any number of them run at
+ * once, on every node, and only a store_tx_begin transaction excludes them (it waits for
+ * those under way and they wait for it).  On SQLite it is store_tx_begin.  For the hot
+ * path of processes (create, claim, status, log, end): code inside one may only read
+ * rows it has locked, or rows no other row transaction writes.  A store_tx_begin nested
+ * inside one takes the write lock first (it may then fail with a deadlock, which
+ * PostgreSQL detects: keep such nesting off the hot path). */
+int store_tx_begin_rows(struct store_conn *c, struct err *e) WUR;
+/* Whether c locks the rows a row transaction reads (PostgreSQL: then a SELECT that reads
+ * a row before writing it needs FOR UPDATE, a queue's claim FOR UPDATE SKIP LOCKED); false
+ * where every write transaction runs alone (SQLite), which has no such clauses. */
+bool store_row_locks(struct store_conn *c);
 int store_tx_commit(struct store_conn *c, struct err *e) WUR;
 void store_tx_rollback(struct store_conn *c);
 

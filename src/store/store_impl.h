@@ -25,6 +25,7 @@ struct store {
 struct store_conn {
 	struct store *store;
 	bool in_tx;
+	bool tx_rows;	     /* the open transaction is a row transaction (store_tx_begin_rows) */
 	int tx_depth;	     /* transactions begun inside the open one (savepoints) */
 	int64_t tx_start_ns; /* BEGIN of the open transaction (metrics) */
 };

@@ -17,9 +17,12 @@
 #include <cmocka.h>
 #include <libpq-fe.h>
 
+#include "base/buf.h"
 #include "base/limits.h"
 #include "base/str.h"
 #include "store/pg_sql.h"
+#include "store/process_logs.h"
+#include "store/processes.h"
 #include "store/store.h"
 
 static char cluster[64];   /* the folder of the cluster we started ("" if none) */
@@ -421,6 +424,153 @@ static void test_start_errors_name_the_database_never_the_password(void **state)
 	store_close(s);
 }
 
+/* ---- row transactions: many at once, on every node (store_tx_begin_rows) ---- */
+
+static void enqueue(const char *id, int64_t at)
+{
+	static const char SQL[] = "INSERT INTO processes (instance_id, org_id, initiator_id, initiator, status,"
+				  " created_at, last_updated_at, entry_point) VALUES (?, 'o', 'u', 'u', 'ENQUEUED', ?, ?,"
+				  " 'default')";
+	struct store_stmt *st;
+	struct err e;
+
+	assert_non_null(st = store_prepare(db, SQL, &e));
+	store_bind_text(st, 1, id);
+	store_bind_int64(st, 2, at);
+	store_bind_int64(st, 3, at);
+	if (store_step_done(st, &e))
+		fail_msg("enqueue %s: %s", id, e.msg);
+}
+
+/* The row a claim under way on another node holds (its claim's SELECT … FOR UPDATE). */
+static void hold_row(struct store_conn *c, const char *id)
+{
+	static const char SQL[] = "SELECT status FROM processes WHERE instance_id = ? FOR UPDATE";
+	struct store_stmt *st;
+	struct err e;
+
+	assert_int_equal(store_tx_begin_rows(c, &e), 0);
+	assert_non_null(st = store_prepare(c, SQL, &e));
+	store_bind_text(st, 1, id);
+	assert_int_equal(store_step(st, &e), STORE_ROW);
+	store_reset(st);
+}
+
+/* Two nodes claim at once: each skips the row the other holds instead of waiting for it
+ * (FOR UPDATE SKIP LOCKED under the shared write lock); a serialized transaction waits
+ * for the row transactions under way.  A regression blocks: statement_timeout ends it. */
+static void test_claims_skip_each_other(void **state)
+{
+	struct store *other;
+	struct store_conn *c2;
+	struct process p;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	assert_true(store_row_locks(db));
+	exec_ok("DELETE FROM processes");
+	enqueue("claim-1", 1);
+	enqueue("claim-2", 2);
+	if (!(other = store_open(url, &e)) || !(c2 = store_conn(other, &e)))
+		fail_msg("second node: %s", e.msg);
+	exec_ok("SET statement_timeout = 5000");
+
+	hold_row(c2, "claim-1");
+	assert_int_equal(store_process_claim(db, "node-a", 10, &p, &e), 1);
+	assert_string_equal(p.instance_id, "claim-2"); /* the older one is held: skipped */
+	assert_int_equal(p.status, PS_STARTING);
+	store_process_cleanup(&p);
+	assert_int_equal(store_process_claim(db, "node-a", 10, &p, &e), 0); /* nothing else free */
+
+	assert_true(store_tx_begin(db, &e) < 0); /* waits for c2: the timeout */
+	assert_non_null(strstr(e.msg, "statement timeout"));
+	exec_ok("SELECT 1"); /* the failed begin left no transaction open */
+
+	store_tx_rollback(c2);
+	assert_int_equal(store_process_claim(db, "node-a", 10, &p, &e), 1);
+	assert_string_equal(p.instance_id, "claim-1");
+	store_process_cleanup(&p);
+	exec_ok("SET statement_timeout = 0");
+	store_close(other);
+}
+
+/* A status change checks the status under the row's lock: one that another node already
+ * made (here a stop before the claim) fails, and nothing of it is kept. */
+static void test_transition_checks_the_status_under_lock(void **state)
+{
+	struct process p;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	exec_ok("DELETE FROM processes");
+	enqueue("cas-1", 1);
+	assert_int_equal(store_process_transition(db, "cas-1", PS_BIT(PS_ENQUEUED), PS_CANCELLED, &e), 0);
+	assert_int_equal(store_process_claim(db, "node-a", 10, &p, &e), 0);
+	assert_true(store_process_transition(db, "cas-1", PS_BIT(PS_ENQUEUED), PS_FAILED, &e) < 0);
+	assert_int_equal(e.code, ERR_CONFLICT);
+	assert_non_null(strstr(e.msg, "is CANCELLED"));
+	assert_int_equal(store_process_get(db, "cas-1", &p, &e), 0);
+	assert_int_equal(p.status, PS_CANCELLED);
+	store_process_cleanup(&p);
+}
+
+struct appender {
+	struct store *s;
+	int rc;
+	struct err e;
+};
+
+static void *append_in_row_tx(void *arg)
+{
+	struct appender *a = arg;
+	struct store_conn *c = store_conn(a->s, &a->e);
+
+	if (!c || (a->rc = store_tx_begin_rows(c, &a->e)))
+		return (a->rc = -1), NULL;
+	if ((a->rc = store_process_log_append(c, "log-1", "bb", 2, NULL, &a->e)))
+		store_tx_rollback(c);
+	else
+		a->rc = store_tx_commit(c, &a->e);
+	return NULL;
+}
+
+/* Two row transactions append to one log at once: the later one waits for the earlier,
+ * then writes after its chunk (no duplicate key ending its transaction). */
+static void test_log_appends_of_two_row_transactions(void **state)
+{
+	struct appender a = {.s = store};
+	struct store *other;
+	struct store_conn *c2;
+	struct buf b;
+	uint64_t size;
+	pthread_t t;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	enqueue("log-1", 5);
+	if (!(other = store_open(url, &e)) || !(c2 = store_conn(other, &e)))
+		fail_msg("second node: %s", e.msg);
+	assert_int_equal(store_tx_begin_rows(c2, &e), 0);
+	assert_int_equal(store_process_log_append(c2, "log-1", "aaaa", 4, NULL, &e), 0);
+	assert_int_equal(pthread_create(&t, NULL, append_in_row_tx, &a), 0);
+	usleep(300 * 1000); /* the thread's insert now waits for c2's */
+	assert_int_equal(store_tx_commit(c2, &e), 0);
+	pthread_join(t, NULL);
+	if (a.rc)
+		fail_msg("the second append: %s", a.e.msg);
+	assert_int_equal(store_process_log_size(db, "log-1", &size, &e), 0);
+	assert_int_equal(size, 6);
+	buf_init(&b, 0);
+	assert_int_equal(store_process_log_read(db, "log-1", 0, 6, &b, &e), 0);
+	assert_int_equal(b.len, 6);
+	assert_memory_equal(b.data, "aaaabb", 6);
+	buf_cleanup(&b);
+	store_close(other);
+}
+
 struct opener {
 	struct store *s;
 	struct err e;
@@ -480,6 +630,9 @@ int main(void)
 	    cmocka_unit_test(test_column_longer_than_its_field),
 	    cmocka_unit_test(test_transactions),
 	    cmocka_unit_test(test_reconnects),
+	    cmocka_unit_test(test_claims_skip_each_other),
+	    cmocka_unit_test(test_transition_checks_the_status_under_lock),
+	    cmocka_unit_test(test_log_appends_of_two_row_transactions),
 	    cmocka_unit_test(test_start_errors_name_the_database_never_the_password),
 	    cmocka_unit_test(test_concurrent_start_migrates_once),
 	};
