@@ -67,8 +67,10 @@ void queue_stop_request(struct queue *q, const char *id);
 int queue_nodes_start(struct queue *q, struct store_conn *c, bool alone, struct err *e) WUR;
 int64_t queue_nodes_tick(struct queue *q, struct store_conn *c);
 void queue_nodes_stop(struct queue *q, struct store_conn *c);
-/* A STARTING or RUNNING process whose runner is gone → FAILED, why in its log. */
-void queue_settle(struct queue *q, struct store_conn *c, const char *id, const char *why);
+/* A process whose node is gone: STARTING (claimed, no step of its flow ran: RUNNING is
+ * recorded before the runner gets the flow) → ENQUEUED again, for any node, with
+ * `queued` in its log; RUNNING → FAILED, with `failed` in its log. */
+void queue_settle(struct queue *q, struct store_conn *c, const char *id, const char *failed, const char *queued);
 
 /* A runner's clean environment (HOME and TMPDIR: dir; PATH, LANG, TZ; the sanitizer
  * settings of the server; for the runner zygote also LD_BIND_NOW), NULL-terminated; NULL

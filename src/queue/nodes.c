@@ -1,6 +1,7 @@
 /* The nodes of the service (queue.h "Nodes"): this node's registration and heartbeat, and
- * the settling of a node whose heartbeat stopped — its STARTING and RUNNING processes
- * become FAILED with a log line that names it, their handlers and waiting parents go on
+ * the settling of a node whose heartbeat stopped — its RUNNING processes become FAILED
+ * and its STARTING ones (none of whose steps ran) ENQUEUED again, with a log line that
+ * names it, their handlers and waiting parents go on
  * as after any end, and its ENQUEUED starts are claimed by whoever is free. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +14,28 @@
 #include "queue/internal.h"
 #include "store/nodes.h"
 
-void queue_settle(struct queue *q, struct store_conn *c, const char *id, const char *why)
+void queue_settle(struct queue *q, struct store_conn *c, const char *id, const char *failed, const char *queued)
 {
 	struct err e;
 
-	if (store_process_transition(c, id, PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING), PS_FAILED, &e)) {
+	if (store_process_transition(c, id, PS_BIT(PS_STARTING), PS_ENQUEUED, &e) == 0) {
+		queue_log_line(c, id, "WARN", "Process queued again: %s", queued);
+		queue_wake(q);
+		LOG_W("process %s: ENQUEUED again: %s", id, queued);
+		return;
+	}
+	if (e.code != ERR_CONFLICT) {
+		LOG_W("process %s: cannot queue it again: %s", id, e.msg);
+		return;
+	}
+	if (store_process_transition(c, id, PS_BIT(PS_RUNNING), PS_FAILED, &e)) {
 		LOG_W("process %s: cannot mark it FAILED: %s", id, e.msg);
 		return;
 	}
-	queue_log_line(c, id, "ERROR", "Process failed: %s", why);
+	queue_log_line(c, id, "ERROR", "Process failed: %s", failed);
 	/* Its onFailure handler, the next WAITING process of its exclusive group, its parent. */
 	queue_process_ended(q, c, id, PS_FAILED);
-	LOG_W("process %s: FAILED: %s", id, why);
+	LOG_W("process %s: FAILED: %s", id, failed);
 }
 
 /* This node's host name (for its row and to know its own earlier runs). */
@@ -47,7 +58,7 @@ static bool earlier_self(struct queue *q, const struct node *n)
 /* Settles node n (stale): 0, or < 0 when the store failed (tried again at the next beat). */
 static int settle_node(struct queue *q, struct store_conn *c, const struct node *n)
 {
-	char(*ids)[UUID_STR_LEN] = NULL, beat[DT_ISO_LEN], why[512];
+	char(*ids)[UUID_STR_LEN] = NULL, beat[DT_ISO_LEN], failed[512], queued[512];
 	size_t count = 0;
 	int removed = 0;
 	struct err e;
@@ -64,19 +75,27 @@ static int settle_node(struct queue *q, struct store_conn *c, const struct node 
 		return -1;
 	}
 	dt_format_iso(n->heartbeat_at, beat);
-	if (strcmp(n->id, q->node_id) != 0 && earlier_self(q, n))
-		str_fmt_cut(why, sizeof why,
+	if (strcmp(n->id, q->node_id) != 0 && earlier_self(q, n)) {
+		str_fmt_cut(failed, sizeof failed,
 			    "the server stopped while the process was running (recovered at start-up; it was node %.36s, "
 			    "pid %lld)",
 			    n->id, (long long)n->pid);
-	else
-		str_fmt_cut(why, sizeof why,
+		str_fmt_cut(queued, sizeof queued,
+			    "the server stopped before the process started (recovered at start-up; it was node %.36s, "
+			    "pid %lld)",
+			    n->id, (long long)n->pid);
+	} else {
+		str_fmt_cut(failed, sizeof failed,
 			    "node %.36s (%.128s, pid %lld) stopped while it ran the process (last heartbeat %s)", n->id,
 			    n->host, (long long)n->pid, beat);
+		str_fmt_cut(queued, sizeof queued,
+			    "node %.36s (%.128s, pid %lld) stopped before the process started (last heartbeat %s)",
+			    n->id, n->host, (long long)n->pid, beat);
+	}
 	for (size_t i = 0; i < count; i++)
-		queue_settle(q, c, ids[i], why);
+		queue_settle(q, c, ids[i], failed, queued);
 	free(ids);
-	LOG_W("node %s (%s, pid %lld) stopped heart-beating at %s: %zu of its processes FAILED", n->id, n->host,
+	LOG_W("node %s (%s, pid %lld) stopped heart-beating at %s: %zu of its processes settled", n->id, n->host,
 	      (long long)n->pid, beat, count);
 	return 0;
 }

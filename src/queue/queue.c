@@ -70,7 +70,8 @@ static int recover(struct queue *q, struct err *e)
 	if (!c || (alone && store_process_orphans(c, NULL, &ids, &n, e)))
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		queue_settle(q, c, ids[i], "the server stopped while the process was running (recovered at start-up)");
+		queue_settle(q, c, ids[i], "the server stopped while the process was running (recovered at start-up)",
+			     "the server stopped before the process started (recovered at start-up)");
 	free(ids);
 	if (n)
 		LOG_I("recovered %zu processes left running by the previous run", n);

@@ -2,7 +2,8 @@
 part): every node registers and heart-beats (table nodes); a node that starts leaves the
 other live nodes' running processes alone; when a node dies (kill -9), another settles
 its running processes within --node-dead-after + --node-heartbeat: FAILED, with a log line
-naming the dead node, and the service goes on.  On SQLite (one node per data folder) a
+naming the dead node (those it had claimed but not started run elsewhere), and the service
+goes on.  On SQLite (one node per data folder) a
 restart settles the previous run at once (test_process_recovery.py).
 
 Runs only against PostgreSQL ($ACCORD_TEST_DB): `make test` runs it in a throwaway
@@ -102,6 +103,12 @@ flows:
     victim, survivor = (a, b) if owner_pid == a.proc.pid else (b, a)
     assert owner_pid == victim.proc.pid
     admin = Client(survivor.url, ADMIN_KEY)
+    # A process the victim has claimed but not started yet (STARTING lasts microseconds:
+    # made by hand from one scheduled for later, which no node claims before).
+    claimed = start_process(admin, HELLO, parts={"startAt": "2099-01-01T00:00:00.000Z"})
+    psql(url, "UPDATE processes SET status = 'STARTING', start_at = NULL, node_id = '%s'"
+              " WHERE instance_id = '%s'" % (owner, claimed))
+    finished = {pid: status(admin, pid)["lastUpdatedAt"] for pid in done + [waiting]}
     t0 = time.time()
     victim.proc.send_signal(signal.SIGKILL)
     victim.proc.wait()
@@ -111,6 +118,14 @@ flows:
     assert elapsed < DEAD_AFTER + 2 * HEARTBEAT + 5, elapsed  # the documented bound, with slack for ASan
     log = log_text(admin, running)
     assert "node %s" % owner in log and "stopped while it ran the process" in log, log
+    # The one that had not started runs on the survivor; nothing finished is lost.
+    assert wait_process(admin, claimed, timeout=30)["status"] == "FINISHED"
+    log = log_text(admin, claimed)
+    assert "Process queued again: node %s" % owner in log and "stopped before the process started" in log, log
+    assert "hello from %s" % claimed in log, log
+    for pid, at in finished.items():
+        p = status(admin, pid)
+        assert p["status"] == "FINISHED" and p["lastUpdatedAt"] == at, p
     assert "stopped heart-beating" in survivor.read_log()
     assert psql(url, "SELECT count(*) FROM nodes WHERE id = '%s'" % owner) == "0"
     # The survivor goes on alone.
