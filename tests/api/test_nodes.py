@@ -14,13 +14,15 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 
 import pytest
 
-from conftest import ADMIN_KEY, ROOT, TEST_DB, Client, pg_url, start_process, wait_process
+from conftest import ADMIN_KEY, ADMIN_PASSWORD, ROOT, TEST_DB, Client, pg_url, start_process, unique, wait_process
 from proc_util import HELLO, log_text, sleeper, status, wait_for
+from test_console_session import LOGOUT, basic, browser, login
 
 pytestmark = pytest.mark.skipif(not TEST_DB, reason="several nodes need PostgreSQL ($ACCORD_TEST_DB)")
 
@@ -169,6 +171,18 @@ def test_starts_and_stops_reach_the_other_node_at_once(nodes):
         assert time.time() - t0 < 10
 
 
+def test_a_console_session_serves_on_every_node(two_nodes):
+    a, b, url = two_nodes
+    b.start()
+    token, csrf, _ = login(a.url, basic("admin", ADMIN_PASSWORD))
+    on_b = browser(b.url, token)
+    assert on_b.get("/api/v1/org").status_code == 200
+    r = on_b.post("/api/v1/org", json={"name": unique("norg")}, headers={"X-Accord-CSRF": csrf})
+    assert r.status_code == 200, r.text
+    assert on_b.post(LOGOUT).status_code == 204
+    assert browser(a.url, token).get("/api/v1/org").status_code == 401
+
+
 SLOW_LOG = """
 flows:
   default:
@@ -220,6 +234,22 @@ def test_the_database_restarting_under_load(fresh_server):
     admin = Client(srv.url, ADMIN_KEY)
     running = start_process(admin, sleeper(2))  # wakes and ends while the database is down
     wait_for(lambda: status(admin, running)["status"] == "RUNNING")
+    # Starts and reads all along, through the outage: each answered 200 or 503, never hung.
+    load, answers, accepted = threading.Event(), [], []
+
+    def client():
+        c = Client(srv.url, ADMIN_KEY)
+        while not load.is_set():
+            r = c.post("/api/v1/process", files=[("concord.yml", ("concord.yml", HELLO.encode(), "text/yaml"))])
+            answers.append(r.status_code)
+            if r.status_code == 200:
+                accepted.append(r.json()["instanceId"])
+            answers.append(c.get("/api/v2/process", params={"limit": 5}).status_code)
+
+    threads = [threading.Thread(target=client) for _ in range(2)]
+    for t in threads:
+        t.start()
+    time.sleep(1)
     host = pg_ctl("-m", "fast", "stop")
     try:
         r = admin.get("/api/v2/process/%s" % running)
@@ -232,7 +262,14 @@ def test_the_database_restarting_under_load(fresh_server):
         pg_ctl("-l", os.path.join(host, "server.log"), "start")
     # The node reconnects by itself: same server process, requests answered again.
     wait_for(lambda: admin.get("/api/v2/process/%s" % running).status_code == 200, timeout=20)
+    time.sleep(1)
+    load.set()
+    for t in threads:
+        t.join(timeout=60)
     assert srv.proc.poll() is None
+    assert set(answers) <= {200, 503} and 503 in answers and answers[-1] == 200, sorted(set(answers))
+    for pid in accepted:  # every start that was accepted runs
+        assert wait_process(admin, pid, timeout=60)["status"] == "FINISHED", pid
     # The process that ran through the outage ends and keeps its whole log.
     p = wait_process(admin, running, timeout=30)
     assert p["status"] == "FINISHED", p
