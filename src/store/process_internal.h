@@ -11,4 +11,9 @@
 int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
 			  const char *node, int64_t now, struct err *e) WUR;
 
+/* Locks the process's row for the open row transaction (store_tx_begin_rows) before it
+ * writes what belongs to the process (nothing to do where transactions run one at a time:
+ * SQLite).  ERR_NOT_FOUND for an unknown process. */
+int proc_lock_row(struct store_conn *c, const char *id, struct err *e) WUR;
+
 #endif

@@ -1,5 +1,7 @@
 /* Suspend, resume and requeue of a process (processes.h): each one transaction that
- * changes the status together with what the next run needs. */
+ * changes the status together with what the next run needs — a row transaction that
+ * locks the process's row first (store.h), so those of different processes, on any node,
+ * run at once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,9 +102,10 @@ int store_process_suspend(struct store_conn *c, const char *id, const struct pro
 
 	json_array_foreach(s->events, i, ev) if (json_is_string(ev) && !has_name(wait, json_string_value(ev)))
 	    json_array_append(wait, ev);
-	if (store_tx_begin(c, e))
+	if (store_tx_begin_rows(c, e))
 		goto out;
-	if (store_process_payload_put(c, id, s->payload, s->payload_len, e) || drop_forms(c, id, e) ||
+	if (proc_lock_row(c, id, e) || store_process_payload_put(c, id, s->payload, s->payload_len, e) ||
+	    drop_forms(c, id, e) ||
 	    put_forms(c, id, s->forms, form_names, e))
 		goto fail;
 	json_array_foreach(form_names, i, ev) if (!has_name(wait, json_string_value(ev))) json_array_append(wait, ev);
@@ -168,9 +171,9 @@ int store_process_resume(struct store_conn *c, const char *id, const char *event
 	json_t *wait = NULL;
 	int status;
 
-	if (store_tx_begin(c, e))
+	if (store_tx_begin_rows(c, e))
 		return -1;
-	if (read_wait(c, id, &status, &wait, e))
+	if (proc_lock_row(c, id, e) || read_wait(c, id, &status, &wait, e))
 		goto fail;
 	if (status != PS_SUSPENDED) {
 		err_set(e, ERR_CONFLICT, "Process is not suspended, can't resume");
@@ -193,9 +196,9 @@ fail:
 int store_process_requeue(struct store_conn *c, const char *id, unsigned from_mask, const char *event, json_t *args,
 			  const void *payload, size_t len, struct err *e)
 {
-	if (store_tx_begin(c, e))
+	if (store_tx_begin_rows(c, e))
 		return -1;
-	if ((payload && store_process_payload_put(c, id, payload, len, e)) ||
+	if (proc_lock_row(c, id, e) || (payload && store_process_payload_put(c, id, payload, len, e)) ||
 	    requeue_in_tx(c, id, from_mask, event, json_is_object(args) ? args : NULL, e)) {
 		store_tx_rollback(c);
 		return -1;

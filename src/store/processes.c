@@ -389,6 +389,24 @@ static int tags_status(struct store_conn *c, const char *id, enum proc_status to
 	return store_step_done(st, e);
 }
 
+int proc_lock_row(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SQL[] = "SELECT 1 FROM processes WHERE instance_id = ? FOR UPDATE";
+	struct store_stmt *st;
+	int rc;
+
+	if (!store_row_locks(c))
+		return 0;
+	if (!(st = store_prepare(c, SQL, e)))
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "Process instance not found: %s", id);
+	return rc < 0 ? rc : 0;
+}
+
 int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
 			  const char *node, int64_t now, struct err *e)
 {
