@@ -50,7 +50,7 @@ REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g -DNDEBUG
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: check-style all asan test unit flows apitest multinode apitest-pg browser fuzz bench run install deb clean deps format
+.PHONY: check-style all asan test unit flows flows-server flows-pg apitest multinode apitest-pg browser fuzz bench run install deb clean deps format
 all: build/accord
 
 # ---- generated sources -----------------------------------------------------------
@@ -112,6 +112,15 @@ unit: $(UNIT_BIN)
 flows: $(ASAN_DIR)/accord
 	@if [ -x tests/flows/run ]; then ACCORD_BIN=$(ASAN_DIR)/accord tests/flows/run; else echo "flows: no fixtures yet"; fi
 
+# The flow fixtures again as processes of one real `accord serve` (tests/flows/server.py),
+# their expectations checked through the REST API: on SQLite, and on PostgreSQL in a
+# throwaway cluster (scripts/pg-cluster).
+flows-server: $(ASAN_DIR)/accord
+	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord tests/flows/run --server
+
+flows-pg: $(ASAN_DIR)/accord
+	@scripts/pg-cluster run env ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord tests/flows/run --server
+
 apitest: $(ASAN_DIR)/accord
 	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api
 
@@ -136,7 +145,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
 	@scripts/check-style
 	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
-	@$(MAKE) --no-print-directory unit flows apitest apitest-pg browser
+	@$(MAKE) --no-print-directory unit flows flows-server flows-pg apitest apitest-pg browser
 
 # Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) and unchecked snprintf refused
 # in src/ and the tests (the checker tests itself first: scripts/check-style --self-test).

@@ -47,8 +47,8 @@ static json_t *sysvars(struct running *r, const char *workdir, json_t *profiles)
 	}
 	init = c ? user_json(c, p->initiator_id, p->initiator) : json_pack("{s:s}", "username", p->initiator);
 	sodium_memzero(token, sizeof token);
-	return json_pack("{s:s, s:s, s:o, s:o, s:O, s:o}", "txId", p->instance_id, "workDir", workdir, "processInfo", pi,
-			 "projectInfo", proj, "initiator", init, "currentUser", init);
+	return json_pack("{s:s, s:s, s:o, s:o, s:O, s:o}", "txId", p->instance_id, "workDir", workdir, "processInfo",
+			 pi, "projectInfo", proj, "initiator", init, "currentUser", init);
 }
 
 static json_t *names_of(json_t *v)
@@ -65,12 +65,14 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 	if (!cfg)
 		return NULL;
 	args = json_object_get(cfg, "arguments");
+	/* Without the request's profiles none are named: the runner takes the definition's
+	 * configuration.activeProfiles, else "default", and puts them in processInfo. */
 	profiles = json_object_get(cfg, "activeProfiles");
-	profiles = json_is_array(profiles) ? json_incref(profiles) : json_pack("[s]", "default");
+	profiles = json_is_array(profiles) ? json_incref(profiles) : json_array();
 	frame = json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:o}", "type", "start", "entryPoint", r->p.entry_point,
-			  "args", json_is_object(args) ? json_incref(args) : json_object(), "out", names_of(json_object_get(cfg, "out")),
-			  "activeProfiles", json_incref(profiles), "debug", json_is_true(json_object_get(cfg, "debug")),
-			  "sysvars", sysvars(r, workdir, profiles));
+			  "args", json_is_object(args) ? json_incref(args) : json_object(), "out",
+			  names_of(json_object_get(cfg, "out")), "activeProfiles", json_incref(profiles), "debug",
+			  json_is_true(json_object_get(cfg, "debug")), "sysvars", sysvars(r, workdir, profiles));
 	json_decref(profiles);
 	json_decref(cfg);
 	if (frame && r->p.resume_event[0]) {

@@ -89,6 +89,10 @@ static const struct {
 			     links are still judged by where they lead */
 };
 
+/* /proc/self names the process that opens it: a zygote's preloaded descriptor would be
+ * the zygote's /proc/<pid>, so the runner opens this one itself. */
+#define OWN_PROC_PATH "/proc/self"
+
 static long ll_create_ruleset(const struct ll_ruleset_attr *attr, size_t size, uint32_t flags)
 {
 	return syscall(SYS_landlock_create_ruleset, attr, size, flags);
@@ -169,7 +173,8 @@ void confine_preload(void)
 	struct err e;
 
 	for (size_t i = 0; i < N_SYSTEM_PATHS; i++)
-		if (open_path(system_paths[i].path, false, &preloaded[i].fd, &preloaded[i].dir, &e) <= 0)
+		if (strcmp(system_paths[i].path, OWN_PROC_PATH) == 0 ||
+		    open_path(system_paths[i].path, false, &preloaded[i].fd, &preloaded[i].dir, &e) <= 0)
 			preloaded[i].fd = -1;
 	have_preloaded = true;
 }
@@ -187,7 +192,7 @@ static int build_ruleset(int abi, const char *workdir, struct err *e)
 		return err_set(e, ERR_INTERNAL, "landlock: cannot create a ruleset: %s", strerror(errno));
 	for (size_t i = 0; i < N_SYSTEM_PATHS; i++) {
 		int rc = 0;
-		if (!have_preloaded)
+		if (!have_preloaded || strcmp(system_paths[i].path, OWN_PROC_PATH) == 0)
 			rc = add_path(ruleset, system_paths[i].path, system_paths[i].access, attr.handled_access_fs,
 				      false, e);
 		else if (preloaded[i].fd >= 0)

@@ -28,7 +28,8 @@
 int confine_runner(const char *workdir, char *desc, size_t desc_cap, struct err *e) WUR;
 
 /* Opens the system paths confine_runner grants once (O_PATH descriptors kept open), so
- * that confine_runner in a forked child only adds its rules: for the runner zygote
+ * that confine_runner in a forked child only adds its rules (and opens /proc/self, which
+ * names the process that opens it, itself): for the runner zygote
  * (runner/zygote.h), before it forks.  The child must call confine_runner before
  * confine_close_fds. */
 void confine_preload(void);

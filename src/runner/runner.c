@@ -77,7 +77,7 @@ static int send_done(const char *status, struct vm *vm)
 
 static int load(struct runner *r, struct err *e)
 {
-	json_t *profiles = json_object_get(r->start, "activeProfiles"), *v;
+	json_t *profiles = json_object_get(r->start, "activeProfiles"), *v, *sys_pi;
 	const char *names[64];
 	struct model_opts mo = {.path = r->workdir, .server_imports = true};
 	size_t i;
@@ -92,7 +92,13 @@ static int load(struct runner *r, struct err *e)
 	}
 	mo.profiles = mo.n_profiles ? names : NULL;
 	r->m = model_load(&mo, e);
-	return r->m ? 0 : -1;
+	if (!r->m)
+		return -1;
+	/* The profiles in effect: the start's, else the definition's, else "default". */
+	sys_pi = json_object_get(json_object_get(r->start, "sysvars"), "processInfo");
+	if (json_is_object(sys_pi))
+		json_object_set(sys_pi, "activeProfiles", r->m->active_profiles);
+	return 0;
 }
 
 /* A resumed process: its saved state, woken by `event`; or, restored from checkpoint

@@ -97,11 +97,34 @@ static int child(const struct dirs *d, int fd)
 	if (f < 0)
 		return report(fd, 12, "read-only system path /usr");
 	close(f);
+	/* its own /proc/<pid>, which LeakSanitizer reads at exit (task/) */
+	f = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (f < 0)
+		return report(fd, 13, "its own /proc/self/task");
+	close(f);
 	return 0;
 }
 
+/* Under the runner zygote the system paths are opened by the zygote, and the runner is a
+ * child of it: the confined process is not the one that preloaded. */
+static int preloaded_child(const struct dirs *d, int fd)
+{
+	int status;
+	pid_t pid;
+
+	confine_preload();
+	pid = fork();
+	if (pid < 0)
+		return report(fd, 14, "fork");
+	if (pid == 0)
+		_exit(child(d, fd));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return report(fd, 14, "the confined grandchild did not exit");
+	return WEXITSTATUS(status);
+}
+
 /* preload: as under the runner zygote, the system paths were opened beforehand
- * (confine_preload). */
+ * (confine_preload), by the confined process's parent. */
 static void run_confined(bool preload)
 {
 	struct dirs d;
@@ -127,10 +150,8 @@ static void run_confined(bool preload)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(p[0]);
-		if (preload)
-			confine_preload();
 		/* _exit: the confined child must not run the sanitizers' exit-time checks */
-		_exit(child(&d, p[1]));
+		_exit(preload ? preloaded_child(&d, p[1]) : child(&d, p[1]));
 	}
 	close(p[1]);
 	for (size_t got = 0, n;
