@@ -55,6 +55,9 @@ struct store_ops {
 	/* Around store_migrate, so that nodes starting together migrate once (NULL: none). */
 	const char *migrate_lock_sql, *migrate_unlock_sql;
 	const struct migration *migrations; /* this dialect's schema (migrations.h) */
+	/* Run at every start once the migrations are applied, under the migration lock: puts
+	 * back what a database restored elsewhere lacks (NULL: nothing). */
+	const char *start_sql;
 	struct store_conn *(*conn_open)(struct store *s, struct err *e);
 	void (*conn_close)(struct store_conn *c);
 	struct store_stmt *(*prepare)(struct store_conn *c, const char *sql, struct err *e);
