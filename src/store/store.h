@@ -98,6 +98,9 @@ extern bool store_durability_full;
  * environment variables fill in what it leaves out).  Applies migrations (store_migrate)
  * before returning.  NULL with a message on failure; a message never holds the password. */
 struct store *store_open(const char *url, struct err *e);
+/* Whether url names a PostgreSQL database, as store_open decides; else it names a SQLite file
+ * ("sqlite:<path>" or a bare path). */
+bool store_url_is_pg(const char *url);
 /* Closes every thread's connection; no thread may use the store afterwards. */
 void store_close(struct store *s);
 

@@ -6,14 +6,18 @@ and to prepare rows the API cannot make (processes aged by weeks).
 The SQL given must mean the same on both (plain SELECT/UPDATE/DELETE, literal values);
 where the dialects differ a test picks with PG below."""
 import collections
+import contextlib
 import json
 import os
 import sqlite3
 import subprocess
 
+import pytest
+
 from conftest import TEST_DB, pg_url
 
 PG = bool(TEST_DB)
+pg_only = pytest.mark.skipif(not PG, reason="PostgreSQL only ($ACCORD_TEST_DB)")
 # An expression giving a new random text id on each row it is evaluated for.
 RANDOM_ID = "gen_random_uuid()::text" if PG else "lower(hex(randomblob(16)))"
 
@@ -91,3 +95,36 @@ def everything(data_dir):
             with open(path, "rb") as f:
                 out += f.read()
     return out
+
+
+def serve_args(data_dir):
+    """What `accord serve --data data_dir` needs besides to reach its database."""
+    return ["--db", pg_url(data_dir)[0]] if PG else []
+
+
+@contextlib.contextmanager
+def write_lock(data_dir):
+    """Holds the database's write lock (what every write transaction of the server takes
+    first) until the block ends: SQLite's, or on PostgreSQL the advisory lock of
+    src/store/pg.c's PG_TX_BEGIN, in a transaction of a psql session of its own."""
+    if not PG:
+        db = sqlite3.connect(sqlite_path(data_dir), isolation_level=None, timeout=10)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            yield
+            db.execute("ROLLBACK")
+        finally:
+            db.close()
+        return
+    url, _ = pg_url(data_dir)
+    session = subprocess.Popen(["psql", "-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-d", url], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        session.stdin.write("BEGIN;\nSELECT pg_advisory_xact_lock(4702111234474983745), 'locked';\n")
+        session.stdin.flush()
+        assert session.stdout.readline().strip() == "|locked"
+        yield
+        session.stdin.write("ROLLBACK;\n")
+    finally:
+        session.stdin.close()
+        session.wait(20)
