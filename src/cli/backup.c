@@ -12,55 +12,89 @@
 #include "cli/commands.h"
 #include "cli/datalock.h"
 #include "store/backup.h"
+#include "store/store.h"
 
 #define EXIT_USAGE 2
+/* What to use on PostgreSQL instead (docs/operations.md "Running several nodes"). */
+#define PG_DUMP                                                                                                        \
+	"back it up with pg_dump, also while the nodes run (pg_dump -Fc -d DATABASE -f accord.dump), and keep the "    \
+	"master key with it"
+#define PG_RESTORE                                                                                                     \
+	"restore a pg_dump with pg_restore into an empty database while the nodes are stopped (pg_restore -d "         \
+	"DATABASE accord.dump), with the master key of the dump"
 
 struct backup_args {
-	const char *data; /* --data, else ACCORD_DATA, else ./data */
-	const char *file; /* the one positional argument */
+	const char *data;    /* --data, else ACCORD_DATA, else ./data */
+	const char *db;	     /* --db, else ACCORD_DB, else NULL: the data folder's accord.db */
+	const char *db_from; /* "--db" or "ACCORD_DB" */
+	const char *file;    /* the one positional argument */
 };
 
 static const char BACKUP_USAGE[] =
-    "usage: accord backup [--data DIR] OUT.db\n\n"
+    "usage: accord backup [--data DIR] [--db DB] OUT.db\n\n"
     "Writes a consistent copy of DIR/accord.db to OUT.db, also while `accord serve` runs on DIR\n"
     "(SQLite's online backup: one read snapshot, copied 256 pages at a time; the server keeps\n"
     "writing meanwhile).  OUT.db is written under a temporary name, checked (integrity_check)\n"
     "and synced, then renamed: an existing OUT.db is replaced only by a complete copy.\n\n"
-    "  --data DIR   data folder (default: $ACCORD_DATA, else ./data)\n\n"
+    "  --data DIR   data folder (default: $ACCORD_DATA, else ./data)\n"
+    "  --db DB      the database, as `accord serve --db` (default: $ACCORD_DB, else DIR/accord.db):\n"
+    "               sqlite:PATH or a path.  A PostgreSQL database is refused: use pg_dump\n"
+    "               (docs/operations.md \"Running several nodes\")\n\n"
     "The master key is not in the copy: back up DIR/master.key (or ACCORD_MASTER_KEY)\n"
     "separately, or the secrets of the copy cannot be read.  Exit status: 0 written, 1 failed,\n"
     "2 usage error.\n";
 
 static const char RESTORE_USAGE[] =
-    "usage: accord restore [--data DIR] IN.db\n\n"
-    "Replaces the database DIR/accord.db (created if missing) with the backup IN.db, after\n"
+    "usage: accord restore [--data DIR] [--db DB] IN.db\n\n"
+    "Replaces the database DIR/accord.db (or --db; created if missing) with the backup IN.db, after\n"
     "checking it (integrity_check, a schema version this build knows).  The server must be\n"
     "stopped: restore refuses while `accord serve` holds DIR (DIR/accord.pid is locked).\n"
     "Migrations newer than the backup run at the next start.\n\n"
-    "  --data DIR   data folder (default: $ACCORD_DATA, else ./data)\n\n"
+    "  --data DIR   data folder (default: $ACCORD_DATA, else ./data)\n"
+    "  --db DB      the database to replace, as `accord serve --db` (default: $ACCORD_DB, else\n"
+    "               DIR/accord.db): sqlite:PATH or a path.  A PostgreSQL database is refused: use\n"
+    "               pg_restore (docs/operations.md \"Running several nodes\")\n\n"
     "Secrets need the master key that was in use when the backup was taken (DIR/master.key\n"
     "or ACCORD_MASTER_KEY).  Exit status: 0 restored, 1 failed, 2 usage error.\n";
+
+/* Takes `NAME VALUE` or `NAME=VALUE` at argv[*i] into *out: 1 taken (*i moved past it), 0 not
+ * this option, -1 no value (said on stderr). */
+static int option(const char *cmd, const char *name, const char *what, int argc, char **argv, int *i, const char **out)
+{
+	const char *s = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(s, name, n) != 0 || (s[n] && s[n] != '='))
+		return 0;
+	if (s[n] == '=' ? !s[n + 1] : *i + 1 >= argc || !*argv[*i + 1]) {
+		fprintf(stderr, "accord %s: %s needs %s\n", cmd, name, what);
+		return -1;
+	}
+	*out = s[n] == '=' ? s + n + 1 : argv[++*i];
+	return 1;
+}
 
 /* 0 parsed, 1 --help printed, 2 usage error printed. */
 static int parse(const char *cmd, const char *usage, int argc, char **argv, struct backup_args *a)
 {
-	const char *env = getenv("ACCORD_DATA");
+	const char *env = getenv("ACCORD_DATA"), *db_env = getenv("ACCORD_DB");
 
 	a->data = env && *env ? env : "./data";
+	a->db = db_env && *db_env ? db_env : NULL;
+	a->db_from = "ACCORD_DB";
 	a->file = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
+		int got;
 		if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
 			fputs(usage, stdout);
 			return 1;
-		} else if (strcmp(s, "--data") == 0) {
-			if (i + 1 >= argc || !*argv[i + 1]) {
-				fprintf(stderr, "accord %s: --data needs a folder\n", cmd);
+		} else if ((got = option(cmd, "--data", "a folder", argc, argv, &i, &a->data)) ||
+			   (got = option(cmd, "--db", "a database", argc, argv, &i, &a->db))) {
+			if (got < 0)
 				return 2;
-			}
-			a->data = argv[++i];
-		} else if (strncmp(s, "--data=", 7) == 0 && s[7]) {
-			a->data = s + 7;
+			if (strncmp(s, "--db", 4) == 0)
+				a->db_from = "--db";
 		} else if (s[0] == '-' && s[1]) {
 			fprintf(stderr, "accord %s: unknown option '%s' (see accord %s --help)\n", cmd, s, cmd);
 			return 2;
@@ -78,10 +112,21 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 	return 0;
 }
 
-static int db_path(const struct backup_args *a, char *out, size_t n, struct err *e)
+/* The SQLite file to back up or replace: --db (or ACCORD_DB) as `accord serve` reads it, else
+ * DIR/accord.db.  A PostgreSQL database is refused with what to use instead. */
+static int db_path(const struct backup_args *a, const char *instead, char *out, size_t n, struct err *e)
 {
-	if (str_fmt(out, n, "%s/accord.db", a->data))
-		return err_set(e, ERR_INVALID, "--data %s: path too long (limit %zu bytes)", a->data, n - 11);
+	if (a->db && store_url_is_pg(a->db))
+		return err_set(e, ERR_INVALID,
+			       "%s names a PostgreSQL database, and accord backup and restore work on SQLite files "
+			       "only: %s (docs/operations.md \"Running several nodes\")",
+			       a->db_from, instead);
+	if (a->db ? str_fmt(out, n, "%s", strncmp(a->db, "sqlite:", 7) == 0 ? a->db + 7 : a->db)
+		  : str_fmt(out, n, "%s/accord.db", a->data))
+		return err_set(e, ERR_INVALID, "%s: path too long (limit %zu bytes)", a->db ? a->db_from : "--data",
+			       a->db ? n - 1 : n - 11);
+	if (!*out)
+		return err_set(e, ERR_INVALID, "%s names no file", a->db_from);
 	return 0;
 }
 
@@ -96,8 +141,14 @@ int cli_backup_main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : EXIT_USAGE;
 	umask(077);
-	if (db_path(&a, db, sizeof db, &e) || store_backup_to_file(db, a.file, &info, &e)) {
-		fprintf(stderr, "accord backup: %s\n", e.msg);
+	if (db_path(&a, PG_DUMP, db, sizeof db, &e) || store_backup_to_file(db, a.file, &info, &e)) {
+		/* A data folder without accord.db may be one of a server on PostgreSQL whose
+		 * --db this shell does not have. */
+		fprintf(stderr, "accord backup: %s%s\n", e.msg,
+			e.code == ERR_NOT_FOUND && !a.db
+			    ? "; a server on PostgreSQL (--db, ACCORD_DB) is backed up with "
+			      "pg_dump (docs/operations.md \"Running several nodes\")"
+			    : "");
 		return 1;
 	}
 	printf("backup of %s written to %s: %lld pages, %lld bytes, schema version %d, %lld ms\n"
@@ -139,8 +190,8 @@ int cli_restore_main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : EXIT_USAGE;
 	umask(077);
-	/* Check the backup before anything in the data folder changes. */
-	if (store_backup_check(a.file, &info, &e)) {
+	/* Check where to and the backup before anything in the data folder changes. */
+	if (db_path(&a, PG_RESTORE, db, sizeof db, &e) || store_backup_check(a.file, &info, &e)) {
 		fprintf(stderr, "accord restore: %s\n", e.msg);
 		return 1;
 	}
@@ -153,7 +204,7 @@ int cli_restore_main(int argc, char **argv)
 		fprintf(stderr, "accord restore: %s\n", e.msg);
 		return 1;
 	}
-	rc = db_path(&a, db, sizeof db, &e) ? -1 : store_backup_restore(a.file, db, &info, &e);
+	rc = store_backup_restore(a.file, db, &info, &e);
 	give_to_folder_owner(a.data);
 	datalock_release(lock);
 	if (rc) {

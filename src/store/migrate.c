@@ -1,7 +1,7 @@
 /* Applies the numbered migrations of the store's dialect (src/store/schema, schema_pg) in
  * order, each in its own transaction, recording them in schema_migrations.  On PostgreSQL
  * the whole run holds an advisory lock: a node that starts while another migrates waits,
- * then finds the migrations applied. */
+ * then finds the migrations applied.  The dialect's start_sql follows, under the same lock. */
 #include <stdio.h>
 
 #include "base/datetime.h"
@@ -87,6 +87,8 @@ int store_migrate(struct store *s, struct err *e)
 	if (s->ops->migrate_lock_sql && (rc = store_exec(c, s->ops->migrate_lock_sql, e)))
 		return rc;
 	rc = migrate_all(c, s->ops->migrations, e);
+	if (!rc && s->ops->start_sql && (rc = store_exec(c, s->ops->start_sql, e)))
+		err_prefix(e, "after the migrations");
 	/* A failed unlock (connection lost) frees the lock anyway: it is the session's. */
 	if (s->ops->migrate_unlock_sql && store_exec(c, s->ops->migrate_unlock_sql, &ignored))
 		LOG_W("migrations: %s", ignored.msg);

@@ -786,6 +786,8 @@ const struct store_ops store_pg_ops = {
     .migrate_lock_sql = "SELECT pg_advisory_lock(4702111234474983746)",
     .migrate_unlock_sql = "SELECT pg_advisory_unlock(4702111234474983746)",
     .migrations = store_migrations_pg,
+    /* The inventory sandbox's role is named after the database's oid (migrations 014, 016). */
+    .start_sql = "SELECT accord_inv_role_ensure()",
     .conn_open = pg_open,
     .conn_close = pg_close,
     .prepare = pg_prepare,

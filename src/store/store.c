@@ -22,6 +22,11 @@ static char *dirname_of(const char *path)
 	return strndup(path, (size_t)(slash - path));
 }
 
+bool store_url_is_pg(const char *url)
+{
+	return pg_sql_is_url(url);
+}
+
 struct store *store_open(const char *url, struct err *e)
 {
 	struct store *s;

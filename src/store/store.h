@@ -58,6 +58,9 @@ struct store_ops {
 	/* Around store_migrate, so that nodes starting together migrate once (NULL: none). */
 	const char *migrate_lock_sql, *migrate_unlock_sql;
 	const struct migration *migrations; /* this dialect's schema (migrations.h) */
+	/* Run at every start once the migrations are applied, under the migration lock: puts
+	 * back what a database restored elsewhere lacks (NULL: nothing). */
+	const char *start_sql;
 	struct store_conn *(*conn_open)(struct store *s, struct err *e);
 	void (*conn_close)(struct store_conn *c);
 	struct store_stmt *(*prepare)(struct store_conn *c, const char *sql, struct err *e);
@@ -98,6 +101,9 @@ extern bool store_durability_full;
  * environment variables fill in what it leaves out).  Applies migrations (store_migrate)
  * before returning.  NULL with a message on failure; a message never holds the password. */
 struct store *store_open(const char *url, struct err *e);
+/* Whether url names a PostgreSQL database, as store_open decides; else it names a SQLite file
+ * ("sqlite:<path>" or a bare path). */
+bool store_url_is_pg(const char *url);
 /* Closes every thread's connection; no thread may use the store afterwards. */
 void store_close(struct store *s);
 

@@ -32,9 +32,10 @@ BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
 ADMIN_KEY = base64.b64encode(b"accord-test-admin-key-0123456789").decode().rstrip("=")
 ADMIN_PASSWORD = "Admin-pass-123"
 TEST_DB = os.environ.get("ACCORD_TEST_DB")
-# Tests that read, lock or back up the SQLite file itself: skipped on PostgreSQL (they want
-# counterparts that look at the PostgreSQL database).
-sqlite_only = pytest.mark.skipif(bool(TEST_DB), reason="looks at the SQLite database file")
+# Tests of what only SQLite has (accord backup / restore of its file): skipped on PostgreSQL,
+# each saying why beside it.  A test that looks into the database does it on either backend
+# (db_util.py).
+sqlite_only = pytest.mark.skipif(bool(TEST_DB), reason="SQLite's database file only")
 
 
 def pg_url(data_dir):

@@ -3,16 +3,16 @@ X-Concord-EnableSession, the session cookie and its CSRF rule, idle expiry, logo
 GET /api/v1/org/{org}/project/{project}/repo/{repo}/start/{entryPoint}
 (docs/api.md "Console sessions", "Start by link"; docs/security.md)."""
 import base64
+import hashlib
 import html
-import os
-import sqlite3
 import time
 import urllib.parse
 
 import pytest
 import requests
 
-from conftest import ADMIN_KEY, ADMIN_PASSWORD, Client, process_log, sqlite_only, unique, wait_process
+import db_util
+from conftest import ADMIN_KEY, ADMIN_PASSWORD, Client, process_log, unique, wait_process
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401 (fixture)
 
@@ -127,19 +127,17 @@ def test_header_credentials_win_over_the_cookie(server, new_user):
     assert r.json()["username"] == user.username
 
 
-@sqlite_only
 def test_token_is_stored_as_a_hash_only(server):
     token, csrf, _ = login(server.url, basic("admin", ADMIN_PASSWORD))
-    db = sqlite3.connect(os.path.join(server.data_dir, "accord.db"))
-    try:
-        rows = db.execute("SELECT token_hash, csrf_token FROM console_sessions").fetchall()
-    finally:
-        db.close()
+    rows = db_util.rows(server.data_dir, "SELECT token_hash, csrf_token FROM console_sessions")
     assert csrf in [r[1] for r in rows]
     for h, _ in rows:
-        assert token.encode() not in bytes(h) and len(h) == 32
-    with open(os.path.join(server.data_dir, "accord.db"), "rb") as f:
-        assert token.encode() not in f.read()
+        h = db_util.blob(h)
+        assert token.encode() not in h and len(h) == 32
+    assert hashlib.sha256(token.encode()).digest() in [db_util.blob(r[0]) for r in rows]
+    stored = db_util.everything(server.data_dir)
+    assert csrf.encode() in stored
+    assert token.encode() not in stored and token.encode().hex().encode() not in stored
 
 
 # ---- CSRF ---------------------------------------------------------------------------------------
@@ -189,7 +187,6 @@ def test_header_credentials_need_no_csrf(admin):
 
 # ---- expiry, logout, users ----------------------------------------------------------------------
 
-@sqlite_only
 def test_idle_session_expires(fresh_server):
     srv = fresh_server(args=["--session-idle", "2s"]).start()
     token, _, _ = login(srv.url, ADMIN_KEY)
@@ -201,12 +198,7 @@ def test_idle_session_expires(fresh_server):
     assert "expired" in r.json()["message"]
     # a new login purges the expired row
     login(srv.url, ADMIN_KEY)
-    db = sqlite3.connect(os.path.join(srv.data_dir, "accord.db"))
-    try:
-        n = db.execute("SELECT count(*) FROM console_sessions").fetchone()[0]
-    finally:
-        db.close()
-    assert n == 1
+    assert db_util.scalar(srv.data_dir, "SELECT count(*) FROM console_sessions") == 1
 
 
 def test_use_keeps_a_session_alive(fresh_server):

@@ -8,7 +8,8 @@ import uuid
 
 import pytest
 
-from conftest import Client, sqlite_only, start_process, unique, wait_process
+import db_util
+from conftest import Client, start_process, unique, wait_process
 from proc_util import HELLO, make_org, make_project, make_team, sleeper, status
 
 
@@ -166,17 +167,29 @@ def test_session_token(server, admin, new_user):
     assert r.status_code == 401
 
 
-@pytest.mark.parametrize("target", ["master.key", pytest.param("accord.db", marks=sqlite_only)])
+def database_file(data_dir):
+    """A file that holds the server's database: the SQLite file, or on PostgreSQL the file of
+    the table users in the cluster's data folder (after a checkpoint, so that it has rows)."""
+    if not db_util.PG:
+        return os.path.join(data_dir, "accord.db")
+    db_util.psql(data_dir, "-c", "CHECKPOINT")
+    return os.path.join(db_util.scalar(data_dir, "SELECT current_setting('data_directory')"),
+                        db_util.scalar(data_dir, "SELECT pg_relation_filepath('users')"))
+
+
+@pytest.mark.parametrize("target", ["master.key", "database"])
 def test_flow_cannot_read_server_files(server, admin, target):
-    path = os.path.join(server.data_dir, target)
-    assert os.path.exists(path)
+    path = os.path.join(server.data_dir, target) if target == "master.key" else database_file(server.data_dir)
+    assert os.path.getsize(path) > 0
+    # the path from the process's working directory, <data>/work/<instanceId>
+    climb = os.path.relpath(path, os.path.join(server.data_dir, "work", "x"))
     flow = """
 flows:
   default:
     - set:
-        stolen: "${resource.asString(workDir.concat('/../../%s'))}"
+        stolen: "${resource.asString(workDir.concat('/%s'))}"
     - log: "${stolen}"
-""" % target
+""" % climb
     p = wait_process(admin, start_process(admin, flow, parts={"out": "stolen"}))
     assert p["status"] == "FAILED", p
     assert "stolen" not in p["meta"]["out"]
@@ -185,5 +198,5 @@ flows:
     for shown in (secret.decode("latin-1"), secret.hex(), base64.b64encode(secret).decode()[:40]):
         assert shown not in text
     r = admin.get("/api/v1/process/%s/log" % p["instanceId"])
-    if r.status_code in (200, 206):
-        assert secret not in r.content
+    assert r.status_code in (200, 206) and b"is outside the working directory" in r.content, r.text
+    assert secret not in r.content

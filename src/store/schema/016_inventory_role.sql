@@ -1,0 +1,2 @@
+-- The inventory sandbox's role on PostgreSQL, made again at each start (a database restored
+-- under another oid).  Nothing changes on SQLite, whose sandbox builds its views per run.
