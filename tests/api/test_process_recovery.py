@@ -5,6 +5,7 @@ import signal
 import threading
 import time
 
+import db_util
 from conftest import ADMIN_KEY, Client, start_process, wait_process
 from proc_util import HELLO, log_text, make_org, make_project, sleeper, status
 
@@ -26,6 +27,10 @@ def test_sigkill_recovery(fresh_server):
         assert status(admin, pid)["status"] == "ENQUEUED"
 
     srv.stop(signal.SIGKILL)
+    # One claimed but not started when the server died (STARTING lasts microseconds: made by
+    # hand from a queued one): it runs after the restart, none of its steps having run.
+    claimed = queued[0]
+    db_util.execute(srv.data_dir, "UPDATE processes SET status = 'STARTING' WHERE instance_id = '%s'" % claimed)
     srv2 = fresh_server(data_dir=srv.data_dir, args=["--workers", "2"]).start()
     try:
         admin = Client(srv2.url, ADMIN_KEY)
@@ -39,6 +44,8 @@ def test_sigkill_recovery(fresh_server):
         assert time.time() - t0 < 30  # recovered at start-up, not after the sleep ran out
         for pid in queued + [scheduled]:
             assert wait_process(admin, pid, timeout=60)["status"] == "FINISHED", pid
+        log = log_text(admin, claimed)
+        assert "Process queued again: the server stopped before the process started" in log, log
         hist = [h["status"] for h in status(admin, scheduled, include="history")["statusHistory"]]
         assert hist == ["NEW", "ENQUEUED", "STARTING", "RUNNING", "FINISHED"], hist
         again = status(admin, done)
