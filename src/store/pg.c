@@ -667,6 +667,26 @@ static void *pg_native(struct store_conn *base)
 	return PC(base)->pg;
 }
 
+static void pg_reset_conn(struct store_conn *base)
+{
+	struct pg_conn *c = PC(base);
+	char msg[400];
+	struct err e;
+
+	if (PQstatus(c->pg) != CONNECTION_OK)
+		return;
+	LOG_W("database: replacing a session on %s that was left busy", c->where);
+	PQreset(c->pg);
+	c->generation++; /* the old session's statements are gone, whatever session_init says */
+	if (PQstatus(c->pg) != CONNECTION_OK) {
+		c->retry_at_ns = dt_mono_ns() + RETRY_NS;
+		conn_msg(c, msg, sizeof msg);
+		LOG_E("database: cannot reconnect to %s: %s", c->where, msg);
+	} else if (session_init(c, &e)) {
+		LOG_E("database: %s", e.msg);
+	}
+}
+
 /* ---- LISTEN: a connection of its own (store_listen) ---------------------------------- */
 
 struct pg_listener {
@@ -806,6 +826,7 @@ const struct store_ops store_pg_ops = {
     .exec = pg_exec,
     .changes = pg_changes,
     .native = pg_native,
+    .reset_conn = pg_reset_conn,
     .notify_sql = "SELECT pg_notify(?, ?)",
     .listen_open = pg_listen_open,
     .listen_wait = pg_listen_wait,

@@ -412,6 +412,13 @@ void *store_native(struct store_conn *c)
 	return c->store->ops->native(c);
 }
 
+void store_conn_reset(struct store_conn *c)
+{
+	assert(!c->in_tx);
+	if (c->store->ops->reset_conn)
+		c->store->ops->reset_conn(c);
+}
+
 const char *store_data_dir(struct store *s)
 {
 	return s->data_dir;

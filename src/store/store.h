@@ -79,6 +79,7 @@ struct store_ops {
 	int (*exec)(struct store_conn *c, const char *sql, struct err *e);
 	int64_t (*changes)(struct store_conn *c);
 	void *(*native)(struct store_conn *c);
+	void (*reset_conn)(struct store_conn *c); /* NULL: nothing to do (store_conn_reset) */
 	void (*prefer_map)(struct store_conn *c);
 	/* Wake-ups across nodes (NULL: one node only, as SQLite): store_notify's statement
 	 * (channel, payload) and the listener's connection. */
@@ -204,6 +205,13 @@ void store_prefer_map(struct store_conn *c);
 const char *store_backend(struct store *s);
 struct store *store_conn_store(struct store_conn *c);
 void *store_native(struct store_conn *c);
+
+/* For such a module that could not bring c's session back to idle (a transaction or a
+ * libpq pipeline it left open): drops the session and opens a new one at once, with the
+ * store's settings; nothing of the old session survives (statements are prepared again on
+ * use).  A lost connection is left for the next use to reconnect.  Nothing on SQLite.  Not
+ * inside a store transaction. */
+void store_conn_reset(struct store_conn *c);
 
 /* Wake-ups across the nodes of one database (PostgreSQL's NOTIFY/LISTEN).  On a store
  * that serves one node (SQLite) store_notify does nothing and store_listen returns NULL

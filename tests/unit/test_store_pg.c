@@ -25,9 +25,9 @@
 #include "store/processes.h"
 #include "store/store.h"
 
-static char cluster[64];   /* the folder of the cluster we started ("" if none) */
-static char base_url[512]; /* the cluster (database accord) */
-static char url[600];	   /* this run's own database */
+#include "pg_cluster.h"
+
+static char url[600]; /* this run's own database */
 static bool have_server;
 static struct store *store;
 static struct store_conn *db;
@@ -107,41 +107,6 @@ static void test_clean_msg(void **state)
 
 /* ---- against a server ---- */
 
-static int psql(const char *sql)
-{
-	char cmd[1200];
-
-	if (str_fmt(cmd, sizeof cmd,
-		    "PGOPTIONS='-c client_min_messages=warning' psql -X -q -d '%s' -c \"%s\" >/dev/null", base_url,
-		    sql))
-		return -1;
-	return system(cmd);
-}
-
-static int start_cluster(void)
-{
-	char cmd[256];
-	FILE *f;
-	const char *env = getenv("ACCORD_TEST_DB");
-
-	if (env && *env)
-		return str_fmt(base_url, sizeof base_url, "%s", env);
-	if (system("scripts/pg-cluster bindir >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "test_store_pg: SKIPPED the server tests: no PostgreSQL server binaries in "
-				"/usr/lib/postgresql/*/bin (scripts/deps installs Debian's postgresql)\n");
-		return 1;
-	}
-	if (str_fmt(cluster, sizeof cluster, "/tmp/accord-pgunit-XXXXXX") || !mkdtemp(cluster) ||
-	    str_fmt(cmd, sizeof cmd, "scripts/pg-cluster start %s", cluster) || !(f = popen(cmd, "r")))
-		return -1;
-	if (!fgets(base_url, sizeof base_url, f))
-		base_url[0] = '\0';
-	if (pclose(f) != 0 || !*base_url)
-		return -1;
-	base_url[strcspn(base_url, "\n")] = '\0';
-	return 0;
-}
-
 static void exec_ok(const char *sql)
 {
 	struct err e;
@@ -152,15 +117,12 @@ static void exec_ok(const char *sql)
 static int setup(void **state)
 {
 	struct err e;
-	int rc = start_cluster();
+	int rc = pg_cluster_start("test_store_pg");
 	(void)state;
 
 	if (rc > 0)
 		return 0;
-	if (rc < 0 || psql("DROP DATABASE IF EXISTS unit_store") || psql("CREATE DATABASE unit_store"))
-		return -1;
-	/* the same cluster, database unit_store: a URL query's dbname wins over the path */
-	if (str_fmt(url, sizeof url, "%s%sdbname=unit_store", base_url, strchr(base_url, '?') ? "&" : "?"))
+	if (rc < 0 || pg_cluster_new_db("unit_store", url, sizeof url))
 		return -1;
 	limits.store_value_bytes = 1000;
 	if (!(store = store_open(url, &e))) {
@@ -176,13 +138,10 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
 	(void)state;
 
 	store_close(store);
-	if (!*cluster)
-		return 0;
-	return str_fmt(cmd, sizeof cmd, "scripts/pg-cluster stop %s", cluster) || system(cmd) ? -1 : 0;
+	return pg_cluster_stop();
 }
 
 #define NEED_SERVER()                                                                                                  \
@@ -373,8 +332,8 @@ static void test_reconnects(void **state)
 	NEED_SERVER();
 
 	assert_int_equal(count_k("round"), 1);
-	assert_int_equal(psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-			      " WHERE datname = 'unit_store' AND pid <> pg_backend_pid()"),
+	assert_int_equal(pg_cluster_psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+					 " WHERE datname = 'unit_store' AND pid <> pg_backend_pid()"),
 			 0);
 	rc = store_exec(db, "SELECT 1", &e);
 	if (rc) { /* libpq may notice the loss only now */
@@ -393,9 +352,9 @@ static void test_start_errors_name_the_database_never_the_password(void **state)
 	(void)state;
 	NEED_SERVER();
 
-	assert_int_equal(psql("DROP ROLE IF EXISTS bob"), 0);
-	assert_int_equal(psql("CREATE ROLE bob LOGIN SUPERUSER PASSWORD 'right-pass'"), 0);
-	h = strstr(base_url, "host=");
+	assert_int_equal(pg_cluster_psql("DROP ROLE IF EXISTS bob"), 0);
+	assert_int_equal(pg_cluster_psql("CREATE ROLE bob LOGIN SUPERUSER PASSWORD 'right-pass'"), 0);
+	h = strstr(pg_cluster_url, "host=");
 	assert_non_null(h);
 	assert_int_equal(str_fmt(host, sizeof host, "%.*s", (int)strcspn(h + 5, "&"), h + 5), 0);
 
@@ -597,8 +556,8 @@ static void test_concurrent_start_migrates_once(void **state)
 
 	store_close(store);
 	store = NULL;
-	assert_int_equal(psql("DROP DATABASE unit_store WITH (FORCE)"), 0);
-	assert_int_equal(psql("CREATE DATABASE unit_store"), 0);
+	assert_int_equal(pg_cluster_psql("DROP DATABASE unit_store WITH (FORCE)"), 0);
+	assert_int_equal(pg_cluster_psql("CREATE DATABASE unit_store"), 0);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, open_one, &o[i]), 0);
 	for (int i = 0; i < 2; i++) {
