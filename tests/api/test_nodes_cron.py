@@ -1,8 +1,9 @@
 """Cron triggers and `startAt` on two `accord serve` nodes of one PostgreSQL database (issue
 11): both nodes run the scheduler on the shared test clock (--test-cron-minute-seconds: its
 anchor is kept in the database), and over several test minutes each minute fires exactly
-once across the two, by whichever node claims it; processes started with a `startAt` in the
-near future through either node each run once, on one node.
+once across the two, by whichever node claims it, none missed while one node stops and
+starts again; processes started with a `startAt` in the near future through either node
+each run once, on one node.
 
 Runs only against PostgreSQL ($ACCORD_TEST_DB), as test_nodes.py, whose fixtures it uses."""
 import datetime
@@ -16,7 +17,7 @@ from test_process_handoff import later
 from test_triggers import CRON_FLOW, Project, fire_times, repos  # noqa: F401 (fixture)
 
 MINUTE_S = 3  # a test minute's real seconds: a node may lag by most of one and miss nothing
-BOTH, ALONE = 4, 3  # test minutes watched with both nodes, then with B alone
+BOTH, ALONE, AGAIN = 4, 3, 3  # test minutes watched: both nodes, B alone, both again
 SLOTS = 4  # --workers of a node in the startAt test: the claims of a whole wave race
 CRON_NODE_ARGS = NODE_ARGS + ["--test-cron-minute-seconds", str(MINUTE_S)]
 CLOCK = re.compile(r"cron triggers run on a test clock: one minute lasts \d+ s from (\S+)")
@@ -37,7 +38,7 @@ def minute_of(iso):
     return int(at.timestamp()) // 60
 
 
-def test_each_cron_minute_fires_once_across_two_nodes(nodes, repos):
+def test_each_cron_minute_fires_once_across_two_nodes(nodes, fresh_server, repos):
     a, b, url = nodes(CRON_NODE_ARGS, CRON_NODE_ARGS)
     b.start()
     # One clock: B read the anchor A wrote.
@@ -48,23 +49,32 @@ def test_each_cron_minute_fires_once_across_two_nodes(nodes, repos):
     p = Project(admin_a)
     name = p.add_repo(repos({"concord.yml": CRON_FLOW % "* * * * *"}))
     # The trigger was stored through A; B fires it too, from the database.  Then A stops and
-    # B goes on alone.
+    # B goes on alone; then A starts again (re-reading the triggers, skipping past minutes)
+    # while B fires.
     wait_for(lambda: len(p.processes()) >= BOTH, timeout=BOTH * MINUTE_S + 60)
     a.stop()
     p.admin = admin_b
     n_b = len(fired_by(b))
     wait_for(lambda: len(fired_by(b)) >= n_b + ALONE, timeout=ALONE * MINUTE_S + 60)
+    a2 = fresh_server(data_dir=a.data_dir, env={"ACCORD_MASTER_KEY": a.env["ACCORD_MASTER_KEY"]},
+                      args=CRON_NODE_ARGS).start()
+    n = len(p.processes())
+    wait_for(lambda: len(p.processes()) >= n + AGAIN, timeout=AGAIN * MINUTE_S + 60)
     p.update_repo(name, triggersDisabled=True)
     time.sleep(2 * MINUTE_S)  # a fire under way lands
     procs = p.processes()
     at_of = {x["instanceId"]: fire_at for x, (fire_at, _, _) in zip(procs, fire_times(admin_b, procs))}
-    by_a, by_b = fired_by(a), fired_by(b)
+    by_a, by_b, by_a2 = fired_by(a), fired_by(b), fired_by(a2)
+    a2.stop()  # before the database goes with A
+    assert CLOCK.findall(a2.read_log()) == clocks[0]
     # Each minute was fired by one node, once: the nodes' logs and the processes agree.
-    assert not set(by_a) & set(by_b), (sorted(by_a), sorted(by_b))
-    fired = {**by_a, **by_b}
+    fired = {}
+    for by in (by_a, by_b, by_a2):
+        for at, pids in by.items():
+            fired.setdefault(at, []).extend(pids)
     assert all(len(v) == 1 for v in fired.values()), fired
     assert {v[0]: at for at, v in fired.items()} == at_of
-    # No minute was missed between the first and the last, A's stop included.
+    # No minute was missed between the first and the last, A's stop and start included.
     minutes = sorted(minute_of(at) for at in fired)
     assert minutes == list(range(minutes[0], minutes[-1] + 1)), sorted(fired)
     assert by_a and max(by_a) < sorted(by_b)[-ALONE], (sorted(by_a), sorted(by_b))
