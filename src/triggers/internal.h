@@ -19,7 +19,7 @@ struct triggers {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool stop, wake;   /* under mu */
-	int64_t anchor_ms; /* real time at start: the test clock runs faster from here */
+	int64_t anchor_ms; /* the test clock runs faster from this real time (server_meta) */
 };
 
 /* The scheduler's clock in Unix ms: real time, or the test clock (--test-cron-minute-seconds).

@@ -10,12 +10,16 @@
 
 #include "base/datetime.h"
 #include "base/log.h"
+#include "base/str.h"
+#include "store/meta.h"
 #include "store/users.h"
 #include "triggers/internal.h"
 
 #define MINUTE_MS 60000
 /* The longest sleep without looking at the store (a clock step, another node's change). */
 #define MAX_SLEEP_MS 60000
+/* server_meta key of the test clock's anchor (Unix ms), shared by the nodes of a database. */
+#define TEST_ANCHOR_META "test_cron_anchor_ms"
 
 int64_t triggers_now_ms(const struct triggers *t)
 {
@@ -26,16 +30,20 @@ int64_t triggers_now_ms(const struct triggers *t)
 	return t->anchor_ms + (now - t->anchor_ms) * 60 / (int64_t)t->cfg.test_minute_seconds;
 }
 
+/* Real milliseconds that last span_ms on the scheduler's clock (span_ms > 0). */
+static int64_t real_span_ms(const struct triggers *t, int64_t span_ms)
+{
+	if (t->cfg.test_minute_seconds)
+		return span_ms * (int64_t)t->cfg.test_minute_seconds / 60 + 1;
+	return span_ms;
+}
+
 /* Real milliseconds until the scheduler's clock shows at_ms. */
 static int64_t real_wait_ms(const struct triggers *t, int64_t at_ms)
 {
 	int64_t d = at_ms - triggers_now_ms(t);
 
-	if (d <= 0)
-		return 0;
-	if (t->cfg.test_minute_seconds)
-		d = d * (int64_t)t->cfg.test_minute_seconds / 60 + 1;
-	return d;
+	return d <= 0 ? 0 : real_span_ms(t, d);
 }
 
 void triggers_wake(struct triggers *t)
@@ -129,11 +137,13 @@ static void skip_missed(struct triggers *t, struct store_conn *c)
 
 static void sleep_until(struct triggers *t, int64_t next)
 {
-	int64_t ms = next ? real_wait_ms(t, next) : MAX_SLEEP_MS;
+	/* The cap is on the scheduler's clock too: with the test clock, a trigger stored
+	 * through another node is seen as soon (in test minutes) as in production. */
+	int64_t cap = real_span_ms(t, MAX_SLEEP_MS), ms = next ? real_wait_ms(t, next) : cap;
 	struct timespec ts;
 
-	if (ms > MAX_SLEEP_MS)
-		ms = MAX_SLEEP_MS;
+	if (ms > cap)
+		ms = cap;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_sec += ms / 1000;
 	ts.tv_nsec += (ms % 1000) * 1000000;
@@ -181,6 +191,27 @@ static void *scheduler_main(void *arg)
 	return NULL;
 }
 
+/* The test clock's anchor: the first start with the test clock on this database writes its
+ * real time, every start (of any node) reads back what is there, so that all nodes of one
+ * database show the same scheduler clock and claim the same minutes. */
+static int test_anchor(struct store *s, int64_t *anchor, struct err *e)
+{
+	char v[32];
+	struct store_conn *c;
+	bool added;
+	int rc;
+
+	if (str_fmt(v, sizeof v, "%lld", (long long)*anchor))
+		return err_set(e, ERR_INTERNAL, "test clock anchor: %lld does not fit", (long long)*anchor);
+	if (!(c = store_conn(s, e)))
+		return -1;
+	if ((rc = store_meta_add(c, TEST_ANCHOR_META, v, &added, e)) ||
+	    (rc = store_meta_get(c, TEST_ANCHOR_META, v, sizeof v, e)))
+		return rc;
+	/* Before the year 10000: the clock multiplies the time since the anchor by up to 60. */
+	return str_to_i64(str_from(v), 0, 253402300799999, anchor, "server_meta " TEST_ANCHOR_META, e);
+}
+
 struct triggers *triggers_start(const struct triggers_cfg *cfg, struct err *e)
 {
 	struct triggers *t = calloc(1, sizeof *t);
@@ -192,6 +223,10 @@ struct triggers *triggers_start(const struct triggers_cfg *cfg, struct err *e)
 	}
 	t->cfg = *cfg;
 	t->anchor_ms = dt_now_ms();
+	if (cfg->test_minute_seconds && test_anchor(cfg->store, &t->anchor_ms, e)) {
+		free(t);
+		return NULL;
+	}
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -207,10 +242,13 @@ struct triggers *triggers_start(const struct triggers_cfg *cfg, struct err *e)
 		t->rereading = true;
 	else if (cfg->repos)
 		LOG_W("triggers: cannot start the thread that reads the repositories' triggers again");
-	if (cfg->test_minute_seconds)
-		LOG_W("cron triggers run on a test clock: one minute lasts %u s (--test-cron-minute-seconds; never in "
-		      "production)",
-		      cfg->test_minute_seconds);
+	if (cfg->test_minute_seconds) {
+		char from[DT_ISO_LEN];
+		dt_format_iso(t->anchor_ms, from);
+		LOG_W("cron triggers run on a test clock: one minute lasts %u s from %s (--test-cron-minute-seconds; "
+		      "never in production)",
+		      cfg->test_minute_seconds, from);
+	}
 	return t;
 }
 

@@ -28,15 +28,17 @@ struct triggers_cfg {
 	const char *work_dir; /* start folders: tmp/ and ready/ beneath it */
 	const unsigned char *session_key; /* 32 bytes */
 	/* Test-only clock (--test-cron-minute-seconds): when > 0, the scheduler's clock runs
-	 * so that one minute lasts this many real seconds, from the real time at start.  The
-	 * production path is the same code with a 60 s minute. */
+	 * so that one minute lasts this many real seconds, from the real time of the first
+	 * start with it on this database (kept in server_meta, so that the nodes of one
+	 * database share the clock).  The production path is the same code with a 60 s minute. */
 	unsigned test_minute_seconds;
 };
 
 /* Starts the cron scheduler thread.  Triggers live in the store, so they work after a
  * restart as they were; repositories are re-read only on create, update and refresh.  Cron
  * triggers whose next minute passed while the server was down go on from now (missed
- * minutes are not replayed). */
+ * minutes are not replayed).  With the test clock, its anchor is read (the first time,
+ * written) on the calling thread's store connection; a store error fails the start. */
 struct triggers *triggers_start(const struct triggers_cfg *cfg, struct err *e);
 void triggers_stop(struct triggers *t);
 
