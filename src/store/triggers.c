@@ -101,21 +101,26 @@ static int collect(struct store_stmt *st, struct trigger **out, size_t *n, struc
 	return 0;
 }
 
-/* last_fire_at of the old trigger of repo_id with this fingerprint (0: none). */
-static int old_last_fire(struct store_conn *c, const char *repo_id, const char *fingerprint, int64_t *at, struct err *e)
+/* last_fire_at and next_fire_at of the old trigger of repo_id with this fingerprint (0:
+ * none). */
+static int old_fire_times(struct store_conn *c, const char *repo_id, const char *fingerprint, int64_t *last,
+			  int64_t *next, struct err *e)
 {
-	static const char SQL[] = "SELECT MAX(last_fire_at) FROM triggers WHERE repo_id = ? AND fingerprint = ?";
+	static const char SQL[] = "SELECT MAX(last_fire_at), MIN(next_fire_at) FROM triggers"
+				  " WHERE repo_id = ? AND fingerprint = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
-	*at = 0;
+	*last = *next = 0;
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, repo_id);
 	store_bind_text(st, 2, fingerprint);
 	rc = store_step(st, e);
 	if (rc == STORE_ROW && !store_col_is_null(st, 0))
-		*at = store_col_int64(st, 0);
+		*last = store_col_int64(st, 0);
+	if (rc == STORE_ROW && !store_col_is_null(st, 1))
+		*next = store_col_int64(st, 1);
 	store_reset(st);
 	return rc < 0 ? rc : 0;
 }
@@ -187,9 +192,15 @@ int store_triggers_replace(struct store_conn *c, const char *repo_id, struct tri
 		free(last);
 		return -1;
 	}
-	/* The carried-over fire times are read before the old rows go. */
-	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = old_last_fire(c, repo_id, v[i].fingerprint, &last[i], e);
+	/* The carried-over fire times are read before the old rows go.  An unchanged trigger
+	 * keeps its next minute too: one that is due but not yet claimed (by any node) fires,
+	 * rather than being moved on to the minute after the refresh. */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		int64_t next = 0;
+		rc = old_fire_times(c, repo_id, v[i].fingerprint, &last[i], &next, e);
+		if (rc == 0 && next && v[i].next_fire_at && next < v[i].next_fire_at)
+			v[i].next_fire_at = next;
+	}
 	if (rc == 0)
 		rc = delete_of_repo(c, repo_id, e);
 	/* created_at + i keeps the definition's order in the lists (ORDER BY created_at). */
@@ -265,11 +276,17 @@ int store_trigger_claim_fire(struct store_conn *c, const char *id, int64_t minut
 {
 	static const char SQL[] = "UPDATE triggers SET last_fire_at = ?, next_fire_at = ?"
 				  " WHERE id = ? AND (last_fire_at IS NULL OR last_fire_at < ?)";
-	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct store_stmt *st;
 	int rc;
 
-	if (!st)
+	/* Inside the write lock: a refresh (store_triggers_replace) carries last_fire_at over
+	 * to new rows in one transaction, which must not read it before this claim commits. */
+	if (store_tx_begin(c, e))
 		return -1;
+	if (!(st = store_prepare(c, SQL, e))) {
+		store_tx_rollback(c);
+		return -1;
+	}
 	store_bind_int64(st, 1, minute);
 	if (next)
 		store_bind_int64(st, 2, next);
@@ -277,9 +294,12 @@ int store_trigger_claim_fire(struct store_conn *c, const char *id, int64_t minut
 		store_bind_null(st, 2);
 	store_bind_text(st, 3, id);
 	store_bind_int64(st, 4, minute);
-	if ((rc = store_step_done(st, e)))
+	if ((rc = store_step_done(st, e))) {
+		store_tx_rollback(c);
 		return rc;
-	return store_changes(c) > 0 ? 1 : 0;
+	}
+	rc = store_changes(c) > 0 ? 1 : 0;
+	return store_tx_commit(c, e) ? -1 : rc;
 }
 
 int store_trigger_set_next(struct store_conn *c, const char *id, int64_t next, struct err *e)

@@ -114,7 +114,8 @@ static void fire_due(struct triggers *t, struct store_conn *c)
 	store_trigger_free_list(due, n);
 }
 
-/* Cron triggers whose next minute is in the past (the server was down) start from now. */
+/* Cron triggers whose next minute is over (the server was down) start from now.  A minute
+ * under way is left to fire_due (here or on another node that is about to claim it). */
 static void skip_missed(struct triggers *t, struct store_conn *c)
 {
 	struct trigger *v = NULL;
@@ -127,7 +128,7 @@ static void skip_missed(struct triggers *t, struct store_conn *c)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (v[i].next_fire_at > now)
+		if (v[i].next_fire_at > now - MINUTE_MS)
 			continue;
 		if (triggers_cron_next(v[i].cfg, now, &next, &e) || store_trigger_set_next(c, v[i].id, next, &e))
 			LOG_W("cron trigger %s: %s", v[i].id, e.msg);
