@@ -203,9 +203,9 @@ def test_query_unknowns_are_404(admin, hosts):
 
 
 def test_exec_answers_in_order(admin, new_user):
-    """An exec looks the org, the inventory and the query up at once; the answers are still
-    those of the checks in turn: a hidden org before a missing inventory, a 403 on the
-    inventory before a missing query."""
+    """An exec (and a GET of the query) looks the org, the inventory and the query up at once;
+    the answers are still those of the checks in turn: a hidden org before a missing
+    inventory, a 403 on the inventory before a missing query."""
     outsider = new_user()
     org, hidden, inv, q = unique("org"), unique("priv"), unique("inv"), unique("q")
     assert admin.post("/api/v1/org", json={"name": org}).status_code == 200
@@ -216,8 +216,13 @@ def test_exec_answers_in_order(admin, new_user):
         save_query(admin, "/api/v1/org/%s/inventory/%s" % (o, inv), "select count(*) from inventory_data", name=q)
 
     def answer(client, o, i, name):
-        r = client.post("/api/v1/org/%s/inventory/%s/query/%s/exec" % (o, i, name))
-        return r.status_code, r.json() if r.status_code == 200 else r.json()["message"]
+        path = "/api/v1/org/%s/inventory/%s/query/%s" % (o, i, name)
+        r, g = client.post(path + "/exec"), client.get(path)
+        if r.status_code == 200:
+            assert g.status_code == 200 and g.json()["name"] == name, g.text
+            return 200, r.json()
+        assert (g.status_code, g.json()["message"]) == (r.status_code, r.json()["message"])
+        return r.status_code, r.json()["message"]
 
     none = unique("none")
     assert answer(admin, org, inv, q) == (200, [0])
