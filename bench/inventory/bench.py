@@ -55,7 +55,8 @@ KEY = "YmVuY2gtaW52ZW50b3J5LWFkbWluLWtleS0wMTIzNDU2Nzg5"
 COUNT_Q = "select count(*) from inventory_data where item_data @> ?::jsonb"
 ROWS_Q = "select cast(to_json(item_data) as varchar) from inventory_data where item_data @> ?::jsonb"
 PGSS = ("select d.datname, regexp_replace(s.query, '\\s+', ' ', 'g'), s.calls, s.total_exec_time, s.plans,"
-        " s.total_plan_time from pg_stat_statements s join pg_database d on d.oid = s.dbid where s.toplevel")
+        " s.total_plan_time, s.min_exec_time, s.min_plan_time from pg_stat_statements s"
+        " join pg_database d on d.oid = s.dbid where s.toplevel")
 
 REGIONS = ["eastus", "westus", "centralus", "northeurope", "westeurope", "southeastasia", "japaneast",
            "brazilsouth", "australiaeast", "canadacentral"]
@@ -279,17 +280,19 @@ class Postgres:
         self.psql(script=script, db=dst)
 
     def statements(self):
-        """pg_stat_statements now: {(database, kind): [calls, exec ms, plans, plan ms]}, kind c or r
-        for the benchmark's two queries (Accord's or psql's), other for the rest."""
+        """pg_stat_statements since its last reset: {(database, kind): [calls, exec ms, plans, plan ms,
+        min exec ms, min plan ms]}, kind c or r for the benchmark's two queries (Accord's or psql's),
+        other for the rest (its minimums are not used)."""
         out = {}
         for line in self.psql(PGSS, rows=True).splitlines():
-            db, query, calls, exec_ms, plans, plan_ms = line.split("\t")
+            db, query, calls, exec_ms, plans, plan_ms, min_exec, min_plan = line.split("\t")
             kind = "other"
             if "from inventory_data where item_data @>" in query:
                 kind = "c" if "count(*)" in query else "r"
-            acc = out.setdefault((db, kind), [0, 0.0, 0, 0.0])
+            acc = out.setdefault((db, kind), [0, 0.0, 0, 0.0, float("inf"), float("inf")])
             for i, v in enumerate((int(calls), float(exec_ms), int(plans), float(plan_ms))):
                 acc[i] += v
+            acc[4], acc[5] = min(acc[4], float(min_exec)), min(acc[5], float(min_plan))
         return out
 
     def stop(self):
@@ -316,15 +319,16 @@ def measure(servers, session, pg, q, flt):
     """Medians over REPEAT turns of: each server's exec (servers: after, then before if any;
     who goes first alternates), psql's \\timing and the psql session's wall time; and, from
     pg_stat_statements over the same turns (with STORE=postgresql), per server then psql:
-    (mean planning ms, mean execution ms) of the query's statement, and per server the server
-    time of its other statements per exec."""
+    (mean planning ms, mean execution ms, least planning ms, least execution ms) of the query's
+    statement, and per server the server time of its other statements per exec."""
     body = json_text(flt).encode()
     name = "bench-count" if q == "c" else "bench-rows"
     for a in servers:  # once untimed: connections, caches
         a.exec_ms(name, body)
     session.execute(q, flt)
     times = [[] for _ in range(len(servers) + 2)]
-    before = pg.statements() if STORE == "postgresql" else None
+    if STORE == "postgresql":
+        pg.psql("select pg_stat_statements_reset()")
     for i in range(REPEAT):
         for k in (range(len(servers)) if i % 2 == 0 else reversed(range(len(servers)))):  # first in turn
             times[k].append(servers[k].exec_ms(name, body))
@@ -332,20 +336,16 @@ def measure(servers, session, pg, q, flt):
         times[-2].append(timing)
         times[-1].append(wall)
     inside = None
-    if before is not None:
-        after = pg.statements()
-
-        def delta(db, kind):
-            a, b = after.get((db, kind), [0, 0.0, 0, 0.0]), before.get((db, kind), [0, 0.0, 0, 0.0])
-            return [x - y for x, y in zip(a, b)]
+    if STORE == "postgresql":
+        stats = pg.statements()
 
         def means(db):
-            calls, exec_ms, plans, plan_ms = delta(db, q)
-            assert calls >= REPEAT, (db, q, calls)
-            return plan_ms / plans if plans else 0.0, exec_ms / calls
+            calls, exec_ms, plans, plan_ms, min_exec, min_plan = stats[(db, q)]
+            assert calls == REPEAT, (db, q, calls)
+            return plan_ms / plans if plans else 0.0, exec_ms / calls, min_plan if plans else 0.0, min_exec
 
         inside = [means(a.dbname) for a in servers] + [means("postgres")]
-        inside += [sum(delta(a.dbname, "other")[i] for i in (1, 3)) / REPEAT for a in servers]
+        inside += [sum(stats.get((a.dbname, "other"), [0] * 4)[i] for i in (1, 3)) / REPEAT for a in servers]
     return [statistics.median(t) for t in times], inside
 
 
@@ -437,25 +437,35 @@ def table(title, rows):
 
 
 def inside_table(title, rows):
-    """pg_stat_statements: the query's statement, Accord's (and before's) against psql's."""
+    """pg_stat_statements: the query's statement, Accord's (and before's) against psql's: means,
+    and the ratio of the least planning + least execution times (less sensitive to a busy machine)."""
     before = len(rows[0][2]) == 4
-    head = "| %s | matches | accord plan ms | accord exec ms |%s psql plan ms | psql exec ms | accord ÷ psql exec " \
-           "| accord ÷ psql plan + exec |%s" % (title, " before plan + exec ms |" if before else "",
-                                                " before ÷ psql plan + exec |" if before else "")
+    head = "| %s | matches | accord plan ms | accord exec ms |%s psql plan ms | psql exec ms | accord ÷ psql " \
+           "plan + exec | the same, least times |%s" % (
+               title, " before plan + exec ms |" if before else "",
+               " before ÷ psql plan + exec | the same, least times |" if before else "")
     lines = [head, "|" + "---|" * head.count(" |")]
     for label, n, _, s in rows:
-        (plan, ex), (pplan, pex) = s[0], s[len(s) // 2]
-        mid = " %.3f |" % sum(s[1]) if before else ""
-        tail = " %.2f× |" % (sum(s[1]) / (pplan + pex)) if before else ""
+        a, p = s[0], s[len(s) // 2]
+        mid = " %.3f |" % sum(s[1][:2]) if before else ""
+        tail = " %.2f× | %.2f× |" % (ratio(s[1], p), ratio(s[1], p, True)) if before else ""
         lines.append("| %s | %d | %.3f | %.3f |%s %.3f | %.3f | %.2f× | %.2f× |%s" % (
-            label, n, plan, ex, mid, pplan, pex, ex / pex, (plan + ex) / (pplan + pex), tail))
+            label, n, a[0], a[1], mid, p[0], p[1], ratio(a, p), ratio(a, p, True), tail))
     return lines
 
 
+def ratio(a, p, least=False):
+    """Planning + execution of a ÷ that of p (means, or least times)."""
+    k = 2 if least else 0
+    return (a[k] + a[k + 1]) / (p[k] + p[k + 1])
+
+
 def inside_ratios(rows, k):
-    """min–max over the selective filters of server k's plan + execution ÷ psql's."""
-    r = [sum(s[k]) / sum(s[len(s) // 2]) for _, n, _, s in rows if n <= ITEMS // 100]
-    return "%.2f–%.2f×" % (min(r), max(r))
+    """min–max over the selective filters of server k's plan + execution ÷ psql's, means and least."""
+    sel = [s for _, n, _, s in rows if n <= ITEMS // 100]
+    r = [ratio(s[k], s[len(s) // 2]) for s in sel]
+    m = [ratio(s[k], s[len(s) // 2], True) for s in sel]
+    return "%.2f–%.2f× (least times %.2f–%.2f×)" % (min(r), max(r), min(m), max(m))
 
 
 def others(rows, k):
@@ -504,10 +514,12 @@ def report(rows, base, accord_load, pg_load, load):
                      "and the exec's lookups of organization, inventory and query) %.2f ms." % (
                          "before" if k else "accord", ping, get))
     if STORE == "postgresql":
-        lines += ["", "Inside PostgreSQL (pg_stat_statements, track_planning; mean over the same %d turns): the "
-                  "statement Accord runs (its text with $1, as the sandbox role, on the security-barrier view) and "
-                  "psql's prepared statement on the plain table (custom plans); planning and execution, not parsing "
-                  "(Accord's text is parsed at each exec, psql's once)." % REPEAT, ""]
+        lines += ["", "Inside PostgreSQL (pg_stat_statements, track_planning, reset before each query's turns; mean "
+                  "over the same %d turns, and the least times): the statement Accord runs (its text with $1, as the "
+                  "sandbox role, on the security-barrier view) and psql's prepared statement on the plain table "
+                  "(custom plans); planning and execution, not parsing (Accord's text is parsed at each exec, psql's "
+                  "once). Execution includes sending the rows: a backend whose client reads them more slowly waits "
+                  "for it (Accord reads row by row and decodes each)." % REPEAT, ""]
         lines += inside_table("count", rows["c"]) + [""] + inside_table("rows", rows["r"]) + [""]
         n = len(base)
         lines.append("Selective filters (≤ 1%%), inside PostgreSQL, accord ÷ psql (plan + exec): count %s; rows %s."
