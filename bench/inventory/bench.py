@@ -12,7 +12,18 @@ What is timed, per query, each on one open connection held by this program:
 * psql session: the same statement as a client program sees it: written to that psql's
   stdin, timed here until its whole output (rows unaligned, through a pipe) has been read.
 The three are taken in turn for each run (and BEFORE's server with them), so that a noisy
-machine weighs on all alike."""
+machine weighs on all alike.
+
+Inside PostgreSQL (STORE=postgresql): the cluster runs pg_stat_statements (with
+track_planning); around each query's timed turns its counters give the mean planning and
+execution time of the statement Accord runs (the query's text under the sandbox role on the
+security-barrier view) and of psql's prepared statement on the plain table, i.e. what the
+translator and the sandbox decide, without HTTP, authentication or round trips; and the
+server time of the exec's other statements (authentication, lookups, the sandbox's BEGIN,
+settings and ROLLBACK).  With BEFORE, that build serves its own database of the same
+cluster (its own migrations: a later build's views would otherwise serve both), holding the
+same items copied from Accord's (the key index, which PostgreSQL's queries do not read,
+is not copied)."""
 import datetime
 import http.client
 import json
@@ -43,6 +54,9 @@ PG_BIN = "/usr/lib/postgresql/15/bin"
 KEY = "YmVuY2gtaW52ZW50b3J5LWFkbWluLWtleS0wMTIzNDU2Nzg5"
 COUNT_Q = "select count(*) from inventory_data where item_data @> ?::jsonb"
 ROWS_Q = "select cast(to_json(item_data) as varchar) from inventory_data where item_data @> ?::jsonb"
+PGSS = ("select d.datname, regexp_replace(s.query, '\\s+', ' ', 'g'), s.calls, s.total_exec_time, s.plans,"
+        " s.total_plan_time, s.min_exec_time, s.min_plan_time from pg_stat_statements s"
+        " join pg_database d on d.oid = s.dbid where s.toplevel")
 
 REGIONS = ["eastus", "westus", "centralus", "northeurope", "westeurope", "southeastasia", "japaneast",
            "brazilsouth", "australiaeast", "canadacentral"]
@@ -104,13 +118,11 @@ class Accord:
     """An `accord serve` (binary, default build/accord) on its own data folder work/name; with
     key_from, the master key of that other data folder (two servers on one database)."""
 
-    def __init__(self, work, db=None, binary=None, name="accord", key_from=None):
+    def __init__(self, work, db=None, binary=None, name="accord"):
         self.port = free_port()
         data = os.path.join(work, name)
-        if key_from:
-            os.mkdir(data, 0o700)
-            shutil.copy(os.path.join(key_from, "master.key"), os.path.join(data, "master.key"))
         self.data = data
+        self.dbname = db.rsplit("/", 1)[1] if db else None
         # no RSA key pairs generated ahead in the background (nothing here uses them)
         env = dict(os.environ, ACCORD_ADMIN_API_KEY=KEY, ACCORD_KEYPAIR_POOL="0")
         self.log = open(os.path.join(work, name + ".log"), "w")
@@ -229,15 +241,18 @@ class Postgres:
         self.port = free_port()
         self.sh([PG_BIN + "/initdb", "-D", self.dir + "/data", "-A", "trust", "-U", "postgres", "--no-sync"])
         self.sh([PG_BIN + "/pg_ctl", "-D", self.dir + "/data", "-w", "-l", self.dir + "/log", "-o",
-                 "-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c shared_buffers=256MB" % (self.port, self.dir),
-                 "start"])
+                 "-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c shared_buffers=256MB"
+                 " -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"
+                 % (self.port, self.dir), "start"])
+        self.psql("create extension pg_stat_statements")
 
     def sh(self, cmd, **kw):
         return subprocess.run(self.as_user + cmd, check=True, capture_output=True, text=True, **kw)
 
-    def psql(self, sql=None, script=None, db="postgres"):
+    def psql(self, sql=None, script=None, db="postgres", rows=False):
+        """psql's output (rows: unaligned, tab-separated, no header)."""
         cmd = ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d", db, "-v",
-               "ON_ERROR_STOP=1"]
+               "ON_ERROR_STOP=1"] + (["-A", "-t", "-F", "\t"] if rows else [])
         cmd += ["-c", sql] if sql else ["-f", script]
         return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
@@ -250,6 +265,35 @@ class Postgres:
         self.psql("\\copy inventory_data from '%s'" % path)
         self.psql("create index inventory_data_gin on inventory_data using gin (item_data jsonb_path_ops)")
         self.psql("vacuum analyze inventory_data")
+
+    def copy_items(self, src, dst, work):
+        """The items of inventory hosts of Accord's database src into that of dst (COPY)."""
+        path = os.path.join(work, "copy.tsv")
+        inv = "(select rid from inventories where name = 'hosts')"
+        self.psql("\\copy (select item_path, item_data from inventory_items where inventory = %s) to '%s'"
+                  % (inv, path), db=src)
+        script = os.path.join(work, "copy.sql")
+        with open(script, "w") as f:
+            f.write("create temp table t (p text, d jsonb);\n\\copy t from '%s'\n"
+                    "insert into inventory_items (inventory, item_path, item_data) select %s, p, d from t;\n"
+                    % (path, inv))
+        self.psql(script=script, db=dst)
+
+    def statements(self):
+        """pg_stat_statements since its last reset: {(database, kind): [calls, exec ms, plans, plan ms,
+        min exec ms, min plan ms]}, kind c or r for the benchmark's two queries (Accord's or psql's),
+        other for the rest (its minimums are not used)."""
+        out = {}
+        for line in self.psql(PGSS, rows=True).splitlines():
+            db, query, calls, exec_ms, plans, plan_ms, min_exec, min_plan = line.split("\t")
+            kind = "other"
+            if "from inventory_data where item_data @>" in query:
+                kind = "c" if "count(*)" in query else "r"
+            acc = out.setdefault((db, kind), [0, 0.0, 0, 0.0, float("inf"), float("inf")])
+            for i, v in enumerate((int(calls), float(exec_ms), int(plans), float(plan_ms))):
+                acc[i] += v
+            acc[4], acc[5] = min(acc[4], float(min_exec)), min(acc[5], float(min_plan))
+        return out
 
     def stop(self):
         self.sh([PG_BIN + "/pg_ctl", "-D", self.dir + "/data", "-m", "fast", "stop"])
@@ -271,22 +315,38 @@ def machine():
     return "%s, %d cores, %s, %d GB" % (platform.machine(), os.cpu_count(), cpu, mem)
 
 
-def measure(servers, session, q, flt):
+def measure(servers, session, pg, q, flt):
     """Medians over REPEAT turns of: each server's exec (servers: after, then before if any;
-    who goes first alternates), psql's \\timing and the psql session's wall time."""
+    who goes first alternates), psql's \\timing and the psql session's wall time; and, from
+    pg_stat_statements over the same turns (with STORE=postgresql), per server then psql:
+    (mean planning ms, mean execution ms, least planning ms, least execution ms) of the query's
+    statement, and per server the server time of its other statements per exec."""
     body = json_text(flt).encode()
     name = "bench-count" if q == "c" else "bench-rows"
     for a in servers:  # once untimed: connections, caches
         a.exec_ms(name, body)
     session.execute(q, flt)
     times = [[] for _ in range(len(servers) + 2)]
+    if STORE == "postgresql":
+        pg.psql("select pg_stat_statements_reset()")
     for i in range(REPEAT):
         for k in (range(len(servers)) if i % 2 == 0 else reversed(range(len(servers)))):  # first in turn
             times[k].append(servers[k].exec_ms(name, body))
         timing, wall = session.execute(q, flt)
         times[-2].append(timing)
         times[-1].append(wall)
-    return [statistics.median(t) for t in times]
+    inside = None
+    if STORE == "postgresql":
+        stats = pg.statements()
+
+        def means(db):
+            calls, exec_ms, plans, plan_ms, min_exec, min_plan = stats[(db, q)]
+            assert calls == REPEAT, (db, q, calls)
+            return plan_ms / plans if plans else 0.0, exec_ms / calls, min_plan if plans else 0.0, min_exec
+
+        inside = [means(a.dbname) for a in servers] + [means("postgres")]
+        inside += [sum(stats.get((a.dbname, "other"), [0] * 4)[i] for i in (1, 3)) / REPEAT for a in servers]
+    return [statistics.median(t) for t in times], inside
 
 
 def floor(servers):
@@ -327,8 +387,15 @@ def main():
         accord.save("bench-count", COUNT_Q)
         accord.save("bench-rows", ROWS_Q)
         if BEFORE:
-            assert db, "BEFORE needs STORE=postgresql (two servers on one database)"
-            servers.append(Accord(work, db, binary=BEFORE, name="before", key_from=accord.data))
+            assert db, "BEFORE needs STORE=postgresql (its own database in the same cluster)"
+            pg.psql("create database accordinv_before")
+            before = Accord(work, db + "_before", binary=BEFORE, name="before")
+            servers.append(before)
+            before.create()
+            pg.copy_items("accordinv", "accordinv_before", work)
+            pg.psql("vacuum analyze inventory_items", db="accordinv_before")
+            before.save("bench-count", COUNT_Q)
+            before.save("bench-rows", ROWS_Q)
         t = time.perf_counter()
         pg.load(records, work)
         pg_load = time.perf_counter() - t
@@ -343,7 +410,7 @@ def main():
         for label, flt in flts:
             n = accord.run("bench-count", flt)[0]
             for q in ("c", "r"):
-                rows[q].append((label, n, measure(servers, session, q, flt)))
+                rows[q].append((label, n) + measure(servers, session, pg, q, flt))
         load.append(os.getloadavg()[0])
         report(rows, base, accord_load, pg_load, load)
     finally:
@@ -361,7 +428,7 @@ def table(title, rows):
     head = "| %s | matches | accord ms |%s psql \\timing ms | psql session ms | accord ÷ \\timing | " \
            "accord ÷ session |" % (title, " accord before ms | after ÷ before |" if before else "")
     lines = [head, "|" + "---|" * head.count(" |")]
-    for label, n, m in rows:
+    for label, n, m, _ in rows:
         after, timing, wall = m[0], m[-2], m[-1]
         mid = " %.2f | %.2f× |" % (m[1], after / m[1]) if before else ""
         lines.append("| %s | %d | %.2f |%s %.2f | %.2f | %.1f× | %.1f× |" % (label, n, after, mid, timing, wall,
@@ -369,10 +436,48 @@ def table(title, rows):
     return lines
 
 
+def inside_table(title, rows):
+    """pg_stat_statements: the query's statement, Accord's (and before's) against psql's: means,
+    and the ratio of the least planning + least execution times (less sensitive to a busy machine)."""
+    before = len(rows[0][2]) == 4
+    head = "| %s | matches | accord plan ms | accord exec ms |%s psql plan ms | psql exec ms | accord ÷ psql " \
+           "plan + exec | the same, least times |%s" % (
+               title, " before plan + exec ms |" if before else "",
+               " before ÷ psql plan + exec | the same, least times |" if before else "")
+    lines = [head, "|" + "---|" * head.count(" |")]
+    for label, n, _, s in rows:
+        a, p = s[0], s[len(s) // 2]
+        mid = " %.3f |" % sum(s[1][:2]) if before else ""
+        tail = " %.2f× | %.2f× |" % (ratio(s[1], p), ratio(s[1], p, True)) if before else ""
+        lines.append("| %s | %d | %.3f | %.3f |%s %.3f | %.3f | %.2f× | %.2f× |%s" % (
+            label, n, a[0], a[1], mid, p[0], p[1], ratio(a, p), ratio(a, p, True), tail))
+    return lines
+
+
+def ratio(a, p, least=False):
+    """Planning + execution of a ÷ that of p (means, or least times)."""
+    k = 2 if least else 0
+    return (a[k] + a[k + 1]) / (p[k] + p[k + 1])
+
+
+def inside_ratios(rows, k):
+    """min–max over the selective filters of server k's plan + execution ÷ psql's, means and least."""
+    sel = [s for _, n, _, s in rows if n <= ITEMS // 100]
+    r = [ratio(s[k], s[len(s) // 2]) for s in sel]
+    m = [ratio(s[k], s[len(s) // 2], True) for s in sel]
+    return "%.2f–%.2f× (least times %.2f–%.2f×)" % (min(r), max(r), min(m), max(m))
+
+
+def others(rows, k):
+    """min–max over all queries of server k's other statements' server time per exec."""
+    v = [s[len(s) // 2 + 1 + k] for q in ("c", "r") for _, _, _, s in rows[q]]
+    return "%.3f–%.3f ms" % (min(v), max(v))
+
+
 def ratios(rows, k):
     """min–max over the selective filters (≤ 1% of the items) of server k's time ÷ \\timing
     and ÷ the psql session's."""
-    sel = [m for _, n, m in rows if n <= ITEMS // 100]
+    sel = [m for _, n, m, _ in rows if n <= ITEMS // 100]
     a = [m[k] / m[-2] for m in sel]
     b = [m[k] / m[-1] for m in sel]
     return "%.1f–%.1f× \\timing, %.1f–%.1f× session" % (min(a), max(a), min(b), max(b))
@@ -391,13 +496,14 @@ def report(rows, base, accord_load, pg_load, load):
              "its output read through a pipe). PostgreSQL 15: prepared statements, GIN jsonb_path_ops, "
              "custom plans%s." % (
                  machine(), load[0], load[1], ITEMS, REPEAT, STORE,
-                 "; accord before: `%s` on the same database, timed in the same turns" % BEFORE if BEFORE else "",
+                 "; accord before: `%s` on its own database of the same PostgreSQL, the same items, timed in the "
+                 "same turns" % BEFORE if BEFORE else "",
                  "; Accord's database is another database of the same PostgreSQL" if STORE == "postgresql" else ""),
              "Load: Accord %.1f s through the API (%d client(s), one item + its key index per request), "
              "PostgreSQL %.1f s (COPY + GIN build)." % (accord_load, LOAD_CLIENTS, pg_load),
              ""]
     lines += table("count", rows["c"]) + [""] + table("rows", rows["r"]) + [""]
-    sel = [m for _, n, m in rows["r"] if n <= ITEMS // 100]
+    sel = [m for _, n, m, _ in rows["r"] if n <= ITEMS // 100]
     lines.append("Selective filters (≤ 1%%): worst Accord rows query %.1f ms (target < 100 ms); Accord ÷ psql "
                  "(target ≤ 1.5×): count %s; rows %s." % (max(m[0] for m in sel), ratios(rows["c"], 0),
                                                           ratios(rows["r"], 0)))
@@ -405,7 +511,24 @@ def report(rows, base, accord_load, pg_load, load):
         lines.append("Before: count %s; rows %s." % (ratios(rows["c"], 1), ratios(rows["r"], 1)))
     for k, (ping, get) in enumerate(base):
         lines.append("Without the query (%s): GET /api/v1/server/ping %.2f ms; GET …/query/bench-rows (authentication "
-                     "and the exec's three lookups) %.2f ms." % ("before" if k else "accord", ping, get))
+                     "and the exec's lookups of organization, inventory and query) %.2f ms." % (
+                         "before" if k else "accord", ping, get))
+    if STORE == "postgresql":
+        lines += ["", "Inside PostgreSQL (pg_stat_statements, track_planning, reset before each query's turns; mean "
+                  "over the same %d turns, and the least times): the statement Accord runs (its text with $1, as the "
+                  "sandbox role, on the security-barrier view) and psql's prepared statement on the plain table "
+                  "(custom plans); planning and execution, not parsing (Accord's text is parsed at each exec, psql's "
+                  "once). Execution includes sending the rows: a backend whose client reads them more slowly waits "
+                  "for it (Accord reads row by row and decodes each)." % REPEAT, ""]
+        lines += inside_table("count", rows["c"]) + [""] + inside_table("rows", rows["r"]) + [""]
+        n = len(base)
+        lines.append("Selective filters (≤ 1%%), inside PostgreSQL, accord ÷ psql (plan + exec): count %s; rows %s."
+                     % (inside_ratios(rows["c"], 0), inside_ratios(rows["r"], 0)))
+        if BEFORE:
+            lines.append("Before: count %s; rows %s." % (inside_ratios(rows["c"], 1), inside_ratios(rows["r"], 1)))
+        lines.append("Server time of an exec's other statements (authentication, lookups, the sandbox's BEGIN, "
+                     "settings and ROLLBACK; plan + exec): accord %s%s." % (
+                         others(rows, 0), "; before %s" % others(rows, 1) if n > 1 else ""))
     lines.append("")
     text = "\n".join(lines)
     print(text)

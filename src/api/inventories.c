@@ -308,18 +308,33 @@ static int query_list(struct api_call *c)
 	return list ? api_reply(c, list) : api_fail(c, ERR_INTERNAL, "out of memory");
 }
 
+/* What api_inventory_load (READER) and store_inventory_query_get do, with the same answers
+ * in the same order (a hidden org before a missing inventory, a 403 before a missing query),
+ * from one statement: an exec's lookups took a third of its time for a selective filter. */
+static int load_query(struct api_call *c, struct inventory_lookup *l)
+{
+	struct rbac_resource r;
+	int rc = store_inventory_lookup(c->db, api_param(c, "org"), api_param(c, "inv"), api_param(c, "q"), l,
+					&c->err);
+
+	if (rc || (rc = rbac_org(c->db, &c->who, &l->org, RBAC_ORG_VIEW, &c->err)))
+		return rc;
+	if (l->found < 2)
+		return store_inventory_lookup_missing(l, &c->err);
+	r = resource_of(&l->inv);
+	if ((rc = rbac_check(c->db, &c->who, &r, ACCESS_READER, &c->err)))
+		return rc;
+	return l->found < 3 ? store_inventory_lookup_missing(l, &c->err) : 0;
+}
+
 static int query_get(struct api_call *c)
 {
-	struct org org;
-	struct inventory inv;
-	struct inventory_query q = {0};
-	int rc;
+	struct inventory_lookup l;
+	int rc = load_query(c, &l);
 
-	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)) ||
-	    (rc = store_inventory_query_get(c->db, inv.id, api_param(c, "q"), &q, &c->err)))
-		return rc;
-	rc = api_reply(c, query_json(&q));
-	inventory_query_cleanup(&q);
+	if (rc == 0)
+		rc = api_reply(c, query_json(&l.q));
+	inventory_query_cleanup(&l.q);
 	return rc;
 }
 
@@ -423,23 +438,20 @@ static int exec_filter(struct api_call *c, char **filter)
 
 static int query_exec(struct api_call *c)
 {
-	struct org org;
-	struct inventory inv;
-	struct inventory_query q = {0};
+	struct inventory_lookup l;
 	struct inv_query cq;
 	char *filter = NULL;
 	json_t *rows = NULL;
 	int rc;
 
-	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)) ||
-	    (rc = store_inventory_query_get(c->db, inv.id, api_param(c, "q"), &q, &c->err)))
-		return rc;
+	if ((rc = load_query(c, &l)))
+		goto out;
 	if ((rc = exec_filter(c, &filter)) == 0 &&
-	    (rc = inv_query_compile(q.text, strlen(q.text), &cq, &c->err)) == 0 &&
+	    (rc = inv_query_compile(l.q.text, strlen(l.q.text), &cq, &c->err)) == 0 &&
 	    (rc = query_gate_enter(c->who.user.id, &c->err)) == 0) {
 		int64_t t0 = dt_mono_ns();
 
-		rc = inv_query_run(c->db, &inv, &cq, filter, &rows, &c->err);
+		rc = inv_query_run(c->db, &l.inv, &cq, filter, &rows, &c->err);
 		metrics_observe(MH_INVENTORY_QUERY, (dt_mono_ns() - t0) / 1000);
 		query_gate_leave(c->who.user.id);
 		c->req->heavy = true; /* rows, the sandbox's cache: give the memory back after */
@@ -449,7 +461,8 @@ static int query_exec(struct api_call *c)
 	if (rc && c->err.code != ERR_INTERNAL) /* the filter, the gate or the sandbox said no */
 		metrics_inc(MC_INVENTORY_QUERY_REFUSED, 1);
 	free(filter);
-	inventory_query_cleanup(&q);
+out:
+	inventory_query_cleanup(&l.q);
 	return rc;
 }
 

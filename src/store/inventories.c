@@ -1,5 +1,6 @@
 #include "store/inventories.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +15,21 @@
 	"i.rid, i.id, i.org_id, i.name, i.visibility, coalesce(i.owner_id, ''), coalesce(u.username, '')"              \
 	" FROM inventories i LEFT JOIN users u ON u.id = i.owner_id"
 
-static void read_inventory(struct store_stmt *st, void *out_)
+/* The INV_COLS from column col of st. */
+static void read_inventory_at(struct store_stmt *st, int col, struct inventory *inv)
 {
-	struct inventory *inv = out_;
+	inv->rid = store_col_int64(st, col);
+	CP(inv->id, col + 1);
+	CP(inv->org_id, col + 2);
+	CP(inv->name, col + 3);
+	CP(inv->visibility, col + 4);
+	CP(inv->owner_id, col + 5);
+	CP(inv->owner_name, col + 6);
+}
 
-	inv->rid = store_col_int64(st, 0);
-	CP(inv->id, 1);
-	CP(inv->org_id, 2);
-	CP(inv->name, 3);
-	CP(inv->visibility, 4);
-	CP(inv->owner_id, 5);
-	CP(inv->owner_name, 6);
+static void read_inventory(struct store_stmt *st, void *out)
+{
+	read_inventory_at(st, 0, out);
 }
 
 int store_inventory_find(struct store_conn *c, const char *org_id, const char *name, struct inventory *out,
@@ -305,13 +310,26 @@ void inventory_query_list_free(struct inventory_query *v, size_t n)
 	free(v);
 }
 
+/* id, name, inventory_id and text from column col of st. */
+static int read_query_at(struct store_stmt *st, int col, struct inventory_query *q, struct err *e)
+{
+	const char *text = store_col_text(st, col + 3);
+
+	CP(q->id, col);
+	CP(q->name, col + 1);
+	CP(q->inventory_id, col + 2);
+	q->text = strdup(text ? text : "");
+	return q->text ? store_stmt_check(st, e) : err_set(e, ERR_INTERNAL, "out of memory");
+}
+
 static int read_query(struct store_stmt *st, struct inventory_query *q, struct err *e)
 {
-	CP(q->id, 0);
-	CP(q->name, 1);
-	CP(q->inventory_id, 2);
-	q->text = strdup(store_col_text(st, 3) ? store_col_text(st, 3) : "");
-	return q->text ? store_stmt_check(st, e) : err_set(e, ERR_INTERNAL, "out of memory");
+	return read_query_at(st, 0, q, e);
+}
+
+static int query_not_found(const char *name, struct err *e)
+{
+	return err_set(e, ERR_NOT_FOUND, "Query not found: %.128s", name);
 }
 
 int store_inventory_query_get(struct store_conn *c, const char *inventory_id, const char *name,
@@ -331,8 +349,54 @@ int store_inventory_query_get(struct store_conn *c, const char *inventory_id, co
 		rc = read_query(st, out, e) == 0 ? STORE_ROW : -1;
 	store_reset(st);
 	if (rc == STORE_DONE)
-		return err_set(e, ERR_NOT_FOUND, "Query not found: %.128s", name);
+		return query_not_found(name, e);
 	return rc < 0 ? rc : 0;
+}
+
+int store_inventory_lookup(struct store_conn *c, const char *org, const char *inv, const char *query,
+			   struct inventory_lookup *out, struct err *e)
+{
+	static const char SQL[] =
+	    "SELECT o.id, o.name, o.visibility, o.owner_id, ou.username, o.created_at,"
+	    " i.rid, i.id, i.org_id, i.name, i.visibility, coalesce(i.owner_id, ''), coalesce(iu.username, ''),"
+	    " q.id, q.name, q.inventory_id, q.text"
+	    " FROM orgs o LEFT JOIN users ou ON ou.id = o.owner_id"
+	    " LEFT JOIN inventories i ON i.org_id = o.id AND i.name = ?"
+	    " LEFT JOIN users iu ON iu.id = i.owner_id"
+	    " LEFT JOIN inventory_queries q ON q.inventory_id = i.id AND q.name = ?"
+	    " WHERE o.name = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*out = (struct inventory_lookup){.inv_name = inv, .query_name = query};
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, inv);
+	store_bind_text(st, 2, query);
+	store_bind_text(st, 3, org);
+	if ((rc = store_step(st, e)) == STORE_DONE)
+		rc = err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", org);
+	else if (rc == STORE_ROW) {
+		store_org_read(st, 0, &out->org);
+		out->found = 1;
+		if (!store_col_is_null(st, 6)) {
+			read_inventory_at(st, 6, &out->inv);
+			out->found = 2;
+		}
+		rc = store_stmt_check(st, e);
+		if (rc == 0 && !store_col_is_null(st, 13) && (rc = read_query_at(st, 13, &out->q, e)) == 0)
+			out->found = 3;
+	}
+	store_reset(st);
+	return rc;
+}
+
+int store_inventory_lookup_missing(const struct inventory_lookup *l, struct err *e)
+{
+	assert(l->found >= 1 && l->found < 3);
+	if (l->found == 1)
+		return err_set(e, ERR_NOT_FOUND, "Inventory not found: %.128s", l->inv_name);
+	return query_not_found(l->query_name, e);
 }
 
 int store_inventory_query_list(struct store_conn *c, const char *inventory_id, struct inventory_query **out, size_t *n,

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "base/uuid.h"
+#include "store/orgs.h"
 #include "store/store.h"
 
 /* Inventories: named JSON item stores of an organization, their items (one JSON value per
@@ -71,6 +72,24 @@ void inventory_query_list_free(struct inventory_query *v, size_t n);
 /* Creates the query or replaces its text; id_out gets its id, *created whether it is new. */
 int store_inventory_query_put(struct store_conn *c, const char *inventory_id, const char *name, const char *text,
 			      char id_out[UUID_STR_LEN], bool *created, struct err *e) WUR;
+/* An exec's three lookups in one statement: the organization named org, its inventory inv
+ * and that inventory's query named query.  found says how far the names go: 1 the org only,
+ * 2 the org and the inventory, 3 all three; what is not found is left zeroed.  inv_name and
+ * query_name borrow the names given (for store_inventory_lookup_missing).  q.text is owned
+ * (inventory_query_cleanup).  ERR_NOT_FOUND "Organization not found: <org>" when there is no
+ * such org. */
+struct inventory_lookup {
+	struct org org;
+	struct inventory inv;
+	struct inventory_query q;
+	int found;
+	const char *inv_name, *query_name;
+};
+int store_inventory_lookup(struct store_conn *c, const char *org, const char *inv, const char *query,
+			   struct inventory_lookup *out, struct err *e) WUR;
+/* The ERR_NOT_FOUND of the first name l did not find (found 1 or 2), with the message of
+ * store_inventory_find or store_inventory_query_get. */
+int store_inventory_lookup_missing(const struct inventory_lookup *l, struct err *e) WUR;
 int store_inventory_query_delete(struct store_conn *c, const char *inventory_id, const char *name, struct err *e) WUR;
 
 #endif

@@ -10,16 +10,19 @@
 #define ORG_COLS "o.id, o.name, o.visibility, o.owner_id, u.username, o.created_at"
 #define ORG_FROM " FROM orgs o LEFT JOIN users u ON u.id = o.owner_id"
 
-static void read_org(struct store_stmt *st, void *out_)
+void store_org_read(struct store_stmt *st, int col, struct org *o)
 {
-	struct org *o = out_;
+	CP(o->id, col);
+	CP(o->name, col + 1);
+	CP(o->visibility, col + 2);
+	CP(o->owner_id, col + 3);
+	CP(o->owner_username, col + 4);
+	o->created_at = store_col_int64(st, col + 5);
+}
 
-	CP(o->id, 0);
-	CP(o->name, 1);
-	CP(o->visibility, 2);
-	CP(o->owner_id, 3);
-	CP(o->owner_username, 4);
-	o->created_at = store_col_int64(st, 5);
+static void read_org(struct store_stmt *st, void *out)
+{
+	store_org_read(st, 0, out);
 }
 
 int store_org_get(struct store_conn *c, const char *id, struct org *o, struct err *e)

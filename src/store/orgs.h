@@ -25,6 +25,9 @@ struct org {
 /* Lookups fail with ERR_NOT_FOUND naming the missing thing ("Organization not found: x"). */
 int store_org_get(struct store_conn *c, const char *id, struct org *o, struct err *e) WUR;
 int store_org_find(struct store_conn *c, const char *name, struct org *o, struct err *e) WUR;
+/* For a join in another store file: reads an org from the columns id, name, visibility,
+ * owner_id, the owner's username and created_at of st, in this order from column col. */
+void store_org_read(struct store_stmt *st, int col, struct org *o);
 
 /* The org's meta and cfg JSON texts: new strings (caller frees), NULL when unset. */
 int store_org_meta_cfg(struct store_conn *c, const char *id, char **meta, char **cfg, struct err *e) WUR;

@@ -202,6 +202,42 @@ def test_query_unknowns_are_404(admin, hosts):
     assert admin.get("/api/v1/org/%s/inventory/x/query" % unique("noorg")).status_code == 404
 
 
+def test_exec_answers_in_order(admin, new_user):
+    """An exec (and a GET of the query) looks the org, the inventory and the query up at once;
+    the answers are still those of the checks in turn: a hidden org before a missing
+    inventory, a 403 on the inventory before a missing query."""
+    outsider = new_user()
+    org, hidden, inv, q = unique("org"), unique("priv"), unique("inv"), unique("q")
+    assert admin.post("/api/v1/org", json={"name": org}).status_code == 200
+    assert admin.post("/api/v1/org", json={"name": hidden, "visibility": "PRIVATE"}).status_code == 200
+    for o in (org, hidden):
+        r = admin.post("/api/v1/org/%s/inventory" % o, json={"name": inv, "visibility": "PRIVATE"})
+        assert r.status_code == 200, r.text
+        save_query(admin, "/api/v1/org/%s/inventory/%s" % (o, inv), "select count(*) from inventory_data", name=q)
+
+    def answer(client, o, i, name):
+        path = "/api/v1/org/%s/inventory/%s/query/%s" % (o, i, name)
+        r, g = client.post(path + "/exec"), client.get(path)
+        if r.status_code == 200:
+            assert g.status_code == 200 and g.json()["name"] == name, g.text
+            return 200, r.json()
+        assert (g.status_code, g.json()["message"]) == (r.status_code, r.json()["message"])
+        return r.status_code, r.json()["message"]
+
+    none = unique("none")
+    assert answer(admin, org, inv, q) == (200, [0])
+    assert answer(admin, none, inv, q) == (404, "Organization not found: " + none)
+    assert answer(admin, org, none, q) == (404, "Inventory not found: " + none)
+    assert answer(admin, org, inv, none) == (404, "Query not found: " + none)
+    assert answer(outsider, hidden, inv, q) == (404, "Organization not found: " + hidden)
+    assert answer(outsider, hidden, none, none) == (404, "Organization not found: " + hidden)
+    assert answer(outsider, org, none, q) == (404, "Inventory not found: " + none)
+    denied = (403, "The current user (%s) doesn't have the necessary access level (READER) to the inventory: %s"
+              % (outsider.username, inv))
+    assert answer(outsider, org, inv, q) == denied
+    assert answer(outsider, org, inv, none) == denied
+
+
 def test_exec_filter_rules(admin, hosts):
     name, _ = save_query(admin, hosts, SELECT_ALL)
     exec_url = hosts + "/query/" + name + "/exec"

@@ -296,6 +296,50 @@ static void test_a_failed_setting_stops_the_query(void **state)
 	assert_clean();
 }
 
+static void test_empty_object(void **state)
+{
+	(void)state;
+	assert_true(empty_object("{}"));
+	assert_true(empty_object(" {\n } "));
+	assert_false(empty_object("{\"a\":1}"));
+	assert_false(empty_object("{}x"));
+	assert_false(empty_object("[]"));
+	assert_false(empty_object(""));
+}
+
+/* The filter {} reads the plain view, the others the containment view: the rows are the
+ * containment's either way ({} matches objects only, not the array item added here). */
+static void test_filter_views_agree(void **state)
+{
+	static const char paths[] = "select to_json(item_path) from inventory_data where item_data @> ?::jsonb"
+				    " order by item_path";
+	static const struct {
+		const char *filter, *want;
+	} cases[] = {
+	    {"{}", "[\"db1\",\"web1\",\"web2\"]"},
+	    {" { } ", "[\"db1\",\"web1\",\"web2\"]"},
+	    {"{\"env\":\"prod\"}", "[\"db1\",\"web1\"]"},
+	    {"{\"env\":\"prod\",\"host\":\"web1\"}", "[\"web1\"]"},
+	    {"{\"env\":\"none\"}", "[]"},
+	};
+	char got[sizeof cases / sizeof cases[0]][128];
+	int rc[sizeof cases / sizeof cases[0]];
+	bool deleted = false;
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	add_item("list", "[\"env\",\"prod\"]");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		rc[i] = run(paths, cases[i].filter, 0, 0, got[i], sizeof got[i]);
+	if (store_inventory_item_delete(db, mine.rid, "list", &deleted, &e) || !deleted)
+		fail_msg("delete: %s", e.msg);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		if (rc[i] != 0 || strcmp(got[i], cases[i].want) != 0)
+			fail_msg("filter %s\n  want: %s\n  got:  %d %s", cases[i].filter, cases[i].want, rc[i], got[i]);
+	assert_clean();
+}
+
 /* A session lost under the executor (the server ended it): the run fails as unavailable,
  * the store reconnects on its next statement, and the next run works on the new session. */
 static void test_lost_session(void **state)
@@ -320,9 +364,11 @@ int main(void)
 	    cmocka_unit_test(test_allowed_calls),
 	    cmocka_unit_test(test_refused_calls),
 	    cmocka_unit_test(test_placeholder_becomes_dollar_one),
+	    cmocka_unit_test(test_empty_object),
 	};
 	const struct CMUnitTest server[] = {
 	    cmocka_unit_test(test_sandbox_settings_hold),
+	    cmocka_unit_test(test_filter_views_agree),
 	    cmocka_unit_test(test_failures_leave_the_connection_clean),
 	    cmocka_unit_test(test_a_failed_setting_stops_the_query),
 	    cmocka_unit_test(test_lost_session),

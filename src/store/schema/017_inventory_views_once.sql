@@ -1,0 +1,2 @@
+-- The PostgreSQL sandbox's views read their settings once per statement.  Nothing changes
+-- on SQLite, whose sandbox builds its views per run.
