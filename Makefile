@@ -50,7 +50,7 @@ REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g -DNDEBUG
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: check-style all asan test unit flows flows-server flows-pg apitest multinode apitest-pg browser fuzz bench run install deb clean deps format
+.PHONY: check-style all asan test unit unit-pg flows flows-server flows-pg apitest multinode apitest-pg browser fuzz bench run install deb clean deps format
 all: build/accord
 
 # ---- generated sources -----------------------------------------------------------
@@ -109,6 +109,14 @@ $(ASAN_DIR)/tests/test_repo: $(ASAN_DIR)/accord
 unit: $(UNIT_BIN)
 	@scripts/run-unit $(UNIT_BIN)
 
+# The unit tests of the store's users again on PostgreSQL (tests/unit/unit_store.h: a fresh
+# database each in a throwaway cluster).  test_store_pg and test_inv_exec_pg, part of
+# `unit`, test the backend itself against a cluster of their own; the other unit tests
+# use no database.
+UNIT_PG_BIN := $(addprefix $(ASAN_DIR)/tests/,test_process_store test_console_session test_triggers test_repo)
+unit-pg: $(UNIT_PG_BIN)
+	@scripts/pg-cluster run env UNIT_LABEL="unit (PostgreSQL)" scripts/run-unit $(UNIT_PG_BIN)
+
 flows: $(ASAN_DIR)/accord
 	@if [ -x tests/flows/run ]; then ACCORD_BIN=$(ASAN_DIR)/accord tests/flows/run; else echo "flows: no fixtures yet"; fi
 
@@ -145,7 +153,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
 	@scripts/check-style
 	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
-	@$(MAKE) --no-print-directory unit flows flows-server flows-pg apitest apitest-pg browser
+	@$(MAKE) --no-print-directory unit unit-pg flows flows-server flows-pg apitest apitest-pg browser
 
 # Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) and unchecked snprintf refused
 # in src/ and the tests (the checker tests itself first: scripts/check-style --self-test).

@@ -17,7 +17,7 @@ static char pg_cluster_url[512]; /* the cluster (its database accord) */
 
 /* 0: pg_cluster_url is set; 1: no server binaries (the caller skips its server tests, and
  * says so on stderr); -1: the cluster did not start.  who names the test in the message. */
-static int pg_cluster_start(const char *who)
+static inline int pg_cluster_start(const char *who)
 {
 	char cmd[256];
 	FILE *f;
@@ -44,7 +44,7 @@ static int pg_cluster_start(const char *who)
 }
 
 /* Runs sql (no double quotes) with psql as the cluster's user; psql's exit status. */
-static int pg_cluster_psql(const char *sql)
+static inline int pg_cluster_psql(const char *sql)
 {
 	char cmd[1200];
 
@@ -56,7 +56,7 @@ static int pg_cluster_psql(const char *sql)
 }
 
 /* A fresh database db in the cluster (dropped first if there) and its URL in out. */
-static int pg_cluster_new_db(const char *db, char *out, size_t cap)
+static inline int pg_cluster_new_db(const char *db, char *out, size_t cap)
 {
 	char sql[128];
 
@@ -68,7 +68,7 @@ static int pg_cluster_new_db(const char *db, char *out, size_t cap)
 }
 
 /* Stops the cluster pg_cluster_start started, if it did. */
-static int pg_cluster_stop(void)
+static inline int pg_cluster_stop(void)
 {
 	char cmd[128];
 

@@ -17,6 +17,8 @@
 #include "base/str.h"
 #include "store/users.h"
 
+#include "unit_store.h"
+
 #define IDLE_MS 600000 /* 10 minutes: refreshes are due after CONSOLE_REFRESH_MS */
 
 static char dir[64];
@@ -45,13 +47,13 @@ static int64_t one_int(const char *sql)
 
 static int setup(void **state)
 {
-	char url[96];
+	char url[700];
 	struct err e;
 	(void)state;
 
 	assert_int_equal(str_fmt(dir, sizeof dir, "/tmp/accord-cs-test-XXXXXX"), 0);
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", dir), 0);
+	assert_int_equal(unit_store_url(dir, "unit_console_session", url, sizeof url), 0);
 	store = store_open(url, &e);
 	if (!store)
 		fail_msg("store_open: %s", e.msg);

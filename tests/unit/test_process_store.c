@@ -21,6 +21,8 @@
 #include "store/process_logs.h"
 #include "store/process_timers.h"
 
+#include "unit_store.h"
+
 #define PID "0b6a4a49-52a8-4f6c-9a55-3d5cb1b5f0a1"
 #define PID2 "7d1e6a70-1111-4c2a-8d5a-000000000002"
 #define PID3 "7d1e6a70-1111-4c2a-8d5a-000000000003"
@@ -38,13 +40,13 @@ static void exec_ok(const char *sql)
 
 static int setup(void **state)
 {
-	char url[96];
+	char url[700];
 	struct err e;
 	(void)state;
 
 	assert_int_equal(str_fmt(dir, sizeof dir, "/tmp/accord-proc-test-XXXXXX"), 0);
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", dir), 0);
+	assert_int_equal(unit_store_url(dir, "unit_process_store", url, sizeof url), 0);
 	store = store_open(url, &e);
 	if (!store)
 		fail_msg("store_open: %s", e.msg);

@@ -31,6 +31,8 @@
 #include "repo/repo.h"
 #include "store/secrets.h"
 
+#include "unit_store.h"
+
 #define REPO_ID "5a0c1d2e-0000-4000-8000-000000000001"
 #define ORG_ID "5a0c1d2e-0000-4000-8000-0000000000aa"
 #define PROJECT_ID "5a0c1d2e-0000-4000-8000-0000000000bb"
@@ -103,7 +105,7 @@ static struct repos *open_repos(unsigned timeout_s, unsigned max_age_s)
 
 static int setup(void **state)
 {
-	char url[160];
+	char url[700];
 	const char *bin = getenv("ACCORD_BIN");
 	struct err e;
 	(void)state;
@@ -117,7 +119,7 @@ static int setup(void **state)
 	assert_int_equal(str_fmt(src, sizeof src, "%s/src", dir), 0);
 	assert_int_equal(str_fmt(data, sizeof data, "%s/data", dir), 0);
 	assert_int_equal(mkdir(data, 0700), 0);
-	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", data), 0);
+	assert_int_equal(unit_store_url(data, "unit_repo", url, sizeof url), 0);
 	store = store_open(url, &e);
 	if (!store)
 		fail_msg("store_open: %s", e.msg);

@@ -21,6 +21,8 @@
 #include "triggers/conditions.c"
 #include "triggers/parse.c"
 
+#include "unit_store.h"
+
 /* ---- conditions ---- */
 
 static bool matches(const char *event, const char *cond)
@@ -236,7 +238,7 @@ static void store_rows(struct store *st, struct store_conn **out)
 
 static void test_store_replace_and_claim(void **state)
 {
-	char dir[] = "/tmp/accord-trig-XXXXXX", url[64];
+	char dir[] = "/tmp/accord-trig-XXXXXX", url[700];
 	struct store *st;
 	struct store_conn *c;
 	struct trigger *v, *got;
@@ -246,7 +248,7 @@ static void test_store_replace_and_claim(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/t.db", dir), 0);
+	assert_int_equal(unit_store_url(dir, "unit_triggers", url, sizeof url), 0);
 	assert_non_null(st = store_open(url, &e));
 	store_rows(st, &c);
 	v = parse(FLOWS "triggers:\n  - cron: {spec: \"* * * * *\", entryPoint: main}\n"
