@@ -35,7 +35,8 @@ struct triggers_cfg {
 };
 
 /* Starts the cron scheduler thread.  Triggers live in the store, so they work after a
- * restart as they were; repositories are re-read only on create, update and refresh.  Cron
+ * restart as they were; repositories are read again on create, update and refresh, and at
+ * start (reread.c, beside the scheduler; an unchanged trigger keeps its next minute).  Cron
  * triggers whose next minute passed while the server was down go on from now (missed
  * minutes are not replayed).  With the test clock, its anchor is read (the first time,
  * written) on the calling thread's store connection; a store error fails the start. */
