@@ -39,6 +39,21 @@ static int write_json_file(const char *path, json_t *v, struct err *e)
 	return rc;
 }
 
+/* "@id" tells the engine's own error objects apart (a rethrow); not for users: removed from
+ * an error and the errors inside it (a parallel failure's exceptions, a cause), never
+ * from a payload the flow threw with. */
+static void strip_ids(json_t *err)
+{
+	size_t i;
+	json_t *v;
+
+	if (!json_is_object(err))
+		return;
+	json_object_del(err, "@id");
+	strip_ids(json_object_get(err, "cause"));
+	json_array_foreach(json_object_get(err, "exceptions"), i, v) strip_ids(v);
+}
+
 int procdir_write_out(const char *workdir, struct vm *vm, json_t *cfg_out, json_t *extra_out, bool failed,
 		      struct err *e)
 {
@@ -52,9 +67,8 @@ int procdir_write_out(const char *workdir, struct vm *vm, json_t *cfg_out, json_
 		json_array_extend(names, extra_out);
 	out = vm_out_vars(vm, names);
 	if (failed && vm_last_error(vm)) {
-		/* "@id" tells the engine's own error objects apart (a rethrow); not for users. */
-		json_t *le = json_copy(vm_last_error(vm));
-		json_object_del(le, "@id");
+		json_t *le = json_deep_copy(vm_last_error(vm));
+		strip_ids(le);
 		json_object_set_new(out, "lastError", le);
 	}
 	if (json_object_size(out) == 0) /* nothing to report: no file, as in Concord */

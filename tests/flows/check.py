@@ -50,8 +50,23 @@ def check_lines(spec, lines, errors):
             errors.append("output line not found: %r" % frag)
 
 
+def error_ids(err, path="lastError"):
+    """Where the engine's internal "@id" shows in an error and the errors inside it (a
+    payload the flow threw with is the flow's own and may hold anything)."""
+    if not isinstance(err, dict):
+        return []
+    found = [path] if "@id" in err else []
+    found += error_ids(err.get("cause"), path + ".cause")
+    for i, x in enumerate(err.get("exceptions") or []):
+        found += error_ids(x, "%s.exceptions[%d]" % (path, i))
+    return found
+
+
 def check_out(spec, out, errors):
-    """out (exact) and out_has (a subset) against the out variables (None: no out.json)."""
+    """out (exact) and out_has (a subset) against the out variables (None: no out.json);
+    in every out.json, lastError without the engine's "@id"."""
+    for where in error_ids((out or {}).get("lastError")):
+        errors.append("out.json: %s holds the engine's internal @id" % where)
     if "out" in spec and out != spec["out"]:
         errors.append("out.json is %s, expected %s" % (json.dumps(out), json.dumps(spec["out"])))
     if "out_has" in spec and not subset(spec["out_has"], out):
