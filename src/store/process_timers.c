@@ -154,6 +154,12 @@ int store_process_exclusive_claim(struct store_conn *c, const char *id, char gro
 	*v = EXCL_RUN;
 	*old = NULL;
 	group[0] = 0;
+	/* A process's group is set at its start and never changes: most have none, and those
+	 * need not take the write lock, which would make every claim of every node take turns. */
+	if (read_excl(c, id, &x, e))
+		return -1;
+	if (!x.group[0])
+		return 0;
 	if (store_tx_begin(c, e))
 		return -1;
 	if (read_excl(c, id, &x, e))
