@@ -129,11 +129,12 @@ out:
 	return rc;
 }
 
-/* The status and awaited names of a process (inside the transaction). */
+/* The status and awaited names of a process, its row locked for the row transaction. */
 static int read_wait(struct store_conn *c, const char *id, int *status, json_t **wait, struct err *e)
 {
-	static const char SQL[] = "SELECT status, wait_events FROM processes WHERE instance_id = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
+#define READ_WAIT "SELECT status, wait_events FROM processes WHERE instance_id = ?"
+	static const char SQL[] = READ_WAIT, SQL_LOCKED[] = READ_WAIT " FOR UPDATE";
+	struct store_stmt *st = store_prepare(c, store_row_locks(c) ? SQL_LOCKED : SQL, e);
 	int rc;
 
 	*status = -1;
@@ -173,7 +174,7 @@ int store_process_resume(struct store_conn *c, const char *id, const char *event
 
 	if (store_tx_begin_rows(c, e))
 		return -1;
-	if (proc_lock_row(c, id, e) || read_wait(c, id, &status, &wait, e))
+	if (read_wait(c, id, &status, &wait, e))
 		goto fail;
 	if (status != PS_SUSPENDED) {
 		err_set(e, ERR_CONFLICT, "Process is not suspended, can't resume");

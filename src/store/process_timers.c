@@ -149,29 +149,21 @@ int store_process_exclusive_claim(struct store_conn *c, const char *id, char gro
 {
 	struct excl x;
 	json_t *busy = NULL;
-	int rc = -1;
 
 	*v = EXCL_RUN;
 	*old = NULL;
 	group[0] = 0;
-	/* A process's group is set at its start and never changes: most have none, and those
-	 * need not take the write lock, which would make every claim of every node take turns. */
+	/* What read_excl reads is set at the process's start and never changes, so it is read
+	 * once, before the write lock: most processes have no group, and those need not take
+	 * the lock, which would make every claim of every node take turns. */
 	if (read_excl(c, id, &x, e))
 		return -1;
 	if (!x.group[0])
 		return 0;
+	if (str_fmt(group, 129, "%s", x.group)) /* both 129 bytes */
+		return err_set(e, ERR_INTERNAL, "exclusive group too long");
 	if (store_tx_begin(c, e))
 		return -1;
-	if (read_excl(c, id, &x, e))
-		goto fail;
-	if (str_fmt(group, 129, "%s", x.group)) { /* both 129 bytes */
-		err_set(e, ERR_INTERNAL, "exclusive group too long");
-		goto fail;
-	}
-	if (!x.group[0]) {
-		rc = 0;
-		goto fail; /* nothing written: roll back */
-	}
 	if (!(busy = busy_ones(c, id, &x, strcmp(x.mode, "cancelOld") == 0, e)))
 		goto fail;
 	if (json_array_size(busy) && strcmp(x.mode, "cancelOld") == 0) {
@@ -190,9 +182,8 @@ int store_process_exclusive_claim(struct store_conn *c, const char *id, char gro
 fail:
 	json_decref(busy);
 	store_tx_rollback(c);
-	if (rc < 0)
-		*v = EXCL_RUN;
-	return rc;
+	*v = EXCL_RUN;
+	return -1;
 }
 
 int store_process_exclusive_release(struct store_conn *c, const char *id, struct err *e)
