@@ -161,7 +161,7 @@ check-style:
 	@scripts/check-style
 
 # ---- fuzzing (clang + libFuzzer) -----------------------------------------------------------
-FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -Wno-error -Wno-unknown-warning-option
+FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wno-error -Wno-unknown-warning-option
 FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o $(FUZZ_DIR)/gen/web_assets.o
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/bin/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30

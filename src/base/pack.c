@@ -339,7 +339,7 @@ static int pack_file(struct packer *pk, int dirfd, const char *name, const char 
 {
 	struct stat st;
 	uint64_t left, total;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = -1;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc = -1; /* a FIFO never blocks */
 
 	if (fd < 0)
 		return err_set(pk->e, ERR_INTERNAL, "cannot open '" NAME_FMT "': %s", rel, strerror(errno));

@@ -144,6 +144,18 @@ char *path_read_file(const char *path, size_t max, size_t *len, struct err *e)
 	return read_fd(fd, path, max, len, e);
 }
 
+char *path_read_at(int dirfd, const char *name, size_t max, size_t *len, struct err *e)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		err_set(e, errno == ENOENT ? ERR_NOT_FOUND : ERR_INVALID, "cannot open %s: %s", name,
+			errno == ELOOP ? "a symbolic link" : strerror(errno));
+		return NULL;
+	}
+	return read_fd(fd, name, max, len, e);
+}
+
 int path_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;

@@ -24,6 +24,10 @@ int path_remove_tree(const char *path, struct err *e) WUR;
  * ERR_TOO_LARGE past max bytes. */
 char *path_read_file(const char *path, size_t max, size_t *len, struct err *e);
 
+/* Reads the regular file name in the folder dirfd like path_read_file, never following a
+ * symbolic link at name nor blocking on a FIFO: for folders that a flow wrote. */
+char *path_read_at(int dirfd, const char *name, size_t max, size_t *len, struct err *e);
+
 /* Writes all n bytes to fd, retrying on EINTR and short writes; -1 with errno set. */
 int path_write_all(int fd, const void *p, size_t n) WUR;
 

@@ -22,14 +22,11 @@ static char *main_path(const char *dir, struct err *e)
 
 json_t *main_json_load(const char *dir, struct err *e)
 {
-	char *path = main_path(dir, e), *text;
 	size_t len;
 	json_t *cfg;
+	/* beneath the working directory: a flow may have replaced _main.json by a link */
+	char *text = path_read_beneath(dir, "_main.json", MAIN_JSON_MAX, &len, e);
 
-	if (!path)
-		return NULL;
-	text = path_read_file(path, MAIN_JSON_MAX, &len, e);
-	free(path);
 	if (!text)
 		return e->code == ERR_NOT_FOUND ? json_object() : NULL;
 	cfg = jsonx_parse(text, len, 1000, e);

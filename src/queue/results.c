@@ -1,9 +1,11 @@
 /* What a supervisor keeps of a process when it ends or suspends. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/jsonx.h"
 #include "base/limits.h"
@@ -22,14 +24,14 @@ struct walk {
 	json_t *out; /* out.json's object, when found */
 };
 
-static int store_file(struct walk *w, const char *path, const char *rel, struct err *e)
+static int store_file(struct walk *w, int dirfd, const char *name, const char *rel, struct err *e)
 {
 	size_t len;
-	char *data = path_read_file(path, (size_t)limits.archive_bytes, &len, e);
+	char *data = path_read_at(dirfd, name, (size_t)limits.archive_bytes, &len, e);
 	int rc;
 
 	if (!data)
-		return -1;
+		return e->code == ERR_TOO_LARGE ? -1 : 0; /* replaced by a link or a FIFO meanwhile: skipped */
 	if (__builtin_add_overflow(w->total, len, &w->total) || w->total > limits.archive_bytes) {
 		free(data);
 		return err_set(e, ERR_TOO_LARGE, "attachments exceed %llu bytes (limit-archive-bytes)",
@@ -48,56 +50,69 @@ static int store_file(struct walk *w, const char *path, const char *rel, struct 
 	return rc;
 }
 
-/* Regular files only; symbolic links a flow left are not followed. */
-static int walk_dir(struct walk *w, const char *dir, const char *rel, int depth, struct err *e)
+/* The folder dirfd (taken over), regular files only.  The runner wrote it: every entry is
+ * opened relative to its folder without following symbolic links (DESIGN §5), so a link
+ * a flow left, at any depth or in place of _attachments itself, is never followed out of
+ * the working directory, and a FIFO never blocks. */
+static int walk_dir(struct walk *w, int dirfd, const char *rel, int depth, struct err *e)
 {
-	DIR *d = opendir(dir);
+	DIR *d = fdopendir(dirfd);
 	struct dirent *de;
 	int rc = 0;
 
-	if (!d)
+	if (!d) {
+		close(dirfd);
 		return 0;
+	}
 	while (rc == 0 && (de = readdir(d))) {
-		char *path = NULL, *sub = NULL;
+		char *sub = NULL;
 		struct stat st;
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (!*rel && strcmp(de->d_name, "_state") == 0)
 			continue;
-		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0 ||
-		    asprintf(&sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name) < 0) {
-			free(path);
+		if (asprintf(&sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name) < 0) {
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
 			break;
 		}
-		if (lstat(path, &st) == 0) {
-			if (S_ISREG(st.st_mode))
-				rc = store_file(w, path, sub, e);
-			else if (S_ISDIR(st.st_mode) && depth < ATTACHMENT_DEPTH)
-				rc = walk_dir(w, path, sub, depth + 1, e);
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (S_ISREG(st.st_mode)) {
+				rc = store_file(w, dirfd, de->d_name, sub, e);
+			} else if (S_ISDIR(st.st_mode) && depth < ATTACHMENT_DEPTH) {
+				int fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (fd >= 0)
+					rc = walk_dir(w, fd, sub, depth + 1, e);
+			}
 		}
-		free(path);
 		free(sub);
 	}
 	closedir(d);
 	return rc;
 }
 
+/* The working directory's _attachments folder, never through a symbolic link. */
+static int open_attachments(const char *workdir)
+{
+	int wd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+
+	if (wd < 0)
+		return -1;
+	fd = openat(wd, "_attachments", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(wd);
+	return fd;
+}
+
 int supervise_store_results(struct store_conn *c, const char *id, const char *workdir, bool had_out, struct err *e)
 {
 	struct walk w = {.c = c, .id = id};
-	char *dir = NULL;
 	json_t *patch;
-	int rc;
+	int rc, dirfd;
 
-	if (asprintf(&dir, "%s/_attachments", workdir) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (store_tx_begin_rows(c, e)) {
-		free(dir);
+	if (store_tx_begin_rows(c, e))
 		return -1;
-	}
-	rc = store_process_attachment_clear(c, id, e) ? -1 : walk_dir(&w, dir, "", 0, e);
-	free(dir);
+	rc = store_process_attachment_clear(c, id, e);
+	if (rc == 0 && (dirfd = open_attachments(workdir)) >= 0)
+		rc = walk_dir(&w, dirfd, "", 0, e);
 	if (rc) {
 		store_tx_rollback(c);
 		json_decref(w.out);

@@ -5,10 +5,13 @@
  * listSubprocesses.  `sync` and the waiting methods answer later (task_call.wait, re-checked
  * by the supervisor); `sync` with `suspend` suspends the parent until its children end
  * (children.c resumes it). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 
 #include "auth/rbac_start.h"
@@ -194,36 +197,41 @@ static int staging_dir(struct task_call *tc, char *out, size_t cap, struct err *
 	return path_mkdirs(out, 0700, e);
 }
 
-/* The payload of `start`: a folder or ZIP archive inside the working directory, staged. */
+/* The payload of `start`: a folder or ZIP archive inside the working directory, staged.
+ * The runner wrote that folder: the payload is opened beneath it (a symbolic link that
+ * leads out is refused) and then read through that descriptor, never by its name again. */
 static int stage_payload(struct task_call *tc, const char *rel, const char *dir, struct err *e)
 {
-	char *abs = NULL;
 	void *data = NULL;
 	size_t len;
 	struct stat st;
-	int rc = -1;
+	char self[64];
+	int rc = -1, fd;
 
 	if (!path_is_safe_relative(rel))
 		return err_set(e, ERR_INVALID,
 			       "'payload' must be a path inside the working directory (relative, without '..'): %.200s",
 			       rel);
-	if (!(abs = path_abs_beneath(tc->workdir, rel, e)))
+	if ((fd = path_open_beneath(tc->workdir, rel, O_PATH, 0, e)) < 0) {
+		if (e->code == ERR_NOT_FOUND)
+			err_set(e, ERR_INVALID, "'payload' not found in the working directory: %.200s", rel);
 		return -1;
-	if (stat(abs, &st) < 0) {
-		rc = err_set(e, ERR_INVALID, "'payload' not found in the working directory: %.200s", rel);
+	}
+	if (fstat(fd, &st) < 0 || str_fmt(self, sizeof self, "/proc/self/fd/%d", fd)) {
+		rc = err_set(e, ERR_INTERNAL, "cannot read 'payload' %.200s: %s", rel, strerror(errno));
 	} else if (S_ISDIR(st.st_mode)) {
-		rc = pack_dir(abs, limits.archive_bytes, &data, &len, e);
+		rc = pack_dir(self, limits.archive_bytes, &data, &len, e);
 		if (rc == 0)
 			rc = pack_restore(data, len, dir, e);
 	} else if (S_ISREG(st.st_mode)) {
 		struct pack_limits lim = {limits.archive_entries, limits.archive_bytes, limits.archive_ratio};
-		data = path_read_file(abs, limits.archive_bytes, &len, e);
+		data = path_read_file(self, limits.archive_bytes, &len, e);
 		rc = data ? pack_unzip(data, len, dir, &lim, e) : -1;
 	} else {
 		rc = err_set(e, ERR_INVALID, "'payload' must be a folder or a ZIP archive: %.200s", rel);
 	}
+	close(fd);
 	free(data);
-	free(abs);
 	return rc;
 }
 

@@ -239,11 +239,38 @@ static void test_walk(void **state)
 	refused(f, "in_link", ERR_FORBIDDEN, "link");
 }
 
+/* path_read_at: what the supervisor reads of a folder the runner wrote (queue/results.c). */
+static void test_read_at(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = {0};
+	size_t len;
+	int dirfd = open(f->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *s;
+
+	assert_true(dirfd >= 0);
+	s = path_read_at(dirfd, "in.txt", 1024, &len, &e);
+	assert_non_null(s);
+	assert_string_equal(s, "inside");
+	assert_int_equal(len, 6);
+	free(s);
+	assert_null(path_read_at(dirfd, "abs_link", 1024, &len, &e)); /* links are not followed */
+	assert_null(path_read_at(dirfd, "in_link", 1024, &len, &e));	/* not even inside */
+	assert_null(path_read_at(dirfd, "fifo", 1024, &len, &e));	/* returns at once, refused */
+	assert_null(path_read_at(dirfd, "sub", 1024, &len, &e));
+	assert_null(path_read_at(dirfd, "missing", 1024, &len, &e));
+	assert_int_equal(e.code, ERR_NOT_FOUND);
+	assert_null(path_read_at(dirfd, "in.txt", 3, &len, &e));
+	assert_int_equal(e.code, ERR_TOO_LARGE);
+	close(dirfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_openat2, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_walk, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_at, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -207,10 +207,14 @@ static int m_format(struct task_ctx *c, json_t *args, json_t **out, struct err *
 	return out_str(format_ms(ms, pattern, 0, e), out, e);
 }
 
+/* At most n digits at *s, and never more than 9, so a field cannot overflow: a pattern of
+ * twenty 'y's reads a year of at most nine digits (then refused as out of range). */
 static int num(const char **s, int n, long long *v)
 {
 	long long x = 0;
 	int i = 0;
+	if (n > 9)
+		n = 9;
 	while (i < n && isdigit((unsigned char)(*s)[i]))
 		x = x * 10 + ((*s)[i++] - '0');
 	*s += i;
@@ -244,7 +248,8 @@ static int m_parse(struct task_ctx *c, json_t *args, json_t **out, struct err *e
 	}
 	if (*s)
 		goto bad;
-	if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 59)
+	/* years past 999,999 would overflow the milliseconds since the epoch (int64) */
+	if (f[0] > 999999 || f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 59)
 		goto bad;
 	dt_format_iso(
 	    (dt_days_from_civil(f[0], (unsigned)f[1], (unsigned)f[2]) * 86400 + f[3] * 3600 + f[4] * 60 + f[5]) * 1000 +
