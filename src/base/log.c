@@ -1,10 +1,14 @@
 #include "base/log.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/datetime.h"
@@ -32,6 +36,39 @@ int log_level_parse(const char *s, enum log_level *out)
 			return 0;
 		}
 	return -1;
+}
+
+static char log_path[PATH_MAX]; /* stderr's file at start, "" when it is none */
+
+void log_remember_file(void)
+{
+	struct stat st;
+	ssize_t n;
+
+	log_path[0] = '\0';
+	if (fstat(STDERR_FILENO, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	n = readlink("/proc/self/fd/2", log_path, sizeof log_path - 1);
+	log_path[n > 0 && log_path[0] == '/' ? n : 0] = '\0';
+}
+
+int log_reopen(void)
+{
+	int fd;
+
+	if (!log_path[0])
+		return 0;
+	fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (dup2(fd, STDERR_FILENO) < 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	return 1;
 }
 
 static size_t append_quoted(char *dst, size_t pos, size_t cap, const char *v)

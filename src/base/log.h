@@ -20,6 +20,14 @@ int log_level_parse(const char *s, enum log_level *out);
 void log_line(enum log_level level, const char *msg, const char *fields);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Log files that are rotated (logrotate's move, then SIGHUP): log_remember_file notes the
+ * path of stderr when it is a regular file (call once at start); log_reopen opens that
+ * path again (created 0600 when moved away, appended to) in place of stderr.  Returns 1
+ * when reopened, 0 when stderr is no file to reopen (a terminal, a pipe, the journal), -1
+ * with errno when the path cannot be opened (stderr is then left as it was). */
+void log_remember_file(void);
+int log_reopen(void);
+
 /* Appends ` key="value"` (quoted and escaped when needed) to a fixed-size field buffer. */
 void log_kv(char *fields, size_t cap, const char *key, const char *value);
 void log_kv_int(char *fields, size_t cap, const char *key, long long value);

@@ -227,6 +227,7 @@ static unsigned ncpu(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
+/* Until SIGTERM or SIGINT: SIGHUP reopens the log file (docs/operations.md "Logs"). */
 static int wait_for_signal(void)
 {
 	sigset_t set;
@@ -235,8 +236,21 @@ static int wait_for_signal(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
-	sigwait(&set, &sig);
-	return sig;
+	sigaddset(&set, SIGHUP);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0 || sig != SIGHUP)
+			return sig;
+		switch (log_reopen()) {
+		case 1:
+			LOG_I("received SIGHUP: log file reopened; other settings take a restart");
+			break;
+		case 0:
+			LOG_I("received SIGHUP: the log is no file to reopen; settings take a restart");
+			break;
+		default:
+			LOG_E("received SIGHUP: cannot reopen the log file: %s", strerror(errno));
+		}
+	}
 }
 
 static char node_id[UUID_STR_LEN];
@@ -479,13 +493,16 @@ int cli_serve_main(int argc, char **argv)
 	sigset_t set;
 	int rc;
 
-	/* Block the stop signals before any thread starts so that only sigwait sees them. */
+	/* Block the stop signals (and SIGHUP, whose default would kill the server) before any
+	 * thread starts so that only sigwait sees them. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	umask(077); /* the data folder holds keys and secrets: nothing in it is for others */
+	log_remember_file();
 
 	if (config_parse(opts, N_OPTS, argc, argv, &help, &e)) {
 		fprintf(stderr, "accord serve: %s\n", e.msg);

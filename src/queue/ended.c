@@ -12,7 +12,8 @@
 void queue_process_ended(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
 {
 	metrics_process_finished(proc_status_name(st));
-	start_ready_drop(q->work_dir, id); /* ended before a supervisor took its folder */
+	if (q) /* a folder handed off to this node's queue: ended before a supervisor took it */
+		start_ready_drop(q->work_dir, id);
 	queue_handlers_start(q, c, id, st);
 	queue_exclusive_ended(q, c, id);
 	children_ended(q, c, id);

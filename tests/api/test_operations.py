@@ -2,6 +2,7 @@
 in use, durability (docs/operations.md)."""
 import os
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -448,3 +449,27 @@ def test_restore_as_root_gives_the_files_to_the_folders_owner(fresh_server, tmp_
     for name in ("accord.db", "accord.pid"):
         st = os.stat(str(data / name))
         assert (st.st_uid, st.st_gid) == (65534, 65534), name
+
+
+def test_sighup_reopens_the_log_file_and_keeps_serving(fresh_server):
+    """logrotate moves the log away, then sends SIGHUP: the server writes to a new file at
+    the old path and goes on serving (SIGHUP's default action used to kill it)."""
+    srv = fresh_server().start()
+    assert requests.get(srv.url + "/api/v1/server/ping", timeout=10).status_code == 200
+    rotated = srv.log_path + ".1"
+    os.rename(srv.log_path, rotated)
+    srv.proc.send_signal(signal.SIGHUP)
+    deadline = time.time() + 20
+    while time.time() < deadline and not os.path.exists(srv.log_path):
+        assert srv.proc.poll() is None, "the server died of SIGHUP"
+        time.sleep(0.05)
+    assert os.path.exists(srv.log_path), "no new log file after SIGHUP"
+    assert srv.proc.poll() is None
+    assert requests.get(srv.url + "/api/v1/server/ping", timeout=10).status_code == 200
+    while time.time() < deadline and "log file reopened" not in srv.read_log():
+        time.sleep(0.05)
+    assert "log file reopened" in srv.read_log()
+    assert oct(os.stat(srv.log_path).st_mode & 0o777) == "0o600"
+    with open(rotated) as f:
+        assert "msg=listening" in f.read()  # what came before stays in the moved file
+    os.unlink(rotated)

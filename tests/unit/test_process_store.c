@@ -15,6 +15,7 @@
 
 #include "base/str.h"
 #include "queue/logwatch.h"
+#include "queue/queue.h"
 #include "store/process_attachments.h"
 #include "store/process_checkpoints.h"
 #include "store/process_events.h"
@@ -365,6 +366,20 @@ static void test_exclusive(void **state)
 	assert_string_equal(status_of("o3"), "STARTING");
 }
 
+/* queue/queue.h: queue_process_ended takes a NULL queue (no queue on this node): what
+ * follows an end that lives in the store still happens — the next of its group runs. */
+static void test_ended_without_queue(void **state)
+{
+	struct err e;
+	(void)state;
+
+	add("n1", "RUNNING", 1, 1, 0, "nq", "wait");
+	add("n2", "WAITING", 2, 2, 0, "nq", "wait");
+	assert_int_equal(store_process_transition(db, "n1", PS_BIT(PS_RUNNING), PS_FINISHED, &e), 0);
+	queue_process_ended(NULL, db, "n1", PS_FINISHED);
+	assert_string_equal(status_of("n2"), "ENQUEUED");
+}
+
 static void test_checkpoints(void **state)
 {
 	char a[UUID_STR_LEN], b[UUID_STR_LEN], c2[UUID_STR_LEN], found[UUID_STR_LEN], name[16];
@@ -422,6 +437,7 @@ int main(void)
 	    cmocka_unit_test(test_logwatch),
 	    cmocka_unit_test(test_suspend_deadlines),
 	    cmocka_unit_test(test_exclusive),
+	    cmocka_unit_test(test_ended_without_queue),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
