@@ -56,6 +56,7 @@ struct api_call {
 	struct principal who; /* valid unless the route is API_PUBLIC */
 	struct err err;
 	json_t *audit; /* what the handler noted for the audit entry (api_audit_note); owned */
+	bool changes;  /* the route changes state (not a GET, or a GET flagged API_CHANGES) */
 };
 
 typedef int (*api_handler)(struct api_call *c);
@@ -64,6 +65,8 @@ enum api_route_flags {
 	API_PUBLIC = 1 << 0,	   /* no credentials needed */
 	API_SLOW = 1 << 1,	   /* a GET that may take long: always run on a worker thread */
 	API_NO_CHALLENGE = 1 << 2, /* a 401 never carries WWW-Authenticate (console whoami) */
+	API_CHANGES = 1 << 3,	   /* a GET that changes state, as Concord's API has it: with the
+				    * console's cookie it needs the CSRF check like a POST */
 };
 
 /* What a route is, kept next to its route table: the OpenAPI document is built from it

@@ -59,11 +59,10 @@ static bool same_origin(const struct http_request *req)
 static int by_cookie(struct api_call *c, const char *token)
 {
 	int rc = console_session_auth(c->db, token, c->app->session_idle_ms, c->req->on_worker, &c->who, &c->err);
-	const char *m = c->req->method;
 
 	if (rc == CONSOLE_SESSION_REFRESH)
 		return API_AUTH_DEFER;
-	if (rc || strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0)
+	if (rc || !c->changes)
 		return rc;
 	if (console_session_csrf_ok(&c->who, http_header(c->req, "X-Accord-CSRF")) || same_origin(c->req))
 		return 0;

@@ -77,6 +77,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 	}
 	if (!req->on_worker)
 		store_prefer_map(c.db); /* the event loop's connections serve reads only */
+	c.changes = (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0) || (route->flags & API_CHANGES);
 	if (!(route->flags & API_PUBLIC)) {
 		rc = api_authenticate(&c);
 		if (rc == API_AUTH_DEFER)

@@ -181,6 +181,6 @@ static const struct api_doc doc_restore_by_name = {
 const struct api_route api_process_checkpoint_routes[] = {
     {"GET", "/api/v1/process/{id}/checkpoint", list_checkpoints, 0, &doc_list},
     {"POST", "/api/v1/process/{id}/checkpoint/restore", restore_by_id, 0, &doc_restore},
-    {"GET", "/api/v2/process/{id}/checkpoint", restore_by_name, API_SLOW, &doc_restore_by_name},
+    {"GET", "/api/v2/process/{id}/checkpoint", restore_by_name, API_SLOW | API_CHANGES, &doc_restore_by_name},
     {0},
 };

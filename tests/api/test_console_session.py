@@ -12,7 +12,7 @@ import pytest
 import requests
 
 import db_util
-from conftest import ADMIN_KEY, ADMIN_PASSWORD, Client, process_log, unique, wait_process
+from conftest import ADMIN_KEY, ADMIN_PASSWORD, Client, process_log, start_process, unique, wait_process
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401 (fixture)
 
@@ -383,3 +383,33 @@ def test_bad_links_give_an_html_page_and_start_nothing(server, admin, new_user, 
     r = requests.head(server.url + link(org, project, repo), headers={"Authorization": ADMIN_KEY}, timeout=30)
     assert r.status_code == 405
     assert processes_of(admin, org, project) == []
+
+
+CHECKPOINT_FLOW = """
+flows:
+  default:
+    - checkpoint: "first"
+    - log: "after first"
+"""
+
+
+def test_a_get_that_changes_state_needs_the_csrf_header_with_the_cookie(server, admin):
+    """GET /api/v2/process/{id}/checkpoint?name=…&action=restore changes state (Concord's
+    API has it as a GET): a cross-site navigation carries the SameSite=Lax cookie, so the
+    cookie alone must not restore; the CSRF header (or our Origin) does, credentials in a
+    header need neither."""
+    pid = start_process(admin, CHECKPOINT_FLOW)
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    token, csrf, _ = login(server.url, basic("admin", ADMIN_PASSWORD))
+    b = browser(server.url, token)
+    path = "/api/v2/process/%s/checkpoint" % pid
+    params = {"name": "first", "action": "restore"}
+    r = b.get(path, params=params)
+    assert r.status_code == 403 and "CSRF" in r.json()["message"], r.text
+    assert process_log(admin, pid).count("after first") == 1  # nothing restored
+    r = b.get(path, params=params, headers={"X-Accord-CSRF": csrf})
+    assert r.status_code == 200, r.text
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    assert process_log(admin, pid).count("after first") == 2
+    # reads with the cookie alone stay as they were
+    assert b.get("/api/v1/process/%s/checkpoint" % pid).status_code == 200
