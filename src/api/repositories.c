@@ -145,6 +145,12 @@ static int refresh_triggers(struct api_call *c, const struct repository *r, cons
 	return c->app->triggers ? triggers_refresh(c->app->triggers, c->db, r, m, &c->err) : 0;
 }
 
+/* Validate: the triggers refresh would store, checked and not stored. */
+static int check_triggers(struct api_call *c, const struct repository *r, const struct model *m)
+{
+	return triggers_check(m, r, &c->err) ? api_recode(c, ERR_INVALID) : 0;
+}
+
 /* A new repository: the row, then its triggers; a trigger error takes the row back. */
 static int store_new(struct api_call *c, const struct repository *r, const char *meta, const struct repo_commit *commit,
 		     const struct model *m)
@@ -291,8 +297,9 @@ static int reload(struct api_call *c, bool refresh)
 	struct model *m = NULL;
 	int rc;
 
-	if ((rc = path_repo(c, &p, &r, ACCESS_READER)) || (rc = repository_load(c, &r, &commit, &m)) ||
-	    (refresh && (rc = refresh_triggers(c, &r, m))))
+	if ((rc = path_repo(c, &p, &r, ACCESS_READER)) || (rc = repository_load(c, &r, &commit, &m)))
+		goto out;
+	if (refresh ? (rc = refresh_triggers(c, &r, m)) != 0 : (rc = check_triggers(c, &r, m)) != 0)
 		goto out;
 	rc = refresh ? api_reply_result(c, "UPDATED", NULL) : reply_validated(c);
 out:
@@ -371,7 +378,7 @@ static int validate_any(struct api_call *c)
 			goto out;
 		}
 		if ((rc = store_repository_find(c->db, p.id, name, &r, &c->err)) ||
-		    (rc = repository_load(c, &r, &commit, &m)))
+		    (rc = repository_load(c, &r, &commit, &m)) || (rc = check_triggers(c, &r, m)))
 			goto out;
 		rc = reply_validated(c);
 		goto out;
@@ -388,7 +395,7 @@ static int validate_any(struct api_call *c)
 		goto out;
 	rc = repository_load(c, &r, &commit, &m);
 	repo_forget(c->app->repos, r.id);
-	if (rc == 0)
+	if (rc == 0 && (rc = check_triggers(c, &r, m)) == 0)
 		rc = reply_validated(c);
 out:
 	model_free(m);

@@ -7,6 +7,7 @@
 
 #include <sodium.h>
 
+#include "base/datetime.h"
 #include "base/str.h"
 #include "base/uuid.h"
 #include "flow/yaml.h"
@@ -67,6 +68,8 @@ static int want_string(const struct ynode *v, const char *kind, const char *key,
 {
 	if (v->kind != YN_SCALAR || !v->s[0])
 		return perr(e, v, "%s trigger: '%s' must be a non-empty string, got %s", kind, key, ynode_type_name(v));
+	if (strlen(v->s) != v->len) /* "\0" in a quoted scalar: C would read a shorter name */
+		return perr(e, v, "%s trigger: '%s' must not contain a NUL character (\\0)", kind, key);
 	return 0;
 }
 
@@ -338,4 +341,14 @@ int triggers_cron_next(const json_t *cfg, int64_t after_ms, int64_t *next_ms, st
 	tz_free(z);
 	*next_ms = next * 1000;
 	return 0;
+}
+
+int triggers_check(const struct model *m, const struct repository *r, struct err *e)
+{
+	struct trigger *v = NULL;
+	size_t n = 0;
+	int rc = triggers_parse(m, r, dt_now_ms(), &v, &n, e);
+
+	store_trigger_free_list(v, n);
+	return rc;
 }

@@ -50,6 +50,11 @@ void triggers_stop(struct triggers *t);
 int triggers_refresh(struct triggers *t, struct store_conn *c, const struct repository *r, const struct model *m,
 		     struct err *e) WUR;
 
+/* What triggers_refresh would refuse, without storing anything (repository validate):
+ * ERR_INVALID "triggers: <file>:<line>:<col>: …" for a `triggers:` section that does not
+ * parse, 0 otherwise.  Needs no scheduler. */
+int triggers_check(const struct model *m, const struct repository *r, struct err *e) WUR;
+
 /* Generic events: starts one process per matching trigger of eventSource whose project the
  * caller may start processes in, with `event` = the posted object, as the caller.  *ids
  * receives a new array of the started instance ids (empty when nothing matched). */

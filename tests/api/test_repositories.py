@@ -219,6 +219,16 @@ def test_validate_endpoints(admin, proj, git):
     error(admin.post("/api/v1/repository/validate", json={"url": repo.url}), 400, "required")
     # validate stores nothing
     assert [e["name"] for e in admin.get(REPO_API % (org, project)).json()] == [name]
+    # a `triggers:` section that a refresh would refuse is refused by validate too
+    cron = git({"concord.yml": "flows:\n  default:\n    - log: hi\ntriggers:\n  - cron:\n"
+                               "      spec: \"61 * * * *\"\n      entryPoint: default\n"})
+    error(admin.post("/api/v1/repository/validate", json={"projectId": pid, "url": cron.url}), 400, "minute")
+    cname, _ = create_repo(admin, org, project, repo.url)
+    stored = admin.get(REPO_API % (org, project) + "/" + cname).json()
+    r = admin.post(REPO_API % (org, project), json={"id": stored["id"], "name": cname, "url": cron.url})
+    assert r.status_code == 400, r.text  # a refresh refuses it (and keeps the old URL)
+    error(admin.post("/api/v1/repository/validate", json={"projectId": pid, "url": cron.url, "branch": "main"}),
+          400, "triggers: concord.yml:6:13:")
 
 
 def test_access_reader_writer_outsider(admin, new_user, git):

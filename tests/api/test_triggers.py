@@ -264,6 +264,10 @@ def test_bad_triggers_keep_the_previous_ones(admin, repos):
     repo.commit({"concord.yml": GENERIC_FLOW % src + "  - nope:\n      entryPoint: missing\n"}, "bad entry")
     r = p.refresh(name, expect=400)
     assert "entryPoint 'missing' is not a flow" in r.json()["message"]
+    repo.commit({"concord.yml": GENERIC_FLOW % src + '  - cron:\n      spec: "* * * * *"\n'
+                                '      timezone: "Europe/Berlin\\0 trailing"\n      entryPoint: onEvent\n'}, "NUL")
+    r = p.refresh(name, expect=400)
+    assert "'timezone' must not contain a NUL character" in r.json()["message"], r.text
     repo.commit({"concord.yml": GENERIC_FLOW.replace("version: 2", "version: 1") % src}, "v1")
     r = p.refresh(name, expect=400)
     assert "version '1' is not supported" in r.json()["message"]
