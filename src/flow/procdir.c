@@ -54,8 +54,8 @@ static void strip_ids(json_t *err)
 	json_array_foreach(json_object_get(err, "exceptions"), i, v) strip_ids(v);
 }
 
-int procdir_write_out(const char *workdir, struct vm *vm, json_t *cfg_out, json_t *extra_out, bool failed,
-		      struct err *e)
+int procdir_write_out(const char *workdir, struct vm *vm, const struct mask *sensitive, json_t *cfg_out,
+		      json_t *extra_out, bool failed, struct err *e)
 {
 	json_t *names = json_array(), *out, *old;
 	char *dir = NULL, *file = NULL;
@@ -73,6 +73,15 @@ int procdir_write_out(const char *workdir, struct vm *vm, json_t *cfg_out, json_
 	}
 	if (json_object_size(out) == 0) /* nothing to report: no file, as in Concord */
 		goto done;
+	if (sensitive && sensitive->n) { /* a copy: vm_out_vars shares the VM's values, which stay */
+		json_t *copy = json_deep_copy(out);
+		json_decref(out);
+		if (!(out = copy)) {
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			goto done;
+		}
+		mask_json(sensitive, out);
+	}
 	if (asprintf(&dir, "%s/_attachments", workdir) < 0 || asprintf(&file, "%s/out.json", dir) < 0) {
 		rc = err_set(e, ERR_INTERNAL, "out of memory");
 		goto done;

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "flow/mask.h"
 #include "flow/vm.h"
 
 /* What a process leaves in its working directory (DESIGN.md §2), shared by `accord run`
@@ -19,8 +20,11 @@
 
 /* Writes out.json from the names in configuration.out plus extra_out (BORROWED array, may
  * be NULL), merged into an existing out.json; with failed, lastError too.  No file when
- * there is nothing to report (as Concord). */
-int procdir_write_out(const char *workdir, struct vm *vm, json_t *cfg_out, json_t *extra_out, bool failed,
+ * there is nothing to report (as Concord).  Sensitive values (may be NULL) are written as
+ * ******, as in the log: out.json becomes a process attachment and meta.out, which every
+ * reader of the project sees. */
+int procdir_write_out(const char *workdir, struct vm *vm, const struct mask *sensitive, json_t *cfg_out,
+		      json_t *extra_out, bool failed,
 		      struct err *e) WUR;
 
 /* Saves the state of a suspended VM and, when report is not NULL, prints

@@ -154,7 +154,7 @@ static const char *finish(struct runner *r, enum vm_status st)
 {
 	struct err e;
 
-	if (procdir_write_out(r->workdir, r->vm, json_object_get(r->m->configuration, "out"),
+	if (procdir_write_out(r->workdir, r->vm, &r->host.sensitive, json_object_get(r->m->configuration, "out"),
 			      json_object_get(r->start, "out"), st == VM_FAILED, &e) < 0)
 		runner_log(&r->host, FLOW_ERROR, e.msg);
 	if (st == VM_SUSPENDED) {

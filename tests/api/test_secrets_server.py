@@ -185,3 +185,36 @@ def test_key_generation_without_pool(fresh_server):
     with pytest.raises(RuntimeError) as exc:
         bad.start()
     assert "ACCORD_KEYPAIR_POOL" in str(exc.value)
+
+
+def test_secret_in_out_variables_is_masked_and_never_stored(fresh_server):
+    """A flow that puts a secret's value into its out variables, and fails with it in the
+    message: meta.out, out.json and lastError hold ******, and no file of the data folder
+    (the database's WAL included, read while the server runs) holds the value."""
+    from conftest import process_log, start_process, wait_process
+    srv = fresh_server().start()
+    admin = admin_of(srv)
+    mark = "SECRET-" + pysecrets.token_hex(16)
+    create_ok(admin, "Default", type="data", name="out-secret", data=("d", mark.encode()), visibility="PUBLIC")
+    pid = start_process(admin, """
+configuration:
+  out: [v, sentence]
+flows:
+  default:
+    - expr: ${crypto.exportAsString('Default', 'out-secret', null)}
+      out: v
+    - set:
+        sentence: "the value is ${v}!"
+    - throw: "failed with ${v}"
+""")
+    p = wait_process(admin, pid)
+    assert p["status"] == "FAILED", process_log(admin, pid)
+    out = admin.get("/api/v1/process/%s" % pid).json()["meta"]["out"]
+    assert out["v"] == "******" and out["sentence"] == "the value is ******!", out
+    assert out["lastError"]["message"] == "failed with ******", out
+    r = admin.get("/api/v1/process/%s/attachment/out.json" % pid)
+    assert r.status_code == 200 and mark not in r.text and "******" in r.text, r.text
+    assert scan(srv.data_dir, [mark.encode()]) == []  # WAL and all, while the server runs
+    srv.stop()
+    assert scan(srv.data_dir, [mark.encode()]) == []
+    assert mark not in srv.read_log()
