@@ -64,6 +64,10 @@ int secrets_form_value(struct api_call *c, const struct multipart *mp, enum secr
 /* The project reference of a form: the first non-empty part of projectIds, projects,
  * projectId, project (ids or names; a comma list may name one project only).  Both NULL
  * when none is given; strings from the request arena. */
+/* Refuses (400, naming it and the known ones) a part whose name is not in known (NULL-
+ * terminated): a misspelt or unsupported restriction must not create an unrestricted
+ * secret silently. */
+int secrets_form_known_parts(struct api_call *c, const struct multipart *mp, const char *const *known) WUR;
 int secrets_form_project_ref(struct api_call *c, const struct multipart *mp, const char **id, const char **name) WUR;
 
 /* visibility part: PUBLIC or PRIVATE, case-sensitive like Concord (else 400); absent

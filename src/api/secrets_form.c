@@ -183,7 +183,11 @@ int secrets_form_project_ref(struct api_call *c, const struct multipart *mp, con
 	static const struct {
 		const char *part;
 		bool by_id;
-	} sources[] = {{"projectIds", true}, {"projects", false}, {"projectId", true}, {"project", false}};
+	} sources[] = {{"projectIds", true},
+		       {"projectNames", false},
+		       {"projects", false},
+		       {"projectId", true},
+		       {"project", false}};
 
 	*id = *name = NULL;
 	for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
@@ -198,6 +202,26 @@ int secrets_form_project_ref(struct api_call *c, const struct multipart *mp, con
 		else
 			*name = v;
 		return 0;
+	}
+	return 0;
+}
+
+int secrets_form_known_parts(struct api_call *c, const struct multipart *mp, const char *const *known)
+{
+	for (size_t i = 0; i < mp->n_parts; i++) {
+		const struct str *n = &mp->parts[i].name;
+		char list[512] = "";
+		size_t at = 0;
+		bool ok = false;
+		for (const char *const *k = known; *k && !ok; k++)
+			ok = strlen(*k) == n->len && strncasecmp(*k, n->p, n->len) == 0; /* as secrets_text matches */
+		if (ok)
+			continue;
+		for (const char *const *k = known; *k; k++)
+			at += (size_t)snprintf(list + at, at < sizeof list ? sizeof list - at : 0, "%s%s",
+					       k == known ? "" : ", ", *k);
+		return api_fail(c, ERR_INVALID, "Unknown form field '%.*s': expected %s",
+				(int)(n->len > 64 ? 64 : n->len), n->p, list);
 	}
 	return 0;
 }
@@ -262,9 +286,16 @@ int secrets_create(struct api_call *c)
 	json_t *v;
 	int rc;
 
+	static const char *const known[] = {
+	    "name",	  "type",	  "visibility", "storeType", "storePassword", "generatePassword",
+	    "projectIds", "projectNames", "projects",	"projectId", "project",	      "data",
+	    "username",	  "password",	  "public",	"private",   "keyType",	      NULL};
+
 	if ((rc = secrets_org(c, &o)) || (rc = secrets_multipart(c, &mp)))
 		return rc;
-	rc = parse_create(c, &mp, &o, &s, &password, generated);
+	rc = secrets_form_known_parts(c, &mp, known);
+	if (rc == 0)
+		rc = parse_create(c, &mp, &o, &s, &password, generated);
 	if (rc == 0)
 		rc = secrets_form_value(c, &mp, s.type, &pt, &pt_len, &public_key);
 	if (rc == 0)

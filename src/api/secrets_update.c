@@ -315,10 +315,33 @@ int secrets_update_v1(struct api_call *c)
 
 static int v2_parse(struct api_call *c, const struct multipart *mp, struct update_req *u)
 {
+	static const char *const known[] = {"name",
+					    "ownerId",
+					    "storePassword",
+					    "newStorePassword",
+					    "orgId",
+					    "org",
+					    "removeProjectLink",
+					    "projectIds",
+					    "projectNames",
+					    "projects",
+					    "projectId",
+					    "project",
+					    "visibility",
+					    "type",
+					    "data",
+					    "username",
+					    "password",
+					    "public",
+					    "private",
+					    "keyType",
+					    NULL};
 	struct str tv;
 	bool is_public = true;
 	int rc;
 
+	if ((rc = secrets_form_known_parts(c, mp, known)))
+		return rc;
 	u->name = secrets_text(c, mp, "name");
 	u->owner_id = secrets_text(c, mp, "ownerId");
 	u->store_password = secrets_text(c, mp, "storePassword");

@@ -238,6 +238,9 @@ def test_project_restriction(world, admin):
     name2 = unique("scoped")
     create_ok(admin, org["name"], type="data", name=name2, data="x", projectId=proj["id"])
     assert admin.get(API % org["name"] + "/" + name2).json()["projectName"] == proj["name"]
+    name3 = unique("scoped")  # the part Concord's newer clients send
+    create_ok(admin, org["name"], type="data", name=name3, data="x", projectNames=proj["name"])
+    assert admin.get(API % org["name"] + "/" + name3).json()["projectId"] == proj["id"]
 
 
 def test_project_scoped_export_needs_a_process(world, admin, new_user):
@@ -272,6 +275,9 @@ BAD_CREATES = [
     ({"type": "data", "data": "x", "project": "no-such-project"}, 400, "Project not found: no-such-project"),
     ({"type": "data", "data": "x", "projectId": str(uuid.uuid4())}, 400, "Project not found"),
     ({"type": "data", "data": "x", "storeType": "vault"}, 400, "vault"),
+    # a misspelt restriction must not create an unrestricted secret
+    ({"type": "data", "data": "x", "projectNamez": "p"}, 400, "Unknown form field 'projectNamez'"),
+    ({"type": "data", "data": "x", "orgId": "x"}, 400, "Unknown form field 'orgId'"),
 ]
 
 
@@ -502,6 +508,9 @@ def test_update_v2_multipart(world, admin):
     error(r, 400, "'data'")
     r = admin.post("/api/v2/org/%s/secret/%s" % (org["name"], name), json={"name": "x"})
     error(r, 415, "multipart")
+    r = admin.post("/api/v2/org/%s/secret/%s" % (org["name"], name), files={"visibilty": (None, "PUBLIC")})
+    error(r, 400, "Unknown form field 'visibilty'")
+    assert admin.get(API % org["name"] + "/" + name).json()["visibility"] == "PRIVATE"
 
 
 # ---- access rules ---------------------------------------------------------------------------
