@@ -1,5 +1,6 @@
 #include "flow/form_validate.h"
 
+#include <math.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,7 +75,8 @@ static bool coerce_text(const struct field *f, const json_t *v, const char *text
 		return coerce_int(v, text, out);
 	if (strcmp(f->type, "decimal") == 0) {
 		double d;
-		if (value_to_double(v, &d, &ignore) < 0)
+		/* NaN, Infinity and 1e99999 (read as infinite) have no JSON form: refused */
+		if (value_to_double(v, &d, &ignore) < 0 || !isfinite(d))
 			return false;
 		*out = json_real(d);
 		return true;

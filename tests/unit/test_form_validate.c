@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "base/str.h"
 #include "flow/form_validate.h"
 
 static const char *form_text = "{\"name\":\"f\",\"eventName\":\"e\",\"values\":{\"ro\":\"kept\"},\"fields\":["
@@ -148,12 +149,35 @@ static void test_range_and_allowed_messages(void **state)
 	json_decref(f);
 }
 
+/* A decimal with no JSON form (NaN, Infinity, out of double's range) is refused as a
+ * wrong type, never stored as nothing. */
+static void test_decimal_not_finite(void **state)
+{
+	static const char *const bad[] = {"\"NaN\"", "\"Infinity\"", "\"-Infinity\"", "\"1e99999\"", "\"-1e400\""};
+	json_t *f = json_loads("{\"name\":\"g\",\"fields\":[{\"name\":\"d\",\"type\":\"decimal\"}]}", 0, NULL);
+	struct err e;
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char text[64];
+		json_t *given, *out = NULL;
+		assert_int_equal(str_fmt(text, sizeof text, "{\"d\":%s}", bad[i]), 0);
+		given = json_loads(text, 0, NULL);
+		assert_non_null(given);
+		assert_int_equal(form_validate(f, given, &out, &e), FORM_INVALID);
+		assert_non_null(json_string_value(json_object_get(out, "d")));
+		json_decref(out);
+		json_decref(given);
+	}
+	json_decref(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_valid_coerces),     cmocka_unit_test(test_defaults_and_optional),
 	    cmocka_unit_test(test_every_field_error), cmocka_unit_test(test_single_value_refuses_list),
 	    cmocka_unit_test(test_malformed_form),    cmocka_unit_test(test_range_and_allowed_messages),
+	    cmocka_unit_test(test_decimal_not_finite),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
