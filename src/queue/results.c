@@ -30,8 +30,11 @@ static int store_file(struct walk *w, int dirfd, const char *name, const char *r
 	char *data = path_read_at(dirfd, name, (size_t)limits.archive_bytes, &len, e);
 	int rc;
 
+	if (!data && e->code == ERR_TOO_LARGE)
+		return err_set(e, ERR_TOO_LARGE, "attachment '%.200s' exceeds %llu bytes (limit-archive-bytes)", rel,
+			       (unsigned long long)limits.archive_bytes);
 	if (!data)
-		return e->code == ERR_TOO_LARGE ? -1 : 0; /* replaced by a link or a FIFO meanwhile: skipped */
+		return 0; /* replaced by a link or a FIFO meanwhile: skipped */
 	if (__builtin_add_overflow(w->total, len, &w->total) || w->total > limits.archive_bytes) {
 		free(data);
 		return err_set(e, ERR_TOO_LARGE, "attachments exceed %llu bytes (limit-archive-bytes)",

@@ -158,6 +158,15 @@ static void server_line(struct sup *s, const char *level, const char *msg)
 	buffered(s);
 }
 
+/* An ERROR line "<what>: <why>": the reason of an error the flow caused (a limit). */
+static void server_line_why(struct sup *s, const char *what, const struct err *why)
+{
+	char line[1024];
+
+	str_fmt_cut(line, sizeof line, "%s: %s", what, why->msg);
+	server_line(s, "ERROR", line);
+}
+
 static void on_log(struct sup *s, const char *p, size_t n)
 {
 	struct err e;
@@ -700,7 +709,10 @@ static void finish(struct sup *s, enum proc_status st)
 			return;
 		}
 		LOG_E("process %s: cannot store its suspended state: %s", s->id, e.msg);
-		server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
+		if (e.code == ERR_TOO_LARGE)
+			server_line_why(s, "Process failed: its suspended state could not be stored", &e);
+		else
+			server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
 		st = PS_FAILED;
 	}
 	/* The end waits for the database (PostgreSQL restarting), but not at shutdown. */
@@ -716,7 +728,10 @@ static void finish(struct sup *s, enum proc_status st)
 	if (supervise_store_results(s->db, s->id, s->workdir, json_object_get(s->r->p.meta, "out") != NULL,
 				    &e)) {
 		LOG_E("process %s: cannot store its results: %s", s->id, e.msg);
-		server_line(s, "ERROR", "Process failed: its results could not be stored");
+		if (e.code == ERR_TOO_LARGE) /* the flow's doing: the log says which limit */
+			server_line_why(s, "Process failed: its results could not be stored", &e);
+		else
+			server_line(s, "ERROR", "Process failed: its results could not be stored");
 		st = PS_FAILED;
 	}
 	flush(s);

@@ -63,3 +63,23 @@ def test_access(admin, anon, new_user, pid):
     assert other.get("/api/v1/process/%s/attachment" % pid).status_code == 403
     assert other.get("/api/v1/process/%s/attachment/a.txt" % pid).status_code == 403
     assert admin.get("/api/v1/process/%s/attachment" % uuid.uuid4()).status_code == 404
+
+
+def test_attachments_over_the_limit_fail_the_process_saying_which_limit(fresh_server):
+    """Attachments past --limit-archive-bytes fail the process, and its log says why (it
+    said only "its results could not be stored")."""
+    from conftest import ADMIN_KEY, Client, process_log
+    srv = fresh_server(args=["--limit-archive-bytes", "4096"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    grow = "".join('    - set: {s: "${s.concat(s)}"}\n' for _ in range(10))  # 10 KiB, not in the upload
+    pid = start_process(admin, '''
+flows:
+  default:
+    - set: {s: "0123456789"}
+%s    - expr: "${resource.writeAsString(s, '_attachments/big.txt')}"
+''' % grow, files={"_attachments/seed.txt": b"seed"})  # makes the folder
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FAILED", log
+    assert ("its results could not be stored: attachment 'big.txt' exceeds 4096 bytes (limit-archive-bytes)"
+            in log), log
