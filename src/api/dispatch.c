@@ -6,9 +6,32 @@
 #include "auth/authn.h"
 #include "base/log.h"
 #include "base/str.h"
+#include "store/store.h"
 
-static void fail(struct http_response *resp, const struct err *e)
+/* What is full, for the client (507): the database (store/sqlite.c says so), else a file
+ * a request writes, which lives in the work folder (tmp/, ready/; the data folder unless
+ * --work-dir).  The detail, with the server's paths, goes to the server log. */
+static void fail_no_space(const struct app *app, struct http_response *resp, const struct err *e)
 {
+	const char *what = "the work folder's disk (--work-dir)";
+	struct err shown;
+
+	if (strncmp(e->msg, STORE_NO_SPACE, strlen(STORE_NO_SPACE)) == 0)
+		what = "the database's disk";
+	else if (!app->work_dir || !app->data_dir || strcmp(app->work_dir, app->data_dir) == 0)
+		what = "the data folder's disk";
+	LOG_E("no space left: %s", e->msg);
+	err_set(&shown, ERR_NO_SPACE, "Insufficient storage: %s is full; nothing was stored (GET /api/v1/server/health)",
+		what);
+	http_resp_error(resp, &shown);
+}
+
+static void fail(const struct app *app, struct http_response *resp, const struct err *e)
+{
+	if (e->code == ERR_NO_SPACE) {
+		fail_no_space(app, resp, e);
+		return;
+	}
 	if (e->code == ERR_INTERNAL || e->code <= 0 || e->code >= ERR__COUNT) {
 		struct err shown;
 		LOG_E("internal error: %s", e->msg);
@@ -25,7 +48,7 @@ static void fail_call(struct api_call *c, const struct api_route *route)
 {
 	const char *ui = http_header(c->req, "X-Concord-UI-Request");
 
-	fail(c->resp, &c->err);
+	fail(c->app, c->resp, &c->err);
 	if (c->err.code == ERR_UNAUTH && ((route->flags & API_NO_CHALLENGE) || (ui && cstr_ieq(ui, "true"))))
 		http_resp_header_drop(c->resp, "WWW-Authenticate");
 }
@@ -53,7 +76,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 	hr = router_match(((struct app *)app)->router, req, allow, sizeof allow, &c.err);
 	req->method = method;
 	if (!hr) {
-		fail(resp, &c.err);
+		fail(app, resp, &c.err);
 		if (c.err.code == ERR_METHOD)
 			http_resp_header(resp, "Allow", allow);
 		return HTTP_HANDLED;
@@ -72,7 +95,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 		return HTTP_DEFER;
 	c.db = store_conn(((struct app *)app)->store, &c.err);
 	if (!c.db) {
-		fail(resp, &c.err);
+		fail(app, resp, &c.err);
 		return HTTP_HANDLED;
 	}
 	if (!req->on_worker)

@@ -404,7 +404,7 @@ static int write_part(int dirfd, const struct multipart_part *p, bool replace, s
 			close(fd);
 		if (next < 0)
 			return next == -2 ? 0
-					  : err_set(e, ERR_INTERNAL, "cannot create the folder of '%s': %s", rel,
+					  : err_set(e, err_code_of_write(errno), "cannot create the folder of '%s': %s", rel,
 						    strerror(errno));
 		*slash = '/';
 		fd = next;
@@ -415,10 +415,10 @@ static int write_part(int dirfd, const struct multipart_part *p, bool replace, s
 		next = openat(fd, comp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (next < 0) {
 		if (errno != EEXIST)
-			rc = err_set(e, ERR_INTERNAL, "cannot create '%s': %s", rel, strerror(errno));
+			rc = err_set(e, err_code_of_write(errno), "cannot create '%s': %s", rel, strerror(errno));
 	} else {
 		if (path_write_all(next, p->data.p, p->data.len) < 0)
-			rc = err_set(e, ERR_INTERNAL, "cannot write '%s': %s", rel, strerror(errno));
+			rc = err_set(e, err_code_of_write(errno), "cannot write '%s': %s", rel, strerror(errno));
 		close(next);
 	}
 	if (fd != dirfd)

@@ -1,8 +1,10 @@
 /* /api/v1/server: liveness, health and version, no credentials needed. */
+#include <string.h>
 #include <sys/statvfs.h>
 
 #include "api/doc_schemas.h"
 #include "api/routes.h"
+#include "base/str.h"
 #include "store/meta.h"
 #include "version.h"
 
@@ -39,22 +41,31 @@ static json_t *check_workers(struct api_call *c)
 	return v;
 }
 
-static json_t *check_disk(struct api_call *c)
+/* The free space of the file system holding dir, against --health-min-free-bytes. */
+static json_t *check_free(struct api_call *c, const char *dir, const char *what)
 {
 	struct statvfs st;
 	uint64_t free_bytes, min = c->app->health_min_free_bytes;
+	char msg[160];
 	json_t *v;
 
-	if (statvfs(c->app->data_dir, &st) != 0)
-		return json_pack("{s:b,s:s}", "ok", 0, "message", "cannot read the free space of the data folder");
+	if (statvfs(dir, &st) != 0) {
+		str_fmt_cut(msg, sizeof msg, "cannot read the free space of the %s", what);
+		return json_pack("{s:b,s:s}", "ok", 0, "message", msg);
+	}
 	free_bytes = (uint64_t)st.f_bavail * st.f_frsize;
 	v = json_pack("{s:b,s:I,s:I}", "ok", free_bytes >= min, "freeBytes", (json_int_t)free_bytes, "minFreeBytes",
 		      (json_int_t)min);
-	if (free_bytes < min)
-		json_object_set_new(v, "message",
-				    json_string("free space of the data folder is below the minimum "
-						"(--health-min-free-bytes)"));
+	if (free_bytes < min) {
+		str_fmt_cut(msg, sizeof msg, "free space of the %s is below the minimum (--health-min-free-bytes)", what);
+		json_object_set_new(v, "message", json_string(msg));
+	}
 	return v;
+}
+
+static json_t *check_disk(struct api_call *c)
+{
+	return check_free(c, c->app->data_dir, "data folder");
 }
 
 /* 200 {"ok":true,"status":"ok","checks":{…}} or 503 with the failed checks' "ok":false. */
@@ -62,6 +73,9 @@ static int health(struct api_call *c)
 {
 	json_t *checks =
 	    json_pack("{s:o,s:o,s:o}", "store", check_store(c), "workers", check_workers(c), "disk", check_disk(c));
+	/* processes' files live elsewhere (--work-dir, often a tmpfs): that one fills up too */
+	if (c->app->work_dir && c->app->work_dir != c->app->data_dir && strcmp(c->app->work_dir, c->app->data_dir))
+		json_object_set_new(checks, "workDisk", check_free(c, c->app->work_dir, "work folder (--work-dir)"));
 	const char *name;
 	json_t *check;
 	bool ok = true;
@@ -76,11 +90,12 @@ static int health(struct api_call *c)
 
 static const struct api_doc doc_ping = {.summary = "Liveness: the server answers", .response = SCHEMA_OK};
 static const struct api_doc doc_health = {
-    .summary = "Health: the store answers, the workers run, the data folder has free space (503 with this body, "
-	       "status unhealthy, when not)",
+    .summary = "Health: the store answers, the workers run, the data folder (and a separate --work-dir) has free "
+	       "space (503 with this body, status unhealthy, when not)",
     .response = "{'type':'object','required':['ok','status','checks'],'properties':{'ok':{'type':'boolean'},"
 		"'status':{'enum':['ok','unhealthy']},'checks':{'type':'object','properties':{'store':" SCHEMA_CHECK
-		",'workers':" SCHEMA_CHECK ",'disk':" SCHEMA_CHECK "}}}}",
+		",'workers':" SCHEMA_CHECK ",'disk':" SCHEMA_CHECK
+		",'workDisk':" SCHEMA_CHECK "}}}}",
 };
 static const struct api_doc doc_version = {
     .summary = "The server's version",

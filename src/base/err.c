@@ -1,5 +1,7 @@
 #include "base/err.h"
 
+#include <errno.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,8 +60,14 @@ const char *err_code_name(enum err_code code)
 	    [ERR_INTERNAL] = "internal",
 	    [ERR_LIMIT] = "limit",
 	    [ERR_RANGE] = "range_not_satisfiable",
+	    [ERR_NO_SPACE] = "insufficient_storage",
 	};
 	if (code < 0 || code >= ERR__COUNT || !names[code])
 		return "unknown";
 	return names[code];
+}
+
+enum err_code err_code_of_write(int errnum)
+{
+	return errnum == ENOSPC || errnum == EDQUOT ? ERR_NO_SPACE : ERR_INTERNAL;
 }

@@ -21,6 +21,7 @@ enum err_code {
 	ERR_INTERNAL,	 /* a bug or an I/O failure: 500 */
 	ERR_LIMIT,	 /* a configured limit of a flow was hit */
 	ERR_RANGE,	 /* a byte range outside the resource: 416 */
+	ERR_NO_SPACE,	 /* a file system (or the database's) is full: 507 */
 	ERR__COUNT
 };
 
@@ -40,6 +41,10 @@ int err_set(struct err *e, enum err_code code, const char *fmt, ...) __attribute
 void err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void err_clear(struct err *e);
+
+/* The code for a failed write's errno: ERR_NO_SPACE for a full file system or quota
+ * (ENOSPC, EDQUOT), ERR_INTERNAL for anything else. */
+enum err_code err_code_of_write(int errnum);
 
 /* A short stable name for the code ("invalid", "not_found", …). */
 const char *err_code_name(enum err_code code);

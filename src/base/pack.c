@@ -89,17 +89,17 @@ static int open_subdir(int parent, const char *comp, const char *name, struct er
 
 	if (fstatat(parent, comp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISDIR(st.st_mode) && unlinkat(parent, comp, 0) != 0)
-			return err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': cannot replace '%s': %s", name,
+			return err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': cannot replace '%s': %s", name,
 				       comp, strerror(errno));
 	} else if (errno != ENOENT) {
-		return err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': %s", name, strerror(errno));
+		return err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': %s", name, strerror(errno));
 	}
 	if (mkdirat(parent, comp, 0700) != 0 && errno != EEXIST)
-		return err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': cannot create folder '%s': %s", name,
+		return err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': cannot create folder '%s': %s", name,
 			       comp, strerror(errno));
 	fd = openat(parent, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': cannot open folder '%s': %s", name, comp,
+		return err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': cannot open folder '%s': %s", name, comp,
 			       strerror(errno));
 	return fd;
 }
@@ -125,7 +125,7 @@ static int open_parent(int dirfd, char *rel, const char *name, const char **base
 	}
 	*base = p;
 	if (fd == dirfd && (fd = dup(dirfd)) < 0)
-		return err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': %s", name, strerror(errno));
+		return err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': %s", name, strerror(errno));
 	return fd;
 }
 
@@ -158,12 +158,12 @@ static int write_file(struct archive *a, struct extract *x, int parentfd, const 
 				       "archive entry '" NAME_FMT "' is not allowed: a folder of that name exists",
 				       name);
 		if (unlinkat(parentfd, base, 0) != 0)
-			return err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': cannot replace: %s", name,
+			return err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': cannot replace: %s", name,
 				       strerror(errno));
 	}
 	fd = openat(parentfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': cannot create: %s", name,
+		return err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': cannot create: %s", name,
 			       strerror(errno));
 	for (;;) {
 		la_ssize_t n = archive.read_data(a, x->chunk, PACK_CHUNK);
@@ -178,7 +178,7 @@ static int write_file(struct archive *a, struct extract *x, int parentfd, const 
 			goto out;
 		x->n_bytes += (uint64_t)n;
 		if (path_write_all(fd, x->chunk, (size_t)n) < 0) {
-			err_set(e, ERR_INTERNAL, "archive entry '" NAME_FMT "': cannot write: %s", name,
+			err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': cannot write: %s", name,
 				strerror(errno));
 			goto out;
 		}

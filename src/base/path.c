@@ -67,11 +67,11 @@ int path_mkdirs(const char *path, mode_t mode, struct err *e)
 			continue;
 		*p = '\0';
 		if (mkdir(tmp, mode) != 0 && errno != EEXIST)
-			return err_set(e, ERR_INTERNAL, "cannot create directory %s: %s", tmp, strerror(errno));
+			return err_set(e, err_code_of_write(errno), "cannot create directory %s: %s", tmp, strerror(errno));
 		*p = '/';
 	}
 	if (mkdir(tmp, mode) != 0 && errno != EEXIST)
-		return err_set(e, ERR_INTERNAL, "cannot create directory %s: %s", tmp, strerror(errno));
+		return err_set(e, err_code_of_write(errno), "cannot create directory %s: %s", tmp, strerror(errno));
 	return 0;
 }
 
@@ -182,7 +182,7 @@ int path_write_file(const char *path, const void *data, size_t len, mode_t mode,
 		return err_set(e, ERR_INVALID, "path too long");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
-		return err_set(e, ERR_INTERNAL, "cannot create %s: %s", tmp, strerror(errno));
+		return err_set(e, err_code_of_write(errno), "cannot create %s: %s", tmp, strerror(errno));
 	while (len) {
 		ssize_t n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
@@ -190,14 +190,14 @@ int path_write_file(const char *path, const void *data, size_t len, mode_t mode,
 		if (n < 0) {
 			close(fd);
 			unlink(tmp);
-			return err_set(e, ERR_INTERNAL, "cannot write %s: %s", tmp, strerror(errno));
+			return err_set(e, err_code_of_write(errno), "cannot write %s: %s", tmp, strerror(errno));
 		}
 		p += n;
 		len -= (size_t)n;
 	}
 	if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
 		unlink(tmp);
-		return err_set(e, ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
+		return err_set(e, err_code_of_write(errno), "cannot write %s: %s", path, strerror(errno));
 	}
 	return 0;
 }
@@ -207,14 +207,14 @@ int path_write_scratch(const char *path, const void *data, size_t len, mode_t mo
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
 
 	if (fd < 0)
-		return err_set(e, ERR_INTERNAL, "cannot create %s: %s", path, strerror(errno));
+		return err_set(e, err_code_of_write(errno), "cannot create %s: %s", path, strerror(errno));
 	if (path_write_all(fd, data, len) < 0) {
-		err_set(e, ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
+		err_set(e, err_code_of_write(errno), "cannot write %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	if (close(fd) != 0)
-		return err_set(e, ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
+		return err_set(e, err_code_of_write(errno), "cannot write %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -537,7 +537,7 @@ int path_write_beneath(const char *root, const char *name, const void *data, siz
 		rc = -1;
 	fd = -1;
 	if (rc < 0 || renameat(dirfd, tmp, dirfd, last) != 0) {
-		rc = err_set(e, ERR_INTERNAL, "cannot write '%.300s': %s", name, strerror(errno));
+		rc = err_set(e, err_code_of_write(errno), "cannot write '%.300s': %s", name, strerror(errno));
 		unlinkat(dirfd, tmp, 0);
 	}
 out:

@@ -77,6 +77,7 @@ struct sup {
 	int64_t waits_at; /* ms: when to re-check them (processes on other nodes); 0: none */
 	bool suspended;	  /* stored SUSPENDED */
 	bool unstored;	  /* log or events kept while the database is out of reach */
+	bool lost;	  /* log or events that could not be stored were dropped (disk full, …) */
 };
 
 /* ---- storing what the runner produces --------------------------------------------- */
@@ -120,6 +121,7 @@ fail:
 		return;
 	}
 	LOG_E("process %s: cannot store its log and events: %s", s->id, e.msg);
+	s->lost = true; /* a process whose log is incomplete does not end FINISHED */
 	buf_reset(&s->log);
 	json_array_clear(s->events);
 	s->flush_at = 0;
@@ -690,6 +692,27 @@ static void set_aside(struct sup *s, char *out, size_t cap)
 		LOG_W("process %s: %s", s->id, e.msg);
 }
 
+/* The final status on its own, after the end's transaction failed.  A full disk (or a
+ * database out of reach) is waited for, a second at a time as for the start of the end,
+ * so that the process does not stay RUNNING once there is room again; not at shutdown
+ * (recovery at the next start settles it). */
+static bool record_end_alone(struct sup *s, unsigned from, enum proc_status st)
+{
+	struct err e;
+
+	for (int i = 0;; i++) {
+		if (store_process_transition(s->db, s->id, from, st, &e) == 0)
+			return true;
+		if (i == 0)
+			LOG_E("process %s: cannot record %s: %s%s", s->id, proc_status_name(st), e.msg,
+			      e.code == ERR_NO_SPACE || e.code == ERR_UNAVAILABLE ? " (trying again every second)" : "");
+		if ((e.code != ERR_NO_SPACE && e.code != ERR_UNAVAILABLE) || i >= END_WAIT_TRIES ||
+		    atomic_load(&s->r->stop) == STOP_SHUTDOWN)
+			return false;
+		nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+	}
+}
+
 /* Results, the last log and events, the final status and (FINISHED) the payload's removal
  * in one transaction (nested ones inside are savepoints): one commit for the whole end. */
 static void finish(struct sup *s, enum proc_status st)
@@ -735,6 +758,11 @@ static void finish(struct sup *s, enum proc_status st)
 		st = PS_FAILED;
 	}
 	flush(s);
+	if (s->lost && st == PS_FINISHED) {
+		server_line(s, "ERROR", "Process failed: part of its log or events could not be stored (see the server log)");
+		st = PS_FAILED;
+		flush(s);
+	}
 	set_aside(s, aside, sizeof aside);
 	if (store_process_transition(s->db, s->id, from, st, &e)) {
 		LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
@@ -746,11 +774,12 @@ static void finish(struct sup *s, enum proc_status st)
 			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
 	}
 	if (tx && store_tx_commit(s->db, &e)) {
-		/* Everything above is undone: the final status at least, on its own. */
+		/* Everything above is undone (its log too): the final status at least, on its
+		 * own — never FINISHED for a process whose end was lost. */
 		LOG_E("process %s: cannot store its end: %s", s->id, e.msg);
-		ended = store_process_transition(s->db, s->id, from, st, &e) == 0;
-		if (!ended)
-			LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
+		if (st == PS_FINISHED)
+			st = PS_FAILED;
+		ended = record_end_alone(s, from, st);
 	}
 	if (aside[0] && path_remove_tree(aside, &e))
 		LOG_W("process %s: %s", s->id, e.msg);

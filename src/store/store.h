@@ -91,6 +91,10 @@ struct store_ops {
 	void (*listen_close)(struct store_listener *l);
 };
 
+/* How an ERR_NO_SPACE of the database begins (SQLite's SQLITE_FULL), so that an answer can
+ * say that the database, not a folder of files, is what is full. */
+#define STORE_NO_SPACE "the database's disk is full"
+
 /* Durability of commits, set before store_open (`accord serve --durability`).  false
  * (default): WAL with synchronous=NORMAL, a commit is durable once the WAL is
  * checkpointed or synced — a power failure or kernel crash may lose the last commits
