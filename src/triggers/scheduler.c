@@ -104,7 +104,7 @@ static void fire_due(struct triggers *t, struct store_conn *c)
 		LOG_W("cron triggers: %s", e.msg);
 		return;
 	}
-	if (n && store_user_find(c, "cron", "", &cron, &e)) {
+	if (n && store_user_get(c, CRON_USER_ID, &cron, &e)) {
 		LOG_W("cron triggers: the initiator user 'cron' is missing: %s", e.msg);
 		memset(&cron, 0, sizeof cron);
 	}
