@@ -239,3 +239,54 @@ def test_rights_given_to_cron_stay_in_their_project(srv, repos):
     assert http["generic"][0] == 200 and http["stopGeneric"][0] == 204, http
     assert wait_process(admin, b_generic)["status"] == "CANCELLED"
     admin.delete("/api/v1/process/" + b_cron)
+
+
+RUN_AS_FLOW = """
+flows:
+  tick:
+    - log: "TICK as ${initiator.username}"
+triggers:
+  - cron:
+      spec: "* * * * *"
+      entryPoint: tick
+      runAs:
+        withSecret: %s
+"""
+
+
+def data_secret(t, value, **parts):
+    name = unique("key")
+    files = {"name": (None, name), "type": (None, "data"), "data": (None, value)}
+    files.update({k: (None, v) for k, v in parts.items()})
+    r = t.admin.post("/api/v1/org/%s/secret" % t.org, files=files)
+    assert r.status_code == 200, r.text
+    return name
+
+
+def test_cron_run_as_with_secret(srv, repos):
+    """runAs.withSecret names a project secret holding a user's API key: the process runs as
+    that user (Concord's cron runAs).  A secret of the org not restricted to the project, or
+    one that holds no key, starts nothing; the key never shows in the server's log."""
+    admin = Client(srv.url, ADMIN_KEY, "admin")
+    a = Tenant(admin)
+    good = data_secret(a, a.user.key, projectId=a.proj_id)
+    name = a.add_repo(repos({"concord.yml": RUN_AS_FLOW % good}))
+    p = wait_for(lambda: [x for x in a.processes() if x.get("repoName") == name], timeout=30)[-1]
+    a.set_triggers(name, False)
+    assert p["initiator"] == a.user.username and p["initiatorId"] == a.user.user_id, p
+    assert wait_process(admin, p["instanceId"])["status"] == "FINISHED"
+    assert "TICK as %s" % a.user.username in admin.get("/api/v1/process/%s/log" % p["instanceId"]).text
+
+    for secret, why in ((data_secret(a, a.user.key), "must be restricted to the trigger's project"),
+                        (data_secret(a, "not-a-key", projectId=a.proj_id), "does not hold a valid API key"),
+                        (unique("missing"), "Secret not found")):
+        name = a.add_repo(repos({"concord.yml": RUN_AS_FLOW % secret}))
+        wait_for(lambda: re.search(r"cron trigger \S+ \(repository [^)]*\) did not start a process: .*%s" % re.escape(why),
+                                   srv.read_log()), timeout=30)
+        a.set_triggers(name, False)
+        assert [x for x in a.processes() if x.get("repoName") == name] == [], why
+    assert a.user.key not in srv.read_log()
+
+    bad = a.admin.post(a.path(), json={"name": unique("repo"), "url": repos({"concord.yml": RUN_AS_FLOW % "[x]"}).url,
+                                       "branch": "main"})
+    assert bad.status_code == 400 and "runAs.withSecret" in bad.json()["message"], bad.text
