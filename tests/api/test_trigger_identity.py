@@ -89,10 +89,35 @@ def new_user(admin):
     return Client(admin.url, r.json()["key"], name, uid, r.json()["key"])
 
 
-def victims(t, repos):
+FORM_FLOW = """
+flows:
+  asker:
+    - form: approval
+      runAs:
+        username: cron
+      fields:
+        - approved: {type: boolean}
+    - log: "APPROVED ${approval.approved}"
+triggers:
+  - cron:
+      spec: "* * * * *"
+      entryPoint: asker
+"""
+
+
+def form_victim(t, repos):
+    """A cron process of t's project waiting on a form that names `cron` in its runAs."""
+    name = t.add_repo(repos({"concord.yml": FORM_FLOW}))
+    pid = wait_for(lambda: t.cron_processes(name), timeout=30)[-1]["instanceId"]
+    t.set_triggers(name, False)
+    assert wait_process(t.admin, pid, statuses=("SUSPENDED",), timeout=60)["status"] == "SUSPENDED"
+    return pid
+
+
+def victims(t, repos, src=None):
     """Starts one cron and one generic (sent by t.user) victim in t's project; returns
     (cron instance id, generic instance id) once both run, the triggers disabled again."""
-    src = unique("ev")
+    src = src or unique("ev")
     name = t.add_repo(repos({"concord.yml": VICTIM_FLOW % src}))
     r = t.user.post("/api/v1/events/%s" % src, json={"x": 1})
     assert r.status_code == 200, r.text
@@ -104,19 +129,20 @@ def victims(t, repos):
     return first, generic
 
 
-def http_step(label, method, url):
+def http_step(label, method, url, body=None):
+    """An API call with the process's session token; body: a JSON object's YAML text."""
     return """
     - task: http
       in:
         method: %s
         url: "${server}%s"
         headers:
-          X-Concord-SessionToken: "${processInfo.sessionToken}"
+          X-Concord-SessionToken: "${processInfo.sessionToken}"%s
         response: string
         ignoreErrors: true
       out: r
     - log: "R %s ${r.statusCode} ${r.content}"
-""" % (method, url, label)
+""" % (method, url, "\n        request: json\n        body: %s" % body if body else "", label)
 
 
 def task_step(label, step):
@@ -172,6 +198,8 @@ def test_cron_process_reaches_no_other_projects_processes(srv, repos):
     a, b = Tenant(admin), Tenant(admin)
     a_cron, a_generic = victims(a, repos)
     b_cron, b_generic = victims(b, repos)
+    b_form = form_victim(b, repos)
+    form = "/api/v1/process/%s/form/approval" % b_form
     v1 = "/api/v1/process/" + b_cron
     requests = [("list", "GET", "/api/v2/process?limit=1000"),
                 ("count", "GET", "/api/v2/process/count?projectId=" + b.proj_id),
@@ -187,6 +215,8 @@ def test_cron_process_reaches_no_other_projects_processes(srv, repos):
                 ("stop", "DELETE", v1),
                 ("generic", "GET", "/api/v2/process/" + b_generic),
                 ("stopGeneric", "DELETE", "/api/v1/process/" + b_generic),
+                ("form", "GET", form),
+                ("submit", "POST", form, "{approved: true}"),
                 ("own", "GET", "/api/v2/process/" + a_cron)]
     tasks = [("kill", "- task: concord\n  in:\n    action: kill\n    instanceId: %s" % b_cron),
              ("subprocesses", "- log: \"${concord.listSubprocesses('%s')}\"" % b_cron),
@@ -201,16 +231,17 @@ def test_cron_process_reaches_no_other_projects_processes(srv, repos):
     assert http["count"] == (200, "0") and int(http["countOwn"][1]) >= 1, (http["count"], http["countOwn"])
     # Every door of org B's processes is closed.
     for label in ("status", "statusV1", "log", "events", "attachments", "children", "checkpoints", "forms", "stop",
-                  "generic", "stopGeneric"):
+                  "generic", "stopGeneric", "form", "submit"):
         assert http[label][0] == 403, (label, http[label])
     for label in ("kill", "subprocesses", "outVars"):
         assert task[label].startswith("refused") and "not allowed" in task[label], (label, task[label])
     # B's processes run on; the attacker's own project is its to act on, as in Concord.
     for pid in (b_cron, b_generic):
         assert admin.get("/api/v2/process/" + pid).json()["status"] == "RUNNING", pid
+    assert admin.get("/api/v2/process/" + b_form).json()["status"] == "SUSPENDED"
     assert http["own"][0] == 200 and task["killOwn"] == "ok", (http["own"], task["killOwn"])
     assert wait_process(admin, a_cron)["status"] == "CANCELLED"
-    for pid in (a_generic, b_cron, b_generic):
+    for pid in (a_generic, b_cron, b_generic, b_form):
         admin.delete("/api/v1/process/" + pid)
 
 
@@ -222,16 +253,22 @@ def test_rights_given_to_cron_stay_in_their_project(srv, repos):
     r = admin.put("/api/v1/org/%s/team/%s/users" % (b.org, b.team),
                   json=[{"username": b.user.username, "role": "MEMBER"}, {"username": "cron", "role": "MEMBER"}])
     assert r.status_code == 200, r.text
-    b_cron, b_generic = victims(b, repos)
+    src = unique("ev")
+    b_cron, b_generic = victims(b, repos, src)
     requests = [("count", "GET", "/api/v2/process/count?projectId=" + b.proj_id),
                 ("generic", "GET", "/api/v2/process/" + b_generic),
                 ("stopGeneric", "DELETE", "/api/v1/process/" + b_generic)]
     start_b = "- task: concord\n  in:\n    action: start\n    org: %s\n    project: %s\n    payload: child" % (
         b.org, b.proj)
-    http, task = results(run_attack(a, repos, attack_flow(srv.url, requests, [("startInB", start_b)])))
+    start_default = "- task: concord\n  in:\n    action: start\n    org: Default\n    payload: child"
+    event = [("eventInB", "POST", "/api/v1/events/" + src, "{x: 2}")]
+    http, task = results(run_attack(a, repos, attack_flow(srv.url, requests + event,
+                                                          [("startInB", start_b), ("startInDefault", start_default)])))
     assert http["count"] == (200, "0"), http["count"]
+    assert http["eventInB"] == (200, '{"ok":true,"instanceIds":[]}'), http["eventInB"]
     assert http["generic"][0] == 403 and http["stopGeneric"][0] == 403, http
-    assert task["startInB"].startswith("refused") and "own process only" in task["startInB"], task
+    for label in ("startInB", "startInDefault"):
+        assert task[label].startswith("refused") and "own process only" in task[label], task
     assert [p for p in b.processes() if p["initiator"] == "cron" and not p.get("repoName")] == []
     # B's own cron process holds the grant: it reads and stops B's generic process.
     http, _ = results(run_attack(b, repos, attack_flow(srv.url, requests, [])))
