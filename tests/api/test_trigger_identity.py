@@ -256,6 +256,8 @@ def test_rights_given_to_cron_stay_in_their_project(srv, repos):
     src = unique("ev")
     b_cron, b_generic = victims(b, repos, src)
     requests = [("count", "GET", "/api/v2/process/count?projectId=" + b.proj_id),
+                ("orgs", "GET", "/api/v1/org?limit=1000"),
+                ("secrets", "GET", "/api/v1/org/%s/secret" % b.org),
                 ("generic", "GET", "/api/v2/process/" + b_generic),
                 ("stopGeneric", "DELETE", "/api/v1/process/" + b_generic)]
     start_b = "- task: concord\n  in:\n    action: start\n    org: %s\n    project: %s\n    payload: child" % (
@@ -265,6 +267,8 @@ def test_rights_given_to_cron_stay_in_their_project(srv, repos):
     http, task = results(run_attack(a, repos, attack_flow(srv.url, requests + event,
                                                           [("startInB", start_b), ("startInDefault", start_default)])))
     assert http["count"] == (200, "0"), http["count"]
+    assert http["orgs"][0] == 200 and b.org not in http["orgs"][1] and a.org not in http["orgs"][1], http["orgs"]
+    assert http["secrets"][0] == 404, http["secrets"]
     assert http["eventInB"] == (200, '{"ok":true,"instanceIds":[]}'), http["eventInB"]
     assert http["generic"][0] == 403 and http["stopGeneric"][0] == 403, http
     for label in ("startInB", "startInDefault"):
@@ -273,6 +277,7 @@ def test_rights_given_to_cron_stay_in_their_project(srv, repos):
     # B's own cron process holds the grant: it reads and stops B's generic process.
     http, _ = results(run_attack(b, repos, attack_flow(srv.url, requests, [])))
     assert http["count"][0] == 200 and int(http["count"][1]) >= 2, http["count"]
+    assert b.org in http["orgs"][1] and http["secrets"][0] == 200, (http["orgs"], http["secrets"])
     assert http["generic"][0] == 200 and http["stopGeneric"][0] == 204, http
     assert wait_process(admin, b_generic)["status"] == "CANCELLED"
     admin.delete("/api/v1/process/" + b_cron)
