@@ -4,7 +4,9 @@ without more, a cron flow of one org reached (listed, read, stopped) the cron pr
 every other org.  Here two PRIVATE orgs each have a PRIVATE project whose repository has
 cron and generic triggers; a cron-started flow of org A turns its session token (and the
 concord task) against org B's trigger processes and is refused, while what Concord allows
-within its own project still works.
+within its own project still works.  Rights an org gives the user `cron` serve that org's
+cron processes only; a cron trigger's `runAs: {withSecret}` runs the process as the owner
+of the API key in a secret of its own project (Concord's runAs).
 
 The repositories are local git folders (repo_util.GitRepo); the server runs the cron
 scheduler on a test clock (--test-cron-minute-seconds, as test_triggers.py)."""
