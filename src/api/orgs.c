@@ -205,8 +205,13 @@ static int list(struct api_call *c)
 	if ((rc = store_org_list(c->db, &q, &orgs, &n, &c->err)))
 		return rc;
 	arr = json_array();
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		struct err ignored;
+		/* The cron user's teams count for its own org only (auth/rbac.h). */
+		if (user_id_is_system(c->who.user.id) && rbac_org(c->db, &c->who, &orgs[i], RBAC_ORG_VIEW, &ignored))
+			continue;
 		json_array_append_new(arr, org_json(&orgs[i]));
+	}
 	free(orgs);
 	return api_reply(c, arr);
 }

@@ -23,7 +23,7 @@ int api_process_check(struct api_call *c, const struct process *p, enum proc_nee
 		return 0;
 	if (who->method == AUTH_SESSION && strcmp(who->session_process, p->instance_id) == 0)
 		return 0;
-	if (strcmp(who->user.id, p->initiator_id) == 0)
+	if (principal_initiated(who, p->initiator_id, p->project_id))
 		return 0;
 	if (need == PROC_READ && (who->user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
 		return 0;

@@ -58,8 +58,8 @@ static const json_t *find_field(const json_t *form, const char *name)
 /* runAs {username: "u" | ["u", …], ldap: [{group}]}: 1 when it names who may submit and the
  * caller is one of them, 0 when it restricts and the caller is not, -1 when it does not
  * restrict.  LDAP groups cannot be checked here: a form restricted to groups only is
- * submitted by admins. */
-static int run_as_allows(struct api_call *c, const json_t *form)
+ * submitted by admins.  The cron user is named for the processes of its own project only. */
+static int run_as_allows(struct api_call *c, const struct process *p, const json_t *form)
 {
 	const json_t *ra = json_object_get(json_object_get(form, "options"), "runAs");
 	const json_t *users = json_object_get(ra, "username"), *u;
@@ -68,6 +68,8 @@ static int run_as_allows(struct api_call *c, const json_t *form)
 		return -1;
 	if (principal_is_admin(&c->who))
 		return 1;
+	if (!principal_acts_in(&c->who, p->project_id))
+		return 0;
 	if (json_is_string(users))
 		return strcmp(json_string_value(users), c->who.user.username) == 0;
 	json_array_foreach(users, i, u)
@@ -97,7 +99,7 @@ static int form_load(struct api_call *c, const char *name, enum proc_need need, 
 		r->forms = json_object();
 	}
 	r->form = name ? json_object_get(r->forms, name) : NULL;
-	ra = r->form ? run_as_allows(c, r->form) : -1;
+	ra = r->form ? run_as_allows(c, &r->p, r->form) : -1;
 	if (ra == 0 && need == PROC_WRITE)
 		return api_fail(c, ERR_FORBIDDEN,
 				"The current user (%s) is not allowed to submit form '%s' of process %s",

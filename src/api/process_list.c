@@ -141,7 +141,13 @@ static int visibility(struct query *q, json_t **projects)
 	if (principal_is_admin(&c->who) || (c->who.user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
 		return 0;
 	q->f.restrict_to_visible = true;
-	q->f.visible_user_id = c->who.user.id;
+	/* "Own" processes: a system user's (cron's) only of the project it acts for (auth/principal.h). */
+	if (!user_id_is_system(c->who.user.id))
+		q->f.visible_user_id = c->who.user.id;
+	else if (principal_acts_in(&c->who, c->who.session_project)) {
+		q->f.visible_user_id = c->who.user.id;
+		q->f.visible_user_project_id = c->who.session_project;
+	}
 	*projects = json_array();
 	if (q->has_project) {
 		struct rbac_resource res = {.type = "PROJECT",

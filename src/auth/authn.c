@@ -283,7 +283,8 @@ int authn_session(struct store_conn *c, const char *token, struct principal *out
 		return unauth(e, "invalid session token, or its process has ended");
 	if (rc)
 		return err_set(e, dbe.code, "%s", dbe.msg);
-	if (str_fmt(out->session_process, sizeof out->session_process, "%s", p.instance_id)) {
+	if (str_fmt(out->session_process, sizeof out->session_process, "%s", p.instance_id) ||
+	    str_fmt(out->session_project, sizeof out->session_project, "%s", p.project_id)) {
 		store_process_cleanup(&p);
 		return err_set(e, ERR_INTERNAL, "process id too long");
 	}

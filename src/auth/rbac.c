@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "store/projects.h"
+
 static int deny(const struct principal *p, struct err *e, const char *what)
 {
 	return err_set(e, ERR_FORBIDDEN, "The current user (%s) %s", p->user.username, what);
@@ -25,6 +27,24 @@ static int org_owner(struct store_conn *c, const struct principal *p, const char
 	return 0;
 }
 
+/* The cron user holds the rights given to it for the project it acts for (principal.h):
+ * that project itself, and the other resources of its org; nothing from another session,
+ * nor from outside one. */
+static bool system_in_scope(struct store_conn *c, const struct principal *p, const char *type, const char *id,
+			    const char *org_id)
+{
+	struct project pr;
+	struct err ignored;
+
+	if (!user_id_is_system(p->user.id))
+		return true;
+	if (!principal_acts_in(p, p->session_project))
+		return false;
+	if (type && strcmp(type, "PROJECT") == 0)
+		return strcmp(id, p->session_project) == 0;
+	return store_project_get(c, p->session_project, &pr, &ignored) == 0 && strcmp(pr.org_id, org_id) == 0;
+}
+
 int rbac_check(struct store_conn *c, const struct principal *p, const struct rbac_resource *r, enum access_level level,
 	       struct err *e)
 {
@@ -35,6 +55,11 @@ int rbac_check(struct store_conn *c, const struct principal *p, const struct rba
 
 	if (principal_is_admin(p))
 		return 0;
+	if (!system_in_scope(c, p, r->type, r->id, r->org_id))
+		return err_set(e, ERR_FORBIDDEN,
+			       "The current user (%s) acts for the project of its own process only: no access to the "
+			       "%s: %s",
+			       p->user.username, r->kind, r->name);
 	if (level == ACCESS_READER && (p->user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
 		return 0;
 	if (level == ACCESS_WRITER && (p->user.roles & ROLE_SYSTEM_WRITER))
@@ -67,10 +92,16 @@ int rbac_org(struct store_conn *c, const struct principal *p, const struct org *
 	bool global = (p->user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)) != 0;
 	int rc;
 
-	if (principal_is_admin(p) || strcmp(o->owner_id, p->user.id) == 0)
+	if (principal_is_admin(p))
 		return 0;
-	if ((rc = store_org_member_role(c, o->id, p->user.id, &role, e)))
-		return rc;
+	if (!system_in_scope(c, p, NULL, NULL, o->id)) {
+		role = TEAM_ROLE_NONE; /* an outsider here, whatever teams it is in */
+	} else {
+		if (strcmp(o->owner_id, p->user.id) == 0)
+			return 0;
+		if ((rc = store_org_member_role(c, o->id, p->user.id, &role, e)))
+			return rc;
+	}
 	/* A PRIVATE org is invisible to outsiders: whatever they ask of it is answered as for
 	 * an org that does not exist, so they cannot tell its name, or the names of its
 	 * resources, from names that are not there (docs/security.md). */

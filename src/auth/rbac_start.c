@@ -44,6 +44,13 @@ static int raw_payload_ok(struct store_conn *c, const struct principal *p, const
 int rbac_process_start(struct store_conn *c, const struct principal *p, const struct org *o, const struct project *pr,
 		       bool raw_payload, struct err *e)
 {
+	/* The cron user stands for one project's triggers at a time (principal.h): a process it
+	 * started would act for the project it lands in, so it starts in its own only. */
+	if (!principal_acts_in(p, pr ? pr->id : NULL))
+		return err_set(e, ERR_FORBIDDEN,
+			       "The current user (%s) acts for the project of its own process only: it cannot start "
+			       "processes in %s%s",
+			       p->user.username, pr ? "project " : "organization ", pr ? pr->name : o->name);
 	if (pr) {
 		struct rbac_resource res = rbac_project_res(pr);
 		if (rbac_check(c, p, &res, ACCESS_READER, e))

@@ -13,6 +13,7 @@
  * API and for child processes (the concord task): READER on the project, and a raw payload
  * (an archive, definition files, a payload folder) only as the project's rawPayloadMode
  * allows; without a project, membership of o (every user may start in the Default org).
+ * The cron user starts only in the project of the process whose session it acts from.
  * 0, or ERR_FORBIDDEN / ERR_INVALID with the message the caller answers. */
 int rbac_process_start(struct store_conn *c, const struct principal *p, const struct org *o, const struct project *pr,
 		       bool raw_payload, struct err *e) WUR;

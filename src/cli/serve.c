@@ -333,6 +333,7 @@ static int start_triggers(struct app *app, struct err *e)
 	    .repos = app->repos,
 	    .work_dir = work_dir(),
 	    .session_key = app->session_key,
+	    .master_key = app->secrets_key,
 	    .test_minute_seconds = cfg.test_cron_minute_seconds,
 	};
 

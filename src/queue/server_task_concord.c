@@ -280,7 +280,8 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool 
 	}
 	if (store_user_get(tc->c, parent->initiator_id, &who.user, e))
 		return -1;
-	if (str_fmt(who.session_process, sizeof who.session_process, "%s", parent->instance_id))
+	if (str_fmt(who.session_process, sizeof who.session_process, "%s", parent->instance_id) ||
+	    str_fmt(who.session_project, sizeof who.session_project, "%s", parent->project_id))
 		return err_set(e, ERR_INTERNAL, "process id too long: %s", parent->instance_id);
 	return rbac_process_start(tc->c, &who, &ch->org, ch->has_project ? &ch->project : NULL, !from_repo, e);
 }
@@ -562,7 +563,7 @@ out:
 }
 
 /* A process the calling one may act on: its own descendants' kin — one with the same
- * initiator, or a child of it. */
+ * initiator (for the cron user: of the same project, auth/principal.h), or a child of it. */
 static int may_touch(struct task_call *tc, const char *id, struct err *e)
 {
 	struct process p;
@@ -570,7 +571,7 @@ static int may_touch(struct task_call *tc, const char *id, struct err *e)
 
 	if (store_process_get(tc->c, id, &p, e))
 		return e->code == ERR_NOT_FOUND ? err_set(e, ERR_INVALID, "Unknown instance ID: %s", id) : -1;
-	ok = strcmp(p.initiator_id, tc->r->p.initiator_id) == 0 ||
+	ok = initiator_reaches(tc->r->p.initiator_id, tc->r->p.project_id, p.initiator_id, p.project_id) ||
 	     strcmp(p.parent_instance_id, tc->r->p.instance_id) == 0;
 	store_process_cleanup(&p);
 	return ok ? 0

@@ -76,7 +76,8 @@ static int check_access(struct task_call *tc, const struct secret *s, struct err
 	if (who.user.disabled)
 		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process's initiator '%s' is disabled", s->name,
 			       who.user.username);
-	if (str_fmt(who.session_process, sizeof who.session_process, "%s", p->instance_id))
+	if (str_fmt(who.session_process, sizeof who.session_process, "%s", p->instance_id) ||
+	    str_fmt(who.session_project, sizeof who.session_project, "%s", p->project_id))
 		return err_set(e, ERR_INTERNAL, "process id too long: %s", p->instance_id);
 	return rbac_check(tc->c, &who, &res, ACCESS_READER, e);
 }

@@ -200,9 +200,17 @@ static int where(struct buf *sql, const struct process_filter *f, const struct p
 	}
 	/* "|| ''" keeps SQLite from answering the OR with processes_project and sorting every
 	 * visible row; it walks processes_created newest first instead (bench/processes/fill). */
-	if (f->restrict_to_visible)
+	if (f->restrict_to_visible && f->visible_user_id && f->visible_user_project_id)
+		COND("((p.initiator_id = ? AND p.project_id = ?) OR p.project_id || '' IN (SELECT value FROM "
+		     "json_each(?)))"),
+		    add_text(b, f->visible_user_id), add_text(b, f->visible_user_project_id);
+	else if (f->restrict_to_visible && f->visible_user_id)
 		COND("(p.initiator_id = ? OR p.project_id || '' IN (SELECT value FROM json_each(?)))"),
-		    add_text(b, f->visible_user_id), add_text(b, f->visible_projects_json ? f->visible_projects_json : "[]");
+		    add_text(b, f->visible_user_id);
+	else if (f->restrict_to_visible)
+		COND("p.project_id || '' IN (SELECT value FROM json_each(?))");
+	if (f->restrict_to_visible)
+		add_text(b, f->visible_projects_json ? f->visible_projects_json : "[]");
 #undef COND
 #undef COND_AT
 	return rc;

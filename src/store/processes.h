@@ -212,9 +212,11 @@ struct process_filter {
 	} meta[PROCESS_FILTER_MAX_META];
 	size_t n_meta;
 	/* Visibility for a caller who is not admin / global reader: only processes they
-	 * initiated or of the projects listed (a JSON array text of project ids). */
+	 * initiated (visible_user_id; NULL: none) — of project visible_user_project_id only, when
+	 * set — or of the projects listed (a JSON array text of project ids). */
 	bool restrict_to_visible;
 	const char *visible_user_id;
+	const char *visible_user_project_id;
 	const char *visible_projects_json;
 };
 

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/uuid.h"
 #include "store/store.h"
@@ -11,6 +12,8 @@
 #define ADMIN_USER_ID "230c5c9c-d9a7-11e6-bcfd-bb681c07b26c"
 #define DEFAULT_ORG_ID "0fac1b18-d179-11e7-b3e7-d7df4543ed4f"
 #define DEFAULT_TEAM_ID "0fac1b18-d179-11e7-b3e7-d7df4543ed4e"
+/* The built-in initiator of cron-triggered processes (Concord's "cron" user, its id too). */
+#define CRON_USER_ID "1f9ae527-e7ab-42c0-b0e5-0092f9285f22"
 
 /* Global roles (Concord's names). */
 enum user_role {
@@ -31,6 +34,13 @@ struct user {
 	bool has_password;
 	int64_t created_at, updated_at;
 };
+
+/* Whether id is a system user: one identity shared by the processes of every project (the
+ * cron user).  docs/security.md "Trigger processes" says what it may reach. */
+static inline bool user_id_is_system(const char *id)
+{
+	return strcmp(id, CRON_USER_ID) == 0;
+}
 
 /* Role names <-> bits.  Unknown names are ERR_INVALID naming the role. */
 int user_roles_parse(const char *const *names, size_t n, unsigned *out, struct err *e) WUR;

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "store/triggers.h"
+#include "store/users.h"
 #include "triggers/triggers.h"
 
 /* Shared by the files of src/triggers/ only. */
@@ -48,6 +49,13 @@ bool triggers_is_generic(const char *event_source);
 bool triggers_conditions_match(const json_t *event, const json_t *conditions);
 /* Checks that every string of conditions is a regular expression this server accepts. */
 int triggers_conditions_check(const json_t *conditions, struct err *e) WUR;
+
+/* run_as.c: the user a cron trigger's process runs as: the cron user, or the owner of the
+ * API key in the secret of its runAs.withSecret (a DATA secret restricted to the trigger's
+ * project).  ERR_NOT_FOUND / ERR_INVALID / ERR_FORBIDDEN naming the secret otherwise; the
+ * secret's text never reaches a message. */
+int triggers_run_as(struct triggers *t, struct store_conn *c, const struct trigger *tr, struct user *u,
+		    struct err *e) WUR;
 
 /* start.c: starts the process of trigger tr with `event` in its arguments, as the given
  * initiator; the instance id into id.  Logs nothing (the callers do). */

@@ -129,6 +129,25 @@ static int check_common(const struct ynode *map, const char *kind, struct err *e
 	return 0;
 }
 
+/* runAs {withSecret: <name>}: the process runs as the owner of the API key in that secret
+ * (run_as.c reads it when the trigger fires). */
+static int check_run_as(const struct ynode *v, struct err *e)
+{
+	const struct ynode *name;
+
+	if (!v)
+		return 0;
+	if (v->kind != YN_MAP)
+		return perr(e, v, "cron trigger: 'runAs' must be a map with 'withSecret', got %s", ynode_type_name(v));
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->kids[2 * i]->s, "withSecret") != 0)
+			return perr(e, v->kids[2 * i], "cron trigger: unknown key 'runAs.%s' (withSecret)",
+				    v->kids[2 * i]->s);
+	if (!(name = ynode_get(v, "withSecret")))
+		return perr(e, v, "cron trigger: 'runAs.withSecret' is required");
+	return want_string(name, "cron", "runAs.withSecret", e);
+}
+
 static int check_cron(const struct ynode *map, struct err *e)
 {
 	const struct ynode *spec = ynode_get(map, "spec"), *zone = ynode_get(map, "timezone");
@@ -140,6 +159,8 @@ static int check_cron(const struct ynode *map, struct err *e)
 		return -1;
 	if (cron_parse(spec->s, &cs, &ce))
 		return perr(e, spec, "%s", ce.msg);
+	if (check_run_as(ynode_get(map, "runAs"), e))
+		return -1;
 	if (zone) {
 		if (want_string(zone, "cron", "timezone", e))
 			return -1;

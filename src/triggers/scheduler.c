@@ -56,9 +56,9 @@ void triggers_wake(struct triggers *t)
 	pthread_mutex_unlock(&t->mu);
 }
 
-static void fire_cron(struct triggers *t, struct store_conn *c, const struct trigger *tr, const struct user *cron,
-		      int64_t now)
+static void fire_cron(struct triggers *t, struct store_conn *c, const struct trigger *tr, int64_t now)
 {
+	struct user who;
 	int64_t minute = tr->next_fire_at, next;
 	char at[DT_ISO_LEN], id[UUID_STR_LEN];
 	json_t *event;
@@ -70,7 +70,7 @@ static void fire_cron(struct triggers *t, struct store_conn *c, const struct tri
 		LOG_W("cron trigger %s (repository %s): %s; it is not scheduled any more", tr->id, tr->repo_id, e.msg);
 		next = 0;
 	}
-	if (now - minute >= MINUTE_MS || !cron->id[0]) {
+	if (now - minute >= MINUTE_MS) {
 		/* A stale time (the repository was disabled meanwhile) is not replayed. */
 		if (store_trigger_set_next(c, tr->id, next, &e))
 			LOG_W("cron trigger %s: %s", tr->id, e.msg);
@@ -81,9 +81,14 @@ static void fire_cron(struct triggers *t, struct store_conn *c, const struct tri
 			LOG_W("cron trigger %s: %s", tr->id, e.msg);
 		return;
 	}
+	if (triggers_run_as(t, c, tr, &who, &e)) {
+		LOG_W("cron trigger %s (repository %s, entry point %s) did not start a process: %s", tr->id,
+		      tr->repo_id, tr->entry_point, e.msg);
+		return;
+	}
 	dt_format_iso(minute, at);
 	event = json_pack("{s:s, s:O}", "fireAt", at, "spec", json_object_get(tr->cfg, "spec"));
-	struct trigger_fire f = {.tr = tr, .event = event, .initiator_id = cron->id, .initiator = cron->username};
+	struct trigger_fire f = {.tr = tr, .event = event, .initiator_id = who.id, .initiator = who.username};
 	if (triggers_fire(t, c, &f, id, &e))
 		LOG_W("cron trigger %s (repository %s, entry point %s) did not start a process: %s", tr->id,
 		      tr->repo_id, tr->entry_point, e.msg);
@@ -96,7 +101,6 @@ static void fire_due(struct triggers *t, struct store_conn *c)
 {
 	struct trigger *due = NULL;
 	size_t n = 0;
-	struct user cron = {0};
 	struct err e;
 	int64_t now = triggers_now_ms(t);
 
@@ -104,13 +108,9 @@ static void fire_due(struct triggers *t, struct store_conn *c)
 		LOG_W("cron triggers: %s", e.msg);
 		return;
 	}
-	if (n && store_user_find(c, "cron", "", &cron, &e)) {
-		LOG_W("cron triggers: the initiator user 'cron' is missing: %s", e.msg);
-		memset(&cron, 0, sizeof cron);
-	}
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(due[i].event_source, "cron") == 0)
-			fire_cron(t, c, &due[i], &cron, now);
+			fire_cron(t, c, &due[i], now);
 	store_trigger_free_list(due, n);
 }
 

@@ -17,9 +17,11 @@
  *   parse.c      `triggers:` of a loaded definition → trigger rows, errors with file:line:col
  *   scheduler.c  cron: one thread that sleeps until the earliest next fire time
  *   start.c      starting the process of a trigger (cron, generic event, manual)
+ *   run_as.c     who a cron trigger's process runs as (the cron user, or runAs.withSecret)
  *   events.c     POST /api/v1/events/{eventSource}: generic triggers (api/ calls it) */
 
 struct triggers;
+struct masterkey;
 
 struct triggers_cfg {
 	struct store *store;
@@ -27,6 +29,7 @@ struct triggers_cfg {
 	struct repos *repos;
 	const char *work_dir; /* start folders: tmp/ and ready/ beneath it */
 	const unsigned char *session_key; /* 32 bytes */
+	const struct masterkey *master_key; /* opens the secrets of runAs (NULL: runAs fails) */
 	/* Test-only clock (--test-cron-minute-seconds): when > 0, the scheduler's clock runs
 	 * so that one minute lasts this many real seconds, from the real time of the first
 	 * start with it on this database (kept in server_meta, so that the nodes of one

@@ -56,7 +56,7 @@ ALTER TABLE processes ADD COLUMN triggered_by TEXT;  -- JSON object: {"trigger":
 
 -- The initiator of processes started by cron triggers (Concord's "cron" user).  It has no
 -- password and no API key, so nobody logs in as it; it is not created when a user of
--- that name exists already (that user is then the initiator).
+-- that name exists already (the scheduler takes it by this id: cron triggers then need runAs).
 INSERT INTO users (id, username, user_domain, user_type, display_name, roles, disabled, created_at, updated_at)
 SELECT '1f9ae527-e7ab-42c0-b0e5-0092f9285f22', 'cron', '', 'LOCAL', 'Cron triggers', '[]', 0, 0, 0
 WHERE NOT EXISTS (SELECT 1 FROM users WHERE lower(username) = 'cron' AND user_domain = '');
