@@ -21,6 +21,7 @@ enum err_code {
 	ERR_INTERNAL,	 /* a bug or an I/O failure: 500 */
 	ERR_LIMIT,	 /* a configured limit of a flow was hit */
 	ERR_RANGE,	 /* a byte range outside the resource: 416 */
+	ERR_TOO_MANY,	 /* over a per-user or per-resource count: 429 */
 	ERR__COUNT
 };
 
