@@ -197,7 +197,7 @@ static const struct api_doc doc_log = {
 	    DOC_PROCESS_ID, {"follow", "boolean", "keep the answer open and send new lines as they come"}, {0}},
     .response = "{'type':'string'}",
     .response_type = "text/plain",
-    .errors = "400 403 404",
+    .errors = "400 403 404 429",
 };
 
 const struct api_route api_process_log_routes[] = {
