@@ -90,8 +90,9 @@ static void *timer_main(void *arg)
 		int64_t now = dt_mono_ns();
 		unsigned n_headers = expire(&d->headers, now), n_bodies = expire(&d->bodies, now);
 
+		/* Mostly idle keep-alive connections, which clients reopen: no warning. */
 		if (n_headers)
-			LOG_W("closed %u connection(s) whose request headers did not arrive within %lld s", n_headers,
+			LOG_I("closed %u connection(s) whose request headers did not arrive within %lld s", n_headers,
 			      (long long)(d->header_ns / 1000000000));
 		if (n_bodies)
 			LOG_W("closed %u connection(s) whose request did not arrive within %lld s", n_bodies,

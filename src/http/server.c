@@ -113,6 +113,24 @@ bad:
 	return err_set(e, ERR_INVALID, "--listen must be HOST:PORT, [IPV6]:PORT or :PORT, got '%s'", listen);
 }
 
+/* libmicrohttpd's messages about a client that went away (reset, closed) in the middle of
+ * an answer — every hung-up log follower, every download a browser cancels — and about a
+ * stream ended on purpose (the server stops; its handler already logged why): nothing for
+ * an operator to act on, so they are logged at debug level, the others as warnings. */
+static bool client_gone(const char *msg)
+{
+	static const char *const phrases[] = {
+	    "forcibly closed by remote peer",
+	    "no longer available for sending",
+	    "application error generating response",
+	};
+
+	for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++)
+		if (strstr(msg, phrases[i]))
+			return true;
+	return false;
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
@@ -123,7 +141,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
-	log_line(LOG_WARN, msg, NULL);
+	log_line(client_gone(msg) ? LOG_DEBUG : LOG_WARN, msg, NULL);
 }
 
 /* glibc keeps freed memory in its arenas (one per thread that allocated), so after a

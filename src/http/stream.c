@@ -97,13 +97,17 @@ static bool peer_gone(const struct http_stream *s)
 	return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
-/* Nothing to send: suspends the connection (0) unless the client is gone (an error, which
- * makes libmicrohttpd close the connection).  Caller holds s->lock; it is released. */
+/* Nothing to send: suspends the connection (0) unless the client is gone.  Then the stream
+ * ends as if complete: libmicrohttpd writes the last chunk (which fails, or reaches no
+ * one) and, reading the next request, sees the end of the connection and frees it.  (Ending
+ * it with an error instead leaves the connection marked closed but unfreed — its slot and
+ * its descriptor taken — until some other connection's event wakes libmicrohttpd.)  Caller
+ * holds s->lock; it is released. */
 static ssize_t idle_unlock(struct http_stream *s)
 {
 	if (peer_gone(s)) {
 		pthread_mutex_unlock(&s->lock);
-		return MHD_CONTENT_READER_END_WITH_ERROR;
+		return MHD_CONTENT_READER_END_OF_STREAM;
 	}
 	s->drained = true;
 	s->suspended = true;
