@@ -30,10 +30,11 @@
  * Hang-ups: a client that goes away from an idle stream would otherwise hold its
  * connection (in CLOSE_WAIT, counted against the connection limit) until the stream's next
  * write.  So each time the reader is about to suspend, it first looks at the socket
- * (poll with POLLRDHUP: the peer closed or reset it) and ends the stream if the peer is
- * gone; and a probe thread resumes every suspended stream once every HTTP_STREAM_PROBE_MS,
- * whose reader then only looks at the socket again (it does not call the handler's read,
- * which may cost a query) and suspends once more.  A client that hangs up is so closed
+ * (poll with POLLRDHUP: the peer closed or reset it) and, if the peer is gone, ends the
+ * stream — as complete, not with an error (idle_unlock in stream.c says why); and a probe
+ * thread resumes every suspended stream once every HTTP_STREAM_PROBE_MS, whose reader then
+ * only looks at the socket again (it does not call the handler's read, which may cost a
+ * query) and suspends once more.  A client that hangs up is so closed
  * within about HTTP_STREAM_PROBE_MS. */
 
 #define HTTP_STREAM_PROBE_MS 1000
