@@ -5,12 +5,16 @@
  * connection's I/O thread, so a large log is never held in memory.  A follower subscribes
  * to the log watch before its first read; when it has sent everything there is, it
  * sleeps (its connection suspended, no thread held) until the log writer or the end of the
- * process wakes it.  So N followers of one log cost N reads per append, no thread each. */
+ * process wakes it.  So N followers of one log cost N reads per append, no thread each.
+ * Followers are counted (api/log_followers.h): one over a limit is answered 429, and a
+ * follower's slot is given back when its stream is freed — also when its client hung up
+ * (http/stream.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/doc_schemas.h"
+#include "api/log_followers.h"
 #include "api/process_access.h"
 #include "api/routes.h"
 #include "base/log.h"
@@ -28,6 +32,7 @@ struct log_reader {
 	uint64_t end; /* one past the last byte to send; FOLLOW_END when following */
 	struct logwatch_sub *sub;
 	struct buf chunk;
+	char user_id[UUID_STR_LEN]; /* the follower's, when it holds a slot of log_followers */
 };
 
 static void on_log_change(void *stream)
@@ -50,6 +55,8 @@ static void reader_free(void *ctx)
 	struct log_reader *r = ctx;
 
 	logwatch_unsubscribe(r->sub);
+	if (r->user_id[0])
+		log_followers_leave(r->user_id, r->id);
 	buf_cleanup(&r->chunk);
 	free(r);
 }
@@ -135,6 +142,13 @@ static int answer(struct api_call *c, const char *id, const struct http_range *r
 	buf_init(&r->chunk, 0);
 	r->off = rg->whole ? 0 : rg->first;
 	if (follow) {
+		int rc = log_followers_enter(c->who.user.id, r->id, &c->err);
+
+		if (rc) {
+			reader_free(r);
+			return rc;
+		}
+		memcpy(r->user_id, c->who.user.id, sizeof r->user_id); /* now reader_free gives the slot back */
 		r->end = FOLLOW_END;
 		http_resp_stream(c->resp, 200, "text/plain", &reader_ops, r, HTTP_STREAM_UNKNOWN_LEN);
 	} else if (rg->whole) {
@@ -183,7 +197,7 @@ static const struct api_doc doc_log = {
 	    DOC_PROCESS_ID, {"follow", "boolean", "keep the answer open and send new lines as they come"}, {0}},
     .response = "{'type':'string'}",
     .response_type = "text/plain",
-    .errors = "400 403 404",
+    .errors = "400 403 404 429",
 };
 
 const struct api_route api_process_log_routes[] = {

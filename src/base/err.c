@@ -61,6 +61,7 @@ const char *err_code_name(enum err_code code)
 	    [ERR_LIMIT] = "limit",
 	    [ERR_RANGE] = "range_not_satisfiable",
 	    [ERR_NO_SPACE] = "insufficient_storage",
+	    [ERR_TOO_MANY] = "too_many_requests",
 	};
 	if (code < 0 || code >= ERR__COUNT || !names[code])
 		return "unknown";

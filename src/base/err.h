@@ -22,6 +22,7 @@ enum err_code {
 	ERR_LIMIT,	 /* a configured limit of a flow was hit */
 	ERR_RANGE,	 /* a byte range outside the resource: 416 */
 	ERR_NO_SPACE,	 /* a file system (or the database's) is full: 507 */
+	ERR_TOO_MANY,	 /* over a per-user or per-resource count: 429 */
 	ERR__COUNT
 };
 

@@ -36,5 +36,8 @@ void limits_defaults(void)
 	    .query_rows = 10000,
 	    .query_concurrency = 2,
 	    .query_per_user = 2,
+	    .log_followers = 512,
+	    .log_followers_per_user = 16,
+	    .log_followers_per_process = 64,
 	};
 }

@@ -51,6 +51,10 @@ struct limits {
 	size_t query_rows;	   /* rows returned by one inventory query */
 	size_t query_concurrency;  /* inventory queries running at once (0 at start: half the HTTP workers) */
 	size_t query_per_user;	   /* inventory queries one user runs at once */
+	/* Live-log followers (GET …/log?follow=true) */
+	size_t log_followers;		  /* in the whole server (0 at start: half the HTTP connections) */
+	size_t log_followers_per_user;	  /* of one user */
+	size_t log_followers_per_process; /* of one process */
 };
 
 extern struct limits limits;

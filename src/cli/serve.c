@@ -41,9 +41,9 @@
 struct serve_cfg {
 	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
-	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, request_s, stop_grace_ms;
+	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
-	size_t header_bytes, body_bytes, upload_bytes, connections, health_min_free_bytes;
+	size_t header_bytes, body_bytes, upload_bytes, connections, per_address, health_min_free_bytes;
 	enum log_level log_level;
 	bool runner_zygote;
 	int64_t retention_keep[RET__COUNT], retention_interval, session_idle, node_heartbeat, node_dead_after;
@@ -87,7 +87,13 @@ static const struct config_opt opts[] = {
     {"limit-http-upload-bytes", CONFIG_SIZE, "64M", 1024, 1ULL << 34, &cfg.upload_bytes,
      "multipart request body (over it: 413)"},
     {"limit-http-connections", CONFIG_SIZE, "1024", 1, 65536, &cfg.connections, "concurrent connections"},
+    {"limit-http-connections-per-address", CONFIG_SIZE, "256", 1, 65536, &cfg.per_address,
+     "concurrent connections from one client address; one more is closed at once (behind a reverse proxy, "
+     "every client has the proxy's address: raise it to --limit-http-connections)"},
     {"limit-http-timeout-s", CONFIG_UINT, "60", 1, 3600, &cfg.timeout_s, "idle connection timeout in seconds"},
+    {"limit-http-header-s", CONFIG_UINT, "10", 1, 3600, &cfg.header_s,
+     "request line and headers deadline in seconds, from the connection's start or the previous answer on it "
+     "(so also how long an idle keep-alive connection stays open): past it the connection is closed"},
     {"limit-http-request-s", CONFIG_UINT, "60", 1, 3600, &cfg.request_s,
      "whole-request deadline in seconds: request line, headers and body must arrive within it, or the "
      "connection is closed"},
@@ -107,6 +113,13 @@ static const struct config_opt opts[] = {
      "answered 503"},
     {"limit-query-per-user", CONFIG_SIZE, "2", 1, 1024, &limits.query_per_user,
      "inventory queries one user runs at once; more are answered 503"},
+    {"limit-log-followers", CONFIG_SIZE, "0", 0, 65535, &limits.log_followers,
+     "live-log followers (GET …/log?follow=true) in the whole server, below --limit-http-connections so that the "
+     "other connections stay for other requests (0: half of --limit-http-connections); more are answered 429"},
+    {"limit-log-followers-per-user", CONFIG_SIZE, "16", 1, 65535, &limits.log_followers_per_user,
+     "live-log followers of one user; more are answered 429"},
+    {"limit-log-followers-per-process", CONFIG_SIZE, "64", 1, 65535, &limits.log_followers_per_process,
+     "live-log followers of one process; more are answered 429"},
     {"stop-grace-ms", CONFIG_UINT, "5000", 0, 600000, &cfg.stop_grace_ms,
      "stopping a running process: how long after SIGTERM its runner gets SIGKILL"},
     {"limit-process-log-bytes", CONFIG_SIZE, "256M", 1024, 1ULL << 40, &limits.process_log_bytes,
@@ -179,6 +192,19 @@ static const struct config_opt opts[] = {
 /* --limit-archive-bytes and --limit-repo-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
 #define N_OPTS (sizeof opts / sizeof opts[0])
+
+/* Live-log followers hold their connections: some must stay for every other request. */
+static int http_limits_check(struct err *e)
+{
+	if (limits.log_followers == 0)
+		limits.log_followers = cfg.connections / 2;
+	if (limits.log_followers >= cfg.connections)
+		return err_set(e, ERR_INVALID,
+			       "--limit-log-followers (%zu) must be below --limit-http-connections (%zu): the "
+			       "connections above it stay for other requests",
+			       limits.log_followers, cfg.connections);
+	return 0;
+}
 
 /* what: "data folder" or "work folder". */
 static int prepare_dir(const char *dir, const char *what, struct err *e)
@@ -442,7 +468,9 @@ static int run(struct err *e)
 	    .listen = cfg.listen,
 	    .threads = cfg.http_threads ? cfg.http_threads : (ncpu() * 2 < 4 ? 4 : ncpu() * 2),
 	    .max_connections = cfg.connections,
+	    .per_address_connections = cfg.per_address,
 	    .timeout_s = cfg.timeout_s,
+	    .header_s = cfg.header_s,
 	    .request_s = cfg.request_s,
 	    .header_bytes = cfg.header_bytes,
 	    .body_bytes = cfg.body_bytes,
@@ -523,6 +551,11 @@ int cli_serve_main(int argc, char **argv)
 	}
 	if (strcmp(cfg.durability, "normal") != 0 && strcmp(cfg.durability, "full") != 0) {
 		fprintf(stderr, "accord serve: --durability: '%s' is neither 'normal' nor 'full'\n", cfg.durability);
+		config_free(opts, N_OPTS);
+		return 2;
+	}
+	if (http_limits_check(&e)) {
+		fprintf(stderr, "accord serve: %s\n", e.msg);
 		config_free(opts, N_OPTS);
 		return 2;
 	}

@@ -10,50 +10,68 @@
 
 struct http_deadline_conn {
 	struct http_deadline_conn *prev, *next;
-	int64_t start_ns;
+	struct http_deadline_list *list; /* NULL: on none */
+	int64_t start_ns, deadline_ns;
 	int fd;
-	bool linked;
 };
 
-static void unlink_conn(struct http_deadlines *d, struct http_deadline_conn *c)
+static void unlink_conn(struct http_deadline_conn *c)
 {
-	if (!c->linked)
+	struct http_deadline_list *l = c->list;
+
+	if (!l)
 		return;
 	if (c->prev)
 		c->prev->next = c->next;
 	else
-		d->head = c->next;
+		l->head = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
 	else
-		d->tail = c->prev;
+		l->tail = c->prev;
 	c->prev = c->next = NULL;
-	c->linked = false;
+	c->list = NULL;
 }
 
-/* Appending with the current time keeps the list ordered by start. */
-static void append_conn(struct http_deadlines *d, struct http_deadline_conn *c)
+/* Inserts c by its deadline, searching from the tail: deadlines mostly come in order, so the
+ * search is short. */
+static void insert_conn(struct http_deadline_list *l, struct http_deadline_conn *c)
 {
-	c->start_ns = dt_mono_ns();
-	c->prev = d->tail;
-	c->next = NULL;
-	if (d->tail)
-		d->tail->next = c;
+	struct http_deadline_conn *after = l->tail;
+
+	while (after && after->deadline_ns > c->deadline_ns)
+		after = after->prev;
+	c->prev = after;
+	c->next = after ? after->next : l->head;
+	if (c->next)
+		c->next->prev = c;
 	else
-		d->head = c;
-	d->tail = c;
-	c->linked = true;
+		l->tail = c;
+	if (after)
+		after->next = c;
+	else
+		l->head = c;
+	c->list = l;
 }
 
-/* Shuts down every connection past its deadline; the caller holds the lock. */
-static unsigned expire(struct http_deadlines *d, int64_t now)
+/* c waits for headers from now on. */
+static void restart_conn(struct http_deadlines *d, struct http_deadline_conn *c)
+{
+	unlink_conn(c);
+	c->start_ns = dt_mono_ns();
+	c->deadline_ns = c->start_ns + d->header_ns;
+	insert_conn(&d->headers, c);
+}
+
+/* Shuts down every connection of l past its deadline; the caller holds the lock. */
+static unsigned expire(struct http_deadline_list *l, int64_t now)
 {
 	unsigned n = 0;
 
-	while (d->head && now - d->head->start_ns >= d->limit_ns) {
-		struct http_deadline_conn *c = d->head;
+	while (l->head && now >= l->head->deadline_ns) {
+		struct http_deadline_conn *c = l->head;
 
-		unlink_conn(d, c);
+		unlink_conn(c);
 		shutdown(c->fd, SHUT_RDWR);
 		n++;
 	}
@@ -63,17 +81,22 @@ static unsigned expire(struct http_deadlines *d, int64_t now)
 static void *timer_main(void *arg)
 {
 	struct http_deadlines *d = arg;
-	/* A tenth of the limit, at most a second: a connection lives at most 10% longer. */
-	int64_t tick_ns = d->limit_ns / 10 < 1000000000 ? d->limit_ns / 10 : 1000000000;
+	/* A tenth of the shorter limit, at most a second: a connection lives at most 10% longer. */
+	int64_t tick_ns = d->header_ns / 10 < 1000000000 ? d->header_ns / 10 : 1000000000;
 
 	pthread_mutex_lock(&d->lock);
 	while (!d->stopping) {
 		struct timespec ts;
-		unsigned n = expire(d, dt_mono_ns());
+		int64_t now = dt_mono_ns();
+		unsigned n_headers = expire(&d->headers, now), n_bodies = expire(&d->bodies, now);
 
-		if (n)
-			LOG_W("closed %u connection(s) whose request did not arrive within %lld s", n,
-			      (long long)(d->limit_ns / 1000000000));
+		/* Mostly idle keep-alive connections, which clients reopen: no warning. */
+		if (n_headers)
+			LOG_I("closed %u connection(s) whose request headers did not arrive within %lld s", n_headers,
+			      (long long)(d->header_ns / 1000000000));
+		if (n_bodies)
+			LOG_W("closed %u connection(s) whose request did not arrive within %lld s", n_bodies,
+			      (long long)(d->request_ns / 1000000000));
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += tick_ns % 1000000000;
 		ts.tv_sec += tick_ns / 1000000000 + ts.tv_nsec / 1000000000;
@@ -84,12 +107,15 @@ static void *timer_main(void *arg)
 	return NULL;
 }
 
-int http_deadlines_init(struct http_deadlines *d, unsigned limit_s, struct err *e)
+int http_deadlines_init(struct http_deadlines *d, unsigned header_s, unsigned request_s, struct err *e)
 {
 	pthread_condattr_t ca;
 	int rc;
 
-	*d = (struct http_deadlines){.limit_ns = (int64_t)limit_s * 1000000000};
+	*d = (struct http_deadlines){
+	    .header_ns = (int64_t)(header_s < request_s ? header_s : request_s) * 1000000000,
+	    .request_ns = (int64_t)request_s * 1000000000,
+	};
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -127,9 +153,22 @@ struct http_deadline_conn *http_deadline_conn_started(struct http_deadlines *d, 
 		return NULL;
 	c->fd = fd;
 	pthread_mutex_lock(&d->lock);
-	append_conn(d, c);
+	restart_conn(d, c);
 	pthread_mutex_unlock(&d->lock);
 	return c;
+}
+
+void http_deadline_conn_headers(struct http_deadlines *d, struct http_deadline_conn *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&d->lock);
+	if (c->list == &d->headers) {
+		unlink_conn(c);
+		c->deadline_ns = c->start_ns + d->request_ns;
+		insert_conn(&d->bodies, c);
+	}
+	pthread_mutex_unlock(&d->lock);
 }
 
 void http_deadline_conn_busy(struct http_deadlines *d, struct http_deadline_conn *c)
@@ -137,7 +176,7 @@ void http_deadline_conn_busy(struct http_deadlines *d, struct http_deadline_conn
 	if (!c)
 		return;
 	pthread_mutex_lock(&d->lock);
-	unlink_conn(d, c);
+	unlink_conn(c);
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -146,8 +185,7 @@ void http_deadline_conn_next(struct http_deadlines *d, struct http_deadline_conn
 	if (!c)
 		return;
 	pthread_mutex_lock(&d->lock);
-	unlink_conn(d, c);
-	append_conn(d, c);
+	restart_conn(d, c);
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -156,7 +194,7 @@ void http_deadline_conn_closed(struct http_deadlines *d, struct http_deadline_co
 	if (!c)
 		return;
 	pthread_mutex_lock(&d->lock);
-	unlink_conn(d, c);
+	unlink_conn(c);
 	pthread_mutex_unlock(&d->lock);
 	free(c);
 }

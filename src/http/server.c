@@ -48,6 +48,13 @@ static struct http_conn_sock *http_conn_sock_of(struct MHD_Connection *conn)
 	return ci ? ci->socket_context : NULL;
 }
 
+static struct http_deadline_conn *deadline_of(struct MHD_Connection *conn)
+{
+	struct http_conn_sock *sock = http_conn_sock_of(conn);
+
+	return sock ? sock->deadline : NULL;
+}
+
 /* A request's life: READING its body on an I/O thread, then either answered at once by the
  * handler, or (HTTP_DEFER) RUNNING its handler on a worker with the connection suspended
  * → DONE, resumed, and answered on the I/O thread.  So no handler, however slow (Argon2id,
@@ -106,6 +113,24 @@ bad:
 	return err_set(e, ERR_INVALID, "--listen must be HOST:PORT, [IPV6]:PORT or :PORT, got '%s'", listen);
 }
 
+/* libmicrohttpd's messages about a client that went away (reset, closed) in the middle of
+ * an answer — every hung-up log follower, every download a browser cancels — and about a
+ * stream ended on purpose (the server stops; its handler already logged why): nothing for
+ * an operator to act on, so they are logged at debug level, the others as warnings. */
+static bool client_gone(const char *msg)
+{
+	static const char *const phrases[] = {
+	    "forcibly closed by remote peer",
+	    "no longer available for sending",
+	    "application error generating response",
+	};
+
+	for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++)
+		if (strstr(msg, phrases[i]))
+			return true;
+	return false;
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
@@ -116,7 +141,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
-	log_line(LOG_WARN, msg, NULL);
+	log_line(client_gone(msg) ? LOG_DEBUG : LOG_WARN, msg, NULL);
 }
 
 /* glibc keeps freed memory in its arenas (one per thread that allocated), so after a
@@ -188,14 +213,12 @@ static void answer_too_large(struct conn_state *cs)
  * and closes the connection. */
 static enum MHD_Result answer_early(struct conn_state *cs)
 {
-	struct http_conn_sock *sock = http_conn_sock_of(cs->conn);
-
 	http_resp_error(&cs->resp, &cs->early);
 	if (cs->early_status)
 		cs->resp.status = cs->early_status;
 	http_resp_header(&cs->resp, "Connection", "close");
 	cs->answered = true;
-	http_deadline_conn_busy(&cs->server->deadlines, sock ? sock->deadline : NULL);
+	http_deadline_conn_busy(&cs->server->deadlines, deadline_of(cs->conn));
 	return queue(cs->server, cs->conn, &cs->resp);
 }
 
@@ -370,6 +393,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*con_cls = cs;
 		if (cs->refused)
 			return answer_early(cs);
+		http_deadline_conn_headers(&s->deadlines, deadline_of(conn));
 		return MHD_YES;
 	}
 	if (cs->answered)
@@ -380,11 +404,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (atomic_load(&cs->phase) == PHASE_READING) {
-		struct http_conn_sock *sock = http_conn_sock_of(conn);
-
-		http_deadline_conn_busy(&s->deadlines, sock ? sock->deadline : NULL);
-	}
+	if (atomic_load(&cs->phase) == PHASE_READING)
+		http_deadline_conn_busy(&s->deadlines, deadline_of(conn));
 	if (cs->too_large) {
 		answer_too_large(cs);
 	} else if (atomic_load(&cs->phase) == PHASE_READING) {
@@ -532,8 +553,15 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 		free(s);
 		return NULL;
 	}
-	http_streams_init(&s->streams);
-	if (http_deadlines_init(&s->deadlines, cfg->request_s ? cfg->request_s : 60, e)) {
+	if (http_streams_init(&s->streams, e)) {
+		workq_free(s->workers);
+		free(s);
+		return NULL;
+	}
+	if (http_deadlines_init(&s->deadlines, cfg->header_s ? cfg->header_s : 10, cfg->request_s ? cfg->request_s : 60,
+				e)) {
+		http_streams_close(&s->streams);
+		http_streams_cleanup(&s->streams);
 		workq_free(s->workers);
 		free(s);
 		return NULL;
@@ -547,13 +575,16 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
 	    (struct sockaddr *)&ss, cfg->io_threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_CONNECTION_TIMEOUT,
 	    cfg->io_threads > 1 ? cfg->io_threads : cfg->timeout_s,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)(cfg->per_address_connections ? cfg->per_address_connections : cfg->max_connections),
+	    MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, 2 * cfg->header_bytes + 16384, MHD_OPTION_NOTIFY_COMPLETED,
 	    on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
 	    NULL, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
 	if (!s->d) {
 		err_set(e, ERR_INTERNAL, "cannot listen on %s (address in use or not available)", cfg->listen);
 		workq_free(s->workers);
+		http_streams_close(&s->streams);
 		http_streams_cleanup(&s->streams);
 		http_deadlines_cleanup(&s->deadlines);
 		free(s);

@@ -18,8 +18,9 @@
  * bodies use upload_bytes, all others body_bytes.  A URL over header_bytes / 2 is answered
  * 414 and request line + headers over header_bytes 431, in JSON; libmicrohttpd gets room
  * for twice header_bytes and answers beyond that itself (in HTML: it has no hook for it).
- * A request must arrive whole (headers and body) within request_s (http/deadline.h), or
- * its connection is closed.  Refused before the body is read, with 400: a Transfer-Encoding
+ * A request's line and headers must arrive within header_s and the whole of it within
+ * request_s (http/deadline.h), or its connection is closed.  No client address may hold
+ * more than per_address_connections connections: libmicrohttpd closes one more at once.  Refused before the body is read, with 400: a Transfer-Encoding
  * other than chunked, Content-Length with Transfer-Encoding, several different
  * Content-Length values, a Content-Length that is not a number, a NUL byte decoded from the
  * URL (%00) or seen in a header.
@@ -40,7 +41,9 @@ struct http_server_cfg {
 	unsigned io_threads; /* libmicrohttpd event-loop threads: read requests, send answers */
 	unsigned threads;    /* workers that run handlers */
 	size_t max_connections;
+	size_t per_address_connections; /* 0: max_connections */
 	unsigned timeout_s;
+	unsigned header_s;  /* request line and headers deadline (http/deadline.h); 0: 10 */
 	unsigned request_s; /* whole-request deadline (http/deadline.h); 0: 60 */
 	size_t header_bytes;
 	size_t body_bytes;

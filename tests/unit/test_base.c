@@ -16,6 +16,7 @@
 #include "base/path.h"
 #include "base/rand.h"
 #include "base/str.h"
+#include "base/tally.h"
 #include "base/uuid.h"
 
 static void test_buf_grows_and_caps(void **state)
@@ -248,6 +249,35 @@ static void test_str_fmt(void **state)
 	assert_string_equal(b, "PUBLIC");
 }
 
+static void test_tally(void **state)
+{
+	struct tally t = {0};
+	struct err e;
+	(void)state;
+
+	assert_int_equal(tally_get(&t, "a"), 0);
+	for (int i = 0; i < 20; i++) { /* grows past its first capacity */
+		char key[16];
+
+		str_fmt_cut(key, sizeof key, "k%d", i);
+		assert_int_equal(tally_add(&t, key, &e), 0);
+	}
+	assert_int_equal(tally_add(&t, "a", &e), 0);
+	assert_int_equal(tally_add(&t, "a", &e), 0);
+	assert_int_equal(tally_get(&t, "a"), 2);
+	assert_int_equal(tally_get(&t, "k19"), 1);
+	tally_sub(&t, "a");
+	assert_int_equal(tally_get(&t, "a"), 1);
+	tally_sub(&t, "a");
+	assert_int_equal(tally_get(&t, "a"), 0);
+	assert_int_equal(t.n, 20); /* a key at zero is gone */
+	tally_sub(&t, "a");	   /* nothing to take */
+	assert_int_equal(tally_get(&t, "k0"), 1);
+	assert_int_equal(tally_add(&t, "0123456789012345678901234567890123456789", &e), -ERR_INVALID);
+	tally_cleanup(&t);
+	assert_int_equal(t.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +292,7 @@ int main(void)
 	    cmocka_unit_test(test_uuid),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_jsonx),
+	    cmocka_unit_test(test_tally),
 	};
 	rand_init();
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);
