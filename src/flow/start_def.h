@@ -20,12 +20,15 @@ struct start_def {
 	json_t *handlers;	      /* NEW array: onFailure/onCancel/onTimeout that exist and are not disabled */
 	const char *exclusive_group;  /* BORROWED; NULL: none (always NULL without a project) */
 	const char *exclusive_mode;   /* cancel, cancelOld or wait */
+	bool dry_run;		      /* dryRun: true or "true" (any case) */
 };
 
 /* m: the loaded definition; cfg: the start configuration (entryPoint, processTimeout,
- * suspendTimeout, exclusive, disableOn* — it wins over m's configuration); timeouts given
- * apart (e.g. multipart parts) in timeout_s/suspend_timeout_s when >= 0.  ERR_INVALID
- * for an unknown entry point, a bad timeout or a bad exclusive setting, naming it.
+ * suspendTimeout, exclusive, disableOn*, dryRun — it wins over m's configuration); timeouts
+ * given apart (e.g. multipart parts) in timeout_s/suspend_timeout_s when >= 0.
+ * ERR_INVALID for an unknown entry point, one that is not among m's publicFlows (when it
+ * declares any: Concord's "entryPoint 'x' is not a public flow"), a bad timeout, a bad
+ * exclusive setting or a dryRun that is neither a boolean nor "true"/"false", naming it.
  * Release with start_def_cleanup. */
 int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_t suspend_timeout_s, bool has_project,
 		   struct start_def *out, struct err *e) WUR;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <sodium.h>
 
@@ -58,6 +59,11 @@ static json_t *names_of(json_t *v)
 	return json_array();
 }
 
+static bool dry_run(json_t *v)
+{
+	return json_is_true(v) || (json_is_string(v) && strcasecmp(json_string_value(v), "true") == 0);
+}
+
 json_t *supervise_start_frame(struct running *r, const char *workdir, struct err *e)
 {
 	json_t *cfg = main_json_load(workdir, e), *args, *profiles, *frame;
@@ -74,6 +80,9 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 			  names_of(json_object_get(cfg, "out")), "activeProfiles", json_incref(profiles), "debug",
 			  json_is_true(json_object_get(cfg, "debug")), "sysvars", sysvars(r, workdir, profiles));
 	json_decref(profiles);
+	/* Checked at start (flow/start_def.h): true, or "true" in any case. */
+	if (frame && dry_run(json_object_get(cfg, "dryRun")))
+		json_object_set_new(frame, "dryRun", json_true());
 	json_decref(cfg);
 	if (frame && r->p.resume_event[0]) {
 		json_t *sens;

@@ -225,6 +225,9 @@ int runner_body(void)
 		goto out;
 	}
 	r.host.host.debug = r.host.host.debug || json_is_true(json_object_get(r.m->configuration, "debug"));
+	r.host.host.dry_run = json_is_true(json_object_get(r.start, "dryRun"));
+	if (r.host.host.dry_run)
+		runner_log(&r.host, FLOW_INFO, "Dry-run mode: enabled");
 	if (runner_send(&r.host, json_pack("{s:s}", "type", "running")) < 0)
 		goto out;
 	if (start(&r, &e) < 0) {
