@@ -13,11 +13,16 @@ static bool truthy(json_t *v)
 	return json_is_true(v) || (json_is_string(v) && strcmp(json_string_value(v), "true") == 0);
 }
 
-/* cfg first, then the definition's configuration. */
+/* cfg first, then the definition's configuration, then the org's and project's cfg. */
 static json_t *setting(const struct model *m, json_t *cfg, const char *key)
 {
 	json_t *v = json_object_get(cfg, key);
-	return v && !json_is_null(v) ? v : json_object_get(m->configuration, key);
+	if (v && !json_is_null(v))
+		return v;
+	v = json_object_get(m->configuration, key);
+	if (v && !json_is_null(v))
+		return v;
+	return json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), key);
 }
 
 static int timeout(const struct model *m, json_t *cfg, const char *key, int64_t given, int64_t *out, struct err *e)
@@ -107,7 +112,9 @@ int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_
 	out->entry = json_string_value(entry);
 	if (!out->entry || !*out->entry)
 		out->entry = json_string_value(json_object_get(m->configuration, "entryPoint"));
-	if (!out->entry)
+	if (!out->entry || !*out->entry)
+		out->entry = json_string_value(setting(m, cfg, "entryPoint"));
+	if (!out->entry || !*out->entry)
 		out->entry = "default";
 	if (!public_flow(m, out->entry))
 		return err_set(e, ERR_INVALID, "entryPoint '%.128s' is not a public flow", out->entry);

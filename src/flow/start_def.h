@@ -13,6 +13,14 @@
  * (the request's configuration, or a child's _main.json): the entry point, the timeouts,
  * the handler flows and the exclusive group.  One reading for every way a process
  * starts (POST /api/v1/process, the concord task's children). */
+/* The key of the start configuration (_main.json) that holds the organization's cfg with
+ * the project's merged over it (queue/start_staged.c writes it): the lowest layer of the
+ * process configuration, below the definition's configuration and profiles and the
+ * request (Concord's order).  Its `arguments` are the VM's defaults (vm_start_defaults);
+ * entryPoint, processTimeout, suspendTimeout and exclusive are read here when neither the
+ * request nor the definition gives them. */
+#define START_DEF_ORG_PROJECT_CFG "orgProjectCfg"
+
 struct start_def {
 	const char *entry;	      /* BORROWED (cfg, m or "default") */
 	int64_t timeout_s;	      /* processTimeout: 0 none */

@@ -8,6 +8,7 @@
 
 #include "base/jsonx.h"
 #include "base/path.h"
+#include "flow/start_def.h"
 #include "crypto/session.h"
 #include "queue/server_tasks.h"
 #include "queue/main_json.h"
@@ -80,6 +81,10 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 			  names_of(json_object_get(cfg, "out")), "activeProfiles", json_incref(profiles), "debug",
 			  json_is_true(json_object_get(cfg, "debug")), "sysvars", sysvars(r, workdir, profiles));
 	json_decref(profiles);
+	/* The org's and the project's cfg arguments, below the definition's (vm_start_defaults). */
+	if (frame && json_is_object(json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), "arguments")))
+		json_object_set(frame, "defaults",
+				json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), "arguments"));
 	/* Checked at start (flow/start_def.h): true, or "true" in any case. */
 	if (frame && dry_run(json_object_get(cfg, "dryRun")))
 		json_object_set_new(frame, "dryRun", json_true());

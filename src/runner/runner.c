@@ -146,8 +146,8 @@ static int start(struct runner *r, struct err *e)
 	r->vm = vm_new(r->m, &r->host.host);
 	if (!r->vm)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	return vm_start(r->vm, entry ? entry : "default", json_is_object(args) ? args : NULL,
-			json_is_object(sys) ? sys : NULL, e);
+	return vm_start_defaults(r->vm, entry ? entry : "default", json_object_get(r->start, "defaults"),
+				 json_is_object(args) ? args : NULL, json_is_object(sys) ? sys : NULL, e);
 }
 
 static const char *finish(struct runner *r, enum vm_status st)
