@@ -95,7 +95,7 @@ static int dry_run(json_t *cfg, bool *out, struct err *e)
 	if (!v || json_is_null(v) || json_is_boolean(v) || (s && (*out || strcasecmp(s, "false") == 0)))
 		return 0;
 	text = s ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-	err_set(e, ERR_INVALID, "Invalid 'dryRun' mode value type. Expected 'true|false', got: '%.64s'",
+	err_set(e, ERR_INVALID, "Invalid 'dryRun' mode value type. Expected a boolean value true or false, got: '%.64s'",
 		s      ? s
 		: text ? text
 		       : "?");

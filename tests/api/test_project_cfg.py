@@ -179,3 +179,23 @@ def test_encrypt_gives_a_value_only_the_projects_processes_open(admin):
     # text/plain only
     r = admin.post("/api/v1/org/%s/project/%s/encrypt" % (org, proj), json="x")
     assert r.status_code == 415, r.text
+
+
+def test_a_child_process_of_the_project_gets_the_cfg_too(admin):
+    org, proj, _ = project(admin)
+    assert admin.put(cfg_url(org, proj), json={"arguments": {"fromCfg": "yes"}}).status_code == 200
+    child = "flows:\n  default:\n    - log: \"child fromCfg=${fromCfg}\"\n"
+    flow = """
+flows:
+  default:
+    - log: "parent fromCfg=${fromCfg}"
+    - task: concord
+      in: {action: start, payload: child, sync: true}
+"""
+    pid = start_process(admin, flow, parts={"org": org, "project": proj}, files={"child/concord.yml": child.encode()})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "parent fromCfg=yes" in log
+    kids = admin.get("/api/v1/process/%s/subprocess" % pid).json()
+    assert len(kids) == 1 and "child fromCfg=yes" in process_log(admin, kids[0]["instanceId"])

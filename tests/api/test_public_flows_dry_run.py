@@ -176,10 +176,10 @@ def test_dry_run_from_the_request_json(admin, recorder):
 def test_a_bad_dry_run_value_is_refused(admin):
     before = count_all(admin)
     r = start_process(admin, "flows:\n  default:\n    - log: hi\n", parts={"dryRun": "yes"}, expect=400)
-    assert r.json() == {"ok": False, "message": "Invalid 'dryRun' mode value type. Expected 'true|false', got: 'yes'"}
+    assert r.json() == {"ok": False, "message": "Invalid 'dryRun' mode value type. Expected a boolean value true or false, got: 'yes'"}
     r = start_process(admin, "flows:\n  default:\n    - log: hi\n",
                       files={"request": (b'{"dryRun": 1}', "application/json")}, expect=400)
-    assert "Expected 'true|false', got: '1'" in r.json()["message"]
+    assert "Expected a boolean value true or false, got: '1'" in r.json()["message"]
     assert count_all(admin) == before
 
 
