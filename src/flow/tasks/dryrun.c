@@ -20,8 +20,7 @@ static bool task_ready(const char *task)
 	return false;
 }
 
-/* meta.dryRunReady of the step: true, "true" or an expression that gives one of them. */
-static int step_ready(struct vm *vm, struct thread *t, const struct step *s, bool *out, struct err *e)
+int task_dry_run_step_ready(struct vm *vm, struct thread *t, const struct step *s, bool *out, struct err *e)
 {
 	json_t *v = json_object_get(s->meta, "dryRunReady"), *r = NULL;
 	struct scope sc;
@@ -50,7 +49,7 @@ int task_dry_run_check(struct vm *vm, struct thread *t, const struct step *s, co
 
 	if (!vm->h->dry_run || task_ready(task))
 		return 0;
-	if (s && step_ready(vm, t, s, &ok, e) < 0)
+	if (s && task_dry_run_step_ready(vm, t, s, &ok, e) < 0)
 		return -1;
 	if (s && ok)
 		return 0;

@@ -70,6 +70,10 @@ int task_call_method(struct vm *vm, struct thread *t, const char *task, const ch
  * expression) — else < 0 with Concord's "Dry-run mode is not supported for '<task>' task
  * (yet)". */
 struct step;
+/* Whether step s says meta.dryRunReady: true, "true" or an expression giving one of them
+ * (for steps other than tasks too: a `script` step runs in dry-run mode only with it, else
+ * fails with Concord's "Dry-run mode is not supported for this 'script' step"). */
+int task_dry_run_step_ready(struct vm *vm, struct thread *t, const struct step *s, bool *ready, struct err *e) WUR;
 int task_dry_run_check(struct vm *vm, struct thread *t, const struct step *s, const char *task, struct err *e) WUR;
 
 /* Argument helpers: a string argument (BORROWED), an integer, any value. */
