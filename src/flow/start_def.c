@@ -84,10 +84,16 @@ static bool public_flow(const struct model *m, const char *entry)
 	return false;
 }
 
+json_t *start_def_switch(json_t *cfg, const char *key)
+{
+	json_t *v = json_object_get(cfg, key);
+	return v && !json_is_null(v) ? v : json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), key);
+}
+
 /* dryRun: a boolean or the text true/false in any case (Concord's ConfigurationProcessor). */
 static int dry_run(json_t *cfg, bool *out, struct err *e)
 {
-	json_t *v = json_object_get(cfg, "dryRun");
+	json_t *v = start_def_switch(cfg, "dryRun");
 	const char *s = json_string_value(v);
 	char *text;
 

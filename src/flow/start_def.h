@@ -21,6 +21,10 @@
  * request nor the definition gives them. */
 #define START_DEF_ORG_PROJECT_CFG "orgProjectCfg"
 
+/* cfg's value of key, else the org's and project's (BORROWED; NULL: neither gives one): for
+ * the switches the definition has no say in (debug, dryRun). */
+json_t *start_def_switch(json_t *cfg, const char *key);
+
 struct start_def {
 	const char *entry;	      /* BORROWED (cfg, m or "default") */
 	int64_t timeout_s;	      /* processTimeout: 0 none */

@@ -22,6 +22,7 @@
 #include "base/str.h"
 #include "queue/children.h"
 #include "queue/internal.h"
+#include "flow/start_def.h"
 #include "queue/main_json.h"
 #include "queue/server_tasks.h"
 #include "queue/start_staged.h"
@@ -283,7 +284,7 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool 
 static bool parent_dry_run(struct task_call *tc)
 {
 	struct err e;
-	json_t *cfg = main_json_load(tc->workdir, &e), *v = json_object_get(cfg, "dryRun");
+	json_t *cfg = main_json_load(tc->workdir, &e), *v = start_def_switch(cfg, "dryRun");
 	bool on = json_is_true(v) || (json_is_string(v) && strcasecmp(json_string_value(v), "true") == 0);
 
 	json_decref(cfg);

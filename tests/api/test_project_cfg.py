@@ -199,3 +199,18 @@ flows:
     assert "parent fromCfg=yes" in log
     kids = admin.get("/api/v1/process/%s/subprocess" % pid).json()
     assert len(kids) == 1 and "child fromCfg=yes" in process_log(admin, kids[0]["instanceId"])
+
+
+def test_debug_and_dry_run_from_the_cfg_unless_the_request_says_otherwise(admin):
+    org, proj, _ = project(admin)
+    assert admin.put(cfg_url(org, proj), json={"dryRun": True, "debug": True}).status_code == 200
+    flow = "flows:\n  default:\n    - log: \"dry=${isDryRun()} debug=${isDebug()}\"\n"
+    pid = start_process(admin, flow, parts={"org": org, "project": proj})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    assert "dry=true debug=true" in process_log(admin, pid)
+    pid = start_process(admin, flow, parts={"org": org, "project": proj, "dryRun": "false"})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    assert "dry=false debug=true" in process_log(admin, pid)
+    assert admin.put(cfg_url(org, proj, "/dryRun"), json="maybe").status_code == 200
+    r = start_process(admin, flow, parts={"org": org, "project": proj}, expect=400)
+    assert "Invalid 'dryRun' mode value type" in r.json()["message"], r.text
