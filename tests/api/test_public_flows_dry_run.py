@@ -243,3 +243,23 @@ flows:
     logs = sorted(process_log(admin, k["instanceId"]) for k in kids)
     assert len(logs) == 2
     assert any("child dry true" in l for l in logs) and any("child dry false" in l for l in logs)
+
+
+def test_dry_run_survives_suspend_and_resume(admin, recorder):
+    flow = """
+flows:
+  default:
+    - suspend: goOn
+    - log: "after resume isDryRun: ${isDryRun()}"
+    - task: http
+      in: {method: PUT, url: "%s/late", request: string, body: x}
+""" % recorder.url
+    pid = start_process(admin, flow, parts={"dryRun": "true"})
+    assert wait_process(admin, pid, statuses=("SUSPENDED",))["status"] == "SUSPENDED"
+    r = admin.post("/api/v1/process/%s/resume/goOn" % pid, json={})
+    assert r.status_code == 200, r.text
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "after resume isDryRun: true" in log
+    assert recorder.seen == []
