@@ -12,7 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from conftest import process_log, start_process, wait_process
-from proc_util import count_all
+from proc_util import count_all, make_org, make_project
+from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
 
 PUBLIC = """
 publicFlows:
@@ -263,3 +264,17 @@ flows:
     assert p["status"] == "FINISHED", log
     assert "after resume isDryRun: true" in log
     assert recorder.seen == []
+
+
+def test_a_start_link_to_a_non_public_flow_is_refused(admin, git):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    repo = git({"concord.yml": PUBLIC})
+    name, _ = create_repo(admin, org, project, repo.url)
+    base = "/api/v1/org/%s/project/%s/repo/%s/start/" % (org, project, name)
+    r = admin.get(base + "hidden", allow_redirects=False)
+    assert r.status_code == 400, (r.status_code, r.text)
+    assert "entryPoint &#39;hidden&#39; is not a public flow" in r.text, r.text  # an HTML page
+    assert admin.get("/api/v2/process", params={"orgName": org}).json() == []
+    r = admin.get(base + "main", allow_redirects=False)
+    assert r.status_code == 303, (r.status_code, r.text)
