@@ -19,6 +19,8 @@
 #include "base/log.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "flow/value.h"
+#include "queue/main_json.h"
 #include "queue/start_staged.h"
 #include "repo/repo.h"
 #include "store/orgs.h"
@@ -140,25 +142,28 @@ static int check_parent(struct api_call *c, struct start *s)
 	return 0;
 }
 
-/* _main.json: the configuration with out and activeProfiles as the arrays they were parsed into. */
+static int handler_timeout(struct api_call *c, json_t *cfg);
+
+/* _main.json: the configuration with out and activeProfiles as the arrays they were parsed
+ * into, merged over the _main.json the archive or the repository brought (Concord's
+ * workspace configuration, below the request's). */
 static int write_main_json(struct api_call *c, struct start *s)
 {
-	char *path = NULL, *text;
+	json_t *cfg;
+	int rc;
 
 	if (s->r->out)
 		json_object_set(s->r->cfg, "out", s->r->out);
 	if (s->r->active_profiles)
 		json_object_set(s->r->cfg, "activeProfiles", s->r->active_profiles);
-	text = jsonx_dump(s->r->cfg);
-	int rc;
-
-	if (!text || asprintf(&path, "%s/_main.json", s->staging) < 0) {
-		free(text);
-		return api_fail(c, ERR_INTERNAL, "out of memory");
-	}
-	rc = path_write_scratch(path, text, strlen(text), 0600, &c->err);
-	free(path);
-	free(text);
+	if (!(cfg = main_json_load(s->staging, &c->err)))
+		return api_fail(c, ERR_INVALID, "Invalid request data format: _main.json: %s", c->err.msg);
+	rc = value_merge(cfg, s->r->cfg, &c->err);
+	if (rc == 0)
+		rc = handler_timeout(c, cfg);
+	if (rc == 0)
+		rc = main_json_save(s->staging, cfg, &c->err);
+	json_decref(cfg);
 	return rc;
 }
 
@@ -199,16 +204,16 @@ static int store_it(struct api_call *c, struct start *s)
 
 /* handlerProcessTimeout (request only; a number of seconds or an ISO-8601 duration) is
  * checked now and kept in _main.json as seconds for the handler processes (handlers.c). */
-static int handler_timeout(struct api_call *c, struct start *s)
+static int handler_timeout(struct api_call *c, json_t *cfg)
 {
-	json_t *v = json_object_get(s->r->cfg, "handlerProcessTimeout");
+	json_t *v = json_object_get(cfg, "handlerProcessTimeout");
 	int64_t secs;
 
 	if (!v)
 		return 0;
 	if (duration_json(v, "handlerProcessTimeout", &secs, &c->err))
 		return api_recode(c, ERR_INVALID);
-	json_object_set_new(s->r->cfg, "handlerProcessTimeout", json_integer(secs));
+	json_object_set_new(cfg, "handlerProcessTimeout", json_integer(secs));
 	return 0;
 }
 
@@ -237,8 +242,6 @@ static int build_payload(struct api_call *c, struct start *s)
 {
 	char *tmp = NULL;
 
-	if (handler_timeout(c, s))
-		return -1;
 	if (asprintf(&tmp, "%s/tmp", c->app->work_dir) < 0)
 		return api_fail(c, ERR_INTERNAL, "out of memory");
 	if (str_fmt(s->staging, sizeof s->staging, "%s/%s", tmp, s->id)) {

@@ -36,6 +36,7 @@ struct run_opts {
 	const char *resume;
 	const char *events;
 	bool debug;
+	bool dry_run;
 };
 
 static void usage(FILE *f)
@@ -56,6 +57,8 @@ static void usage(FILE *f)
 		   "                           a suspend event or a checkpoint name)\n"
 		   "  --events FILE            append the process events (one JSON object a line) to FILE\n"
 		   "  --debug                  log every step, as configuration.debug does\n"
+		   "  --dry-run                dry-run mode: isDryRun() is true, tasks that are not dry-run\n"
+		   "                           ready fail, the http task sends GET requests only\n"
 		   "  -h, --help               this text\n\n"
 		   "Exit status: 0 finished, 1 failed, 3 suspended, 2 usage error or invalid definition.\n");
 }
@@ -108,7 +111,7 @@ static const char *need_value(int argc, char **argv, int *i)
 	return argv[++*i];
 }
 
-/* Options that take a value (all of them but --help and --debug). */
+/* Options that take a value (all of them but --help, --debug and --dry-run). */
 static bool known_option(const char *a)
 {
 	static const char *const names[] = {"-e",	 "--entry-point", "-a",	       "--arg",	   "--arg-json", "-p",
@@ -143,6 +146,10 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 	}
 	if (strcmp(a, "--debug") == 0) {
 		o->debug = true;
+		return 0;
+	}
+	if (strcmp(a, "--dry-run") == 0) {
+		o->dry_run = true;
 		return 0;
 	}
 	if (a[0] != '-') {
@@ -479,6 +486,8 @@ int cli_run_main(int argc, char **argv)
 	if (load_model(&p, file) < 0)
 		goto out;
 	p.host.host.debug = p.o.debug || json_is_true(json_object_get(p.m->configuration, "debug"));
+	if ((p.host.host.dry_run = p.o.dry_run))
+		run_log_line(&p.host, FLOW_INFO, "Dry-run mode: enabled");
 	if (p.o.resume && resume(&p) < 0)
 		goto out;
 	if (!p.o.resume && (rc = start(&p)) != 0)

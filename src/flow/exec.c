@@ -410,6 +410,10 @@ void exec_task_step(struct vm *vm, struct thread *t, const struct step *s)
 		vm_raise(vm, t, s, msg, NULL);
 		return;
 	}
+	if (task_dry_run_check(vm, t, s, s->task, &e) < 0) {
+		vm_raise(vm, t, s, e.msg, NULL);
+		return;
+	}
 	if (!(in = eval_in(vm, t, s)))
 		return;
 	corr = events_task_pre(vm, t, s->task, NULL, in);

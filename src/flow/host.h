@@ -41,6 +41,10 @@ struct flow_host {
 	void *ctx;
 	const char *workdir; /* absolute process working directory */
 	bool debug;	     /* DEBUG log lines are printed */
+	/* Dry-run mode (a start with dryRun=true, `accord run --dry-run`): isDryRun() is true,
+	 * tasks that are not dry-run ready fail, the http task skips non-GET requests
+	 * (flow/tasks/dryrun.c). */
+	bool dry_run;
 };
 
 #endif

@@ -152,7 +152,7 @@ static int env_call_function(void *ctx, const struct el_env *env, const char *na
 	else if (strcmp(name, "isDebug") == 0)
 		*out = json_boolean(sc->vm->h->debug);
 	else if (strcmp(name, "isDryRun") == 0)
-		*out = json_false();
+		*out = json_boolean(sc->vm->h->dry_run);
 	else if (strcmp(name, "sensitive") == 0 || strcmp(name, "mask") == 0) {
 		/* the value as it is, masked in the log from now on */
 		*out = json_incref(json_array_get(args, 0) ? json_array_get(args, 0) : json_null());

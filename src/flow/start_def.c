@@ -1,7 +1,9 @@
 /* What a start takes from its definition (start_def.h). */
 #include "flow/start_def.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/duration.h"
 
@@ -11,11 +13,16 @@ static bool truthy(json_t *v)
 	return json_is_true(v) || (json_is_string(v) && strcmp(json_string_value(v), "true") == 0);
 }
 
-/* cfg first, then the definition's configuration. */
+/* cfg first, then the definition's configuration, then the org's and project's cfg. */
 static json_t *setting(const struct model *m, json_t *cfg, const char *key)
 {
 	json_t *v = json_object_get(cfg, key);
-	return v && !json_is_null(v) ? v : json_object_get(m->configuration, key);
+	if (v && !json_is_null(v))
+		return v;
+	v = json_object_get(m->configuration, key);
+	if (v && !json_is_null(v))
+		return v;
+	return json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), key);
 }
 
 static int timeout(const struct model *m, json_t *cfg, const char *key, int64_t given, int64_t *out, struct err *e)
@@ -64,6 +71,44 @@ static int exclusive(const struct model *m, json_t *cfg, bool has_project, struc
 	return 0;
 }
 
+/* Concord checks the entry point against publicFlows when the definition declares any. */
+static bool public_flow(const struct model *m, const char *entry)
+{
+	json_t *v;
+	size_t i;
+
+	if (!json_array_size(m->public_flows))
+		return true;
+	json_array_foreach(m->public_flows, i,
+			   v) if (json_is_string(v) && strcmp(json_string_value(v), entry) == 0) return true;
+	return false;
+}
+
+json_t *start_def_switch(json_t *cfg, const char *key)
+{
+	json_t *v = json_object_get(cfg, key);
+	return v && !json_is_null(v) ? v : json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), key);
+}
+
+/* dryRun: a boolean or the text true/false in any case (Concord's ConfigurationProcessor). */
+static int dry_run(json_t *cfg, bool *out, struct err *e)
+{
+	json_t *v = start_def_switch(cfg, "dryRun");
+	const char *s = json_string_value(v);
+	char *text;
+
+	*out = json_is_true(v) || (s && strcasecmp(s, "true") == 0);
+	if (!v || json_is_null(v) || json_is_boolean(v) || (s && (*out || strcasecmp(s, "false") == 0)))
+		return 0;
+	text = s ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	err_set(e, ERR_INVALID, "Invalid 'dryRun' mode value type. Expected a boolean value true or false, got: '%.64s'",
+		s      ? s
+		: text ? text
+		       : "?");
+	free(text);
+	return -1;
+}
+
 int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_t suspend_timeout_s, bool has_project,
 		   struct start_def *out, struct err *e)
 {
@@ -73,14 +118,18 @@ int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_
 	out->entry = json_string_value(entry);
 	if (!out->entry || !*out->entry)
 		out->entry = json_string_value(json_object_get(m->configuration, "entryPoint"));
-	if (!out->entry)
+	if (!out->entry || !*out->entry)
+		out->entry = json_string_value(setting(m, cfg, "entryPoint"));
+	if (!out->entry || !*out->entry)
 		out->entry = "default";
+	if (!public_flow(m, out->entry))
+		return err_set(e, ERR_INVALID, "entryPoint '%.128s' is not a public flow", out->entry);
 	if (!model_flow(m, out->entry))
 		return err_set(e, ERR_INVALID, "Unknown entry point: '%.128s' (no such flow in the definition)",
 			       out->entry);
 	if (timeout(m, cfg, "processTimeout", timeout_s, &out->timeout_s, e) ||
 	    timeout(m, cfg, "suspendTimeout", suspend_timeout_s, &out->suspend_timeout_s, e) ||
-	    exclusive(m, cfg, has_project, out, e))
+	    exclusive(m, cfg, has_project, out, e) || dry_run(cfg, &out->dry_run, e))
 		return -1;
 	out->handlers = handler_flows(m, cfg);
 	return out->handlers ? 0 : err_set(e, ERR_INTERNAL, "out of memory");

@@ -491,10 +491,41 @@ static void warn_missing_calls(struct vm *vm)
 	}
 }
 
+/* Under the definition's arguments: a key that both give as maps is the defaults' map with
+ * the definition's merged over it, deeply (Concord's deepMerge); any other key stays as the
+ * definition set it. */
+static int under_defaults(json_t *locals, json_t *defaults, struct err *e)
+{
+	const char *k;
+	json_t *d;
+
+	json_object_foreach(defaults, k, d)
+	{
+		json_t *cur = json_object_get(locals, k), *copy;
+
+		if (!json_is_object(d) || !json_is_object(cur))
+			continue;
+		if (!(copy = json_deep_copy(d)))
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		if (value_merge(copy, cur, e) < 0 || json_object_set_new(locals, k, copy)) {
+			if (e->code == 0)
+				err_set(e, ERR_INTERNAL, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, struct err *e)
 {
+	return vm_start_defaults(vm, entry, NULL, args, sysvars, e);
+}
+
+int vm_start_defaults(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars,
+		      struct err *e)
+{
 	const struct flow_def *fd = model_flow(vm->m, entry);
-	json_t *given = NULL;
+	json_t *given = NULL, *dflt = NULL;
 	struct thread *t;
 	struct frame *f;
 	struct scope sc;
@@ -509,13 +540,22 @@ int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, st
 	f->data = json_pack("{s:s}", "flow", fd->name);
 	if (sysvars && value_merge(f->locals, sysvars, e) < 0)
 		return -1;
-	if (args) {
-		if (value_merge(f->locals, args, e) < 0)
+	if (json_object_size(defaults)) {
+		/* as given first, so that they may refer to each other */
+		if (value_merge(f->locals, defaults, e) < 0)
 			return -1;
-		if (sysvars && value_merge(f->locals, sysvars, e) < 0)
-			return -1;
-		if (!(given = eval_args(vm, t, args, e)))
+		if (!(dflt = eval_args(vm, t, defaults, e)))
 			return args_error(e);
+		if (value_merge(f->locals, dflt, e) < 0)
+			goto out;
+	}
+	if (args) {
+		if (value_merge(f->locals, args, e) < 0 || (sysvars && value_merge(f->locals, sysvars, e) < 0))
+			goto out;
+		if (!(given = eval_args(vm, t, args, e))) {
+			args_error(e);
+			goto out;
+		}
 		if (value_merge(f->locals, given, e) < 0)
 			goto out;
 	}
@@ -528,6 +568,8 @@ int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, st
 			goto out;
 		}
 		rc = -1;
+		if (dflt && under_defaults(f->locals, dflt, e) < 0)
+			goto out;
 		if (given && value_merge(f->locals, given, e) < 0)
 			goto out;
 	}
@@ -536,6 +578,7 @@ int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, st
 	rc = 0;
 out:
 	json_decref(given);
+	json_decref(dflt);
 	return rc;
 }
 

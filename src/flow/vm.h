@@ -25,6 +25,11 @@ void vm_free(struct vm *vm);
  * command-line arguments win) and sysvars (BORROWED; always win), then calls entry.
  * Fails with ERR_NOT_FOUND for an unknown flow, or the arguments' evaluation error. */
 int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, struct err *e) WUR;
+/* The same with defaults (BORROWED; NULL: none) below the definition's arguments: the
+ * arguments of the organization's and the project's cfg (Concord's order: org < project <
+ * definition and profiles < request), expressions too, evaluated first. */
+int vm_start_defaults(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars,
+		      struct err *e) WUR;
 
 /* Runs until every thread has finished, failed or suspended. */
 enum vm_status vm_run(struct vm *vm);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include "base/str.h"
 #include "queue/children.h"
 #include "queue/internal.h"
+#include "flow/start_def.h"
 #include "queue/main_json.h"
 #include "queue/server_tasks.h"
 #include "queue/start_staged.h"
@@ -287,7 +289,18 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool 
 }
 
 /* Options shared by start and fork (and by every fork of `forks`). */
-static int child_opts(json_t *in, struct child *ch, json_t **owned, struct err *e)
+/* The calling process runs in dry-run mode (its _main.json, queue/start_frame.c). */
+static bool parent_dry_run(struct task_call *tc)
+{
+	struct err e;
+	json_t *cfg = main_json_load(tc->workdir, &e), *v = start_def_switch(cfg, "dryRun");
+	bool on = json_is_true(v) || (json_is_string(v) && strcasecmp(json_string_value(v), "true") == 0);
+
+	json_decref(cfg);
+	return on;
+}
+
+static int child_opts(struct task_call *tc, json_t *in, struct child *ch, json_t **owned, struct err *e)
 {
 	json_t *v;
 	const char *s;
@@ -316,6 +329,13 @@ static int child_opts(json_t *in, struct child *ch, json_t **owned, struct err *
 			json_object_set(ch->switches, k, v);
 		}
 	}
+	/* Concord's dryRunMode: the caller's mode unless the call says otherwise. */
+	if ((v = json_object_get(in, "dryRunMode")) && !json_is_null(v)) {
+		if (!json_is_boolean(v))
+			return err_set(e, ERR_INVALID, "'dryRunMode' must be true or false");
+		json_object_set(ch->switches, "dryRun", v);
+	} else if (parent_dry_run(tc))
+		json_object_set_new(ch->switches, "dryRun", json_true());
 	if ((s = json_string_value(json_object_get(in, "startAt"))) &&
 	    dt_parse_iso(s, strlen(s), true, &ch->start_at, "startAt", e))
 		return -1;
@@ -453,7 +473,7 @@ static int action_start(struct task_call *tc, json_t *in, struct err *e)
 		return err_set(e, ERR_INVALID,
 			       "concord start: 'payload' (a folder or ZIP archive in the working directory) or "
 			       "'repo' (a repository of the project) is required");
-	if (child_opts(in, &ch, owned, e) || start_owner(tc, in, &ch, from_repo, e) ||
+	if (child_opts(tc, in, &ch, owned, e) || start_owner(tc, in, &ch, from_repo, e) ||
 	    staging_dir(tc, dir, sizeof dir, e) || stage_start(tc, in, &ch, &repo, &commit, dir, e) ||
 	    create_child(tc, dir, &ch, "DEFAULT", id, e))
 		goto out;
@@ -480,7 +500,7 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 	    (!json_is_integer(json_object_get(spec, "instances")) ||
 	     (n = json_integer_value(json_object_get(spec, "instances"))) < 1 || n > 1000))
 		return err_set(e, ERR_INVALID, "'instances' must be a number from 1 to 1000");
-	if (child_opts(spec, &ch, owned, e) || store_org_get(tc->c, tc->r->p.org_id, &ch.org, e)) {
+	if (child_opts(tc, spec, &ch, owned, e) || store_org_get(tc->c, tc->r->p.org_id, &ch.org, e)) {
 		child_opts_free(owned);
 		return -1;
 	}

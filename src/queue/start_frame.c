@@ -2,11 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <sodium.h>
 
 #include "base/jsonx.h"
 #include "base/path.h"
+#include "flow/start_def.h"
 #include "crypto/session.h"
 #include "queue/server_tasks.h"
 #include "queue/main_json.h"
@@ -58,6 +60,11 @@ static json_t *names_of(json_t *v)
 	return json_array();
 }
 
+static bool dry_run(json_t *v)
+{
+	return json_is_true(v) || (json_is_string(v) && strcasecmp(json_string_value(v), "true") == 0);
+}
+
 json_t *supervise_start_frame(struct running *r, const char *workdir, struct err *e)
 {
 	json_t *cfg = main_json_load(workdir, e), *args, *profiles, *frame;
@@ -72,8 +79,15 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 	frame = json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:o}", "type", "start", "entryPoint", r->p.entry_point,
 			  "args", json_is_object(args) ? json_incref(args) : json_object(), "out",
 			  names_of(json_object_get(cfg, "out")), "activeProfiles", json_incref(profiles), "debug",
-			  json_is_true(json_object_get(cfg, "debug")), "sysvars", sysvars(r, workdir, profiles));
+			  json_is_true(start_def_switch(cfg, "debug")), "sysvars", sysvars(r, workdir, profiles));
 	json_decref(profiles);
+	/* The org's and the project's cfg arguments, below the definition's (vm_start_defaults). */
+	if (frame && json_is_object(json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), "arguments")))
+		json_object_set(frame, "defaults",
+				json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), "arguments"));
+	/* Checked at start (flow/start_def.h): true, or "true" in any case. */
+	if (frame && dry_run(start_def_switch(cfg, "dryRun")))
+		json_object_set_new(frame, "dryRun", json_true());
 	json_decref(cfg);
 	if (frame && r->p.resume_event[0]) {
 		json_t *sens;

@@ -10,6 +10,7 @@
 
 #include <sodium.h>
 
+#include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/log.h"
 #include "base/pack.h"
@@ -18,6 +19,7 @@
 #include "crypto/session.h"
 #include "flow/model.h"
 #include "flow/start_def.h"
+#include "flow/value.h"
 #include "queue/main_json.h"
 
 #define MAX_PROFILES 64
@@ -41,6 +43,57 @@ static struct model *load_model(const char *dir, json_t *cfg, struct err *e)
 	}
 	mo.profiles = mo.n_profiles ? names : NULL;
 	return model_load(&mo, e);
+}
+
+/* Merges a stored cfg (JSON text; NULL: none) into into. */
+static int merge_cfg(json_t *into, char *text, const char *whose, struct err *e)
+{
+	json_t *v;
+	int rc = 0;
+
+	if (!text)
+		return 0;
+	v = jsonx_parse(text, strlen(text), 1000, e);
+	free(text);
+	if (!v)
+		return -1;
+	if (json_is_object(v))
+		rc = value_merge(into, v, e);
+	else if (!json_is_null(v))
+		rc = err_set(e, ERR_INTERNAL, "the %s's cfg is not a JSON object", whose);
+	json_decref(v);
+	return rc;
+}
+
+/* The org's cfg with the project's over it, under START_DEF_ORG_PROJECT_CFG in cfg (what a
+ * copied _main.json held there is replaced: a child may run in another project); the
+ * activeProfiles it names when the request names none.  Then cfg is saved again. */
+static int org_project_cfg(struct store_conn *c, const struct staged_start *s, json_t *cfg, struct err *e)
+{
+	char *meta = NULL, *text = NULL;
+	json_t *d = json_object(), *profiles;
+	int rc;
+
+	if (!d)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	rc = store_org_meta_cfg(c, s->org->id, &meta, &text, e);
+	free(meta);
+	if (rc == 0)
+		rc = merge_cfg(d, text, "organization", e);
+	if (rc == 0 && s->project) {
+		rc = store_project_meta_cfg(c, s->project->id, &meta, &text, e);
+		free(meta);
+		if (rc == 0)
+			rc = merge_cfg(d, text, "project", e);
+	}
+	json_object_del(cfg, START_DEF_ORG_PROJECT_CFG);
+	profiles = json_object_get(d, "activeProfiles");
+	if (rc == 0 && !json_object_get(cfg, "activeProfiles") && json_is_array(profiles))
+		json_object_set(cfg, "activeProfiles", profiles);
+	if (rc == 0 && json_object_size(d))
+		json_object_set(cfg, START_DEF_ORG_PROJECT_CFG, d);
+	json_decref(d);
+	return rc ? rc : main_json_save(s->dir, cfg, e);
 }
 
 /* The process record's repo* and commit* fields. */
@@ -157,6 +210,8 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 
 	if (!cfg)
 		return -1;
+	if (org_project_cfg(c, s, cfg, e))
+		goto out;
 	if (!(m = load_model(s->dir, cfg, e))) {
 		if (e->code == ERR_LIMIT)
 			e->code = ERR_TOO_LARGE;

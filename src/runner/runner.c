@@ -146,8 +146,8 @@ static int start(struct runner *r, struct err *e)
 	r->vm = vm_new(r->m, &r->host.host);
 	if (!r->vm)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	return vm_start(r->vm, entry ? entry : "default", json_is_object(args) ? args : NULL,
-			json_is_object(sys) ? sys : NULL, e);
+	return vm_start_defaults(r->vm, entry ? entry : "default", json_object_get(r->start, "defaults"),
+				 json_is_object(args) ? args : NULL, json_is_object(sys) ? sys : NULL, e);
 }
 
 static const char *finish(struct runner *r, enum vm_status st)
@@ -225,6 +225,9 @@ int runner_body(void)
 		goto out;
 	}
 	r.host.host.debug = r.host.host.debug || json_is_true(json_object_get(r.m->configuration, "debug"));
+	r.host.host.dry_run = json_is_true(json_object_get(r.start, "dryRun"));
+	if (r.host.host.dry_run)
+		runner_log(&r.host, FLOW_INFO, "Dry-run mode: enabled");
 	if (runner_send(&r.host, json_pack("{s:s}", "type", "running")) < 0)
 		goto out;
 	if (start(&r, &e) < 0) {

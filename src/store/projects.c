@@ -143,6 +143,22 @@ int store_project_insert(struct store_conn *c, const struct project *p, const ch
 	return rc;
 }
 
+int store_project_cfg_set(struct store_conn *c, const char *id, const char *cfg, struct err *e)
+{
+	static const char SQL[] = "UPDATE projects SET cfg = ? WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, cfg);
+	store_bind_text(st, 2, id);
+	rc = store_step_done(st, e);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", id);
+	return rc;
+}
+
 int store_project_update(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,
 			 struct err *e)
 {

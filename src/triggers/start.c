@@ -8,6 +8,7 @@
 #include "base/jsonx.h"
 #include "base/log.h"
 #include "base/path.h"
+#include "flow/value.h"
 #include "queue/main_json.h"
 #include "queue/start_staged.h"
 #include "store/audit.h"
@@ -40,11 +41,15 @@ static json_t *main_json(const struct trigger *tr, json_t *event)
 	return m;
 }
 
+/* Over the repository's own _main.json, if it has one (Concord's workspace configuration). */
 static int write_main(const char *dir, const struct trigger *tr, json_t *event, struct err *e)
 {
-	json_t *m = main_json(tr, event);
-	int rc = main_json_save(dir, m, e);
+	json_t *m = main_json(tr, event), *base = main_json_load(dir, e);
+	int rc = base ? value_merge(base, m, e) : -1;
 
+	if (rc == 0)
+		rc = main_json_save(dir, base, e);
+	json_decref(base);
 	json_decref(m);
 	return rc;
 }

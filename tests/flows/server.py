@@ -6,7 +6,8 @@ is set), and its expectations are checked through the REST API:
   start       POST /api/v1/process: the fixture's files as a ZIP `archive` (with "path",
               that file as concord.yml); accord run's arguments as the request's parts:
               -a K=V -> text part arguments.K, --arg-json K=J -> the `request` JSON part,
-              -e -> entryPoint, -p -> activeProfiles, --out -> out, --debug -> debug
+              -e -> entryPoint, -p -> activeProfiles, --out -> out, --debug -> debug,
+              --dry-run -> dryRun
   exit        0 FINISHED, 1 FAILED, 3 SUSPENDED; 2 (an invalid definition or entry point)
               the start answered 400, its message standing for the log
   log, forbid, stdout
@@ -86,6 +87,10 @@ def start_request(args):
         opt = args[i]
         if opt == "--debug":
             request["debug"] = True
+            i += 1
+            continue
+        if opt == "--dry-run":
+            parts.append(("dryRun", "true"))
             i += 1
             continue
         if i + 1 >= len(args):

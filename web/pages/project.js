@@ -1,8 +1,9 @@
 // #/org/{org}/project/{project} — a project: its details, its repositories and a form
-// adding one.
+// adding one, its configuration and "Encrypt a value" (project_cfg.js).
 import {api, qs} from '../lib/api.js';
 import {h, when} from '../lib/dom.js';
 import {busy, crumbs, details, errorBox, field, loadPage, path, select, table} from '../lib/admin.js';
+import {cfgPanel, encryptPanel} from './project_cfg.js';
 
 export async function render(main, params) {
   const {org, project} = params;
@@ -29,6 +30,7 @@ export async function render(main, params) {
     main.append(h('h2', {}, 'Repositories'),
       table('repos', ['Name', 'URL', 'Branch or commit', 'Path', ''], rows, 'This project has no repository.'),
       await addRepoForm(org, project));
+    main.append(await cfgPanel(org, project), encryptPanel(org, project));
   });
 }
 

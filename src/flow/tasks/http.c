@@ -971,6 +971,13 @@ static int http_execute(struct task_ctx *t, json_t *in, json_t **out, struct err
 	*out = NULL;
 	if (!j)
 		return -1;
+	/* Concord's http task in dry-run mode: the request is checked, only a GET is sent. */
+	if (t->h->dry_run && strcmp(j->c.method, "GET") != 0) {
+		vm_log(t->vm, FLOW_INFO, "Running in dry-run mode: Skipping sending request");
+		job_free(&j->base);
+		*out = json_pack("{s:i}", "statusCode", 200);
+		return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	}
 	t->job = &j->base;
 	return 0;
 }

@@ -104,6 +104,8 @@ int task_call_method(struct vm *vm, struct thread *t, const char *task, const ch
 	int rc;
 	if (!d)
 		return err_set(e, ERR_NOT_FOUND, "Task not found: '%s'", task);
+	if (task_dry_run_check(vm, t, vm->cur, task, e) < 0)
+		return -1;
 	corr = events_task_pre(vm, t, task, method, args);
 	*out = NULL;
 	if (d->server)

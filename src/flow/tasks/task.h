@@ -65,6 +65,17 @@ const struct task_def *task_find(const char *name);
 int task_call_method(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *args, json_t **out,
 		     struct err *e) WUR;
 
+/* Dry-run mode (flow/host.h dry_run): 0 when task may run — the mode is off, the task is
+ * dry-run ready, or the step s (NULL: none) has meta.dryRunReady true (a value or an
+ * expression) — else < 0 with Concord's "Dry-run mode is not supported for '<task>' task
+ * (yet)". */
+struct step;
+/* Whether step s says meta.dryRunReady: true, "true" or an expression giving one of them
+ * (for steps other than tasks too: a `script` step runs in dry-run mode only with it, else
+ * fails with Concord's "Dry-run mode is not supported for this 'script' step"). */
+int task_dry_run_step_ready(struct vm *vm, struct thread *t, const struct step *s, bool *ready, struct err *e) WUR;
+int task_dry_run_check(struct vm *vm, struct thread *t, const struct step *s, const char *task, struct err *e) WUR;
+
 /* Argument helpers: a string argument (BORROWED), an integer, any value. */
 int task_arg_str(json_t *args, size_t i, const char *what, const char **out, struct err *e) WUR;
 int task_arg_int(json_t *args, size_t i, const char *what, long long *out, struct err *e) WUR;
