@@ -1,0 +1,160 @@
+/* The script engines' helper processes (script_host.h). */
+#include "runner/script_host.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/spawn.h"
+#include "base/str.h"
+#include "runner/script_shims.h"
+
+/* Where each engine is looked for (absolute: the runner's environment has no PATH worth
+ * trusting, and Landlock grants /usr and /bin only), the Debian package that provides it,
+ * and how it is told to run the shim. */
+static const struct engine {
+	const char *name;
+	const char *shim;
+	const char *const exes[3];
+	const char *package;
+	const char *const args[4]; /* before the shim's text */
+} engines[SCRIPT_N_ENGINES] = {
+    {"js", "js", {"/usr/bin/node", "/usr/bin/nodejs", NULL}, "nodejs", {"-e", NULL}},
+    {"python", "py", {"/usr/bin/python3", NULL}, "python3", {"-I", "-S", "-B", "-c"}},
+    {"groovy", "groovy", {"/usr/bin/groovy", NULL}, "groovy", {"-e", NULL}},
+    {"ruby", "rb", {"/usr/bin/ruby", NULL}, "ruby", {"-e", NULL}},
+};
+
+static int engine_index(const char *name)
+{
+	for (int i = 0; i < SCRIPT_N_ENGINES; i++)
+		if (strcmp(engines[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static const char *engine_exe(const struct engine *en)
+{
+	for (size_t i = 0; i < 3 && en->exes[i]; i++)
+		if (access(en->exes[i], X_OK) == 0)
+			return en->exes[i];
+	return NULL;
+}
+
+void script_hosts_init(struct script_hosts *s, const char *workdir)
+{
+	memset(s, 0, sizeof *s);
+	s->workdir = workdir;
+	for (int i = 0; i < SCRIPT_N_ENGINES; i++)
+		s->h[i].fd = -1;
+}
+
+static void helper_end(struct script_helper *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	if (h->pid > 0) {
+		kill(h->pid, SIGKILL);
+		while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	h->fd = -1;
+	h->pid = 0;
+}
+
+static int helper_start(struct script_hosts *s, const struct engine *en, const char *exe, struct script_helper *h,
+			struct err *e)
+{
+	const char *shim = script_shim(en->shim);
+	char home[4200];
+	char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", home, NULL};
+	char *argv[8];
+	size_t n = 0;
+	int sv[2], rc;
+
+	if (!shim)
+		return err_set(e, ERR_NOT_FOUND, "script engine '%s' is not built into this Accord", en->name);
+	str_fmt_cut(home, sizeof home, "HOME=%s", s->workdir ? s->workdir : "/");
+	argv[n++] = (char *)exe;
+	for (size_t i = 0; i < 4 && en->args[i]; i++)
+		argv[n++] = (char *)en->args[i];
+	argv[n++] = (char *)shim;
+	argv[n] = NULL;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return err_set(e, ERR_INTERNAL, "script engine '%s': socketpair: %s", en->name, strerror(errno));
+	{
+		const struct spawn_fd fds[] = {{-1, 0}, {2, 1}, {2, 2}, {sv[1], 3}};
+		const struct spawn_opts o = {.exe = exe, .argv = argv, .env = env, .fds = fds, .n_fds = 4,
+					     .cwd = s->workdir};
+		rc = spawn_start(&o, &h->pid);
+	}
+	close(sv[1]);
+	if (rc != 0) {
+		close(sv[0]);
+		h->pid = 0;
+		return err_set(e, ERR_INTERNAL, "script engine '%s': cannot start %s: %s", en->name, exe, strerror(rc));
+	}
+	h->fd = sv[0];
+	return 0;
+}
+
+int script_hosts_open(struct script_hosts *s, const char *engine, int *fd, struct err *e)
+{
+	int i = engine_index(engine);
+	const char *exe;
+
+	if (i < 0)
+		return err_set(e, ERR_NOT_FOUND, "Script engine not found: %s", engine);
+	if (s->h[i].pid > 0) {
+		*fd = s->h[i].fd;
+		return 0;
+	}
+	exe = engine_exe(&engines[i]);
+	if (!exe)
+		return err_set(e, ERR_NOT_FOUND,
+			       "Script engine '%s' is not installed on this node: install the Debian package '%s' "
+			       "(apt-get install %s)",
+			       engine, engines[i].package, engines[i].package);
+	if (helper_start(s, &engines[i], exe, &s->h[i], e) < 0)
+		return -1;
+	*fd = s->h[i].fd;
+	return 0;
+}
+
+void script_hosts_lost(struct script_hosts *s, const char *engine)
+{
+	int i = engine_index(engine);
+	if (i >= 0)
+		helper_end(&s->h[i]);
+}
+
+void script_hosts_cleanup(struct script_hosts *s)
+{
+	for (int i = 0; i < SCRIPT_N_ENGINES; i++)
+		helper_end(&s->h[i]);
+}
+
+void script_hosts_describe(char *buf, size_t cap)
+{
+	size_t off = 0;
+	int missing = 0;
+
+	buf[0] = '\0';
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < SCRIPT_N_ENGINES && off < cap; i++) {
+			const char *exe = engine_exe(&engines[i]);
+			if ((pass == 0) != (exe != NULL))
+				continue;
+			if (pass == 1 && missing++ == 0)
+				off += (size_t)snprintf(buf + off, cap - off, "%smissing: ", off ? "; " : "");
+			else if (off)
+				off += (size_t)snprintf(buf + off, cap - off, ", ");
+			if (off < cap)
+				off += (size_t)snprintf(buf + off, cap - off, "%s (%s%s)", engines[i].name,
+							exe ? exe : "apt-get install ", exe ? "" : engines[i].package);
+		}
+}
