@@ -70,8 +70,8 @@ static int helper_start(struct script_hosts *s, const struct engine *en, const c
 			struct err *e)
 {
 	const char *shim = script_shim(en->shim);
-	char home[4200];
-	char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", home, NULL};
+	char home[4200], tmp[4200];
+	char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", home, tmp, NULL};
 	char *argv[8];
 	size_t n = 0;
 	int sv[2], rc;
@@ -79,6 +79,7 @@ static int helper_start(struct script_hosts *s, const struct engine *en, const c
 	if (!shim)
 		return err_set(e, ERR_NOT_FOUND, "script engine '%s' is not built into this Accord", en->name);
 	str_fmt_cut(home, sizeof home, "HOME=%s", s->workdir ? s->workdir : "/");
+	str_fmt_cut(tmp, sizeof tmp, "TMPDIR=%s", s->workdir ? s->workdir : "/tmp");
 	argv[n++] = (char *)exe;
 	for (size_t i = 0; i < 4 && en->args[i]; i++)
 		argv[n++] = (char *)en->args[i];

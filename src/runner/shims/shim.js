@@ -245,6 +245,7 @@ function bindings(m) {
     print: line('INFO'),
     console: { log: line('INFO'), info: line('INFO'), warn: line('WARN'), error: line('ERROR'), debug: line('DEBUG') },
     Java: { type: javaType },
+    require: require, process: process, Buffer: Buffer,
     java: { util: { HashMap, LinkedHashMap: HashMap, TreeMap: HashMap, ArrayList, LinkedList: ArrayList },
             lang: { System: { out: out, err: { println: line('ERROR'), print: line('ERROR') } } } },
   });
