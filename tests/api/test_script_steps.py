@@ -121,3 +121,12 @@ flows:
     assert len(py) == 2 and len(set(py)) == 1, log
     assert js[0] != py[0]
     assert wait_gone(js[0]) and wait_gone(py[0])
+
+
+def test_the_server_names_its_script_engines(server):
+    import subprocess
+    from conftest import BIN
+    assert "script engines: js (/usr/bin/node" in server.read_log() or "missing: js" in server.read_log()
+    out = subprocess.run([BIN, "serve", "--help"], capture_output=True, text=True).stdout
+    assert "Script engines of `script:` steps on this node: " in out
+    assert "python (/usr/bin/python3)" in out
