@@ -2,7 +2,10 @@
 #include "runner/script_host.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -22,12 +25,37 @@ static const struct engine {
 	const char *const exes[3];
 	const char *package;
 	const char *const args[4]; /* before the shim's text */
+	bool jvm; /* speaks on stdin/stdout (a JVM cannot open fd 3) and needs JAVA_HOME */
 } engines[SCRIPT_N_ENGINES] = {
-    {"js", "js", {"/usr/bin/node", "/usr/bin/nodejs", NULL}, "nodejs", {"-e", NULL}},
-    {"python", "py", {"/usr/bin/python3", NULL}, "python3", {"-I", "-S", "-B", "-c"}},
-    {"groovy", "groovy", {"/usr/bin/groovy", NULL}, "groovy", {"-e", NULL}},
-    {"ruby", "rb", {"/usr/bin/ruby", NULL}, "ruby", {"-e", NULL}},
+    {"js", "js", {"/usr/bin/node", "/usr/bin/nodejs", NULL}, "nodejs", {"-e", NULL}, false},
+    {"python", "py", {"/usr/bin/python3", NULL}, "python3", {"-I", "-S", "-B", "-c"}, false},
+    {"groovy", "groovy", {"/usr/bin/groovy", NULL}, "groovy", {"-e", NULL}, true},
+    {"ruby", "rb", {"/usr/bin/ruby", NULL}, "ruby", {"-e", NULL}, false},
 };
+
+/* A JVM's flags: no /tmp/hsperfdata (outside the confinement), a heap and reservations
+ * that fit the runner's address-space limit, the quick JIT for short scripts. */
+#define JVM_OPTS                                                                                                       \
+	"JAVA_OPTS=-XX:-UsePerfData -XX:TieredStopAtLevel=1 -Xmx256m -XX:CompressedClassSpaceSize=64m "               \
+	"-XX:ReservedCodeCacheSize=64m -XX:MaxMetaspaceSize=192m -Xss1m"
+
+/* JAVA_HOME=… from where /usr/bin/java leads (Debian's alternatives), into buf. */
+static void java_home(char *buf, size_t cap)
+{
+	char path[PATH_MAX];
+	char *slash;
+	if (!realpath("/usr/bin/java", path)) {
+		str_fmt_cut(buf, cap, "JAVA_HOME=/usr/lib/jvm/default-java");
+		return;
+	}
+	slash = strrchr(path, '/');
+	if (slash)
+		*slash = '\0'; /* …/bin */
+	slash = strrchr(path, '/');
+	if (slash)
+		*slash = '\0';
+	str_fmt_cut(buf, cap, "JAVA_HOME=%s", path);
+}
 
 static int engine_index(const char *name)
 {
@@ -70,8 +98,8 @@ static int helper_start(struct script_hosts *s, const struct engine *en, const c
 			struct err *e)
 {
 	const char *shim = script_shim(en->shim);
-	char home[4200], tmp[4200];
-	char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", home, tmp, NULL};
+	char home[4200], tmp[4200], jhome[PATH_MAX + 16];
+	char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", home, tmp, NULL, NULL, NULL};
 	char *argv[8];
 	size_t n = 0;
 	int sv[2], rc;
@@ -80,6 +108,11 @@ static int helper_start(struct script_hosts *s, const struct engine *en, const c
 		return err_set(e, ERR_NOT_FOUND, "script engine '%s' is not built into this Accord", en->name);
 	str_fmt_cut(home, sizeof home, "HOME=%s", s->workdir ? s->workdir : "/");
 	str_fmt_cut(tmp, sizeof tmp, "TMPDIR=%s", s->workdir ? s->workdir : "/tmp");
+	if (en->jvm) {
+		java_home(jhome, sizeof jhome);
+		env[4] = jhome;
+		env[5] = JVM_OPTS;
+	}
 	argv[n++] = (char *)exe;
 	for (size_t i = 0; i < 4 && en->args[i]; i++)
 		argv[n++] = (char *)en->args[i];
@@ -88,8 +121,13 @@ static int helper_start(struct script_hosts *s, const struct engine *en, const c
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return err_set(e, ERR_INTERNAL, "script engine '%s': socketpair: %s", en->name, strerror(errno));
 	{
-		const struct spawn_fd fds[] = {{-1, 0}, {2, 1}, {2, 2}, {sv[1], 3}};
-		const struct spawn_opts o = {.exe = exe, .argv = argv, .env = env, .fds = fds, .n_fds = 4,
+		const struct spawn_fd fds_fd3[] = {{-1, 0}, {2, 1}, {2, 2}, {sv[1], 3}};
+		const struct spawn_fd fds_stdio[] = {{sv[1], 0}, {sv[1], 1}, {2, 2}};
+		const struct spawn_opts o = {.exe = exe,
+					     .argv = argv,
+					     .env = env,
+					     .fds = en->jvm ? fds_stdio : fds_fd3,
+					     .n_fds = en->jvm ? 3 : 4,
 					     .cwd = s->workdir};
 		rc = spawn_start(&o, &h->pid);
 	}
