@@ -295,17 +295,22 @@ static int compile_task(struct model *m, const struct ynode *map, struct step *s
 	return 0;
 }
 
+/* `in:` of a call or script step: a map or an expression, into s->in. */
+static int compile_in(struct model *m, const struct ynode *in, struct step *s, struct err *e)
+{
+	if (in->kind != YN_MAP && !is_expr_string(in))
+		return yerr(e, in, "'in' must be a map or an expression");
+	s->in = tval_compile(m, in, e);
+	return s->in ? 0 : -1;
+}
+
 static int compile_call(struct model *m, const struct ynode *map, struct step *s, struct err *e)
 {
 	const struct ynode *c = ynode_get(map, "call"), *in = ynode_get(map, "in"), *out = ynode_get(map, "out");
 	if (compile_want_string(c, "call", e) < 0 || !(s->arg = tval_compile(m, c, e)))
 		return -1;
-	if (in) {
-		if (in->kind != YN_MAP && !is_expr_string(in))
-			return yerr(e, in, "'in' must be a map or an expression");
-		if (!(s->in = tval_compile(m, in, e)))
-			return -1;
-	}
+	if (in && compile_in(m, in, s, e) < 0)
+		return -1;
 	if (out && compile_out(m, out, true, true, true, &s->out, e) < 0)
 		return -1;
 	return 0;
@@ -443,12 +448,8 @@ static int compile_script(struct model *m, const struct ynode *map, struct step 
 			return -1;
 		s->script_body = arena_strdup(&m->arena, body->s);
 	}
-	if (in) {
-		if (in->kind != YN_MAP && !is_expr_string(in))
-			return yerr(e, in, "'in' must be a map or an expression");
-		if (!(s->in = tval_compile(m, in, e)))
-			return -1;
-	}
+	if (in && compile_in(m, in, s, e) < 0)
+		return -1;
 	if (out && compile_out(m, out, false, true, false, &s->out, e) < 0)
 		return -1;
 	return 0;

@@ -93,13 +93,15 @@ static json_t *read_msg(struct script_run *r, struct err *e)
 			size_t line = (size_t)(nl - r->in.data);
 			json_error_t je;
 			json_t *v = json_loadb(r->in.data, line, 0, &je);
-			memmove(r->in.data, nl + 1, r->in.len - line - 1);
-			r->in.len -= line + 1;
 			if (!json_is_object(v)) {
+				/* not the protocol: the engine's own complaint (a JVM out of memory) */
 				json_decref(v);
-				err_set(e, ERR_INTERNAL, "the script engine sent a malformed message");
+				err_set(e, ERR_INTERNAL, "the script engine sent a malformed message: %.*s",
+					(int)(r->in.len < 300 ? r->in.len : 300), r->in.data);
 				return NULL;
 			}
+			memmove(r->in.data, nl + 1, r->in.len - line - 1);
+			r->in.len -= line + 1;
 			return v;
 		}
 		n = recv(r->fd, chunk, sizeof chunk, 0);

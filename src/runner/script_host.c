@@ -33,11 +33,13 @@ static const struct engine {
     {"ruby", "rb", {"/usr/bin/ruby", NULL}, "ruby", {"-e", NULL}, false},
 };
 
-/* A JVM's flags: no /tmp/hsperfdata (outside the confinement), a heap and reservations
- * that fit the runner's address-space limit, the quick JIT for short scripts. */
+/* A JVM's flags: no /tmp/hsperfdata (outside the confinement) and no hs_err files, a
+ * collector, heap and reservations that fit the runner's address-space limit
+ * (--limit-runner-memory-bytes, 1 GiB by default), the quick JIT for short scripts. */
 #define JVM_OPTS                                                                                                       \
-	"JAVA_OPTS=-XX:-UsePerfData -XX:TieredStopAtLevel=1 -Xmx256m -XX:CompressedClassSpaceSize=64m "               \
-	"-XX:ReservedCodeCacheSize=64m -XX:MaxMetaspaceSize=192m -Xss1m"
+	"JAVA_OPTS=-XX:-UsePerfData -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m -Xss1m "                        \
+	"-XX:CompressedClassSpaceSize=32m -XX:ReservedCodeCacheSize=32m -XX:MaxMetaspaceSize=128m "                    \
+	"-XX:ErrorFile=/dev/null"
 
 /* JAVA_HOME=… from where /usr/bin/java leads (Debian's alternatives), into buf. */
 static void java_home(char *buf, size_t cap)
@@ -99,7 +101,7 @@ static int helper_start(struct script_hosts *s, const struct engine *en, const c
 {
 	const char *shim = script_shim(en->shim);
 	char home[4200], tmp[4200], jhome[PATH_MAX + 16];
-	char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", home, tmp, NULL, NULL, NULL};
+	char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", home, tmp, NULL, NULL, NULL, NULL};
 	char *argv[8];
 	size_t n = 0;
 	int sv[2], rc;
@@ -112,6 +114,7 @@ static int helper_start(struct script_hosts *s, const struct engine *en, const c
 		java_home(jhome, sizeof jhome);
 		env[4] = jhome;
 		env[5] = JVM_OPTS;
+		env[6] = "MALLOC_ARENA_MAX=2"; /* glibc's 64 MiB arena per JVM thread would not fit */
 	}
 	argv[n++] = (char *)exe;
 	for (size_t i = 0; i < 4 && en->args[i]; i++)
