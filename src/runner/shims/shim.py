@@ -6,7 +6,6 @@ import json
 import math
 import os
 import sys
-import traceback
 import types
 
 FD = 3
@@ -343,6 +342,7 @@ PY2_NAMES = ("unicode", "xrange", "basestring", "raw_input", "unichr", "long", "
 
 
 def error_text(e, name, tb):
+    import traceback  # only when a script fails: it costs the first step's start-up
     where = ""
     line = None
     if isinstance(e, SyntaxError) and e.filename == name:
