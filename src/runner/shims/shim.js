@@ -263,6 +263,25 @@ function errorText(e, name) {
   return msg;
 }
 
+// Writes to process.stdout/stderr (Node's own console, a module printing) become log
+// lines too, so that the runner masks them; fd 1 and 2 themselves are the runner's stderr.
+function lineWriter(level) {
+  let buf = '';
+  return (chunk, encoding, cb) => {
+    buf += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      logAt(level, buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+    }
+    if (typeof encoding === 'function') encoding();
+    else if (typeof cb === 'function') cb();
+    return true;
+  };
+}
+process.stdout.write = lineWriter('INFO');
+process.stderr.write = lineWriter('ERROR');
+
 function run(m) {
   const { b, items } = bindings(m);
   try {
