@@ -140,13 +140,13 @@ static int serve_task(struct script_run *r, json_t *msg, struct err *e)
 	if (!task || !json_is_array(args))
 		return err_set(e, ERR_INTERNAL, "the script engine sent a malformed task call");
 	if (!method || strcmp(method, "execute") == 0) {
-		in = json_array_size(args) ? json_array_get(args, 0) : NULL;
-		if (in && !json_is_object(in))
+		/* execute() and execute({…}): the input map, empty when not given */
+		in = json_array_size(args) ? json_incref(json_array_get(args, 0)) : json_object();
+		if (!json_is_object(in))
 			rc = err_set(&te, ERR_INVALID, "%s.execute() takes a map of input parameters", task);
-		else if (!in)
-			rc = exec_task_inline(r->vm, r->t, task, in = json_object(), &out, &te), json_decref(in);
 		else
 			rc = exec_task_inline(r->vm, r->t, task, in, &out, &te);
+		json_decref(in);
 	} else {
 		rc = task_call_method(r->vm, r->t, task, method, args, &out, &te);
 	}
