@@ -37,7 +37,7 @@ class Proto {
         if (v instanceof GString || v instanceof Character) return v.toString()
         if (v instanceof Double || v instanceof Float) return ((Number) v).isNaN() || ((Number) v).isInfinite() ? null : v
         if (v instanceof BigDecimal) return v
-        if (seen.any { it.is(v) }) throw new IllegalArgumentException("Can't store ${what}: it contains itself")
+        if (seen.any { it.is(v) }) throw new IllegalArgumentException("Can't set a non-serializable ${what} -> a value that contains itself")
         List next = seen + [v]
         if (v instanceof Map) {
             Map out = new LinkedHashMap()
@@ -45,7 +45,7 @@ class Proto {
             return out
         }
         if (v instanceof Collection || v instanceof Object[]) return v.collect { plain(it, what, next) }
-        throw new IllegalArgumentException("Can't store ${what}: a Groovy ${v.getClass().name} is not serializable " +
+        throw new IllegalArgumentException("Can't set a non-serializable ${what} -> ${v.getClass()} " +
                 '(use maps, lists, strings, numbers, booleans or null)')
     }
 
@@ -93,7 +93,7 @@ class Variables {
     Map toMap() { new LinkedHashMap(vars) }
 
     void set(String n, Object v) {
-        Object value = Proto.plain(v, "variable '${n}'")
+        Object value = Proto.plain(v, "local variable: ${n}")
         Proto.send([op: 'set', name: n, value: value])
         vars[n] = Proto.wrap(value)
     }
@@ -157,7 +157,7 @@ class TaskHandle {
     def methodMissing(String method, Object args) {
         List list = []
         ((Object[]) args).eachWithIndex { a, i ->
-            if (!a.is(ctx)) list << Proto.plain(a, "argument ${i + 1} of ${name}.${method}")
+            if (!a.is(ctx)) list << Proto.plain(a, "argument ${i + 1} of ${name}.${method}()")
         }
         Proto.send([op: 'task', task: name, method: method, args: list])
         Map m = null
@@ -191,7 +191,7 @@ class Result {
     Map items = new LinkedHashMap()
 
     Result set(String k, Object v) {
-        items[k] = Proto.plain(v, "result '${k}'")
+        items[k] = Proto.plain(v, "result value: ${k}")
         return this
     }
 }

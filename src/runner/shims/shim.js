@@ -120,11 +120,11 @@ function plain(v, what, seen) {
       if (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
       return v.toString();
     case 'function': case 'symbol':
-      throw new TypeError("Can't store " + what + ': a JavaScript ' + typeof v +
-                          ' is not serializable (use maps, lists, strings, numbers, booleans or null)');
+      throw new TypeError("Can't set a non-serializable " + what + ' -> a JavaScript ' + typeof v +
+                          ' (use maps, lists, strings, numbers, booleans or null)');
   }
   if (v instanceof Date) return v.toISOString();
-  if (seen.includes(v)) throw new TypeError("Can't store " + what + ': it contains itself');
+  if (seen.includes(v)) throw new TypeError("Can't set a non-serializable " + what + ' -> a value that contains itself');
   seen.push(v);
   let out;
   if (Array.isArray(v) || v instanceof Set) {
@@ -176,7 +176,7 @@ function makeVariables(vars) {
   const self = {
     get: (n, d) => (has(n) ? vars[n] : d === undefined ? null : d),
     set: (n, v) => {
-      const value = plain(v, "variable '" + n + "'", []);
+      const value = plain(v, 'local variable: ' + n, []);
       send({ op: 'set', name: String(n), value: value });
       vars[n] = wrap(value);
     },
@@ -201,7 +201,7 @@ function makeVariables(vars) {
 function makeTasks(ctx) {
   const call = (task, method, args) => {
     send({ op: 'task', task: task, method: method,
-           args: args.filter((a) => a !== ctx).map((a, i) => plain(a, 'argument ' + (i + 1) + ' of ' + task + '.' + method, [])) });
+           args: args.filter((a) => a !== ctx).map((a, i) => plain(a, 'argument ' + (i + 1) + ' of ' + task + '.' + method + '()', [])) });
     for (;;) {
       const m = receive();
       if (m.op !== 'reply') continue;
@@ -241,7 +241,7 @@ function bindings(m) {
   const out = { println: line('INFO'), print: line('INFO') };
   const b = Object.assign({}, vars, {
     execution: ctx, context: ctx, tasks: makeTasks(ctx), log: log, isDryRun: !!m.dryRun,
-    result: { set: (k, v) => { items[k] = plain(v, "result '" + k + "'", []); return b.result; }, items: () => items },
+    result: { set: (k, v) => { items[k] = plain(v, 'result value: ' + k, []); return b.result; }, items: () => items },
     print: line('INFO'),
     console: { log: line('INFO'), info: line('INFO'), warn: line('WARN'), error: line('ERROR'), debug: line('DEBUG') },
     Java: { type: javaType },

@@ -133,14 +133,14 @@ def plain(v, what, seen=()):
     if isinstance(v, float):
         return v if math.isfinite(v) else None
     if id(v) in seen:
-        raise TypeError("Can't store %s: it contains itself" % what)
+        raise TypeError("Can't set a non-serializable %s -> a value that contains itself" % what)
     seen = seen + (id(v),)
     if isinstance(v, dict):
         return {str(k): plain(x, what, seen) for k, x in v.items()}
     if isinstance(v, (list, tuple, set, frozenset)):
         return [plain(x, what, seen) for x in v]
     raise TypeError(
-        "Can't store %s: a Python %s is not serializable (use dicts, lists, strings, numbers, booleans or None)"
+        "Can't set a non-serializable %s -> a Python %s (use dicts, lists, strings, numbers, booleans or None)"
         % (what, type(v).__name__))
 
 
@@ -231,7 +231,7 @@ class Variables:
         return self._v[name] if name in self._v else default
 
     def set(self, name, value):
-        value = plain(value, "variable '%s'" % name)
+        value = plain(value, "local variable: %s" % name)
         send({"op": "set", "name": str(name), "value": value})
         self._v[name] = wrap(value)
 
@@ -290,7 +290,7 @@ class Task:
             raise AttributeError(method)
 
         def call(*args):
-            args = [plain(a, "argument %d of %s.%s" % (i + 1, self._name, method))
+            args = [plain(a, "argument %d of %s.%s()" % (i + 1, self._name, method))
                     for i, a in enumerate(a for a in args if a is not self._ctx)]
             send({"op": "task", "task": self._name, "method": method, "args": args})
             while True:
@@ -332,7 +332,7 @@ class Result:
         self.items = {}
 
     def set(self, k, v):
-        self.items[k] = plain(v, "result '%s'" % k)
+        self.items[k] = plain(v, "result value: %s" % k)
         return self
 
 

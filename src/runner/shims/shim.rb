@@ -76,11 +76,11 @@ def plain(v, what, seen = [])
   when Float then v.finite? ? v : nil
   when Symbol then v.to_s
   when Hash, Array
-    raise TypeError, "Can't store #{what}: it contains itself" if seen.any? { |s| s.equal?(v) }
+    raise TypeError, "Can't set a non-serializable #{what} -> a value that contains itself" if seen.any? { |s| s.equal?(v) }
     seen += [v]
     v.is_a?(Hash) ? v.to_h { |k, x| [k.to_s, plain(x, what, seen)] } : v.map { |x| plain(x, what, seen) }
   else
-    raise TypeError, "Can't store #{what}: a Ruby #{v.class} is not serializable " \
+    raise TypeError, "Can't set a non-serializable #{what} -> a Ruby #{v.class} " \
                      '(use hashes, arrays, strings, numbers, booleans or nil)'
   end
 end
@@ -115,7 +115,7 @@ class Variables
   def has(n) = @v.key?(n)
   def toMap = AccordHashMap.new(@v)
   def set(n, value)
-    value = plain(value, "variable '#{n}'")
+    value = plain(value, "local variable: #{n}")
     proto_send({ op: 'set', name: n.to_s, value: value })
     @v[n.to_s] = wrap(value)
   end
@@ -152,7 +152,7 @@ class TaskHandle < BasicObject
   def initialize(name, ctx) = (@name = name; @ctx = ctx)
   def method_missing(method, *args)
     args = args.reject { |a| a.equal?(@ctx) }.each_with_index.map do |a, i|
-      ::Kernel.send(:plain, a, "argument #{i + 1} of #{@name}.#{method}")
+      ::Kernel.send(:plain, a, "argument #{i + 1} of #{@name}.#{method}()")
     end
     ::Kernel.send(:proto_send, { op: 'task', task: @name, method: method.to_s, args: args })
     m = nil
@@ -181,7 +181,7 @@ end
 class Result
   attr_reader :items
   def initialize = (@items = {})
-  def set(k, v) = (@items[k.to_s] = plain(v, "result '#{k}'"); self)
+  def set(k, v) = (@items[k.to_s] = plain(v, "result value: #{k}"); self)
 end
 
 def error_text(e, name)
