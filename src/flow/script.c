@@ -4,6 +4,7 @@
  * for (log lines, variable writes, task calls) until the helper answers "done" or "error".
  * Messages are JSON objects, one per line, over a UNIX stream socket. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -128,6 +129,21 @@ static enum flow_level level_of(const char *s)
 	return FLOW_INFO;
 }
 
+/* execute(in), or call(in) of a task that has no method of that name (Concord's v1-style
+ * `task.call(…)`): the task runs as a `task:` step would. */
+static bool runs_as_step(const char *task, const char *method)
+{
+	const struct task_def *d;
+	if (!method || strcmp(method, "execute") == 0)
+		return true;
+	if (strcmp(method, "call") != 0 || !(d = task_find(task)) || d->server)
+		return false;
+	for (const struct task_method *m = d->methods; m && m->name; m++)
+		if (strcmp(m->name, "call") == 0)
+			return false;
+	return true;
+}
+
 /* tasks.get(name).execute(in) or .method(args…) from the script; the answer is sent back. */
 static int serve_task(struct script_run *r, json_t *msg, struct err *e)
 {
@@ -139,11 +155,12 @@ static int serve_task(struct script_run *r, json_t *msg, struct err *e)
 
 	if (!task || !json_is_array(args))
 		return err_set(e, ERR_INTERNAL, "the script engine sent a malformed task call");
-	if (!method || strcmp(method, "execute") == 0) {
+	if (runs_as_step(task, method)) {
 		/* execute() and execute({…}): the input map, empty when not given */
 		in = json_array_size(args) ? json_incref(json_array_get(args, 0)) : json_object();
-		if (!json_is_object(in))
-			rc = err_set(&te, ERR_INVALID, "%s.execute() takes a map of input parameters", task);
+		if (!json_is_object(in) || json_array_size(args) > 1)
+			rc = err_set(&te, ERR_INVALID, "%s.%s() takes a map of input parameters", task,
+				     method ? method : "execute");
 		else
 			rc = exec_task_inline(r->vm, r->t, task, in, &out, &te);
 		json_decref(in);

@@ -130,3 +130,50 @@ def test_the_server_names_its_script_engines(server):
     out = subprocess.run([BIN, "serve", "--help"], capture_output=True, text=True).stdout
     assert "Script engines of `script:` steps on this node: " in out
     assert "python (/usr/bin/python3)" in out
+
+
+def test_scripts_call_server_tasks_with_the_process_rights(admin, new_user):
+    """tasks.get(…) reaches the server's tasks as the process's initiator: kv in the
+    process's project, a secret the initiator may read (masked wherever the script prints
+    it), and not one of a project the initiator has no part in."""
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from proc_util import make_org, make_project, make_team
+    from test_server_tasks import create_secret
+    org, _ = make_org(admin)
+    proj, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    other, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    user = new_user()
+    make_team(admin, org, [(user, "MEMBER")], project=proj, level="WRITER")
+    value = "s3cr3t-" + uuid.uuid4().hex[:8]
+    create_secret(admin, org, name="pub", type="data", data=value, visibility="PUBLIC")
+    create_secret(admin, org, name="theirs", type="data", data="not-yours", visibility="PUBLIC", project=other)
+    flow = """
+flows:
+  default:
+    - script: js
+      body: |
+        const kv = tasks.get('kv');
+        kv.putString('greeting', 'hello from js');
+        log.info('kv: {}', kv.getString('greeting'));
+        const crypto = tasks.get('crypto');
+        const v = crypto.exportAsString('%(org)s', 'pub', null);
+        log.info('secret: {} length {}', v, v.length);
+        try {
+          crypto.exportAsString('%(org)s', 'theirs', null);
+          log.info('read theirs');
+        } catch (e) {
+          log.info('theirs refused');
+        }
+    - script: python
+      body: |
+        print('python kv:', tasks.get('kv').getString('greeting'))
+""" % {"org": org}
+    pid = start_process(user, flow, parts={"org": org, "project": proj})
+    p = wait_process(user, pid)
+    log = process_log(user, pid)
+    assert p["status"] == "FINISHED", log
+    assert "kv: hello from js" in log and "python kv: hello from js" in log
+    assert "secret: ****** length %d" % len(value) in log
+    assert "theirs refused" in log and "read theirs" not in log
+    assert value not in log and "not-yours" not in log
