@@ -187,9 +187,8 @@ static int serve(struct script_run *r, struct err *e)
 		if (!op) {
 			rc = err_set(e, ERR_INTERNAL, "the script engine sent a message without 'op'");
 		} else if (strcmp(op, "log") == 0) {
-			vm_log(r->vm, level_of(json_string_value(json_object_get(msg, "level"))), "%s",
-			       json_string_value(json_object_get(msg, "msg")) ? json_string_value(json_object_get(msg, "msg"))
-									      : "");
+			const char *text = json_string_value(json_object_get(msg, "msg"));
+			vm_log(r->vm, level_of(json_string_value(json_object_get(msg, "level"))), "%s", text ? text : "");
 		} else if (strcmp(op, "set") == 0 && (name = json_string_value(json_object_get(msg, "name")))) {
 			json_t *v = json_object_get(msg, "value");
 			scope_set(r->t, name, json_incref(v ? v : json_null()));
