@@ -35,7 +35,8 @@ def test_scripts_cannot_escape_the_working_directory(server, admin):
     secret = os.path.join(server.data_dir, "outside-%s.txt" % uuid.uuid4().hex)
     with open(secret, "w") as f:
         f.write("the server's")
-    planted = {lang: os.path.join(server.data_dir, "escape-%s-%s" % (lang, uuid.uuid4().hex)) for lang in ("js", "py")}
+    planted = {lang: os.path.join(server.data_dir, "escape-%s-%s" % (lang, uuid.uuid4().hex))
+               for lang in ("js", "py", "rb")}
     flow = """
 flows:
   default:
@@ -59,7 +60,17 @@ flows:
                 print('py %%s: %%s' %% (what, f()))
             except PermissionError:
                 print('py %%s refused' %% what)
-""" % {"secret": secret, "js": planted["js"], "py": planted["py"], "data": server.data_dir}
+    - script: ruby
+      body: |
+        [['read', -> { File.read('%(secret)s') }], ['write', -> { File.write('%(rb)s', 'x') }],
+         ['list', -> { Dir.children('%(data)s') }]].each do |what, f|
+          begin
+            puts "rb #{what}: #{f.call}"
+          rescue Errno::EACCES
+            puts "rb #{what} refused"
+          end
+        end
+""" % {"secret": secret, "js": planted["js"], "py": planted["py"], "rb": planted["rb"], "data": server.data_dir}
     pid = start_process(admin, flow)
     p = wait_process(admin, pid)
     log = process_log(admin, pid)
@@ -67,6 +78,7 @@ flows:
     for what in ("read", "write", "list"):
         assert "js %s refused: EACCES" % what in log, log
         assert "py %s refused" % what in log, log
+        assert "rb %s refused" % what in log, log
     assert "js inside: ok" in log
     assert "the server's" not in log
     assert not any(os.path.exists(f) for f in planted.values())
