@@ -39,6 +39,9 @@ GEN      := build/gen/schema_sql.c
 # added or removed) embedded by scripts/embed-web.
 WEB      := $(shell find web -type f ! -name '.*' | sort) $(shell find web -type d)
 WEB_GEN  := build/gen/web_assets.c
+# The script engines' shims (src/runner/shims/), embedded by scripts/embed-shims.
+SHIMS    := $(sort $(wildcard src/runner/shims/shim.*))
+SHIMS_GEN := build/gen/script_shims.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
@@ -63,12 +66,15 @@ $(shell mkdir -p build/gen; printf '#define ACCORD_VERSION "%s"\n' '$(VERSION)' 
 $(GEN): $(SCHEMA) $(SCHEMA_PG) src/store/schema src/store/schema_pg scripts/embed-sql
 	@mkdir -p $(@D)
 	scripts/embed-sql src/store/schema src/store/schema_pg > $@.tmp && mv $@.tmp $@
+$(SHIMS_GEN): $(SHIMS) src/runner/shims scripts/embed-shims
+	@mkdir -p $(@D)
+	@echo "EMBED src/runner/shims/"; scripts/embed-shims src/runner/shims > $@.tmp && mv $@.tmp $@
 $(WEB_GEN): $(WEB) scripts/embed-web
 	@mkdir -p $(@D)
 	@echo "EMBED web/"; scripts/embed-web web > $@.tmp && mv $@.tmp $@
 
 # ---- release ------------------------------------------------------------------------
-REL_OBJ := $(patsubst src/%.c,$(REL_DIR)/%.o,$(SRC)) $(REL_DIR)/gen/schema_sql.o $(REL_DIR)/gen/web_assets.o
+REL_OBJ := $(patsubst src/%.c,$(REL_DIR)/%.o,$(SRC)) $(REL_DIR)/gen/schema_sql.o $(REL_DIR)/gen/web_assets.o $(REL_DIR)/gen/script_shims.o
 $(REL_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@
@@ -79,7 +85,7 @@ build/accord: $(REL_OBJ)
 	@echo "LINK $@"; $(CC) -o $@ $^ $(PKG_LIBS)
 
 # ---- sanitizers -----------------------------------------------------------------------
-ASAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/%.o,$(SRC)) $(ASAN_DIR)/gen/schema_sql.o $(ASAN_DIR)/gen/web_assets.o
+ASAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/%.o,$(SRC)) $(ASAN_DIR)/gen/schema_sql.o $(ASAN_DIR)/gen/web_assets.o $(ASAN_DIR)/gen/script_shims.o
 ASAN_LIB_OBJ := $(filter-out $(ASAN_DIR)/main.o,$(ASAN_OBJ))
 $(ASAN_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
@@ -162,7 +168,7 @@ check-style:
 
 # ---- fuzzing (clang + libFuzzer) -----------------------------------------------------------
 FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wno-error -Wno-unknown-warning-option
-FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o $(FUZZ_DIR)/gen/web_assets.o
+FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_DIR)/%.o,$(LIB_SRC)) $(FUZZ_DIR)/gen/schema_sql.o $(FUZZ_DIR)/gen/web_assets.o $(FUZZ_DIR)/gen/script_shims.o
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/bin/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30
 $(FUZZ_DIR)/%.o: src/%.c | $(GEN)

@@ -7,6 +7,7 @@
 
 #include "flow/host.h"
 #include "flow/mask.h"
+#include "runner/script_host.h"
 
 /* Internal to `accord run`: the local flow host (run_host.c) and the command (run.c). */
 
@@ -15,12 +16,13 @@ struct run_host {
 	FILE *events;  /* --events FILE, or NULL */
 	char *workdir; /* absolute */
 	struct mask sensitive; /* printed as ****** (sensitive(x) in the flow) */
+	struct script_hosts scripts; /* script steps' helper processes */
 };
 
 /* Sets up h->host for a process in workdir; events may be NULL. */
 void run_host_init(struct run_host *h, const char *workdir, FILE *events, int debug);
 
-/* Wipes the sensitive values. */
+/* Wipes the sensitive values, ends the script helpers. */
 void run_host_cleanup(struct run_host *h);
 
 /* Prints one log line "<ts> [LEVEL] msg" on stdout (also used for load errors). */

@@ -60,12 +60,26 @@ static bool host_sensitive(void *ctx, const char *value, bool add)
 	return add ? mask_add(&h->sensitive, value) || true : mask_has(&h->sensitive, value);
 }
 
+static int host_script_open(void *ctx, const char *engine, int *fd, struct err *e)
+{
+	struct run_host *h = ctx;
+	return script_hosts_open(&h->scripts, engine, fd, e);
+}
+
+static void host_script_lost(void *ctx, const char *engine)
+{
+	struct run_host *h = ctx;
+	script_hosts_lost(&h->scripts, engine);
+}
+
 static const struct flow_host_ops ops_events = {
     .log = host_log,
     .event = host_event,
     .server_task = host_server_task,
     .checkpoint = host_checkpoint,
     .sensitive = host_sensitive,
+    .script_open = host_script_open,
+    .script_lost = host_script_lost,
 };
 
 /* Without --events no event is built at all. */
@@ -74,6 +88,8 @@ static const struct flow_host_ops ops_quiet = {
     .server_task = host_server_task,
     .checkpoint = host_checkpoint,
     .sensitive = host_sensitive,
+    .script_open = host_script_open,
+    .script_lost = host_script_lost,
 };
 
 void run_host_init(struct run_host *h, const char *workdir, FILE *events, int debug)
@@ -85,9 +101,11 @@ void run_host_init(struct run_host *h, const char *workdir, FILE *events, int de
 	h->events = events;
 	h->workdir = (char *)workdir;
 	h->sensitive = (struct mask){0};
+	script_hosts_init(&h->scripts, workdir);
 }
 
 void run_host_cleanup(struct run_host *h)
 {
+	script_hosts_cleanup(&h->scripts);
 	mask_cleanup(&h->sensitive);
 }

@@ -29,6 +29,7 @@
 #include "queue/retention.h"
 #include "repo/repo.h"
 #include "runner/confine.h"
+#include "runner/script_host.h"
 #include "triggers/triggers.h"
 
 /* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS under it. */
@@ -285,7 +286,7 @@ static char node_id[UUID_STR_LEN];
 static int start_queue(struct app *app, struct err *e)
 {
 	struct queue_cfg qc = {0};
-	char confinement[256];
+	char confinement[256], engines[512];
 
 	if (access("/proc/self/exe", X_OK) != 0)
 		return err_set(e, ERR_INTERNAL, "cannot find the accord binary (/proc/self/exe): %s", strerror(errno));
@@ -314,6 +315,8 @@ static int start_queue(struct app *app, struct err *e)
 	confine_probe(confinement, sizeof confinement);
 	LOG_I("processes: %u workers, runners %s, %s", cfg.workers,
 	      cfg.runner_zygote ? "forked by the runner zygote" : "exec'd (--runner-zygote=false)", confinement);
+	script_hosts_describe(engines, sizeof engines);
+	LOG_I("script engines: %s", engines);
 	return 0;
 }
 
@@ -539,8 +542,11 @@ int cli_serve_main(int argc, char **argv)
 		return 2;
 	}
 	if (help) {
+		char engines[512];
 		config_print_help("usage: accord serve [options]\n\nRuns the API server on one data folder.", opts,
 				  N_OPTS);
+		script_hosts_describe(engines, sizeof engines);
+		printf("\nScript engines of `script:` steps on this node: %s\n", engines);
 		config_free(opts, N_OPTS);
 		return 0;
 	}

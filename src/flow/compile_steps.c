@@ -27,6 +27,8 @@ static const char *const o_try[] = {"try",  "error", "out", "loop", "withItems",
 static const char *const o_parallel[] = {"parallel", "out", "meta", NULL};
 static const char *const o_checkpoint[] = {"checkpoint", "meta", NULL};
 static const char *const o_suspend[] = {"suspend", "meta", NULL};
+static const char *const o_script[] = {"script", "body",	   "in",    "out",   "meta", "name", "withItems",
+				       "parallelWithItems", "loop", "retry", "error", NULL};
 static const char *const o_form[] = {"form", "yield", "saveSubmittedBy", "runAs", "values", "fields", "meta", NULL};
 
 static const struct kind_def kinds[] = {
@@ -45,10 +47,11 @@ static const struct kind_def kinds[] = {
     {"checkpoint", STEP_CHECKPOINT, o_checkpoint},
     {"suspend", STEP_SUSPEND, o_suspend},
     {"form", STEP_FORM, o_form},
+    {"script", STEP_SCRIPT, o_script},
 };
 
 static const char *kinds_list =
-    "task, log, logYaml, throw, expr, call, form, if, switch, set, checkpoint, suspend, try, block, parallel";
+    "task, log, logYaml, throw, expr, call, form, if, switch, set, checkpoint, suspend, try, block, parallel, script";
 
 int compile_check_keys(const struct ynode *map, const char *const *allowed, struct err *e)
 {
@@ -292,17 +295,22 @@ static int compile_task(struct model *m, const struct ynode *map, struct step *s
 	return 0;
 }
 
+/* `in:` of a call or script step: a map or an expression, into s->in. */
+static int compile_in(struct model *m, const struct ynode *in, struct step *s, struct err *e)
+{
+	if (in->kind != YN_MAP && !is_expr_string(in))
+		return yerr(e, in, "'in' must be a map or an expression");
+	s->in = tval_compile(m, in, e);
+	return s->in ? 0 : -1;
+}
+
 static int compile_call(struct model *m, const struct ynode *map, struct step *s, struct err *e)
 {
 	const struct ynode *c = ynode_get(map, "call"), *in = ynode_get(map, "in"), *out = ynode_get(map, "out");
 	if (compile_want_string(c, "call", e) < 0 || !(s->arg = tval_compile(m, c, e)))
 		return -1;
-	if (in) {
-		if (in->kind != YN_MAP && !is_expr_string(in))
-			return yerr(e, in, "'in' must be a map or an expression");
-		if (!(s->in = tval_compile(m, in, e)))
-			return -1;
-	}
+	if (in && compile_in(m, in, s, e) < 0)
+		return -1;
 	if (out && compile_out(m, out, true, true, true, &s->out, e) < 0)
 		return -1;
 	return 0;
@@ -427,6 +435,26 @@ static int compile_set(struct model *m, const struct ynode *map, struct step *s,
 	return s->arg ? 0 : -1;
 }
 
+/* `script: LANG` with `body:`, or `script: path/file.ext` (an expression too); the
+ * language is resolved when the step runs (Concord: an unknown engine fails there). */
+static int compile_script(struct model *m, const struct ynode *map, struct step *s, struct err *e)
+{
+	const struct ynode *v = ynode_get(map, "script"), *body = ynode_get(map, "body");
+	const struct ynode *in = ynode_get(map, "in"), *out = ynode_get(map, "out");
+	if (compile_want_string(v, "script", e) < 0 || !(s->arg = tval_compile(m, v, e)))
+		return -1;
+	if (body) {
+		if (compile_want_string(body, "body", e) < 0)
+			return -1;
+		s->script_body = arena_strdup(&m->arena, body->s);
+	}
+	if (in && compile_in(m, in, s, e) < 0)
+		return -1;
+	if (out && compile_out(m, out, false, true, false, &s->out, e) < 0)
+		return -1;
+	return 0;
+}
+
 static int compile_kind(struct model *m, const struct ynode *map, const struct kind_def *k, struct step *s,
 			struct err *e)
 {
@@ -447,6 +475,8 @@ static int compile_kind(struct model *m, const struct ynode *map, const struct k
 		return compile_form_step(m, map, s, e);
 	case STEP_SET:
 		return compile_set(m, map, s, e);
+	case STEP_SCRIPT:
+		return compile_script(m, map, s, e);
 	default:
 		return compile_scalar_arg(m, map, k->key, s, e);
 	}
@@ -487,8 +517,6 @@ static int compile_step(struct model *m, const struct ynode *n, const char *flow
 		return compile_string_step(m, n, flow, out, e);
 	if (n->kind != YN_MAP || n->n == 0)
 		return yerr(e, n, "a step must be a string or a map, got %s", ynode_type_name(n));
-	if (ynode_get(n, "script"))
-		return yerr(e, n, "'script' steps are not supported by Accord (no script engines)");
 	k = find_kind(n);
 	if (!k)
 		return yerr(e, n, "Unknown step '%s', expected one of: %s", n->kids[0]->s, kinds_list);

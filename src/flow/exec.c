@@ -43,7 +43,7 @@ static void push_list(struct thread *t, const struct step *s, const struct steps
 }
 
 /* Applies a step's `out` (name or map evaluated with `result`) to the value. */
-static void apply_out(struct vm *vm, struct thread *t, const struct step *s, json_t *result)
+void exec_apply_out(struct vm *vm, struct thread *t, const struct step *s, json_t *result)
 {
 	json_t *extra, *m;
 	const char *k;
@@ -102,7 +102,7 @@ static void exec_expr(struct vm *vm, struct thread *t, const struct step *s)
 	json_t *v = eval(vm, t, s->arg, NULL);
 	if (!v)
 		return;
-	apply_out(vm, t, s, v);
+	exec_apply_out(vm, t, s, v);
 	json_decref(v);
 }
 
@@ -172,7 +172,7 @@ static size_t call_depth(struct thread *t)
 }
 
 /* The step's `in` with the retry's `in` merged over it when this is a retry attempt. */
-static json_t *eval_in(struct vm *vm, struct thread *t, const struct step *s)
+json_t *exec_eval_in(struct vm *vm, struct thread *t, const struct step *s)
 {
 	const struct tval *in = s->in ? s->in : s->kind == STEP_TASK ? s->arg : NULL;
 	struct frame *top = vm_top(t);
@@ -219,7 +219,7 @@ static void exec_call(struct vm *vm, struct thread *t, const struct step *s)
 		vm_fatal(vm, t, "Too many nested flow calls (limit flow_call_depth = %zu)", limits.flow_call_depth);
 		return;
 	}
-	if (!(in = eval_in(vm, t, s)))
+	if (!(in = exec_eval_in(vm, t, s)))
 		return;
 	f = vm_push(t, FR_FLOW, true, s);
 	json_decref(f->locals);
@@ -349,7 +349,7 @@ static void task_step_end(struct vm *vm, struct thread *t, const struct step *s,
 
 	events_task_post(vm, t, s->task, NULL, corr, (dt_mono_ns() - start) / 1000000, rc < 0 ? e->msg : NULL, out);
 	result = task_result(t, rc, out, e->msg);
-	apply_out(vm, t, s, result);
+	exec_apply_out(vm, t, s, result);
 	if (rc < 0 && !t->error) {
 		if (s->ignore_errors)
 			vm_log(vm, FLOW_WARN, "Error ignored: %s", e->msg);
@@ -395,6 +395,37 @@ static bool job_in_background(struct vm *vm, struct thread *t, const struct step
 	return false;
 }
 
+int exec_task_inline(struct vm *vm, struct thread *t, const char *task, json_t *in, json_t **out, struct err *e)
+{
+	const struct task_def *d = task_find(task);
+	struct task_ctx c = {.vm = vm, .t = t, .h = vm->h, .task = task};
+	json_t *o = NULL;
+	int64_t start = dt_mono_ns();
+	char *corr;
+	int rc;
+
+	*out = NULL;
+	if (!d)
+		return err_set(e, ERR_NOT_FOUND, "Task not found: '%s'", task);
+	corr = events_task_pre(vm, t, task, NULL, in);
+	rc = run_task(vm, t, d, &c, in, &o, e);
+	if (rc == 0 && c.job) {
+		c.job->run(c.job);
+		rc = c.job->finish(c.job, &c, &o, e);
+		c.job->free(c.job);
+	}
+	if (rc == 0 && c.suspend_event)
+		rc = err_set(e, ERR_INVALID, "Task '%s' cannot suspend the process when called from a script", task);
+	events_task_post(vm, t, task, NULL, corr, (dt_mono_ns() - start) / 1000000, rc < 0 ? e->msg : NULL, o);
+	if (rc == 0)
+		*out = task_result(t, 0, o, NULL);
+	free(corr);
+	free(c.suspend_event);
+	json_decref(c.payload);
+	json_decref(o);
+	return rc;
+}
+
 void exec_task_step(struct vm *vm, struct thread *t, const struct step *s)
 {
 	const struct task_def *d = task_find(s->task);
@@ -414,7 +445,7 @@ void exec_task_step(struct vm *vm, struct thread *t, const struct step *s)
 		vm_raise(vm, t, s, e.msg, NULL);
 		return;
 	}
-	if (!(in = eval_in(vm, t, s)))
+	if (!(in = exec_eval_in(vm, t, s)))
 		return;
 	corr = events_task_pre(vm, t, s->task, NULL, in);
 	start = dt_mono_ns();
@@ -509,6 +540,9 @@ void exec_core(struct vm *vm, struct thread *t, const struct step *s)
 		break;
 	case STEP_RETURN:
 		exec_return(vm, t, s);
+		break;
+	case STEP_SCRIPT:
+		script_step(vm, t, s);
 		break;
 	case STEP_EXIT:
 		events_step(vm, t, s, "Exit");

@@ -34,6 +34,15 @@ struct flow_host_ops {
 	 * event) and true is returned; without, whether value is one the host masks (it may
 	 * know more, e.g. secrets a server task returned).  May be NULL. */
 	bool (*sensitive)(void *ctx, const char *value, bool add);
+	/* The helper process of a script engine ("js", "python", "groovy", "ruby"), started on
+	 * first use and kept for the process (runner/script_host.h): *fd is its end of the
+	 * script protocol (docs/flows.md "Scripts"), BORROWED until script_lost or the end of
+	 * the process.  Fails with e set when the engine is not installed (the message names
+	 * the Debian package) or cannot start.  May be NULL: scripts cannot run. */
+	int (*script_open)(void *ctx, const char *engine, int *fd, struct err *e);
+	/* The engine's helper broke the protocol or died: it is killed, and started afresh
+	 * by the next script_open. */
+	void (*script_lost)(void *ctx, const char *engine);
 };
 
 struct flow_host {

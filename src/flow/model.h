@@ -52,6 +52,7 @@ enum step_kind {
 	STEP_FORM,
 	STEP_RETURN,
 	STEP_EXIT,
+	STEP_SCRIPT,
 };
 
 struct step;
@@ -134,6 +135,7 @@ struct step {
 	size_t n_cases;
 	struct switch_case *cases;
 	struct form_call *form;
+	char *script_body; /* STEP_SCRIPT: `body:` (arg is the language, or the file with no body) */
 };
 
 struct flow_def {

@@ -136,6 +136,14 @@ void exec_step(struct vm *vm, struct thread *t, const struct step *s);
 void exec_layer(struct vm *vm, struct thread *t, const struct step *s, enum layer from);
 void exec_core(struct vm *vm, struct thread *t, const struct step *s);
 void exec_task_step(struct vm *vm, struct thread *t, const struct step *s);
+/* The step's `in` evaluated (retry's `in` merged on a retry attempt): NEW object, or NULL
+ * with the error raised on t. */
+json_t *exec_eval_in(struct vm *vm, struct thread *t, const struct step *s);
+/* Applies the step's `out` to result (BORROWED): a name gets it, a map is evaluated with it. */
+void exec_apply_out(struct vm *vm, struct thread *t, const struct step *s, json_t *result);
+/* Runs a task's execute (a `task:` step's work, events included) on behalf of a script:
+ * *out is NEW (the step's `result` form), or < 0 with e set. */
+int exec_task_inline(struct vm *vm, struct thread *t, const char *task, json_t *in, json_t **out, struct err *e) WUR;
 /* Ends the task step of t whose background job is done (run_round). */
 void exec_task_resume(struct vm *vm, struct thread *t);
 
@@ -171,6 +179,9 @@ void events_step(struct vm *vm, struct thread *t, const struct step *s, const ch
 char *events_task_pre(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *in);
 void events_task_post(struct vm *vm, struct thread *t, const char *task, const char *method, const char *corr,
 		      int64_t duration_ms, const char *error, json_t *out);
+
+/* script.c: a `script:` step */
+void script_step(struct vm *vm, struct thread *t, const struct step *s);
 
 /* forms.c */
 void forms_call(struct vm *vm, struct thread *t, const struct step *s);

@@ -81,6 +81,13 @@ static const struct {
     {"/etc/passwd", FS_R}, /* getpwuid: user name and home folder */
     {"/etc/group", FS_R},
     {"/etc/localtime", FS_R},
+    /* the script engines' configuration (docs/flows.md "Scripts"): Debian keeps Groovy's
+       and the JVM's conf/ folders under /etc, linked from /usr */
+    {"/etc/groovy", FS_R},
+    {"/etc/java-11-openjdk", FS_R},
+    {"/etc/java-17-openjdk", FS_R},
+    {"/etc/java-21-openjdk", FS_R},
+    {"/etc/java-25-openjdk", FS_R},
     {"/dev/null", FS_RW_FILE},
     {"/dev/zero", LANDLOCK_ACCESS_FS_READ_FILE},
     {"/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE},

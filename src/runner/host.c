@@ -136,12 +136,26 @@ static bool host_sensitive(void *ctx, const char *value, bool add)
 	return true;
 }
 
+static int host_script_open(void *ctx, const char *engine, int *fd, struct err *e)
+{
+	struct runner_host *h = ctx;
+	return script_hosts_open(&h->scripts, engine, fd, e);
+}
+
+static void host_script_lost(void *ctx, const char *engine)
+{
+	struct runner_host *h = ctx;
+	script_hosts_lost(&h->scripts, engine);
+}
+
 static const struct flow_host_ops ops = {
     .log = host_log,
     .event = host_event,
     .server_task = host_server_task,
     .checkpoint = host_checkpoint,
     .sensitive = host_sensitive,
+    .script_open = host_script_open,
+    .script_lost = host_script_lost,
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc)
@@ -154,10 +168,12 @@ void runner_host_init(struct runner_host *h, const char *workdir, int ipc)
 	h->ipc = ipc;
 	h->next_call = 1;
 	frame_reader_init(&h->in);
+	script_hosts_init(&h->scripts, workdir);
 }
 
 void runner_host_cleanup(struct runner_host *h)
 {
+	script_hosts_cleanup(&h->scripts);
 	frame_reader_cleanup(&h->in);
 	mask_cleanup(&h->sensitive);
 }

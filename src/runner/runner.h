@@ -6,6 +6,7 @@
 #include "base/frame.h"
 #include "flow/host.h"
 #include "flow/mask.h"
+#include "runner/script_host.h"
 
 /* Internal to `accord runner`: the flow host that talks to the supervisor (host.c). */
 
@@ -18,6 +19,7 @@ struct runner_host {
 	/* Sensitive values (secrets the server returned, sensitive() in the flow): printed as
 	 * ****** in the log and in event data.  Wiped by runner_host_cleanup. */
 	struct mask sensitive;
+	struct script_hosts scripts; /* script steps' helper processes */
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc);

@@ -1,0 +1,2 @@
+x = 2 * 3
+execution.setVariable("fromPython", x)
