@@ -147,8 +147,7 @@ int http_status_of(enum err_code code)
 	    [ERR_OK] = 200,	    [ERR_INVALID] = 400,     [ERR_UNAUTH] = 401,   [ERR_FORBIDDEN] = 403,
 	    [ERR_NOT_FOUND] = 404,  [ERR_METHOD] = 405,	     [ERR_CONFLICT] = 409, [ERR_TOO_LARGE] = 413,
 	    [ERR_MEDIA_TYPE] = 415, [ERR_UNAVAILABLE] = 503, [ERR_INTERNAL] = 500, [ERR_LIMIT] = 400,
-	    [ERR_RANGE] = 416,	    [ERR_NO_SPACE] = 507,
-	    [ERR_RANGE] = 416,	    [ERR_TOO_MANY] = 429,
+	    [ERR_RANGE] = 416,	    [ERR_NO_SPACE] = 507,    [ERR_TOO_MANY] = 429,
 	};
 	if (code <= 0 || code >= ERR__COUNT || !status[code])
 		return 500;
