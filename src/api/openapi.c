@@ -26,8 +26,10 @@ static const struct {
     {"409", "Duplicate name or wrong state"},
     {"413", "Too large (a limit of the server)"},
     {"415", "Wrong content type"},
+    {"429", "Over a per-user or per-resource count (the message names the setting)"},
     {"500", "A bug of the server (details in its log)"},
     {"503", "Not ready, too busy, or a remote that did not answer in time"},
+    {"507", "A disk of the server is full (the message says which); nothing was stored"},
 };
 
 json_t *api_openapi_schema(const char *text)
