@@ -1,0 +1,115 @@
+"""What a command loads when it starts (DESIGN.md §9, docs/operations.md "PostgreSQL"):
+`accord version`, `accord run` and the process runners load only the small libraries they
+need; libpq, libmicrohttpd, libcurl, libgit2, libarchive and libssh (and what they bring:
+GnuTLS, Kerberos, LDAP, OpenSSL, …) are opened when first used, so a missing libpq fails
+only a PostgreSQL store, with a message naming the package."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import BIN, TEST_DB, start_process, wait_process
+
+# Libraries no command may load at start: the on-demand ones and their dependencies.
+ON_DEMAND = ("libpq.", "libmicrohttpd.", "libcurl", "libgit2.", "libarchive.", "libssh.", "libgnutls.",
+             "libkrb5.", "libldap", "libsasl2.", "libssl.", "libcrypto.", "libp11-kit.")
+
+HELLO = 'flows:\n  default:\n    - log: "Hello from the start-up test"\n'
+
+
+def loaded_by(args, env=None):
+    """Runs the binary with the loader's file trace; returns (result, names of the shared
+    objects it opened)."""
+    e = dict(os.environ)
+    e.update(env or {})
+    e["LD_DEBUG"] = "files"
+    p = subprocess.run([BIN] + args, capture_output=True, text=True, timeout=60, env=e)
+    names = set()
+    for line in p.stderr.splitlines():
+        at = line.find("file=")
+        if at >= 0:
+            names.add(line[at + 5:].split()[0].split(";")[0])
+    return p, names
+
+
+@pytest.fixture
+def tmp():
+    """A folder with the flow in tmp/flow."""
+    d = tempfile.mkdtemp(prefix="accord-startup-")
+    os.mkdir(os.path.join(d, "flow"))
+    with open(os.path.join(d, "flow", "concord.yml"), "w") as f:
+        f.write(HELLO)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def server_libs(pid):
+    with open("/proc/%d/maps" % pid) as f:
+        return {os.path.basename(line.split()[-1]) for line in f if "/" in line}
+
+
+def on_demand(names):
+    return sorted(n for n in names if any(os.path.basename(n).startswith(p) for p in ON_DEMAND))
+
+
+def test_version_loads_no_on_demand_library():
+    p, names = loaded_by(["version"])
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "libmicrohttpd 0." in p.stdout
+    assert names, "the loader's trace is empty: LD_DEBUG not honoured"
+    assert on_demand(names) == []
+
+
+def test_run_loads_no_on_demand_library(tmp):
+    p, names = loaded_by(["run", os.path.join(tmp, "flow"), "--workdir", os.path.join(tmp, "work")])
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "Hello from the start-up test" in p.stdout
+    assert on_demand(names) == []
+
+
+def test_server_loads_libpq_only_for_postgresql(server, admin):
+    """The server's own maps: libpq is there on a PostgreSQL store and absent on SQLite;
+    a process runs either way."""
+    iid = start_process(admin, HELLO)
+    assert wait_process(admin, iid)["status"] == "FINISHED"
+    libs = server_libs(server.proc.pid)
+    assert any(n.startswith("libpq.so") for n in libs) == bool(TEST_DB), sorted(libs)
+
+
+def libpq_path():
+    out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.strip().startswith("libpq.so.5 ("):
+            return line.split("=>")[-1].strip()
+    return None
+
+
+def without_libpq(script):
+    """Runs a shell script in a mount namespace where libpq.so.5 is an empty file (as if the
+    package were missing); skips where no such namespace can be made."""
+    path = libpq_path()
+    prefix = "mount --bind /dev/null %s && " % path if path else ""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        pytest.skip("no unshare(1)")
+    cmd = [unshare, "-m"] if os.geteuid() == 0 else [unshare, "-rm"]
+    probe = subprocess.run(cmd + ["sh", "-c", prefix + "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip("cannot hide libpq in a mount namespace: " + probe.stderr.strip())
+    return subprocess.run(cmd + ["sh", "-c", prefix + script], capture_output=True, text=True, timeout=60)
+
+
+def test_missing_libpq_fails_only_postgresql(tmp):
+    data = os.path.join(tmp, "data")
+    os.mkdir(data, 0o700)
+    q = lambda s: "'" + s.replace("'", "'\\''") + "'"  # noqa: E731
+    p = without_libpq(
+        "%s version >/dev/null || exit 10; " % q(BIN)
+        + "%s run %s --workdir %s >/dev/null || exit 11; " % (q(BIN), q(os.path.join(tmp, "flow")), q(os.path.join(tmp, "work")))
+        + "exec %s serve --data %s --listen 127.0.0.1:0 --db postgresql://127.0.0.1:1/accord" % (q(BIN), q(data)))
+    assert p.returncode not in (10, 11), "a command without a database failed without libpq:\n" + p.stderr
+    assert p.returncode == 1, p.stderr
+    assert "cannot load libpq.so.5 (package libpq5)" in p.stderr
+    assert "Traceback" not in p.stderr and "AddressSanitizer" not in p.stderr
