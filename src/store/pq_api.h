@@ -3,6 +3,7 @@
 
 #include <libpq-fe.h>
 
+#include "base/dlib.h"
 #include "base/err.h"
 
 /* libpq, loaded on demand.  Only a store opened on a PostgreSQL URL speaks to it (pg.c,
@@ -63,11 +64,9 @@
 	X(unescape_bytea, PQunescapeBytea)                                                                             \
 	X(user, PQuser)
 
-#define PQ_API_FIELD(field, name) __typeof__(&name) field;
 struct pq_api {
-	PQ_API_FUNCTIONS(PQ_API_FIELD)
+	PQ_API_FUNCTIONS(DLIB_FIELD)
 };
-#undef PQ_API_FIELD
 
 /* Filled by a successful pq_api_load(); all NULL before (and after a failed load). */
 extern struct pq_api pq;

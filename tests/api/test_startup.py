@@ -1,8 +1,9 @@
-"""What a command loads when it starts (DESIGN.md §9, docs/operations.md "PostgreSQL"):
-`accord version`, `accord run` and the process runners load only the small libraries they
-need; libpq, libmicrohttpd, libcurl, libgit2, libarchive and libssh (and what they bring:
-GnuTLS, Kerberos, LDAP, OpenSSL, …) are opened when first used, so a missing libpq fails
-only a PostgreSQL store, with a message naming the package."""
+"""What a command loads when it starts (DESIGN.md §9, docs/operations.md "Libraries loaded
+on demand"): `accord version`, `accord run` and the process runners load only the small
+libraries they need; SQLite, libpq, libmicrohttpd, libcurl, libgit2, libarchive and libssh
+(and what they bring: GnuTLS, Kerberos, LDAP, OpenSSL, …) are opened when first used, so a
+missing libpq fails only a PostgreSQL store, a missing SQLite only an SQLite one, each with
+a message naming the package."""
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 from conftest import BIN, TEST_DB, start_process, wait_process
 
 # Libraries no command may load at start: the on-demand ones and their dependencies.
-ON_DEMAND = ("libpq.", "libmicrohttpd.", "libcurl", "libgit2.", "libarchive.", "libssh.", "libgnutls.",
+ON_DEMAND = ("libsqlite3.", "libpq.", "libmicrohttpd.", "libcurl", "libgit2.", "libarchive.", "libssh.", "libgnutls.",
              "libkrb5.", "libldap", "libsasl2.", "libssl.", "libcrypto.", "libp11-kit.")
 
 HELLO = 'flows:\n  default:\n    - log: "Hello from the start-up test"\n'
@@ -69,27 +70,28 @@ def test_run_loads_no_on_demand_library(tmp):
     assert on_demand(names) == []
 
 
-def test_server_loads_libpq_only_for_postgresql(server, admin):
-    """The server's own maps: libpq is there on a PostgreSQL store and absent on SQLite;
-    a process runs either way."""
+def test_server_loads_only_its_stores_library(server, admin):
+    """The server's own maps: libpq on a PostgreSQL store, SQLite on an SQLite one, never
+    both; a process runs either way."""
     iid = start_process(admin, HELLO)
     assert wait_process(admin, iid)["status"] == "FINISHED"
     libs = server_libs(server.proc.pid)
     assert any(n.startswith("libpq.so") for n in libs) == bool(TEST_DB), sorted(libs)
+    assert any(n.startswith("libsqlite3.so") for n in libs) == (not TEST_DB), sorted(libs)
 
 
-def libpq_path():
+def library_path(soname):
     out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
     for line in out.splitlines():
-        if line.strip().startswith("libpq.so.5 ("):
+        if line.strip().startswith(soname + " ("):
             return line.split("=>")[-1].strip()
     return None
 
 
-def without_libpq(script):
-    """Runs a shell script in a mount namespace where libpq.so.5 is an empty file (as if the
-    package were missing); skips where no such namespace can be made."""
-    path = libpq_path()
+def without(soname, script):
+    """Runs a shell script in a mount namespace where the library is an empty file (as if
+    its package were missing); skips where no such namespace can be made."""
+    path = library_path(soname)
     prefix = "mount --bind /dev/null %s && " % path if path else ""
     unshare = shutil.which("unshare")
     if not unshare:
@@ -97,19 +99,43 @@ def without_libpq(script):
     cmd = [unshare, "-m"] if os.geteuid() == 0 else [unshare, "-rm"]
     probe = subprocess.run(cmd + ["sh", "-c", prefix + "true"], capture_output=True, text=True)
     if probe.returncode != 0:
-        pytest.skip("cannot hide libpq in a mount namespace: " + probe.stderr.strip())
+        pytest.skip("cannot hide a library in a mount namespace: " + probe.stderr.strip())
     return subprocess.run(cmd + ["sh", "-c", prefix + script], capture_output=True, text=True, timeout=60)
 
 
-def test_missing_libpq_fails_only_postgresql(tmp):
+def q(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def commands_without_a_store(tmp):
+    """Shell lines: `accord version` and `accord run` of the hello flow, exiting 10 or 11
+    when one fails."""
+    return ("%s version >/dev/null || exit 10; " % q(BIN)
+            + "%s run %s --workdir %s >/dev/null || exit 11; "
+            % (q(BIN), q(os.path.join(tmp, "flow")), q(os.path.join(tmp, "work"))))
+
+
+def serve(tmp, *args):
     data = os.path.join(tmp, "data")
-    os.mkdir(data, 0o700)
-    q = lambda s: "'" + s.replace("'", "'\\''") + "'"  # noqa: E731
-    p = without_libpq(
-        "%s version >/dev/null || exit 10; " % q(BIN)
-        + "%s run %s --workdir %s >/dev/null || exit 11; " % (q(BIN), q(os.path.join(tmp, "flow")), q(os.path.join(tmp, "work")))
-        + "exec %s serve --data %s --listen 127.0.0.1:0 --db postgresql://127.0.0.1:1/accord" % (q(BIN), q(data)))
-    assert p.returncode not in (10, 11), "a command without a database failed without libpq:\n" + p.stderr
+    os.makedirs(data, 0o700, exist_ok=True)
+    return "exec %s serve --data %s --listen 127.0.0.1:0 %s" % (q(BIN), q(data), " ".join(args))
+
+
+def assert_fails_naming(p, message):
+    assert p.returncode not in (10, 11), "a command without a database failed:\n" + p.stderr
     assert p.returncode == 1, p.stderr
-    assert "cannot load libpq.so.5 (package libpq5)" in p.stderr
-    assert "Traceback" not in p.stderr and "AddressSanitizer" not in p.stderr
+    assert message in p.stderr
+    assert "AddressSanitizer" not in p.stderr and "runtime error" not in p.stderr
+
+
+def test_missing_libpq_fails_only_postgresql(tmp):
+    p = without("libpq.so.5", commands_without_a_store(tmp) + serve(tmp, "--db", "postgresql://127.0.0.1:1/accord"))
+    assert_fails_naming(p, "accord serve: cannot load libpq.so.5 (package libpq5)")
+
+
+def test_missing_sqlite_fails_only_sqlite(tmp):
+    p = without("libsqlite3.so.0", commands_without_a_store(tmp) + serve(tmp))
+    assert_fails_naming(p, "accord serve: cannot load libsqlite3.so.0 (package libsqlite3-0)")
+    p = without("libsqlite3.so.0", "exec %s backup --data %s %s" % (q(BIN), q(os.path.join(tmp, "data")),
+                                                                   q(os.path.join(tmp, "copy.db"))))
+    assert_fails_naming(p, "accord backup: cannot load libsqlite3.so.0 (package libsqlite3-0)")
