@@ -47,6 +47,15 @@ void events_step(struct vm *vm, struct thread *t, const struct step *s, const ch
 	json_decref(d);
 }
 
+void events_step_about(struct vm *vm, struct thread *t, const struct step *s, const char *prefix, const char *text)
+{
+	char desc[1024];
+	if (!events_on(vm))
+		return;
+	str_fmt_cut(desc, sizeof desc, "%s%s", prefix, text ? text : "");
+	events_step(vm, t, s, desc);
+}
+
 static bool cfg_flag(struct vm *vm, const char *key)
 {
 	return json_is_true(json_object_get(json_object_get(vm->m->configuration, "events"), key));
