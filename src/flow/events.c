@@ -12,10 +12,12 @@
 
 static const char *const default_blacklist[] = {"apiKey", "apiToken", "password", "privateKey", "vaultPassword"};
 
+/* The host's answer first: without an event sink (`accord run` without --events) no step
+ * looks the configuration up. */
 static bool events_on(struct vm *vm)
 {
-	json_t *ev = json_object_get(vm->m->configuration, "events");
-	return vm->h->ops->event && !json_is_false(json_object_get(ev, "recordEvents"));
+	return vm->h->ops->event &&
+	       !json_is_false(json_object_get(json_object_get(vm->m->configuration, "events"), "recordEvents"));
 }
 
 static json_t *base(struct vm *vm, struct thread *t, const struct step *s, const char *desc, const char *corr)
