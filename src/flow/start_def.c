@@ -82,6 +82,7 @@ int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_
 	    timeout(m, cfg, "suspendTimeout", suspend_timeout_s, &out->suspend_timeout_s, e) ||
 	    exclusive(m, cfg, has_project, out, e))
 		return -1;
+	out->meta = json_object_get(m->configuration, "meta"); /* a map: model_top.c checks it */
 	out->handlers = handler_flows(m, cfg);
 	return out->handlers ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
 }

@@ -11,7 +11,7 @@
 
 /* What the start of a process takes from its definition and its start configuration
  * (the request's configuration, or a child's _main.json): the entry point, the timeouts,
- * the handler flows and the exclusive group.  One reading for every way a process
+ * the handler flows, the exclusive group and the initial metadata.  One reading for every way a process
  * starts (POST /api/v1/process, the concord task's children). */
 struct start_def {
 	const char *entry;	      /* BORROWED (cfg, m or "default") */
@@ -20,6 +20,7 @@ struct start_def {
 	json_t *handlers;	      /* NEW array: onFailure/onCancel/onTimeout that exist and are not disabled */
 	const char *exclusive_group;  /* BORROWED; NULL: none (always NULL without a project) */
 	const char *exclusive_mode;   /* cancel, cancelOld or wait */
+	json_t *meta;		      /* BORROWED: the definition's configuration.meta (an object) or NULL */
 };
 
 /* m: the loaded definition; cfg: the start configuration (entryPoint, processTimeout,

@@ -1,0 +1,73 @@
+"""Concord's server integration tests (it/server in walmartlabs/concord), call for call:
+the REST details that clients and scripts written for Concord rely on (issue 29)."""
+import json
+
+from conftest import start_process, wait_process
+from proc_util import make_project
+
+# ProcessMetadataIT's definition: configuration.meta names the variables (with their
+# initial values) that the process's meta shows.
+META_FLOW = """
+configuration:
+  meta:
+    x: 0
+    y: "n/a"
+    z: "n/a"
+flows:
+  default:
+    - set:
+        x: 123
+        y: "xyz 234 abc"
+        z: "${myVar}"
+    - log: "Bye!"
+"""
+
+
+def list_meta(client, project, **filters):
+    params = {"orgName": "Default", "projectName": project}
+    params.update(filters)
+    r = client.get("/api/v2/process", params=params)
+    assert r.status_code == 200, r.text
+    return sorted(p["instanceId"] for p in r.json())
+
+
+def test_configuration_meta_is_process_meta_and_filters_find_it(admin):
+    """ProcessMetadataIT: the values of the variables configuration.meta names are the
+    process's meta once it ends, and the meta.* filters of the list find them."""
+    project, _ = make_project(admin, "Default", rawPayloadMode="EVERYONE")
+    a = start_process(admin, META_FLOW, parts={"org": "Default", "project": project, "arguments.myVar": "randomA_1"})
+    b = start_process(admin, META_FLOW, parts={"org": "Default", "project": project, "arguments.myVar": "randomB_2"})
+    for pid in (a, b):
+        assert wait_process(admin, pid)["status"] == "FINISHED"
+    meta = wait_process(admin, a)["meta"]
+    assert meta["x"] == 123 and meta["y"] == "xyz 234 abc" and meta["z"] == "randomA_1"
+    both = sorted([a, b])
+    assert list_meta(admin, project, **{"meta.x": "123"}) == both
+    assert list_meta(admin, project, **{"meta.x.startsWith": "123"}) == both
+    assert list_meta(admin, project, **{"meta.y.endsWith": "abc"}) == both
+    assert list_meta(admin, project, **{"meta.z.startsWith": "randomA"}) == [a]
+    assert list_meta(admin, project, **{"meta.z.startsWith": "random"}) == both
+    assert list_meta(admin, project, **{"meta.z.eq": "randomB_2"}) == [b]
+    assert list_meta(admin, project, **{"meta.z.notEq": "randomA_1"}) == [b]
+
+
+def test_initial_meta_from_configuration_and_request(admin):
+    """Before the flow sets them, the meta shows configuration.meta's values; the request's
+    meta part is merged over them (a suspended process shows both)."""
+    flow = """
+configuration:
+  meta:
+    stage: "n/a"
+    kept: "initial"
+flows:
+  default:
+    - set:
+        stage: "waiting"
+    - suspend: ev
+"""
+    pid = start_process(admin, flow, files={"meta": (json.dumps({"kept": "from request", "extra": 1}),
+                                                     "application/json")})
+    p = wait_process(admin, pid, statuses=("SUSPENDED",))
+    assert p["meta"]["stage"] == "waiting"
+    assert p["meta"]["kept"] == "from request" and p["meta"]["extra"] == 1
+    assert admin.delete("/api/v1/process/%s" % pid).status_code == 204
