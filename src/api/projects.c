@@ -17,6 +17,7 @@
 #include "store/orgs.h"
 #include "store/users.h"
 
+/* rawPayloadMode's and outVariablesMode's values. */
 static const char *const raw_payload_modes[] = {"DISABLED", "OWNERS", "TEAM_MEMBERS", "ORG_MEMBERS", "EVERYONE"};
 
 struct rbac_resource projects_resource(const struct project *p)
@@ -37,6 +38,8 @@ static json_t *project_json(const struct project *p)
 	json_t *v = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:b}", "id", p->id, "name", p->name, "orgId", p->org_id,
 			      "orgName", p->org_name, "visibility", p->visibility, "rawPayloadMode",
 			      p->raw_payload_mode, "acceptsRawPayload", strcmp(p->raw_payload_mode, "DISABLED") != 0);
+	json_object_set_new(v, "outVariablesMode",
+			    json_string(p->out_variables_mode[0] ? p->out_variables_mode : "DISABLED"));
 	char ts[DT_ISO_LEN];
 
 	if (p->description[0])
@@ -107,18 +110,32 @@ static int body_project(struct api_call *c, json_t *body, const struct org *o, s
 			return api_fail(c, ERR_INTERNAL, "organization name too long: %s", o->name);
 		str_set_lit(p->visibility, "PUBLIC");
 		str_set_lit(p->raw_payload_mode, "DISABLED");
+		str_set_lit(p->out_variables_mode, "DISABLED");
 		rc = 0;
 	}
 	return rc;
 }
 
+/* One of raw_payload_modes into out (cap 32). */
+static int set_mode(struct api_call *c, const char *key, const char *mode, char out[32])
+{
+	for (size_t i = 0; i < sizeof raw_payload_modes / sizeof raw_payload_modes[0]; i++)
+		if (strcmp(mode, raw_payload_modes[i]) == 0)
+			return str_fmt(out, 32, "%s", mode) ? api_fail(c, ERR_INTERNAL, "mode %s too long", mode) : 0;
+	return api_fail(c, ERR_INVALID, "'%s' must be DISABLED, OWNERS, TEAM_MEMBERS, ORG_MEMBERS or EVERYONE, got '%.32s'",
+			key, mode);
+}
+
 static int read_raw_payload(struct api_call *c, json_t *body, struct project *p)
 {
-	const char *mode = NULL;
+	const char *mode = NULL, *out_mode = NULL;
 	bool accepts = false;
 
-	if (jsonx_str(body, "rawPayloadMode", false, &mode, &c->err))
+	if (jsonx_str(body, "rawPayloadMode", false, &mode, &c->err) ||
+	    jsonx_str(body, "outVariablesMode", false, &out_mode, &c->err))
 		return -ERR_INVALID;
+	if (out_mode && set_mode(c, "outVariablesMode", out_mode, p->out_variables_mode))
+		return -1;
 	if (!mode) {
 		/* Older clients send the boolean acceptsRawPayload instead. */
 		if (!json_object_get(body, "acceptsRawPayload") ||
@@ -128,15 +145,7 @@ static int read_raw_payload(struct api_call *c, json_t *body, struct project *p)
 			return -ERR_INVALID;
 		mode = accepts ? "ORG_MEMBERS" : "DISABLED";
 	}
-	for (size_t i = 0; i < sizeof raw_payload_modes / sizeof raw_payload_modes[0]; i++)
-		if (strcmp(mode, raw_payload_modes[i]) == 0) {
-			return str_fmt(p->raw_payload_mode, sizeof p->raw_payload_mode, "%s", mode)
-				   ? api_fail(c, ERR_INTERNAL, "raw payload mode %s too long", mode)
-				   : 0;
-		}
-	return api_fail(c, ERR_INVALID,
-			"'rawPayloadMode' must be DISABLED, OWNERS, TEAM_MEMBERS, ORG_MEMBERS or EVERYONE, got '%.32s'",
-			mode);
+	return set_mode(c, "rawPayloadMode", mode, p->raw_payload_mode);
 }
 
 /* Applies the body's fields to p (omitted fields keep their values). */

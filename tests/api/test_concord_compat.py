@@ -71,3 +71,39 @@ flows:
     assert p["meta"]["stage"] == "waiting"
     assert p["meta"]["kept"] == "from request" and p["meta"]["extra"] == 1
     assert admin.delete("/api/v1/process/%s" % pid).status_code == 204
+
+
+OUT_FLOW = """
+flows:
+  default:
+    - set:
+        myName: "world"
+        myBool: true
+"""
+
+
+def test_out_part_merges_with_request_out(admin):
+    """OutVariablesProjectIT.testOutVars: an `out` text part and the request's `out` list
+    together, in a project whose outVariablesMode is EVERYONE."""
+    project, _ = make_project(admin, "Default", rawPayloadMode="EVERYONE", outVariablesMode="EVERYONE")
+    assert admin.get("/api/v1/org/Default/project/%s" % project).json()["outVariablesMode"] == "EVERYONE"
+    pid = start_process(admin, OUT_FLOW, parts={"org": "Default", "project": project, "out": "myName"},
+                        files={"request": (json.dumps({"out": ["myBool"]}), "application/json")})
+    p = wait_process(admin, pid)
+    assert p["meta"]["out"] == {"myName": "world", "myBool": True}
+
+
+def test_out_variables_refused_by_default_in_a_project(admin):
+    """OutVariablesProjectIT.testReject / testRejectFromRequest: a project's outVariablesMode
+    is DISABLED by default; Accord refuses both forms at the start (400, nothing stored)."""
+    project, pid_ = make_project(admin, "Default", rawPayloadMode="EVERYONE")
+    assert admin.get("/api/v1/org/Default/project/%s" % project).json()["outVariablesMode"] == "DISABLED"
+    r = start_process(admin, OUT_FLOW, parts={"org": "Default", "project": project, "out": "myName,myBool"},
+                      expect=400)
+    assert "The project is not accepting custom out variables: %s" % pid_ in r.json()["message"]
+    r = start_process(admin, OUT_FLOW, parts={"org": "Default", "project": project},
+                      files={"request": (json.dumps({"out": ["myName"]}), "application/json")}, expect=400)
+    assert "The project is not accepting custom out variables" in r.json()["message"]
+    assert admin.post("/api/v1/org/Default/project", json={"name": project, "outVariablesMode": "SOME"}).status_code == 400
+    # Without a project, out variables need no permission.
+    assert wait_process(admin, start_process(admin, OUT_FLOW, parts={"out": "myName"}))["meta"]["out"] == {"myName": "world"}
