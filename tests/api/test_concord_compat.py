@@ -107,3 +107,19 @@ def test_out_variables_refused_by_default_in_a_project(admin):
     assert admin.post("/api/v1/org/Default/project", json={"name": project, "outVariablesMode": "SOME"}).status_code == 400
     # Without a project, out variables need no permission.
     assert wait_process(admin, start_process(admin, OUT_FLOW, parts={"out": "myName"}))["meta"]["out"] == {"myName": "world"}
+
+
+def test_checkpoints_paged_v3(admin):
+    """ProcessCheckpointV3Resource: GET /api/v3/process/{id}/checkpoint pages the list
+    (offset 0, limit 10 by default; limit must be positive, offset not negative)."""
+    steps = "\n".join('    - checkpoint: "cp%d"' % i for i in range(12))
+    pid = start_process(admin, "flows:\n  default:\n" + steps + "\n")
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    r = admin.get("/api/v3/process/%s/checkpoint" % pid)
+    assert r.status_code == 200, r.text
+    assert [c["name"] for c in r.json()] == ["cp%d" % i for i in range(10)]
+    r = admin.get("/api/v3/process/%s/checkpoint" % pid, params={"offset": 10, "limit": 5})
+    assert [c["name"] for c in r.json()] == ["cp10", "cp11"]
+    assert set(r.json()[0]) >= {"id", "name", "createdAt"}
+    assert admin.get("/api/v3/process/%s/checkpoint" % pid, params={"limit": 0}).status_code == 400
+    assert admin.get("/api/v3/process/%s/checkpoint" % pid, params={"offset": -1}).status_code == 400
