@@ -558,6 +558,20 @@ out:
 	return rc;
 }
 
+/* The lines Concord's agent begins every run's log with, where they tell something: the
+ * runtime, and the entry point of a run from the start (a resumed or restored run
+ * continues where it stopped). */
+static void agent_lines(struct sup *s)
+{
+	char msg[sizeof s->r->p.entry_point + 32];
+
+	server_line(s, "INFO", "Runtime: concord-v2");
+	if (!s->r->p.resume_event[0]) {
+		str_fmt_cut(msg, sizeof msg, "Using entry point: %s", s->r->p.entry_point);
+		server_line(s, "INFO", msg);
+	}
+}
+
 static int send_start(struct sup *s, struct err *e)
 {
 	json_t *start = supervise_start_frame(s->r, s->workdir, e);
@@ -788,6 +802,7 @@ void supervisor_main(void *arg)
 	if (prepare_workdir(&s, &e) || spawn_runner(&s, &e))
 		goto broken;
 	mark_running(&s);
+	agent_lines(&s);
 	if (send_start(&s, &e)) {
 		LOG_W("process %s: cannot send the start frame: %s", s.id, e.msg);
 		begin_kill(&s);

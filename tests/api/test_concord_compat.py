@@ -2,7 +2,7 @@
 the REST details that clients and scripts written for Concord rely on (issue 29)."""
 import json
 
-from conftest import start_process, wait_process
+from conftest import process_log, start_process, wait_process
 from proc_util import make_project
 
 # ProcessMetadataIT's definition: configuration.meta names the variables (with their
@@ -123,3 +123,47 @@ def test_checkpoints_paged_v3(admin):
     assert set(r.json()[0]) >= {"id", "name", "createdAt"}
     assert admin.get("/api/v3/process/%s/checkpoint" % pid, params={"limit": 0}).status_code == 400
     assert admin.get("/api/v3/process/%s/checkpoint" % pid, params={"offset": -1}).status_code == 400
+
+
+def test_log_begins_with_the_agent_lines(admin):
+    """Concord's agent begins each run's log with `Runtime: concord-v2` and the entry point;
+    scripts that look for them find them before the flow's own lines."""
+    flow = "flows:\n  main:\n    - log: \"in main\"\n    - suspend: go\n    - log: \"resumed\"\n"
+    pid = start_process(admin, flow, parts={"entryPoint": "main"})
+    wait_process(admin, pid, statuses=("SUSPENDED",))
+    lines = process_log(admin, pid).splitlines()
+    assert lines[0].endswith("[INFO ] Runtime: concord-v2"), lines
+    assert lines[1].endswith("[INFO ] Using entry point: main"), lines
+    assert "in main" in lines[2]
+    assert admin.post("/api/v1/process/%s/resume/go" % pid, json={}).status_code == 200
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    log = process_log(admin, pid)
+    assert log.count("Runtime: concord-v2") == 2 and log.count("Using entry point") == 1
+
+
+def test_state_snapshot(admin, new_user):
+    """ProcessStateIT: GET /api/v1/process/{id}/state/snapshot/{file} answers a file of the
+    process's state; without a file, the whole state as a ZIP.  A suspended process's state
+    is its working directory (the engine's _attachments/_state/ left out); an ended one's,
+    its attachments."""
+    import io
+    import zipfile
+
+    flow = "flows:\n  default:\n    - set:\n        v: 1\n    - suspend: go\n"
+    pid = start_process(admin, flow, parts={"out": "v"}, files={"data/extra.txt": b"extra"})
+    wait_process(admin, pid, statuses=("SUSPENDED",))
+    r = admin.get("/api/v1/process/%s/state/snapshot/concord.yml" % pid)
+    assert r.status_code == 200 and r.content == flow.encode()
+    assert admin.get("/api/v1/process/%s/state/snapshot/data/extra.txt" % pid).content == b"extra"
+    r = admin.get("/api/v1/process/%s/state/snapshot" % pid)
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/zip"
+    names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
+    assert "concord.yml" in names and "data/extra.txt" in names
+    assert not [n for n in names if n.startswith("_attachments/_state")]
+    assert admin.get("/api/v1/process/%s/state/snapshot/nosuch.txt" % pid).status_code == 404
+    assert admin.get("/api/v1/process/%s/state/snapshot/_attachments/_state/x" % pid).status_code == 400
+    assert new_user().get("/api/v1/process/%s/state/snapshot" % pid).status_code == 403
+    assert admin.post("/api/v1/process/%s/resume/go" % pid, json={}).status_code == 200
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    z = zipfile.ZipFile(io.BytesIO(admin.get("/api/v1/process/%s/state/snapshot" % pid).content))
+    assert json.loads(z.read("_attachments/out.json")) == {"v": 1}
