@@ -167,3 +167,30 @@ def test_state_snapshot(admin, new_user):
     assert wait_process(admin, pid)["status"] == "FINISHED"
     z = zipfile.ZipFile(io.BytesIO(admin.get("/api/v1/process/%s/state/snapshot" % pid).content))
     assert json.loads(z.read("_attachments/out.json")) == {"v": 1}
+
+
+def test_wait_for_completion(admin):
+    """GET /api/v1/process/{id}/waitForCompletion?timeout=<ms>: the ProcessEntry once the
+    process has ended; 408 with the entry as it is when the timeout passes first."""
+    import threading
+
+    pid = start_process(admin, "flows:\n  default:\n    - suspend: go\n    - log: done\n")
+    wait_process(admin, pid, statuses=("SUSPENDED",))
+    r = admin.get("/api/v1/process/%s/waitForCompletion" % pid, params={"timeout": 50})
+    assert r.status_code == 408 and r.json()["status"] == "SUSPENDED" and r.json()["instanceId"] == pid
+    got = {}
+
+    def waiter():
+        got["r"] = admin.get("/api/v1/process/%s/waitForCompletion" % pid, params={"timeout": 60000})
+
+    t = threading.Thread(target=waiter)
+    t.start()
+    assert admin.post("/api/v1/process/%s/resume/go" % pid, json={}).status_code == 200
+    t.join(90)
+    assert got["r"].status_code == 200, got["r"].text
+    assert got["r"].json()["status"] == "FINISHED"
+    r = admin.get("/api/v1/process/%s/waitForCompletion" % pid)
+    assert r.status_code == 200 and r.json()["status"] == "FINISHED"
+    assert admin.get("/api/v1/process/%s/waitForCompletion" % pid, params={"timeout": "soon"}).status_code == 400
+    r = admin.get("/api/v1/process/%s/waitForCompletion" % "00000000-0000-0000-0000-000000000000")
+    assert r.status_code == 404
