@@ -170,7 +170,7 @@ static const struct api_doc doc_wait = {
 					     {"timeout", "integer", "milliseconds; -1 or absent: the longest wait"},
 					     {0}},
     .response = "{'type':'object'}",
-    .errors = "400 403 404 408 503",
+    .errors = "400 403 404 503",
 };
 
 const struct api_route api_process_wait_routes[] = {
