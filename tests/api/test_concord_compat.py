@@ -2,7 +2,9 @@
 the REST details that clients and scripts written for Concord rely on (issue 29)."""
 import json
 
-from conftest import process_log, start_process, wait_process
+import requests
+
+from conftest import process_log, start_process, unique, wait_process
 from proc_util import make_project
 
 # ProcessMetadataIT's definition: configuration.meta names the variables (with their
@@ -194,3 +196,78 @@ def test_wait_for_completion(admin):
     assert admin.get("/api/v1/process/%s/waitForCompletion" % pid, params={"timeout": "soon"}).status_code == 400
     r = admin.get("/api/v1/process/%s/waitForCompletion" % "00000000-0000-0000-0000-000000000000")
     assert r.status_code == 404
+
+
+# ---- users and keys (item 7) ---------------------------------------------------------------
+
+
+def test_usernames_are_stored_in_lower_case(admin):
+    """Concord stores user names in lower case: a user created as `MixedCase` is `mixedcase`."""
+    name = unique("MiXed")
+    r = admin.post("/api/v1/user", json={"username": name, "type": "LOCAL"})
+    assert r.status_code == 200 and r.json()["username"] == name.lower(), r.text
+    assert admin.get("/api/v1/user/%s" % name).json()["name"] == name.lower()
+
+
+def test_user_roles_get_and_replace(admin, new_user):
+    """UserResource.updateUserRoles: POST (and PUT) /api/v1/user/{username}/roles replaces the
+    global roles; GET reads them; admins only."""
+    user = new_user()
+    r = admin.get("/api/v1/user/%s/roles" % user.username)
+    assert r.status_code == 200 and r.json()["roles"] == []
+    r = admin.put("/api/v1/user/%s/roles" % user.username.upper(), json={"roles": ["concordSystemReader"]})
+    assert r.status_code == 200 and r.json() == {"ok": True, "result": "UPDATED"}, r.text
+    assert admin.get("/api/v1/user/%s/roles" % user.username).json()["roles"] == ["concordSystemReader"]
+    r = admin.post("/api/v1/user/%s/roles" % user.username, json={"roles": []})
+    assert r.status_code == 200
+    assert admin.get("/api/v1/user/%s" % user.username).json()["roles"] == []
+    assert admin.put("/api/v1/user/%s/roles" % user.username, json={"roles": ["root"]}).status_code == 400
+    assert admin.put("/api/v1/user/%s/roles" % user.username, json={}).status_code == 400
+    assert admin.put("/api/v1/user/nosuchuser-x/roles", json={"roles": []}).status_code == 404
+    assert admin.put("/api/v1/user/admin/roles", json={"roles": []}).status_code == 409
+    assert user.put("/api/v1/user/%s/roles" % user.username, json={"roles": ["concordAdmin"]}).status_code == 403
+    assert user.get("/api/v1/user/%s/roles" % user.username).status_code == 403
+
+
+def test_disable_user(admin, new_user):
+    """UserResource.disableUser: PUT /api/v1/user/{id}/disable answers the user, disabled; its
+    credentials stop working; admins only."""
+    user, other = new_user(), new_user()
+    assert user.get("/api/v1/apikey").status_code == 200
+    assert other.put("/api/v1/user/%s/disable" % user.user_id).status_code == 403
+    r = admin.put("/api/v1/user/%s/disable" % user.user_id)
+    assert r.status_code == 200 and r.json()["disabled"] is True and r.json()["name"] == user.username, r.text
+    assert user.get("/api/v1/apikey").status_code == 401
+    assert admin.put("/api/v1/user/%s/disable" % "00000000-0000-0000-0000-000000000000").status_code == 404
+    assert admin.put("/api/v1/user/230c5c9c-d9a7-11e6-bcfd-bb681c07b26c/disable").status_code == 409
+
+
+def test_list_users_v2(admin, new_user):
+    """UserResourceV2.list: GET /api/v2/user?filter=&offset=&limit= — active users whose name
+    contains the filter, by name, 10 by default."""
+    tag = unique("lst")
+    names = sorted("%s-%02d" % (tag, i) for i in range(12))
+    for n in names:
+        assert admin.post("/api/v1/user", json={"username": n, "type": "LOCAL", "email": n + "@x"}).status_code == 200
+    r = admin.get("/api/v2/user", params={"filter": tag.upper()})
+    assert r.status_code == 200 and [u["name"] for u in r.json()] == names[:10]
+    assert r.json()[0]["email"] == names[0] + "@x"
+    r = admin.get("/api/v2/user", params={"filter": tag, "offset": 10, "limit": 5})
+    assert [u["name"] for u in r.json()] == names[10:]
+    uid = admin.get("/api/v1/user/%s" % names[0]).json()["id"]
+    assert admin.put("/api/v1/user/%s/disable" % uid).status_code == 200
+    assert [u["name"] for u in admin.get("/api/v2/user", params={"filter": tag, "limit": 20}).json()] == names[1:]
+    # another user sees the names, not the emails or roles
+    seen = new_user().get("/api/v2/user", params={"filter": tag}).json()
+    assert seen[0]["name"] == names[1] and "email" not in seen[0] and "roles" not in seen[0]
+    assert admin.get("/api/v2/user", params={"limit": 0}).status_code == 400
+
+
+def test_api_key_without_user_is_the_callers(new_user):
+    """ApiKeyIT: a key created without `username`/`userId` belongs to the caller."""
+    user = new_user()
+    r = user.post("/api/v1/apikey", json={})
+    assert r.status_code == 200, r.text
+    assert r.json()["userId"] == user.user_id
+    assert requests.get(user.url + "/api/v1/apikey", headers={"Authorization": r.json()["key"]},
+                        timeout=30).status_code == 200
