@@ -310,3 +310,18 @@ def test_inventory_select_star_is_saved(admin):
     # the sandbox still holds: other tables stay out of reach with * too
     r = admin.post(base + "/query/q3-star", data="select * from users", headers={"Content-Type": "text/plain"})
     assert r.status_code == 400
+
+
+# ---- exclusive groups (item 5) -------------------------------------------------------------
+
+
+def test_empty_exclusive_group_refused_without_a_project(admin):
+    """An empty exclusive group is refused for a process without a project too (Concord
+    validates `exclusive` whatever the process belongs to); a valid one is still ignored."""
+    bad = "configuration:\n  exclusive:\n    group: \"\"\nflows:\n  default:\n    - log: x\n"
+    r = start_process(admin, bad, expect=400)
+    assert "Invalid exclusive mode" in r.json()["message"]
+    bad_mode = "configuration:\n  exclusive:\n    group: g\n    mode: sometimes\nflows:\n  default:\n    - log: x\n"
+    assert start_process(admin, bad_mode, expect=400).status_code == 400
+    ok = "configuration:\n  exclusive:\n    group: g\nflows:\n  default:\n    - log: x\n"
+    assert wait_process(admin, start_process(admin, ok))["status"] == "FINISHED"
