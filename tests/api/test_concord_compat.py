@@ -325,3 +325,12 @@ def test_empty_exclusive_group_refused_without_a_project(admin):
     assert start_process(admin, bad_mode, expect=400).status_code == 400
     ok = "configuration:\n  exclusive:\n    group: g\nflows:\n  default:\n    - log: x\n"
     assert wait_process(admin, start_process(admin, ok))["status"] == "FINISHED"
+
+
+def test_websocket_is_a_clear_404(anon, admin):
+    """Concord's agents and console connect to /websocket: Accord answers 404 saying it has
+    no external agents, with or without credentials and with an upgrade request."""
+    for client in (anon, admin):
+        r = client.get("/websocket", headers={"Connection": "Upgrade", "Upgrade": "websocket"})
+        assert r.status_code == 404 and r.json()["ok"] is False
+        assert "external agents" in r.json()["message"]
