@@ -334,3 +334,34 @@ def test_websocket_is_a_clear_404(anon, admin):
         r = client.get("/websocket", headers={"Connection": "Upgrade", "Upgrade": "websocket"})
         assert r.status_code == 404 and r.json()["ok"] is False
         assert "external agents" in r.json()["message"]
+
+
+# ---- forms (item 4) ------------------------------------------------------------------------
+
+FORM_FLOW = """
+flows:
+  default:
+    - form: myForm
+      values:
+        name: "preset"
+        additionalData:
+          nestedField:
+            aValue: 123
+    - log: "name=${myForm.name} env=${myForm.env} size=${myForm.size} extra=${myForm.additionalData.nestedField.aValue}"
+forms:
+  myForm:
+    - name: {type: string}
+    - env: {type: string, allow: ["prod"]}
+    - size: {type: string, allow: "large"}
+"""
+
+
+def test_form_extra_values_kept_and_single_allow_defaults(admin):
+    """Concord's forms: `values` that name no field ("additional data") are in the form's
+    result beside the fields; a required field whose `allow` is one value defaults to it."""
+    pid = start_process(admin, FORM_FLOW)
+    wait_process(admin, pid, statuses=("SUSPENDED",))
+    r = admin.post("/api/v1/process/%s/form/myForm" % pid, json={"name": "given"})
+    assert r.status_code == 200 and r.json()["ok"] is True, r.text
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    assert "name=given env=prod size=large extra=123" in process_log(admin, pid)
