@@ -11,6 +11,7 @@
 #include "auth/rbac.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
+#include "base/log.h"
 #include "base/names.h"
 #include "base/str.h"
 #include "repo/repo.h"
@@ -216,12 +217,35 @@ static int read_owner(struct api_call *c, json_t *body, struct project *p, bool 
 	return 0;
 }
 
+/* A new project whose repositories could not be stored is taken back (its repositories go
+ * with it by their foreign key, their clones after). */
+static void undo_insert(struct api_call *c, const struct project *p)
+{
+	struct repository *repos = NULL;
+	size_t n = 0;
+	struct err e;
+
+	if (store_repository_list(c->db, p->id, &repos, &n, &e) == 0 && store_tx_begin(c->db, &e) == 0) {
+		if (store_project_delete(c->db, p->id, &e) == 0 && store_tx_commit(c->db, &e) == 0) {
+			for (size_t i = 0; i < n && c->app->repos; i++)
+				repo_forget(c->app->repos, repos[i].id);
+			free(repos);
+			return;
+		}
+		store_tx_rollback(c->db);
+	}
+	free(repos);
+	LOG_W("project %s: its repositories failed and it could not be taken back: %s", p->id, e.msg);
+}
+
 static int create_or_update(struct api_call *c)
 {
 	json_t *body = NULL;
 	char *meta = NULL, *cfg = NULL;
 	struct rbac_resource res;
 	struct project p, stored;
+	struct repo_map *map = NULL;
+	json_t *repos;
 	struct org o;
 	bool exists = false, new_owner;
 	int rc;
@@ -246,12 +270,18 @@ static int create_or_update(struct api_call *c)
 	if ((rc = read_owner(c, body, &p, &new_owner)) ||
 	    (exists && new_owner && (rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err))))
 		goto out;
+	repos = json_object_get(body, "repositories");
+	if (repos && !json_is_null(repos) && (rc = repositories_map_prepare(c, &p, repos, &map)))
+		goto out;
 	rc = exists ? store_project_update(c->db, &p, meta, cfg, &c->err)
 		    : store_project_insert(c->db, &p, meta, cfg, &c->err);
+	if (rc == 0 && map && (rc = repositories_map_store(c, &p, map, exists)) && !exists)
+		undo_insert(c, &p);
 	api_audit_note(c, "projectName", p.name);
 	if (rc == 0)
 		rc = api_reply_result(c, exists ? "UPDATED" : "CREATED", p.id);
 out:
+	repositories_map_free(map);
 	free(meta);
 	free(cfg);
 	json_decref(body);
@@ -446,7 +476,7 @@ static const struct api_doc doc_get = {
     .errors = "403 404",
 };
 static const struct api_doc doc_delete = {
-    .summary = "Delete a project with its repositories and processes",
+    .summary = "Delete a project with its repositories (its processes stay, without a project)",
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {0}},
     .response = SCHEMA_RESULT,
     .errors = "403 404",

@@ -166,13 +166,34 @@ int store_project_update(struct store_conn *c, const struct project *p, const ch
 	return rc;
 }
 
+/* The processes of a deleted project stay, without it (Concord's ON DELETE SET NULL);
+ * the list tables' copies of their project id follow. */
+static int unlink_processes(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char *const SQL[] = {
+	    "UPDATE processes SET project_id = NULL WHERE project_id = ?",
+	    "UPDATE process_tags SET project_id = NULL WHERE project_id = ?",
+	    "UPDATE process_meta_keys SET project_id = NULL WHERE project_id = ?",
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof SQL / sizeof SQL[0] && rc == 0; i++) {
+		struct store_stmt *st = store_prepare(c, SQL[i], e);
+		if (!st)
+			return -1;
+		store_bind_text(st, 1, id);
+		rc = store_step_done(st, e);
+	}
+	return rc;
+}
+
 int store_project_delete(struct store_conn *c, const char *id, struct err *e)
 {
 	static const char SQL[] = "DELETE FROM projects WHERE id = ?";
 	struct store_stmt *st;
 	int rc;
 
-	if ((rc = store_access_clear(c, "PROJECT", id, e)))
+	if ((rc = store_access_clear(c, "PROJECT", id, e)) || (rc = unlink_processes(c, id, e)))
 		return rc;
 	if (!(st = store_prepare(c, SQL, e)))
 		return -1;

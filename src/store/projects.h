@@ -43,8 +43,8 @@ int store_project_insert(struct store_conn *c, const struct project *p, const ch
 			 struct err *e) WUR;
 int store_project_update(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,
 			 struct err *e) WUR;
-/* Deletes the project and its access rules (two statements: call it inside a
- * transaction).  ERR_NOT_FOUND when there is no such project. */
+/* Deletes the project and its access rules; its processes stay, without a project (several
+ * statements: call it inside a transaction).  ERR_NOT_FOUND when there is no such project. */
 int store_project_delete(struct store_conn *c, const char *id, struct err *e) WUR;
 
 #endif

@@ -5,6 +5,7 @@ import json
 import requests
 
 from conftest import process_log, start_process, unique, wait_process
+from repo_util import git  # noqa: F401 (fixture)
 from proc_util import make_project
 
 # ProcessMetadataIT's definition: configuration.meta names the variables (with their
@@ -365,3 +366,60 @@ def test_form_extra_values_kept_and_single_allow_defaults(admin):
     assert r.status_code == 200 and r.json()["ok"] is True, r.text
     assert wait_process(admin, pid)["status"] == "FINISHED"
     assert "name=given env=prod size=large extra=123" in process_log(admin, pid)
+
+
+# ---- projects (item 1) ---------------------------------------------------------------------
+
+
+def test_project_repositories_map_creates_and_replaces(admin, git):
+    """Concord's ProjectEntry.repositories: the map in a project's create body creates its
+    repositories; in an update body it replaces them (updated, added, the others deleted);
+    a bad entry stores nothing."""
+    from repo_util import flow
+
+    a, b = git({"concord.yml": flow("from a")}), git({"concord.yml": flow("from b")})
+    name = unique("proj")
+    r = admin.post("/api/v1/org/Default/project", json={
+        "name": name, "repositories": {"repo-a": {"url": a.url, "branch": "main"}, "repo-b": {"url": b.url}}})
+    assert r.status_code == 200 and r.json()["result"] == "CREATED", r.text
+    got = admin.get("/api/v1/org/Default/project/%s" % name).json()["repositories"]
+    assert sorted(got) == ["repo-a", "repo-b"] and got["repo-a"]["url"] == a.url and got["repo-a"]["branch"] == "main"
+    pid = start_process(admin, parts={"org": "Default", "project": name, "repo": "repo-a"})
+    assert wait_process(admin, pid)["status"] == "FINISHED" and "from a" in process_log(admin, pid)
+    # update: repo-a moves to a commit, repo-c is added, repo-b goes
+    c = git({"concord.yml": flow("from c")})
+    r = admin.post("/api/v1/org/Default/project", json={
+        "name": name, "repositories": {"repo-a": {"url": a.url, "commitId": a.head()}, "repo-c": {"url": c.url}}})
+    assert r.status_code == 200 and r.json()["result"] == "UPDATED", r.text
+    got = admin.get("/api/v1/org/Default/project/%s" % name).json()["repositories"]
+    assert sorted(got) == ["repo-a", "repo-c"] and got["repo-a"]["commitId"] == a.head()
+    # an update without the map keeps them
+    assert admin.post("/api/v1/org/Default/project", json={"name": name, "description": "d"}).status_code == 200
+    assert sorted(admin.get("/api/v1/org/Default/project/%s" % name).json()["repositories"]) == ["repo-a", "repo-c"]
+    # a bad entry: 400 naming it, nothing stored (a new project is not created)
+    other = unique("proj")
+    r = admin.post("/api/v1/org/Default/project", json={
+        "name": other, "repositories": {"good": {"url": a.url}, "bad": {"url": "file:///no/such/repo"}}})
+    assert r.status_code == 400 and "repositories.bad" in r.json()["message"], r.text
+    assert admin.get("/api/v1/org/Default/project/%s" % other).status_code == 404
+    r = admin.post("/api/v1/org/Default/project", json={"name": name, "repositories": {"x": "not an object"}})
+    assert r.status_code == 400
+    assert sorted(admin.get("/api/v1/org/Default/project/%s" % name).json()["repositories"]) == ["repo-a", "repo-c"]
+
+
+def test_deleted_projects_processes_keep_their_history(admin):
+    """ProjectDeleteIT: a deleted project's processes stay, with their history and log, and
+    lose their projectId."""
+    project, _ = make_project(admin, "Default", rawPayloadMode="EVERYONE")
+    pid = start_process(admin, "flows:\n  default:\n    - log: \"kept\"\n",
+                        parts={"org": "Default", "project": project, "tags": "deltest"})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    assert admin.delete("/api/v1/org/Default/project/%s" % project).status_code == 200
+    r = admin.get("/api/v2/process/%s" % pid, params={"include": "history"})
+    assert r.status_code == 200, r.text
+    p = r.json()
+    assert "projectId" not in p and "projectName" not in p and p["status"] == "FINISHED"
+    assert [h["status"] for h in p["statusHistory"]][-1] == "FINISHED"
+    assert "kept" in process_log(admin, pid)
+    listed = admin.get("/api/v2/process", params={"tags": "deltest", "limit": 100}).json()
+    assert pid in [x["instanceId"] for x in listed]
