@@ -217,6 +217,64 @@ static int read_owner(struct api_call *c, json_t *body, struct project *p, bool 
 	return 0;
 }
 
+/* `orgId` / `orgName` in an update body naming another org moves the project there (as
+ * Concord's clients do it): OWNER of the project and membership of the target org.  Its
+ * team access rules name the old org's teams and are dropped with the move; a project whose
+ * repositories use secrets (of the old org) is not moved.  *moved tells whether it moves. */
+static int read_move(struct api_call *c, json_t *body, const struct org *from, struct project *p, bool *moved)
+{
+	const char *id = NULL, *name = NULL;
+	struct rbac_resource res = projects_resource(p);
+	struct repository *repos = NULL;
+	size_t n = 0;
+	struct org to;
+	int rc;
+
+	*moved = false;
+	if (jsonx_str(body, "orgId", false, &id, &c->err) || jsonx_str(body, "orgName", false, &name, &c->err))
+		return -ERR_INVALID;
+	if ((!id || !*id) && (!name || !*name))
+		return 0;
+	if (id && *id && !uuid_valid(id, strlen(id)))
+		return api_fail(c, ERR_INVALID, "'orgId' must be a UUID, got '%.64s'", id);
+	rc = id && *id ? store_org_get(c->db, id, &to, &c->err) : store_org_find(c->db, name, &to, &c->err);
+	if (rc == -ERR_NOT_FOUND)
+		return api_fail(c, ERR_INVALID, "Organization not found: %.128s", id && *id ? id : name);
+	if (rc || strcmp(to.id, from->id) == 0)
+		return rc;
+	if ((rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err)) ||
+	    (rc = rbac_org(c->db, &c->who, &to, RBAC_ORG_MEMBER, &c->err)) ||
+	    (rc = store_repository_list(c->db, p->id, &repos, &n, &c->err)))
+		return rc;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (repos[i].secret_id[0])
+			rc = api_fail(c, ERR_INVALID,
+				      "Project %s cannot move to %s: its repository %s uses the secret %s of %s",
+				      p->name, to.name, repos[i].name, repos[i].secret_name, from->name);
+	free(repos);
+	if (rc)
+		return rc;
+	memcpy(p->org_id, to.id, sizeof p->org_id);
+	memcpy(p->org_name, to.name, sizeof p->org_name);
+	*moved = true;
+	return 0;
+}
+
+/* The update of a project, with its move when it moves (one transaction). */
+static int store_update(struct api_call *c, const struct project *p, const char *meta, const char *cfg, bool moved)
+{
+	int rc;
+
+	if (!moved)
+		return store_project_update(c->db, p, meta, cfg, &c->err);
+	if ((rc = store_tx_begin(c->db, &c->err)))
+		return rc;
+	if ((rc = store_project_update(c->db, p, meta, cfg, &c->err)) ||
+	    (rc = store_access_clear(c->db, "PROJECT", p->id, &c->err)) || (rc = store_tx_commit(c->db, &c->err)))
+		store_tx_rollback(c->db);
+	return rc;
+}
+
 /* A new project whose repositories could not be stored is taken back (its repositories go
  * with it by their foreign key, their clones after). */
 static void undo_insert(struct api_call *c, const struct project *p)
@@ -247,7 +305,7 @@ static int create_or_update(struct api_call *c)
 	struct repo_map *map = NULL;
 	json_t *repos;
 	struct org o;
-	bool exists = false, new_owner;
+	bool exists = false, new_owner, moved = false;
 	int rc;
 
 	if ((rc = path_org(c, &o)) || (rc = api_body_object(c, &body)))
@@ -268,13 +326,13 @@ static int create_or_update(struct api_call *c)
 		p.created_at = dt_now_ms();
 	}
 	if ((rc = read_owner(c, body, &p, &new_owner)) ||
-	    (exists && new_owner && (rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err))))
+	    (exists && new_owner && (rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err))) ||
+	    (exists && (rc = read_move(c, body, &o, &p, &moved))))
 		goto out;
 	repos = json_object_get(body, "repositories");
 	if (repos && !json_is_null(repos) && (rc = repositories_map_prepare(c, &p, repos, &map)))
 		goto out;
-	rc = exists ? store_project_update(c->db, &p, meta, cfg, &c->err)
-		    : store_project_insert(c->db, &p, meta, cfg, &c->err);
+	rc = exists ? store_update(c, &p, meta, cfg, moved) : store_project_insert(c->db, &p, meta, cfg, &c->err);
 	if (rc == 0 && map && (rc = repositories_map_store(c, &p, map, exists)) && !exists)
 		undo_insert(c, &p);
 	api_audit_note(c, "projectName", p.name);
@@ -458,7 +516,9 @@ static int access_bulk(struct api_call *c)
 static const struct api_doc doc_create = {
     .summary = "Create a project or update one (by id or name)",
     .params = (const struct api_param_doc[]){DOC_ORG, {0}},
-    .body = "{'type':'object','properties':{'id':" SCHEMA_UUID "," SCHEMA_PROJECT_FIELDS "}}",
+    .body = "{'type':'object','properties':{'id':" SCHEMA_UUID "," SCHEMA_PROJECT_FIELDS
+	    ",'outVariablesMode':{'type':'string'},'repositories':{'type':'object','additionalProperties':{'type':"
+	    "'object'}},'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'}}}",
     .response = SCHEMA_RESULT,
     .errors = "400 403 404 409 415",
     .audit = {"PROJECT", "CREATE_OR_UPDATE", NULL},

@@ -151,13 +151,14 @@ int store_project_update(struct store_conn *c, const struct project *p, const ch
 {
 	static const char SQL[] = "UPDATE projects SET name = ?, description = ?, visibility = ?,"
 				  " raw_payload_mode = ?, owner_id = ?, meta = coalesce(?, meta),"
-				  " cfg = coalesce(?, cfg), out_variables_mode = ? WHERE id = ?";
+				  " cfg = coalesce(?, cfg), out_variables_mode = ?, org_id = ?10 WHERE id = ?9";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
 	if (!st)
 		return -1;
 	bind_project(st, p, meta, cfg);
+	store_bind_text(st, 10, p->org_id);
 	rc = store_step_done(st, e);
 	if (rc == -ERR_CONFLICT)
 		return err_set(e, ERR_CONFLICT, "Project already exists: %.128s", p->name);

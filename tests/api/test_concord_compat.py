@@ -5,8 +5,8 @@ import json
 import requests
 
 from conftest import process_log, start_process, unique, wait_process
-from repo_util import git  # noqa: F401 (fixture)
 from proc_util import make_project
+from repo_util import git  # noqa: F401 (fixture)
 
 # ProcessMetadataIT's definition: configuration.meta names the variables (with their
 # initial values) that the process's meta shows.
@@ -423,3 +423,32 @@ def test_deleted_projects_processes_keep_their_history(admin):
     assert "kept" in process_log(admin, pid)
     listed = admin.get("/api/v2/process", params={"tags": "deltest", "limit": 100}).json()
     assert pid in [x["instanceId"] for x in listed]
+
+
+def test_project_moves_to_another_org(admin, new_user):
+    """A project update naming another org (orgName or orgId) moves the project there; it
+    needs OWNER of the project and membership of the target org."""
+    from proc_util import make_org, make_team
+
+    target, target_id = make_org(admin)
+    name, pid = make_project(admin, "Default", rawPayloadMode="EVERYONE")
+    writer = new_user()
+    make_team(admin, "Default", [(writer, "MEMBER")], project=name, level="WRITER")
+    r = writer.post("/api/v1/org/Default/project", json={"name": name, "orgName": target})
+    assert r.status_code == 403, r.text
+    r = admin.post("/api/v1/org/Default/project", json={"name": name, "orgName": "no-such-org-x"})
+    assert r.status_code == 400 and "Organization not found" in r.json()["message"]
+    r = admin.post("/api/v1/org/Default/project", json={"name": name, "orgName": target})
+    assert r.status_code == 200 and r.json() == {"ok": True, "result": "UPDATED", "id": pid}, r.text
+    assert admin.get("/api/v1/org/Default/project/%s" % name).status_code == 404
+    moved = admin.get("/api/v1/org/%s/project/%s" % (target, name)).json()
+    assert moved["id"] == pid and moved["orgId"] == target_id and moved["orgName"] == target
+    assert admin.get("/api/v1/org/%s/project/%s/access" % (target, name)).json() == []
+    # back by orgId; an org that is the current one is no move
+    r = admin.post("/api/v1/org/%s/project" % target, json={"name": name, "orgId": "0fac1b18-d179-11e7-b3e7-d7df4543ed4f"})
+    assert r.status_code == 200
+    assert admin.post("/api/v1/org/Default/project", json={"name": name, "orgName": "Default"}).status_code == 200
+    assert admin.get("/api/v1/org/Default/project/%s" % name).json()["id"] == pid
+    # a project of that name in the target: 409
+    make_project(admin, target, name=name)
+    assert admin.post("/api/v1/org/Default/project", json={"name": name, "orgName": target}).status_code == 409
