@@ -123,8 +123,8 @@ static int set_mode(struct api_call *c, const char *key, const char *mode, char 
 	for (size_t i = 0; i < sizeof raw_payload_modes / sizeof raw_payload_modes[0]; i++)
 		if (strcmp(mode, raw_payload_modes[i]) == 0)
 			return str_fmt(out, 32, "%s", mode) ? api_fail(c, ERR_INTERNAL, "mode %s too long", mode) : 0;
-	return api_fail(c, ERR_INVALID, "'%s' must be DISABLED, OWNERS, TEAM_MEMBERS, ORG_MEMBERS or EVERYONE, got '%.32s'",
-			key, mode);
+	return api_fail(c, ERR_INVALID,
+			"'%s' must be DISABLED, OWNERS, TEAM_MEMBERS, ORG_MEMBERS or EVERYONE, got '%.32s'", key, mode);
 }
 
 static int read_raw_payload(struct api_call *c, json_t *body, struct project *p)

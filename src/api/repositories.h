@@ -49,8 +49,7 @@ int repository_load(struct api_call *c, const struct repository *r, struct repo_
 #define REPOSITORIES_MAP_MAX 100
 struct repo_map;
 int repositories_map_prepare(struct api_call *c, const struct project *p, json_t *map, struct repo_map **out) WUR;
-int repositories_map_store(struct api_call *c, const struct project *p, const struct repo_map *map,
-			   bool replace) WUR;
+int repositories_map_store(struct api_call *c, const struct project *p, const struct repo_map *map, bool replace) WUR;
 void repositories_map_free(struct repo_map *map);
 
 /* 503 when this server has no repository support configured (app->repos NULL). */

@@ -387,9 +387,10 @@ static const struct api_doc doc_set_roles = {
 };
 static const struct api_doc doc_disable = {
     .summary = "Disable a user (admins only): the user can no longer log in; answers the user",
-    .params = (const struct api_param_doc[]){{"id", "string", "the user's id"},
-					     {"permanent", "boolean", "accepted for Concord's clients; every disable is"},
-					     {0}},
+    .params =
+	(const struct api_param_doc[]){{"id", "string", "the user's id"},
+				       {"permanent", "boolean", "accepted for Concord's clients; every disable is"},
+				       {0}},
     .response = "{'type':'object'}",
     .errors = "400 403 404 409",
     .audit = {"USER", "DISABLE", NULL},

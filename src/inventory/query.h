@@ -32,7 +32,7 @@ struct inv_query {
 
 /* The message of a run whose query returns n != 1 columns (printf format, one int). */
 #define INV_ONE_COLUMN_FMT                                                                                             \
-	"a query must return exactly one column to run, this one returns %d: select the JSON of each row, e.g. "      \
+	"a query must return exactly one column to run, this one returns %d: select the JSON of each row, e.g. "       \
 	"select item_data from inventory_data"
 
 /* Compiles text[0..len) (need not be NUL-terminated; borrowed for the life of out).  Owns

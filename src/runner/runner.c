@@ -84,7 +84,8 @@ static void send_meta(struct runner *r)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(json_object_get(r->m->configuration, "meta"), k, v) json_array_append_new(keys, json_string(k));
+	json_object_foreach(json_object_get(r->m->configuration, "meta"), k, v)
+	    json_array_append_new(keys, json_string(k));
 	vals = json_array_size(keys) ? vm_out_vars(r->vm, keys) : NULL;
 	if (vals && json_object_size(vals))
 		runner_send(&r->host, json_pack("{s:s, s:O}", "type", "meta", "values", vals));

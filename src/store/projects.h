@@ -37,8 +37,8 @@ int store_project_list(struct store_conn *c, const char *org_id, const char *nam
 		       struct err *e) WUR;
 
 /* Insert (id, org_id and created_at filled by the caller) and update of name,
- * description, visibility, raw payload and out variables modes, owner and org (a move).  meta and cfg are JSON texts; on
- * update NULL keeps the stored value.  A name taken in the org is ERR_CONFLICT. */
+ * description, visibility, raw payload and out variables modes, owner and org (a move).  meta and cfg are JSON texts;
+ * on update NULL keeps the stored value.  A name taken in the org is ERR_CONFLICT. */
 int store_project_insert(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,
 			 struct err *e) WUR;
 int store_project_update(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,

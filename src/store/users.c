@@ -268,8 +268,8 @@ uint64_t store_user_generation(void)
 	return generation;
 }
 
-int store_user_list(struct store_conn *c, const char *filter, size_t offset, size_t limit, struct user **out,
-		    size_t *n, struct err *e)
+int store_user_list(struct store_conn *c, const char *filter, size_t offset, size_t limit, struct user **out, size_t *n,
+		    struct err *e)
 {
 	static const char SQL[] = "SELECT " USER_COLS " FROM users WHERE disabled = 0 AND (?1 IS NULL"
 				  " OR lower(username) LIKE ?1 ESCAPE '\\' OR lower(coalesce(display_name, '')) LIKE ?1"

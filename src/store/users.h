@@ -57,8 +57,8 @@ int store_user_password_hash(struct store_conn *c, const char *id, char *out, si
 
 /* The users that are not disabled whose name, display name or email contains filter
  * (case-insensitive for ASCII; NULL: all), by name: a new array (caller frees) of *n. */
-int store_user_list(struct store_conn *c, const char *filter, size_t offset, size_t limit, struct user **out,
-		    size_t *n, struct err *e) WUR;
+int store_user_list(struct store_conn *c, const char *filter, size_t offset, size_t limit, struct user **out, size_t *n,
+		    struct err *e) WUR;
 
 /* Insert (u->id filled by the caller), update of every field, delete.  Insert of a taken
  * name is ERR_CONFLICT.  password_hash NULL leaves it unchanged on update. */
