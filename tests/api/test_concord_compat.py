@@ -452,3 +452,21 @@ def test_project_moves_to_another_org(admin, new_user):
     # a project of that name in the target: 409
     make_project(admin, target, name=name)
     assert admin.post("/api/v1/org/Default/project", json={"name": name, "orgName": target}).status_code == 409
+
+
+def test_new_users_are_members_of_default(admin, new_user):
+    """Concord's UserManager.create adds every new user to the Default org's team `default`
+    (MEMBER), so any user may create projects in Default; elsewhere org membership decides."""
+    from proc_util import make_org
+
+    user = new_user()
+    members = admin.get("/api/v1/org/Default/team/default/users").json()
+    assert {"username": user.username, "role": "MEMBER"}.items() <= next(
+        m for m in members if m["username"] == user.username).items()
+    r = user.post("/api/v1/org/Default/project", json={"name": unique("mine")})
+    assert r.status_code == 200 and r.json()["result"] == "CREATED", r.text
+    other, _ = make_org(admin)
+    assert user.post("/api/v1/org/%s/project" % other, json={"name": unique("no")}).status_code == 403
+    # out of the team, out of Default
+    assert admin.delete("/api/v1/org/Default/team/default/users", json=[user.username]).status_code == 200
+    assert user.post("/api/v1/org/Default/project", json={"name": unique("no")}).status_code == 403
