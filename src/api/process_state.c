@@ -2,7 +2,8 @@
  * the working directory as the store holds it (the payload, while the process has one),
  * with the attachments it left in _attachments/, as a ZIP or one file of it.  The engine's
  * own saved state (_attachments/_state/) is left out: it is not Concord's format and may
- * hold values the flow marked sensitive.  See docs/api.md "Process state". */
+ * hold values the flow marked sensitive.  Its initiator, admins and OWNERs of its project
+ * may download it.  See docs/api.md "Process state". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,15 @@
 #include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "api/routes.h"
+#include "auth/rbac.h"
+#include "auth/rbac_start.h"
 #include "base/limits.h"
 #include "base/log.h"
 #include "base/pack.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "store/process_attachments.h"
+#include "store/projects.h"
 #include "store/processes.h"
 
 /* The stored payload of process id unpacked into dir (nothing when it has none). */
@@ -92,6 +96,28 @@ static int build(struct api_call *c, const char *id, char *dir, size_t cap)
 	return rc ? rc : write_attachments(c, id, dir);
 }
 
+/* Concord lets the owners of a process download its state (reference §6.6): its initiator,
+ * admins, and OWNERs of its project — not every reader or writer, as the state holds the
+ * arguments it was started with. */
+static int owner_access(struct api_call *c, const struct process *p)
+{
+	struct rbac_resource res;
+	struct project pr;
+	struct err none;
+
+	if (principal_is_admin(&c->who) || strcmp(p->initiator_id, c->who.user.id) == 0)
+		return 0;
+	if (p->project_id[0] && store_project_get(c->db, p->project_id, &pr, &none) == 0) {
+		res = rbac_project_res(&pr);
+		if (rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &none) == 0)
+			return 0;
+	}
+	return api_fail(c, ERR_FORBIDDEN,
+			"The current user (%s) doesn't have the necessary permissions to download the state of "
+			"process: %s",
+			c->who.user.username, p->instance_id);
+}
+
 static int snapshot(struct api_call *c)
 {
 	const char *id = api_param(c, "id"), *name = api_param(c, "name");
@@ -104,9 +130,12 @@ static int snapshot(struct api_call *c)
 
 	if (name && !*name)
 		name = NULL;
-	if ((rc = api_process_load(c, id, PROC_WRITE, &p)))
+	if ((rc = api_process_load(c, id, PROC_READ, &p)))
 		return rc;
+	rc = owner_access(c, &p);
 	store_process_cleanup(&p);
+	if (rc)
+		return rc;
 	if (name && (!path_is_safe_relative(name) || strncmp(name, "_attachments/_state", 19) == 0))
 		return api_fail(c, ERR_INVALID, "Invalid file name: %.256s", name);
 	rc = build(c, id, dir, sizeof dir);

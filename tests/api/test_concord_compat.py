@@ -470,3 +470,24 @@ def test_new_users_are_members_of_default(admin, new_user):
     # out of the team, out of Default
     assert admin.delete("/api/v1/org/Default/team/default/users", json=[user.username]).status_code == 200
     assert user.post("/api/v1/org/Default/project", json={"name": unique("no")}).status_code == 403
+
+
+def test_state_snapshot_is_for_the_process_owners(admin, new_user):
+    """The state holds a process's arguments: its initiator, admins and OWNERs of its project
+    may download it (as in Concord), a WRITER of the project may not."""
+    from proc_util import make_team
+
+    owner, writer = new_user(), new_user()
+    project, _ = make_project(owner, "Default", rawPayloadMode="EVERYONE")
+    make_team(admin, "Default", [(writer, "MEMBER")], project=project, level="WRITER")
+    pid = start_process(writer, "flows:\n  default:\n    - suspend: go\n", parts={"org": "Default", "project": project})
+    wait_process(admin, pid, statuses=("SUSPENDED",))
+    url = "/api/v1/process/%s/state/snapshot/concord.yml" % pid
+    assert writer.get(url).status_code == 200  # its initiator
+    assert owner.get(url).status_code == 200  # the project's owner
+    assert admin.get(url).status_code == 200
+    other = new_user()
+    make_team(admin, "Default", [(other, "MEMBER")], project=project, level="WRITER")
+    r = other.get(url)
+    assert r.status_code == 403 and "state" in r.json()["message"]
+    assert admin.delete("/api/v1/process/%s" % pid).status_code == 204
