@@ -123,13 +123,19 @@ static int prune(const char *root, const char *rel, const struct excludes *x, in
 	return rc;
 }
 
-/* A clone id for url: 36 hex digits of its hash (never a UUID, so never a project's). */
-static void clone_id(const char *url, char out[UUID_STR_LEN])
+/* The clone of an import: 36 hex digits of the hash of its URL and secret id (never a
+ * UUID, so never a project repository's clone).  The secret is part of it so that an
+ * import without the secret never reads what was fetched with it. */
+static void clone_id(struct repository *r)
 {
+	crypto_generichash_state st;
 	unsigned char h[18];
 
-	crypto_generichash(h, sizeof h, (const unsigned char *)url, strlen(url), NULL, 0);
-	sodium_bin2hex(out, UUID_STR_LEN, h, sizeof h);
+	crypto_generichash_init(&st, NULL, 0, sizeof h);
+	crypto_generichash_update(&st, (const unsigned char *)r->url, strlen(r->url) + 1);
+	crypto_generichash_update(&st, (const unsigned char *)r->secret_id, strlen(r->secret_id));
+	crypto_generichash_final(&st, h, sizeof h);
+	sodium_bin2hex(r->id, sizeof r->id, h, sizeof h);
 }
 
 static const char *opt_str(json_t *spec, const char *key, struct err *e, int *bad)
@@ -204,14 +210,16 @@ static int import_repository(struct repo_imports *im, json_t *spec, struct repos
 	if (path && !path_is_safe_relative(path))
 		return err_set(e, ERR_INVALID, "'path' must be a relative path inside the repository: '%.200s'", path);
 	memset(r, 0, sizeof *r);
-	clone_id(full, r->id);
 	memcpy(r->url, full, sizeof full);
 	repo_strip_url_credentials(full, r->name, sizeof r->name);
 	if (path && str_fmt(r->path, sizeof r->path, "%s", path))
 		return err_set(e, ERR_INVALID, "'path' is too long");
 	if (str_fmt(r->org_id, sizeof r->org_id, "%s", im->org_id ? im->org_id : ""))
 		return err_set(e, ERR_INTERNAL, "organization id too long");
-	return json_object_get(spec, "secret") ? import_secret(im, json_object_get(spec, "secret"), r, e) : 0;
+	if (json_object_get(spec, "secret") && import_secret(im, json_object_get(spec, "secret"), r, e))
+		return -1;
+	clone_id(r);
+	return 0;
 }
 
 /* A new scratch folder <data>/tmp/import-<uuid> in *out. */

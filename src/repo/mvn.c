@@ -145,29 +145,33 @@ static int download(const struct repos *rs, const char *base, const char *rel, s
 	return rc;
 }
 
-/* The artifact from the first repository of the list that has it. */
+/* The artifact from the first repository of the list that has it; a repository that
+ * fails is passed over (as Maven does), its error kept for the message. */
 static int fetch_remote(const struct repos *rs, const char *url, const char *rel, struct buf *b, struct err *e)
 {
 	const char *list = rs->cfg.maven_repos;
-	char base[2048];
+	char base[2048], failed[ERR_MSG_MAX] = "";
 	int rc = 1;
 
 	if (!list || !*list)
 		return err_set(e, ERR_INVALID, "%s: no Maven repository is configured (--maven-repository)", url);
-	for (const char *p = list; rc == 1 && *p;) {
+	for (const char *p = list; rc != 0 && *p;) {
 		size_t n = strcspn(p, ", \t\n");
 
 		if (n && n < sizeof base) {
 			memcpy(base, p, n);
 			base[n] = 0;
-			rc = download(rs, base, rel, b, e);
+			if ((rc = download(rs, base, rel, b, e)) < 0)
+				str_fmt_cut(failed, sizeof failed, "%s", e->msg);
 		}
 		p += n;
 		p += strspn(p, ", \t\n");
 	}
-	if (rc == 1)
-		return err_set(e, ERR_INVALID, "%s: artifact %s not found in the Maven repositories (%s)", url, rel, list);
-	return rc;
+	if (rc == 0)
+		return 0;
+	return err_set(e, failed[0] ? ERR_UNAVAILABLE : ERR_INVALID,
+		       "%s: artifact %s not found in the Maven repositories (%s)%s%s", url, rel, list,
+		       failed[0] ? "; last error: " : "", failed);
 }
 
 /* The artifact's bytes: from <data>/imports/mvn/<rel>, else downloaded and kept there. */
