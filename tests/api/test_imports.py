@@ -8,6 +8,7 @@ import http.server
 import io
 import os
 import shutil
+import subprocess
 import tempfile
 import threading
 import zipfile
@@ -15,7 +16,7 @@ import zipfile
 import pytest
 
 import git_servers as gs
-from conftest import ADMIN_KEY, Client, Server, process_log, start_process, unique, wait_process
+from conftest import ADMIN_KEY, BIN, Client, Server, process_log, start_process, unique, wait_process
 from proc_util import make_org, make_project, make_team
 from repo_util import GitRepo, error
 from test_repo_start import add_secret
@@ -261,3 +262,57 @@ def test_git_import_with_a_secret_over_https(fresh_server, tmp_path):
                     "git import failed")
         assert good in msg and "READER" in msg.upper()
         assert https.password not in s.read_log()
+
+
+# ---- accord run ---------------------------------------------------------------------------
+
+def accord_run(tmp_path, flow, *args, cache=None):
+    folder = tmp_path / ("flow-%d" % len(list(tmp_path.iterdir())))
+    folder.mkdir()
+    (folder / "concord.yml").write_text(flow)
+    cmd = [BIN, "run", str(folder), "--imports-cache", str(cache or tmp_path / "cache")] + list(args)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def test_run_git_and_mvn_imports_then_offline(tmp_path, repos, maven, git_base):
+    lib = repos({"concord/lib.concord.yml": LIB})
+    gs.make_repo(os.path.join(git_base, "team", "shared"), {"concord/shared.concord.yml": """
+flows:
+  sharedFlow:
+    - log: "shared flow"
+"""})
+    data = zip_bytes({"concord/m.concord.yml": "flows:\n  mvnFlow:\n    - log: \"maven flow\"\n"})
+    publish(maven[0], "com.example", "runlib", "3.0", data, type_="zip")
+    imports = ('  - git:\n      url: "%s"\n      version: main\n'
+               '  - git:\n      name: team/shared\n      version: main\n'
+               '  - mvn:\n      url: "mvn://com.example:runlib:3.0@zip"' % lib.url)
+    flow = main(imports, call="libFlow\n    - call: sharedFlow\n    - call: mvnFlow")
+    repo_args = ["--maven-repository", "http://127.0.0.1:9/none", "--maven-repository", maven[1],
+                 "--imports-git-base-url", "file://" + git_base]
+    p = accord_run(tmp_path, flow, *repo_args)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "from the library: me" in p.stdout and "shared flow" in p.stdout and "maven flow" in p.stdout
+    assert "Imported %s (main) at commit %s" % (lib.url, lib.head()) in p.stdout
+    assert "sha256 %s" % hashlib.sha256(data).hexdigest() in p.stdout
+
+    # --offline: from the cache only, even with the sources gone
+    lib.commit({"concord/lib.concord.yml": LIB.replace("from the library", "changed")})
+    os.unlink(os.path.join(maven[0], "maven2", "com", "example", "runlib", "3.0", "runlib-3.0.zip"))
+    p = accord_run(tmp_path, flow, "--offline", *repo_args)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "from the library: me" in p.stdout and "maven flow" in p.stdout
+
+    # offline with an empty cache: a clear error, exit 2
+    p = accord_run(tmp_path, flow, "--offline", *repo_args, cache=tmp_path / "empty")
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "git import failed" in p.stdout and "not in the cache (offline)" in p.stdout
+
+
+def test_run_refuses_secrets_and_reports_failures(tmp_path, repos):
+    lib = repos({"concord/lib.concord.yml": LIB})
+    p = accord_run(tmp_path, main('  - git:\n      url: "%s"\n      secret:\n        name: s' % lib.url))
+    assert p.returncode == 2 and "available on the server only" in p.stdout, p.stdout + p.stderr
+    p = accord_run(tmp_path, main('  - mvn:\n      url: "mvn://a:b:1"'))
+    assert p.returncode == 2 and "no Maven repository is configured" in p.stdout, p.stdout + p.stderr
+    p = accord_run(tmp_path, main('  - git:\n      name: a/b'))
+    assert p.returncode == 2 and "--imports-git-base-url" in p.stdout, p.stdout + p.stderr
