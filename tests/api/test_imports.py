@@ -5,20 +5,18 @@ import refuses the start with a message naming the import."""
 import functools
 import hashlib
 import http.server
-import io
 import os
 import shutil
 import subprocess
 import tempfile
 import threading
-import zipfile
 
 import pytest
 
 import git_servers as gs
 from conftest import ADMIN_KEY, BIN, Client, Server, process_log, start_process, unique, wait_process
-from proc_util import make_org, make_project, make_team
-from repo_util import GitRepo, error
+from proc_util import make_org, make_project, make_team, zip_bytes
+from repo_util import error, git  # noqa: F401 (fixture)
 from test_repo_start import add_secret
 
 LIB = """
@@ -39,14 +37,6 @@ flows:
   default:
     - call: %s
 """ % (imports, call)
-
-
-def zip_bytes(files):
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        for name, text in files.items():
-            z.writestr(name, text)
-    return out.getvalue()
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -96,20 +86,6 @@ def admin(srv):
     return Client(srv.url, ADMIN_KEY, "admin")
 
 
-@pytest.fixture
-def repos():
-    made = []
-
-    def make(files):
-        r = GitRepo(files)
-        made.append(r)
-        return r
-
-    yield make
-    for r in made:
-        r.cleanup()
-
-
 def run(client, flow, expect="FINISHED"):
     pid = start_process(client, flow)
     p = wait_process(client, pid)
@@ -125,8 +101,8 @@ def imports_event(client, pid):
     return evs[0]["data"]["imports"]
 
 
-def test_git_import_by_url_runs_the_imported_flow_and_records_the_commit(admin, repos):
-    lib = repos({"concord/lib.concord.yml": LIB})
+def test_git_import_by_url_runs_the_imported_flow_and_records_the_commit(admin, git):
+    lib = git({"concord/lib.concord.yml": LIB})
     pid, log = run(admin, main('  - git:\n      url: "%s"\n      version: main' % lib.url))
     assert "from the library: me" in log
     [rec] = imports_event(admin, pid)
@@ -134,8 +110,8 @@ def test_git_import_by_url_runs_the_imported_flow_and_records_the_commit(admin, 
     assert rec["version"] == "main"
 
 
-def test_git_import_version_path_dest_and_exclude(admin, repos):
-    lib = repos({"sub/concord/lib.concord.yml": LIB, "sub/concord/broken.concord.yml": "flows: [not: valid",
+def test_git_import_version_path_dest_and_exclude(admin, git):
+    lib = git({"sub/concord/lib.concord.yml": LIB, "sub/concord/broken.concord.yml": "flows: [not: valid",
                  "sub/data/x.txt": "old", "other.yml": "flows: {}"})
     first = lib.head()
     lib.tag("v1")
@@ -170,8 +146,8 @@ def test_git_import_by_name_against_the_base_url(admin, git_base):
     assert "from the library: me" in log
 
 
-def test_a_failing_git_import_refuses_the_start(admin, repos):
-    lib = repos({"concord/lib.concord.yml": LIB})
+def test_a_failing_git_import_refuses_the_start(admin, git):
+    lib = git({"concord/lib.concord.yml": LIB})
     listed = {"orgName": "Default", "limit": 1000}
     before = len(admin.get("/api/v2/process", params=listed).json())
     error(start_process(admin, main('  - git:\n      url: "file:///no/such/repo"'), expect=400), 400,
@@ -274,8 +250,8 @@ def accord_run(tmp_path, flow, *args, cache=None):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
-def test_run_git_and_mvn_imports_then_offline(tmp_path, repos, maven, git_base):
-    lib = repos({"concord/lib.concord.yml": LIB})
+def test_run_git_and_mvn_imports_then_offline(tmp_path, git, maven, git_base):
+    lib = git({"concord/lib.concord.yml": LIB})
     gs.make_repo(os.path.join(git_base, "team", "shared"), {"concord/shared.concord.yml": """
 flows:
   sharedFlow:
@@ -308,8 +284,8 @@ flows:
     assert "git import failed" in p.stdout and "not in the cache (offline)" in p.stdout
 
 
-def test_run_refuses_secrets_and_reports_failures(tmp_path, repos):
-    lib = repos({"concord/lib.concord.yml": LIB})
+def test_run_refuses_secrets_and_reports_failures(tmp_path, git):
+    lib = git({"concord/lib.concord.yml": LIB})
     p = accord_run(tmp_path, main('  - git:\n      url: "%s"\n      secret:\n        name: s' % lib.url))
     assert p.returncode == 2 and "available on the server only" in p.stdout, p.stdout + p.stderr
     p = accord_run(tmp_path, main('  - mvn:\n      url: "mvn://a:b:1"'))
