@@ -104,7 +104,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 /* GET base/rel into b: 1 when the repository does not have it (404), 0 when fetched. */
 static int download(const struct repos *rs, const char *base, const char *rel, struct buf *b, struct err *e)
 {
-	char *url = NULL;
+	char *url = NULL, shown[2048];
 	long status = 0;
 	CURLcode cc;
 	CURL *h;
@@ -118,6 +118,7 @@ static int download(const struct repos *rs, const char *base, const char *rel, s
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	buf_reset(b);
+	repo_strip_url_credentials(url, shown, sizeof shown); /* messages reach the user */
 	curl.easy_setopt(h, CURLOPT_URL, url);
 	curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl.easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -130,14 +131,14 @@ static int download(const struct repos *rs, const char *base, const char *rel, s
 	cc = curl.easy_perform(h);
 	curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	if (cc == CURLE_WRITE_ERROR)
-		rc = err_set(e, ERR_TOO_LARGE, "%s: larger than %llu bytes (limit archive_bytes)", url,
+		rc = err_set(e, ERR_TOO_LARGE, "%s: larger than %llu bytes (limit archive_bytes)", shown,
 			     (unsigned long long)limits.archive_bytes);
 	else if (cc != CURLE_OK)
-		rc = err_set(e, ERR_UNAVAILABLE, "%s: %s", url, curl.easy_strerror(cc));
+		rc = err_set(e, ERR_UNAVAILABLE, "%s: %s", shown, curl.easy_strerror(cc));
 	else if (status == 404)
 		rc = 1;
 	else if (status != 200)
-		rc = err_set(e, ERR_UNAVAILABLE, "%s: HTTP %ld", url, status);
+		rc = err_set(e, ERR_UNAVAILABLE, "%s: HTTP %ld", shown, status);
 	else
 		rc = 0;
 	curl.easy_cleanup(h);
@@ -169,8 +170,9 @@ static int fetch_remote(const struct repos *rs, const char *url, const char *rel
 	}
 	if (rc == 0)
 		return 0;
+	repo_strip_url_credentials(list, base, sizeof base);
 	return err_set(e, failed[0] ? ERR_UNAVAILABLE : ERR_INVALID,
-		       "%s: artifact %s not found in the Maven repositories (%s)%s%s", url, rel, list,
+		       "%s: artifact %s not found in the Maven repositories (%s)%s%s", url, rel, base,
 		       failed[0] ? "; last error: " : "", failed);
 }
 

@@ -74,9 +74,9 @@ def git_base():
 
 @pytest.fixture(scope="module")
 def srv(maven, git_base):
-    # an unreachable repository first: the artifact comes from the next one that has it
-    s = Server(args=["--maven-repository", "http://127.0.0.1:9/none", "--maven-repository", maven[1],
-                     "--imports-git-base-url", "file://" + git_base]).start()
+    # an unreachable repository (with credentials) first: the artifact comes from the next
+    s = Server(args=["--maven-repository", "http://mvn-user:mvn-s3cret@127.0.0.1:9/none",
+                     "--maven-repository", maven[1], "--imports-git-base-url", "file://" + git_base]).start()
     yield s
     s.cleanup()
 
@@ -189,8 +189,10 @@ def test_mvn_import_jar_with_classifier_and_dest(admin, maven):
 
 
 def test_failing_mvn_imports_refuse_the_start(admin, maven):
-    error(start_process(admin, main('  - mvn:\n      url: "mvn://org.acme:missing:1.0"'), expect=400), 400,
-          "not found in the Maven repositories")
+    msg = error(start_process(admin, main('  - mvn:\n      url: "mvn://org.acme:missing:1.0"'), expect=400), 400,
+                "not found in the Maven repositories")
+    assert "last error: http://127.0.0.1:9/none/org/acme/missing/1.0/missing-1.0.jar" in msg
+    assert "mvn-s3cret" not in msg
     error(start_process(admin, main('  - mvn:\n      url: "mvn://org.acme:../x:1.0"'), expect=400), 400,
           "invalid Maven URL")
     error(start_process(admin, main('  - mvn:\n      url: "https://example.com/x.jar"'), expect=400), 400,
