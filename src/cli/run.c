@@ -14,6 +14,7 @@
 #include "base/uuid.h"
 #include "cli/commands.h"
 #include "cli/run.h"
+#include "cli/run_imports.h"
 #include "flow/copy.h"
 #include "flow/procdir.h"
 #include "flow/value.h"
@@ -37,6 +38,7 @@ struct run_opts {
 	const char *events;
 	bool debug;
 	bool dry_run;
+	struct run_imports_opts imports;
 };
 
 static void usage(FILE *f)
@@ -56,6 +58,11 @@ static void usage(FILE *f)
 		   "  --resume EVENT           continue the suspended process in --workdir with EVENT (a form name,\n"
 		   "                           a suspend event or a checkpoint name)\n"
 		   "  --events FILE            append the process events (one JSON object a line) to FILE\n"
+		   "  --imports-git-base-url URL  base URL of `git` imports given by `name: org/repo`\n"
+		   "  --maven-repository URL   Maven repository of `mvn` imports; repeatable, tried in order\n"
+		   "  --imports-cache DIR      clones and artifacts of imports (default $XDG_CACHE_HOME/accord,\n"
+		   "                           else ~/.cache/accord)\n"
+		   "  --offline                imports from the cache only: nothing is fetched\n"
 		   "  --debug                  log every step, as configuration.debug does\n"
 		   "  --dry-run                dry-run mode: isDryRun() is true, tasks that are not dry-run\n"
 		   "                           ready fail, the http task sends GET requests only\n"
@@ -114,8 +121,20 @@ static const char *need_value(int argc, char **argv, int *i)
 /* Options that take a value (all of them but --help, --debug and --dry-run). */
 static bool known_option(const char *a)
 {
-	static const char *const names[] = {"-e",	 "--entry-point", "-a",	       "--arg",	   "--arg-json", "-p",
-					    "--profile", "--out",	  "--workdir", "--resume", "--events"};
+	static const char *const names[] = {"-e",
+					    "--entry-point",
+					    "-a",
+					    "--arg",
+					    "--arg-json",
+					    "-p",
+					    "--profile",
+					    "--out",
+					    "--workdir",
+					    "--resume",
+					    "--events",
+					    "--imports-git-base-url",
+					    "--maven-repository",
+					    "--imports-cache"};
 
 	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
 		if (strcmp(a, names[k]) == 0)
@@ -152,6 +171,10 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 		o->dry_run = true;
 		return 0;
 	}
+	if (strcmp(a, "--offline") == 0) {
+		o->imports.offline = true;
+		return 0;
+	}
 	if (a[0] != '-') {
 		if (o->path_given)
 			return bad_option("only one PATH may be given");
@@ -180,7 +203,16 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 		o->resume = v;
 	else if (strcmp(a, "--events") == 0)
 		o->events = v;
-	else
+	else if (strcmp(a, "--imports-git-base-url") == 0)
+		o->imports.git_base_url = v;
+	else if (strcmp(a, "--imports-cache") == 0)
+		o->imports.cache = v;
+	else if (strcmp(a, "--maven-repository") == 0) {
+		struct buf *b = &o->imports.maven_repos;
+		if ((b->len && buf_append_char(b, ',', NULL) < 0) || buf_append(b, v, strlen(v) + 1, NULL) < 0)
+			return bad_option("out of memory");
+		b->len--; /* keeps the NUL */
+	} else
 		return bad_option("unknown option '%s'", a);
 	return 0;
 }
@@ -188,6 +220,7 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 static int parse_args(struct run_opts *o, int argc, char **argv)
 {
 	o->path = ".";
+	buf_init(&o->imports.maven_repos, 64 * 1024);
 	for (int i = 1; i < argc; i++)
 		if (parse_one(o, argc, argv, &i) < 0)
 			return -1;
@@ -205,6 +238,7 @@ struct process {
 	struct vm *vm;
 	struct run_host host;
 	FILE *events;
+	struct run_imports imports;
 };
 
 /* The project folder of PATH and, for a single file, its name. */
@@ -303,9 +337,19 @@ out:
 
 static int load_model(struct process *p, const char *file)
 {
+	/* a resumed process has its imports in its folder already */
+	static const struct model_importer resumed = {0};
 	struct model_opts mo = {.profiles = p->o.profiles, .n_profiles = p->o.n_profiles};
 	char path[PATH_MAX + 256];
 	struct err e;
+	json_t *lines, *v;
+	size_t i;
+
+	if (run_imports_init(&p->imports, &p->o.imports, &e)) {
+		run_log_line(&p->host, FLOW_ERROR, e.msg);
+		return -1;
+	}
+	mo.importer = p->o.resume ? &resumed : &p->imports.importer;
 	if (str_fmt(path, sizeof path, "%s%s%s", p->workdir, file ? "/" : "", file ? file : "")) {
 		run_log_line(&p->host, FLOW_ERROR, "the flow's file path is too long");
 		return -1;
@@ -316,6 +360,9 @@ static int load_model(struct process *p, const char *file)
 		run_log_line(&p->host, FLOW_ERROR, e.msg);
 		return -1;
 	}
+	lines = run_imports_lines(&p->imports);
+	json_array_foreach(lines, i, v) run_log_line(&p->host, FLOW_INFO, json_string_value(v));
+	json_decref(lines);
 	return 0;
 }
 
@@ -462,6 +509,8 @@ static void cleanup(struct process *p)
 	if (p->events)
 		fclose(p->events);
 	run_host_cleanup(&p->host);
+	run_imports_cleanup(&p->imports);
+	buf_cleanup(&p->o.imports.maven_repos);
 }
 
 int cli_run_main(int argc, char **argv)

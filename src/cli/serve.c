@@ -42,6 +42,7 @@
 
 struct serve_cfg {
 	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts;
+	char *imports_git_base_url, *maven_repository;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
@@ -173,6 +174,11 @@ static const struct config_opt opts[] = {
     {"git-known-hosts", CONFIG_STRING, NULL, 0, 0, &cfg.git_known_hosts,
      "known_hosts file: ssh repositories must present a host key listed in it (default: any host key is "
      "accepted, as in Concord)"},
+    {"imports-git-base-url", CONFIG_STRING, NULL, 0, 0, &cfg.imports_git_base_url,
+     "base URL of `imports: - git: {name: org/repo}` (the import's URL is BASE/org/repo)"},
+    {"maven-repository", CONFIG_LIST, NULL, 0, 0, &cfg.maven_repository,
+     "Maven repository (http(s) URL) that `imports: - mvn:` artifacts are fetched from; repeatable, tried in "
+     "order (environment: comma-separated)"},
     {"limit-repo-files", CONFIG_SIZE, "10000", 1, 10000000, &limits.repo_files,
      "files and folders of one repository checkout (a process start from a repository)"},
     {"limit-repo-bytes", CONFIG_SIZE, "512M", 1024, 1ULL << 40, &limits.repo_bytes,
@@ -348,6 +354,8 @@ static int start_repos(struct app *app, struct err *e)
 	    .fetch_max_age_s = cfg.repo_fetch_max_age_s,
 	    .ca_file = cfg.git_ca_file && *cfg.git_ca_file ? cfg.git_ca_file : NULL,
 	    .known_hosts = cfg.git_known_hosts && *cfg.git_known_hosts ? cfg.git_known_hosts : NULL,
+	    .imports_git_base_url = cfg.imports_git_base_url,
+	    .maven_repos = cfg.maven_repository,
 	};
 
 	app->repos = repos_open(&rc, e);

@@ -97,7 +97,9 @@ static int load(struct runner *r, struct err *e)
 {
 	json_t *profiles = json_object_get(r->start, "activeProfiles"), *v, *sys_pi;
 	const char *names[64];
-	struct model_opts mo = {.path = r->workdir, .server_imports = true};
+	/* git and mvn imports were copied into the folder by the server (queue/start_staged) */
+	static const struct model_importer resolved = {0};
+	struct model_opts mo = {.path = r->workdir, .server_imports = true, .importer = &resolved};
 	size_t i;
 
 	json_array_foreach(profiles, i, v)
