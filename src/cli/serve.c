@@ -21,6 +21,7 @@
 #include "cli/bootstrap.h"
 #include "cli/commands.h"
 #include "cli/datalock.h"
+#include "cli/task_settings.h"
 #include "version.h"
 #include "cli/config.h"
 #include "http/server.h"
@@ -189,6 +190,7 @@ static const struct config_opt opts[] = {
     {"test-cron-minute-seconds", CONFIG_UINT, "0", 0, 60, &cfg.test_cron_minute_seconds,
      "TESTS ONLY: the cron trigger scheduler's clock runs so that one minute lasts this many seconds (0: real "
      "time)"},
+    TASK_SETTINGS_OPTS,
 };
 /* --limit-archive-bytes and --limit-repo-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
@@ -281,6 +283,8 @@ static int wait_for_signal(void)
 }
 
 static char node_id[UUID_STR_LEN];
+/* The smtp and slack tasks' server-side defaults, handed to every runner (task_settings.h). */
+static json_t *task_defaults;
 
 /* The process queue: this binary is the runner; a node id per start (SQLite: one node). */
 static int start_queue(struct app *app, struct err *e)
@@ -309,6 +313,9 @@ static int start_queue(struct app *app, struct err *e)
 	qc.node_heartbeat_ms = (unsigned)cfg.node_heartbeat * 1000;
 	qc.node_dead_after_ms = (unsigned)cfg.node_dead_after * 1000;
 	qc.repos = app->repos;
+	if (!(task_defaults = task_settings_json(e)))
+		return -1;
+	qc.task_defaults = task_defaults;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
 		return -1;
@@ -502,6 +509,8 @@ out:
 	retention_stop(retention);
 	retention = NULL;
 	queue_shutdown(app.queue, cfg.shutdown_grace_ms);
+	json_decref(task_defaults);
+	task_defaults = NULL;
 	app.queue = NULL;
 	repos_close(app.repos);
 	app.repos = NULL;
