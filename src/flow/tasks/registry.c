@@ -21,8 +21,6 @@ static const struct task_def server_tasks[] = {
     SERVER_TASK("jsonStore"),
     SERVER_TASK("lock"),
     SERVER_TASK("unlock"),
-    SERVER_TASK("slack"),
-    SERVER_TASK("smtp"),
     SERVER_TASK("project"),
     SERVER_TASK("concordSecrets"),
     SERVER_TASK("repositoryRefresh"),
@@ -33,7 +31,7 @@ static const struct task_def server_tasks[] = {
 
 static const struct task_def *const local_tasks[] = {&task_log,	     &task_throw,  &task_sleep, &task_resource,
 						     &task_datetime, &task_base64, &task_files, &task_env,
-						     &task_vars,     &task_misc,   &task_http};
+						     &task_vars,     &task_misc,   &task_http, &task_smtp};
 
 const struct task_def *task_find(const char *name)
 {
