@@ -36,6 +36,12 @@ class Sink:
     def __init__(self):
         self.messages = []
 
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address == "nobody@example.com":
+            return "550 5.1.1 no such user"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
     async def handle_DATA(self, server, session, envelope):
         login = session.auth_data
         self.messages.append({
@@ -219,10 +225,10 @@ flows:
     assert PASSWORD not in r.output
 
 
-def test_wrong_password_fails_without_showing_it(smtp, tmp_path):
-    flow = smtp_flow(smtp, {"from": "b@example.com", "to": "a@example.com", "message": "m"}, params={})
+def test_refused_send_fails_without_showing_the_password(smtp, tmp_path):
+    flow = smtp_flow(smtp, {"from": "b@example.com", "to": "nobody@example.com", "message": "m"}, params={})
     r = run_flow(tmp_path, flow, args=["--smtp-host", "127.0.0.1", "--smtp-port", str(smtp.port),
-                                       "--smtp-user", "mailer"], env={"ACCORD_SMTP_PASSWORD": "wrong-" + PASSWORD})
+                                       "--smtp-user", "mailer"], env={"ACCORD_SMTP_PASSWORD": PASSWORD})
     assert r.rc == 1
     assert "smtp: sending to smtp://127.0.0.1:%d failed" % smtp.port in r.output
     assert PASSWORD not in r.output
