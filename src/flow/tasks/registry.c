@@ -65,6 +65,18 @@ int task_arg_int(json_t *args, size_t i, const char *what, long long *out, struc
 	return 0;
 }
 
+int task_opt_str(json_t *in, const char *key, const char **out, struct err *e)
+{
+	json_t *v = json_object_get(in, key);
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return err_set(e, ERR_INVALID, "'%s' must be a string, got %s", key, value_class_name(v));
+	*out = json_string_value(v);
+	return 0;
+}
+
 char *task_text(const json_t *v)
 {
 	if (json_is_string(v))

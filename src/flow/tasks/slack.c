@@ -19,14 +19,9 @@
 
 static int str_param(json_t *in, const char *key, bool required, const char **out, struct err *e)
 {
-	json_t *v = json_object_get(in, key);
-	*out = NULL;
-	if (!v || json_is_null(v))
-		return required ? err_set(e, ERR_INVALID, "'%s' is required", key) : 0;
-	if (!json_is_string(v))
-		return err_set(e, ERR_INVALID, "'%s' must be a string, got %s", key, value_class_name(v));
-	*out = json_string_value(v);
-	if (required && !**out)
+	if (task_opt_str(in, key, out, e) < 0)
+		return -1;
+	if (required && (!*out || !**out))
 		return err_set(e, ERR_INVALID, "'%s' is required", key);
 	return 0;
 }

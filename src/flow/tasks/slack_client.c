@@ -61,18 +61,6 @@ static void job_free(struct task_job *base)
 	free(j);
 }
 
-static int opt_str(json_t *m, const char *key, const char **out, struct err *e)
-{
-	json_t *v = json_object_get(m, key);
-	*out = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v))
-		return err_set(e, ERR_INVALID, "'%s' must be a string, got %s", key, value_class_name(v));
-	*out = json_string_value(v);
-	return 0;
-}
-
 static int opt_long(json_t *m, const char *key, long def, long min, long max, long *out, struct err *e)
 {
 	json_t *v = json_object_get(m, key);
@@ -89,10 +77,10 @@ static int opt_long(json_t *m, const char *key, long def, long min, long max, lo
 /* The token: the flow's (masked from now on) or the server's.  *own tells which. */
 static int token_of(struct task_ctx *t, json_t *in, json_t *d, const char **token, bool *own, struct err *e)
 {
-	if (opt_str(in, "apiToken", token, e) < 0 || (!*token && opt_str(in, "authToken", token, e) < 0))
+	if (task_opt_str(in, "apiToken", token, e) < 0 || (!*token && task_opt_str(in, "authToken", token, e) < 0))
 		return -1;
 	*own = *token != NULL;
-	if (!*token && opt_str(d, "apiToken", token, e) < 0)
+	if (!*token && task_opt_str(d, "apiToken", token, e) < 0)
 		return -1;
 	if (!*token || !**token)
 		return err_set(e, ERR_INVALID,
@@ -107,11 +95,11 @@ static int url_of(struct task_ctx *t, json_t *in, json_t *d, bool own, const cha
 {
 	const char *base;
 	size_t n;
-	if (opt_str(in, "apiUrl", &base, e) < 0)
+	if (task_opt_str(in, "apiUrl", &base, e) < 0)
 		return -1;
 	if (base && !own)
 		return err_set(e, ERR_INVALID, "%s: 'apiUrl' may be given only with the flow's own 'apiToken'", t->task);
-	if (!base && opt_str(d, "apiUrl", &base, e) < 0)
+	if (!base && task_opt_str(d, "apiUrl", &base, e) < 0)
 		return -1;
 	if (!base || !*base)
 		base = SLACK_DEFAULT_API_URL;
@@ -132,7 +120,7 @@ static int proxy_of(json_t *in, json_t *d, char **proxy, struct err *e)
 	long port;
 	json_t *src = json_object_get(in, "proxyAddress") ? in : d;
 	*proxy = NULL;
-	if (opt_str(src, "proxyAddress", &host, e) < 0 || !host || !*host)
+	if (task_opt_str(src, "proxyAddress", &host, e) < 0 || !host || !*host)
 		return host || e->code == 0 ? 0 : -1;
 	if (opt_long(src, "proxyPort", 0, 1, 65535, &port, e) < 0)
 		return -1;

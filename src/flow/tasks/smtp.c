@@ -76,18 +76,6 @@ static json_t *param_map(struct task_ctx *t, json_t *in, const char *a, const ch
 	return json_is_object(v) ? v : NULL;
 }
 
-static int opt_str(json_t *m, const char *key, const char *what, const char **out, struct err *e)
-{
-	json_t *v = json_object_get(m, key);
-	*out = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v))
-		return err_set(e, ERR_INVALID, "'%s.%s' must be a string, got %s", what, key, value_class_name(v));
-	*out = json_string_value(v);
-	return 0;
-}
-
 static int server_of(struct smtp_job *j, json_t *p, struct err *e)
 {
 	const char *host, *user, *pw;
@@ -95,8 +83,8 @@ static int server_of(struct smtp_job *j, json_t *p, struct err *e)
 	int64_t n;
 	bool tls = false;
 
-	if (opt_str(p, "host", "smtpParams", &host, e) < 0 || opt_str(p, "username", "smtpParams", &user, e) < 0 ||
-	    opt_str(p, "password", "smtpParams", &pw, e) < 0)
+	if (task_opt_str(p, "host", &host, e) < 0 || task_opt_str(p, "username", &user, e) < 0 ||
+	    task_opt_str(p, "password", &pw, e) < 0)
 		return -1;
 	if (!host || !*host || strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") !=
 				   strlen(host))
@@ -224,7 +212,7 @@ static int body_of(struct task_ctx *t, json_t *mail, char **body, size_t *len, b
 	if (template_of(mail, &name, &params, e) < 0)
 		return -1;
 	if (!name) {
-		if (opt_str(mail, "message", "mail", &msg, e) < 0)
+		if (task_opt_str(mail, "message", &msg, e) < 0)
 			return -1;
 		if (!msg)
 			return err_set(e, ERR_INVALID, "'mail.message' (or 'mail.template') is required");
@@ -263,9 +251,9 @@ static int attachment_of(json_t *v, struct mail_attachment *a, struct err *e)
 	if (!json_is_object(v))
 		return err_set(e, ERR_INVALID, "invalid 'attachments' item type - expected a string or map, got %s",
 			       value_class_name(v));
-	if (opt_str(v, "path", "attachments", &a->path, e) < 0 || opt_str(v, "name", "attachments", &a->name, e) < 0 ||
-	    opt_str(v, "description", "attachments", &a->description, e) < 0 ||
-	    opt_str(v, "disposition", "attachments", &disp, e) < 0)
+	if (task_opt_str(v, "path", &a->path, e) < 0 || task_opt_str(v, "name", &a->name, e) < 0 ||
+	    task_opt_str(v, "description", &a->description, e) < 0 ||
+	    task_opt_str(v, "disposition", &disp, e) < 0)
 		return -1;
 	if (!a->path)
 		return err_set(e, ERR_INVALID, "'attachments': an item without 'path'");
@@ -308,7 +296,7 @@ static int parse_mail(struct task_ctx *t, json_t *mail, struct smtp_job *j, stru
 	char *body = NULL;
 	int rc = -1;
 
-	if (opt_str(mail, "from", "mail", &m.from, e) < 0 || opt_str(mail, "subject", "mail", &m.subject, e) < 0)
+	if (task_opt_str(mail, "from", &m.from, e) < 0 || task_opt_str(mail, "subject", &m.subject, e) < 0)
 		return -1;
 	if (!m.from)
 		return err_set(e, ERR_INVALID, "'mail.from' is required");
