@@ -322,3 +322,16 @@ flows:
                 assert TOKEN.encode() not in f.read_bytes(), f
     finally:
         srv.cleanup()
+
+
+def test_recorded_task_inputs_mask_tokens_and_nested_passwords(api, tmp_path):
+    r = run_flow(tmp_path, api, """
+- task: slack
+  in: {channelId: C1, text: x, authToken: "%s", extra: {password: nested-pw-1}}
+""" % FLOW_TOKEN)
+    assert r.rc == 0, r.output
+    assert api.requests[0]["auth"] == "Bearer " + FLOW_TOKEN
+    [pre] = [e["data"] for e in map(json.loads, r.events.splitlines())
+             if e["data"].get("name") == "slack" and e["data"].get("phase") == "pre"]
+    assert pre["in"]["authToken"] == "***" and pre["in"]["extra"] == {"password": "***"}
+    assert FLOW_TOKEN not in r.events and "nested-pw-1" not in r.events
