@@ -335,3 +335,16 @@ def test_recorded_task_inputs_mask_tokens_and_nested_passwords(api, tmp_path):
              if e["data"].get("name") == "slack" and e["data"].get("phase") == "pre"]
     assert pre["in"]["authToken"] == "***" and pre["in"]["extra"] == {"password": "***"}
     assert FLOW_TOKEN not in r.events and "nested-pw-1" not in r.events
+
+
+def test_send_method_in_an_expression(api, tmp_path):
+    r = run_flow(tmp_path, api, """
+- set:
+    r: "${slack.send('C7', 'from an expression')}"
+- log: "ok=${r.ok} ts=${r.ts}"
+""")
+    assert r.rc == 0, r.output
+    assert "ok=true ts=1700000000.000100" in r.output
+    [req] = api.requests
+    assert req["path"] == "/api/chat.postMessage" and req["auth"] == "Bearer " + TOKEN
+    assert req["body"] == {"channel": "C7", "text": "from an expression"}

@@ -273,3 +273,14 @@ def test_server_hands_its_defaults_to_processes(smtp):
                 assert PASSWORD.encode() not in f.read_bytes(), f
     finally:
         srv.cleanup()
+
+
+def test_starttls_required_but_not_offered_fails_before_sending(smtp, tmp_path):
+    flow = smtp_flow(smtp, {"from": "b@example.com", "to": "a@example.com", "message": "m"}, params={})
+    r = run_flow(tmp_path, flow, args=["--smtp-host", "127.0.0.1", "--smtp-port", str(smtp.port),
+                                       "--smtp-starttls", "true", "--smtp-user", "mailer"],
+                 env={"ACCORD_SMTP_PASSWORD": PASSWORD})
+    assert r.rc == 1
+    assert "smtp: sending to smtp://127.0.0.1:%d failed" % smtp.port in r.output
+    assert PASSWORD not in r.output
+    assert smtp.messages == []

@@ -169,7 +169,35 @@ static int slack_channel_execute(struct task_ctx *t, json_t *in, json_t **out, s
 	return slack_call(t, in, "conversations.archive", json_pack("{s:s}", "channel", name), what, channel_done, e);
 }
 
+/* ${slack.send(channelId, text)}: a message with the server's settings, on the VM's thread
+ * (an expression cannot hand its wait over). */
+static int m_send(struct task_ctx *t, json_t *args, json_t **out, struct err *e)
+{
+	const char *channel, *text;
+	struct task_job *j;
+	json_t *in, *body;
+	int rc;
+
+	*out = NULL;
+	if (task_arg_str(args, 0, "channelId", &channel, e) < 0 || task_arg_str(args, 1, "text", &text, e) < 0)
+		return -1;
+	if (!(in = json_pack("{s:s, s:s}", "channelId", channel, "text", text)))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	body = message_body(in, false, e);
+	rc = body ? slack_call(t, in, "chat.postMessage", body, "sending a Slack message", message_done, e) : -1;
+	json_decref(in);
+	if (rc < 0)
+		return -1;
+	j = t->job;
+	t->job = NULL;
+	j->run(j);
+	rc = j->finish(j, t, out, e);
+	j->free(j);
+	return rc;
+}
+
+static const struct task_method slack_methods[] = {{"send", m_send, 2, 2}, {NULL, NULL, 0, 0}};
 static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 
-const struct task_def task_slack = {"slack", slack_execute, no_methods, false};
+const struct task_def task_slack = {"slack", slack_execute, slack_methods, false};
 const struct task_def task_slack_channel = {"slackChannel", slack_channel_execute, no_methods, false};

@@ -289,6 +289,8 @@ int slack_call(struct task_ctx *t, json_t *in, const char *method, json_t *body,
 {
 	struct slack_job *j = NULL;
 
+	if (!body)
+		return err_set(e, ERR_INTERNAL, "out of memory");
 	if (curl_api_load(e) < 0) {
 		err_prefix(e, "the %s task needs libcurl", t->task);
 		goto fail;
