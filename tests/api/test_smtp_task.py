@@ -182,6 +182,8 @@ def test_attachments(smtp, tmp_path):
     ({"to": "a@example.com", "message": "m"}, "'mail.from' is required"),
     ({"from": "bot@example.com", "to": "a@example.com"}, "'mail.message' (or 'mail.template') is required"),
     ({"from": "bot@example.com", "to": "not-an-address", "message": "m"}, "invalid address 'not-an-address'"),
+    ({"from": "bot@example.com", "to": "a@example.com", "replyTo": "r@example.com\r\nBcc: x@example.com",
+      "message": "m"}, "has a line break"),
     ({"from": "bot@example.com", "to": "a@example.com", "subject": "a\r\nBcc: x@example.com", "message": "m"},
      "'from' and 'subject' must be one line each"),
     ({"from": "bot@example.com", "to": "a@example.com", "message": "m", "attachments": ["../../etc/passwd"]},

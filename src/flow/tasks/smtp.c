@@ -180,6 +180,20 @@ static int add_rcpts(struct smtp_job *j, json_t *list, struct err *e)
 	return 0;
 }
 
+/* Addresses that go into a header only (replyTo): checked like the recipients. */
+static int check_addresses(json_t *list, struct err *e)
+{
+	char addr[SMTP_ADDR_MAX];
+	size_t i;
+	json_t *v;
+	json_array_foreach(list, i, v)
+	{
+		if (mail_address(json_string_value(v), addr, sizeof addr, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The template's name and extra parameters: "file" or {name, params}. */
 static int template_of(json_t *mail, const char **name, json_t **params, struct err *e)
 {
@@ -308,6 +322,7 @@ static int parse_mail(struct task_ctx *t, json_t *mail, struct smtp_job *j, stru
 	    !(bcc = addresses(mail, "bcc", false, e)) || !(m.reply_to = addresses(mail, "replyTo", false, e)))
 		goto out;
 	if (add_rcpts(j, m.to, e) < 0 || add_rcpts(j, m.cc, e) < 0 || add_rcpts(j, bcc, e) < 0 ||
+	    check_addresses(m.reply_to, e) < 0 ||
 	    attachments_of(mail, att, &m.n_att, e) < 0 || body_of(t, mail, &body, &m.body_len, &m.html, e) < 0)
 		goto out;
 	m.body = body;
