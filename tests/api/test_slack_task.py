@@ -348,3 +348,20 @@ def test_send_method_in_an_expression(api, tmp_path):
     [req] = api.requests
     assert req["path"] == "/api/chat.postMessage" and req["auth"] == "Bearer " + TOKEN
     assert req["body"] == {"channel": "C7", "text": "from an expression"}
+
+
+def test_calls_go_through_the_proxy(api, tmp_path):
+    # A proxy that does not answer: the call fails (it did not go around the proxy), and
+    # with ignoreErrors the step gives {ok: false}, as Concord's tests expect.
+    r = run_flow(tmp_path, api, "- task: slack\n  in: {channelId: C1, text: x}\n", args=["--slack-proxy", "127.0.0.1:1"])
+    assert r.rc == 1
+    assert "slack task error: POST %schat.postMessage failed" % api.url in r.output
+    r = run_flow(tmp_path, api, """
+- task: slack
+  in: {channelId: C1, text: x, proxyAddress: 127.0.0.1, proxyPort: 1, ignoreErrors: true}
+  out: result
+- log: "ok=${result.ok}"
+""")
+    assert r.rc == 0, r.output
+    assert "ok=false" in r.output
+    assert api.requests == []

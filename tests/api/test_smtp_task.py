@@ -286,3 +286,21 @@ def test_starttls_required_but_not_offered_fails_before_sending(smtp, tmp_path):
     assert "smtp: sending to smtp://127.0.0.1:%d failed" % smtp.port in r.output
     assert PASSWORD not in r.output
     assert smtp.messages == []
+
+
+def test_smtp_params_from_process_arguments_over_server_defaults(smtp, tmp_path):
+    # Concord's SmtpTaskV2Test.testWithBothDefaults: the process's smtpParams variable wins
+    # over the defaults of the server (here a host that would not answer).
+    flow = """configuration:
+  arguments:
+    smtpParams: {host: 127.0.0.1, port: %d}
+flows:
+  default:
+  - task: smtp
+    in:
+      mail: {from: me@localhost.localdomain, to: you@localhost.localdomain, message: "Default vars from process arguments."}
+""" % smtp.port
+    r = run_flow(tmp_path, flow, args=["--smtp-host", "192.0.2.1", "--smtp-port", "1"])
+    assert r.rc == 0, r.output
+    [m] = smtp.messages
+    assert m["msg"].get_content().replace("\r\n", "\n") == "Default vars from process arguments."
