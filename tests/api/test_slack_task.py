@@ -365,3 +365,81 @@ def test_calls_go_through_the_proxy(api, tmp_path):
     assert r.rc == 0, r.output
     assert "ok=false" in r.output
     assert api.requests == []
+
+
+class ConnectProxy:
+    """An HTTP proxy that only tunnels (CONNECT host:port), and records what it was asked."""
+
+    def __init__(self):
+        import socket
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.seen = []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.tunnel, args=(c,), daemon=True).start()
+
+    def tunnel(self, c):
+        import socket
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = c.recv(4096)
+            if not chunk:
+                return c.close()
+            head += chunk
+        first = head.split(b"\r\n", 1)[0].decode()
+        self.seen.append(head.decode(errors="replace"))
+        method, target, _ = first.split(" ", 2)
+        if method != "CONNECT":
+            c.sendall(b"HTTP/1.1 405 Tunnel only\r\nContent-Length: 0\r\n\r\n")
+            return c.close()
+        host, port = target.rsplit(":", 1)
+        up = socket.create_connection((host, int(port)))
+        c.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+
+        def pipe(a, b):
+            try:
+                while True:
+                    d = a.recv(65536)
+                    if not d:
+                        break
+                    b.sendall(d)
+            except OSError:
+                pass
+            for s in (a, b):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        threading.Thread(target=pipe, args=(up, c), daemon=True).start()
+        pipe(c, up)
+
+    def close(self):
+        self.sock.close()
+
+
+def test_proxy_tunnels_and_never_sees_the_token(api, tmp_path):
+    proxy = ConnectProxy()
+    try:
+        r = run_flow(tmp_path, api, """
+- task: slack
+  in: {channelId: C1, text: via proxy}
+  out: result
+- log: "ok=${result.ok}"
+""", args=["--slack-proxy", "127.0.0.1:%d" % proxy.port])
+        assert r.rc == 0, r.output
+        assert "ok=true" in r.output
+        assert api.requests[0]["auth"] == "Bearer " + TOKEN
+        assert len(proxy.seen) == 1 and proxy.seen[0].startswith("CONNECT 127.0.0.1:%d " % int(api.url.split(":")[2].split("/")[0]))
+        assert TOKEN not in proxy.seen[0]
+    finally:
+        proxy.close()
