@@ -313,8 +313,6 @@ static int start_queue(struct app *app, struct err *e)
 	qc.node_heartbeat_ms = (unsigned)cfg.node_heartbeat * 1000;
 	qc.node_dead_after_ms = (unsigned)cfg.node_dead_after * 1000;
 	qc.repos = app->repos;
-	if (!(task_defaults = task_settings_json(e)))
-		return -1;
 	qc.task_defaults = task_defaults;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
@@ -509,8 +507,6 @@ out:
 	retention_stop(retention);
 	retention = NULL;
 	queue_shutdown(app.queue, cfg.shutdown_grace_ms);
-	json_decref(task_defaults);
-	task_defaults = NULL;
 	app.queue = NULL;
 	repos_close(app.repos);
 	app.repos = NULL;
@@ -569,7 +565,7 @@ int cli_serve_main(int argc, char **argv)
 		config_free(opts, N_OPTS);
 		return 2;
 	}
-	if (http_limits_check(&e)) {
+	if (http_limits_check(&e) || !(task_defaults = task_settings_json(&e))) {
 		fprintf(stderr, "accord serve: %s\n", e.msg);
 		config_free(opts, N_OPTS);
 		return 2;
@@ -582,5 +578,6 @@ int cli_serve_main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "accord serve: %s\n", e.msg);
 	config_free(opts, N_OPTS);
+	json_decref(task_defaults);
 	return rc ? 1 : 0;
 }

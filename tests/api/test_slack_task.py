@@ -443,3 +443,13 @@ def test_proxy_tunnels_and_never_sees_the_token(api, tmp_path):
         assert TOKEN not in proxy.seen[0]
     finally:
         proxy.close()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--slack-proxy", "no-port"], "--slack-proxy must be host:port, got 'no-port'"),
+    (["--smtp-port=0"], "--smtp-port must be between 1 and 65535, got '0'"),
+])
+def test_bad_settings_are_usage_errors(api, tmp_path, args, message):
+    r = run_flow(tmp_path, api, "- log: never\n", args=args)
+    assert r.rc == 2
+    assert message in r.output and "never" not in r.output
