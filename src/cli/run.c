@@ -15,8 +15,10 @@
 #include "cli/commands.h"
 #include "cli/run.h"
 #include "cli/run_imports.h"
+#include "cli/task_settings.h"
 #include "flow/copy.h"
 #include "flow/procdir.h"
+#include "flow/tasks/defaults.h"
 #include "flow/value.h"
 #include "flow/vm.h"
 
@@ -39,6 +41,9 @@ struct run_opts {
 	bool debug;
 	bool dry_run;
 	struct run_imports_opts imports;
+	/* the smtp and slack tasks' settings (cli/task_settings.h), as for accord serve */
+	char *settings[32];
+	int n_settings;
 };
 
 static void usage(FILE *f)
@@ -66,6 +71,9 @@ static void usage(FILE *f)
 		   "  --debug                  log every step, as configuration.debug does\n"
 		   "  --dry-run                dry-run mode: isDryRun() is true, tasks that are not dry-run\n"
 		   "                           ready fail, the http task sends GET requests only\n"
+		   "  --smtp-host, --smtp-port, --smtp-starttls, --smtp-user, --slack-api-url, --slack-proxy\n"
+		   "                           the smtp and slack tasks' defaults, as for accord serve (also\n"
+		   "                           ACCORD_SMTP_HOST…; ACCORD_SMTP_PASSWORD, ACCORD_SLACK_TOKEN)\n"
 		   "  -h, --help               this text\n\n"
 		   "Exit status: 0 finished, 1 failed, 3 suspended, 2 usage error or invalid definition.\n");
 }
@@ -156,6 +164,19 @@ static int bad_option(const char *fmt, ...)
 	return -1;
 }
 
+/* --smtp-host, --slack-proxy=…: one of the task settings (parsed by config_parse later). */
+static bool is_task_setting(const char *a)
+{
+	size_t n;
+	if (strncmp(a, "--", 2) != 0)
+		return false;
+	n = strcspn(a + 2, "=");
+	for (size_t k = 0; k < task_settings_n_opts; k++)
+		if (strlen(task_settings_opts[k].name) == n && strncmp(a + 2, task_settings_opts[k].name, n) == 0)
+			return true;
+	return false;
+}
+
 static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i], *v;
@@ -173,6 +194,14 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 	}
 	if (strcmp(a, "--offline") == 0) {
 		o->imports.offline = true;
+		return 0;
+	}
+	if (is_task_setting(a)) {
+		if (o->n_settings + 3 > (int)(sizeof o->settings / sizeof o->settings[0]))
+			return bad_option("too many task settings");
+		o->settings[o->n_settings++] = argv[*i];
+		if (!strchr(a, '=') && *i + 1 < argc)
+			o->settings[o->n_settings++] = argv[++*i];
 		return 0;
 	}
 	if (a[0] != '-') {
@@ -239,6 +268,7 @@ struct process {
 	struct run_host host;
 	FILE *events;
 	struct run_imports imports;
+	json_t *task_defaults; /* task_settings_json() */
 };
 
 /* The project folder of PATH and, for a single file, its name. */
@@ -500,8 +530,31 @@ static void temp_workdir_done(struct process *p, int rc)
 	}
 }
 
+/* The task settings from the environment and the flags: into the host (and its mask). */
+static int load_task_settings(struct process *p)
+{
+	char *argv[sizeof p->o.settings / sizeof p->o.settings[0] + 1] = {"run"};
+	struct err e = {0};
+	bool help;
+	json_t *secrets;
+
+	memcpy(argv + 1, p->o.settings, (size_t)p->o.n_settings * sizeof argv[0]);
+	if (config_parse(task_settings_opts, task_settings_n_opts, p->o.n_settings + 1, argv, &help, &e) < 0 ||
+	    !(p->task_defaults = task_settings_json(&e))) {
+		fprintf(stderr, "accord run: %s\n", e.msg);
+		return -1;
+	}
+	p->host.host.task_defaults = p->task_defaults;
+	secrets = task_defaults_secrets(p->task_defaults);
+	mask_add_list(&p->host.sensitive, secrets);
+	json_decref(secrets);
+	return 0;
+}
+
 static void cleanup(struct process *p)
 {
+	json_decref(p->task_defaults);
+	config_free(task_settings_opts, task_settings_n_opts);
 	vm_free(p->vm);
 	model_free(p->m);
 	json_decref(p->o.args);
@@ -532,6 +585,8 @@ int cli_run_main(int argc, char **argv)
 	if (prepare_workdir(&p, &file) < 0)
 		goto out;
 	run_host_init(&p.host, p.workdir, p.events, p.o.debug);
+	if (load_task_settings(&p) < 0)
+		goto out;
 	if (load_model(&p, file) < 0)
 		goto out;
 	p.host.host.debug = p.o.debug || json_is_true(json_object_get(p.m->configuration, "debug"));

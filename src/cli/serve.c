@@ -22,6 +22,7 @@
 #include "cli/bootstrap.h"
 #include "cli/commands.h"
 #include "cli/datalock.h"
+#include "cli/task_settings.h"
 #include "version.h"
 #include "cli/config.h"
 #include "http/server.h"
@@ -196,6 +197,7 @@ static const struct config_opt opts[] = {
     {"test-cron-minute-seconds", CONFIG_UINT, "0", 0, 60, &cfg.test_cron_minute_seconds,
      "TESTS ONLY: the cron trigger scheduler's clock runs so that one minute lasts this many seconds (0: real "
      "time)"},
+    TASK_SETTINGS_OPTS,
 };
 /* --limit-archive-bytes and --limit-repo-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
@@ -288,6 +290,8 @@ static int wait_for_signal(void)
 }
 
 static char node_id[UUID_STR_LEN];
+/* The smtp and slack tasks' server-side defaults, handed to every runner (task_settings.h). */
+static json_t *task_defaults;
 
 /* The process queue: this binary is the runner; a node id per start (SQLite: one node). */
 static int start_queue(struct app *app, struct err *e)
@@ -316,6 +320,7 @@ static int start_queue(struct app *app, struct err *e)
 	qc.node_heartbeat_ms = (unsigned)cfg.node_heartbeat * 1000;
 	qc.node_dead_after_ms = (unsigned)cfg.node_dead_after * 1000;
 	qc.repos = app->repos;
+	qc.task_defaults = task_defaults;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
 		return -1;
@@ -570,7 +575,7 @@ int cli_serve_main(int argc, char **argv)
 		config_free(opts, N_OPTS);
 		return 2;
 	}
-	if (http_limits_check(&e)) {
+	if (http_limits_check(&e) || !(task_defaults = task_settings_json(&e))) {
 		fprintf(stderr, "accord serve: %s\n", e.msg);
 		config_free(opts, N_OPTS);
 		return 2;
@@ -583,5 +588,6 @@ int cli_serve_main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "accord serve: %s\n", e.msg);
 	config_free(opts, N_OPTS);
+	json_decref(task_defaults);
 	return rc ? 1 : 0;
 }
