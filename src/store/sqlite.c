@@ -52,7 +52,7 @@ static int sq_err(struct sq_conn *c, int rc, struct err *e)
 	if ((rc & 0xff) == SQLITE_NOMEM)
 		return err_set(e, ERR_INTERNAL, "database: out of memory");
 	if ((rc & 0xff) == SQLITE_FULL)
-		return err_set(e, ERR_NO_SPACE, STORE_NO_SPACE ": %s", sqlite3_errmsg(c->db));
+		return err_set(e, ERR_NO_SPACE, STORE_NO_SPACE ": %s", sqlite.errmsg(c->db));
 	if ((rc & 0xff) == SQLITE_CONSTRAINT &&
 	    (ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY))
 		return err_set(e, ERR_CONFLICT, "duplicate: %s", sqlite.errmsg(c->db));
