@@ -125,6 +125,8 @@ static const struct config_opt opts[] = {
      "stopping a running process: how long after SIGTERM its runner gets SIGKILL"},
     {"limit-process-log-bytes", CONFIG_SIZE, "256M", 1024, 1ULL << 40, &limits.process_log_bytes,
      "log bytes kept per process (over it the process is stopped and FAILED)"},
+    {"limit-out-bytes", CONFIG_SIZE, "4M", 1024, 1ULL << 30, &limits.out_bytes,
+     "a process's out variables (out.json, meta.out in its status; over it the process is FAILED)"},
     {"runner-zygote", CONFIG_BOOL, "true", 0, 0, &cfg.runner_zygote,
      "fork runners from a pre-started `accord runner --zygote` instead of exec'ing the binary per process (false: "
      "exec each time)"},
@@ -190,7 +192,7 @@ static const struct config_opt opts[] = {
      "TESTS ONLY: the cron trigger scheduler's clock runs so that one minute lasts this many seconds (0: real "
      "time)"},
 };
-/* --limit-archive-bytes and --limit-repo-bytes are CONFIG_SIZEs stored into uint64_ts. */
+/* --limit-archive-bytes, --limit-repo-bytes and --limit-out-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
 #define N_OPTS (sizeof opts / sizeof opts[0])
 
