@@ -40,7 +40,7 @@
 #endif
 
 struct serve_cfg {
-	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts;
+	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts, *repo_local_dirs;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
@@ -171,6 +171,9 @@ static const struct config_opt opts[] = {
      "seconds (0: every start fetches)"},
     {"git-ca-file", CONFIG_STRING, NULL, 0, 0, &cfg.git_ca_file,
      "PEM file of CA certificates trusted for https repositories, besides the system's"},
+    {"repo-local-dirs", CONFIG_STRING, NULL, 0, 0, &cfg.repo_local_dirs,
+     "DIR[:DIR...]: the folders whose git repositories may be used by file:// URLs and paths (default: none, "
+     "local repositories are refused: any org member could otherwise read any repository on this host)"},
     {"git-known-hosts", CONFIG_STRING, NULL, 0, 0, &cfg.git_known_hosts,
      "known_hosts file: ssh repositories must present a host key listed in it (default: any host key is "
      "accepted, as in Concord)"},
@@ -349,6 +352,7 @@ static int start_repos(struct app *app, struct err *e)
 	    .fetch_max_age_s = cfg.repo_fetch_max_age_s,
 	    .ca_file = cfg.git_ca_file && *cfg.git_ca_file ? cfg.git_ca_file : NULL,
 	    .known_hosts = cfg.git_known_hosts && *cfg.git_known_hosts ? cfg.git_known_hosts : NULL,
+	    .local_dirs = cfg.repo_local_dirs,
 	};
 
 	app->repos = repos_open(&rc, e);

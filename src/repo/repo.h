@@ -35,6 +35,8 @@ struct repos_cfg {
 					       whose clone is older (default 30; 0: every start) */
 	const char *ca_file;		    /* --git-ca-file: extra CA bundle for https (NULL: system) */
 	const char *known_hosts; /* --git-known-hosts: ssh host keys to verify (NULL: accept any, as Concord) */
+	const char *local_dirs;	 /* --repo-local-dirs: ':'-separated folders that file:// URLs and paths may
+				    name (NULL: none, local repositories are refused) */
 };
 
 struct repos;
@@ -76,6 +78,15 @@ int repo_checkout(struct repos *rs, const struct repository *r, const struct rep
  * not load; the checkout's errors. */
 int repo_load_definition(struct repos *rs, const struct repository *r, const struct repo_commit *commit,
 			 struct model **m, struct err *e) WUR;
+
+/* Whether url may be fetched as far as the server's own disk goes: 0 for a URL that is not
+ * local, or for a file:// URL or path that resolves (symbolic links and '..' followed)
+ * to an existing folder inside one of cfg.local_dirs — *resolved (cap bytes) then holds
+ * that real path, which the fetch reads ("" for a URL that is not local).  ERR_INVALID with
+ * a message naming --repo-local-dirs otherwise: no folders configured, a relative path, a
+ * '%' escape, or a folder elsewhere (the same message whether it exists or not).  rs may
+ * be NULL (nothing local is allowed).  Thread-safe. */
+int repo_url_local_check(const struct repos *rs, const char *url, char *resolved, size_t cap, struct err *e) WUR;
 
 /* Removes the clone of a deleted repository (errors are logged). */
 void repo_forget(struct repos *rs, const char *repo_id);
