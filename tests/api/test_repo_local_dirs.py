@@ -91,6 +91,8 @@ def test_a_folder_no_longer_allowed_is_not_fetched_again(fresh_server, folders, 
     r = start_process(admin, parts={"org": org, "project": project, "repo": "rep"}, expect=400)
     error(r, 400, NOT_ALLOWED)
     error(admin.post(REPO_API % (org, project) + "/rep/refresh"), 400, NOT_ALLOWED)
+    error(admin.post("/api/v1/repository/validate", json={"org": org, "project": project, "name": "rep"}), 400,
+          NOT_ALLOWED)
 
 
 @pytest.mark.parametrize("value, message", [
