@@ -61,16 +61,24 @@ void vm_free(struct vm *vm)
 	free(vm);
 }
 
+/* The thread and frame tables cannot do without the memory they ask for: the run stops
+ * saying so (the log of a process, accord run's error output). */
+_Noreturn static void table_no_memory(const char *what)
+{
+	fprintf(stderr, "Out of memory: the flow's %s could not grow, the process stops\n", what);
+	abort();
+}
+
 struct thread *vm_thread_new(struct vm *vm, int parent)
 {
 	struct thread *t = calloc(1, sizeof *t);
 	if (!t)
-		abort();
+		table_no_memory("threads");
 	if (vm->n_threads == vm->cap_threads) {
 		size_t cap = vm->cap_threads ? vm->cap_threads * 2 : 8;
 		struct thread **v = realloc(vm->threads, cap * sizeof *v);
 		if (!v)
-			abort();
+			table_no_memory("threads");
 		vm->threads = v;
 		vm->cap_threads = cap;
 	}
@@ -107,7 +115,7 @@ struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const s
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		struct frame *v = realloc(t->frames, cap * sizeof *v);
 		if (!v)
-			abort();
+			table_no_memory("call stack");
 		t->frames = v;
 		t->cap = cap;
 	}
