@@ -32,9 +32,9 @@ static int one_include(void *ctx, const char *key, const char *value)
 			ic->bits |= names[i].bit;
 			return 0;
 		}
-	ic->rc = api_fail(ic->c, ERR_INVALID,
-			  "unknown include '%.64s': expected checkpoints, checkpointsHistory, childrenIds, history or out",
-			  value);
+	ic->rc = api_fail(
+	    ic->c, ERR_INVALID,
+	    "unknown include '%.64s': expected checkpoints, checkpointsHistory, childrenIds, history or out", value);
 	return 1;
 }
 

@@ -255,10 +255,11 @@ static int add_out(struct api_call *c, const char *id, json_t *v, size_t *budget
 	if ((out = json_object_get(p.meta, "out"))) {
 		len = json_dumpb(out, NULL, 0, JSON_COMPACT);
 		if (len > *budget) {
-			rc = api_fail(c, ERR_TOO_LARGE,
-				      "the out variables of these processes exceed %zu bytes (%d times limit-out-bytes, "
-				      "for include=out): ask for fewer with 'limit', or read each process's status",
-				      OUT_BUDGET_MULTIPLE * (size_t)limits.out_bytes, OUT_BUDGET_MULTIPLE);
+			rc =
+			    api_fail(c, ERR_TOO_LARGE,
+				     "the out variables of these processes exceed %zu bytes (%d times limit-out-bytes, "
+				     "for include=out): ask for fewer with 'limit', or read each process's status",
+				     OUT_BUDGET_MULTIPLE * (size_t)limits.out_bytes, OUT_BUDGET_MULTIPLE);
 			goto out;
 		}
 		*budget -= len;

@@ -398,8 +398,8 @@ static int resume(struct process *p)
 static int finish(struct process *p, enum vm_status st)
 {
 	struct err e;
-	if (procdir_write_out(p->workdir, p->vm, &p->host.sensitive, json_object_get(p->m->configuration, "out"), p->o.out,
-			      st == VM_FAILED, &e) < 0) {
+	if (procdir_write_out(p->workdir, p->vm, &p->host.sensitive, json_object_get(p->m->configuration, "out"),
+			      p->o.out, st == VM_FAILED, &e) < 0) {
 		fprintf(stderr, "accord run: cannot write out.json: %s\n", e.msg);
 		if (st == VM_FINISHED) /* as on a server: not FINISHED without its out variables */
 			st = VM_FAILED;

@@ -555,8 +555,7 @@ int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, st
 	return vm_start_defaults(vm, entry, NULL, args, sysvars, e);
 }
 
-static int start_vars(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars,
-		      struct err *e);
+static int start_vars(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars, struct err *e);
 
 /* The variables of the start could have lost a value to a failed allocation unseen. */
 int vm_start_defaults(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars,
@@ -566,13 +565,13 @@ int vm_start_defaults(struct vm *vm, const char *entry, json_t *defaults, json_t
 	int rc = start_vars(vm, entry, defaults, args, sysvars, e);
 
 	if (rc == 0 && oom_count() != before)
-		return err_set(e, ERR_INTERNAL, "Out of memory: an allocation failed while the process's variables "
-						"were set up");
+		return err_set(e, ERR_INTERNAL,
+			       "Out of memory: an allocation failed while the process's variables "
+			       "were set up");
 	return rc;
 }
 
-static int start_vars(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars,
-		      struct err *e)
+static int start_vars(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars, struct err *e)
 {
 	const struct flow_def *fd = model_flow(vm->m, entry);
 	json_t *given = NULL, *dflt = NULL;

@@ -45,8 +45,9 @@ static int store_file(struct walk *w, int dirfd, const char *name, const char *r
 		/* Out variables reach every status answer: kept small (docs/operations.md). */
 		if (len > limits.out_bytes) {
 			free(data);
-			return err_set(e, ERR_TOO_LARGE, "the out variables take %zu bytes, more than %llu (limit-out-bytes)",
-				       len, (unsigned long long)limits.out_bytes);
+			return err_set(e, ERR_TOO_LARGE,
+				       "the out variables take %zu bytes, more than %llu (limit-out-bytes)", len,
+				       (unsigned long long)limits.out_bytes);
 		}
 		json_t *v = jsonx_parse(data, len, 1000, &pe);
 		if (json_is_object(v))

@@ -93,8 +93,11 @@ static void exec_ok(const char *sql)
 
 static struct repos *open_repos(unsigned timeout_s, unsigned max_age_s)
 {
-	struct repos_cfg cfg = {
-	    .data_dir = data, .exe = exe, .fetch_timeout_s = timeout_s, .fetch_max_age_s = max_age_s, .local_dirs = dir};
+	struct repos_cfg cfg = {.data_dir = data,
+				.exe = exe,
+				.fetch_timeout_s = timeout_s,
+				.fetch_max_age_s = max_age_s,
+				.local_dirs = dir};
 	struct err e = {0};
 	struct repos *r = repos_open(&cfg, &e);
 
