@@ -73,6 +73,6 @@ static const struct api_doc doc_children = {
 };
 
 const struct api_route api_process_children_routes[] = {
-    {"GET", "/api/v1/process/{id}/subprocess", subprocesses, 0, &doc_children},
+    {"GET", "/api/v1/process/{id}/subprocess", subprocesses, API_SLOW, &doc_children},
     {0},
 };

@@ -21,7 +21,8 @@ static int one_include(void *ctx, const char *key, const char *value)
 	} names[] = {{"checkpoints", INC_CHECKPOINTS},
 		     {"checkpointsHistory", INC_CHECKPOINTS_HISTORY},
 		     {"childrenIds", INC_CHILDREN},
-		     {"history", INC_HISTORY}};
+		     {"history", INC_HISTORY},
+		     {"out", INC_OUT}};
 	struct inc_ctx *ic = ctx;
 
 	if (strcmp(key, "include") != 0)
@@ -31,9 +32,9 @@ static int one_include(void *ctx, const char *key, const char *value)
 			ic->bits |= names[i].bit;
 			return 0;
 		}
-	ic->rc = api_fail(ic->c, ERR_INVALID,
-			  "unknown include '%.64s': expected checkpoints, checkpointsHistory, childrenIds or history",
-			  value);
+	ic->rc = api_fail(
+	    ic->c, ERR_INVALID,
+	    "unknown include '%.64s': expected checkpoints, checkpointsHistory, childrenIds, history or out", value);
 	return 1;
 }
 

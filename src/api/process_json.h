@@ -13,6 +13,7 @@ enum proc_include {
 	INC_CHECKPOINTS_HISTORY = 1 << 1,
 	INC_CHILDREN = 1 << 2,
 	INC_HISTORY = 1 << 3,
+	INC_OUT = 1 << 4, /* meta.out in list answers (a status always has it) */
 };
 
 /* The repeatable include= parameter (case-insensitive): 400 naming an unknown value. */

@@ -13,6 +13,7 @@
 #include "store/orgs.h"
 
 #define LIST_DEFAULT_LIMIT 30
+#define OUT_BUDGET_MULTIPLE 4 /* include=out: answer bytes of out variables, in limit-out-bytes */
 
 static const char *const meta_ops[] = {
     [META_CONTAINS] = "contains",	    [META_NOT_CONTAINS] = "notContains",
@@ -240,12 +241,43 @@ static int paging(struct api_call *c, size_t *limit, size_t *offset)
 	return 0;
 }
 
+/* include=out: the out variables of the process whose entry is v (the list leaves them
+ * out), within *budget bytes for the whole answer (413 beyond: it stays bounded). */
+static int add_out(struct api_call *c, const char *id, json_t *v, size_t *budget)
+{
+	struct process p;
+	json_t *out, *meta;
+	size_t len;
+	int rc = 0;
+
+	if (store_process_get(c->db, id, &p, &c->err))
+		return c->err.code == ERR_NOT_FOUND ? 0 : -1;
+	if ((out = json_object_get(p.meta, "out"))) {
+		len = json_dumpb(out, NULL, 0, JSON_COMPACT);
+		if (len > *budget) {
+			rc =
+			    api_fail(c, ERR_TOO_LARGE,
+				     "the out variables of these processes exceed %zu bytes (%d times limit-out-bytes, "
+				     "for include=out): ask for fewer with 'limit', or read each process's status",
+				     OUT_BUDGET_MULTIPLE * (size_t)limits.out_bytes, OUT_BUDGET_MULTIPLE);
+			goto out;
+		}
+		*budget -= len;
+		if (!(meta = json_object_get(v, "meta")))
+			json_object_set_new(v, "meta", meta = json_object());
+		json_object_set(meta, "out", out);
+	}
+out:
+	store_process_cleanup(&p);
+	return rc;
+}
+
 int api_process_list(struct api_call *c)
 {
 	struct query q = {.c = c};
 	struct process *list = NULL;
 	json_t *projects = NULL, *out = NULL;
-	size_t limit, offset, n = 0;
+	size_t limit, offset, n = 0, budget = OUT_BUDGET_MULTIPLE * (size_t)limits.out_bytes;
 	unsigned includes;
 	int rc;
 
@@ -258,6 +290,8 @@ int api_process_list(struct api_call *c)
 		json_t *v;
 		if ((rc = api_process_json(c, &list[i], includes, &v)) == 0)
 			json_array_append_new(out, v);
+		if (rc == 0 && (includes & INC_OUT))
+			rc = add_out(c, list[i].instance_id, v, &budget);
 	}
 	if (rc == 0) {
 		rc = api_reply(c, out);

@@ -138,10 +138,14 @@ static const struct api_doc doc_stop = {
     .audit = {"PROCESS", "STOP", NULL},
 };
 static const struct api_doc doc_list = {
-    .summary = "Processes the caller can see, newest first",
-    .params = (const struct api_param_doc[]){DOC_LIST_FILTERS, DOC_PAGING, {0}},
+    .summary = "Processes the caller can see, newest first (without meta.out unless include=out)",
+    .params = (const struct api_param_doc[]){DOC_LIST_FILTERS,
+					     DOC_PAGING,
+					     {"include", "string",
+					      "checkpoints, history, childrenIds, out (meta.out; repeatable)"},
+					     {0}},
     .response = "{'type':'array','items':" SCHEMA_PROCESS "}",
-    .errors = "400 403 404",
+    .errors = "400 403 404 413",
 };
 static const struct api_doc doc_count = {
     .summary = "How many processes match the filters of the list",
@@ -160,10 +164,12 @@ static const struct api_doc doc_status_v2 = {
 
 const struct api_route api_process_routes[] = {
     {"POST", "/api/v1/process", api_process_start, 0, &doc_start},
-    {"GET", "/api/v1/process/{id}", status_v1, 0, &doc_status_v1},
+    /* API_SLOW: answers that carry meta (out variables up to limit-out-bytes) are built on
+     * a worker, never on the event-loop thread. */
+    {"GET", "/api/v1/process/{id}", status_v1, API_SLOW, &doc_status_v1},
     {"DELETE", "/api/v1/process/{id}", stop, 0, &doc_stop},
-    {"GET", "/api/v2/process", api_process_list, 0, &doc_list},
+    {"GET", "/api/v2/process", api_process_list, API_SLOW, &doc_list},
     {"GET", "/api/v2/process/count", api_process_count, 0, &doc_count},
-    {"GET", "/api/v2/process/{id}", status_v2, 0, &doc_status_v2},
+    {"GET", "/api/v2/process/{id}", status_v2, API_SLOW, &doc_status_v2},
     {0},
 };

@@ -12,6 +12,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "repo/repo.h"
 
 enum url_kind { URL_LOCAL, URL_HTTPS, URL_SSH };
 
@@ -41,20 +42,19 @@ static bool beneath(const char *dir, const char *target)
 	return strncmp(target, real, n) == 0 && (target[n] == '/' || target[n] == '\0');
 }
 
-/* A local repository inside the server's data folder would let a project read the
- * server's own files (the database, the master key, other repositories' clones); one
- * inside the work folder (--work-dir) other processes' files. */
-static int check_local(struct api_call *c, const char *path)
+/* Local repositories are off unless the operator allows their folder (--repo-local-dirs,
+ * docs/security.md).  Even in an allowed folder, one inside the server's data folder
+ * would let a project read the server's own files (the database, the master key, other
+ * repositories' clones); one inside the work folder (--work-dir) other processes' files. */
+static int check_local(struct api_call *c, const char *url)
 {
 	char data[PATH_MAX], target[PATH_MAX];
+	struct err le;
 
-	if (path[0] != '/')
-		return api_fail(c, ERR_INVALID, "'url': a local repository needs an absolute path, got '%.256s'", path);
+	if (repo_url_local_check(c->app->repos, url, target, sizeof target, &le))
+		return api_fail(c, ERR_INVALID, "'url': %s", le.msg);
 	if (!realpath(c->app->data_dir, data))
 		return api_fail(c, ERR_INTERNAL, "cannot resolve the data folder");
-	/* A path that does not exist (yet) is checked as written; the fetch reports it. */
-	if (!realpath(path, target) && str_fmt(target, sizeof target, "%s", path))
-		return api_fail(c, ERR_INVALID, "'url': a local path is longer than %zu bytes", sizeof target - 1);
 	if (beneath(data, target))
 		return api_fail(c, ERR_INVALID, "'url': a repository inside the server's data folder is not allowed");
 	if (beneath(c->app->work_dir, target))
@@ -73,7 +73,7 @@ static int url_kind(struct api_call *c, const char *url, enum url_kind *kind)
 			return api_fail(c, ERR_INVALID, "'url' contains a control character");
 	*kind = URL_LOCAL;
 	if (starts_with(url, "file://"))
-		return starts_with(url, "file:///") ? check_local(c, url + 7)
+		return starts_with(url, "file:///") ? check_local(c, url)
 						    : api_fail(c, ERR_INVALID,
 							       "'url': file:// URLs need an absolute path "
 							       "(file:///path)");

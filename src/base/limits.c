@@ -28,6 +28,7 @@ void limits_defaults(void)
 	    .archive_bytes = 512ULL * 1024 * 1024,
 	    .archive_ratio = 100,
 	    .process_log_bytes = 256ULL * 1024 * 1024,
+	    .out_bytes = 4ULL * 1024 * 1024,
 	    .repo_files = 10 * 1000,
 	    .repo_bytes = 512ULL * 1024 * 1024,
 	    .http_task_request_bytes = 64 * 1024 * 1024,

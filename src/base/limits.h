@@ -40,6 +40,7 @@ struct limits {
 	uint64_t archive_bytes;	    /* unpacked bytes of one archive */
 	unsigned archive_ratio;	    /* unpacked / packed size */
 	uint64_t process_log_bytes; /* log bytes kept per process */
+	uint64_t out_bytes;	    /* a process's out variables (out.json, meta.out) */
 	/* Repositories */
 	size_t repo_files;   /* files and folders of one checkout */
 	uint64_t repo_bytes; /* bytes of the files of one checkout */

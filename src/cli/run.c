@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/jsonx.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "base/uuid.h"
@@ -474,9 +475,12 @@ static int resume(struct process *p)
 static int finish(struct process *p, enum vm_status st)
 {
 	struct err e;
-	if (procdir_write_out(p->workdir, p->vm, &p->host.sensitive, json_object_get(p->m->configuration, "out"), p->o.out,
-			      st == VM_FAILED, &e) < 0)
+	if (procdir_write_out(p->workdir, p->vm, &p->host.sensitive, json_object_get(p->m->configuration, "out"),
+			      p->o.out, st == VM_FAILED, &e) < 0) {
 		fprintf(stderr, "accord run: cannot write out.json: %s\n", e.msg);
+		if (st == VM_FINISHED) /* as on a server: not FINISHED without its out variables */
+			st = VM_FAILED;
+	}
 	if (st == VM_SUSPENDED) {
 		if (procdir_write_suspended(p->workdir, p->vm, stdout, &e) < 0) {
 			fprintf(stderr, "accord run: %s\n", e.msg);
@@ -571,6 +575,7 @@ int cli_run_main(int argc, char **argv)
 	struct process p = {0};
 	const char *file = NULL;
 	int rc = EXIT_USAGE;
+	oom_watch_json(); /* a failed allocation fails the step (flow/vm.c) */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	p.o.args = json_object();
 	p.o.out = json_array();

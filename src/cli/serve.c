@@ -42,7 +42,7 @@
 #endif
 
 struct serve_cfg {
-	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts;
+	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts, *repo_local_dirs;
 	char *imports_git_base_url, *maven_repository;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
@@ -128,6 +128,8 @@ static const struct config_opt opts[] = {
      "stopping a running process: how long after SIGTERM its runner gets SIGKILL"},
     {"limit-process-log-bytes", CONFIG_SIZE, "256M", 1024, 1ULL << 40, &limits.process_log_bytes,
      "log bytes kept per process (over it the process is stopped and FAILED)"},
+    {"limit-out-bytes", CONFIG_SIZE, "4M", 1024, 1ULL << 30, &limits.out_bytes,
+     "a process's out variables (out.json, meta.out in its status; over it the process is FAILED)"},
     {"runner-zygote", CONFIG_BOOL, "true", 0, 0, &cfg.runner_zygote,
      "fork runners from a pre-started `accord runner --zygote` instead of exec'ing the binary per process (false: "
      "exec each time)"},
@@ -172,6 +174,9 @@ static const struct config_opt opts[] = {
      "seconds (0: every start fetches)"},
     {"git-ca-file", CONFIG_STRING, NULL, 0, 0, &cfg.git_ca_file,
      "PEM file of CA certificates trusted for https repositories, besides the system's"},
+    {"repo-local-dirs", CONFIG_STRING, NULL, 0, 0, &cfg.repo_local_dirs,
+     "DIR[:DIR...]: the folders whose git repositories may be used by file:// URLs and paths (default: none, "
+     "local repositories are refused: any org member could otherwise read any repository on this host)"},
     {"git-known-hosts", CONFIG_STRING, NULL, 0, 0, &cfg.git_known_hosts,
      "known_hosts file: ssh repositories must present a host key listed in it (default: any host key is "
      "accepted, as in Concord)"},
@@ -199,7 +204,7 @@ static const struct config_opt opts[] = {
      "time)"},
     TASK_SETTINGS_OPTS,
 };
-/* --limit-archive-bytes and --limit-repo-bytes are CONFIG_SIZEs stored into uint64_ts. */
+/* --limit-archive-bytes, --limit-repo-bytes and --limit-out-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
 #define N_OPTS (sizeof opts / sizeof opts[0])
 
@@ -361,6 +366,7 @@ static int start_repos(struct app *app, struct err *e)
 	    .known_hosts = cfg.git_known_hosts && *cfg.git_known_hosts ? cfg.git_known_hosts : NULL,
 	    .imports_git_base_url = cfg.imports_git_base_url,
 	    .maven_repos = cfg.maven_repository,
+	    .local_dirs = cfg.repo_local_dirs,
 	};
 
 	app->repos = repos_open(&rc, e);

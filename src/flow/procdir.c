@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/jsonx.h"
+#include "base/oom.h"
 #include "base/path.h"
 
 static char *state_path(const char *workdir, const char *rel)
@@ -57,6 +58,7 @@ static void strip_ids(json_t *err)
 int procdir_write_out(const char *workdir, struct vm *vm, const struct mask *sensitive, json_t *cfg_out,
 		      json_t *extra_out, bool failed, struct err *e)
 {
+	uint64_t allocs_failed = oom_count();
 	json_t *names = json_array(), *out, *old;
 	char *dir = NULL, *file = NULL;
 	int rc = 0;
@@ -93,6 +95,11 @@ int procdir_write_out(const char *workdir, struct vm *vm, const struct mask *sen
 		json_decref(out);
 		out = old;
 	}
+	/* jansson's setters drop a value silently when an allocation fails: never half a file */
+	if (oom_count() != allocs_failed) {
+		rc = err_set(e, ERR_INTERNAL, "Out of memory: the out variables could not be written whole");
+		goto done;
+	}
 	rc = write_json_file(file, out, e);
 done:
 	free(dir);
@@ -120,6 +127,7 @@ static int write_forms(const char *fdir, json_t *forms, struct err *e)
 
 int procdir_write_suspended(const char *workdir, struct vm *vm, FILE *report, struct err *e)
 {
+	uint64_t allocs_failed = oom_count();
 	json_t *state = vm_save(vm), *events = vm_waiting_events(vm), *forms = vm_pending_forms(vm), *ev;
 	char *fdir = state_path(workdir, "V2forms"), *file = NULL;
 	const char *name;
@@ -129,6 +137,10 @@ int procdir_write_suspended(const char *workdir, struct vm *vm, FILE *report, st
 	int rc = -1;
 
 	buf_init(&b, 0);
+	if (oom_count() != allocs_failed) { /* a state missing a value would resume wrong */
+		err_set(e, ERR_INTERNAL, "Out of memory: the process state could not be saved whole");
+		goto out;
+	}
 	/* Only the forms still pending: a form submitted by this resume is gone. */
 	if (!fdir || path_remove_tree(fdir, e) < 0 || path_mkdirs(fdir, 0700, e) < 0 ||
 	    !(file = state_path(workdir, "instance")) || write_json_file(file, state, e) < 0)

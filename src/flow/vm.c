@@ -6,6 +6,7 @@
 
 #include "base/datetime.h"
 #include "base/limits.h"
+#include "base/oom.h"
 #include "base/str.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
@@ -60,16 +61,24 @@ void vm_free(struct vm *vm)
 	free(vm);
 }
 
+/* The thread and frame tables cannot do without the memory they ask for: the run stops
+ * saying so (the log of a process, accord run's error output). */
+_Noreturn static void table_no_memory(const char *what)
+{
+	fprintf(stderr, "Out of memory: the flow's %s could not grow, the process stops\n", what);
+	abort();
+}
+
 struct thread *vm_thread_new(struct vm *vm, int parent)
 {
 	struct thread *t = calloc(1, sizeof *t);
 	if (!t)
-		abort();
+		table_no_memory("threads");
 	if (vm->n_threads == vm->cap_threads) {
 		size_t cap = vm->cap_threads ? vm->cap_threads * 2 : 8;
 		struct thread **v = realloc(vm->threads, cap * sizeof *v);
 		if (!v)
-			abort();
+			table_no_memory("threads");
 		vm->threads = v;
 		vm->cap_threads = cap;
 	}
@@ -106,7 +115,7 @@ struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const s
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		struct frame *v = realloc(t->frames, cap * sizeof *v);
 		if (!v)
-			abort();
+			table_no_memory("call stack");
 		t->frames = v;
 		t->cap = cap;
 	}
@@ -225,7 +234,7 @@ void vm_fatal(struct vm *vm, struct thread *t, const char *fmt, ...)
 
 static void thread_end(struct vm *vm, struct thread *t, json_t *final)
 {
-	t->state = t->error ? TH_FAILED : TH_DONE;
+	t->state = t->error || t->fatal ? TH_FAILED : TH_DONE;
 	json_decref(t->final);
 	t->final = final;
 	if (t->parent >= 0)
@@ -333,10 +342,24 @@ static void unwind(struct vm *vm, struct thread *t)
 	thread_end(vm, t, bottom);
 }
 
+/* An allocation failed while the thread ran (oom_count moved since `before`): a value it
+ * built may have lost elements without an error (jansson's setters only return -1), so
+ * the step fails, and no error handler runs — it would need memory too. */
+static void check_memory(struct vm *vm, struct thread *t, uint64_t before)
+{
+	if (!t || oom_count() == before || t->fatal || t->state == TH_FAILED)
+		return;
+	vm_fatal(vm, t,
+		 "Out of memory: an allocation failed while running this step, so the process stops (on a server "
+		 "the runner's memory is bounded by --limit-runner-memory-bytes)");
+	if (t->state == TH_DONE) /* its last step: what it leaves may be incomplete */
+		t->state = TH_FAILED;
+}
+
 static void thread_step(struct vm *vm, struct thread *t)
 {
 	struct frame *f;
-	if (t->error) {
+	if (t->error || t->fatal) {
 		unwind(vm, t);
 		return;
 	}
@@ -390,12 +413,17 @@ static bool run_round(struct vm *vm, int64_t *next_wake)
 		if (t->state != TH_RUN)
 			continue;
 		if (t->wait) {
+			uint64_t before = oom_count();
+			int parent = t->parent;
 			if (!vm_job_done(vm, t->wait))
 				continue;
 			exec_task_resume(vm, t);
 			progress = true;
-			if (i >= vm->n_threads || vm->threads[i]->id != id)
+			if (i >= vm->n_threads || vm->threads[i]->id != id) {
+				check_memory(vm, vm_thread_get(vm, parent), before);
 				continue;
+			}
+			check_memory(vm, t, before);
 		}
 		if (t->wake_ns) {
 			now = now ? now : dt_mono_ns();
@@ -409,9 +437,15 @@ static bool run_round(struct vm *vm, int64_t *next_wake)
 		progress = true;
 		vm->cur_t = t;
 		for (int q = 0; q < 64 && t->state == TH_RUN && !vm->exiting; q++) {
+			uint64_t before = oom_count();
+			int parent = t->parent;
 			thread_step(vm, t);
-			if (i >= vm->n_threads || vm->threads[i]->id != id)
-				break; /* the thread was collected by its parent */
+			if (i >= vm->n_threads || vm->threads[i]->id != id) {
+				/* the thread was collected by its parent, which has its results */
+				check_memory(vm, vm_thread_get(vm, parent), before);
+				break;
+			}
+			check_memory(vm, t, before);
 			if (t->wake_ns || t->wait)
 				break; /* sleeps or waits on a job: the others run meanwhile */
 		}
@@ -521,8 +555,23 @@ int vm_start(struct vm *vm, const char *entry, json_t *args, json_t *sysvars, st
 	return vm_start_defaults(vm, entry, NULL, args, sysvars, e);
 }
 
+static int start_vars(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars, struct err *e);
+
+/* The variables of the start could have lost a value to a failed allocation unseen. */
 int vm_start_defaults(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars,
 		      struct err *e)
+{
+	uint64_t before = oom_count();
+	int rc = start_vars(vm, entry, defaults, args, sysvars, e);
+
+	if (rc == 0 && oom_count() != before)
+		return err_set(e, ERR_INTERNAL,
+			       "Out of memory: an allocation failed while the process's variables "
+			       "were set up");
+	return rc;
+}
+
+static int start_vars(struct vm *vm, const char *entry, json_t *defaults, json_t *args, json_t *sysvars, struct err *e)
 {
 	const struct flow_def *fd = model_flow(vm->m, entry);
 	json_t *given = NULL, *dflt = NULL;

@@ -42,6 +42,13 @@ static int store_file(struct walk *w, int dirfd, const char *name, const char *r
 	}
 	if (strcmp(rel, "out.json") == 0) {
 		struct err pe;
+		/* Out variables reach every status answer: kept small (docs/operations.md). */
+		if (len > limits.out_bytes) {
+			free(data);
+			return err_set(e, ERR_TOO_LARGE,
+				       "the out variables take %zu bytes, more than %llu (limit-out-bytes)", len,
+				       (unsigned long long)limits.out_bytes);
+		}
 		json_t *v = jsonx_parse(data, len, 1000, &pe);
 		if (json_is_object(v))
 			w->out = v;

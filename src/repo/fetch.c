@@ -267,7 +267,7 @@ static int converse(int *inp, int out, const unsigned char *frame, size_t frame_
 /* Runs `accord git-fetch` for r; ERR_UNAVAILABLE when it outlives the timeout. */
 static int run_child(const struct repos *rs, const struct repository *r, const struct repo_cred *cred, struct err *e)
 {
-	char *dir, url[2100], *buf = NULL;
+	char *dir, url[2100], local[4096], *buf = NULL;
 	unsigned char *frame = NULL;
 	size_t frame_len = 0, got = 0;
 	int in[2] = {-1, -1}, out[2] = {-1, -1}, rc, status = 0;
@@ -275,6 +275,9 @@ static int run_child(const struct repos *rs, const struct repository *r, const s
 	json_t *res = NULL;
 
 	repo_strip_url_credentials(r->url, url, sizeof url);
+	/* A local repository is read from the folder that was checked, not from its URL again. */
+	if (repo_url_local_check(rs, r->url, local, sizeof local, e))
+		return -1;
 	if (!(dir = repo_clone_dir(rs, r->id, e)))
 		return -1;
 	if ((rc = repo_cred_encode(cred, &frame, &frame_len, e)))
@@ -287,7 +290,7 @@ static int run_child(const struct repos *rs, const struct repository *r, const s
 		rc = err_set(e, ERR_INTERNAL, "cannot create the pipes of git fetch: %s", strerror(errno));
 		goto out;
 	}
-	if ((rc = spawn_child(rs, dir, r->url, in, out, &pid, e)))
+	if ((rc = spawn_child(rs, dir, local[0] ? local : r->url, in, out, &pid, e)))
 		goto out;
 	close(in[0]);
 	close(out[1]);

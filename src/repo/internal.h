@@ -18,7 +18,15 @@ struct repos {
 	pthread_mutex_t pool_lock;
 	struct pooled *pool;
 	size_t pooled;
+	/* --repo-local-dirs, resolved (repo/local.c) */
+	char **local_dirs;
+	size_t n_local_dirs;
 };
+
+/* Reads the ':'-separated folder list of --repo-local-dirs into rs (NULL or "": none):
+ * each must be an absolute path to an existing folder (ERR_INVALID naming it). */
+int repo_local_dirs_set(struct repos *rs, const char *list, struct err *e) WUR;
+void repo_local_dirs_free(struct repos *rs);
 
 /* <data>/repos/<id> (the bare clone), <data>/repos/<id>.lock: new strings, NULL with e set
  * when repo_id is not a plain name. */

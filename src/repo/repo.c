@@ -34,7 +34,7 @@ struct repos *repos_open(const struct repos_cfg *cfg, struct err *e)
 	}
 	pthread_mutex_init(&rs->pool_lock, NULL);
 	rs->cfg = *cfg;
-	rs->cfg.data_dir = rs->cfg.exe = rs->cfg.ca_file = rs->cfg.known_hosts = NULL;
+	rs->cfg.data_dir = rs->cfg.exe = rs->cfg.ca_file = rs->cfg.known_hosts = rs->cfg.local_dirs = NULL;
 	rs->cfg.imports_git_base_url = rs->cfg.maven_repos = NULL;
 	if ((cfg->imports_git_base_url && !(rs->cfg.imports_git_base_url = strdup(cfg->imports_git_base_url))) ||
 	    (cfg->maven_repos && !(rs->cfg.maven_repos = strdup(cfg->maven_repos)))) {
@@ -54,6 +54,10 @@ struct repos *repos_open(const struct repos_cfg *cfg, struct err *e)
 	if (asprintf(&rs->dir, "%s/repos", rs->cfg.data_dir) < 0 || asprintf(&rs->home, "%s/.home", rs->dir) < 0) {
 		rs->dir = rs->home = NULL;
 		err_set(e, ERR_INTERNAL, "out of memory");
+		repos_close(rs);
+		return NULL;
+	}
+	if (repo_local_dirs_set(rs, cfg->local_dirs, e)) {
 		repos_close(rs);
 		return NULL;
 	}
@@ -77,6 +81,7 @@ void repos_close(struct repos *rs)
 	free((char *)rs->cfg.known_hosts);
 	free((char *)rs->cfg.imports_git_base_url);
 	free((char *)rs->cfg.maven_repos);
+	repo_local_dirs_free(rs);
 	free(rs->dir);
 	free(rs->home);
 	free(rs);
@@ -186,8 +191,12 @@ int repo_prepare(struct repos *rs, struct store_conn *c, const struct repository
 	const char *commit = NULL, *ref = NULL;
 	int64_t at = repo_fetched_at(rs, r->id);
 	bool fetched = false;
+	char local[4096];
 	int rc;
 
+	/* Also for a clone fetched before the operator narrowed --repo-local-dirs. */
+	if (repo_url_local_check(rs, r->url, local, sizeof local, e))
+		return -1;
 	if (commit_id && *commit_id)
 		commit = commit_id;
 	else if (branch_or_tag && *branch_or_tag)

@@ -40,6 +40,8 @@ struct repos_cfg {
 	const char *imports_git_base_url; /* --imports-git-base-url: `git: {name: org/repo}` (NULL: none) */
 	const char *maven_repos;	  /* --maven-repository: URLs, comma-separated (NULL: none) */
 	bool offline;			  /* `accord run --offline`: clones and the artifact cache only */
+	const char *local_dirs;	 /* --repo-local-dirs: ':'-separated folders that file:// URLs and paths may
+				    name (NULL: none, local repositories are refused) */
 };
 
 struct repos;
@@ -81,6 +83,15 @@ int repo_checkout(struct repos *rs, const struct repository *r, const struct rep
  * not load; the checkout's errors. */
 int repo_load_definition(struct repos *rs, const struct repository *r, const struct repo_commit *commit,
 			 struct model **m, struct err *e) WUR;
+
+/* Whether url may be fetched as far as the server's own disk goes: 0 for a URL that is not
+ * local, or for a file:// URL or path that resolves (symbolic links and '..' followed)
+ * to an existing folder inside one of cfg.local_dirs — *resolved (cap bytes) then holds
+ * that real path, which the fetch reads ("" for a URL that is not local).  ERR_INVALID with
+ * a message naming --repo-local-dirs otherwise: no folders configured, a relative path, a
+ * '%' escape, or a folder elsewhere (the same message whether it exists or not).  rs may
+ * be NULL (nothing local is allowed).  Thread-safe. */
+int repo_url_local_check(const struct repos *rs, const char *url, char *resolved, size_t cap, struct err *e) WUR;
 
 /* Removes the clone of a deleted repository (errors are logged). */
 void repo_forget(struct repos *rs, const char *repo_id);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/frame.h"
+#include "base/oom.h"
 #include "base/uuid.h"
 #include "flow/procdir.h"
 #include "flow/tasks/defaults.h"
@@ -176,8 +177,11 @@ static const char *finish(struct runner *r, enum vm_status st)
 	struct err e;
 
 	if (procdir_write_out(r->workdir, r->vm, &r->host.sensitive, json_object_get(r->m->configuration, "out"),
-			      json_object_get(r->start, "out"), st == VM_FAILED, &e) < 0)
+			      json_object_get(r->start, "out"), st == VM_FAILED, &e) < 0) {
 		runner_log(&r->host, FLOW_ERROR, e.msg);
+		if (st == VM_FINISHED) /* never FINISHED without the out variables it asked for */
+			st = VM_FAILED;
+	}
 	if (st == VM_SUSPENDED) {
 		if (procdir_write_suspended(r->workdir, r->vm, NULL, &e) == 0)
 			return "SUSPENDED";
@@ -218,6 +222,7 @@ int runner_body(void)
 	struct err e = {0};
 	char confinement[256];
 
+	oom_watch_json(); /* a failed allocation fails the step (flow/vm.c) */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!getcwd(r.workdir, sizeof r.workdir)) {
 		fprintf(stderr, "accord runner: getcwd: %s\n", strerror(errno));

@@ -270,7 +270,7 @@ int store_process_list(struct store_conn *c, const struct process_filter *f, siz
 	}
 	for (i = 0; i < n_ids; i++) {
 		if (store_process_get(c, ids[i], &(*out)[*n], e) == 0)
-			(*n)++;
+			json_object_del((*out)[(*n)++].meta, "out"); /* read one at a time: never all at once */
 		else if (e->code != ERR_NOT_FOUND) /* deleted meanwhile: skip it */
 			goto out;
 	}

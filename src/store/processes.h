@@ -221,7 +221,8 @@ struct process_filter {
 };
 
 /* Newest first; *out is a new array of *n processes (each with owned members; free with
- * store_process_list_free). */
+ * store_process_list_free).  Their meta lacks "out" (the out variables, up to
+ * limits.out_bytes each): store_process_get reads them for one process. */
 int store_process_list(struct store_conn *c, const struct process_filter *f, size_t limit, size_t offset,
 		       struct process **out, size_t *n, struct err *e) WUR;
 void store_process_list_free(struct process *list, size_t n);

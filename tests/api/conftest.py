@@ -32,6 +32,7 @@ BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
 ADMIN_KEY = base64.b64encode(b"accord-test-admin-key-0123456789").decode().rstrip("=")
 ADMIN_PASSWORD = "Admin-pass-123"
 TEST_DB = os.environ.get("ACCORD_TEST_DB")
+LOCAL_REPO_DIRS = tempfile.gettempdir()  # --repo-local-dirs of the test servers
 # Tests of what only SQLite has (accord backup / restore of its file): skipped on PostgreSQL,
 # each saying why beside it.  A test that looks into the database does it on either backend
 # (db_util.py).
@@ -80,6 +81,10 @@ class Server:
         self.url = None
         self.log_path = None
         self.db_name = None
+        # The tests' git repositories are folders in the temporary folder: local
+        # repositories are refused unless the operator allows their folder.
+        if not any(a.startswith("--repo-local-dirs") for a in self.args) and "ACCORD_REPO_LOCAL_DIRS" not in self.env:
+            self.args += ["--repo-local-dirs", LOCAL_REPO_DIRS]
         if TEST_DB and not any(a == "--db" or a.startswith("--db=") for a in self.args):
             db_url, self.db_name = pg_url(self.data_dir)
             self.args += ["--db", db_url]

@@ -56,7 +56,8 @@ def test_a_work_folder_serves_one_server(fresh_server, work_root):
 
 
 def test_local_repositories_inside_the_work_folder_are_refused(fresh_server, work_root):
-    srv = fresh_server(args=["--work-dir", work_root]).start()
+    # even when the operator allows local repositories in a folder that holds it
+    srv = fresh_server(args=["--work-dir", work_root, "--repo-local-dirs", os.path.dirname(work_root)]).start()
     admin = Client(srv.url, ADMIN_KEY)
     org, _ = make_org(admin)
     proj, _ = make_project(admin, org)

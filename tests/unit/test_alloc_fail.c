@@ -7,7 +7,9 @@
  * Operations: the multipart parser, the start-request parser, the flow loader (YAML →
  * model; libyaml's own allocations are not failed), JSON parsing, the inventory query
  * translator, and store writes on a SQLite file (SQLite's own allocations are not failed;
- * the store's are). */
+ * the store's are).  And a flow run in the VM with each of jansson's allocations failing
+ * in turn (issue 23 item 11): the run must fail saying "Out of memory", or finish with
+ * every value whole — never finish with a list or a map that silently lost elements. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,10 +25,12 @@
 #include "api/process_start_req.h"
 #include "base/jsonx.h"
 #include "base/limits.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "base/uuid.h"
 #include "flow/model.h"
+#include "flow/vm.h"
 #include "http/multipart.h"
 #include "inventory/dialect.h"
 #include "store/orgs.h"
@@ -46,40 +50,51 @@ char *__wrap_strndup(const char *s, size_t n);
 
 static long fail_at = -1; /* the allocation (1-based) that fails; -1: none */
 static long seen;
+static int only_json; /* only jansson's allocations are counted and failed */
 
 static int fail_now(void)
 {
 	return fail_at >= 0 && ++seen == fail_at;
 }
 
+static int fail_own(void)
+{
+	return !only_json && fail_now();
+}
+
 void *__wrap_malloc(size_t n)
 {
-	return fail_now() ? NULL : __real_malloc(n);
+	return fail_own() ? NULL : __real_malloc(n);
 }
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-	return fail_now() ? NULL : __real_calloc(n, size);
+	return fail_own() ? NULL : __real_calloc(n, size);
 }
 
 void *__wrap_realloc(void *p, size_t n)
 {
-	return fail_now() ? NULL : __real_realloc(p, n);
+	return fail_own() ? NULL : __real_realloc(p, n);
 }
 
 char *__wrap_strdup(const char *s)
 {
-	return fail_now() ? NULL : __real_strdup(s);
+	return fail_own() ? NULL : __real_strdup(s);
 }
 
 char *__wrap_strndup(const char *s, size_t n)
 {
-	return fail_now() ? NULL : __real_strndup(s, n);
+	return fail_own() ? NULL : __real_strndup(s, n);
 }
 
+/* As the runner's (base/oom.c): a failure is counted. */
 static void *json_alloc(size_t n)
 {
-	return __wrap_malloc(n);
+	void *p = only_json ? (fail_now() ? NULL : __real_malloc(n)) : __wrap_malloc(n);
+
+	if (!p)
+		oom_note();
+	return p;
 }
 
 /* Runs op with allocation 1, 2, … failing until a run makes fewer allocations than the
@@ -238,6 +253,95 @@ static void test_parsers(void **state)
 	each_failure("inventory_query", op_inventory_query, NULL);
 }
 
+/* ---- the flow VM ---- */
+
+static char vm_logged[8192];
+
+static void vm_log_line(void *ctx, enum flow_level level, const char *msg)
+{
+	size_t n = strlen(vm_logged);
+	(void)ctx, (void)level;
+	str_fmt_cut(vm_logged + n, sizeof vm_logged - n, "%s\n", msg);
+}
+
+static int vm_no_server(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
+			struct err *e)
+{
+	(void)ctx, (void)method, (void)args, (void)out, (void)suspend;
+	return err_set(e, ERR_UNAVAILABLE, "Task '%s' is not available", task);
+}
+
+static const struct flow_host_ops vm_ops = {.log = vm_log_line, .server_task = vm_no_server};
+static const struct flow_host vm_host = {.ops = &vm_ops, .workdir = "/tmp"};
+
+static const char VM_FLOW[] = "flows:\n"
+			      "  default:\n"
+			      "    - set: {l: [1, 2, 3]}\n"
+			      "    - expr: \"${l.add(4)}\"\n"
+			      "    - expr: \"${l.addAll([5, 6, 7, 8])}\"\n"
+			      "    - call: inner\n"
+			      "      in: {x: \"${l}\"}\n"
+			      "      out: y\n"
+			      "    - set:\n"
+			      "        m: {k: \"${y.size()}\", s: \"${'a'.concat('b')}\", z: [\"${l[7]}\", 9]}\n"
+			      "  inner:\n"
+			      "    - set: {y: \"${x.subList(0, 8)}\"}\n";
+static const char VM_OUT[] = "{\"l\": [1, 2, 3, 4, 5, 6, 7, 8], \"y\": [1, 2, 3, 4, 5, 6, 7, 8],"
+			     " \"m\": {\"k\": 8, \"s\": \"ab\", \"z\": [8, 9]}}";
+
+/* 0: finished with every value whole; -1: failed saying it ran out of memory. */
+static int op_vm(void *arg)
+{
+	const struct model *m = arg;
+	struct vm *vm = vm_new(m, &vm_host);
+	json_t *names = NULL, *out = NULL, *want;
+	enum vm_status st = VM_FAILED;
+	long at = fail_at;
+	struct err e = {0};
+	int rc = -1;
+
+	vm_logged[0] = 0;
+	assert_non_null(vm);
+	if (vm_start(vm, "default", NULL, NULL, &e) == 0)
+		st = vm_run(vm);
+	fail_at = -1; /* the results are read whole */
+	if (st == VM_FINISHED) {
+		names = json_pack("[sss]", "l", "y", "m");
+		out = vm_out_vars(vm, names);
+		want = json_loads(VM_OUT, 0, NULL);
+		if (!json_equal(out, want)) {
+			char *got = json_dumps(out, JSON_COMPACT);
+			fail_msg("allocation %ld failed: the flow FINISHED with %s", at, got ? got : "(null)");
+		}
+		json_decref(want);
+		rc = 0;
+	} else if (!strstr(vm_logged, "Out of memory") && !strstr(vm_logged, "out of memory") &&
+		   !strstr(e.msg, "Out of memory") && !strstr(e.msg, "out of memory")) {
+		fail_msg("allocation %ld failed: status %d without saying it ran out of memory: %s%s", at, (int)st,
+			 e.msg, vm_logged);
+	}
+	json_decref(names);
+	json_decref(out);
+	vm_free(vm);
+	fail_at = at;
+	return rc;
+}
+
+static void test_vm(void **state)
+{
+	struct err e;
+	struct model *m = model_load_buffer("concord.yml", VM_FLOW, sizeof VM_FLOW - 1, &e);
+	(void)state;
+
+	if (!m)
+		fail_msg("load: %s", e.msg);
+	assert_int_equal(op_vm(m), 0); /* the flow itself is right */
+	only_json = 1;
+	each_failure("vm", op_vm, m);
+	only_json = 0;
+	model_free(m);
+}
+
 /* ---- the store ---- */
 
 struct store_ctx {
@@ -305,6 +409,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parsers),
 	    cmocka_unit_test(test_store),
+	    cmocka_unit_test(test_vm),
 	};
 
 	limits_defaults();

@@ -93,8 +93,11 @@ static void exec_ok(const char *sql)
 
 static struct repos *open_repos(unsigned timeout_s, unsigned max_age_s)
 {
-	struct repos_cfg cfg = {
-	    .data_dir = data, .exe = exe, .fetch_timeout_s = timeout_s, .fetch_max_age_s = max_age_s};
+	struct repos_cfg cfg = {.data_dir = data,
+				.exe = exe,
+				.fetch_timeout_s = timeout_s,
+				.fetch_max_age_s = max_age_s,
+				.local_dirs = dir};
 	struct err e = {0};
 	struct repos *r = repos_open(&cfg, &e);
 
@@ -442,7 +445,8 @@ static void test_secrets(void **state)
 {
 	static const unsigned char key[MASTERKEY_BYTES] = {7};
 	struct masterkey mk;
-	struct repos_cfg cfg = {.data_dir = data, .exe = exe, .master_key = &mk, .fetch_timeout_s = 30};
+	struct repos_cfg cfg = {
+	    .data_dir = data, .exe = exe, .master_key = &mk, .fetch_timeout_s = 30, .local_dirs = dir};
 	struct repos *r2;
 	struct repository r;
 	struct err e = {0};
