@@ -46,6 +46,9 @@ static int fetch(void *ctx, const char *kind, json_t *spec, const char *dest, st
 		    .imports_git_base_url = ri->o->git_base_url,
 		    .maven_repos = ri->o->maven_repos.len ? ri->o->maven_repos.data : NULL,
 		    .offline = ri->o->offline,
+		    /* `accord run` is the user's own machine: any local repository is theirs to
+		     * import (the server's --repo-local-dirs guards other tenants' files) */
+		    .local_dirs = "/",
 		};
 
 		if (!dir)
