@@ -7,6 +7,7 @@
 #include "cli/run.h"
 #include "flow/log_line.h"
 #include "flow/procdir.h"
+#include "runner/tool.h"
 
 void run_log_line(struct run_host *h, enum flow_level level, const char *msg)
 {
@@ -38,8 +39,8 @@ static void host_event(void *ctx, json_t *data)
 	json_decref(ev);
 }
 
-static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
-			    char **suspend, struct err *e)
+static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
+			    struct err *e)
 {
 	(void)ctx, (void)args, (void)out, (void)suspend;
 	if (method)
@@ -72,6 +73,18 @@ static void host_script_lost(void *ctx, const char *engine)
 	script_hosts_lost(&h->scripts, engine);
 }
 
+static void tool_line(void *ctx, const char *text)
+{
+	run_log_line(ctx, FLOW_INFO, text);
+}
+
+static int host_tool_run(void *ctx, const struct flow_tool *t, struct flow_tool_result *r, struct err *e)
+{
+	struct run_host *h = ctx;
+	fflush(stdout);
+	return tool_run(h->workdir, t, tool_line, h, r, e);
+}
+
 static const struct flow_host_ops ops_events = {
     .log = host_log,
     .event = host_event,
@@ -80,6 +93,7 @@ static const struct flow_host_ops ops_events = {
     .sensitive = host_sensitive,
     .script_open = host_script_open,
     .script_lost = host_script_lost,
+    .tool_run = host_tool_run,
 };
 
 /* Without --events no event is built at all. */
@@ -90,6 +104,7 @@ static const struct flow_host_ops ops_quiet = {
     .sensitive = host_sensitive,
     .script_open = host_script_open,
     .script_lost = host_script_lost,
+    .tool_run = host_tool_run,
 };
 
 void run_host_init(struct run_host *h, const char *workdir, FILE *events, int debug)

@@ -10,6 +10,7 @@
 #include "flow/log_line.h"
 #include "flow/procdir.h"
 #include "runner/runner.h"
+#include "runner/tool.h"
 
 void runner_host_add_sensitive(struct runner_host *h, json_t *list)
 {
@@ -55,8 +56,8 @@ static void host_event(void *ctx, json_t *data)
 }
 
 /* Asks the supervisor to run a server task and waits for its answer. */
-static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
-			    char **suspend, struct err *e)
+static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
+			    struct err *e)
 {
 	struct runner_host *h = ctx;
 	long long id = h->next_call++;
@@ -87,7 +88,8 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 		rc = 0;
 		if (json_is_array(json_object_get(reply, "sensitive")))
 			runner_host_add_sensitive(h, json_object_get(reply, "sensitive"));
-		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) && !(*suspend = strdup(msg)))
+		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) &&
+		    !(*suspend = strdup(msg)))
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	json_decref(reply);
@@ -148,6 +150,18 @@ static void host_script_lost(void *ctx, const char *engine)
 	script_hosts_lost(&h->scripts, engine);
 }
 
+static void tool_line(void *ctx, const char *text)
+{
+	runner_log(ctx, FLOW_INFO, text);
+}
+
+static int host_tool_run(void *ctx, const struct flow_tool *t, struct flow_tool_result *r, struct err *e)
+{
+	struct runner_host *h = ctx;
+	fflush(stdout);
+	return tool_run(h->workdir, t, tool_line, h, r, e);
+}
+
 static const struct flow_host_ops ops = {
     .log = host_log,
     .event = host_event,
@@ -156,6 +170,7 @@ static const struct flow_host_ops ops = {
     .sensitive = host_sensitive,
     .script_open = host_script_open,
     .script_lost = host_script_lost,
+    .tool_run = host_tool_run,
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc)
