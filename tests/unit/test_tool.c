@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/path.h"
+#include "base/str.h"
 #include "runner/tool.h"
 
 struct lines {
@@ -30,7 +31,7 @@ static void collect(void *ctx, const char *text)
 {
 	struct lines *l = ctx;
 	if (l->n < 8)
-		snprintf(l->text[l->n++], sizeof l->text[0], "%s", text);
+		str_fmt_cut(l->text[l->n++], sizeof l->text[0], "%s", text);
 }
 
 static char workdir[] = "/tmp/accord-test-tool-XXXXXX";
@@ -70,7 +71,7 @@ static bool gone(pid_t pid)
 	char path[64], buf[512];
 	FILE *f;
 	char *close_paren;
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	str_fmt_cut(path, sizeof path, "/proc/%d/stat", (int)pid);
 	if (!(f = fopen(path, "r")))
 		return true;
 	buf[0] = '\0';
@@ -90,6 +91,14 @@ static bool dead(pid_t pid)
 		usleep(10000);
 	}
 	return false;
+}
+
+static pid_t pid_of(const char *text)
+{
+	int64_t v = 0;
+	size_t n = strcspn(text, "\n");
+	assert_int_equal(str_to_i64((struct str){text, n}, 1, INT32_MAX, &v, "pid", &(struct err){0}), 0);
+	return (pid_t)v;
 }
 
 static void test_lines_and_exit_status(void **state)
@@ -172,7 +181,7 @@ static void test_timeout_kills_the_group(void **state)
 	assert_int_equal(r.signal, SIGTERM);
 	assert_int_equal(r.exit_code, 128 + SIGTERM);
 	assert_int_equal(l.n, 1);
-	assert_true(dead((pid_t)atoi(l.text[0])));
+	assert_true(dead(pid_of(l.text[0])));
 }
 
 static void test_nothing_outlives_the_program(void **state)
@@ -185,7 +194,7 @@ static void test_nothing_outlives_the_program(void **state)
 	assert_int_equal(r.exit_code, 0);
 	assert_false(r.timed_out);
 	assert_int_equal(l.n, 1);
-	assert_true(dead((pid_t)atoi(l.text[0])));
+	assert_true(dead(pid_of(l.text[0])));
 }
 
 /* A runner told to stop (SIGTERM) while its program runs. */
@@ -219,7 +228,7 @@ static void test_stop_signal_kills_program_and_caller(void **state)
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGTERM);
 	assert_int_equal(access(key, F_OK), -1);
-	assert_true(dead((pid_t)atoi(buf)));
+	assert_true(dead(pid_of(buf)));
 	unlink(started);
 	free(started);
 	free(key);

@@ -1,0 +1,246 @@
+"""The `ansible` task under the server: Debian's ansible-playbook run through the
+external-tool layer inside the runner's confinement, with local-connection host aliases.
+Skipped where ansible-core is not installed (scripts/deps installs it)."""
+import os
+import subprocess
+import time
+import uuid
+
+import pytest
+from conftest import process_log, start_process, wait_process
+
+pytestmark = pytest.mark.skipif(not os.access("/usr/bin/ansible-playbook", os.X_OK),
+                                reason="ansible-core is not installed (scripts/deps)")
+
+LOCAL = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3"}
+
+INVENTORY = """
+        inventory:
+          web:
+            hosts: ["web1", "web2"]
+            vars: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}
+          db:
+            hosts: ["db1"]
+            vars: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}
+          _meta:
+            hostvars:
+              web2: {color: blue}
+"""
+
+HELLO = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug:
+        msg: "{{ greeting }} from {{ inventory_hostname }} in {{ group_names[0] }} {{ color | default('plain') }}"
+      register: said
+      tags: [hello]
+    - debug:
+        msg: "not run: tagged skipped"
+      tags: [later]
+"""
+
+
+def test_playbook_with_inline_inventory_extra_vars_and_out_vars(admin):
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: hello.yml
+%s
+        extraVars: {greeting: "hello"}
+        skipTags: [later]
+        outVars: ["said"]
+      out: r
+    - log: "exit=${r.exitCode} ok=${r.ok} web2=${r.said.web2.msg}"
+    - log: "stats ok=${r.ansibleStats.ok} failures=${r.ansibleStats.failures}"
+    - log: "leftover=${files.exists('.ansible_run')}"
+""" % INVENTORY
+    pid = start_process(admin, flow, files={"hello.yml": HELLO})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "Using a playbook: hello.yml" in log
+    assert '"msg": "hello from web1 in web plain"' in log
+    assert '"msg": "hello from db1 in db plain"' in log
+    assert "PLAY RECAP" in log
+    assert "not run: tagged skipped" not in log
+    assert "\x1b[" not in log  # no colours
+    assert "exit=0 ok=true web2=hello from web2 in web blue" in log
+    assert "stats ok=[db1, web1, web2] failures=[]" in log
+    assert "leftover=false" in log
+
+
+def test_inventory_file_limit_tags_and_check(admin):
+    # a local connection's temporary files must be inside the working directory
+    inv = b"[app]\napp1\napp2\n\n[app:vars]\nansible_connection=local\nansible_python_interpreter=/usr/bin/python3\n" \
+        b"ansible_remote_tmp={{ playbook_dir }}/.tmp-remote\n"
+    play = b"""
+- hosts: app
+  gather_facts: false
+  tasks:
+    - copy: {content: "x", dest: "{{ playbook_dir }}/made-by-{{ inventory_hostname }}"}
+      tags: [write]
+    - debug: {msg: "tag one on {{ inventory_hostname }}"}
+      tags: [one]
+"""
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: p.yml
+        inventoryFile: hosts.ini
+        limit: app2
+        tags: "write,one"
+        check: true
+        verbose: 1
+    - log: "made=${files.exists('made-by-app2')}"
+"""
+    pid = start_process(admin, flow, files={"p.yml": play, "hosts.ini": inv})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "Running in the check mode. No changes will be made." in log
+    assert "tag one on app2" in log and "tag one on app1" not in log
+    assert "made=false" in log  # --check changed nothing
+
+
+def test_syntax_check(admin):
+    flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: hello.yml\n%s        syntaxCheck: true\n" % INVENTORY
+    pid = start_process(admin, flow, files={"hello.yml": HELLO})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "playbook: hello.yml" in log
+    assert "hello from" not in log
+
+
+FAILING = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - fail: {msg: "db refuses"}
+      when: inventory_hostname == 'db1'
+"""
+
+
+def test_failed_playbook_fails_the_step_unless_ignore_errors(admin):
+    base = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: f.yml\n%s" % INVENTORY
+    pid = start_process(admin, base)
+    # no playbook uploaded: a clear error, nothing run
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "ansible: playbook 'f.yml' not found" in process_log(admin, pid)
+
+    pid = start_process(admin, base, files={"f.yml": FAILING})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FAILED", log
+    assert "db refuses" in log
+    assert "Process finished with exit code 2" in log
+
+    flow = base + "        ignoreErrors: true\n        saveRetryFile: true\n      out: r\n" \
+        "    - log: \"ok=${r.ok} exit=${r.exitCode} failed=${r.ansibleStats.failures}\"\n"
+    pid = start_process(admin, flow, files={"f.yml": FAILING})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "ok=false exit=2 failed=[db1]" in log
+    r = admin.get("/api/v1/process/%s/attachment/f.retry" % pid)
+    assert r.status_code == 200, r.text
+    assert r.text.strip() == "db1"
+
+
+def test_private_key_from_a_secret_and_vault_password(admin):
+    key = "k" + uuid.uuid4().hex[:8]
+    r = admin.post("/api/v1/org/Default/secret", files={"name": (None, key), "type": (None, "key_pair")})
+    assert r.status_code == 200, r.text
+    vault_pw = "vault-" + uuid.uuid4().hex
+    r = admin.post("/api/v1/org/Default/secret",
+                   files={"name": (None, key + "v"), "type": (None, "data"), "data": (None, vault_pw)})
+    assert r.status_code == 200, r.text
+    env = dict(os.environ, ANSIBLE_VAULT_PASSWORD_FILE="/dev/stdin", HOME="/tmp")
+    enc = subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", "/dev/stdin",
+                          "the hidden value", "--name", "hidden"], input=vault_pw.encode(),
+                         capture_output=True, env=env, check=True).stdout
+    play = b"""
+- hosts: all
+  gather_facts: false
+  vars_files: [vaulted.yml]
+  tasks:
+    - stat: {path: "{{ playbook_dir }}/.ansible_run/private_key"}
+      register: k
+    - debug: {msg: "key mode {{ k.stat.mode }} user {{ ansible_user | default('none') }}"}
+    - debug: {msg: "vault says {{ hidden }}"}
+    - debug: {msg: "password {{ lookup('file', playbook_dir + '/.ansible_run/vault_0') }}"}
+"""
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: p.yml
+        inventory:
+          one: {hosts: [h1], vars: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}}
+        auth:
+          privateKey:
+            user: deployer
+            secret: {org: Default, name: %s}
+        vaultPassword: ${crypto.exportAsString('Default', '%sv', null)}
+    - log: "after: key=${files.exists('.ansible_run/private_key')} exported=${files.exists('.tmp')}"
+""" % (key, key)
+    pid = start_process(admin, flow, files={"p.yml": play, "vaulted.yml": enc})
+    p = wait_process(admin, pid, timeout=60)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "key mode 0600 user deployer" in log
+    assert "vault says the hidden value" in log
+    assert vault_pw not in log
+    assert "password ******" in log
+    assert "after: key=false" in log
+
+
+def marker_pids(marker):
+    found = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    if marker.encode() in f.read():
+                        with open("/proc/%s/stat" % d) as s:
+                            if s.read().split(")")[-1].split()[0] != "Z":
+                                found.append(int(d))
+            except OSError:
+                pass
+    return found
+
+
+def wait_for(pred, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("how", ["kill", "processTimeout"])
+def test_a_playbook_dies_with_its_process(admin, how):
+    marker = "accord-ansible-%s" % uuid.uuid4().hex
+    play = ("""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - command: python3 -c "import time; time.sleep(600)" %s
+""" % marker).encode()
+    cfg = "configuration:\n  processTimeout: PT4S\n" if how == "processTimeout" else ""
+    flow = cfg + "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: p.yml\n%s" % INVENTORY
+    pid = start_process(admin, flow, files={"p.yml": play})
+    assert wait_for(lambda: len(marker_pids(marker)) == 3), process_log(admin, pid)
+    if how == "kill":
+        r = admin.delete("/api/v1/process/%s" % pid)
+        assert r.status_code in (200, 204), r.text
+    p = wait_process(admin, pid, timeout=60)
+    assert p["status"] == ("CANCELLED" if how == "kill" else "TIMED_OUT"), process_log(admin, pid)
+    assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)
