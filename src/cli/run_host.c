@@ -19,15 +19,14 @@ static void host_log(void *ctx, enum flow_level level, const char *msg)
 	run_log_line(ctx, level, msg);
 }
 
-static void host_event(void *ctx, json_t *data)
+static void write_event(struct run_host *h, const char *type, json_t *data)
 {
-	struct run_host *h = ctx;
 	char iso[DT_ISO_LEN], *line;
 	json_t *ev;
 	if (!h->events)
 		return;
 	dt_format_iso(dt_now_ms(), iso);
-	ev = json_pack("{s:s, s:s, s:O}", "eventType", "ELEMENT", "eventDate", iso, "data", data);
+	ev = json_pack("{s:s, s:s, s:O}", "eventType", type, "eventDate", iso, "data", data);
 	if (h->sensitive.n) {
 		json_object_set_new(ev, "data", json_deep_copy(data));
 		mask_json(&h->sensitive, json_object_get(ev, "data"));
@@ -37,6 +36,11 @@ static void host_event(void *ctx, json_t *data)
 		fprintf(h->events, "%s\n", line);
 	free(line);
 	json_decref(ev);
+}
+
+static void host_event(void *ctx, json_t *data)
+{
+	write_event(ctx, "ELEMENT", data);
 }
 
 static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
@@ -78,11 +82,17 @@ static void tool_line(void *ctx, const char *text)
 	run_log_line(ctx, FLOW_INFO, text);
 }
 
+static void tool_event(void *ctx, const char *type, json_t *data)
+{
+	write_event(ctx, type, data);
+}
+
 static int host_tool_run(void *ctx, const struct flow_tool *t, struct flow_tool_result *r, struct err *e)
 {
 	struct run_host *h = ctx;
 	fflush(stdout);
-	return tool_run(h->workdir, t, tool_line, h, r, e);
+	const struct tool_sink out = {tool_line, tool_event, h};
+	return tool_run(h->workdir, t, &out, r, e);
 }
 
 static const struct flow_host_ops ops_events = {

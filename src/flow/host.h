@@ -46,8 +46,9 @@ struct flow_host_ops {
 	void (*script_lost)(void *ctx, const char *engine);
 	/* Runs an external program for a task (flow/tool.h, runner/tool.h): in the working
 	 * directory, inside the flow's confinement, in a process group of its own; its output
-	 * (stdout and stderr) logged line by line at INFO with sensitive values masked; killed
-	 * at its timeout and when the process is stopped.  0 with *r set once it ended,
+	 * (stdout and stderr) logged line by line at INFO with sensitive values masked, its
+	 * events (t->event_type) recorded with sensitive values masked; killed at its timeout
+	 * and when the process is stopped.  0 with *r set once it ended,
 	 * whatever its exit status; < 0 with e set when it could not run.  May be NULL:
 	 * programs cannot run here. */
 	int (*tool_run)(void *ctx, const struct flow_tool *t, struct flow_tool_result *r, struct err *e);

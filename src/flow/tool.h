@@ -25,6 +25,10 @@ struct flow_tool {
 	const struct flow_tool_file *files;
 	size_t n_files;
 	long long timeout_ms; /* 0: none; past it the program's process group is killed */
+	/* Not NULL: the program gets fd 3, on which it writes events, one JSON object a line
+	 * (a line over 1 MiB or not an object is dropped); each becomes a process event of
+	 * this type while the program runs. */
+	const char *event_type;
 };
 
 struct flow_tool_result {

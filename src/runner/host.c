@@ -43,16 +43,24 @@ static void host_log(void *ctx, enum flow_level level, const char *msg)
 	runner_log(ctx, level, msg);
 }
 
-static void host_event(void *ctx, json_t *data)
+/* An event of type (NULL: ELEMENT), masked. */
+static void send_event(struct runner_host *h, const char *type, json_t *data)
 {
-	struct runner_host *h = ctx;
-	json_t *copy = h->sensitive.n ? json_deep_copy(data) : json_incref(data);
+	json_t *copy = h->sensitive.n ? json_deep_copy(data) : json_incref(data), *f;
 
 	if (!copy)
 		return; /* never send unmasked data */
 	if (h->sensitive.n)
 		mask_json(&h->sensitive, copy);
-	runner_send(h, json_pack("{s:s, s:o, s:I}", "type", "event", "data", copy, "date", (json_int_t)dt_now_ms()));
+	f = json_pack("{s:s, s:o, s:I}", "type", "event", "data", copy, "date", (json_int_t)dt_now_ms());
+	if (f && type)
+		json_object_set_new(f, "eventType", json_string(type));
+	runner_send(h, f);
+}
+
+static void host_event(void *ctx, json_t *data)
+{
+	send_event(ctx, NULL, data);
 }
 
 /* Asks the supervisor to run a server task and waits for its answer. */
@@ -155,11 +163,17 @@ static void tool_line(void *ctx, const char *text)
 	runner_log(ctx, FLOW_INFO, text);
 }
 
+static void tool_event(void *ctx, const char *type, json_t *data)
+{
+	send_event(ctx, type, data);
+}
+
 static int host_tool_run(void *ctx, const struct flow_tool *t, struct flow_tool_result *r, struct err *e)
 {
 	struct runner_host *h = ctx;
 	fflush(stdout);
-	return tool_run(h->workdir, t, tool_line, h, r, e);
+	const struct tool_sink out = {tool_line, tool_event, h};
+	return tool_run(h->workdir, t, &out, r, e);
 }
 
 static const struct flow_host_ops ops = {

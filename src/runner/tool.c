@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/path.h"
 #include "base/spawn.h"
 #include "base/str.h"
@@ -22,12 +23,16 @@
 #define TOOL_LINE_MAX (16u << 10)
 #define TOOL_KILL_GRACE_MS 5000
 #define TOOL_ENV_MAX 64
+#define TOOL_EVENT_MAX (1u << 20)
+#define TOOL_EVENT_FD 3
 
 struct tool_io {
-	void (*line)(void *ctx, const char *text);
-	void *ctx;
-	char buf[TOOL_LINE_MAX + 1];
+	const struct tool_sink *out;
+	const char *event_type;
+	char buf[TOOL_LINE_MAX + 1]; /* output not yet a whole line */
 	size_t len;
+	struct buf ev; /* events not yet a whole line */
+	bool ev_skip;  /* dropping the rest of an over-long event line */
 };
 
 static long long now_ms(void)
@@ -44,7 +49,7 @@ static void emit(struct tool_io *io, size_t n)
 	if (end && io->buf[end - 1] == '\r')
 		end--;
 	io->buf[end] = '\0';
-	io->line(io->ctx, io->buf);
+	io->out->line(io->out->ctx, io->buf);
 	io->buf[n] = saved;
 }
 
@@ -68,6 +73,37 @@ static void take(struct tool_io *io, const char *p, size_t n)
 			emit(io, io->len);
 			io->len = 0;
 		}
+	}
+}
+
+static void event_line(struct tool_io *io, const char *p, size_t n)
+{
+	json_t *v = json_loadb(p, n, 0, NULL);
+	if (json_is_object(v) && io->out->event)
+		io->out->event(io->out->ctx, io->event_type, v);
+	json_decref(v);
+}
+
+/* Bytes of the event channel: every whole line is an event. */
+static void take_events(struct tool_io *io, const char *p, size_t n)
+{
+	struct err e;
+	while (n) {
+		const char *nl = memchr(p, '\n', n);
+		size_t k = nl ? (size_t)(nl - p) : n;
+		if (!io->ev_skip && buf_append(&io->ev, p, k, &e) < 0) {
+			io->ev_skip = true; /* over TOOL_EVENT_MAX: dropped */
+			buf_reset(&io->ev);
+		}
+		if (nl) {
+			if (!io->ev_skip && io->ev.len)
+				event_line(io, io->ev.data, io->ev.len);
+			buf_reset(&io->ev);
+			io->ev_skip = false;
+			k++;
+		}
+		p += k;
+		n -= k;
 	}
 }
 
@@ -166,26 +202,32 @@ static int env_build(const char *workdir, const struct flow_tool *t, char **env,
 
 struct tool_wait {
 	pid_t pid;
-	int out, pidfd, sfd;
+	int out, ev, pidfd, sfd;     /* ev: the event channel, -1 when none */
 	long long deadline, kill_at; /* 0: none */
 	int stop_sig;		     /* a stop signal the caller received */
 	bool exited;
 	int status;
 };
 
-/* Reads what is there; at the end of the output the pipe is closed (out = -1). */
-static void drain(struct tool_wait *w, struct tool_io *io)
+/* Reads what is there on *fd; at its end the pipe is closed (*fd = -1). */
+static void drain_fd(int *fd, struct tool_io *io, void (*take_fn)(struct tool_io *, const char *, size_t))
 {
 	char chunk[8192];
 	ssize_t n;
-	if (w->out < 0)
+	if (*fd < 0)
 		return;
-	while ((n = read(w->out, chunk, sizeof chunk)) > 0)
-		take(io, chunk, (size_t)n);
+	while ((n = read(*fd, chunk, sizeof chunk)) > 0)
+		take_fn(io, chunk, (size_t)n);
 	if (n == 0) {
-		close(w->out);
-		w->out = -1;
+		close(*fd);
+		*fd = -1;
 	}
+}
+
+static void drain(struct tool_wait *w, struct tool_io *io)
+{
+	drain_fd(&w->out, io, take);
+	drain_fd(&w->ev, io, take_events);
 }
 
 /* Whether the program has ended; then the rest of its group is killed while its pid (a
@@ -205,15 +247,15 @@ static bool ended(struct tool_wait *w)
 /* One round of waiting: output, the program's end, a signal, the timeout. */
 static void wait_round(struct tool_wait *w, struct tool_io *io, struct flow_tool_result *r)
 {
-	struct pollfd p[3] = {{w->out, POLLIN, 0}, {w->pidfd, POLLIN, 0}, {w->sfd, POLLIN, 0}};
+	struct pollfd p[4] = {{w->out, POLLIN, 0}, {w->pidfd, POLLIN, 0}, {w->sfd, POLLIN, 0}, {w->ev, POLLIN, 0}};
 	long long next = w->kill_at ? w->kill_at : w->deadline, wait = -1;
 	if (next)
 		wait = next - now_ms() > 0 ? next - now_ms() : 0;
 	if (w->pidfd < 0 && (wait < 0 || wait > 100))
 		wait = 100; /* no pidfd (an old kernel): its end is looked for this often */
-	if (poll(p, 3, (int)(wait > 60000 ? 60000 : wait)) < 0 && errno != EINTR)
+	if (poll(p, 4, (int)(wait > 60000 ? 60000 : wait)) < 0 && errno != EINTR)
 		return;
-	if (p[0].revents)
+	if (p[0].revents || p[3].revents)
 		drain(w, io);
 	if (p[2].revents) {
 		struct signalfd_siginfo si;
@@ -234,32 +276,60 @@ static void wait_round(struct tool_wait *w, struct tool_io *io, struct flow_tool
 	}
 }
 
-static int run_child(const char *workdir, const struct flow_tool *t, char **env, struct tool_wait *w,
-		     struct tool_io *io, struct flow_tool_result *r, struct err *e)
+/* The output pipe (both ends into out[]) and, with t->event_type, the event pipe. */
+static int pipes(const struct flow_tool *t, int out[2], int ev[2], struct err *e)
 {
-	int pipefd[2], rc;
-
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
+	if (pipe2(out, O_CLOEXEC) != 0)
 		return err_set(e, ERR_INTERNAL, "%s: pipe: %s", t->name, strerror(errno));
+	if (t->event_type && pipe2(ev, O_CLOEXEC) != 0) {
+		int saved = errno;
+		close(out[0]);
+		close(out[1]);
+		return err_set(e, ERR_INTERNAL, "%s: pipe: %s", t->name, strerror(saved));
+	}
+	return 0;
+}
+
+static int start(const char *workdir, const struct flow_tool *t, char **env, struct tool_wait *w, struct err *e)
+{
+	int out[2], ev[2] = {-1, -1}, rc;
+
+	if (pipes(t, out, ev, e) < 0)
+		return -1;
 	{
-		const struct spawn_fd fds[] = {{-1, 0}, {pipefd[1], 1}, {pipefd[1], 2}};
+		const struct spawn_fd fds[] = {{-1, 0}, {out[1], 1}, {out[1], 2}, {ev[1], TOOL_EVENT_FD}};
 		const struct spawn_opts o = {.exe = t->exe,
 					     .argv = t->argv,
 					     .env = env,
 					     .fds = fds,
-					     .n_fds = 3,
+					     .n_fds = t->event_type ? 4 : 3,
 					     .cwd = workdir,
 					     .own_group = true};
 		rc = spawn_start(&o, &w->pid);
 	}
-	close(pipefd[1]);
+	close(out[1]);
+	if (ev[1] >= 0)
+		close(ev[1]);
 	if (rc != 0) {
-		close(pipefd[0]);
+		close(out[0]);
+		if (ev[0] >= 0)
+			close(ev[0]);
 		return err_set(e, rc == ENOENT ? ERR_NOT_FOUND : ERR_INTERNAL, "%s: cannot start %s: %s", t->name,
 			       t->exe, strerror(rc));
 	}
-	w->out = pipefd[0];
+	w->out = out[0];
+	w->ev = ev[0];
 	fcntl(w->out, F_SETFL, O_NONBLOCK);
+	if (w->ev >= 0)
+		fcntl(w->ev, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static int run_child(const char *workdir, const struct flow_tool *t, char **env, struct tool_wait *w,
+		     struct tool_io *io, struct flow_tool_result *r, struct err *e)
+{
+	if (start(workdir, t, env, w, e) < 0)
+		return -1;
 	w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
 	if (t->timeout_ms > 0)
 		w->deadline = now_ms() + t->timeout_ms;
@@ -273,6 +343,8 @@ static int run_child(const char *workdir, const struct flow_tool *t, char **env,
 	}
 	if (w->out >= 0)
 		close(w->out);
+	if (w->ev >= 0)
+		close(w->ev);
 	if (w->pidfd >= 0)
 		close(w->pidfd);
 	if (WIFSIGNALED(w->status)) {
@@ -284,11 +356,11 @@ static int run_child(const char *workdir, const struct flow_tool *t, char **env,
 	return 0;
 }
 
-int tool_run(const char *workdir, const struct flow_tool *t, void (*line)(void *ctx, const char *text), void *ctx,
-	     struct flow_tool_result *r, struct err *e)
+int tool_run(const char *workdir, const struct flow_tool *t, const struct tool_sink *out, struct flow_tool_result *r,
+	     struct err *e)
 {
 	char home[4200], tmp[4200], *env[TOOL_ENV_MAX + 1], *made[16];
-	struct tool_wait w = {.out = -1, .pidfd = -1, .sfd = -1};
+	struct tool_wait w = {.out = -1, .ev = -1, .pidfd = -1, .sfd = -1};
 	struct tool_io *io = NULL;
 	size_t n_made = 0;
 	sigset_t stop, old;
@@ -301,8 +373,9 @@ int tool_run(const char *workdir, const struct flow_tool *t, void (*line)(void *
 		return -1;
 	if (!(io = calloc(1, sizeof *io)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	io->line = line;
-	io->ctx = ctx;
+	io->out = out;
+	io->event_type = t->event_type;
+	buf_init(&io->ev, TOOL_EVENT_MAX);
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
@@ -317,6 +390,7 @@ int tool_run(const char *workdir, const struct flow_tool *t, void (*line)(void *
 	}
 	if (w.sfd >= 0)
 		close(w.sfd);
+	buf_cleanup(&io->ev);
 	free(io);
 	if (w.stop_sig) {
 		/* the caller was told to stop while the program ran: it does now */

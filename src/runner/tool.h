@@ -1,6 +1,8 @@
 #ifndef ACCORD_RUNNER_TOOL_H
 #define ACCORD_RUNNER_TOOL_H
 
+#include <jansson.h>
+
 #include "base/err.h"
 #include "flow/tool.h"
 
@@ -18,13 +20,21 @@
  * and remove its secret files; then the caller dies of that signal as it would have.
  *
  * Secret files (t->files) are written 0600 first and removed at the end in every case;
- * line(ctx, text) gets each line of output (a line longer than 16 KiB arrives in pieces;
- * a trailing carriage return is dropped), to be masked and logged by the caller.
+ * out->line(ctx, text) gets each line of output (a line longer than 16 KiB arrives in
+ * pieces; a trailing carriage return is dropped), to be masked and logged by the caller;
+ * with t->event_type, out->event(ctx, type, data) each event object (BORROWED) the program
+ * wrote on its fd 3.
  *
  * 0 with *r set once the program ended, whatever its exit status; < 0 with e set when it
  * could not be started (ERR_NOT_FOUND: t->exe is not there; the message names it) or a
  * file could not be written (nothing is left behind).  Not thread-safe (signal mask). */
-int tool_run(const char *workdir, const struct flow_tool *t, void (*line)(void *ctx, const char *text), void *ctx,
-	     struct flow_tool_result *r, struct err *e) WUR;
+struct tool_sink {
+	void (*line)(void *ctx, const char *text);
+	void (*event)(void *ctx, const char *type, json_t *data); /* may be NULL: events dropped */
+	void *ctx;
+};
+
+int tool_run(const char *workdir, const struct flow_tool *t, const struct tool_sink *out, struct flow_tool_result *r,
+	     struct err *e) WUR;
 
 #endif

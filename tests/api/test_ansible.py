@@ -234,13 +234,68 @@ def test_a_playbook_dies_with_its_process(admin, how):
   tasks:
     - command: python3 -c "import time; time.sleep(600)" %s
 """ % marker).encode()
-    cfg = "configuration:\n  processTimeout: PT4S\n" if how == "processTimeout" else ""
+    cfg = "configuration:\n  processTimeout: PT10S\n" if how == "processTimeout" else ""
     flow = cfg + "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: p.yml\n%s" % INVENTORY
     pid = start_process(admin, flow, files={"p.yml": play})
-    assert wait_for(lambda: len(marker_pids(marker)) == 3), process_log(admin, pid)
+    started = wait_for(lambda: len(marker_pids(marker)) == 3)
+    # a loaded machine may reach the process timeout first; a kill needs them running
+    assert started or how == "processTimeout", process_log(admin, pid)
     if how == "kill":
         r = admin.delete("/api/v1/process/%s" % pid)
         assert r.status_code in (200, 204), r.text
     p = wait_process(admin, pid, timeout=60)
     assert p["status"] == ("CANCELLED" if how == "kill" else "TIMED_OUT"), process_log(admin, pid)
+    assert "TASK [command]" in process_log(admin, pid)
     assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)
+
+
+def test_ansible_events_per_host_and_task(admin):
+    play = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - name: say
+      debug: {msg: "token {{ token }}"}
+    - name: touch
+      file: {path: "{{ playbook_dir }}/touched-{{ inventory_hostname }}", state: touch}
+      when: inventory_hostname != 'db1'
+"""
+    flow = """
+flows:
+  default:
+    - set:
+        tok: ${crypto.exportAsString('Default', '%s', null)}
+    - task: ansible
+      in:
+        playbook: p.yml
+%s
+        extraVars: {token: "${tok}"}
+""" % ("SECRET_NAME", INVENTORY)
+    name = "tok" + uuid.uuid4().hex[:8]
+    value = "tok-" + uuid.uuid4().hex
+    r = admin.post("/api/v1/org/Default/secret",
+                   files={"name": (None, name), "type": (None, "data"), "data": (None, value)})
+    assert r.status_code == 200, r.text
+    pid = start_process(admin, flow.replace("SECRET_NAME", name), files={"p.yml": play})
+    p = wait_process(admin, pid, timeout=60)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert value not in log and "token ******" in log
+    r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ANSIBLE", "limit": 1000})
+    assert r.status_code == 200, r.text
+    events = r.json()
+    assert events and all(e["eventType"] == "ANSIBLE" for e in events)
+    post = {(e["data"]["host"], e["data"]["task"]): e["data"] for e in events if e["data"]["phase"] == "post"}
+    pre = [e["data"] for e in events if e["data"]["phase"] == "pre"]
+    assert {h for h, _ in post} == {"web1", "web2", "db1"}
+    assert post[("web1", "say")]["status"] == "OK"
+    assert post[("web1", "touch")]["status"] == "CHANGED"
+    assert post[("db1", "touch")]["status"] == "SKIPPED"
+    assert post[("web2", "say")]["hostGroup"] == "web"
+    assert post[("web2", "say")]["playbook"] == "p.yml"
+    assert isinstance(post[("web2", "say")]["duration"], int)
+    assert post[("db1", "say")]["result"]["msg"] == "token ******"  # masked in events too
+    assert all(e["status"] == "RUNNING" for e in pre) and len(pre) >= 5
+    assert value not in r.text
+    r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ELEMENT"})
+    assert all(e["eventType"] == "ELEMENT" for e in r.json())

@@ -61,8 +61,9 @@ static int sh(const char *script, const struct flow_tool_file *files, size_t n_f
 			      .files = files,
 			      .n_files = n_files,
 			      .timeout_ms = timeout_ms};
+	const struct tool_sink out = {collect, NULL, l};
 	memset(l, 0, sizeof *l);
-	return tool_run(workdir, &t, collect, l, r, e);
+	return tool_run(workdir, &t, &out, r, e);
 }
 
 /* Whether pid is gone (or a zombie nobody reaped yet). */
@@ -158,6 +159,38 @@ static void test_bad_file_path_writes_nothing(void **state)
 	free(p);
 }
 
+static void collect_event(void *ctx, const char *type, json_t *data)
+{
+	struct lines *l = ctx;
+	char *text = json_dumps(data, JSON_COMPACT | JSON_SORT_KEYS);
+	if (l->n < 8)
+		str_fmt_cut(l->text[l->n++], sizeof l->text[0], "%s %s", type, text ? text : "?");
+	free(text);
+}
+
+static void test_events_on_fd_3(void **state)
+{
+	char *argv[] = {"sh", "-c",
+			"echo '{\"a\": 1}' >&3; echo 'not json' >&3; echo '[1]' >&3; echo printed;"
+			"echo '{\"b\": \"x\"}' >&3",
+			NULL};
+	struct flow_tool t = {.name = "test", .exe = "/bin/sh", .argv = argv, .event_type = "TEST"};
+	struct lines l = {0}, ev = {0};
+	struct flow_tool_result r;
+	struct err e = {0};
+	const struct tool_sink out = {collect, collect_event, &l};
+	(void)state;
+	/* lines and events share ctx here: both land in l, in the order they were read */
+	assert_int_equal(tool_run(workdir, &t, &out, &r, &e), 0);
+	assert_int_equal(r.exit_code, 0);
+	for (size_t i = 0; i < l.n; i++)
+		if (strncmp(l.text[i], "TEST ", 5) == 0)
+			str_fmt_cut(ev.text[ev.n++], sizeof ev.text[0], "%s", l.text[i]);
+	assert_int_equal(ev.n, 2);
+	assert_string_equal(ev.text[0], "TEST {\"a\":1}");
+	assert_string_equal(ev.text[1], "TEST {\"b\":\"x\"}");
+}
+
 static void test_missing_program(void **state)
 {
 	char *argv[] = {"nope", NULL};
@@ -165,7 +198,8 @@ static void test_missing_program(void **state)
 	struct flow_tool_result r;
 	struct err e = {0};
 	(void)state;
-	assert_true(tool_run(workdir, &t, collect, NULL, &r, &e) < 0);
+	const struct tool_sink out = {collect, NULL, NULL};
+	assert_true(tool_run(workdir, &t, &out, &r, &e) < 0);
 	assert_int_equal(e.code, ERR_NOT_FOUND);
 	assert_string_equal(e.msg, "nope: /usr/bin/accord-no-such-program is not installed on this node");
 }
@@ -240,6 +274,7 @@ int main(void)
 	    cmocka_unit_test(test_lines_and_exit_status),
 	    cmocka_unit_test(test_secret_files_exist_only_while_it_runs),
 	    cmocka_unit_test(test_bad_file_path_writes_nothing),
+	    cmocka_unit_test(test_events_on_fd_3),
 	    cmocka_unit_test(test_missing_program),
 	    cmocka_unit_test(test_timeout_kills_the_group),
 	    cmocka_unit_test(test_nothing_outlives_the_program),

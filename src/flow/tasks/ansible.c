@@ -28,7 +28,8 @@ struct run {
 	struct strv argv, env;
 	struct flow_tool_file *files;
 	size_t n_files;
-	int n_inline; /* inline inventories so far */
+	int n_inline;		/* inline inventories so far */
+	bool callbacks, events; /* Accord's callback plugins; ANSIBLE events among them */
 };
 
 static json_t *param(struct run *r, const char *key)
@@ -37,10 +38,17 @@ static json_t *param(struct run *r, const char *key)
 	return json_is_null(v) ? NULL : v;
 }
 
-static bool flag(struct run *r, const char *key)
+static bool flag_or(struct run *r, const char *key, bool dflt)
 {
 	json_t *v = param(r, key);
+	if (!v)
+		return dflt;
 	return json_is_true(v) || (json_is_string(v) && strcmp(json_string_value(v), "true") == 0);
+}
+
+static bool flag(struct run *r, const char *key)
+{
+	return flag_or(r, key, false);
 }
 
 static int oom(struct err *e)
@@ -372,7 +380,8 @@ static int environment(struct run *r, struct err *e)
 	    strv_add(&r->env, "ANSIBLE_FORCE_COLOR=0") < 0 || strv_add(&r->env, "PYTHONUNBUFFERED=1") < 0 ||
 	    strv_add(&r->env, "PYTHONDONTWRITEBYTECODE=1") < 0 ||
 	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT=%s/out.json", r->dir) < 0 ||
-	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT_VARS=%s", outs) < 0) {
+	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT_VARS=%s", outs) < 0 ||
+	    (r->events && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FD=3") < 0)) {
 		free(names);
 		return oom(e);
 	}
@@ -402,8 +411,10 @@ static int prepare(struct run *r, struct err *e)
 	/* checked here with room to spare: every path below is r->dir and a short name */
 	if (str_fmt(r->dir, sizeof r->dir - 100, "%s/" RUN_DIR, r->workdir) < 0)
 		return err_set(e, ERR_INVALID, "ansible: the working directory's path is too long");
+	r->callbacks = !flag(r, "disableConcordCallbacks");
+	r->events = r->callbacks && flag_or(r, "enableEvents", true);
 	if (path_remove_tree(r->dir, e) < 0 || path_mkdirs(r->dir, 0700, e) < 0 ||
-	    ansible_write_callback(r->dir, e) < 0)
+	    (r->callbacks && ansible_write_callbacks(r->dir, r->events, e) < 0))
 		return -1;
 	if (!(cfg = ansible_cfg_text(r->dir, param(r, "config"), &len, e)) ||
 	    secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)
@@ -492,7 +503,8 @@ static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct 
 				      .argv = r.argv.v,
 				      .env = r.env.v,
 				      .files = r.files,
-				      .n_files = r.n_files};
+				      .n_files = r.n_files,
+				      .event_type = r.events ? "ANSIBLE" : NULL};
 		vm_log(c->vm, FLOW_INFO, "Using a playbook: %s", json_string_value(param(&r, "playbook")));
 		if (flag(&r, "check"))
 			vm_log(c->vm, FLOW_WARN, "Running in the check mode. No changes will be made.");

@@ -51,10 +51,10 @@ static json_t *cfg_defaults(const char *dir)
 	str_fmt_cut(tmp, sizeof tmp, "%s/tmp", dir);
 	str_fmt_cut(cb, sizeof cb, "%s/callbacks", dir);
 	str_fmt_cut(cp, sizeof cp, "%s/cp", dir);
-	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking",
-			 0, "retry_files_enabled", 1, "remote_tmp", "~/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
-			 "callback_plugins", cb, "callbacks_enabled", "accord_out", "nocolor", 1, "ssh_connection",
-			 "pipelining", 1, "control_path_dir", cp);
+	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking", 0,
+			 "retry_files_enabled", 1, "remote_tmp", "~/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
+			 "callback_plugins", cb, "nocolor", 1, "ssh_connection", "pipelining", 1, "control_path_dir",
+			 cp);
 }
 
 static int cfg_merge(json_t *cfg, json_t *config, struct err *e)
@@ -298,12 +298,95 @@ static const char callback_py[] =
     "            with open(self.path, 'w') as f:\n"
     "                json.dump(out, f, default=str)\n";
 
-int ansible_write_callback(const char *dir, struct err *e)
+/* ANSIBLE events as Concord's concord_events callback records them: one when a task starts
+ * on a host (phase "pre", status RUNNING) and one with its outcome (phase "post", status
+ * OK, CHANGED, FAILED, UNREACHABLE or SKIPPED, the duration in ms, the result without
+ * Ansible's internal keys, long strings and lists cut), written a JSON object a line to the
+ * descriptor ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel). */
+static const char events_py[] =
+    "import json, os, time\n"
+    "from ansible.plugins.callback import CallbackBase\n"
+    "\n"
+    "MAX_STR, MAX_LIST = 1024, 25\n"
+    "\n"
+    "def cut(v):\n"
+    "    if isinstance(v, str) and len(v) - MAX_STR > MAX_STR // 10:\n"
+    "        return v[:MAX_STR] + '...[skipped %d bytes]' % (len(v) - MAX_STR)\n"
+    "    if isinstance(v, (list, tuple)):\n"
+    "        over = len(v) - MAX_LIST\n"
+    "        out = [cut(x) for x in (v[:MAX_LIST] if over > MAX_LIST // 10 else v)]\n"
+    "        return out + ['[skipped %d lines]' % over] if over > MAX_LIST // 10 else out\n"
+    "    if isinstance(v, dict):\n"
+    "        return dict((k, cut(x)) for k, x in v.items()\n"
+    "                    if not (isinstance(k, str) and k.startswith('_ansible_'))\n"
+    "                    and k not in ('invocation', 'diff', 'exception'))\n"
+    "    return v\n"
+    "\n"
+    "class CallbackModule(CallbackBase):\n"
+    "    CALLBACK_VERSION = 2.0\n"
+    "    CALLBACK_TYPE = 'notification'\n"
+    "    CALLBACK_NAME = 'accord_events'\n"
+    "    CALLBACK_NEEDS_ENABLED = False\n"
+    "\n"
+    "    def __init__(self):\n"
+    "        super(CallbackModule, self).__init__()\n"
+    "        fd = os.environ.get('ACCORD_ANSIBLE_EVENTS_FD')\n"
+    "        self.out = os.fdopen(int(fd), 'w', buffering=1) if fd else None\n"
+    "        self.started = {}\n"
+    "        self.playbook = None\n"
+    "\n"
+    "    def send(self, data):\n"
+    "        if self.out:\n"
+    "            self.out.write(json.dumps(data, default=str) + '\\n')\n"
+    "\n"
+    "    def base(self, host, task, status, phase):\n"
+    "        return {'status': status, 'playbook': self.playbook, 'host': host.name,\n"
+    "                'hostGroup': ', '.join(g.name for g in host.get_groups() if g.name != 'all'),\n"
+    "                'task': task.get_name(), 'action': task.action,\n"
+    "                'correlationId': host.name + task._uuid, 'phase': phase}\n"
+    "\n"
+    "    def v2_playbook_on_start(self, playbook):\n"
+    "        self.playbook = playbook._file_name\n"
+    "\n"
+    "    def v2_runner_on_start(self, host, task):\n"
+    "        self.started[host.name + task._uuid] = time.time()\n"
+    "        self.send(self.base(host, task, 'RUNNING', 'pre'))\n"
+    "\n"
+    "    def post(self, result, status, **extra):\n"
+    "        data = self.base(result._host, result._task, status, 'post')\n"
+    "        began = self.started.pop(data['correlationId'], None)\n"
+    "        if began is not None:\n"
+    "            data['duration'] = int((time.time() - began) * 1000)\n"
+    "        data['result'] = cut(result._result)\n"
+    "        data.update(extra)\n"
+    "        self.send(data)\n"
+    "\n"
+    "    def v2_runner_on_ok(self, result, **kwargs):\n"
+    "        self.post(result, 'CHANGED' if result._result.get('changed') else 'OK')\n"
+    "\n"
+    "    def v2_runner_on_failed(self, result, ignore_errors=False, **kwargs):\n"
+    "        self.post(result, 'FAILED', ignore_errors=bool(ignore_errors))\n"
+    "\n"
+    "    def v2_runner_on_unreachable(self, result):\n"
+    "        self.post(result, 'UNREACHABLE')\n"
+    "\n"
+    "    def v2_runner_on_skipped(self, result):\n"
+    "        self.post(result, 'SKIPPED')\n"
+    "\n"
+    "    def v2_runner_on_async_failed(self, result, **kwargs):\n"
+    "        self.post(result, 'FAILED')\n";
+
+int ansible_write_callbacks(const char *dir, bool events, struct err *e)
 {
 	char path[4200];
 	str_fmt_cut(path, sizeof path, "%s/callbacks", dir);
 	if (path_mkdirs(path, 0700, e) < 0)
 		return -1;
 	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_out.py", dir);
-	return path_write_file(path, callback_py, sizeof callback_py - 1, 0600, e);
+	if (path_write_file(path, callback_py, sizeof callback_py - 1, 0600, e) < 0)
+		return -1;
+	if (!events)
+		return 0;
+	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_events.py", dir);
+	return path_write_file(path, events_py, sizeof events_py - 1, 0600, e);
 }

@@ -1,6 +1,7 @@
 #ifndef ACCORD_FLOW_TASKS_ANSIBLE_PREP_H
 #define ACCORD_FLOW_TASKS_ANSIBLE_PREP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -31,7 +32,8 @@ char *ansible_cfg_text(const char *dir, json_t *config, size_t *len, struct err 
  * ansible_remote_tmp in dir (the run's absolute folder). */
 char *ansible_inventory_text(json_t *inv, const char *dir, struct err *e);
 
-/* The callback plugin that collects outVars and the host statistics, written into dir. */
-int ansible_write_callback(const char *dir, struct err *e) WUR;
+/* The callback plugins, written into dir/callbacks: the one that collects outVars and the
+ * host statistics, and with events the one that records ANSIBLE events. */
+int ansible_write_callbacks(const char *dir, bool events, struct err *e) WUR;
 
 #endif
