@@ -12,7 +12,13 @@ from conftest import process_log, start_process, wait_process
 pytestmark = pytest.mark.skipif(not os.access("/usr/bin/ansible-playbook", os.X_OK),
                                 reason="ansible-core is not installed (scripts/deps)")
 
-LOCAL = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3"}
+
+
+def run(admin, flow, files=None, timeout=60):
+    """Starts a process, waits for its end: (status, log)."""
+    pid = start_process(admin, flow, files=files)
+    p = wait_process(admin, pid, timeout=timeout)
+    return pid, p["status"], process_log(admin, pid)
 
 INVENTORY = """
         inventory:
@@ -57,10 +63,8 @@ flows:
     - log: "stats ok=${r.ansibleStats.ok} failures=${r.ansibleStats.failures}"
     - log: "leftover=${files.exists('.ansible_run')}"
 """ % INVENTORY
-    pid = start_process(admin, flow, files={"hello.yml": HELLO})
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, status, log = run(admin, flow, files={"hello.yml": HELLO})
+    assert status == "FINISHED", log
     assert "Using a playbook: hello.yml" in log
     assert '"msg": "hello from web1 in web plain"' in log
     assert '"msg": "hello from db1 in db plain"' in log
@@ -98,10 +102,8 @@ flows:
         verbose: 1
     - log: "made=${files.exists('made-by-app2')}"
 """
-    pid = start_process(admin, flow, files={"p.yml": play, "hosts.ini": inv})
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, status, log = run(admin, flow, files={"p.yml": play, "hosts.ini": inv})
+    assert status == "FINISHED", log
     assert "Running in the check mode. No changes will be made." in log
     assert "tag one on app2" in log and "tag one on app1" not in log
     assert "made=false" in log  # --check changed nothing
@@ -109,10 +111,8 @@ flows:
 
 def test_syntax_check(admin):
     flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: hello.yml\n%s        syntaxCheck: true\n" % INVENTORY
-    pid = start_process(admin, flow, files={"hello.yml": HELLO})
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, status, log = run(admin, flow, files={"hello.yml": HELLO})
+    assert status == "FINISHED", log
     assert "playbook: hello.yml" in log
     assert "hello from" not in log
 
@@ -133,19 +133,15 @@ def test_failed_playbook_fails_the_step_unless_ignore_errors(admin):
     assert wait_process(admin, pid)["status"] == "FAILED"
     assert "ansible: playbook 'f.yml' not found" in process_log(admin, pid)
 
-    pid = start_process(admin, base, files={"f.yml": FAILING})
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FAILED", log
+    pid, status, log = run(admin, base, files={"f.yml": FAILING})
+    assert status == "FAILED", log
     assert "db refuses" in log
     assert "Process finished with exit code 2" in log
 
     flow = base + "        ignoreErrors: true\n        saveRetryFile: true\n      out: r\n" \
         "    - log: \"ok=${r.ok} exit=${r.exitCode} failed=${r.ansibleStats.failures}\"\n"
-    pid = start_process(admin, flow, files={"f.yml": FAILING})
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, status, log = run(admin, flow, files={"f.yml": FAILING})
+    assert status == "FINISHED", log
     assert "ok=false exit=2 failed=[db1]" in log
     r = admin.get("/api/v1/process/%s/attachment/f.retry" % pid)
     assert r.status_code == 200, r.text
@@ -190,10 +186,8 @@ flows:
         vaultPassword: ${crypto.exportAsString('Default', '%sv', null)}
     - log: "after: key=${files.exists('.ansible_run/private_key')} exported=${files.exists('.tmp')}"
 """ % (key, key)
-    pid = start_process(admin, flow, files={"p.yml": play, "vaulted.yml": enc})
-    p = wait_process(admin, pid, timeout=60)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, status, log = run(admin, flow, files={"p.yml": play, "vaulted.yml": enc})
+    assert status == "FINISHED", log
     assert "key mode 0600 user deployer" in log
     assert "vault says the hidden value" in log
     assert vault_pw not in log
@@ -276,10 +270,8 @@ flows:
     r = admin.post("/api/v1/org/Default/secret",
                    files={"name": (None, name), "type": (None, "data"), "data": (None, value)})
     assert r.status_code == 200, r.text
-    pid = start_process(admin, flow.replace("SECRET_NAME", name), files={"p.yml": play})
-    p = wait_process(admin, pid, timeout=60)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, status, log = run(admin, flow.replace("SECRET_NAME", name), files={"p.yml": play})
+    assert status == "FINISHED", log
     assert value not in log and "token ******" in log
     r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ANSIBLE", "limit": 1000})
     assert r.status_code == 200, r.text

@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "base/strv.h"
 #include "flow/tasks/ansible_prep.h"
 #include "flow/tasks/task.h"
 #include "flow/vm_internal.h"

@@ -11,15 +11,6 @@
 /* Internal to the ansible task (ansible.c): the files a run needs, written into its own
  * folder inside the working directory (ansible_prep.c). */
 
-/* A growing NULL-terminated list of NEW strings (an argv, an environment). */
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-
-int strv_add(struct strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3))) WUR;
-void strv_free(struct strv *s);
-
 /* The text of ansible.cfg (NEW, *len set): Accord's defaults (dir: the run's absolute
  * folder, for the callback plugin and local temporary files), then config ({section: {key:
  * value}}, may be NULL) over them.  NULL with ERR_INVALID when config is not such a map. */
