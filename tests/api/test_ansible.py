@@ -291,3 +291,33 @@ flows:
     assert value not in r.text
     r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ELEMENT"})
     assert all(e["eventType"] == "ELEMENT" for e in r.json())
+
+
+def test_group_vars_from_a_secret(admin):
+    name = "gv" + uuid.uuid4().hex[:8]
+    r = admin.post("/api/v1/org/Default/secret", files={
+        "name": (None, name), "type": (None, "data"), "data": (None, "gv_color: green\n"),
+        "storePassword": (None, "Gv-pass-123")})
+    assert r.status_code == 200, r.text
+    play = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: {msg: "{{ inventory_hostname }} is {{ gv_color | default('uncoloured') }}"}
+"""
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: plays/p.yml
+%s
+        groupVars:
+          - web: {orgName: Default, secretName: %s, password: "Gv-pass-123"}
+    - log: "left: ${files.exists('plays/group_vars')}"
+""" % (INVENTORY, name)
+    pid, status, log = run(admin, flow, files={"plays/p.yml": play})
+    assert status == "FINISHED", log
+    assert "web1 is green" in log and "web2 is green" in log
+    assert "db1 is uncoloured" in log
+    assert "left: false" in log

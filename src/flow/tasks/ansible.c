@@ -62,21 +62,30 @@ static int arg(struct run *r, const char *a, struct err *e)
 	return strv_add(&r->argv, "%s", a) < 0 ? oom(e) : 0;
 }
 
-/* A secret file for the layer (data taken over), named RUN_DIR/name; *abs its full path. */
-static int secret_file(struct run *r, const char *name, char *data, size_t len, char *abs, size_t abs_cap,
-		       struct err *e)
+/* A secret file for the layer at rel (relative to the working directory); rel and data
+ * are taken over, whatever happens. */
+static int secret_file_at(struct run *r, char *rel, char *data, size_t len, struct err *e)
 {
-	struct flow_tool_file *f = realloc(r->files, (r->n_files + 1) * sizeof *f);
-	char *rel = NULL;
-	if (!f || asprintf(&rel, RUN_DIR "/%s", name) < 0) {
-		free(f ? NULL : data);
-		if (f)
-			r->files = f;
+	struct flow_tool_file *f = rel ? realloc(r->files, (r->n_files + 1) * sizeof *f) : NULL;
+	if (!f) {
+		free(rel);
 		free(data);
 		return oom(e);
 	}
 	r->files = f;
 	r->files[r->n_files++] = (struct flow_tool_file){rel, data, len};
+	return 0;
+}
+
+/* A secret file named RUN_DIR/name (data taken over); *abs its full path. */
+static int secret_file(struct run *r, const char *name, char *data, size_t len, char *abs, size_t abs_cap,
+		       struct err *e)
+{
+	char *rel = NULL;
+	if (asprintf(&rel, RUN_DIR "/%s", name) < 0)
+		rel = NULL;
+	if (secret_file_at(r, rel, data, len, e) < 0)
+		return -1;
 	str_fmt_cut(abs, abs_cap, "%s/%s", r->dir, name);
 	return 0;
 }
@@ -307,6 +316,53 @@ static int key_from_secret(struct run *r, json_t *s, char *abs, size_t cap, stru
 	return secret_file(r, "private_key", data, len, abs, cap, e);
 }
 
+/* One groupVars entry {group: {orgName, secretName, password, type}}: the data secret,
+ * exported as the process's initiator, as <the playbook's folder>/group_vars/<group>.<type>
+ * for the run (Concord's GroupVarsProcessor). */
+static int group_var(struct run *r, const char *group, json_t *g, struct err *e)
+{
+	const struct flow_host *h = r->c->h;
+	const char *pb = json_string_value(param(r, "playbook")), *slash = strrchr(pb, '/');
+	json_t *name = json_object_get(g, "secretName"), *type = json_object_get(g, "type"), *args, *out = NULL;
+	char *rel = NULL, *data;
+	int rc;
+
+	if (!json_is_object(g) || !json_is_string(name))
+		return err_set(e, ERR_INVALID, "ansible: groupVars '%s' needs a secretName", group);
+	if (!*group || strchr(group, '/') || strcmp(group, "..") == 0 || strcmp(group, ".") == 0 ||
+	    (type && (!json_is_string(type) || strchr(json_string_value(type), '/'))))
+		return err_set(e, ERR_INVALID, "ansible: bad groupVars group or type '%s'", group);
+	args = json_pack("[O, O, O]", json_object_get(g, "orgName") ?: json_null(), name,
+			 json_object_get(g, "password") ?: json_null());
+	rc = h->ops->server_task(h->ctx, "crypto", "exportAsString", args, &out, NULL, e);
+	json_decref(args);
+	if (rc < 0)
+		return -1;
+	data = json_is_string(out) ? strdup(json_string_value(out)) : NULL;
+	if (asprintf(&rel, "%.*sgroup_vars/%s.%s", slash ? (int)(slash - pb + 1) : 0, pb, group,
+		     type ? json_string_value(type) : "yml") < 0)
+		rel = NULL;
+	rc = data ? secret_file_at(r, rel, data, strlen(data), e)
+		  : (free(rel), err_set(e, ERR_INVALID, "ansible: groupVars '%s': the secret is not text", group));
+	json_decref(out);
+	return rc;
+}
+
+static int group_vars(struct run *r, struct err *e)
+{
+	json_t *list = param(r, "groupVars"), *item, *g;
+	const char *group;
+	size_t i;
+
+	if (list && !json_is_array(list))
+		return err_set(e, ERR_INVALID, "ansible: 'groupVars' must be a list of {group: {secretName, …}}");
+	json_array_foreach(list, i, item)
+	{
+		json_object_foreach(item, group, g) if (group_var(r, group, g, e) < 0) return -1;
+	}
+	return 0;
+}
+
 static int auth(struct run *r, struct err *e)
 {
 	json_t *pk = json_object_get(param(r, "auth"), "privateKey"), *v;
@@ -421,7 +477,7 @@ static int prepare(struct run *r, struct err *e)
 	    secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)
 		return -1;
 	if (arg(r, "ansible-playbook", e) < 0 || inventories(r, e) < 0 || auth(r, e) < 0 || vault(r, e) < 0 ||
-	    extra_vars(r, e) < 0 || options(r, e) < 0 || environment(r, e) < 0)
+	    group_vars(r, e) < 0 || extra_vars(r, e) < 0 || options(r, e) < 0 || environment(r, e) < 0)
 		return -1;
 	return arg(r, json_string_value(pb), e);
 }
