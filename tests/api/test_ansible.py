@@ -321,3 +321,38 @@ flows:
     assert "web1 is green" in log and "web2 is green" in log
     assert "db1 is uncoloured" in log
     assert "left: false" in log
+
+
+def test_dynamic_inventory_vault_password_file_and_retry(admin):
+    inv = b"""#!/usr/bin/python3
+import json
+print(json.dumps({"dyn": {"hosts": ["d1", "d2"], "vars": {"ansible_connection": "local",
+                  "ansible_python_interpreter": "/usr/bin/python3"}}, "_meta": {"hostvars": {}}}))
+"""
+    vault_pw = "pw-" + uuid.uuid4().hex
+    env = dict(os.environ, HOME="/tmp")
+    enc = subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", "/dev/stdin",
+                          "opened", "--name", "sealed"], input=vault_pw.encode(),
+                         capture_output=True, env=env, check=True).stdout
+    play = b"""
+- hosts: all
+  gather_facts: false
+  vars_files: [v.yml]
+  tasks:
+    - debug: {msg: "{{ inventory_hostname }} {{ sealed }}"}
+"""
+    # p.retry names d2 only: retry: true limits the run to it
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: p.yml
+        dynamicInventoryFile: inv.py
+        vaultPasswordFile: pw.txt
+        retry: true
+"""
+    pid, status, log = run(admin, flow, files={"p.yml": play, "inv.py": inv, "v.yml": enc,
+                                               "pw.txt": vault_pw.encode(), "p.retry": b"d2\n"})
+    assert status == "FINISHED", log
+    assert "d2 opened" in log and "d1 opened" not in log
