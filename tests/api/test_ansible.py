@@ -286,6 +286,10 @@ flows:
     assert post[("web2", "say")]["hostGroup"] == "web"
     assert post[("web2", "say")]["playbook"] == "p.yml"
     assert isinstance(post[("web2", "say")]["duration"], int)
+    assert post[("web2", "say")]["isHandler"] is False
+    assert len({e["data"]["playbookId"] for e in events}) == 1
+    assert post[("web1", "say")]["taskId"] == post[("db1", "say")]["taskId"] != post[("web1", "touch")]["taskId"]
+    assert post[("web1", "say")]["playId"] == post[("web1", "touch")]["playId"]
     assert post[("db1", "say")]["result"]["msg"] == "token ******"  # masked in events too
     assert all(e["status"] == "RUNNING" for e in pre) and len(pre) >= 5
     assert value not in r.text

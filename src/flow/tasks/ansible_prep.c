@@ -268,10 +268,11 @@ static const char callback_py[] =
 /* ANSIBLE events as Concord's concord_events callback records them: one when a task starts
  * on a host (phase "pre", status RUNNING) and one with its outcome (phase "post", status
  * OK, CHANGED, FAILED, UNREACHABLE or SKIPPED, the duration in ms, the result without
- * Ansible's internal keys, long strings and lists cut), written a JSON object a line to the
- * descriptor ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel). */
+ * Ansible's internal keys, long strings and lists cut), with Concord's playbookId, playId
+ * and taskId (UUIDs made for this run), written a JSON object a line to the descriptor
+ * ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel). */
 static const char events_py[] =
-    "import json, os, time\n"
+    "import json, os, time, uuid\n"
     "from ansible.plugins.callback import CallbackBase\n"
     "\n"
     "MAX_STR, MAX_LIST = 1024, 25\n"
@@ -301,6 +302,12 @@ static const char events_py[] =
     "        self.out = os.fdopen(int(fd), 'w', buffering=1) if fd else None\n"
     "        self.started = {}\n"
     "        self.playbook = None\n"
+    "        self.playbook_id = str(uuid.uuid4())\n"
+    "        self.ids = {}\n"
+    "        self.play = None\n"
+    "\n"
+    "    def uid(self, obj):\n"
+    "        return self.ids.setdefault(obj._uuid, str(uuid.uuid4()))\n"
     "\n"
     "    def send(self, data):\n"
     "        if self.out:\n"
@@ -310,10 +317,15 @@ static const char events_py[] =
     "        return {'status': status, 'playbook': self.playbook, 'host': host.name,\n"
     "                'hostGroup': ', '.join(g.name for g in host.get_groups() if g.name != 'all'),\n"
     "                'task': task.get_name(), 'action': task.action,\n"
-    "                'correlationId': host.name + task._uuid, 'phase': phase}\n"
+    "                'correlationId': host.name + task._uuid, 'phase': phase,\n"
+    "                'playbookId': self.playbook_id, 'playId': self.uid(self.play) if self.play else None,\n"
+    "                'taskId': self.uid(task), 'isHandler': type(task).__name__ == 'Handler'}\n"
     "\n"
     "    def v2_playbook_on_start(self, playbook):\n"
     "        self.playbook = playbook._file_name\n"
+    "\n"
+    "    def v2_playbook_on_play_start(self, play):\n"
+    "        self.play = play\n"
     "\n"
     "    def v2_runner_on_start(self, host, task):\n"
     "        self.started[host.name + task._uuid] = time.time()\n"
