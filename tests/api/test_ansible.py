@@ -126,7 +126,7 @@ FAILING = b"""
 """
 
 
-def test_failed_playbook_fails_the_step_unless_ignore_errors(admin):
+def test_failed_playbook_fails_the_step_unless_ignore_errors(admin, new_user):
     base = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: f.yml\n%s" % INVENTORY
     pid = start_process(admin, base)
     # no playbook uploaded: a clear error, nothing run
@@ -146,6 +146,12 @@ def test_failed_playbook_fails_the_step_unless_ignore_errors(admin):
     r = admin.get("/api/v1/process/%s/attachment/f.retry" % pid)
     assert r.status_code == 200, r.text
     assert r.text.strip() == "db1"
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid, params={"status": "FAILED"})
+    assert [h["host"] for h in r.json()["items"]] == ["db1"]
+    other = new_user()
+    for view in ("hosts", "events"):
+        r = other.get("/api/v1/process/%s/ansible/%s" % (pid, view))
+        assert r.status_code == 403, r.text
 
 
 def test_private_key_from_a_secret_and_vault_password(admin):
@@ -295,6 +301,25 @@ flows:
     assert value not in r.text
     r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ELEMENT"})
     assert all(e["eventType"] == "ELEMENT" for e in r.json())
+
+    # Concord's Ansible views of the process
+    r = admin.get("/api/v1/process/%s/ansible/events" % pid, params={"host": "db1", "status": "SKIPPED"})
+    assert r.status_code == 200, r.text
+    assert [(e["data"]["host"], e["data"]["task"]) for e in r.json()] == [("db1", "touch")]
+    r = admin.get("/api/v1/process/%s/ansible/events" % pid, params={"hostGroup": "web"})
+    assert {e["data"]["host"] for e in r.json()} == {"web1", "web2"}
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert sorted(body["hostGroups"]) == ["db", "web"]
+    hosts = {h["host"]: h for h in body["items"]}
+    assert hosts["web1"]["status"] == "CHANGED" and hosts["web1"]["hostGroup"] == "web"
+    assert hosts["db1"]["status"] == "OK"
+    assert all(isinstance(h["duration"], int) for h in body["items"])
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid, params={"status": "CHANGED", "limit": 1})
+    assert len(r.json()["items"]) == 1 and r.json()["items"][0]["status"] == "CHANGED"
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid, params={"limit": "x"})
+    assert r.status_code == 400 and r.json()["ok"] is False
 
 
 def test_group_vars_from_a_secret(admin):
