@@ -78,9 +78,11 @@ static void fold(json_t *hosts, json_t *data)
 	if (!host || !status)
 		return;
 	if (!(h = json_object_get(hosts, host))) {
-		h = json_pack("{s:s, s:O, s:s, s:I, s:I}", "host", host, "hostGroup",
-			      json_object_get(data, "hostGroup") ?: json_string("-"), "status", "SKIPPED", "duration",
-			      (json_int_t)0, "running", (json_int_t)0);
+		const char *group = json_string_value(json_object_get(data, "hostGroup"));
+		h = json_pack("{s:s, s:s, s:s, s:I, s:I}", "host", host, "hostGroup", group ? group : "-", "status",
+			      "SKIPPED", "duration", (json_int_t)0, "running", (json_int_t)0);
+		if (!h)
+			return;
 		json_object_set_new(hosts, host, h);
 	}
 	running = json_integer_value(json_object_get(h, "running"));
