@@ -146,6 +146,11 @@ def test_failed_playbook_fails_the_step_unless_ignore_errors(admin, new_user):
     r = admin.get("/api/v1/process/%s/attachment/f.retry" % pid)
     assert r.status_code == 200, r.text
     assert r.text.strip() == "db1"
+    p = admin.get("/api/v2/process/%s" % pid).json()
+    assert p["meta"]["ansibleStats"]["failures"] == ["db1"], p
+    assert p["meta"]["ansibleStats"]["exitCode"] == 2
+    r = admin.get("/api/v1/process/%s/attachment/ansible_stats.json" % pid)
+    assert r.status_code == 200 and r.json()["skipped"] == ["web1", "web2"], r.text
     r = admin.get("/api/v1/process/%s/ansible/hosts" % pid, params={"status": "FAILED"})
     assert [h["host"] for h in r.json()["items"]] == ["db1"]
     other = new_user()

@@ -482,6 +482,26 @@ static int prepare(struct run *r, struct err *e)
 	return arg(r, json_string_value(pb), e);
 }
 
+/* enableStats: _attachments/ansible_stats.json as Concord leaves it (the hosts by outcome
+ * and the exit code); the server also puts it in the process's meta as ansibleStats. */
+static void save_stats(struct run *r, json_t *stats, int code)
+{
+	json_t *v = json_deep_copy(stats);
+	struct err e = {0};
+	char *text;
+
+	if (!v)
+		return;
+	json_object_set_new(v, "exitCode", json_integer(code));
+	text = json_dumps(v, JSON_INDENT(2));
+	json_decref(v);
+	if (!text || path_mkdirs_beneath(r->workdir, "_attachments", 0700, &e) < 0 ||
+	    path_write_beneath(r->workdir, "_attachments/ansible_stats.json", text, strlen(text), 0600, &e) < 0)
+		vm_log(r->c->vm, FLOW_WARN, "ansible: the statistics were not saved: %s",
+		       e.msg[0] ? e.msg : "out of memory");
+	free(text);
+}
+
 /* The result: ok, exitCode, the outVars and the host statistics the callback left. */
 static json_t *result(struct run *r, int code)
 {
@@ -495,6 +515,8 @@ static json_t *result(struct run *r, int code)
 	if ((v = json_object_get(out, "stats"))) {
 		json_t *names = param(r, "outVars");
 		json_object_set(res, "ansibleStats", v);
+		if (flag_or(r, "enableStats", true))
+			save_stats(r, v, code);
 		if (names && json_is_array(names))
 			for (size_t i = 0; i < json_array_size(names); i++)
 				if (strcmp(json_string_value(json_array_get(names, i)) ?: "", "_stats") == 0)
