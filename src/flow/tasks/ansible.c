@@ -332,8 +332,8 @@ static int group_var(struct run *r, const char *group, json_t *g, struct err *e)
 	if (!*group || strchr(group, '/') || strcmp(group, "..") == 0 || strcmp(group, ".") == 0 ||
 	    (type && (!json_is_string(type) || strchr(json_string_value(type), '/'))))
 		return err_set(e, ERR_INVALID, "ansible: bad groupVars group or type '%s'", group);
-	args = json_pack("[O, O, O]", json_object_get(g, "orgName") ?: json_null(), name,
-			 json_object_get(g, "password") ?: json_null());
+	args = json_pack("[O, O, O]", json_object_get(g, "orgName") ? json_object_get(g, "orgName") : json_null(), name,
+			 json_object_get(g, "password") ? json_object_get(g, "password") : json_null());
 	rc = h->ops->server_task(h->ctx, "crypto", "exportAsString", args, &out, NULL, e);
 	json_decref(args);
 	if (rc < 0)
@@ -519,7 +519,8 @@ static json_t *result(struct run *r, int code)
 			save_stats(r, v, code);
 		if (names && json_is_array(names))
 			for (size_t i = 0; i < json_array_size(names); i++)
-				if (strcmp(json_string_value(json_array_get(names, i)) ?: "", "_stats") == 0)
+				if (json_is_string(json_array_get(names, i)) &&
+				    strcmp(json_string_value(json_array_get(names, i)), "_stats") == 0)
 					json_object_set(res, "_stats", v);
 	}
 	json_decref(out);
