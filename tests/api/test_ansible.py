@@ -14,6 +14,21 @@ pytestmark = pytest.mark.skipif(not os.access("/usr/bin/ansible-playbook", os.X_
 
 
 
+def vault_encrypt(password, name, value):
+    """A vars file holding `name: value` encrypted with ansible-vault."""
+    return subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", "/dev/stdin",
+                           value, "--name", name], input=password.encode(), capture_output=True,
+                          env=dict(os.environ, HOME="/tmp"), check=True).stdout
+
+
+def secret(admin, name, **parts):
+    """Creates a secret in Default from multipart text parts."""
+    files = {"name": (None, name)}
+    files.update({k: (None, v) for k, v in parts.items()})
+    r = admin.post("/api/v1/org/Default/secret", files=files)
+    assert r.status_code == 200, r.text
+
+
 def run(admin, flow, files=None, timeout=60):
     """Starts a process, waits for its end: (status, log)."""
     pid = start_process(admin, flow, files=files)
@@ -161,16 +176,10 @@ def test_failed_playbook_fails_the_step_unless_ignore_errors(admin, new_user):
 
 def test_private_key_from_a_secret_and_vault_password(admin):
     key = "k" + uuid.uuid4().hex[:8]
-    r = admin.post("/api/v1/org/Default/secret", files={"name": (None, key), "type": (None, "key_pair")})
-    assert r.status_code == 200, r.text
+    secret(admin, key, type="key_pair")
     vault_pw = "vault-" + uuid.uuid4().hex
-    r = admin.post("/api/v1/org/Default/secret",
-                   files={"name": (None, key + "v"), "type": (None, "data"), "data": (None, vault_pw)})
-    assert r.status_code == 200, r.text
-    env = dict(os.environ, ANSIBLE_VAULT_PASSWORD_FILE="/dev/stdin", HOME="/tmp")
-    enc = subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", "/dev/stdin",
-                          "the hidden value", "--name", "hidden"], input=vault_pw.encode(),
-                         capture_output=True, env=env, check=True).stdout
+    secret(admin, key + "v", type="data", data=vault_pw)
+    enc = vault_encrypt(vault_pw, "hidden", "the hidden value")
     play = b"""
 - hosts: all
   gather_facts: false
@@ -278,9 +287,7 @@ flows:
 """ % ("SECRET_NAME", INVENTORY)
     name = "tok" + uuid.uuid4().hex[:8]
     value = "tok-" + uuid.uuid4().hex
-    r = admin.post("/api/v1/org/Default/secret",
-                   files={"name": (None, name), "type": (None, "data"), "data": (None, value)})
-    assert r.status_code == 200, r.text
+    secret(admin, name, type="data", data=value)
     pid, status, log = run(admin, flow.replace("SECRET_NAME", name), files={"p.yml": play})
     assert status == "FINISHED", log
     assert value not in log and "token ******" in log
@@ -329,10 +336,7 @@ flows:
 
 def test_group_vars_from_a_secret(admin):
     name = "gv" + uuid.uuid4().hex[:8]
-    r = admin.post("/api/v1/org/Default/secret", files={
-        "name": (None, name), "type": (None, "data"), "data": (None, "gv_color: green\n"),
-        "storePassword": (None, "Gv-pass-123")})
-    assert r.status_code == 200, r.text
+    secret(admin, name, type="data", data="gv_color: green\n", storePassword="Gv-pass-123")
     play = b"""
 - hosts: all
   gather_facts: false
@@ -364,10 +368,7 @@ print(json.dumps({"dyn": {"hosts": ["d1", "d2"], "vars": {"ansible_connection": 
                   "ansible_python_interpreter": "/usr/bin/python3"}}, "_meta": {"hostvars": {}}}))
 """
     vault_pw = "pw-" + uuid.uuid4().hex
-    env = dict(os.environ, HOME="/tmp")
-    enc = subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", "/dev/stdin",
-                          "opened", "--name", "sealed"], input=vault_pw.encode(),
-                         capture_output=True, env=env, check=True).stdout
+    enc = vault_encrypt(vault_pw, "sealed", "opened")
     play = b"""
 - hosts: all
   gather_facts: false
