@@ -456,6 +456,19 @@ static int environment(struct run *r, struct err *e)
 	return 0;
 }
 
+/* Concord parameters Accord does not implement yet fail the step rather than being
+ * ignored: a playbook run without its roles or its container would do something else. */
+static int unsupported(struct run *r, struct err *e)
+{
+	static const char *const keys[] = {"dockerImage", "virtualenv", "roles"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (param(r, keys[i]))
+			return err_set(e, ERR_INVALID, "ansible: '%s' is not supported by Accord yet", keys[i]);
+	if (json_object_get(param(r, "auth"), "krb5"))
+		return err_set(e, ERR_INVALID, "ansible: 'auth.krb5' is not supported by Accord yet");
+	return 0;
+}
+
 /* Everything before the start: the folder, the files, the command line. */
 static int prepare(struct run *r, struct err *e)
 {
@@ -463,7 +476,7 @@ static int prepare(struct run *r, struct err *e)
 	char abs[4300], *cfg;
 	size_t len = 0;
 
-	if (user_path(r, "playbook", pb, e) < 0)
+	if (unsupported(r, e) < 0 || user_path(r, "playbook", pb, e) < 0)
 		return -1;
 	/* checked here with room to spare: every path below is r->dir and a short name */
 	if (str_fmt(r->dir, sizeof r->dir - 100, "%s/" RUN_DIR, r->workdir) < 0)
