@@ -401,3 +401,38 @@ flows:
                                                "pw.txt": vault_pw.encode(), "p.retry": b"d2\n"})
     assert status == "FINISHED", log
     assert "d2 opened" in log and "d1 opened" not in log
+
+
+def test_a_playbook_dies_with_its_process_while_a_parallel_http_call_waits(admin):
+    """The stop signal must reach the thread that runs the playbook, not the thread of
+    the parallel branch's HTTP call, which would end the runner and leave Ansible running."""
+    import socket
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # accepts connections, never answers
+    marker = "accord-ansible-%s" % uuid.uuid4().hex
+    play = ("""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - command: python3 -c "import time; time.sleep(600)" %s
+""" % marker).encode()
+    flow = """
+flows:
+  default:
+    - parallel:
+        - task: http
+          in: {url: "http://127.0.0.1:%d/never", socketTimeout: 600000, requestTimeout: 600000}
+        - task: ansible
+          in:
+            playbook: p.yml
+%s""" % (silent.getsockname()[1], INVENTORY.replace("\n        ", "\n            "))
+    try:
+        pid = start_process(admin, flow, files={"p.yml": play})
+        assert wait_for(lambda: len(marker_pids(marker)) == 3), process_log(admin, pid)
+        r = admin.delete("/api/v1/process/%s" % pid)
+        assert r.status_code in (200, 204), r.text
+        assert wait_process(admin, pid, timeout=60)["status"] == "CANCELLED"
+        assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)
+    finally:
+        silent.close()
