@@ -7,6 +7,7 @@
 #include "cli/run.h"
 #include "flow/log_line.h"
 #include "flow/procdir.h"
+#include "runner/tool.h"
 
 void run_log_line(struct run_host *h, enum flow_level level, const char *msg)
 {
@@ -18,15 +19,14 @@ static void host_log(void *ctx, enum flow_level level, const char *msg)
 	run_log_line(ctx, level, msg);
 }
 
-static void host_event(void *ctx, json_t *data)
+static void write_event(struct run_host *h, const char *type, json_t *data)
 {
-	struct run_host *h = ctx;
 	char iso[DT_ISO_LEN], *line;
 	json_t *ev;
 	if (!h->events)
 		return;
 	dt_format_iso(dt_now_ms(), iso);
-	ev = json_pack("{s:s, s:s, s:O}", "eventType", "ELEMENT", "eventDate", iso, "data", data);
+	ev = json_pack("{s:s, s:s, s:O}", "eventType", type, "eventDate", iso, "data", data);
 	if (h->sensitive.n) {
 		json_object_set_new(ev, "data", json_deep_copy(data));
 		mask_json(&h->sensitive, json_object_get(ev, "data"));
@@ -38,8 +38,13 @@ static void host_event(void *ctx, json_t *data)
 	json_decref(ev);
 }
 
-static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
-			    char **suspend, struct err *e)
+static void host_event(void *ctx, json_t *data)
+{
+	write_event(ctx, "ELEMENT", data);
+}
+
+static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
+			    struct err *e)
 {
 	(void)ctx, (void)args, (void)out, (void)suspend;
 	if (method)
@@ -72,6 +77,24 @@ static void host_script_lost(void *ctx, const char *engine)
 	script_hosts_lost(&h->scripts, engine);
 }
 
+static void tool_line(void *ctx, const char *text)
+{
+	run_log_line(ctx, FLOW_INFO, text);
+}
+
+static void tool_event(void *ctx, const char *type, json_t *data)
+{
+	write_event(ctx, type, data);
+}
+
+static int host_tool_run(void *ctx, const struct flow_tool *t, struct flow_tool_result *r, struct err *e)
+{
+	struct run_host *h = ctx;
+	fflush(stdout);
+	const struct tool_sink out = {tool_line, tool_event, h};
+	return tool_run(h->workdir, t, &out, r, e);
+}
+
 static const struct flow_host_ops ops_events = {
     .log = host_log,
     .event = host_event,
@@ -80,6 +103,7 @@ static const struct flow_host_ops ops_events = {
     .sensitive = host_sensitive,
     .script_open = host_script_open,
     .script_lost = host_script_lost,
+    .tool_run = host_tool_run,
 };
 
 /* Without --events no event is built at all. */
@@ -90,6 +114,7 @@ static const struct flow_host_ops ops_quiet = {
     .sensitive = host_sensitive,
     .script_open = host_script_open,
     .script_lost = host_script_lost,
+    .tool_run = host_tool_run,
 };
 
 void run_host_init(struct run_host *h, const char *workdir, FILE *events, int debug)

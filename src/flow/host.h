@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "flow/tool.h"
 
 /* What the flow engine needs from whoever runs it.  `accord run` implements it locally
  * (cli/run.c); `accord runner` will implement it over IPC to its supervisor.  Callbacks are
@@ -24,8 +25,8 @@ struct flow_host_ops {
 	 * suspend); for a step the server may set *suspend (malloc'd) to an event name the
 	 * thread then waits for (the concord task's `suspend: true`).  Fails (e.g. "not
 	 * available when running locally") with e set. */
-	int (*server_task)(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
-			   char **suspend, struct err *e);
+	int (*server_task)(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
+			   struct err *e);
 	/* A checkpoint: state is the VM state (BORROWED) that resumes right after the
 	 * checkpoint step.  Returns 0 or < 0 (the step fails). */
 	int (*checkpoint)(void *ctx, const char *name, json_t *state, struct err *e);
@@ -43,6 +44,14 @@ struct flow_host_ops {
 	/* The engine's helper broke the protocol or died: it is killed, and started afresh
 	 * by the next script_open. */
 	void (*script_lost)(void *ctx, const char *engine);
+	/* Runs an external program for a task (flow/tool.h, runner/tool.h): in the working
+	 * directory, inside the flow's confinement, in a process group of its own; its output
+	 * (stdout and stderr) logged line by line at INFO with sensitive values masked, its
+	 * events (t->event_type) recorded with sensitive values masked; killed at its timeout
+	 * and when the process is stopped.  0 with *r set once it ended,
+	 * whatever its exit status; < 0 with e set when it could not run.  May be NULL:
+	 * programs cannot run here. */
+	int (*tool_run)(void *ctx, const struct flow_tool *t, struct flow_tool_result *r, struct err *e);
 };
 
 struct flow_host {

@@ -4,6 +4,7 @@
  * thread touches only the job's data, and the VM takes the result on its own thread
  * (exec_task_resume).  A VM never saves its state while a job runs: a suspended or
  * checkpointed state has no running threads. */
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -52,7 +53,16 @@ struct job_arg {
 static void *job_main(void *p)
 {
 	struct job_arg a = *(struct job_arg *)p;
+	sigset_t stop;
 
+	/* Stop signals are the VM thread's: while a task's program runs it reads them from a
+	 * signalfd to kill the program first (runner/tool.h); taken here, they would end the
+	 * runner and leave the program running. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	free(p);
 	a.w->job->run(a.w->job);
 	pthread_mutex_lock(&a.jobs->mu);

@@ -21,7 +21,8 @@ struct walk {
 	struct store_conn *c;
 	const char *id;
 	uint64_t total;
-	json_t *out; /* out.json's object, when found */
+	json_t *out;	 /* out.json's object, when found */
+	json_t *ansible; /* ansible_stats.json's object (the ansible task's), when found */
 };
 
 static int store_file(struct walk *w, int dirfd, const char *name, const char *rel, struct err *e)
@@ -40,7 +41,7 @@ static int store_file(struct walk *w, int dirfd, const char *name, const char *r
 		return err_set(e, ERR_TOO_LARGE, "attachments exceed %llu bytes (limit-archive-bytes)",
 			       (unsigned long long)limits.archive_bytes);
 	}
-	if (strcmp(rel, "out.json") == 0) {
+	if (strcmp(rel, "out.json") == 0 || strcmp(rel, "ansible_stats.json") == 0) {
 		struct err pe;
 		/* Out variables reach every status answer: kept small (docs/operations.md). */
 		if (len > limits.out_bytes) {
@@ -51,7 +52,7 @@ static int store_file(struct walk *w, int dirfd, const char *name, const char *r
 		}
 		json_t *v = jsonx_parse(data, len, 1000, &pe);
 		if (json_is_object(v))
-			w->out = v;
+			*(rel[0] == 'o' ? &w->out : &w->ansible) = v;
 		else
 			json_decref(v);
 	}
@@ -126,11 +127,22 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 	if (rc) {
 		store_tx_rollback(c);
 		json_decref(w.out);
+		json_decref(w.ansible);
 		return rc;
 	}
 	if (store_tx_commit(c, e)) {
 		json_decref(w.out);
+		json_decref(w.ansible);
 		return -1;
+	}
+	if (w.ansible) { /* the hosts by outcome of the last ansible run, in the meta */
+		patch = json_pack("{s:o}", "ansibleStats", w.ansible);
+		rc = store_process_meta_merge(c, id, patch, e);
+		json_decref(patch);
+		if (rc) {
+			json_decref(w.out);
+			return rc;
+		}
 	}
 	if (!w.out || json_object_size(w.out) == 0) {
 		json_decref(w.out);

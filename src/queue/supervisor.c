@@ -61,7 +61,7 @@ struct sup {
 	int log_fd, ipc_fd;
 	struct frame_reader frames;
 	struct buf log;	 /* log bytes not yet stored */
-	json_t *events;	 /* [ {data, date} ] not yet stored */
+	json_t *events;	 /* [ {type, data, date} ] not yet stored */
 	int64_t flush_at; /* ms; 0 when nothing is buffered */
 	uint64_t log_total;
 	bool running, log_full, ipc_closed, log_closed;
@@ -94,7 +94,8 @@ static void flush(struct sup *s)
 		goto fail;
 	if (s->log.len && store_process_log_append(s->db, s->id, s->log.data, s->log.len, NULL, &e))
 		goto fail_tx;
-	json_array_foreach(s->events, i, ev) if (store_process_event_add(s->db, s->id, "ELEMENT",
+	json_array_foreach(s->events, i, ev) if (store_process_event_add(s->db, s->id,
+									   json_string_value(json_object_get(ev, "type")),
 									   json_object_get(ev, "data"),
 									   json_integer_value(json_object_get(ev, "date")),
 									   &e)) goto fail_tx;
@@ -315,7 +316,11 @@ static void on_frame(struct sup *s, json_t *f)
 		/* RUNNING is recorded before the start frame goes (mark_running); the runner says
 		 * it runs once it is confined and its definition loaded. */
 	} else if (strcmp(type, "event") == 0 && json_is_object(json_object_get(f, "data"))) {
-		json_array_append_new(s->events, json_pack("{s:O, s:O}", "data", json_object_get(f, "data"), "date",
+		/* a runner records ELEMENT events, and ANSIBLE events from its ansible task */
+		const char *et = json_string_value(json_object_get(f, "eventType"));
+		json_array_append_new(s->events, json_pack("{s:s, s:O, s:O}", "type",
+							   et && strcmp(et, "ANSIBLE") == 0 ? "ANSIBLE" : "ELEMENT",
+							   "data", json_object_get(f, "data"), "date",
 							   json_object_get(f, "date") ? json_object_get(f, "date")
 										      : json_integer(0)));
 		buffered(s);

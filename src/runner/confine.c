@@ -51,6 +51,10 @@ struct ll_path_beneath_attr {
 #define FS_R (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 #define FS_RX (FS_R | LANDLOCK_ACCESS_FS_EXECUTE)
 #define FS_RW_FILE (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE)
+/* Named POSIX semaphores (glibc's sem_open in /dev/shm), which Python's multiprocessing
+ * locks are and ansible-playbook cannot run without: create, open, use and remove files
+ * by name, but not list the folder (docs/security.md "Runner confinement"). */
+#define FS_SHM (FS_RW_FILE | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE)
 /* The rights Landlock accepts on a rule for a file (not a folder). */
 #define FS_FILE_RIGHTS                                                                                                 \
 	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |                   \
@@ -89,6 +93,7 @@ static const struct {
     {"/etc/java-21-openjdk", FS_R},
     {"/etc/java-25-openjdk", FS_R},
     {"/dev/null", FS_RW_FILE},
+    {"/dev/shm", FS_SHM},
     {"/dev/zero", LANDLOCK_ACCESS_FS_READ_FILE},
     {"/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE},
     {"/dev/random", LANDLOCK_ACCESS_FS_READ_FILE},

@@ -10,6 +10,7 @@
 #include "flow/log_line.h"
 #include "flow/procdir.h"
 #include "runner/runner.h"
+#include "runner/tool.h"
 
 void runner_host_add_sensitive(struct runner_host *h, json_t *list)
 {
@@ -42,21 +43,29 @@ static void host_log(void *ctx, enum flow_level level, const char *msg)
 	runner_log(ctx, level, msg);
 }
 
-static void host_event(void *ctx, json_t *data)
+/* An event of type (NULL: ELEMENT), masked. */
+static void send_event(struct runner_host *h, const char *type, json_t *data)
 {
-	struct runner_host *h = ctx;
-	json_t *copy = h->sensitive.n ? json_deep_copy(data) : json_incref(data);
+	json_t *copy = h->sensitive.n ? json_deep_copy(data) : json_incref(data), *f;
 
 	if (!copy)
 		return; /* never send unmasked data */
 	if (h->sensitive.n)
 		mask_json(&h->sensitive, copy);
-	runner_send(h, json_pack("{s:s, s:o, s:I}", "type", "event", "data", copy, "date", (json_int_t)dt_now_ms()));
+	f = json_pack("{s:s, s:o, s:I}", "type", "event", "data", copy, "date", (json_int_t)dt_now_ms());
+	if (f && type)
+		json_object_set_new(f, "eventType", json_string(type));
+	runner_send(h, f);
+}
+
+static void host_event(void *ctx, json_t *data)
+{
+	send_event(ctx, NULL, data);
 }
 
 /* Asks the supervisor to run a server task and waits for its answer. */
-static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
-			    char **suspend, struct err *e)
+static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
+			    struct err *e)
 {
 	struct runner_host *h = ctx;
 	long long id = h->next_call++;
@@ -87,7 +96,8 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 		rc = 0;
 		if (json_is_array(json_object_get(reply, "sensitive")))
 			runner_host_add_sensitive(h, json_object_get(reply, "sensitive"));
-		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) && !(*suspend = strdup(msg)))
+		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) &&
+		    !(*suspend = strdup(msg)))
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	json_decref(reply);
@@ -148,6 +158,24 @@ static void host_script_lost(void *ctx, const char *engine)
 	script_hosts_lost(&h->scripts, engine);
 }
 
+static void tool_line(void *ctx, const char *text)
+{
+	runner_log(ctx, FLOW_INFO, text);
+}
+
+static void tool_event(void *ctx, const char *type, json_t *data)
+{
+	send_event(ctx, type, data);
+}
+
+static int host_tool_run(void *ctx, const struct flow_tool *t, struct flow_tool_result *r, struct err *e)
+{
+	struct runner_host *h = ctx;
+	fflush(stdout);
+	const struct tool_sink out = {tool_line, tool_event, h};
+	return tool_run(h->workdir, t, &out, r, e);
+}
+
 static const struct flow_host_ops ops = {
     .log = host_log,
     .event = host_event,
@@ -156,6 +184,7 @@ static const struct flow_host_ops ops = {
     .sensitive = host_sensitive,
     .script_open = host_script_open,
     .script_lost = host_script_lost,
+    .tool_run = host_tool_run,
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc)

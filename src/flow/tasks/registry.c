@@ -25,13 +25,12 @@ static const struct task_def server_tasks[] = {
     SERVER_TASK("concordSecrets"),
     SERVER_TASK("repositoryRefresh"),
     SERVER_TASK("docker"),
-    SERVER_TASK("ansible"),
     SERVER_TASK("inventory"),
 };
 
 static const struct task_def *const local_tasks[] = {&task_log,	     &task_throw,  &task_sleep, &task_resource,
 						     &task_datetime, &task_base64, &task_files, &task_env,
-						     &task_vars,     &task_misc,   &task_http, &task_smtp, &task_slack, &task_slack_channel};
+						     &task_vars,     &task_misc,   &task_http, &task_smtp, &task_slack, &task_slack_channel, &task_ansible};
 
 const struct task_def *task_find(const char *name)
 {

@@ -25,8 +25,8 @@ struct task_ctx {
 	struct thread *t;
 	const struct flow_host *h;
 	const char *task;
-	json_t *payload;     /* set by a failing task: lastError.payload (owned by the ctx) */
-	char *suspend_event; /* set by a task that suspends the thread (malloc'd) */
+	json_t *payload;      /* set by a failing task: lastError.payload (owned by the ctx) */
+	char *suspend_event;  /* set by a task that suspends the thread (malloc'd) */
 	struct task_job *job; /* set by a task step that waits on I/O (below) */
 };
 
@@ -91,6 +91,6 @@ int task_sleep_wake_at(const char *event, int64_t *at);
 
 /* The task tables, one per file under tasks/. */
 extern const struct task_def task_log, task_throw, task_sleep, task_resource, task_datetime, task_base64, task_files,
-    task_env, task_vars, task_misc, task_http, task_smtp, task_slack, task_slack_channel;
+    task_env, task_vars, task_misc, task_http, task_smtp, task_slack, task_slack_channel, task_ansible;
 
 #endif

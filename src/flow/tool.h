@@ -1,0 +1,40 @@
+#ifndef ACCORD_FLOW_TOOL_H
+#define ACCORD_FLOW_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A task that runs an external program (ansible-playbook, git, docker) describes the run
+ * with these and hands it to its host (flow_host_ops.tool_run, implemented once by
+ * runner/tool.c): no task spawns, times out, kills or writes secret files itself. */
+
+/* A file the program needs that holds a secret (a private key, a vault password): written
+ * before the start with mode 0600 at path (relative to the working directory, inside it;
+ * a missing parent folder is created with mode 0700), removed afterwards whatever happens. */
+struct flow_tool_file {
+	const char *path;
+	const char *data;
+	size_t len;
+};
+
+struct flow_tool {
+	const char *name;  /* for messages: "ansible" */
+	const char *exe;   /* absolute path of the program */
+	char *const *argv; /* argv[0] included, NULL-terminated */
+	char *const *env;  /* NAME=value entries added to PATH, LANG, HOME, TMPDIR; NULL-terminated or NULL */
+	const struct flow_tool_file *files;
+	size_t n_files;
+	long long timeout_ms; /* 0: none; past it the program's process group is killed */
+	/* Not NULL: the program gets fd 3, on which it writes events, one JSON object a line
+	 * (a line over 1 MiB or not an object is dropped); each becomes a process event of
+	 * this type while the program runs. */
+	const char *event_type;
+};
+
+struct flow_tool_result {
+	int exit_code;	/* the program's exit status; 128 + signal when a signal ended it */
+	int signal;	/* the signal that ended it, 0 when it exited */
+	bool timed_out; /* killed because timeout_ms passed */
+};
+
+#endif

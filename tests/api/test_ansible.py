@@ -1,0 +1,438 @@
+"""The `ansible` task under the server: Debian's ansible-playbook run through the
+external-tool layer inside the runner's confinement, with local-connection host aliases.
+Skipped where ansible-core is not installed (scripts/deps installs it)."""
+import os
+import subprocess
+import time
+import uuid
+
+import pytest
+from conftest import process_log, start_process, wait_process
+
+pytestmark = pytest.mark.skipif(not os.access("/usr/bin/ansible-playbook", os.X_OK),
+                                reason="ansible-core is not installed (scripts/deps)")
+
+
+
+def vault_encrypt(password, name, value):
+    """A vars file holding `name: value` encrypted with ansible-vault."""
+    return subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", "/dev/stdin",
+                           value, "--name", name], input=password.encode(), capture_output=True,
+                          env=dict(os.environ, HOME="/tmp"), check=True).stdout
+
+
+def secret(admin, name, **parts):
+    """Creates a secret in Default from multipart text parts."""
+    files = {"name": (None, name)}
+    files.update({k: (None, v) for k, v in parts.items()})
+    r = admin.post("/api/v1/org/Default/secret", files=files)
+    assert r.status_code == 200, r.text
+
+
+def run(admin, flow, files=None, timeout=60):
+    """Starts a process, waits for its end: (status, log)."""
+    pid = start_process(admin, flow, files=files)
+    p = wait_process(admin, pid, timeout=timeout)
+    return pid, p["status"], process_log(admin, pid)
+
+INVENTORY = """
+        inventory:
+          web:
+            hosts: ["web1", "web2"]
+            vars: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}
+          db:
+            hosts: ["db1"]
+            vars: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}
+          _meta:
+            hostvars:
+              web2: {color: blue}
+"""
+
+HELLO = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug:
+        msg: "{{ greeting }} from {{ inventory_hostname }} in {{ group_names[0] }} {{ color | default('plain') }}"
+      register: said
+      tags: [hello]
+    - debug:
+        msg: "not run: tagged skipped"
+      tags: [later]
+"""
+
+
+def test_playbook_with_inline_inventory_extra_vars_and_out_vars(admin):
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: hello.yml
+%s
+        extraVars: {greeting: "hello"}
+        skipTags: [later]
+        outVars: ["said"]
+      out: r
+    - log: "exit=${r.exitCode} ok=${r.ok} web2=${r.said.web2.msg}"
+    - log: "stats ok=${r.ansibleStats.ok} failures=${r.ansibleStats.failures}"
+    - log: "leftover=${files.exists('.ansible_run')}"
+""" % INVENTORY
+    pid, status, log = run(admin, flow, files={"hello.yml": HELLO})
+    assert status == "FINISHED", log
+    assert "Using a playbook: hello.yml" in log
+    assert '"msg": "hello from web1 in web plain"' in log
+    assert '"msg": "hello from db1 in db plain"' in log
+    assert "PLAY RECAP" in log
+    assert "not run: tagged skipped" not in log
+    assert "\x1b[" not in log  # no colours
+    assert "exit=0 ok=true web2=hello from web2 in web blue" in log
+    assert "stats ok=[db1, web1, web2] failures=[]" in log
+    assert "leftover=false" in log
+
+
+def test_inventory_file_limit_tags_and_check(admin):
+    # a local connection's temporary files must be inside the working directory
+    inv = b"[app]\napp1\napp2\n\n[app:vars]\nansible_connection=local\nansible_python_interpreter=/usr/bin/python3\n" \
+        b"ansible_remote_tmp={{ playbook_dir }}/.tmp-remote\n"
+    play = b"""
+- hosts: app
+  gather_facts: false
+  tasks:
+    - copy: {content: "x", dest: "{{ playbook_dir }}/made-by-{{ inventory_hostname }}"}
+      tags: [write]
+    - debug: {msg: "tag one on {{ inventory_hostname }}"}
+      tags: [one]
+"""
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: p.yml
+        inventoryFile: hosts.ini
+        limit: app2
+        tags: "write,one"
+        check: true
+        verbose: 1
+    - log: "made=${files.exists('made-by-app2')}"
+"""
+    pid, status, log = run(admin, flow, files={"p.yml": play, "hosts.ini": inv})
+    assert status == "FINISHED", log
+    assert "Running in the check mode. No changes will be made." in log
+    assert "tag one on app2" in log and "tag one on app1" not in log
+    assert "made=false" in log  # --check changed nothing
+
+
+@pytest.mark.parametrize("param", ["dockerImage: x", "virtualenv: {packages: [a]}", "roles: [{src: x}]",
+                                   "auth: {krb5: {user: u, password: p}}"])
+def test_parameters_not_supported_yet_fail_clearly(admin, param):
+    flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: hello.yml\n%s        %s\n" \
+        % (INVENTORY, param)
+    pid, status, log = run(admin, flow, files={"hello.yml": HELLO})
+    assert status == "FAILED", log
+    assert "is not supported by Accord yet" in log and "PLAY" not in log
+
+
+def test_syntax_check(admin):
+    flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: hello.yml\n%s        syntaxCheck: true\n" % INVENTORY
+    pid, status, log = run(admin, flow, files={"hello.yml": HELLO})
+    assert status == "FINISHED", log
+    assert "playbook: hello.yml" in log
+    assert "hello from" not in log
+
+
+FAILING = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - fail: {msg: "db refuses"}
+      when: inventory_hostname == 'db1'
+"""
+
+
+def test_failed_playbook_fails_the_step_unless_ignore_errors(admin, new_user):
+    base = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: f.yml\n%s" % INVENTORY
+    pid = start_process(admin, base)
+    # no playbook uploaded: a clear error, nothing run
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "ansible: playbook 'f.yml' not found" in process_log(admin, pid)
+
+    pid, status, log = run(admin, base, files={"f.yml": FAILING})
+    assert status == "FAILED", log
+    assert "db refuses" in log
+    assert "Process finished with exit code 2" in log
+
+    flow = base + "        ignoreErrors: true\n        saveRetryFile: true\n      out: r\n" \
+        "    - log: \"ok=${r.ok} exit=${r.exitCode} failed=${r.ansibleStats.failures}\"\n"
+    pid, status, log = run(admin, flow, files={"f.yml": FAILING})
+    assert status == "FINISHED", log
+    assert "ok=false exit=2 failed=[db1]" in log
+    r = admin.get("/api/v1/process/%s/attachment/f.retry" % pid)
+    assert r.status_code == 200, r.text
+    assert r.text.strip() == "db1"
+    p = admin.get("/api/v2/process/%s" % pid).json()
+    assert p["meta"]["ansibleStats"]["failures"] == ["db1"], p
+    assert p["meta"]["ansibleStats"]["exitCode"] == 2
+    r = admin.get("/api/v1/process/%s/attachment/ansible_stats.json" % pid)
+    assert r.status_code == 200 and r.json()["skipped"] == ["web1", "web2"], r.text
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid, params={"status": "FAILED"})
+    assert [h["host"] for h in r.json()["items"]] == ["db1"]
+    other = new_user()
+    for view in ("hosts", "events"):
+        r = other.get("/api/v1/process/%s/ansible/%s" % (pid, view))
+        assert r.status_code == 403, r.text
+
+
+def test_private_key_from_a_secret_and_vault_password(admin):
+    key = "k" + uuid.uuid4().hex[:8]
+    secret(admin, key, type="key_pair")
+    vault_pw = "vault-" + uuid.uuid4().hex
+    secret(admin, key + "v", type="data", data=vault_pw)
+    enc = vault_encrypt(vault_pw, "hidden", "the hidden value")
+    play = b"""
+- hosts: all
+  gather_facts: false
+  vars_files: [vaulted.yml]
+  tasks:
+    - stat: {path: "{{ playbook_dir }}/.ansible_run/private_key"}
+      register: k
+    - debug: {msg: "key mode {{ k.stat.mode }} user {{ ansible_user | default('none') }}"}
+    - debug: {msg: "vault says {{ hidden }}"}
+    - debug: {msg: "password {{ lookup('file', playbook_dir + '/.ansible_run/vault_0') }}"}
+"""
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: p.yml
+        inventory:
+          one: {hosts: [h1], vars: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}}
+        auth:
+          privateKey:
+            user: deployer
+            secret: {org: Default, name: %s}
+        vaultPassword: ${crypto.exportAsString('Default', '%sv', null)}
+    - log: "after: key=${files.exists('.ansible_run/private_key')} exported=${files.exists('.tmp')}"
+""" % (key, key)
+    pid, status, log = run(admin, flow, files={"p.yml": play, "vaulted.yml": enc})
+    assert status == "FINISHED", log
+    assert "key mode 0600 user deployer" in log
+    assert "vault says the hidden value" in log
+    assert vault_pw not in log
+    assert "password ******" in log
+    assert "after: key=false" in log
+
+
+def marker_pids(marker):
+    found = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    if marker.encode() in f.read():
+                        with open("/proc/%s/stat" % d) as s:
+                            if s.read().split(")")[-1].split()[0] != "Z":
+                                found.append(int(d))
+            except OSError:
+                pass
+    return found
+
+
+def wait_for(pred, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("how", ["kill", "processTimeout"])
+def test_a_playbook_dies_with_its_process(admin, how):
+    marker = "accord-ansible-%s" % uuid.uuid4().hex
+    play = ("""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - command: python3 -c "import time; time.sleep(600)" %s
+""" % marker).encode()
+    cfg = "configuration:\n  processTimeout: PT10S\n" if how == "processTimeout" else ""
+    flow = cfg + "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: p.yml\n%s" % INVENTORY
+    pid = start_process(admin, flow, files={"p.yml": play})
+    started = wait_for(lambda: len(marker_pids(marker)) == 3)
+    # a loaded machine may reach the process timeout first; a kill needs them running
+    assert started or how == "processTimeout", process_log(admin, pid)
+    if how == "kill":
+        r = admin.delete("/api/v1/process/%s" % pid)
+        assert r.status_code in (200, 204), r.text
+    p = wait_process(admin, pid, timeout=60)
+    assert p["status"] == ("CANCELLED" if how == "kill" else "TIMED_OUT"), process_log(admin, pid)
+    assert "TASK [command]" in process_log(admin, pid)
+    assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)
+
+
+def test_ansible_events_per_host_and_task(admin):
+    play = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - name: say
+      debug: {msg: "token {{ token }}"}
+    - name: touch
+      file: {path: "{{ playbook_dir }}/touched-{{ inventory_hostname }}", state: touch}
+      when: inventory_hostname != 'db1'
+"""
+    flow = """
+flows:
+  default:
+    - set:
+        tok: ${crypto.exportAsString('Default', '%s', null)}
+    - task: ansible
+      in:
+        playbook: p.yml
+%s
+        extraVars: {token: "${tok}"}
+""" % ("SECRET_NAME", INVENTORY)
+    name = "tok" + uuid.uuid4().hex[:8]
+    value = "tok-" + uuid.uuid4().hex
+    secret(admin, name, type="data", data=value)
+    pid, status, log = run(admin, flow.replace("SECRET_NAME", name), files={"p.yml": play})
+    assert status == "FINISHED", log
+    assert value not in log and "token ******" in log
+    r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ANSIBLE", "limit": 1000})
+    assert r.status_code == 200, r.text
+    events = r.json()
+    assert events and all(e["eventType"] == "ANSIBLE" for e in events)
+    post = {(e["data"]["host"], e["data"]["task"]): e["data"] for e in events if e["data"]["phase"] == "post"}
+    pre = [e["data"] for e in events if e["data"]["phase"] == "pre"]
+    assert {h for h, _ in post} == {"web1", "web2", "db1"}
+    assert post[("web1", "say")]["status"] == "OK"
+    assert post[("web1", "touch")]["status"] == "CHANGED"
+    assert post[("db1", "touch")]["status"] == "SKIPPED"
+    assert post[("web2", "say")]["hostGroup"] == "web"
+    assert post[("web2", "say")]["playbook"] == "p.yml"
+    assert isinstance(post[("web2", "say")]["duration"], int)
+    assert post[("web2", "say")]["isHandler"] is False
+    assert len({e["data"]["playbookId"] for e in events}) == 1
+    assert post[("web1", "say")]["taskId"] == post[("db1", "say")]["taskId"] != post[("web1", "touch")]["taskId"]
+    assert post[("web1", "say")]["playId"] == post[("web1", "touch")]["playId"]
+    assert post[("db1", "say")]["result"]["msg"] == "token ******"  # masked in events too
+    assert all(e["status"] == "RUNNING" for e in pre) and len(pre) >= 5
+    assert value not in r.text
+    r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ELEMENT"})
+    assert all(e["eventType"] == "ELEMENT" for e in r.json())
+
+    # Concord's Ansible views of the process
+    r = admin.get("/api/v1/process/%s/ansible/events" % pid, params={"host": "db1", "status": "SKIPPED"})
+    assert r.status_code == 200, r.text
+    assert [(e["data"]["host"], e["data"]["task"]) for e in r.json()] == [("db1", "touch")]
+    r = admin.get("/api/v1/process/%s/ansible/events" % pid, params={"hostGroup": "web"})
+    assert {e["data"]["host"] for e in r.json()} == {"web1", "web2"}
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert sorted(body["hostGroups"]) == ["db", "web"]
+    hosts = {h["host"]: h for h in body["items"]}
+    assert hosts["web1"]["status"] == "CHANGED" and hosts["web1"]["hostGroup"] == "web"
+    assert hosts["db1"]["status"] == "OK"
+    assert all(isinstance(h["duration"], int) for h in body["items"])
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid, params={"status": "CHANGED", "limit": 1})
+    assert len(r.json()["items"]) == 1 and r.json()["items"][0]["status"] == "CHANGED"
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid, params={"limit": "x"})
+    assert r.status_code == 400 and r.json()["ok"] is False
+
+
+def test_group_vars_from_a_secret(admin):
+    name = "gv" + uuid.uuid4().hex[:8]
+    secret(admin, name, type="data", data="gv_color: green\n", storePassword="Gv-pass-123")
+    play = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: {msg: "{{ inventory_hostname }} is {{ gv_color | default('uncoloured') }}"}
+"""
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: plays/p.yml
+%s
+        groupVars:
+          - web: {orgName: Default, secretName: %s, password: "Gv-pass-123"}
+    - log: "left: ${files.exists('plays/group_vars')}"
+""" % (INVENTORY, name)
+    pid, status, log = run(admin, flow, files={"plays/p.yml": play})
+    assert status == "FINISHED", log
+    assert "web1 is green" in log and "web2 is green" in log
+    assert "db1 is uncoloured" in log
+    assert "left: false" in log
+
+
+def test_dynamic_inventory_vault_password_file_and_retry(admin):
+    inv = b"""#!/usr/bin/python3
+import json
+print(json.dumps({"dyn": {"hosts": ["d1", "d2"], "vars": {"ansible_connection": "local",
+                  "ansible_python_interpreter": "/usr/bin/python3"}}, "_meta": {"hostvars": {}}}))
+"""
+    vault_pw = "pw-" + uuid.uuid4().hex
+    enc = vault_encrypt(vault_pw, "sealed", "opened")
+    play = b"""
+- hosts: all
+  gather_facts: false
+  vars_files: [v.yml]
+  tasks:
+    - debug: {msg: "{{ inventory_hostname }} {{ sealed }}"}
+"""
+    # p.retry names d2 only: retry: true limits the run to it
+    flow = """
+flows:
+  default:
+    - task: ansible
+      in:
+        playbook: p.yml
+        dynamicInventoryFile: inv.py
+        vaultPasswordFile: pw.txt
+        retry: true
+"""
+    pid, status, log = run(admin, flow, files={"p.yml": play, "inv.py": inv, "v.yml": enc,
+                                               "pw.txt": vault_pw.encode(), "p.retry": b"d2\n"})
+    assert status == "FINISHED", log
+    assert "d2 opened" in log and "d1 opened" not in log
+
+
+def test_a_playbook_dies_with_its_process_while_a_parallel_http_call_waits(admin):
+    """The stop signal must reach the thread that runs the playbook, not the thread of
+    the parallel branch's HTTP call, which would end the runner and leave Ansible running."""
+    import socket
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # accepts connections, never answers
+    marker = "accord-ansible-%s" % uuid.uuid4().hex
+    play = ("""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - command: python3 -c "import time; time.sleep(600)" %s
+""" % marker).encode()
+    flow = """
+flows:
+  default:
+    - parallel:
+        - task: http
+          in: {url: "http://127.0.0.1:%d/never", socketTimeout: 600000, requestTimeout: 600000}
+        - task: ansible
+          in:
+            playbook: p.yml
+%s""" % (silent.getsockname()[1], INVENTORY.replace("\n        ", "\n            "))
+    try:
+        pid = start_process(admin, flow, files={"p.yml": play})
+        assert wait_for(lambda: len(marker_pids(marker)) == 3), process_log(admin, pid)
+        r = admin.delete("/api/v1/process/%s" % pid)
+        assert r.status_code in (200, 204), r.text
+        assert wait_process(admin, pid, timeout=60)["status"] == "CANCELLED"
+        assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)
+    finally:
+        silent.close()
