@@ -10,13 +10,15 @@ VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libmicrohttpd, libcurl, libarchive, libssh and libgit2 are not linked but loaded on demand,
-# by `accord serve` (src/http/mhd.h), the http task (src/flow/tasks/curl_api.h), base/pack.c
-# (src/base/archive_api.h), key-pair generation (src/crypto/ssh_api.h) and repositories
-# (src/git/git_api.h): their dependencies (GnuTLS, p11-kit, krb5, ldap, libxml2, ICU,
-# libstdc++, libcrypto, libssh2, mbedTLS, …) would slow down the start of every process.
-# Their compile flags stay; the sonames come from the libraries the build compiles against.
-PKG_LIBS   := $(filter-out -lmicrohttpd -lcurl -larchive -lssh -lgit2,$(shell pkg-config --libs $(PKGS) 2>/dev/null)) -ldl -lpthread -lm
+# libmicrohttpd, libcurl, libarchive, libssh, libgit2, libpq and SQLite are not linked but
+# loaded on demand, by `accord serve` (src/http/mhd.h), the http task
+# (src/flow/tasks/curl_api.h), base/pack.c (src/base/archive_api.h), key-pair generation
+# (src/crypto/ssh_api.h), repositories (src/git/git_api.h) and the store's backends
+# (src/store/pq_api.h, src/store/sqlite_api.h): their relocations and their dependencies
+# (GnuTLS, p11-kit, krb5, ldap, sasl, libssl, libxml2, ICU, libstdc++, libcrypto, libssh2,
+# mbedTLS, …) would slow down the start of every command and every process runner.  Their
+# compile flags stay; the sonames come from the libraries the build compiles against.
+PKG_LIBS   := $(filter-out -lmicrohttpd -lcurl -larchive -lssh -lgit2 -lpq -lsqlite3,$(shell pkg-config --libs $(PKGS) 2>/dev/null)) -ldl -lpthread -lm
 soname      = $(shell objdump -p $$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(1).so 2>/dev/null | awk '/SONAME/ {print $$2}')
 MHD_SONAME := $(call soname,libmicrohttpd)
 CURL_SONAME := $(call soname,libcurl)
@@ -24,11 +26,14 @@ ARCHIVE_SONAME := $(call soname,libarchive)
 SSH_SONAME := $(call soname,libssh)
 CRYPTO_SONAME := $(call soname,libcrypto)
 GIT2_SONAME := $(call soname,libgit2)
+PQ_SONAME := $(call soname,libpq)
+SQLITE_SONAME := $(call soname,libsqlite3)
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -MMD -MP \
   -DMHD_SONAME='"$(or $(MHD_SONAME),libmicrohttpd.so.12)"' -DCURL_SONAME='"$(or $(CURL_SONAME),libcurl.so.4)"' \
   -DARCHIVE_SONAME='"$(or $(ARCHIVE_SONAME),libarchive.so.13)"' -DSSH_SONAME='"$(or $(SSH_SONAME),libssh.so.4)"' \
   -DCRYPTO_SONAME='"$(or $(CRYPTO_SONAME),libcrypto.so.3)"' \
-  -DGIT2_SONAME='"$(or $(GIT2_SONAME),libgit2.so.1.5)"'
+  -DGIT2_SONAME='"$(or $(GIT2_SONAME),libgit2.so.1.5)"' -DPQ_SONAME='"$(or $(PQ_SONAME),libpq.so.5)"' \
+  -DSQLITE_SONAME='"$(or $(SQLITE_SONAME),libsqlite3.so.0)"'
 
 SRC      := $(shell find src -name '*.c' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
@@ -101,9 +106,11 @@ asan: $(ASAN_DIR)/accord
 
 # ---- unit tests (cmocka) ---------------------------------------------------------------
 UNIT_BIN := $(patsubst tests/unit/%.c,$(ASAN_DIR)/tests/%,$(UNIT_SRC))
+# Some tests call SQLite directly to set up or inspect a database: they link it, and
+# dlopen (store/sqlite_api.c) then finds that same copy already loaded.
 $(ASAN_DIR)/tests/%: tests/unit/%.c $(ASAN_DIR)/libaccord.a
 	@mkdir -p $(@D)
-	@echo "LINK $@"; $(CC) $(ASAN_CFLAGS) -MF $@.d -o $@ $< $(ASAN_DIR)/libaccord.a $(ASAN_LDFLAGS) $(PKG_LIBS) -lcmocka \
+	@echo "LINK $@"; $(CC) $(ASAN_CFLAGS) -MF $@.d -o $@ $< $(ASAN_DIR)/libaccord.a $(ASAN_LDFLAGS) $(PKG_LIBS) -lsqlite3 -lcmocka \
 	  $(UNIT_LDFLAGS)
 # Allocation-failure testing: Accord's own allocations go through the test's wrappers.
 $(ASAN_DIR)/tests/test_alloc_fail: UNIT_LDFLAGS := \

@@ -12,10 +12,12 @@
 
 static const char *const default_blacklist[] = {"apiKey", "apiToken", "password", "privateKey", "vaultPassword"};
 
+/* The host's answer first: without an event sink (`accord run` without --events) no step
+ * looks the configuration up. */
 static bool events_on(struct vm *vm)
 {
-	json_t *ev = json_object_get(vm->m->configuration, "events");
-	return vm->h->ops->event && !json_is_false(json_object_get(ev, "recordEvents"));
+	return vm->h->ops->event &&
+	       !json_is_false(json_object_get(json_object_get(vm->m->configuration, "events"), "recordEvents"));
 }
 
 static json_t *base(struct vm *vm, struct thread *t, const struct step *s, const char *desc, const char *corr)
@@ -45,6 +47,15 @@ void events_step(struct vm *vm, struct thread *t, const struct step *s, const ch
 	d = base(vm, t, s, description, corr);
 	vm->h->ops->event(vm->h->ctx, d);
 	json_decref(d);
+}
+
+void events_step_about(struct vm *vm, struct thread *t, const struct step *s, const char *prefix, const char *text)
+{
+	char desc[1024];
+	if (!events_on(vm))
+		return;
+	str_fmt_cut(desc, sizeof desc, "%s%s", prefix, text ? text : "");
+	events_step(vm, t, s, desc);
 }
 
 static bool cfg_flag(struct vm *vm, const char *key)

@@ -123,12 +123,10 @@ static void exec_if(struct vm *vm, struct thread *t, const struct step *s)
 	struct err e;
 	bool yes = false;
 	int rc;
-	char desc[1024];
 	scope_init(&sc, vm, t);
 	rc = scope_eval_bool(&sc, s->arg, &yes, &e);
 	scope_cleanup(&sc);
-	str_fmt_cut(desc, sizeof desc, "Check: %s", s->arg->text ? s->arg->text : "");
-	events_step(vm, t, s, desc);
+	events_step_about(vm, t, s, "Check: ", s->arg->text);
 	if (rc < 0) {
 		vm_raise(vm, t, s, e.msg, NULL);
 		return;
@@ -141,9 +139,8 @@ static void exec_if(struct vm *vm, struct thread *t, const struct step *s)
 
 static void exec_switch(struct vm *vm, struct thread *t, const struct step *s)
 {
-	char *v = eval_text(vm, t, s->arg), desc[1024];
-	str_fmt_cut(desc, sizeof desc, "Switch: %s", s->arg->text ? s->arg->text : "");
-	events_step(vm, t, s, desc);
+	char *v = eval_text(vm, t, s->arg);
+	events_step_about(vm, t, s, "Switch: ", s->arg->text);
 	if (!v)
 		return;
 	for (size_t i = 0; i < s->n_cases; i++) {
@@ -205,8 +202,7 @@ static void exec_call(struct vm *vm, struct thread *t, const struct step *s)
 	struct frame *f;
 	if (!name)
 		return;
-	str_fmt_cut(desc, sizeof desc, "Flow call: %s", name);
-	events_step(vm, t, s, desc);
+	events_step_about(vm, t, s, "Flow call: ", name);
 	fd = model_flow(vm->m, name);
 	if (!fd) {
 		str_fmt_cut(desc, sizeof desc, "Flow not found: %s", name);

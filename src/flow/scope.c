@@ -321,9 +321,13 @@ static int write_var(struct thread *t, const char *key, json_t *v, struct err *e
 	return 0;
 }
 
+#define SET_VARS_ON_STACK 8
+
 int scope_set_vars(struct scope *sc, const struct tval *map, struct err *e)
 {
 	struct lazy lz = {.map = map};
+	json_t *values_here[SET_VARS_ON_STACK] = {0};
+	unsigned char state_here[SET_VARS_ON_STACK] = {0};
 	int rc = 0;
 	if (map->kind == TV_LIT) {
 		const char *k;
@@ -338,8 +342,14 @@ int scope_set_vars(struct scope *sc, const struct tval *map, struct err *e)
 		}
 		return 0;
 	}
-	lz.values = calloc(map->n + 1, sizeof *lz.values);
-	lz.state = calloc(map->n + 1, 1);
+	/* Most `set` steps set a few variables: their slots live on the stack. */
+	if (map->n <= SET_VARS_ON_STACK) {
+		lz.values = values_here;
+		lz.state = state_here;
+	} else {
+		lz.values = calloc(map->n + 1, sizeof *lz.values);
+		lz.state = calloc(map->n + 1, 1);
+	}
 	if (!lz.values || !lz.state) {
 		free(lz.values);
 		free(lz.state);
@@ -354,7 +364,9 @@ int scope_set_vars(struct scope *sc, const struct tval *map, struct err *e)
 		rc = write_var(sc->t, map->keys[i], lz.values[i], e);
 	for (size_t i = 0; i < map->n; i++)
 		json_decref(lz.values[i]);
-	free(lz.values);
-	free(lz.state);
+	if (lz.values != values_here) {
+		free(lz.values);
+		free(lz.state);
+	}
 	return rc;
 }

@@ -175,6 +175,9 @@ int scope_expand_dotted(json_t *obj, struct err *e);
 
 /* events.c */
 void events_step(struct vm *vm, struct thread *t, const struct step *s, const char *description);
+/* events_step with the description prefix + text (NULL: ""), built only when events are
+ * recorded: a step that runs a million times does not format a million descriptions. */
+void events_step_about(struct vm *vm, struct thread *t, const struct step *s, const char *prefix, const char *text);
 /* Emits the pre event and returns the correlation id (NEW string). */
 char *events_task_pre(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *in);
 void events_task_post(struct vm *vm, struct thread *t, const char *task, const char *method, const char *corr,

@@ -17,7 +17,6 @@
  *    limit or the memory budget the statement is cancelled and the run fails.
  *
  * All SQL here is built from constants and the checked text; values are bound. */
-#include <libpq-fe.h>
 #include <string.h>
 #include <strings.h>
 
@@ -27,6 +26,7 @@
 #include "inventory/executor.h"
 #include "inventory/lex.h"
 #include "inventory/sandbox.h"
+#include "store/pq_api.h"
 
 #define OID_BOOL 16
 
@@ -129,19 +129,20 @@ out:
 /* True when r failed because the session is gone or going (as the store's pg.c reads it). */
 static bool session_lost(PGconn *pg, const PGresult *r)
 {
-	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	const char *state = r ? pq.result_error_field(r, PG_DIAG_SQLSTATE) : NULL;
 
-	return PQstatus(pg) != CONNECTION_OK || !state || strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0;
+	return pq.status(pg) != CONNECTION_OK || !state || strncmp(state, "08", 2) == 0 ||
+	       strncmp(state, "57P", 3) == 0;
 }
 
 /* Maps a failed result to the SQLite executor's messages. */
 static int result_error(PGconn *pg, const PGresult *r, const char *prefix, const struct inv_run *in, struct err *e)
 {
-	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-	const char *msg = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = r ? pq.result_error_field(r, PG_DIAG_SQLSTATE) : NULL;
+	const char *msg = r ? pq.result_error_field(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 
 	if (session_lost(pg, r))
-		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s", msg ? msg : PQerrorMessage(pg));
+		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s", msg ? msg : pq.error_message(pg));
 	if (strcmp(state, "57014") == 0 && in && in->timeout_ms)
 		return err_set(e, ERR_INVALID, "query stopped after %u ms (limit query_timeout_ms)", in->timeout_ms);
 	if (strcmp(state, "22P02") == 0 && msg && strstr(msg, "type json"))
@@ -163,9 +164,9 @@ struct sandbox {
 
 static int send_failed(PGconn *pg, struct err *e)
 {
-	if (PQstatus(pg) != CONNECTION_OK)
-		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s", PQerrorMessage(pg));
-	return err_set(e, ERR_INTERNAL, "inventory query: %s", PQerrorMessage(pg));
+	if (pq.status(pg) != CONNECTION_OK)
+		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s", pq.error_message(pg));
+	return err_set(e, ERR_INTERNAL, "inventory query: %s", pq.error_message(pg));
 }
 
 /* The query role's name as the settings last set it on this thread's session: later runs on
@@ -191,24 +192,24 @@ static int sandbox_open(struct sandbox *sb, struct store_conn *c, int64_t invent
 					      " WHERE datname = current_database()), true)";
 	static const char KNOWN[] = SETTINGS "set_config('role', $5, true)";
 	PGconn *pg = store_native(c);
-	bool known = role_cache.pg == pg && role_cache.pid == PQbackendPID(pg);
+	bool known = role_cache.pg == pg && role_cache.pid == pq.backend_pid(pg);
 	char rid[24], ms[24];
 	const char *vals[5] = {rid, filter ? filter : "", ms,
 			       filter ? "accord_inv_filter, pg_catalog, pg_temp" : "accord_inv, pg_catalog, pg_temp",
 			       role_cache.name};
 
 	*sb = (struct sandbox){.c = c};
-	if (PQstatus(pg) != CONNECTION_OK)
-		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s", PQerrorMessage(pg));
-	if (PQtransactionStatus(pg) != PQTRANS_IDLE || PQpipelineStatus(pg) != PQ_PIPELINE_OFF)
+	if (pq.status(pg) != CONNECTION_OK)
+		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s", pq.error_message(pg));
+	if (pq.transaction_status(pg) != PQTRANS_IDLE || pq.pipeline_status(pg) != PQ_PIPELINE_OFF)
 		return err_set(e, ERR_INTERNAL, "inventory query: the connection is inside a transaction");
 	if (str_fmt(rid, sizeof(rid), "%lld", (long long)inventory) || str_fmt(ms, sizeof(ms), "%u", timeout_ms))
 		return err_set(e, ERR_INTERNAL, "inventory query: a setting is too long");
-	if (!PQenterPipelineMode(pg))
+	if (!pq.enter_pipeline_mode(pg))
 		return send_failed(pg, e);
 	sb->pg = pg;
-	if (!PQsendQueryParams(pg, "BEGIN READ ONLY", 0, NULL, NULL, NULL, NULL, 0) ||
-	    !PQsendQueryParams(pg, known ? KNOWN : LOOKUP, known ? 5 : 4, NULL, vals, NULL, NULL, 0))
+	if (!pq.send_query_params(pg, "BEGIN READ ONLY", 0, NULL, NULL, NULL, NULL, 0) ||
+	    !pq.send_query_params(pg, known ? KNOWN : LOOKUP, known ? 5 : 4, NULL, vals, NULL, NULL, 0))
 		return send_failed(pg, e);
 	return 0;
 }
@@ -217,14 +218,14 @@ static int sandbox_open(struct sandbox *sb, struct store_conn *c, int64_t invent
 static void role_remember(PGconn *pg, const PGresult *r)
 {
 	static const char PREFIX[] = "accord_inv_";
-	const char *name = PQnfields(r) == 5 && PQntuples(r) == 1 ? PQgetvalue(r, 0, 4) : "";
+	const char *name = pq.nfields(r) == 5 && pq.ntuples(r) == 1 ? pq.getvalue(r, 0, 4) : "";
 
 	role_cache.pg = NULL;
 	if (strncmp(name, PREFIX, sizeof(PREFIX) - 1) != 0 ||
 	    str_fmt(role_cache.name, sizeof(role_cache.name), "%s", name))
 		return;
 	role_cache.pg = pg;
-	role_cache.pid = PQbackendPID(pg);
+	role_cache.pid = pq.backend_pid(pg);
 }
 
 /* Reads the results of the next statement in the pipeline: one of status want (kept in *out
@@ -232,26 +233,26 @@ static void role_remember(PGconn *pg, const PGresult *r)
  * query's own statements; NULL for the sandbox's (whose failure is not the query's). */
 static int next_result(PGconn *pg, ExecStatusType want, const char *prefix, PGresult **out, struct err *e)
 {
-	PGresult *r = PQgetResult(pg);
+	PGresult *r = pq.get_result(pg);
 	int rc = 0;
 
 	if (!r)
 		return send_failed(pg, e);
-	if (PQresultStatus(r) != want) {
+	if (pq.result_status(r) != want) {
 		if (prefix || session_lost(pg, r))
 			rc = result_error(pg, r, prefix, NULL, e);
 		else
 			rc = err_set(e, ERR_INTERNAL, "inventory query: the sandbox could not be set up: %s",
-				     PQresultErrorMessage(r));
-		PQclear(r);
+				     pq.result_error_message(r));
+		pq.clear(r);
 		return rc;
 	}
 	if (out)
 		*out = r;
 	else
-		PQclear(r);
-	if ((r = PQgetResult(pg))) {
-		PQclear(r);
+		pq.clear(r);
+	if ((r = pq.get_result(pg))) {
+		pq.clear(r);
 		return err_set(e, ERR_INTERNAL, "inventory query: more results than statements");
 	}
 	return 0;
@@ -263,13 +264,13 @@ static int sandbox_go(struct sandbox *sb, struct err *e)
 {
 	PGresult *r = NULL;
 
-	if (!PQsendQueryParams(sb->pg, "ROLLBACK", 0, NULL, NULL, NULL, NULL, 0) || !PQpipelineSync(sb->pg))
+	if (!pq.send_query_params(sb->pg, "ROLLBACK", 0, NULL, NULL, NULL, NULL, 0) || !pq.pipeline_sync(sb->pg))
 		return send_failed(sb->pg, e);
 	sb->synced = true;
 	if (next_result(sb->pg, PGRES_COMMAND_OK, NULL, NULL, e) || next_result(sb->pg, PGRES_TUPLES_OK, NULL, &r, e))
 		return -1;
 	role_remember(sb->pg, r);
-	PQclear(r);
+	pq.clear(r);
 	return 0;
 }
 
@@ -284,26 +285,26 @@ static void sandbox_close(struct sandbox *sb)
 
 	if (!pg)
 		return;
-	if (!sb->synced && PQstatus(pg) == CONNECTION_OK)
-		sb->synced = PQpipelineSync(pg) == 1;
+	if (!sb->synced && pq.status(pg) == CONNECTION_OK)
+		sb->synced = pq.pipeline_sync(pg) == 1;
 	/* two NULLs in a row: nothing is queued any more (each statement's results end in one) */
-	while (sb->synced && PQstatus(pg) == CONNECTION_OK && nulls < 2) {
-		if (!(r = PQgetResult(pg))) {
+	while (sb->synced && pq.status(pg) == CONNECTION_OK && nulls < 2) {
+		if (!(r = pq.get_result(pg))) {
 			nulls++;
 			continue;
 		}
 		nulls = 0;
-		if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
-			PQclear(r);
+		if (pq.result_status(r) == PGRES_PIPELINE_SYNC) {
+			pq.clear(r);
 			break;
 		}
-		PQclear(r);
+		pq.clear(r);
 	}
-	if (PQstatus(pg) != CONNECTION_OK)
+	if (pq.status(pg) != CONNECTION_OK)
 		return; /* the store reconnects on the next use */
-	if (sb->synced && PQexitPipelineMode(pg) && PQtransactionStatus(pg) != PQTRANS_IDLE)
-		PQclear(PQexec(pg, "ROLLBACK"));
-	if (PQpipelineStatus(pg) != PQ_PIPELINE_OFF || PQtransactionStatus(pg) != PQTRANS_IDLE)
+	if (sb->synced && pq.exit_pipeline_mode(pg) && pq.transaction_status(pg) != PQTRANS_IDLE)
+		pq.clear(pq.exec(pg, "ROLLBACK"));
+	if (pq.pipeline_status(pg) != PQ_PIPELINE_OFF || pq.transaction_status(pg) != PQTRANS_IDLE)
 		store_conn_reset(sb->c);
 	sb->pg = NULL;
 }
@@ -322,16 +323,16 @@ static int pg_check(struct store_conn *c, const struct inv_query *q, struct err 
 
 	if (pg_text(q, &sql, e) || sandbox_open(&sb, c, 0, NULL, 0, e))
 		goto out;
-	if (!PQsendPrepare(sb.pg, "", sql.data, (int)q->n_params, NULL) || !PQsendDescribePrepared(sb.pg, "")) {
+	if (!pq.send_prepare(sb.pg, "", sql.data, (int)q->n_params, NULL) || !pq.send_describe_prepared(sb.pg, "")) {
 		send_failed(sb.pg, e);
 		goto out;
 	}
 	if (sandbox_go(&sb, e) || next_result(sb.pg, PGRES_COMMAND_OK, "invalid query", NULL, e) ||
 	    next_result(sb.pg, PGRES_COMMAND_OK, "invalid query", &r, e))
 		goto out;
-	rc = one_column(PQnfields(r), e);
+	rc = one_column(pq.nfields(r), e);
 out:
-	PQclear(r);
+	pq.clear(r);
 	sandbox_close(&sb);
 	buf_cleanup(&sql);
 	return rc;
@@ -341,12 +342,12 @@ out:
  * its text parsed as JSON (as the SQLite executor reads text). */
 static int row_value(const PGresult *r, size_t *bytes, size_t max_bytes, json_t **out, struct err *e)
 {
-	const char *s = PQgetvalue(r, 0, 0);
-	size_t n = (size_t)PQgetlength(r, 0, 0);
+	const char *s = pq.getvalue(r, 0, 0);
+	size_t n = (size_t)pq.getlength(r, 0, 0);
 
-	if (PQgetisnull(r, 0, 0))
+	if (pq.getisnull(r, 0, 0))
 		*out = json_null();
-	else if (PQftype(r, 0) == OID_BOOL)
+	else if (pq.ftype(r, 0) == OID_BOOL)
 		*out = json_boolean(s[0] == 't');
 	else {
 		*bytes += n;
@@ -365,12 +366,12 @@ static int row_value(const PGresult *r, size_t *bytes, size_t max_bytes, json_t 
 /* Stops the statement still running after an error of ours (sandbox_close reads the rest). */
 static void cancel(PGconn *pg)
 {
-	PGcancel *cancel = PQgetCancel(pg);
+	PGcancel *cancel = pq.get_cancel(pg);
 	char msg[256];
 
 	if (cancel) {
-		(void)PQcancel(cancel, msg, sizeof(msg));
-		PQfreeCancel(cancel);
+		(void)pq.cancel(cancel, msg, sizeof(msg));
+		pq.free_cancel(cancel);
 	}
 }
 
@@ -382,15 +383,15 @@ static int fetch_all(PGconn *pg, const struct inv_run *in, json_t *rows, struct 
 	PGresult *r;
 	int rc = 0;
 
-	if (!PQsetSingleRowMode(pg)) {
+	if (!pq.set_single_row_mode(pg)) {
 		cancel(pg);
-		return err_set(e, ERR_INTERNAL, "inventory query: single-row mode: %s", PQerrorMessage(pg));
+		return err_set(e, ERR_INTERNAL, "inventory query: single-row mode: %s", pq.error_message(pg));
 	}
-	while (rc == 0 && (r = PQgetResult(pg))) {
+	while (rc == 0 && (r = pq.get_result(pg))) {
 		json_t *v;
-		st = PQresultStatus(r);
+		st = pq.result_status(r);
 		if (st == PGRES_SINGLE_TUPLE || st == PGRES_TUPLES_OK)
-			rc = one_column(PQnfields(r), e);
+			rc = one_column(pq.nfields(r), e);
 		else
 			rc = result_error(pg, r, "query failed", in, e);
 		if (rc == 0 && st == PGRES_SINGLE_TUPLE) {
@@ -400,7 +401,7 @@ static int fetch_all(PGconn *pg, const struct inv_run *in, json_t *rows, struct 
 			else if ((rc = row_value(r, &bytes, max_bytes, &v, e)) == 0 && json_array_append_new(rows, v))
 				rc = err_set(e, ERR_INTERNAL, "out of memory");
 		}
-		PQclear(r);
+		pq.clear(r);
 	}
 	if (rc && st == PGRES_SINGLE_TUPLE) /* stopped by us: more rows may be on their way */
 		cancel(pg);
@@ -438,7 +439,7 @@ static int pg_run(struct store_conn *c, const struct inv_query *q, const struct 
 		view_filter = in->filter;
 	if (pg_text(q, &sql, e) || sandbox_open(&sb, c, in->inventory, view_filter, in->timeout_ms, e))
 		goto out;
-	if (!PQsendQueryParams(sb.pg, sql.data, (int)q->n_params, NULL, params, NULL, NULL, 0)) {
+	if (!pq.send_query_params(sb.pg, sql.data, (int)q->n_params, NULL, params, NULL, NULL, 0)) {
 		send_failed(sb.pg, e);
 		goto out;
 	}

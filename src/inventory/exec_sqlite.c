@@ -1,14 +1,13 @@
 /* The SQLite executor of inventory queries: the sandbox (sandbox.h) on c's database file. */
-#include <sqlite3.h>
-
 #include "inventory/executor.h"
 #include "inventory/sandbox.h"
+#include "store/sqlite_api.h"
 
 /* The database file of c: the sandbox opens its own read-only connection to it. */
 static const char *db_path(struct store_conn *c, struct err *e)
 {
 	sqlite3 *db = store_native(c);
-	const char *p = db ? sqlite3_db_filename(db, "main") : NULL;
+	const char *p = db ? sqlite.db_filename(db, "main") : NULL;
 
 	if (!p || !*p) {
 		err_set(e, ERR_INTERNAL, "inventory queries need the SQLite store with a database file");

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/sqlite_api.h"
+
 /* SQLite's subtype for JSON values (what its own JSON functions set and check). */
 #define JSON_SUBTYPE 74
 
@@ -98,17 +100,17 @@ bool inv_json_contains(const json_t *a, const json_t *b)
 
 static json_t *arg_json(sqlite3_context *ctx, sqlite3_value *v)
 {
-	const char *s = (const char *)sqlite3_value_text(v);
-	int n = sqlite3_value_bytes(v);
+	const char *s = (const char *)sqlite.value_text(v);
+	int n = sqlite.value_bytes(v);
 	json_t *j;
 
 	if (!s) {
-		sqlite3_result_error_nomem(ctx);
+		sqlite.result_error_nomem(ctx);
 		return NULL;
 	}
 	j = json_loadb(s, (size_t)n, DECODE_FLAGS, NULL);
 	if (!j)
-		sqlite3_result_error(ctx, "json_contains: argument is not valid JSON", -1);
+		sqlite.result_error(ctx, "json_contains: argument is not valid JSON", -1);
 	return j;
 }
 
@@ -129,21 +131,21 @@ static void fn_json_contains(sqlite3_context *ctx, int argc, sqlite3_value **arg
 	json_t *a, *b;
 
 	(void)argc;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
+	if (sqlite.value_type(argv[0]) == SQLITE_NULL || sqlite.value_type(argv[1]) == SQLITE_NULL)
 		return;
-	b = sqlite3_get_auxdata(ctx, 1);
+	b = sqlite.get_auxdata(ctx, 1);
 	if (!b) {
 		if (!(b = arg_json(ctx, argv[1])))
 			return;
-		sqlite3_set_auxdata(ctx, 1, b, aux_free);
+		sqlite.set_auxdata(ctx, 1, b, aux_free);
 		/* SQLite may have freed it already when it will not keep it */
-		b = sqlite3_get_auxdata(ctx, 1);
+		b = sqlite.get_auxdata(ctx, 1);
 	}
-	if (b && json_is_object(b) && json_object_size(b) == 0 && sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
+	if (b && json_is_object(b) && json_object_size(b) == 0 && sqlite.value_type(argv[0]) == SQLITE_TEXT) {
 		/* {} is contained by every object: no need to parse a stored item */
-		const char *s = skip_ws((const char *)sqlite3_value_text(argv[0]));
+		const char *s = skip_ws((const char *)sqlite.value_text(argv[0]));
 		if (*s == '{')
-			return sqlite3_result_int(ctx, 1);
+			return sqlite.result_int(ctx, 1);
 	}
 	if (!(a = arg_json(ctx, argv[0])))
 		return;
@@ -152,10 +154,10 @@ static void fn_json_contains(sqlite3_context *ctx, int argc, sqlite3_value **arg
 			json_decref(a);
 			return;
 		}
-		sqlite3_result_int(ctx, inv_json_contains(a, b));
+		sqlite.result_int(ctx, inv_json_contains(a, b));
 		json_decref(b);
 	} else {
-		sqlite3_result_int(ctx, inv_json_contains(a, b));
+		sqlite.result_int(ctx, inv_json_contains(a, b));
 	}
 	json_decref(a);
 }
@@ -166,22 +168,22 @@ static void fn_pg_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	json_t *j;
 
 	(void)argc;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+	if (sqlite.value_type(argv[0]) == SQLITE_NULL)
 		return;
-	s = (const char *)sqlite3_value_text(argv[0]);
+	s = (const char *)sqlite.value_text(argv[0]);
 	if (!s)
-		return sqlite3_result_error_nomem(ctx);
+		return sqlite.result_error_nomem(ctx);
 	t = skip_ws(s);
 	if (strncmp(t, "null", 4) == 0 && *skip_ws(t + 4) == '\0')
 		return;
 	if (*t != '"')
-		return sqlite3_result_text(ctx, s, sqlite3_value_bytes(argv[0]), SQLITE_TRANSIENT);
-	j = json_loadb(s, (size_t)sqlite3_value_bytes(argv[0]), DECODE_FLAGS, NULL);
+		return sqlite.result_text(ctx, s, sqlite.value_bytes(argv[0]), SQLITE_TRANSIENT);
+	j = json_loadb(s, (size_t)sqlite.value_bytes(argv[0]), DECODE_FLAGS, NULL);
 	if (!j || !json_is_string(j)) {
 		json_decref(j);
-		return sqlite3_result_error(ctx, "->>: invalid JSON", -1);
+		return sqlite.result_error(ctx, "->>: invalid JSON", -1);
 	}
-	sqlite3_result_text(ctx, json_string_value(j), (int)json_string_length(j), SQLITE_TRANSIENT);
+	sqlite.result_text(ctx, json_string_value(j), (int)json_string_length(j), SQLITE_TRANSIENT);
 	json_decref(j);
 }
 
@@ -194,16 +196,16 @@ static void fn_pg_bool(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	size_t n = 0;
 
 	(void)argc;
-	switch (sqlite3_value_type(argv[0])) {
+	switch (sqlite.value_type(argv[0])) {
 	case SQLITE_NULL:
 		return;
 	case SQLITE_INTEGER:
 	case SQLITE_FLOAT:
-		return sqlite3_result_int(ctx, sqlite3_value_double(argv[0]) != 0);
+		return sqlite.result_int(ctx, sqlite.value_double(argv[0]) != 0);
 	default:
 		break;
 	}
-	s = skip_ws((const char *)sqlite3_value_text(argv[0]) ? (const char *)sqlite3_value_text(argv[0]) : "");
+	s = skip_ws((const char *)sqlite.value_text(argv[0]) ? (const char *)sqlite.value_text(argv[0]) : "");
 	while (s[n] && s[n] != ' ' && n < sizeof(w) - 1) {
 		w[n] = (s[n] >= 'A' && s[n] <= 'Z') ? (char)(s[n] - 'A' + 'a') : s[n];
 		n++;
@@ -212,26 +214,26 @@ static void fn_pg_bool(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (*skip_ws(s + n) == '\0') {
 		for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
 			if (strcmp(w, yes[i]) == 0)
-				return sqlite3_result_int(ctx, 1);
+				return sqlite.result_int(ctx, 1);
 			if (strcmp(w, no[i]) == 0)
-				return sqlite3_result_int(ctx, 0);
+				return sqlite.result_int(ctx, 0);
 		}
 	}
-	sqlite3_result_error(ctx, "invalid input syntax for type boolean", -1);
+	sqlite.result_error(ctx, "invalid input syntax for type boolean", -1);
 }
 
 static void result_json(sqlite3_context *ctx, const char *s, int n)
 {
-	sqlite3_result_text(ctx, s, n, SQLITE_TRANSIENT);
-	sqlite3_result_subtype(ctx, JSON_SUBTYPE);
+	sqlite.result_text(ctx, s, n, SQLITE_TRANSIENT);
+	sqlite.result_subtype(ctx, JSON_SUBTYPE);
 }
 
 static void fn_json_bool(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+	if (sqlite.value_type(argv[0]) == SQLITE_NULL)
 		return;
-	if (sqlite3_value_double(argv[0]) != 0)
+	if (sqlite.value_double(argv[0]) != 0)
 		result_json(ctx, "true", 4);
 	else
 		result_json(ctx, "false", 5);
@@ -239,7 +241,7 @@ static void fn_json_bool(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static void fn_json_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const char *type = (const char *)sqlite3_value_text(argv[1]);
+	const char *type = (const char *)sqlite.value_text(argv[1]);
 	const char *v;
 	json_t *j;
 	char *dump;
@@ -249,17 +251,17 @@ static void fn_json_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return result_json(ctx, "null", 4);
 	if (strcmp(type, "true") == 0 || strcmp(type, "false") == 0)
 		return result_json(ctx, type, -1);
-	v = (const char *)sqlite3_value_text(argv[0]);
+	v = (const char *)sqlite.value_text(argv[0]);
 	if (!v)
 		return result_json(ctx, "null", 4);
 	if (strcmp(type, "text") != 0)
-		return result_json(ctx, v, sqlite3_value_bytes(argv[0]));
-	j = json_stringn_nocheck(v, (size_t)sqlite3_value_bytes(argv[0]));
+		return result_json(ctx, v, sqlite.value_bytes(argv[0]));
+	j = json_stringn_nocheck(v, (size_t)sqlite.value_bytes(argv[0]));
 	dump = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
 	if (dump)
 		result_json(ctx, dump, -1);
 	else
-		sqlite3_result_error_nomem(ctx);
+		sqlite.result_error_nomem(ctx);
 	free(dump);
 	json_decref(j);
 }
@@ -269,11 +271,11 @@ static void fn_jsonb_typeof(sqlite3_context *ctx, int argc, sqlite3_value **argv
 	const char *s, *t;
 
 	(void)argc;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+	if (sqlite.value_type(argv[0]) == SQLITE_NULL)
 		return;
-	if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
-		return sqlite3_result_text(ctx, "number", -1, SQLITE_STATIC);
-	s = skip_ws((const char *)sqlite3_value_text(argv[0]));
+	if (sqlite.value_type(argv[0]) != SQLITE_TEXT)
+		return sqlite.result_text(ctx, "number", -1, SQLITE_STATIC);
+	s = skip_ws((const char *)sqlite.value_text(argv[0]));
 	switch (*s) {
 	case '{':
 		t = "object";
@@ -295,7 +297,7 @@ static void fn_jsonb_typeof(sqlite3_context *ctx, int argc, sqlite3_value **argv
 		t = "number";
 		break;
 	}
-	sqlite3_result_text(ctx, t, -1, SQLITE_STATIC);
+	sqlite.result_text(ctx, t, -1, SQLITE_STATIC);
 }
 
 int inv_json_register(sqlite3 *db, struct err *e)
@@ -311,11 +313,11 @@ int inv_json_register(sqlite3 *db, struct err *e)
 	};
 
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
-		int rc = sqlite3_create_function_v2(db, fns[i].name, fns[i].n_args,
-						    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
-						    fns[i].fn, NULL, NULL, NULL);
+		int rc = sqlite.create_function_v2(db, fns[i].name, fns[i].n_args,
+						   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+						   fns[i].fn, NULL, NULL, NULL);
 		if (rc != SQLITE_OK)
-			return err_set(e, ERR_INTERNAL, "registering %s: %s", fns[i].name, sqlite3_errmsg(db));
+			return err_set(e, ERR_INTERNAL, "registering %s: %s", fns[i].name, sqlite.errmsg(db));
 	}
 	return 0;
 }

@@ -6,14 +6,13 @@
 #include <string.h>
 #include <time.h>
 
-#include <sqlite3.h>
-
 #include "base/buf.h"
 #include "base/rand.h"
 #include "base/str.h"
 #include "inventory/dialect.h"
 #include "inventory/json.h"
 #include "store/inventory_keys.h"
+#include "store/sqlite_api.h"
 #include "store/sqlite_mem.h"
 
 #define ITEMS_TABLE "inventory_items"
@@ -44,18 +43,18 @@ struct run {
 
 static void fn_scope(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const struct run *r = sqlite3_user_data(ctx);
+	const struct run *r = sqlite.user_data(ctx);
 	(void)argc;
 	(void)argv;
-	sqlite3_result_int64(ctx, r->in->inventory);
+	sqlite.result_int64(ctx, r->in->inventory);
 }
 
 static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const struct run *r = sqlite3_user_data(ctx);
+	const struct run *r = sqlite.user_data(ctx);
 	(void)argc;
 	(void)argv;
-	sqlite3_result_text(ctx, r->in->inventory_id ? r->in->inventory_id : "", -1, SQLITE_STATIC);
+	sqlite.result_text(ctx, r->in->inventory_id ? r->in->inventory_id : "", -1, SQLITE_STATIC);
 }
 
 static void result_key_value(sqlite3_context *ctx, const struct pre_key *k)
@@ -63,27 +62,27 @@ static void result_key_value(sqlite3_context *ctx, const struct pre_key *k)
 	switch (k->kind) {
 	case INV_KEY_STRING:
 	case INV_KEY_NUMBER:
-		sqlite3_result_text(ctx, k->str, (int)k->str_len, SQLITE_STATIC);
+		sqlite.result_text(ctx, k->str, (int)k->str_len, SQLITE_STATIC);
 		break;
 	case INV_KEY_BOOL:
-		sqlite3_result_int(ctx, k->boolean);
+		sqlite.result_int(ctx, k->boolean);
 		break;
 	case INV_KEY_NULL:
-		sqlite3_result_int(ctx, 0);
+		sqlite.result_int(ctx, 0);
 		break;
 	}
 }
 
 static void pre_key(sqlite3_context *ctx, int i)
 {
-	const struct run *r = sqlite3_user_data(ctx);
+	const struct run *r = sqlite.user_data(ctx);
 	if (i < r->n_keys)
-		sqlite3_result_text(ctx, r->keys[i].path, -1, SQLITE_STATIC);
+		sqlite.result_text(ctx, r->keys[i].path, -1, SQLITE_STATIC);
 }
 
 static void pre_value(sqlite3_context *ctx, int i)
 {
-	const struct run *r = sqlite3_user_data(ctx);
+	const struct run *r = sqlite.user_data(ctx);
 	if (i < r->n_keys)
 		result_key_value(ctx, &r->keys[i]);
 }
@@ -118,12 +117,12 @@ static void fn_pre_value2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static int db_fail(struct run *r, struct err *e, const char *what)
 {
-	return err_set(e, ERR_INTERNAL, "inventory query: %s: %s", what, sqlite3_errmsg(r->db));
+	return err_set(e, ERR_INTERNAL, "inventory query: %s: %s", what, sqlite.errmsg(r->db));
 }
 
 static int exec_sql(struct run *r, const char *sql, struct err *e)
 {
-	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite.exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return db_fail(r, e, "setting up the connection");
 	return 0;
 }
@@ -148,13 +147,13 @@ static int configure(struct run *r, struct err *e)
 				  SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, SQLITE_DBCONFIG_ENABLE_TRIGGER};
 
 	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
-		if (sqlite3_db_config(r->db, off[i], 0, (int *)NULL) != SQLITE_OK)
+		if (sqlite.db_config(r->db, off[i], 0, (int *)NULL) != SQLITE_OK)
 			return db_fail(r, e, "configuring the connection");
-	if (sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL) != SQLITE_OK)
+	if (sqlite.db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL) != SQLITE_OK)
 		return db_fail(r, e, "configuring the connection");
 	for (size_t i = 0; i < sizeof(lims) / sizeof(lims[0]); i++)
-		sqlite3_limit(r->db, lims[i].id, lims[i].value);
-	sqlite3_busy_timeout(r->db, 2000);
+		sqlite.limit(r->db, lims[i].id, lims[i].value);
+	sqlite.busy_timeout(r->db, 2000);
 	return exec_sql(r, "PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY", e);
 }
 
@@ -170,8 +169,8 @@ static int register_scope(struct run *r, struct err *e)
 	if (inv_json_register(r->db, e))
 		return -1;
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
-		if (sqlite3_create_function_v2(r->db, fns[i].name, 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, r, fns[i].fn,
-					       NULL, NULL, NULL) != SQLITE_OK)
+		if (sqlite.create_function_v2(r->db, fns[i].name, 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, r, fns[i].fn, NULL,
+					      NULL, NULL) != SQLITE_OK)
 			return db_fail(r, e, "registering functions");
 	return 0;
 }
@@ -357,7 +356,7 @@ static int progress(void *ud)
 
 static int open_db(struct run *r, const char *path, struct err *e)
 {
-	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+	if (sqlite.open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return db_fail(r, e, "opening the database");
 	if (configure(r, e) || register_scope(r, e) || create_views(r, e))
 		return -1;
@@ -366,9 +365,9 @@ static int open_db(struct run *r, const char *path, struct err *e)
 
 static void run_cleanup(struct run *r)
 {
-	sqlite3_finalize(r->count);
+	sqlite.finalize(r->count);
 	if (r->db)
-		sqlite3_close_v2(r->db);
+		sqlite.close_v2(r->db);
 	for (int i = 0; i < 2; i++) {
 		free(r->keys[i].path);
 		free(r->keys[i].str);
@@ -381,15 +380,15 @@ static int bind_key_value(sqlite3_stmt *st, int i, const struct inv_key *k)
 {
 	switch (k->kind) {
 	case INV_KEY_STRING:
-		return sqlite3_bind_text(st, i, k->str, (int)k->str_len, SQLITE_STATIC);
+		return sqlite.bind_text(st, i, k->str, (int)k->str_len, SQLITE_STATIC);
 	case INV_KEY_NUMBER:
-		return sqlite3_bind_text(st, i, k->num_text, -1, SQLITE_STATIC);
+		return sqlite.bind_text(st, i, k->num_text, -1, SQLITE_STATIC);
 	case INV_KEY_BOOL:
-		return sqlite3_bind_int(st, i, k->boolean);
+		return sqlite.bind_int(st, i, k->boolean);
 	case INV_KEY_NULL:
 		break;
 	}
-	return sqlite3_bind_int(st, i, 0);
+	return sqlite.bind_int(st, i, 0);
 }
 
 static bool same_key(const struct pre_key *a, const struct inv_key *k)
@@ -427,15 +426,15 @@ static int consider_key(void *ctx, const struct inv_key *k, struct err *e)
 	for (int i = 0; i < r->n_keys; i++)
 		if (same_key(&r->keys[i], k))
 			return 0;
-	sqlite3_reset(r->count);
-	if (sqlite3_bind_int64(r->count, 1, r->in->inventory) ||
-	    sqlite3_bind_text(r->count, 2, k->path, -1, SQLITE_STATIC) || bind_key_value(r->count, 3, k) ||
-	    sqlite3_bind_int64(r->count, 4, limit))
+	sqlite.reset(r->count);
+	if (sqlite.bind_int64(r->count, 1, r->in->inventory) ||
+	    sqlite.bind_text(r->count, 2, k->path, -1, SQLITE_STATIC) || bind_key_value(r->count, 3, k) ||
+	    sqlite.bind_int64(r->count, 4, limit))
 		return db_fail(r, e, "counting keys");
-	if (sqlite3_step(r->count) != SQLITE_ROW)
+	if (sqlite.step(r->count) != SQLITE_ROW)
 		return db_fail(r, e, "counting keys");
-	n = sqlite3_column_int64(r->count, 0);
-	sqlite3_reset(r->count);
+	n = sqlite.column_int64(r->count, 0);
+	sqlite.reset(r->count);
 	if (r->n_keys == 2 && n >= r->counts[1])
 		return 0;
 	slot = r->n_keys > 0 && n >= r->counts[0] ? 1 : 0;
@@ -462,10 +461,10 @@ static int choose_key(struct run *r, struct err *e)
 		json_decref(filter);
 		return 0; /* the query reports a bad filter itself */
 	}
-	rc = sqlite3_prepare_v2(r->db,
-				"SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
-				" WHERE inventory = ?1 AND key = ?2 AND value = ?3 LIMIT ?4)",
-				-1, &r->count, NULL);
+	rc = sqlite.prepare_v2(r->db,
+			       "SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
+			       " WHERE inventory = ?1 AND key = ?2 AND value = ?3 LIMIT ?4)",
+			       -1, &r->count, NULL);
 	if (rc != SQLITE_OK)
 		rc = db_fail(r, e, "preparing the key count");
 	else
@@ -503,20 +502,20 @@ static int prepare(struct run *r, const char *sql, sqlite3_stmt **st, struct err
 {
 	const char *tail = NULL;
 
-	sqlite3_set_authorizer(r->db, authorize, r);
-	if (sqlite3_prepare_v3(r->db, sql, -1, 0, st, &tail) != SQLITE_OK) {
-		if (sqlite3_errcode(r->db) == SQLITE_AUTH && r->denied[0])
+	sqlite.set_authorizer(r->db, authorize, r);
+	if (sqlite.prepare_v3(r->db, sql, -1, 0, st, &tail) != SQLITE_OK) {
+		if (sqlite.errcode(r->db) == SQLITE_AUTH && r->denied[0])
 			return err_set(e, ERR_INVALID, "invalid query: not allowed: %s", r->denied);
-		set_db_error(r, "invalid query", sqlite3_errmsg(r->db), e);
+		set_db_error(r, "invalid query", sqlite.errmsg(r->db), e);
 		return -1;
 	}
 	while (tail && (*tail == ' ' || *tail == '\n' || *tail == '\t' || *tail == '\r'))
 		tail++;
-	if (!*st || (tail && *tail) || !sqlite3_stmt_readonly(*st))
+	if (!*st || (tail && *tail) || !sqlite.stmt_readonly(*st))
 		return err_set(e, ERR_INVALID, "invalid query: only one read-only SELECT statement is allowed");
-	if (sqlite3_column_count(*st) != 1)
+	if (sqlite.column_count(*st) != 1)
 		return err_set(e, ERR_INVALID, "a query must return exactly one column, this one returns %d",
-			       sqlite3_column_count(*st));
+			       sqlite.column_count(*st));
 	return 0;
 }
 
@@ -525,19 +524,19 @@ static int row_value(sqlite3_stmt *st, size_t *bytes, json_t **out, struct err *
 	const char *s;
 	int n;
 
-	switch (sqlite3_column_type(st, 0)) {
+	switch (sqlite.column_type(st, 0)) {
 	case SQLITE_NULL:
 		*out = json_null();
 		return 0;
 	case SQLITE_INTEGER:
-		*out = json_integer(sqlite3_column_int64(st, 0));
+		*out = json_integer(sqlite.column_int64(st, 0));
 		break;
 	case SQLITE_FLOAT:
-		*out = json_real(sqlite3_column_double(st, 0));
+		*out = json_real(sqlite.column_double(st, 0));
 		break;
 	case SQLITE_TEXT:
-		s = (const char *)sqlite3_column_text(st, 0);
-		n = sqlite3_column_bytes(st, 0);
+		s = (const char *)sqlite.column_text(st, 0);
+		n = sqlite.column_bytes(st, 0);
 		*bytes += (size_t)n;
 		if (*bytes > INV_QUERY_RESULT_BYTES)
 			return err_set(e, ERR_INVALID, "query result is larger than %u bytes", INV_QUERY_RESULT_BYTES);
@@ -558,7 +557,7 @@ static int step_all(struct run *r, sqlite3_stmt *st, json_t *rows, struct err *e
 	size_t bytes = 0;
 	int rc;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sqlite.step(st)) == SQLITE_ROW) {
 		json_t *v;
 		if (r->in->max_rows && json_array_size(rows) >= r->in->max_rows)
 			return err_set(e, ERR_INVALID, "query returned more than %zu rows (limit query_rows)",
@@ -572,7 +571,7 @@ static int step_all(struct run *r, sqlite3_stmt *st, json_t *rows, struct err *e
 		return 0;
 	if (r->timed_out)
 		return err_set(e, ERR_INVALID, "query stopped after %u ms (limit query_timeout_ms)", r->in->timeout_ms);
-	set_db_error(r, "query failed", sqlite3_errmsg(r->db), e);
+	set_db_error(r, "query failed", sqlite.errmsg(r->db), e);
 	return -1;
 }
 
@@ -587,7 +586,7 @@ static void start_clock(struct run *r)
 		r->deadline.tv_sec++;
 		r->deadline.tv_nsec -= 1000000000;
 	}
-	sqlite3_progress_handler(r->db, 1000, progress, r);
+	sqlite.progress_handler(r->db, 1000, progress, r);
 }
 
 /* The view the query reads: the items with the filter's two (or one) rarest keys when the
@@ -610,14 +609,14 @@ static int execute(struct run *r, json_t *rows, struct err *e)
 		return -1;
 	if (inv_dialect_translate(r->q->text, r->q->text_len, view_of(r), &t, e) || prepare(r, t.sql, &st, e))
 		goto out;
-	if (t.n_params > 0 && sqlite3_bind_text(st, 1, in->filter, (int)in->filter_len, SQLITE_STATIC) != SQLITE_OK) {
+	if (t.n_params > 0 && sqlite.bind_text(st, 1, in->filter, (int)in->filter_len, SQLITE_STATIC) != SQLITE_OK) {
 		db_fail(r, e, "binding the filter");
 		goto out;
 	}
 	start_clock(r);
 	rc = step_all(r, st, rows, e);
 out:
-	sqlite3_finalize(st);
+	sqlite.finalize(st);
 	inv_translation_cleanup(&t);
 	return rc;
 }
@@ -681,7 +680,7 @@ int inv_sandbox_check(const char *db_path, const struct inv_query *q, struct err
 	if (open_db(&r, db_path, e) == 0 && inv_dialect_translate(q->text, q->text_len, r.view_all, &t, e) == 0 &&
 	    prepare(&r, t.sql, &st, e) == 0)
 		rc = 0;
-	sqlite3_finalize(st);
+	sqlite.finalize(st);
 	inv_translation_cleanup(&t);
 	return run_end(&r, rc, e);
 }

@@ -11,26 +11,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "base/datetime.h"
 #include "base/str.h"
 #include "store/migrations.h"
+#include "store/sqlite_api.h"
 
 static int db_err(sqlite3 *db, const char *what, const char *path, struct err *e)
 {
-	return err_set(e, ERR_INTERNAL, "%s %s: %s", what, path, db ? sqlite3_errmsg(db) : "out of memory");
+	return err_set(e, ERR_INTERNAL, "%s %s: %s", what, path, db ? sqlite.errmsg(db) : "out of memory");
 }
 
 static int db_open(const char *path, int flags, sqlite3 **db, struct err *e)
 {
-	if (sqlite3_open_v2(path, db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite.open_v2(path, db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		int rc = db_err(*db, "cannot open database", path, e);
-		sqlite3_close(*db);
+		sqlite.close(*db);
 		*db = NULL;
 		return rc;
 	}
-	sqlite3_busy_timeout(*db, 10000);
+	sqlite.busy_timeout(*db, 10000);
 	return 0;
 }
 
@@ -47,21 +46,21 @@ int store_schema_latest(void)
 /* Copies every page of src into dst in steps; src is read within the caller's snapshot. */
 static int copy_pages(sqlite3 *src, sqlite3 *dst, const char *dst_path, struct store_backup_info *info, struct err *e)
 {
-	sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
+	sqlite3_backup *b = sqlite.backup_init(dst, "main", src, "main");
 	int rc;
 
 	if (!b)
 		return db_err(dst, "cannot copy into", dst_path, e);
 	do {
-		rc = sqlite3_backup_step(b, STORE_BACKUP_STEP_PAGES);
+		rc = sqlite.backup_step(b, STORE_BACKUP_STEP_PAGES);
 		if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
-			sqlite3_sleep(10);
+			sqlite.sleep(10);
 	} while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
 	if (info)
-		info->pages = sqlite3_backup_pagecount(b);
-	sqlite3_backup_finish(b);
+		info->pages = sqlite.backup_pagecount(b);
+	sqlite.backup_finish(b);
 	if (rc != SQLITE_DONE)
-		return err_set(e, ERR_INTERNAL, "copy into %s failed: %s", dst_path, sqlite3_errstr(rc));
+		return err_set(e, ERR_INTERNAL, "copy into %s failed: %s", dst_path, sqlite.errstr(rc));
 	return 0;
 }
 
@@ -69,10 +68,10 @@ static int exec(sqlite3 *db, const char *sql, const char *path, struct err *e)
 {
 	char *msg = NULL;
 
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+	if (sqlite.exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
-	err_set(e, ERR_INTERNAL, "%s: %s", path, msg ? msg : sqlite3_errmsg(db));
-	sqlite3_free(msg);
+	err_set(e, ERR_INTERNAL, "%s: %s", path, msg ? msg : sqlite.errmsg(db));
+	sqlite.free(msg);
 	return -ERR_INTERNAL;
 }
 
@@ -118,6 +117,8 @@ int store_backup_to_file(const char *src_path, const char *dst_path, struct stor
 	struct stat st;
 	int rc;
 
+	if (sqlite_api_load(e))
+		return -1;
 	if (stat(src_path, &st) != 0)
 		return err_set(e, ERR_NOT_FOUND, "no database at %s: %s", src_path, strerror(errno));
 	if (same_file(src_path, dst_path))
@@ -138,7 +139,7 @@ int store_backup_to_file(const char *src_path, const char *dst_path, struct stor
 	exec(src, "COMMIT", src_path, e);
 	if ((rc = exec(dst, "PRAGMA journal_mode=DELETE;", tmp, e)))
 		goto out;
-	sqlite3_close(dst);
+	sqlite.close(dst);
 	dst = NULL;
 	if ((rc = store_backup_check(tmp, info, e)) || (rc = publish(tmp, dst_path, e)))
 		goto out;
@@ -147,8 +148,8 @@ int store_backup_to_file(const char *src_path, const char *dst_path, struct stor
 		info->elapsed_ms = (dt_mono_ns() - t0) / 1000000;
 	}
 out:
-	sqlite3_close(src);
-	sqlite3_close(dst);
+	sqlite.close(src);
+	sqlite.close(dst);
 	if (rc)
 		unlink(tmp);
 	return rc;
@@ -160,17 +161,17 @@ static int integrity(sqlite3 *db, const char *path, struct err *e)
 	const char *res;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK)
-		return err_set(e, ERR_INVALID, "%s is not an Accord database: %s", path, sqlite3_errmsg(db));
-	rc = sqlite3_step(st);
-	res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	if (sqlite.prepare_v2(db, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK)
+		return err_set(e, ERR_INVALID, "%s is not an Accord database: %s", path, sqlite.errmsg(db));
+	rc = sqlite.step(st);
+	res = rc == SQLITE_ROW ? (const char *)sqlite.column_text(st, 0) : NULL;
 	if (!res)
-		rc = err_set(e, ERR_INVALID, "%s is not an Accord database: %s", path, sqlite3_errmsg(db));
+		rc = err_set(e, ERR_INVALID, "%s is not an Accord database: %s", path, sqlite.errmsg(db));
 	else if (strcmp(res, "ok") != 0)
 		rc = err_set(e, ERR_INVALID, "%s is damaged (integrity_check: %s)", path, res);
 	else
 		rc = 0;
-	sqlite3_finalize(st);
+	sqlite.finalize(st);
 	return rc;
 }
 
@@ -179,11 +180,11 @@ static int schema_version(sqlite3 *db, const char *path, int *out, struct err *e
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT max(number) FROM schema_migrations", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite.prepare_v2(db, "SELECT max(number) FROM schema_migrations", -1, &st, NULL) != SQLITE_OK)
 		return err_set(e, ERR_INVALID, "%s is not an Accord database (no schema_migrations table)", path);
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_finalize(st);
+	rc = sqlite.step(st);
+	*out = rc == SQLITE_ROW ? sqlite.column_int(st, 0) : 0;
+	sqlite.finalize(st);
 	if (*out <= 0)
 		return err_set(e, ERR_INVALID, "%s is not an Accord database (no migration recorded)", path);
 	if (*out > store_schema_latest())
@@ -199,6 +200,8 @@ int store_backup_check(const char *path, struct store_backup_info *info, struct 
 	sqlite3 *db = NULL;
 	int rc, schema = 0;
 
+	if (sqlite_api_load(e))
+		return -1;
 	if (access(path, R_OK) != 0)
 		return err_set(e, ERR_NOT_FOUND, "cannot read %s: %s", path, strerror(errno));
 	if ((rc = db_open(path, SQLITE_OPEN_READONLY, &db, e)))
@@ -206,7 +209,7 @@ int store_backup_check(const char *path, struct store_backup_info *info, struct 
 	rc = integrity(db, path, e);
 	if (rc == 0)
 		rc = schema_version(db, path, &schema, e);
-	sqlite3_close(db);
+	sqlite.close(db);
 	if (rc == 0 && info)
 		info->schema = schema;
 	return rc;
@@ -218,6 +221,8 @@ int store_backup_restore(const char *src_path, const char *dst_path, struct stor
 	int64_t t0 = dt_mono_ns();
 	int rc;
 
+	if (sqlite_api_load(e))
+		return -1;
 	if (same_file(src_path, dst_path))
 		return err_set(e, ERR_INVALID, "%s is the database itself", src_path);
 	if ((rc = store_backup_check(src_path, info, e)) || (rc = db_open(src_path, SQLITE_OPEN_READONLY, &src, e)) ||
@@ -228,13 +233,13 @@ int store_backup_restore(const char *src_path, const char *dst_path, struct stor
 	    (rc = copy_pages(src, dst, dst_path, info, e)) ||
 	    (rc = exec(dst, "PRAGMA wal_checkpoint(TRUNCATE);", dst_path, e)))
 		goto out;
-	sqlite3_close(dst);
+	sqlite.close(dst);
 	dst = NULL;
 	rc = store_backup_check(dst_path, info, e);
 	if (rc == 0 && info)
 		info->elapsed_ms = (dt_mono_ns() - t0) / 1000000;
 out:
-	sqlite3_close(src);
-	sqlite3_close(dst);
+	sqlite.close(src);
+	sqlite.close(dst);
 	return rc;
 }

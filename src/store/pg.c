@@ -24,13 +24,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include <libpq-fe.h>
-
 #include "base/datetime.h"
 #include "base/limits.h"
 #include "base/log.h"
 #include "base/str.h"
 #include "store/pg_sql.h"
+#include "store/pq_api.h"
 #include "store/stmt_cache.h"
 #include "store/store_impl.h"
 
@@ -98,12 +97,12 @@ static void stmt_free(void *p);
 
 static void describe(struct pg_conn *c)
 {
-	const char *host = PQhost(c->pg);
+	const char *host = pq.host(c->pg);
 
 	str_fmt_cut(c->where, sizeof c->where, "database \"%s\" on %s%s port %s as user %s",
-		    PQdb(c->pg) ? PQdb(c->pg) : "?", host && *host == '/' ? "socket folder " : "host ",
-		    host && *host ? host : "(default)", PQport(c->pg) && *PQport(c->pg) ? PQport(c->pg) : "5432",
-		    PQuser(c->pg) ? PQuser(c->pg) : "?");
+		    pq.db(c->pg) ? pq.db(c->pg) : "?", host && *host == '/' ? "socket folder " : "host ",
+		    host && *host ? host : "(default)", pq.port(c->pg) && *pq.port(c->pg) ? pq.port(c->pg) : "5432",
+		    pq.user(c->pg) ? pq.user(c->pg) : "?");
 }
 
 /* A libpq message on one line, without the password (given or as written in the URL). */
@@ -113,14 +112,14 @@ static void clean(struct pg_conn *c, const char *msg, char *out, size_t cap)
 
 	pg_sql_url_password(c->base.store->path, written, sizeof written);
 	pg_sql_clean_msg(msg, written, tmp, sizeof tmp);
-	pg_sql_clean_msg(tmp, PQpass(c->pg), out, cap);
+	pg_sql_clean_msg(tmp, pq.pass(c->pg), out, cap);
 	explicit_bzero(written, sizeof written);
 }
 
 /* libpq's last message on c, on one line, without the password. */
 static void conn_msg(struct pg_conn *c, char *out, size_t cap)
 {
-	clean(c, PQerrorMessage(c->pg), out, cap);
+	clean(c, pq.error_message(c->pg), out, cap);
 }
 
 static void on_notice(void *arg, const char *msg)
@@ -135,22 +134,22 @@ static void on_notice(void *arg, const char *msg)
 static int session_init(struct pg_conn *c, struct err *e)
 {
 	PGresult *r;
-	int v = PQserverVersion(c->pg);
+	int v = pq.server_version(c->pg);
 
 	if (v < PG_MIN_VERSION)
 		return err_set(e, ERR_INVALID,
 			       "PostgreSQL %d.%d at %s is too old: Accord needs version " PG_MIN_VERSION_TEXT
 			       " or later",
 			       v / 10000, v % 10000, c->where);
-	PQsetNoticeProcessor(c->pg, on_notice, c);
-	r = PQexec(c->pg, "SET client_min_messages = warning; SET standard_conforming_strings = on");
-	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+	pq.set_notice_processor(c->pg, on_notice, c);
+	r = pq.exec(c->pg, "SET client_min_messages = warning; SET standard_conforming_strings = on");
+	if (pq.result_status(r) != PGRES_COMMAND_OK) {
 		char msg[300];
 		conn_msg(c, msg, sizeof msg);
-		PQclear(r);
+		pq.clear(r);
 		return err_set(e, ERR_UNAVAILABLE, "cannot set up the session on %s: %s", c->where, msg);
 	}
-	PQclear(r);
+	pq.clear(r);
 	c->generation++;
 	return 0;
 }
@@ -161,22 +160,25 @@ static struct store_conn *pg_open(struct store *s, struct err *e)
 	 * reconnect) against an unreachable host. */
 	const char *const keys[] = {"connect_timeout", "fallback_application_name", "dbname", NULL};
 	const char *const vals[] = {"10", "accord", s->path, NULL};
-	struct pg_conn *c = calloc(1, sizeof *c);
+	struct pg_conn *c;
 	char msg[400];
 
+	if (pq_api_load(e))
+		return NULL;
+	c = calloc(1, sizeof *c);
 	if (!c || stmt_cache_init(&c->stmts)) {
 		free(c);
 		err_set(e, ERR_INTERNAL, "out of memory");
 		return NULL;
 	}
 	c->base.store = s;
-	c->pg = PQconnectdbParams(keys, vals, 1);
+	c->pg = pq.connectdb_params(keys, vals, 1);
 	if (!c->pg) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
 	describe(c);
-	if (PQstatus(c->pg) != CONNECTION_OK) {
+	if (pq.status(c->pg) != CONNECTION_OK) {
 		conn_msg(c, msg, sizeof msg);
 		err_set(e, ERR_UNAVAILABLE, "cannot connect to PostgreSQL %s: %s", c->where, msg);
 		goto fail;
@@ -185,7 +187,7 @@ static struct store_conn *pg_open(struct store *s, struct err *e)
 		goto fail;
 	return &c->base;
 fail:
-	PQfinish(c->pg);
+	pq.finish(c->pg);
 	stmt_cache_cleanup(&c->stmts, stmt_free);
 	free(c);
 	return NULL;
@@ -198,12 +200,12 @@ static int conn_ready(struct pg_conn *c, struct err *e)
 	char msg[400];
 	int rc;
 
-	if (PQstatus(c->pg) == CONNECTION_OK)
+	if (pq.status(c->pg) == CONNECTION_OK)
 		return 0;
 	if (now < c->retry_at_ns)
 		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s cannot be reached (retrying)", c->where);
-	PQreset(c->pg);
-	if (PQstatus(c->pg) != CONNECTION_OK) {
+	pq.reset(c->pg);
+	if (pq.status(c->pg) != CONNECTION_OK) {
 		c->retry_at_ns = now + RETRY_NS;
 		conn_msg(c, msg, sizeof msg);
 		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s: %s", c->where, msg);
@@ -219,7 +221,7 @@ static void stmt_clear_row(struct pg_stmt *s)
 {
 	for (int i = 0; i < s->n_blobs; i++)
 		if (s->blobs[i])
-			PQfreemem(s->blobs[i]);
+			pq.freemem(s->blobs[i]);
 	free(s->blobs);
 	s->blobs = NULL;
 	s->n_blobs = 0;
@@ -230,7 +232,7 @@ static void stmt_free(void *p)
 	struct pg_stmt *s = p;
 
 	stmt_clear_row(s);
-	PQclear(s->res);
+	pq.clear(s->res);
 	for (int i = 0; i < s->n_params; i++)
 		free(s->vals[i]);
 	for (int i = 0; i < PG_VARIANTS; i++)
@@ -248,7 +250,7 @@ static void pg_close(struct store_conn *base)
 	struct pg_conn *c = PC(base);
 
 	stmt_cache_cleanup(&c->stmts, stmt_free);
-	PQfinish(c->pg);
+	pq.finish(c->pg);
 	free(c);
 }
 
@@ -380,12 +382,12 @@ static void pg_bind_null(struct store_stmt *st, int idx)
 /* What the server said, as a struct err (store.h: which codes). */
 static int result_err(struct pg_conn *c, const PGresult *r, const char *what, struct err *e)
 {
-	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-	const char *primary = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = r ? pq.result_error_field(r, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = r ? pq.result_error_field(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 	char msg[400];
 
-	clean(c, primary ? primary : PQerrorMessage(c->pg), msg, sizeof msg);
-	if (PQstatus(c->pg) != CONNECTION_OK || (state && strncmp(state, "08", 2) == 0) ||
+	clean(c, primary ? primary : pq.error_message(c->pg), msg, sizeof msg);
+	if (pq.status(c->pg) != CONNECTION_OK || (state && strncmp(state, "08", 2) == 0) ||
 	    (state && strncmp(state, "57P", 3) == 0))
 		return err_set(e, ERR_UNAVAILABLE, "database unavailable: %s: %s", c->where, msg);
 	if (!state)
@@ -426,20 +428,20 @@ static int variant(struct pg_conn *c, struct pg_stmt *s, const char **name, stru
 	if (v->generation == c->generation) {
 		char sql[32];
 		if (!str_fmt(sql, sizeof sql, "DEALLOCATE %s", v->name))
-			PQclear(PQexec(c->pg, sql));
+			pq.clear(pq.exec(c->pg, sql));
 	}
 	v->generation = 0;
 	if (str_fmt(v->name, sizeof v->name, "a%u", ++c->next_name))
 		return err_set(e, ERR_INTERNAL, "statement name too long");
 	for (i = 0; i < s->n_params; i++)
 		v->types[i] = s->vals[i] ? s->types[i] : 0;
-	r = PQprepare(c->pg, v->name, s->text, s->n_params, v->types);
-	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+	r = pq.prepare(c->pg, v->name, s->text, s->n_params, v->types);
+	if (pq.result_status(r) != PGRES_COMMAND_OK) {
 		rc = result_err(c, r, s->text, e);
-		PQclear(r);
+		pq.clear(r);
 		return rc;
 	}
-	PQclear(r);
+	pq.clear(r);
 	v->generation = c->generation;
 	*name = v->name;
 	return 0;
@@ -447,7 +449,7 @@ static int variant(struct pg_conn *c, struct pg_stmt *s, const char **name, stru
 
 static int64_t cmd_tuples(PGresult *r)
 {
-	const char *t = PQcmdTuples(r);
+	const char *t = pq.cmd_tuples(r);
 	int64_t n = 0;
 
 	if (!*t || str_to_i64(str_from(t), 0, INT64_MAX, &n, "rows", NULL))
@@ -463,7 +465,7 @@ static bool retry_on_new_connection(struct pg_conn *c, int rc, const char *sql)
 {
 	while (*sql == ' ' || *sql == '\n' || *sql == '(')
 		sql++;
-	return rc == -ERR_UNAVAILABLE && PQstatus(c->pg) != CONNECTION_OK && !c->base.in_tx &&
+	return rc == -ERR_UNAVAILABLE && pq.status(c->pg) != CONNECTION_OK && !c->base.in_tx &&
 	       (strncasecmp(sql, "SELECT", 6) == 0 || strncasecmp(sql, "BEGIN", 5) == 0 ||
 		strncasecmp(sql, "WITH", 4) == 0);
 }
@@ -479,18 +481,18 @@ static int execute(struct pg_stmt *s, struct err *e)
 retry:
 	if ((rc = conn_ready(c, e)) || (rc = variant(c, s, &name, e)))
 		return rc;
-	r = PQexecPrepared(c->pg, name, s->n_params, (const char *const *)s->vals, s->lens, s->fmts, 0);
-	switch (PQresultStatus(r)) {
+	r = pq.exec_prepared(c->pg, name, s->n_params, (const char *const *)s->vals, s->lens, s->fmts, 0);
+	switch (pq.result_status(r)) {
 	case PGRES_COMMAND_OK:
 	case PGRES_TUPLES_OK:
 		c->changes = cmd_tuples(r);
 		s->res = r;
 		s->row = -1;
-		s->n_rows = PQntuples(r);
+		s->n_rows = pq.ntuples(r);
 		return 0;
 	default:
 		rc = result_err(c, r, s->text, e);
-		PQclear(r);
+		pq.clear(r);
 		if (!again && retry_on_new_connection(c, rc, s->text)) {
 			again = true;
 			goto retry;
@@ -521,7 +523,7 @@ static int pg_check(struct store_stmt *st, struct err *e)
 
 static void assert_column(struct pg_stmt *s, int idx)
 {
-	assert(s->res && s->row < s->n_rows && idx >= 0 && idx < PQnfields(s->res));
+	assert(s->res && s->row < s->n_rows && idx >= 0 && idx < pq.nfields(s->res));
 	(void)s;
 	(void)idx;
 }
@@ -532,7 +534,7 @@ static const char *blob_of(struct pg_stmt *s, int idx, size_t *n)
 	unsigned char *p;
 
 	if (!s->blobs) {
-		int nf = PQnfields(s->res);
+		int nf = pq.nfields(s->res);
 		if (!(s->blobs = calloc((size_t)nf, sizeof *s->blobs))) {
 			sticky(s, PE_NOMEM, idx, 0);
 			return NULL;
@@ -541,7 +543,7 @@ static const char *blob_of(struct pg_stmt *s, int idx, size_t *n)
 	}
 	if (!s->blobs[idx]) {
 		/* One byte more than the data: a NUL, for col_text of a bytea column. */
-		p = PQunescapeBytea((const unsigned char *)PQgetvalue(s->res, s->row, idx), n);
+		p = pq.unescape_bytea((const unsigned char *)pq.getvalue(s->res, s->row, idx), n);
 		if (!p) {
 			sticky(s, PE_NOMEM, idx, 0);
 			return NULL;
@@ -557,11 +559,11 @@ static const char *pg_col_text(struct store_stmt *st, int idx)
 	size_t n;
 
 	assert_column(s, idx);
-	if (PQgetisnull(s->res, s->row, idx))
+	if (pq.getisnull(s->res, s->row, idx))
 		return NULL;
-	if (PQftype(s->res, idx) == OID_BYTEA)
+	if (pq.ftype(s->res, idx) == OID_BYTEA)
 		return blob_of(s, idx, &n);
-	return PQgetvalue(s->res, s->row, idx);
+	return pq.getvalue(s->res, s->row, idx);
 }
 
 static void pg_col_cut(struct store_stmt *st, int idx, size_t cap)
@@ -576,11 +578,11 @@ static const void *pg_col_blob(struct store_stmt *st, int idx, size_t *n)
 
 	assert_column(s, idx);
 	*n = 0;
-	if (PQgetisnull(s->res, s->row, idx))
+	if (pq.getisnull(s->res, s->row, idx))
 		return NULL;
-	if (PQftype(s->res, idx) != OID_BYTEA) {
-		*n = (size_t)PQgetlength(s->res, s->row, idx);
-		return PQgetvalue(s->res, s->row, idx);
+	if (pq.ftype(s->res, idx) != OID_BYTEA) {
+		*n = (size_t)pq.getlength(s->res, s->row, idx);
+		return pq.getvalue(s->res, s->row, idx);
 	}
 	if (!(p = blob_of(s, idx, n)))
 		*n = 0;
@@ -594,10 +596,10 @@ static int64_t pg_col_int64(struct store_stmt *st, int idx)
 	int64_t n;
 
 	assert_column(s, idx);
-	if (PQgetisnull(s->res, s->row, idx))
+	if (pq.getisnull(s->res, s->row, idx))
 		return 0;
-	v = PQgetvalue(s->res, s->row, idx);
-	if (PQftype(s->res, idx) == OID_BOOL)
+	v = pq.getvalue(s->res, s->row, idx);
+	if (pq.ftype(s->res, idx) == OID_BOOL)
 		return *v == 't';
 	if (str_to_i64(str_from(v), INT64_MIN, INT64_MAX, &n, "column", NULL) == 0)
 		return n;
@@ -609,7 +611,7 @@ static bool pg_col_is_null(struct store_stmt *st, int idx)
 	struct pg_stmt *s = PS(st);
 
 	assert_column(s, idx);
-	return PQgetisnull(s->res, s->row, idx);
+	return pq.getisnull(s->res, s->row, idx);
 }
 
 static void pg_reset(struct store_stmt *st)
@@ -624,7 +626,7 @@ static void pg_reset(struct store_stmt *st)
 	s->err = PE_NONE;
 	s->reported = false;
 	stmt_clear_row(s);
-	PQclear(s->res);
+	pq.clear(s->res);
 	s->res = NULL;
 	for (int i = 0; i < s->n_params; i++) {
 		free(s->vals[i]);
@@ -646,10 +648,10 @@ retry:
 	rc = 0;
 	if (conn_ready(c, e))
 		return -1;
-	r = PQexec(c->pg, sql);
-	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+	r = pq.exec(c->pg, sql);
+	if (pq.result_status(r) != PGRES_COMMAND_OK && pq.result_status(r) != PGRES_TUPLES_OK)
 		rc = result_err(c, r, NULL, e);
-	PQclear(r);
+	pq.clear(r);
 	if (rc && !again && retry_on_new_connection(c, rc, sql)) {
 		again = true;
 		goto retry;
@@ -673,12 +675,12 @@ static void pg_reset_conn(struct store_conn *base)
 	char msg[400];
 	struct err e;
 
-	if (PQstatus(c->pg) != CONNECTION_OK)
+	if (pq.status(c->pg) != CONNECTION_OK)
 		return;
 	LOG_W("database: replacing a session on %s that was left busy", c->where);
-	PQreset(c->pg);
+	pq.reset(c->pg);
 	c->generation++; /* the old session's statements are gone, whatever session_init says */
-	if (PQstatus(c->pg) != CONNECTION_OK) {
+	if (pq.status(c->pg) != CONNECTION_OK) {
 		c->retry_at_ns = dt_mono_ns() + RETRY_NS;
 		conn_msg(c, msg, sizeof msg);
 		LOG_E("database: cannot reconnect to %s: %s", c->where, msg);
@@ -716,18 +718,18 @@ static int listen_all(struct pg_listener *l, struct err *e)
 	PGconn *pg = PC(l->conn)->pg;
 
 	for (size_t i = 0; i < l->n; i++) {
-		char *id = PQescapeIdentifier(pg, l->channels[i], strlen(l->channels[i])), *sql = NULL;
+		char *id = pq.escape_identifier(pg, l->channels[i], strlen(l->channels[i])), *sql = NULL;
 		PGresult *r;
 		int ok;
 		if (!id || asprintf(&sql, "LISTEN %s", id) < 0) {
-			PQfreemem(id);
+			pq.freemem(id);
 			return err_set(e, ERR_INTERNAL, "out of memory");
 		}
-		PQfreemem(id);
-		r = PQexec(pg, sql);
+		pq.freemem(id);
+		r = pq.exec(pg, sql);
 		free(sql);
-		ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-		PQclear(r);
+		ok = pq.result_status(r) == PGRES_COMMAND_OK;
+		pq.clear(r);
 		if (!ok) {
 			char msg[300];
 			conn_msg(PC(l->conn), msg, sizeof msg);
@@ -771,19 +773,19 @@ static int pg_listen_wait(struct store_listener *base, int wake_fd, int timeout_
 	if (!l->listening && (conn_ready(c, e) || listen_all(l, e)))
 		return -1;
 	for (;;) {
-		struct pollfd p[2] = {{PQsocket(c->pg), POLLIN, 0}, {wake_fd, POLLIN, 0}};
+		struct pollfd p[2] = {{pq.socket(c->pg), POLLIN, 0}, {wake_fd, POLLIN, 0}};
 		PGnotify *nf;
 		int r;
-		if (!PQconsumeInput(c->pg)) {
+		if (!pq.consume_input(c->pg)) {
 			char msg[300];
 			l->listening = false;
 			conn_msg(c, msg, sizeof msg);
 			return err_set(e, ERR_UNAVAILABLE, "listening on %s: %s", c->where, msg);
 		}
-		if ((nf = PQnotifies(c->pg))) {
+		if ((nf = pq.notifies(c->pg))) {
 			str_fmt_cut(channel, ccap, "%s", nf->relname);
 			str_fmt_cut(payload, pcap, "%s", nf->extra ? nf->extra : "");
-			PQfreemem(nf);
+			pq.freemem(nf);
 			return 1;
 		}
 		r = poll(p, wake_fd >= 0 ? 2 : 1, timeout_ms);

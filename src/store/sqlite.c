@@ -12,12 +12,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <sqlite3.h>
-
 #include "base/datetime.h"
 #include "base/limits.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "store/sqlite_api.h"
 #include "store/sqlite_mem.h"
 #include "store/stmt_cache.h"
 #include "store/store_impl.h"
@@ -45,21 +44,21 @@ struct sq_conn {
 
 static int sq_err(struct sq_conn *c, int rc, struct err *e)
 {
-	int ext = sqlite3_extended_errcode(c->db);
+	int ext = sqlite.extended_errcode(c->db);
 
 	if ((rc & 0xff) == SQLITE_TOOBIG)
 		return err_set(e, ERR_TOO_LARGE, "value too large for the database (limit %d bytes)",
-			       sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, -1));
+			       sqlite.limit(c->db, SQLITE_LIMIT_LENGTH, -1));
 	if ((rc & 0xff) == SQLITE_NOMEM)
 		return err_set(e, ERR_INTERNAL, "database: out of memory");
 	if ((rc & 0xff) == SQLITE_FULL)
-		return err_set(e, ERR_NO_SPACE, STORE_NO_SPACE ": %s", sqlite3_errmsg(c->db));
+		return err_set(e, ERR_NO_SPACE, STORE_NO_SPACE ": %s", sqlite.errmsg(c->db));
 	if ((rc & 0xff) == SQLITE_CONSTRAINT &&
 	    (ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY))
-		return err_set(e, ERR_CONFLICT, "duplicate: %s", sqlite3_errmsg(c->db));
+		return err_set(e, ERR_CONFLICT, "duplicate: %s", sqlite.errmsg(c->db));
 	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
-		return err_set(e, ERR_UNAVAILABLE, "database busy: %s", sqlite3_errmsg(c->db));
-	return err_set(e, ERR_INTERNAL, "database error: %s", sqlite3_errmsg(c->db));
+		return err_set(e, ERR_UNAVAILABLE, "database busy: %s", sqlite.errmsg(c->db));
+	return err_set(e, ERR_INTERNAL, "database error: %s", sqlite.errmsg(c->db));
 }
 
 /* Waiting for another connection's write lock.  SQLite's own busy_timeout sleeps 1, 2, 5,
@@ -86,11 +85,14 @@ static int on_busy(void *arg, int n)
 
 static struct store_conn *sq_open(struct store *s, struct err *e)
 {
-	struct sq_conn *c = calloc(1, sizeof *c);
+	struct sq_conn *c;
 	struct err mem;
 	char *msg = NULL;
 	int rc;
 
+	if (sqlite_api_load(e))
+		return NULL;
+	c = calloc(1, sizeof *c);
 	/* Before SQLite's first use: per-run memory budgets of inventory queries. */
 	if (sqlite_mem_install(&mem))
 		LOG_W("%s; inventory queries will be refused", mem.msg);
@@ -99,32 +101,32 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 		return NULL;
 	}
 	c->base.store = s;
-	rc = sqlite3_open_v2(s->path, &c->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE,
-			     NULL);
+	rc = sqlite.open_v2(s->path, &c->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE,
+			    NULL);
 	if (rc != SQLITE_OK) {
 		err_set(e, ERR_INTERNAL, "cannot open database %s: %s", s->path,
-			c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
+			c->db ? sqlite.errmsg(c->db) : sqlite.errstr(rc));
 		goto fail;
 	}
-	sqlite3_busy_handler(c->db, on_busy, c);
+	sqlite.busy_handler(c->db, on_busy, c);
 	/* A value over the limit fails its bind with SQLITE_TOOBIG (413); 0 (limits never set,
 	 * as in some unit tests) keeps SQLite's compiled-in limit. */
 	if (limits.store_value_bytes)
-		sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH,
-			      limits.store_value_bytes < INT32_MAX ? (int)limits.store_value_bytes : INT32_MAX);
-	sqlite3_extended_result_codes(c->db, 1);
-	rc = sqlite3_exec(c->db,
-			  "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-			  " PRAGMA trusted_schema=OFF; PRAGMA mmap_size=0;",
-			  NULL, NULL, &msg);
+		sqlite.limit(c->db, SQLITE_LIMIT_LENGTH,
+			     limits.store_value_bytes < INT32_MAX ? (int)limits.store_value_bytes : INT32_MAX);
+	sqlite.extended_result_codes(c->db, 1);
+	rc = sqlite.exec(c->db,
+			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+			 " PRAGMA trusted_schema=OFF; PRAGMA mmap_size=0;",
+			 NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
 		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, msg ? msg : "?");
-		sqlite3_free(msg);
+		sqlite.free(msg);
 		goto fail;
 	}
-	if (store_durability_full && sqlite3_exec(c->db, "PRAGMA synchronous=FULL;", NULL, NULL, NULL) != SQLITE_OK) {
-		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, sqlite3_errmsg(c->db));
+	if (store_durability_full && sqlite.exec(c->db, "PRAGMA synchronous=FULL;", NULL, NULL, NULL) != SQLITE_OK) {
+		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, sqlite.errmsg(c->db));
 		goto fail;
 	}
 	if (stmt_cache_init(&c->stmts)) {
@@ -133,7 +135,7 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 	}
 	return &c->base;
 fail:
-	sqlite3_close(c->db);
+	sqlite.close(c->db);
 	free(c);
 	return NULL;
 }
@@ -142,7 +144,7 @@ static void stmt_free(void *p)
 {
 	struct sq_stmt *s = p;
 
-	sqlite3_finalize(s->st);
+	sqlite.finalize(s->st);
 	free(s);
 }
 
@@ -151,7 +153,7 @@ static void sq_close(struct store_conn *base)
 	struct sq_conn *c = (struct sq_conn *)base;
 
 	stmt_cache_cleanup(&c->stmts, stmt_free);
-	sqlite3_close(c->db);
+	sqlite.close(c->db);
 	free(c);
 }
 
@@ -168,9 +170,9 @@ static struct store_stmt *sq_prepare(struct store_conn *base, const char *sql, s
 		err_set(e, ERR_INTERNAL, "out of memory");
 		return NULL;
 	}
-	rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->st, NULL);
+	rc = sqlite.prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->st, NULL);
 	if (rc != SQLITE_OK) {
-		LOG_E("prepare failed: %s in: %.200s", sqlite3_errmsg(c->db), sql);
+		LOG_E("prepare failed: %s in: %.200s", sqlite.errmsg(c->db), sql);
 		sq_err(c, rc, e);
 		free(s);
 		return NULL;
@@ -217,11 +219,11 @@ static int sticky_err(struct store_stmt *st, struct err *e)
 		return 0;
 	case SQLITE_TOOBIG:
 		return err_set(e, ERR_TOO_LARGE, "a value of %lld bytes is too large for the database (limit %d bytes)",
-			       (long long)s->size, sqlite3_limit(DB(st), SQLITE_LIMIT_LENGTH, -1));
+			       (long long)s->size, sqlite.limit(DB(st), SQLITE_LIMIT_LENGTH, -1));
 	case SQLITE_NOMEM:
 		return err_set(e, ERR_INTERNAL, "database: out of memory (value %d)", s->err_idx);
 	default:
-		return err_set(e, ERR_INTERNAL, "database: value %d: %s", s->err_idx, sqlite3_errstr(s->err));
+		return err_set(e, ERR_INTERNAL, "database: value %d: %s", s->err_idx, sqlite.errstr(s->err));
 	}
 }
 
@@ -230,22 +232,22 @@ static void sq_bind_text(struct store_stmt *st, int idx, const char *v)
 	size_t n = strlen(v);
 
 	/* sqlite3_bind_text64 answers TOOBIG itself past SQLITE_LIMIT_LENGTH. */
-	sticky(st, sqlite3_bind_text64(ST(st), idx, v, n, SQLITE_TRANSIENT, SQLITE_UTF8), idx, (int64_t)n);
+	sticky(st, sqlite.bind_text64(ST(st), idx, v, n, SQLITE_TRANSIENT, SQLITE_UTF8), idx, (int64_t)n);
 }
 
 static void sq_bind_blob(struct store_stmt *st, int idx, const void *p, size_t n)
 {
-	sticky(st, sqlite3_bind_blob64(ST(st), idx, n ? p : "", n, SQLITE_TRANSIENT), idx, (int64_t)n);
+	sticky(st, sqlite.bind_blob64(ST(st), idx, n ? p : "", n, SQLITE_TRANSIENT), idx, (int64_t)n);
 }
 
 static void sq_bind_int64(struct store_stmt *st, int idx, int64_t v)
 {
-	sticky(st, sqlite3_bind_int64(ST(st), idx, v), idx, 0);
+	sticky(st, sqlite.bind_int64(ST(st), idx, v), idx, 0);
 }
 
 static void sq_bind_null(struct store_stmt *st, int idx)
 {
-	sticky(st, sqlite3_bind_null(ST(st), idx), idx, 0);
+	sticky(st, sqlite.bind_null(ST(st), idx), idx, 0);
 }
 
 static int sq_step(struct store_stmt *st, struct err *e)
@@ -254,7 +256,7 @@ static int sq_step(struct store_stmt *st, struct err *e)
 
 	if (SQ(st)->err)
 		return sticky_err(st, e);
-	rc = sqlite3_step(ST(st));
+	rc = sqlite.step(ST(st));
 	if (rc == SQLITE_ROW)
 		return STORE_ROW;
 	if (rc == SQLITE_DONE)
@@ -271,7 +273,7 @@ static int sq_check(struct store_stmt *st, struct err *e)
  * the connection's error code right after the call tells them apart. */
 static void column_failed(struct store_stmt *st, int idx)
 {
-	int rc = sqlite3_errcode(DB(st));
+	int rc = sqlite.errcode(DB(st));
 
 	if (rc == SQLITE_NOMEM)
 		sticky(st, rc, idx, 0);
@@ -279,7 +281,7 @@ static void column_failed(struct store_stmt *st, int idx)
 
 static void assert_column(struct store_stmt *st, int idx)
 {
-	assert(idx >= 0 && idx < sqlite3_column_count(ST(st)));
+	assert(idx >= 0 && idx < sqlite.column_count(ST(st)));
 	(void)st;
 	(void)idx;
 }
@@ -289,7 +291,7 @@ static const char *sq_col_text(struct store_stmt *st, int idx)
 	const char *p;
 
 	assert_column(st, idx);
-	if (!(p = (const char *)sqlite3_column_text(ST(st), idx)))
+	if (!(p = (const char *)sqlite.column_text(ST(st), idx)))
 		column_failed(st, idx);
 	return p;
 }
@@ -304,22 +306,22 @@ static const void *sq_col_blob(struct store_stmt *st, int idx, size_t *n)
 	const void *p;
 
 	assert_column(st, idx);
-	if (!(p = sqlite3_column_blob(ST(st), idx)))
+	if (!(p = sqlite.column_blob(ST(st), idx)))
 		column_failed(st, idx);
-	*n = p ? (size_t)sqlite3_column_bytes(ST(st), idx) : 0;
+	*n = p ? (size_t)sqlite.column_bytes(ST(st), idx) : 0;
 	return p;
 }
 
 static int64_t sq_col_int64(struct store_stmt *st, int idx)
 {
 	assert_column(st, idx);
-	return sqlite3_column_int64(ST(st), idx);
+	return sqlite.column_int64(ST(st), idx);
 }
 
 static bool sq_col_is_null(struct store_stmt *st, int idx)
 {
 	assert_column(st, idx);
-	return sqlite3_column_type(ST(st), idx) == SQLITE_NULL;
+	return sqlite.column_type(ST(st), idx) == SQLITE_NULL;
 }
 
 static void sq_reset(struct store_stmt *st)
@@ -333,21 +335,21 @@ static void sq_reset(struct store_stmt *st)
 	}
 	s->err = 0;
 	s->reported = false;
-	sqlite3_reset(ST(st));
-	sqlite3_clear_bindings(ST(st));
+	sqlite.reset(ST(st));
+	sqlite.clear_bindings(ST(st));
 }
 
 static int sq_exec(struct store_conn *base, const char *sql, struct err *e)
 {
 	struct sq_conn *c = (struct sq_conn *)base;
-	int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
+	int rc = sqlite.exec(c->db, sql, NULL, NULL, NULL);
 
 	return rc == SQLITE_OK ? 0 : sq_err(c, rc, e);
 }
 
 static int64_t sq_changes(struct store_conn *base)
 {
-	return sqlite3_changes64(((struct sq_conn *)base)->db);
+	return sqlite.changes64(((struct sq_conn *)base)->db);
 }
 
 static void *sq_native(struct store_conn *base)
@@ -362,7 +364,7 @@ static void sq_prefer_map(struct store_conn *base)
 	struct sq_conn *c = (struct sq_conn *)base;
 
 	if (!c->mapped)
-		c->mapped = sqlite3_exec(c->db, "PRAGMA mmap_size=1073741824;", NULL, NULL, NULL) == SQLITE_OK;
+		c->mapped = sqlite.exec(c->db, "PRAGMA mmap_size=1073741824;", NULL, NULL, NULL) == SQLITE_OK;
 }
 
 const struct store_ops store_sqlite_ops = {

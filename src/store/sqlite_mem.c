@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include <sqlite3.h>
+#include "store/sqlite_api.h"
 
 static sqlite3_mem_methods real;
 static _Thread_local struct sqlite_mem_budget *current;
@@ -73,18 +73,20 @@ static void install(void)
 {
 	sqlite3_mem_methods m;
 
-	if (sqlite3_config(SQLITE_CONFIG_GETMALLOC, &real) != SQLITE_OK)
+	if (sqlite.config(SQLITE_CONFIG_GETMALLOC, &real) != SQLITE_OK)
 		return;
 	m = real;
 	m.xMalloc = budget_malloc;
 	m.xFree = budget_free;
 	m.xRealloc = budget_realloc;
-	if (sqlite3_config(SQLITE_CONFIG_MALLOC, &m) == SQLITE_OK)
+	if (sqlite.config(SQLITE_CONFIG_MALLOC, &m) == SQLITE_OK)
 		install_rc = 0;
 }
 
 int sqlite_mem_install(struct err *e)
 {
+	if (sqlite_api_load(e))
+		return -1;
 	pthread_once(&once, install);
 	if (install_rc)
 		return err_set(e, ERR_INTERNAL,

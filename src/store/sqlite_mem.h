@@ -28,9 +28,10 @@ struct sqlite_mem_budget {
 	bool refused; /* an allocation was refused */
 };
 
-/* Wraps SQLite's allocator.  Must run before SQLite is first used (store_open calls it);
- * later calls do nothing and return the first call's result.  ERR_INTERNAL when SQLite was
- * already initialised.  Thread-safe. */
+/* Loads SQLite (store/sqlite_api.h) and wraps its allocator.  Must run before SQLite is
+ * first used (store_open calls it); later calls do nothing and return the first call's
+ * result.  ERR_INTERNAL when SQLite cannot be loaded or was already initialised.
+ * Thread-safe. */
 int sqlite_mem_install(struct err *e) WUR;
 
 /* Attaches b (borrowed until sqlite_mem_detach) to the calling thread, after setting

@@ -211,8 +211,8 @@ static void assert_clean(void)
 	char got[256];
 	struct err e;
 
-	assert_int_equal(PQpipelineStatus(pg), PQ_PIPELINE_OFF);
-	assert_int_equal(PQtransactionStatus(pg), PQTRANS_IDLE);
+	assert_int_equal(pq.pipeline_status(pg), PQ_PIPELINE_OFF);
+	assert_int_equal(pq.transaction_status(pg), PQTRANS_IDLE);
 	store_text("SELECT (current_user = session_user) || ' ' || current_setting('statement_timeout') || ' ' ||"
 		   " current_setting('search_path') || ' [' || coalesce(current_setting('accord.inventory', true), '')"
 		   " || '] ' || current_setting('transaction_read_only')",
@@ -349,7 +349,7 @@ static void test_lost_session(void **state)
 	NEED_SERVER();
 
 	expect_run("select count(*) from inventory_data", NULL, 0, 0, 0, "[3]");
-	assert_int_equal(str_fmt(sql, sizeof sql, "SELECT pg_terminate_backend(%d)", PQbackendPID(store_native(db))),
+	assert_int_equal(str_fmt(sql, sizeof sql, "SELECT pg_terminate_backend(%d)", pq.backend_pid(store_native(db))),
 			 0);
 	assert_int_equal(pg_cluster_psql(sql), 0);
 	expect_run("select count(*) from inventory_data", NULL, 0, 0, -1, "database unavailable");

@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <libpq-fe.h>
 
 #include "base/buf.h"
 #include "base/limits.h"
 #include "base/str.h"
 #include "store/pg_sql.h"
+#include "store/pq_api.h"
 #include "store/process_logs.h"
 #include "store/processes.h"
 #include "store/store.h"
@@ -162,7 +162,7 @@ static void test_backend_and_migrations(void **state)
 
 	assert_string_equal(store_backend(store), "postgresql");
 	assert_non_null(store_native(db));
-	assert_int_equal(PQstatus(store_native(db)), CONNECTION_OK);
+	assert_int_equal(pq.status(store_native(db)), CONNECTION_OK);
 	assert_null(store_data_dir(store));
 	assert_non_null(st = store_prepare(db, SQL, &e));
 	assert_int_equal(store_step(st, &e), STORE_ROW);
