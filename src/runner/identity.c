@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -45,16 +46,18 @@ int runner_identity_resolve(const char *name, bool *drop, uid_t *uid, gid_t *gid
 	return 0;
 }
 
+/* 1 with the id the environment names (never 0: root), 0 when unset, -1 when malformed. */
 static int env_id(const char *name, unsigned long *out)
 {
 	const char *v = getenv(name);
-	char *end;
+	int64_t n;
 
 	if (!v)
 		return 0;
-	errno = 0;
-	*out = strtoul(v, &end, 10);
-	return errno || end == v || *end || *out == 0 || *out > 0x7fffffffUL ? -1 : 1;
+	if (str_to_i64(str_from(v), 1, 0x7fffffff, &n, name, NULL) < 0)
+		return -1;
+	*out = (unsigned long)n;
+	return 1;
 }
 
 int runner_identity_apply(struct err *e)
