@@ -29,8 +29,8 @@ static json_t *key_json(const struct apikey *k)
 	return v;
 }
 
-/* The user the key is for: userId, or username (+ userDomain); only admins may name
- * someone else. */
+/* The user the key is for: userId, or username (+ userDomain), or else the caller; only
+ * admins may name someone else. */
 static int target_user(struct api_call *c, json_t *body, struct user *u)
 {
 	const char *user_id = NULL, *username = NULL, *domain = NULL;
@@ -40,8 +40,12 @@ static int target_user(struct api_call *c, json_t *body, struct user *u)
 	if (jsonx_str(body, "userId", false, &user_id, &c->err) ||
 	    jsonx_str(body, "userDomain", false, &domain, &c->err))
 		return -ERR_INVALID;
-	if (jsonx_str(body, "username", !user_id, &username, &c->err))
+	if (jsonx_str(body, "username", false, &username, &c->err))
 		return -ERR_INVALID;
+	if (!user_id && !username) { /* Concord: the caller's own key */
+		*u = c->who.user;
+		return 0;
+	}
 	if (user_id)
 		rc = store_user_get(c->db, user_id, u, &lookup);
 	else

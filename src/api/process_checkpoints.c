@@ -2,6 +2,7 @@
  *   GET  /api/v1/process/{id}/checkpoint                          the list
  *   POST /api/v1/process/{id}/checkpoint/restore   {"id": …}      restore by id
  *   GET  /api/v2/process/{id}/checkpoint?name=…&action=restore    restore by name
+ *   GET  /api/v3/process/{id}/checkpoint?offset=&limit=           the list, paged
  * A restore puts the checkpoint's snapshot back as the process's payload and enqueues
  * the same process again; its runner resumes right after the checkpoint step. */
 #include <stdio.h>
@@ -67,6 +68,33 @@ static int list_checkpoints(struct api_call *c)
 	rc = store_process_checkpoint_list(c->db, p.instance_id, &list, &c->err);
 	store_process_cleanup(&p);
 	return rc ? rc : api_reply(c, list);
+}
+
+#define V3_LIMIT_DEFAULT 10 /* Concord's */
+
+/* A page of the list, in the same order as v1's (oldest first). */
+static int page_checkpoints(struct api_call *c)
+{
+	struct process p;
+	json_t *list = NULL, *page;
+	size_t limit, offset;
+	int rc;
+
+	if ((rc = api_paging(c, &limit, &offset)))
+		return rc;
+	if (!http_query(c->req, "limit"))
+		limit = V3_LIMIT_DEFAULT;
+	if ((rc = api_process_load(c, api_param(c, "id"), PROC_READ, &p)))
+		return rc;
+	rc = store_process_checkpoint_list(c->db, p.instance_id, &list, &c->err);
+	store_process_cleanup(&p);
+	if (rc)
+		return rc;
+	page = json_array();
+	for (size_t i = offset; i < json_array_size(list) && i - offset < limit; i++)
+		json_array_append(page, json_array_get(list, i));
+	json_decref(list);
+	return api_reply(c, page);
 }
 
 /* Enqueues p again from checkpoint cp_id with a CHECKPOINT_RESTORE event. */
@@ -159,6 +187,16 @@ static const struct api_doc doc_list = {
 		",'name':{'type':'string'},'createdAt':" SCHEMA_DATE "}}}",
     .errors = "403 404",
 };
+static const struct api_doc doc_page = {
+    .summary = "A page of the checkpoints of a process (Concord's v3 list; limit defaults to 10)",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID,
+					     {"offset", "integer", "checkpoints to skip (default 0)"},
+					     {"limit", "integer", "at most this many (default 10)"},
+					     {0}},
+    .response = "{'type':'array','items':{'type':'object','properties':{'id':{},'checkpointId':" SCHEMA_UUID
+		",'name':{'type':'string'},'createdAt':" SCHEMA_DATE "}}}",
+    .errors = "400 403 404",
+};
 static const struct api_doc doc_restore = {
     .summary = "Restore a finished or suspended process from a checkpoint (by id) and run it again from there",
     .params = (const struct api_param_doc[]){DOC_PROCESS_ID, {0}},
@@ -182,5 +220,6 @@ const struct api_route api_process_checkpoint_routes[] = {
     {"GET", "/api/v1/process/{id}/checkpoint", list_checkpoints, 0, &doc_list},
     {"POST", "/api/v1/process/{id}/checkpoint/restore", restore_by_id, 0, &doc_restore},
     {"GET", "/api/v2/process/{id}/checkpoint", restore_by_name, API_SLOW | API_CHANGES, &doc_restore_by_name},
+    {"GET", "/api/v3/process/{id}/checkpoint", page_checkpoints, 0, &doc_page},
     {0},
 };

@@ -124,8 +124,11 @@ static int resolve_owner(struct api_call *c, struct start *s)
 /* The one start rule (auth/rbac_start.h), also used for child processes. */
 static int check_access(struct api_call *c, struct start *s)
 {
-	return rbac_process_start(c->db, &c->who, &s->org, s->has_project ? &s->project : NULL, s->r->raw_payload,
-				  &c->err);
+	const struct project *pr = s->has_project ? &s->project : NULL;
+
+	if (rbac_process_start(c->db, &c->who, &s->org, pr, s->r->raw_payload, &c->err))
+		return -1;
+	return s->r->out ? rbac_process_out_vars(c->db, &c->who, &s->org, pr, &c->err) : 0;
 }
 
 static int check_parent(struct api_call *c, struct start *s)

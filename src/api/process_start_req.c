@@ -284,29 +284,49 @@ static bool is_file_part(const struct multipart_part *p)
 	return !multipart_part_is_text(p) && !str_eq_cstr(p->name, "request") && !str_eq_cstr(p->name, "meta");
 }
 
+/* An `out` text part adds its names to the request's `out` (Concord merges the two):
+ * cfg.out becomes [the part's text, the request's names…], which list_field reads. */
+static int merge_out(json_t *cfg, json_t *req_out, struct err *e)
+{
+	json_t *both = json_array();
+
+	if (!both || json_array_append(both, json_object_get(cfg, "out")) < 0)
+		goto oom;
+	if (json_is_array(req_out) ? json_array_extend(both, req_out) < 0 : json_array_append(both, req_out) < 0)
+		goto oom;
+	return json_object_set_new(cfg, "out", both) < 0 ? err_set(e, ERR_INTERNAL, "out of memory") : 0;
+oom:
+	json_decref(both);
+	return err_set(e, ERR_INTERNAL, "out of memory");
+}
+
 static int read_parts(const struct multipart *mp, struct start_req *r, struct err *e)
 {
 	const struct multipart_part *req = multipart_find(mp, "request"), *meta = multipart_find(mp, "meta");
+	json_t *req_out;
+	int rc = 0;
 
 	if (req) {
 		json_t *v = parse_object_part(req, "request", e);
-		int rc = v ? value_merge(r->cfg, v, e) : -1;
+		rc = v ? value_merge(r->cfg, v, e) : -1;
 		json_decref(v);
 		if (rc < 0)
 			return -1;
 	}
 	if (meta && !(r->meta = parse_object_part(meta, "meta", e)))
 		return -1;
-	for (size_t i = 0; i < mp->n_parts; i++) {
+	req_out = json_incref(json_object_get(r->cfg, "out"));
+	for (size_t i = 0; i < mp->n_parts && rc == 0; i++) {
 		const struct multipart_part *p = &mp->parts[i];
-		if (multipart_part_is_text(p)) {
-			if (add_text_part(r->cfg, p, &r->out_from_part, e) < 0)
-				return -1;
-		} else if (is_file_part(p) && check_file_part(p, r, e) < 0) {
-			return -1;
-		}
+		if (multipart_part_is_text(p))
+			rc = add_text_part(r->cfg, p, &r->out_from_part, e);
+		else if (is_file_part(p))
+			rc = check_file_part(p, r, e);
 	}
-	return 0;
+	if (rc == 0 && r->out_from_part && req_out)
+		rc = merge_out(r->cfg, req_out, e);
+	json_decref(req_out);
+	return rc;
 }
 
 static int typed_fields(struct start_req *r, int64_t now, struct err *e)

@@ -49,6 +49,7 @@
  *  - `request` must be a non-text part: as text/plain it is refused like `meta`
  *    ("Expected a JSON object in 'request', got: …").
  *  - orgId, projectId and repoId must be UUIDs too (400 instead of Concord's 500).
+ *  - An `out` text part adds its names to those of the request's `out` (Concord's merge).
  *  - `activeProfiles`, `out` and `tags` are comma-separated strings or, from `request`,
  *    lists of strings; items trimmed, empties dropped; tags made unique, at most
  *    START_REQ_TAGS_MAX.
@@ -68,7 +69,7 @@ struct start_req {
 	const char *parent_instance_id;
 	json_t *active_profiles; /* owned array of strings; NULL when not given */
 	json_t *out;		 /* owned array of variable names; NULL when not given */
-	bool out_from_part;	 /* `out` came as a text part (the project's out-variables mode applies) */
+	bool out_from_part;	 /* `out` came as a text part */
 	json_t *tags;		 /* owned array of unique trimmed strings; NULL when not given */
 	json_t *meta;		 /* owned object; NULL when not given */
 	int64_t start_at;	 /* ms since the epoch; 0 when not given */

@@ -11,12 +11,14 @@
 #include "auth/rbac.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
+#include "base/log.h"
 #include "base/names.h"
 #include "base/str.h"
 #include "repo/repo.h"
 #include "store/orgs.h"
 #include "store/users.h"
 
+/* rawPayloadMode's and outVariablesMode's values. */
 static const char *const raw_payload_modes[] = {"DISABLED", "OWNERS", "TEAM_MEMBERS", "ORG_MEMBERS", "EVERYONE"};
 
 struct rbac_resource projects_resource(const struct project *p)
@@ -37,6 +39,8 @@ static json_t *project_json(const struct project *p)
 	json_t *v = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:b}", "id", p->id, "name", p->name, "orgId", p->org_id,
 			      "orgName", p->org_name, "visibility", p->visibility, "rawPayloadMode",
 			      p->raw_payload_mode, "acceptsRawPayload", strcmp(p->raw_payload_mode, "DISABLED") != 0);
+	json_object_set_new(v, "outVariablesMode",
+			    json_string(p->out_variables_mode[0] ? p->out_variables_mode : "DISABLED"));
 	char ts[DT_ISO_LEN];
 
 	if (p->description[0])
@@ -107,18 +111,32 @@ static int body_project(struct api_call *c, json_t *body, const struct org *o, s
 			return api_fail(c, ERR_INTERNAL, "organization name too long: %s", o->name);
 		str_set_lit(p->visibility, "PUBLIC");
 		str_set_lit(p->raw_payload_mode, "DISABLED");
+		str_set_lit(p->out_variables_mode, "DISABLED");
 		rc = 0;
 	}
 	return rc;
 }
 
+/* One of raw_payload_modes into out (cap 32). */
+static int set_mode(struct api_call *c, const char *key, const char *mode, char out[32])
+{
+	for (size_t i = 0; i < sizeof raw_payload_modes / sizeof raw_payload_modes[0]; i++)
+		if (strcmp(mode, raw_payload_modes[i]) == 0)
+			return str_fmt(out, 32, "%s", mode) ? api_fail(c, ERR_INTERNAL, "mode %s too long", mode) : 0;
+	return api_fail(c, ERR_INVALID,
+			"'%s' must be DISABLED, OWNERS, TEAM_MEMBERS, ORG_MEMBERS or EVERYONE, got '%.32s'", key, mode);
+}
+
 static int read_raw_payload(struct api_call *c, json_t *body, struct project *p)
 {
-	const char *mode = NULL;
+	const char *mode = NULL, *out_mode = NULL;
 	bool accepts = false;
 
-	if (jsonx_str(body, "rawPayloadMode", false, &mode, &c->err))
+	if (jsonx_str(body, "rawPayloadMode", false, &mode, &c->err) ||
+	    jsonx_str(body, "outVariablesMode", false, &out_mode, &c->err))
 		return -ERR_INVALID;
+	if (out_mode && set_mode(c, "outVariablesMode", out_mode, p->out_variables_mode))
+		return -1;
 	if (!mode) {
 		/* Older clients send the boolean acceptsRawPayload instead. */
 		if (!json_object_get(body, "acceptsRawPayload") ||
@@ -128,15 +146,7 @@ static int read_raw_payload(struct api_call *c, json_t *body, struct project *p)
 			return -ERR_INVALID;
 		mode = accepts ? "ORG_MEMBERS" : "DISABLED";
 	}
-	for (size_t i = 0; i < sizeof raw_payload_modes / sizeof raw_payload_modes[0]; i++)
-		if (strcmp(mode, raw_payload_modes[i]) == 0) {
-			return str_fmt(p->raw_payload_mode, sizeof p->raw_payload_mode, "%s", mode)
-				   ? api_fail(c, ERR_INTERNAL, "raw payload mode %s too long", mode)
-				   : 0;
-		}
-	return api_fail(c, ERR_INVALID,
-			"'rawPayloadMode' must be DISABLED, OWNERS, TEAM_MEMBERS, ORG_MEMBERS or EVERYONE, got '%.32s'",
-			mode);
+	return set_mode(c, "rawPayloadMode", mode, p->raw_payload_mode);
 }
 
 /* Applies the body's fields to p (omitted fields keep their values). */
@@ -207,14 +217,95 @@ static int read_owner(struct api_call *c, json_t *body, struct project *p, bool 
 	return 0;
 }
 
+/* `orgId` / `orgName` in an update body naming another org moves the project there (as
+ * Concord's clients do it): OWNER of the project and membership of the target org.  Its
+ * team access rules name the old org's teams and are dropped with the move; a project whose
+ * repositories use secrets (of the old org) is not moved.  *moved tells whether it moves. */
+static int read_move(struct api_call *c, json_t *body, const struct org *from, struct project *p, bool *moved)
+{
+	const char *id = NULL, *name = NULL;
+	struct rbac_resource res = projects_resource(p);
+	struct repository *repos = NULL;
+	size_t n = 0;
+	struct org to;
+	int rc;
+
+	*moved = false;
+	if (jsonx_str(body, "orgId", false, &id, &c->err) || jsonx_str(body, "orgName", false, &name, &c->err))
+		return -ERR_INVALID;
+	if ((!id || !*id) && (!name || !*name))
+		return 0;
+	if (id && *id && !uuid_valid(id, strlen(id)))
+		return api_fail(c, ERR_INVALID, "'orgId' must be a UUID, got '%.64s'", id);
+	rc = id && *id ? store_org_get(c->db, id, &to, &c->err) : store_org_find(c->db, name, &to, &c->err);
+	if (rc == -ERR_NOT_FOUND)
+		return api_fail(c, ERR_INVALID, "Organization not found: %.128s", id && *id ? id : name);
+	if (rc || strcmp(to.id, from->id) == 0)
+		return rc;
+	if ((rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err)) ||
+	    (rc = rbac_org(c->db, &c->who, &to, RBAC_ORG_MEMBER, &c->err)) ||
+	    (rc = store_repository_list(c->db, p->id, &repos, &n, &c->err)))
+		return rc;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (repos[i].secret_id[0])
+			rc = api_fail(c, ERR_INVALID,
+				      "Project %s cannot move to %s: its repository %s uses the secret %s of %s",
+				      p->name, to.name, repos[i].name, repos[i].secret_name, from->name);
+	free(repos);
+	if (rc)
+		return rc;
+	memcpy(p->org_id, to.id, sizeof p->org_id);
+	memcpy(p->org_name, to.name, sizeof p->org_name);
+	*moved = true;
+	return 0;
+}
+
+/* The update of a project, with its move when it moves (one transaction). */
+static int store_update(struct api_call *c, const struct project *p, const char *meta, const char *cfg, bool moved)
+{
+	int rc;
+
+	if (!moved)
+		return store_project_update(c->db, p, meta, cfg, &c->err);
+	if ((rc = store_tx_begin(c->db, &c->err)))
+		return rc;
+	if ((rc = store_project_update(c->db, p, meta, cfg, &c->err)) ||
+	    (rc = store_access_clear(c->db, "PROJECT", p->id, &c->err)) || (rc = store_tx_commit(c->db, &c->err)))
+		store_tx_rollback(c->db);
+	return rc;
+}
+
+/* A new project whose repositories could not be stored is taken back (its repositories go
+ * with it by their foreign key, their clones after). */
+static void undo_insert(struct api_call *c, const struct project *p)
+{
+	struct repository *repos = NULL;
+	size_t n = 0;
+	struct err e;
+
+	if (store_repository_list(c->db, p->id, &repos, &n, &e) == 0 && store_tx_begin(c->db, &e) == 0) {
+		if (store_project_delete(c->db, p->id, &e) == 0 && store_tx_commit(c->db, &e) == 0) {
+			for (size_t i = 0; i < n && c->app->repos; i++)
+				repo_forget(c->app->repos, repos[i].id);
+			free(repos);
+			return;
+		}
+		store_tx_rollback(c->db);
+	}
+	free(repos);
+	LOG_W("project %s: its repositories failed and it could not be taken back: %s", p->id, e.msg);
+}
+
 static int create_or_update(struct api_call *c)
 {
 	json_t *body = NULL;
 	char *meta = NULL, *cfg = NULL;
 	struct rbac_resource res;
 	struct project p, stored;
+	struct repo_map *map = NULL;
+	json_t *repos;
 	struct org o;
-	bool exists = false, new_owner;
+	bool exists = false, new_owner, moved = false;
 	int rc;
 
 	if ((rc = path_org(c, &o)) || (rc = api_body_object(c, &body)))
@@ -235,14 +326,20 @@ static int create_or_update(struct api_call *c)
 		p.created_at = dt_now_ms();
 	}
 	if ((rc = read_owner(c, body, &p, &new_owner)) ||
-	    (exists && new_owner && (rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err))))
+	    (exists && new_owner && (rc = rbac_check(c->db, &c->who, &res, ACCESS_OWNER, &c->err))) ||
+	    (exists && (rc = read_move(c, body, &o, &p, &moved))))
 		goto out;
-	rc = exists ? store_project_update(c->db, &p, meta, cfg, &c->err)
-		    : store_project_insert(c->db, &p, meta, cfg, &c->err);
+	repos = json_object_get(body, "repositories");
+	if (repos && !json_is_null(repos) && (rc = repositories_map_prepare(c, &p, repos, &map)))
+		goto out;
+	rc = exists ? store_update(c, &p, meta, cfg, moved) : store_project_insert(c->db, &p, meta, cfg, &c->err);
+	if (rc == 0 && map && (rc = repositories_map_store(c, &p, map, exists)) && !exists)
+		undo_insert(c, &p);
 	api_audit_note(c, "projectName", p.name);
 	if (rc == 0)
 		rc = api_reply_result(c, exists ? "UPDATED" : "CREATED", p.id);
 out:
+	repositories_map_free(map);
 	free(meta);
 	free(cfg);
 	json_decref(body);
@@ -419,7 +516,9 @@ static int access_bulk(struct api_call *c)
 static const struct api_doc doc_create = {
     .summary = "Create a project or update one (by id or name)",
     .params = (const struct api_param_doc[]){DOC_ORG, {0}},
-    .body = "{'type':'object','properties':{'id':" SCHEMA_UUID "," SCHEMA_PROJECT_FIELDS "}}",
+    .body = "{'type':'object','properties':{'id':" SCHEMA_UUID "," SCHEMA_PROJECT_FIELDS
+	    ",'outVariablesMode':{'type':'string'},'repositories':{'type':'object','additionalProperties':{'type':"
+	    "'object'}},'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'}}}",
     .response = SCHEMA_RESULT,
     .errors = "400 403 404 409 415",
     .audit = {"PROJECT", "CREATE_OR_UPDATE", NULL},
@@ -437,7 +536,7 @@ static const struct api_doc doc_get = {
     .errors = "403 404",
 };
 static const struct api_doc doc_delete = {
-    .summary = "Delete a project with its repositories and processes",
+    .summary = "Delete a project with its repositories (its processes stay, without a project)",
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {0}},
     .response = SCHEMA_RESULT,
     .errors = "403 404",

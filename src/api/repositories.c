@@ -215,6 +215,139 @@ out:
 	return rc;
 }
 
+/* ---- the `repositories` map of a project body (projects.c) ---------------------------- */
+
+struct repo_map_entry {
+	struct repository r;
+	struct repo_commit commit;
+	struct model *m;
+	char *meta;
+	bool exists;
+};
+
+struct repo_map {
+	struct repo_map_entry *v;
+	size_t n;
+};
+
+void repositories_map_free(struct repo_map *map)
+{
+	if (!map)
+		return;
+	for (size_t i = 0; i < map->n; i++) {
+		model_free(map->v[i].m);
+		free(map->v[i].meta);
+	}
+	free(map->v);
+	free(map);
+}
+
+/* One entry: its key names it unless it names itself. */
+static int prepare_entry(struct api_call *c, const struct project *p, const char *key, json_t *body,
+			 struct repo_map_entry *e)
+{
+	json_t *named = json_deep_copy(body);
+	int rc;
+
+	if (!named)
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	if (!json_object_get(named, "name") && !json_object_get(named, "id"))
+		json_object_set_new(named, "name", json_string(key));
+	rc = body_target(c, named, p, &e->r, &e->exists);
+	if (rc == 0)
+		rc = repository_body(c, named, &e->r, &e->meta);
+	if (rc == 0 && e->exists)
+		rc = check_name_free(c, &e->r);
+	json_decref(named);
+	if (rc)
+		err_prefix(&c->err, "'repositories.%.128s'", key);
+	return rc;
+}
+
+int repositories_map_prepare(struct api_call *c, const struct project *p, json_t *map, struct repo_map **out)
+{
+	struct repo_map *pm;
+	const char *key;
+	json_t *body;
+	int rc = 0;
+
+	*out = NULL;
+	if (!json_is_object(map))
+		return api_fail(c, ERR_INVALID, "'repositories' must be an object: {name: repository}");
+	if (json_object_size(map) > REPOSITORIES_MAP_MAX)
+		return api_fail(c, ERR_INVALID, "'repositories' names more than %d repositories", REPOSITORIES_MAP_MAX);
+	if (json_object_size(map) && (rc = repository_available(c)))
+		return rc;
+	if (!(pm = calloc(1, sizeof *pm)) || !(pm->v = calloc(json_object_size(map) + 1, sizeof *pm->v))) {
+		free(pm);
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	}
+	json_object_foreach(map, key, body)
+	{
+		struct repo_map_entry *e = &pm->v[pm->n];
+		if (!json_is_object(body)) {
+			rc = api_fail(c, ERR_INVALID, "'repositories.%.128s' must be an object", key);
+			break;
+		}
+		if ((rc = prepare_entry(c, p, key, body, e)))
+			break;
+		pm->n++;
+		for (size_t i = 0; i + 1 < pm->n; i++)
+			if (strcmp(pm->v[i].r.name, e->r.name) == 0) {
+				rc = api_fail(c, ERR_INVALID, "'repositories' names %s twice", e->r.name);
+				break;
+			}
+		if (rc)
+			break;
+		if ((rc = repository_load(c, &e->r, &e->commit, &e->m))) {
+			err_prefix(&c->err, "'repositories.%.128s'", key);
+			break;
+		}
+	}
+	if (rc) {
+		for (size_t i = 0; i < pm->n; i++)
+			if (!pm->v[i].exists)
+				repo_forget(c->app->repos, pm->v[i].r.id);
+		repositories_map_free(pm);
+		return rc;
+	}
+	*out = pm;
+	return 0;
+}
+
+/* With replace, the project's repositories the map does not name go (Concord replaces them
+ * all). */
+static int drop_unnamed(struct api_call *c, const struct project *p, const struct repo_map *map)
+{
+	struct repository *all = NULL;
+	size_t n = 0;
+	int rc = store_repository_list(c->db, p->id, &all, &n, &c->err);
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		bool named = false;
+		for (size_t k = 0; k < map->n && !named; k++)
+			named = strcmp(map->v[k].r.id, all[i].id) == 0;
+		if (named)
+			continue;
+		if ((rc = store_repository_delete(c->db, all[i].id, &c->err)) == 0 && c->app->repos)
+			repo_forget(c->app->repos, all[i].id);
+	}
+	free(all);
+	return rc;
+}
+
+int repositories_map_store(struct api_call *c, const struct project *p, const struct repo_map *map, bool replace)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < map->n; i++) {
+		const struct repo_map_entry *e = &map->v[i];
+		rc = e->exists ? store_update(c, &e->r, e->meta, &e->commit, e->m)
+			       : store_new(c, &e->r, e->meta, &e->commit, e->m);
+	}
+	return rc == 0 && replace ? drop_unnamed(c, p, map) : rc;
+}
+
 static bool name_has(const char *name, const char *filter)
 {
 	size_t n = strlen(filter);

@@ -38,6 +38,20 @@ struct model;
 struct repo_commit;
 int repository_load(struct api_call *c, const struct repository *r, struct repo_commit *commit, struct model **m) WUR;
 
+/* Concord's `repositories` map of a project create/update body ({name: RepositoryEntry}),
+ * in two steps so that a bad entry stores nothing: repositories_map_prepare checks every
+ * entry against project p (which need not be stored yet: a new project's id is enough) as
+ * POST …/repository would — 400 naming the entry — and fetches each and loads its
+ * definition; repositories_map_store then creates or updates them with their triggers and,
+ * with replace (an update, as Concord replaces the list), deletes the project's
+ * repositories the map does not name.  An entry's key is its name unless it has `name` or
+ * `id`.  At most REPOSITORIES_MAP_MAX entries.  Free with repositories_map_free. */
+#define REPOSITORIES_MAP_MAX 100
+struct repo_map;
+int repositories_map_prepare(struct api_call *c, const struct project *p, json_t *map, struct repo_map **out) WUR;
+int repositories_map_store(struct api_call *c, const struct project *p, const struct repo_map *map, bool replace) WUR;
+void repositories_map_free(struct repo_map *map);
+
 /* 503 when this server has no repository support configured (app->repos NULL). */
 int repository_available(struct api_call *c) WUR;
 

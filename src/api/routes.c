@@ -21,6 +21,8 @@ static const struct api_route *const tables[] = {
     api_process_form_routes,
     api_process_children_routes,
     api_process_checkpoint_routes,
+    api_process_state_routes,
+    api_process_wait_routes,
     api_trigger_routes,
     api_metrics_routes,
     api_web_routes,

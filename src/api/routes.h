@@ -24,6 +24,8 @@ extern const struct api_route api_process_resume_routes[];
 extern const struct api_route api_process_form_routes[];
 extern const struct api_route api_process_children_routes[];
 extern const struct api_route api_process_checkpoint_routes[];
+extern const struct api_route api_process_state_routes[];
+extern const struct api_route api_process_wait_routes[];
 extern const struct api_route api_trigger_routes[];
 
 extern const struct api_route api_metrics_routes[];

@@ -88,6 +88,21 @@ static int health(struct api_call *c)
 
 #define SCHEMA_CHECK "{'type':'object','properties':{'ok':{'type':'boolean'},'message':{'type':'string'}}}"
 
+/* Concord's agents and console connect to /websocket; Accord runs processes itself and its
+ * console needs no socket, so the answer says so instead of a bare "no such endpoint". */
+static int websocket(struct api_call *c)
+{
+	return api_fail(c, ERR_NOT_FOUND,
+			"/websocket is Concord's endpoint for external agents and its console's live updates: "
+			"Accord has neither (it runs processes on its own nodes; its console polls the REST API). "
+			"See docs/api.md \"Server\"");
+}
+
+static const struct api_doc doc_websocket = {
+    .summary = "Concord's agent and console socket: always 404 with an explanation (Accord has no external agents)",
+    .response = SCHEMA_OK,
+    .errors = "404",
+};
 static const struct api_doc doc_ping = {.summary = "Liveness: the server answers", .response = SCHEMA_OK};
 static const struct api_doc doc_health = {
     .summary = "Health: the store answers, the workers run, the data folder (and a separate --work-dir) has free "
@@ -107,5 +122,6 @@ const struct api_route api_server_routes[] = {
     {"GET", "/api/v1/server/ping", ping, API_PUBLIC, &doc_ping},
     {"GET", "/api/v1/server/health", health, API_PUBLIC, &doc_health},
     {"GET", "/api/v1/server/version", version, API_PUBLIC, &doc_version},
+    {"GET", "/websocket", websocket, API_PUBLIC, &doc_websocket},
     {0},
 };

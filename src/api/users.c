@@ -1,4 +1,4 @@
-/* /api/v1/user: local users (admin only). */
+/* /api/v1/user: local users (admin only); GET /api/v2/user: the list of active users. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +12,8 @@
 #include "base/datetime.h"
 #include "base/jsonx.h"
 #include "base/str.h"
+#include "base/username.h"
+#include "store/teams.h"
 #include "store/users.h"
 
 static json_t *user_json(const struct user *u)
@@ -126,6 +128,26 @@ static int read_user(struct api_call *c, json_t *body, const struct json_plucked
 	return 0;
 }
 
+/* A new user, and (as Concord adds every new user) a MEMBER of the Default org's team
+ * `default`, when that team still exists: one transaction. */
+static int insert_member_of_default(struct api_call *c, const struct user *u, const char *hash)
+{
+	struct team t;
+	struct err none;
+	int rc;
+
+	if ((rc = store_tx_begin(c->db, &c->err)))
+		return rc;
+	rc = store_user_insert(c->db, u, hash, &c->err);
+	if (rc == 0 && store_team_get(c->db, DEFAULT_TEAM_ID, &t, &none) == 0)
+		rc = store_team_member_set(c->db, DEFAULT_TEAM_ID, u->id, TEAM_ROLE_MEMBER, &c->err);
+	if (rc == 0)
+		rc = store_tx_commit(c->db, &c->err);
+	if (rc)
+		store_tx_rollback(c->db);
+	return rc;
+}
+
 static int create_or_update(struct api_call *c)
 {
 	json_t *body = NULL;
@@ -154,11 +176,12 @@ static int create_or_update(struct api_call *c)
 	if (!exists) {
 		memset(&u, 0, sizeof u);
 		uuid_v4(u.id);
-		if (str_fmt(u.username, sizeof u.username, "%s", username)) {
+		if (strlen(username) >= sizeof u.username) {
 			rc =
 			    api_fail(c, ERR_INVALID, "'username' is longer than %zu characters", sizeof u.username - 1);
 			goto out;
 		}
+		username_fold(username, u.username, sizeof u.username); /* lower case, as Concord stores it */
 		if (str_fmt(u.domain, sizeof u.domain, "%s", domain ? domain : "")) {
 			rc =
 			    api_fail(c, ERR_INVALID, "'userDomain' is longer than %zu characters", sizeof u.domain - 1);
@@ -173,7 +196,7 @@ static int create_or_update(struct api_call *c)
 		goto out;
 	}
 	rc = exists ? store_user_update(c->db, &u, has_hash ? hash : NULL, &c->err)
-		    : store_user_insert(c->db, &u, has_hash ? hash : NULL, &c->err);
+		    : insert_member_of_default(c, &u, has_hash ? hash : NULL);
 	api_audit_note(c, "username", u.username);
 	if (rc == 0)
 		rc = api_reply(c, json_pack("{s:b,s:s,s:s,s:s}", "ok", 1, "id", u.id, "username", u.username, "result",
@@ -217,6 +240,122 @@ static int delete (struct api_call *c)
 	return api_reply_result(c, "DELETED", NULL);
 }
 
+static json_t *role_names(unsigned roles)
+{
+	json_t *v = json_array();
+
+	if (roles & ROLE_ADMIN)
+		json_array_append_new(v, json_string("concordAdmin"));
+	if (roles & ROLE_SYSTEM_READER)
+		json_array_append_new(v, json_string("concordSystemReader"));
+	if (roles & ROLE_SYSTEM_WRITER)
+		json_array_append_new(v, json_string("concordSystemWriter"));
+	return v;
+}
+
+/* The user of the path's {username} (admins only). */
+static int path_user(struct api_call *c, struct user *u)
+{
+	int rc = rbac_admin(&c->who, &c->err);
+
+	if (rc == 0)
+		rc = store_user_find(c->db, api_param(c, "username"), http_query(c->req, "userDomain"), u, &c->err);
+	return rc == -ERR_CONFLICT ? api_recode(c, ERR_INVALID) : rc;
+}
+
+static int get_roles(struct api_call *c)
+{
+	struct user u;
+	int rc = path_user(c, &u);
+
+	return rc ? rc : api_reply(c, json_pack("{s:s, s:o}", "username", u.username, "roles", role_names(u.roles)));
+}
+
+/* POST or PUT {"roles": [...]}: replaces the user's global roles (Concord's updateUserRoles). */
+static int set_roles(struct api_call *c)
+{
+	json_t *body = NULL;
+	struct user u;
+	int rc;
+
+	if ((rc = path_user(c, &u)) || (rc = api_body_object(c, &body)))
+		goto out;
+	if (!json_is_array(json_object_get(body, "roles"))) {
+		rc = api_fail(c, ERR_INVALID, "'roles' is required: a list of role names");
+		goto out;
+	}
+	if ((rc = read_roles(c, body, &u)))
+		goto out;
+	if (strcmp(u.id, ADMIN_USER_ID) == 0 && !(u.roles & ROLE_ADMIN)) {
+		rc = api_fail(c, ERR_CONFLICT, "the built-in admin cannot lose the concordAdmin role");
+		goto out;
+	}
+	api_audit_note(c, "username", u.username);
+	if ((rc = store_user_update(c->db, &u, NULL, &c->err)) == 0)
+		rc = api_reply_result(c, "UPDATED", NULL);
+out:
+	json_decref(body);
+	return rc;
+}
+
+/* PUT /api/v1/user/{id}/disable: the user can no longer log in; answers the user. */
+static int disable(struct api_call *c)
+{
+	const char *id = api_param(c, "id");
+	bool permanent = false;
+	struct user u;
+	int rc;
+
+	if ((rc = rbac_admin(&c->who, &c->err)) || (rc = api_query_bool(c, "permanent", &permanent)))
+		return rc;
+	if (!uuid_valid(id, strlen(id)))
+		return api_fail(c, ERR_NOT_FOUND, "User not found: %.64s", id);
+	if (strcmp(id, ADMIN_USER_ID) == 0)
+		return api_fail(c, ERR_CONFLICT, "the built-in admin cannot be disabled");
+	if ((rc = store_user_get(c->db, id, &u, &c->err)))
+		return rc;
+	u.disabled = true;
+	api_audit_note(c, "username", u.username);
+	if ((rc = store_user_update(c->db, &u, NULL, &c->err)))
+		return rc;
+	return api_reply(c, user_json(&u));
+}
+
+#define V2_LIMIT_DEFAULT 10 /* Concord's */
+
+/* GET /api/v2/user?filter=&offset=&limit=: active users by name.  Admins and global
+ * readers get whole entries; other users the names only (a member picker's needs). */
+static int list_v2(struct api_call *c)
+{
+	const char *filter = http_query(c->req, "filter");
+	struct err not_admin;
+	bool full = rbac_admin(&c->who, &not_admin) == 0 || (c->who.user.roles & ROLE_SYSTEM_READER);
+	struct user *users = NULL;
+	size_t n = 0, limit, offset;
+	json_t *list;
+	int rc;
+
+	if ((rc = api_paging(c, &limit, &offset)))
+		return rc;
+	if (!http_query(c->req, "limit"))
+		limit = V2_LIMIT_DEFAULT;
+	if (filter && strlen(filter) > 128)
+		return api_fail(c, ERR_INVALID, "'filter' is longer than 128 characters");
+	if ((rc = store_user_list(c->db, filter && *filter ? filter : NULL, offset, limit, &users, &n, &c->err)))
+		return rc;
+	list = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = user_json(&users[i]);
+		if (!full) {
+			json_object_del(v, "email");
+			json_object_del(v, "roles");
+		}
+		json_array_append_new(list, v);
+	}
+	free(users);
+	return api_reply(c, list);
+}
+
 #define SCHEMA_ROLES "{'type':'array','items':{'enum':['concordAdmin','concordSystemReader','concordSystemWriter']}}"
 
 static const struct api_doc doc_create = {
@@ -249,9 +388,52 @@ static const struct api_doc doc_delete = {
     .audit = {"USER", "DELETE", NULL},
 };
 
+static const struct api_doc doc_get_roles = {
+    .summary = "A user's global roles (admins only)",
+    .params = (const struct api_param_doc[]){{"username", "string", "the user's name"},
+					     {"userDomain", "string", "the user's domain (LDAP users)"},
+					     {0}},
+    .response = "{'type':'object','properties':{'username':{'type':'string'},'roles':" SCHEMA_ROLES "}}",
+    .errors = "400 403 404",
+};
+static const struct api_doc doc_set_roles = {
+    .summary = "Replace a user's global roles (admins only; Concord's updateUserRoles)",
+    .params = (const struct api_param_doc[]){{"username", "string", "the user's name"},
+					     {"userDomain", "string", "the user's domain (LDAP users)"},
+					     {0}},
+    .body = "{'type':'object','required':['roles'],'properties':{'roles':" SCHEMA_ROLES "}}",
+    .response = SCHEMA_RESULT,
+    .errors = "400 403 404 409 415",
+    .audit = {"USER", "UPDATE_ROLES", NULL},
+};
+static const struct api_doc doc_disable = {
+    .summary = "Disable a user (admins only): the user can no longer log in; answers the user",
+    .params =
+	(const struct api_param_doc[]){{"id", "string", "the user's id"},
+				       {"permanent", "boolean", "accepted for Concord's clients; every disable is"},
+				       {0}},
+    .response = "{'type':'object'}",
+    .errors = "400 403 404 409",
+    .audit = {"USER", "DISABLE", NULL},
+};
+static const struct api_doc doc_list_v2 = {
+    .summary = "Active users whose name, display name or email contains filter (by name; limit defaults to 10)",
+    .params = (const struct api_param_doc[]){{"filter", "string", "a part of the name, display name or email"},
+					     {"offset", "integer", "users to skip"},
+					     {"limit", "integer", "at most this many (default 10)"},
+					     {0}},
+    .response = "{'type':'array','items':{'type':'object'}}",
+    .errors = "400",
+};
+
 const struct api_route api_user_routes[] = {
     {"POST", "/api/v1/user", create_or_update, 0, &doc_create},
     {"GET", "/api/v1/user/{username}", get, 0, &doc_get},
     {"DELETE", "/api/v1/user/{id}", delete, 0, &doc_delete},
+    {"GET", "/api/v1/user/{username}/roles", get_roles, 0, &doc_get_roles},
+    {"PUT", "/api/v1/user/{username}/roles", set_roles, 0, &doc_set_roles},
+    {"POST", "/api/v1/user/{username}/roles", set_roles, 0, &doc_set_roles},
+    {"PUT", "/api/v1/user/{id}/disable", disable, 0, &doc_disable},
+    {"GET", "/api/v2/user", list_v2, 0, &doc_list_v2},
     {0},
 };

@@ -17,28 +17,34 @@ struct rbac_resource rbac_project_res(const struct project *p)
 				      .is_public = strcmp(p->visibility, "PUBLIC") == 0};
 }
 
-/* Raw payloads into a project follow its rawPayloadMode. */
-static int raw_payload_ok(struct store_conn *c, const struct principal *p, const struct org *o,
-			  const struct project *pr, struct err *e)
+/* Raw payloads into a project follow its rawPayloadMode, out variables its
+ * outVariablesMode; what: "raw payloads" or "custom out variables". */
+static int mode_ok(struct store_conn *c, const struct principal *p, const struct org *o, const struct project *pr,
+		   const char *mode, const char *what, struct err *e)
 {
-	const char *mode = pr->raw_payload_mode;
 	struct rbac_resource res = rbac_project_res(pr);
 	enum access_level need;
 
 	if (strcmp(mode, "EVERYONE") == 0)
 		return 0;
-	if (strcmp(mode, "DISABLED") == 0)
-		return err_set(e, ERR_INVALID, "The project is not accepting raw payloads: %s", pr->id);
 	if (strcmp(mode, "ORG_MEMBERS") == 0)
 		return rbac_org(c, p, o, RBAC_ORG_MEMBER, e)
-			   ? err_set(e, ERR_FORBIDDEN, "The project accepts raw payloads from members of %s only: %s",
+			   ? err_set(e, ERR_FORBIDDEN, "The project accepts %s from members of %s only: %s", what,
 				     o->name, pr->name)
 			   : 0;
+	if (strcmp(mode, "OWNERS") != 0 && strcmp(mode, "TEAM_MEMBERS") != 0) /* DISABLED */
+		return err_set(e, ERR_INVALID, "The project is not accepting %s: %s", what, pr->id);
 	need = strcmp(mode, "OWNERS") == 0 ? ACCESS_OWNER : ACCESS_WRITER;
 	if (rbac_check(c, p, &res, need, e))
-		return err_set(e, ERR_FORBIDDEN, "The project accepts raw payloads from its %s only: %s",
+		return err_set(e, ERR_FORBIDDEN, "The project accepts %s from its %s only: %s", what,
 			       need == ACCESS_OWNER ? "owners" : "team members", pr->name);
 	return 0;
+}
+
+int rbac_process_out_vars(struct store_conn *c, const struct principal *p, const struct org *o,
+			  const struct project *pr, struct err *e)
+{
+	return pr ? mode_ok(c, p, o, pr, pr->out_variables_mode, "custom out variables", e) : 0;
 }
 
 int rbac_process_start(struct store_conn *c, const struct principal *p, const struct org *o, const struct project *pr,
@@ -55,7 +61,7 @@ int rbac_process_start(struct store_conn *c, const struct principal *p, const st
 		struct rbac_resource res = rbac_project_res(pr);
 		if (rbac_check(c, p, &res, ACCESS_READER, e))
 			return -1;
-		return raw_payload ? raw_payload_ok(c, p, o, pr, e) : 0;
+		return raw_payload ? mode_ok(c, p, o, pr, pr->raw_payload_mode, "raw payloads", e) : 0;
 	}
 	/* An org without a project: its members may run one-off processes there. */
 	if (strcmp(o->id, DEFAULT_ORG_ID) != 0)

@@ -18,6 +18,12 @@
 int rbac_process_start(struct store_conn *c, const struct principal *p, const struct org *o, const struct project *pr,
 		       bool raw_payload, struct err *e) WUR;
 
+/* May p name the out variables of a process of project pr (NULL: always)?  Its
+ * outVariablesMode decides, with rawPayloadMode's values: DISABLED (Concord's default) is
+ * ERR_INVALID "The project is not accepting custom out variables: <id>". */
+int rbac_process_out_vars(struct store_conn *c, const struct principal *p, const struct org *o,
+			  const struct project *pr, struct err *e) WUR;
+
 /* The access-rule view of a project. */
 struct rbac_resource rbac_project_res(const struct project *p);
 

@@ -48,8 +48,8 @@ struct archive_api {
 	__typeof__(&archive_entry_set_perm) entry_set_perm;
 	__typeof__(&archive_entry_set_size) entry_set_size;
 	__typeof__(&archive_entry_set_mtime) entry_set_mtime;
-	/* for the tests */
 	__typeof__(&archive_write_set_format_zip) write_set_format_zip;
+	/* for the tests */
 	__typeof__(&archive_write_open_memory) write_open_memory;
 	__typeof__(&archive_entry_set_symlink) entry_set_symlink;
 	__typeof__(&archive_entry_set_hardlink) entry_set_hardlink;

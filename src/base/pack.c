@@ -482,7 +482,7 @@ static int pack_tree(struct packer *pk, int dirfd, const char *prefix, int depth
 	return rc;
 }
 
-int pack_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, struct err *e)
+static int pack_dir_as(const char *dir, bool zip, uint64_t max_bytes, void **out, size_t *out_len, struct err *e)
 {
 	struct packer pk = {.max_bytes = max_bytes, .e = e};
 	int dirfd = -1, rc = -1;
@@ -504,7 +504,7 @@ int pack_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, s
 		err_set(e, ERR_INTERNAL, "cannot open %s: %s", dir, strerror(errno));
 		goto out;
 	}
-	if (archive.write_set_format_pax_restricted(pk.a) != ARCHIVE_OK ||
+	if ((zip ? archive.write_set_format_zip(pk.a) : archive.write_set_format_pax_restricted(pk.a)) != ARCHIVE_OK ||
 	    archive.write_add_filter_none(pk.a) != ARCHIVE_OK || archive.write_set_bytes_in_last_block(pk.a, 1) ||
 	    archive.write_open(pk.a, &pk, NULL, tar_write_cb, NULL) != ARCHIVE_OK) {
 		tar_fail(&pk, dir);
@@ -527,4 +527,14 @@ out:
 	free(pk.chunk);
 	buf_cleanup(&pk.out);
 	return rc;
+}
+
+int pack_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, struct err *e)
+{
+	return pack_dir_as(dir, false, max_bytes, out, out_len, e);
+}
+
+int pack_zip_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, struct err *e)
+{
+	return pack_dir_as(dir, true, max_bytes, out, out_len, e);
 }

@@ -38,6 +38,8 @@ int pack_unzip(const void *zip, size_t len, const char *dir, const struct pack_l
 
 /* New buffer (caller frees) in *out of *out_len bytes. */
 int pack_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, struct err *e) WUR;
+/* The same folder as a ZIP (for downloads: Concord's state snapshot). */
+int pack_zip_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, struct err *e) WUR;
 int pack_restore(const void *tar, size_t len, const char *dir, struct err *e) WUR;
 
 #endif

@@ -12,6 +12,7 @@
 
 #include <sodium.h>
 
+#include "api/process_wait.h"
 #include "api/routes.h"
 #include "api/secrets.h"
 #include "auth/authn.h"
@@ -514,6 +515,7 @@ static int run(struct err *e)
 	LOG_I("received %s: stopping (finishing requests in flight)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	rc = 0;
 out:
+	api_process_waits_end();
 	http_server_stop(srv, rc == 0 ? cfg.shutdown_grace_ms : 0);
 	triggers_stop(app.triggers);
 	app.triggers = NULL;

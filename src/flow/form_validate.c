@@ -250,6 +250,12 @@ static int field_value(const struct field *f, const json_t *given, const json_t 
 		       struct err *e)
 {
 	const json_t *v = json_is_true(json_object_get(f->def, "readonly")) || empty(given) ? dflt : given;
+	const json_t *allow = json_object_get(f->def, "allow");
+
+	/* A required field left empty whose `allow` is one value takes it (Concord). */
+	if (empty(v) && f->card != '?' && f->card != '*' && allow && !json_is_null(allow) &&
+	    (!json_is_array(allow) || json_array_size(allow) == 1))
+		v = json_is_array(allow) ? json_array_get(allow, 0) : allow;
 	if (empty(v)) {
 		if (f->card == '?' || f->card == '*') {
 			*out = f->card == '*' ? json_array() : json_null();
@@ -284,6 +290,35 @@ static int field_parse(const json_t *def, size_t i, struct field *f, struct err 
 	return 0;
 }
 
+static bool names_a_field(const json_t *fields, const char *k)
+{
+	const json_t *def;
+	size_t i;
+
+	json_array_foreach(fields, i, def)
+	{
+		const char *name = json_string_value(json_object_get(def, "name"));
+		if (name && strcmp(name, k) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The form's `values` that name no field ("additional data", Concord's docs say) are kept
+ * in the result beside the fields' values. */
+static int keep_extra_values(json_t *ok, const json_t *fields, const json_t *values)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)values, k, v)
+	{
+		if (!names_a_field(fields, k) && json_object_set(ok, k, v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int form_validate(const json_t *form, const json_t *submitted, json_t **out, struct err *e)
 {
 	const json_t *fields = json_object_get(form, "fields"), *values = json_object_get(form, "values"), *def;
@@ -315,6 +350,10 @@ int form_validate(const json_t *form, const json_t *submitted, json_t **out, str
 			json_object_set_new(ok, f.name, v);
 	}
 	rc = json_object_size(errors) ? FORM_INVALID : FORM_VALID;
+	if (rc == FORM_VALID && keep_extra_values(ok, fields, values) < 0) {
+		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		goto out;
+	}
 	*out = json_incref(rc == FORM_VALID ? ok : errors);
 out:
 	json_decref(ok);

@@ -15,10 +15,13 @@
  * submitted (an object, may be NULL) maps field names to values; strings are coerced to the
  * field's type ("30" → 30, "true" → true, dates → ISO-8601 UTC).  A missing or null value
  * (or an empty list) takes the form's current value (`values`, then the field's `value`); a
- * read-only field always keeps it.  Unknown keys are ignored.
+ * read-only field always keeps it; a required field (no suffix or +) still empty whose
+ * `allow` is one value (or a list of one) takes that value, as in Concord.  Unknown keys are
+ * ignored.
  *
  * Returns FORM_VALID with *out a NEW object fieldName → coerced value (every field present:
- * null for an empty `?`, [] for an empty `*`), or FORM_INVALID with *out a NEW object
+ * null for an empty `?`, [] for an empty `*`) plus the form's `values` that name no field
+ * (kept as given, as Concord keeps them), or FORM_INVALID with *out a NEW object
  * fieldName → message for every field that fails (one message per field, the first
  * problem found), or < 0 with e set when the form itself is malformed or memory runs out. */
 enum { FORM_VALID = 0, FORM_INVALID = 1 };

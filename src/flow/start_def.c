@@ -57,7 +57,7 @@ static int exclusive(const struct model *m, json_t *cfg, bool has_project, struc
 	json_t *x = setting(m, cfg, "exclusive");
 	const char *group, *mode;
 
-	if (!x || json_is_null(x) || !has_project)
+	if (!x || json_is_null(x))
 		return 0;
 	group = json_string_value(json_object_get(x, "group"));
 	mode = json_object_get(x, "mode") ? json_string_value(json_object_get(x, "mode")) : "cancel";
@@ -66,6 +66,8 @@ static int exclusive(const struct model *m, json_t *cfg, bool has_project, struc
 			       "Invalid exclusive mode: 'group' must be a non-empty string (at most 128 characters)");
 	if (!mode || (strcmp(mode, "cancel") && strcmp(mode, "cancelOld") && strcmp(mode, "wait")))
 		return err_set(e, ERR_INVALID, "Invalid exclusive mode: 'mode' must be one of cancel, cancelOld, wait");
+	if (!has_project) /* checked as Concord checks it, but a group is a project's */
+		return 0;
 	d->exclusive_group = group;
 	d->exclusive_mode = mode;
 	return 0;
@@ -131,6 +133,7 @@ int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_
 	    timeout(m, cfg, "suspendTimeout", suspend_timeout_s, &out->suspend_timeout_s, e) ||
 	    exclusive(m, cfg, has_project, out, e) || dry_run(cfg, &out->dry_run, e))
 		return -1;
+	out->meta = json_object_get(m->configuration, "meta"); /* a map: model_top.c checks it */
 	out->handlers = handler_flows(m, cfg);
 	return out->handlers ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
 }

@@ -11,7 +11,7 @@
 
 /* What the start of a process takes from its definition and its start configuration
  * (the request's configuration, or a child's _main.json): the entry point, the timeouts,
- * the handler flows and the exclusive group.  One reading for every way a process
+ * the handler flows, the exclusive group and the initial metadata.  One reading for every way a process
  * starts (POST /api/v1/process, the concord task's children). */
 /* The key of the start configuration (_main.json) that holds the organization's cfg with
  * the project's merged over it (queue/start_staged.c writes it): the lowest layer of the
@@ -33,6 +33,7 @@ struct start_def {
 	const char *exclusive_group;  /* BORROWED; NULL: none (always NULL without a project) */
 	const char *exclusive_mode;   /* cancel, cancelOld or wait */
 	bool dry_run;		      /* dryRun: true or "true" (any case) */
+	json_t *meta;		      /* BORROWED: the definition's configuration.meta (an object) or NULL */
 };
 
 /* m: the loaded definition; cfg: the start configuration (entryPoint, processTimeout,

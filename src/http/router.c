@@ -150,7 +150,9 @@ static bool match(const struct compiled *c, const struct split *sp, struct http_
 		const struct seg *s = &c->segs[i], *in = &sp->segs[i];
 		if (!s->param && (in->len != s->len || memcmp(in->p, s->p, s->len) != 0))
 			return false;
-		if (s->param && in->len == 0)
+		/* An empty segment is no value, but for a {x*} parameter whose rest starts with
+		 * it: "data//a" (Concord's clients send "data/%2Fa") is the item path "/a". */
+		if (s->param && in->len == 0 && !(s->rest && in->p[0] == '/' && in->p[1] != '\0'))
 			return false;
 	}
 	if (!fill)

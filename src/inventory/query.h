@@ -30,18 +30,26 @@ struct inv_query {
 	bool prefilter;
 };
 
+/* The message of a run whose query returns n != 1 columns (printf format, one int). */
+#define INV_ONE_COLUMN_FMT                                                                                             \
+	"a query must return exactly one column to run, this one returns %d: select the JSON of each row, e.g. "       \
+	"select item_data from inventory_data"
+
 /* Compiles text[0..len) (need not be NUL-terminated; borrowed for the life of out).  Owns
  * nothing: out needs no cleanup.  Errors as inv_dialect_translate: ERR_INVALID naming what
  * is wrong and where, ERR_TOO_LARGE, ERR_INTERNAL when out of memory. */
 int inv_query_compile(const char *text, size_t len, struct inv_query *out, struct err *e) WUR;
 
 /* Validates q as it would run on c's database, without running it (SQLite: prepared in the
- * sandbox, so unknown columns and functions are found).  ERR_INVALID with the reason. */
+ * sandbox, so unknown columns and functions are found).  ERR_INVALID with the reason.  Any
+ * number of columns passes (`select * from inventory_data` is saved, as Concord saves it);
+ * inv_query_run needs exactly one. */
 int inv_query_check(struct store_conn *c, const struct inv_query *q, struct err *e) WUR;
 
 /* Runs q on inv's items with the configured limits (limits.query_timeout_ms,
  * limits.query_rows).  filter: JSON text for the ? placeholder, or NULL (an error when q has
- * one).  *rows (new) is a JSON array with one element per row: the single column's value,
+ * one).  The query must return one column (ERR_INVALID INV_ONE_COLUMN_FMT otherwise).
+ * *rows (new) is a JSON array with one element per row: the single column's value,
  * text parsed as JSON, numbers as numbers, NULL as null.  Errors: ERR_INVALID naming what
  * was wrong — the filter, the database's own reason, a limit —; ERR_INTERNAL when the
  * database cannot be opened. */

@@ -498,7 +498,9 @@ static void set_db_error(struct run *r, const char *prefix, const char *msg, str
 	err_set(e, ERR_INVALID, "%s: %s", prefix, out);
 }
 
-static int prepare(struct run *r, const char *sql, sqlite3_stmt **st, struct err *e)
+/* one_column: the statement is to run (a saved query may have more columns, `select *`,
+ * as Concord saves it; running needs the one column of JSON values). */
+static int prepare(struct run *r, const char *sql, bool one_column, sqlite3_stmt **st, struct err *e)
 {
 	const char *tail = NULL;
 
@@ -513,9 +515,8 @@ static int prepare(struct run *r, const char *sql, sqlite3_stmt **st, struct err
 		tail++;
 	if (!*st || (tail && *tail) || !sqlite.stmt_readonly(*st))
 		return err_set(e, ERR_INVALID, "invalid query: only one read-only SELECT statement is allowed");
-	if (sqlite.column_count(*st) != 1)
-		return err_set(e, ERR_INVALID, "a query must return exactly one column, this one returns %d",
-			       sqlite.column_count(*st));
+	if (one_column && sqlite.column_count(*st) != 1)
+		return err_set(e, ERR_INVALID, INV_ONE_COLUMN_FMT, sqlite.column_count(*st));
 	return 0;
 }
 
@@ -607,7 +608,7 @@ static int execute(struct run *r, json_t *rows, struct err *e)
 		return err_set(e, ERR_INVALID, "the query has a ? placeholder: send a JSON object as the request body");
 	if (r->q->prefilter && choose_key(r, e))
 		return -1;
-	if (inv_dialect_translate(r->q->text, r->q->text_len, view_of(r), &t, e) || prepare(r, t.sql, &st, e))
+	if (inv_dialect_translate(r->q->text, r->q->text_len, view_of(r), &t, e) || prepare(r, t.sql, true, &st, e))
 		goto out;
 	if (t.n_params > 0 && sqlite.bind_text(st, 1, in->filter, (int)in->filter_len, SQLITE_STATIC) != SQLITE_OK) {
 		db_fail(r, e, "binding the filter");
@@ -678,7 +679,7 @@ int inv_sandbox_check(const char *db_path, const struct inv_query *q, struct err
 	if (run_begin(&r, e))
 		return -1;
 	if (open_db(&r, db_path, e) == 0 && inv_dialect_translate(q->text, q->text_len, r.view_all, &t, e) == 0 &&
-	    prepare(&r, t.sql, &st, e) == 0)
+	    prepare(&r, t.sql, false, &st, e) == 0)
 		rc = 0;
 	sqlite.finalize(st);
 	inv_translation_cleanup(&t);

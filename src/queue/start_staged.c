@@ -135,7 +135,10 @@ static int store_new(struct store_conn *c, const unsigned char session_key[32], 
 			       sizeof p->entry_point - 1);
 	p->start_at = s->start_at;
 	p->tags = s->tags;
-	p->meta = s->meta ? json_deep_copy(s->meta) : json_object();
+	/* Concord's initial metadata: configuration.meta, then the request's meta part. */
+	p->meta = d->meta ? json_deep_copy(d->meta) : json_object();
+	if (s->meta)
+		json_object_update(p->meta, s->meta);
 	json_object_set_new(p->meta, "entryPoint", json_string(d->entry));
 	p->handlers = d->handlers;
 	pn.repo = repo_fields(s);

@@ -294,6 +294,19 @@ static void mark_running(struct sup *s)
 		s->deadline = dt_now_ms() + s->r->p.timeout_s * 1000;
 }
 
+/* The values of the variables configuration.meta names, into the process's meta ("out"
+ * is the out variables' place, set at the end: a variable of that name does not replace it). */
+static void on_meta(struct sup *s, json_t *values)
+{
+	json_t *patch = json_deep_copy(values);
+	struct err e;
+
+	json_object_del(patch, "out");
+	if (patch && json_object_size(patch) && store_process_meta_merge(s->db, s->id, patch, &e))
+		LOG_W("process %s: cannot store its metadata: %s", s->id, e.msg);
+	json_decref(patch);
+}
+
 static void on_frame(struct sup *s, json_t *f)
 {
 	const char *type = json_string_value(json_object_get(f, "type"));
@@ -313,6 +326,8 @@ static void on_frame(struct sup *s, json_t *f)
 	} else if (strcmp(type, "checkpoint") == 0) {
 		flush(s); /* its ELEMENT events before its CHECKPOINT event */
 		reply(s, supervise_checkpoint(s->db, s->id, s->workdir, f));
+	} else if (strcmp(type, "meta") == 0 && json_is_object(json_object_get(f, "values"))) {
+		on_meta(s, json_object_get(f, "values"));
 	} else if (strcmp(type, "done") == 0) {
 		const char *st = json_string_value(json_object_get(f, "status"));
 		const char *wake = json_string_value(json_object_get(f, "wakeEvent"));
@@ -567,6 +582,20 @@ out:
 	close_pair(logp);
 	close_pair(ipc);
 	return rc;
+}
+
+/* The lines Concord's agent begins every run's log with, where they tell something: the
+ * runtime, and the entry point of a run from the start (a resumed or restored run
+ * continues where it stopped). */
+static void agent_lines(struct sup *s)
+{
+	char msg[sizeof s->r->p.entry_point + 32];
+
+	server_line(s, "INFO", "Runtime: concord-v2");
+	if (!s->r->p.resume_event[0]) {
+		str_fmt_cut(msg, sizeof msg, "Using entry point: %s", s->r->p.entry_point);
+		server_line(s, "INFO", msg);
+	}
 }
 
 static int send_start(struct sup *s, struct err *e)
@@ -832,6 +861,7 @@ void supervisor_main(void *arg)
 	if (prepare_workdir(&s, &e) || spawn_runner(&s, &e))
 		goto broken;
 	mark_running(&s);
+	agent_lines(&s);
 	if (send_start(&s, &e)) {
 		LOG_W("process %s: cannot send the start frame: %s", s.id, e.msg);
 		begin_kill(&s);

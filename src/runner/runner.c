@@ -76,6 +76,24 @@ static int send_done(const char *status, struct vm *vm)
 	return rc;
 }
 
+/* Concord's process metadata: the current values of the variables configuration.meta
+ * names (dotted names reach into objects), sent before the end so that the process's meta
+ * shows them (the meta.* list filters find them).  Names without a value keep theirs. */
+static void send_meta(struct runner *r)
+{
+	json_t *keys = json_array(), *vals;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(json_object_get(r->m->configuration, "meta"), k, v)
+	    json_array_append_new(keys, json_string(k));
+	vals = json_array_size(keys) ? vm_out_vars(r->vm, keys) : NULL;
+	if (vals && json_object_size(vals))
+		runner_send(&r->host, json_pack("{s:s, s:O}", "type", "meta", "values", vals));
+	json_decref(vals);
+	json_decref(keys);
+}
+
 static int load(struct runner *r, struct err *e)
 {
 	json_t *profiles = json_object_get(r->start, "activeProfiles"), *v, *sys_pi;
@@ -243,6 +261,7 @@ int runner_body(void)
 		goto out;
 	}
 	status = finish(&r, vm_run(r.vm));
+	send_meta(&r);
 out:
 	runner_host_flush(&r.host);
 	send_done(status, r.vm);

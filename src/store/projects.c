@@ -10,7 +10,7 @@
 
 #define PROJECT_COLS                                                                                                   \
 	"p.id, p.org_id, o.name, p.name, p.description, p.visibility, p.raw_payload_mode, p.owner_id, u.username,"     \
-	" p.created_at"
+	" p.created_at, p.out_variables_mode"
 #define PROJECT_FROM " FROM projects p JOIN orgs o ON o.id = p.org_id LEFT JOIN users u ON u.id = p.owner_id"
 
 static void read_project(struct store_stmt *st, void *out_)
@@ -27,6 +27,7 @@ static void read_project(struct store_stmt *st, void *out_)
 	CP(p->owner_id, 7);
 	CP(p->owner_username, 8);
 	p->created_at = store_col_int64(st, 9);
+	CP(p->out_variables_mode, 10);
 }
 
 int store_project_get(struct store_conn *c, const char *id, struct project *p, struct err *e)
@@ -121,22 +122,24 @@ static void bind_project(struct store_stmt *st, const struct project *p, const c
 	store_bind_text(st, 5, p->owner_id[0] ? p->owner_id : NULL);
 	store_bind_text(st, 6, meta);
 	store_bind_text(st, 7, cfg);
-	store_bind_text(st, 8, p->id);
+	store_bind_text(st, 8, p->out_variables_mode[0] ? p->out_variables_mode : "DISABLED");
+	store_bind_text(st, 9, p->id);
 }
 
 int store_project_insert(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,
 			 struct err *e)
 {
 	static const char SQL[] = "INSERT INTO projects (name, description, visibility, raw_payload_mode, owner_id,"
-				  " meta, cfg, id, org_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+				  " meta, cfg, out_variables_mode, id, org_id, created_at)"
+				  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
 	if (!st)
 		return -1;
 	bind_project(st, p, meta, cfg);
-	store_bind_text(st, 9, p->org_id);
-	store_bind_int64(st, 10, p->created_at);
+	store_bind_text(st, 10, p->org_id);
+	store_bind_int64(st, 11, p->created_at);
 	rc = store_step_done(st, e);
 	if (rc == -ERR_CONFLICT)
 		return err_set(e, ERR_CONFLICT, "Project already exists: %.128s", p->name);
@@ -164,18 +167,40 @@ int store_project_update(struct store_conn *c, const struct project *p, const ch
 {
 	static const char SQL[] = "UPDATE projects SET name = ?, description = ?, visibility = ?,"
 				  " raw_payload_mode = ?, owner_id = ?, meta = coalesce(?, meta),"
-				  " cfg = coalesce(?, cfg) WHERE id = ?";
+				  " cfg = coalesce(?, cfg), out_variables_mode = ?, org_id = ?10 WHERE id = ?9";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
 	if (!st)
 		return -1;
 	bind_project(st, p, meta, cfg);
+	store_bind_text(st, 10, p->org_id);
 	rc = store_step_done(st, e);
 	if (rc == -ERR_CONFLICT)
 		return err_set(e, ERR_CONFLICT, "Project already exists: %.128s", p->name);
 	if (rc == 0 && store_changes(c) == 0)
 		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", p->id);
+	return rc;
+}
+
+/* The processes of a deleted project stay, without it (Concord's ON DELETE SET NULL);
+ * the list tables' copies of their project id follow. */
+static int unlink_processes(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char *const SQL[] = {
+	    "UPDATE processes SET project_id = NULL WHERE project_id = ?",
+	    "UPDATE process_tags SET project_id = NULL WHERE project_id = ?",
+	    "UPDATE process_meta_keys SET project_id = NULL WHERE project_id = ?",
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof SQL / sizeof SQL[0] && rc == 0; i++) {
+		struct store_stmt *st = store_prepare(c, SQL[i], e);
+		if (!st)
+			return -1;
+		store_bind_text(st, 1, id);
+		rc = store_step_done(st, e);
+	}
 	return rc;
 }
 
@@ -185,7 +210,7 @@ int store_project_delete(struct store_conn *c, const char *id, struct err *e)
 	struct store_stmt *st;
 	int rc;
 
-	if ((rc = store_access_clear(c, "PROJECT", id, e)))
+	if ((rc = store_access_clear(c, "PROJECT", id, e)) || (rc = unlink_processes(c, id, e)))
 		return rc;
 	if (!(st = store_prepare(c, SQL, e)))
 		return -1;

@@ -18,6 +18,7 @@ struct project {
 	char description[1025];
 	char visibility[16];	     /* PUBLIC or PRIVATE */
 	char raw_payload_mode[32];   /* DISABLED, OWNERS, TEAM_MEMBERS, ORG_MEMBERS, EVERYONE */
+	char out_variables_mode[32]; /* who may name out variables at start: the same modes */
 	char owner_id[UUID_STR_LEN]; /* "" when none */
 	char owner_username[129];    /* "" when none */
 	int64_t created_at;
@@ -36,8 +37,8 @@ int store_project_list(struct store_conn *c, const char *org_id, const char *nam
 		       struct err *e) WUR;
 
 /* Insert (id, org_id and created_at filled by the caller) and update of name,
- * description, visibility, raw payload mode and owner.  meta and cfg are JSON texts; on
- * update NULL keeps the stored value.  A name taken in the org is ERR_CONFLICT. */
+ * description, visibility, raw payload and out variables modes, owner and org (a move).  meta and cfg are JSON texts;
+ * on update NULL keeps the stored value.  A name taken in the org is ERR_CONFLICT. */
 int store_project_insert(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,
 			 struct err *e) WUR;
 int store_project_update(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,
@@ -45,8 +46,8 @@ int store_project_update(struct store_conn *c, const struct project *p, const ch
 /* Replaces the project's cfg (JSON text; NULL clears it).  ERR_NOT_FOUND when there is no
  * such project. */
 int store_project_cfg_set(struct store_conn *c, const char *id, const char *cfg, struct err *e) WUR;
-/* Deletes the project and its access rules (two statements: call it inside a
- * transaction).  ERR_NOT_FOUND when there is no such project. */
+/* Deletes the project and its access rules; its processes stay, without a project (several
+ * statements: call it inside a transaction).  ERR_NOT_FOUND when there is no such project. */
 int store_project_delete(struct store_conn *c, const char *id, struct err *e) WUR;
 
 #endif

@@ -7,6 +7,7 @@
 #include "base/datetime.h"
 #include "base/str.h"
 #include "base/username.h"
+#include "store/orgs.h"
 
 static _Atomic uint64_t generation = 1;
 
@@ -265,4 +266,26 @@ int store_user_delete(struct store_conn *c, const char *id, struct err *e)
 uint64_t store_user_generation(void)
 {
 	return generation;
+}
+
+int store_user_list(struct store_conn *c, const char *filter, size_t offset, size_t limit, struct user **out, size_t *n,
+		    struct err *e)
+{
+	static const char SQL[] = "SELECT " USER_COLS " FROM users WHERE disabled = 0 AND (?1 IS NULL"
+				  " OR lower(username) LIKE ?1 ESCAPE '\\' OR lower(coalesce(display_name, '')) LIKE ?1"
+				  " ESCAPE '\\' OR lower(coalesce(email, '')) LIKE ?1 ESCAPE '\\')"
+				  " ORDER BY lower(username), user_domain LIMIT ?2 OFFSET ?3";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	char like[2 * 128 + 3];
+
+	*out = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	if (filter)
+		store_like_pattern(filter, like, sizeof like);
+	store_bind_text(st, 1, filter ? like : NULL);
+	store_bind_int64(st, 2, (int64_t)limit);
+	store_bind_int64(st, 3, (int64_t)offset);
+	return store_collect(st, sizeof **out, read_row, (void **)out, n, e);
 }

@@ -65,6 +65,11 @@ int store_user_find(struct store_conn *c, const char *username, const char *doma
 /* Password hash of a user (Argon2id string) into out; ERR_NOT_FOUND when none is set. */
 int store_user_password_hash(struct store_conn *c, const char *id, char *out, size_t cap, struct err *e) WUR;
 
+/* The users that are not disabled whose name, display name or email contains filter
+ * (case-insensitive for ASCII; NULL: all), by name: a new array (caller frees) of *n. */
+int store_user_list(struct store_conn *c, const char *filter, size_t offset, size_t limit, struct user **out, size_t *n,
+		    struct err *e) WUR;
+
 /* Insert (u->id filled by the caller), update of every field, delete.  Insert of a taken
  * name is ERR_CONFLICT.  password_hash NULL leaves it unchanged on update. */
 int store_user_insert(struct store_conn *c, const struct user *u, const char *password_hash, struct err *e) WUR;

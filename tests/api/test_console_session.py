@@ -75,8 +75,8 @@ def test_login_with_an_api_key_and_secure_behind_tls(server, new_user):
     _, attrs = cookie_attrs(r)
     assert attrs == {"Path=/", "HttpOnly", "SameSite=Lax", "Secure"}
     assert r.json()["realm"] == "apikey" and r.json()["username"] == user.username
-    # an org the user is not in is not listed
-    assert r.json()["orgs"] == []
+    # the orgs the user is in: Default only (every new user is a member, as in Concord)
+    assert [o["name"] for o in r.json()["orgs"]] == ["Default"]
     assert browser(server.url, token).get(WHOAMI).json()["username"] == user.username
     _, _, r = login(server.url, user.key, {"Forwarded": "for=10.0.0.1;proto=https;host=example"})
     assert "Secure" in cookie_attrs(r)[1]

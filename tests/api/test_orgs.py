@@ -136,7 +136,7 @@ def test_list_only_current(admin, new_user):
     seen = [o["name"] for o in user.get("/api/v1/org", params={"limit": 1000}).json()]
     assert pub in seen and mine in seen and hidden not in seen and "Default" in seen
     current = [o["name"] for o in user.get("/api/v1/org", params={"onlyCurrent": "true"}).json()]
-    assert current == [mine]
+    assert current == ["Default", mine]  # every new user is a member of Default (as in Concord)
     admin_current = [o["name"] for o in admin.get("/api/v1/org", params={"onlyCurrent": "true", "limit": 1000}).json()]
     assert pub in admin_current and mine in admin_current
     all_admin = [o["name"] for o in admin.get("/api/v1/org", params={"limit": 1000}).json()]

@@ -277,7 +277,7 @@ static void test_authorizer_alone(void **state)
 	assert_int_equal(open_db(&r, db_path, &e), 0);
 	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
 		sqlite3_stmt *st = NULL;
-		if (prepare(&r, attacks[i], &st, &e) == 0)
+		if (prepare(&r, attacks[i], false, &st, &e) == 0)
 			fail_msg("authorizer allowed: %s", attacks[i]);
 		sqlite3_finalize(st);
 	}
