@@ -128,6 +128,12 @@ static const struct config_opt opts[] = {
      "stopping a running process: how long after SIGTERM its runner gets SIGKILL"},
     {"limit-process-log-bytes", CONFIG_SIZE, "256M", 1024, 1ULL << 40, &limits.process_log_bytes,
      "log bytes kept per process (over it the process is stopped and FAILED)"},
+    {"default-process-timeout", CONFIG_UINT, "86400", 0, 31536000, &limits.process_timeout_s,
+     "seconds a process may stay RUNNING when it sets no processTimeout of its own (0: no limit)"},
+    {"limit-process-children", CONFIG_SIZE, "1000", 1, 1000000, &limits.process_children,
+     "child processes one process may start (concord task start/fork); beyond, the call fails"},
+    {"limit-process-depth", CONFIG_SIZE, "16", 1, 1000, &limits.process_depth,
+     "generations of child processes below a process (a child's child is 2); deeper starts fail"},
     {"runner-user", CONFIG_STRING, NULL, 0, 0, &cfg.runner_user,
      "the user runners run as when the server starts as root (default nobody; never root); a server that is "
      "not root runs them as itself"},

@@ -292,6 +292,8 @@ static void mark_running(struct sup *s)
 		observe_start(s);
 	if (s->r->p.timeout_s > 0)
 		s->deadline = dt_now_ms() + s->r->p.timeout_s * 1000;
+	else if (limits.process_timeout_s) /* the server's default (--default-process-timeout) */
+		s->deadline = dt_now_ms() + (int64_t)limits.process_timeout_s * 1000;
 }
 
 /* The values of the variables configuration.meta names, into the process's meta ("out"
@@ -654,7 +656,13 @@ static void timers(struct sup *s)
 	if (s->deadline && !s->timed_out && now >= s->deadline) {
 		char msg[96];
 		s->timed_out = true;
-		str_fmt_cut(msg, sizeof msg, "Process timed out (%llds limit)", (long long)s->r->p.timeout_s);
+		if (s->r->p.timeout_s > 0)
+			str_fmt_cut(msg, sizeof msg, "Process timed out (%llds limit)", (long long)s->r->p.timeout_s);
+		else
+			str_fmt_cut(msg, sizeof msg,
+				    "Process timed out (%us limit: the server's --default-process-timeout for processes "
+				    "without processTimeout)",
+				    limits.process_timeout_s);
 		server_line(s, "ERROR", msg);
 		store_audit_system(s->db, "STOP", s->id, NULL, s->r->p.initiator_id, s->r->p.initiator, "processTimeout");
 		begin_kill(s);
