@@ -187,6 +187,36 @@ int path_chown_tree(const char *path, uid_t uid, gid_t gid, struct err *e)
 	return chown_at(fd, uid, gid, 256, e);
 }
 
+int path_chown_beneath(const char *root, const char *rel, uid_t uid, gid_t gid, struct err *e)
+{
+	char buf[PATH_MAX], *save = NULL, *comp;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return err_set(e, ERR_INTERNAL, "cannot open %s: %s", root, strerror(errno));
+	if (str_fmt(buf, sizeof buf, "%s", rel)) {
+		close(fd);
+		return err_set(e, ERR_INVALID, "path too long: %.200s", rel);
+	}
+	for (comp = strtok_r(buf, "/", &save); comp && rc == 0; comp = strtok_r(NULL, "/", &save)) {
+		struct stat st;
+		int next;
+		if (strcmp(comp, ".") == 0)
+			continue;
+		next = strcmp(comp, "..") == 0 ? -1 : openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 || fstat(next, &st) != 0 || S_ISLNK(st.st_mode))
+			rc = err_set(e, ERR_INVALID, "cannot give '%.200s' away: '%s' is %s", rel, comp,
+				     next < 0 ? "not there (or '..')" : "a symbolic link");
+		else if (fchownat(next, "", uid, gid, AT_EMPTY_PATH) != 0)
+			rc = err_set(e, ERR_INTERNAL, "cannot give '%.200s' away: %s", rel, strerror(errno));
+		close(fd);
+		fd = next;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 char *path_read_at(int dirfd, const char *name, size_t max, size_t *len, struct err *e)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

@@ -327,6 +327,8 @@ static int start_queue(struct app *app, struct err *e)
 	if (runner_identity_resolve(cfg.runner_user, &qc.runner_drop, &qc.runner_uid, &qc.runner_gid, e))
 		return -1;
 	app->runner_uid = qc.runner_drop ? qc.runner_uid : geteuid();
+	if (qc.runner_drop && runner_identity_check_reach(qc.work_dir, qc.runner_uid, qc.runner_gid, e))
+		return -1;
 	if (cfg.node_dead_after < 2 * cfg.node_heartbeat)
 		return err_set(e, ERR_INVALID, "--node-dead-after (%llds) must be at least twice --node-heartbeat (%llds)",
 			       (long long)cfg.node_dead_after, (long long)cfg.node_heartbeat);

@@ -393,6 +393,13 @@ static void read_log(struct sup *s)
 
 /* ---- start ----------------------------------------------------------------------------- */
 
+int queue_give_to_runner(const struct queue *q, const char *workdir, const char *rel, struct err *e)
+{
+	if (!q->cfg.runner_drop)
+		return 0;
+	return path_chown_beneath(workdir, rel, q->cfg.runner_uid, q->cfg.runner_gid, e);
+}
+
 /* The working directory to the runners' user (a server started as root), everything in
  * it, links not followed: the runner may write only there. */
 static int give_workdir(struct sup *s, struct err *e)

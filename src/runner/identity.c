@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/str.h"
@@ -43,6 +44,34 @@ int runner_identity_resolve(const char *name, bool *drop, uid_t *uid, gid_t *gid
 	*drop = true;
 	*uid = found->pw_uid;
 	*gid = found->pw_gid;
+	return 0;
+}
+
+int runner_identity_check_reach(const char *dir, uid_t uid, gid_t gid, struct err *e)
+{
+	char path[4096];
+	size_t n;
+
+	if (str_fmt(path, sizeof path, "%s", dir))
+		return err_set(e, ERR_INVALID, "work folder path too long: %.200s", dir);
+	for (n = strlen(path); n > 1; n--) {
+		struct stat st;
+		bool ok;
+		if (path[n - 1] != '/')
+			continue;
+		path[n - 1 > 0 ? n - 1 : 1] = '\0'; /* the parent: "/a/b/" → "/a/b" ("/" for "/a") */
+		if (n - 1 == 0)
+			path[0] = '/', path[1] = '\0';
+		if (stat(path, &st) != 0)
+			return err_set(e, ERR_INVALID, "cannot check %s: %s", path, strerror(errno));
+		ok = st.st_uid == uid ? (st.st_mode & S_IXUSR) != 0
+		     : st.st_gid == gid ? (st.st_mode & S_IXGRP) != 0 : (st.st_mode & S_IXOTH) != 0;
+		if (!ok)
+			return err_set(e, ERR_INVALID,
+				       "the runners' user (uid %u) cannot pass through %s (mode %03o) to reach the work "
+				       "folder %s: allow it (chmod o+x %s), or choose --work-dir or --data elsewhere",
+				       (unsigned)uid, path, st.st_mode & 0777, dir, path);
+	}
 	return 0;
 }
 

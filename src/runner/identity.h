@@ -17,6 +17,11 @@
  * root).  Refuses root itself, and another user when the server cannot switch to it. */
 int runner_identity_resolve(const char *name, bool *drop, uid_t *uid, gid_t *gid, struct err *e) WUR;
 
+/* Whether uid:gid may pass through every folder above dir (search permission), which a
+ * runner of that user needs to reach <dir>/work/<id> by path: ERR_INVALID naming the first
+ * folder in the way and what to do otherwise. */
+int runner_identity_check_reach(const char *dir, uid_t uid, gid_t gid, struct err *e) WUR;
+
 /* In the runner or the zygote, before anything else: takes the identity the environment
  * names (nothing when it names none).  Keeps the process dumpable (its own /proc/self
  * readable) and dying with its parent, both of which a change of identity resets. */

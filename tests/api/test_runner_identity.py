@@ -92,3 +92,17 @@ def test_metrics_loopback_trust_stops_at_flows(fresh_server):
     assert wait_process(admin, pid)["status"] == "FINISHED"
     log = process_log(admin, pid)
     assert "metrics refused 401" in log, log
+
+
+def test_a_work_folder_the_runners_cannot_reach_is_refused_at_start(tmp_path):
+    """Runners reach <work>/work/<id> by path: a folder above it that their user cannot pass
+    through would fail every process, so the server refuses to start and says which."""
+    import subprocess
+    from conftest import BIN
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    os.chmod(str(closed), 0o700)
+    r = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--data", str(closed / "data")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "cannot pass through %s (mode 700)" % closed in r.stderr + r.stdout, r.stderr + r.stdout
