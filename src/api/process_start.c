@@ -190,6 +190,7 @@ static int store_it(struct api_call *c, struct start *s)
 	    .repo = s->has_repo ? &s->repo : NULL,
 	    .commit = s->has_repo ? &s->commit : NULL,
 	    .work_dir = c->app->work_dir,
+	    .repos = c->app->repos,
 	};
 
 	if (start_staged(c->db, c->app->session_key, &st, &c->err) == 0)

@@ -60,7 +60,8 @@ static int apply(const struct config_opt *o, const char *v, const char *source, 
 	const char *end;
 
 	switch (o->type) {
-	case CONFIG_STRING: {
+	case CONFIG_STRING:
+	case CONFIG_LIST: {
 		char **t = o->target;
 		free(*t);
 		*t = strdup(v);
@@ -114,14 +115,43 @@ range:
 		       o->max, v);
 }
 
+#define MAX_LIST_OPTS 8
+
+/* A repeated list flag: the first one replaces the environment's list, later ones add. */
+static int list_add(const struct config_opt *o, const char *v, const struct config_opt **listed, struct err *e)
+{
+	char **t = o->target, *n = NULL;
+	bool first = true;
+
+	for (size_t i = 0; listed[i]; i++)
+		if (listed[i] == o)
+			first = false;
+	if (first) {
+		size_t i = 0;
+		while (listed[i])
+			i++;
+		if (i + 1 >= MAX_LIST_OPTS)
+			return err_set(e, ERR_INTERNAL, "too many list options");
+		listed[i] = o;
+	}
+	if (!first && *t && *t[0] && asprintf(&n, "%s,%s", *t, v) < 0)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (!n && !(n = strdup(v)))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	free(*t);
+	*t = n;
+	return 0;
+}
+
 int config_parse(const struct config_opt *opts, size_t n_opts, int argc, char **argv, bool *help, struct err *e)
 {
+	const struct config_opt *listed[MAX_LIST_OPTS] = {0};
 	char env[128];
 	int rc;
 
 	*help = false;
 	for (size_t i = 0; i < n_opts; i++) {
-		if (opts[i].type == CONFIG_STRING)
+		if (opts[i].type == CONFIG_STRING || opts[i].type == CONFIG_LIST)
 			*(char **)opts[i].target = NULL;
 		if (opts[i].defval && (rc = apply(&opts[i], opts[i].defval, "default", e)))
 			return rc;
@@ -157,7 +187,9 @@ int config_parse(const struct config_opt *opts, size_t n_opts, int argc, char **
 			val = argv[++a];
 		else
 			return err_set(e, ERR_INVALID, "option '--%s' needs a value", o->name);
-		if ((rc = apply(o, val, "command line", e)))
+		if (o->type == CONFIG_LIST && (rc = list_add(o, val, listed, e)))
+			return rc;
+		if (o->type != CONFIG_LIST && (rc = apply(o, val, "command line", e)))
 			return rc;
 	}
 	return 0;
@@ -179,7 +211,7 @@ void config_print_help(const char *usage, const struct config_opt *opts, size_t 
 void config_free(const struct config_opt *opts, size_t n_opts)
 {
 	for (size_t i = 0; i < n_opts; i++)
-		if (opts[i].type == CONFIG_STRING) {
+		if (opts[i].type == CONFIG_STRING || opts[i].type == CONFIG_LIST) {
 			free(*(char **)opts[i].target);
 			*(char **)opts[i].target = NULL;
 		}

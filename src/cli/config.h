@@ -11,7 +11,9 @@
  * flags > environment > defaults.  Values are validated when parsed; a bad value or
  * an unknown flag is an error naming it. */
 
-enum config_type { CONFIG_STRING, CONFIG_UINT, CONFIG_SIZE, CONFIG_LOG_LEVEL, CONFIG_BOOL, CONFIG_DURATION };
+/* CONFIG_LIST: a char * target like CONFIG_STRING, but each repetition of the flag adds a
+ * value (joined with ','); the environment gives the list comma-separated. */
+enum config_type { CONFIG_STRING, CONFIG_UINT, CONFIG_SIZE, CONFIG_LOG_LEVEL, CONFIG_BOOL, CONFIG_DURATION, CONFIG_LIST };
 
 struct config_opt {
 	const char *name; /* flag name without "--"; env is ACCORD_ + upper-cased with '-' → '_' */

@@ -14,8 +14,11 @@
 #include "base/uuid.h"
 #include "cli/commands.h"
 #include "cli/run.h"
+#include "cli/run_imports.h"
+#include "cli/task_settings.h"
 #include "flow/copy.h"
 #include "flow/procdir.h"
+#include "flow/tasks/defaults.h"
 #include "flow/value.h"
 #include "flow/vm.h"
 
@@ -37,6 +40,10 @@ struct run_opts {
 	const char *events;
 	bool debug;
 	bool dry_run;
+	struct run_imports_opts imports;
+	/* the smtp and slack tasks' settings (cli/task_settings.h), as for accord serve */
+	char *settings[32];
+	int n_settings;
 };
 
 static void usage(FILE *f)
@@ -56,9 +63,17 @@ static void usage(FILE *f)
 		   "  --resume EVENT           continue the suspended process in --workdir with EVENT (a form name,\n"
 		   "                           a suspend event or a checkpoint name)\n"
 		   "  --events FILE            append the process events (one JSON object a line) to FILE\n"
+		   "  --imports-git-base-url URL  base URL of `git` imports given by `name: org/repo`\n"
+		   "  --maven-repository URL   Maven repository of `mvn` imports; repeatable, tried in order\n"
+		   "  --imports-cache DIR      clones and artifacts of imports (default $XDG_CACHE_HOME/accord,\n"
+		   "                           else ~/.cache/accord)\n"
+		   "  --offline                imports from the cache only: nothing is fetched\n"
 		   "  --debug                  log every step, as configuration.debug does\n"
 		   "  --dry-run                dry-run mode: isDryRun() is true, tasks that are not dry-run\n"
 		   "                           ready fail, the http task sends GET requests only\n"
+		   "  --smtp-host, --smtp-port, --smtp-starttls, --smtp-user, --slack-api-url, --slack-proxy\n"
+		   "                           the smtp and slack tasks' defaults, as for accord serve (also\n"
+		   "                           ACCORD_SMTP_HOST…; ACCORD_SMTP_PASSWORD, ACCORD_SLACK_TOKEN)\n"
 		   "  -h, --help               this text\n\n"
 		   "Exit status: 0 finished, 1 failed, 3 suspended, 2 usage error or invalid definition.\n");
 }
@@ -114,8 +129,20 @@ static const char *need_value(int argc, char **argv, int *i)
 /* Options that take a value (all of them but --help, --debug and --dry-run). */
 static bool known_option(const char *a)
 {
-	static const char *const names[] = {"-e",	 "--entry-point", "-a",	       "--arg",	   "--arg-json", "-p",
-					    "--profile", "--out",	  "--workdir", "--resume", "--events"};
+	static const char *const names[] = {"-e",
+					    "--entry-point",
+					    "-a",
+					    "--arg",
+					    "--arg-json",
+					    "-p",
+					    "--profile",
+					    "--out",
+					    "--workdir",
+					    "--resume",
+					    "--events",
+					    "--imports-git-base-url",
+					    "--maven-repository",
+					    "--imports-cache"};
 
 	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
 		if (strcmp(a, names[k]) == 0)
@@ -137,6 +164,19 @@ static int bad_option(const char *fmt, ...)
 	return -1;
 }
 
+/* --smtp-host, --slack-proxy=…: one of the task settings (parsed by config_parse later). */
+static bool is_task_setting(const char *a)
+{
+	size_t n;
+	if (strncmp(a, "--", 2) != 0)
+		return false;
+	n = strcspn(a + 2, "=");
+	for (size_t k = 0; k < task_settings_n_opts; k++)
+		if (strlen(task_settings_opts[k].name) == n && strncmp(a + 2, task_settings_opts[k].name, n) == 0)
+			return true;
+	return false;
+}
+
 static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i], *v;
@@ -150,6 +190,18 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 	}
 	if (strcmp(a, "--dry-run") == 0) {
 		o->dry_run = true;
+		return 0;
+	}
+	if (strcmp(a, "--offline") == 0) {
+		o->imports.offline = true;
+		return 0;
+	}
+	if (is_task_setting(a)) {
+		if (o->n_settings + 3 > (int)(sizeof o->settings / sizeof o->settings[0]))
+			return bad_option("too many task settings");
+		o->settings[o->n_settings++] = argv[*i];
+		if (!strchr(a, '=') && *i + 1 < argc)
+			o->settings[o->n_settings++] = argv[++*i];
 		return 0;
 	}
 	if (a[0] != '-') {
@@ -180,7 +232,16 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 		o->resume = v;
 	else if (strcmp(a, "--events") == 0)
 		o->events = v;
-	else
+	else if (strcmp(a, "--imports-git-base-url") == 0)
+		o->imports.git_base_url = v;
+	else if (strcmp(a, "--imports-cache") == 0)
+		o->imports.cache = v;
+	else if (strcmp(a, "--maven-repository") == 0) {
+		struct buf *b = &o->imports.maven_repos;
+		if ((b->len && buf_append_char(b, ',', NULL) < 0) || buf_append(b, v, strlen(v) + 1, NULL) < 0)
+			return bad_option("out of memory");
+		b->len--; /* keeps the NUL */
+	} else
 		return bad_option("unknown option '%s'", a);
 	return 0;
 }
@@ -188,6 +249,7 @@ static int parse_one(struct run_opts *o, int argc, char **argv, int *i)
 static int parse_args(struct run_opts *o, int argc, char **argv)
 {
 	o->path = ".";
+	buf_init(&o->imports.maven_repos, 64 * 1024);
 	for (int i = 1; i < argc; i++)
 		if (parse_one(o, argc, argv, &i) < 0)
 			return -1;
@@ -205,6 +267,8 @@ struct process {
 	struct vm *vm;
 	struct run_host host;
 	FILE *events;
+	struct run_imports imports;
+	json_t *task_defaults; /* task_settings_json() */
 };
 
 /* The project folder of PATH and, for a single file, its name. */
@@ -303,9 +367,19 @@ out:
 
 static int load_model(struct process *p, const char *file)
 {
+	/* a resumed process has its imports in its folder already */
+	static const struct model_importer resumed = {0};
 	struct model_opts mo = {.profiles = p->o.profiles, .n_profiles = p->o.n_profiles};
 	char path[PATH_MAX + 256];
 	struct err e;
+	json_t *lines, *v;
+	size_t i;
+
+	if (run_imports_init(&p->imports, &p->o.imports, &e)) {
+		run_log_line(&p->host, FLOW_ERROR, e.msg);
+		return -1;
+	}
+	mo.importer = p->o.resume ? &resumed : &p->imports.importer;
 	if (str_fmt(path, sizeof path, "%s%s%s", p->workdir, file ? "/" : "", file ? file : "")) {
 		run_log_line(&p->host, FLOW_ERROR, "the flow's file path is too long");
 		return -1;
@@ -316,6 +390,9 @@ static int load_model(struct process *p, const char *file)
 		run_log_line(&p->host, FLOW_ERROR, e.msg);
 		return -1;
 	}
+	lines = run_imports_lines(&p->imports);
+	json_array_foreach(lines, i, v) run_log_line(&p->host, FLOW_INFO, json_string_value(v));
+	json_decref(lines);
 	return 0;
 }
 
@@ -453,8 +530,31 @@ static void temp_workdir_done(struct process *p, int rc)
 	}
 }
 
+/* The task settings from the environment and the flags: into the host (and its mask). */
+static int load_task_settings(struct process *p)
+{
+	char *argv[sizeof p->o.settings / sizeof p->o.settings[0] + 1] = {"run"};
+	struct err e = {0};
+	bool help;
+	json_t *secrets;
+
+	memcpy(argv + 1, p->o.settings, (size_t)p->o.n_settings * sizeof argv[0]);
+	if (config_parse(task_settings_opts, task_settings_n_opts, p->o.n_settings + 1, argv, &help, &e) < 0 ||
+	    !(p->task_defaults = task_settings_json(&e))) {
+		fprintf(stderr, "accord run: %s\n", e.msg);
+		return -1;
+	}
+	p->host.host.task_defaults = p->task_defaults;
+	secrets = task_defaults_secrets(p->task_defaults);
+	mask_add_list(&p->host.sensitive, secrets);
+	json_decref(secrets);
+	return 0;
+}
+
 static void cleanup(struct process *p)
 {
+	json_decref(p->task_defaults);
+	config_free(task_settings_opts, task_settings_n_opts);
 	vm_free(p->vm);
 	model_free(p->m);
 	json_decref(p->o.args);
@@ -462,6 +562,8 @@ static void cleanup(struct process *p)
 	if (p->events)
 		fclose(p->events);
 	run_host_cleanup(&p->host);
+	run_imports_cleanup(&p->imports);
+	buf_cleanup(&p->o.imports.maven_repos);
 }
 
 int cli_run_main(int argc, char **argv)
@@ -483,6 +585,8 @@ int cli_run_main(int argc, char **argv)
 	if (prepare_workdir(&p, &file) < 0)
 		goto out;
 	run_host_init(&p.host, p.workdir, p.events, p.o.debug);
+	if (load_task_settings(&p) < 0)
+		goto out;
 	if (load_model(&p, file) < 0)
 		goto out;
 	p.host.host.debug = p.o.debug || json_is_true(json_object_get(p.m->configuration, "debug"));

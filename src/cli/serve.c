@@ -23,6 +23,7 @@
 #include "cli/bootstrap.h"
 #include "cli/commands.h"
 #include "cli/datalock.h"
+#include "cli/task_settings.h"
 #include "version.h"
 #include "cli/config.h"
 #include "http/server.h"
@@ -44,6 +45,7 @@
 
 struct serve_cfg {
 	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts, *runner_user;
+	char *imports_git_base_url, *maven_repository;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
@@ -184,6 +186,11 @@ static const struct config_opt opts[] = {
     {"git-known-hosts", CONFIG_STRING, NULL, 0, 0, &cfg.git_known_hosts,
      "known_hosts file: ssh repositories must present a host key listed in it (default: any host key is "
      "accepted, as in Concord)"},
+    {"imports-git-base-url", CONFIG_STRING, NULL, 0, 0, &cfg.imports_git_base_url,
+     "base URL of `imports: - git: {name: org/repo}` (the import's URL is BASE/org/repo)"},
+    {"maven-repository", CONFIG_LIST, NULL, 0, 0, &cfg.maven_repository,
+     "Maven repository (http(s) URL) that `imports: - mvn:` artifacts are fetched from; repeatable, tried in "
+     "order (environment: comma-separated)"},
     {"limit-repo-files", CONFIG_SIZE, "10000", 1, 10000000, &limits.repo_files,
      "files and folders of one repository checkout (a process start from a repository)"},
     {"limit-repo-bytes", CONFIG_SIZE, "512M", 1024, 1ULL << 40, &limits.repo_bytes,
@@ -201,6 +208,7 @@ static const struct config_opt opts[] = {
     {"test-cron-minute-seconds", CONFIG_UINT, "0", 0, 60, &cfg.test_cron_minute_seconds,
      "TESTS ONLY: the cron trigger scheduler's clock runs so that one minute lasts this many seconds (0: real "
      "time)"},
+    TASK_SETTINGS_OPTS,
 };
 /* --limit-archive-bytes and --limit-repo-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
@@ -293,6 +301,8 @@ static int wait_for_signal(void)
 }
 
 static char node_id[UUID_STR_LEN];
+/* The smtp and slack tasks' server-side defaults, handed to every runner (task_settings.h). */
+static json_t *task_defaults;
 
 /* "nobody (uid 65534)" for the start-up log. */
 static const char *runner_user_name(uid_t uid, char *out, size_t cap)
@@ -335,6 +345,7 @@ static int start_queue(struct app *app, struct err *e)
 	qc.node_heartbeat_ms = (unsigned)cfg.node_heartbeat * 1000;
 	qc.node_dead_after_ms = (unsigned)cfg.node_dead_after * 1000;
 	qc.repos = app->repos;
+	qc.task_defaults = task_defaults;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
 		return -1;
@@ -374,6 +385,8 @@ static int start_repos(struct app *app, struct err *e)
 	    .fetch_max_age_s = cfg.repo_fetch_max_age_s,
 	    .ca_file = cfg.git_ca_file && *cfg.git_ca_file ? cfg.git_ca_file : NULL,
 	    .known_hosts = cfg.git_known_hosts && *cfg.git_known_hosts ? cfg.git_known_hosts : NULL,
+	    .imports_git_base_url = cfg.imports_git_base_url,
+	    .maven_repos = cfg.maven_repository,
 	};
 
 	app->repos = repos_open(&rc, e);
@@ -588,7 +601,7 @@ int cli_serve_main(int argc, char **argv)
 		config_free(opts, N_OPTS);
 		return 2;
 	}
-	if (http_limits_check(&e)) {
+	if (http_limits_check(&e) || !(task_defaults = task_settings_json(&e))) {
 		fprintf(stderr, "accord serve: %s\n", e.msg);
 		config_free(opts, N_OPTS);
 		return 2;
@@ -601,5 +614,6 @@ int cli_serve_main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "accord serve: %s\n", e.msg);
 	config_free(opts, N_OPTS);
+	json_decref(task_defaults);
 	return rc ? 1 : 0;
 }

@@ -10,7 +10,8 @@
  * configuration.events.recordTaskInVars / recordTaskOutVars are true, with the keys of
  * inVarsBlacklist masked. */
 
-static const char *const default_blacklist[] = {"apiKey", "apiToken", "password", "privateKey", "vaultPassword"};
+static const char *const default_blacklist[] = {"apiKey", "apiToken", "authToken", "password", "privateKey",
+						 "vaultPassword"};
 
 /* The host's answer first: without an event sink (`accord run` without --events) no step
  * looks the configuration up. */
@@ -63,21 +64,43 @@ static bool cfg_flag(struct vm *vm, const char *key)
 	return json_is_true(json_object_get(json_object_get(vm->m->configuration, "events"), key));
 }
 
+/* Blacklisted keys print as "***" at any depth: a password is as secret in
+ * smtpParams.password as in password. */
+static void mask_keys(json_t *v, json_t *bl, int depth)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+	if (depth > 32)
+		return;
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x) mask_keys(x, bl, depth + 1);
+		return;
+	}
+	json_object_foreach(v, k, x)
+	{
+		bool hit = false;
+		if (json_is_array(bl)) {
+			json_t *b;
+			json_array_foreach(bl, i, b) hit = hit || (json_is_string(b) && strcmp(json_string_value(b), k) == 0);
+		} else {
+			for (i = 0; i < sizeof default_blacklist / sizeof default_blacklist[0]; i++)
+				hit = hit || strcmp(default_blacklist[i], k) == 0;
+		}
+		if (hit)
+			json_object_set_new(v, k, json_string("***"));
+		else
+			mask_keys(x, bl, depth + 1);
+	}
+}
+
 static json_t *masked(struct vm *vm, json_t *in)
 {
-	json_t *copy, *bl = json_object_get(json_object_get(vm->m->configuration, "events"), "inVarsBlacklist"), *k;
-	size_t i;
+	json_t *copy, *bl = json_object_get(json_object_get(vm->m->configuration, "events"), "inVarsBlacklist");
 	if (!json_is_object(in))
 		return json_incref(in);
-	copy = json_copy(in);
-	if (json_is_array(bl)) {
-		json_array_foreach(bl, i, k) if (json_is_string(k) && json_object_get(copy, json_string_value(k)))
-		    json_object_set_new(copy, json_string_value(k), json_string("***"));
-	} else {
-		for (i = 0; i < sizeof default_blacklist / sizeof default_blacklist[0]; i++)
-			if (json_object_get(copy, default_blacklist[i]))
-				json_object_set_new(copy, default_blacklist[i], json_string("***"));
-	}
+	copy = json_deep_copy(in);
+	mask_keys(copy, bl, 0);
 	return copy;
 }
 

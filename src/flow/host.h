@@ -54,6 +54,8 @@ struct flow_host {
 	 * tasks that are not dry-run ready fail, the http task skips non-GET requests
 	 * (flow/tasks/dryrun.c). */
 	bool dry_run;
+	/* Server-side defaults of tasks (flow/tasks/defaults.h), BORROWED; NULL: none. */
+	json_t *task_defaults;
 };
 
 #endif

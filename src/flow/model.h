@@ -144,6 +144,8 @@ struct flow_def {
 	struct steps *body;
 };
 
+struct model_importer;
+
 struct model {
 	struct arena arena;  /* steps, lists, tvals, names */
 	json_t **owned_json; /* literals to release */
@@ -154,6 +156,7 @@ struct model {
 	size_t n_docs;
 	char *root_dir;		/* project folder */
 	bool server_imports;	/* dir imports may not name an absolute src (model_opts) */
+	const struct model_importer *importer; /* git and mvn imports (model_opts) */
 	json_t *configuration;	/* effective configuration, profiles applied (without arguments) */
 	struct tval *arguments; /* configuration.arguments, evaluated at start */
 	json_t *triggers;	/* parsed and kept */
@@ -178,6 +181,20 @@ struct model_opts {
 	/* On the server: `imports: - dir:` may only copy folders of the payload itself, never
 	 * an absolute src (which would read the server's files into the process). */
 	bool server_imports;
+	/* git and mvn imports: NULL fails them with "not available"; an importer whose fetch is
+	 * NULL skips them (the runner and a repository's trigger scan: the server copied them
+	 * into the process folder before it stored the process). */
+	const struct model_importer *importer;
+};
+
+/* Fetches one `git` or `mvn` import of the root document into dest (absolute, inside the
+ * project folder; created as needed, existing files overwritten).  kind is "git" or
+ * "mvn", spec the import's options as written (BORROWED).  Errors name the cause; the
+ * loader puts the import before it.  A fetch must leave dest untouched when it fails
+ * before its files are complete (it copies from a finished checkout or archive). */
+struct model_importer {
+	int (*fetch)(void *ctx, const char *kind, json_t *spec, const char *dest, struct err *e);
+	void *ctx;
 };
 
 /* Loads, validates and compiles.  Errors (ERR_INVALID, ERR_LIMIT, ERR_NOT_FOUND) carry the

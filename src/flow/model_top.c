@@ -371,6 +371,7 @@ struct model *model_load(const struct model_opts *o, struct err *e)
 	}
 	arena_init(&m->arena);
 	m->server_imports = o->server_imports;
+	m->importer = o->importer;
 	if (model_load_files(m, o->path, e) < 0 || compile_model(m, o, e) < 0) {
 		model_free(m);
 		return NULL;
@@ -461,6 +462,40 @@ int model_root_patterns(struct model *m, json_t **out, struct err *e)
 	return 0;
 }
 
+/* A git or mvn import: handed to the importer (model_opts), with its dest resolved. */
+static int import_remote(struct model *m, const char *kind, const struct ynode *spec, struct err *e)
+{
+	static const char *const git_keys[] = {"url", "name", "version", "path", "dest", "exclude", "secret", NULL};
+	static const char *const mvn_keys[] = {"url", "dest", NULL};
+	const struct ynode *dest;
+	json_t *js;
+	char *to;
+	int rc;
+
+	if (!m->importer)
+		return yerr(e, spec, "'%s' imports are not available when running locally", kind);
+	if (!m->importer->fetch)
+		return 0;
+	if (compile_want(spec, YN_MAP, kind, e) < 0 ||
+	    compile_check_keys(spec, strcmp(kind, "git") == 0 ? git_keys : mvn_keys, e) < 0)
+		return -1;
+	dest = ynode_get(spec, "dest");
+	if (dest && dest->kind != YN_SCALAR)
+		return yerr(e, dest, "Expected a string for 'dest'");
+	if (!(to = path_join_safe(m->root_dir, dest ? dest->s : "concord", e)))
+		return -1;
+	if (!(js = ynode_to_json(spec))) {
+		free(to);
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	rc = m->importer->fetch(m->importer->ctx, kind, js, to, e);
+	if (rc < 0)
+		rc = yerr(e, spec, "%s import failed: %s", kind, e->msg);
+	json_decref(js);
+	free(to);
+	return rc;
+}
+
 static int import_one(struct model *m, const struct ynode *imp, struct err *e)
 {
 	static const char *const dir_keys[] = {"src", "dest", NULL};
@@ -470,8 +505,8 @@ static int import_one(struct model *m, const struct ynode *imp, struct err *e)
 	if (imp->kind != YN_MAP || imp->n != 1)
 		return yerr(e, imp, "an import must be a map with one key: git, mvn or dir");
 	if (!(d = ynode_get(imp, "dir"))) {
-		if (ynode_get(imp, "git") || ynode_get(imp, "mvn"))
-			return yerr(e, imp, "'%s' imports are not available when running locally", imp->kids[0]->s);
+		if ((d = ynode_get(imp, "git")) || (d = ynode_get(imp, "mvn")))
+			return import_remote(m, imp->kids[0]->s, d, e);
 		return yerr(e, imp, "Unknown import '%s', expected git, mvn or dir", imp->kids[0]->s);
 	}
 	if (compile_want(d, YN_MAP, "dir", e) < 0 || compile_check_keys(d, dir_keys, e) < 0)

@@ -43,6 +43,9 @@ struct queue_cfg {
 	/* Nodes: this one heart-beats every node_heartbeat_ms; one silent for longer than
 	 * node_dead_after_ms is settled by the others (its running processes FAILED). */
 	unsigned node_heartbeat_ms, node_dead_after_ms;
+	/* Server-side defaults of tasks ({"smtpParams": …, "slackParams": …}, BORROWED, may be
+	 * NULL): sent to each runner in its start frame, never written to a file. */
+	json_t *task_defaults;
 };
 
 struct queue;

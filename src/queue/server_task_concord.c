@@ -210,6 +210,7 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 		.commit = ch->commit,
 		.error_prefix = "the child's definition",
 		.work_dir = tc->r->q->work_dir,
+		.repos = tc->r->q->cfg.repos,
 	};
 
 	if (child_allowed(tc, e) || write_main(dir, ch, e))

@@ -89,6 +89,9 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 	if (frame && dry_run(start_def_switch(cfg, "dryRun")))
 		json_object_set_new(frame, "dryRun", json_true());
 	json_decref(cfg);
+	/* Holds the SMTP password and the Slack token: only ever in this frame (fd 3). */
+	if (frame && r->q->cfg.task_defaults)
+		json_object_set(frame, "taskDefaults", r->q->cfg.task_defaults);
 	if (frame && r->p.resume_event[0]) {
 		json_t *sens;
 		struct err ce;

@@ -21,14 +21,15 @@
 #include "flow/start_def.h"
 #include "flow/value.h"
 #include "queue/main_json.h"
+#include "queue/start_imports.h"
 
 #define MAX_PROFILES 64
 
 /* The definition of dir with the profiles of cfg; errors keep model_load's codes. */
-static struct model *load_model(const char *dir, json_t *cfg, struct err *e)
+static struct model *load_model(const char *dir, json_t *cfg, const struct model_importer *importer, struct err *e)
 {
 	const char *names[MAX_PROFILES];
-	struct model_opts mo = {.path = dir, .server_imports = true};
+	struct model_opts mo = {.path = dir, .server_imports = true, .importer = importer};
 	json_t *profiles = json_object_get(cfg, "activeProfiles"), *v;
 	size_t i;
 
@@ -206,6 +207,7 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 	json_t *cfg = main_json_load(s->dir, e);
 	struct model *m = NULL;
 	struct start_def d = {0};
+	struct start_imports si;
 	void *payload = NULL;
 	size_t payload_len = 0;
 	char ready[4096] = "";
@@ -213,9 +215,13 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 
 	if (!cfg)
 		return -1;
+	if (start_imports_init(&si, c, s, e)) {
+		json_decref(cfg);
+		return -1;
+	}
 	if (org_project_cfg(c, s, cfg, e))
 		goto out;
-	if (!(m = load_model(s->dir, cfg, e))) {
+	if (!(m = load_model(s->dir, cfg, s->repos ? &si.importer : NULL, e))) {
 		if (e->code == ERR_LIMIT)
 			e->code = ERR_TOO_LARGE;
 		else if (e->code != ERR_NOT_FOUND)
@@ -234,12 +240,15 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 	if (s->work_dir && hand_off(s, ready, sizeof ready))
 		ready[0] = '\0';
 	rc = store_new(c, session_key, s, &d, payload, payload_len, e);
+	if (rc == 0 && start_imports_record(&si, c, s->instance_id, e))
+		LOG_W("process %s: imports not recorded: %s", s->instance_id, e->msg);
 	if (rc && ready[0] && rename(ready, s->dir) != 0) {
 		struct err ignored;
 		if (path_remove_tree(ready, &ignored))
 			LOG_W("cannot remove %s: %s", ready, ignored.msg);
 	}
 out:
+	start_imports_cleanup(&si);
 	free(payload);
 	start_def_cleanup(&d);
 	model_free(m);

@@ -53,6 +53,7 @@ struct staged_start {
 	 * child's definition". */
 	const char *error_prefix;
 	const char *work_dir; /* NULL: no hand-off (see above) */
+	struct repos *repos;  /* git and mvn imports (queue/start_imports.h; NULL: refused) */
 };
 
 /* ERR_NOT_FOUND when the folder has no definition file; ERR_INVALID for a definition

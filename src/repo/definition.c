@@ -12,7 +12,9 @@ int repo_load_definition(struct repos *rs, const struct repository *r, const str
 			 struct model **m, struct err *e)
 {
 	char id[UUID_STR_LEN], *dir = NULL;
-	struct model_opts mo = {.server_imports = true};
+	/* git and mvn imports are fetched by a process start, not by a repository refresh */
+	static const struct model_importer skip = {0};
+	struct model_opts mo = {.server_imports = true, .importer = &skip};
 	struct err ignored;
 	int rc;
 

@@ -88,4 +88,9 @@ void repo_close_clone(struct repos *rs, const char *repo_id, git_repository *g);
 /* Frees the pooled objects of repo_id (NULL: all). */
 void repo_drop_clones(struct repos *rs, const char *repo_id);
 
+/* A new scratch folder <data>/tmp/import-<uuid> for one import (repo/imports.c) in *out;
+ * repo_import_scratch_done removes it and frees the path (NULL is fine). */
+int repo_import_scratch(const struct repos *rs, char **out, struct err *e) WUR;
+void repo_import_scratch_done(char *dir);
+
 #endif

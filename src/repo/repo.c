@@ -35,6 +35,13 @@ struct repos *repos_open(const struct repos_cfg *cfg, struct err *e)
 	pthread_mutex_init(&rs->pool_lock, NULL);
 	rs->cfg = *cfg;
 	rs->cfg.data_dir = rs->cfg.exe = rs->cfg.ca_file = rs->cfg.known_hosts = NULL;
+	rs->cfg.imports_git_base_url = rs->cfg.maven_repos = NULL;
+	if ((cfg->imports_git_base_url && !(rs->cfg.imports_git_base_url = strdup(cfg->imports_git_base_url))) ||
+	    (cfg->maven_repos && !(rs->cfg.maven_repos = strdup(cfg->maven_repos)))) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		repos_close(rs);
+		return NULL;
+	}
 	if (!(rs->cfg.data_dir = abs_opt(cfg->data_dir, "data folder", e)) ||
 	    !(rs->cfg.exe = cfg->exe && *cfg->exe == '/' ? strdup(cfg->exe) : abs_opt(cfg->exe, "accord binary", e)) ||
 	    (cfg->ca_file && !(rs->cfg.ca_file = abs_opt(cfg->ca_file, "--git-ca-file", e))) ||
@@ -68,6 +75,8 @@ void repos_close(struct repos *rs)
 	free((char *)rs->cfg.exe);
 	free((char *)rs->cfg.ca_file);
 	free((char *)rs->cfg.known_hosts);
+	free((char *)rs->cfg.imports_git_base_url);
+	free((char *)rs->cfg.maven_repos);
 	free(rs->dir);
 	free(rs->home);
 	free(rs);
@@ -130,7 +139,7 @@ static int record(struct repos *rs, struct store_conn *c, const struct repositor
 	if (rc == 0)
 		rc = resolve_configured(g, r, &cm, e);
 	repo_close_clone(rs, r->id, g);
-	if (rc == 0)
+	if (rc == 0 && r->project_id[0]) /* an import's clone has no row */
 		rc = store_repository_fetched(c, r->id, dt_now_ms(), cm.id, e);
 	if (rc == 0 && out)
 		*out = cm;
@@ -187,6 +196,12 @@ int repo_prepare(struct repos *rs, struct store_conn *c, const struct repository
 		commit = r->commit_id;
 	else if (r->branch[0])
 		ref = r->branch;
+	if (rs->cfg.offline && at == 0)
+		return err_set(e, ERR_UNAVAILABLE, "%s is not in the cache (offline)", r->name);
+	if (rs->cfg.offline) {
+		rc = resolve(rs, r, ref, commit, out, e);
+		return rc > 0 ? -ERR_INVALID : rc;
+	}
 	if (at == 0 || (!commit && (rs->cfg.fetch_max_age_s == 0 ||
 				    dt_now_ms() - at >= (int64_t)rs->cfg.fetch_max_age_s * 1000))) {
 		if ((rc = fetch_for_start(rs, c, r, e)))

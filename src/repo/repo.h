@@ -9,6 +9,7 @@
 #include "crypto/masterkey.h"
 #include "flow/model.h"
 #include "store/repositories.h"
+#include "store/secrets.h"
 #include "store/store.h"
 
 /* Git clones of repositories (issue 13, docs/operations.md "Repositories").
@@ -35,6 +36,10 @@ struct repos_cfg {
 					       whose clone is older (default 30; 0: every start) */
 	const char *ca_file;		    /* --git-ca-file: extra CA bundle for https (NULL: system) */
 	const char *known_hosts; /* --git-known-hosts: ssh host keys to verify (NULL: accept any, as Concord) */
+	/* `imports` (repo/imports.c, repo/mvn.c) */
+	const char *imports_git_base_url; /* --imports-git-base-url: `git: {name: org/repo}` (NULL: none) */
+	const char *maven_repos;	  /* --maven-repository: URLs, comma-separated (NULL: none) */
+	bool offline;			  /* `accord run --offline`: clones and the artifact cache only */
 };
 
 struct repos;
@@ -79,6 +84,37 @@ int repo_load_definition(struct repos *rs, const struct repository *r, const str
 
 /* Removes the clone of a deleted repository (errors are logged). */
 void repo_forget(struct repos *rs, const char *repo_id);
+
+/* `imports` of kind git and mvn (docs/flows.md "Imports"): the model_importer fetch of a
+ * process start (queue/start_staged.c) and of `accord run`, ctx a struct repo_imports.
+ *
+ * git: the repository is cloned like a project's repository (one bare clone per URL per
+ * node in <data>/repos/<hash of the URL>, fetched by the `accord git-fetch` child; a
+ * branch is fetched again past fetch_max_age_s, a commit never), `version` (default
+ * master; 40 hex digits: a commit) resolved, its tree (`path` of it) checked out into a
+ * scratch folder, the `exclude` regexes (POSIX extended, matched against the whole path
+ * relative to the source folder) removed, and the rest copied into dest.  `secret` opens
+ * a KEY_PAIR or USERNAME_PASSWORD secret of the process's org (or `secret.org`), when
+ * secret_check allows it.
+ * mvn: mvn://group:artifact:version[:classifier][@type] (type jar by default) is fetched
+ * from the first Maven repository that has it into <data>/imports/mvn/<layout path>
+ * (a -SNAPSHOT version is fetched again each time) and unpacked into dest.
+ *
+ * Each import fetched appends {"type", "url", …, "commitId" (git) or "sha256" (mvn)} to
+ * resolved, which the caller records (the process's IMPORTS event; `accord run` logs it).
+ * Errors name the cause; nothing is copied into dest unless the checkout or archive was
+ * complete. */
+struct repo_imports {
+	struct repos *rs;
+	struct store_conn *c;	    /* secrets (NULL: `secret` is refused, as in `accord run`) */
+	const char *org_id;	    /* the process's organization */
+	/* May the process use secret s?  0, or an error (NULL: every secret is refused). */
+	int (*secret_check)(void *ctx, const struct secret *s, struct err *e);
+	void *secret_ctx;
+	json_t *resolved; /* array (BORROWED) */
+};
+
+int repo_import_fetch(void *ctx, const char *kind, json_t *spec, const char *dest, struct err *e) WUR;
 
 /* `accord git-fetch DIR URL`: the fetch child (cli dispatch).  Reads the credentials frame
  * from stdin, writes one line of JSON to stdout ({"ok":true} or {"error":"…"}), exits. */

@@ -20,6 +20,7 @@
 #include "base/frame.h"
 #include "base/uuid.h"
 #include "flow/procdir.h"
+#include "flow/tasks/defaults.h"
 #include "flow/tasks/task.h"
 #include "flow/vm.h"
 #include "runner/confine.h"
@@ -98,7 +99,9 @@ static int load(struct runner *r, struct err *e)
 {
 	json_t *profiles = json_object_get(r->start, "activeProfiles"), *v, *sys_pi;
 	const char *names[64];
-	struct model_opts mo = {.path = r->workdir, .server_imports = true};
+	/* git and mvn imports were copied into the folder by the server (queue/start_staged) */
+	static const struct model_importer resolved = {0};
+	struct model_opts mo = {.path = r->workdir, .server_imports = true, .importer = &resolved};
 	size_t i;
 
 	json_array_foreach(profiles, i, v)
@@ -244,6 +247,13 @@ int runner_body(void)
 	r.host.host.debug = json_is_true(json_object_get(r.start, "debug"));
 	if (json_is_array(json_object_get(r.start, "sensitive")))
 		runner_host_add_sensitive(&r.host, json_object_get(r.start, "sensitive"));
+	/* Masked without telling the server: its own secrets are not the process's to keep. */
+	r.host.host.task_defaults = json_object_get(r.start, "taskDefaults");
+	if (r.host.host.task_defaults) {
+		json_t *secrets = task_defaults_secrets(r.host.host.task_defaults);
+		runner_host_add_sensitive(&r.host, secrets);
+		json_decref(secrets);
+	}
 	if (r.host.host.debug)
 		runner_log(&r.host, FLOW_DEBUG, confinement);
 	if (load(&r, &e) < 0) {

@@ -111,6 +111,7 @@ int triggers_fire(struct triggers *t, struct store_conn *c, const struct trigger
 	    .commit = &commit,
 	    .triggered_by = by,
 	    .work_dir = t->cfg.work_dir,
+	    .repos = t->cfg.repos,
 	};
 	if ((rc = start_staged(c, t->cfg.session_key, &s, e)) == 0) {
 		store_audit_system(c, "START", id, NULL, f->initiator_id, f->initiator, f->tr->event_source);

@@ -211,8 +211,8 @@ flows:
     - expr: "${kv.getString('k')}"
       error:
         - log: "expression: ${lastError.message}"
-    - task: slack
-      in: {channelId: C1, text: hi}
+    - task: repositoryRefresh
+      in: {}
       meta:
         dryRunReady: "${sure}"
       error:
@@ -223,8 +223,8 @@ flows:
     log = process_log(admin, pid)
     assert p["status"] == "FINISHED", log
     assert "Dry-run mode is not supported for 'kv' task (yet)" in log
-    # the slack step got past the dry-run check to the task itself
-    assert "step: Task 'slack' is not available on this server" in log
+    # the repositoryRefresh step got past the dry-run check to the task itself
+    assert "step: Task 'repositoryRefresh' is not available on this server" in log
 
 
 def test_children_inherit_dry_run_unless_told(admin):

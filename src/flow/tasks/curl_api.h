@@ -5,7 +5,7 @@
 
 #include "base/err.h"
 
-/* libcurl, loaded on demand.  Only the `http` task speaks to it, but Debian's libcurl
+/* libcurl, loaded on demand.  Only the `http`, `smtp` and `slack` tasks speak to it, but Debian's libcurl
  * brings librtmp, GnuTLS, p11-kit, krb5, ldap, nghttp2, libssh2 and libpsl, whose
  * relocations and constructors made every `accord run` and every process runner start
  * several times slower and ~9 MB bigger.  So the binary does not link it: curl_api_load()

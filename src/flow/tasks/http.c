@@ -112,23 +112,11 @@ static int opt_ms(json_t *in, const char *key, long def, long *out, struct err *
 	return 0;
 }
 
-static int opt_str(json_t *in, const char *key, const char **out, struct err *e)
-{
-	json_t *v = json_object_get(in, key);
-	*out = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v))
-		return err_set(e, ERR_INVALID, "'%s' must be a string, got %s", key, value_class_name(v));
-	*out = json_string_value(v);
-	return 0;
-}
-
 static int parse_method(json_t *in, struct http_call *c, struct err *e)
 {
 	static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE"};
 	const char *m;
-	if (opt_str(in, "method", &m, e) < 0)
+	if (task_opt_str(in, "method", &m, e) < 0)
 		return -1;
 	if (!m) {
 		str_set_lit(c->method, "GET");
@@ -149,7 +137,7 @@ static int parse_types(json_t *in, struct http_call *c, struct err *e)
 	static const char *const resps[] = {"string", "json", "file"};
 	const char *rq, *rs;
 	bool ok = false;
-	if (opt_str(in, "request", &rq, e) < 0 || opt_str(in, "response", &rs, e) < 0)
+	if (task_opt_str(in, "request", &rq, e) < 0 || task_opt_str(in, "response", &rs, e) < 0)
 		return -1;
 	c->req = REQ_NONE;
 	for (size_t i = 0; rq && i < sizeof reqs / sizeof reqs[0] && !ok; i++)
@@ -262,7 +250,7 @@ static int parse_url(json_t *in, struct http_call *c, struct err *e)
 	CURLU *u = NULL;
 	CURLUcode uc;
 	int rc = -1;
-	if (opt_str(in, "url", &url, e) < 0)
+	if (task_opt_str(in, "url", &url, e) < 0)
 		return -1;
 	if (!url || !*url)
 		return err_set(e, ERR_INVALID, "('url') argument is missing");

@@ -21,8 +21,6 @@ static const struct task_def server_tasks[] = {
     SERVER_TASK("jsonStore"),
     SERVER_TASK("lock"),
     SERVER_TASK("unlock"),
-    SERVER_TASK("slack"),
-    SERVER_TASK("smtp"),
     SERVER_TASK("project"),
     SERVER_TASK("concordSecrets"),
     SERVER_TASK("repositoryRefresh"),
@@ -33,7 +31,7 @@ static const struct task_def server_tasks[] = {
 
 static const struct task_def *const local_tasks[] = {&task_log,	     &task_throw,  &task_sleep, &task_resource,
 						     &task_datetime, &task_base64, &task_files, &task_env,
-						     &task_vars,     &task_misc,   &task_http};
+						     &task_vars,     &task_misc,   &task_http, &task_smtp, &task_slack, &task_slack_channel};
 
 const struct task_def *task_find(const char *name)
 {
@@ -64,6 +62,18 @@ int task_arg_int(json_t *args, size_t i, const char *what, long long *out, struc
 		return -1;
 	}
 	*out = n;
+	return 0;
+}
+
+int task_opt_str(json_t *in, const char *key, const char **out, struct err *e)
+{
+	json_t *v = json_object_get(in, key);
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return err_set(e, ERR_INVALID, "'%s' must be a string, got %s", key, value_class_name(v));
+	*out = json_string_value(v);
 	return 0;
 }
 

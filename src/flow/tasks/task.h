@@ -79,6 +79,9 @@ int task_dry_run_check(struct vm *vm, struct thread *t, const struct step *s, co
 /* Argument helpers: a string argument (BORROWED), an integer, any value. */
 int task_arg_str(json_t *args, size_t i, const char *what, const char **out, struct err *e) WUR;
 int task_arg_int(json_t *args, size_t i, const char *what, long long *out, struct err *e) WUR;
+/* An optional string entry key of the map in: *out BORROWED, NULL when absent or null;
+ * ERR_INVALID "'key' must be a string, got <class>" for another type. */
+int task_opt_str(json_t *in, const char *key, const char **out, struct err *e) WUR;
 /* The text of any value as Java prints it (strings as they are); NEW string. */
 char *task_text(const json_t *v);
 
@@ -88,6 +91,6 @@ int task_sleep_wake_at(const char *event, int64_t *at);
 
 /* The task tables, one per file under tasks/. */
 extern const struct task_def task_log, task_throw, task_sleep, task_resource, task_datetime, task_base64, task_files,
-    task_env, task_vars, task_misc, task_http;
+    task_env, task_vars, task_misc, task_http, task_smtp, task_slack, task_slack_channel;
 
 #endif
