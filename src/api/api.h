@@ -43,6 +43,7 @@ struct app {
 	atomic_bool ready;
 	uint64_t health_min_free_bytes; /* GET /api/v1/server/health: disk check threshold */
 	enum metrics_access metrics_access;
+	uid_t runner_uid; /* the user runners run as (the server's own unless it started as root) */
 	struct repos *repos;	   /* git clones of repositories (repo/repo.h) */
 	struct triggers *triggers; /* cron scheduler and generic events (triggers/triggers.h) */
 	int64_t session_idle_ms;   /* console sessions end after this long unused (--session-idle) */

@@ -12,6 +12,7 @@
 #include "api/routes.h"
 #include "auth/authn.h"
 #include "base/datetime.h"
+#include "base/log.h"
 #include "base/metrics.h"
 #include "base/str.h"
 #include "crypto/keypool.h"
@@ -25,11 +26,28 @@ const char *const api_metrics_access_names[] = {
     [METRICS_OFF] = "off",
 };
 
+/* A client on this host, but not a process's runner (or anything a flow started): the
+ * socket it connects from belongs to another user than the runners'.  Unknown owner: not
+ * trusted. */
+static bool trusted_local(struct api_call *c)
+{
+	struct err e;
+	uid_t uid;
+
+	if (!c->req->from_loopback)
+		return false;
+	if (http_peer_uid(c->req, &uid, &e)) {
+		LOG_D("metrics: the owner of a loopback client is unknown (%s): credentials needed", e.msg);
+		return false;
+	}
+	return uid != c->app->runner_uid;
+}
+
 static int check_access(struct api_call *c)
 {
 	enum metrics_access a = c->app->metrics_access;
 
-	if (a == METRICS_PUBLIC || (a == METRICS_LOOPBACK && c->req->from_loopback))
+	if (a == METRICS_PUBLIC || (a == METRICS_LOOPBACK && trusted_local(c)))
 		return 0;
 	if (authn_header(c->db, http_header(c->req, "Authorization"), &c->who, &c->err))
 		return -1;

@@ -19,6 +19,7 @@
 
 struct cache_entry {
 	uint8_t digest[32];
+	uint8_t stored[32]; /* the keyed digest of the password hash the credentials matched */
 	char user_id[UUID_STR_LEN];
 	uint64_t generation;
 	int64_t expires_ms;
@@ -55,7 +56,7 @@ static void digest_of(const char *creds, size_t n, uint8_t out[32])
 	crypto_generichash(out, 32, (const unsigned char *)creds, n, cache_key, sizeof cache_key);
 }
 
-static bool cache_lookup(const uint8_t digest[32], char user_id[UUID_STR_LEN])
+static bool cache_lookup(const uint8_t digest[32], char user_id[UUID_STR_LEN], uint8_t stored[32])
 {
 	struct cache_entry *ce = &cache[(digest[0] | digest[1] << 8) % CACHE_SLOTS];
 	bool hit;
@@ -63,18 +64,21 @@ static bool cache_lookup(const uint8_t digest[32], char user_id[UUID_STR_LEN])
 	pthread_mutex_lock(&cache_lock);
 	hit = sodium_memcmp(ce->digest, digest, 32) == 0 && ce->generation == store_user_generation() &&
 	      ce->expires_ms > dt_now_ms();
-	if (hit)
+	if (hit) {
 		memcpy(user_id, ce->user_id, UUID_STR_LEN);
+		memcpy(stored, ce->stored, 32);
+	}
 	pthread_mutex_unlock(&cache_lock);
 	return hit;
 }
 
-static void cache_store(const uint8_t digest[32], const char *user_id, uint64_t generation)
+static void cache_store(const uint8_t digest[32], const uint8_t stored[32], const char *user_id, uint64_t generation)
 {
 	struct cache_entry *ce = &cache[(digest[0] | digest[1] << 8) % CACHE_SLOTS];
 
 	pthread_mutex_lock(&cache_lock);
 	memcpy(ce->digest, digest, 32);
+	memcpy(ce->stored, stored, 32);
 	memcpy(ce->user_id, user_id, UUID_STR_LEN);
 	ce->generation = generation;
 	ce->expires_ms = dt_now_ms() + AUTHN_CACHE_SECONDS * 1000;
@@ -94,8 +98,33 @@ static void make_dummy(void)
 	sodium_memzero(pass, sizeof pass);
 }
 
-/* The user's hash, or the dummy one (the check then fails after the same work). */
-static bool verify_user(struct store_conn *c, const char *username, const char *pass, struct principal *out)
+/* The keyed digest of a stored password hash: what a cache hit checks against the
+ * database, so that a password changed on another node (which cannot clear this node's
+ * cache) ends the old one's use at once. */
+static void stored_digest(const char *hash, uint8_t out[32])
+{
+	crypto_generichash(out, 32, (const unsigned char *)hash, strlen(hash), cache_key, sizeof cache_key);
+}
+
+/* A cached credential still stands: the user's stored hash is the one it matched. */
+static bool still_stored(struct store_conn *c, const char *user_id, const uint8_t stored[32])
+{
+	char hash[PASSWORD_HASH_MAX];
+	uint8_t now[32];
+	bool same;
+
+	if (store_user_password_hash(c, user_id, hash, sizeof hash, NULL) != 0)
+		return false;
+	stored_digest(hash, now);
+	sodium_memzero(hash, sizeof hash);
+	same = sodium_memcmp(now, stored, 32) == 0;
+	return same;
+}
+
+/* The user's hash, or the dummy one (the check then fails after the same work); stored
+ * receives the digest of the hash that matched. */
+static bool verify_user(struct store_conn *c, const char *username, const char *pass, struct principal *out,
+			uint8_t stored[32])
 {
 	char hash[PASSWORD_HASH_MAX];
 	bool known = store_user_find(c, username, NULL, &out->user, NULL) == 0 &&
@@ -108,6 +137,7 @@ static bool verify_user(struct store_conn *c, const char *username, const char *
 		return false;
 	}
 	ok = password_verify(hash, pass);
+	stored_digest(hash, stored);
 	sodium_memzero(hash, sizeof hash);
 	return ok;
 }
@@ -130,7 +160,7 @@ static int check_user(struct principal *out, const char *generic, struct err *e)
 static int basic(struct store_conn *c, const char *b64, struct principal *out, struct err *e)
 {
 	size_t n = 0;
-	uint8_t digest[32];
+	uint8_t digest[32], stored[32];
 	char *creds = (char *)b64_decode(b64, strlen(b64), &n, NULL);
 	char *colon, *pass;
 	uint64_t generation = store_user_generation();
@@ -147,17 +177,17 @@ static int basic(struct store_conn *c, const char *b64, struct principal *out, s
 	pass = colon + 1;
 	digest_of(creds, n, digest);
 	*colon = ':';
-	if (cache_lookup(digest, out->user.id)) {
-		if (store_user_get(c, out->user.id, &out->user, NULL) == 0)
+	if (cache_lookup(digest, out->user.id, stored)) {
+		if (store_user_get(c, out->user.id, &out->user, NULL) == 0 && still_stored(c, out->user.id, stored))
 			rc = 0;
 	}
 	*colon = '\0';
 	if (rc != 0) {
-		if (!verify_user(c, creds, pass, out)) {
+		if (!verify_user(c, creds, pass, out, stored)) {
 			rc = unauth(e, "invalid username or password");
 			goto out;
 		}
-		cache_store(digest, out->user.id, generation);
+		cache_store(digest, stored, out->user.id, generation);
 	}
 	out->method = AUTH_BASIC;
 	rc = check_user(out, "invalid username or password", e);
@@ -217,7 +247,7 @@ bool authn_is_quick(const char *authorization)
 	struct str h = str_trim(str_from(authorization));
 	char *b64, *creds;
 	size_t n = 0;
-	uint8_t digest[32];
+	uint8_t digest[32], stored[32];
 	char user_id[UUID_STR_LEN];
 	bool quick = true;
 
@@ -227,7 +257,7 @@ bool authn_is_quick(const char *authorization)
 	creds = b64 ? (char *)b64_decode(b64, strlen(b64), &n, NULL) : NULL;
 	if (creds) {
 		digest_of(creds, n, digest);
-		quick = cache_lookup(digest, user_id);
+		quick = cache_lookup(digest, user_id, stored);
 		sodium_memzero(creds, n);
 	}
 	free(creds);

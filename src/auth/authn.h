@@ -12,7 +12,9 @@
 /* Authentication of the Authorization header:
  *   "Basic <b64(user:password)>"  local users, Argon2id hash (successful checks are cached
  *                                 for AUTHN_CACHE_SECONDS, keyed by a keyed BLAKE2b hash of
- *                                 the credentials, dropped whenever any user changes);
+ *                                 the credentials, dropped whenever any user changes on this
+ *                                 node; every hit is checked against the stored password
+ *                                 hash, so a change on another node counts at once);
  *   "Bearer <key>" or "<key>"     API keys: the key is Base64 of random bytes; the store
  *                                 holds SHA-256 of the decoded bytes only.
  * Failures are ERR_UNAUTH with a message that does not say which part was wrong; a

@@ -41,6 +41,9 @@ struct limits {
 	unsigned archive_ratio;	    /* unpacked / packed size */
 	uint64_t process_log_bytes; /* log bytes kept per process */
 	uint64_t out_bytes;	    /* a process's out variables (out.json, meta.out) */
+	unsigned process_timeout_s; /* RUNNING time of a process without processTimeout (0: none) */
+	size_t process_children;    /* child processes one process may start (concord start/fork) */
+	size_t process_depth;	    /* generations of children below a process started by a user */
 	/* Repositories */
 	size_t repo_files;   /* files and folders of one checkout */
 	uint64_t repo_bytes; /* bytes of the files of one checkout */

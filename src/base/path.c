@@ -1,6 +1,7 @@
 #include "base/path.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -142,6 +143,78 @@ char *path_read_file(const char *path, size_t max, size_t *len, struct err *e)
 		return NULL;
 	}
 	return read_fd(fd, path, max, len, e);
+}
+
+/* chown of everything in the folder dirfd (taken over), depth levels further at most. */
+static int chown_at(int dirfd, uid_t uid, gid_t gid, int depth, struct err *e)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d) {
+		close(dirfd);
+		return err_set(e, ERR_INTERNAL, "cannot read a folder to give it away: %s", strerror(errno));
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		struct stat st;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (fchownat(dirfd, de->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) != 0)
+			rc = err_set(e, ERR_INTERNAL, "cannot give '%.200s' away: %s", de->d_name, strerror(errno));
+		else if (S_ISDIR(st.st_mode)) {
+			int fd = depth > 0 ? openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+			rc = fd < 0 ? err_set(e, ERR_INTERNAL, "cannot give '%.200s' away: %s", de->d_name,
+					      depth > 0 ? strerror(errno) : "nested too deeply")
+				    : chown_at(fd, uid, gid, depth - 1, e);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int path_chown_tree(const char *path, uid_t uid, gid_t gid, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_set(e, ERR_INTERNAL, "cannot open %s: %s", path, strerror(errno));
+	if (fchown(fd, uid, gid) != 0) {
+		close(fd);
+		return err_set(e, ERR_INTERNAL, "cannot give %s away: %s", path, strerror(errno));
+	}
+	return chown_at(fd, uid, gid, 256, e);
+}
+
+int path_chown_beneath(const char *root, const char *rel, uid_t uid, gid_t gid, struct err *e)
+{
+	char buf[PATH_MAX], *save = NULL, *comp;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return err_set(e, ERR_INTERNAL, "cannot open %s: %s", root, strerror(errno));
+	if (str_fmt(buf, sizeof buf, "%s", rel)) {
+		close(fd);
+		return err_set(e, ERR_INVALID, "path too long: %.200s", rel);
+	}
+	for (comp = strtok_r(buf, "/", &save); comp && rc == 0; comp = strtok_r(NULL, "/", &save)) {
+		struct stat st;
+		int next;
+		if (strcmp(comp, ".") == 0)
+			continue;
+		next = strcmp(comp, "..") == 0 ? -1 : openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 || fstat(next, &st) != 0 || S_ISLNK(st.st_mode))
+			rc = err_set(e, ERR_INVALID, "cannot give '%.200s' away: '%s' is %s", rel, comp,
+				     next < 0 ? "not there (or '..')" : "a symbolic link");
+		else if (fchownat(next, "", uid, gid, AT_EMPTY_PATH) != 0)
+			rc = err_set(e, ERR_INTERNAL, "cannot give '%.200s' away: %s", rel, strerror(errno));
+		close(fd);
+		fd = next;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 char *path_read_at(int dirfd, const char *name, size_t max, size_t *len, struct err *e)

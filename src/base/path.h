@@ -24,6 +24,15 @@ int path_remove_tree(const char *path, struct err *e) WUR;
  * ERR_TOO_LARGE past max bytes. */
 char *path_read_file(const char *path, size_t max, size_t *len, struct err *e);
 
+/* Gives the folder path and everything in it (symbolic links themselves, never what they
+ * point to; at most 256 levels) to uid:gid. */
+int path_chown_tree(const char *path, uid_t uid, gid_t gid, struct err *e) WUR;
+
+/* Gives every component of rel beneath root (each folder on the way and the last one) to
+ * uid:gid, walking by descriptor: a symbolic link or ".." on the way is refused, so nothing
+ * outside root is ever given away. */
+int path_chown_beneath(const char *root, const char *rel, uid_t uid, gid_t gid, struct err *e) WUR;
+
 /* Reads the regular file name in the folder dirfd like path_read_file, never following a
  * symbolic link at name nor blocking on a FIFO: for folders that a flow wrote. */
 char *path_read_at(int dirfd, const char *name, size_t max, size_t *len, struct err *e);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "http/server.h"
 #include "crypto/session.h"
 #include "queue/queue.h"
+#include "runner/identity.h"
 #include "queue/retention.h"
 #include "repo/repo.h"
 #include "runner/confine.h"
@@ -42,7 +44,7 @@
 #endif
 
 struct serve_cfg {
-	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts, *repo_local_dirs;
+	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts, *repo_local_dirs, *runner_user;
 	char *imports_git_base_url, *maven_repository;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
@@ -130,6 +132,15 @@ static const struct config_opt opts[] = {
      "log bytes kept per process (over it the process is stopped and FAILED)"},
     {"limit-out-bytes", CONFIG_SIZE, "4M", 1024, 1ULL << 30, &limits.out_bytes,
      "a process's out variables (out.json, meta.out in its status; over it the process is FAILED)"},
+    {"default-process-timeout", CONFIG_UINT, "86400", 0, 31536000, &limits.process_timeout_s,
+     "seconds a process may stay RUNNING when it sets no processTimeout of its own (0: no limit)"},
+    {"limit-process-children", CONFIG_SIZE, "1000", 1, 1000000, &limits.process_children,
+     "child processes one process may start (concord task start/fork); beyond, the call fails"},
+    {"limit-process-depth", CONFIG_SIZE, "16", 1, 1000, &limits.process_depth,
+     "generations of child processes below a process (a child's child is 2); deeper starts fail"},
+    {"runner-user", CONFIG_STRING, NULL, 0, 0, &cfg.runner_user,
+     "the user runners run as when the server starts as root (default nobody; never root); a server that is "
+     "not root runs them as itself"},
     {"runner-zygote", CONFIG_BOOL, "true", 0, 0, &cfg.runner_zygote,
      "fork runners from a pre-started `accord runner --zygote` instead of exec'ing the binary per process (false: "
      "exec each time)"},
@@ -232,7 +243,7 @@ static int prepare_dir(const char *dir, const char *what, struct err *e)
 		return err_set(e, ERR_INVALID, "%s %s is not a directory", what, dir);
 	if (access(dir, W_OK) != 0)
 		return err_set(e, ERR_INVALID, "%s %s is not writable: %s", what, dir, strerror(errno));
-	if ((st.st_mode & 077) != 0)
+	if ((st.st_mode & 066) != 0) /* 0711: runners of their own user pass through */
 		LOG_W("%s %s is accessible by other users (mode %03o); 0700 is recommended", what, dir,
 		      st.st_mode & 0777);
 	return 0;
@@ -298,11 +309,20 @@ static char node_id[UUID_STR_LEN];
 /* The smtp and slack tasks' server-side defaults, handed to every runner (task_settings.h). */
 static json_t *task_defaults;
 
+/* "nobody (uid 65534)" for the start-up log. */
+static const char *runner_user_name(uid_t uid, char *out, size_t cap)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	str_fmt_cut(out, cap, "%s (uid %u)", pw ? pw->pw_name : "?", (unsigned)uid);
+	return out;
+}
+
 /* The process queue: this binary is the runner; a node id per start (SQLite: one node). */
 static int start_queue(struct app *app, struct err *e)
 {
 	struct queue_cfg qc = {0};
-	char confinement[256], engines[512];
+	char confinement[256], engines[512], user[96];
 
 	if (access("/proc/self/exe", X_OK) != 0)
 		return err_set(e, ERR_INTERNAL, "cannot find the accord binary (/proc/self/exe): %s", strerror(errno));
@@ -319,6 +339,11 @@ static int start_queue(struct app *app, struct err *e)
 	qc.session_key = app->session_key;
 	qc.master_key = app->secrets_key;
 	qc.runner_zygote = cfg.runner_zygote;
+	if (runner_identity_resolve(cfg.runner_user, &qc.runner_drop, &qc.runner_uid, &qc.runner_gid, e))
+		return -1;
+	app->runner_uid = qc.runner_drop ? qc.runner_uid : geteuid();
+	if (qc.runner_drop && runner_identity_check_reach(qc.work_dir, qc.runner_uid, qc.runner_gid, e))
+		return -1;
 	if (cfg.node_dead_after < 2 * cfg.node_heartbeat)
 		return err_set(e, ERR_INVALID, "--node-dead-after (%llds) must be at least twice --node-heartbeat (%llds)",
 			       (long long)cfg.node_dead_after, (long long)cfg.node_heartbeat);
@@ -330,8 +355,9 @@ static int start_queue(struct app *app, struct err *e)
 	if (!app->queue)
 		return -1;
 	confine_probe(confinement, sizeof confinement);
-	LOG_I("processes: %u workers, runners %s, %s", cfg.workers,
-	      cfg.runner_zygote ? "forked by the runner zygote" : "exec'd (--runner-zygote=false)", confinement);
+	LOG_I("processes: %u workers, runners %s, %s, as %s", cfg.workers,
+	      cfg.runner_zygote ? "forked by the runner zygote" : "exec'd (--runner-zygote=false)", confinement,
+	      qc.runner_drop ? runner_user_name(qc.runner_uid, user, sizeof user) : "the server's user");
 	script_hosts_describe(engines, sizeof engines);
 	LOG_I("script engines: %s", engines);
 	return 0;

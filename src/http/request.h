@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -37,6 +38,10 @@ struct http_request {
 	bool heavy;	/* a handler that used much memory sets it: once answered, the server gives
 			   freed memory back to the system (see http/server.h) */
 };
+
+/* The user owning the client's socket, for a client on this host (from_loopback): see
+ * base/sockdiag.h.  0, or < 0 with e set. */
+int http_peer_uid(const struct http_request *r, uid_t *uid, struct err *e);
 
 /* Header value (case-insensitive name) or NULL. */
 const char *http_header(const struct http_request *r, const char *name);

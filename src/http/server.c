@@ -19,6 +19,7 @@
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/sockdiag.h"
 #include "base/str.h"
 #include "base/workq.h"
 
@@ -333,6 +334,16 @@ static bool client_address(struct MHD_Connection *conn, struct http_request *req
 		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return false;
+}
+
+int http_peer_uid(const struct http_request *req, uid_t *uid, struct err *e)
+{
+	const union MHD_ConnectionInfo *ci =
+	    req->conn ? mhd.get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
+
+	if (!ci)
+		return err_set(e, ERR_INTERNAL, "the connection's socket is unknown");
+	return sockdiag_peer_uid(ci->connect_fd, uid, e);
 }
 
 static struct conn_state *begin(struct http_server *s, struct MHD_Connection *conn, const char *url, const char *method)

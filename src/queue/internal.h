@@ -75,7 +75,12 @@ void queue_settle(struct queue *q, struct store_conn *c, const char *id, const c
 /* A runner's clean environment (HOME and TMPDIR: dir; PATH, LANG, TZ; the sanitizer
  * settings of the server; for the runner zygote also LD_BIND_NOW), NULL-terminated; NULL
  * when out of memory.  queue_free_env frees it. */
-char **queue_runner_env(const char *dir, bool zygote);
+/* What the server wrote into a running process's working directory (rel and the folders
+ * on its way) given to the runners' user when they have their own (a server that is
+ * root), so the flow can read it. */
+int queue_give_to_runner(const struct queue *q, const char *workdir, const char *rel, struct err *e) WUR;
+
+char **queue_runner_env(const struct queue_cfg *cfg, const char *dir, bool zygote);
 void queue_free_env(char **env);
 
 /* Supervises r (supervisor.c) on one of the queue's worker threads, and removes r from

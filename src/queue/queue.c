@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +57,24 @@ static int empty_folder(struct queue *q, const char *name, struct err *e)
 	return rc;
 }
 
+/* Runners of their own user (a server started as root) reach their working directory
+ * <work>/work/<id> by its path: the two folders above it may be passed through (0711),
+ * never listed or read; everything in them stays the server's (0600/0700). */
+static int open_to_runners(struct queue *q, struct err *e)
+{
+	char *path = NULL;
+	int rc = 0;
+
+	if (!q->cfg.runner_drop)
+		return 0;
+	if (asprintf(&path, "%s/work", q->work_dir) < 0)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (chmod(q->work_dir, 0711) != 0 || chmod(path, 0711) != 0)
+		rc = err_set(e, ERR_INTERNAL, "cannot let the runners' user pass through %s: %s", path, strerror(errno));
+	free(path);
+	return rc;
+}
+
 /* What a previous run left.  Alone on the store (SQLite: the data folder is locked to this
  * server), every STARTING or RUNNING process was that run's and has no runner any more;
  * with several nodes (PostgreSQL) only those of nodes whose heartbeat is stale are settled
@@ -79,7 +98,7 @@ static int recover(struct queue *q, struct err *e)
 		return -1;
 	/* Working folders of processes that are not running any more, and folders handed off
 	 * by starts (start_staged.h): their stored payloads serve instead. */
-	return empty_folder(q, "work", e) || empty_folder(q, "ready", e) ? -1 : 0;
+	return empty_folder(q, "work", e) || empty_folder(q, "ready", e) || open_to_runners(q, e) ? -1 : 0;
 }
 
 /* A worker is always free here: the dispatcher claims only while fewer than cfg.workers run. */
@@ -346,7 +365,7 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 	if (recover(q, e) || !(q->workers = workq_new(cfg->workers, e)))
 		goto fail;
 	if (cfg->runner_zygote) {
-		q->zygote_env = queue_runner_env(q->work_dir, true);
+		q->zygote_env = queue_runner_env(&q->cfg, q->work_dir, true);
 		if (!q->zygote_env || !(q->zygote = zygote_new(q->runner_exe, q->zygote_env))) {
 			err_set(e, ERR_INTERNAL, "out of memory");
 			goto fail;

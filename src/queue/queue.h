@@ -2,6 +2,7 @@
 #define ACCORD_QUEUE_QUEUE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,11 @@ struct queue_cfg {
 	/* Runners are forked by a runner zygote (queue/zygote.h) rather than exec'd, which
 	 * is kept running; false: exec'd each time. */
 	bool runner_zygote;
+	/* A server started as root: runners (and the zygote) run as this user instead
+	 * (runner/identity.h), their working directories given to it. */
+	bool runner_drop;
+	uid_t runner_uid;
+	gid_t runner_gid;
 	/* Git clones (repo/repo.h, BORROWED): the `concord` task starts children from a
 	 * repository with them. */
 	struct repos *repos;

@@ -156,6 +156,39 @@ static void audit(struct task_call *tc, const char *action, const char *id)
 	json_decref(details);
 }
 
+/* --limit-process-children and --limit-process-depth: a flow cannot multiply itself
+ * without bound (a fork bomb of children starting children). */
+static int child_allowed(struct task_call *tc, struct err *e)
+{
+	const struct process *parent = &tc->r->p;
+	struct process_filter f = {.status = -1, .parent_instance_id = parent->instance_id};
+	char up[UUID_STR_LEN];
+	size_t depth = 1; /* the new child's generation below the first process */
+	int64_t n = 0;
+
+	if (store_process_count(tc->c, &f, &n, e))
+		return -1;
+	if ((uint64_t)n >= limits.process_children)
+		return err_set(e, ERR_LIMIT,
+			       "this process has started %lld child processes, the most one may "
+			       "(--limit-process-children %zu)",
+			       (long long)n, limits.process_children);
+	str_fmt_cut(up, sizeof up, "%s", parent->parent_instance_id);
+	while (up[0]) {
+		struct process a;
+		if (++depth > limits.process_depth)
+			return err_set(e, ERR_LIMIT,
+				       "a child process here would be %zu generations below its first process, more "
+				       "than --limit-process-depth %zu allows",
+				       depth, limits.process_depth);
+		if (store_process_get(tc->c, up, &a, e))
+			return e->code == ERR_NOT_FOUND ? 0 : -1; /* an ancestor removed by retention */
+		str_fmt_cut(up, sizeof up, "%s", a.parent_instance_id);
+		store_process_cleanup(&a);
+	}
+	return 0;
+}
+
 static int create_child(struct task_call *tc, const char *dir, const struct child *ch, const char *kind,
 			char id[UUID_STR_LEN], struct err *e)
 {
@@ -180,7 +213,7 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 		.repos = tc->r->q->cfg.repos,
 	};
 
-	if (write_main(dir, ch, e))
+	if (child_allowed(tc, e) || write_main(dir, ch, e))
 		return -1;
 	uuid_v4(id);
 	if (start_staged(tc->c, tc->r->q->session_key, &st, e))

@@ -156,7 +156,9 @@ static int write_export(struct task_call *tc, const char *dir, const char *prefi
 		*rel = NULL;
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	}
-	if ((rc = path_write_beneath(tc->workdir, *rel, data, len, 0600, e))) {
+	if ((rc = path_write_beneath(tc->workdir, *rel, data, len, 0600, e)) == 0)
+		rc = queue_give_to_runner(tc->r->q, tc->workdir, *rel, e); /* the runner's user reads it */
+	if (rc) {
 		free(*rel);
 		*rel = NULL;
 	}

@@ -293,6 +293,8 @@ static void mark_running(struct sup *s)
 		observe_start(s);
 	if (s->r->p.timeout_s > 0)
 		s->deadline = dt_now_ms() + s->r->p.timeout_s * 1000;
+	else if (limits.process_timeout_s) /* the server's default (--default-process-timeout) */
+		s->deadline = dt_now_ms() + (int64_t)limits.process_timeout_s * 1000;
 }
 
 /* The values of the variables configuration.meta names, into the process's meta ("out"
@@ -396,6 +398,22 @@ static void read_log(struct sup *s)
 
 /* ---- start ----------------------------------------------------------------------------- */
 
+int queue_give_to_runner(const struct queue *q, const char *workdir, const char *rel, struct err *e)
+{
+	if (!q->cfg.runner_drop)
+		return 0;
+	return path_chown_beneath(workdir, rel, q->cfg.runner_uid, q->cfg.runner_gid, e);
+}
+
+/* The working directory to the runners' user (a server started as root), everything in
+ * it, links not followed: the runner may write only there. */
+static int give_workdir(struct sup *s, struct err *e)
+{
+	if (!s->q->cfg.runner_drop)
+		return 0;
+	return path_chown_tree(s->workdir, s->q->cfg.runner_uid, s->q->cfg.runner_gid, e);
+}
+
 static int prepare_workdir(struct sup *s, struct err *e)
 {
 	void *payload = NULL;
@@ -409,7 +427,7 @@ static int prepare_workdir(struct sup *s, struct err *e)
 		return -1;
 	/* A first run on the node that stored it: the staged folder itself (start_staged.h). */
 	if (!s->r->p.resume_event[0] && (rc = start_ready_take(s->q->work_dir, s->id, s->workdir, e)) != 0)
-		return rc < 0 ? -1 : 0;
+		return rc < 0 ? -1 : give_workdir(s, e);
 	if (path_mkdirs(s->workdir, 0700, e))
 		return -1;
 	if (store_process_payload(s->db, s->id, &payload, &len, e))
@@ -418,13 +436,13 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	free(payload);
 	if (rc == 0 && s->r->p.resume_event[0])
 		rc = queue_resume_files(s->workdir, s->r->p.resume_args, e);
-	return rc;
+	return rc ? rc : give_workdir(s, e);
 }
 
-char **queue_runner_env(const char *workdir, bool zygote)
+char **queue_runner_env(const struct queue_cfg *cfg, const char *workdir, bool zygote)
 {
 	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
-	char **env = calloc(8 + sizeof pass / sizeof pass[0], sizeof *env);
+	char **env = calloc(10 + sizeof pass / sizeof pass[0], sizeof *env);
 	size_t n = 0;
 
 	if (!env)
@@ -445,6 +463,12 @@ char **queue_runner_env(const char *workdir, bool zygote)
 	 * (bench/RESULTS.md, runner zygote). */
 	if (zygote)
 		env[n++] = strdup("LD_BIND_NOW=1");
+	if (cfg->runner_drop) {
+		if (asprintf(&env[n++], "ACCORD_RUNNER_UID=%u", (unsigned)cfg->runner_uid) < 0)
+			env[n - 1] = NULL;
+		if (asprintf(&env[n++], "ACCORD_RUNNER_GID=%u", (unsigned)cfg->runner_gid) < 0)
+			env[n - 1] = NULL;
+	}
 	return env;
 }
 
@@ -515,7 +539,7 @@ static int make_pipes(int logp[2], int ipc[2], struct err *e)
 static int exec_runner(struct sup *s, int logp[2], int ipc[2], struct err *e)
 {
 	char *argv[] = {"accord", "runner", NULL};
-	char **env = queue_runner_env(s->workdir, false);
+	char **env = queue_runner_env(&s->q->cfg, s->workdir, false);
 	const struct spawn_fd fds[] = {{-1, 0}, {logp[1], 1}, {logp[1], 2}, {ipc[1], 3}};
 	int rc;
 
@@ -644,7 +668,13 @@ static void timers(struct sup *s)
 	if (s->deadline && !s->timed_out && now >= s->deadline) {
 		char msg[96];
 		s->timed_out = true;
-		str_fmt_cut(msg, sizeof msg, "Process timed out (%llds limit)", (long long)s->r->p.timeout_s);
+		if (s->r->p.timeout_s > 0)
+			str_fmt_cut(msg, sizeof msg, "Process timed out (%llds limit)", (long long)s->r->p.timeout_s);
+		else
+			str_fmt_cut(msg, sizeof msg,
+				    "Process timed out (%us limit: the server's --default-process-timeout for processes "
+				    "without processTimeout)",
+				    limits.process_timeout_s);
 		server_line(s, "ERROR", msg);
 		store_audit_system(s->db, "STOP", s->id, NULL, s->r->p.initiator_id, s->r->p.initiator, "processTimeout");
 		begin_kill(s);

@@ -25,6 +25,7 @@
 #include "flow/tasks/task.h"
 #include "flow/vm.h"
 #include "runner/confine.h"
+#include "runner/identity.h"
 #include "runner/runner.h"
 #include "runner/zygote.h"
 
@@ -201,10 +202,17 @@ static int ipc_ok(void)
 
 int cli_runner_main(int argc, char **argv)
 {
+	struct err e;
+
 	/* Dies with the supervisor thread that started it (see queue/supervisor.c). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1) /* the server died before the line above */
 		return 1;
+	/* A server started as root: its runners (and their zygote) never are. */
+	if (runner_identity_apply(&e)) {
+		fprintf(stderr, "accord runner: %s\n", e.msg);
+		return 1;
+	}
 	if (argc == 2 && strcmp(argv[1], "--zygote") == 0 && ipc_ok())
 		return zygote_main();
 	if (argc != 1 || !ipc_ok()) {

@@ -6,7 +6,7 @@ import socket
 import subprocess
 import time
 
-from conftest import BIN, ROOT
+from conftest import BIN, ROOT, passable
 
 HELLO = """configuration:
   arguments:
@@ -91,6 +91,7 @@ def test_wait_ready_waits_for_a_server_that_starts_later(tmp_path):
     env = dict(os.environ)
     env.pop("ACCORD_ADMIN_API_KEY", None)
     log = open(str(tmp_path / "log"), "w+")
+    passable(str(tmp_path / "data"))  # as root, runners run as nobody: they pass through tmp_path
     proc = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:%d" % port, "--data", str(tmp_path / "data")],
                             stdout=log, stderr=log, env=env)
     try:
@@ -121,6 +122,7 @@ def test_readme_first_process_with_the_default_data_folder(tmp_path):
     env = dict(os.environ)
     env.pop("ACCORD_ADMIN_API_KEY", None)
     log = open(str(tmp_path / "log"), "w+")
+    passable(str(tmp_path / "data"))
     proc = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:%d" % port], cwd=str(tmp_path), stdout=log,
                             stderr=log, env=env)
     try:

@@ -277,3 +277,25 @@ def test_the_database_restarting_under_load(fresh_server):
     assert "sleeping" in log and "woke up" in log, log
     assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
     assert "reconnected to PostgreSQL" in srv.read_log()
+
+
+def test_a_password_changed_on_one_node_ends_the_old_one_on_the_other(two_nodes):
+    """Basic credentials are cached per node for a minute (no Argon2id per request); a
+    cached one is checked against the stored hash on every use, so a password changed
+    through node A stops working on node B at once, not a minute later."""
+    import requests
+    a, b, url = two_nodes
+    b.start()
+    admin_a = Client(a.url, ADMIN_KEY)
+    name = unique("pwuser")
+    assert admin_a.post("/api/v1/user", json={"username": name, "password": "Old-pass-123"}).status_code == 200
+
+    def who(node, password):
+        return requests.get(node.url + "/api/v1/apikey", auth=(name, password), timeout=30).status_code
+
+    assert who(b, "Old-pass-123") == 200  # verified and cached on B
+    assert who(b, "Old-pass-123") == 200  # from B's cache
+    assert admin_a.post("/api/v1/user", json={"username": name, "password": "New-pass-456"}).status_code == 200
+    assert who(b, "Old-pass-123") == 401
+    assert who(b, "New-pass-456") == 200
+    assert who(a, "Old-pass-123") == 401

@@ -454,3 +454,58 @@ flows:
     log = process_log(admin, pid)
     assert "the child's definition" in log, log
     assert children_of(admin, pid) == []
+
+
+FORK_BOMB = """
+flows:
+  default:
+    - log: "generation ${hasVariable('gen') ? gen : 0}"
+    - task: concord
+      in:
+        action: fork
+        instances: 2
+        arguments:
+          gen: "${(hasVariable('gen') ? gen : 0) + 1}"
+"""
+
+
+def test_children_and_generations_are_bounded(fresh_server):
+    """--limit-process-children and --limit-process-depth stop a flow that multiplies
+    itself (a fork bomb made 511 processes in 8 s): the call over the limit fails the step
+    with a message naming the setting."""
+    from conftest import ADMIN_KEY, Client
+    srv = fresh_server(args=["--limit-process-depth", "2", "--limit-process-children", "3"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    pid, p = run(admin, FORK_BOMB)
+    assert p["status"] == "FINISHED", process_log(admin, pid)
+    wait_for(lambda: len(admin.get("/api/v2/process", params={"limit": 100}).json()) >= 7)
+    everyone = admin.get("/api/v2/process", params={"limit": 100}).json()
+    for x in everyone:
+        wait_process(admin, x["instanceId"])
+    everyone = admin.get("/api/v2/process", params={"limit": 100}).json()
+    assert len(everyone) == 1 + 2 + 4, [x["status"] for x in everyone]  # 3 generations, no more
+    failed_deep = [x for x in everyone if "--limit-process-depth 2" in process_log(admin, x["instanceId"])]
+    assert len(failed_deep) == 4, [process_log(admin, x["instanceId"]) for x in everyone]
+    many = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: fork
+        instances: 4
+"""
+    pid, p = run(admin, many.replace("default:\n    - task", "default:\n    - task", 1) + "  other:\n    - log: x\n")
+    log = process_log(admin, pid)
+    assert p["status"] == "FAILED" and "--limit-process-children 3" in log, log
+
+
+def test_the_default_process_timeout(fresh_server):
+    from conftest import ADMIN_KEY, Client
+    srv = fresh_server(args=["--default-process-timeout", "2"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    pid, p = run(admin, SLOW_CHILD)
+    log = process_log(admin, pid)
+    assert p["status"] == "TIMED_OUT", log
+    assert "--default-process-timeout" in log, log
+    quick = start_process(admin, CHILD.replace("${greeting}", "hi"))
+    assert wait_process(admin, quick)["status"] == "FINISHED"

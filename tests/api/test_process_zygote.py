@@ -85,7 +85,7 @@ def test_runners_are_forked_by_the_zygote_and_confined(fresh_server):
         env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if kv)
     assert {b"HOME", b"PATH", b"LANG", b"TZ", b"TMPDIR"} <= set(env)
     assert set(env) - {b"HOME", b"PATH", b"LANG", b"TZ", b"TMPDIR", b"ASAN_OPTIONS", b"UBSAN_OPTIONS",
-                       b"LSAN_OPTIONS", b"LD_BIND_NOW"} == set(), env
+                       b"LSAN_OPTIONS", b"LD_BIND_NOW", b"ACCORD_RUNNER_UID", b"ACCORD_RUNNER_GID"} == set(), env
     assert b"ACCORD_ADMIN_API_KEY" not in env
     assert os.readlink("/proc/%d/cwd" % runner) == os.path.join(os.path.realpath(srv.data_dir), "work", pid)
     # stop kills its process group; the exit status comes back through the zygote
