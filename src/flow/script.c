@@ -249,7 +249,7 @@ static json_t *run_msg(struct vm *vm, struct thread *t, const char *name, const 
 	json_object_update(vars, in);
 	return json_pack("{s:s, s:s, s:s, s:o, s:O, s:s, s:b}", "op", "run", "name", name, "body", text, "vars", vars,
 			 "instanceId", id ? id : json_null(), "workDir", vm->h->workdir ? vm->h->workdir : "",
-			 "dryRun", 0);
+			 "dryRun", vm->h->dry_run);
 }
 
 static void run_script(struct script_run *r, const char *name, const char *text, json_t *in)
@@ -282,6 +282,24 @@ static void run_script(struct script_run *r, const char *name, const char *text,
 		exec_apply_out(r->vm, r->t, r->s, r->result);
 }
 
+/* In dry-run mode a script step runs only when its meta says dryRunReady (Concord's
+ * ScriptCall); otherwise the step fails with Concord's message.  false when raised. */
+static bool dry_run_ready(struct vm *vm, struct thread *t, const struct step *s)
+{
+	struct err e = {0};
+	bool ok;
+
+	if (!vm->h->dry_run)
+		return true;
+	if (task_dry_run_step_ready(vm, t, s, &ok, &e) < 0) {
+		vm_raise(vm, t, s, e.msg, NULL);
+		return false;
+	}
+	if (!ok)
+		vm_raise(vm, t, s, "Dry-run mode is not supported for this 'script' step", NULL);
+	return ok;
+}
+
 void script_step(struct vm *vm, struct thread *t, const struct step *s)
 {
 	struct script_run r = {.vm = vm, .t = t, .s = s, .fd = -1};
@@ -308,6 +326,8 @@ void script_step(struct vm *vm, struct thread *t, const struct step *s)
 	if (!(r.engine = engine_of(lang))) {
 		str_fmt_cut(msg, sizeof msg, "Script engine not found: %s", lang ? lang : "null");
 		vm_raise(vm, t, s, msg, NULL);
+	} else if (!dry_run_ready(vm, t, s)) {
+		/* raised: Concord's rule, a script may touch anything unless it says it is safe */
 	} else if ((text = script_text(vm, t, s, ref)) && (in = exec_eval_in(vm, t, s))) {
 		run_script(&r, s->script_body ? "script" : ref, text, in);
 	}
