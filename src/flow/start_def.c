@@ -111,6 +111,20 @@ static int dry_run(json_t *cfg, bool *out, struct err *e)
 	return -1;
 }
 
+/* A new map: the org's and project's cfg meta, the definition's over it. */
+static json_t *initial_meta(const struct model *m, json_t *cfg)
+{
+	json_t *meta = json_object(), *inherited = json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), "meta");
+	json_t *own = json_object_get(m->configuration, "meta");
+
+	if (meta && ((json_is_object(inherited) && json_object_update(meta, inherited)) ||
+		     (json_is_object(own) && json_object_update(meta, own)))) {
+		json_decref(meta);
+		return NULL;
+	}
+	return meta;
+}
+
 int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_t suspend_timeout_s, bool has_project,
 		   struct start_def *out, struct err *e)
 {
@@ -133,7 +147,10 @@ int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_
 	    timeout(m, cfg, "suspendTimeout", suspend_timeout_s, &out->suspend_timeout_s, e) ||
 	    exclusive(m, cfg, has_project, out, e) || dry_run(cfg, &out->dry_run, e))
 		return -1;
-	out->meta = json_object_get(m->configuration, "meta"); /* a map: model_top.c checks it */
+	/* the org's and project's cfg meta, the definition's over it (a map: model_top.c
+	 * checks it); the request's meta goes over both where the process is created */
+	if (!(out->meta = initial_meta(m, cfg)))
+		return err_set(e, ERR_INTERNAL, "out of memory");
 	out->handlers = handler_flows(m, cfg);
 	return out->handlers ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
 }
@@ -142,4 +159,6 @@ void start_def_cleanup(struct start_def *d)
 {
 	json_decref(d->handlers);
 	d->handlers = NULL;
+	json_decref(d->meta);
+	d->meta = NULL;
 }

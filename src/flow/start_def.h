@@ -33,7 +33,7 @@ struct start_def {
 	const char *exclusive_group;  /* BORROWED; NULL: none (always NULL without a project) */
 	const char *exclusive_mode;   /* cancel, cancelOld or wait */
 	bool dry_run;		      /* dryRun: true or "true" (any case) */
-	json_t *meta;		      /* BORROWED: the definition's configuration.meta (an object) or NULL */
+	json_t *meta;		      /* NEW: the org's and project's cfg meta, the definition's configuration.meta over it */
 };
 
 /* m: the loaded definition; cfg: the start configuration (entryPoint, processTimeout,

@@ -214,3 +214,18 @@ def test_debug_and_dry_run_from_the_cfg_unless_the_request_says_otherwise(admin)
     assert admin.put(cfg_url(org, proj, "/dryRun"), json="maybe").status_code == 200
     r = start_process(admin, flow, parts={"org": org, "project": proj}, expect=400)
     assert "Invalid 'dryRun' mode value type" in r.json()["message"], r.text
+
+
+def test_meta_of_the_org_and_project_cfg_under_the_definitions_and_the_requests(admin):
+    """The initial metadata: the org's cfg meta, the project's over it, the definition's
+    configuration.meta over that, the request's meta part over everything."""
+    org, proj, _ = project(admin, org_fields={"cfg": {"meta": {"team": "org", "tier": "org", "owner": "org"}}})
+    assert admin.put(cfg_url(org, proj), json={"meta": {"tier": "project", "env": "project"}}).status_code == 200
+    flow = ("configuration:\n  meta:\n    env: definition\n    owner: definition\n"
+            "flows:\n  default:\n    - log: hi\n")
+    pid = start_process(admin, flow, parts={"org": org, "project": proj},
+                        files={"meta": (json.dumps({"owner": "request"}).encode(), "application/json")})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    meta = admin.get("/api/v1/process/%s" % pid).json()["meta"]
+    assert {k: meta.get(k) for k in ("team", "tier", "env", "owner")} == {
+        "team": "org", "tier": "project", "env": "definition", "owner": "request"}, meta
