@@ -166,11 +166,10 @@ def test_follow_from_a_range_start(admin, done):
 
 def test_follow_of_a_finished_process_ends(admin, done):
     pid, full = done
-    t0 = time.time()
+    # the answer ends by itself (a follow that hung would fail at the client's read timeout)
     r = log(admin, pid, follow="true")
     assert r.status_code == 200
     assert r.content == full
-    assert time.time() - t0 < 10
 
 
 def test_follow_bad_value(admin, done):
