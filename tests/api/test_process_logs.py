@@ -194,7 +194,9 @@ def test_access(admin, anon, new_user, done):
 def test_shutdown_ends_followers(fresh_server):
     """A follower waiting on a long process does not keep the server from stopping."""
     from conftest import ADMIN_KEY, Client
-    srv = fresh_server().start()
+    # a grace of 1 s instead of the default 10 s: the stop then comes long before stop()'s
+    # 20 s, as it must, without the test waiting out the default
+    srv = fresh_server(args=["--shutdown-grace-ms", "1000"]).start()
     admin = Client(srv.url, ADMIN_KEY)
     pid = start_process(admin, "flows:\n  default:\n    - log: waiting\n    - task: sleep\n      in: {duration: 60}\n")
     r = admin.get("/api/v1/process/%s/log" % pid, params={"follow": "true"}, stream=True, timeout=60)
