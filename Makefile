@@ -119,54 +119,32 @@ $(ASAN_DIR)/tests/test_alloc_fail: UNIT_LDFLAGS := \
 # test_repo runs the fetch child, which is the accord binary (`accord git-fetch`).
 $(ASAN_DIR)/tests/test_repo: $(ASAN_DIR)/accord
 
-unit: $(UNIT_BIN)
-	@scripts/run-unit $(UNIT_BIN)
+# Each suite is run by scripts/run-suites, which knows its command: `make SUITE` runs one,
+# `make test` all of them side by side.  unit-pg: the unit tests of the store's users again
+# on PostgreSQL; flows-server and flows-pg: the flow fixtures as processes of one real
+# `accord serve` (tests/flows/server.py) on SQLite and on PostgreSQL; apitest-pg: the API
+# suite on PostgreSQL (tests that look at the SQLite file itself are skipped there); browser:
+# the console in a headless Chromium (screenshots and browser logs of failed tests land in
+# build/test-artifacts/browser/).  The PostgreSQL suites run on a throwaway cluster
+# (scripts/pg-cluster), one database per server.
+SUITES := apitest-pg apitest flows-pg flows-server browser unit-pg unit flows check-style
+unit unit-pg: $(UNIT_BIN)
+flows flows-server flows-pg apitest apitest-pg browser: $(ASAN_DIR)/accord
+unit unit-pg flows flows-server flows-pg apitest apitest-pg browser:
+	@scripts/run-suites $@
 
-# The unit tests of the store's users again on PostgreSQL (tests/unit/unit_store.h: a fresh
-# database each in a throwaway cluster).  test_store_pg and test_inv_exec_pg, part of
-# `unit`, test the backend itself against a cluster of their own; the other unit tests
-# use no database.
-UNIT_PG_BIN := $(addprefix $(ASAN_DIR)/tests/,test_process_store test_console_session test_triggers test_repo)
-unit-pg: $(UNIT_PG_BIN)
-	@scripts/pg-cluster run env UNIT_LABEL="unit (PostgreSQL)" scripts/run-unit $(UNIT_PG_BIN)
-
-flows: $(ASAN_DIR)/accord
-	@if [ -x tests/flows/run ]; then ACCORD_BIN=$(ASAN_DIR)/accord tests/flows/run; else echo "flows: no fixtures yet"; fi
-
-# The flow fixtures again as processes of one real `accord serve` (tests/flows/server.py),
-# their expectations checked through the REST API: on SQLite, and on PostgreSQL in a
-# throwaway cluster (scripts/pg-cluster).
-flows-server: $(ASAN_DIR)/accord
-	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord tests/flows/run --server
-
-flows-pg: $(ASAN_DIR)/accord
-	@scripts/pg-cluster run env ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord tests/flows/run --server
-
-apitest: $(ASAN_DIR)/accord
-	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api
-
-# The API suite on PostgreSQL: a throwaway cluster (scripts/pg-cluster), one database per
-# server.  Not part of `make test` yet (docs/operations.md "PostgreSQL" says what fails).
 # Several nodes on one PostgreSQL database, in a throwaway cluster (apitest-pg runs it too).
 multinode: $(ASAN_DIR)/accord
 	@scripts/pg-cluster run env ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api/test_nodes.py
 
-# The API suite again on PostgreSQL, in a throwaway cluster (scripts/pg-cluster): part of
-# make test.  Tests that look at the SQLite file itself are skipped there (sqlite_only).
-apitest-pg: $(ASAN_DIR)/accord
-	@scripts/pg-cluster run env ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/api
-
-# The console in a headless Chromium (scripts/deps installs it); screenshots and browser
-# logs of failed tests land in build/test-artifacts/browser/.
-browser: $(ASAN_DIR)/accord
-	@ACCORD_BIN=$(CURDIR)/$(ASAN_DIR)/accord /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/browser
-
 NPROC := $(shell nproc 2>/dev/null || echo 2)
-# Build everything in parallel first, then run the suites one after another.
+# Build everything once, in parallel (with FUZZ_REPLAY=1 the fuzz targets' replays too,
+# REPLAY_BIN: their seed corpora are one more suite, as .ci/run asks), then run the suites side by side,
+# TEST_JOBS at once (default: all; scripts/run-suites prints each suite's time at the end).
+TEST_JOBS ?= 0
 test:
-	@scripts/check-style
-	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN)
-	@$(MAKE) --no-print-directory unit unit-pg flows flows-server flows-pg apitest apitest-pg browser
+	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN) $(if $(FUZZ_REPLAY),$(REPLAY_BIN))
+	@scripts/run-suites -j $(TEST_JOBS) $(SUITES) $(if $(FUZZ_REPLAY),fuzz)
 
 # Calls STYLE.md bans (strcpy, sprintf, atoi, raw strtol, …) and unchecked snprintf refused
 # in src/ and the tests (the checker tests itself first: scripts/check-style --self-test).
@@ -192,6 +170,15 @@ $(FUZZ_DIR)/bin/%: tests/fuzz/%.c $(FUZZ_DIR)/libaccord.a
 fuzz:
 	@$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_BIN)
 	@scripts/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+# The same targets without libFuzzer, over the ASan+UBSan library the unit tests link: each
+# replays its seed corpus (tests/fuzz/replay/main.c), the `fuzz` suite of make test
+# FUZZ_REPLAY=1 — CI's replay then needs no second build of the whole tree with clang.
+REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(ASAN_DIR)/fuzz-replay/%,$(FUZZ_SRC))
+$(ASAN_DIR)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay/main.c $(ASAN_DIR)/libaccord.a
+	@mkdir -p $(@D)
+	@echo "LINK $@"; $(CC) $(ASAN_CFLAGS) -MF $@.d -o $@ $< tests/fuzz/replay/main.c $(ASAN_DIR)/libaccord.a \
+	  $(ASAN_LDFLAGS) $(PKG_LIBS)
 
 # ---- the rest ---------------------------------------------------------------------------------
 bench: build/accord

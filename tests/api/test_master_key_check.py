@@ -6,7 +6,6 @@ import base64
 import os
 import sqlite3
 import subprocess
-import time
 
 import pytest
 
@@ -51,12 +50,10 @@ def drop_key_check(data_dir):
 
 
 def refused(fresh_server, data_dir, env=None):
-    """Starts a server that must refuse: returns its log; it exited non-zero, quickly."""
+    """Starts a server that must refuse: returns its log; it exited non-zero by itself."""
     srv = fresh_server(data_dir=data_dir, env=env or {})
-    t0 = time.time()
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="accord serve exited"):
         srv.start()
-    assert time.time() - t0 < 10
     assert srv.proc.returncode not in (0, None)
     return srv.read_log()
 

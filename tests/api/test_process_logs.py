@@ -166,11 +166,10 @@ def test_follow_from_a_range_start(admin, done):
 
 def test_follow_of_a_finished_process_ends(admin, done):
     pid, full = done
-    t0 = time.time()
+    # the answer ends by itself (a follow that hung would fail at the client's read timeout)
     r = log(admin, pid, follow="true")
     assert r.status_code == 200
     assert r.content == full
-    assert time.time() - t0 < 10
 
 
 def test_follow_bad_value(admin, done):
@@ -195,7 +194,9 @@ def test_access(admin, anon, new_user, done):
 def test_shutdown_ends_followers(fresh_server):
     """A follower waiting on a long process does not keep the server from stopping."""
     from conftest import ADMIN_KEY, Client
-    srv = fresh_server().start()
+    # a grace of 1 s instead of the default 10 s: the stop then comes long before stop()'s
+    # 20 s, as it must, without the test waiting out the default
+    srv = fresh_server(args=["--shutdown-grace-ms", "1000"]).start()
     admin = Client(srv.url, ADMIN_KEY)
     pid = start_process(admin, "flows:\n  default:\n    - log: waiting\n    - task: sleep\n      in: {duration: 60}\n")
     r = admin.get("/api/v1/process/%s/log" % pid, params={"follow": "true"}, stream=True, timeout=60)

@@ -44,10 +44,8 @@ def only_child(client, pid, kind, timeout=30):
 def test_suspend_timeout_times_out(admin):
     pid = start_process(admin, SUSPEND % "")
     assert wait_process(admin, pid, ("SUSPENDED", "FAILED"))["status"] == "SUSPENDED"
-    t0 = time.time()
     p = wait_process(admin, pid, timeout=15)
     assert p["status"] == "TIMED_OUT", process_log(admin, pid)
-    assert time.time() - t0 < 6
     assert "Process timed out (2s limit)" in process_log(admin, pid)
     hist = [h["status"] for h in status(admin, pid, include="history")["statusHistory"]]
     assert hist[-2:] == ["SUSPENDED", "TIMED_OUT"]
@@ -185,7 +183,6 @@ def test_resume_racing_the_timeout_has_one_winner(admin):
     pids = [start_process(admin, flow) for _ in range(8)]
     for pid in pids:
         wait_process(admin, pid, ("SUSPENDED",))
-    suspended_at = time.time()
     codes = {}
 
     def resume(pid, delay):
@@ -198,7 +195,6 @@ def test_resume_racing_the_timeout_has_one_winner(admin):
         t.start()
     for t in threads:
         t.join()
-    assert time.time() - suspended_at < 10
     for pid in pids:
         final = wait_process(admin, pid, timeout=20)["status"]
         if codes[pid] == 200:

@@ -210,10 +210,8 @@ def test_start_at_bad(admin, value):
 
 def test_process_timeout(admin):
     pid = start_process(admin, sleeper(20), parts={"processTimeout": "PT1S"})
-    t0 = time.time()
     p = wait_process(admin, pid, timeout=30)
-    assert p["status"] == "TIMED_OUT", p
-    assert time.time() - t0 < 15  # stopped at its timeout, long before the sleep's end
+    assert p["status"] == "TIMED_OUT", p  # not FINISHED: stopped before the sleep's end
     log = log_text(admin, pid)
     if log is not None:
         assert "Process timed out (1s limit)" in log and "woke up" not in log
@@ -390,11 +388,9 @@ def test_stop_queued(admin):
     at = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=30)
     pid = start_process(admin, HELLO, parts={"startAt": iso(at)})
     assert status(admin, pid)["status"] == "ENQUEUED"
-    t0 = time.time()
     r = admin.delete("/api/v1/process/%s" % pid)
     assert r.status_code == 204 and r.content == b""
-    assert time.time() - t0 < 5
-    assert status(admin, pid)["status"] == "CANCELLED"
+    assert status(admin, pid)["status"] == "CANCELLED"  # at once, not when it was due
     hist = [h["status"] for h in status(admin, pid, include="history")["statusHistory"]]
     assert hist[-2:] == ["ENQUEUED", "CANCELLED"]
 
@@ -403,11 +399,10 @@ def test_stop_running(admin):
     pid = start_process(admin, sleeper(30))
     wait_process(admin, pid, ("RUNNING",))
     time.sleep(0.3)
-    t0 = time.time()
     r = admin.delete("/api/v1/process/%s" % pid)
     assert r.status_code == 204
     p = wait_process(admin, pid, timeout=15)
-    assert p["status"] == "CANCELLED" and time.time() - t0 < 12
+    assert p["status"] == "CANCELLED"
     time.sleep(0.5)
     assert status(admin, pid)["status"] == "CANCELLED"
     log = log_text(admin, pid)

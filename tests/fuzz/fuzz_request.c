@@ -23,10 +23,10 @@ static int h;
 static void setup(void)
 {
 	static const struct http_route routes[] = {
-		{"GET", "/api/v1/apikey", &h, 0},
-		{"DELETE", "/api/v1/apikey/{id}", &h, 0},
-		{"GET", "/api/v1/org/{org}/secret/{name}/public", &h, 0},
-		{"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h, 0},
+		{"GET", "/api/v1/apikey", &h, 0, 0},
+		{"DELETE", "/api/v1/apikey/{id}", &h, 0, 0},
+		{"GET", "/api/v1/org/{org}/secret/{name}/public", &h, 0, 0},
+		{"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h, 0, 0},
 	};
 	struct err e;
 

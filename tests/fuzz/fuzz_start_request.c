@@ -36,7 +36,9 @@ static void check_base(void)
 static void remove_base(void)
 {
 	struct err e;
-	(void)path_remove_tree(base, &e);
+
+	if (path_remove_tree(base, &e) != 0)
+		fprintf(stderr, "fuzz_start_request: %s not removed: %s\n", base, e.msg);
 }
 
 static void init(void)

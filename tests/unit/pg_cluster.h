@@ -1,6 +1,8 @@
 /* A PostgreSQL server for the unit tests that need one (test_store_pg, test_inv_exec_pg):
- * $ACCORD_TEST_DB (a cluster URL whose user may create databases), else a throwaway cluster
- * started with scripts/pg-cluster and stopped by pg_cluster_stop.  Included by the test,
+ * $ACCORD_TEST_DB (a cluster URL whose user may create databases), else $ACCORD_TEST_CLUSTER
+ * (the same, given by scripts/run-suites to every suite: the tests that run on SQLite
+ * otherwise, unit_store.h, do not look at it), else a throwaway cluster started with
+ * scripts/pg-cluster and stopped by pg_cluster_stop.  Included by the test,
  * which is run from the repository's top folder. */
 #ifndef ACCORD_TESTS_UNIT_PG_CLUSTER_H
 #define ACCORD_TESTS_UNIT_PG_CLUSTER_H
@@ -23,6 +25,8 @@ static inline int pg_cluster_start(const char *who)
 	FILE *f;
 	const char *env = getenv("ACCORD_TEST_DB");
 
+	if (!env || !*env)
+		env = getenv("ACCORD_TEST_CLUSTER");
 	if (env && *env)
 		return str_fmt(pg_cluster_url, sizeof pg_cluster_url, "%s", env);
 	if (system("scripts/pg-cluster bindir >/dev/null 2>&1") != 0) {
