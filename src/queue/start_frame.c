@@ -53,11 +53,18 @@ static json_t *sysvars(struct running *r, const char *workdir, json_t *profiles)
 			 pi, "projectInfo", proj, "initiator", init, "currentUser", init);
 }
 
-static json_t *names_of(json_t *v)
+/* The out variable names: the request's, then those the org's and project's cfg name
+ * (Concord merges the cfg's `out` into the process configuration like any key). */
+static json_t *names_of(json_t *cfg)
 {
-	if (json_is_array(v))
-		return json_incref(v);
-	return json_array();
+	json_t *names = json_array(), *req = json_object_get(cfg, "out"),
+	       *inherited = json_object_get(json_object_get(cfg, START_DEF_ORG_PROJECT_CFG), "out");
+
+	if (names && json_is_array(req))
+		json_array_extend(names, req);
+	if (names && json_is_array(inherited))
+		json_array_extend(names, inherited);
+	return names;
 }
 
 static bool dry_run(json_t *v)
@@ -78,7 +85,7 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 	profiles = json_is_array(profiles) ? json_incref(profiles) : json_array();
 	frame = json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:o}", "type", "start", "entryPoint", r->p.entry_point,
 			  "args", json_is_object(args) ? json_incref(args) : json_object(), "out",
-			  names_of(json_object_get(cfg, "out")), "activeProfiles", json_incref(profiles), "debug",
+			  names_of(cfg), "activeProfiles", json_incref(profiles), "debug",
 			  json_is_true(start_def_switch(cfg, "debug")), "sysvars", sysvars(r, workdir, profiles));
 	json_decref(profiles);
 	/* The org's and the project's cfg arguments, below the definition's (vm_start_defaults). */

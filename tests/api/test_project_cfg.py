@@ -229,3 +229,13 @@ def test_meta_of_the_org_and_project_cfg_under_the_definitions_and_the_requests(
     meta = admin.get("/api/v1/process/%s" % pid).json()["meta"]
     assert {k: meta.get(k) for k in ("team", "tier", "env", "owner")} == {
         "team": "org", "tier": "project", "env": "definition", "owner": "request"}, meta
+
+
+def test_out_of_the_project_cfg_names_out_variables(admin):
+    org, proj, _ = project(admin)
+    assert admin.put(cfg_url(org, proj), json={"out": ["fromCfg"]}).status_code == 200
+    flow = "flows:\n  default:\n    - set:\n        fromCfg: \"saved\"\n        other: \"not saved\"\n"
+    pid = start_process(admin, flow, parts={"org": org, "project": proj})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    out = admin.get("/api/v1/process/%s" % pid).json()["meta"].get("out")
+    assert out == {"fromCfg": "saved"}, out
