@@ -46,6 +46,17 @@ static int target_user(struct api_call *c, json_t *body, struct user *u)
 		*u = c->who.user;
 		return 0;
 	}
+	/* Anyone but an admin may name only themselves, and learns nothing else: the same 403
+	 * whether the named user exists or not (no lookup, no "User not found" oracle). */
+	if (!principal_is_admin(&c->who)) {
+		bool self = user_id ? strcmp(user_id, c->who.user.id) == 0
+				    : strcasecmp(username, c->who.user.username) == 0 && (!domain || !*domain);
+		if (!self)
+			return api_fail(c, ERR_FORBIDDEN,
+					"Operation is not permitted: only admins can create keys for other users");
+		*u = c->who.user;
+		return 0;
+	}
 	if (user_id)
 		rc = store_user_get(c->db, user_id, u, &lookup);
 	else
@@ -58,9 +69,6 @@ static int target_user(struct api_call *c, json_t *body, struct user *u)
 		c->err = lookup;
 		return rc;
 	}
-	if (strcmp(u->id, c->who.user.id) != 0 && !principal_is_admin(&c->who))
-		return api_fail(c, ERR_FORBIDDEN,
-				"Operation is not permitted: only admins can create keys for other users");
 	return 0;
 }
 

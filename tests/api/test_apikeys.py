@@ -84,6 +84,13 @@ def test_permissions(admin, new_user):
     # a user may not create keys for someone else
     r = a.post("/api/v1/apikey", json={"username": b.username})
     assert r.status_code == 403
+    # and cannot tell whether a user exists: the same answer for one that does not
+    nobody = a.post("/api/v1/apikey", json={"username": "no-such-user-" + b.username})
+    assert (nobody.status_code, nobody.json()) == (r.status_code, r.json()), nobody.text
+    by_id = a.post("/api/v1/apikey", json={"userId": "00000000-0000-4000-8000-000000000000"})
+    assert (by_id.status_code, by_id.json()) == (r.status_code, r.json()), by_id.text
+    # naming oneself works, in any case of the name
+    assert a.post("/api/v1/apikey", json={"username": a.username.upper()}).status_code == 200
     # nor list or delete them
     assert a.get("/api/v1/apikey", params={"userId": b.user_id}).status_code == 403
     b_key = b.get("/api/v1/apikey").json()[0]
