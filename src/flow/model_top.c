@@ -121,11 +121,11 @@ static int check_cfg_value(const struct cfg_key *k, const struct ynode *v, struc
 		if (strcmp(tn, "INT") == 0 || (v->kind == YN_SCALAR && el_has_template(v->s, v->len)))
 			return 0;
 		return yerr(e, v, "'%s' must be an integer, got %s", k->name, tn);
-	case C_DURATION:
-		if (v->kind == YN_SCALAR && is_duration(v->s))
+	case C_DURATION: /* as the start request takes it (base/duration.h): seconds or ISO-8601 */
+		if (v->kind == YN_SCALAR && (is_duration(v->s) || (strcmp(tn, "INT") == 0 && v->s[0] != '-')))
 			return 0;
-		return yerr(e, v, "'%s' must be an ISO-8601 duration (e.g. PT1H), got '%s'", k->name,
-			    v->kind == YN_SCALAR ? v->s : tn);
+		return yerr(e, v, "'%s' must be a number of seconds or an ISO-8601 duration (e.g. PT1H), got '%s'",
+			    k->name, v->kind == YN_SCALAR ? v->s : tn);
 	default:
 		return 0;
 	}
