@@ -142,7 +142,10 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 # REPLAY_BIN: their seed corpora are one more suite, as .ci/run asks), then run the suites side by side,
 # TEST_JOBS at once (default: all; scripts/run-suites prints each suite's time at the end).
 TEST_JOBS ?= 0
+# What the suites need is installed first (scripts/deps: only what is missing), so that
+# `make test` works on a fresh machine as the README says.
 test:
+	@scripts/deps
 	@$(MAKE) --no-print-directory -j$(NPROC) $(ASAN_DIR)/accord $(UNIT_BIN) $(if $(FUZZ_REPLAY),$(REPLAY_BIN))
 	@scripts/run-suites -j $(TEST_JOBS) $(SUITES) $(if $(FUZZ_REPLAY),fuzz)
 
@@ -187,7 +190,9 @@ bench: build/accord
 deps:
 	scripts/deps
 
-run: deps
+# Only what building and running need (scripts/deps --run); `make test` installs the rest.
+run:
+	scripts/deps --run
 	$(MAKE) build/accord
 	./build/accord serve
 

@@ -201,3 +201,24 @@ def test_serve_help_and_operations_agree_on_threads():
     assert "Two event-loop threads" not in ops
     table = re.search(r"^\| `--http-threads` \| (.*?) \|", ops, re.M).group(1)
     assert "2 per CPU, at least 4" in table
+
+
+def test_deps_for_make_run_installs_no_test_tools(tmp_path):
+    """`make run` (scripts/deps --run) installs what building and running need, not the
+    browser, the database server or the test tools: a first start stays short."""
+    text = open(os.path.join(ROOT, "scripts", "deps")).read()
+    build = set(re.search(r"^build_pkgs=\(([^)]*)\)", text, re.M).group(1).split())
+    test = set(re.search(r"^test_pkgs=\(([^)]*)\)", text, re.M).group(1).split())
+    empty = tmp_path / "rt"
+    empty.mkdir()
+    d, log = fake_bin(tmp_path / "none", [], empty)  # nothing installed yet
+    env = dict(os.environ, PATH="%s:%s" % (d, os.environ["PATH"]))
+    r = run(["bash", os.path.join(ROOT, "scripts", "deps"), "--run"], env=env)
+    assert r.returncode == 0, r.stderr
+    asked = set()
+    for line in log.read_text().splitlines():
+        if line.startswith("install"):
+            asked.update(w for w in line.split() if not w.startswith("-") and w != "install")
+    assert build <= asked, asked
+    assert not (asked & test), asked & test
+    assert run(["bash", os.path.join(ROOT, "scripts", "deps"), "--nope"], env=env).returncode == 2
