@@ -29,6 +29,7 @@ void limits_defaults(void)
 	    .archive_ratio = 100,
 	    .process_log_bytes = 256ULL * 1024 * 1024,
 	    .out_bytes = 4ULL * 1024 * 1024,
+	    .wal_bytes = 64ULL * 1024 * 1024,
 	    .process_timeout_s = 0,
 	    .process_children = 1000,
 	    .process_depth = 16,

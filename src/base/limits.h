@@ -41,6 +41,7 @@ struct limits {
 	unsigned archive_ratio;	    /* unpacked / packed size */
 	uint64_t process_log_bytes; /* log bytes kept per process */
 	uint64_t out_bytes;	    /* a process's out variables (out.json, meta.out) */
+	uint64_t wal_bytes;	    /* SQLite's write-ahead log truncated beyond this at a heartbeat */
 	unsigned process_timeout_s; /* RUNNING time of a process without processTimeout (0: none) */
 	size_t process_children;    /* child processes one process may start (concord start/fork) */
 	size_t process_depth;	    /* generations of children below a process started by a user */

@@ -64,6 +64,7 @@ static struct {
 	struct hist hists[MH__COUNT];
 	_Atomic uint64_t finished[N_FINAL];
 	_Atomic uint64_t runner_rss_max;
+	_Atomic uint64_t store_wal_bytes; /* SQLite's write-ahead log at the last heartbeat */
 	_Atomic int64_t in_flight;
 	const char *const *methods, *const *patterns;
 	size_t n_routes;
@@ -158,6 +159,12 @@ void metrics_runner_rss(uint64_t bytes)
 	       !atomic_compare_exchange_weak_explicit(&m.runner_rss_max, &cur, bytes, memory_order_relaxed,
 						      memory_order_relaxed))
 		;
+}
+
+void metrics_store_wal(uint64_t bytes)
+{
+	if (m.enabled)
+		atomic_store_explicit(&m.store_wal_bytes, bytes, memory_order_relaxed);
 }
 
 static int head(struct buf *out, const char *name, const char *help, const char *type, struct err *e)
@@ -273,6 +280,11 @@ int metrics_render(struct buf *out, struct err *e)
 					"The largest peak resident memory of a process runner on this node.", e) ||
 		     buf_printf(out, e, "accord_runner_peak_rss_bytes %llu\n",
 				(unsigned long long)atomic_load_explicit(&m.runner_rss_max, memory_order_relaxed));
+	if (rc == 0)
+		rc = metrics_gauge_head(out, "accord_store_wal_bytes",
+					"Size of SQLite's write-ahead log at the last heartbeat (0 on PostgreSQL).", e) ||
+		     buf_printf(out, e, "accord_store_wal_bytes %llu\n",
+				(unsigned long long)atomic_load_explicit(&m.store_wal_bytes, memory_order_relaxed));
 	if (rc == 0)
 		rc = metrics_gauge_head(out, "accord_http_requests_in_flight", "HTTP requests being read or answered.", e) ||
 		     buf_printf(out, e, "accord_http_requests_in_flight %lld\n",

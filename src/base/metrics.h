@@ -56,6 +56,8 @@ void metrics_http(size_t route, int status, int64_t us);
 void metrics_process_finished(const char *status);
 /* A runner ended after using peak bytes of resident memory. */
 void metrics_runner_rss(uint64_t bytes);
+/* The size of the database's write-ahead log, as store_maintain last saw it. */
+void metrics_store_wal(uint64_t bytes);
 
 /* Appends every counter and histogram in the Prometheus text format (version 0.0.4). */
 int metrics_render(struct buf *out, struct err *e) WUR;

@@ -132,6 +132,8 @@ static const struct config_opt opts[] = {
      "log bytes kept per process (over it the process is stopped and FAILED)"},
     {"limit-out-bytes", CONFIG_SIZE, "4M", 1024, 1ULL << 30, &limits.out_bytes,
      "a process's out variables (out.json, meta.out in its status; over it the process is FAILED)"},
+    {"limit-wal-bytes", CONFIG_SIZE, "64M", 0, 1ULL << 40, &limits.wal_bytes,
+     "SQLite's write-ahead log is checkpointed and truncated at a heartbeat once past this size"},
     {"default-process-timeout", CONFIG_UINT, "86400", 0, 31536000, &limits.process_timeout_s,
      "seconds a process may stay RUNNING when it sets no processTimeout of its own (0: no limit)"},
     {"limit-process-children", CONFIG_SIZE, "1000", 1, 1000000, &limits.process_children,

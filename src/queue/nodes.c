@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/datetime.h"
+#include "base/limits.h"
 #include "base/log.h"
 #include "base/str.h"
 #include "queue/internal.h"
@@ -144,6 +145,17 @@ int queue_nodes_start(struct queue *q, struct store_conn *c, bool alone, struct 
 	return 0;
 }
 
+/* The store's housekeeping (store_maintain): a write-ahead log past --limit-wal-bytes is
+ * truncated, under load as when idle. */
+static void maintain(struct store_conn *c)
+{
+	uint64_t wal = 0;
+	struct err e;
+
+	if (store_maintain(c, limits.wal_bytes, &wal, &e))
+		LOG_W("store housekeeping: %s", e.msg);
+}
+
 int64_t queue_nodes_tick(struct queue *q, struct store_conn *c)
 {
 	int64_t now = dt_now_ms();
@@ -151,6 +163,7 @@ int64_t queue_nodes_tick(struct queue *q, struct store_conn *c)
 
 	if (now < q->next_beat)
 		return q->next_beat;
+	maintain(c);
 	if (store_node_beat(c, q->node_id, now, &e) == 0) {
 		if (now >= q->settle_from)
 			settle_stale(q, c, now - (int64_t)q->cfg.node_dead_after_ms);

@@ -10,12 +10,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/datetime.h"
 #include "base/limits.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/str.h"
 #include "store/sqlite_api.h"
 #include "store/sqlite_mem.h"
 #include "store/stmt_cache.h"
@@ -367,6 +369,43 @@ static void sq_prefer_map(struct store_conn *base)
 		c->mapped = sqlite.exec(c->db, "PRAGMA mmap_size=1073741824;", NULL, NULL, NULL) == SQLITE_OK;
 }
 
+static uint64_t wal_size(struct store_conn *base)
+{
+	char path[4200];
+	struct stat st;
+
+	if (str_fmt(path, sizeof path, "%s-wal", base->store->path) || stat(path, &st) != 0)
+		return 0;
+	return (uint64_t)st.st_size;
+}
+
+/* Readers and writers get this long to step aside for a truncating checkpoint; the
+ * connection's own busy handler (on_busy) is put back afterwards. */
+#define CHECKPOINT_WAIT_MS 200
+
+static int sq_maintain(struct store_conn *base, uint64_t wal_limit, uint64_t *wal_bytes, struct err *e)
+{
+	struct sq_conn *c = (struct sq_conn *)base;
+	int rc, log = 0, done = 0;
+
+	*wal_bytes = wal_size(base);
+	metrics_store_wal(*wal_bytes);
+	if (*wal_bytes <= wal_limit)
+		return 0;
+	sqlite.busy_timeout(c->db, CHECKPOINT_WAIT_MS);
+	rc = sqlite.wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+	sqlite.busy_handler(c->db, on_busy, c);
+	*wal_bytes = wal_size(base);
+	metrics_store_wal(*wal_bytes);
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return 0; /* busy now: the next heartbeat tries again */
+	if (rc != SQLITE_OK)
+		return sq_err(c, rc, e);
+	LOG_D("store: write-ahead log truncated to %llu bytes (over the limit of %llu)",
+	      (unsigned long long)*wal_bytes, (unsigned long long)wal_limit);
+	return 0;
+}
+
 const struct store_ops store_sqlite_ops = {
     .name = "sqlite",
     .tx_begin_sql = "BEGIN IMMEDIATE",
@@ -390,4 +429,5 @@ const struct store_ops store_sqlite_ops = {
     .changes = sq_changes,
     .native = sq_native,
     .prefer_map = sq_prefer_map,
+    .maintain = sq_maintain,
 };

@@ -77,7 +77,8 @@
 	X(value_bytes, sqlite3_value_bytes)                                                                            \
 	X(value_double, sqlite3_value_double)                                                                          \
 	X(value_text, sqlite3_value_text)                                                                              \
-	X(value_type, sqlite3_value_type)
+	X(value_type, sqlite3_value_type)                                                                              \
+	X(wal_checkpoint_v2, sqlite3_wal_checkpoint_v2)
 
 struct sqlite_api {
 	SQLITE_API_FUNCTIONS(DLIB_FIELD)

@@ -397,6 +397,14 @@ void store_prefer_map(struct store_conn *c)
 		c->store->ops->prefer_map(c);
 }
 
+int store_maintain(struct store_conn *c, uint64_t wal_limit, uint64_t *wal_bytes, struct err *e)
+{
+	*wal_bytes = 0;
+	if (!c->store->ops->maintain || c->in_tx)
+		return 0;
+	return c->store->ops->maintain(c, wal_limit, wal_bytes, e);
+}
+
 const char *store_backend(struct store *s)
 {
 	return s->ops->name;

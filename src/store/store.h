@@ -81,6 +81,7 @@ struct store_ops {
 	void *(*native)(struct store_conn *c);
 	void (*reset_conn)(struct store_conn *c); /* NULL: nothing to do (store_conn_reset) */
 	void (*prefer_map)(struct store_conn *c);
+	int (*maintain)(struct store_conn *c, uint64_t wal_limit, uint64_t *wal_bytes, struct err *e);
 	/* Wake-ups across nodes (NULL: one node only, as SQLite): store_notify's statement
 	 * (channel, payload) and the listener's connection. */
 	const char *notify_sql;
@@ -202,6 +203,14 @@ const char *store_sql_intern(const char *sql, struct err *e);
  * a TLB shootdown across the server's threads), which cost the process queue a third of
  * its CPU when every connection kept one (bench/RESULTS.md).  Idempotent and cheap. */
 void store_prefer_map(struct store_conn *c);
+
+/* Housekeeping the backend needs now and then (the process queue calls it at every
+ * heartbeat): on SQLite, a write-ahead log past wal_limit bytes is checkpointed and
+ * truncated (TRUNCATE: it waits briefly for readers and writers to step aside, and gives up
+ * for now when they do not), so that the log neither grows without bound under steady load
+ * nor keeps its size once idle.  *wal_bytes: the log's size afterwards (0 where there is
+ * none).  PostgreSQL: nothing to do. */
+int store_maintain(struct store_conn *c, uint64_t wal_limit, uint64_t *wal_bytes, struct err *e) WUR;
 
 /* Backend access for modules that need backend-specific features (the inventory query
  * executors, inventory/executor.h).  Returns the backend's name ("sqlite",
