@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/meta_cfg.h"
+
 #define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
 #define ORG_COLS "o.id, o.name, o.visibility, o.owner_id, u.username, o.created_at"
@@ -47,46 +49,11 @@ int store_org_find(struct store_conn *c, const char *name, struct org *o, struct
 	return store_one(st, read_org, o, "Organization", name, e);
 }
 
-static char *dup_col(struct store_stmt *st, int i, int *rc, struct err *e)
-{
-	const char *v = store_col_text(st, i);
-	char *copy;
-
-	if (!v)
-		return NULL;
-	copy = strdup(v);
-	if (!copy)
-		*rc = err_set(e, ERR_INTERNAL, "out of memory");
-	return copy;
-}
-
 int store_org_meta_cfg(struct store_conn *c, const char *id, char **meta, char **cfg, struct err *e)
 {
-	bool found;
 	static const char SQL[] = "SELECT meta, cfg FROM orgs WHERE id = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
-	*meta = *cfg = NULL;
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, id);
-	rc = store_step(st, e);
-	found = rc == STORE_ROW;
-	if (found) {
-		rc = 0;
-		*meta = dup_col(st, 0, &rc, e);
-		*cfg = dup_col(st, 1, &rc, e);
-	}
-	store_reset(st);
-	if (rc == STORE_DONE && !found)
-		return err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", id);
-	if (rc < 0) {
-		free(*meta);
-		free(*cfg);
-		*meta = *cfg = NULL;
-	}
-	return rc < 0 ? rc : 0;
+	return store_meta_cfg_read(c, SQL, id, "Organization", meta, cfg, e);
 }
 
 void store_like_pattern(const char *s, char *out, size_t cap)

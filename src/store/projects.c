@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/meta_cfg.h"
 #include "store/orgs.h"
 
 #define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
@@ -53,46 +54,11 @@ int store_project_find(struct store_conn *c, const char *org_id, const char *nam
 	return store_one(st, read_project, p, "Project", name, e);
 }
 
-static char *dup_col(struct store_stmt *st, int i, int *rc, struct err *e)
-{
-	const char *v = store_col_text(st, i);
-	char *copy;
-
-	if (!v)
-		return NULL;
-	copy = strdup(v);
-	if (!copy)
-		*rc = err_set(e, ERR_INTERNAL, "out of memory");
-	return copy;
-}
-
 int store_project_meta_cfg(struct store_conn *c, const char *id, char **meta, char **cfg, struct err *e)
 {
-	bool found;
 	static const char SQL[] = "SELECT meta, cfg FROM projects WHERE id = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
-	*meta = *cfg = NULL;
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, id);
-	rc = store_step(st, e);
-	found = rc == STORE_ROW;
-	if (found) {
-		rc = 0;
-		*meta = dup_col(st, 0, &rc, e);
-		*cfg = dup_col(st, 1, &rc, e);
-	}
-	store_reset(st);
-	if (rc == STORE_DONE && !found)
-		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", id);
-	if (rc < 0) {
-		free(*meta);
-		free(*cfg);
-		*meta = *cfg = NULL;
-	}
-	return rc < 0 ? rc : 0;
+	return store_meta_cfg_read(c, SQL, id, "Project", meta, cfg, e);
 }
 
 int store_project_list(struct store_conn *c, const char *org_id, const char *name_has, struct project **out, size_t *n,
