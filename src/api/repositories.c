@@ -600,12 +600,12 @@ static const struct api_doc doc_validate_any = {
 };
 
 const struct api_route api_repository_routes[] = {
-    {"POST", "/api/v1/org/{org}/project/{project}/repository", create_or_update, 0, &doc_create},
+    {"POST", "/api/v1/org/{org}/project/{project}/repository", create_or_update, API_FETCHES, &doc_create},
     {"GET", "/api/v1/org/{org}/project/{project}/repository", list, 0, &doc_list},
     {"GET", "/api/v1/org/{org}/project/{project}/repository/{repo}", get, 0, &doc_get},
     {"DELETE", "/api/v1/org/{org}/project/{project}/repository/{repo}", delete, 0, &doc_delete},
-    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/refresh", refresh, 0, &doc_refresh},
-    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/validate", validate, 0, &doc_validate},
-    {"POST", "/api/v1/repository/validate", validate_any, 0, &doc_validate_any},
+    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/refresh", refresh, API_FETCHES, &doc_refresh},
+    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/validate", validate, API_FETCHES, &doc_validate},
+    {"POST", "/api/v1/repository/validate", validate_any, API_FETCHES, &doc_validate_any},
     {0},
 };
