@@ -176,7 +176,7 @@ class _GitHandler(http.server.BaseHTTPRequestHandler):
             "QUERY_STRING": query,
             "CONTENT_TYPE": self.headers.get("Content-Type", ""),
             "CONTENT_LENGTH": str(len(body)),
-            "REMOTE_USER": srv.username,
+            "REMOTE_USER": srv.username or "anonymous",
             "REMOTE_ADDR": "127.0.0.1",
             "HOME": tempfile.gettempdir(),
         }

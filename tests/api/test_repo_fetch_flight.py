@@ -1,0 +1,133 @@
+"""Git fetches off the request threads (issue 23 item 5): a repository's refreshes and
+validates run on a pool of their own, one fetch per repository at a time shared by every
+request that asks meanwhile, at most --repo-fetches-per-user per user, and a start uses
+the current clone while someone else's fetch runs."""
+import os
+import shutil
+import tempfile
+import threading
+
+import pytest
+
+import git_servers as gs
+from conftest import ADMIN_KEY, Client, passable, process_log, start_process, unique, wait_process
+from proc_util import make_org, make_project, make_team, wait_for
+from repo_util import REPO_API, create_repo, error, flow
+
+FILES = {"concord.yml": flow("from the slow remote")}
+
+
+@pytest.fixture
+def remote():
+    root = tempfile.mkdtemp(prefix="accord-slow-git-")
+    passable(root)
+    with gs.SlowHttpGitServer(root) as srv:
+        yield srv
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def serve(fresh_server, *args, threads=2):
+    # two common workers: two hung fetches held them all before fetches ran apart
+    srv = fresh_server(args=["--http-threads", str(threads), "--log-level", "debug"] + list(args)).start()
+    return srv, Client(srv.url, ADMIN_KEY)
+
+
+def user(srv, admin):
+    """A new user of the server srv: a Client with the user's own API key."""
+    username = unique("user")
+    r = admin.post("/api/v1/user", json={"username": username, "type": "LOCAL"})
+    assert r.status_code == 200, r.text
+    user_id = r.json()["id"]
+    r = admin.post("/api/v1/apikey", json={"username": username})
+    assert r.status_code == 200, r.text
+    return Client(srv.url, r.json()["key"], username, user_id, r.json()["key"])
+
+
+def slow_repo(admin, remote, org, project, name):
+    gs.make_repo(os.path.join(remote.root, name), FILES)
+    repo, body = create_repo(admin, org, project, remote.url(name), name=name)
+    return repo
+
+
+def in_background(fn, *args):
+    out = {}
+    t = threading.Thread(target=lambda: out.update(r=fn(*args)), daemon=True)
+    t.start()
+    return t, out
+
+
+def test_a_start_answers_while_another_users_fetches_hang(fresh_server, remote):
+    srv, admin = serve(fresh_server, "--repo-fetches-per-user", "0")
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    user_a = user(srv, admin)
+    make_team(admin, org, [(user_a, "MEMBER")], project, "READER")
+    slow = [slow_repo(admin, remote, org, project, n) for n in ("slow1", "slow2")]
+    fast = os.path.join(remote.root, "fast")
+    gs.make_repo(fast, FILES)
+    other_project, _ = make_project(admin, org)
+    fast_name, _ = create_repo(admin, org, other_project, "file://" + fast)
+
+    remote.hold()
+    hung = []
+    for name in slow + slow:
+        for action in ("validate", "refresh"):
+            url = REPO_API % (org, project) + "/" + name + "/" + action
+            hung.append(in_background(lambda u=url: user_a.post(u, timeout=120)))
+    wait_for(lambda: remote.fetches("slow1") >= 1 and remote.fetches("slow2") >= 1)
+
+    pid = start_process(admin, parts={"org": org, "project": other_project, "repo": fast_name})
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    assert admin.get("/api/v1/server/ping").status_code == 200
+    assert not any("r" in out for _, out in hung), "the slow fetches ended before the start"
+
+    remote.release()
+    for t, out in hung:
+        t.join(120)
+        assert out["r"].status_code == 200, out["r"].text
+
+
+def test_refreshes_of_one_repository_share_one_fetch(fresh_server, remote):
+    n = 6
+    srv, admin = serve(fresh_server, threads=n)  # every refresh finds a worker
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    reader = user(srv, admin)
+    make_team(admin, org, [(reader, "MEMBER")], project, "READER")
+    name = slow_repo(admin, remote, org, project, "one")
+    before = remote.fetches("one")
+    repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
+
+    remote.hold()
+    url = REPO_API % (org, project) + "/" + name + "/refresh"
+    calls = [in_background(lambda: reader.post(url, timeout=120)) for _ in range(n)]
+    # one fetch reached the remote; every other refresh joined it instead of fetching
+    wait_for(lambda: srv.read_log().count("repository %s: joins the fetch in flight" % repo_id) == n - 1)
+    assert remote.fetches("one") == before + 1
+    remote.release()
+    for t, out in calls:
+        t.join(120)
+        assert out["r"].status_code == 200, out["r"].text
+    assert remote.fetches("one") == before + 1
+
+
+def test_a_users_fetches_in_flight_are_limited(fresh_server, remote):
+    srv, admin = serve(fresh_server, "--repo-fetches-per-user", "1")
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    user_a, user_b = user(srv, admin), user(srv, admin)
+    make_team(admin, org, [(user_a, "MEMBER"), (user_b, "MEMBER")], project, "READER")
+    first, second = (slow_repo(admin, remote, org, project, n) for n in ("lim1", "lim2"))
+
+    remote.hold()
+    base = REPO_API % (org, project) + "/"
+    t, out = in_background(lambda: user_a.post(base + first + "/refresh", timeout=120))
+    wait_for(lambda: remote.fetches("lim1") >= 2)  # create's, then the refresh's
+    error(user_a.post(base + second + "/validate"), 429, "--repo-fetches-per-user")
+    t2, out2 = in_background(lambda: user_b.post(base + second + "/refresh", timeout=120))
+    wait_for(lambda: remote.fetches("lim2") >= 2)  # another user is not held back by user_a's
+    remote.release()
+    t.join(120)
+    t2.join(120)
+    assert out["r"].status_code == 200 and out2["r"].status_code == 200, (out["r"].text, out2["r"].text)
+    assert user_a.post(base + second + "/validate").status_code == 200
