@@ -131,3 +131,25 @@ def test_a_users_fetches_in_flight_are_limited(fresh_server, remote):
     t2.join(120)
     assert out["r"].status_code == 200 and out2["r"].status_code == 200, (out["r"].text, out2["r"].text)
     assert user_a.post(base + second + "/validate").status_code == 200
+
+
+def test_a_start_uses_the_clone_while_someone_fetches_its_repository(fresh_server, remote):
+    # max age 0: every start would fetch first, and so queue behind the refresh
+    srv, admin = serve(fresh_server, "--repo-fetch-max-age", "0")
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    reader = user(srv, admin)
+    make_team(admin, org, [(reader, "MEMBER")], project, "READER")
+    name = slow_repo(admin, remote, org, project, "shared")
+    before = remote.fetches("shared")
+
+    remote.hold()
+    t, out = in_background(lambda: reader.post(REPO_API % (org, project) + "/" + name + "/refresh", timeout=120))
+    wait_for(lambda: remote.fetches("shared") > before)
+    pid = start_process(admin, parts={"org": org, "project": project, "repo": name})
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    assert "from the slow remote" in process_log(admin, pid)
+    assert "r" not in out, "the refresh ended before the start"
+    remote.release()
+    t.join(120)
+    assert out["r"].status_code == 200, out["r"].text
