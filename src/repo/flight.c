@@ -1,10 +1,10 @@
 /* Fetches in flight on this node (repo/internal.h): one per repository, shared by every
  * request that asks for the same repository meanwhile, and a count per user. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
+#include "base/str.h"
 #include "repo/internal.h"
 
 struct repo_flight {
@@ -76,12 +76,12 @@ int repo_flight_fetch(struct repos *rs, struct store_conn *c, const struct repos
 			       "--repo-fetches-per-user): try again when they end",
 			       rs->cfg.fetches_per_user);
 	}
-	if (!(f = calloc(1, sizeof *f))) {
+	if (!(f = calloc(1, sizeof *f)) || str_fmt(f->repo_id, sizeof f->repo_id, "%s", r->id) ||
+	    str_fmt(f->user_id, sizeof f->user_id, "%s", user_id ? user_id : "")) {
 		pthread_mutex_unlock(&rs->flight_lock);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		free(f);
+		return err_set(e, ERR_INVALID, "invalid repository or user id");
 	}
-	snprintf(f->repo_id, sizeof f->repo_id, "%s", r->id);
-	snprintf(f->user_id, sizeof f->user_id, "%s", user_id ? user_id : "");
 	f->refs = 1;
 	f->next = rs->flights;
 	rs->flights = f;

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import git_servers as gs
-from conftest import ADMIN_KEY, Client, passable, process_log, start_process, unique, wait_process
+from conftest import ADMIN_KEY, Client, make_user, passable, process_log, start_process, wait_process
 from proc_util import make_org, make_project, make_team, wait_for
 from repo_util import REPO_API, create_repo, error, flow
 
@@ -26,21 +26,17 @@ def remote():
     shutil.rmtree(root, ignore_errors=True)
 
 
-def serve(fresh_server, *args, threads=2):
-    # two common workers: two hung fetches held them all before fetches ran apart
+def serve(fresh_server, *args, threads=2, readers=1):
+    """A server (two common workers by default: two hung fetches held them all before
+    fetches ran apart), its admin, an org and project, and `readers` users who may read the
+    project: (srv, admin, org, project, [users])."""
     srv = fresh_server(args=["--http-threads", str(threads), "--log-level", "debug"] + list(args)).start()
-    return srv, Client(srv.url, ADMIN_KEY)
-
-
-def user(srv, admin):
-    """A new user of the server srv: a Client with the user's own API key."""
-    username = unique("user")
-    r = admin.post("/api/v1/user", json={"username": username, "type": "LOCAL"})
-    assert r.status_code == 200, r.text
-    user_id = r.json()["id"]
-    r = admin.post("/api/v1/apikey", json={"username": username})
-    assert r.status_code == 200, r.text
-    return Client(srv.url, r.json()["key"], username, user_id, r.json()["key"])
+    admin = Client(srv.url, ADMIN_KEY)
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    users = [make_user(admin) for _ in range(readers)]
+    make_team(admin, org, [(u, "MEMBER") for u in users], project, "READER")
+    return srv, admin, org, project, users
 
 
 def slow_repo(admin, remote, org, project, name):
@@ -57,11 +53,7 @@ def in_background(fn, *args):
 
 
 def test_a_start_answers_while_another_users_fetches_hang(fresh_server, remote):
-    srv, admin = serve(fresh_server, "--repo-fetches-per-user", "0")
-    org, _ = make_org(admin)
-    project, _ = make_project(admin, org)
-    user_a = user(srv, admin)
-    make_team(admin, org, [(user_a, "MEMBER")], project, "READER")
+    srv, admin, org, project, (user_a,) = serve(fresh_server, "--repo-fetches-per-user", "0")
     slow = [slow_repo(admin, remote, org, project, n) for n in ("slow1", "slow2")]
     fast = os.path.join(remote.root, "fast")
     gs.make_repo(fast, FILES)
@@ -89,11 +81,7 @@ def test_a_start_answers_while_another_users_fetches_hang(fresh_server, remote):
 
 def test_refreshes_of_one_repository_share_one_fetch(fresh_server, remote):
     n = 6
-    srv, admin = serve(fresh_server, threads=n)  # every refresh finds a worker
-    org, _ = make_org(admin)
-    project, _ = make_project(admin, org)
-    reader = user(srv, admin)
-    make_team(admin, org, [(reader, "MEMBER")], project, "READER")
+    srv, admin, org, project, (reader,) = serve(fresh_server, threads=n)  # every refresh finds a worker
     name = slow_repo(admin, remote, org, project, "one")
     before = remote.fetches("one")
     repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
@@ -102,7 +90,8 @@ def test_refreshes_of_one_repository_share_one_fetch(fresh_server, remote):
     url = REPO_API % (org, project) + "/" + name + "/refresh"
     calls = [in_background(lambda: reader.post(url, timeout=120)) for _ in range(n)]
     # one fetch reached the remote; every other refresh joined it instead of fetching
-    wait_for(lambda: srv.read_log().count("repository %s: joins the fetch in flight" % repo_id) == n - 1)
+    wait_for(lambda: srv.read_log().count("repository %s: joins the fetch in flight" % repo_id) == n - 1
+             and remote.fetches("one") > before)
     assert remote.fetches("one") == before + 1
     remote.release()
     for t, out in calls:
@@ -112,11 +101,7 @@ def test_refreshes_of_one_repository_share_one_fetch(fresh_server, remote):
 
 
 def test_a_users_fetches_in_flight_are_limited(fresh_server, remote):
-    srv, admin = serve(fresh_server, "--repo-fetches-per-user", "1")
-    org, _ = make_org(admin)
-    project, _ = make_project(admin, org)
-    user_a, user_b = user(srv, admin), user(srv, admin)
-    make_team(admin, org, [(user_a, "MEMBER"), (user_b, "MEMBER")], project, "READER")
+    srv, admin, org, project, (user_a, user_b) = serve(fresh_server, "--repo-fetches-per-user", "1", readers=2)
     first, second = (slow_repo(admin, remote, org, project, n) for n in ("lim1", "lim2"))
 
     remote.hold()
@@ -135,11 +120,7 @@ def test_a_users_fetches_in_flight_are_limited(fresh_server, remote):
 
 def test_a_start_uses_the_clone_while_someone_fetches_its_repository(fresh_server, remote):
     # max age 0: every start would fetch first, and so queue behind the refresh
-    srv, admin = serve(fresh_server, "--repo-fetch-max-age", "0")
-    org, _ = make_org(admin)
-    project, _ = make_project(admin, org)
-    reader = user(srv, admin)
-    make_team(admin, org, [(reader, "MEMBER")], project, "READER")
+    srv, admin, org, project, (reader,) = serve(fresh_server, "--repo-fetch-max-age", "0")
     name = slow_repo(admin, remote, org, project, "shared")
     before = remote.fetches("shared")
 
