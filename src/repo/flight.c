@@ -9,6 +9,8 @@
 
 struct repo_flight {
 	char repo_id[64];
+	char url[2049];	      /* a fetch is shared only with requests for the same URL */
+	char secret_id[64];   /* and the same credentials (an update may change them) */
 	char user_id[64];
 	unsigned refs; /* the leader and every waiter */
 	bool done;
@@ -17,10 +19,11 @@ struct repo_flight {
 	struct repo_flight *next;
 };
 
-static struct repo_flight *find(struct repos *rs, const char *repo_id)
+static struct repo_flight *find(struct repos *rs, const struct repository *r)
 {
 	for (struct repo_flight *f = rs->flights; f; f = f->next)
-		if (strcmp(f->repo_id, repo_id) == 0)
+		if (strcmp(f->repo_id, r->id) == 0 && strcmp(f->url, r->url) == 0 &&
+		    strcmp(f->secret_id, r->secret_id) == 0)
 			return f;
 	return NULL;
 }
@@ -42,10 +45,11 @@ static void unref(struct repo_flight *f)
 
 bool repo_flight_running(struct repos *rs, const char *repo_id)
 {
-	bool running;
+	bool running = false;
 
 	pthread_mutex_lock(&rs->flight_lock);
-	running = find(rs, repo_id) != NULL;
+	for (struct repo_flight *f = rs->flights; f && !running; f = f->next)
+		running = strcmp(f->repo_id, repo_id) == 0;
 	pthread_mutex_unlock(&rs->flight_lock);
 	return running;
 }
@@ -57,7 +61,7 @@ int repo_flight_fetch(struct repos *rs, struct store_conn *c, const struct repos
 	int rc;
 
 	pthread_mutex_lock(&rs->flight_lock);
-	if ((f = find(rs, r->id))) { /* join it: its result is ours */
+	if ((f = find(rs, r))) { /* join it: its result is ours */
 		f->refs++;
 		LOG_D("repository %s: joins the fetch in flight", r->id);
 		while (!f->done)
@@ -77,6 +81,7 @@ int repo_flight_fetch(struct repos *rs, struct store_conn *c, const struct repos
 			       rs->cfg.fetches_per_user);
 	}
 	if (!(f = calloc(1, sizeof *f)) || str_fmt(f->repo_id, sizeof f->repo_id, "%s", r->id) ||
+	    str_fmt(f->url, sizeof f->url, "%s", r->url) || str_fmt(f->secret_id, sizeof f->secret_id, "%s", r->secret_id) ||
 	    str_fmt(f->user_id, sizeof f->user_id, "%s", user_id ? user_id : "")) {
 		pthread_mutex_unlock(&rs->flight_lock);
 		free(f);

@@ -65,8 +65,8 @@ struct repo_commit {
 int repo_fetch(struct repos *rs, struct store_conn *c, const struct repository *r, struct repo_commit *out,
 	       struct err *e) WUR;
 /* repo_fetch on behalf of user_id (NULL: the server): while a fetch of r runs on this node,
- * a second one waits for it and shares its result instead of fetching again (one flight per
- * repository); a user who already leads fetches_per_user fetches gets ERR_LIMIT naming
+ * a second one of the same URL and secret waits for it and shares its result instead of
+ * fetching again (one flight per repository); a user who already leads fetches_per_user fetches gets ERR_LIMIT naming
  * --repo-fetches-per-user. */
 int repo_fetch_for(struct repos *rs, struct store_conn *c, const struct repository *r, const char *user_id,
 		   struct repo_commit *out, struct err *e) WUR;
