@@ -68,6 +68,8 @@ enum api_route_flags {
 	API_NO_CHALLENGE = 1 << 2, /* a 401 never carries WWW-Authenticate (console whoami) */
 	API_CHANGES = 1 << 3,	   /* a GET that changes state, as Concord's API has it: with the
 				    * console's cookie it needs the CSRF check like a POST */
+	API_FETCHES = 1 << 4,	   /* may wait for a git fetch: runs on the HTTP server's pool
+				    * apart (HTTP_DEFER_APART), never holding a common worker */
 };
 
 /* What a route is, kept next to its route table: the OpenAPI document is built from it

@@ -91,6 +91,8 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 		http_resp_header(resp, "Retry-After", "1");
 		return HTTP_HANDLED;
 	}
+	if (!req->on_worker && (route->flags & API_FETCHES))
+		return HTTP_DEFER_APART;
 	if (!req->on_worker && may_take_long(route, req))
 		return HTTP_DEFER;
 	c.db = store_conn(((struct app *)app)->store, &c.err);

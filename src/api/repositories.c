@@ -555,7 +555,7 @@ static const struct api_doc doc_create = {
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, {0}},
     .body = "{'type':'object','properties':{'id':" SCHEMA_UUID "," SCHEMA_REPO_FIELDS "}}",
     .response = SCHEMA_RESULT,
-    .errors = "400 403 404 409 415 503",
+    .errors = "400 403 404 409 415 429 503",
     .audit = {"REPOSITORY", "CREATE_OR_UPDATE", NULL},
 };
 static const struct api_doc doc_list = {
@@ -581,14 +581,14 @@ static const struct api_doc doc_refresh = {
     .summary = "Fetch a repository and read its triggers again",
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, DOC_REPO, {0}},
     .response = SCHEMA_RESULT,
-    .errors = "400 403 404 503",
+    .errors = "400 403 404 429 503",
     .audit = {"REPOSITORY", "UPDATE", "refresh"},
 };
 static const struct api_doc doc_validate = {
     .summary = "Fetch a repository and check its definition (changes nothing)",
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_PROJECT, DOC_REPO, {0}},
     .response = SCHEMA_VALIDATED,
-    .errors = "400 403 404 503",
+    .errors = "400 403 404 429 503",
 };
 static const struct api_doc doc_validate_any = {
     .summary = "Check the definition of a repository given by org, project and name in the body",
@@ -596,16 +596,16 @@ static const struct api_doc doc_validate_any = {
 	"{'type':'object','properties':{'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'},'projectId':" SCHEMA_UUID
 	",'projectName':{'type':'string'},'id':" SCHEMA_UUID ",'name':{'type':'string'}}}",
     .response = SCHEMA_VALIDATED,
-    .errors = "400 403 404 415 503",
+    .errors = "400 403 404 415 429 503",
 };
 
 const struct api_route api_repository_routes[] = {
-    {"POST", "/api/v1/org/{org}/project/{project}/repository", create_or_update, 0, &doc_create},
+    {"POST", "/api/v1/org/{org}/project/{project}/repository", create_or_update, API_FETCHES, &doc_create},
     {"GET", "/api/v1/org/{org}/project/{project}/repository", list, 0, &doc_list},
     {"GET", "/api/v1/org/{org}/project/{project}/repository/{repo}", get, 0, &doc_get},
     {"DELETE", "/api/v1/org/{org}/project/{project}/repository/{repo}", delete, 0, &doc_delete},
-    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/refresh", refresh, 0, &doc_refresh},
-    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/validate", validate, 0, &doc_validate},
-    {"POST", "/api/v1/repository/validate", validate_any, 0, &doc_validate_any},
+    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/refresh", refresh, API_FETCHES, &doc_refresh},
+    {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/validate", validate, API_FETCHES, &doc_validate},
+    {"POST", "/api/v1/repository/validate", validate_any, API_FETCHES, &doc_validate_any},
     {0},
 };

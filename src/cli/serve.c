@@ -46,7 +46,7 @@
 struct serve_cfg {
 	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts, *repo_local_dirs, *runner_user;
 	char *imports_git_base_url, *maven_repository;
-	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s;
+	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s, repo_fetches_per_user;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
 	size_t header_bytes, body_bytes, upload_bytes, connections, per_address, health_min_free_bytes;
@@ -185,6 +185,9 @@ static const struct config_opt opts[] = {
     {"repo-fetch-max-age", CONFIG_UINT, "30", 0, 86400, &cfg.repo_fetch_max_age_s,
      "a process start from a repository's branch fetches first when the node's clone is older than this many "
      "seconds (0: every start fetches)"},
+    {"repo-fetches-per-user", CONFIG_UINT, "2", 0, 1000, &cfg.repo_fetches_per_user,
+     "repository refreshes, validates, creates and updates one user may have fetching at once on a node; one more "
+     "is answered 429 (0: no limit)"},
     {"git-ca-file", CONFIG_STRING, NULL, 0, 0, &cfg.git_ca_file,
      "PEM file of CA certificates trusted for https repositories, besides the system's"},
     {"repo-local-dirs", CONFIG_STRING, NULL, 0, 0, &cfg.repo_local_dirs,
@@ -390,6 +393,7 @@ static int start_repos(struct app *app, struct err *e)
 	    .master_key = app->secrets_key,
 	    .fetch_timeout_s = cfg.repo_fetch_timeout_s,
 	    .fetch_max_age_s = cfg.repo_fetch_max_age_s,
+	    .fetches_per_user = cfg.repo_fetches_per_user,
 	    .ca_file = cfg.git_ca_file && *cfg.git_ca_file ? cfg.git_ca_file : NULL,
 	    .known_hosts = cfg.git_known_hosts && *cfg.git_known_hosts ? cfg.git_known_hosts : NULL,
 	    .imports_git_base_url = cfg.imports_git_base_url,
@@ -519,6 +523,8 @@ static int run(struct err *e)
 	    .listen = cfg.listen,
 	    .threads = cfg.http_threads ? cfg.http_threads : (ncpu() * 2 < 4 ? 4 : ncpu() * 2),
 	    .max_connections = cfg.connections,
+	    /* git fetches wait on remotes: as many as the workers, but never on theirs */
+	    .apart_threads = cfg.http_threads ? cfg.http_threads : (ncpu() * 2 < 4 ? 4 : ncpu() * 2),
 	    .per_address_connections = cfg.per_address,
 	    .timeout_s = cfg.timeout_s,
 	    .header_s = cfg.header_s,

@@ -15,7 +15,7 @@
 #define HTTP_MAX_PARAMS 8
 
 /* What a request handler returns (see http_handler in http/server.h). */
-enum { HTTP_HANDLED = 0, HTTP_DEFER = 1 };
+enum { HTTP_HANDLED = 0, HTTP_DEFER = 1, HTTP_DEFER_APART = 2 };
 
 /* One HTTP request as handlers see it.  Everything is borrowed from the server and valid
  * until the response has been produced; per-request scratch memory comes from `arena`. */

@@ -31,6 +31,7 @@ struct http_server {
 	_Atomic int in_flight;
 	uint16_t port;
 	struct workq *workers;
+	struct workq *apart; /* HTTP_DEFER_APART handlers */
 	struct http_streams streams;
 	struct http_deadlines deadlines;
 };
@@ -420,13 +421,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (cs->too_large) {
 		answer_too_large(cs);
 	} else if (atomic_load(&cs->phase) == PHASE_READING) {
-		if (s->fn(s->ctx, &cs->req, &cs->resp) == HTTP_HANDLED) {
+		int how = s->fn(s->ctx, &cs->req, &cs->resp);
+
+		if (how == HTTP_HANDLED) {
 			cs->answered = true;
 			return queue(s, conn, &cs->resp);
 		}
 		atomic_store(&cs->phase, PHASE_RUNNING);
 		mhd.suspend_connection(conn);
-		if (workq_push(s->workers, run_handler, cs) == 0)
+		if (workq_push(how == HTTP_DEFER_APART ? s->apart : s->workers, run_handler, cs) == 0)
 			return MHD_YES;
 		mhd.resume_connection(conn);
 		return MHD_NO;
@@ -564,8 +567,15 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 		free(s);
 		return NULL;
 	}
+	s->apart = workq_new(cfg->apart_threads ? cfg->apart_threads : 2, e);
+	if (!s->apart) {
+		workq_free(s->workers);
+		free(s);
+		return NULL;
+	}
 	if (http_streams_init(&s->streams, e)) {
 		workq_free(s->workers);
+		workq_free(s->apart);
 		free(s);
 		return NULL;
 	}
@@ -574,6 +584,7 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 		http_streams_close(&s->streams);
 		http_streams_cleanup(&s->streams);
 		workq_free(s->workers);
+		workq_free(s->apart);
 		free(s);
 		return NULL;
 	}
@@ -595,6 +606,7 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	if (!s->d) {
 		err_set(e, ERR_INTERNAL, "cannot listen on %s (address in use or not available)", cfg->listen);
 		workq_free(s->workers);
+		workq_free(s->apart);
 		http_streams_close(&s->streams);
 		http_streams_cleanup(&s->streams);
 		http_deadlines_cleanup(&s->deadlines);
@@ -659,6 +671,7 @@ void http_server_stop(struct http_server *s, unsigned grace_ms)
 		LOG_W("stopping with %d requests still in flight after %u ms", atomic_load(&s->in_flight), grace_ms);
 	/* Finishes every handler (so no connection stays suspended), then closes them all. */
 	workq_free(s->workers);
+	workq_free(s->apart);
 	/* Streams that started during the grace period were born closing; wake any left. */
 	http_streams_close(&s->streams);
 	mhd.stop_daemon(s->d);

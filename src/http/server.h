@@ -40,6 +40,7 @@ struct http_server_cfg {
 	const char *listen;  /* "host:port", "[v6addr]:port" or ":port"; port 0 picks one */
 	unsigned io_threads; /* libmicrohttpd event-loop threads: read requests, send answers */
 	unsigned threads;    /* workers that run handlers */
+	unsigned apart_threads; /* workers that run HTTP_DEFER_APART handlers (0: 2) */
 	size_t max_connections;
 	size_t per_address_connections; /* 0: max_connections */
 	unsigned timeout_s;
@@ -55,7 +56,10 @@ struct http_server_cfg {
  * write transaction, password hashing, key generation, a query) — returns HTTP_DEFER
  * without touching resp: the server then suspends the connection and calls it again on a
  * worker thread (req->on_worker set), where it must answer.  So quick requests avoid a
- * thread hand-off, and slow ones never hold up the connections of an event loop. */
+ * thread hand-off, and slow ones never hold up the connections of an event loop.
+ * HTTP_DEFER_APART is HTTP_DEFER on a pool of its own (apart_threads): for handlers that
+ * wait on something outside the server (a git fetch), so that however many of them wait,
+ * the other requests still find a free worker. */
 typedef int (*http_handler)(void *ctx, struct http_request *req, struct http_response *resp);
 
 struct http_server;

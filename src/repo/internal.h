@@ -18,6 +18,10 @@ struct repos {
 	pthread_mutex_t pool_lock;
 	struct pooled *pool;
 	size_t pooled;
+	/* fetches in flight (repo/flight.c) */
+	pthread_mutex_t flight_lock;
+	pthread_cond_t flight_done;
+	struct repo_flight *flights;
 	/* --repo-local-dirs, resolved (repo/local.c) */
 	char **local_dirs;
 	size_t n_local_dirs;
@@ -76,6 +80,12 @@ enum repo_url_kind repo_url_kind(const char *url);
  * for the lock counts as this one (returns 0 without fetching). */
 int repo_fetch_locked(struct repos *rs, struct store_conn *c, const struct repository *r, bool skip_if_fetched,
 		      struct err *e) WUR;
+
+/* repo_fetch_locked through this node's single flight of r (repo/flight.c, repo.h
+ * repo_fetch_for); repo_flight_running: whether a fetch of repo_id runs now. */
+int repo_flight_fetch(struct repos *rs, struct store_conn *c, const struct repository *r, const char *user_id,
+		      struct err *e) WUR;
+bool repo_flight_running(struct repos *rs, const char *repo_id);
 
 /* When the node's clone of repo_id was last fetched (Unix ms, from the stamp file the
  * parent writes after a successful fetch); 0 when never. */

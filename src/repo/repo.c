@@ -33,6 +33,8 @@ struct repos *repos_open(const struct repos_cfg *cfg, struct err *e)
 		return NULL;
 	}
 	pthread_mutex_init(&rs->pool_lock, NULL);
+	pthread_mutex_init(&rs->flight_lock, NULL);
+	pthread_cond_init(&rs->flight_done, NULL);
 	rs->cfg = *cfg;
 	rs->cfg.data_dir = rs->cfg.exe = rs->cfg.ca_file = rs->cfg.known_hosts = rs->cfg.local_dirs = NULL;
 	rs->cfg.imports_git_base_url = rs->cfg.maven_repos = NULL;
@@ -75,6 +77,8 @@ void repos_close(struct repos *rs)
 		return;
 	repo_drop_clones(rs, NULL);
 	pthread_mutex_destroy(&rs->pool_lock);
+	pthread_mutex_destroy(&rs->flight_lock);
+	pthread_cond_destroy(&rs->flight_done);
 	free((char *)rs->cfg.data_dir);
 	free((char *)rs->cfg.exe);
 	free((char *)rs->cfg.ca_file);
@@ -151,12 +155,18 @@ static int record(struct repos *rs, struct store_conn *c, const struct repositor
 	return rc;
 }
 
+int repo_fetch_for(struct repos *rs, struct store_conn *c, const struct repository *r, const char *user_id,
+		   struct repo_commit *out, struct err *e)
+{
+	int rc = repo_flight_fetch(rs, c, r, user_id, e);
+
+	return rc ? rc : record(rs, c, r, out, e);
+}
+
 int repo_fetch(struct repos *rs, struct store_conn *c, const struct repository *r, struct repo_commit *out,
 	       struct err *e)
 {
-	int rc = repo_fetch_locked(rs, c, r, false, e);
-
-	return rc ? rc : record(rs, c, r, out, e);
+	return repo_fetch_for(rs, c, r, NULL, out, e);
 }
 
 /* A fetch for a start: the store's record is kept up to date, but a configured ref that
@@ -211,6 +221,10 @@ int repo_prepare(struct repos *rs, struct store_conn *c, const struct repository
 		rc = resolve(rs, r, ref, commit, out, e);
 		return rc > 0 ? -ERR_INVALID : rc;
 	}
+	/* Someone's fetch of r runs: a start does not queue behind it when the clone has what
+	 * it wants (a new ref or commit falls through to the fetch below). */
+	if (at != 0 && repo_flight_running(rs, r->id) && resolve(rs, r, ref, commit, out, e) == 0)
+		return 0;
 	if (at == 0 || (!commit && (rs->cfg.fetch_max_age_s == 0 ||
 				    dt_now_ms() - at >= (int64_t)rs->cfg.fetch_max_age_s * 1000))) {
 		if ((rc = fetch_for_start(rs, c, r, e)))

@@ -40,6 +40,8 @@ struct repos_cfg {
 	const char *imports_git_base_url; /* --imports-git-base-url: `git: {name: org/repo}` (NULL: none) */
 	const char *maven_repos;	  /* --maven-repository: URLs, comma-separated (NULL: none) */
 	bool offline;			  /* `accord run --offline`: clones and the artifact cache only */
+	unsigned fetches_per_user; /* --repo-fetches-per-user: a user's refreshes and validates in
+				      flight on this node (0: no limit) */
 	const char *local_dirs;	 /* --repo-local-dirs: ':'-separated folders that file:// URLs and paths may
 				    name (NULL: none, local repositories are refused) */
 };
@@ -62,11 +64,19 @@ struct repo_commit {
  * commit, refused credentials; ERR_UNAVAILABLE "… timed out after N s". */
 int repo_fetch(struct repos *rs, struct store_conn *c, const struct repository *r, struct repo_commit *out,
 	       struct err *e) WUR;
+/* repo_fetch on behalf of user_id (NULL: the server): while a fetch of r runs on this node,
+ * a second one of the same URL and secret waits for it and shares its result instead of
+ * fetching again (one flight per repository); a user who already leads fetches_per_user fetches gets ERR_LIMIT naming
+ * --repo-fetches-per-user. */
+int repo_fetch_for(struct repos *rs, struct store_conn *c, const struct repository *r, const char *user_id,
+		   struct repo_commit *out, struct err *e) WUR;
 
 /* The commit a process start uses: branch_or_tag / commit_id override the repository's
  * configuration (NULL: the configured one).  Fetches first when the clone is missing,
  * when a branch is wanted and the clone is older than fetch_max_age_s, or when the
- * commit is not in the clone.  Unknown branch/tag/commit: ERR_INVALID. */
+ * commit is not in the clone.  While a fetch of r runs on this node (someone's refresh),
+ * a start whose ref or commit is in the current clone uses it instead of waiting.
+ * Unknown branch/tag/commit: ERR_INVALID. */
 int repo_prepare(struct repos *rs, struct store_conn *c, const struct repository *r, const char *branch_or_tag,
 		 const char *commit_id, struct repo_commit *out, struct err *e) WUR;
 

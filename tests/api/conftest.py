@@ -225,24 +225,29 @@ def admin(server):
     return Client(server.url, ADMIN_KEY, "admin", "230c5c9c-d9a7-11e6-bcfd-bb681c07b26c", ADMIN_KEY)
 
 
+def make_user(admin, roles=None, password=None, name=None):
+    """A new LOCAL user of admin's server: a Client authenticated with the user's own API key."""
+    username = name or unique("user")
+    body = {"username": username, "type": "LOCAL"}
+    if roles:
+        body["roles"] = roles
+    if password:
+        body["password"] = password
+    r = admin.post("/api/v1/user", json=body)
+    assert r.status_code == 200, r.text
+    user_id = r.json()["id"]
+    r = admin.post("/api/v1/apikey", json={"username": username})
+    assert r.status_code == 200, r.text
+    key = r.json()["key"]
+    return Client(admin.url, key, username, user_id, key)
+
+
 @pytest.fixture
 def new_user(server, admin):
     """new_user(roles=None, password=None) -> Client authenticated with the user's own API key."""
 
     def make(roles=None, password=None, name=None):
-        username = name or unique("user")
-        body = {"username": username, "type": "LOCAL"}
-        if roles:
-            body["roles"] = roles
-        if password:
-            body["password"] = password
-        r = admin.post("/api/v1/user", json=body)
-        assert r.status_code == 200, r.text
-        user_id = r.json()["id"]
-        r = admin.post("/api/v1/apikey", json={"username": username})
-        assert r.status_code == 200, r.text
-        key = r.json()["key"]
-        return Client(server.url, key, username, user_id, key)
+        return make_user(admin, roles, password, name)
 
     return make
 

@@ -157,8 +157,11 @@ class _GitHandler(http.server.BaseHTTPRequestHandler):
     def _serve(self):
         srv = self.server.git
         body = self._body()
+        if getattr(srv, "gate", None) is not None:
+            srv.arrived.append(self.path)
+            srv.gate.wait()
         want = "Basic " + base64.b64encode(("%s:%s" % (srv.username, srv.password)).encode()).decode()
-        if self.headers.get("Authorization") != want:
+        if srv.username is not None and self.headers.get("Authorization") != want:
             srv.rejected += 1
             self._reply(401, [("WWW-Authenticate", 'Basic realm="git"')], b"")
             return
@@ -173,7 +176,7 @@ class _GitHandler(http.server.BaseHTTPRequestHandler):
             "QUERY_STRING": query,
             "CONTENT_TYPE": self.headers.get("Content-Type", ""),
             "CONTENT_LENGTH": str(len(body)),
-            "REMOTE_USER": srv.username,
+            "REMOTE_USER": srv.username or "anonymous",
             "REMOTE_ADDR": "127.0.0.1",
             "HOME": tempfile.gettempdir(),
         }
@@ -251,6 +254,50 @@ class HttpsGitServer(_Managed):
             self._httpd.server_close()
             self._httpd = None
         self._remove_dir()
+
+
+class SlowHttpGitServer(_Managed):
+    """A plain-http smart git server without authentication that holds every request until
+    release() (hold() closes it again); `arrived` lists the paths of the requests it got,
+    in order, as they arrive."""
+
+    def __init__(self, root):
+        self.root = os.path.abspath(root)
+        self.username = None
+        self.password = None
+        self.requests = 0
+        self.rejected = 0
+        self.arrived = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self._httpd = None
+
+    def start(self):
+        self._httpd = _Server(("127.0.0.1", 0), _GitHandler)
+        self._httpd.git = self
+        self.port = self._httpd.server_address[1]
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def hold(self):
+        self.gate.clear()
+
+    def release(self):
+        self.gate.set()
+
+    def fetches(self, name):
+        """How many fetches of repository `name` arrived (each starts with info/refs)."""
+        return sum(1 for p in list(self.arrived) if p.startswith("/%s/info/refs" % name))
+
+    def url(self, name):
+        return "http://127.0.0.1:%d/%s" % (self.port, name)
+
+    def stop(self):
+        self.release()
+        if self._httpd:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
 
 
 # ---- SSH ---------------------------------------------------------------------------------------
