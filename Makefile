@@ -58,7 +58,7 @@ REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g -DNDEBUG
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: check-style all asan test unit unit-pg flows flows-server flows-pg apitest multinode apitest-pg browser fuzz bench run install deb clean deps format
+.PHONY: check-style release all asan test unit unit-pg flows flows-server flows-pg apitest multinode apitest-pg browser fuzz bench run install deb clean deps format
 all: build/accord
 
 # ---- generated sources -----------------------------------------------------------
@@ -126,11 +126,12 @@ $(ASAN_DIR)/tests/test_repo: $(ASAN_DIR)/accord
 # suite on PostgreSQL (tests that look at the SQLite file itself are skipped there); browser:
 # the console in a headless Chromium (screenshots and browser logs of failed tests land in
 # build/test-artifacts/browser/).  The PostgreSQL suites run on a throwaway cluster
-# (scripts/pg-cluster), one database per server.
-SUITES := apitest-pg apitest flows-pg flows-server browser unit-pg unit flows check-style
+# (scripts/pg-cluster), one database per server.  release: the optimised build/accord of
+# `make run` builds (its -O2 warnings are errors too) and starts.
+SUITES := apitest-pg apitest flows-pg flows-server browser unit-pg unit flows check-style release
 unit unit-pg: $(UNIT_BIN)
 flows flows-server flows-pg apitest apitest-pg browser: $(ASAN_DIR)/accord
-unit unit-pg flows flows-server flows-pg apitest apitest-pg browser:
+unit unit-pg flows flows-server flows-pg apitest apitest-pg browser release:
 	@scripts/run-suites $@
 
 # Several nodes on one PostgreSQL database, in a throwaway cluster (apitest-pg runs it too).

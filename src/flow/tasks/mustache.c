@@ -174,7 +174,7 @@ static int tokenize(const char *tpl, size_t len, struct toks *t, struct err *e)
 	size_t pos = 0;
 	while (pos < len) {
 		const char *o = NULL;
-		size_t at, after;
+		size_t at, after = 0; /* set by read_tag; 0 for the release build's -Wmaybe-uninitialized */
 		struct tok k = {0};
 		for (size_t i = pos; i + 1 < len && !o; i++)
 			if (tpl[i] == '{' && tpl[i + 1] == '{')
