@@ -365,6 +365,7 @@ def floor(servers):
 
 def main():
     work = tempfile.mkdtemp(prefix="accord-bench-inv.")
+    os.chmod(work, 0o711)  # a root server's runners (nobody) pass through it to their folders
     os.chmod(work, 0o755)
     servers = []
     pg = session = None
