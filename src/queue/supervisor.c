@@ -777,14 +777,52 @@ static bool record_end_alone(struct sup *s, unsigned from, enum proc_status st)
 	}
 }
 
+/* What the end's transaction would lose if its commit failed: the log and events not yet
+ * stored, so that the whole end can be written again once the database is back. */
+struct unstored {
+	struct buf log;
+	json_t *events;
+};
+
+static int keep_unstored(struct sup *s, struct unstored *u, struct err *e)
+{
+	buf_init(&u->log, 0);
+	u->events = json_deep_copy(s->events);
+	if (!u->events || buf_append(&u->log, s->log.data, s->log.len, e)) {
+		json_decref(u->events);
+		buf_cleanup(&u->log);
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+static void restore_unstored(struct sup *s, struct unstored *u)
+{
+	buf_cleanup(&s->log);
+	s->log = u->log;
+	json_decref(s->events);
+	s->events = u->events;
+}
+
+static void drop_unstored(struct unstored *u)
+{
+	buf_cleanup(&u->log);
+	json_decref(u->events);
+}
+
 /* Results, the last log and events, the final status and (FINISHED) the payload's removal
- * in one transaction (nested ones inside are savepoints): one commit for the whole end. */
+ * in one transaction (nested ones inside are savepoints): one commit for the whole end.
+ * When that commit fails because PostgreSQL went away mid-way (everything in it undone), the
+ * whole end is written again once the database is back, as the start of the end waits for
+ * it; only another failure (or shutdown) leaves the final status to be recorded alone. */
 static void finish(struct sup *s, enum proc_status st)
 {
 	struct err e;
 	unsigned from = PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING);
 	char aside[4200];
-	bool tx, ended = false;
+	bool tx, ended = false, kept;
+	enum proc_status wanted;
+	struct unstored u;
 
 	if (st == PS_SUSPENDED) {
 		flush(s);
@@ -802,48 +840,70 @@ static void finish(struct sup *s, enum proc_status st)
 			server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
 		st = PS_FAILED;
 	}
-	/* The end waits for the database (PostgreSQL restarting), but not at shutdown. */
-	for (int i = 0; !(tx = store_tx_begin_rows(s->db, &e) == 0) && e.code == ERR_UNAVAILABLE && i < END_WAIT_TRIES &&
-			atomic_load(&s->r->stop) != STOP_SHUTDOWN;
-	     i++) {
-		if (i == 0)
-			LOG_W("process %s: its end waits for the database: %s", s->id, e.msg);
-		nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
-	}
-	if (!tx)
-		LOG_W("process %s: its end is stored step by step: %s", s->id, e.msg);
-	if (supervise_store_results(s->db, s->id, s->workdir, json_object_get(s->r->p.meta, "out") != NULL,
-				    &e)) {
-		LOG_E("process %s: cannot store its results: %s", s->id, e.msg);
-		if (e.code == ERR_TOO_LARGE) /* the flow's doing: the log says which limit */
-			server_line_why(s, "Process failed: its results could not be stored", &e);
-		else
-			server_line(s, "ERROR", "Process failed: its results could not be stored");
-		st = PS_FAILED;
-	}
-	flush(s);
-	if (s->lost && st == PS_FINISHED) {
-		server_line(s, "ERROR", "Process failed: part of its log or events could not be stored (see the server log)");
-		st = PS_FAILED;
+	wanted = st;
+	for (int attempt = 0;; attempt++) {
+		st = wanted;
+		ended = false;
+		/* The end waits for the database (PostgreSQL restarting), but not at shutdown. */
+		for (int i = 0; !(tx = store_tx_begin_rows(s->db, &e) == 0) && e.code == ERR_UNAVAILABLE &&
+				i < END_WAIT_TRIES && atomic_load(&s->r->stop) != STOP_SHUTDOWN;
+		     i++) {
+			if (i == 0)
+				LOG_W("process %s: its end waits for the database: %s", s->id, e.msg);
+			nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+		}
+		if (!tx)
+			LOG_W("process %s: its end is stored step by step: %s", s->id, e.msg);
+		kept = tx && attempt < END_WAIT_TRIES && keep_unstored(s, &u, &e) == 0;
+		if (supervise_store_results(s->db, s->id, s->workdir,
+					    json_object_get(s->r->p.meta, "out") != NULL, &e)) {
+			LOG_E("process %s: cannot store its results: %s", s->id, e.msg);
+			if (e.code == ERR_TOO_LARGE) /* the flow's doing: the log says which limit */
+				server_line_why(s, "Process failed: its results could not be stored", &e);
+			else
+				server_line(s, "ERROR", "Process failed: its results could not be stored");
+			st = PS_FAILED;
+		}
 		flush(s);
-	}
-	set_aside(s, aside, sizeof aside);
-	if (store_process_transition(s->db, s->id, from, st, &e)) {
-		LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
-	} else {
-		ended = true;
-		/* A FAILED, CANCELLED or TIMED_OUT process's handlers start from a copy of its
-		 * payload (handlers.c): dropped after them. */
-		if (st == PS_FINISHED && store_process_payload_drop(s->db, s->id, &e))
-			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
-	}
-	if (tx && store_tx_commit(s->db, &e)) {
+		if (s->lost && st == PS_FINISHED) {
+			server_line(s, "ERROR",
+				    "Process failed: part of its log or events could not be stored (see the server log)");
+			st = PS_FAILED;
+			flush(s);
+		}
+		set_aside(s, aside, sizeof aside);
+		if (store_process_transition(s->db, s->id, from, st, &e)) {
+			LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
+		} else {
+			ended = true;
+			/* A FAILED, CANCELLED or TIMED_OUT process's handlers start from a copy of
+			 * its payload (handlers.c): dropped after them. */
+			if (st == PS_FINISHED && store_process_payload_drop(s->db, s->id, &e))
+				LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
+		}
+		if (!tx || store_tx_commit(s->db, &e) == 0) {
+			if (kept)
+				drop_unstored(&u);
+			break;
+		}
+		ended = false;
+		if (kept && e.code == ERR_UNAVAILABLE && atomic_load(&s->r->stop) != STOP_SHUTDOWN &&
+		    (!aside[0] || rename(aside, s->workdir) == 0)) {
+			LOG_W("process %s: its end was undone (%s); written again once the database is back",
+			      s->id, e.msg);
+			restore_unstored(s, &u);
+			nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+			continue;
+		}
+		if (kept)
+			drop_unstored(&u);
 		/* Everything above is undone (its log too): the final status at least, on its
 		 * own — never FINISHED for a process whose end was lost. */
 		LOG_E("process %s: cannot store its end: %s", s->id, e.msg);
 		if (st == PS_FINISHED)
 			st = PS_FAILED;
 		ended = record_end_alone(s, from, st);
+		break;
 	}
 	if (aside[0] && path_remove_tree(aside, &e))
 		LOG_W("process %s: %s", s->id, e.msg);
