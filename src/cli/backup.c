@@ -1,5 +1,6 @@
-/* accord backup / accord restore: a consistent copy of a data folder's database while the
- * server runs, and putting one back while it is stopped. */
+/* The commands on a data folder's database: accord backup / accord restore (a consistent
+ * copy while the server runs, and putting one back while it is stopped) and accord migrate
+ * (its schema brought up to date without starting a server). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ struct backup_args {
 	const char *data;    /* --data, else ACCORD_DATA, else ./data */
 	const char *db;	     /* --db, else ACCORD_DB, else NULL: the data folder's accord.db */
 	const char *db_from; /* "--db" or "ACCORD_DB" */
-	const char *file;    /* the one positional argument */
+	const char *file;    /* the one positional argument (none for migrate) */
 };
 
 static const char BACKUP_USAGE[] =
@@ -43,6 +44,17 @@ static const char BACKUP_USAGE[] =
     "The master key is not in the copy: back up DIR/master.key (or ACCORD_MASTER_KEY)\n"
     "separately, or the secrets of the copy cannot be read.  Exit status: 0 written, 1 failed,\n"
     "2 usage error.\n";
+
+static const char MIGRATE_USAGE[] =
+    "usage: accord migrate [--data DIR] [--db DB]\n\n"
+    "Applies the schema migrations this build has and the database lacks, then exits, as\n"
+    "`accord serve` does at every start: to upgrade a database ahead of starting the nodes, or\n"
+    "to make one ready to copy (PostgreSQL's CREATE DATABASE … TEMPLATE).  On PostgreSQL nodes\n"
+    "that start meanwhile wait for it (one advisory lock); a SQLite file is refused while\n"
+    "`accord serve` runs on DIR.\n\n"
+    "  --data DIR   data folder (default: $ACCORD_DATA, else ./data)\n"
+    "  --db DB      the database, as `accord serve --db` (default: $ACCORD_DB, else DIR/accord.db)\n\n"
+    "Exit status: 0 up to date (the schema version is printed), 1 failed, 2 usage error.\n";
 
 static const char RESTORE_USAGE[] =
     "usage: accord restore [--data DIR] [--db DB] IN.db\n\n"
@@ -75,7 +87,7 @@ static int option(const char *cmd, const char *name, const char *what, int argc,
 }
 
 /* 0 parsed, 1 --help printed, 2 usage error printed. */
-static int parse(const char *cmd, const char *usage, int argc, char **argv, struct backup_args *a)
+static int parse(const char *cmd, const char *usage, bool wants_file, int argc, char **argv, struct backup_args *a)
 {
 	const char *env = getenv("ACCORD_DATA"), *db_env = getenv("ACCORD_DB");
 
@@ -98,6 +110,9 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 		} else if (s[0] == '-' && s[1]) {
 			fprintf(stderr, "accord %s: unknown option '%s' (see accord %s --help)\n", cmd, s, cmd);
 			return 2;
+		} else if (!wants_file) {
+			fprintf(stderr, "accord %s: unexpected argument '%s' (see accord %s --help)\n", cmd, s, cmd);
+			return 2;
 		} else if (a->file) {
 			fprintf(stderr, "accord %s: one file only ('%s' and '%s' given)\n", cmd, a->file, s);
 			return 2;
@@ -105,7 +120,7 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 			a->file = s;
 		}
 	}
-	if (!a->file) {
+	if (wants_file && !a->file) {
 		fprintf(stderr, "accord %s: which file? (usage: accord %s [--data DIR] FILE.db)\n", cmd, cmd);
 		return 2;
 	}
@@ -136,7 +151,7 @@ int cli_backup_main(int argc, char **argv)
 	struct store_backup_info info = {0};
 	struct err e = {0};
 	char db[4200];
-	int rc = parse("backup", BACKUP_USAGE, argc, argv, &a);
+	int rc = parse("backup", BACKUP_USAGE, true, argc, argv, &a);
 
 	if (rc)
 		return rc == 1 ? 0 : EXIT_USAGE;
@@ -185,7 +200,7 @@ int cli_restore_main(int argc, char **argv)
 	struct store_backup_info info = {0};
 	struct err e = {0};
 	char db[4200];
-	int rc = parse("restore", RESTORE_USAGE, argc, argv, &a), lock;
+	int rc = parse("restore", RESTORE_USAGE, true, argc, argv, &a), lock;
 
 	if (rc)
 		return rc == 1 ? 0 : EXIT_USAGE;
@@ -215,4 +230,38 @@ int cli_restore_main(int argc, char **argv)
 	       "secrets need the master key of the backup: %s/master.key or ACCORD_MASTER_KEY\n",
 	       a.file, db, info.schema, (long long)info.elapsed_ms, a.data);
 	return 0;
+}
+
+int cli_migrate_main(int argc, char **argv)
+{
+	struct backup_args a;
+	struct store *store;
+	struct err e = {0};
+	char db[4200];
+	const char *url;
+	int rc = parse("migrate", MIGRATE_USAGE, false, argc, argv, &a), lock = -1, version = 0;
+
+	if (rc)
+		return rc == 1 ? 0 : EXIT_USAGE;
+	umask(077);
+	if (a.db && store_url_is_pg(a.db)) {
+		url = a.db;
+	} else {
+		if (db_path(&a, "", db, sizeof db, &e) || path_mkdirs(a.data, 0700, &e) ||
+		    (lock = datalock_take(a.data, ": stop the server first, or let it migrate at its start", &e)) < 0) {
+			fprintf(stderr, "accord migrate: %s\n", e.msg);
+			return 1;
+		}
+		url = db;
+	}
+	store = store_open(url, &e);
+	rc = store && store_schema_version(store, &version, &e) == 0 ? 0 : 1;
+	if (rc)
+		fprintf(stderr, "accord migrate: %s\n", e.msg);
+	else
+		printf("database up to date: schema version %d\n", version);
+	if (store)
+		store_close(store);
+	datalock_release(lock);
+	return rc;
 }

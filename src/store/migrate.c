@@ -94,3 +94,18 @@ int store_migrate(struct store *s, struct err *e)
 		LOG_W("migrations: %s", ignored.msg);
 	return rc;
 }
+
+int store_schema_version(struct store *s, int *version, struct err *e)
+{
+	struct store_conn *c = store_conn(s, e);
+	struct store_stmt *st;
+	int rc;
+
+	if (!c || !(st = store_prepare(c, "SELECT coalesce(max(number), 0) FROM schema_migrations", e)))
+		return -1;
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		*version = (int)store_col_int64(st, 0);
+	store_reset(st);
+	return rc == STORE_ROW ? 0 : rc < 0 ? rc : err_set(e, ERR_INTERNAL, "no schema version");
+}

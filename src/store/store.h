@@ -112,6 +112,8 @@ struct store *store_open(const char *url, struct err *e);
 bool store_url_is_pg(const char *url);
 /* Closes every thread's connection; no thread may use the store afterwards. */
 void store_close(struct store *s);
+/* The number of the newest migration applied to s (`accord migrate`). */
+int store_schema_version(struct store *s, int *version, struct err *e) WUR;
 
 /* The calling thread's connection (opened on first use).  NULL on failure. */
 struct store_conn *store_conn(struct store *s, struct err *e);

@@ -11,9 +11,14 @@ The binary is $ACCORD_BIN (make test sets it to the ASan build), else build/acco
 With $ACCORD_TEST_DB set to the URL of a PostgreSQL cluster whose user may create databases
 (scripts/pg-cluster start; `make apitest-pg` does it all), each server runs on its own
 database there (`--db`), one per data folder (named in the folder's .test-db-name), dropped
-with the folder.
+with the folder.  A server's database starts as a copy of a template migrated once per
+cluster and schema (`accord migrate`), so that each fresh server does not run every
+migration again; its first start still bootstraps it as a new installation.
 """
 import base64
+import fcntl
+import glob
+import hashlib
 import os
 import re
 import shutil
@@ -39,32 +44,70 @@ LOCAL_REPO_DIRS = tempfile.gettempdir()  # --repo-local-dirs of the test servers
 sqlite_only = pytest.mark.skipif(bool(TEST_DB), reason="SQLite's database file only")
 
 
-def pg_url(data_dir):
-    """The database of the server on data_dir in the cluster $ACCORD_TEST_DB (created).  Its
-    name is kept in the folder, so that a folder moved between two starts keeps it."""
+def _psql(url, sql):
+    return subprocess.run(["psql", "-X", "-qtA", "-d", url, "-c", sql], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+_template = None
+
+
+def pg_template():
+    """The name of a database of the cluster $ACCORD_TEST_DB holding the schema of this
+    tree (src/store/schema_pg), made once per cluster by `accord migrate` under a file lock
+    (the pytest-xdist workers share it), never connected to afterwards so that CREATE
+    DATABASE … TEMPLATE can copy it."""
+    global _template
+    if _template:
+        return _template
+    digest = hashlib.sha256(BIN.encode())
+    for path in sorted(glob.glob(os.path.join(ROOT, "src", "store", "schema_pg", "*.sql"))):
+        with open(path, "rb") as f:
+            digest.update(os.path.basename(path).encode() + f.read())
+    name = "tpl_" + digest.hexdigest()[:16]
+    lock_path = os.path.join(tempfile.gettempdir(), "accord-%s.lock" % hashlib.sha256(TEST_DB.encode()).hexdigest()[:16])
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _psql(TEST_DB, "SELECT 1 FROM pg_database WHERE datname = '%s'" % name):
+            building = name + "_new"
+            _psql(TEST_DB, "DROP DATABASE IF EXISTS %s" % building)
+            _psql(TEST_DB, "CREATE DATABASE " + building)
+            subprocess.run([BIN, "migrate", "--db", db_url(building)], check=True, capture_output=True)
+            _psql(TEST_DB, "ALTER DATABASE %s RENAME TO %s" % (building, name))
+    _template = name
+    return name
+
+
+def db_url(name):
+    """The URL of database name in the cluster of $ACCORD_TEST_DB."""
+    parts = urllib.parse.urlsplit(TEST_DB)
+    # (urlunsplit would drop the empty host of postgresql:///db?host=/socket/folder)
+    return "%s://%s/%s%s" % (parts.scheme, parts.netloc, name, "?" + parts.query if parts.query else "")
+
+
+def pg_url(data_dir, migrated=False):
+    """The database of the server on data_dir in the cluster $ACCORD_TEST_DB (created: empty,
+    or with migrated a copy of pg_template()).  Its name is kept in the folder, so that a
+    folder moved between two starts keeps it."""
     marker = os.path.join(data_dir, ".test-db-name")
     if os.path.exists(marker):
         with open(marker) as f:
             name = f.read().strip()
-    else:
-        name = "t_" + uuid.uuid4().hex[:16]
-        os.makedirs(data_dir, mode=0o700, exist_ok=True)
-        with open(marker, "w") as f:
-            f.write(name)
-    parts = urllib.parse.urlsplit(TEST_DB)
-    exists = subprocess.run(["psql", "-X", "-qtA", "-d", TEST_DB, "-c",
-                             "SELECT 1 FROM pg_database WHERE datname = '%s'" % name],
-                            check=True, capture_output=True, text=True).stdout.strip()
-    if not exists:
-        subprocess.run(["psql", "-X", "-q", "-d", TEST_DB, "-c", "CREATE DATABASE " + name],
-                       check=True, capture_output=True)
-    # (urlunsplit would drop the empty host of postgresql:///db?host=/socket/folder)
-    return "%s://%s/%s%s" % (parts.scheme, parts.netloc, name, "?" + parts.query if parts.query else ""), name
+        if not _psql(TEST_DB, "SELECT 1 FROM pg_database WHERE datname = '%s'" % name):
+            _psql(TEST_DB, "CREATE DATABASE " + name)
+        return db_url(name), name
+    name = "t_" + uuid.uuid4().hex[:16]
+    _psql(TEST_DB, "CREATE DATABASE %s%s" % (name, " TEMPLATE " + pg_template() if migrated else ""))
+    os.makedirs(data_dir, mode=0o700, exist_ok=True)
+    with open(marker, "w") as f:
+        f.write(name)
+    return db_url(name), name
 
 
 def pg_drop(name):
-    subprocess.run(["psql", "-X", "-q", "-d", TEST_DB, "-c", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name],
-                   capture_output=True)
+    """Dropped in the background: nothing waits for it."""
+    subprocess.Popen(["psql", "-X", "-q", "-d", TEST_DB, "-c", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def passable(path):
@@ -105,8 +148,8 @@ class Server:
         if not any(a.startswith("--repo-local-dirs") for a in self.args) and "ACCORD_REPO_LOCAL_DIRS" not in self.env:
             self.args += ["--repo-local-dirs", LOCAL_REPO_DIRS]
         if TEST_DB and not any(a == "--db" or a.startswith("--db=") for a in self.args):
-            db_url, self.db_name = pg_url(self.data_dir)
-            self.args += ["--db", db_url]
+            url, self.db_name = pg_url(self.data_dir, migrated=True)
+            self.args += ["--db", url]
 
     def start(self, timeout=20):
         passable(self.data_dir)

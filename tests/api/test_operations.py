@@ -346,6 +346,29 @@ def test_backup_and_restore_file_errors(fresh_server, tmp_path):
     assert not target.exists()
 
 
+def test_migrate_brings_a_database_up_to_date_and_a_server_starts_on_it(tmp_path, fresh_server):
+    """`accord migrate` applies the schema without starting a server (an upgrade ahead of
+    the nodes); a second run has nothing left to do; on SQLite it refuses while a server
+    holds the data folder."""
+    data = str(tmp_path / "data")
+    args = ["--data", data] + db_util.serve_args(data)
+    r = accord("migrate", *args)
+    assert r.returncode == 0, r.stderr
+    assert "applied migration 001_core" in r.stderr
+    version = int(r.stdout.split("schema version ")[1])
+    assert version >= 18
+    assert db_util.rows(data, "SELECT max(number) AS n FROM schema_migrations") == [(version,)]
+    r = accord("migrate", *args)
+    assert r.returncode == 0 and "applied migration" not in r.stderr, r.stderr
+    assert "schema version %d" % version in r.stdout
+    assert accord("migrate", *args, "extra").returncode == 2
+    srv = fresh_server(data_dir=data).start()
+    assert Client(srv.url, ADMIN_KEY).get("/api/v1/server/ping").status_code == 200
+    if not db_util.PG:
+        r = accord("migrate", *args)
+        assert r.returncode == 1 and "in use by accord" in r.stderr, r.stderr
+
+
 def test_health_reports_each_check(fresh_server):
     srv = fresh_server().start()
     r = requests.get(srv.url + "/api/v1/server/health", timeout=10)
