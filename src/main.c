@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"run", cli_run_main, "run a flow locally (no server)"},
 	{"backup", cli_backup_main, "copy the database of a data folder, also while the server runs"},
 	{"restore", cli_restore_main, "put a backup in place of a stopped server's database"},
+	{"audit", cli_audit_main, "verify the audit log's chain (accord audit verify)"},
 	{"migrate", cli_migrate_main, "bring a database's schema up to date and exit"},
 	{"version", cli_version_main, "print version and build information"},
 	{"runner", cli_runner_main, "internal: runs one process for `accord serve`"},

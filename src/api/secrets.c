@@ -16,10 +16,12 @@
 #include "base/jsonx.h"
 #include "base/log.h"
 #include "base/str.h"
+#include "crypto/auditkey.h"
 #include "crypto/keypool.h"
 #include "crypto/masterkey.h"
 #include "crypto/payload.h"
 #include "crypto/seal.h"
+#include "store/audit_chain.h"
 #include "store/meta.h"
 
 #define SECRET_TYPE_HEADER "X-Concord-SecretType"
@@ -119,6 +121,27 @@ static int first_check(struct store_conn *conn, struct startup_keys *k, const ch
 	return masterkey_check_matches(k->mk, stored) ? 0 : refuse(k, e);
 }
 
+/* A rotation MACs the audit chain again under the new key (store/audit_chain.h); what did
+ * not verify under the previous one is logged and kept in the chain as an entry. */
+static int rekey_audit_chain(struct store_conn *conn, const struct startup_keys *k, struct err *e)
+{
+	struct audit_keys *keys = sodium_malloc(2 * sizeof *keys);
+	char broken[512];
+	int rc;
+
+	if (!keys)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	auditkey_derive(k->prev, &keys[0]);
+	auditkey_derive(k->mk, &keys[1]);
+	rc = store_audit_chain_rekey(conn, &keys[0], &keys[1], broken, sizeof broken, e);
+	sodium_free(keys);
+	if (rc == 0 && broken[0])
+		LOG_E("master key rotation: the audit chain did not verify under the previous key: %s; it is chained "
+		      "again under the current key from here, with an AUDIT_LOG RESEAL entry saying so",
+		      broken);
+	return rc;
+}
+
 /* Compares the database's key check with the keys, re-wraps the envelopes of the previous
  * key and writes the current key's check where there was none or the previous key's: one
  * transaction, so that a rotation moves the envelopes and the check together. */
@@ -149,6 +172,8 @@ static int check_and_rotate(struct store_conn *conn, struct startup_keys *k, str
 		rc = first_check(conn, k, mine, e);
 	if (rc == 0 && k->rotated && (rc = store_meta_set(conn, KEY_CHECK_META, mine, e)) == 0)
 		k->check_written = true;
+	if (rc == 0 && k->prev)
+		rc = rekey_audit_chain(conn, k, e);
 	if (rc == 0)
 		return store_tx_commit(conn, e);
 	store_tx_rollback(conn);

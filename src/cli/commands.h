@@ -10,6 +10,8 @@ int cli_run_main(int argc, char **argv);
 /* accord backup / accord restore: 0 done, 1 failed, 2 usage error. */
 int cli_backup_main(int argc, char **argv);
 int cli_restore_main(int argc, char **argv);
+/* accord audit verify: 0 the chain verifies, 1 it does not or cannot be read, 2 usage error. */
+int cli_audit_main(int argc, char **argv);
 /* accord migrate: 0 up to date, 1 failed, 2 usage error. */
 int cli_migrate_main(int argc, char **argv);
 

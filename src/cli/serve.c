@@ -27,7 +27,9 @@
 #include "version.h"
 #include "cli/config.h"
 #include "http/server.h"
+#include "crypto/auditkey.h"
 #include "crypto/session.h"
+#include "store/audit_chain.h"
 #include "queue/queue.h"
 #include "runner/identity.h"
 #include "queue/retention.h"
@@ -444,6 +446,23 @@ static int start_retention(struct app *app, struct err *e)
 	return retention_start(&rc, &retention, e);
 }
 
+/* The audit log's chain, keyed from the master key (docs/security.md "The audit chain"):
+ * the keys live in locked memory for the server's life. */
+static struct audit_keys *audit_keys;
+
+static int start_audit_chain(struct app *app, struct err *e)
+{
+	struct store_conn *conn = store_conn(app->store, e);
+
+	if (!conn)
+		return -1;
+	if (!(audit_keys = sodium_malloc(sizeof *audit_keys)))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	auditkey_derive(app->secrets_key, audit_keys);
+	sodium_mprotect_readonly(audit_keys);
+	return store_audit_chain_open(conn, audit_keys, e);
+}
+
 /* Everything that touches the data folder, after the address is bound: until it is done
  * (app->ready) every request is answered 503 "starting". */
 static int start_node(struct app *app, int lock[2], struct err *e)
@@ -465,7 +484,8 @@ static int start_node(struct app *app, int lock[2], struct err *e)
 			      : str_fmt(db_url, sizeof db_url, "sqlite:%s/accord.db", cfg.data))
 		return err_set(e, ERR_INVALID, "--db or --data too long (limit %zu bytes)", sizeof db_url - 1);
 	app->store = store_open(db_url, e);
-	if (!app->store || bootstrap_run(app->store, cfg.data, e) || api_secrets_init(app, e) || start_repos(app, e) ||
+	if (!app->store || bootstrap_run(app->store, cfg.data, e) || api_secrets_init(app, e) ||
+	    start_audit_chain(app, e) || start_repos(app, e) ||
 	    start_queue(app, e) || start_triggers(app, e))
 		return -1;
 	return start_retention(app, e);
@@ -565,6 +585,9 @@ out:
 	app.router = NULL;
 	store_close(app.store);
 	api_secrets_cleanup(&app);
+	store_audit_chain_use(NULL);
+	if (audit_keys)
+		sodium_free(audit_keys);
 	authn_cleanup();
 	datalock_release(lock[1]);
 	datalock_release(lock[0]);

@@ -6,33 +6,68 @@
 #include "base/log.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
+#include "store/audit_chain.h"
 
 int store_audit_insert(struct store_conn *c, const struct audit_entry *a, struct err *e)
 {
+	return store_audit_insert_with(c, a, NULL, e);
+}
+
+/* The entry and the chain's new head in one transaction (a savepoint inside the caller's). */
+int store_audit_insert_with(struct store_conn *c, const struct audit_entry *a, const struct audit_keys *k,
+			    struct err *e)
+{
 	static const char SQL[] = "INSERT INTO audit_log (entry_date, object, action, user_id, username, source,"
-				  " api_key_id, instance_id, address, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+				  " api_key_id, instance_id, address, details, chain_no, mac)"
+				  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	struct store_stmt *st;
 	char *details = jsonx_dump(a->details);
-	int rc;
+	unsigned char mac[AUDIT_MAC_BYTES];
+	struct audit_fields f = {.entry_date = dt_now_ms(),
+				 .object = a->object,
+				 .action = a->action,
+				 .user_id = a->user_id,
+				 .username = a->username,
+				 .source = a->source,
+				 .api_key_id = a->api_key_id,
+				 .instance_id = a->instance_id,
+				 .address = a->address,
+				 .details = details};
+	int rc, chained;
 
 	if (!details)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (!(st = store_prepare(c, SQL, e))) {
+	if ((rc = store_tx_begin_rows(c, e))) {
 		free(details);
-		return -1;
+		return rc;
 	}
-	store_bind_int64(st, 1, dt_now_ms());
-	store_bind_text(st, 2, a->object);
-	store_bind_text(st, 3, a->action);
-	store_bind_text(st, 4, a->user_id);
-	store_bind_text(st, 5, a->username);
-	store_bind_text(st, 6, a->source);
-	store_bind_text(st, 7, a->api_key_id);
-	store_bind_text(st, 8, a->instance_id);
-	store_bind_text(st, 9, a->address);
+	if ((chained = store_audit_chain_extend(c, k, &f, mac, e)) < 0 || !(st = store_prepare(c, SQL, e))) {
+		rc = -1;
+		goto out;
+	}
+	store_bind_int64(st, 1, f.entry_date);
+	store_bind_text(st, 2, f.object);
+	store_bind_text(st, 3, f.action);
+	store_bind_text(st, 4, f.user_id);
+	store_bind_text(st, 5, f.username);
+	store_bind_text(st, 6, f.source);
+	store_bind_text(st, 7, f.api_key_id);
+	store_bind_text(st, 8, f.instance_id);
+	store_bind_text(st, 9, f.address);
 	store_bind_text(st, 10, details);
+	if (chained == 0) {
+		store_bind_int64(st, 11, f.chain_no);
+		store_bind_blob(st, 12, mac, sizeof mac);
+	} else {
+		store_bind_null(st, 11);
+		store_bind_null(st, 12);
+	}
 	rc = store_step_done(st, e);
+out:
 	free(details);
+	if (rc == 0)
+		return store_tx_commit(c, e);
+	store_tx_rollback(c);
 	return rc;
 }
 
@@ -124,17 +159,14 @@ int store_audit_list(struct store_conn *c, const struct audit_filter *f, json_t 
 
 int store_audit_expire(struct store_conn *c, int64_t cutoff, size_t batch, size_t *n, struct err *e)
 {
-	static const char SQL[] = "DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log"
-				  " WHERE entry_date < ? ORDER BY entry_date LIMIT ?)";
-	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
 
 	*n = 0;
-	if (!st)
-		return -1;
-	store_bind_int64(st, 1, cutoff);
-	store_bind_int64(st, 2, (int64_t)batch);
-	if (store_step_done(st, e))
-		return -1;
-	*n = (size_t)store_changes(c);
-	return 0;
+	if ((rc = store_tx_begin_rows(c, e)))
+		return rc;
+	if ((rc = store_audit_chain_expire(c, cutoff, batch, n, e)) == 0)
+		return store_tx_commit(c, e);
+	store_tx_rollback(c);
+	*n = 0;
+	return rc;
 }

@@ -26,7 +26,12 @@ struct audit_entry {
 	json_t *details;
 };
 
+/* Appends the entry to the audit chain (audit_chain.h) in the same transaction. */
 int store_audit_insert(struct store_conn *c, const struct audit_entry *a, struct err *e) WUR;
+/* The same chained with k (NULL: the keys of store_audit_chain_use). */
+struct audit_keys;
+int store_audit_insert_with(struct store_conn *c, const struct audit_entry *a, const struct audit_keys *k,
+			    struct err *e) WUR;
 
 /* A process started or stopped by the server itself — a cron trigger's start, an
  * onFailure/onCancel/onTimeout handler, a timeout — as object PROCESS, source "SYSTEM", on

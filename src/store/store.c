@@ -27,7 +27,7 @@ bool store_url_is_pg(const char *url)
 	return pg_sql_is_url(url);
 }
 
-struct store *store_open(const char *url, struct err *e)
+static struct store *open_store(const char *url, bool migrate, struct err *e)
 {
 	struct store *s;
 	const char *path = url;
@@ -55,12 +55,22 @@ struct store *store_open(const char *url, struct err *e)
 		goto fail;
 	}
 	s->has_key = true;
-	if (store_migrate(s, e))
+	if (migrate && store_migrate(s, e))
 		goto fail;
 	return s;
 fail:
 	store_close(s);
 	return NULL;
+}
+
+struct store *store_open(const char *url, struct err *e)
+{
+	return open_store(url, true, e);
+}
+
+struct store *store_open_as_is(const char *url, struct err *e)
+{
+	return open_store(url, false, e);
 }
 
 void store_close(struct store *s)

@@ -107,6 +107,9 @@ extern bool store_durability_full;
  * environment variables fill in what it leaves out).  Applies migrations (store_migrate)
  * before returning.  NULL with a message on failure; a message never holds the password. */
 struct store *store_open(const char *url, struct err *e);
+/* The same without the migrations, for a command that only reads (accord audit verify): the
+ * caller checks that the schema has what it reads. */
+struct store *store_open_as_is(const char *url, struct err *e);
 /* Whether url names a PostgreSQL database, as store_open decides; else it names a SQLite file
  * ("sqlite:<path>" or a bare path). */
 bool store_url_is_pg(const char *url);
