@@ -38,7 +38,6 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -M
 SRC      := $(shell find src -name '*.c' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
 SCHEMA   := $(sort $(wildcard src/store/schema/*.sql))
-SCHEMA_PG := $(sort $(wildcard src/store/schema_pg/*.sql))
 GEN      := build/gen/schema_sql.c
 # The console: every file under web/ (and its folders, whose times change when a file is
 # added or removed) embedded by scripts/embed-web.
@@ -68,9 +67,9 @@ VERSION_H := build/gen/version.h
 $(shell mkdir -p build/gen; printf '#define ACCORD_VERSION "%s"\n' '$(VERSION)' > build/gen/version.h.new; \
   cmp -s build/gen/version.h.new build/gen/version.h || mv build/gen/version.h.new build/gen/version.h; rm -f build/gen/version.h.new)
 # The folders too: a removed migration changes its time, not any remaining file's.
-$(GEN): $(SCHEMA) $(SCHEMA_PG) src/store/schema src/store/schema_pg scripts/embed-sql
+$(GEN): $(SCHEMA) src/store/schema scripts/embed-sql
 	@mkdir -p $(@D)
-	scripts/embed-sql src/store/schema src/store/schema_pg > $@.tmp && mv $@.tmp $@
+	scripts/embed-sql src/store/schema > $@.tmp && mv $@.tmp $@
 $(SHIMS_GEN): $(SHIMS) src/runner/shims scripts/embed-shims
 	@mkdir -p $(@D)
 	@echo "EMBED src/runner/shims/"; scripts/embed-shims src/runner/shims > $@.tmp && mv $@.tmp $@

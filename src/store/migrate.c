@@ -1,4 +1,4 @@
-/* Applies the numbered migrations of the store's dialect (src/store/schema, schema_pg) in
+/* Applies the numbered migrations of the store's dialect (src/store/schema) in
  * order, each in its own transaction, recording them in schema_migrations.  On PostgreSQL
  * the whole run holds an advisory lock: a node that starts while another migrates waits,
  * then finds the migrations applied.  The dialect's start_sql follows, under the same lock. */

@@ -1,9 +1,10 @@
 #ifndef ACCORD_STORE_MIGRATIONS_H
 #define ACCORD_STORE_MIGRATIONS_H
 
-/* The numbered schema migrations, generated at build time from src/store/schema/NNN_*.sql
- * (SQLite) and src/store/schema_pg/NNN_*.sql (PostgreSQL, the same numbers and names) by
- * scripts/embed-sql.  Each table ends with an entry whose name is NULL. */
+/* The numbered schema migrations, generated at build time by scripts/embed-sql from
+ * src/store/schema/NNN_name.sql (SQLite's dialect; PostgreSQL's text is translated from it,
+ * or is NNN_name.pg.sql where PostgreSQL needs more).  Each table ends with an entry whose
+ * name is NULL. */
 struct migration {
 	int number;
 	const char *name;

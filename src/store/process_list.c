@@ -172,7 +172,7 @@ static int where(struct buf *sql, const struct process_filter *f, const struct p
 		COND("p.status = ?"), add_text(b, proc_status_name((enum proc_status)f->status));
 	/* A count scans the prefix's range of processes_project_initiator (initiator is
 	 * compared in byte order: SQLite's BINARY, PostgreSQL's COLLATE "C" of the column in
-	 * schema_pg/004).  A list keeps walking the project newest first and tests each row,
+	 * schema/004_processes.pg.sql).  A list keeps walking the project newest first and tests each row,
 	 * which stops after a page. */
 	if (f->initiator_prefix && count && pl->drive == DRIVE_PROCESSES && f->project_id &&
 	    prefix_successor(f->initiator_prefix, succ, succ_size))

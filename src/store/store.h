@@ -27,7 +27,7 @@
  * Backends implement struct store_ops (sqlite.c, pg.c) and are chosen once by the URL
  * given to store_open.  SQL is written in the common subset of SQLite and PostgreSQL with
  * `?` or `?N` placeholders (pg.c rewrites them to $n; pg_sql.h).  Each dialect has its own
- * schema (schema/ and schema_pg/, the same migrations by number).
+ * schema (schema/NNN_name.sql, one migration for both dialects: scripts/embed-sql).
  * A unique-constraint violation surfaces from store_step as ERR_CONFLICT, a value larger
  * than the database takes (SQLite's SQLITE_LIMIT_LENGTH, see limits.store_value_bytes) as
  * ERR_TOO_LARGE; everything else the database reports is ERR_INTERNAL with the database's

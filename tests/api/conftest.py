@@ -54,14 +54,14 @@ _template = None
 
 def pg_template():
     """The name of a database of the cluster $ACCORD_TEST_DB holding the schema of this
-    tree (src/store/schema_pg), made once per cluster by `accord migrate` under a file lock
+    tree (src/store/schema), made once per cluster by `accord migrate` under a file lock
     (the pytest-xdist workers share it), never connected to afterwards so that CREATE
     DATABASE … TEMPLATE can copy it."""
     global _template
     if _template:
         return _template
     digest = hashlib.sha256(BIN.encode())
-    for path in sorted(glob.glob(os.path.join(ROOT, "src", "store", "schema_pg", "*.sql"))):
+    for path in sorted(glob.glob(os.path.join(ROOT, "src", "store", "schema", "*.sql"))):
         with open(path, "rb") as f:
             digest.update(os.path.basename(path).encode() + f.read())
     name = "tpl_" + digest.hexdigest()[:16]

@@ -8,7 +8,7 @@ ALTER TABLE audit_log ADD COLUMN chain_no INTEGER;
 ALTER TABLE audit_log ADD COLUMN mac BLOB;
 CREATE UNIQUE INDEX audit_log_chain ON audit_log (chain_no);
 CREATE TABLE audit_chain (
-    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    id          INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
     head_no     INTEGER NOT NULL,
     head_mac    BLOB NOT NULL,
     anchor_no   INTEGER NOT NULL,

@@ -1,10 +1,11 @@
 -- Core entities: users, API keys, organizations, teams, projects and the team access
 -- rules shared by projects, secrets and inventories.  Times are Unix milliseconds.
 --
--- PostgreSQL's dialect of src/store/schema (same numbers, same tables and indexes): SQLite's
--- INTEGER (64 bits) is BIGINT here, BLOB is BYTEA, a rowid alias (INTEGER PRIMARY KEY) is an
--- identity column.  The store's SQL is shared; the few SQLite functions it uses that
--- PostgreSQL lacks are defined here with SQLite's meaning.
+-- PostgreSQL's own text of 001_core.sql (scripts/embed-sql: a NNN_name.pg.sql replaces the
+-- translation where PostgreSQL needs more): SQLite's INTEGER (64 bits) is BIGINT here, BLOB
+-- is BYTEA, a rowid alias (INTEGER PRIMARY KEY) is an identity column.  The store's SQL is
+-- shared; the few SQLite functions it uses that PostgreSQL lacks are defined here with
+-- SQLite's meaning.
 
 -- instr(haystack, needle): 1-based position of needle, 0 when absent (process_list.c).
 CREATE FUNCTION instr(haystack TEXT, needle TEXT) RETURNS INTEGER
