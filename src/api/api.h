@@ -46,6 +46,7 @@ struct app {
 	uid_t runner_uid; /* the user runners run as (the server's own unless it started as root) */
 	struct repos *repos;	   /* git clones of repositories (repo/repo.h) */
 	struct triggers *triggers; /* cron scheduler and generic events (triggers/triggers.h) */
+	const char *github_secret; /* ACCORD_GITHUB_SECRET: the webhook's HMAC key (NULL: off) */
 	int64_t session_idle_ms;   /* console sessions end after this long unused (--session-idle) */
 };
 

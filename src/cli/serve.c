@@ -407,6 +407,25 @@ static int start_repos(struct app *app, struct err *e)
 	return app->repos ? 0 : -1;
 }
 
+/* ACCORD_GITHUB_SECRET, the GitHub webhook's key (docs/api.md "GitHub events"): taken out
+ * of the environment, so that nothing the server starts inherits it. */
+static int github_secret(struct app *app, struct err *e)
+{
+	static char *secret;
+	const char *v = getenv("ACCORD_GITHUB_SECRET");
+
+	if (!v || !*v)
+		return 0;
+	if (strlen(v) < 16)
+		return err_set(e, ERR_INVALID, "ACCORD_GITHUB_SECRET: at least 16 characters (GitHub's webhook secret)");
+	if (!secret && !(secret = strdup(v)))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	unsetenv("ACCORD_GITHUB_SECRET");
+	app->github_secret = secret;
+	LOG_I("github events: POST /events/github/webhook accepts deliveries signed with ACCORD_GITHUB_SECRET");
+	return 0;
+}
+
 /* Cron triggers and generic events, after the queue (which they start processes on). */
 static int start_triggers(struct app *app, struct err *e)
 {
@@ -421,7 +440,7 @@ static int start_triggers(struct app *app, struct err *e)
 	};
 
 	app->triggers = triggers_start(&tc, e);
-	return app->triggers ? 0 : -1;
+	return app->triggers ? github_secret(app, e) : -1;
 }
 
 /* Says where admin's generated key is, as long as the file is there (`make run`). */

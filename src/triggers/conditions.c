@@ -135,3 +135,21 @@ int triggers_conditions_check(const json_t *conditions, struct err *e)
 {
 	return check(conditions, 0, e);
 }
+
+bool triggers_regex_quote(const char *s, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (; *s; s++) {
+		if (strchr("\\^$.|?*+()[]{}", *s)) {
+			if (n + 1 >= cap)
+				return false;
+			out[n++] = '\\';
+		}
+		if (n + 1 >= cap)
+			return false;
+		out[n++] = *s;
+	}
+	out[n] = '\0';
+	return true;
+}

@@ -47,6 +47,11 @@ bool triggers_is_generic(const char *event_source);
 
 /* conditions.c: Concord's matching of a generic trigger's conditions against an event. */
 bool triggers_conditions_match(const json_t *event, const json_t *conditions);
+/* s with every character special to a regular expression escaped (a name that matches only
+ * itself); false when it does not fit in cap. */
+bool triggers_regex_quote(const char *s, char *out, size_t cap);
+/* github.c: "owner/name" of a repository URL (its last two path segments, ".git" dropped). */
+bool triggers_github_name(const char *url, char *out, size_t cap);
 /* Checks that every string of conditions is a regular expression this server accepts. */
 int triggers_conditions_check(const json_t *conditions, struct err *e) WUR;
 
@@ -64,6 +69,8 @@ struct trigger_fire {
 	json_t *event; /* BORROWED */
 	const char *initiator_id, *initiator;
 	const char *external_event_id; /* generic events: the event's id (NULL: none) */
+	const char *commit_id;	       /* github useEventCommitId: this commit, not the branch's head */
+	const char *exclusive_group;   /* github exclusive groupBy: branch — the event's branch */
 };
 int triggers_fire(struct triggers *t, struct store_conn *c, const struct trigger_fire *f, char id[UUID_STR_LEN],
 		  struct err *e) WUR;

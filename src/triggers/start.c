@@ -18,16 +18,28 @@
 
 /* exclusive as the trigger gives it: a group name (mode cancel, Concord's default) or
  * {group, mode}; start_def reads it from the start configuration. */
-static json_t *exclusive_cfg(const json_t *cfg)
+static json_t *exclusive_cfg(const json_t *cfg, const char *group_by_value)
 {
-	json_t *x = json_object_get(cfg, "exclusive");
+	json_t *x = json_object_get(cfg, "exclusive"), *out;
 
 	if (json_is_string(x))
 		return json_pack("{s:O}", "group", x);
-	return json_is_object(x) ? json_deep_copy(x) : NULL;
+	if (!json_is_object(x) || !(out = json_deep_copy(x)))
+		return NULL;
+	/* GitHub triggers: groupBy branch names the group after the event's branch (none: no
+	 * group, as Concord). */
+	if (json_is_string(json_object_get(out, "groupBy"))) {
+		json_object_del(out, "groupBy");
+		if (!group_by_value) {
+			json_decref(out);
+			return NULL;
+		}
+		json_object_set_new(out, "group", json_string(group_by_value));
+	}
+	return out;
 }
 
-static json_t *main_json(const struct trigger *tr, json_t *event)
+static json_t *main_json(const struct trigger *tr, json_t *event, const char *group_by_value)
 {
 	json_t *m = json_object(), *args = tr->arguments ? json_deep_copy(tr->arguments) : json_object(), *x;
 
@@ -36,15 +48,15 @@ static json_t *main_json(const struct trigger *tr, json_t *event)
 		json_object_set(m, "activeProfiles", tr->active_profiles);
 	json_object_set(args, "event", event);
 	json_object_set_new(m, "arguments", args);
-	if ((x = exclusive_cfg(tr->cfg)))
+	if ((x = exclusive_cfg(tr->cfg, group_by_value)))
 		json_object_set_new(m, "exclusive", x);
 	return m;
 }
 
 /* Over the repository's own _main.json, if it has one (Concord's workspace configuration). */
-static int write_main(const char *dir, const struct trigger *tr, json_t *event, struct err *e)
+static int write_main(const char *dir, const struct trigger_fire *f, struct err *e)
 {
-	json_t *m = main_json(tr, event), *base = main_json_load(dir, e);
+	json_t *m = main_json(f->tr, f->event, f->exclusive_group), *base = main_json_load(dir, e);
 	int rc = base ? value_merge(base, m, e) : -1;
 
 	if (rc == 0)
@@ -72,11 +84,11 @@ static int stage(struct triggers *t, struct store_conn *c, const struct trigger_
 {
 	if (!t->cfg.repos)
 		return err_set(e, ERR_UNAVAILABLE, "repositories are not available on this server");
-	if (repo_prepare(t->cfg.repos, c, r, NULL, NULL, commit, e) ||
+	if (repo_prepare(t->cfg.repos, c, r, NULL, f->commit_id, commit, e) ||
 	    start_staging_dir(t->cfg.work_dir, "trigger-", dir, cap, e) ||
 	    repo_checkout(t->cfg.repos, r, commit, dir, e))
 		return -1;
-	return write_main(dir, f->tr, f->event, e);
+	return write_main(dir, f, e);
 }
 
 int triggers_fire(struct triggers *t, struct store_conn *c, const struct trigger_fire *f, char id[UUID_STR_LEN],

@@ -58,6 +58,14 @@ int triggers_refresh(struct triggers *t, struct store_conn *c, const struct repo
  * parse, 0 otherwise.  Needs no scheduler. */
 int triggers_check(const struct model *m, const struct repository *r, struct err *e) WUR;
 
+/* GitHub events (POST /events/github/webhook, signature checked by the caller): a push
+ * refreshes the repositories that follow the pushed branch, then every `github` trigger
+ * (version 2) whose conditions match Concord's event of the payload starts one process;
+ * *ids receives a new array of their instance ids (empty for an event Concord does not
+ * handle). */
+int triggers_github(struct triggers *t, struct store_conn *c, const char *event_name, const char *delivery,
+		    json_t *payload, json_t **ids, struct err *e) WUR;
+
 /* Generic events: starts one process per matching trigger of eventSource whose project the
  * caller may start processes in, with `event` = the posted object, as the caller.  *ids
  * receives a new array of the started instance ids (empty when nothing matched). */
