@@ -33,5 +33,8 @@ int api_inventory_data_list(struct api_call *c);
 int api_inventory_data_get(struct api_call *c);
 int api_inventory_data_put(struct api_call *c);
 int api_inventory_data_delete(struct api_call *c);
+/* Replies with the item at exactly path as stored, or 204 with no body when there is none
+ * (Concord's answer for a missing single item). */
+int api_inventory_item_reply(struct api_call *c, int64_t rid, const char *path);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/doc_schemas.h"
+#include "api/inventories.h"
 #include "api/jsonstores.h"
 #include "api/query_gate.h"
 #include "api/routes.h"
@@ -23,7 +24,8 @@ static int item_list(struct api_call *c)
 	json_t *paths = NULL;
 	int rc;
 
-	if ((rc = api_jsonstore_paging(c, &limit, &offset, &filter)) || (rc = api_jsonstore_open(c, ACCESS_READER, &s)) ||
+	if ((rc = api_jsonstore_paging(c, &limit, &offset, &filter)) ||
+	    (rc = api_jsonstore_open(c, ACCESS_READER, &s)) ||
 	    (rc = store_jsonstore_paths(c->db, s.inv.rid, filter, offset, limit, &paths, &c->err)))
 		return rc;
 	return api_reply(c, paths);
@@ -33,20 +35,9 @@ static int item_list(struct api_call *c)
 static int item_get(struct api_call *c)
 {
 	struct jsonstore s;
-	char *data = NULL;
-	int rc;
+	int rc = api_jsonstore_open(c, ACCESS_READER, &s);
 
-	if ((rc = api_jsonstore_open(c, ACCESS_READER, &s)))
-		return rc;
-	rc = store_inventory_item_get(c->db, s.inv.rid, api_param(c, "item"), &data, &c->err);
-	if (rc == -ERR_NOT_FOUND) {
-		http_resp_bytes(c->resp, 204, NULL, NULL, 0);
-		return 0;
-	}
-	if (rc)
-		return rc;
-	http_resp_take(c->resp, 200, "application/json", data, strlen(data));
-	return 0;
+	return rc ? rc : api_inventory_item_reply(c, s.inv.rid, api_param(c, "item"));
 }
 
 static int item_put(struct api_call *c)
@@ -94,7 +85,8 @@ static int query_list(struct api_call *c)
 	json_t *list;
 	int rc;
 
-	if ((rc = api_jsonstore_paging(c, &limit, &offset, &filter)) || (rc = api_jsonstore_open(c, ACCESS_READER, &s)) ||
+	if ((rc = api_jsonstore_paging(c, &limit, &offset, &filter)) ||
+	    (rc = api_jsonstore_open(c, ACCESS_READER, &s)) ||
 	    (rc = store_inventory_query_list(c->db, s.inv.id, &qs, &n, &c->err)))
 		return rc;
 	list = json_array();
@@ -203,7 +195,7 @@ out:
 		"q", "string", "the query's name"                                                                      \
 	}
 #define SCHEMA_JS_RESULT                                                                                               \
-	"{'type':'object','required':['ok','result'],'properties':{'ok':{'type':'boolean'},'result':{'type':'string',"  \
+	"{'type':'object','required':['ok','result'],'properties':{'ok':{'type':'boolean'},'result':{'type':'string'," \
 	"'enum':['CREATED','UPDATED','DELETED','NOT_FOUND','ALREADY_EXISTS']}}}"
 #define SCHEMA_JS_QUERY                                                                                                \
 	"{'type':'object','properties':{'storeId':" SCHEMA_UUID ",'id':" SCHEMA_UUID                                   \

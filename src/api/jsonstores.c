@@ -31,7 +31,8 @@ static json_t *store_json(struct api_call *c, const struct inventory *inv, const
 	struct err e;
 
 	if (v && inv->owner_id[0])
-		json_object_set_new(v, "owner", json_pack("{s:s,s:s}", "id", inv->owner_id, "username", inv->owner_name));
+		json_object_set_new(v, "owner",
+				    json_pack("{s:s,s:s}", "id", inv->owner_id, "username", inv->owner_name));
 	if (v && store_jsonstore_capacity(c->db, inv->rid, &size, &max, &e) == 0 && max >= 0)
 		json_object_set_new(v, "maxDataSize", json_integer(max));
 	return v;
@@ -195,8 +196,8 @@ static int access_bulk(struct api_call *c)
 #define STORE "/api/v1/org/{org}/jsonstore/{store}"
 
 #define SCHEMA_STORE                                                                                                   \
-	"{'type':'object','properties':{'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'},'id':" SCHEMA_UUID          \
-	",'name':{'type':'string'},'visibility':{'enum':['PUBLIC','PRIVATE']},'owner':" SCHEMA_OWNER                  \
+	"{'type':'object','properties':{'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'},'id':" SCHEMA_UUID         \
+	",'name':{'type':'string'},'visibility':{'enum':['PUBLIC','PRIVATE']},'owner':" SCHEMA_OWNER                   \
 	",'maxDataSize':{'type':'integer'}}}"
 
 static const struct api_doc doc_put = {

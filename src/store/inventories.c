@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 #include "store/access.h"
 #include "store/inventory_keys.h"
 
@@ -194,7 +195,7 @@ static void grouped(int64_t v, char *out, size_t cap)
 	char digits[24];
 	size_t n, j = 0;
 
-	snprintf(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
+	str_fmt_cut(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
 	n = strlen(digits);
 	if (v < 0 && j + 1 < cap)
 		out[j++] = '-';
