@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "inventory/jsonstore.h"
 #include "queue/server_tasks.h"
+#include "store/audit.h"
 #include "store/users.h"
 
 /* One call: the method's arguments without the org, the org named or the process's. */
@@ -18,6 +20,31 @@ struct js_call {
 	const char *org;
 	json_t *a[4]; /* borrowed */
 };
+
+/* The audit entry of a change made on behalf of the initiator, as the API records it
+ * (docs/api.md "Audit log"; source PROCESS); key/value: itemPath or queryName, or NULL.
+ * A failure is logged, the task goes on. */
+static void js_audit(struct js_call *j, const char *object, const char *action, const struct jsonstore *s,
+		     const char *key, const char *value)
+{
+	const struct process *p = &j->tc->r->p;
+	json_t *details =
+	    json_pack("{s:s,s:s,s:s}", "orgName", s->org.name, "jsonStoreName", s->inv.name, "jsonStoreId", s->inv.id);
+	struct audit_entry a = {.object = object,
+				.action = action,
+				.user_id = p->initiator_id[0] ? p->initiator_id : NULL,
+				.username = p->initiator[0] ? p->initiator : NULL,
+				.source = "PROCESS",
+				.instance_id = p->instance_id,
+				.details = details};
+	struct err e;
+
+	if (details && key)
+		json_object_set_new(details, key, json_string(value));
+	if (details && store_audit_insert(j->tc->c, &a, &e))
+		LOG_E("audit: cannot record %s %s by process %s: %s", action, object, p->instance_id, e.msg);
+	json_decref(details);
+}
 
 /* The method's arguments: `base` of them with the process's org, base + 1 with an org
  * name first. */
@@ -102,6 +129,8 @@ static int js_ensure_store(struct js_call *j, const char *m, struct jsonstore *s
 	if (js_str(j, 0, m, "Store name", &name, e))
 		return -1;
 	rc = jsonstore_create(j->tc->c, &j->who, &s->org, name, &s->inv, e);
+	if (rc == 0)
+		js_audit(j, "JSON_STORE", "CREATE", s, NULL, NULL);
 	if (rc == -ERR_CONFLICT) /* created meanwhile */
 		rc = js_open(j, m, ACCESS_WRITER, s, e);
 	return rc;
@@ -121,9 +150,11 @@ static int js_put(struct js_call *j, const char *m, bool create, struct err *e)
 		return err_set(e, ERR_INVALID, "jsonStore.%s: Data must be a valid JSON object", m);
 	if (js_str(j, 1, m, "Item path", &path, e))
 		return -1;
-	if (create ? js_ensure_store(j, m, &s, e) : js_open(j, m, ACCESS_WRITER, &s, e))
+	if ((create ? js_ensure_store(j, m, &s, e) : js_open(j, m, ACCESS_WRITER, &s, e)) ||
+	    jsonstore_item_put(j->tc->c, &s.inv, path, j->a[2], &created, e))
 		return -1;
-	return jsonstore_item_put(j->tc->c, &s.inv, path, j->a[2], &created, e);
+	js_audit(j, "JSON_STORE_DATA", created ? "CREATE" : "UPDATE", &s, "itemPath", path);
+	return 0;
 }
 
 static int js_delete(struct js_call *j, const char *m, struct err *e)
@@ -135,6 +166,8 @@ static int js_delete(struct js_call *j, const char *m, struct err *e)
 	if (js_args(j, m, 2, e) || js_str(j, 1, m, "Item path", &path, e) || js_open(j, m, ACCESS_WRITER, &s, e) ||
 	    store_inventory_item_delete(j->tc->c, s.inv.rid, path, &deleted, e))
 		return -1;
+	if (deleted)
+		js_audit(j, "JSON_STORE_DATA", "DELETE", &s, "itemPath", path);
 	j->tc->out = json_boolean(deleted);
 	return 0;
 }
@@ -148,9 +181,11 @@ static int js_upsert_query(struct js_call *j, const char *m, struct err *e)
 		return -1;
 	if (!(text = json_string_value(j->a[2])))
 		return err_set(e, ERR_INVALID, "jsonStore.%s: the query text must be a string", m);
-	if (js_open(j, m, ACCESS_WRITER, &s, e))
+	if (js_open(j, m, ACCESS_WRITER, &s, e) || jsonstore_query_put(j->tc->c, &s.inv, name, text, &result, e))
 		return -1;
-	return jsonstore_query_put(j->tc->c, &s.inv, name, text, &result, e);
+	if (strcmp(result, "ALREADY_EXISTS") != 0)
+		js_audit(j, "JSON_STORE_QUERY", result[0] == 'C' ? "CREATE" : "UPDATE", &s, "queryName", name);
+	return 0;
 }
 
 /* executeQuery(store, q), (store, q, params), (org, store, q), (org, store, q, params). */

@@ -202,6 +202,8 @@ def test_private_store_access_rules(admin, new_user):
     assert user.delete(base).status_code == 403
     assert admin.post(base + "/access/bulk", json=[]).status_code == 200
     assert admin.get(base + "/access").json() == []
+    r = admin.post(base + "/access/bulk", data="null", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "List of teams is null" in r.json()["message"], r.text
     assert user.get(base + "/item/a").status_code == 403
 
 
@@ -326,6 +328,12 @@ def test_task(admin, project_setup):
     s = admin.get((JS % org) + "/" + store).json()
     assert s["owner"]["username"] == user.username and s["visibility"] == "PRIVATE"
     assert admin.get((JS % org) + "/" + store + "/item/dir/other").json() == {"users": ["mike"], "service": "svc_b"}
+    # its changes are in the audit log, as the initiator's, from the process
+    r = admin.get("/api/v1/audit", params={"object": "JSON_STORE_DATA", "limit": 1000})
+    mine = [(e["action"], e["details"]["itemPath"]) for e in r.json() if e["details"].get("jsonStoreName") == store]
+    assert sorted(mine) == [("CREATE", "anItem"), ("CREATE", "dir/other"), ("DELETE", "anItem")], r.json()
+    entry = [e for e in r.json() if e["details"].get("jsonStoreName") == store][0]
+    assert entry["user"]["username"] == user.username and entry["details"]["actionSource"]["type"] == "PROCESS"
 
 
 def test_task_has_only_the_initiators_rights(admin, project_setup):
@@ -357,3 +365,23 @@ def test_task_capacity_and_bad_data(admin, project_setup):
                    "flows:\n  default:\n    - \"${jsonStore.put('%s', 'a', {'k': '0123456789'})}\"\n" % name,
                    expect="FAILED")
     assert "Maximum data size in the JSON store exceeded: current 18, limit 10;" in log, log
+
+
+def test_audit(admin):
+    name, base = make_store(admin)
+    put(admin, base, "dir/a", {"x": 1})
+    admin.post(base + "/query", json={"name": "all-items", "text": "select item_data from inventory_data"})
+    admin.delete(base + "/item/dir/a")
+    admin.delete(base)
+
+    def one(obj, action, **details):
+        r = admin.get("/api/v1/audit", params={"object": obj, "action": action, "limit": 1000})
+        assert r.status_code == 200, r.text
+        found = [e for e in r.json() if all(e["details"].get(k) == v for k, v in details.items())]
+        assert len(found) == 1, (obj, action, details, r.json())
+
+    one("JSON_STORE", "CREATE", jsonStoreName=None, inventoryName=name)
+    one("JSON_STORE_DATA", "CREATE", jsonStoreName=name, itemPath="dir/a")
+    one("JSON_STORE_QUERY", "CREATE", jsonStoreName=name, queryName="all-items")
+    one("JSON_STORE_DATA", "DELETE", jsonStoreName=name, itemPath="dir/a")
+    one("JSON_STORE", "DELETE", jsonStoreName=name)
