@@ -215,7 +215,10 @@ static int check_capacity(struct store_conn *c, int64_t rid, const char *path, s
 	static const char SQL[] = "SELECT CAST(coalesce(sum(CASE WHEN item_path = ?1 THEN 0 ELSE item_size END), 0)"
 				  " AS BIGINT), count(CASE WHEN item_path = ?1 THEN 1 END)"
 				  " FROM inventory_items WHERE inventory = ?2";
-	struct store_stmt *st = store_prepare(c, SQL, e);
+	/* Unbounded: no need to add up the store's sizes. */
+	static const char SQL_EXISTS[] = "SELECT 0, count(*) FROM inventory_items"
+					 " WHERE item_path = ?1 AND inventory = ?2";
+	struct store_stmt *st = store_prepare(c, max_bytes < 0 ? SQL_EXISTS : SQL, e);
 	int64_t others = 0;
 	char cur[32], lim[32];
 	int rc;
@@ -256,7 +259,8 @@ int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const cha
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	if (store_tx_begin(c, e))
 		goto out;
-	if (inventory_still_there(c, rid, e) || check_capacity(c, rid, path, strlen(text), max_bytes, &exists, e) ||
+	if (inventory_still_there(c, rid, e) ||
+	    ((created || max_bytes >= 0) && check_capacity(c, rid, path, strlen(text), max_bytes, &exists, e)) ||
 	    put_item_row(c, rid, path, text, &kc.item, e) || !(kc.st = store_prepare(c, SQL_KEY, e)) ||
 	    inv_keys_each(value, put_key, &kc, e) || store_tx_commit(c, e)) {
 		store_tx_rollback(c);

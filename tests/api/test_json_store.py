@@ -1,6 +1,7 @@
 """JSON stores (issue 26 part 1): every endpoint of Concord's api/json-store.md, the one
 storage shared with inventories, capacity limits, access rules, named queries in the
 inventory sandbox, and the server-side jsonStore task with the initiator's rights."""
+import concurrent.futures
 import json
 
 import pytest
@@ -160,6 +161,17 @@ def test_capacity_per_store(admin):
     assert admin.post(JS % "Default", json={"name": name, "maxDataSize": None}).status_code == 200
     assert admin.get(base + "/capacity").json() == {"size": 68, "maxSize": -1}
     assert "maxDataSize" not in admin.get(base).json()
+
+
+def test_capacity_holds_under_concurrent_writers(admin):
+    """Writers racing for the last bytes: the check is in the write's transaction."""
+    _, base = make_store(admin, maxDataSize=100)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        codes = list(pool.map(lambda i: admin.put(base + "/item/i%02d" % i, json={"k": "0123456789"}).status_code,
+                              range(20)))
+    assert sorted(codes) == [200] * 5 + [413] * 15, codes   # 18 bytes each: 5 fit in 100
+    assert admin.get(base + "/capacity").json() == {"size": 90, "maxSize": 100}
+    assert len(admin.get(base + "/item").json()) == 5
 
 
 def test_capacity_server_default(fresh_server):
