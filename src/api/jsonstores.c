@@ -12,6 +12,7 @@
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "base/jsonx.h"
+#include "base/limits.h"
 #include "base/names.h"
 #include "inventory/jsonstore.h"
 #include "store/jsonstores.h"
@@ -50,6 +51,13 @@ static int read_max(struct api_call *c, json_t *body, bool *set, int64_t *max)
 	if (!json_is_integer(v) || json_integer_value(v) < -1)
 		return api_fail(c, ERR_INVALID, "maxDataSize must be a number of bytes (or -1 or null: the default)");
 	*max = json_integer_value(v);
+	/* The server's default is the administrator's quota: only an administrator lifts it. */
+	if (limits.json_store_bytes > 0 && *max > (int64_t)limits.json_store_bytes && !principal_is_admin(&c->who))
+		return api_fail(
+		    c, ERR_FORBIDDEN,
+		    "maxDataSize %lld is above the server's limit of %zu bytes (--json-store-max-data-size): "
+		    "only an administrator may raise it",
+		    (long long)*max, limits.json_store_bytes);
 	return 0;
 }
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import ADMIN_KEY, Client, process_log, start_process, unique, wait_process
+from conftest import ADMIN_KEY, Client, make_user, process_log, start_process, unique, wait_process
 from proc_util import make_org, make_project, make_team
 from test_inventory import ESCAPES
 
@@ -182,10 +182,15 @@ def test_capacity_server_default(fresh_server):
     put(c, base, "a", {"k": "x" * 1000})
     r = c.put(base + "/item/b", json={"k": "x" * 1000})
     assert r.status_code == 413 and "current 2,016, limit 1,500;" in r.json()["message"], r.text
-    # a store's own maximum wins over the default
+    # a store's own maximum wins over the default; only an administrator sets one above it
     _, big = make_store(c, maxDataSize=10000)
     put(c, big, "a", {"k": "x" * 1000})
     put(c, big, "b", {"k": "x" * 1000})
+    user = make_user(c)
+    r = user.post(JS % "Default", json={"name": unique("s"), "maxDataSize": 1501})
+    assert r.status_code == 403 and "only an administrator may raise it" in r.json()["message"], r.text
+    name, small = make_store(user, maxDataSize=1000)
+    assert user.get(small + "/capacity").json() == {"size": 0, "maxSize": 1000}
 
 
 # ---- access ---------------------------------------------------------------------------------
@@ -309,6 +314,9 @@ flows:
     - log: "rows=${rows}"
     - log: "deleted=${jsonStore.delete('%(store)s', 'anItem')} again=${jsonStore.delete('%(store)s', 'anItem')}"
     - log: "gone=${jsonStore.isExists('%(org)s', '%(store)s', 'anItem')}"
+    - ${jsonStore.createOrUpdateStore('%(org)s', '%(store)s-2')}
+    - ${jsonStore.createOrUpdateStore('%(store)s-2')}
+    - log: "second=${jsonStore.isStoreExists('%(store)s-2')}"
 """
 
 
@@ -334,7 +342,7 @@ def test_task(admin, project_setup):
     store = unique("store")
     log = run_flow(user, org, project, TASK_FLOW % {"org": org, "store": store})
     for line in ("before=false", "after=true", "got=abc 123", "missing=true exists=true", "rows=[svc_b]",
-                 "deleted=true again=false", "gone=false"):
+                 "deleted=true again=false", "gone=false", "second=true"):
         assert line in log, log
     # the store the task created belongs to the initiator, PRIVATE, and holds what the flow wrote
     s = admin.get((JS % org) + "/" + store).json()
