@@ -28,13 +28,13 @@ static json_t *store_json(struct api_call *c, const struct inventory *inv, const
 {
 	json_t *v = json_pack("{s:s,s:s,s:s,s:s,s:s}", "orgId", org->id, "orgName", org->name, "id", inv->id, "name",
 			      inv->name, "visibility", inv->visibility);
-	int64_t size, max;
+	int64_t max;
 	struct err e;
 
 	if (v && inv->owner_id[0])
 		json_object_set_new(v, "owner",
 				    json_pack("{s:s,s:s}", "id", inv->owner_id, "username", inv->owner_name));
-	if (v && store_jsonstore_capacity(c->db, inv->rid, &size, &max, &e) == 0 && max >= 0)
+	if (v && store_jsonstore_max_get(c->db, inv->rid, &max, &e) == 0 && max >= 0)
 		json_object_set_new(v, "maxDataSize", json_integer(max));
 	return v;
 }

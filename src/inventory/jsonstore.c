@@ -62,8 +62,7 @@ int jsonstore_create(struct store_conn *c, const struct principal *who, const st
 
 int jsonstore_max_bytes(struct store_conn *c, const struct inventory *inv, int64_t *max_bytes, struct err *e)
 {
-	int64_t size;
-	int rc = store_jsonstore_capacity(c, inv->rid, &size, max_bytes, e);
+	int rc = store_jsonstore_max_get(c, inv->rid, max_bytes, e);
 
 	if (rc == 0 && *max_bytes < 0 && limits.json_store_bytes > 0)
 		*max_bytes = (int64_t)limits.json_store_bytes;

@@ -27,6 +27,23 @@ int store_jsonstore_capacity(struct store_conn *c, int64_t rid, int64_t *size, i
 	return rc < 0 ? rc : 0;
 }
 
+int store_jsonstore_max_get(struct store_conn *c, int64_t rid, int64_t *max_bytes, struct err *e)
+{
+	static const char SQL[] = "SELECT coalesce(max_data_size, -1) FROM inventories WHERE rid = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, rid);
+	rc = store_step(st, e);
+	*max_bytes = rc == STORE_ROW ? store_col_int64(st, 0) : -1;
+	store_reset(st);
+	if (rc == STORE_DONE)
+		return err_set(e, ERR_NOT_FOUND, "JSON store not found: it was deleted");
+	return rc < 0 ? rc : 0;
+}
+
 int store_jsonstore_max_set(struct store_conn *c, int64_t rid, int64_t max_bytes, struct err *e)
 {
 	static const char SQL[] = "UPDATE inventories SET max_data_size = ? WHERE rid = ?";

@@ -15,6 +15,8 @@
 /* The store's size (sum of its items' sizes) and its own maximum (-1: none set, the
  * server's default applies). */
 int store_jsonstore_capacity(struct store_conn *c, int64_t rid, int64_t *size, int64_t *max_bytes, struct err *e) WUR;
+/* The store's own maximum alone (-1: none), without adding up its items. */
+int store_jsonstore_max_get(struct store_conn *c, int64_t rid, int64_t *max_bytes, struct err *e) WUR;
 /* Sets the store's own maximum (< 0: none, the server's default applies). */
 int store_jsonstore_max_set(struct store_conn *c, int64_t rid, int64_t max_bytes, struct err *e) WUR;
 /* The paths of the store's items in path order, those containing filter (case-insensitive;
