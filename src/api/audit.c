@@ -10,8 +10,8 @@
 #include "store/audit.h"
 
 #define AUDIT_OBJECTS_TEXT                                                                                             \
-	"USER, API_KEY, ORGANIZATION, TEAM, PROJECT, REPOSITORY, SECRET, INVENTORY, INVENTORY_QUERY, PROCESS, "        \
-	"EXTERNAL_EVENT"
+	"USER, API_KEY, ORGANIZATION, TEAM, PROJECT, REPOSITORY, SECRET, INVENTORY, INVENTORY_QUERY, JSON_STORE, "     \
+	"JSON_STORE_DATA, JSON_STORE_QUERY, PROCESS, EXTERNAL_EVENT"
 #define AUDIT_ACTIONS_TEXT "CREATE, UPDATE, DELETE, ACCESS, START, STOP, RESUME, RESTORE"
 
 #define SCHEMA_AUDIT_ENTRY                                                                                             \
@@ -25,7 +25,8 @@
 
 static const char *const objects[] = {
     "USER",   "API_KEY",   "ORGANIZATION",    "TEAM",	 "PROJECT",	   "REPOSITORY",
-    "SECRET", "INVENTORY", "INVENTORY_QUERY", "PROCESS", "EXTERNAL_EVENT", NULL};
+    "SECRET", "INVENTORY", "INVENTORY_QUERY", "JSON_STORE", "JSON_STORE_DATA", "JSON_STORE_QUERY",
+    "PROCESS", "EXTERNAL_EVENT", NULL};
 static const char *const actions[] = {"CREATE", "UPDATE", "DELETE",  "ACCESS", "START",
 				      "STOP",	"RESUME", "RESTORE", NULL};
 
@@ -36,7 +37,7 @@ static const char *id_key(const char *object)
 	    {"USER", "userId"},	       {"API_KEY", "apiKeyId"},	     {"ORGANIZATION", "orgId"},
 	    {"TEAM", "teamId"},	       {"PROJECT", "projectId"},     {"REPOSITORY", "repositoryId"},
 	    {"SECRET", "secretId"},    {"INVENTORY", "inventoryId"}, {"INVENTORY_QUERY", "queryId"},
-	    {"PROCESS", "instanceId"},
+	    {"PROCESS", "instanceId"}, {"JSON_STORE", "jsonStoreId"},
 	};
 
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -51,6 +52,7 @@ static const char *param_key(const char *object, const char *param)
 	static const char *const keys[][2] = {
 	    {"org", "orgName"},		{"project", "projectName"}, {"team", "teamName"},
 	    {"repo", "repositoryName"}, {"inv", "inventoryName"},   {"q", "queryName"},
+	    {"store", "jsonStoreName"}, {"item", "itemPath"},
 	};
 
 	if (strcmp(param, "id") == 0)

@@ -115,7 +115,9 @@ static int read_owner(struct api_call *c, json_t *body, struct inventory *inv, b
 		   : 0;
 }
 
-static int update_inventory(struct api_call *c, json_t *body, struct inventory *inv)
+const struct inventory_face inventory_face_inventory = {"inventory", "Inventory", "PUBLIC"};
+
+static int update_inventory(struct api_call *c, const struct inventory_face *f, json_t *body, struct inventory *inv)
 {
 	/* Access is decided on the inventory as stored: read_owner overwrites inv->owner_id,
 	 * and a resource pointing at it would let a WRITER name itself owner and pass the
@@ -131,10 +133,10 @@ static int update_inventory(struct api_call *c, json_t *body, struct inventory *
 	if (jsonx_str(body, "name", false, &name, &c->err))
 		return -ERR_INVALID;
 	if (name && strcmp(name, inv->name) != 0) {
-		if (name_check(name, "inventory", NAME_PLAIN, &c->err))
+		if (name_check(name, f->noun, NAME_PLAIN, &c->err))
 			return -ERR_INVALID;
 		if (str_fmt(inv->name, sizeof(inv->name), "%s", name))
-			return api_fail(c, ERR_INVALID, "inventory name is longer than %zu characters",
+			return api_fail(c, ERR_INVALID, "%s name is longer than %zu characters", f->noun,
 					sizeof(inv->name) - 1);
 	}
 	if ((rc = read_visibility(c, body, inv)) || (rc = read_owner(c, body, inv, &owner_changed)))
@@ -143,38 +145,41 @@ static int update_inventory(struct api_call *c, json_t *body, struct inventory *
 		return rc;
 	rc = store_inventory_update(c->db, inv, &c->err);
 	if (rc == -ERR_CONFLICT)
-		return api_fail(c, ERR_CONFLICT, "Inventory already exists: %.128s", inv->name);
+		return api_fail(c, ERR_CONFLICT, "%s already exists: %.128s", f->Noun, inv->name);
 	api_audit_note(c, "inventoryName", inv->name);
-	return rc ? rc : api_reply_result(c, "UPDATED", inv->id);
+	return rc;
 }
 
-static int create_inventory(struct api_call *c, json_t *body, const struct org *org, const char *name)
+static int create_inventory(struct api_call *c, const struct inventory_face *f, json_t *body, const struct org *org,
+			    const char *name, struct inventory *inv)
 {
-	struct inventory inv = {0};
 	bool changed;
 	int rc;
 
+	*inv = (struct inventory){0};
 	if ((rc = rbac_org(c->db, &c->who, org, RBAC_ORG_MEMBER, &c->err)))
 		return rc;
-	if (name_check(name, "inventory", NAME_PLAIN, &c->err))
+	if (name_check(name, f->noun, NAME_PLAIN, &c->err))
 		return -ERR_INVALID;
-	uuid_v4(inv.id);
-	if (str_fmt(inv.name, sizeof(inv.name), "%s", name))
-		return api_fail(c, ERR_INVALID, "inventory name is longer than %zu characters", sizeof(inv.name) - 1);
-	if (str_fmt(inv.org_id, sizeof(inv.org_id), "%s", org->id) ||
-	    str_fmt(inv.owner_id, sizeof(inv.owner_id), "%s", c->who.user.id))
+	uuid_v4(inv->id);
+	if (str_fmt(inv->name, sizeof(inv->name), "%s", name))
+		return api_fail(c, ERR_INVALID, "%s name is longer than %zu characters", f->noun,
+				sizeof(inv->name) - 1);
+	if (str_fmt(inv->org_id, sizeof(inv->org_id), "%s", org->id) ||
+	    str_fmt(inv->owner_id, sizeof(inv->owner_id), "%s", c->who.user.id) ||
+	    str_fmt(inv->visibility, sizeof(inv->visibility), "%s", f->visibility))
 		return api_fail(c, ERR_INTERNAL, "an id is too long");
-	str_set_lit(inv.visibility, "PUBLIC");
-	if ((rc = read_visibility(c, body, &inv)) || (rc = read_owner(c, body, &inv, &changed)))
+	if ((rc = read_visibility(c, body, inv)) || (rc = read_owner(c, body, inv, &changed)))
 		return rc;
-	rc = store_inventory_insert(c->db, &inv, &c->err);
+	rc = store_inventory_insert(c->db, inv, &c->err);
 	if (rc == -ERR_CONFLICT)
-		return api_fail(c, ERR_CONFLICT, "Inventory already exists: %.128s", name);
-	api_audit_note(c, "inventoryName", inv.name);
-	return rc ? rc : api_reply_result(c, "CREATED", inv.id);
+		return api_fail(c, ERR_CONFLICT, "%s already exists: %.128s", f->Noun, name);
+	api_audit_note(c, "inventoryName", inv->name);
+	return rc;
 }
 
-static int find_by_id(struct api_call *c, const struct org *org, const char *id, struct inventory *inv)
+static int find_by_id(struct api_call *c, const struct inventory_face *f, const struct org *org, const char *id,
+		      struct inventory *inv)
 {
 	struct inventory *all = NULL;
 	size_t n = 0;
@@ -187,30 +192,42 @@ static int find_by_id(struct api_call *c, const struct org *org, const char *id,
 			return 0;
 		}
 	free(all);
-	return rc ? rc : api_fail(c, ERR_NOT_FOUND, "Inventory not found: %.64s", id);
+	return rc ? rc : api_fail(c, ERR_NOT_FOUND, "%s not found: %.64s", f->Noun, id);
+}
+
+int api_inventory_put(struct api_call *c, const struct inventory_face *f, json_t *body, struct org *org,
+		      struct inventory *inv, bool *created)
+{
+	const char *name = NULL, *id = NULL;
+	int rc;
+
+	*created = false;
+	if ((rc = load_org(c, org)))
+		return rc;
+	if (jsonx_str(body, "id", false, &id, &c->err) || jsonx_str(body, "name", !id, &name, &c->err))
+		return -ERR_INVALID;
+	rc = id ? find_by_id(c, f, org, id, inv) : store_inventory_find(c->db, org->id, name, inv, &c->err);
+	if (rc == 0)
+		return update_inventory(c, f, body, inv);
+	if (rc != -ERR_NOT_FOUND || id)
+		return rc;
+	*created = true;
+	return create_inventory(c, f, body, org, name, inv);
 }
 
 /* POST /inventory: create, or update the inventory named (or identified by "id"). */
 static int inventory_put(struct api_call *c)
 {
-	const char *name = NULL, *id = NULL;
 	struct org org;
 	struct inventory inv;
 	json_t *body = NULL;
+	bool created;
 	int rc;
 
-	if ((rc = load_org(c, &org)) || (rc = api_body_object(c, &body)))
+	if ((rc = api_body_object(c, &body)))
 		return rc;
-	if (jsonx_str(body, "id", false, &id, &c->err) || jsonx_str(body, "name", !id, &name, &c->err)) {
-		rc = -ERR_INVALID;
-		goto out;
-	}
-	rc = id ? find_by_id(c, &org, id, &inv) : store_inventory_find(c->db, org.id, name, &inv, &c->err);
-	if (rc == 0)
-		rc = update_inventory(c, body, &inv);
-	else if (rc == -ERR_NOT_FOUND && !id)
-		rc = create_inventory(c, body, &org, name);
-out:
+	if ((rc = api_inventory_put(c, &inventory_face_inventory, body, &org, &inv, &created)) == 0)
+		rc = api_reply_result(c, created ? "CREATED" : "UPDATED", inv.id);
 	json_decref(body);
 	return rc;
 }

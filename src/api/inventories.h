@@ -14,10 +14,27 @@
  * (c->err set). */
 int api_inventory_load(struct api_call *c, enum access_level need, struct org *org, struct inventory *inv) WUR;
 
+/* The two faces of one storage: inventories (this API) and JSON stores (api/jsonstores.c).
+ * noun/Noun name the resource in messages, visibility is a new one's default. */
+struct inventory_face {
+	const char *noun, *Noun, *visibility;
+};
+extern const struct inventory_face inventory_face_inventory;
+
+/* POST …/{inventory|jsonstore}: creates the one named in body (an object, borrowed), or
+ * updates the one named or identified by "id" (name, visibility, owner), with Concord's
+ * rules: creating needs org membership, updating WRITER, changing the owner OWNER.  Fills
+ * org and inv (as stored) and *created; replies nothing (c->err set on failure). */
+int api_inventory_put(struct api_call *c, const struct inventory_face *f, json_t *body, struct org *org,
+		      struct inventory *inv, bool *created) WUR;
+
 /* Item handlers (inventories_data.c). */
 int api_inventory_data_list(struct api_call *c);
 int api_inventory_data_get(struct api_call *c);
 int api_inventory_data_put(struct api_call *c);
 int api_inventory_data_delete(struct api_call *c);
+/* Replies with the item at exactly path as stored, or 204 with no body when there is none
+ * (Concord's answer for a missing single item). */
+int api_inventory_item_reply(struct api_call *c, int64_t rid, const char *path);
 
 #endif

@@ -150,14 +150,20 @@ int api_inventory_data_get(struct api_call *c)
 	const char *path = api_param(c, "path"), *single = http_query(c->req, "singleItem");
 	struct org org;
 	struct inventory inv;
-	char *data = NULL;
 	int rc;
 
 	if ((rc = api_inventory_load(c, ACCESS_READER, &org, &inv)))
 		return rc;
 	if (!single || strcasecmp(single, "true") != 0)
 		return reply_tree(c, &inv, path);
-	rc = store_inventory_item_get(c->db, inv.rid, path, &data, &c->err);
+	return api_inventory_item_reply(c, inv.rid, path);
+}
+
+int api_inventory_item_reply(struct api_call *c, int64_t rid, const char *path)
+{
+	char *data = NULL;
+	int rc = store_inventory_item_get(c->db, rid, path, &data, &c->err);
+
 	if (rc == -ERR_NOT_FOUND) { /* Concord answers a missing single item with 204 */
 		http_resp_bytes(c->resp, 204, NULL, NULL, 0);
 		return 0;

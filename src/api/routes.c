@@ -13,6 +13,8 @@ static const struct api_route *const tables[] = {
     api_repository_routes,
     api_secret_routes,
     api_inventory_routes,
+    api_jsonstore_routes,
+    api_jsonstore_data_routes,
     api_process_routes,
     api_process_log_routes,
     api_process_attachment_routes,

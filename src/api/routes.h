@@ -16,6 +16,8 @@ extern const struct api_route api_project_cfg_routes[];
 extern const struct api_route api_repository_routes[];
 extern const struct api_route api_secret_routes[];
 extern const struct api_route api_inventory_routes[];
+extern const struct api_route api_jsonstore_routes[];
+extern const struct api_route api_jsonstore_data_routes[];
 extern const struct api_route api_process_routes[];
 extern const struct api_route api_process_log_routes[];
 extern const struct api_route api_process_attachment_routes[];

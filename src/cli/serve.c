@@ -121,6 +121,9 @@ static const struct config_opt opts[] = {
      "answered 503"},
     {"limit-query-per-user", CONFIG_SIZE, "2", 1, 1024, &limits.query_per_user,
      "inventory queries one user runs at once; more are answered 503"},
+    {"json-store-max-data-size", CONFIG_SIZE, "0", 0, 1ULL << 40, &limits.json_store_bytes,
+     "bytes of the items of a JSON store (inventory) that sets no maxDataSize of its own (0: unbounded); a write "
+     "past it is answered 413"},
     {"limit-log-followers", CONFIG_SIZE, "0", 0, 65535, &limits.log_followers,
      "live-log followers (GET …/log?follow=true) in the whole server, below --limit-http-connections so that the "
      "other connections stay for other requests (0: half of --limit-http-connections); more are answered 429"},

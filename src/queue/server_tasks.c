@@ -16,6 +16,7 @@ static const struct {
     {"concord", server_task_concord},
     {"kv", server_task_kv},
     {"crypto", server_task_crypto},
+    {"jsonStore", server_task_jsonstore},
 };
 
 void task_call_sensitive(struct task_call *tc, const char *value)

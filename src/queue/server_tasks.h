@@ -53,5 +53,6 @@ int server_task_run(struct task_call *tc, struct err *e) WUR;
 int server_task_kv(struct task_call *tc, struct err *e);
 int server_task_crypto(struct task_call *tc, struct err *e);
 int server_task_concord(struct task_call *tc, struct err *e);
+int server_task_jsonstore(struct task_call *tc, struct err *e);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/str.h"
 #include "store/access.h"
 #include "store/inventory_keys.h"
 
@@ -145,9 +146,9 @@ static int put_key(void *ctx, const struct inv_key *k, struct err *e)
 static int put_item_row(struct store_conn *c, int64_t rid, const char *path, const char *text, int64_t *item,
 			struct err *e)
 {
-	static const char SQL[] = "INSERT INTO inventory_items (inventory, item_path, item_data) VALUES (?, ?, ?)"
-				  " ON CONFLICT (inventory, item_path) DO UPDATE SET item_data = excluded.item_data"
-				  " RETURNING id";
+	static const char SQL[] = "INSERT INTO inventory_items (inventory, item_path, item_data, item_size)"
+				  " VALUES (?, ?, ?, ?) ON CONFLICT (inventory, item_path) DO UPDATE"
+				  " SET item_data = excluded.item_data, item_size = excluded.item_size RETURNING id";
 	static const char DEL_KEYS[] = "DELETE FROM inventory_item_keys WHERE item = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
@@ -157,6 +158,7 @@ static int put_item_row(struct store_conn *c, int64_t rid, const char *path, con
 	store_bind_int64(st, 1, rid);
 	store_bind_text(st, 2, path);
 	store_bind_text(st, 3, text);
+	store_bind_int64(st, 4, (int64_t)strlen(text));
 	rc = store_step(st, e);
 	if (rc == STORE_ROW)
 		*item = store_col_int64(st, 0);
@@ -187,27 +189,94 @@ static int inventory_still_there(struct store_conn *c, int64_t rid, struct err *
 	return rc < 0 ? rc : 0;
 }
 
-int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value, struct err *e)
+/* Java's MessageFormat of a long in Concord's messages: digits grouped by commas. */
+static void grouped(int64_t v, char *out, size_t cap)
+{
+	char digits[24];
+	size_t n, j = 0;
+
+	str_fmt_cut(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
+	n = strlen(digits);
+	if (v < 0 && j + 1 < cap)
+		out[j++] = '-';
+	for (size_t i = 0; i < n && j + 2 < cap; i++) {
+		if (i && (n - i) % 3 == 0)
+			out[j++] = ',';
+		out[j++] = digits[i];
+	}
+	out[j] = '\0';
+}
+
+/* Inside the write transaction: whether path exists, and whether the store stays within
+ * max_bytes (< 0: unbounded) once the item at path is text_len bytes. */
+static int check_capacity(struct store_conn *c, int64_t rid, const char *path, size_t text_len, int64_t max_bytes,
+			  bool *exists, struct err *e)
+{
+	static const char SQL[] = "SELECT CAST(coalesce(sum(CASE WHEN item_path = ?1 THEN 0 ELSE item_size END), 0)"
+				  " AS BIGINT), count(CASE WHEN item_path = ?1 THEN 1 END)"
+				  " FROM inventory_items WHERE inventory = ?2";
+	/* Unbounded: no need to add up the store's sizes. */
+	static const char SQL_EXISTS[] = "SELECT 0, count(*) FROM inventory_items"
+					 " WHERE item_path = ?1 AND inventory = ?2";
+	struct store_stmt *st = store_prepare(c, max_bytes < 0 ? SQL_EXISTS : SQL, e);
+	int64_t others = 0;
+	char cur[32], lim[32];
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, path);
+	store_bind_int64(st, 2, rid);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		others = store_col_int64(st, 0);
+		*exists = store_col_int64(st, 1) > 0;
+	}
+	store_reset(st);
+	if (rc < 0)
+		return rc;
+	if (max_bytes < 0 || others + (int64_t)text_len <= max_bytes)
+		return 0;
+	grouped(others + (int64_t)text_len, cur, sizeof cur);
+	grouped(max_bytes, lim, sizeof lim);
+	return err_set(e, ERR_TOO_LARGE,
+		       "Found JSON store policy violations: Maximum data size in the JSON store exceeded: "
+		       "current %s, limit %s;",
+		       cur, lim);
+}
+
+int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const char *path, const json_t *value,
+				    int64_t max_bytes, bool *created, struct err *e)
 {
 	static const char SQL_KEY[] = "INSERT INTO inventory_item_keys (inventory, key, value, item)"
 				      " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
 	char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
 	struct key_ctx kc = {.rid = rid};
+	bool exists = false;
 	int rc = -1;
 
 	if (!text)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	if (store_tx_begin(c, e))
 		goto out;
-	if (inventory_still_there(c, rid, e) || put_item_row(c, rid, path, text, &kc.item, e) ||
-	    !(kc.st = store_prepare(c, SQL_KEY, e)) || inv_keys_each(value, put_key, &kc, e) || store_tx_commit(c, e)) {
+	if (inventory_still_there(c, rid, e) ||
+	    ((created || max_bytes >= 0) && check_capacity(c, rid, path, strlen(text), max_bytes, &exists, e)) ||
+	    put_item_row(c, rid, path, text, &kc.item, e) || !(kc.st = store_prepare(c, SQL_KEY, e)) ||
+	    inv_keys_each(value, put_key, &kc, e) || store_tx_commit(c, e)) {
 		store_tx_rollback(c);
 		goto out;
 	}
+	if (created)
+		*created = !exists;
 	rc = 0;
 out:
 	free(text);
 	return rc;
+}
+
+int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value, struct err *e)
+{
+	return store_inventory_item_put_capped(c, rid, path, value, -1, NULL, e);
 }
 
 int store_inventory_item_get(struct store_conn *c, int64_t rid, const char *path, char **data, struct err *e)

@@ -43,6 +43,13 @@ int store_inventory_delete(struct store_conn *c, const struct inventory *inv, st
  * transaction.  ERR_NOT_FOUND when the inventory (rid) no longer exists. */
 int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value,
 			     struct err *e) WUR;
+/* As store_inventory_item_put, for a JSON store: when max_bytes >= 0, refuses with
+ * ERR_TOO_LARGE (Concord's message "Found JSON store policy violations: Maximum data size in
+ * the JSON store exceeded: current N, limit M;") a write after which the sizes of the store's
+ * items (their compact JSON text) would total more than max_bytes, decided in the write's
+ * transaction.  *created (may be NULL) says whether path was new. */
+int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const char *path, const json_t *value,
+				    int64_t max_bytes, bool *created, struct err *e) WUR;
 /* The item at exactly path as stored (new JSON text, caller frees); ERR_NOT_FOUND. */
 int store_inventory_item_get(struct store_conn *c, int64_t rid, const char *path, char **data, struct err *e) WUR;
 /* Calls fn for the items whose path starts with prefix ("" or NULL: all), in path order;

@@ -324,7 +324,8 @@ def test_dialect(admin, hosts, text, expect):
 
 # ---- sandbox: escape attempts ----
 
-@pytest.mark.parametrize("text,message", [
+# Also run against the JSON store routes (test_json_store.py): one sandbox for both.
+ESCAPES = [
     ("select to_json(username) from users", "'users' is not allowed"),
     ("select (select to_json(group_concat(name)) from sqlite_master)", "'sqlite_master' is not allowed"),
     ("select to_json(sql) from \"sqlite_schema\"", "not allowed"),
@@ -353,7 +354,10 @@ def test_dialect(admin, hosts, text, expect):
     ("select to_json(pg_sleep(5))", "pg_sleep"),
     ("select to_json(set_config) from inventory_data, jsonb_array_elements(item_data) as x(set_config) "
      "where set_config('role', 'accord', true) is null", "set_config"),
-])
+]
+
+
+@pytest.mark.parametrize("text,message", ESCAPES)
 def test_escape_attempts_refused(admin, hosts, text, message):
     _, r = save_query(admin, hosts, text, status=400)
     assert message in r.json()["message"], r.text
