@@ -472,8 +472,13 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 			json_decref(result);
 			return -1;
 		}
+		json_decref(result);
+		/* What the step gets back when the parent resumes (method_resume). */
 		tc->suspend = strdup(ev);
-		tc->out = result;
+		tc->out = json_pack("{s:O, s:b, s:b}", "ids", ids, "ignoreFailures",
+				    json_is_true(json_object_get(in, "ignoreFailures")), "collect",
+				    string_list(in, "outVars", &out_vars, e) == 0 && json_array_size(out_vars) > 0);
+		json_decref(out_vars);
 		return 0;
 	}
 	if (!sync) {
@@ -696,6 +701,26 @@ static int method_wait(struct task_call *tc, json_t *args, const char *mode, str
 	return 0;
 }
 
+/* The step that suspended its process until its children ended (`sync` + `suspend`),
+ * called again once the process resumed, with what finish_start gave it: the children's
+ * out variables, or the step fails for a child that did not finish. */
+static int method_resume(struct task_call *tc, json_t *args, struct err *e)
+{
+	json_t *payload = json_array_get(args, 0), *ids;
+
+	if (!json_is_object(payload))
+		return err_set(e, ERR_INVALID, "concord.resume: not a suspended concord step's state");
+	ids = id_list(json_object_get(payload, "ids"), "ids", e);
+	if (!ids || check_all(tc, ids, e)) {
+		json_decref(ids);
+		return -1;
+	}
+	tc->wait = json_pack("{s:s, s:o, s:b, s:b}", "mode", "resumed", "ids", ids, "ignoreFailures",
+			     json_is_true(json_object_get(payload, "ignoreFailures")), "collect",
+			     json_is_true(json_object_get(payload, "collect")));
+	return 0;
+}
+
 /* listSubprocesses(parentId?, tags...) : the ids of the parent's children with all tags. */
 static int method_list(struct task_call *tc, json_t *args, struct err *e)
 {
@@ -744,6 +769,8 @@ int server_task_concord(struct task_call *tc, struct err *e)
 			return method_wait(tc, tc->args, "outVars", e);
 		if (strcmp(tc->method, "listSubprocesses") == 0)
 			return method_list(tc, tc->args, e);
+		if (strcmp(tc->method, "resume") == 0 && json_array_size(tc->args) == 1)
+			return method_resume(tc, tc->args, e);
 		if (strcmp(tc->method, "suspendForCompletion") == 0)
 			return err_set(e, ERR_INVALID,
 				       "concord.suspendForCompletion is not available on this server: "
