@@ -27,6 +27,7 @@
 #include "queue/internal.h"
 #include "flow/start_def.h"
 #include "queue/main_json.h"
+#include "queue/resume_files.h"
 #include "queue/server_tasks.h"
 #include "queue/start_staged.h"
 #include "store/audit.h"
@@ -44,6 +45,7 @@ struct child {
 	json_t *out_vars;  /* array or NULL (BORROWED) */
 	int64_t start_at;  /* 0: now */
 	json_t *switches;  /* object: disableOnCancel/disableOnFailure as given (BORROWED) */
+	json_t *resumed;   /* fork: the arguments the parent last resumed with, or NULL (BORROWED) */
 	struct org org;
 	struct project project;
 	bool has_project;
@@ -115,6 +117,8 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 	if (!cfg) /* a fork of a parent whose _main.json is unreadable: start from scratch */
 		cfg = json_object();
 	args = main_json_args(cfg);
+	if (ch->resumed)
+		json_object_update(args, ch->resumed);
 	if (ch->arguments)
 		json_object_update(args, ch->arguments);
 	if (ch->profiles)
@@ -527,7 +531,8 @@ out:
 }
 
 /* One fork spec (the call itself, or one entry of `forks`): `instances` copies. */
-static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t len, json_t *ids, struct err *e)
+static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t len, json_t *resumed, json_t *ids,
+		    struct err *e)
 {
 	struct child ch = {0};
 	json_t *owned[4] = {0};
@@ -552,6 +557,7 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 	}
 	if (!ch.entry)
 		ch.entry = tc->r->p.entry_point;
+	ch.resumed = resumed;
 	for (json_int_t i = 0; i < n && rc == 0; i++) {
 		char dir[4096] = "", id[UUID_STR_LEN];
 		char *att = NULL;
@@ -575,7 +581,7 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 
 static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 {
-	json_t *forks = json_object_get(in, "forks"), *spec, *ids = json_array();
+	json_t *forks = json_object_get(in, "forks"), *spec, *ids = json_array(), *resumed = NULL;
 	void *tar = NULL;
 	size_t len = 0, i;
 	int rc = -1;
@@ -589,10 +595,14 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 		err_set(e, ERR_INVALID, "'forks' must be a non-empty list of fork options");
 		goto out;
 	}
-	if (store_process_payload(tc->c, tc->r->p.instance_id, &tar, &len, e))
+	/* The parent's payload is its working directory as it started or last suspended; the
+	 * arguments it resumed with since (a form's values) are added as Concord has them. */
+	if (store_process_payload(tc->c, tc->r->p.instance_id, &tar, &len, e) ||
+	    store_process_resume_args(tc->c, tc->r->p.instance_id, &resumed, e))
 		goto out;
+	json_object_del(resumed, RESUME_FILES_KEY);
 	if (!forks)
-		rc = fork_one(tc, in, tar, len, ids, e);
+		rc = fork_one(tc, in, tar, len, resumed, ids, e);
 	else
 		json_array_foreach(forks, i, spec)
 		{
@@ -604,7 +614,7 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 			json_t *merged = json_copy(in);
 			json_object_del(merged, "forks");
 			json_object_update(merged, spec);
-			rc = fork_one(tc, merged, tar, len, ids, e);
+			rc = fork_one(tc, merged, tar, len, resumed, ids, e);
 			json_decref(merged);
 			if (rc)
 				break;
@@ -617,6 +627,7 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 		rc = finish_start(tc, in, ids, e);
 out:
 	free(tar);
+	json_decref(resumed);
 	json_decref(ids);
 	return rc;
 }

@@ -516,8 +516,8 @@ def test_the_default_process_timeout(fresh_server):
 
 def test_a_child_sees_its_parent_instance_id(admin):
     """Concord's ProcessIT.testForkVariablesAfterForm: a fork made after a form logs the
-    parent's id as parentInstanceId and its own as txId; a started child and a handler
-    process see parentInstanceId too."""
+    parent's id as parentInstanceId and its own as txId, and has the form's values; a
+    started child and a handler process see parentInstanceId too."""
     flow = """
 forms:
   myForm:
@@ -538,6 +538,7 @@ flows:
     - throw: "boom"
   newProcess:
     - log: "parentInstanceId: ${parentInstanceId} txId: ${txId}:"
+    - log: "form name: ${myForm.name}"
   onFailure:
     - log: "handler of ${parentInstanceId}"
 """
@@ -556,6 +557,7 @@ flows:
     fork = [k for k, log in kids.items() if "txId:" in log]
     assert len(fork) == 1, kids
     assert "parentInstanceId: %s txId: %s:" % (pid, fork[0]) in kids[fork[0]]
+    assert "form name: test" in kids[fork[0]]  # the parent's arguments as it resumed
     assert sum("started by %s" % pid in log for log in kids.values()) == 1, kids
     assert sum("handler of %s" % pid in log for log in kids.values()) == 1, kids
 
