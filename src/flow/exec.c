@@ -355,20 +355,25 @@ static void task_outcome(struct vm *vm, struct thread *t, const struct step *s, 
 
 /* The end of a task step: events, out, errors, suspension.  Takes in, out and corr.  A
  * server task that suspends the thread answers with the payload it wants back when the
- * thread resumes (exec_task_reenter), not with the step's result. */
+ * thread resumes (exec_task_reenter), not with the step's result; a task of the flow
+ * engine that suspends (sleep) has its result now. */
 static void task_step_end(struct vm *vm, struct thread *t, const struct step *s, struct task_ctx *c, int rc,
 			  json_t *in, json_t *out, char *corr, int64_t start, struct err *e)
 {
+	const struct task_def *d = task_find(s->task);
+
 	events_task_post(vm, t, s->task, NULL, corr, (dt_mono_ns() - start) / 1000000, rc < 0 ? e->msg : NULL, out);
-	if (rc == 0 && c->suspend_event && !t->error) {
+	if (rc == 0 && c->suspend_event && !t->error && d && d->server) {
 		json_decref(t->reentry);
 		t->reentry = json_pack("{s:I, s:O}", "step", (json_int_t)s->id, "payload", out ? out : json_null());
+	} else {
+		task_outcome(vm, t, s, rc, out, e, c->payload);
+	}
+	if (c->suspend_event && !t->error) {
 		free(t->event);
 		t->event = c->suspend_event;
 		c->suspend_event = NULL;
 		t->state = TH_SUSPENDED;
-	} else {
-		task_outcome(vm, t, s, rc, out, e, c->payload);
 	}
 	free(c->suspend_event);
 	json_decref(c->payload);

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow/tasks/task.h"
 #include "flow/vm_internal.h"
 
 /* The VM state as JSON.  Steps and step lists are referred to by their model ids; the
@@ -37,16 +38,18 @@ static json_t *thread_save(const struct thread *t)
 	return j;
 }
 
-/* A re-entry names a task step of this model (vm_internal.h). */
+/* A re-entry names a step of this model that calls a server task (vm_internal.h). */
 static int reentry_load(struct vm *vm, struct thread *t, json_t *re, struct err *e)
 {
 	json_t *step = json_object_get(re, "step");
 	json_int_t id = json_integer_value(step);
+	const struct task_def *d;
 
 	if (!re)
 		return 0;
 	if (!json_is_integer(step) || id < 0 || id >= (json_int_t)vm->m->n_steps ||
-	    vm->m->steps[id]->kind != STEP_TASK || !json_object_get(re, "payload") || t->state != TH_SUSPENDED)
+	    vm->m->steps[id]->kind != STEP_TASK || !(d = task_find(vm->m->steps[id]->task)) || !d->server ||
+	    !json_object_get(re, "payload") || t->state != TH_SUSPENDED)
 		return err_set(e, ERR_INVALID, "invalid process state: bad task re-entry");
 	t->reentry = json_incref(re);
 	return 0;
