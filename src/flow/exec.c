@@ -337,20 +337,37 @@ static int run_task(struct vm *vm, struct thread *t, const struct task_def *d, s
 	return d->execute(c, in, out, e);
 }
 
-/* The end of a task step: events, out, errors, suspension.  Takes in, out and corr. */
-static void task_step_end(struct vm *vm, struct thread *t, const struct step *s, struct task_ctx *c, int rc,
-			  json_t *in, json_t *out, char *corr, int64_t start, struct err *e)
+/* The step's result: its `out`, and its error raised (or ignored). */
+static void task_outcome(struct vm *vm, struct thread *t, const struct step *s, int rc, json_t *out, struct err *e,
+			 json_t *payload)
 {
-	json_t *result;
+	json_t *result = task_result(t, rc, out, e->msg);
 
-	events_task_post(vm, t, s->task, NULL, corr, (dt_mono_ns() - start) / 1000000, rc < 0 ? e->msg : NULL, out);
-	result = task_result(t, rc, out, e->msg);
 	exec_apply_out(vm, t, s, result);
+	json_decref(result);
 	if (rc < 0 && !t->error) {
 		if (s->ignore_errors)
 			vm_log(vm, FLOW_WARN, "Error ignored: %s", e->msg);
 		else
-			vm_raise(vm, t, s, e->msg, c->payload);
+			vm_raise(vm, t, s, e->msg, payload);
+	}
+}
+
+/* The end of a task step: events, out, errors, suspension.  Takes in, out and corr.  A
+ * server task that suspends the thread answers with the payload it wants back when the
+ * thread resumes (exec_task_reenter), not with the step's result; a task of the flow
+ * engine that suspends (sleep) has its result now. */
+static void task_step_end(struct vm *vm, struct thread *t, const struct step *s, struct task_ctx *c, int rc,
+			  json_t *in, json_t *out, char *corr, int64_t start, struct err *e)
+{
+	const struct task_def *d = task_find(s->task);
+
+	events_task_post(vm, t, s->task, NULL, corr, (dt_mono_ns() - start) / 1000000, rc < 0 ? e->msg : NULL, out);
+	if (rc == 0 && c->suspend_event && !t->error && d && d->server) {
+		json_decref(t->reentry);
+		t->reentry = json_pack("{s:I, s:O}", "step", (json_int_t)s->id, "payload", out ? out : json_null());
+	} else {
+		task_outcome(vm, t, s, rc, out, e, c->payload);
 	}
 	if (c->suspend_event && !t->error) {
 		free(t->event);
@@ -360,10 +377,28 @@ static void task_step_end(struct vm *vm, struct thread *t, const struct step *s,
 	}
 	free(c->suspend_event);
 	json_decref(c->payload);
-	json_decref(result);
 	json_decref(out);
 	json_decref(in);
 	free(corr);
+}
+
+void exec_task_reenter(struct vm *vm, struct thread *t)
+{
+	json_t *re = t->reentry, *args, *out = NULL;
+	const struct step *s = vm->m->steps[json_integer_value(json_object_get(re, "step"))];
+	struct err e = {0};
+	int rc;
+
+	t->reentry = NULL;
+	vm->cur = s;
+	vm->cur_t = t;
+	args = json_pack("[O]", json_object_get(re, "payload"));
+	rc = args ? vm->h->ops->server_task(vm->h->ctx, s->task, "resume", args, &out, NULL, &e)
+		  : err_set(&e, ERR_INTERNAL, "out of memory");
+	task_outcome(vm, t, s, rc, out, &e, NULL);
+	json_decref(out);
+	json_decref(args);
+	json_decref(re);
 }
 
 /* Another branch that could run while this one waits (parallel, parallel loops). */

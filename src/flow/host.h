@@ -23,8 +23,11 @@ struct flow_host_ops {
 	 * for `task:` steps (then args is the `in` map), else the method name and an array of
 	 * arguments.  *out is NEW.  suspend is NULL for method calls (an expression cannot
 	 * suspend); for a step the server may set *suspend (malloc'd) to an event name the
-	 * thread then waits for (the concord task's `suspend: true`).  Fails (e.g. "not
-	 * available when running locally") with e set. */
+	 * thread then waits for (the concord task's `suspend: true`): *out is then not the
+	 * step's result but a payload kept with the thread's state, and when the thread
+	 * resumes the same task is called with method "resume" and [payload], whose answer
+	 * is the step's result (Concord's re-entrant tasks).  Fails (e.g. "not available when
+	 * running locally") with e set. */
 	int (*server_task)(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
 			   struct err *e);
 	/* A checkpoint: state is the VM state (BORROWED) that resumes right after the

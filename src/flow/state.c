@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow/tasks/task.h"
 #include "flow/vm_internal.h"
 
 /* The VM state as JSON.  Steps and step lists are referred to by their model ids; the
@@ -29,9 +30,29 @@ static json_t *thread_save(const struct thread *t)
 	json_t *frames = json_array();
 	for (size_t i = 0; i < t->n; i++)
 		json_array_append_new(frames, frame_save(&t->frames[i]));
-	return json_pack("{s:i, s:i, s:s, s:o, s:o, s:b, s:o, s:o}", "id", t->id, "parent", t->parent, "state",
-			 state_names[t->state], "event", t->event ? json_string(t->event) : json_null(), "error",
-			 opt(t->error), "fatal", t->fatal, "final", opt(t->final), "frames", frames);
+	json_t *j = json_pack("{s:i, s:i, s:s, s:o, s:o, s:b, s:o, s:o}", "id", t->id, "parent", t->parent, "state",
+			      state_names[t->state], "event", t->event ? json_string(t->event) : json_null(),
+			      "error", opt(t->error), "fatal", t->fatal, "final", opt(t->final), "frames", frames);
+	if (j && t->reentry)
+		json_object_set(j, "reentry", t->reentry);
+	return j;
+}
+
+/* A re-entry names a step of this model that calls a server task (vm_internal.h). */
+static int reentry_load(struct vm *vm, struct thread *t, json_t *re, struct err *e)
+{
+	json_t *step = json_object_get(re, "step");
+	json_int_t id = json_integer_value(step);
+	const struct task_def *d;
+
+	if (!re)
+		return 0;
+	if (!json_is_integer(step) || id < 0 || id >= (json_int_t)vm->m->n_steps ||
+	    vm->m->steps[id]->kind != STEP_TASK || !(d = task_find(vm->m->steps[id]->task)) || !d->server ||
+	    !json_object_get(re, "payload") || t->state != TH_SUSPENDED)
+		return err_set(e, ERR_INVALID, "invalid process state: bad task re-entry");
+	t->reentry = json_incref(re);
+	return 0;
 }
 
 json_t *vm_save(struct vm *vm)
@@ -108,6 +129,8 @@ static int thread_load(struct vm *vm, json_t *j, struct err *e)
 	t->final = obj_or_null(json_object_get(j, "final"));
 	if (t->state == TH_SUSPENDED && !t->event)
 		return err_set(e, ERR_INVALID, "invalid process state: suspended thread without event");
+	if (reentry_load(vm, t, json_object_get(j, "reentry"), e) < 0)
+		return -1;
 	json_array_foreach(frames, i, f) if (frame_load(vm, t, f, e) < 0) return -1;
 	return 0;
 }

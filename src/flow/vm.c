@@ -43,6 +43,7 @@ void vm_thread_free(struct thread *t)
 	free(t->event);
 	json_decref(t->error);
 	json_decref(t->final);
+	json_decref(t->reentry);
 	free(t);
 }
 
@@ -412,6 +413,12 @@ static bool run_round(struct vm *vm, int64_t *next_wake)
 		int id = t->id;
 		if (t->state != TH_RUN)
 			continue;
+		if (t->reentry) {
+			exec_task_reenter(vm, t);
+			progress = true;
+			if (t->state != TH_RUN)
+				continue;
+		}
 		if (t->wait) {
 			uint64_t before = oom_count();
 			int parent = t->parent;

@@ -50,6 +50,9 @@ struct thread {
 	json_t *final; /* TH_DONE/TH_FAILED: locals of the bottom frame */
 	int64_t wake_ns; /* TH_RUN: sleeping until this dt_mono_ns() time (0: not sleeping) */
 	struct task_wait *wait; /* TH_RUN: a task step waiting on its background job (jobs.c) */
+	/* A server task step that suspended the thread and is called again when it resumes
+	 * (exec_task_reenter): {"step": <model id>, "payload": <the task's answer>}, or NULL. */
+	json_t *reentry;
 	size_t n, cap;
 	struct frame *frames;
 };
@@ -146,6 +149,10 @@ void exec_apply_out(struct vm *vm, struct thread *t, const struct step *s, json_
 int exec_task_inline(struct vm *vm, struct thread *t, const char *task, json_t *in, json_t **out, struct err *e) WUR;
 /* Ends the task step of t whose background job is done (run_round). */
 void exec_task_resume(struct vm *vm, struct thread *t);
+/* Ends the server task step that suspended t, now resumed (t->reentry, run_round): the
+ * host's server_task is called with method "resume" and the payload the task gave when
+ * it suspended; its answer is the step's result (out, or the step's error). */
+void exec_task_reenter(struct vm *vm, struct thread *t);
 
 /* frames.c: one unit of work for the top frame of kinds other than FR_LIST/FR_FLOW */
 void frame_run(struct vm *vm, struct thread *t, struct frame *f);

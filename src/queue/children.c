@@ -7,6 +7,7 @@
 
 #include "base/datetime.h"
 #include "base/log.h"
+#include "flow/value.h"
 #include "queue/children.h"
 #include "queue/internal.h"
 #include "queue/logwatch.h"
@@ -126,6 +127,50 @@ static json_t *out_vars(const struct process *p, json_t *want)
 	return res;
 }
 
+/* Concord's failure of a `sync` start: one line per child that did not finish, with the
+ * error it ended with ("Child process <id> FAILED (error: {message=…})"); 0 when all
+ * finished or ignore. */
+static int failures(const struct process *ps, size_t n, bool ignore, struct err *e)
+{
+	char msg[sizeof e->msg] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *le = json_object_get(json_object_get(ps[i].meta, "out"), "lastError");
+		char *text;
+		if (ps[i].status == PS_FINISHED || ignore)
+			continue;
+		text = json_is_object(le) ? value_to_cstr(le, NULL) : NULL;
+		if (len < sizeof msg)
+			len += (size_t)snprintf(msg + len, sizeof msg - len, "%sChild process %s %s%s%s%s",
+						len ? "\n" : "", ps[i].instance_id, proc_status_name(ps[i].status),
+						text ? " (error: " : "", text ? text : "", text ? ")" : "");
+		free(text);
+	}
+	return len ? err_set(e, ERR_INVALID, "%s", msg) : 0;
+}
+
+/* The result of a `sync` + `suspend` start once the parent resumed (Concord's
+ * continueAfterSuspend): {"ids": [...], "<id>": {out variables}, …}, and for a single
+ * child also "id" and its out variables at the top. */
+static int resumed(json_t *wait, struct process *ps, size_t n, json_t **out, struct err *e)
+{
+	bool collect = json_is_true(json_object_get(wait, "collect"));
+
+	if (failures(ps, n, json_is_true(json_object_get(wait, "ignoreFailures")), e))
+		return -1;
+	*out = json_pack("{s:O}", "ids", json_object_get(wait, "ids"));
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(*out, ps[i].instance_id, collect ? out_vars(&ps[i], NULL) : json_object());
+	if (n == 1) {
+		json_t *vars = collect ? out_vars(&ps[0], NULL) : json_object();
+		json_object_set_new(*out, "id", json_string(ps[0].instance_id));
+		json_object_update(*out, vars);
+		json_decref(vars);
+	}
+	return 1;
+}
+
 /* The result once all are final. */
 static int complete(json_t *wait, struct process *ps, size_t n, json_t **out, struct err *e)
 {
@@ -137,6 +182,10 @@ static int complete(json_t *wait, struct process *ps, size_t n, json_t **out, st
 		*out = json_null();
 		return 1;
 	}
+	if (strcmp(mode, "resumed") == 0)
+		return resumed(wait, ps, n, out, e);
+	if (strcmp(mode, "start") == 0 && failures(ps, n, ignore, e))
+		return -1;
 	if (strcmp(mode, "outVars") == 0 && json_is_true(json_object_get(wait, "single"))) {
 		*out = out_vars(&ps[0], NULL);
 		return 1;
@@ -150,11 +199,6 @@ static int complete(json_t *wait, struct process *ps, size_t n, json_t **out, st
 						      proc_status_name(p->status), "meta", p->meta));
 		} else if (strcmp(mode, "outVars") == 0) {
 			json_object_set_new(*out, p->instance_id, out_vars(p, NULL));
-		} else if (p->status != PS_FINISHED && !ignore) {
-			json_decref(*out);
-			*out = NULL;
-			return err_set(e, ERR_INVALID, "Child process %s ended with status %s", p->instance_id,
-				       proc_status_name(p->status));
 		} else if (json_array_size(want) && n == 1) {
 			json_t *vars = out_vars(p, want);
 			json_object_update(*out, vars);

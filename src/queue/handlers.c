@@ -20,6 +20,7 @@
 #include "crypto/session.h"
 #include "queue/internal.h"
 #include "queue/main_json.h"
+#include "queue/resume_files.h"
 #include "queue/timers.h"
 #include "store/audit.h"
 #include "store/process_attachments.h"
@@ -61,9 +62,24 @@ static json_t *last_error(struct store_conn *c, const char *id)
 	return le;
 }
 
-/* Rewrites _main.json in dir for the handler: its entry point and, for onFailure, lastError
- * among the arguments.  *timeout receives handlerProcessTimeout (seconds, 0: none). */
-static int edit_main(const char *dir, const char *flow, json_t *lerr, int64_t *timeout, struct err *e)
+/* The arguments the process last resumed with, when it ran on after that resume (a form
+ * submitted before a cancel): not in its payload yet (main_json_add_args).  NEW or NULL. */
+static json_t *resumed_with(struct store_conn *c, const char *id)
+{
+	json_t *args = NULL;
+	struct err e;
+
+	if (store_process_resume_args(c, id, &args, &e))
+		LOG_W("process %s: cannot read the arguments it resumed with: %s", id, e.msg);
+	json_object_del(args, RESUME_FILES_KEY);
+	return args;
+}
+
+/* Rewrites _main.json in dir for the handler: its entry point, the arguments of the last
+ * resume and, for onFailure, lastError among the arguments.  *timeout receives
+ * handlerProcessTimeout (seconds, 0: none). */
+static int edit_main(const char *dir, const char *flow, json_t *resumed, json_t *lerr, int64_t *timeout,
+		     struct err *e)
 {
 	json_t *cfg = main_json_load(dir, e), *hpt;
 	int rc;
@@ -71,6 +87,8 @@ static int edit_main(const char *dir, const char *flow, json_t *lerr, int64_t *t
 	*timeout = 0;
 	if (!cfg)
 		return -1;
+	if (resumed)
+		json_object_update(main_json_args(cfg), resumed);
 	if (lerr)
 		json_object_set(main_json_args(cfg), "lastError", lerr);
 	json_object_set_new(cfg, "entryPoint", json_string(flow));
@@ -90,21 +108,24 @@ static int handler_payload(struct queue *q, struct store_conn *c, const struct p
 	size_t len = 0;
 	char *dir = NULL;
 	json_t *lerr = strcmp(flow, "onFailure") == 0 ? last_error(c, p->instance_id) : NULL;
+	json_t *resumed = resumed_with(c, p->instance_id);
 	struct err ignored;
 	int rc = -1;
 
 	if (asprintf(&dir, "%s/tmp/%s", q ? q->work_dir : "/tmp", child) < 0) {
 		json_decref(lerr);
+		json_decref(resumed);
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	if (store_process_payload(c, p->instance_id, &data, &len, e) == 0 && path_mkdirs(dir, 0700, e) == 0 &&
-	    pack_restore(data, len, dir, e) == 0 && edit_main(dir, flow, lerr, timeout, e) == 0)
+	    pack_restore(data, len, dir, e) == 0 && edit_main(dir, flow, resumed, lerr, timeout, e) == 0)
 		rc = pack_dir(dir, limits.archive_bytes, out, out_len, e);
 	if (path_remove_tree(dir, &ignored))
 		LOG_W("cannot remove %s: %s", dir, ignored.msg);
 	free(dir);
 	free(data);
 	json_decref(lerr);
+	json_decref(resumed);
 	return rc;
 }
 

@@ -50,6 +50,21 @@ json_t *main_json_args(json_t *cfg)
 	return args;
 }
 
+int main_json_add_args(const char *dir, json_t *args, struct err *e)
+{
+	json_t *cfg;
+	int rc;
+
+	if (!json_is_object(args) || json_object_size(args) == 0)
+		return 0;
+	if (!(cfg = main_json_load(dir, e)))
+		return -1;
+	json_object_update(main_json_args(cfg), args);
+	rc = main_json_save(dir, cfg, e);
+	json_decref(cfg);
+	return rc;
+}
+
 int main_json_save(const char *dir, json_t *cfg, struct err *e)
 {
 	char *path = main_path(dir, e), *text = path ? jsonx_dump(cfg) : NULL;

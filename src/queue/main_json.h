@@ -18,4 +18,9 @@ json_t *main_json_args(json_t *cfg);
 
 int main_json_save(const char *dir, json_t *cfg, struct err *e) WUR;
 
+/* Adds the arguments a process resumed with (args, BORROWED, may be NULL: nothing to do;
+ * a form's {"<name>": values}) to those of <dir>/_main.json, as Concord keeps them in the
+ * configuration of its last resume: forks and handler processes of the process see them. */
+int main_json_add_args(const char *dir, json_t *args, struct err *e) WUR;
+
 #endif

@@ -27,6 +27,7 @@
 #include "queue/internal.h"
 #include "flow/start_def.h"
 #include "queue/main_json.h"
+#include "queue/resume_files.h"
 #include "queue/server_tasks.h"
 #include "queue/start_staged.h"
 #include "store/audit.h"
@@ -44,6 +45,7 @@ struct child {
 	json_t *out_vars;  /* array or NULL (BORROWED) */
 	int64_t start_at;  /* 0: now */
 	json_t *switches;  /* object: disableOnCancel/disableOnFailure as given (BORROWED) */
+	json_t *resumed;   /* fork: the arguments the parent last resumed with, or NULL (BORROWED) */
 	struct org org;
 	struct project project;
 	bool has_project;
@@ -115,6 +117,8 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 	if (!cfg) /* a fork of a parent whose _main.json is unreadable: start from scratch */
 		cfg = json_object();
 	args = main_json_args(cfg);
+	if (ch->resumed)
+		json_object_update(args, ch->resumed);
 	if (ch->arguments)
 		json_object_update(args, ch->arguments);
 	if (ch->profiles)
@@ -472,8 +476,13 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 			json_decref(result);
 			return -1;
 		}
+		json_decref(result);
+		/* What the step gets back when the parent resumes (method_resume). */
 		tc->suspend = strdup(ev);
-		tc->out = result;
+		tc->out = json_pack("{s:O, s:b, s:b}", "ids", ids, "ignoreFailures",
+				    json_is_true(json_object_get(in, "ignoreFailures")), "collect",
+				    string_list(in, "outVars", &out_vars, e) == 0 && json_array_size(out_vars) > 0);
+		json_decref(out_vars);
 		return 0;
 	}
 	if (!sync) {
@@ -522,7 +531,8 @@ out:
 }
 
 /* One fork spec (the call itself, or one entry of `forks`): `instances` copies. */
-static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t len, json_t *ids, struct err *e)
+static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t len, json_t *resumed, json_t *ids,
+		    struct err *e)
 {
 	struct child ch = {0};
 	json_t *owned[4] = {0};
@@ -547,6 +557,7 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 	}
 	if (!ch.entry)
 		ch.entry = tc->r->p.entry_point;
+	ch.resumed = resumed;
 	for (json_int_t i = 0; i < n && rc == 0; i++) {
 		char dir[4096] = "", id[UUID_STR_LEN];
 		char *att = NULL;
@@ -570,7 +581,7 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 
 static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 {
-	json_t *forks = json_object_get(in, "forks"), *spec, *ids = json_array();
+	json_t *forks = json_object_get(in, "forks"), *spec, *ids = json_array(), *resumed = NULL;
 	void *tar = NULL;
 	size_t len = 0, i;
 	int rc = -1;
@@ -584,10 +595,14 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 		err_set(e, ERR_INVALID, "'forks' must be a non-empty list of fork options");
 		goto out;
 	}
-	if (store_process_payload(tc->c, tc->r->p.instance_id, &tar, &len, e))
+	/* The parent's payload is its working directory as it started or last suspended; the
+	 * arguments it resumed with since (a form's values) are added as Concord has them. */
+	if (store_process_payload(tc->c, tc->r->p.instance_id, &tar, &len, e) ||
+	    store_process_resume_args(tc->c, tc->r->p.instance_id, &resumed, e))
 		goto out;
+	json_object_del(resumed, RESUME_FILES_KEY);
 	if (!forks)
-		rc = fork_one(tc, in, tar, len, ids, e);
+		rc = fork_one(tc, in, tar, len, resumed, ids, e);
 	else
 		json_array_foreach(forks, i, spec)
 		{
@@ -599,7 +614,7 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 			json_t *merged = json_copy(in);
 			json_object_del(merged, "forks");
 			json_object_update(merged, spec);
-			rc = fork_one(tc, merged, tar, len, ids, e);
+			rc = fork_one(tc, merged, tar, len, resumed, ids, e);
 			json_decref(merged);
 			if (rc)
 				break;
@@ -612,6 +627,7 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 		rc = finish_start(tc, in, ids, e);
 out:
 	free(tar);
+	json_decref(resumed);
 	json_decref(ids);
 	return rc;
 }
@@ -696,6 +712,26 @@ static int method_wait(struct task_call *tc, json_t *args, const char *mode, str
 	return 0;
 }
 
+/* The step that suspended its process until its children ended (`sync` + `suspend`),
+ * called again once the process resumed, with what finish_start gave it: the children's
+ * out variables, or the step fails for a child that did not finish. */
+static int method_resume(struct task_call *tc, json_t *args, struct err *e)
+{
+	json_t *payload = json_array_get(args, 0), *ids;
+
+	if (!json_is_object(payload))
+		return err_set(e, ERR_INVALID, "concord.resume: not a suspended concord step's state");
+	ids = id_list(json_object_get(payload, "ids"), "ids", e);
+	if (!ids || check_all(tc, ids, e)) {
+		json_decref(ids);
+		return -1;
+	}
+	tc->wait = json_pack("{s:s, s:o, s:b, s:b}", "mode", "resumed", "ids", ids, "ignoreFailures",
+			     json_is_true(json_object_get(payload, "ignoreFailures")), "collect",
+			     json_is_true(json_object_get(payload, "collect")));
+	return 0;
+}
+
 /* listSubprocesses(parentId?, tags...) : the ids of the parent's children with all tags. */
 static int method_list(struct task_call *tc, json_t *args, struct err *e)
 {
@@ -744,6 +780,8 @@ int server_task_concord(struct task_call *tc, struct err *e)
 			return method_wait(tc, tc->args, "outVars", e);
 		if (strcmp(tc->method, "listSubprocesses") == 0)
 			return method_list(tc, tc->args, e);
+		if (strcmp(tc->method, "resume") == 0 && json_array_size(tc->args) == 1)
+			return method_resume(tc, tc->args, e);
 		if (strcmp(tc->method, "suspendForCompletion") == 0)
 			return err_set(e, ERR_INVALID,
 				       "concord.suspendForCompletion is not available on this server: "

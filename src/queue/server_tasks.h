@@ -25,7 +25,9 @@ struct task_call {
 	json_t *args;		/* the `in` object, or the array of method arguments */
 	/* Out (owned by the call; the supervisor sends and releases them). */
 	json_t *out;		/* the result (NULL: null) */
-	char *suspend;		/* malloc'd: the calling thread suspends waiting for this event */
+	char *suspend;		/* malloc'd: the calling thread suspends waiting for this event;
+				 * out is then what the task's method "resume" gets back when
+				 * the thread resumes (flow/host.h) */
 	json_t *sensitive;	/* array of strings the runner masks as ****** in the log */
 	json_t *wait;		/* the answer comes later: the supervisor keeps serving its runner
 				 * and re-checks with children_wait_check (queue/children.h) when a

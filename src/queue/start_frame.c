@@ -38,7 +38,7 @@ static json_t *sysvars(struct running *r, const char *workdir, json_t *profiles)
 	char token[SESSION_TOKEN_LEN];
 	struct err e;
 	struct store_conn *c = store_conn(r->q->cfg.store, &e);
-	json_t *pi, *proj, *init;
+	json_t *pi, *proj, *init, *v;
 
 	session_token(r->q->session_key, p->instance_id, token);
 	pi = json_pack("{s:O, s:s, s:s}", "activeProfiles", profiles, "sessionKey", token, "sessionToken", token);
@@ -49,8 +49,13 @@ static json_t *sysvars(struct running *r, const char *workdir, json_t *profiles)
 	}
 	init = c ? user_json(c, p->initiator_id, p->initiator) : json_pack("{s:s}", "username", p->initiator);
 	sodium_memzero(token, sizeof token);
-	return json_pack("{s:s, s:s, s:o, s:o, s:O, s:o}", "txId", p->instance_id, "workDir", workdir, "processInfo",
-			 pi, "projectInfo", proj, "initiator", init, "currentUser", init);
+	v = json_pack("{s:s, s:s, s:o, s:o, s:O, s:o}", "txId", p->instance_id, "workDir", workdir, "processInfo", pi,
+		      "projectInfo", proj, "initiator", init, "currentUser", init);
+	/* A child, a fork or a handler process knows its parent (Concord's server-provided
+	 * arguments.parentInstanceId). */
+	if (v && p->parent_instance_id[0])
+		json_object_set_new(v, "parentInstanceId", json_string(p->parent_instance_id));
+	return v;
 }
 
 /* The out variable names: the request's, then those the org's and project's cfg name

@@ -30,6 +30,7 @@
 #include "queue/children.h"
 #include "queue/internal.h"
 #include "queue/logwatch.h"
+#include "queue/main_json.h"
 #include "queue/resume_files.h"
 #include "queue/server_tasks.h"
 #include "queue/start_staged.h"
@@ -436,6 +437,8 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	free(payload);
 	if (rc == 0 && s->r->p.resume_event[0])
 		rc = queue_resume_files(s->workdir, s->r->p.resume_args, e);
+	if (rc == 0 && s->r->p.resume_event[0])
+		rc = main_json_add_args(s->workdir, s->r->p.resume_args, e);
 	return rc ? rc : give_workdir(s, e);
 }
 

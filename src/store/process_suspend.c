@@ -244,3 +244,28 @@ int store_process_wait_events(struct store_conn *c, const char *id, json_t **eve
 	}
 	return 0;
 }
+
+int store_process_resume_args(struct store_conn *c, const char *id, json_t **args, struct err *e)
+{
+	static const char SQL[] = "SELECT resume_args FROM processes WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*args = NULL;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		const char *text = store_col_text(st, 0);
+		*args = text ? json_loads(text, 0, NULL) : NULL;
+		if (store_stmt_check(st, e))
+			rc = -1;
+	}
+	store_reset(st);
+	if (rc < 0 || !json_is_object(*args)) {
+		json_decref(*args);
+		*args = NULL;
+	}
+	return rc < 0 ? -1 : 0;
+}

@@ -154,6 +154,10 @@ int store_process_suspend(struct store_conn *c, const char *id, const struct pro
 int store_process_resume(struct store_conn *c, const char *id, const char *event, json_t *args,
 			 struct err *e) WUR;
 
+/* The arguments process id last resumed with (*args NEW object, or NULL when it has not
+ * resumed since it last suspended). */
+int store_process_resume_args(struct store_conn *c, const char *id, json_t **args, struct err *e) WUR;
+
 /* Starts a process again from a stored snapshot (a checkpoint restore): when its status is
  * in from_mask, one transaction replaces its payload with payload (when not NULL), stores
  * event/args for the claim like store_process_resume, and moves it to ENQUEUED (through

@@ -187,7 +187,10 @@ flows:
     files = {"child/concord.yml": FAILING_CHILD.encode()}
     pid, p = run(admin, flow % "false", files=files)
     assert p["status"] == "FAILED"
-    assert "ended with status FAILED" in process_log(admin, pid)
+    kid = children_of(admin, pid)[0]["instanceId"]
+    # Concord's message: the child, its status and the error it ended with
+    assert "Child process %s FAILED (error: {" % kid in process_log(admin, pid)
+    assert "child broke" in process_log(admin, pid)
     pid, p = run(admin, flow % "true", files=files)
     assert p["status"] == "FINISHED", process_log(admin, pid)
     assert "after " in process_log(admin, pid)
@@ -509,3 +512,180 @@ def test_the_default_process_timeout(fresh_server):
     assert "--default-process-timeout" in log, log
     quick = start_process(admin, CHILD.replace("${greeting}", "hi"))
     assert wait_process(admin, quick)["status"] == "FINISHED"
+
+
+def test_a_child_sees_its_parent_instance_id(admin):
+    """Concord's ProcessIT.testForkVariablesAfterForm: a fork made after a form logs the
+    parent's id as parentInstanceId and its own as txId, and has the form's values; a
+    started child and a handler process see parentInstanceId too."""
+    flow = """
+forms:
+  myForm:
+    - name: { type: "string" }
+flows:
+  default:
+    - form: myForm
+    - task: concord
+      in:
+        action: fork
+        entryPoint: newProcess
+        sync: true
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+    - throw: "boom"
+  newProcess:
+    - log: "parentInstanceId: ${parentInstanceId} txId: ${txId}:"
+    - log: "form name: ${myForm.name}"
+  onFailure:
+    - log: "handler of ${parentInstanceId}"
+"""
+    child = "flows:\n  default:\n    - log: \"started by ${parentInstanceId}\"\n"
+    pid = start_process(admin, flow, files={"child/concord.yml": child.encode()})
+    assert wait_process(admin, pid, ("SUSPENDED", "FAILED"))["status"] == "SUSPENDED", process_log(admin, pid)
+    r = admin.post("/api/v1/process/%s/form/myForm" % pid, json={"name": "test"})
+    assert r.status_code == 200 and r.json()["ok"], r.text
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    wait_for(lambda: len(children_of(admin, pid)) == 3)
+    kids = {}
+    for k in children_of(admin, pid):
+        wait_process(admin, k["instanceId"])
+        kids[k["instanceId"]] = process_log(admin, k["instanceId"])
+    assert not any("parentInstanceId" not in status(admin, k) for k in kids), kids
+    fork = [k for k, log in kids.items() if "txId:" in log]
+    assert len(fork) == 1, kids
+    assert "parentInstanceId: %s txId: %s:" % (pid, fork[0]) in kids[fork[0]]
+    assert "form name: test" in kids[fork[0]]  # the parent's arguments as it resumed
+    assert sum("started by %s" % pid in log for log in kids.values()) == 1, kids
+    assert sum("handler of %s" % pid in log for log in kids.values()) == 1, kids
+
+
+def test_a_first_process_has_no_parent_instance_id(admin):
+    flow = "flows:\n  default:\n    - log: \"has parent: ${hasVariable('parentInstanceId')}\"\n"
+    pid, p = run(admin, flow)
+    assert "has parent: false" in process_log(admin, pid)
+
+
+def test_suspended_parent_gets_the_child_out_vars(admin):
+    """Concord's ConcordTaskIT.testSuspendParentProcess: `sync` + `suspend` with outVars:
+    after the parent resumes, the step's out holds the child's out variables."""
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: payload
+        sync: true
+        suspend: true
+        arguments:
+          name: "Concord"
+        outVars:
+          - xyz
+      out: jobOut
+    - log: "${jobOut.xyz}"
+    - log: "id ${jobOut.id} ids ${jobOut.ids} nested ${jobOut[jobOut.id].xyz}"
+"""
+    child = "flows:\n  default:\n    - set:\n        xyz: \"Hello, ${name}!\"\n"
+    pid = start_process(admin, flow, files={"payload/concord.yml": child.encode()})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert "[INFO ] Hello, Concord!" in log
+    assert "id %s ids [%s] nested Hello, Concord!" % (kid, kid) in log
+    # it did suspend: the resume is in its history
+    st = admin.get("/api/v1/process/%s/event" % pid, params={"type": "PROCESS_STATUS"}).json()
+    assert "SUSPENDED" in [e["data"]["status"] for e in st], st
+
+
+def test_suspended_parent_gets_the_forks_out_vars(admin):
+    """Concord's ConcordTaskIT.testForkSuspend: two forks, `sync` + `suspend`, outVars: the
+    out holds each fork's variables under its id."""
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: fork
+        forks:
+          - entryPoint: onFork
+            arguments:
+              msg: "Hello"
+          - entryPoint: onFork
+            arguments:
+              msg: "Bye"
+        sync: true
+        suspend: true
+        outVars:
+          - varFromFork
+      out: jobOut
+    - log: "${jobOut}"
+  onFork:
+    - log: "Running in a fork"
+    - set:
+        varFromFork: "${msg}, ${name}"
+"""
+    pid = start_process(admin, flow, parts={"arguments.name": "n42"})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "{varFromFork=Hello, n42}" in log and "{varFromFork=Bye, n42}" in log, log
+    out = [line for line in log.splitlines() if "{varFromFork=Hello" in line][0]
+    assert "ids=[" in out and " id=" not in out, out  # "id" only for a single child
+
+
+def test_suspended_parent_fails_for_a_failed_child_unless_ignored(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        suspend: true
+        ignoreFailures: %s
+      out: job
+    - log: "after ${job.id}"
+"""
+    files = {"child/concord.yml": FAILING_CHILD.encode()}
+    pid = start_process(admin, flow % "false", files=files)
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FAILED", log
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert "All 1 child processes ended: resuming" in log
+    assert "Child process %s FAILED (error: {" % kid in log and "child broke" in log, log
+    assert "after " not in log
+    pid = start_process(admin, flow % "true", files=files)
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    kid = children_of(admin, pid)[0]["instanceId"]
+    assert "after %s" % kid in log
+
+
+def test_suspended_parent_catches_a_failed_child(admin):
+    """The failure after the resume is the step's error: a try/error around it handles it."""
+    flow = """
+flows:
+  default:
+    - try:
+        - task: concord
+          in:
+            action: start
+            payload: child
+            sync: true
+            suspend: true
+      error:
+        - log: "caught ${lastError.message}"
+    - log: "went on"
+"""
+    pid = start_process(admin, flow, files={"child/concord.yml": FAILING_CHILD.encode()})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "caught Child process" in log and "went on" in log

@@ -173,6 +173,62 @@ def test_on_cancel_of_a_suspended_process(admin):
     assert "cancelled while suspended" in process_log(admin, h["instanceId"])
 
 
+FORM_ON_CANCEL = """
+flows:
+  default:
+    - log: "before form"
+    - form: "myForm"
+      fields:
+        - firstName: { type: "string" }
+        - age: { type: "int" }
+      yield: true
+    - log: "after form"
+    - task: sleep
+      in:
+        duration: 30
+    - log: "after sleep"
+  onCancel:
+    - log: |
+        myForm.firstName: ${myForm.firstName}
+        myForm.age: ${myForm.age}
+"""
+
+
+def test_on_cancel_sees_the_form_values(admin):
+    """Concord's formOnCancel: values submitted in a form before the cancel are variables
+    of the onCancel handler, both when the process is stopped while it runs on after the
+    form and when it is stopped waiting for a second form."""
+    pid = start_process(admin, FORM_ON_CANCEL)
+    wait_process(admin, pid, ("SUSPENDED",))
+    r = admin.post("/api/v1/process/%s/form/myForm" % pid, json={"firstName": "John", "age": 42})
+    assert r.status_code == 200 and r.json()["ok"], r.text
+    wait_process(admin, pid, ("RUNNING",))
+    deadline = time.time() + 30
+    while "after form" not in process_log(admin, pid):
+        assert time.time() < deadline, process_log(admin, pid)
+        time.sleep(0.05)
+    assert admin.delete("/api/v1/process/%s" % pid).status_code in (200, 204)
+    assert wait_process(admin, pid)["status"] == "CANCELLED"
+    h = only_child(admin, pid, "CANCEL_HANDLER")
+    log = process_log(admin, h["instanceId"])
+    assert h["status"] == "FINISHED", log
+    assert "myForm.firstName: John" in log and "myForm.age: 42" in log, log
+
+    two = FORM_ON_CANCEL.replace("    - log: \"after form\"", "    - form: second\n      fields:\n        - x: { type: \"string\" }")
+    pid = start_process(admin, two)
+    wait_process(admin, pid, ("SUSPENDED",))
+    r = admin.post("/api/v1/process/%s/form/myForm" % pid, json={"firstName": "Ann", "age": 7})
+    assert r.status_code == 200 and r.json()["ok"], r.text
+    deadline = time.time() + 30
+    while [f["name"] for f in admin.get("/api/v1/process/%s/form" % pid).json()] != ["second"]:
+        assert time.time() < deadline, process_log(admin, pid)
+        time.sleep(0.05)
+    assert admin.delete("/api/v1/process/%s" % pid).status_code in (200, 204)
+    h = only_child(admin, pid, "CANCEL_HANDLER")
+    log = process_log(admin, h["instanceId"])
+    assert "myForm.firstName: Ann" in log and "myForm.age: 7" in log, log
+
+
 def test_bad_handler_process_timeout_is_refused(admin):
     r = start_process(admin, FAILING, parts={"handlerProcessTimeout": "soon"}, expect=400)
     assert "handlerProcessTimeout" in r.json()["message"]

@@ -152,6 +152,77 @@ static void test_state_refuses_malformed(void **state)
 	model_free(m);
 }
 
+/* A server task that suspends its step (the concord task's sync + suspend): the payload
+ * it gave comes back with method "resume" when the thread resumes. */
+static int reentrant_server(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
+			    char **suspend, struct err *e)
+{
+	json_t *payload = json_array_get(args, 0);
+
+	(void)ctx, (void)task;
+	if (!method) {
+		*suspend = strdup("kids");
+		*out = json_pack("{s:O}", "k", json_object_get(args, "k"));
+		return 0;
+	}
+	assert_string_equal(method, "resume");
+	if (json_integer_value(json_object_get(payload, "k")) < 0)
+		return err_set(e, ERR_INVALID, "Child process x FAILED");
+	*out = json_pack("{s:O}", "got", json_object_get(payload, "k"));
+	return 0;
+}
+
+static enum vm_status reenter(int k, bool tamper)
+{
+	static const struct flow_host_ops rops = {.log = test_log, .server_task = reentrant_server};
+	static const struct flow_host rhost = {.ops = &rops, .workdir = "/tmp"};
+	static const char text[] = "flows:\n"
+				   "  default:\n"
+				   "    - log: before\n"
+				   "    - task: concord\n"
+				   "      in: {k: \"${k}\"}\n"
+				   "      out: r\n"
+				   "    - log: \"r=${r.got}\"\n";
+	struct model *m = load(text);
+	struct vm *vm = vm_new(m, &rhost), *back;
+	json_t *args = json_pack("{s:i}", "k", k), *st;
+	enum vm_status rc;
+	struct err e;
+
+	logged[0] = '\0';
+	assert_int_equal(vm_start(vm, "default", args, NULL, &e), 0);
+	assert_int_equal(vm_run(vm), VM_SUSPENDED);
+	assert_null(strstr(logged, "r="));
+	st = vm_save(vm);
+	vm_free(vm);
+	if (tamper) /* step 0 is the log step: not a server task */
+		json_object_set_new(json_object_get(json_array_get(json_object_get(st, "threads"), 0), "reentry"),
+				    "step", json_integer(0));
+	back = vm_load(m, &rhost, st, &e);
+	json_decref(st);
+	json_decref(args);
+	if (!back) {
+		assert_non_null(strstr(e.msg, "bad task re-entry"));
+		model_free(m);
+		return VM_FAILED;
+	}
+	assert_int_equal(vm_resume(back, "kids", NULL, &e), 0);
+	rc = vm_run(back);
+	vm_free(back);
+	model_free(m);
+	return rc;
+}
+
+static void test_state_task_reentry(void **state)
+{
+	(void)state;
+	assert_int_equal(reenter(7, false), VM_FINISHED);
+	assert_non_null(strstr(logged, "r=7"));
+	assert_int_equal(reenter(-1, false), VM_FAILED);
+	assert_non_null(strstr(logged, "Child process x FAILED"));
+	assert_int_equal(reenter(7, true), VM_FAILED);
+}
+
 static void test_model_errors_name_position(void **state)
 {
 	struct err e;
@@ -203,6 +274,7 @@ int main(void)
 	    cmocka_unit_test(test_state_roundtrip_resume),
 	    cmocka_unit_test(test_state_refuses_other_definition),
 	    cmocka_unit_test(test_state_refuses_malformed),
+	    cmocka_unit_test(test_state_task_reentry),
 	    cmocka_unit_test(test_model_errors_name_position),
 	    cmocka_unit_test(test_model_walk_refuses_a_path_too_long),
 	};
