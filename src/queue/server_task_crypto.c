@@ -62,13 +62,19 @@ static int check_access(struct task_call *tc, const struct secret *s, struct err
 	const struct process *p = &tc->r->p;
 	struct principal who = {.method = AUTH_SESSION};
 	struct rbac_resource res = {SECRET_RESOURCE, "secret", s->id, s->name, s->org_id, s->owner_id, s->is_public};
+	char projects[512];
+	bool ok;
 	int rc;
 
-	if (s->project_id[0] && strcmp(s->project_id, p->project_id) != 0)
+	if ((rc = store_secret_project_allowed(tc->c, s, p->project_id, &ok, e)))
+		return rc;
+	if (!ok) {
+		store_secret_projects_text(tc->c, s, projects, sizeof projects);
 		return err_set(e, ERR_FORBIDDEN,
-			       "Secret '%s' is restricted to project '%s' and cannot be used by a process %s%s%s",
-			       s->name, s->project_name, p->project_id[0] ? "of project '" : "without a project",
+			       "Secret '%s' is restricted to %s and cannot be used by a process %s%s%s", s->name,
+			       projects, p->project_id[0] ? "of project '" : "without a project",
 			       p->project_id[0] ? p->project_name : "", p->project_id[0] ? "'" : "");
+	}
 	if (!p->initiator_id[0])
 		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process has no initiator to act as", s->name);
 	if ((rc = store_user_get(tc->c, p->initiator_id, &who.user, e)))
