@@ -15,6 +15,7 @@
 #include "crypto/projkey.h"
 #include "crypto/seal.h"
 #include "queue/server_tasks.h"
+#include "queue/task_secret.h"
 #include "store/orgs.h"
 #include "store/secrets.h"
 #include "store/users.h"
@@ -60,7 +61,7 @@ static int parse_ref(struct task_call *tc, size_t first, struct secret_ref *ref,
 static int check_access(struct task_call *tc, const struct secret *s, struct err *e)
 {
 	const struct process *p = &tc->r->p;
-	struct principal who = {.method = AUTH_SESSION};
+	struct principal who;
 	struct rbac_resource res = {SECRET_RESOURCE, "secret", s->id, s->name, s->org_id, s->owner_id, s->is_public};
 	char projects[512];
 	bool ok;
@@ -75,16 +76,10 @@ static int check_access(struct task_call *tc, const struct secret *s, struct err
 			       projects, p->project_id[0] ? "of project '" : "without a project",
 			       p->project_id[0] ? p->project_name : "", p->project_id[0] ? "'" : "");
 	}
-	if (!p->initiator_id[0])
-		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process has no initiator to act as", s->name);
-	if ((rc = store_user_get(tc->c, p->initiator_id, &who.user, e)))
+	if ((rc = task_initiator(tc, &who, e))) {
+		err_prefix(e, "Secret '%s'", s->name);
 		return rc;
-	if (who.user.disabled)
-		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process's initiator '%s' is disabled", s->name,
-			       who.user.username);
-	if (str_fmt(who.session_process, sizeof who.session_process, "%s", p->instance_id) ||
-	    str_fmt(who.session_project, sizeof who.session_project, "%s", p->project_id))
-		return err_set(e, ERR_INTERNAL, "process id too long: %s", p->instance_id);
+	}
 	return rbac_check(tc->c, &who, &res, ACCESS_READER, e);
 }
 
@@ -297,9 +292,7 @@ int server_task_crypto(struct task_call *tc, struct err *e)
 	const char *m = tc->method;
 
 	if (!m)
-		return err_set(e, ERR_INVALID,
-			       "crypto is called as methods, e.g. ${crypto.exportAsString('org', "
-			       "'name', null)} (docs/flows.md \"Tasks\")");
+		return server_task_crypto_action(tc, e);
 	if (!json_is_array(tc->args))
 		return err_set(e, ERR_INVALID, "crypto: arguments must be a list");
 	if (strcmp(m, "exportAsString") == 0)

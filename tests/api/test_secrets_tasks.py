@@ -1,0 +1,134 @@
+"""Tasks that manage secrets from a flow (issue 29 item 6), as the process's initiator:
+the `crypto` task's `action: create` (Concord's CryptoTaskV2)."""
+from conftest import process_log, start_process, unique, wait_process
+from proc_util import make_org, make_project
+
+API = "/api/v1/org/%s/secret"
+
+
+def run(client, flow, parts, expect="FINISHED", files=None):
+    pid = start_process(client, flow, parts=parts, files=files)
+    p = wait_process(client, pid)
+    log = process_log(client, pid)
+    assert p["status"] == expect, log
+    return log
+
+
+def export(client, org, name, password=None):
+    files = {"storePassword": (None, password)} if password else None
+    return client.post(API % org + "/" + name + "/data", files=files)
+
+
+def test_crypto_create_every_kind(admin):
+    org, _ = make_org(admin)
+    proj, pid = make_project(admin, org, rawPayloadMode="EVERYONE")
+    s_str, s_file, s_kp, s_up = (unique("s") for _ in range(4))
+    flow = """
+flows:
+  default:
+    - task: crypto
+      in:
+        action: create
+        secretName: %(s_str)s
+        stringValue: "str-value-1"
+        visibility: PRIVATE
+    - task: crypto
+      in:
+        action: "  Create "
+        org: %(org)s
+        secretName: %(s_file)s
+        data: files/value.bin
+        generatePassword: true
+        project: %(proj)s
+      out: made
+    - log: "password given: ${made.password != null && made.password.length() == 12}"
+    - task: crypto
+      in:
+        action: create
+        secretName: %(s_kp)s
+        keyPair:
+          public: files/id.pub
+          private: files/id
+    - task: crypto
+      in:
+        action: create
+        secretName: %(s_up)s
+        usernamePassword:
+          username: bob
+          password: "bob-pass-1"
+        storePassword: "Str0ngPass9"
+      out: up
+    - log: "echoed: ${up.password == 'Str0ngPass9'}"
+""" % dict(s_str=s_str, s_file=s_file, s_kp=s_kp, s_up=s_up, org=org, proj=proj)
+    log = run(admin, flow, {"org": org, "project": proj},
+              files={"files/value.bin": b"\x00\x01file-bytes", "files/id.pub": b"ssh-ed25519 AAAAq k",
+                     "files/id": b"PRIVATE-KEY"})
+    assert "password given: true" in log and "echoed: true" in log
+    assert "Str0ngPass9" not in log
+    meta = admin.get(API % org + "/" + s_str).json()
+    assert meta["type"] == "DATA" and meta["visibility"] == "PRIVATE" and meta["owner"]["username"] == "admin"
+    assert export(admin, org, s_str).content == b"str-value-1"
+    meta = admin.get(API % org + "/" + s_file).json()
+    assert meta["encryptedBy"] == "PASSWORD" and [p["name"] for p in meta["projects"]] == [proj]
+    assert admin.get(API % org + "/" + s_kp + "/public").json()["publicKey"] == "ssh-ed25519 AAAAq k"
+    assert admin.get(API % org + "/" + s_up).json()["type"] == "USERNAME_PASSWORD"
+    assert export(admin, org, s_up, "Str0ngPass9").status_code == 200
+
+
+def test_crypto_create_refusals(admin, new_user):
+    org, _ = make_org(admin)
+    proj, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    taken = unique("s")
+    r = admin.post(API % org, files={"name": (None, taken), "type": (None, "data"), "data": (None, "x")})
+    assert r.status_code == 200, r.text
+    cases = [
+        ("action: delete\n        secretName: xx1\n        stringValue: v", "Unknown action: 'delete'"),
+        ("action: create\n        stringValue: v", "'secretName' is required"),
+        ("action: create\n        secretName: xx2", "One of 'data', 'stringValue', 'keyPair' or 'usernamePassword'"),
+        ("action: create\n        secretName: xx3\n        stringValue: v\n        data: f", "mutually exclusive"),
+        ("action: create\n        secretName: xx4\n        data: ../../etc/passwd", "can't create the secret"),
+        ("action: create\n        secretName: %s\n        stringValue: v" % taken, "already exists"),
+        ("action: create\n        secretName: xx5\n        stringValue: v\n        storePassword: weak",
+         "Invalid password"),
+        ("action: create\n        secretName: xx6\n        stringValue: v\n        project: nope", "Project not found"),
+    ]
+    for body, fragment in cases:
+        flow = "flows:\n  default:\n    - task: crypto\n      in:\n        %s\n" % body
+        log = run(admin, flow, {"org": org, "project": proj}, expect="FAILED")
+        assert fragment in log, (body, log)
+    for name in ("xx1", "xx2", "xx3", "xx4", "xx5", "xx6"):
+        assert admin.get(API % org + "/" + name).status_code == 404
+    # the initiator must be a member of the organization
+    outsider = new_user()
+    flow = """
+flows:
+  default:
+    - task: crypto
+      in:
+        action: create
+        org: %s
+        secretName: xx7
+        stringValue: v
+""" % org
+    log = run(outsider, flow, {"org": "Default"}, expect="FAILED")
+    assert "xx7" not in [x["name"] for x in admin.get(API % org).json()]
+    assert outsider.username in log or "member" in log.lower(), log
+
+
+def test_crypto_create_in_dry_run_creates_nothing(admin):
+    org, _ = make_org(admin)
+    name = unique("s")
+    flow = """
+flows:
+  default:
+    - task: crypto
+      in:
+        action: create
+        secretName: %s
+        stringValue: v
+      out: made
+    - log: "ok=${made.ok}"
+""" % name
+    log = run(admin, flow, {"org": org, "dryRun": "true"})
+    assert "ok=true" in log
+    assert admin.get(API % org + "/" + name).status_code == 404
