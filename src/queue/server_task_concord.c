@@ -751,6 +751,8 @@ int server_task_concord(struct task_call *tc, struct err *e)
 		return action_fork(tc, tc->args, e);
 	if (strcmp(action, "kill") == 0)
 		return action_kill(tc, tc->args, e);
+	if (strcmp(action, "createApiKey") == 0 || strcmp(action, "createOrUpdateApiKey") == 0)
+		return server_task_concord_apikey(tc, action[6] == 'O', e);
 	if (strcmp(action, "startExternal") == 0)
 		return err_set(e, ERR_INVALID, "concord: action 'startExternal' is not available on this server");
 	return err_set(e, ERR_INVALID, "concord: unknown action '%.64s' (start, fork or kill)", action);

@@ -58,5 +58,8 @@ int server_task_crypto(struct task_call *tc, struct err *e);
 /* crypto's `task:` form (`action: create`): server_task_crypto_create.c. */
 int server_task_crypto_action(struct task_call *tc, struct err *e);
 int server_task_concord(struct task_call *tc, struct err *e);
+/* concord's createApiKey (or_update false) and createOrUpdateApiKey actions:
+ * server_task_concord_apikey.c. */
+int server_task_concord_apikey(struct task_call *tc, bool or_update, struct err *e);
 
 #endif

@@ -132,3 +132,101 @@ flows:
     log = run(admin, flow, {"org": org, "dryRun": "true"})
     assert "ok=true" in log
     assert admin.get(API % org + "/" + name).status_code == 404
+
+
+def test_concord_create_api_key(admin, new_user):
+    """Concord's ConcordTaskCommon.createApiKey / createOrUpdateApiKey, as the initiator."""
+    user = new_user()
+    name = unique("k")
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: createApiKey
+        username: %(u)s
+        name: %(n)s
+      out: made
+    - log: "made ${made.name} ${made.key.length() > 20} ${made.key}"
+    - task: concord
+      in:
+        action: createApiKey
+        username: %(u)s
+        name: %(n)s
+        ignoreExisting: true
+      out: again
+    - log: "again ${again.id == made.id} ${again.key == null}"
+    - task: concord
+      in:
+        action: createOrUpdateApiKey
+        userId: %(uid)s
+        name: %(n)s
+      out: upd
+    - log: "updated ${upd.result} ${upd.id == made.id} ${upd.key != made.key}"
+    - task: concord
+      in:
+        action: createOrUpdateApiKey
+        username: %(u)s
+        name: %(n)s-2
+      out: fresh
+    - log: "fresh ${fresh.result}"
+""" % dict(u=user.username, uid=user.user_id, n=name)
+    log = run(admin, flow, {"org": "Default"})
+    assert "made %s true ******" % name in log, log
+    assert "again true true" in log and "updated UPDATED true true" in log and "fresh CREATED" in log
+    keys = {k["name"]: k for k in user.get("/api/v1/apikey").json()}
+    assert name in keys and name + "-2" in keys
+    # a duplicate without ignoreExisting fails; a user makes keys for themselves only
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: createApiKey
+        username: %s
+        name: %s
+""" % (user.username, name)
+    assert "API key '%s' already exists." % name in run(admin, flow, {"org": "Default"}, expect="FAILED")
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: createApiKey
+        username: admin
+        name: stolen
+"""
+    assert "only admins can create keys for other users" in run(user, flow, {"org": "Default"}, expect="FAILED")
+    assert "stolen" not in [k["name"] for k in admin.get("/api/v1/apikey").json()]
+    own = unique("own")
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: createApiKey
+        username: %s
+        name: %s
+      out: k
+    - log: "own ${k.name}"
+""" % (user.username, own)
+    assert "own " + own in run(user, flow, {"org": "Default"})
+
+
+def test_concord_api_key_works(admin, new_user):
+    """The key a flow made authenticates as its user."""
+    from conftest import Client
+    user = new_user()
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: createApiKey
+        username: %s
+        key: QUJDREVGR0hJSktMTU5PUFFSU1RVVldY
+      out: k
+""" % user.username
+    run(admin, flow, {"org": "Default"})
+    r = Client(admin.url, "QUJDREVGR0hJSktMTU5PUFFSU1RVVldY").get("/api/v1/apikey")
+    assert r.status_code == 200, r.text
