@@ -56,71 +56,19 @@ static int parse_ref(struct task_call *tc, size_t first, struct secret_ref *ref,
 	return 0;
 }
 
-/* May the process use s?  Its initiator needs READER on the secret (the same rules as the
- * API, auth/rbac.c), and a secret restricted to a project serves that project only. */
-static int check_access(struct task_call *tc, const struct secret *s, struct err *e)
-{
-	const struct process *p = &tc->r->p;
-	struct principal who;
-	struct rbac_resource res = {SECRET_RESOURCE, "secret", s->id, s->name, s->org_id, s->owner_id, s->is_public};
-	char projects[512];
-	bool ok;
-	int rc;
-
-	if ((rc = store_secret_project_allowed(tc->c, s, p->project_id, &ok, e)))
-		return rc;
-	if (!ok) {
-		store_secret_projects_text(tc->c, s, projects, sizeof projects);
-		return err_set(e, ERR_FORBIDDEN,
-			       "Secret '%s' is restricted to %s and cannot be used by a process %s%s%s", s->name,
-			       projects, p->project_id[0] ? "of project '" : "without a project",
-			       p->project_id[0] ? p->project_name : "", p->project_id[0] ? "'" : "");
-	}
-	if ((rc = task_initiator(tc, &who, e))) {
-		err_prefix(e, "Secret '%s'", s->name);
-		return rc;
-	}
-	return rbac_check(tc->c, &who, &res, ACCESS_READER, e);
-}
-
 /* Finds, checks and opens the secret of ref: *pt is released with payload_free. */
 static int open_secret(struct task_call *tc, const struct secret_ref *ref, enum secret_type want, struct secret *s,
 		       unsigned char **pt, size_t *pt_len, struct err *e)
 {
-	const struct masterkey *mk = master_key(tc, e);
-	unsigned char *env = NULL;
-	size_t env_len = 0;
-	struct org o;
 	int rc;
 
 	*pt = NULL;
-	if (!mk)
-		return -1;
-	if (ref->org && (rc = store_org_find(tc->c, ref->org, &o, e)))
-		return rc;
-	if ((rc = store_secret_find(tc->c, ref->org ? o.id : tc->r->p.org_id, ref->name, s, e)) ||
-	    (rc = check_access(tc, s, e)))
+	if ((rc = task_secret_find(tc, ref->org, ref->name, ACCESS_READER, true, s, e)))
 		return rc;
 	if (s->type != want)
 		return err_set(e, ERR_INVALID, "Invalid secret type: %s, expected: %s", secret_type_name(s->type),
 			       secret_type_name(want));
-	if (s->password_protected && !ref->password)
-		return err_set(e, ERR_INVALID,
-			       "Error while fetching a secret '%s': The secret '%s' requires a password to decrypt",
-			       s->name, s->name);
-	if (!s->password_protected && ref->password)
-		return err_set(e, ERR_INVALID,
-			       "Error while fetching a secret '%s': Not a password-protected secret '%s'", s->name,
-			       s->name);
-	if ((rc = store_secret_envelope(tc->c, s->id, &env, &env_len, e)))
-		return rc;
-	rc = seal_decrypt(mk, ref->password, &(struct seal_binding){s->org_id, s->name}, env, env_len, pt, pt_len, e);
-	if (rc == 0) /* the store password is as secret as the value it opens */
-		task_call_sensitive(tc, ref->password);
-	if (rc && e->code == ERR_INVALID)
-		err_prefix(e, "Error while fetching a secret '%s'", s->name);
-	free(env);
-	return rc;
+	return task_secret_open(tc, s, ref->password, pt, pt_len, e);
 }
 
 /* A sensitive string for the flow: valid UTF-8 without NUL, else an error. */

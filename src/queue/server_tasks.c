@@ -19,6 +19,7 @@ static const struct {
     {"concord", server_task_concord},
     {"kv", server_task_kv},
     {"crypto", server_task_crypto},
+    {"concordSecrets", server_task_concord_secrets},
 };
 
 void task_call_sensitive(struct task_call *tc, const char *value)

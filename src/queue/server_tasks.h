@@ -55,6 +55,7 @@ int server_task_run(struct task_call *tc, struct err *e) WUR;
 /* The handlers (server_task_<name>.c). */
 int server_task_kv(struct task_call *tc, struct err *e);
 int server_task_crypto(struct task_call *tc, struct err *e);
+int server_task_concord_secrets(struct task_call *tc, struct err *e);
 /* crypto's `task:` form (`action: create`): server_task_crypto_create.c. */
 int server_task_crypto_action(struct task_call *tc, struct err *e);
 int server_task_concord(struct task_call *tc, struct err *e);

@@ -41,17 +41,90 @@ int task_secret_org(struct task_call *tc, const struct principal *who, const cha
 	return rc ? rc : rbac_org(tc->c, who, o, RBAC_ORG_MEMBER, e);
 }
 
+/* May the process use s?  A secret restricted to projects serves their processes only. */
+static int check_projects(struct task_call *tc, const struct secret *s, struct err *e)
+{
+	const struct process *p = &tc->r->p;
+	char projects[512];
+	bool ok;
+	int rc;
+
+	if ((rc = store_secret_project_allowed(tc->c, s, p->project_id, &ok, e)) || ok)
+		return rc;
+	store_secret_projects_text(tc->c, s, projects, sizeof projects);
+	return err_set(e, ERR_FORBIDDEN, "Secret '%s' is restricted to %s and cannot be used by a process %s%s%s",
+		       s->name, projects, p->project_id[0] ? "of project '" : "without a project",
+		       p->project_id[0] ? p->project_name : "", p->project_id[0] ? "'" : "");
+}
+
+int task_secret_find(struct task_call *tc, const char *org, const char *name, enum access_level level, bool use,
+		     struct secret *s, struct err *e)
+{
+	struct principal who;
+	struct rbac_resource res;
+	struct org o;
+	int rc;
+
+	if (org && (rc = store_org_find(tc->c, org, &o, e)))
+		return rc;
+	if ((rc = store_secret_find(tc->c, org ? o.id : tc->r->p.org_id, name, s, e)) ||
+	    (use && (rc = check_projects(tc, s, e))))
+		return rc;
+	if ((rc = task_initiator(tc, &who, e))) {
+		err_prefix(e, "Secret '%s'", s->name);
+		return rc;
+	}
+	res = (struct rbac_resource){SECRET_RESOURCE, "secret", s->id, s->name, s->org_id, s->owner_id, s->is_public};
+	return rbac_check(tc->c, &who, &res, level, e);
+}
+
+int task_secret_open(struct task_call *tc, const struct secret *s, const char *password, unsigned char **pt,
+		     size_t *pt_len, struct err *e)
+{
+	const struct masterkey *mk = tc->r->q ? tc->r->q->cfg.master_key : NULL;
+	unsigned char *env = NULL;
+	size_t env_len = 0;
+	int rc;
+
+	*pt = NULL;
+	if (!mk)
+		return err_set(e, ERR_UNAVAILABLE, "the server's master key is not available to processes");
+	if (s->password_protected && !password)
+		return err_set(e, ERR_INVALID,
+			       "Error while fetching a secret '%s': The secret '%s' requires a password to decrypt",
+			       s->name, s->name);
+	if (!s->password_protected && password)
+		return err_set(e, ERR_INVALID,
+			       "Error while fetching a secret '%s': Not a password-protected secret '%s'", s->name,
+			       s->name);
+	if ((rc = store_secret_envelope_of(tc->c, s, &env, &env_len, e)))
+		return rc;
+	rc = seal_decrypt(mk, password, &(struct seal_binding){s->org_id, s->name}, env, env_len, pt, pt_len, e);
+	if (rc == 0) /* the store password is as secret as the value it opens */
+		task_call_sensitive(tc, password);
+	if (rc && e->code == ERR_INVALID)
+		err_prefix(e, "Error while fetching a secret '%s'", s->name);
+	free(env);
+	return rc;
+}
+
 /* One project of the organization by name, READER checked, added to ps unless there. */
 static int add_project(struct task_call *tc, const struct principal *who, const struct org *o, json_t *name,
-		       struct secret_project *ps, size_t *n, struct err *e)
+		       bool by_id, struct secret_project *ps, size_t *n, struct err *e)
 {
 	struct rbac_resource r = {"PROJECT", "project", NULL, NULL, o->id, NULL, false};
+	const char *v = json_string_value(name);
 	struct project p;
 	int rc;
 
-	if (!json_is_string(name))
-		return err_set(e, ERR_INVALID, "'projects' must be a project name or a list of names");
-	rc = store_project_find(tc->c, o->id, json_string_value(name), &p, e);
+	if (!v)
+		return err_set(e, ERR_INVALID, "projects must be given as a name (id) or a list of names (ids)");
+	if (by_id)
+		rc = uuid_valid(v, strlen(v)) ? store_project_get(tc->c, v, &p, e) : -ERR_NOT_FOUND;
+	else
+		rc = store_project_find(tc->c, o->id, v, &p, e);
+	if (rc == 0 && strcmp(p.org_id, o->id) != 0)
+		rc = -ERR_NOT_FOUND;
 	if (rc == -ERR_NOT_FOUND)
 		return err_set(e, ERR_INVALID, "Project not found: %.128s", json_string_value(name));
 	if (rc)
@@ -74,8 +147,8 @@ static int add_project(struct task_call *tc, const struct principal *who, const 
 	return 0;
 }
 
-static int resolve_projects(struct task_call *tc, const struct principal *who, const struct org *o, json_t *projects,
-			    struct secret_project **ps, size_t *n, struct err *e)
+int task_secret_projects(struct task_call *tc, const struct principal *who, const struct org *o, json_t *projects,
+			 bool by_id, struct secret_project **ps, size_t *n, struct err *e)
 {
 	size_t i;
 	json_t *v;
@@ -88,9 +161,9 @@ static int resolve_projects(struct task_call *tc, const struct principal *who, c
 	if (!(*ps = calloc(SECRET_PROJECTS_MAX, sizeof **ps)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	if (!json_is_array(projects))
-		return add_project(tc, who, o, projects, *ps, n, e);
+		return add_project(tc, who, o, projects, by_id, *ps, n, e);
 	json_array_foreach(projects, i, v) {
-		if ((rc = add_project(tc, who, o, v, *ps, n, e)))
+		if ((rc = add_project(tc, who, o, v, by_id, *ps, n, e)))
 			return rc;
 	}
 	return 0;
@@ -154,7 +227,7 @@ int task_secret_create(struct task_call *tc, const struct task_secret_new *n, ch
 	if (!mk)
 		return err_set(e, ERR_UNAVAILABLE, "the server's master key is not available to processes");
 	if ((rc = task_initiator(tc, &who, e)) || (rc = task_secret_org(tc, &who, n->org, &o, e)) ||
-	    (rc = fill(n, &o, &who, &s, e)) || (rc = resolve_projects(tc, &who, &o, n->projects, &ps, &n_ps, e)) ||
+	    (rc = fill(n, &o, &who, &s, e)) || (rc = task_secret_projects(tc, &who, &o, n->projects, false, &ps, &n_ps, e)) ||
 	    (rc = store_password(n, &who, password, e)))
 		goto out;
 	s.n_projects = n_ps;

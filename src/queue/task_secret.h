@@ -25,6 +25,24 @@ int task_initiator(struct task_call *tc, struct principal *who, struct err *e) W
 int task_secret_org(struct task_call *tc, const struct principal *who, const char *org, struct org *o,
 		    struct err *e) WUR;
 
+/* The secret name of org (NULL: the process's own) that the process may use at level:
+ * the initiator's access (auth/rbac.c, as the API) and, with use, the project restriction
+ * (a process of one of the secret's projects only).  ERR_NOT_FOUND, ERR_FORBIDDEN. */
+int task_secret_find(struct task_call *tc, const char *org, const char *name, enum access_level level, bool use,
+		     struct secret *s, struct err *e) WUR;
+
+/* Decrypts s with its store password (NULL for none; Concord's messages when missing,
+ * unexpected or wrong) and marks the password sensitive.  *pt is released with
+ * payload_free. */
+int task_secret_open(struct task_call *tc, const struct secret *s, const char *password, unsigned char **pt,
+		     size_t *pt_len, struct err *e) WUR;
+
+/* Projects of o named by projects (NULL, a name or a list of names; ids when by_id), each
+ * READER-checked for who, without repeats: new array in *ps (caller frees; it may be
+ * non-NULL on failure too).  ERR_INVALID "Project not found: x". */
+int task_secret_projects(struct task_call *tc, const struct principal *who, const struct org *o, json_t *projects,
+			 bool by_id, struct secret_project **ps, size_t *n, struct err *e) WUR;
+
 /* A new secret.  Every pointer is borrowed. */
 struct task_secret_new {
 	const char *org;	    /* NULL: the process's organization */

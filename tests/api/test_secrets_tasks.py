@@ -1,5 +1,7 @@
-"""Tasks that manage secrets from a flow (issue 29 item 6), as the process's initiator:
-the `crypto` task's `action: create` (Concord's CryptoTaskV2)."""
+"""Tasks that manage secrets and API keys from a flow (issue 29 item 6), as the process's
+initiator: the `crypto` task's `action: create` (Concord's CryptoTaskV2), the `concord`
+task's createApiKey/createOrUpdateApiKey (ConcordTaskCommon) and `concordSecrets`
+(SecretsTaskV2)."""
 from conftest import process_log, start_process, unique, wait_process
 from proc_util import make_org, make_project
 
@@ -230,3 +232,103 @@ flows:
     run(admin, flow, {"org": "Default"})
     r = Client(admin.url, "QUJDREVGR0hJSktMTU5PUFFSU1RVVldY").get("/api/v1/apikey")
     assert r.status_code == 200, r.text
+
+
+def test_concord_secrets_task(admin):
+    """Concord's SecretsTaskV2: create, getAsString, update, delete, ignoreErrors."""
+    org, _ = make_org(admin)
+    proj, pid = make_project(admin, org, rawPayloadMode="EVERYONE")
+    other, other_id = make_project(admin, org)
+    name, up = unique("s"), unique("u")
+    flow = """
+flows:
+  default:
+    - task: concordSecrets
+      in:
+        action: create
+        name: %(name)s
+        data: "first-value"
+        storePassword: "Str0ngPass9"
+    - task: concordSecrets
+      in:
+        name: %(name)s
+        storePassword: "Str0ngPass9"
+      out: got
+    - log: "got ${got.ok} ${got.status} ${got.data.length()}"
+    - task: concordSecrets
+      in:
+        action: update
+        name: %(name)s
+        data: "second-value-2"
+        storePassword: "Str0ngPass9"
+        newStorePassword: "N3wPassword"
+        projectIds: ["%(pid)s", "%(other_id)s"]
+    - task: concordSecrets
+      in:
+        action: getAsString
+        name: %(name)s
+        storePassword: "N3wPassword"
+      out: got2
+    - log: "got2 ${got2.data.length()}"
+    - task: concordSecrets
+      in:
+        action: create
+        name: %(up)s
+        type: username_password
+        username: bob
+        password: "bob-pw"
+        project: %(proj)s
+    - task: concordSecrets
+      in:
+        action: update
+        name: missing-%(up)s
+        createIfMissing: true
+        data: "made"
+    - task: concordSecrets
+      in:
+        action: delete
+        name: %(up)s
+    - task: concordSecrets
+      in:
+        name: %(up)s
+        ignoreErrors: true
+      out: gone
+    - log: "gone ${gone.ok} ${gone.status}"
+""" % dict(name=name, up=up, pid=pid, other_id=other_id, proj=proj)
+    log = run(admin, flow, {"org": org, "project": proj})
+    assert "got true OK 11" in log and "got2 14" in log and "gone false NOT_FOUND" in log, log
+    assert "first-value" not in log and "N3wPassword" not in log
+    meta = admin.get(API % org + "/" + name).json()
+    assert sorted(p["name"] for p in meta["projects"]) == sorted([proj, other])
+    r = admin.post(API % org + "/" + name + "/data", files={"storePassword": (None, "N3wPassword")})
+    assert r.content == b"second-value-2"
+    assert admin.get(API % org + "/" + up).status_code == 404
+    assert export(admin, org, "missing-" + up).content == b"made"
+    # without ignoreErrors a missing secret fails the step
+    flow = "flows:\n  default:\n    - task: concordSecrets\n      in:\n        name: nope-%s\n" % up
+    assert "Secret not found" in run(admin, flow, {"org": org, "project": proj}, expect="FAILED")
+
+
+def test_concord_secrets_acts_as_the_initiator(admin, new_user):
+    org, _ = make_org(admin)
+    proj, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    name = unique("s")
+    r = admin.post(API % org, files={"name": (None, name), "type": (None, "data"), "data": (None, "x"),
+                                     "visibility": (None, "PRIVATE")})
+    assert r.status_code == 200, r.text
+    user = new_user()
+    flow = """
+flows:
+  default:
+    - task: concordSecrets
+      in:
+        org: %s
+        action: delete
+        name: %s
+        ignoreErrors: true
+      out: r
+    - log: "r ${r.ok} ${r.status}"
+""" % (org, name)
+    log = run(user, flow, {"org": "Default"})
+    assert "r false ACCESS_DENIED" in log or "r false NOT_FOUND" in log, log
+    assert admin.get(API % org + "/" + name).status_code == 200
