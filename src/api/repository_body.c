@@ -167,11 +167,17 @@ static int find_secret(struct api_call *c, const struct repository *r, const cha
  * the URL and openable by the server. */
 static int check_secret(struct api_call *c, const struct repository *r, const struct secret *s, enum url_kind kind)
 {
+	char projects[512];
+	bool ok;
 	int rc;
 
-	if (s->project_id[0] && strcmp(s->project_id, r->project_id) != 0)
-		return api_fail(c, ERR_INVALID, "Secret '%s' is restricted to project '%s': not usable by project '%s'",
-				s->name, s->project_name, r->project_name);
+	if ((rc = store_secret_project_allowed(c->db, s, r->project_id, &ok, &c->err)))
+		return rc;
+	if (!ok) {
+		store_secret_projects_text(c->db, s, projects, sizeof projects);
+		return api_fail(c, ERR_INVALID, "Secret '%s' is restricted to %s: not usable by project '%s'", s->name,
+				projects, r->project_name);
+	}
 	if ((rc = secrets_check(c, s, ACCESS_READER)))
 		return c->err.code == ERR_FORBIDDEN ? api_recode(c, ERR_INVALID) : rc;
 	if (s->password_protected)

@@ -377,6 +377,35 @@ int secrets_project(struct api_call *c, const char *org_id, const char *id, cons
 	return rbac_check(c->db, &c->who, &r, ACCESS_READER, &c->err);
 }
 
+int secrets_projects_add(struct api_call *c, const char *org_id, struct str ref, bool by_id,
+			 struct secret_projects_req *l)
+{
+	struct project p;
+	char *v;
+	int rc;
+
+	ref = str_trim(ref);
+	if (!ref.len)
+		return 0;
+	v = arena_strndup(&c->req->arena, ref.p, ref.len);
+	if ((rc = secrets_project(c, org_id, by_id ? v : NULL, by_id ? NULL : v, &p)))
+		return rc;
+	l->given = true;
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->items[i].id, p.id) == 0)
+			return 0;
+	if (l->n == SECRET_PROJECTS_MAX)
+		return api_fail(c, ERR_INVALID, "A secret can be restricted to at most %d projects",
+				SECRET_PROJECTS_MAX);
+	if (!l->items)
+		l->items = arena_alloc(&c->req->arena, SECRET_PROJECTS_MAX * sizeof *l->items);
+	memcpy(l->items[l->n].id, p.id, sizeof l->items[l->n].id);
+	if (str_fmt(l->items[l->n].name, sizeof l->items[l->n].name, "%s", p.name))
+		return api_fail(c, ERR_INTERNAL, "project name too long: %s", p.name);
+	l->n++;
+	return 0;
+}
+
 char *secrets_text(struct api_call *c, const struct multipart *mp, const char *name)
 {
 	struct str v;
@@ -404,20 +433,31 @@ int secrets_multipart(struct api_call *c, struct multipart *mp)
 
 /* ---- metadata ---- */
 
-static json_t *secret_json(const struct secret *s)
+/* The secret's metadata as Concord's SecretEntryV2: `projects` lists every project it is
+ * restricted to; the older projectId/projectName name it when there is exactly one. */
+static json_t *secret_json(struct api_call *c, const struct secret *s)
 {
 	json_t *v = json_object(), *projects = json_array();
+	struct secret_project *ps = NULL;
+	size_t n = 0;
 	char ts[DT_ISO_LEN];
 
+	if (s->n_projects && store_secret_projects(c->db, s->id, &ps, &n, &c->err)) {
+		json_decref(v);
+		json_decref(projects);
+		return NULL;
+	}
 	json_object_set_new(v, "id", json_string(s->id));
 	json_object_set_new(v, "name", json_string(s->name));
 	json_object_set_new(v, "orgId", json_string(s->org_id));
 	json_object_set_new(v, "orgName", json_string(s->org_name));
-	if (s->project_id[0]) {
-		json_object_set_new(v, "projectId", json_string(s->project_id));
-		json_object_set_new(v, "projectName", json_string(s->project_name));
-		json_array_append_new(projects, json_pack("{s:s,s:s}", "id", s->project_id, "name", s->project_name));
+	if (n == 1) {
+		json_object_set_new(v, "projectId", json_string(ps[0].id));
+		json_object_set_new(v, "projectName", json_string(ps[0].name));
 	}
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(projects, json_pack("{s:s,s:s}", "id", ps[i].id, "name", ps[i].name));
+	free(ps);
 	json_object_set_new(v, "projects", projects);
 	json_object_set_new(v, "type", json_string(secret_type_name(s->type)));
 	json_object_set_new(v, "encryptedBy", json_string(s->password_protected ? "PASSWORD" : "SERVER_KEY"));
@@ -438,9 +478,12 @@ static int get(struct api_call *c)
 {
 	struct org o;
 	struct secret s;
+	json_t *v;
 	int rc = secrets_load(c, &o, &s, ACCESS_READER);
 
-	return rc ? rc : api_reply(c, secret_json(&s));
+	if (rc)
+		return rc;
+	return (v = secret_json(c, &s)) ? api_reply(c, v) : -1;
 }
 
 static bool sees_all(struct api_call *c, const struct org *o)
@@ -467,10 +510,32 @@ static int list(struct api_call *c)
 	if (rc)
 		return rc;
 	arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, secret_json(&rows[i]));
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		json_t *v = secret_json(c, &rows[i]);
+		rc = v ? json_array_append_new(arr, v) : -1;
+	}
 	free(rows);
+	if (rc) {
+		json_decref(arr);
+		return rc;
+	}
 	return api_reply(c, arr);
+}
+
+/* Concord's getPublicKey checks READER without requiring membership of the org
+ * (orgMembersOnly=false): the public key of a PUBLIC secret is readable by every user who
+ * can see the organization; a PRIVATE one needs READER as everywhere else. */
+static int public_key_access(struct api_call *c, struct org *o, struct secret *s)
+{
+	int rc;
+
+	if ((rc = store_org_find(c->db, api_param(c, "org"), o, &c->err)) ||
+	    (rc = rbac_org(c->db, &c->who, o, RBAC_ORG_VIEW, &c->err)) ||
+	    (rc = store_secret_find(c->db, o->id, api_param(c, "name"), s, &c->err)))
+		return rc;
+	if (s->is_public)
+		return 0;
+	return secrets_check(c, s, ACCESS_READER);
 }
 
 static int public_key(struct api_call *c)
@@ -483,7 +548,7 @@ static int public_key(struct api_call *c)
 	json_t *v;
 	int rc;
 
-	if ((rc = secrets_load(c, &o, &s, ACCESS_READER)))
+	if ((rc = public_key_access(c, &o, &s)))
 		return rc;
 	if (s.type != SECRET_TYPE_KEY_PAIR)
 		return api_fail(c, ERR_INVALID, "Invalid secret type: %s, expected KEY_PAIR, got: %s", s.name,
@@ -496,7 +561,7 @@ static int public_key(struct api_call *c)
 		if (!pk) {
 			rc = api_fail(c, ERR_INVALID, "The public key of secret '%s' is not text", s.name);
 		} else {
-			v = json_pack("{s:s,s:o,s:b}", "name", s.name, "publicKey", pk, "ok", 1);
+			v = json_pack("{s:s,s:s,s:o,s:b}", "id", s.id, "name", s.name, "publicKey", pk, "ok", 1);
 			rc = api_reply(c, v);
 		}
 	}
@@ -504,14 +569,28 @@ static int public_key(struct api_call *c)
 	return rc;
 }
 
-/* Users export project-restricted secrets only with a global role or as admin; processes
- * of the project get them through their supervisor (DESIGN.md §2). */
+/* Users export project-restricted secrets only with a global role or as admin; a process
+ * (its session token) only when its project is one of the secret's, as Concord's
+ * assertProjectScope.  Processes usually get them through their supervisor (DESIGN.md §2). */
 static int check_project_scope(struct api_call *c, const struct secret *s)
 {
-	if (!s->project_id[0] || (c->who.user.roles & (ROLE_ADMIN | ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
+	bool ok;
+	int rc;
+
+	if (!s->n_projects || (c->who.user.roles & (ROLE_ADMIN | ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
 		return 0;
-	return api_fail(c, ERR_FORBIDDEN,
-			"Project-scoped secrets can only be accessed within a running process. Secret: %s", s->name);
+	if (c->who.method != AUTH_SESSION)
+		return api_fail(c, ERR_FORBIDDEN,
+				"Project-scoped secrets can only be accessed within a running process. Secret: %s",
+				s->name);
+	if ((rc = store_secret_project_allowed(c->db, s, c->who.session_project, &ok, &c->err)))
+		return rc;
+	if (!ok)
+		return api_fail(
+		    c, ERR_FORBIDDEN,
+		    "Project-scoped secrets can only be accessed within the project they belong to. Secret: %s",
+		    s->name);
+	return 0;
 }
 
 static int export_data(struct api_call *c)
@@ -592,6 +671,8 @@ static int bulk_access(struct api_call *c)
 #define SCHEMA_SECRET                                                                                                  \
 	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},'orgId':" SCHEMA_UUID            \
 	",'orgName':{'type':'string'},'projectId':" SCHEMA_UUID ",'projectName':{'type':'string'},"                    \
+	"'projects':{'type':'array','items':{'type':'object','properties':{'id':" SCHEMA_UUID                          \
+	",'name':{'type':'string'}}}},"                                                                                \
 	"'type':{'enum':['KEY_PAIR','USERNAME_PASSWORD','DATA']},'encryptedBy':{'enum':['SERVER_KEY','PASSWORD']},"    \
 	"'storeType':{'type':'string'},'visibility':{'enum':['PUBLIC','PRIVATE']},'owner':" SCHEMA_OWNER               \
 	",'createdAt':" SCHEMA_DATE ",'lastUpdatedAt':" SCHEMA_DATE "}}"
@@ -603,8 +684,9 @@ static int bulk_access(struct api_call *c)
 	"'private':{'type':'string','format':'binary','writeOnly':true},'storePassword':{'type':'string','writeOnly':" \
 	"true},"                                                                                                       \
 	"'generatePassword':{'type':'boolean'},'visibility':{'enum':['PUBLIC','PRIVATE']},'project':{'type':'string'}" \
-	","                                                                                                            \
-	"'projectId':" SCHEMA_UUID "}}"
+	",'projectId':" SCHEMA_UUID ",'projectIds':{'type':'string','description':'comma-separated project ids'},"     \
+	"'projects':{'type':'string','description':'comma-separated project "                                          \
+	"names'},'projectNames':{'type':'string'}}}"
 
 static const struct api_doc doc_create = {
     .summary = "Create a secret: a key pair (given or generated), a username and password, or data",
@@ -659,7 +741,7 @@ static const struct api_doc doc_public = {
     .summary = "The public key of a key-pair secret",
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_SECRET, {0}},
     .response = "{'type':'object','properties':{'ok':{'type':'boolean'},'name':{'type':'string'},"
-		"'publicKey':{'type':'string'}}}",
+		"'id':" SCHEMA_UUID ",'publicKey':{'type':'string'}}}",
     .errors = "400 403 404",
 };
 static const struct api_doc doc_data = {

@@ -53,6 +53,18 @@ int secrets_seal(struct api_call *c, const char *org_id, const char *name, const
  * unknown). */
 int secrets_project(struct api_call *c, const char *org_id, const char *id, const char *name, struct project *p) WUR;
 
+/* The projects a request restricts a secret to.  given: the request names projects (an
+ * empty list is not "given"); items from the request arena. */
+struct secret_projects_req {
+	bool given;
+	struct secret_project *items;
+	size_t n;
+};
+/* Resolves ref (a project id when by_id, else a name; trimmed) with secrets_project and
+ * adds it to l unless it is there already; 400 past SECRET_PROJECTS_MAX. */
+int secrets_projects_add(struct api_call *c, const char *org_id, struct str ref, bool by_id,
+			 struct secret_projects_req *l) WUR;
+
 /* The plaintext of a new secret value from the parts of a create or v2 update: `data`;
  * `username`+`password`; `public`+`private`, or `public` omitted → a generated pair
  * (keyType rsa|ed25519), whose public key is returned in *public_key (new string, else
@@ -61,14 +73,15 @@ int secrets_project(struct api_call *c, const char *org_id, const char *id, cons
 int secrets_form_value(struct api_call *c, const struct multipart *mp, enum secret_type type, unsigned char **pt,
 		       size_t *pt_len, char **public_key) WUR;
 
-/* The project reference of a form: the first non-empty part of projectIds, projects,
- * projectId, project (ids or names; a comma list may name one project only).  Both NULL
- * when none is given; strings from the request arena. */
 /* Refuses (400, naming it and the known ones) a part whose name is not in known (NULL-
  * terminated): a misspelt or unsupported restriction must not create an unrestricted
  * secret silently. */
 int secrets_form_known_parts(struct api_call *c, const struct multipart *mp, const char *const *known) WUR;
-int secrets_form_project_ref(struct api_call *c, const struct multipart *mp, const char **id, const char **name) WUR;
+/* The projects of a form: the first non-empty part of projectIds, projectNames, projects,
+ * projectId, project (comma lists of ids or names, as Concord's clients send them), each
+ * resolved in org_id with secrets_projects_add. */
+int secrets_form_projects(struct api_call *c, const struct multipart *mp, const char *org_id,
+			  struct secret_projects_req *l) WUR;
 
 /* visibility part: PUBLIC or PRIVATE, case-sensitive like Concord (else 400); absent
  * leaves *is_public unchanged. */

@@ -178,7 +178,8 @@ int secrets_form_visibility(struct api_call *c, const struct multipart *mp, bool
 	return 0;
 }
 
-int secrets_form_project_ref(struct api_call *c, const struct multipart *mp, const char **id, const char **name)
+int secrets_form_projects(struct api_call *c, const struct multipart *mp, const char *org_id,
+			  struct secret_projects_req *l)
 {
 	static const struct {
 		const char *part;
@@ -188,19 +189,21 @@ int secrets_form_project_ref(struct api_call *c, const struct multipart *mp, con
 		       {"projects", false},
 		       {"projectId", true},
 		       {"project", false}};
+	int rc;
 
-	*id = *name = NULL;
+	memset(l, 0, sizeof *l);
 	for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
-		char *v = secrets_text(c, mp, sources[i].part);
-		if (!v)
+		struct str v, item;
+		if (!multipart_text(mp, sources[i].part, &v) || !str_trim(v).len)
 			continue;
-		if (strchr(v, ','))
-			return api_fail(c, ERR_INVALID, "'%s': a secret can be restricted to one project only",
-					sources[i].part);
-		if (sources[i].by_id)
-			*id = v;
-		else
-			*name = v;
+		while (v.len) {
+			const char *comma = memchr(v.p, ',', v.len);
+			item = (struct str){v.p, comma ? (size_t)(comma - v.p) : v.len};
+			if ((rc = secrets_projects_add(c, org_id, item, sources[i].by_id, l)))
+				return rc;
+			v.p += item.len + (comma ? 1 : 0);
+			v.len -= item.len + (comma ? 1 : 0);
+		}
 		return 0;
 	}
 	return 0;
@@ -241,11 +244,9 @@ static int parse_password(struct api_call *c, const struct multipart *mp, char *
 }
 
 static int parse_create(struct api_call *c, const struct multipart *mp, const struct org *o, struct secret *s,
-			char **password, char *generated)
+			struct secret_projects_req *projects, char **password, char *generated)
 {
-	struct project p;
 	char *store_type = secrets_text(c, mp, "storeType");
-	const char *project_id, *project_name;
 	int rc;
 
 	if ((rc = parse_type(c, mp, &s->type)))
@@ -256,14 +257,9 @@ static int parse_create(struct api_call *c, const struct multipart *mp, const st
 		return rc;
 	s->is_public = true;
 	if ((rc = secrets_form_visibility(c, mp, &s->is_public)) ||
-	    (rc = secrets_form_project_ref(c, mp, &project_id, &project_name)))
+	    (rc = secrets_form_projects(c, mp, o->id, projects)))
 		return rc;
-	if (project_id || project_name) {
-		if ((rc = secrets_project(c, o->id, project_id, project_name, &p)))
-			return rc;
-		memcpy(s->project_id, p.id, sizeof s->project_id);
-		memcpy(s->project_name, p.name, sizeof s->project_name);
-	}
+	s->n_projects = projects->n;
 	uuid_v4(s->id);
 	memcpy(s->org_id, o->id, sizeof s->org_id);
 	if (str_fmt(s->org_name, sizeof s->org_name, "%s", o->name))
@@ -280,6 +276,7 @@ int secrets_create(struct api_call *c)
 	struct multipart mp = {0};
 	struct org o;
 	struct secret s = {0};
+	struct secret_projects_req projects;
 	char generated[STOREPASS_GEN_LEN + 1] = "", *password = NULL, *public_key = NULL;
 	unsigned char *pt = NULL, *env = NULL;
 	size_t pt_len = 0, env_len = 0;
@@ -295,13 +292,13 @@ int secrets_create(struct api_call *c)
 		return rc;
 	rc = secrets_form_known_parts(c, &mp, known);
 	if (rc == 0)
-		rc = parse_create(c, &mp, &o, &s, &password, generated);
+		rc = parse_create(c, &mp, &o, &s, &projects, &password, generated);
 	if (rc == 0)
 		rc = secrets_form_value(c, &mp, s.type, &pt, &pt_len, &public_key);
 	if (rc == 0)
 		rc = secrets_seal(c, o.id, s.name, password, pt, pt_len, &env, &env_len);
 	if (rc == 0)
-		rc = store_secret_insert(c->db, &s, env, env_len, &c->err);
+		rc = store_secret_insert(c->db, &s, projects.items, projects.n, env, env_len, &c->err);
 	if (rc == 0) {
 		api_audit_note(c, "secretName", s.name);
 		v = json_pack("{s:s,s:s,s:b}", "id", s.id, "result", "CREATED", "ok", 1);

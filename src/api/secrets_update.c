@@ -24,7 +24,10 @@ struct update_req {
 	int visibility; /* -1, 0 PRIVATE, 1 PUBLIC */
 	const char *store_password, *new_store_password;
 	bool clear_project;
-	const char *project_id, *project_name;
+	const char *project_id, *project_name; /* v1 */
+	json_t *project_ids, *project_names;   /* v1 arrays, borrowed from the body */
+	const struct multipart *mp;	       /* v2 */
+	struct secret_projects_req projects;
 	const char *org_id, *org_name;
 	bool has_value;
 	enum secret_type type;
@@ -96,19 +99,37 @@ static int apply_owner(struct api_call *c, const struct update_req *u, const str
 	return 0;
 }
 
-static int apply_meta(struct api_call *c, const struct update_req *u, const struct secret *s, struct secret *ns)
+/* The projects the request names, resolved in the secret's (possibly new) organization. */
+static int resolve_projects(struct api_call *c, struct update_req *u, const char *org_id)
 {
-	struct project p;
+	size_t i;
+	json_t *v;
 	int rc;
 
-	if (u->clear_project) {
-		ns->project_id[0] = ns->project_name[0] = '\0';
-	} else if (u->project_id || u->project_name) {
-		if ((rc = secrets_project(c, ns->org_id, u->project_id, u->project_name, &p)))
+	if (u->mp)
+		return secrets_form_projects(c, u->mp, org_id, &u->projects);
+	memset(&u->projects, 0, sizeof u->projects);
+	json_array_foreach(u->project_ids ? u->project_ids : u->project_names, i, v)
+	{
+		if (!json_is_string(v))
+			return api_fail(c, ERR_INVALID, "'%s' must be a list of strings",
+					u->project_ids ? "projectIds" : "projectNames");
+		if ((rc = secrets_projects_add(c, org_id, str_from(json_string_value(v)), u->project_ids != NULL,
+					       &u->projects)))
 			return rc;
-		memcpy(ns->project_id, p.id, sizeof ns->project_id);
-		memcpy(ns->project_name, p.name, sizeof ns->project_name);
 	}
+	if (u->project_id || u->project_name)
+		return secrets_projects_add(c, org_id, str_from(u->project_id ? u->project_id : u->project_name),
+					    u->project_id != NULL, &u->projects);
+	return 0;
+}
+
+static int apply_meta(struct api_call *c, struct update_req *u, const struct secret *s, struct secret *ns)
+{
+	int rc;
+
+	if (!u->clear_project && (rc = resolve_projects(c, u, ns->org_id)))
+		return rc;
 	if ((rc = apply_owner(c, u, s, ns)))
 		return rc;
 	if (u->name) {
@@ -169,7 +190,7 @@ static int apply(struct api_call *c, struct update_req *u)
 	struct secret s, ns;
 	unsigned char *env = NULL;
 	size_t env_len = 0;
-	bool moved, renamed, need_reseal;
+	bool moved, renamed, need_reseal, set_projects;
 	json_t *v;
 	int rc;
 
@@ -177,19 +198,24 @@ static int apply(struct api_call *c, struct update_req *u)
 		return rc;
 	ns = s;
 	if (moved) {
+		/* Concord: a secret moving to another org loses its projects, named or not */
 		memcpy(ns.org_id, t.id, sizeof ns.org_id);
 		memcpy(ns.org_name, t.name, sizeof ns.org_name);
-		ns.project_id[0] = ns.project_name[0] = '\0';
+		u->clear_project = true;
 	}
 	if ((rc = apply_meta(c, u, &s, &ns)))
 		return rc;
+	set_projects = u->clear_project || u->projects.given;
+	if (u->clear_project)
+		memset(&u->projects, 0, sizeof u->projects);
 	renamed = strcmp(ns.name, s.name) != 0;
 	need_reseal = u->has_value || u->new_store_password || moved || renamed;
 	if ((rc = check_passwords(c, u, &s, need_reseal)))
 		return rc;
 	if (need_reseal && (rc = reseal(c, u, &s, &ns, &env, &env_len)))
 		return rc;
-	rc = store_secret_update(c->db, &ns, env, env_len, moved, &c->err);
+	rc = store_secret_update(c->db, &ns, set_projects, u->projects.items, u->projects.n, env, env_len, moved,
+				 &c->err);
 	free(env);
 	if (rc)
 		return rc;
@@ -273,6 +299,8 @@ static int v1_parse(struct api_call *c, json_t *body, const struct json_plucked 
 	if (jsonx_str(body, "name", false, &u->name, &c->err) || jsonx_str(body, "visibility", false, &vis, &c->err) ||
 	    jsonx_str(body, "projectId", false, &u->project_id, &c->err) ||
 	    jsonx_str(body, "projectName", false, &u->project_name, &c->err) ||
+	    jsonx_arr(body, "projectIds", false, &u->project_ids, &c->err) ||
+	    jsonx_arr(body, "projectNames", false, &u->project_names, &c->err) ||
 	    jsonx_str(body, "orgId", false, &u->org_id, &c->err) ||
 	    jsonx_str(body, "orgName", false, &u->org_name, &c->err) ||
 	    jsonx_obj(body, "owner", false, &owner, &c->err))
@@ -349,8 +377,7 @@ static int v2_parse(struct api_call *c, const struct multipart *mp, struct updat
 	u->org_id = secrets_text(c, mp, "orgId");
 	u->org_name = secrets_text(c, mp, "org");
 	u->clear_project = multipart_bool(mp, "removeProjectLink");
-	if (!u->clear_project && (rc = secrets_form_project_ref(c, mp, &u->project_id, &u->project_name)))
-		return rc;
+	u->mp = mp;
 	if (multipart_text(mp, "visibility", &tv)) {
 		if ((rc = secrets_form_visibility(c, mp, &is_public)))
 			return rc;

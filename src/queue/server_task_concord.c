@@ -327,17 +327,6 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool 
 }
 
 /* Options shared by start and fork (and by every fork of `forks`). */
-/* The calling process runs in dry-run mode (its _main.json, queue/start_frame.c). */
-static bool parent_dry_run(struct task_call *tc)
-{
-	struct err e;
-	json_t *cfg = main_json_load(tc->workdir, &e), *v = start_def_switch(cfg, "dryRun");
-	bool on = json_is_true(v) || (json_is_string(v) && strcasecmp(json_string_value(v), "true") == 0);
-
-	json_decref(cfg);
-	return on;
-}
-
 static int child_opts(struct task_call *tc, json_t *in, struct child *ch, json_t **owned, struct err *e)
 {
 	json_t *v;
@@ -372,7 +361,7 @@ static int child_opts(struct task_call *tc, json_t *in, struct child *ch, json_t
 		if (!json_is_boolean(v))
 			return err_set(e, ERR_INVALID, "'dryRunMode' must be true or false");
 		json_object_set(ch->switches, "dryRun", v);
-	} else if (parent_dry_run(tc))
+	} else if (task_call_dry_run(tc))
 		json_object_set_new(ch->switches, "dryRun", json_true());
 	if ((s = json_string_value(json_object_get(in, "startAt"))) &&
 	    dt_parse_iso(s, strlen(s), true, &ch->start_at, "startAt", e))
@@ -800,6 +789,8 @@ int server_task_concord(struct task_call *tc, struct err *e)
 		return action_fork(tc, tc->args, e);
 	if (strcmp(action, "kill") == 0)
 		return action_kill(tc, tc->args, e);
+	if (strcmp(action, "createApiKey") == 0 || strcmp(action, "createOrUpdateApiKey") == 0)
+		return server_task_concord_apikey(tc, action[6] == 'O', e);
 	if (strcmp(action, "startExternal") == 0)
 		return err_set(e, ERR_INVALID, "concord: action 'startExternal' is not available on this server");
 	return err_set(e, ERR_INVALID, "concord: unknown action '%.64s' (start, fork or kill)", action);

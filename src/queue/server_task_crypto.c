@@ -15,6 +15,7 @@
 #include "crypto/projkey.h"
 #include "crypto/seal.h"
 #include "queue/server_tasks.h"
+#include "queue/task_secret.h"
 #include "store/orgs.h"
 #include "store/secrets.h"
 #include "store/users.h"
@@ -55,71 +56,19 @@ static int parse_ref(struct task_call *tc, size_t first, struct secret_ref *ref,
 	return 0;
 }
 
-/* May the process use s?  Its initiator needs READER on the secret (the same rules as the
- * API, auth/rbac.c), and a secret restricted to a project serves that project only. */
-static int check_access(struct task_call *tc, const struct secret *s, struct err *e)
-{
-	const struct process *p = &tc->r->p;
-	struct principal who = {.method = AUTH_SESSION};
-	struct rbac_resource res = {SECRET_RESOURCE, "secret", s->id, s->name, s->org_id, s->owner_id, s->is_public};
-	int rc;
-
-	if (s->project_id[0] && strcmp(s->project_id, p->project_id) != 0)
-		return err_set(e, ERR_FORBIDDEN,
-			       "Secret '%s' is restricted to project '%s' and cannot be used by a process %s%s%s",
-			       s->name, s->project_name, p->project_id[0] ? "of project '" : "without a project",
-			       p->project_id[0] ? p->project_name : "", p->project_id[0] ? "'" : "");
-	if (!p->initiator_id[0])
-		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process has no initiator to act as", s->name);
-	if ((rc = store_user_get(tc->c, p->initiator_id, &who.user, e)))
-		return rc;
-	if (who.user.disabled)
-		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process's initiator '%s' is disabled", s->name,
-			       who.user.username);
-	if (str_fmt(who.session_process, sizeof who.session_process, "%s", p->instance_id) ||
-	    str_fmt(who.session_project, sizeof who.session_project, "%s", p->project_id))
-		return err_set(e, ERR_INTERNAL, "process id too long: %s", p->instance_id);
-	return rbac_check(tc->c, &who, &res, ACCESS_READER, e);
-}
-
 /* Finds, checks and opens the secret of ref: *pt is released with payload_free. */
 static int open_secret(struct task_call *tc, const struct secret_ref *ref, enum secret_type want, struct secret *s,
 		       unsigned char **pt, size_t *pt_len, struct err *e)
 {
-	const struct masterkey *mk = master_key(tc, e);
-	unsigned char *env = NULL;
-	size_t env_len = 0;
-	struct org o;
 	int rc;
 
 	*pt = NULL;
-	if (!mk)
-		return -1;
-	if (ref->org && (rc = store_org_find(tc->c, ref->org, &o, e)))
-		return rc;
-	if ((rc = store_secret_find(tc->c, ref->org ? o.id : tc->r->p.org_id, ref->name, s, e)) ||
-	    (rc = check_access(tc, s, e)))
+	if ((rc = task_secret_find(tc, ref->org, ref->name, ACCESS_READER, true, s, e)))
 		return rc;
 	if (s->type != want)
 		return err_set(e, ERR_INVALID, "Invalid secret type: %s, expected: %s", secret_type_name(s->type),
 			       secret_type_name(want));
-	if (s->password_protected && !ref->password)
-		return err_set(e, ERR_INVALID,
-			       "Error while fetching a secret '%s': The secret '%s' requires a password to decrypt",
-			       s->name, s->name);
-	if (!s->password_protected && ref->password)
-		return err_set(e, ERR_INVALID,
-			       "Error while fetching a secret '%s': Not a password-protected secret '%s'", s->name,
-			       s->name);
-	if ((rc = store_secret_envelope(tc->c, s->id, &env, &env_len, e)))
-		return rc;
-	rc = seal_decrypt(mk, ref->password, &(struct seal_binding){s->org_id, s->name}, env, env_len, pt, pt_len, e);
-	if (rc == 0) /* the store password is as secret as the value it opens */
-		task_call_sensitive(tc, ref->password);
-	if (rc && e->code == ERR_INVALID)
-		err_prefix(e, "Error while fetching a secret '%s'", s->name);
-	free(env);
-	return rc;
+	return task_secret_open(tc, s, ref->password, pt, pt_len, e);
 }
 
 /* A sensitive string for the flow: valid UTF-8 without NUL, else an error. */
@@ -291,9 +240,7 @@ int server_task_crypto(struct task_call *tc, struct err *e)
 	const char *m = tc->method;
 
 	if (!m)
-		return err_set(e, ERR_INVALID,
-			       "crypto is called as methods, e.g. ${crypto.exportAsString('org', "
-			       "'name', null)} (docs/flows.md \"Tasks\")");
+		return server_task_crypto_action(tc, e);
 	if (!json_is_array(tc->args))
 		return err_set(e, ERR_INVALID, "crypto: arguments must be a list");
 	if (strcmp(m, "exportAsString") == 0)

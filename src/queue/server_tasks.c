@@ -2,10 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/log.h"
 #include "base/str.h"
 #include "crypto/seal.h"
+#include "flow/start_def.h"
+#include "queue/main_json.h"
 #include "queue/server_tasks.h"
 #include "store/sensitive.h"
 
@@ -17,6 +20,7 @@ static const struct {
     {"kv", server_task_kv},
     {"crypto", server_task_crypto},
     {"jsonStore", server_task_jsonstore},
+    {"concordSecrets", server_task_concord_secrets},
 };
 
 void task_call_sensitive(struct task_call *tc, const char *value)
@@ -102,6 +106,16 @@ void task_sensitive_add(struct store_conn *c, struct running *r, json_t *values)
 		seal_plain_free((unsigned char *)text, strlen(text));
 	free(env);
 	json_decref(list);
+}
+
+bool task_call_dry_run(struct task_call *tc)
+{
+	struct err e;
+	json_t *cfg = main_json_load(tc->workdir, &e), *v = start_def_switch(cfg, "dryRun");
+	bool on = json_is_true(v) || (json_is_string(v) && strcasecmp(json_string_value(v), "true") == 0);
+
+	json_decref(cfg);
+	return on;
 }
 
 int server_task_run(struct task_call *tc, struct err *e)

@@ -47,6 +47,9 @@ json_t *task_sensitive_load(struct store_conn *c, struct running *r);
  * frame of a runner whose flow marked values with sensitive()) to that sealed list. */
 void task_sensitive_add(struct store_conn *c, struct running *r, json_t *values);
 
+/* Whether the calling process runs in dry-run mode (its _main.json, queue/start_frame.c). */
+bool task_call_dry_run(struct task_call *tc);
+
 /* Runs tc->task: 0 with the out fields set, or < 0 with e set to the message the flow
  * sees (ERR_UNAVAILABLE "Task 'x' is not available on this server" for an unknown one). */
 int server_task_run(struct task_call *tc, struct err *e) WUR;
@@ -54,7 +57,13 @@ int server_task_run(struct task_call *tc, struct err *e) WUR;
 /* The handlers (server_task_<name>.c). */
 int server_task_kv(struct task_call *tc, struct err *e);
 int server_task_crypto(struct task_call *tc, struct err *e);
+int server_task_concord_secrets(struct task_call *tc, struct err *e);
+/* crypto's `task:` form (`action: create`): server_task_crypto_create.c. */
+int server_task_crypto_action(struct task_call *tc, struct err *e);
 int server_task_concord(struct task_call *tc, struct err *e);
 int server_task_jsonstore(struct task_call *tc, struct err *e);
+/* concord's createApiKey (or_update false) and createOrUpdateApiKey actions:
+ * server_task_concord_apikey.c. */
+int server_task_concord_apikey(struct task_call *tc, bool or_update, struct err *e);
 
 #endif

@@ -15,13 +15,18 @@ static int secret_check(void *ctx, const struct secret *sec, struct err *e)
 	const struct staged_start *s = si->s;
 	const char *project_id = s->project ? s->project->id : "";
 	struct principal who = {.method = AUTH_SESSION};
-	struct rbac_resource res = {SECRET_RESOURCE, "secret",	     sec->id,	     sec->name,
+	struct rbac_resource res = {SECRET_RESOURCE, "secret",	    sec->id,	   sec->name,
 				    sec->org_id,     sec->owner_id, sec->is_public};
+	char projects[512];
+	bool ok;
 	int rc;
 
-	if (sec->project_id[0] && strcmp(sec->project_id, project_id) != 0)
-		return err_set(e, ERR_FORBIDDEN, "Secret '%s' is restricted to project '%s'", sec->name,
-			       sec->project_name);
+	if ((rc = store_secret_project_allowed(si->im.c, sec, project_id, &ok, e)))
+		return rc;
+	if (!ok) {
+		store_secret_projects_text(si->im.c, sec, projects, sizeof projects);
+		return err_set(e, ERR_FORBIDDEN, "Secret '%s' is restricted to %s", sec->name, projects);
+	}
 	if (!s->initiator_id || !s->initiator_id[0])
 		return err_set(e, ERR_FORBIDDEN, "Secret '%s': the process has no initiator to act as", sec->name);
 	if ((rc = store_user_get(si->im.c, s->initiator_id, &who.user, e)))

@@ -41,6 +41,22 @@ int store_apikey_insert(struct store_conn *c, const struct apikey *k, const uint
 	return rc;
 }
 
+int store_apikey_set_hash(struct store_conn *c, const char *id, const uint8_t hash[APIKEY_HASH_LEN], struct err *e)
+{
+	static const char SQL[] = "UPDATE api_keys SET key_hash = ? WHERE id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_blob(st, 1, hash, APIKEY_HASH_LEN);
+	store_bind_text(st, 2, id);
+	rc = store_step_done(st, e);
+	if (rc == 0 && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "API key not found: %s", id);
+	return rc;
+}
+
 int store_apikey_get(struct store_conn *c, const char *id, struct apikey *k, struct err *e)
 {
 	static const char SQL[] = "SELECT " KEY_COLS " FROM api_keys WHERE id = ?";

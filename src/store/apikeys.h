@@ -21,6 +21,9 @@ struct apikey {
 /* A duplicate name for the user, or a colliding key value, is ERR_CONFLICT. */
 int store_apikey_insert(struct store_conn *c, const struct apikey *k, const uint8_t hash[APIKEY_HASH_LEN],
 			struct err *e) WUR;
+/* Replaces the key value (hash) of key id: the old value stops working at once.
+ * ERR_NOT_FOUND when absent, ERR_CONFLICT when the value is another key's. */
+int store_apikey_set_hash(struct store_conn *c, const char *id, const uint8_t hash[APIKEY_HASH_LEN], struct err *e) WUR;
 /* ERR_NOT_FOUND "API key not found: <id>". */
 int store_apikey_get(struct store_conn *c, const char *id, struct apikey *k, struct err *e) WUR;
 int store_apikey_delete(struct store_conn *c, const char *id, struct err *e) WUR;

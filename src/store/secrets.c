@@ -5,14 +5,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/str.h"
 #include "store/access.h"
 
 #define SECRET_COLS                                                                                                    \
 	"s.id, s.org_id, o.name, s.name, s.type, s.encrypted_by, s.store_type, s.visibility, s.owner_id, u.username,"  \
-	" s.project_id, p.name, s.created_at, s.updated_at"
-#define SECRET_FROM                                                                                                    \
-	" FROM secrets s JOIN orgs o ON o.id = s.org_id LEFT JOIN users u ON u.id = s.owner_id"                        \
-	" LEFT JOIN projects p ON p.id = s.project_id"
+	" (SELECT count(*) FROM secret_projects sp WHERE sp.secret_id = s.id), s.created_at, s.updated_at"
+#define SECRET_FROM " FROM secrets s JOIN orgs o ON o.id = s.org_id LEFT JOIN users u ON u.id = s.owner_id"
 
 static const char *const type_names[] = {NULL, "KEY_PAIR", "USERNAME_PASSWORD", "DATA"};
 
@@ -54,10 +53,9 @@ static void read_row(struct store_stmt *st, void *out_)
 	s->is_public = strcmp(store_col_text(st, 7), "PUBLIC") == 0;
 	copy_col(s->owner_id, sizeof s->owner_id, st, 8);
 	copy_col(s->owner_name, sizeof s->owner_name, st, 9);
-	copy_col(s->project_id, sizeof s->project_id, st, 10);
-	copy_col(s->project_name, sizeof s->project_name, st, 11);
-	s->created_at = store_col_int64(st, 12);
-	s->updated_at = store_col_is_null(st, 13) ? 0 : store_col_int64(st, 13);
+	s->n_projects = (size_t)store_col_int64(st, 10);
+	s->created_at = store_col_int64(st, 11);
+	s->updated_at = store_col_is_null(st, 12) ? 0 : store_col_int64(st, 12);
 }
 
 int store_secret_get(struct store_conn *c, const char *id, struct secret *s, struct err *e)
@@ -79,11 +77,10 @@ static void bind_opt(struct store_stmt *st, int idx, const char *v)
 		store_bind_null(st, idx);
 }
 
-int store_secret_insert(struct store_conn *c, const struct secret *s, const void *env, size_t env_len, struct err *e)
+static int insert_row(struct store_conn *c, const struct secret *s, const void *env, size_t env_len, struct err *e)
 {
-	static const char SQL[] =
-	    "INSERT INTO secrets (id, org_id, name, type, encrypted_by, store_type, visibility,"
-	    " owner_id, project_id, envelope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	static const char SQL[] = "INSERT INTO secrets (id, org_id, name, type, encrypted_by, store_type, visibility,"
+				  " owner_id, envelope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
@@ -97,13 +94,113 @@ int store_secret_insert(struct store_conn *c, const struct secret *s, const void
 	store_bind_text(st, 6, s->store_type[0] ? s->store_type : "concord");
 	store_bind_text(st, 7, s->is_public ? "PUBLIC" : "PRIVATE");
 	bind_opt(st, 8, s->owner_id);
-	bind_opt(st, 9, s->project_id);
-	store_bind_blob(st, 10, env, env_len);
-	store_bind_int64(st, 11, s->created_at);
+	store_bind_blob(st, 9, env, env_len);
+	store_bind_int64(st, 10, s->created_at);
 	rc = store_step_done(st, e);
 	if (rc == -ERR_CONFLICT)
 		return err_set(e, ERR_CONFLICT, "Secret already exists: %s", s->name);
 	return rc;
+}
+
+/* Replaces the secret's projects with the n given (inside the caller's transaction). */
+static int set_projects(struct store_conn *c, const char *secret_id, const struct secret_project *projects, size_t n,
+			struct err *e)
+{
+	static const char DEL[] = "DELETE FROM secret_projects WHERE secret_id = ?";
+	static const char INS[] = "INSERT INTO secret_projects (secret_id, project_id) VALUES (?, ?)";
+	struct store_stmt *st = store_prepare(c, DEL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, secret_id);
+	rc = store_step_done(st, e);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (!(st = store_prepare(c, INS, e)))
+			return -1;
+		store_bind_text(st, 1, secret_id);
+		store_bind_text(st, 2, projects[i].id);
+		rc = store_step_done(st, e); /* the callers pass each project once */
+	}
+	return rc;
+}
+
+int store_secret_insert(struct store_conn *c, const struct secret *s, const struct secret_project *projects, size_t n,
+			const void *env, size_t env_len, struct err *e)
+{
+	int rc;
+
+	if ((rc = store_tx_begin(c, e)))
+		return rc;
+	rc = insert_row(c, s, env, env_len, e);
+	if (rc == 0)
+		rc = set_projects(c, s->id, projects, n, e);
+	if (rc == 0)
+		rc = store_tx_commit(c, e);
+	if (rc)
+		store_tx_rollback(c);
+	return rc;
+}
+
+static void read_project(struct store_stmt *st, void *out_)
+{
+	struct secret_project *p = out_;
+
+	memset(p, 0, sizeof *p);
+	copy_col(p->id, sizeof p->id, st, 0);
+	copy_col(p->name, sizeof p->name, st, 1);
+}
+
+int store_secret_projects(struct store_conn *c, const char *secret_id, struct secret_project **out, size_t *n,
+			  struct err *e)
+{
+	static const char SQL[] = "SELECT p.id, p.name FROM secret_projects sp JOIN projects p ON p.id = sp.project_id"
+				  " WHERE sp.secret_id = ? ORDER BY p.name";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	*out = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, secret_id);
+	return store_collect(st, sizeof **out, read_project, (void **)out, n, e);
+}
+
+void store_secret_projects_text(struct store_conn *c, const struct secret *s, char *buf, size_t cap)
+{
+	struct secret_project *ps = NULL;
+	size_t n = 0, at;
+	struct err ignored;
+
+	if (store_secret_projects(c, s->id, &ps, &n, &ignored) || n == 0) {
+		str_fmt_cut(buf, cap, "other projects");
+		free(ps);
+		return;
+	}
+	str_fmt_cut(buf, cap, "project%s '%s'", n > 1 ? "s" : "", ps[0].name);
+	for (size_t i = 1; i < n && (at = strlen(buf)) + 1 < cap; i++)
+		str_fmt_cut(buf + at, cap - at, ", '%s'", ps[i].name);
+	free(ps);
+}
+
+int store_secret_project_allowed(struct store_conn *c, const struct secret *s, const char *project_id, bool *ok,
+				 struct err *e)
+{
+	static const char SQL[] = "SELECT 1 FROM secret_projects WHERE secret_id = ? AND project_id = ?";
+	struct store_stmt *st;
+	int rc;
+
+	*ok = s->n_projects == 0;
+	if (*ok || !project_id || !*project_id)
+		return 0;
+	if (!(st = store_prepare(c, SQL, e)))
+		return -1;
+	store_bind_text(st, 1, s->id);
+	store_bind_text(st, 2, project_id);
+	rc = store_step(st, e);
+	*ok = rc == STORE_ROW;
+	store_reset(st);
+	return rc < 0 ? rc : 0;
 }
 
 int store_secret_find(struct store_conn *c, const char *org_id, const char *name, struct secret *s, struct err *e)
@@ -166,7 +263,7 @@ int store_secret_envelope_of(struct store_conn *c, const struct secret *s, unsig
 static int update_meta(struct store_conn *c, const struct secret *s, struct err *e)
 {
 	static const char SQL[] = "UPDATE secrets SET org_id = ?, name = ?, type = ?, encrypted_by = ?,"
-				  " visibility = ?, owner_id = ?, project_id = ?, updated_at = ? WHERE id = ?";
+				  " visibility = ?, owner_id = ?, updated_at = ? WHERE id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
@@ -178,12 +275,11 @@ static int update_meta(struct store_conn *c, const struct secret *s, struct err 
 	store_bind_text(st, 4, s->password_protected ? "PASSWORD" : "SERVER_KEY");
 	store_bind_text(st, 5, s->is_public ? "PUBLIC" : "PRIVATE");
 	bind_opt(st, 6, s->owner_id);
-	bind_opt(st, 7, s->project_id);
 	if (s->updated_at)
-		store_bind_int64(st, 8, s->updated_at);
+		store_bind_int64(st, 7, s->updated_at);
 	else
-		store_bind_null(st, 8);
-	store_bind_text(st, 9, s->id);
+		store_bind_null(st, 7);
+	store_bind_text(st, 8, s->id);
 	rc = store_step_done(st, e);
 	if (rc == -ERR_CONFLICT)
 		return err_set(e, ERR_CONFLICT, "Secret already exists: %s", s->name);
@@ -204,14 +300,17 @@ static int set_envelope(struct store_conn *c, const char *id, const void *env, s
 	return store_step_done(st, e);
 }
 
-int store_secret_update(struct store_conn *c, const struct secret *s, const void *env, size_t env_len, bool clear_rules,
-			struct err *e)
+int store_secret_update(struct store_conn *c, const struct secret *s, bool set_projs,
+			const struct secret_project *projects, size_t n, const void *env, size_t env_len,
+			bool clear_rules, struct err *e)
 {
 	int rc;
 
 	if ((rc = store_tx_begin(c, e)))
 		return rc;
 	rc = update_meta(c, s, e);
+	if (rc == 0 && set_projs)
+		rc = set_projects(c, s->id, projects, n, e);
 	if (rc == 0 && env)
 		rc = set_envelope(c, s->id, env, env_len, e);
 	if (rc == 0 && clear_rules)

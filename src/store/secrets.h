@@ -32,16 +32,38 @@ struct secret {
 	bool is_public;		     /* visibility PUBLIC (else PRIVATE) */
 	char owner_id[UUID_STR_LEN]; /* "" when none */
 	char owner_name[129];
-	char project_id[UUID_STR_LEN]; /* "" when not restricted to a project */
-	char project_name[129];
+	size_t n_projects; /* projects it is restricted to (secret_projects); 0: not restricted */
 	int64_t created_at;
 	int64_t updated_at; /* 0 until the data changes */
 };
 
-/* Inserts s with its envelope.  A taken (org, name) is ERR_CONFLICT
+/* A project a secret is restricted to (schema/019_secret_projects.sql). */
+struct secret_project {
+	char id[UUID_STR_LEN];
+	char name[129];
+};
+
+/* At most this many projects per secret (a longer list is refused by the API). */
+#define SECRET_PROJECTS_MAX 256
+
+/* Inserts s with its envelope and its n projects (ids of projects of s's org, checked by
+ * the caller), in one transaction.  A taken (org, name) is ERR_CONFLICT
  * "Secret already exists: <name>". */
-int store_secret_insert(struct store_conn *c, const struct secret *s, const void *env, size_t env_len,
-			struct err *e) WUR;
+int store_secret_insert(struct store_conn *c, const struct secret *s, const struct secret_project *projects, size_t n,
+			const void *env, size_t env_len, struct err *e) WUR;
+
+/* The projects of a secret sorted by name: new array in *out (caller frees; NULL when none). */
+int store_secret_projects(struct store_conn *c, const char *secret_id, struct secret_project **out, size_t *n,
+			  struct err *e) WUR;
+
+/* For messages: "project 'a'" or "projects 'a', 'b'" (cut to cap) naming s's projects;
+ * "other projects" when they cannot be read. */
+void store_secret_projects_text(struct store_conn *c, const struct secret *s, char *buf, size_t cap);
+
+/* Whether a process of project_id ("" or NULL: none) may use s: s is restricted to no
+ * project, or project_id is one of its projects. */
+int store_secret_project_allowed(struct store_conn *c, const struct secret *s, const char *project_id, bool *ok,
+				 struct err *e) WUR;
 
 /* By org id and name; ERR_NOT_FOUND "Secret not found: <name>". */
 int store_secret_find(struct store_conn *c, const char *org_id, const char *name, struct secret *s, struct err *e) WUR;
@@ -60,11 +82,13 @@ int store_secret_envelope_of(struct store_conn *c, const struct secret *s, unsig
 			     struct err *e) WUR;
 
 /* Writes every metadata field of s (org, name, type, encrypted_by, visibility, owner,
- * project, updated_at) and, when env is not NULL, the envelope; clear_rules also removes
- * the secret's team rules (after a move to another organization).  One transaction.  A
- * taken (org, name) is ERR_CONFLICT; a missing row ERR_NOT_FOUND. */
-int store_secret_update(struct store_conn *c, const struct secret *s, const void *env, size_t env_len, bool clear_rules,
-			struct err *e) WUR;
+ * updated_at), when set_projects its projects (replaced by the n given; n 0 removes the
+ * restriction) and, when env is not NULL, the envelope; clear_rules also removes the
+ * secret's team rules (after a move to another organization).  One transaction.  A taken
+ * (org, name) is ERR_CONFLICT; a missing row ERR_NOT_FOUND. */
+int store_secret_update(struct store_conn *c, const struct secret *s, bool set_projects,
+			const struct secret_project *projects, size_t n, const void *env, size_t env_len,
+			bool clear_rules, struct err *e) WUR;
 
 /* Deletes the secret and its team rules (one transaction).  ERR_NOT_FOUND when absent. */
 int store_secret_delete(struct store_conn *c, const char *id, struct err *e) WUR;

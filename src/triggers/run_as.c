@@ -21,21 +21,24 @@ static int find_secret(struct store_conn *c, const struct trigger *tr, const cha
 		       struct err *e)
 {
 	struct project p;
+	bool ok;
 	int rc;
 
-	if ((rc = store_project_get(c, tr->project_id, &p, e)) || (rc = store_secret_find(c, p.org_id, name, s, e)))
+	if ((rc = store_project_get(c, tr->project_id, &p, e)) || (rc = store_secret_find(c, p.org_id, name, s, e)) ||
+	    (rc = store_secret_project_allowed(c, s, tr->project_id, &ok, e)))
 		return rc;
-	if (strcmp(s->project_id, tr->project_id) != 0)
+	if (!s->n_projects || !ok)
 		return err_set(e, ERR_FORBIDDEN,
 			       "runAs: secret '%s' must be restricted to the trigger's project '%s' to name its "
 			       "user",
 			       name, p.name);
 	if (s->type != SECRET_TYPE_DATA)
-		return err_set(e, ERR_INVALID, "runAs: secret '%s' is %s, expected a single value (DATA) holding an API key",
-			       name, secret_type_name(s->type));
+		return err_set(e, ERR_INVALID,
+			       "runAs: secret '%s' is %s, expected a single value (DATA) holding an API key", name,
+			       secret_type_name(s->type));
 	if (s->password_protected)
-		return err_set(e, ERR_INVALID, "runAs: secret '%s' is protected by a store password: the server cannot open it",
-			       name);
+		return err_set(e, ERR_INVALID,
+			       "runAs: secret '%s' is protected by a store password: the server cannot open it", name);
 	return 0;
 }
 

@@ -151,7 +151,7 @@ def test_generated_rsa_key_pair(admin):
     assert pub.startswith("ssh-rsa AAAA") and pub.endswith(" concord-server\n")
     r = admin.get(API % "Default" + "/" + name + "/public")
     assert r.status_code == 200
-    assert r.json() == {"name": name, "publicKey": pub, "ok": True}
+    assert r.json() == {"id": body["id"], "name": name, "publicKey": pub, "ok": True}
     r = export(admin, "Default", name)
     assert r.headers["X-Concord-SecretType"] == "KEY_PAIR"
     p, k = decode_key_pair(r.content)
@@ -577,3 +577,30 @@ def test_secret_over_the_store_value_limit_is_413_and_nothing_is_stored(fresh_se
     assert admin.get(API % org + "/big").status_code == 404
     create_ok(admin, org, type="data", name="small", data=("d", b"x" * 1000))
     assert export(admin, org, "small").content == b"x" * 1000
+
+
+def test_public_key_of_a_public_secret_for_everyone(world, admin, new_user):
+    """Concord's SecretIT.testOwnerChange and getPublicKey (READER, orgMembersOnly=false):
+    the public key of a PUBLIC secret, project-restricted or not, is readable outside the
+    organization; a PRIVATE one's is not, nor anything in a PRIVATE organization."""
+    org = world.org()
+    proj = world.project(org)
+    outsider = new_user()
+    name = unique("pub")
+    body = create_ok(admin, org["name"], type="key_pair", name=name, public=("p", b"ssh-ed25519 AAAAx k"),
+                     private=("k", b"priv"), project=proj["name"])
+    r = outsider.get(API % org["name"] + "/" + name + "/public")
+    assert r.status_code == 200, r.text
+    assert r.json() == {"id": body["id"], "name": name, "publicKey": "ssh-ed25519 AAAAx k", "ok": True}
+    error(outsider.get(API % org["name"] + "/" + name), 403, "")  # the metadata stays for members
+    error(export(outsider, org["name"], name), 403, "")
+    hidden = unique("priv")
+    create_ok(admin, org["name"], type="key_pair", name=hidden, public=("p", b"ssh-ed25519 AAAAy k"),
+              private=("k", b"priv"), visibility="PRIVATE")
+    error(outsider.get(API % org["name"] + "/" + hidden + "/public"), 403, "READER")
+    closed = world.org()
+    r = admin.post("/api/v1/org", json={"name": closed["name"], "visibility": "PRIVATE"})
+    assert r.status_code == 200, r.text
+    create_ok(admin, closed["name"], type="key_pair", name=name, public=("p", b"ssh-ed25519 AAAAz k"),
+              private=("k", b"priv"))
+    error(outsider.get(API % closed["name"] + "/" + name + "/public"), 404, "Organization not found")

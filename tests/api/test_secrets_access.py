@@ -21,8 +21,9 @@ PRIVATE = {
     "org_owner": set(OPS),
     "admin": set(OPS),
 }
-# On a PUBLIC secret every org member is a READER.
-PUBLIC = dict(PRIVATE, member={"get", "public", "data", "list_access", "list"})
+# On a PUBLIC secret every org member is a READER, and, as in Concord, the public key is
+# readable by users outside the organization too.
+PUBLIC = dict(PRIVATE, member={"get", "public", "data", "list_access", "list"}, outsider={"public"})
 
 
 @pytest.fixture(scope="module")

@@ -476,3 +476,26 @@ def test_the_start_link_of_a_repository(driver, admin, git):
     p = wait_process(admin, pid)
     assert p["status"] == "FINISHED" and p["initiator"] == "admin", p
     assert "other flow with teal & sky" in process_log(admin, pid)
+
+
+def test_secret_with_several_projects_keeps_them(driver, admin):
+    """A secret restricted to several projects shows them all, and a settings change that
+    does not touch the project choice keeps them (issue 29 item 6)."""
+    org, _ = make_org(admin)
+    p1, id1 = make_project(admin, org)
+    p2, id2 = make_project(admin, org)
+    name = unique("sec")
+    r = admin.post(SECRET_API % org, files={"name": (None, name), "type": (None, "data"), "data": (None, "x"),
+                                            "projectIds": (None, "%s,%s" % (id1, id2))})
+    assert r.status_code == 200, r.text
+    login(driver, "admin", ADMIN_PASSWORD)
+    visit(driver, "#/org/%s/secrets" % org, "secrets")
+    wait_until(driver, lambda d: p1 in d.page_source and p2 in d.page_source, "the list names both projects")
+    visit(driver, "#/org/%s/secret/%s" % (org, name), "secret")
+    details = "".join(texts(driver, "secret-details"))
+    assert p1 in details and p2 in details
+    Select(t(driver, "secret-visibility")).select_by_value("PRIVATE")
+    t(driver, "settings-save").click()
+    wait_until(driver, lambda d: "PRIVATE" in "".join(texts(d, "secret-details")), "the details updated")
+    m = admin.get(SECRET_API % org + "/" + name).json()
+    assert m["visibility"] == "PRIVATE" and sorted(p["name"] for p in m["projects"]) == sorted([p1, p2])

@@ -424,7 +424,7 @@ static void add_secret(const struct masterkey *mk, const char *id, const char *n
 		assert_int_equal(payload_keypair_encode(a, b, &pt, &pt_len, &e), 0);
 	assert_int_equal(
 	    seal_encrypt(mk, password, &(struct seal_binding){ORG_ID, name}, pt, pt_len, &env, &env_len, &e), 0);
-	if (store_secret_insert(db, &sec, env, env_len, &e))
+	if (store_secret_insert(db, &sec, NULL, 0, env, env_len, &e))
 		fail_msg("store_secret_insert: %s", e.msg);
 	payload_free(pt, pt_len);
 	free(env);

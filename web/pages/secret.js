@@ -38,7 +38,7 @@ function secretDetails(s) {
   return details('secret-details', [
     ['Type', s.type],
     ['Visibility', s.visibility],
-    ['Project', s.projectName],
+    ['Projects', projectNames(s)],
     ['Owner', s.owner && s.owner.username],
     ['Encrypted by', s.encryptedBy === 'PASSWORD' ? 'a store password' : "the server's key"],
     ['Created', when(s.createdAt)],
@@ -46,10 +46,20 @@ function secretDetails(s) {
   ]);
 }
 
-// Visibility and project restriction: POST /api/v1/org/{org}/secret/{name} (JSON).
+// The projects a secret is restricted to, by name ('' when none).
+function projectNames(s) {
+  return (s.projects || []).map((p) => p.name).join(', ');
+}
+
+// Visibility and project restriction: POST /api/v1/org/{org}/secret/{name} (JSON).  A
+// secret restricted to several projects keeps them unless another choice is made.
 function settingsForm(apiBase, s, projects, saved) {
   const visibility = select({'data-test': 'secret-visibility'}, ['PUBLIC', 'PRIVATE'], s.visibility);
-  const project = select({'data-test': 'secret-project'}, [['', '(any project)'], ...projects.map((p) => p.name)], s.projectName || '');
+  const several = (s.projects || []).length > 1;
+  const initial = several ? '*' : (s.projectName || '');
+  const choices = [['', '(any project)'], ...projects.map((p) => p.name)];
+  if (several) choices.unshift(['*', projectNames(s)]);
+  const project = select({'data-test': 'secret-project'}, choices, initial);
   const box = errorBox('settings-result');
   const submit = h('button', {type: 'submit', 'data-test': 'settings-save'}, 'Save');
   const titleId = uid('settings');
@@ -61,7 +71,9 @@ function settingsForm(apiBase, s, projects, saved) {
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     busy(submit, box, async () => {
-      await api('POST', apiBase, {json: {visibility: visibility.value, projectName: project.value}});
+      const body = {visibility: visibility.value};
+      if (project.value !== initial) body.projectName = project.value;
+      await api('POST', apiBase, {json: body});
       box.ok('Saved.');
       await saved();
     });

@@ -37,7 +37,7 @@ async function showList(holder, org, filter, offset, base) {
     h('a', {href: '#/' + path('org', org, 'secret', s.name), 'data-test': 'secret-link'}, s.name),
     s.type,
     s.visibility,
-    s.projectName || '',
+    (s.projects || []).map((p) => p.name).join(', '),
     (s.owner && s.owner.username) || '',
     s.encryptedBy === 'PASSWORD' ? 'store password' : 'server key',
     when(s.createdAt),
