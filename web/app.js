@@ -31,8 +31,11 @@ export async function refreshSession() {
 }
 
 // The header's user box follows the session (login, logout, expiry).
+// The navigation is for users who are logged in: without a session the header shows the
+// name alone.
 function drawWho() {
   const el = document.getElementById('who');
+  document.getElementById('nav').hidden = !session.user;
   if (!session.user) {
     mount(el);
     return;
