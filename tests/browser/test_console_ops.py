@@ -7,7 +7,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.action_chains import ActionChains
 
-from conftest import (ADMIN_PASSWORD, login, start_process, wait_css, wait_process, wait_ready, wait_until)
+from conftest import (ADMIN_PASSWORD, login, phone, start_process, wait_css, wait_process, wait_ready, wait_until)
 from proc_util import status
 
 MANY = "configuration:\n  arguments:\n    many: [%s]\n" % ", ".join(str(i) for i in range(400))
@@ -196,6 +196,11 @@ def test_a_throw_explains_itself_with_its_place(driver, admin):
     assert said == ("the deploy went wrong", "deeper", "concord.yml:7:7")
     step = wait_css(driver, "#events #failing-step")  # the throw leaves no event: an entry of its own
     assert "the deploy went wrong" in step.text and "concord.yml:7:7" in step.text
+    phone(driver)  # the banner and the log's bar fit a phone
+    for tab in ("/events", "/log"):
+        driver.get(driver.current_url.rsplit("/", 1)[0] + tab)
+        wait_ready(driver, "process")
+        assert driver.execute_script("return document.documentElement.scrollWidth <= innerWidth"), tab
 
 
 def rgb(css):
