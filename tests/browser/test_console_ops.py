@@ -358,3 +358,16 @@ def test_the_focus_ring_stands_out(driver):
         assert float(target.value_of_css_property("outline-width").rstrip("px")) >= 2, css
         bg = driver.find_element(By.CSS_SELECTOR, behind).value_of_css_property("background-color")
         assert contrast(rgb(ring), rgb(bg)) >= 3, (css, ring, bg)
+
+
+def test_the_banner_appears_when_a_watched_process_fails(driver, admin):
+    pid = start_process(admin, 'flows:\n  default:\n    - suspend: go\n    - throw: "late failure"\n')
+    wait_process(admin, pid, ("SUSPENDED",))
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s" % pid)
+    wait_ready(driver, "process")
+    assert not driver.find_elements(By.ID, "process-failure")
+    resume(admin, pid, "go")
+    banner = wait_css(driver, "#process-failure")
+    assert banner.find_element(By.CSS_SELECTOR, "[data-test=failure-message]").text == "late failure"
+    assert driver.find_element(By.ID, "process-status").text == "FAILED"
