@@ -87,12 +87,18 @@ def open_log(driver, pid, query=""):
     return wait_css(driver, "#log")
 
 
-def test_the_log_opens_at_its_end_follows_and_lets_go_when_scrolled_up(driver, admin):
+def suspended_log(driver, admin):
+    """An IN_PARTS process waiting for "one", its log open with the first part shown."""
     pid = start_process(admin, IN_PARTS)
     wait_process(admin, pid, ("SUSPENDED",))
     login(driver, "admin", ADMIN_PASSWORD)
     open_log(driver, pid)
     wait_until(driver, lambda d: "first 399" in log_text(d), "the first part")
+    return pid
+
+
+def test_the_log_opens_at_its_end_follows_and_lets_go_when_scrolled_up(driver, admin):
+    pid = suspended_log(driver, admin)
     wait_until(driver, last_line_visible, "the end of the log in view when it opens")
     follow = driver.find_element(By.ID, "log-follow")
     assert not follow.is_displayed()
@@ -116,11 +122,7 @@ def test_the_log_opens_at_its_end_follows_and_lets_go_when_scrolled_up(driver, a
 
 
 def test_log_times_follow_the_chosen_zone_and_the_log_can_be_searched(driver, admin):
-    pid = start_process(admin, IN_PARTS)
-    wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, "admin", ADMIN_PASSWORD)
-    open_log(driver, pid)
-    wait_until(driver, lambda d: "first 399" in log_text(d), "the log")
+    pid = suspended_log(driver, admin)
     driver.execute_script("document.getElementById('log-zone').value = 'UTC';"
                           "document.getElementById('log-zone').dispatchEvent(new Event('change'))")
     stamp = driver.find_element(By.CSS_SELECTOR, "#log time.log-ts")
