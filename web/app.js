@@ -1,6 +1,7 @@
 // The console's entry: the route table, the session check, the header and the footer.
 import {api} from './lib/api.js';
-import {h, mount} from './lib/dom.js';
+import {takeFlash} from './lib/flash.js';
+import {h, mount, notice} from './lib/dom.js';
 import {route, render, parse} from './lib/router.js';
 import {session} from './lib/session.js';
 
@@ -31,8 +32,11 @@ export async function refreshSession() {
 }
 
 // The header's user box follows the session (login, logout, expiry).
+// The navigation is for users who are logged in: without a session the header shows the
+// name alone.
 function drawWho() {
   const el = document.getElementById('who');
+  document.getElementById('nav').hidden = !session.user;
   if (!session.user) {
     mount(el);
     return;
@@ -75,6 +79,9 @@ function markNav() {
 async function show() {
   markNav();
   await render(guard);
+  // what the last page's action did, on the page it led to
+  const done = takeFlash();
+  if (done) document.getElementById('main').prepend(Object.assign(notice('ok', done), {id: 'flash'}));
   // keyboard users start in the page, unless the page put the focus somewhere itself
   const main = document.getElementById('main');
   if (!main.contains(document.activeElement)) main.focus({preventScroll: true});

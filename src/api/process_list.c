@@ -191,6 +191,7 @@ static int parse(struct query *q, bool count, json_t **projects)
 	struct api_call *c = q->c;
 	const char *status = http_query(c->req, "status"), *initiator = http_query(c->req, "initiator");
 	const char *parent = http_query(c->req, "parentInstanceId");
+	const char *entry = http_query(c->req, "entryPoint"), *min_rt = http_query(c->req, "minRuntimeMs");
 	int rc;
 
 	q->f.status = -1;
@@ -206,6 +207,11 @@ static int parse(struct query *q, bool count, json_t **projects)
 			return api_fail(c, ERR_INVALID, "invalid parentInstanceId: %.64s", parent);
 		q->f.parent_instance_id = parent;
 	}
+	if (entry && *entry)
+		q->f.entry_point = entry;
+	if (min_rt && *min_rt &&
+	    str_to_i64(str_from(min_rt), 0, INT64_MAX / 2, &q->f.min_runtime_ms, "minRuntimeMs", &c->err))
+		return api_fail(c, ERR_INVALID, "'minRuntimeMs' must be a number of milliseconds, 0 or more");
 	http_query_each(c->req, each_param, q);
 	if (q->rc)
 		return q->rc;

@@ -102,6 +102,8 @@ static int stop(struct api_call *c)
 	    {"initiator", "string", "only processes started by this user"},                                            \
 	    {"parentInstanceId", "string", "only children of this process"},                                           \
 	    {"tags", "string", "only processes with this tag (repeatable)"},                                           \
+	    {"entryPoint", "string", "only processes started at this flow"},                                           \
+	    {"minRuntimeMs", "integer", "only processes that ran at least this long (totalRuntimeMs)"},                \
 	    {"afterCreatedAt", "string", "only processes created after this time (ISO-8601)"},                         \
 	{                                                                                                              \
 		"beforeCreatedAt", "string", "only processes created before this time (ISO-8601)"                      \

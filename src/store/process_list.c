@@ -82,7 +82,7 @@ static void make_plan(const struct process_filter *f, bool count, struct plan *p
 		pl->id = "d.instance_id";
 		pl->alias = "d";
 		pl->join_p = f->org_id || (f->status >= 0 && pl->drive != DRIVE_TAG) || f->initiator_prefix ||
-			     f->parent_instance_id || f->restrict_to_visible;
+			     f->parent_instance_id || f->entry_point || f->min_runtime_ms || f->restrict_to_visible;
 	}
 }
 
@@ -182,6 +182,10 @@ static int where(struct buf *sql, const struct process_filter *f, const struct p
 		    add_text(b, f->initiator_prefix);
 	if (f->parent_instance_id)
 		COND("p.parent_instance_id = ?"), add_text(b, f->parent_instance_id);
+	if (f->entry_point)
+		COND("p.entry_point = ?"), add_text(b, f->entry_point);
+	if (f->min_runtime_ms)
+		COND("p.total_runtime_ms >= ?"), add_num(b, f->min_runtime_ms);
 	for (size_t i = first_tag; i < f->n_tags && i < PROCESS_FILTER_MAX_TAGS; i++) {
 		COND("EXISTS (SELECT 1 FROM process_tags t WHERE t.instance_id = ");
 		rc = rc ? rc : buf_append_str(sql, pl->id, e);

@@ -208,6 +208,8 @@ struct process_filter {
 	int status;			       /* -1: any */
 	const char *initiator_prefix;
 	const char *parent_instance_id;
+	const char *entry_point;     /* NULL: any */
+	int64_t min_runtime_ms;      /* 0: any; else total_runtime_ms >= it */
 	const char *tags[PROCESS_FILTER_MAX_TAGS];
 	size_t n_tags;
 	struct {

@@ -194,6 +194,30 @@ def test_initiator_prefix(d):
     assert lst(d, orgName=d.org_a, initiator="dmin") == []
 
 
+def test_entry_point_filter(d):
+    admin = d.admin
+    flow = "flows:\n  default:\n    - log: a\n  other:\n    - log: b\n"
+    other = start_process(admin, flow, parts={"projectId": d.p2_id, "entryPoint": "other", "tags": "ep"})
+    wait_process(admin, other)
+    assert lst(d, orgName=d.org_a, entryPoint="other") == [other]
+    default = lst(d, projectId=d.p2_id, entryPoint="default")
+    assert d.n4 in default and other not in default
+    assert lst(d, tags="ep", entryPoint="other") == [other]  # the tag walk joins the process for it
+    assert lst(d, orgName=d.org_a, entryPoint="nowhere") == []
+
+
+def test_min_runtime_filter(d):
+    admin = d.admin
+    slow = start_process(admin, "flows:\n  default:\n    - task: sleep\n      in: {duration: 1}\n",
+                         parts={"projectId": d.p2_id})
+    assert wait_process(admin, slow)["totalRuntimeMs"] >= 1000
+    assert lst(d, projectId=d.p2_id, minRuntimeMs=1000) == [slow]
+    assert d.n4 in lst(d, projectId=d.p2_id, minRuntimeMs=0)
+    for bad in ("-1", "soon", "1e3"):
+        r = admin.get("/api/v2/process", params={"minRuntimeMs": bad})
+        assert r.status_code == 400 and "minRuntimeMs" in r.json()["message"], (bad, r.text)
+
+
 def test_parent_filter(d):
     admin = d.admin
     kid = start_process(admin, HELLO, parts={"parentInstanceId": d.n6, "projectId": d.p3_id})

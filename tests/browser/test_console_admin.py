@@ -233,6 +233,7 @@ def test_secret_access_rules_and_delete(driver, admin):
     wait_until(driver, lambda d: d.current_url.endswith("#/org/%s/secrets" % org), "back to the list")
     wait_ready(driver, "secrets")
     assert name not in texts(driver, "secret-link")
+    assert driver.find_element(By.ID, "flash").text == 'Secret "%s" deleted.' % name  # it says what it did
     assert admin.get(SECRET_API % org + "/" + name).status_code == 404
 
 
@@ -267,6 +268,7 @@ def test_api_key_shown_once_then_deleted(driver, new_user):
     driver.find_elements(By.CSS_SELECTOR, "[data-test=apikey-delete]")[i].click()
     t(driver, "confirm-yes").click()
     wait_until(driver, lambda d: name not in texts(d, "apikey-name"), "the key gone from the list")
+    assert "deleted" in t(driver, "apikey-deleted").text
     assert me.get("/api/v1/apikey").status_code == 401
 
 
@@ -451,6 +453,7 @@ def test_add_and_delete_a_repository(driver, admin, git):
     wait_until(driver, lambda d: d.current_url.endswith("#/org/%s/project/%s" % (org, project)), "back to the project")
     wait_ready(driver, "project")
     assert t(driver, "repos-empty")
+    assert "deleted" in driver.find_element(By.ID, "flash").text
     assert admin.get("/api/v1/org/%s/project/%s/repository/%s" % (org, project, name)).status_code == 404
 
 

@@ -213,6 +213,7 @@ def test_stop_a_running_process(driver, admin):
     assert driver.find_element(By.ID, "process-status").text == "SUSPENDED"
     wait_css(driver, "[data-event=go]")  # the event it waits for, as a resume button
     driver.find_element(By.ID, "process-stop").click()
+    wait_css(driver, "[data-test=confirm-yes]").click()  # it asks first
     wait_until(driver, lambda d: d.find_element(By.ID, "process-status").text == "CANCELLED", "CANCELLED")
     assert not driver.find_elements(By.ID, "process-stop")
     assert status(admin, pid)["status"] == "CANCELLED"
@@ -227,6 +228,7 @@ def test_stop_refused_shows_the_servers_message(driver, admin, new_user):
     page = wait_css(driver, "main[data-ready]")
     if page.get_attribute("data-ready") == "process":  # may read it: the stop is refused
         driver.find_element(By.ID, "process-stop").click()
+        wait_css(driver, "[data-test=confirm-yes]").click()
         assert wait_css(driver, "#process-action-error").text
     assert status(admin, pid)["status"] == "SUSPENDED"
     resume(admin, pid)
@@ -240,6 +242,10 @@ def test_restore_a_checkpoint(driver, admin):
     wait_ready(driver, "process")
     row = wait_css(driver, "#checkpoints tr[data-name=middle]")
     row.find_element(By.CSS_SELECTOR, "[data-test=restore]").click()
+    ask = wait_css(driver, "#checkpoints [data-test=confirm]")  # it asks first, saying what happens
+    assert "runs again" in ask.text
+    ask.find_element(By.CSS_SELECTOR, "[data-test=confirm-yes]").click()
+    assert "Restored from checkpoint" in wait_css(driver, "#process-action-ok").text
     wait_for(lambda: "restored from checkpoint 'middle'" in admin.get("/api/v1/process/%s/log" % pid).text.lower())
     hist = [h["status"] for h in status(admin, pid, include="history")["statusHistory"]]
     assert hist.count("RESUMING") == 1, hist

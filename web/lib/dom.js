@@ -1,5 +1,6 @@
 // Building DOM nodes without innerHTML: every text goes through createTextNode, so no
 // value from the server can become markup (the CSP forbids inline script as a second wall).
+import {formatDate, zoneName} from './zone.js';
 
 // h('a', {href: '#/x', class: 'btn', onclick: fn}, 'text', otherNode, [more, nodes])
 export function h(tag, attrs, ...children) {
@@ -34,14 +35,13 @@ export function notice(kind, text) {
   return h('p', {class: 'notice ' + kind, role: kind === 'error' ? 'alert' : 'status'}, text);
 }
 
-// ISO-8601 → "2026-11-23 18:04:05" in the browser's time zone (title keeps the original).
+// ISO-8601 → "2026-11-23 18:04:05" in the user's chosen zone (lib/zone.js); the title
+// keeps the original and names the zone.
 export function when(iso) {
   if (!iso) return '';
   const d = new Date(iso);
   if (isNaN(d)) return iso;
-  const p = (n) => String(n).padStart(2, '0');
-  const text = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-  return h('time', {datetime: iso, title: iso}, text);
+  return h('time', {datetime: iso, title: `${iso} (shown in ${zoneName()})`}, formatDate(d));
 }
 
 // Marks a page as loaded: main[data-ready=name] (browser tests wait on it) and the title.

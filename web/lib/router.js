@@ -50,23 +50,32 @@ export async function render(beforeRender) {
     } catch (e) {
       if (my !== seq) return;
       console.error(e);
-      failed(main, e.message || String(e));
+      failed(main, e.message || String(e), e.status === 404 ? 'Not found' : 'This page could not be shown');
       return;
     }
     if (my === seq) cleanup = typeof c === 'function' ? c : null;
     else if (typeof c === 'function') c();
     return;
   }
-  failed(main, `No page at ${path}.`);
+  failed(main, `There is no page at ${path}.`, 'Page not found');
 }
 
-// A page that could not be shown: the message, and data-ready="error" for the tests.
-function failed(main, message) {
+// A page that could not be shown: a heading, the message, ways back, and
+// data-ready="error" for the tests.
+function failed(main, message, heading) {
   main.replaceChildren();
-  const p = document.createElement('p');
-  p.className = 'notice error';
-  p.setAttribute('role', 'alert');
-  p.textContent = message;
-  main.append(p);
+  const el = (tag, attrs, text) => {
+    const x = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) x.setAttribute(k, v);
+    if (text) x.textContent = text;
+    return x;
+  };
+  const back = el('button', {type: 'button', class: 'secondary', 'data-test': 'error-back'}, 'Go back');
+  back.addEventListener('click', () => history.back());
+  const ways = el('p', {class: 'row'});
+  ways.append(back, el('a', {href: '#/processes', class: 'btn', 'data-test': 'error-home'}, 'Go to the processes'));
+  main.append(el('h1', {'data-test': 'error-heading'}, heading),
+    el('p', {class: 'notice error', role: 'alert'}, message), ways);
+  document.title = heading + ' · Accord';
   main.dataset.ready = 'error';
 }

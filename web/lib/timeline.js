@@ -48,12 +48,14 @@ export function timeline(pid) {
     const dur = h('span', {class: 'ev-duration', 'data-test': 'event-duration'});
     const err = h('span', {class: 'ev-error'});
     const kind = ev.eventType === 'ELEMENT' && phase ? 'task' : ev.eventType.toLowerCase();
-    const li = h('li', {class: 'ev ev-' + kind, 'data-seq': ev.seqId, 'data-type': ev.eventType,
+    const st = ev.eventType === 'PROCESS_STATUS' && d.status ? ' st-' + d.status : '';
+    const li = h('li', {class: 'ev ev-' + kind + st, 'data-seq': ev.seqId, 'data-type': ev.eventType,
       'data-correlation': d.correlationId || null},
       h('span', {class: 'ev-time'}, when(ev.eventDate)),
       h('span', {class: 'ev-what'}, summary(ev), d.method ? h('span', {class: 'hint'}, ` .${d.method}()`) : null),
       dur, err,
       where(d) ? h('span', {class: 'ev-where hint'}, where(d)) : null);
+    li.dataset.at = d.fileName && d.line ? `${d.fileName}:${d.line}:${d.column || 0}` : '';
     const t = {li, dur, err, pre: ev};
     if (ev.eventType === 'ELEMENT' && phase === 'pre') {
       tasks.set(d.correlationId, t);
@@ -89,5 +91,26 @@ export function timeline(pid) {
     else if (lastSeq >= 0 && empty) empty.remove();
   }
 
-  return {el: list, refresh};
+  // Marks the step the process failed at (f: lib/failure.js): the step entry at that place,
+  // or — a step that leaves no event, such as throw — an entry of its own at the end.
+  function markFailure(f) {
+    if (list.querySelector('#failing-step')) return;
+    const at = f.fileName ? `${f.fileName}:${f.line}:${f.column}` : '';
+    const steps = at ? [...list.querySelectorAll('li.ev')].filter((li) => li.dataset.at === at) : [];
+    let li = steps.length ? steps[steps.length - 1] : null;
+    if (!li) {
+      li = h('li', {class: 'ev ev-failure'},
+        h('span', {class: 'ev-time'}),
+        h('span', {class: 'ev-what'}, 'The step that failed'),
+        h('span', {class: 'ev-error'}, f.message),
+        at ? h('span', {class: 'ev-where hint'}, [f.flow ? `flow ${f.flow}` : '', at].filter(Boolean).join(', ')) : null);
+      const end = list.querySelector('li.st-FAILED, li.st-TIMED_OUT');
+      list.insertBefore(li, end);
+    }
+    li.id = 'failing-step';
+    li.classList.add('failed', 'failing');
+    li.querySelector('.ev-what').prepend(h('strong', {class: 'failed-here'}, 'Failed here: '));
+  }
+
+  return {el: list, refresh, markFailure};
 }

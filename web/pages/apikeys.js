@@ -24,13 +24,13 @@ async function showList(holder, result) {
     const del = h('button', {type: 'button', class: 'danger', 'data-test': 'apikey-delete', 'aria-label': `Delete the key ${k.name}`}, 'Delete');
     del.addEventListener('click', () => confirm(actions, `Delete the key "${k.name}"? Clients using it are refused from now on.`, 'Delete', async () => {
       await api('DELETE', '/api/v1/apikey/' + encodeURIComponent(k.id));
-      mount(result);
+      mount(result, h('p', {class: 'notice ok', role: 'status', 'data-test': 'apikey-deleted'}, `Key "${k.name}" deleted.`));
       await showList(holder, result);
     }));
     mount(actions, del);
     return [h('span', {'data-test': 'apikey-name'}, k.name), k.expiredAt ? when(k.expiredAt) : 'never', actions];
   });
-  mount(holder, table('apikeys', ['Name', 'Expires', ''], rows, 'You have no API key.'));
+  mount(holder, table('apikeys', ['Name', 'Expires', ''], rows, 'You have no API key. Create one above to call the API from a script or a tool.'));
 }
 
 function createForm(result, reload) {

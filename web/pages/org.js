@@ -31,7 +31,7 @@ export async function render(main, params, query) {
       Object.keys(p.repositories || {}).length,
     ]);
     main.append(table('projects', ['Name', 'Description', 'Visibility', 'Repositories'], rows,
-      filter ? `No project's name contains "${filter}".` : 'No project you may read.'));
+      filter ? `No project's name contains "${filter}".` : 'No project you may read. An owner of the organization creates projects, or gives your team access to one.'));
     main.append(pager(base, filter, offset, LIMIT, projects.length > LIMIT, 'projects'));
     main.append(h('h2', {}, 'Secrets'), await secrets(org));
   });

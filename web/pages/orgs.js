@@ -19,7 +19,7 @@ export async function render(main, params, query) {
       h('a', {href: '#/' + path('org', o.name) + '/secrets'}, 'Secrets'),
     ]);
     main.append(table('orgs', ['Name', 'Visibility', 'Owner', ''], rows,
-      filter ? `No organization's name contains "${filter}".` : 'You see no organization.'));
+      filter ? `No organization's name contains "${filter}".` : 'You see no organization. An administrator creates them, and adds you to one of its teams.'));
     main.append(pager('#/orgs', filter, offset, LIMIT, orgs.length > LIMIT, 'orgs'));
   });
 }

@@ -2,9 +2,12 @@
 // pending forms) follows the status every 2 s until the process ends; the tabs are the
 // details (initiator, project, repository and commit, times, meta, out variables), the
 // live log, the events as a timeline, attachments, children and checkpoints.
+import {confirm} from '../lib/admin.js';
 import {api, enc, ApiError} from '../lib/api.js';
-import {h, mount, notice, ready, when, duration} from '../lib/dom.js';
+import {h, mount, ready, when, duration} from '../lib/dom.js';
+import {failureBanner, failureOf} from '../lib/failure.js';
 import {logView} from '../lib/log_view.js';
+import {explain} from '../lib/outcome.js';
 import {poll} from '../lib/poll.js';
 import {FINAL, STOPPABLE, statusBadge, setStatus} from '../lib/status.js';
 import {timeline, UUID} from '../lib/timeline.js';
@@ -61,7 +64,13 @@ function attachmentUrl(id, name) {
   return `/api/v1/process/${enc(id)}/attachment/` + name.split('/').map(enc).join('/');
 }
 
-export async function render(main, params) {
+// "myProject / deploy": what the process is, for its heading and the window's title.
+function titleOf(p) {
+  const what = [p.projectName, p.meta && p.meta.entryPoint].filter(Boolean);
+  return what.length ? what.join(' / ') : 'Process';
+}
+
+export async function render(main, params, query) {
   const id = params.id;
   const tab = params.tab || '';
   if (!TABS.some(([t]) => t === tab)) throw new Error(`No tab "${tab}" (try log, events, attachments, children or checkpoints).`);
@@ -80,21 +89,34 @@ export async function render(main, params) {
   const statusEl = statusBadge(proc.status, {id: 'process-status'});
   const actions = h('div', {class: 'row actions', id: 'process-actions'});
   const actionMsg = h('div', {id: 'process-action-status', 'aria-live': 'polite'});
+  const failureEl = h('div', {id: 'process-failure-box'});
+  let failure = null;
   const panel = h('section', {id: 'process-tab-' + (tab || 'details'), class: 'tab-panel', 'aria-labelledby': 'tab-' + (tab || 'details')});
   const onStatus = []; // tab hooks called with each new record
   let actionKey = '';
 
-  async function act(label, fn) {
+  // Runs an action, then says what came of it: done (ok) and the new state, or why not.
+  async function act(what, done, fn) {
     mount(actionMsg);
     try {
       await fn();
+      mount(actionMsg, h('p', {class: 'notice ok', role: 'status', id: 'process-action-ok'}, done));
+      actionKey = '';
       await refresh();
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) return;
-      mount(actionMsg, h('p', {class: 'notice error', role: 'alert', id: 'process-action-error'}, `${label}: ${e.message}`));
+      mount(actionMsg, h('p', {class: 'notice error', role: 'alert', id: 'process-action-error', title: e.message || ''},
+        explain(what, e)));
       actionKey = ''; // buttons enabled again
-      await drawActions();
+      await refresh().catch(() => drawActions());
     }
+  }
+
+  // The failure banner, once the process has failed (read once).
+  async function drawFailure() {
+    if (failure || (proc.status !== 'FAILED' && proc.status !== 'TIMED_OUT')) return;
+    failure = await failureOf(proc);
+    mount(failureEl, failureBanner(failure, (find) => `${base}/log?find=${enc(find)}`));
   }
 
   // Stop while it can change; for a suspended process its forms (the wizard) and the other
@@ -116,13 +138,16 @@ export async function render(main, params) {
     const items = [];
     if (STOPPABLE.has(proc.status))
       items.push(h('button', {type: 'button', class: 'danger', id: 'process-stop',
-        onclick: (ev) => { ev.target.disabled = true; act('Stop', () => api('DELETE', '/api/v1/process/' + enc(id))); }}, 'Stop'));
+        onclick: () => confirm(actions, `Stop this process? It becomes CANCELLED: its flow stops at the current step and `
+          + 'cannot be resumed (an onCancel flow runs if it has one).', 'Stop process',
+        () => act('stop this process', 'Stop requested: the process is cancelled.', () => api('DELETE', '/api/v1/process/' + enc(id))))},
+        'Stop'));
     if (forms.length)
       items.push(h('a', {class: 'btn', href: base + '/wizard', id: 'process-wizard'}, 'Wizard'),
         ...forms.map((f) => h('a', {class: 'btn secondary', href: `${base}/form/${enc(f.name)}`, 'data-form': f.name}, `Form ${f.name}`)));
     for (const ev of events)
       items.push(h('button', {type: 'button', class: 'secondary', 'data-event': ev, id: 'process-resume-' + ev.replace(/[^A-Za-z0-9_-]/g, '_'),
-        onclick: () => act('Resume', () => api('POST', `/api/v1/process/${enc(id)}/resume/${enc(ev)}`, {json: {}}))}, `Resume ${ev}`));
+        onclick: () => act(`resume the process with ${ev}`, `Resumed with ${ev}.`, () => api('POST', `/api/v1/process/${enc(id)}/resume/${enc(ev)}`, {json: {}}))}, `Resume ${ev}`));
     mount(actions, ...items);
   }
 
@@ -130,6 +155,7 @@ export async function render(main, params) {
     proc = await api('GET', '/api/v2/process/' + enc(id));
     setStatus(statusEl, proc.status);
     await drawActions();
+    await drawFailure();
     for (const fn of onStatus) await fn(proc);
     return !FINAL.has(proc.status);
   }
@@ -137,13 +163,14 @@ export async function render(main, params) {
   mount(main,
     h('p', {class: 'crumbs'}, h('a', {href: '#/processes'}, 'Processes')),
     h('div', {class: 'title-row'},
-      h('h1', {}, 'Process ', h('span', {class: 'mono', id: 'process-id'}, id)), statusEl),
-    actions, actionMsg,
+      h('h1', {id: 'process-title'}, titleOf(proc)), statusEl),
+    h('p', {class: 'hint process-instance'}, 'Instance ', h('span', {class: 'mono', id: 'process-id'}, id)),
+    failureEl, actions, actionMsg,
     h('nav', {class: 'tabs', 'aria-label': 'Process'},
       TABS.map(([t, label]) => h('a', {href: t ? `${base}/${t}` : base, id: 'tab-' + (t || 'details'),
         'aria-current': t === tab ? 'page' : null}, label))),
     panel);
-  await drawActions();
+  await Promise.all([drawActions(), drawFailure()]);
 
   let stopLog = null;
   switch (tab) {
@@ -162,6 +189,7 @@ export async function render(main, params) {
     mount(panel, v.el);
     const failed = await tail;
     if (failed) throw failed;
+    v.shown(query && query.find);
     v.follow(async () => (FINAL.has(proc.status) ? proc.status
       : (proc = await api('GET', '/api/v2/process/' + enc(id), {signal: ctl.signal})).status))
       .catch((e) => { if (!ctl.signal.aborted) console.error(e); });
@@ -172,7 +200,11 @@ export async function render(main, params) {
     const t = timeline(id);
     mount(panel, t.el);
     await t.refresh();
-    onStatus.push(() => t.refresh());
+    if (failure) t.markFailure(failure);
+    onStatus.push(async () => {
+      await t.refresh();
+      if (failure) t.markFailure(failure);
+    });
     break;
   }
   case 'attachments': {
@@ -180,7 +212,7 @@ export async function render(main, params) {
     mount(panel, names.length
       ? h('ul', {id: 'attachments', class: 'plain'}, names.map((n) =>
         h('li', {}, h('a', {href: attachmentUrl(id, n), download: n.split('/').pop(), 'data-name': n}, n))))
-      : h('p', {class: 'hint', id: 'attachments'}, 'No attachments.'));
+      : h('p', {class: 'hint', id: 'attachments'}, 'No attachments. A process keeps the files it writes to _attachments/ in its working folder; they appear here to download.'));
     break;
   }
   case 'children': {
@@ -191,7 +223,7 @@ export async function render(main, params) {
           h('td', {class: 'mono'}, h('a', {href: '#/process/' + enc(c.instanceId)}, c.instanceId)),
           h('td', {}, statusBadge(c.status)), h('td', {}, c.kind || ''), h('td', {}, when(c.createdAt)),
           h('td', {}, (c.tags || []).join(', ')))))))
-      : h('p', {class: 'hint', id: 'children'}, 'No child processes.'));
+      : h('p', {class: 'hint', id: 'children'}, 'No child processes. A flow starts them with the concord task (action: start).'));
     draw(await api('GET', `/api/v1/process/${enc(id)}/subprocess`));
     onStatus.push(async () => draw(await api('GET', `/api/v1/process/${enc(id)}/subprocess`)));
     break;
@@ -204,16 +236,19 @@ export async function render(main, params) {
           h('td', {}, c.name), h('td', {}, when(c.createdAt)),
           h('td', {}, RESTORABLE.has(proc.status)
             ? h('button', {type: 'button', class: 'secondary', 'data-test': 'restore', 'aria-label': `Restore checkpoint ${c.name}`,
-              onclick: (ev) => { ev.target.disabled = true; act('Restore', () => api('POST', `/api/v1/process/${enc(id)}/checkpoint/restore`, {json: {id: c.id}})).then(startPolling); }},
+              onclick: (ev) => confirm(ev.target.parentNode, `Restore checkpoint "${c.name}"? The process runs again from `
+                + 'there: the steps after it run again, with the variables as they were at the checkpoint.', 'Restore',
+              () => act(`restore checkpoint "${c.name}"`, `Restored from checkpoint "${c.name}": the process runs again.`,
+                () => api('POST', `/api/v1/process/${enc(id)}/checkpoint/restore`, {json: {id: c.id}})).then(startPolling))},
             'Restore')
             : h('span', {class: 'hint'}, 'running')))))))
-      : h('p', {class: 'hint', id: 'checkpoints'}, 'No checkpoints.'));
+      : h('p', {class: 'hint', id: 'checkpoints'}, 'No checkpoints. A flow records one with a checkpoint step; it can then be restored from here.'));
     draw(await api('GET', `/api/v1/process/${enc(id)}/checkpoint`));
     onStatus.push(async () => draw(await api('GET', `/api/v1/process/${enc(id)}/checkpoint`)));
     break;
   }
   }
-  ready(main, 'process', 'Process ' + id.slice(0, 8));
+  ready(main, 'process', `${titleOf(proc)} · ${id.slice(0, 8)}`);
 
   // Follows the status while the process can change; a restore starts it again.
   let stopPoll = null, polling = false;

@@ -1,21 +1,23 @@
-// #/processes?org=&project=&status=&initiator=&tags=&offset=&limit=: the process list,
+// #/processes?org=&project=&status=&initiator=&tags=&flow=&minDuration=&offset=&limit=: the process list,
 // newest first.  The filters live in the URL (back, forward and reload keep them).  Only
 // the rows near the viewport are in the DOM (lib/row_window.js): a page of 1,000 costs
 // about what a page of 60 does.  While the tab is visible the list is asked for again
 // every 2 s and the rows are patched in place: a row is built once per process, when it
 // first comes into view, later only the cells that changed are touched.
 import {api, qs, enc} from '../lib/api.js';
-import {h, mount, notice, ready, when} from '../lib/dom.js';
+import {h, mount, notice, ready, when, duration} from '../lib/dom.js';
 import {poll} from '../lib/poll.js';
 import {rowWindow} from '../lib/row_window.js';
-import {statusBadge, setStatus} from '../lib/status.js';
+import {FINAL, statusBadge, setStatus} from '../lib/status.js';
 
 const STATUSES = ['NEW', 'PREPARING', 'ENQUEUED', 'WAITING', 'STARTING', 'RUNNING', 'SUSPENDED', 'RESUMING',
   'FINISHED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
 const LIMITS = [30, 50, 100, 500, 1000];
 const POLL_MS = 2000;
-const COLUMNS = [['Instance'], ['Status'], ['Project', 'col-project'], ['Initiator'], ['Created', 'col-created'],
-  ['Updated', 'col-wide'], ['Tags', 'col-wide']];
+const COLUMNS = [['Instance'], ['Status'], ['Project', 'col-project'], ['Flow', 'col-flow'], ['Initiator'],
+  ['Created', 'col-created'], ['Duration', 'col-duration'], ['Updated', 'col-wide'], ['Tags', 'col-wide']];
+// "longer than" choices of the duration filter: [minutes, label]
+const DURATIONS = [[1, '1 min'], [5, '5 min'], [15, '15 min'], [60, '1 hour'], [240, '4 hours']];
 
 function apiQuery(q) {
   const p = new URLSearchParams();
@@ -23,6 +25,8 @@ function apiQuery(q) {
   if (q.project) p.set('projectName', q.project);
   if (q.status) p.set('status', q.status);
   if (q.initiator) p.set('initiator', q.initiator);
+  if (q.flow) p.set('entryPoint', q.flow);
+  if (minutesOf(q)) p.set('minRuntimeMs', String(minutesOf(q) * 60000));
   for (const t of (q.tags || '').split(',').map((s) => s.trim()).filter(Boolean)) p.append('tags', t);
   p.set('limit', String(limitOf(q)));
   p.set('offset', String(offsetOf(q)));
@@ -32,6 +36,11 @@ function apiQuery(q) {
 function limitOf(q) {
   const n = parseInt(q.limit, 10);
   return n >= 1 && n <= 1000 ? n : 30;
+}
+
+function minutesOf(q) {
+  const n = parseInt(q.minDuration, 10);
+  return DURATIONS.some(([m]) => m === n) ? n : 0;
 }
 
 function offsetOf(q) {
@@ -53,8 +62,10 @@ function proto() {
       h('td', {class: 'mono'}, h('a', {'data-test': 'process-link'})),
       h('td', {}, statusBadge('', {'data-test': 'status'})),
       h('td', {class: 'col-project'}),
+      h('td', {class: 'col-flow', 'data-test': 'flow'}),
       h('td', {'data-test': 'initiator'}),
       h('td', {class: 'col-created time'}),
+      h('td', {class: 'col-duration time', 'data-test': 'duration'}),
       h('td', {class: 'col-wide time'}),
       h('td', {class: 'col-wide'}));
   return protoRow;
@@ -77,8 +88,9 @@ function makeRow(p) {
   a.title = p.instanceId;
   a.setAttribute('aria-label', 'Process ' + p.instanceId);
   a.textContent = p.instanceId.slice(0, 8);
-  setTime(td[4], p.createdAt);
-  const cells = {status: td[1].firstChild, project: td[2], initiator: td[3], updated: td[5], tags: td[6]};
+  setTime(td[5], p.createdAt);
+  const cells = {status: td[1].firstChild, project: td[2], flow: td[3], initiator: td[4], duration: td[6], updated: td[7],
+    tags: td[8]};
   const row = {tr, cells, data: {}};
   patchRow(row, p);
   return row;
@@ -93,10 +105,19 @@ function patchRow(row, p) {
   setStatus(row.cells.status, p.status);
   const project = [p.orgName, p.projectName].filter(Boolean).join(' / ');
   text(row.cells.project, project);
+  text(row.cells.flow, (p.meta && p.meta.entryPoint) || '');
   text(row.cells.initiator, p.initiator || '');
+  text(row.cells.duration, runTime(p));
   if (old.lastUpdatedAt !== p.lastUpdatedAt) setTime(row.cells.updated, p.lastUpdatedAt);
   text(row.cells.tags, (p.tags || []).join(', '));
   row.data = p;
+}
+
+// How long it ran: its run time once final, else since it last started running.
+function runTime(p) {
+  if (p.totalRuntimeMs && FINAL.has(p.status)) return duration(p.totalRuntimeMs);
+  if (p.status === 'RUNNING' && p.lastRunAt) return duration((p.totalRuntimeMs || 0) + Math.max(0, Date.now() - new Date(p.lastRunAt)));
+  return p.totalRuntimeMs ? duration(p.totalRuntimeMs) : '';
 }
 
 function filterForm(q) {
@@ -108,15 +129,21 @@ function filterForm(q) {
     STATUSES.map((s) => h('option', {value: s, selected: q.status === s}, s)));
   const initiator = h('input', {id: 'filter-initiator', name: 'initiator', value: q.initiator || '', autocomplete: 'off'});
   const tags = h('input', {id: 'filter-tags', name: 'tags', value: q.tags || '', placeholder: 'a, b', autocomplete: 'off'});
+  const flow = h('input', {id: 'filter-flow', name: 'flow', value: q.flow || '', placeholder: 'entry point', autocomplete: 'off'});
+  const minDuration = h('select', {id: 'filter-duration', name: 'minDuration'},
+    h('option', {value: ''}, 'any'),
+    DURATIONS.map(([m, label]) => h('option', {value: m, selected: minutesOf(q) === m}, `longer than ${label}`)));
   const limit = h('select', {id: 'filter-limit', name: 'limit'},
     LIMITS.map((n) => h('option', {value: n, selected: limitOf(q) === n}, String(n))));
   function submit(ev) {
     ev.preventDefault();
     location.hash = hashFor({org: org.value.trim(), project: project.value.trim(), status: status.value,
-      initiator: initiator.value.trim(), tags: tags.value.trim(), limit: limit.value === '30' ? '' : limit.value});
+      initiator: initiator.value.trim(), tags: tags.value.trim(), flow: flow.value.trim(), minDuration: minDuration.value,
+      limit: limit.value === '30' ? '' : limit.value});
   }
   return h('form', {class: 'filters row', id: 'process-filters', onsubmit: submit, role: 'search'},
     field('org', 'Organization', org), field('project', 'Project', project), field('status', 'Status', status),
+    field('flow', 'Flow', flow), field('duration', 'Duration', minDuration),
     field('initiator', 'Initiator', initiator), field('tags', 'Tags', tags), field('limit', 'Per page', limit),
     h('div', {class: 'filter'}, h('button', {type: 'submit', id: 'filter-apply'}, 'Filter')),
     h('div', {class: 'filter'}, h('a', {class: 'btn secondary', href: '#/processes', id: 'filter-clear'}, 'Clear')));
@@ -143,6 +170,18 @@ export async function render(main, params, query) {
       next ? h('a', {class: 'btn secondary', href: next, id: 'page-next', rel: 'next'}, 'Older →') : null);
   }
 
+  // What an empty list means, and what to do about it.
+  function empty() {
+    const filtered = ['org', 'project', 'status', 'initiator', 'tags', 'flow', 'minDuration'].some((k) => query[k]);
+    if (offset) return notice('info', 'No more processes: this is past the last page.');
+    if (filtered)
+      return h('div', {class: 'notice info empty-state', role: 'status', 'data-test': 'processes-empty'},
+        'No processes match these filters. ', h('a', {href: '#/processes'}, 'Clear the filters'), ' to see them all.');
+    return h('div', {class: 'notice info empty-state', role: 'status', 'data-test': 'processes-empty'},
+      'No processes yet. Start one from a repository of a project (', h('a', {href: '#/orgs'}, 'Organizations'),
+      ' → project → repository → Start a process), or with POST /api/v1/process.');
+  }
+
   function rowAt(i) {
     const p = shown[i];
     let row = rows.get(p.instanceId);
@@ -159,7 +198,7 @@ export async function render(main, params, query) {
     }
     shown = list;
     win.set(list.length);
-    mount(msg, list.length ? null : notice('info', offset ? 'No more processes.' : 'No processes match.'));
+    mount(msg, list.length ? null : empty());
     drawPager(list.length);
   }
 

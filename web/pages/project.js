@@ -28,7 +28,7 @@ export async function render(main, params) {
       r.disabled ? 'disabled' : '',
     ]);
     main.append(h('h2', {}, 'Repositories'),
-      table('repos', ['Name', 'URL', 'Branch or commit', 'Path', ''], rows, 'This project has no repository.'),
+      table('repos', ['Name', 'URL', 'Branch or commit', 'Path', ''], rows, 'This project has no repository. Add one below (Add a repository) to start processes from it.'),
       await addRepoForm(org, project));
     main.append(await cfgPanel(org, project), encryptPanel(org, project));
   });

@@ -3,6 +3,7 @@
 // (manual ones with a button that starts them).
 import {api} from '../lib/api.js';
 import {h, mount} from '../lib/dom.js';
+import {flash} from '../lib/flash.js';
 import {busy, copyButton, crumbs, deletePanel, details, errorBox, field, loadPage, path, table} from '../lib/admin.js';
 import {kvEditor} from '../lib/kveditor.js';
 
@@ -30,6 +31,7 @@ export async function render(main, params) {
     main.append(deletePanel('repo-delete', 'Delete repository', `Delete the repository "${repo}"? Its triggers go with it.`,
       async () => {
         await api('DELETE', apiBase);
+        flash(`Repository "${repo}" deleted, with its triggers.`);
         location.hash = '#/' + path('org', org, 'project', project);
       }));
   });

@@ -3,6 +3,7 @@
 // a delete with confirmation.  The value itself is never asked for.
 import {api, qs} from '../lib/api.js';
 import {h, mount, when} from '../lib/dom.js';
+import {flash} from '../lib/flash.js';
 import {busy, copyable, crumbs, deletePanel, details, errorBox, field, loadPage, path, select, uid} from '../lib/admin.js';
 
 const LEVELS = ['READER', 'WRITER', 'OWNER'];
@@ -29,6 +30,7 @@ export async function render(main, params) {
     main.append(settingsForm(apiBase, s, projects, saved), rulesForm(apiBase, teams, rules),
       deletePanel('secret-delete', 'Delete secret', `Delete the secret "${name}"? Processes using it will fail.`, async () => {
         await api('DELETE', apiBase);
+        flash(`Secret "${name}" deleted.`);
         location.hash = '#/' + path('org', org, 'secrets');
       }));
   });

@@ -44,7 +44,7 @@ async function showList(holder, org, filter, offset, base) {
   ]);
   mount(holder,
     table('secrets', ['Name', 'Type', 'Visibility', 'Project', 'Owner', 'Encrypted by', 'Created'], rows,
-      filter ? `No secret's name contains "${filter}".` : 'No secret you may read.'),
+      filter ? `No secret's name contains "${filter}".` : 'No secret you may read. Create one with the New secret form below.'),
     pager(base, filter, offset, LIMIT, secrets.length > LIMIT, 'secrets'));
 }
 
