@@ -300,3 +300,44 @@ flows:
     assert "ok=true head=%s" % git("rev-parse", "feature", cwd=remote.bare) in log
     assert "files=feature" in log
     assert PASSWORD not in log
+
+
+def test_server_clone_and_push_over_ssh_with_a_key_pair_secret(server, admin, tmp_path):
+    import git_servers as gs
+    root = tempfile.mkdtemp(prefix="accord-git-ssh-")
+    gs.make_repo(os.path.join(root, "flows.git"), {"README": "over ssh\n"}, branch="master")
+    try:
+        sshd = gs.SshGitServer(root).start()
+    except gs.SshUnavailable as e:
+        pytest.skip(str(e))
+    try:
+        r = admin.post("/api/v1/org/Default/secret",
+                       files={"name": (None, "git-key"), "type": (None, "key_pair"),
+                              "public": ("id.pub", sshd.public_key.encode()),
+                              "private": ("id", sshd.private_key.encode())})
+        assert r.status_code == 200, r.text
+        flow = """
+flows:
+  default:
+  - task: git
+    in:
+      action: createBranch
+      url: "%s"
+      workingDir: repo
+      newBranch: from-accord
+      pushBranch: true
+      privateKey: {org: Default, secretName: git-key}
+    out: res
+  - log: "ok=${res.ok} head=${res.headSHA} readme=${resource.asString('repo/README')}"
+""" % sshd.url("flows.git")
+        iid = start_process(admin, flow)
+        p = wait_process(admin, iid, timeout=90)
+        log = process_log(admin, iid)
+        assert p["status"] == "FINISHED", log
+        head = gs.rev(os.path.join(root, "flows.git"), "master")
+        assert "ok=true head=%s readme=over ssh" % head in log
+        assert gs.rev(os.path.join(root, "flows.git"), "from-accord") == head
+        key_line = [l for l in sshd.private_key.splitlines() if l and "PRIVATE KEY" not in l][0]
+        assert key_line not in log
+    finally:
+        sshd.stop()
