@@ -1,0 +1,358 @@
+"""Black-box tests of the flow `github` task against a local HTTP server that answers like
+GitHub Enterprise's REST API (/api/v3, GitHub's documented JSON shapes): `accord run` and
+`accord serve` run flows that call it, and the tests check the requests it received, the
+task's results and messages, and that the token appears in no log line or event."""
+import base64
+import json
+import os
+import pathlib
+import re
+import subprocess
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import start_process, wait_process, process_log
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
+TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000 ", re.M)
+TOKEN = "ghp_test_token_0123456789"
+SHA1, SHA2 = "a" * 40, "b" * 40
+
+
+class GitHubApi(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, code, body=None, headers=()):
+        data = b"" if body is None else json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def handle_any(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(n)) if n else None
+        s = self.server
+        path, _, query = self.path.partition("?")
+        with s.lock:
+            s.requests.append({"method": self.command, "path": path, "query": query, "body": body,
+                               "auth": self.headers.get("Authorization"), "accept": self.headers.get("Accept")})
+            busy = s.busy
+            if busy:
+                s.busy -= 1
+        if busy:
+            return self.reply(503, {"message": "busy"}, [("Retry-After", "0")])
+        if self.headers.get("Authorization") != "Bearer " + TOKEN:
+            return self.reply(401, {"message": "Bad credentials"})
+        if not path.startswith("/api/v3/"):
+            return self.reply(404, {"message": "Not Found"})
+        return self.route(self.command, path[len("/api/v3"):], query, body)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = handle_any
+
+    def route(self, m, p, q, body):
+        s = self.server
+        base = "http://127.0.0.1:%d/api/v3" % s.server_address[1]
+        repo = re.match(r"^/repos/([^/]+)/([^/]+)(/.*)?$", p)
+        if m == "POST" and p == "/orgs/acme/repos":
+            s.repos.add(body["name"])
+            return self.reply(201, {"name": body["name"], "clone_url": "https://gh.example/acme/%s.git" % body["name"],
+                                    "url": base + "/repos/acme/" + body["name"]})
+        if not repo:
+            return self.reply(404, {"message": "Not Found"})
+        name, rest = repo.group(2), repo.group(3) or ""
+        if rest == "":
+            if name not in s.repos:
+                return self.reply(404, {"message": "Not Found"})
+            if m == "DELETE":
+                s.repos.discard(name)
+                return self.reply(204)
+            return self.reply(200, {"name": name, "clone_url": "https://gh.example/acme/%s.git" % name,
+                                    "url": base + "/repos/acme/" + name, "default_branch": "main"})
+        if m == "POST" and rest == "/pulls":
+            if body["head"] == "broken":
+                return self.reply(422, {"message": "Validation Failed",
+                                        "errors": [{"resource": "PullRequest", "code": "invalid"}]})
+            return self.reply(201, {"number": 7, "title": body["title"]})
+        if rest == "/pulls/7":
+            if m == "PATCH":
+                return self.reply(200, {"number": 7, "state": body["state"]})
+            return self.reply(200, {"number": 7, "state": "open", "head": {"sha": SHA1}})
+        if rest == "/pulls/7/merge" and m == "PUT":
+            return self.reply(200, {"sha": SHA2, "merged": True})
+        if rest == "/pulls/7/files":
+            return self.reply(200, [{"filename": "a.txt", "status": "added", "patch": "@@"},
+                                    {"filename": "b.txt", "status": "modified", "patch": "@@"},
+                                    {"filename": "c.txt", "status": "removed"}])
+        if rest == "/pulls/7/commits":
+            return self.paged(q, base + p, [{"sha": "c%d" % i} for i in range(150)])
+        if rest == "/pulls":
+            return self.reply(200, [{"number": 7, "state": "closed", "title": "x"}] if "state=closed" in q else [])
+        if rest == "/issues/7/comments" and m == "POST":
+            return self.reply(201, {"id": 99, "body": body["body"]})
+        if rest == "/issues/7/labels" and m == "POST":
+            return self.reply(200, [{"name": l} for l in body["labels"]])
+        if rest == "/branches":
+            return self.paged(q, base + p, [{"name": "b%d" % i, "commit": {"sha": "s%d" % i}} for i in range(120)]
+                              + [{"name": "master", "commit": {"sha": SHA1}}])
+        if rest == "/tags":
+            return self.reply(200, [{"name": "v1"}, {"name": "v2"}])
+        if rest.startswith("/statuses/"):
+            if m == "POST":
+                return self.reply(201, dict(body, id=1))
+            return self.reply(200, [{"state": "success", "context": "ci"}])
+        if rest == "/git/tags" and m == "POST":
+            return self.reply(201, {"sha": "t" * 40, "tag": body["tag"]})
+        if rest == "/git/refs" and m == "POST":
+            return self.reply(201, {"ref": body["ref"], "object": {"sha": body["sha"]}})
+        if rest.startswith("/git/refs/") and m == "DELETE":
+            return self.reply(204)
+        if rest == "/git/ref/heads/exists":
+            return self.reply(200, {"ref": "refs/heads/exists"})
+        if rest.startswith("/git/ref/"):
+            return self.reply(404, {"message": "Not Found"})
+        if rest == "/merges" and m == "POST":
+            return self.reply(201, {"sha": SHA2})
+        if rest == "/forks" and m == "POST":
+            return self.reply(202, {"full_name": "me/" + name})
+        if rest == "/contents/dir/file.txt":
+            return self.reply(200, {"name": "file.txt", "path": "dir/file.txt", "encoding": "base64",
+                                    "content": base64.encodebytes(b"hello from github\n").decode()})
+        if rest == "/commits/" + SHA1:
+            return self.reply(200, {"sha": SHA1, "commit": {"message": "first"}})
+        return self.reply(404, {"message": "Not Found"})
+
+    def paged(self, q, url, items):
+        page = int((re.search(r"page=(\d+)", q.replace("per_page", "pp")) or [0, 1])[1])
+        size = int(re.search(r"per_page=(\d+)", q).group(1))
+        chunk = items[(page - 1) * size:page * size]
+        headers = []
+        if page * size < len(items):
+            headers.append(("Link", '<%s?per_page=%d&page=%d>; rel="next", <%s?page=9>; rel="last"'
+                            % (url, size, page + 1, url)))
+        return self.reply(200, chunk, headers)
+
+
+@pytest.fixture(scope="module")
+def api():
+    s = ThreadingHTTPServer(("127.0.0.1", 0), GitHubApi)
+    s.daemon_threads = True
+    s.lock = threading.Lock()
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+    s.url = "http://127.0.0.1:%d" % s.server_address[1]
+    yield s
+    s.shutdown()
+    s.server_close()
+
+
+@pytest.fixture(autouse=True)
+def clear(api):
+    api.requests = []
+    api.busy = 0
+    api.repos = {"repo", "old"}
+
+
+def run_flow(tmp_path, api, steps):
+    base = tempfile.mkdtemp(dir=tmp_path)
+    d = pathlib.Path(base) / "flow"
+    d.mkdir()
+    flow = ("configuration:\n  events: {recordTaskOutVars: true}\n"
+            "  arguments:\n    gh: {apiUrl: '%s', auth: {accessToken: '%s'}, org: acme, repo: repo}\n"
+            "flows:\n  default:\n" % (api.url, TOKEN))
+    (d / "concord.yml").write_text(flow + "".join("  " + l + "\n" for l in steps.strip("\n").splitlines()))
+    events = os.path.join(base, "events.jsonl")
+    proc = subprocess.run([BIN, "run", str(d), "--workdir", os.path.join(base, "work"), "--events", events],
+                          capture_output=True, text=True, timeout=120)
+    out = TS.sub("", proc.stdout + proc.stderr)
+    ev = open(events).read() if os.path.exists(events) else ""
+    return proc.returncode, out, ev
+
+
+def call(action, extra=""):
+    """A github step with the common parameters; extra: more entries of its map, as in
+    ", 'key': 'value'"."""
+    return "- task: github\n  in: {action: %s, apiUrl: '${gh.apiUrl}', auth: '${gh.auth}', org: acme, repo: repo%s}\n" \
+        % (action, extra.replace("'", "\""))
+
+
+def reqs(api, method=None):
+    return [(r["method"], r["path"]) for r in api.requests if method in (None, r["method"])]
+
+
+def test_pull_request_lifecycle(api, tmp_path):
+    rc, out, ev = run_flow(tmp_path, api, """
+- task: github
+  in: {action: createPr, apiUrl: "%s", auth: {accessToken: "%s"}, org: acme, repo: repo, prTitle: T, prBody: B,
+       prSourceBranch: feature, prDestinationBranch: master, prLabels: [release]}
+  out: pr
+- log: "prId=${pr.prId} ok=${pr.ok}"
+- task: github
+  in: {action: commentPR, apiUrl: "%s", accessToken: "%s", org: acme, repo: repo, prId: "${pr.prId}", prComment: hi}
+  out: c
+- log: "comment=${c.id}"
+- task: github
+  in: {action: getPR, apiUrl: "%s", auth: {accessToken: "%s"}, org: acme, repo: repo, prNumber: 7}
+  out: got
+- log: "head=${got.pr.head.sha}"
+- task: github
+  in: {action: mergePr, apiUrl: "%s", auth: {accessToken: "%s"}, org: acme, repo: repo, prId: 7, mergeMethod: squash}
+- task: github
+  in: {action: closePR, apiUrl: "%s", auth: {accessToken: "%s"}, org: acme, repo: repo, prId: 7}
+- task: github
+  in: {action: getPRCommitList, apiUrl: "%s", auth: {accessToken: "%s"}, org: acme, repo: repo, prId: 7}
+  out: commits
+- log: "commits=${commits.commits.size()} last=${commits.commits[149].sha}"
+- task: github
+  in: {action: getPRFiles, apiUrl: "%s", auth: {accessToken: "%s"}, org: acme, repo: repo, prNumber: 7}
+  out: files
+- log: "added=${files.prFilesAdded} modified=${files.prFilesModified} removed=${files.prFilesRemoved} any=${files.prFilesAny} patch=${files.prFiles[0].containsKey('patch')}"
+- task: github
+  in: {action: getPRList, apiUrl: "%s", auth: {accessToken: "%s"}, org: acme, repo: repo, state: closed}
+  out: prs
+- log: "prs=${prs.prList[0].number}"
+""" % ((api.url, TOKEN) * 8))
+    assert rc == 0, out
+    assert "prId=7 ok=true" in out and "comment=99" in out and "head=" + SHA1 in out
+    assert "commits=150 last=c149" in out
+    assert "added=[a.txt] modified=[b.txt] removed=[c.txt] any=[a.txt, c.txt, b.txt] patch=false" in out
+    assert "prs=7" in out
+    create = api.requests[0]
+    assert create["path"] == "/api/v3/repos/acme/repo/pulls" and create["method"] == "POST"
+    assert create["body"] == {"title": "T", "body": "B", "head": "feature", "base": "master"}
+    assert create["auth"] == "Bearer " + TOKEN and create["accept"] == "application/vnd.github+json"
+    assert api.requests[1]["body"] == {"labels": ["release"]}
+    merge = [r for r in api.requests if r["path"].endswith("/merge")][0]
+    assert merge["method"] == "PUT" and merge["body"] == {"commit_message": "GitHub PR Merge", "merge_method": "squash"}
+    close = [r for r in api.requests if r["method"] == "PATCH"][0]
+    assert close["path"] == "/api/v3/repos/acme/repo/pulls/7" and close["body"] == {"state": "closed"}
+    pages = [r for r in api.requests if r["path"].endswith("/commits")]
+    assert len(pages) == 2 and "per_page=100" in pages[0]["query"]
+    assert TOKEN not in out and TOKEN not in ev
+
+
+def test_branches_tags_and_statuses(api, tmp_path):
+    rc, out, ev = run_flow(tmp_path, api, call("getBranchList") + """  out: b
+- log: "branches=${b.branchList.size()} first=${b.branchList[0]}"
+""" + call("getTagList") + """  out: t
+- log: "tags=${t.tagList}"
+""" + call("getLatestSHA") + """  out: l
+- log: "latest=${l.latestCommitSHA}"
+""" + call("createTag", ", 'tagVersion': '1.0', 'tagMessage': 'rel', 'tagAuthorName': 'Jane', "
+                       "'tagAuthorEmail': 'j@x', 'branch': 'master'") + call("deleteTag", ", 'tagName': 'v0'")
+        + call("deleteBranch", ", 'branch': 'old'")
+        + call("createBranch", ", 'branchName': 'exists', 'sha': '%s'" % SHA1) + """  out: cb
+- log: "exists=${cb.alreadyExists}"
+""" + call("createBranch", ", 'branchName': 'new', 'sha': '%s'" % SHA1)
+        + call("addStatus", ", 'commitSHA': '%s', 'state': 'Success', 'targetUrl': 'http://ci/1'" % SHA1)
+        + call("getStatuses", ", 'commitSHA': '%s'" % SHA1) + """  out: st
+- log: "statuses=${st.commitStatuses[0].context}"
+""" + call("merge", ", 'base': 'master', 'head': 'feature', 'commitMessage': 'auto'")
+        + call("forkRepo", ", 'targetOrg': 'other'"))
+    assert rc == 0, out
+    assert "branches=121 first=b0" in out and "tags=[v1, v2]" in out and "latest=" + SHA1 in out
+    assert "exists=true" in out and "statuses=ci" in out
+    tag = [r for r in api.requests if r["path"].endswith("/git/tags")][0]["body"]
+    assert tag["tag"] == "1.0" and tag["object"] == SHA1 and tag["type"] == "commit"
+    assert tag["tagger"]["name"] == "Jane" and tag["tagger"]["email"] == "j@x"
+    refs = [r["body"] for r in api.requests if r["path"].endswith("/git/refs")]
+    assert refs == [{"ref": "refs/tags/1.0", "sha": SHA1}, {"ref": "refs/heads/new", "sha": SHA1}]
+    assert ("DELETE", "/api/v3/repos/acme/repo/git/refs/tags/v0") in reqs(api)
+    assert ("DELETE", "/api/v3/repos/acme/repo/git/refs/heads/old") in reqs(api)
+    status = [r for r in api.requests if "/statuses/" in r["path"] and r["method"] == "POST"][0]["body"]
+    assert status == {"state": "success", "context": "default", "target_url": "http://ci/1"}
+    assert [r["body"] for r in api.requests if r["path"].endswith("/merges")] == [
+        {"base": "master", "head": "feature", "commit_message": "auto"}]
+    assert [r["body"] for r in api.requests if r["path"].endswith("/forks")] == [{"organization": "other"}]
+    assert TOKEN not in out and TOKEN not in ev
+
+
+def test_repositories_are_created_and_deleted_idempotently(api, tmp_path):
+    rc, out, _ = run_flow(tmp_path, api, call("createRepo", ", repo: 'fresh'").replace("repo: repo, ", "")
+                          + '  out: a\n- log: "new=${a.cloneUrl}"\n'
+                          + call("createRepo") + '  out: b\n- log: "existing=${b.cloneUrl}"\n'
+                          + call("deleteRepo", ", repo: gone").replace("repo: repo, ", "")
+                          + call("deleteRepo", ", repo: old").replace("repo: repo, ", ""))
+    assert rc == 0, out
+    assert "new=https://gh.example/acme/fresh.git" in out and "existing=https://gh.example/acme/repo.git" in out
+    assert [r for r in reqs(api) if r[0] != "GET"] == [("POST", "/api/v3/orgs/acme/repos"),
+                                                        ("DELETE", "/api/v3/repos/acme/old")]
+    assert "Repository acme/gone does not exist" in out
+
+
+def test_get_content_and_commit(api, tmp_path):
+    rc, out, _ = run_flow(tmp_path, api, call("getContent", ", 'path': 'dir/file.txt', 'ref': 'main'") + """  out: c
+- log: "content=${c.contents[0].content.trim()} path=${c.contents[0].path}"
+""" + call("getCommit", ", 'commitSHA': '%s'" % SHA1) + """  out: g
+- log: "commit=${g.commit.commit.message} default=${g.commit.defaultBranch} ok=${g.result.ok}"
+""")
+    assert rc == 0, out
+    assert "content=hello from github path=dir/file.txt" in out
+    assert "commit=first default=main ok=true" in out
+    get = [r for r in api.requests if "/contents/" in r["path"]][0]
+    assert get["path"] == "/api/v3/repos/acme/repo/contents/dir/file.txt" and get["query"] == "ref=main"
+
+
+def test_errors(api, tmp_path):
+    rc, out, ev = run_flow(tmp_path, api, call("createPr", ", 'prTitle': 'T', 'prBody': 'B', "
+                                           "'prSourceBranch': 'broken', 'prDestinationBranch': 'master'"))
+    assert rc == 1
+    assert 'Failed to create pull request: GitHub API error: 422 - Validation Failed - ' \
+           '[{"resource":"PullRequest","code":"invalid"}]' in out
+    assert TOKEN not in out and TOKEN not in ev
+    for steps, msg in [
+        (call("nope"), "Unknown action: 'nope'. Available actions: [CREATEPR, COMMENTPR, MERGEPR"),
+        (call("addStatus", ", 'commitSHA': 'x', 'state': 'weird'"),
+         "Unknown state: weird. Expected one of [error, failure, pending, success]"),
+        (call("getPRList", ", 'state': 'merged'"), "Invalid PR state 'merged'"),
+        (call("createPr"), "Mandatory parameter 'prTitle' is required"),
+        ("- task: github\n  in: {action: getTagList, org: o, repo: r, apiUrl: 'http://x', "
+         "auth: {accessToken: a, appInstallation: {}}}\n",
+         "Invalid 'auth' input. Expected one element, got: [accessToken, appInstallation]"),
+        (call("getLatestSHA", ", 'branch': 'missing'"), "Branch 'missing' not found"),
+    ]:
+        rc, out, _ = run_flow(tmp_path, api, steps)
+        assert rc == 1, out
+        assert msg in out, (steps, out)
+
+
+def test_busy_answers_are_tried_again(api, tmp_path):
+    api.busy = 2
+    rc, out, _ = run_flow(tmp_path, api, call("getTagList") + '  out: t\n- log: "tags=${t.tagList}"\n')
+    assert rc == 0, out
+    assert "tags=[v1, v2]" in out and len(api.requests) == 3
+    assert "GitHub returned 503. Retry in 0 s (attempt 1 of 5)" in out
+
+
+def test_server_token_from_a_secret(server, admin, api):
+    r = admin.post("/api/v1/org/Default/secret",
+                   files={"name": (None, "gh-token"), "type": (None, "data"), "data": ("d", TOKEN.encode())})
+    assert r.status_code == 200, r.text
+    flow = """
+flows:
+  default:
+  - task: github
+    in:
+      action: getBranchList
+      apiUrl: "%s"
+      auth: {accessToken: "${crypto.exportAsString('Default', 'gh-token', null)}"}
+      org: acme
+      repo: repo
+    out: res
+  - log: "branches=${res.branchList.size()} ok=${res.ok}"
+""" % api.url
+    iid = start_process(admin, flow)
+    p = wait_process(admin, iid, timeout=60)
+    log = process_log(admin, iid)
+    assert p["status"] == "FINISHED", log
+    assert "branches=121 ok=true" in log
+    assert TOKEN not in log
