@@ -52,6 +52,8 @@ class GitHubApi(BaseHTTPRequestHandler):
                 s.busy -= 1
         if busy:
             return self.reply(503, {"message": "busy"}, [("Retry-After", "0")])
+        if path in ("/repos/acme/repo/installation", "/app/installations/5/access_tokens"):
+            return self.app(self.command, path)
         if self.headers.get("Authorization") != "Bearer " + TOKEN:
             return self.reply(401, {"message": "Bad credentials"})
         if not path.startswith("/api/v3/"):
@@ -132,6 +134,18 @@ class GitHubApi(BaseHTTPRequestHandler):
             return self.reply(200, {"sha": SHA1, "commit": {"message": "first"}})
         return self.reply(404, {"message": "Not Found"})
 
+    def app(self, method, path):
+        """A GitHub App's installation: the JWT must be signed with the app's key."""
+        auth = self.headers.get("Authorization") or ""
+        if not auth.startswith("Bearer ") or not self.server.verify_jwt(auth[7:]):
+            return self.reply(401, {"message": "A JSON web token could not be decoded"})
+        if method == "GET" and path.endswith("/installation"):
+            return self.reply(200, {"id": 5, "access_tokens_url": "http://127.0.0.1:%d/app/installations/5/access_tokens"
+                                    % self.server.server_address[1]})
+        if method == "POST" and path.endswith("/access_tokens"):
+            return self.reply(201, {"token": TOKEN, "expires_at": "2099-01-01T00:00:00Z"})
+        return self.reply(404, {"message": "Not Found"})
+
     def paged(self, q, url, items):
         page = int((re.search(r"page=(\d+)", q.replace("per_page", "pp")) or [0, 1])[1])
         size = int(re.search(r"per_page=(\d+)", q).group(1))
@@ -143,9 +157,38 @@ class GitHubApi(BaseHTTPRequestHandler):
         return self.reply(200, chunk, headers)
 
 
+def b64url(data):
+    return base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
+
+
 @pytest.fixture(scope="module")
-def api():
+def app_key(tmp_path_factory):
+    """A GitHub App's RSA key (PKCS#1 PEM, as GitHub hands them out) and its public key."""
+    d = tmp_path_factory.mktemp("app")
+    subprocess.run(["openssl", "genrsa", "-traditional", "-out", str(d / "key.pem"), "2048"], check=True,
+                   capture_output=True)
+    subprocess.run(["openssl", "rsa", "-in", str(d / "key.pem"), "-pubout", "-out", str(d / "pub.pem")],
+                   check=True, capture_output=True)
+    return d
+
+
+@pytest.fixture(scope="module")
+def api(app_key):
     s = ThreadingHTTPServer(("127.0.0.1", 0), GitHubApi)
+
+    def verify_jwt(jwt):
+        head, claims, sig = jwt.split(".")
+        if json.loads(b64url(head)) != {"alg": "RS256", "typ": "JWT"}:
+            return False
+        c = json.loads(b64url(claims))
+        if c.get("iss") != "Iv1.client" or not c["iat"] < c["exp"] <= c["iat"] + 600:
+            return False
+        sig_file = app_key / ("sig-%d" % threading.get_ident())
+        sig_file.write_bytes(b64url(sig))
+        r = subprocess.run(["openssl", "dgst", "-sha256", "-verify", str(app_key / "pub.pem"), "-signature",
+                            str(sig_file)], input=("%s.%s" % (head, claims)).encode(), capture_output=True)
+        return r.returncode == 0
+    s.verify_jwt = verify_jwt
     s.daemon_threads = True
     s.lock = threading.Lock()
     threading.Thread(target=s.serve_forever, daemon=True).start()
@@ -356,3 +399,80 @@ flows:
     assert p["status"] == "FINISHED", log
     assert "branches=121 ok=true" in log
     assert TOKEN not in log
+
+
+def test_github_app_installation_token(api, app_key, tmp_path):
+    pem = (app_key / "key.pem").read_text()
+    flow_key = json.dumps(pem)
+    rc, out, ev = run_flow(tmp_path, api, """
+- task: github
+  in:
+    action: createAppToken
+    apiUrl: "%s"
+    auth: {appInstallation: {clientId: Iv1.client, privateKey: %s}}
+    org: acme
+    repo: repo
+  out: t
+- log: "token length=${t.token.length()}"
+- task: github
+  in:
+    action: getTagList
+    apiUrl: "%s"
+    auth: {appInstallation: {clientId: Iv1.client, privateKey: %s}}
+    org: acme
+    repo: repo
+  out: tags
+- log: "tags=${tags.tagList}"
+""" % (api.url, flow_key, api.url, flow_key))
+    assert rc == 0, out
+    assert "token length=%d" % len(TOKEN) in out and "tags=[v1, v2]" in out
+    paths = [r["path"] for r in api.requests]
+    assert paths == ["/repos/acme/repo/installation", "/app/installations/5/access_tokens",
+                     "/repos/acme/repo/installation", "/app/installations/5/access_tokens",
+                     "/api/v3/repos/acme/repo/tags"]
+    assert TOKEN not in out and TOKEN not in ev
+
+
+def test_github_app_with_a_wrong_key_fails(api, tmp_path):
+    r = subprocess.run(["openssl", "genrsa", "-traditional", "2048"], check=True, capture_output=True, text=True)
+    rc, out, _ = run_flow(tmp_path, api, """
+- task: github
+  in: {action: getTagList, apiUrl: "%s", auth: {appInstallation: {clientId: Iv1.client, privateKey: %s}},
+       org: acme, repo: repo}
+""" % (api.url, json.dumps(r.stdout)))
+    assert rc == 1
+    assert "Failed to generate JWT token: Error retrieving app installation: GitHub API error: 401 - " \
+           "A JSON web token could not be decoded" in out
+    rc, out, _ = run_flow(tmp_path, api, """
+- task: github
+  in: {action: getTagList, apiUrl: "%s", auth: {appInstallation: {clientId: Iv1.client, privateKey: "nope"}},
+       org: acme, repo: repo}
+""" % api.url)
+    assert rc == 1
+    assert "the GitHub App's privateKey is not an RSA private key in PEM format" in out
+
+
+def test_server_app_installation_secret(server, admin, api, app_key):
+    app = json.dumps({"clientId": "Iv1.client", "privateKey": (app_key / "key.pem").read_text()})
+    r = admin.post("/api/v1/org/Default/secret",
+                   files={"name": (None, "gh-app"), "type": (None, "data"), "data": ("d", app.encode())})
+    assert r.status_code == 200, r.text
+    flow = """
+flows:
+  default:
+  - task: github
+    in:
+      action: getLatestSHA
+      apiUrl: "%s"
+      auth: {appInstallationSecret: {org: Default, name: gh-app}}
+      org: acme
+      repo: repo
+    out: res
+  - log: "latest=${res.latestCommitSHA}"
+""" % api.url
+    iid = start_process(admin, flow)
+    p = wait_process(admin, iid, timeout=60)
+    log = process_log(admin, iid)
+    assert p["status"] == "FINISHED", log
+    assert "latest=" + SHA1 in log
+    assert TOKEN not in log and "BEGIN RSA PRIVATE KEY" not in log

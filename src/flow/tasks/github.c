@@ -11,9 +11,12 @@
 #include <strings.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "base/b64.h"
 #include "base/jsonx.h"
 #include "base/str.h"
+#include "flow/tasks/github_app.h"
 #include "flow/tasks/github_client.h"
 #include "flow/tasks/task.h"
 #include "flow/vm_internal.h"
@@ -740,6 +743,11 @@ static int a_list_hooks(struct gh_step *s, json_t **out, struct err *e)
 	return done(out, json_pack("{s:o}", "webhooks", list), e);
 }
 
+static int a_app_token(struct gh_step *s, json_t **out, struct err *e)
+{
+	return done(out, json_pack("{s:s}", "token", s->g.token), e);
+}
+
 typedef int (*gh_action_fn)(struct gh_step *s, json_t **out, struct err *e);
 
 static const struct {
@@ -772,7 +780,7 @@ static const struct {
     {"createRepo", a_create_repo, NULL},
     {"deleteRepo", a_delete_repo, NULL},
     {"getContent", a_get_content, NULL},
-    {"createAppToken", NULL, NULL},
+    {"createAppToken", a_app_token, NULL},
     {"getShortSha", NULL, NULL},
     {"listCommits", NULL, NULL},
     {"getTag", NULL, NULL},
@@ -820,7 +828,16 @@ static int github_execute(struct task_ctx *c, json_t *in, json_t **out, struct e
 	free(r);
 	if (!s.repo[0])
 		return oom(e);
-	if (gh_init(&s.g, c, in, e) == 0) {
+	json_t *url = json_object_get(in, "apiUrl");
+	char *token = NULL;
+	if (url && !json_is_null(url) && !json_is_string(url))
+		return err_set(e, ERR_INVALID, "github: 'apiUrl' must be a URL");
+	if (gh_auth_token(c, in, json_string_value(url), s.org, s.name, &token, e) < 0)
+		return -1;
+	rc = gh_init(&s.g, c, json_string_value(url), token, false, e);
+	sodium_memzero(token, strlen(token));
+	free(token);
+	if (rc == 0) {
 		vm_log(c->vm, FLOW_INFO, "Starting '%s' action on API URL: %s", actions[i].name, s.g.base);
 		if ((rc = actions[i].fn(&s, out, e)) < 0 && actions[i].fail && s.api_failed)
 			err_prefix(e, "%s", actions[i].fail);

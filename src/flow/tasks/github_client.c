@@ -28,41 +28,6 @@ static int oom(struct err *e)
 	return err_set(e, ERR_INTERNAL, "out of memory");
 }
 
-/* The token of auth.accessToken (a string or {token}), or of the deprecated top-level
- * accessToken. */
-static int token_of(json_t *in, const char **out, struct err *e)
-{
-	json_t *auth = json_object_get(in, "auth"), *t;
-	const char *k;
-
-	if (!auth || json_is_null(auth)) {
-		if (!json_is_string(t = json_object_get(in, "accessToken")))
-			return err_set(e, ERR_INVALID, "Invalid 'auth' input. Expected one element, got: []");
-		*out = json_string_value(t);
-		return 0;
-	}
-	if (!json_is_object(auth) || json_object_size(auth) != 1) {
-		char keys[300] = "";
-		json_t *v;
-		json_object_foreach(auth, k, v) str_fmt_cut(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s",
-							   keys[0] ? ", " : "", k);
-		return err_set(e, ERR_INVALID, "Invalid 'auth' input. Expected one element, got: [%s]", keys);
-	}
-	if ((t = json_object_get(auth, "accessToken"))) {
-		if (json_is_object(t))
-			t = json_object_get(t, "token");
-		if (!json_is_string(t) || !json_string_length(t))
-			return err_set(e, ERR_INVALID, "github: auth.accessToken must be a token (a string)");
-		*out = json_string_value(t);
-		return 0;
-	}
-	k = json_object_iter_key(json_object_iter(auth));
-	return err_set(e, ERR_INVALID,
-		       "github: auth '%s' is not supported by Accord yet (use accessToken, e.g. a token created "
-		       "with the createAppToken action elsewhere)",
-		       k);
-}
-
 /* Concord's API root: scheme, host and port of apiUrl; github.com becomes api.github.com,
  * any other host gets /api/v3. */
 static int base_of(struct gh *g, const char *api_url, struct err *e)
@@ -98,18 +63,12 @@ out:
 	return rc;
 }
 
-int gh_init(struct gh *g, struct task_ctx *c, json_t *in, struct err *e)
+int gh_init(struct gh *g, struct task_ctx *c, const char *api_url, const char *token, bool raw, struct err *e)
 {
 	const struct flow_host *h = c->h;
-	json_t *url = json_object_get(in, "apiUrl");
-	const char *token;
 
 	memset(g, 0, sizeof *g);
 	g->c = c;
-	if (url && !json_is_null(url) && !json_is_string(url))
-		return err_set(e, ERR_INVALID, "github: 'apiUrl' must be a URL");
-	if (token_of(in, &token, e) < 0)
-		return -1;
 	if (!(g->token = strdup(token)))
 		return oom(e);
 	if (h->ops->sensitive)
@@ -118,7 +77,17 @@ int gh_init(struct gh *g, struct task_ctx *c, json_t *in, struct err *e)
 		err_prefix(e, "the github task needs libcurl");
 		return -1;
 	}
-	return base_of(g, json_is_string(url) ? json_string_value(url) : GH_DEFAULT_API_URL, e);
+	if (!api_url)
+		api_url = GH_DEFAULT_API_URL;
+	if (raw) {
+		size_t n = strlen(api_url);
+		while (n && api_url[n - 1] == '/')
+			n--;
+		if (strncasecmp(api_url, "http://", 7) != 0 && strncasecmp(api_url, "https://", 8) != 0)
+			return err_set(e, ERR_INVALID, "github: apiUrl '%s' is not an http(s) URL", api_url);
+		return (g->base = strndup(api_url, n)) ? 0 : oom(e);
+	}
+	return base_of(g, api_url, e);
 }
 
 void gh_cleanup(struct gh *g)

@@ -1,6 +1,8 @@
 #ifndef ACCORD_FLOW_TASKS_GITHUB_CLIENT_H
 #define ACCORD_FLOW_TASKS_GITHUB_CLIENT_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 
 #include "base/err.h"
@@ -20,10 +22,10 @@ struct gh {
 	char *token; /* wiped when done */
 };
 
-/* Sets up g for the step's input: apiUrl (default https://api.github.com) and auth
- * ({accessToken: "…"} or {accessToken: {token: "…"}}, or the deprecated top-level
- * accessToken).  Fails with e set on bad input; gh_cleanup is needed either way. */
-int gh_init(struct gh *g, struct task_ctx *c, json_t *in, struct err *e) WUR;
+/* Sets up g for calls to api_url (NULL: https://api.github.com; with raw, the URL itself is
+ * the root, as Concord's App installation calls use it) with token (copied, masked from
+ * now on).  Fails with e set on a bad URL; gh_cleanup is needed either way. */
+int gh_init(struct gh *g, struct task_ctx *c, const char *api_url, const char *token, bool raw, struct err *e) WUR;
 void gh_cleanup(struct gh *g);
 
 /* One call: method, path (from "/", segments escaped with gh_escape), body (BORROWED; NULL:
