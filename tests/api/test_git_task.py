@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import start_process, wait_process, process_log, passable
+from conftest import passable, run_with_secret
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
@@ -139,43 +139,32 @@ def no_secret_left(r):
 AUTH = "auth: {basic: {username: %s, password: %s}}" % (USER, PASSWORD)
 
 
-def test_clone_commit_push_with_basic_auth(remote, tmp_path):
-    r = run_flow(tmp_path, """
-- task: git
-  in: {action: clone, url: "%(url)s", workingDir: repo, %(auth)s}
-  out: cloned
-- log: "clone ok=${cloned.ok} status=${cloned.status} head=${cloned.headSHA}"
-- task: git
-  in: {action: commit, workingDir: repo, baseBranch: master, commitMessage: "from accord",
-       commitUsername: bot, commitEmail: bot@example.com, pushChanges: true, %(auth)s}
-  out: nothing
-- log: "nothing status=${nothing.status} ok=${nothing.ok}"
-""" % {"url": remote.url, "auth": AUTH})
-    assert r.rc == 0, r.output
-    master = git("rev-parse", "master", cwd=remote.bare)
-    assert "clone ok=true status=SUCCESS head=%s" % master in r.output
-    assert "nothing status=NO_CHANGES ok=true" in r.output
-    assert os.path.exists(os.path.join(r.workdir, "repo", "README"))
-    no_secret_left(r)
-
-
-def test_commit_pushes_changes_and_reports_the_change_list(remote, tmp_path):
-    r = run_flow(tmp_path, """
-- task: git
-  in: {action: clone, url: "%(url)s", workingDir: repo, %(auth)s}
-- set:
-    x: "${resource.writeAsString('new file', 'repo/new.txt')}"
+def test_clone_then_commit_nothing_then_commit_and_push_a_change(remote, tmp_path):
+    commit = """
 - task: git
   in: {action: commit, workingDir: repo, baseBranch: master, commitMessage: "from accord",
        commitUsername: bot, commitEmail: bot@example.com, pushChanges: true, %(auth)s}
   out: c
 - log: "commit ok=${c.ok} status=${c.status} changes=${c.changeList} head=${c.headSHA}"
-""" % {"url": remote.url, "auth": AUTH})
+"""
+    r = run_flow(tmp_path, ("""
+- task: git
+  in: {action: clone, url: "%(url)s", workingDir: repo, %(auth)s}
+  out: cloned
+- log: "clone ok=${cloned.ok} status=${cloned.status} head=${cloned.headSHA}"
+""" + commit + """
+- set:
+    x: "${resource.writeAsString('new file', 'repo/new.txt')}"
+""" + commit) % {"url": remote.url, "auth": AUTH})
     assert r.rc == 0, r.output
+    first = git("rev-parse", "master~1", cwd=remote.bare)
     head = git("rev-parse", "master", cwd=remote.bare)
+    assert "clone ok=true status=SUCCESS head=%s" % first in r.output
+    assert "commit ok=true status=NO_CHANGES changes=[] head=%s" % first in r.output
     assert "commit ok=true status=SUCCESS changes=[new.txt] head=%s" % head in r.output
     assert git("log", "-1", "--format=%s|%an|%ae", "master", cwd=remote.bare) == "from accord|bot|bot@example.com"
     assert git("show", "master:new.txt", cwd=remote.bare) == "new file"
+    assert os.path.exists(os.path.join(r.workdir, "repo", "README"))
     no_secret_left(r)
 
 
@@ -276,9 +265,6 @@ def test_clone_into_an_existing_folder_fails(remote, tmp_path):
 
 def test_server_clone_with_a_secret_password(server, admin, remote, tmp_path):
     passable(str(remote.bare))
-    r = admin.post("/api/v1/org/Default/secret",
-                   files={"name": (None, "git-pw"), "type": (None, "data"), "data": ("d", PASSWORD.encode())})
-    assert r.status_code == 200, r.text
     flow = """
 flows:
   default:
@@ -293,9 +279,7 @@ flows:
   - log: "ok=${res.ok} head=${res.headSHA}"
   - log: "files=${resource.asString('repo/feature.txt')}"
 """ % (remote.url, USER)
-    iid = start_process(admin, flow)
-    p = wait_process(admin, iid, timeout=90)
-    log = process_log(admin, iid)
+    p, log = run_with_secret(admin, {"name": "git-pw", "type": "data", "data": PASSWORD.encode()}, flow)
     assert p["status"] == "FINISHED", log
     assert "ok=true head=%s" % git("rev-parse", "feature", cwd=remote.bare) in log
     assert "files=feature" in log
@@ -311,11 +295,6 @@ def test_server_clone_and_push_over_ssh_with_a_key_pair_secret(server, admin, tm
     except gs.SshUnavailable as e:
         pytest.skip(str(e))
     try:
-        r = admin.post("/api/v1/org/Default/secret",
-                       files={"name": (None, "git-key"), "type": (None, "key_pair"),
-                              "public": ("id.pub", sshd.public_key.encode()),
-                              "private": ("id", sshd.private_key.encode())})
-        assert r.status_code == 200, r.text
         flow = """
 flows:
   default:
@@ -330,9 +309,8 @@ flows:
     out: res
   - log: "ok=${res.ok} head=${res.headSHA} readme=${resource.asString('repo/README')}"
 """ % sshd.url("flows.git")
-        iid = start_process(admin, flow)
-        p = wait_process(admin, iid, timeout=90)
-        log = process_log(admin, iid)
+        p, log = run_with_secret(admin, {"name": "git-key", "type": "key_pair", "public": sshd.public_key.encode(),
+                                         "private": sshd.private_key.encode()}, flow)
         assert p["status"] == "FINISHED", log
         head = gs.rev(os.path.join(root, "flows.git"), "master")
         assert "ok=true head=%s readme=over ssh" % head in log

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import start_process, wait_process, process_log
+from conftest import run_with_secret
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
@@ -377,9 +377,6 @@ def test_busy_answers_are_tried_again(api, tmp_path):
 
 
 def test_server_token_from_a_secret(server, admin, api):
-    r = admin.post("/api/v1/org/Default/secret",
-                   files={"name": (None, "gh-token"), "type": (None, "data"), "data": ("d", TOKEN.encode())})
-    assert r.status_code == 200, r.text
     flow = """
 flows:
   default:
@@ -393,9 +390,7 @@ flows:
     out: res
   - log: "branches=${res.branchList.size()} ok=${res.ok}"
 """ % api.url
-    iid = start_process(admin, flow)
-    p = wait_process(admin, iid, timeout=60)
-    log = process_log(admin, iid)
+    p, log = run_with_secret(admin, {"name": "gh-token", "type": "data", "data": TOKEN.encode()}, flow)
     assert p["status"] == "FINISHED", log
     assert "branches=121 ok=true" in log
     assert TOKEN not in log
@@ -454,9 +449,6 @@ def test_github_app_with_a_wrong_key_fails(api, tmp_path):
 
 def test_server_app_installation_secret(server, admin, api, app_key):
     app = json.dumps({"clientId": "Iv1.client", "privateKey": (app_key / "key.pem").read_text()})
-    r = admin.post("/api/v1/org/Default/secret",
-                   files={"name": (None, "gh-app"), "type": (None, "data"), "data": ("d", app.encode())})
-    assert r.status_code == 200, r.text
     flow = """
 flows:
   default:
@@ -470,9 +462,7 @@ flows:
     out: res
   - log: "latest=${res.latestCommitSHA}"
 """ % api.url
-    iid = start_process(admin, flow)
-    p = wait_process(admin, iid, timeout=60)
-    log = process_log(admin, iid)
+    p, log = run_with_secret(admin, {"name": "gh-app", "type": "data", "data": app.encode()}, flow)
     assert p["status"] == "FINISHED", log
     assert "latest=" + SHA1 in log
     assert TOKEN not in log and "BEGIN RSA PRIVATE KEY" not in log
