@@ -119,6 +119,24 @@ class GitHubApi(BaseHTTPRequestHandler):
             return self.reply(201, {"ref": body["ref"], "object": {"sha": body["sha"]}})
         if rest.startswith("/git/refs/") and m == "DELETE":
             return self.reply(204)
+        if rest == "/git/ref/tags/v1":
+            return self.reply(200, {"ref": "refs/tags/v1", "object": {"type": "tag", "sha": "t" * 40}})
+        if rest == "/git/ref/tags/light":
+            return self.reply(200, {"ref": "refs/tags/light", "object": {"type": "commit", "sha": SHA1}})
+        if rest == "/git/tags/" + "t" * 40:
+            return self.reply(200, {"tag": "v1", "message": "rel", "sha": "t" * 40})
+        if rest == "/hooks" and m == "GET":
+            return self.reply(200, [{"id": 3, "config": {"url": "http://hook/x"}}, {"id": 5, "config": {"url": "o"}}])
+        if rest == "/hooks/3" and m == "DELETE":
+            return self.reply(204)
+        if rest == "/hooks" and m == "POST":
+            return self.reply(201, dict(body, id=4))
+        if rest == "/commits/" + "a" * 7:
+            return self.reply(200, {"sha": "a" * 7 + "f" * 33})
+        if rest == "/commits/" + "a" * 8:
+            return self.reply(200, {"sha": SHA1})
+        if rest.startswith("/commits/a") and rest != "/commits/" + SHA1:
+            return self.reply(422, {"message": "No commit found for SHA"})
         if rest == "/git/ref/heads/exists":
             return self.reply(200, {"ref": "refs/heads/exists"})
         if rest.startswith("/git/ref/"):
@@ -343,6 +361,28 @@ def test_get_content_and_commit(api, tmp_path):
     assert "commit=first default=main ok=true" in out
     get = [r for r in api.requests if "/contents/" in r["path"]][0]
     assert get["path"] == "/api/v3/repos/acme/repo/contents/dir/file.txt" and get["query"] == "ref=main"
+
+
+def test_short_sha_tags_and_hooks(api, tmp_path):
+    rc, out, ev = run_flow(tmp_path, api, call("getShortSha", ", 'sha': '%s'" % SHA1) + """  out: short
+- log: "short=${short.shortSha}"
+""" + call("getTag", ", 'tagName': 'v1'") + """  out: tag
+- log: "tag=${tag.tag.message}"
+""" + call("createHook", ", 'url': ' http://hook/x ', 'events': ['push'], 'secret': 'hook-secret-77', "
+                         "'replace': true") + """  out: hook
+- log: "hook=${hook.hook.id} url=${hook.hook.config.url} secret=${hook.hook.config.secret}"
+""")
+    assert rc == 0, out
+    assert "short=" + "a" * 8 in out and "tag=rel" in out
+    assert "hook=4 url=http://hook/x secret=******" in out and "hook-secret-77" not in ev
+    assert ("DELETE", "/api/v3/repos/acme/repo/hooks/3") in reqs(api)
+    assert ("DELETE", "/api/v3/repos/acme/repo/hooks/5") not in reqs(api)
+    post = [r for r in api.requests if r["path"].endswith("/hooks") and r["method"] == "POST"][0]["body"]
+    assert post == {"name": "web", "active": True, "events": ["push"],
+                    "config": {"content_type": "form", "secret": "hook-secret-77", "insecure_ssl": "0",
+                               "url": "http://hook/x"}}
+    rc, out, _ = run_flow(tmp_path, api, call("getTag", ", 'tagName': 'light'"))
+    assert rc == 1 and "Failed to get tag: Not an annotated tag: commit" in out
 
 
 def test_errors(api, tmp_path):
