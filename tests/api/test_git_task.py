@@ -237,6 +237,20 @@ def test_token_auth_and_init(remote, tmp_path):
     assert "token ok=false" in r.output and "tok-123" not in r.output
 
 
+def test_a_password_in_the_url_is_masked(remote, tmp_path):
+    url = remote.url.replace("http://", "http://%s:%s@" % (USER, PASSWORD))
+    r = run_flow(tmp_path, """
+- task: git
+  in: {action: clone, url: "%s", workingDir: repo}
+  out: res
+- log: "ok=${res.ok}"
+""" % url)
+    assert r.rc == 0, r.output
+    assert "ok=true" in r.output
+    assert "Cloning http://%s:******@127.0.0.1" % USER in r.output
+    assert PASSWORD not in r.output
+
+
 def test_bad_input_is_refused(remote, tmp_path):
     for steps, msg in [
         ("{action: fetchAll, url: x}", "Unknown action: 'fetchAll'. Available actions: [INIT, CLONE, CREATEBRANCH, "

@@ -96,6 +96,28 @@ static int basic_auth(struct git_cli *g, json_t *basic, struct err *e)
 	return 0;
 }
 
+/* A password (or a token as the user) written into the URL itself is masked too: git and
+ * the task print the URL. */
+static void mask_url(struct git_cli *g, const char *url)
+{
+	const char *p = url ? strstr(url, "://") : NULL, *end, *at = NULL, *colon;
+	char part[1024];
+
+	if (!p)
+		return;
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	for (const char *c = p; c < end; c++)
+		if (*c == '@')
+			at = c;
+	if (!at)
+		return;
+	colon = memchr(p, ':', (size_t)(at - p));
+	str_fmt_cut(part, sizeof part, "%.*s", (int)(colon ? at - colon - 1 : at - p), colon ? colon + 1 : p);
+	mask(g, part);
+	sodium_memzero(part, sizeof part);
+}
+
 int git_cli_init(struct git_cli *g, struct task_ctx *c, json_t *in, struct err *e)
 {
 	json_t *pk = json_object_get(in, "privateKey"), *auth = json_object_get(in, "auth");
@@ -106,6 +128,7 @@ int git_cli_init(struct git_cli *g, struct task_ctx *c, json_t *in, struct err *
 	buf_init(&g->out, OUT_MAX);
 	if (str_fmt(g->run_abs, sizeof g->run_abs - 64, "%s/" GIT_RUN_DIR, g->workdir) < 0)
 		return err_set(e, ERR_INVALID, "git: the working directory's path is too long");
+	mask_url(g, json_string_value(json_object_get(in, "url")));
 	if (pk && !json_is_null(pk)) {
 		if (!json_is_object(pk))
 			return err_set(e, ERR_INVALID, "git: 'privateKey' must be a map (org, secretName, password)");
