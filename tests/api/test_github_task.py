@@ -223,7 +223,7 @@ def clear(api):
     api.repos = {"repo", "old"}
 
 
-def run_flow(tmp_path, api, steps):
+def run_flow(tmp_path, api, steps, args=()):
     base = tempfile.mkdtemp(dir=tmp_path)
     d = pathlib.Path(base) / "flow"
     d.mkdir()
@@ -232,7 +232,8 @@ def run_flow(tmp_path, api, steps):
             "flows:\n  default:\n" % (api.url, TOKEN))
     (d / "concord.yml").write_text(flow + "".join("  " + l + "\n" for l in steps.strip("\n").splitlines()))
     events = os.path.join(base, "events.jsonl")
-    proc = subprocess.run([BIN, "run", str(d), "--workdir", os.path.join(base, "work"), "--events", events],
+    proc = subprocess.run([BIN, "run", str(d), "--workdir", os.path.join(base, "work"), "--events", events]
+                          + list(args),
                           capture_output=True, text=True, timeout=120)
     out = TS.sub("", proc.stdout + proc.stderr)
     ev = open(events).read() if os.path.exists(events) else ""
@@ -383,6 +384,19 @@ def test_short_sha_tags_and_hooks(api, tmp_path):
                                "url": "http://hook/x"}}
     rc, out, _ = run_flow(tmp_path, api, call("getTag", ", 'tagName': 'light'"))
     assert rc == 1 and "Failed to get tag: Not an annotated tag: commit" in out
+
+
+def test_dry_run_skips_what_changes_github(api, tmp_path):
+    rc, out, _ = run_flow(tmp_path, api, call("createPr", ", 'prTitle': 'T', 'prBody': 'B', "
+                                              "'prSourceBranch': 'f', 'prDestinationBranch': 'master'") + """  out: pr
+- log: "prId=${pr.prId}"
+""" + call("deleteRepo") + call("getTagList") + """  out: t
+- log: "tags=${t.tagList}"
+""", args=["--dry-run"])
+    assert rc == 0, out
+    assert "prId=0" in out and "tags=[v1, v2]" in out
+    assert "Dry-run mode enabled: Skipping 'createPr' in acme/repo" in out
+    assert reqs(api) == [("GET", "/api/v3/repos/acme/repo/tags")]
 
 
 def test_errors(api, tmp_path):

@@ -8,9 +8,10 @@
 #include "flow/vm_internal.h"
 
 /* Tasks without side effects outside the process (or that handle dry-run themselves:
- * http skips non-GET requests, concord starts its children in dry-run mode too). */
+ * http skips non-GET requests, concord starts its children in dry-run mode too, github
+ * skips the actions that change something). */
 static const char *const ready[] = {"log", "throw", "sleep", "resource", "datetime", "base64", "files",
-				    "env", "vars",  "misc",  "http",	 "concord",  "crypto"};
+				    "env", "vars",  "misc",  "http",	 "concord",  "crypto", "github"};
 
 static bool task_ready(const char *task)
 {

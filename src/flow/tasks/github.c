@@ -626,39 +626,40 @@ static const struct {
 	const char *name;
 	gh_action_fn fn; /* NULL: Concord has it, Accord not yet */
 	const char *fail; /* the prefix of an API failure's message, NULL: the action sets it */
+	bool changes;	  /* changes something on GitHub: skipped in dry-run mode */
 } actions[] = {
-    {"createPr", ghs_create_pr, "Failed to create pull request"},
-    {"commentPR", ghs_comment_pr, "Cannot comment on the pull request"},
-    {"mergePR", ghs_merge_pr, "Cannot merge the pull request"},
-    {"closePR", ghs_close_pr, "Cannot close the pull request"},
-    {"getPRCommitList", ghs_pr_commits, "Cannot get PR commits"},
-    {"merge", a_merge, NULL},
-    {"createIssue", ghs_create_issue, "Cannot create issue"},
-    {"createBranch", a_create_branch, "Error while creating new branch"},
-    {"createTag", a_create_tag, NULL},
-    {"createHook", a_create_hook, "Cannot create hook"},
-    {"deleteTag", a_delete_tag, NULL},
-    {"deleteBranch", a_delete_branch, NULL},
-    {"getCommit", a_get_commit, NULL},
-    {"addStatus", a_add_status, NULL},
-    {"getStatuses", a_get_statuses, NULL},
-    {"forkRepo", a_fork, NULL},
-    {"getBranchList", a_branch_list, NULL},
-    {"getPR", ghs_get_pr, NULL},
-    {"getPRList", ghs_pr_list, NULL},
-    {"getPRFiles", ghs_pr_files, NULL},
-    {"getTagList", a_tag_list, NULL},
-    {"getLatestSHA", a_latest_sha, NULL},
-    {"createRepo", a_create_repo, NULL},
-    {"deleteRepo", a_delete_repo, NULL},
-    {"getContent", a_get_content, NULL},
-    {"createAppToken", a_app_token, NULL},
-    {"getShortSha", a_short_sha, NULL},
-    {"listCommits", NULL, NULL},
-    {"getTag", a_get_tag, "Failed to get tag"},
-    {"getRef", a_get_ref, NULL},
-    {"createRepositoryDispatch", a_dispatch, NULL},
-    {"listWebhooks", a_list_hooks, NULL},
+    {"createPr", ghs_create_pr, "Failed to create pull request", true},
+    {"commentPR", ghs_comment_pr, "Cannot comment on the pull request", true},
+    {"mergePR", ghs_merge_pr, "Cannot merge the pull request", true},
+    {"closePR", ghs_close_pr, "Cannot close the pull request", true},
+    {"getPRCommitList", ghs_pr_commits, "Cannot get PR commits", false},
+    {"merge", a_merge, NULL, true},
+    {"createIssue", ghs_create_issue, "Cannot create issue", true},
+    {"createBranch", a_create_branch, "Error while creating new branch", true},
+    {"createTag", a_create_tag, NULL, true},
+    {"createHook", a_create_hook, "Cannot create hook", true},
+    {"deleteTag", a_delete_tag, NULL, true},
+    {"deleteBranch", a_delete_branch, NULL, true},
+    {"getCommit", a_get_commit, NULL, false},
+    {"addStatus", a_add_status, NULL, true},
+    {"getStatuses", a_get_statuses, NULL, false},
+    {"forkRepo", a_fork, NULL, true},
+    {"getBranchList", a_branch_list, NULL, false},
+    {"getPR", ghs_get_pr, NULL, false},
+    {"getPRList", ghs_pr_list, NULL, false},
+    {"getPRFiles", ghs_pr_files, NULL, false},
+    {"getTagList", a_tag_list, NULL, false},
+    {"getLatestSHA", a_latest_sha, NULL, false},
+    {"createRepo", a_create_repo, NULL, true},
+    {"deleteRepo", a_delete_repo, NULL, true},
+    {"getContent", a_get_content, NULL, false},
+    {"createAppToken", a_app_token, NULL, false},
+    {"getShortSha", a_short_sha, NULL, false},
+    {"listCommits", NULL, NULL, false},
+    {"getTag", a_get_tag, "Failed to get tag", false},
+    {"getRef", a_get_ref, NULL, false},
+    {"createRepositoryDispatch", a_dispatch, NULL, true},
+    {"listWebhooks", a_list_hooks, NULL, false},
 };
 #define N_ACTIONS (sizeof actions / sizeof actions[0])
 
@@ -702,6 +703,14 @@ static int github_execute(struct task_ctx *c, json_t *in, json_t **out, struct e
 		return ghs_oom(e);
 	json_t *url = json_object_get(in, "apiUrl");
 	char *token = NULL;
+	if (c->h->dry_run && actions[i].changes) {
+		/* Concord's dry-run answers: nothing asked of GitHub, a fake id where one is expected */
+		vm_log(c->vm, FLOW_INFO, "Dry-run mode enabled: Skipping '%s' in %s/%s", actions[i].name, s.org, s.name);
+		*out = strcmp(actions[i].name, "createPr") == 0	   ? json_pack("{s:b, s:i}", "ok", 1, "prId", 0)
+		       : strcmp(actions[i].name, "commentPR") == 0 ? json_pack("{s:b, s:i}", "ok", 1, "id", 0)
+								   : json_pack("{s:b}", "ok", 1);
+		return *out ? 0 : ghs_oom(e);
+	}
 	if (url && !json_is_null(url) && !json_is_string(url))
 		return err_set(e, ERR_INVALID, "github: 'apiUrl' must be a URL");
 	if (gh_auth_token(c, in, json_string_value(url), s.org, s.name, &token, e) < 0)
