@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import run_with_secret
+from conftest import ADMIN_KEY, Client, run_with_secret
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
@@ -223,7 +223,7 @@ def clear(api):
     api.repos = {"repo", "old"}
 
 
-def run_flow(tmp_path, api, steps, args=()):
+def run_flow(tmp_path, api, steps, args=(), env=None):
     base = tempfile.mkdtemp(dir=tmp_path)
     d = pathlib.Path(base) / "flow"
     d.mkdir()
@@ -234,7 +234,7 @@ def run_flow(tmp_path, api, steps, args=()):
     events = os.path.join(base, "events.jsonl")
     proc = subprocess.run([BIN, "run", str(d), "--workdir", os.path.join(base, "work"), "--events", events]
                           + list(args),
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ, **(env or {})))
     out = TS.sub("", proc.stdout + proc.stderr)
     ev = open(events).read() if os.path.exists(events) else ""
     return proc.returncode, out, ev
@@ -399,6 +399,20 @@ def test_dry_run_skips_what_changes_github(api, tmp_path):
     assert reqs(api) == [("GET", "/api/v3/repos/acme/repo/tags")]
 
 
+def test_the_server_default_api_url(api, tmp_path):
+    steps = """
+- task: github
+  in: {action: getTagList, auth: {accessToken: "%s"}, org: acme, repo: repo}
+  out: t
+- log: "tags=${t.tagList}"
+""" % TOKEN
+    rc, out, _ = run_flow(tmp_path, api, steps, env={"ACCORD_GITHUB_API_URL": api.url})
+    assert rc == 0, out
+    assert "Starting 'getTagList' action on API URL: %s/api/v3" % api.url in out and "tags=[v1, v2]" in out
+    rc, out, _ = run_flow(tmp_path, api, steps, args=["--github-api-url", api.url])
+    assert rc == 0 and "tags=[v1, v2]" in out, out
+
+
 def test_errors(api, tmp_path):
     rc, out, ev = run_flow(tmp_path, api, call("createPr", ", 'prTitle': 'T', 'prBody': 'B', "
                                            "'prSourceBranch': 'broken', 'prDestinationBranch': 'master'"))
@@ -430,20 +444,21 @@ def test_busy_answers_are_tried_again(api, tmp_path):
     assert "GitHub returned 503. Retry in 0 s (attempt 1 of 5)" in out
 
 
-def test_server_token_from_a_secret(server, admin, api):
+def test_server_token_from_a_secret_and_the_server_api_url(fresh_server, api):
+    srv = fresh_server(args=["--github-api-url", api.url]).start()
+    admin = Client(srv.url, ADMIN_KEY)
     flow = """
 flows:
   default:
   - task: github
     in:
       action: getBranchList
-      apiUrl: "%s"
       auth: {accessToken: "${crypto.exportAsString('Default', 'gh-token', null)}"}
       org: acme
       repo: repo
     out: res
   - log: "branches=${res.branchList.size()} ok=${res.ok}"
-""" % api.url
+"""
     p, log = run_with_secret(admin, {"name": "gh-token", "type": "data", "data": TOKEN.encode()}, flow)
     assert p["status"] == "FINISHED", log
     assert "branches=121 ok=true" in log

@@ -14,6 +14,7 @@
 #include "base/b64.h"
 #include "base/jsonx.h"
 #include "base/str.h"
+#include "flow/tasks/defaults.h"
 #include "flow/tasks/github_app.h"
 #include "flow/tasks/github_client.h"
 #include "flow/tasks/github_step.h"
@@ -703,6 +704,8 @@ static int github_execute(struct task_ctx *c, json_t *in, json_t **out, struct e
 		return ghs_oom(e);
 	json_t *url = json_object_get(in, "apiUrl");
 	char *token = NULL;
+	if (!url || json_is_null(url)) /* the server's --github-api-url */
+		url = json_object_get(task_defaults_get(c->h, "githubParams"), "apiUrl");
 	if (c->h->dry_run && actions[i].changes) {
 		/* Concord's dry-run answers: nothing asked of GitHub, a fake id where one is expected */
 		vm_log(c->vm, FLOW_INFO, "Dry-run mode enabled: Skipping '%s' in %s/%s", actions[i].name, s.org, s.name);
