@@ -107,6 +107,12 @@ class GitHubApi(BaseHTTPRequestHandler):
         if rest == "/branches":
             return self.paged(q, base + p, [{"name": "b%d" % i, "commit": {"sha": "s%d" % i}} for i in range(120)]
                               + [{"name": "master", "commit": {"sha": SHA1}}])
+        if rest == "/tags" and name == "barrier":
+            try:
+                s.barrier.wait()
+            except threading.BrokenBarrierError:
+                return self.reply(504, {"message": "the other call did not come"})
+            return self.reply(200, [{"name": "together"}])
         if rest == "/tags":
             return self.reply(200, [{"name": "v1"}, {"name": "v2"}])
         if rest.startswith("/statuses/"):
@@ -221,6 +227,7 @@ def clear(api):
     api.requests = []
     api.busy = 0
     api.repos = {"repo", "old"}
+    api.barrier = threading.Barrier(2, timeout=20)
 
 
 def run_flow(tmp_path, api, steps, args=(), env=None):
@@ -411,6 +418,21 @@ def test_the_server_default_api_url(api, tmp_path):
     assert "Starting 'getTagList' action on API URL: %s/api/v3" % api.url in out and "tags=[v1, v2]" in out
     rc, out, _ = run_flow(tmp_path, api, steps, args=["--github-api-url", api.url])
     assert rc == 0 and "tags=[v1, v2]" in out, out
+
+
+def test_parallel_branches_call_github_together(api, tmp_path):
+    """The calls of two parallel branches are in flight at the same time (the task's calls run
+    off the flow's thread): the server answers each only when both have arrived, so calls made
+    one after the other would fail with 504."""
+    branch = """    - block:
+        - task: github
+          in: {action: getTagList, apiUrl: '${gh.apiUrl}', auth: '${gh.auth}', org: acme, repo: barrier}
+          out: %s
+        - log: "%s=${%s.tagList}"
+"""
+    rc, out, _ = run_flow(tmp_path, api, "- parallel:\n" + branch % ("a", "a", "a") + branch % ("b", "b", "b"))
+    assert rc == 0, out
+    assert "a=[together]" in out and "b=[together]" in out
 
 
 def test_errors(api, tmp_path):

@@ -52,7 +52,7 @@ static int latest_sha(struct gh_step *s, char *sha, size_t cap, struct err *e)
 	char p[1400];
 	size_t i;
 
-	vm_log(s->vm, FLOW_INFO, "Getting latest commit SHA for '%s/%s/%s'...", s->org, s->name, branch);
+	ghs_log(s, FLOW_INFO, "Getting latest commit SHA for '%s/%s/%s'...", s->org, s->name, branch);
 	if (ghs_list(s, ghs_at(s, p, sizeof p, "/branches"), &list, e) < 0) {
 		err_prefix(e, "Error occurred while getting latest commit SHA");
 		return -1;
@@ -64,7 +64,7 @@ static int latest_sha(struct gh_step *s, char *sha, size_t cap, struct err *e)
 		if (name && v && strcmp(name, branch) == 0) {
 			str_fmt_cut(sha, cap, "%s", v);
 			json_decref(list);
-			vm_log(s->vm, FLOW_INFO, "Latest commit SHA: '%s'", sha);
+			ghs_log(s, FLOW_INFO, "Latest commit SHA: '%s'", sha);
 			return 0;
 		}
 	}
@@ -95,7 +95,7 @@ static int a_create_tag(struct gh_step *s, json_t **out, struct err *e)
 			return -1;
 		sha = latest;
 	}
-	vm_log(s->vm, FLOW_INFO, "Creating tag '%s' for commit '%s' in %s/%s", ver, sha, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Creating tag '%s' for commit '%s' in %s/%s", ver, sha, s->org, s->name);
 	time_t now = time(NULL);
 	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	if (ghs_fire(s, "POST", ghs_at(s, p, sizeof p, "/git/tags"),
@@ -105,13 +105,13 @@ static int a_create_tag(struct gh_step *s, json_t **out, struct err *e)
 		err_prefix(e, "Can't create a tag");
 		return -1;
 	}
-	vm_log(s->vm, FLOW_INFO, "Successfully created TAG for the commit #%s", sha);
+	ghs_log(s, FLOW_INFO, "Successfully created TAG for the commit #%s", sha);
 	if (ghs_fire(s, "POST", ghs_at(s, p, sizeof p, "/git/refs"), json_pack("{s:s+, s:s}", "ref", "refs/tags/", ver, "sha", sha),
 		 e) < 0) {
 		err_prefix(e, "Can't create a tag reference");
 		return -1;
 	}
-	vm_log(s->vm, FLOW_INFO, "Successfully Created TAG Reference refs/tags/%s", ver);
+	ghs_log(s, FLOW_INFO, "Successfully Created TAG Reference refs/tags/%s", ver);
 	return ghs_done(out, json_object(), e);
 }
 
@@ -124,7 +124,7 @@ static int delete_ref(struct gh_step *s, const char *kind, const char *key, json
 
 	if (ghs_need(s, key, &name, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Deleting %s '%s' in %s/%s", strcmp(kind, "tags") ? "branch" : "tag", name, s->org,
+	ghs_log(s, FLOW_INFO, "Deleting %s '%s' in %s/%s", strcmp(kind, "tags") ? "branch" : "tag", name, s->org,
 	       s->name);
 	GHS_ESC(n, name);
 	rc = ghs_fire(s, "DELETE", ghs_at(s, p, sizeof p, "/git/refs/%s/%s", kind, n), NULL, e);
@@ -153,13 +153,13 @@ static int a_merge(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need(s, "head", &head, e) < 0 || ghs_need(s, "base", &base, e) < 0 || ghs_need(s, "commitMessage", &msg, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Merging %s in %s/%s", head, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Merging %s in %s/%s", head, s->org, s->name);
 	if (ghs_fire(s, "POST", ghs_at(s, p, sizeof p, "/merges"),
 		 json_pack("{s:s, s:s, s:s}", "base", base, "head", head, "commit_message", msg), e) < 0) {
 		err_prefix(e, "Cannot merge 'base' and 'head'");
 		return -1;
 	}
-	vm_log(s->vm, FLOW_INFO, "Merged '%s' with '%s'", head, base);
+	ghs_log(s, FLOW_INFO, "Merged '%s' with '%s'", head, base);
 	return ghs_done(out, json_object(), e);
 }
 
@@ -171,7 +171,7 @@ static int a_get_commit(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need(s, "commitSHA", &sha, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Getting commit '%s' in %s/%s", sha, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Getting commit '%s' in %s/%s", sha, s->org, s->name);
 	GHS_ESC(x, sha);
 	int rc = ghs_call(s, "GET", ghs_at(s, p, sizeof p, "/commits/%s", x), NULL, &c, e);
 	free(x);
@@ -204,7 +204,7 @@ static int a_add_status(struct gh_step *s, json_t **out, struct err *e)
 	if (i == 4)
 		return err_set(e, ERR_INVALID, "Unknown state: %s. Expected one of [error, failure, pending, success]",
 			       state);
-	vm_log(s->vm, FLOW_INFO, "Creating a status check (%s) in %s/%s repository with sha '%s'", st, s->org, s->name,
+	ghs_log(s, FLOW_INFO, "Creating a status check (%s) in %s/%s repository with sha '%s'", st, s->org, s->name,
 	       sha);
 	GHS_ESC(x, sha);
 	int rc = ghs_fire(s, "POST", ghs_at(s, p, sizeof p, "/statuses/%s", x),
@@ -216,7 +216,7 @@ static int a_add_status(struct gh_step *s, json_t **out, struct err *e)
 		err_prefix(e, "Cannot create a status check request");
 		return -1;
 	}
-	vm_log(s->vm, FLOW_INFO, "Status check created");
+	ghs_log(s, FLOW_INFO, "Status check created");
 	return ghs_done(out, json_object(), e);
 }
 
@@ -228,7 +228,7 @@ static int a_get_statuses(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need(s, "commitSHA", &sha, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Getting status for commit %s in %s/%s", sha, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Getting status for commit %s in %s/%s", sha, s->org, s->name);
 	GHS_ESC(x, sha);
 	int rc = ghs_list(s, ghs_at(s, p, sizeof p, "/statuses/%s", x), &list, e);
 	free(x);
@@ -245,15 +245,15 @@ static int a_fork(struct gh_step *s, json_t **out, struct err *e)
 	char p[1400];
 
 	if (target && *target)
-		vm_log(s->vm, FLOW_INFO, "Forking '%s/%s' into '%s' org...", s->org, s->name, target);
+		ghs_log(s, FLOW_INFO, "Forking '%s/%s' into '%s' org...", s->org, s->name, target);
 	else
-		vm_log(s->vm, FLOW_INFO, "Forking '%s/%s' into your personal repository...", s->org, s->name);
+		ghs_log(s, FLOW_INFO, "Forking '%s/%s' into your personal repository...", s->org, s->name);
 	if (ghs_fire(s, "POST", ghs_at(s, p, sizeof p, "/forks"),
 		 target && *target ? json_pack("{s:s}", "organization", target) : NULL, e) < 0) {
 		err_prefix(e, "Error occurred during fork");
 		return -1;
 	}
-	vm_log(s->vm, FLOW_INFO, "Fork action completed");
+	ghs_log(s, FLOW_INFO, "Fork action completed");
 	return ghs_done(out, json_object(), e);
 }
 
@@ -266,7 +266,7 @@ static int name_list(struct gh_step *s, const char *what, const char *key, json_
 
 	if (!names)
 		return ghs_oom(e);
-	vm_log(s->vm, FLOW_INFO, "Getting %s list from '%s/%s'...", strcmp(what, "branches") ? "tag" : "branch",
+	ghs_log(s, FLOW_INFO, "Getting %s list from '%s/%s'...", strcmp(what, "branches") ? "tag" : "branch",
 	       s->org, s->name);
 	if (ghs_list(s, ghs_at(s, p, sizeof p, "/%s", what), &list, e) < 0) {
 		json_decref(names);
@@ -308,16 +308,16 @@ static int a_create_repo(struct gh_step *s, json_t **out, struct err *e)
 	char p[1200];
 	int rc;
 
-	vm_log(s->vm, FLOW_INFO, "Creating repository '%s' in '%s' organization", s->name, s->org);
+	ghs_log(s, FLOW_INFO, "Creating repository '%s' in '%s' organization", s->name, s->org);
 	if ((rc = repo_get(s, &r, e)) == 0) {
 		GHS_ESC(o, s->org);
 		str_fmt_cut(p, sizeof p, "/orgs/%s/repos", o);
 		free(o);
 		rc = ghs_call(s, "POST", p, json_pack("{s:s}", "name", s->name), &r, e) < 0 ? -1 : 0;
 		if (rc == 0)
-			vm_log(s->vm, FLOW_INFO, "Repository %s created successfully in %s organization.", s->name, s->org);
+			ghs_log(s, FLOW_INFO, "Repository %s created successfully in %s organization.", s->name, s->org);
 	} else if (rc == 1) {
-		vm_log(s->vm, FLOW_WARN, "Repository %s/%s already exists. Skipping creation ...", s->org, s->name);
+		ghs_log(s, FLOW_WARN, "Repository %s/%s already exists. Skipping creation ...", s->org, s->name);
 	}
 	if (rc < 0) {
 		err_prefix(e, "Error occurred while creating repository");
@@ -334,7 +334,7 @@ static int a_delete_repo(struct gh_step *s, json_t **out, struct err *e)
 	json_t *r = NULL;
 	int rc;
 
-	vm_log(s->vm, FLOW_INFO, "Deleting repository '%s' from '%s' organization", s->name, s->org);
+	ghs_log(s, FLOW_INFO, "Deleting repository '%s' from '%s' organization", s->name, s->org);
 	if ((rc = repo_get(s, &r, e)) == 1)
 		rc = ghs_fire(s, "DELETE", s->repo, NULL, e) < 0 ? -1 : 1;
 	json_decref(r);
@@ -343,11 +343,11 @@ static int a_delete_repo(struct gh_step *s, json_t **out, struct err *e)
 		return -1;
 	}
 	if (rc == 0)
-		vm_log(s->vm, FLOW_WARN,
+		ghs_log(s, FLOW_WARN,
 		       "Repository %s/%s does not exist. Looks like it is already deleted. Skipping deletion ...", s->org,
 		       s->name);
 	else
-		vm_log(s->vm, FLOW_INFO, "Repository %s deleted successfully from %s organization.", s->name, s->org);
+		ghs_log(s, FLOW_INFO, "Repository %s deleted successfully from %s organization.", s->name, s->org);
 	return ghs_done(out, json_object(), e);
 }
 
@@ -381,7 +381,7 @@ static int a_get_content(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need(s, "path", &path, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Getting '%s' file content in %s/%s repo with ref %s", path, s->org, s->name,
+	ghs_log(s, FLOW_INFO, "Getting '%s' file content in %s/%s repo with ref %s", path, s->org, s->name,
 	       ref ? ref : "null");
 	GHS_ESC(x, path);
 	GHS_ESC(rx, ref ? ref : "");
@@ -400,7 +400,7 @@ static int a_get_content(struct gh_step *s, json_t **out, struct err *e)
 	}
 	list = json_is_array(r) ? r : json_pack("[o]", r);
 	json_array_foreach(list, i, v) decode_content(v);
-	vm_log(s->vm, FLOW_INFO, "Contents size: %zu", json_array_size(list));
+	ghs_log(s, FLOW_INFO, "Contents size: %zu", json_array_size(list));
 	return ghs_done(out, json_pack("{s:o}", "contents", list), e);
 }
 
@@ -501,7 +501,7 @@ static int a_short_sha(struct gh_step *s, json_t **out, struct err *e)
 			    strcmp(json_string_value(json_object_get(c, "sha")), sha) == 0;
 		json_decref(c);
 		if (same) {
-			vm_log(s->vm, FLOW_INFO, "Short SHA for '%s' commit is '%s' in '%s/%s'", sha, prefix, s->org,
+			ghs_log(s, FLOW_INFO, "Short SHA for '%s' commit is '%s' in '%s/%s'", sha, prefix, s->org,
 			       s->name);
 			return ghs_done(out, json_pack("{s:s}", "shortSha", prefix), e);
 		}
@@ -518,7 +518,7 @@ static int a_get_tag(struct gh_step *s, json_t **out, struct err *e)
 	if (!sha && !name)
 		return err_set(e, ERR_INVALID, "Either 'tagSha' or 'tagName' must be provided");
 	if (!sha) {
-		vm_log(s->vm, FLOW_INFO, "Getting tag by name '%s' from %s/%s", name, s->org, s->name);
+		ghs_log(s, FLOW_INFO, "Getting tag by name '%s' from %s/%s", name, s->org, s->name);
 		GHS_ESC(x, name);
 		int rc = ghs_call(s, "GET", ghs_at(s, p, sizeof p, "/git/ref/tags/%s", x), NULL, &ref, e);
 		free(x);
@@ -536,7 +536,7 @@ static int a_get_tag(struct gh_step *s, json_t **out, struct err *e)
 		json_decref(ref);
 		sha = target;
 	}
-	vm_log(s->vm, FLOW_INFO, "Getting tag by SHA '%s' from %s/%s", sha, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Getting tag by SHA '%s' from %s/%s", sha, s->org, s->name);
 	GHS_ESC(y, sha);
 	int rc = ghs_call(s, "GET", ghs_at(s, p, sizeof p, "/git/tags/%s", y), NULL, &tag, e);
 	free(y);
@@ -548,7 +548,6 @@ static json_t *hook_config(struct gh_step *s, const char *url)
 {
 	json_t *cfg = json_object_get(s->in, "config");
 	const char *secret = ghs_opt(s, "secret");
-	const struct flow_host *h = s->g.c->h;
 
 	if (json_is_object(cfg) && json_object_size(cfg))
 		cfg = json_deep_copy(cfg);
@@ -557,10 +556,7 @@ static json_t *hook_config(struct gh_step *s, const char *url)
 				"secret", secret, "insecure_ssl", ghs_opt(s, "insecureSsl") ? ghs_opt(s, "insecureSsl") : "0");
 	if (cfg)
 		json_object_set_new(cfg, "url", json_string(url));
-	secret = json_string_value(json_object_get(cfg, "secret"));
-	if (secret && h->ops->sensitive)
-		h->ops->sensitive(h->ctx, secret, true);
-	return cfg;
+	return cfg; /* its secret was masked before the step's job started */
 }
 
 /* replace: true removes the repository's hooks that call the same URL first. */
@@ -612,7 +608,7 @@ static int a_create_hook(struct gh_step *s, json_t **out, struct err *e)
 	if (ghs_call(s, "POST", ghs_at(s, p, sizeof p, "/hooks"),
 		 json_pack("{s:s, s:b, s:O, s:o}", "name", "web", "active", 1, "events", events, "config", cfg), &r, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Hook created id: %lld", (long long)json_integer_value(json_object_get(r, "id")));
+	ghs_log(s, FLOW_INFO, "Hook created id: %lld", (long long)json_integer_value(json_object_get(r, "id")));
 	return ghs_done(out, json_pack("{s:o}", "hook", r), e);
 }
 
@@ -678,55 +674,148 @@ static int unknown(const char *action, struct err *e)
 	return err_set(e, ERR_INVALID, "Unknown action: '%s'. Available actions: [%s]", action, list);
 }
 
-static int github_execute(struct task_ctx *c, json_t *in, json_t **out, struct err *e)
-{
-	struct gh_step s = {.in = in, .vm = c->vm};
-	const char *action;
-	size_t i;
-	int rc = -1;
+/* The step's job: the action runs on a thread of its own (task.h), its log lines and
+ * outcome are handed over in finish. */
+struct gh_job {
+	struct task_job base; /* must be first */
+	struct gh_step s;
+	size_t action;
+	json_t *out;
+	int rc;
+	struct err e;
+};
 
-	if (ghs_need(&s, "action", &action, e) < 0)
+static void job_warn(void *ctx, const char *msg)
+{
+	ghs_log(ctx, FLOW_WARN, "%s", msg);
+}
+
+static void job_run(struct task_job *base)
+{
+	struct gh_job *j = (struct gh_job *)base;
+	j->rc = actions[j->action].fn(&j->s, &j->out, &j->e);
+	if (j->rc < 0 && actions[j->action].fail && j->s.api_failed)
+		err_prefix(&j->e, "%s", actions[j->action].fail);
+}
+
+static int job_finish(struct task_job *base, struct task_ctx *c, json_t **out, struct err *e)
+{
+	struct gh_job *j = (struct gh_job *)base;
+	json_t *line;
+	size_t i;
+
+	json_array_foreach(j->s.logs, i, line)
+		vm_log(c->vm, (enum flow_level)json_integer_value(json_array_get(line, 0)), "%s",
+		       json_string_value(json_array_get(line, 1)));
+	if (j->rc < 0) {
+		*e = j->e;
 		return -1;
-	for (i = 0; i < N_ACTIONS && strcasecmp(action, actions[i].name) != 0; i++)
-		;
-	if (i == N_ACTIONS)
-		return unknown(action, e);
-	if (!actions[i].fn)
-		return err_set(e, ERR_INVALID, "github: the action '%s' is not supported by Accord yet", actions[i].name);
-	if (ghs_need(&s, "org", &s.org, e) < 0 || ghs_need(&s, "repo", &s.name, e) < 0)
+	}
+	*out = j->out;
+	j->out = NULL;
+	return 0;
+}
+
+static void job_free(struct task_job *base)
+{
+	struct gh_job *j = (struct gh_job *)base;
+	gh_cleanup(&j->s.g);
+	json_decref(j->s.in);
+	json_decref(j->s.logs);
+	json_decref(j->out);
+	free(j);
+}
+
+/* Concord's dry-run answers: nothing asked of GitHub, a fake id where one is expected. */
+static int dry_run(struct task_ctx *c, size_t i, struct gh_step *s, json_t **out, struct err *e)
+{
+	vm_log(c->vm, FLOW_INFO, "Dry-run mode enabled: Skipping '%s' in %s/%s", actions[i].name, s->org, s->name);
+	*out = strcmp(actions[i].name, "createPr") == 0	   ? json_pack("{s:b, s:i}", "ok", 1, "prId", 0)
+	       : strcmp(actions[i].name, "commentPR") == 0 ? json_pack("{s:b, s:i}", "ok", 1, "id", 0)
+							   : json_pack("{s:b}", "ok", 1);
+	return *out ? 0 : ghs_oom(e);
+}
+
+/* Secrets the action sends that are not credentials (a hook's secret), masked from now on. */
+static void mask_params(struct task_ctx *c, json_t *in)
+{
+	const char *v[] = {json_string_value(json_object_get(in, "secret")),
+			   json_string_value(json_object_get(json_object_get(in, "config"), "secret"))};
+	for (size_t k = 0; k < 2; k++)
+		if (v[k] && *v[k] && c->h->ops->sensitive)
+			c->h->ops->sensitive(c->h->ctx, v[k], true);
+}
+
+/* The action's step: its own copy of the input, its repository path. */
+static int step_init(struct gh_step *s, json_t *in, struct err *e)
+{
+	char *o, *r;
+	if (!(s->in = json_deep_copy(in)) || !(s->logs = json_array()))
+		return ghs_oom(e);
+	if (ghs_need(s, "org", &s->org, e) < 0 || ghs_need(s, "repo", &s->name, e) < 0)
 		return -1;
-	char *o = gh_escape(s.org), *r = gh_escape(s.name);
+	o = gh_escape(s->org);
+	r = gh_escape(s->name);
 	if (o && r)
-		str_fmt_cut(s.repo, sizeof s.repo, "/repos/%s/%s", o, r);
+		str_fmt_cut(s->repo, sizeof s->repo, "/repos/%s/%s", o, r);
 	free(o);
 	free(r);
-	if (!s.repo[0])
-		return ghs_oom(e);
+	return s->repo[0] ? 0 : ghs_oom(e);
+}
+
+static int github_execute(struct task_ctx *c, json_t *in, json_t **out, struct err *e)
+{
+	struct gh_job *j = calloc(1, sizeof *j);
+	const char *action = json_string_value(json_object_get(in, "action"));
 	json_t *url = json_object_get(in, "apiUrl");
 	char *token = NULL;
+	size_t i = 0;
+	int rc = -1;
+
+	if (!j)
+		return ghs_oom(e);
+	j->base = (struct task_job){job_run, job_finish, job_free};
+	if (!action) {
+		err_set(e, ERR_INVALID, "Mandatory parameter 'action' is required");
+		goto fail;
+	}
+	for (i = 0; i < N_ACTIONS && strcasecmp(action, actions[i].name) != 0; i++)
+		;
+	if (i == N_ACTIONS || !actions[i].fn) {
+		if (i == N_ACTIONS)
+			unknown(action, e);
+		else
+			err_set(e, ERR_INVALID, "github: the action '%s' is not supported by Accord yet", actions[i].name);
+		goto fail;
+	}
+	if (step_init(&j->s, in, e) < 0)
+		goto fail;
+	if (c->h->dry_run && actions[i].changes) {
+		rc = dry_run(c, i, &j->s, out, e);
+		goto fail;
+	}
 	if (!url || json_is_null(url)) /* the server's --github-api-url */
 		url = json_object_get(task_defaults_get(c->h, "githubParams"), "apiUrl");
-	if (c->h->dry_run && actions[i].changes) {
-		/* Concord's dry-run answers: nothing asked of GitHub, a fake id where one is expected */
-		vm_log(c->vm, FLOW_INFO, "Dry-run mode enabled: Skipping '%s' in %s/%s", actions[i].name, s.org, s.name);
-		*out = strcmp(actions[i].name, "createPr") == 0	   ? json_pack("{s:b, s:i}", "ok", 1, "prId", 0)
-		       : strcmp(actions[i].name, "commentPR") == 0 ? json_pack("{s:b, s:i}", "ok", 1, "id", 0)
-								   : json_pack("{s:b}", "ok", 1);
-		return *out ? 0 : ghs_oom(e);
+	if (url && !json_is_null(url) && !json_is_string(url)) {
+		err_set(e, ERR_INVALID, "github: 'apiUrl' must be a URL");
+		goto fail;
 	}
-	if (url && !json_is_null(url) && !json_is_string(url))
-		return err_set(e, ERR_INVALID, "github: 'apiUrl' must be a URL");
-	if (gh_auth_token(c, in, json_string_value(url), s.org, s.name, &token, e) < 0)
-		return -1;
-	rc = gh_init(&s.g, c, json_string_value(url), token, false, e);
+	mask_params(c, in);
+	if (gh_auth_token(c, in, json_string_value(url), j->s.org, j->s.name, &token, e) < 0)
+		goto fail;
+	rc = gh_init(&j->s.g, c, json_string_value(url), token, false, e);
 	sodium_memzero(token, strlen(token));
 	free(token);
-	if (rc == 0) {
-		vm_log(c->vm, FLOW_INFO, "Starting '%s' action on API URL: %s", actions[i].name, s.g.base);
-		if ((rc = actions[i].fn(&s, out, e)) < 0 && actions[i].fail && s.api_failed)
-			err_prefix(e, "%s", actions[i].fail);
-	}
-	gh_cleanup(&s.g);
+	if (rc < 0)
+		goto fail;
+	vm_log(c->vm, FLOW_INFO, "Starting '%s' action on API URL: %s", actions[i].name, j->s.g.base);
+	j->s.g.warn = job_warn;
+	j->s.g.warn_ctx = &j->s;
+	j->action = i;
+	c->job = &j->base;
+	return 0;
+fail:
+	job_free(&j->base);
 	return rc;
 }
 

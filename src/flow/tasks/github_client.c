@@ -276,8 +276,13 @@ static int request(struct gh *g, const char *method, const char *url, json_t *bo
 			goto out;
 		}
 		long wait = a.retry_after_s >= 0 ? a.retry_after_s : 1L << (attempt - 1);
-		vm_log(g->c->vm, FLOW_WARN, "GitHub returned %ld. Retry in %ld s (attempt %d of %d)", *status,
-		       wait > GH_MAX_RETRY_AFTER_S ? GH_MAX_RETRY_AFTER_S : wait, attempt, GH_ATTEMPTS);
+		char msg[200];
+		str_fmt_cut(msg, sizeof msg, "GitHub returned %ld. Retry in %ld s (attempt %d of %d)", *status,
+			    wait > GH_MAX_RETRY_AFTER_S ? GH_MAX_RETRY_AFTER_S : wait, attempt, GH_ATTEMPTS);
+		if (g->warn)
+			g->warn(g->warn_ctx, msg);
+		else
+			vm_log(g->c->vm, FLOW_WARN, "%s", msg);
 		sleep_s(wait > GH_MAX_RETRY_AFTER_S ? GH_MAX_RETRY_AFTER_S : wait);
 	}
 	if (!a.body.len) {

@@ -20,6 +20,10 @@ struct gh {
 	struct task_ctx *c;
 	char *base;  /* the API's root, no trailing slash */
 	char *token; /* wiped when done */
+	/* Not NULL: the retry warnings go here instead of the process log (calls made off the
+	 * VM's thread). */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
 };
 
 /* Sets up g for calls to api_url (NULL: https://api.github.com; with raw, the URL itself is

@@ -16,7 +16,7 @@ int ghs_create_pr(struct gh_step *s, json_t **out, struct err *e)
 	if (ghs_need(s, "prTitle", &title, e) < 0 || ghs_need(s, "prBody", &body, e) < 0 ||
 	    ghs_need(s, "prDestinationBranch", &dst, e) < 0 || ghs_need(s, "prSourceBranch", &src, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Creating PR in %s/%s from %s to %s", s->org, s->name, src, dst);
+	ghs_log(s, FLOW_INFO, "Creating PR in %s/%s from %s to %s", s->org, s->name, src, dst);
 	if (ghs_call(s, "POST", ghs_at(s, p, sizeof p, "/pulls"),
 		 json_pack("{s:s, s:s, s:s, s:s}", "title", title, "body", body, "head", src, "base", dst), &r, e) < 0)
 		return -1;
@@ -26,7 +26,7 @@ int ghs_create_pr(struct gh_step *s, json_t **out, struct err *e)
 		json_decref(id);
 		return err_set(e, ERR_INVALID, "GitHub's answer has no pull request number");
 	}
-	vm_log(s->vm, FLOW_INFO, "PR Created, id: '%lld'", (long long)json_integer_value(id));
+	ghs_log(s, FLOW_INFO, "PR Created, id: '%lld'", (long long)json_integer_value(id));
 	if (json_array_size(labels) &&
 	    ghs_fire(s, "POST", ghs_at(s, p, sizeof p, "/issues/%lld/labels", (long long)json_integer_value(id)),
 		 json_pack("{s:O}", "labels", labels), e) < 0) {
@@ -45,7 +45,7 @@ int ghs_comment_pr(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need(s, "prComment", &text, e) < 0 || ghs_need_int(s, "prId", &id, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Commenting PR #%lld in %s/%s", id, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Commenting PR #%lld in %s/%s", id, s->org, s->name);
 	if (ghs_fire(s, "GET", ghs_at(s, p, sizeof p, "/pulls/%lld", id), NULL, e) < 0 ||
 	    ghs_call(s, "POST", ghs_at(s, p, sizeof p, "/issues/%lld/comments", id), json_pack("{s:s}", "body", text), &r, e) <
 		0)
@@ -63,10 +63,10 @@ int ghs_pr_commits(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need_int(s, "prId", &id, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Getting PR %lld commits for %s/%s repo", id, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Getting PR %lld commits for %s/%s repo", id, s->org, s->name);
 	if (ghs_list(s, ghs_at(s, p, sizeof p, "/pulls/%lld/commits", id), &list, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Commits count: %zu", json_array_size(list));
+	ghs_log(s, FLOW_INFO, "Commits count: %zu", json_array_size(list));
 	return ghs_done(out, json_pack("{s:o}", "commits", list), e);
 }
 
@@ -79,13 +79,13 @@ int ghs_merge_pr(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need_int(s, "prId", &id, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Merging PR #%lld in %s/%s", id, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Merging PR #%lld in %s/%s", id, s->org, s->name);
 	body = json_pack("{s:s}", "commit_message", msg ? msg : "GitHub PR Merge");
 	if (body && method)
 		json_object_set_new(body, "merge_method", json_string(method));
 	if (ghs_call(s, "PUT", ghs_at(s, p, sizeof p, "/pulls/%lld/merge", id), body, &body, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Merged PR# %lld, sha: %s", id,
+	ghs_log(s, FLOW_INFO, "Merged PR# %lld, sha: %s", id,
 	       json_string_value(json_object_get(body, "sha")) ? json_string_value(json_object_get(body, "sha")) : "");
 	json_decref(body);
 	return ghs_done(out, json_object(), e);
@@ -98,10 +98,10 @@ int ghs_close_pr(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need_int(s, "prId", &id, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Closing PR #%lld in %s/%s", id, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Closing PR #%lld in %s/%s", id, s->org, s->name);
 	if (ghs_fire(s, "PATCH", ghs_at(s, p, sizeof p, "/pulls/%lld", id), json_pack("{s:s}", "state", "closed"), e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Closed PR# %lld", id);
+	ghs_log(s, FLOW_INFO, "Closed PR# %lld", id);
 	return ghs_done(out, json_object(), e);
 }
 
@@ -115,7 +115,7 @@ int ghs_create_issue(struct gh_step *s, json_t **out, struct err *e)
 		return -1;
 	req = json_pack("{s:s, s:s*, s:s*, s:o}", "title", title, "body", body, "assignee", who, "labels",
 			json_is_array(labels) ? json_incref(labels) : json_array());
-	vm_log(s->vm, FLOW_INFO, "Creating issue in %s/%s", s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Creating issue in %s/%s", s->org, s->name);
 	if (ghs_call(s, "POST", ghs_at(s, p, sizeof p, "/issues"), req, &r, e) < 0)
 		return -1;
 	return ghs_done(out, json_pack("{s:o}", "issue", r), e);
@@ -129,7 +129,7 @@ int ghs_get_pr(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need_int(s, "prNumber", &n, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Getting PR %lld info from '%s/%s'...", n, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Getting PR %lld info from '%s/%s'...", n, s->org, s->name);
 	if (ghs_call(s, "GET", ghs_at(s, p, sizeof p, "/pulls/%lld", n), NULL, &r, e) < 0) {
 		err_prefix(e, "Error occurred while getting PR");
 		return -1;
@@ -146,7 +146,7 @@ int ghs_pr_list(struct gh_step *s, json_t **out, struct err *e)
 	if (strcasecmp(state, "all") != 0 && strcasecmp(state, "open") != 0 && strcasecmp(state, "closed") != 0)
 		return err_set(e, ERR_INVALID, "Invalid PR state '%s'. Allowed values are only 'all', 'open', 'closed'.",
 			       state);
-	vm_log(s->vm, FLOW_INFO, "Getting '%s' PRs from '%s/%s'...", state, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Getting '%s' PRs from '%s/%s'...", state, s->org, s->name);
 	if (ghs_list(s, ghs_at(s, p, sizeof p, "/pulls?state=%s", state), &list, e) < 0) {
 		err_prefix(e, "Error occurred while getting PR list");
 		return -1;
@@ -166,7 +166,7 @@ int ghs_pr_files(struct gh_step *s, json_t **out, struct err *e)
 
 	if (ghs_need_int(s, "prNumber", &n, e) < 0)
 		return -1;
-	vm_log(s->vm, FLOW_INFO, "Getting PR %lld files from '%s/%s'", n, s->org, s->name);
+	ghs_log(s, FLOW_INFO, "Getting PR %lld files from '%s/%s'", n, s->org, s->name);
 	if (ghs_list(s, ghs_at(s, p, sizeof p, "/pulls/%lld/files", n), &list, e) < 0) {
 		err_prefix(e, "Error occurred while getting PR list");
 		return -1;

@@ -7,6 +7,17 @@
 
 #include "base/str.h"
 
+void ghs_log(struct gh_step *s, enum flow_level level, const char *fmt, ...)
+{
+	char text[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	str_vfmt_cut(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (s->logs)
+		json_array_append_new(s->logs, json_pack("[i, s]", (int)level, text));
+}
+
 int ghs_oom(struct err *e)
 {
 	return err_set(e, ERR_INTERNAL, "out of memory");

@@ -7,21 +7,26 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "flow/host.h"
 #include "flow/tasks/github_client.h"
 
 /* One step of the `github` task (github.c) and the helpers its actions share; the actions
  * on pull requests and issues live in github_pulls.c, the others in github.c.  An action
- * is int (*)(struct gh_step *, json_t **out, struct err *): *out NEW on success. */
+ * is int (*)(struct gh_step *, json_t **out, struct err *): *out NEW on success.  It runs
+ * as the step's task_job (task.h): it touches only the step's own data — no VM, no host. */
 struct gh_step {
 	struct gh g;
-	json_t *in;	 /* the step's input, BORROWED */
-	struct vm *vm;
+	json_t *in;	 /* the step's input: the action's own copy */
+	json_t *logs;	 /* [[level, text], …] the action logged, for the VM's thread to log */
 	char repo[1100]; /* "/repos/<org>/<repo>", escaped */
 	const char *org, *name;
 	bool api_failed; /* a call failed: the action's prefix goes on the message */
 };
 
 int ghs_oom(struct err *e);
+/* An action runs off the VM's thread (task.h, struct task_job): it logs through this, and
+ * the lines reach the process log when the step finishes. */
+void ghs_log(struct gh_step *s, enum flow_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A string parameter (BORROWED), NULL when absent or not a string. */
 const char *ghs_opt(struct gh_step *s, const char *key);
 /* A mandatory string parameter, or "Mandatory parameter '<key>' is required". */
