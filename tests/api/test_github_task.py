@@ -107,6 +107,10 @@ class GitHubApi(BaseHTTPRequestHandler):
         if rest == "/branches":
             return self.paged(q, base + p, [{"name": "b%d" % i, "commit": {"sha": "s%d" % i}} for i in range(120)]
                               + [{"name": "master", "commit": {"sha": SHA1}}])
+        if rest == "/commits" and "sha=main" in q:
+            return self.paged(q, base + p + "?sha=main", [{"sha": "c%d" % i, "commit": {"message": ("feat: thing %d" if i % 2 == 0
+                                                                                      else "fix: bug %d") % i}}
+                                            for i in range(9, -1, -1)])
         if rest == "/tags" and name == "barrier":
             try:
                 s.barrier.wait()
@@ -176,8 +180,9 @@ class GitHubApi(BaseHTTPRequestHandler):
         chunk = items[(page - 1) * size:page * size]
         headers = []
         if page * size < len(items):
-            headers.append(("Link", '<%s?per_page=%d&page=%d>; rel="next", <%s?page=9>; rel="last"'
-                            % (url, size, page + 1, url)))
+            sep = "&" if "?" in url else "?"
+            headers.append(("Link", '<%s%sper_page=%d&page=%d>; rel="next", <%s%spage=9>; rel="last"'
+                            % (url, sep, size, page + 1, url, sep)))
         return self.reply(200, chunk, headers)
 
 
@@ -433,6 +438,24 @@ def test_parallel_branches_call_github_together(api, tmp_path):
     rc, out, _ = run_flow(tmp_path, api, "- parallel:\n" + branch % ("a", "a", "a") + branch % ("b", "b", "b"))
     assert rc == 0, out
     assert "a=[together]" in out and "b=[together]" in out
+
+
+def test_list_commits(api, tmp_path):
+    rc, out, _ = run_flow(tmp_path, api, call("listCommits", ", 'sha': 'main', 'fromSha': 'c2', 'toSha': 'c7', "
+                                              "'pageSize': 3, 'filter': 'feat: (.*)'") + """  out: a
+- log: "a=${a.commits.stream().map(c -> c.sha).toList()} ${a.filterMatches} ${a.searchDepthReached}"
+""" + call("listCommits", ", 'sha': 'main', 'fromSha': 'c2', 'toSha': 'c7', 'filter': '(?:fix|feat): (.*)'")
+        + """  out: b
+- log: "b=${b.filterMatches}"
+""" + call("listCommits", ", 'sha': 'main', 'fromSha': 'c0', 'toSha': 'c9', 'searchDepth': 3") + """  out: c
+- log: "c=${c.commits.stream().map(c -> c.sha).toList()} ${c.searchDepthReached}"
+""")
+    assert rc == 0, out
+    assert "a=[c6, c4] [thing 6, thing 4] false" in out
+    assert "b=[bug 7, thing 6, bug 5, thing 4, bug 3]" in out
+    assert "c=[c9, c8, c7] true" in out
+    first = [r for r in api.requests if r["path"].endswith("/commits")][0]
+    assert "sha=main" in first["query"] and "per_page=3" in first["query"]
 
 
 def test_errors(api, tmp_path):

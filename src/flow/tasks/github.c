@@ -14,6 +14,7 @@
 #include "base/b64.h"
 #include "base/jsonx.h"
 #include "base/str.h"
+#include "flow/el/el.h"
 #include "flow/tasks/defaults.h"
 #include "flow/tasks/github_app.h"
 #include "flow/tasks/github_client.h"
@@ -612,6 +613,93 @@ static int a_create_hook(struct gh_step *s, json_t **out, struct err *e)
 	return ghs_done(out, json_pack("{s:o}", "hook", r), e);
 }
 
+/* listCommits: the commits of `sha` (a branch or commit) newest first, from toSha down to
+ * fromSha (not included), at most searchDepth looked at, those whose message matches
+ * `filter` (all without one), with each match's group 1 in filterMatches. */
+struct commit_walk {
+	const char *from, *to, *filter;
+	long long depth, counted;
+	bool started, stop;
+	json_t *commits, *matches;
+	struct err *e;
+	int rc;
+};
+
+static bool commit_page(void *ctx, json_t *items)
+{
+	struct commit_walk *w = ctx;
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(items, i, c)
+	{
+		const char *sha = json_string_value(json_object_get(c, "sha"));
+		const char *msg = json_string_value(json_object_get(json_object_get(c, "commit"), "message"));
+		if (sha && strcmp(sha, w->to) == 0)
+			w->started = true;
+		if ((sha && strcmp(sha, w->from) == 0) || w->counted >= w->depth) {
+			w->stop = true;
+			break;
+		}
+		if (w->started && !w->filter) {
+			json_array_append(w->commits, c);
+		} else if (w->started && msg) {
+			bool hit;
+			char *group = NULL;
+			if ((w->rc = el_regex_match(w->filter, msg, &hit, &group, w->e)) < 0)
+				return false;
+			if (hit)
+				json_array_append(w->commits, c);
+			if (hit && group) {
+				struct str t = str_trim((struct str){group, strlen(group)});
+				json_array_append_new(w->matches, json_stringn(t.p, t.len));
+			}
+			free(group);
+		}
+		w->counted++;
+	}
+	return !w->stop;
+}
+
+static int a_list_commits(struct gh_step *s, json_t **out, struct err *e)
+{
+	struct commit_walk w = {.filter = ghs_opt(s, "filter"), .e = e};
+	json_t *v;
+	const char *sha, *since = ghs_opt(s, "since");
+	long long size = 100;
+	char p[1400];
+
+	if (ghs_need(s, "sha", &sha, e) < 0 || ghs_need(s, "fromSha", &w.from, e) < 0 ||
+	    ghs_need(s, "toSha", &w.to, e) < 0)
+		return -1;
+	w.depth = json_is_integer(v = json_object_get(s->in, "searchDepth")) ? json_integer_value(v) : 1000;
+	if (json_is_integer(v = json_object_get(s->in, "pageSize")))
+		size = json_integer_value(v) < 1 ? 1 : json_integer_value(v) > 100 ? 100 : json_integer_value(v);
+	if (strcmp(w.from, w.to) == 0)
+		return ghs_done(out, json_pack("{s:[], s:[], s:b}", "commits", "filterMatches", "searchDepthReached", 0), e);
+	GHS_ESC(x, sha);
+	GHS_ESC(y, since ? since : "");
+	ghs_at(s, p, sizeof p, "/commits?sha=%s%s%s", x, since ? "&since=" : "", since ? y : "");
+	free(x);
+	free(y);
+	if (!(w.commits = json_array()) || !(w.matches = json_array())) {
+		json_decref(w.commits);
+		return ghs_oom(e);
+	}
+	if (gh_pages(&s->g, p, (int)size, commit_page, &w, e) < 0 || w.rc < 0) {
+		s->api_failed = w.rc == 0;
+		json_decref(w.commits);
+		json_decref(w.matches);
+		return -1;
+	}
+	ghs_log(s, FLOW_INFO, "Loaded %zu commits in '%s/%s' since '%s': ('%s', '%s']", json_array_size(w.commits), s->org,
+		s->name, since ? since : "null", w.from, w.to);
+	return ghs_done(out,
+			json_pack("{s:o, s:o, s:b}", "commits", w.commits, "filterMatches", w.matches,
+				  "searchDepthReached", w.counted >= w.depth),
+			e);
+}
+
 static int a_app_token(struct gh_step *s, json_t **out, struct err *e)
 {
 	return ghs_done(out, json_pack("{s:s}", "token", s->g.token), e);
@@ -652,7 +740,7 @@ static const struct {
     {"getContent", a_get_content, NULL, false},
     {"createAppToken", a_app_token, NULL, false},
     {"getShortSha", a_short_sha, NULL, false},
-    {"listCommits", NULL, NULL, false},
+    {"listCommits", a_list_commits, "Failed to list commits", false},
     {"getTag", a_get_tag, "Failed to get tag", false},
     {"getRef", a_get_ref, NULL, false},
     {"createRepositoryDispatch", a_dispatch, NULL, true},

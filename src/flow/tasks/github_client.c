@@ -314,29 +314,46 @@ int gh_call(struct gh *g, const char *method, const char *path, json_t *body, js
 	return rc;
 }
 
-int gh_list(struct gh *g, const char *path, json_t **out, struct err *e)
+int gh_pages(struct gh *g, const char *path, int per_page, bool (*page)(void *ctx, json_t *items), void *ctx,
+	     struct err *e)
 {
 	char url[2048], next[2048];
-	json_t *all = json_array(), *page = NULL;
+	json_t *items = NULL;
 	long status;
+
+	str_fmt_cut(url, sizeof url, "%s%s%sper_page=%d", g->base, path, strchr(path, '?') ? "&" : "?", per_page);
+	for (int i = 0; i < GH_MAX_PAGES && url[0]; i++) {
+		if (request(g, "GET", url, NULL, &items, &status, next, sizeof next, e) < 0)
+			return -1;
+		if (!json_is_array(items)) {
+			json_decref(items);
+			return err_set(e, ERR_INVALID, "github: GET %s: the answer is not a list", path);
+		}
+		bool more = page(ctx, items);
+		json_decref(items);
+		if (!more)
+			break;
+		/* the token goes nowhere but to the API's own root */
+		str_fmt_cut(url, sizeof url, "%s", strncmp(next, g->base, strlen(g->base)) == 0 ? next : "");
+	}
+	return 0;
+}
+
+static bool collect(void *ctx, json_t *items)
+{
+	json_array_extend(ctx, items);
+	return true;
+}
+
+int gh_list(struct gh *g, const char *path, json_t **out, struct err *e)
+{
+	json_t *all = json_array();
 
 	if (!all)
 		return oom(e);
-	str_fmt_cut(url, sizeof url, "%s%s%sper_page=100", g->base, path, strchr(path, '?') ? "&" : "?");
-	for (int i = 0; i < GH_MAX_PAGES && url[0]; i++) {
-		if (request(g, "GET", url, NULL, &page, &status, next, sizeof next, e) < 0) {
-			json_decref(all);
-			return -1;
-		}
-		if (!json_is_array(page)) {
-			json_decref(page);
-			json_decref(all);
-			return err_set(e, ERR_INVALID, "github: GET %s: the answer is not a list", path);
-		}
-		json_array_extend(all, page);
-		json_decref(page);
-		/* the token goes nowhere but to the API's own root */
-		str_fmt_cut(url, sizeof url, "%s", strncmp(next, g->base, strlen(g->base)) == 0 ? next : "");
+	if (gh_pages(g, path, 100, collect, all, e) < 0) {
+		json_decref(all);
+		return -1;
 	}
 	*out = all;
 	return 0;

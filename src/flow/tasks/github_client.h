@@ -39,6 +39,11 @@ void gh_cleanup(struct gh *g);
 int gh_call(struct gh *g, const char *method, const char *path, json_t *body, json_t **resp, long *status,
 	    struct err *e) WUR;
 
+/* The pages of a list in turn (GET path with per_page, then its Link rel="next" below the
+ * API's root, at most 100 pages): page(ctx, items BORROWED) returns false to stop. */
+int gh_pages(struct gh *g, const char *path, int per_page, bool (*page)(void *ctx, json_t *items), void *ctx,
+	     struct err *e) WUR;
+
 /* Every page of a list (GET path with per_page=100, then its Link rel="next", at most 100
  * pages): *out a NEW array of all items. */
 int gh_list(struct gh *g, const char *path, json_t **out, struct err *e) WUR;
