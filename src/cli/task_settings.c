@@ -60,5 +60,7 @@ json_t *task_settings_json(struct err *e)
 	if (smtp)
 		json_object_set_new(d, "smtpParams", smtp);
 	json_object_set_new(d, "slackParams", slack);
+	if (task_settings.github_api_url && *task_settings.github_api_url)
+		json_object_set_new(d, "githubParams", json_pack("{s:s}", "apiUrl", task_settings.github_api_url));
 	return d;
 }

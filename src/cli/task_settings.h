@@ -21,6 +21,7 @@ struct task_settings {
 	char *smtp_user;
 	char *slack_api_url;
 	char *slack_proxy; /* host:port */
+	char *github_api_url;
 };
 
 extern struct task_settings task_settings;
@@ -36,9 +37,11 @@ extern struct task_settings task_settings;
 	     "user name for that server (the password: ACCORD_SMTP_PASSWORD, environment only)"},                       \
 	    {"slack-api-url", CONFIG_STRING, "https://slack.com/api/", 0, 0, &task_settings.slack_api_url,             \
 	     "Slack Web API of the slack tasks (the token: ACCORD_SLACK_TOKEN, environment only)"},                     \
+	    {"slack-proxy", CONFIG_STRING, NULL, 0, 0, &task_settings.slack_proxy,                                    \
+	     "HTTP proxy (host:port) of the slack tasks"},                                                              \
 	{                                                                                                              \
-		"slack-proxy", CONFIG_STRING, NULL, 0, 0, &task_settings.slack_proxy,                                  \
-		    "HTTP proxy (host:port) of the slack tasks"                                                        \
+		"github-api-url", CONFIG_STRING, NULL, 0, 0, &task_settings.github_api_url,                            \
+		    "GitHub (Enterprise) API URL of the github task when a flow names none"                            \
 	}
 
 /* The table alone (accord run). */
@@ -46,8 +49,8 @@ extern const struct config_opt task_settings_opts[];
 extern const size_t task_settings_n_opts;
 
 /* {"smtpParams": {host, port, starttls, username?, password?}, "slackParams": {apiUrl,
- * apiToken?, proxyAddress?, proxyPort?}} from task_settings and the environment (NEW);
- * smtpParams only with a host.  NULL with e set for a malformed --slack-proxy. */
+ * apiToken?, proxyAddress?, proxyPort?}, "githubParams": {apiUrl}} from task_settings and the
+ * environment (NEW); smtpParams only with a host, githubParams only with an API URL.  NULL with e set for a malformed --slack-proxy. */
 json_t *task_settings_json(struct err *e);
 
 #endif

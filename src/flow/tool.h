@@ -29,6 +29,11 @@ struct flow_tool {
 	 * (a line over 1 MiB or not an object is dropped); each becomes a process event of
 	 * this type while the program runs. */
 	const char *event_type;
+	/* Not NULL: each line of the program's output goes to line(line_ctx, text) instead of
+	 * the process log (a task that reads the program's answer, e.g. `git rev-parse`); the
+	 * task logs what it wants of it, masked. */
+	void (*line)(void *line_ctx, const char *text);
+	void *line_ctx;
 };
 
 struct flow_tool_result {

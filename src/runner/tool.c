@@ -28,6 +28,7 @@
 
 struct tool_io {
 	const struct tool_sink *out;
+	const struct flow_tool *t;
 	const char *event_type;
 	char buf[TOOL_LINE_MAX + 1]; /* output not yet a whole line */
 	size_t len;
@@ -49,7 +50,10 @@ static void emit(struct tool_io *io, size_t n)
 	if (end && io->buf[end - 1] == '\r')
 		end--;
 	io->buf[end] = '\0';
-	io->out->line(io->out->ctx, io->buf);
+	if (io->t->line)
+		io->t->line(io->t->line_ctx, io->buf);
+	else
+		io->out->line(io->out->ctx, io->buf);
 	io->buf[n] = saved;
 }
 
@@ -374,6 +378,7 @@ int tool_run(const char *workdir, const struct flow_tool *t, const struct tool_s
 	if (!(io = calloc(1, sizeof *io)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	io->out = out;
+	io->t = t;
 	io->event_type = t->event_type;
 	buf_init(&io->ev, TOOL_EVENT_MAX);
 	sigemptyset(&stop);

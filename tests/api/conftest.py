@@ -342,3 +342,15 @@ def process_log(client, instance_id):
     r = client.get("/api/v1/process/%s/log" % instance_id)
     assert r.status_code in (200, 206), r.text
     return r.text
+
+
+def run_with_secret(client, secret, flow, timeout=90):
+    """Stores secret in the organization Default (a dict of the form's parts: name, type and
+    text or bytes values, bytes sent as files), then runs flow (a concord.yml) to its end:
+    returns (the process record, its log)."""
+    files = {k: (k, v) if isinstance(v, bytes) else (None, v) for k, v in secret.items()}
+    r = client.post("/api/v1/org/Default/secret", files=files)
+    assert r.status_code == 200, r.text
+    iid = start_process(client, flow)
+    p = wait_process(client, iid, timeout=timeout)
+    return p, process_log(client, iid)

@@ -943,6 +943,44 @@ static void test_concurrent_eval(void **state)
 	el_free(x);
 }
 
+/* el_regex_match: Java's matches() and group(1), past (?: groups, escaped and bracketed
+ * parentheses. */
+static void test_regex_match(void **state)
+{
+	static const struct {
+		const char *re, *s;
+		bool matched;
+		const char *group;
+	} cases[] = {
+	    {"feat: (.*)", "feat: thing", true, "thing"},
+	    {"feat: (.*)", "fix: thing", false, NULL},
+	    {"feat", "feat: thing", false, NULL}, /* the whole string must match */
+	    {"(?:fix|feat): (.*)", "fix: bug 7", true, "bug 7"},
+	    {"\\((x+)\\) .*", "(xx) y", true, "xx"},
+	    {"[(](y)", "(y", true, "y"},
+	    {"a(b)?c", "ac", true, NULL}, /* the group took no part */
+	    {"no group", "no group", true, NULL},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct err e = {0};
+		bool matched;
+		char *group = NULL;
+		assert_int_equal(el_regex_match(cases[i].re, cases[i].s, &matched, &group, &e), 0);
+		assert_int_equal(matched, cases[i].matched);
+		if (cases[i].group)
+			assert_string_equal(group, cases[i].group);
+		else
+			assert_null(group);
+		free(group);
+	}
+	struct err e = {0};
+	bool matched;
+	char *group;
+	assert_int_equal(el_regex_match("(?<name>x)", "x", &matched, &group, &e), -1);
+	assert_non_null(strstr(e.msg, "not supported"));
+}
+
 static void test_count(void **state)
 {
 	(void)state;
@@ -972,6 +1010,7 @@ int main(void)
 	    cmocka_unit_test(test_json_values),
 	    cmocka_unit_test(test_path_lookup),
 	    cmocka_unit_test(test_concurrent_eval),
+	    cmocka_unit_test(test_regex_match),
 	    cmocka_unit_test(test_count),
 	};
 	rand_init();

@@ -136,4 +136,10 @@ int el_json_eval_value(json_t *v, unsigned flags, const struct el_env *env, json
  * whole path exists (the value may be null), 0 when it does not, < 0 on error. */
 int el_path_lookup(const struct el_env *env, const char *path, size_t len, json_t **out, struct err *e) WUR;
 
+/* Java's Pattern.compile(re).matcher(s).matches(), with the syntax `${s.matches(re)}`
+ * takes (POSIX ERE underneath): *matched, and *group1 NEW with Java's group(1) of a match
+ * (NULL when there was none, the pattern has no group, or the group did not take part).
+ * Fails with e set on a pattern Accord cannot take. */
+int el_regex_match(const char *re, const char *s, bool *matched, char **group1, struct err *e) WUR;
+
 #endif

@@ -348,3 +348,55 @@ int el_re_split(struct el_ctx *c, const char *s, size_t len, const char *re, jso
 	*out = arr;
 	return 0;
 }
+
+/* The POSIX group that holds Java's group 1 in the anchored translation: 1 for the anchor's
+ * own group, plus every group opened up to the first capturing one ((?: groups are
+ * capturing in POSIX); 0 when the pattern has no capturing group. */
+static int java_group1(const char *re)
+{
+	bool in_bracket = false;
+	int opened = 0;
+
+	for (size_t i = strncmp(re, "(?i)", 4) == 0 ? 4 : 0; re[i]; i++) {
+		if (re[i] == '\\' && re[i + 1] == 'Q') {
+			const char *end = strstr(re + i + 2, "\\E");
+			if (!end)
+				return 0;
+			i = (size_t)(end - re) + 1;
+		} else if (re[i] == '\\' && re[i + 1]) {
+			i++;
+		} else if (in_bracket) {
+			in_bracket = re[i] != ']';
+		} else if (re[i] == '[') {
+			in_bracket = true;
+			if (re[i + 1] == '^')
+				i++;
+			if (re[i + 1] == ']')
+				i++;
+		} else if (re[i] == '(') {
+			opened++;
+			if (re[i + 1] != '?')
+				return 1 + opened;
+		}
+	}
+	return 0;
+}
+
+int el_regex_match(const char *re, const char *s, bool *matched, char **group1, struct err *e)
+{
+	struct el_ctx c = {.e = e};
+	regmatch_t m[10];
+	regex_t r;
+	int g = java_group1(re);
+
+	*matched = false;
+	*group1 = NULL;
+	if (re_compile(&c, re, true, &r) < 0)
+		return -1;
+	*matched = re_find(&r, s, strlen(s), 0, m);
+	regfree(&r);
+	if (*matched && g > 0 && g < 10 && m[g].rm_so >= 0 &&
+	    !(*group1 = strndup(s + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so))))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	return 0;
+}

@@ -8,7 +8,8 @@
 /* Server-side defaults of tasks, as the host got them from the server's configuration
  * (`accord serve`/`accord run` flags and environment, cli/task_settings.h):
  *   {"smtpParams": {host, port, starttls, username?, password?},
- *    "slackParams": {apiUrl, apiToken?, proxyAddress?, proxyPort?}}
+ *    "slackParams": {apiUrl, apiToken?, proxyAddress?, proxyPort?},
+ *    "githubParams": {apiUrl}}
  * A flow never sees them as variables. */
 
 /* The defaults object named key (BORROWED from h), or NULL. */

@@ -9,9 +9,10 @@
 
 /* Tasks without side effects outside the process (or that handle dry-run themselves:
  * http skips non-GET requests, concord starts its children in dry-run mode too,
- * concordSecrets changes nothing). */
-static const char *const ready[] = {"log", "throw", "sleep", "resource", "datetime", "base64", "files",
-				    "env", "vars",  "misc",  "http",	 "concord",  "crypto", "concordSecrets"};
+ * concordSecrets changes nothing, github skips the actions that change something). */
+static const char *const ready[] = {"log",  "throw", "sleep", "resource", "datetime", "base64",	      "files",
+				    "env",  "vars",  "misc",  "http",	  "concord",  "crypto", "concordSecrets",
+				    "github"};
 
 static bool task_ready(const char *task)
 {
