@@ -134,3 +134,51 @@ def test_a_start_uses_the_clone_while_someone_fetches_its_repository(fresh_serve
     remote.release()
     t.join(120)
     assert out["r"].status_code == 200, out["r"].text
+
+
+def requests_in_flight(srv):
+    text = Client(srv.url, ADMIN_KEY).get("/metrics").text
+    return int(next(l.split()[1] for l in text.splitlines() if l.startswith("accord_http_requests_in_flight ")))
+
+
+def test_refreshes_queued_behind_the_fetch_workers_share_its_fetch(fresh_server, remote):
+    n = 6
+    srv, admin, org, project, (reader,) = serve(fresh_server, threads=2)  # two fetch workers: four refreshes queue
+    name = slow_repo(admin, remote, org, project, "queued")
+    before = remote.fetches("queued")
+    repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
+
+    remote.hold()
+    url = REPO_API % (org, project) + "/" + name + "/refresh"
+    calls = [in_background(lambda: reader.post(url, timeout=120)) for _ in range(n)]
+    # every refresh has arrived (and the /metrics request asking) while the first one fetches
+    wait_for(lambda: remote.fetches("queued") > before and requests_in_flight(srv) == n + 1)
+    remote.release()
+    for t, out in calls:
+        t.join(120)
+        assert out["r"].status_code == 200, out["r"].text
+    assert remote.fetches("queued") == before + 1
+    log = srv.read_log()
+    assert log.count("repository %s: joins the fetch in flight" % repo_id) + \
+        log.count("repository %s: takes the fetch that ran while it waited" % repo_id) == n - 1
+
+
+def test_a_starts_fetch_and_a_refresh_are_one_flight(fresh_server, remote):
+    # max age 0: the start fetches first
+    srv, admin, org, project, (reader,) = serve(fresh_server, "--repo-fetch-max-age", "0")
+    name = slow_repo(admin, remote, org, project, "startfirst")
+    before = remote.fetches("startfirst")
+    repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
+
+    remote.hold()
+    ts, start = in_background(lambda: start_process(admin, parts={"org": org, "project": project, "repo": name}))
+    wait_for(lambda: remote.fetches("startfirst") > before)
+    t, out = in_background(lambda: reader.post(REPO_API % (org, project) + "/" + name + "/refresh", timeout=120))
+    wait_for(lambda: "repository %s: joins the fetch in flight" % repo_id in srv.read_log())
+    remote.release()
+    t.join(120)
+    assert out["r"].status_code == 200, out["r"].text
+    ts.join(120)
+    pid = start["r"]
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    assert remote.fetches("startfirst") == before + 1
