@@ -45,6 +45,15 @@ def slow_repo(admin, remote, org, project, name):
     return repo
 
 
+def one_slow_repo(fresh_server, remote, repo, *args, threads=2):
+    """serve() with one reader and one repository `repo` on the slow remote:
+    (srv, admin, org, project, reader, its name, the remote's fetches of it so far, its id)."""
+    srv, admin, org, project, (reader,) = serve(fresh_server, *args, threads=threads)
+    name = slow_repo(admin, remote, org, project, repo)
+    repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
+    return srv, admin, org, project, reader, name, remote.fetches(repo), repo_id
+
+
 def in_background(fn, *args):
     out = {}
     t = threading.Thread(target=lambda: out.update(r=fn(*args)), daemon=True)
@@ -81,10 +90,8 @@ def test_a_start_answers_while_another_users_fetches_hang(fresh_server, remote):
 
 def test_refreshes_of_one_repository_share_one_fetch(fresh_server, remote):
     n = 6
-    srv, admin, org, project, (reader,) = serve(fresh_server, threads=n)  # every refresh finds a worker
-    name = slow_repo(admin, remote, org, project, "one")
-    before = remote.fetches("one")
-    repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
+    # every refresh finds a worker
+    srv, admin, org, project, reader, name, before, repo_id = one_slow_repo(fresh_server, remote, "one", threads=n)
 
     remote.hold()
     url = REPO_API % (org, project) + "/" + name + "/refresh"
@@ -143,10 +150,8 @@ def requests_in_flight(srv):
 
 def test_refreshes_queued_behind_the_fetch_workers_share_its_fetch(fresh_server, remote):
     n = 6
-    srv, admin, org, project, (reader,) = serve(fresh_server, threads=2)  # two fetch workers: four refreshes queue
-    name = slow_repo(admin, remote, org, project, "queued")
-    before = remote.fetches("queued")
-    repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
+    # two fetch workers: four refreshes queue
+    srv, admin, org, project, reader, name, before, repo_id = one_slow_repo(fresh_server, remote, "queued")
 
     remote.hold()
     url = REPO_API % (org, project) + "/" + name + "/refresh"
@@ -165,10 +170,8 @@ def test_refreshes_queued_behind_the_fetch_workers_share_its_fetch(fresh_server,
 
 def test_a_starts_fetch_and_a_refresh_are_one_flight(fresh_server, remote):
     # max age 0: the start fetches first
-    srv, admin, org, project, (reader,) = serve(fresh_server, "--repo-fetch-max-age", "0")
-    name = slow_repo(admin, remote, org, project, "startfirst")
-    before = remote.fetches("startfirst")
-    repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
+    srv, admin, org, project, reader, name, before, repo_id = one_slow_repo(fresh_server, remote, "startfirst",
+                                                                           "--repo-fetch-max-age", "0")
 
     remote.hold()
     ts, start = in_background(lambda: start_process(admin, parts={"org": org, "project": project, "repo": name}))
