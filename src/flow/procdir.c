@@ -75,7 +75,7 @@ int procdir_write_out(const char *workdir, struct vm *vm, const struct mask *sen
 	}
 	if (json_object_size(out) == 0) /* nothing to report: no file, as in Concord */
 		goto done;
-	if (sensitive && sensitive->n) { /* a copy: vm_out_vars shares the VM's values, which stay */
+	if (sensitive && (sensitive->n || sensitive->lost)) { /* a copy: vm_out_vars shares the VM's values, which stay */
 		json_t *copy = json_deep_copy(out);
 		json_decref(out);
 		if (!(out = copy)) {

@@ -46,11 +46,11 @@ static void host_log(void *ctx, enum flow_level level, const char *msg)
 /* An event of type (NULL: ELEMENT), masked. */
 static void send_event(struct runner_host *h, const char *type, json_t *data)
 {
-	json_t *copy = h->sensitive.n ? json_deep_copy(data) : json_incref(data), *f;
+	json_t *copy = h->sensitive.n || h->sensitive.lost ? json_deep_copy(data) : json_incref(data), *f;
 
 	if (!copy)
 		return; /* never send unmasked data */
-	if (h->sensitive.n)
+	if (h->sensitive.n || h->sensitive.lost)
 		mask_json(&h->sensitive, copy);
 	f = json_pack("{s:s, s:o, s:I}", "type", "event", "data", copy, "date", (json_int_t)dt_now_ms());
 	if (f && type)

@@ -35,6 +35,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "flow/mask.h"
 #include "flow/model.h"
 #include "flow/vm.h"
 #include "http/multipart.h"
@@ -431,6 +432,39 @@ static void test_vm(void **state)
 	model_free(m);
 }
 
+/* ---- the sensitive values ---- */
+
+/* A value that could not be kept is never printed: a text holding it is masked whole. */
+static int op_mask(void *arg)
+{
+	struct mask m = {0};
+	long at = fail_at;
+	bool changed;
+	char *text;
+	int rc;
+	(void)arg;
+
+	mask_add(&m, "s3cr3t-value");
+	mask_add(&m, "other");
+	fail_at = -1; /* the masking itself may allocate */
+	text = mask_text(&m, "a s3cr3t-value and other", &changed);
+	fail_at = at;
+	assert_true(changed);
+	if (text && (strstr(text, "s3cr3t") || strstr(text, "other")))
+		fail_msg("allocation %ld failed: a sensitive value was printed: %s", at, text);
+	rc = m.lost ? -1 : 0;
+	free(text);
+	mask_cleanup(&m);
+	return rc;
+}
+
+static void test_mask(void **state)
+{
+	(void)state;
+	assert_int_equal(op_mask(NULL), 0);
+	each_failure("mask", op_mask, NULL);
+}
+
 /* ---- the store ---- */
 
 struct store_ctx {
@@ -499,6 +533,7 @@ int main(void)
 	    cmocka_unit_test(test_parsers),
 	    cmocka_unit_test(test_store),
 	    cmocka_unit_test(test_vm),
+	    cmocka_unit_test(test_mask),
 	};
 
 	limits_defaults();
