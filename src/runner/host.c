@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/oom.h"
 #include "base/uuid.h"
 #include "flow/log_line.h"
 #include "flow/procdir.h"
@@ -98,7 +99,7 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 			runner_host_add_sensitive(h, json_object_get(reply, "sensitive"));
 		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) &&
 		    !(*suspend = strdup(msg)))
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			rc = oom_fail(e);
 	}
 	json_decref(reply);
 	return rc;
