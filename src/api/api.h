@@ -28,13 +28,14 @@ extern const char *const api_metrics_access_names[METRICS__COUNT];
 struct router;
 struct repos;
 struct triggers;
+struct masterkey;
 
 struct app {
 	struct router *router; /* built once by `accord serve` before the server starts */
 	struct store *store;
 	const char *data_dir;
 	const char *work_dir; /* tmp/, ready/, work/: the data folder or --work-dir */
-	void *secrets_key;	       /* reserved for the secrets module's master key */
+	struct masterkey *secrets_key; /* the master key, in locked read-only memory (api_secrets_init) */
 	struct queue *queue;	       /* the process queue of this node */
 	unsigned char session_key[32]; /* derives process session tokens (crypto/session.h) */
 	const char *node_id;

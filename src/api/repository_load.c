@@ -16,7 +16,8 @@ int repository_load(struct api_call *c, const struct repository *r, struct repo_
 	int rc;
 
 	*m = NULL;
-	if ((rc = repository_available(c)) || (rc = repo_fetch_for(c->app->repos, c->db, r, c->who.user.id, commit, &c->err)))
+	if ((rc = repository_available(c)) || (rc = repo_fetch_for(c->app->repos, c->db, r, c->who.user.id,
+								   c->req ? c->req->start_ns : 0, commit, &c->err)))
 		return rc;
 	return repo_load_definition(c->app->repos, r, commit, m, &c->err);
 }

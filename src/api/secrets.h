@@ -12,18 +12,13 @@
 #include "store/secrets.h"
 
 /* /api/v1/org/{org}/secret…: the secrets resource, split over
- *   secrets.c         routes, start-up (master key), read, export, delete, list, access rules
+ *   secrets.c         routes, start-up (crypto/server_key.h), read, export, delete, list, access rules
  *   secrets_form.c    create: multipart parts → metadata and plaintext (key generation)
  *   secrets_update.c  update and move (v1 JSON, v2 multipart)
  * The functions below are shared by these files only. */
 
-/* Loads the master key (ACCORD_MASTER_KEY or <data>/master.key, created on first start)
- * into locked memory at app->secrets_key and compares it with the database's key check
- * (ERR_INVALID with a message naming the key's source when it does not match; the check is
- * written when the database has none, docs/security.md "The master key"), then re-wraps
- * every envelope of a previous key found in ACCORD_MASTER_KEY_PREVIOUS or
- * <data>/master.key.previous and moves the check to the current key in the same
- * transaction (rotation), and starts the generator of RSA key pairs ahead of demand
+/* Opens the master key into app->secrets_key (crypto/server_key.h: loaded, checked against
+ * the database, rotated) and starts the generator of RSA key pairs ahead of demand
  * (ACCORD_KEYPAIR_POOL pairs, default 2; crypto/keypool.h).  Called once by `accord serve`
  * before serving; api_secrets_cleanup stops the generator and wipes the key. */
 int api_secrets_init(struct app *app, struct err *e) WUR;

@@ -1,4 +1,5 @@
 #include "base/arena.h"
+#include "base/oom.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ void *arena_alloc(struct arena *a, size_t n)
 		size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
 		b = malloc(sizeof *b + cap);
 		if (!b)
-			abort();
+			oom_abort("an arena block");
 		b->used = 0;
 		b->cap = cap;
 		b->next = a->head;

@@ -1,4 +1,5 @@
 #include "base/buf.h"
+#include "base/oom.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -55,7 +56,7 @@ int buf_reserve(struct buf *b, size_t extra, struct err *e)
 		/* realloc would free the old copy as it is */
 		p = malloc(cap);
 		if (!p)
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return oom_fail(e);
 		if (b->data) {
 			memcpy(p, b->data, b->len + 1);
 			explicit_bzero(b->data, b->cap);
@@ -65,7 +66,7 @@ int buf_reserve(struct buf *b, size_t extra, struct err *e)
 		p = realloc(b->data, cap);
 	}
 	if (!p)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	b->data = p;
 	b->cap = cap;
 	return 0;

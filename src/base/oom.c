@@ -2,6 +2,7 @@
 
 #include <jansson.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static atomic_uint_fast64_t failures;
@@ -9,6 +10,18 @@ static atomic_uint_fast64_t failures;
 void oom_note(void)
 {
 	atomic_fetch_add_explicit(&failures, 1, memory_order_relaxed);
+}
+
+int oom_fail(struct err *e)
+{
+	oom_note();
+	return err_set(e, ERR_INTERNAL, "out of memory");
+}
+
+void oom_abort(const char *what)
+{
+	fprintf(stderr, "Out of memory: %s could not be allocated, the process stops\n", what);
+	abort();
 }
 
 uint64_t oom_count(void)

@@ -27,7 +27,7 @@ static void write_event(struct run_host *h, const char *type, json_t *data)
 		return;
 	dt_format_iso(dt_now_ms(), iso);
 	ev = json_pack("{s:s, s:s, s:O}", "eventType", type, "eventDate", iso, "data", data);
-	if (h->sensitive.n) {
+	if (h->sensitive.n || h->sensitive.lost) {
 		json_object_set_new(ev, "data", json_deep_copy(data));
 		mask_json(&h->sensitive, json_object_get(ev, "data"));
 	}

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/oom.h"
 #include "base/str.h"
 #include "base/uuid.h"
 #include "flow/vm_internal.h"
@@ -118,19 +119,29 @@ static json_t *task_base(struct vm *vm, struct thread *t, const char *task, cons
 	return d;
 }
 
+/* A new copy of corr; NULL counted as a failed allocation (the VM fails the step). */
+static char *corr_dup(const char *corr)
+{
+	char *s = strdup(corr);
+
+	if (!s)
+		oom_note();
+	return s;
+}
+
 char *events_task_pre(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *in)
 {
 	char corr[UUID_STR_LEN];
 	json_t *d;
 	uuid_v4(corr);
 	if (!events_on(vm))
-		return strdup(corr);
+		return corr_dup(corr);
 	d = task_base(vm, t, task, method, "pre", corr);
 	if (in && cfg_flag(vm, "recordTaskInVars"))
 		json_object_set_new(d, "in", masked(vm, in));
 	vm->h->ops->event(vm->h->ctx, d);
 	json_decref(d);
-	return strdup(corr);
+	return corr_dup(corr);
 }
 
 void events_task_post(struct vm *vm, struct thread *t, const char *task, const char *method, const char *corr,

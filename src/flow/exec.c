@@ -4,6 +4,7 @@
 
 #include "base/datetime.h"
 #include "base/limits.h"
+#include "base/oom.h"
 #include "base/str.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
@@ -30,7 +31,8 @@ static char *eval_text(struct vm *vm, struct thread *t, const struct tval *tv)
 	char *s;
 	if (!v)
 		return NULL;
-	s = task_text(v);
+	if (!(s = task_text(v)))
+		oom_note(); /* the VM fails the step (vm.c check_memory) */
 	json_decref(v);
 	return s;
 }
@@ -76,6 +78,8 @@ static void exec_log(struct vm *vm, struct thread *t, const struct step *s, bool
 	text = yaml ? yaml_dump_text(v) : task_text(v);
 	if (text)
 		vm_log(vm, FLOW_INFO, "%s%s", yaml ? "\n" : "", text);
+	else
+		oom_note(); /* a log line lost: the VM fails the step (vm.c check_memory) */
 	events_task_post(vm, t, "log", NULL, corr, 0, NULL, NULL);
 	free(corr);
 	free(text);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/oom.h"
 #include "base/str.h"
 #include "flow/value.h"
 
@@ -110,7 +111,7 @@ static int coerce(const struct field *f, const json_t *v, json_t **out, json_t *
 	char *text = json_is_string(v) ? strdup(json_string_value(v)) : value_to_cstr(v, NULL);
 	int rc = 0;
 	if (!text)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	if (json_is_object(v) || json_is_array(v) || !coerce_text(f, v, text, out))
 		rc = field_error(msg, "invalid value '%.200s' for field '%s' (expected %s)", text, f->name, f->type);
 	free(text);
@@ -351,7 +352,7 @@ int form_validate(const json_t *form, const json_t *submitted, json_t **out, str
 	}
 	rc = json_object_size(errors) ? FORM_INVALID : FORM_VALID;
 	if (rc == FORM_VALID && keep_extra_values(ok, fields, values) < 0) {
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = oom_fail(e);
 		goto out;
 	}
 	*out = json_incref(rc == FORM_VALID ? ok : errors);

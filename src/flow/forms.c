@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/oom.h"
 #include "base/str.h"
 #include "base/uuid.h"
 #include "flow/form_validate.h"
@@ -131,7 +132,8 @@ void forms_call(struct vm *vm, struct thread *t, const struct step *s)
 			 s->form->save_submitted_by, "runAs", run_as, "threadId", t->id);
 	json_object_set_new(vm->forms, name, form);
 	free(t->event);
-	t->event = strdup(ev);
+	if (!(t->event = strdup(ev)))
+		oom_note(); /* the VM fails the step (vm.c check_memory) */
 	t->state = TH_SUSPENDED;
 	goto out;
 fail:

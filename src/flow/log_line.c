@@ -15,7 +15,7 @@ void flow_log_line(FILE *out, enum flow_level level, const char *msg, const char
 	size_t wl = workdir ? strlen(workdir) : 0;
 	bool changed = false;
 
-	if (sensitive && sensitive->n && (m = mask_text(sensitive, msg, &changed), changed))
+	if (sensitive && (sensitive->n || sensitive->lost) && (m = mask_text(sensitive, msg, &changed), changed))
 		msg = m ? m : MASK_TEXT;
 	dt_format_iso(dt_now_ms(), iso);
 	/* Concord's log time stamp: "2026-11-22T10:00:00.123+0000". */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/oom.h"
+
 /* The length of the value at p (the longest that matches), 0 when none. */
 static size_t value_at(const struct mask *m, const char *p)
 {
@@ -25,12 +27,14 @@ bool mask_add(struct mask *m, const char *value)
 {
 	char **grown, *copy;
 	size_t j;
-	if (!value || !*value || mask_has(m, value) || !(copy = strdup(value)))
+	if (!value || !*value || mask_has(m, value))
 		return false;
+	if (!(copy = strdup(value)))
+		goto lost;
 	if (!(grown = realloc(m->v, (m->n + 1) * sizeof *grown))) {
 		sodium_memzero(copy, strlen(copy));
 		free(copy);
-		return false;
+		goto lost;
 	}
 	m->v = grown;
 	for (j = m->n; j > 0 && strlen(m->v[j - 1]) < strlen(copy); j--)
@@ -38,6 +42,10 @@ bool mask_add(struct mask *m, const char *value)
 	m->v[j] = copy;
 	m->n++;
 	return true;
+lost:
+	m->lost = true;
+	oom_note();
+	return false;
 }
 
 void mask_add_list(struct mask *m, json_t *list)
@@ -52,7 +60,9 @@ char *mask_text(const struct mask *m, const char *s, bool *changed)
 	size_t n = strlen(s), len = 0, k;
 	char *out;
 
-	*changed = false;
+	*changed = m->lost;
+	if (m->lost)
+		return NULL;
 	for (const char *p = s; *p && !*changed; p++)
 		*changed = value_at(m, p) != 0;
 	if (!*changed)
@@ -102,4 +112,5 @@ void mask_cleanup(struct mask *m)
 	free(m->v);
 	m->v = NULL;
 	m->n = 0;
+	m->lost = false;
 }

@@ -9,6 +9,7 @@
 #include <sodium.h>
 
 #include "base/limits.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "flow/model_load.h"
@@ -138,7 +139,7 @@ static int walk(const char *root, const char *rel, int depth, const json_t *patt
 		if (S_ISDIR(st.st_mode))
 			rc = walk(root, sub, depth + 1, patterns, out, e);
 		else if (S_ISREG(st.st_mode) && *rel && pattern_match(patterns, sub) && list_add(out, sub) < 0)
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			rc = oom_fail(e);
 	}
 	closedir(d);
 	return rc;
@@ -181,7 +182,7 @@ static int find_root(const char *path, char **dir, char **rel, struct err *e)
 		const char *slash = strrchr(path, '/');
 		*dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 		*rel = strdup(slash ? slash + 1 : path);
-		return *dir && *rel ? 1 : err_set(e, ERR_INTERNAL, "out of memory");
+		return *dir && *rel ? 1 : oom_fail(e);
 	}
 	for (size_t i = 0; i < 4; i++) {
 		char full[4096];
@@ -191,7 +192,7 @@ static int find_root(const char *path, char **dir, char **rel, struct err *e)
 		if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
 			*dir = strdup(path);
 			*rel = strdup(root_names[i]);
-			return *dir && *rel ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+			return *dir && *rel ? 0 : oom_fail(e);
 		}
 	}
 	return err_set(e, ERR_NOT_FOUND, "%s: no concord.yml (or .concord.yml, concord.yaml) found", path);
@@ -211,7 +212,7 @@ static int parse_extra(struct model *m, const char *dir, crypto_generichash_stat
 		qsort(extra.v, extra.n, sizeof *extra.v, cmp_str);
 	docs = realloc(m->docs, (extra.n + 1) * sizeof *docs);
 	if (!docs) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		goto out;
 	}
 	m->docs = docs;
@@ -241,7 +242,7 @@ int model_load_files(struct model *m, const char *path, struct err *e)
 	crypto_generichash_init(&h, NULL, 0, sizeof digest);
 	m->docs = calloc(1, sizeof *m->docs);
 	if (!m->docs) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		goto out;
 	}
 	if (parse_file(m, dir, rel, &h, e) < 0)

@@ -4,6 +4,7 @@
 #include <sodium.h>
 
 #include "base/jsonx.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "flow/copy.h"
 #include "flow/el/el.h"
@@ -366,7 +367,7 @@ struct model *model_load(const struct model_opts *o, struct err *e)
 {
 	struct model *m = calloc(1, sizeof *m);
 	if (!m) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		return NULL;
 	}
 	arena_init(&m->arena);
@@ -385,7 +386,7 @@ struct model *model_load_buffer(const char *name, const char *data, size_t len, 
 	struct model_opts o = {0};
 	struct model *m = calloc(1, sizeof *m);
 	if (!m) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		return NULL;
 	}
 	arena_init(&m->arena);
@@ -486,7 +487,7 @@ static int import_remote(struct model *m, const char *kind, const struct ynode *
 		return -1;
 	if (!(js = ynode_to_json(spec))) {
 		free(to);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	}
 	rc = m->importer->fetch(m->importer->ctx, kind, js, to, e);
 	if (rc < 0)
@@ -517,9 +518,9 @@ static int import_one(struct model *m, const struct ynode *imp, struct err *e)
 	if (src->s[0] == '/' && m->server_imports)
 		return yerr(e, src, "import of '%s': an absolute 'src' is not allowed on the server (import a folder of the payload)",
 			    src->s);
-	if (src->s[0] == '/')
-		from = strdup(src->s);
-	else
+	if (src->s[0] == '/' && !(from = strdup(src->s)))
+		return oom_fail(e);
+	else if (src->s[0] != '/')
 		from = path_join_safe(m->root_dir, src->s, e);
 	to = path_join_safe(m->root_dir, dest ? dest->s : "concord", e);
 	rc = from && to ? flow_copy_tree(from, to, NULL, e) : -1;

@@ -34,7 +34,7 @@ static int write_json_file(const char *path, json_t *v, struct err *e)
 	char *text = json_dumps(v, JSON_INDENT(2));
 	int rc;
 	if (!text)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	rc = path_write_file(path, text, strlen(text), 0600, e);
 	free(text);
 	return rc;
@@ -75,17 +75,17 @@ int procdir_write_out(const char *workdir, struct vm *vm, const struct mask *sen
 	}
 	if (json_object_size(out) == 0) /* nothing to report: no file, as in Concord */
 		goto done;
-	if (sensitive && sensitive->n) { /* a copy: vm_out_vars shares the VM's values, which stay */
+	if (sensitive && (sensitive->n || sensitive->lost)) { /* a copy: vm_out_vars shares the VM's values, which stay */
 		json_t *copy = json_deep_copy(out);
 		json_decref(out);
 		if (!(out = copy)) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			rc = oom_fail(e);
 			goto done;
 		}
 		mask_json(sensitive, out);
 	}
 	if (asprintf(&dir, "%s/_attachments", workdir) < 0 || asprintf(&file, "%s/out.json", dir) < 0) {
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = oom_fail(e);
 		goto done;
 	}
 	if ((rc = path_mkdirs(dir, 0700, e)) < 0)
@@ -224,9 +224,14 @@ json_t *procdir_checkpoint_state(const char *workdir, const char *name, struct e
 {
 	char *cp = NULL, *full = NULL;
 	json_t *st = NULL;
+	bool plain = !strchr(name, '/');
 
-	if (!strchr(name, '/') && asprintf(&cp, "checkpoints/%s", name) > 0 && (full = state_path(workdir, cp)) &&
-	    access(full, R_OK) == 0)
+	if (plain && asprintf(&cp, "checkpoints/%s", name) < 0) {
+		cp = NULL; /* undefined after a failure */
+		oom_fail(e);
+	} else if (plain && !(full = state_path(workdir, cp)))
+		oom_fail(e);
+	else if (plain && access(full, R_OK) == 0)
 		st = read_json(full, e);
 	else
 		err_set(e, ERR_NOT_FOUND, "the process in %s has no checkpoint '%s'", workdir, name);
@@ -241,7 +246,7 @@ int procdir_write_checkpoint(const char *workdir, const char *name, json_t *stat
 	int rc = -1;
 
 	if (!dir)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	if (path_mkdirs(dir, 0700, e) < 0)
 		goto out;
 	file = path_join_safe(dir, name, e);
@@ -249,7 +254,7 @@ int procdir_write_checkpoint(const char *workdir, const char *name, json_t *stat
 	if (file && text)
 		rc = path_write_file(file, text, strlen(text), 0600, e);
 	else if (file)
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = oom_fail(e);
 out:
 	free(dir);
 	free(file);

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/oom.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
@@ -308,7 +309,7 @@ static int write_var(struct thread *t, const char *key, json_t *v, struct err *e
 	}
 	first = strndup(key, (size_t)(dot - key));
 	if (!first)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	cur = scope_get(t, first);
 	copy = json_is_object(cur) ? json_deep_copy(cur) : json_object();
 	if (value_set_path(copy, dot + 1, strlen(dot + 1), v, e) < 0) {
@@ -353,7 +354,7 @@ int scope_set_vars(struct scope *sc, const struct tval *map, struct err *e)
 	if (!lz.values || !lz.state) {
 		free(lz.values);
 		free(lz.state);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	}
 	sc->lazy = &lz;
 	for (size_t i = 0; i < map->n && rc == 0; i++)

@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "base/limits.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "flow/tasks/task.h"
@@ -222,8 +223,11 @@ static char *script_text(struct vm *vm, struct thread *t, const struct step *s, 
 	size_t len;
 	char *text;
 
-	if (s->script_body)
-		return strdup(s->script_body);
+	if (s->script_body) {
+		if (!(text = strdup(s->script_body)))
+			oom_note(); /* the VM fails the step (vm.c check_memory) */
+		return text;
+	}
 	text = path_read_beneath(vm->h->workdir, ref, SCRIPT_FILE_MAX, &len, &e);
 	if (text && memchr(text, '\0', len)) {
 		free(text);

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "base/duration.h"
+#include "base/oom.h"
 
 /* A request or configuration value that counts as true (a JSON true or the text "true"). */
 static bool truthy(json_t *v)
@@ -150,9 +151,9 @@ int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_
 	/* the org's and project's cfg meta, the definition's over it (a map: model_top.c
 	 * checks it); the request's meta goes over both where the process is created */
 	if (!(out->meta = initial_meta(m, cfg)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	out->handlers = handler_flows(m, cfg);
-	return out->handlers ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	return out->handlers ? 0 : oom_fail(e);
 }
 
 void start_def_cleanup(struct start_def *d)

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/oom.h"
 #include "flow/tasks/task.h"
 #include "flow/vm_internal.h"
 
@@ -122,8 +123,9 @@ static int thread_load(struct vm *vm, json_t *j, struct err *e)
 	t = vm_thread_new(vm, (int)json_integer_value(json_object_get(j, "parent")));
 	t->id = (int)json_integer_value(json_object_get(j, "id"));
 	t->state = (enum thread_state)st;
-	if (json_is_string(json_object_get(j, "event")))
-		t->event = strdup(json_string_value(json_object_get(j, "event")));
+	if (json_is_string(json_object_get(j, "event")) &&
+	    !(t->event = strdup(json_string_value(json_object_get(j, "event")))))
+		return oom_fail(e);
 	t->error = obj_or_null(json_object_get(j, "error"));
 	t->fatal = json_is_true(json_object_get(j, "fatal"));
 	t->final = obj_or_null(json_object_get(j, "final"));
@@ -152,7 +154,7 @@ struct vm *vm_load(const struct model *m, const struct flow_host *h, json_t *sta
 	}
 	vm = vm_new(m, h);
 	if (!vm) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		return NULL;
 	}
 	vm->steps = (uint64_t)json_integer_value(json_object_get(state, "steps"));

@@ -1,3 +1,4 @@
+#include "base/oom.h"
 #include "flow/value.h"
 
 #include <errno.h>
@@ -414,7 +415,7 @@ static int merge_rec(json_t *dst, json_t *src, int depth, struct err *e)
 			if (merge_rec(dv, sv, depth + 1, e) < 0)
 				return -1;
 		} else if (json_object_set(dst, key, sv) < 0) {
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return oom_fail(e);
 		}
 	}
 	return 0;
@@ -455,14 +456,14 @@ int value_set_path(json_t *obj, const char *path, size_t len, json_t *v, struct 
 		if (!json_is_object(next)) {
 			next = json_object();
 			if (!next || json_object_set_new(obj, key, next) < 0)
-				return err_set(e, ERR_INTERNAL, "out of memory");
+				return oom_fail(e);
 		}
 		obj = next;
 	}
 	if (value_contains_ref(v, obj))
 		return err_set(e, ERR_INVALID, "cannot store a value inside itself");
 	if (json_object_set(obj, key, v) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	return 0;
 }
 

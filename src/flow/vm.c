@@ -547,10 +547,10 @@ static int under_defaults(json_t *locals, json_t *defaults, struct err *e)
 		if (!json_is_object(d) || !json_is_object(cur))
 			continue;
 		if (!(copy = json_deep_copy(d)))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return oom_fail(e);
 		if (value_merge(copy, cur, e) < 0 || json_object_set_new(locals, k, copy)) {
 			if (e->code == 0)
-				err_set(e, ERR_INTERNAL, "out of memory");
+				oom_fail(e);
 			return -1;
 		}
 	}

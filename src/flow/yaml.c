@@ -10,6 +10,7 @@
 #include <yaml.h>
 
 #include "base/limits.h"
+#include "base/oom.h"
 #include "base/str.h"
 
 #define YAML_MAX_DEPTH 256
@@ -110,7 +111,7 @@ static int check_dup_keys(struct builder *b, struct ynode *map)
 		return 0;
 	keys = malloc(map->n * sizeof *keys);
 	if (!keys)
-		return err_set(b->e, ERR_INTERNAL, "out of memory");
+		return oom_fail(b->e);
 	for (size_t i = 0; i < map->n; i++)
 		keys[i] = map->kids[2 * i];
 	qsort(keys, map->n, sizeof *keys, key_cmp);
@@ -278,7 +279,7 @@ int ydoc_parse(struct ydoc *d, const char *file, const char *data, size_t len, s
 		return err_set(e, ERR_LIMIT, "(%s): file too large: %zu bytes (limit flow_yaml_bytes = %zu)", file, len,
 			       limits.flow_yaml_bytes);
 	if (!yaml_parser_initialize(&p))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
 	while (!done && rc == 0) {
 		yaml_event_t ev;

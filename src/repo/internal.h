@@ -82,9 +82,14 @@ int repo_fetch_locked(struct repos *rs, struct store_conn *c, const struct repos
 		      struct err *e) WUR;
 
 /* repo_fetch_locked through this node's single flight of r (repo/flight.c, repo.h
- * repo_fetch_for); repo_flight_running: whether a fetch of repo_id runs now. */
+ * repo_fetch_for): asked_ns is when the fetch was asked for (dt_mono_ns; 0: now), and a
+ * fetch of r that ran or ended since then is taken as this one; skip_if_fetched is handed
+ * to repo_fetch_locked when this call leads.  user_id NULL: no per-user limit (a start, a
+ * trigger).  repo_flight_running: whether a fetch of repo_id runs now.  repo_flights_free:
+ * at repos_close, when nothing runs any more. */
 int repo_flight_fetch(struct repos *rs, struct store_conn *c, const struct repository *r, const char *user_id,
-		      struct err *e) WUR;
+		      int64_t asked_ns, bool skip_if_fetched, struct err *e) WUR;
+void repo_flights_free(struct repos *rs);
 bool repo_flight_running(struct repos *rs, const char *repo_id);
 
 /* When the node's clone of repo_id was last fetched (Unix ms, from the stamp file the

@@ -76,6 +76,7 @@ void repos_close(struct repos *rs)
 	if (!rs)
 		return;
 	repo_drop_clones(rs, NULL);
+	repo_flights_free(rs);
 	pthread_mutex_destroy(&rs->pool_lock);
 	pthread_mutex_destroy(&rs->flight_lock);
 	pthread_cond_destroy(&rs->flight_done);
@@ -156,9 +157,9 @@ static int record(struct repos *rs, struct store_conn *c, const struct repositor
 }
 
 int repo_fetch_for(struct repos *rs, struct store_conn *c, const struct repository *r, const char *user_id,
-		   struct repo_commit *out, struct err *e)
+		   int64_t asked_ns, struct repo_commit *out, struct err *e)
 {
-	int rc = repo_flight_fetch(rs, c, r, user_id, e);
+	int rc = repo_flight_fetch(rs, c, r, user_id, asked_ns, false, e);
 
 	return rc ? rc : record(rs, c, r, out, e);
 }
@@ -166,15 +167,16 @@ int repo_fetch_for(struct repos *rs, struct store_conn *c, const struct reposito
 int repo_fetch(struct repos *rs, struct store_conn *c, const struct repository *r, struct repo_commit *out,
 	       struct err *e)
 {
-	return repo_fetch_for(rs, c, r, NULL, out, e);
+	return repo_fetch_for(rs, c, r, NULL, 0, out, e);
 }
 
-/* A fetch for a start: the store's record is kept up to date, but a configured ref that
- * does not resolve does not fail a start that asked for another one. */
+/* A fetch for a start, one flight with the refreshes of r: the store's record is kept up
+ * to date, but a configured ref that does not resolve does not fail a start that asked for
+ * another one. */
 static int fetch_for_start(struct repos *rs, struct store_conn *c, const struct repository *r, struct err *e)
 {
 	struct err ignored = {0};
-	int rc = repo_fetch_locked(rs, c, r, true, e);
+	int rc = repo_flight_fetch(rs, c, r, NULL, 0, true, e);
 
 	if (rc)
 		return rc;

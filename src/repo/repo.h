@@ -64,12 +64,14 @@ struct repo_commit {
  * commit, refused credentials; ERR_UNAVAILABLE "… timed out after N s". */
 int repo_fetch(struct repos *rs, struct store_conn *c, const struct repository *r, struct repo_commit *out,
 	       struct err *e) WUR;
-/* repo_fetch on behalf of user_id (NULL: the server): while a fetch of r runs on this node,
- * a second one of the same URL and secret waits for it and shares its result instead of
- * fetching again (one flight per repository); a user who already leads fetches_per_user fetches gets ERR_LIMIT naming
- * --repo-fetches-per-user. */
+/* repo_fetch on behalf of user_id (NULL: the server), asked at asked_ns (dt_mono_ns; 0:
+ * now): one flight per repository on this node — a fetch of the same URL and secret that
+ * runs, or that ran and ended after asked_ns (a request that waited for a fetch worker
+ * meanwhile), is shared, its result taken instead of fetching again; a process start's
+ * own fetch is one of them.  A user who already leads fetches_per_user fetches gets
+ * ERR_TOO_MANY naming --repo-fetches-per-user. */
 int repo_fetch_for(struct repos *rs, struct store_conn *c, const struct repository *r, const char *user_id,
-		   struct repo_commit *out, struct err *e) WUR;
+		   int64_t asked_ns, struct repo_commit *out, struct err *e) WUR;
 
 /* The commit a process start uses: branch_or_tag / commit_id override the repository's
  * configuration (NULL: the configured one).  Fetches first when the clone is missing,
@@ -127,8 +129,8 @@ void repo_forget(struct repos *rs, const char *repo_id);
  * complete. */
 struct repo_imports {
 	struct repos *rs;
-	struct store_conn *c;	    /* secrets (NULL: `secret` is refused, as in `accord run`) */
-	const char *org_id;	    /* the process's organization */
+	struct store_conn *c; /* secrets (NULL: `secret` is refused, as in `accord run`) */
+	const char *org_id;   /* the process's organization */
 	/* May the process use secret s?  0, or an error (NULL: every secret is refused). */
 	int (*secret_check)(void *ctx, const struct secret *s, struct err *e);
 	void *secret_ctx;

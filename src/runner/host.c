@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/oom.h"
 #include "base/uuid.h"
 #include "flow/log_line.h"
 #include "flow/procdir.h"
@@ -46,11 +47,11 @@ static void host_log(void *ctx, enum flow_level level, const char *msg)
 /* An event of type (NULL: ELEMENT), masked. */
 static void send_event(struct runner_host *h, const char *type, json_t *data)
 {
-	json_t *copy = h->sensitive.n ? json_deep_copy(data) : json_incref(data), *f;
+	json_t *copy = h->sensitive.n || h->sensitive.lost ? json_deep_copy(data) : json_incref(data), *f;
 
 	if (!copy)
 		return; /* never send unmasked data */
-	if (h->sensitive.n)
+	if (h->sensitive.n || h->sensitive.lost)
 		mask_json(&h->sensitive, copy);
 	f = json_pack("{s:s, s:o, s:I}", "type", "event", "data", copy, "date", (json_int_t)dt_now_ms());
 	if (f && type)
@@ -98,7 +99,7 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 			runner_host_add_sensitive(h, json_object_get(reply, "sensitive"));
 		if (suspend && (msg = json_string_value(json_object_get(reply, "suspend"))) &&
 		    !(*suspend = strdup(msg)))
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			rc = oom_fail(e);
 	}
 	json_decref(reply);
 	return rc;

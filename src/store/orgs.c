@@ -113,16 +113,12 @@ int store_org_insert(struct store_conn *c, const struct org *o, const char *meta
 	static const char SQL[] = "INSERT INTO orgs (name, visibility, owner_id, meta, cfg, id, created_at)"
 				  " VALUES (?, ?, ?, ?, ?, ?, ?)";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	bind_org(st, o, meta, cfg);
 	store_bind_int64(st, 7, o->created_at);
-	rc = store_step_done(st, e);
-	if (rc == -ERR_CONFLICT)
-		return err_set(e, ERR_CONFLICT, "Organization already exists: %.128s", o->name);
-	return rc;
+	return store_write_one(c, st, "Organization", o->name, NULL, e);
 }
 
 int store_org_update(struct store_conn *c, const struct org *o, const char *meta, const char *cfg, struct err *e)
@@ -130,17 +126,11 @@ int store_org_update(struct store_conn *c, const struct org *o, const char *meta
 	static const char SQL[] = "UPDATE orgs SET name = ?, visibility = ?, owner_id = ?, meta = coalesce(?, meta),"
 				  " cfg = coalesce(?, cfg) WHERE id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	bind_org(st, o, meta, cfg);
-	rc = store_step_done(st, e);
-	if (rc == -ERR_CONFLICT)
-		return err_set(e, ERR_CONFLICT, "Organization already exists: %.128s", o->name);
-	if (rc == 0 && store_changes(c) == 0)
-		return err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", o->id);
-	return rc;
+	return store_write_one(c, st, "Organization", o->name, o->id, e);
 }
 
 int store_org_delete(struct store_conn *c, const char *id, struct err *e)
@@ -159,8 +149,5 @@ int store_org_delete(struct store_conn *c, const char *id, struct err *e)
 	if (!(st = store_prepare(c, ORG, e)))
 		return -1;
 	store_bind_text(st, 1, id);
-	rc = store_step_done(st, e);
-	if (rc == 0 && store_changes(c) == 0)
-		return err_set(e, ERR_NOT_FOUND, "Organization not found: %.128s", id);
-	return rc;
+	return store_write_one(c, st, "Organization", NULL, id, e);
 }

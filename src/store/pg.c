@@ -396,6 +396,13 @@ static int result_err(struct pg_conn *c, const PGresult *r, const char *what, st
 		return err_set(e, ERR_CONFLICT, "duplicate: %s", msg);
 	if (strncmp(state, "54", 2) == 0)
 		return err_set(e, ERR_TOO_LARGE, "value too large for the database: %s", msg);
+	/* Class 53, insufficient resources: a full disk (53100) is 507 as SQLite's
+	 * SQLITE_FULL; out of memory, connections or a configured limit (temp_file_limit)
+	 * pass, so 503. */
+	if (strcmp(state, "53100") == 0)
+		return err_set(e, ERR_NO_SPACE, STORE_NO_SPACE ": %s", msg);
+	if (strncmp(state, "53", 2) == 0)
+		return err_set(e, ERR_UNAVAILABLE, "database out of resources (%s): %s", state, msg);
 	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 || strcmp(state, "55P03") == 0 ||
 	    strcmp(state, "57014") == 0)
 		return err_set(e, ERR_UNAVAILABLE, "database busy: %s", msg);

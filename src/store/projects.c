@@ -99,33 +99,25 @@ int store_project_insert(struct store_conn *c, const struct project *p, const ch
 				  " meta, cfg, out_variables_mode, id, org_id, created_at)"
 				  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	bind_project(st, p, meta, cfg);
 	store_bind_text(st, 10, p->org_id);
 	store_bind_int64(st, 11, p->created_at);
-	rc = store_step_done(st, e);
-	if (rc == -ERR_CONFLICT)
-		return err_set(e, ERR_CONFLICT, "Project already exists: %.128s", p->name);
-	return rc;
+	return store_write_one(c, st, "Project", p->name, NULL, e);
 }
 
 int store_project_cfg_set(struct store_conn *c, const char *id, const char *cfg, struct err *e)
 {
 	static const char SQL[] = "UPDATE projects SET cfg = ? WHERE id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, cfg);
 	store_bind_text(st, 2, id);
-	rc = store_step_done(st, e);
-	if (rc == 0 && store_changes(c) == 0)
-		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", id);
-	return rc;
+	return store_write_one(c, st, "Project", NULL, id, e);
 }
 
 int store_project_update(struct store_conn *c, const struct project *p, const char *meta, const char *cfg,
@@ -135,18 +127,12 @@ int store_project_update(struct store_conn *c, const struct project *p, const ch
 				  " raw_payload_mode = ?, owner_id = ?, meta = coalesce(?, meta),"
 				  " cfg = coalesce(?, cfg), out_variables_mode = ?, org_id = ?10 WHERE id = ?9";
 	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
 
 	if (!st)
 		return -1;
 	bind_project(st, p, meta, cfg);
 	store_bind_text(st, 10, p->org_id);
-	rc = store_step_done(st, e);
-	if (rc == -ERR_CONFLICT)
-		return err_set(e, ERR_CONFLICT, "Project already exists: %.128s", p->name);
-	if (rc == 0 && store_changes(c) == 0)
-		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", p->id);
-	return rc;
+	return store_write_one(c, st, "Project", p->name, p->id, e);
 }
 
 /* The processes of a deleted project stay, without it (Concord's ON DELETE SET NULL);
@@ -181,8 +167,5 @@ int store_project_delete(struct store_conn *c, const char *id, struct err *e)
 	if (!(st = store_prepare(c, SQL, e)))
 		return -1;
 	store_bind_text(st, 1, id);
-	rc = store_step_done(st, e);
-	if (rc == 0 && store_changes(c) == 0)
-		return err_set(e, ERR_NOT_FOUND, "Project not found: %.128s", id);
-	return rc;
+	return store_write_one(c, st, "Project", NULL, id, e);
 }

@@ -343,6 +343,18 @@ int store_one(struct store_stmt *st, store_read_fn read, void *out, const char *
 	return rc;
 }
 
+int store_write_one(struct store_conn *c, struct store_stmt *st, const char *what, const char *name, const char *key,
+		    struct err *e)
+{
+	int rc = store_step_done(st, e);
+
+	if (rc == -ERR_CONFLICT && name)
+		return err_set(e, ERR_CONFLICT, "%s already exists: %.128s", what, name);
+	if (rc == 0 && key && store_changes(c) == 0)
+		return err_set(e, ERR_NOT_FOUND, "%s not found: %.128s", what, key);
+	return rc;
+}
+
 int store_collect(struct store_stmt *st, size_t elem_size, store_read_fn read, void **out, size_t *n, struct err *e)
 {
 	char *arr = NULL;

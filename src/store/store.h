@@ -184,6 +184,11 @@ typedef void (*store_read_fn)(struct store_stmt *st, void *out);
  * "<what> not found: <key>". */
 int store_one(struct store_stmt *st, store_read_fn read, void *out, const char *what, const char *key,
 	      struct err *e) WUR;
+/* store_step_done for a write of one named row (what: "Project"): a duplicate is
+ * ERR_CONFLICT "<what> already exists: <name>" (name NULL: the store's own message); with
+ * key set, a write that changed no row is ERR_NOT_FOUND "<what> not found: <key>". */
+int store_write_one(struct store_conn *c, struct store_stmt *st, const char *what, const char *name, const char *key,
+		    struct err *e) WUR;
 /* Steps st to its end and resets it, reading every row into a new array of elem_size-byte
  * elements (*out, caller frees; NULL when there are none) of *n entries. */
 int store_collect(struct store_stmt *st, size_t elem_size, store_read_fn read, void **out, size_t *n,

@@ -279,7 +279,7 @@ static void refresh_pushed(struct triggers *t, struct store_conn *c, const struc
 				    : strcmp(branch, "main") != 0 && strcmp(branch, "master") != 0))
 			continue;
 		m = NULL;
-		if (repo_fetch_for(t->cfg.repos, c, &v[i], NULL, &commit, &e) ||
+		if (repo_fetch_for(t->cfg.repos, c, &v[i], NULL, 0, &commit, &e) ||
 		    repo_load_definition(t->cfg.repos, &v[i], &commit, &m, &e) || triggers_refresh(t, c, &v[i], m, &e))
 			LOG_W("github push to %s %s: repository %s (project %s/%s) not refreshed: %s", full, branch,
 			      v[i].name, v[i].org_name, v[i].project_name, e.msg);

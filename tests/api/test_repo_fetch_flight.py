@@ -45,6 +45,15 @@ def slow_repo(admin, remote, org, project, name):
     return repo
 
 
+def one_slow_repo(fresh_server, remote, repo, *args, threads=2):
+    """serve() with one reader and one repository `repo` on the slow remote:
+    (srv, admin, org, project, reader, its name, the remote's fetches of it so far, its id)."""
+    srv, admin, org, project, (reader,) = serve(fresh_server, *args, threads=threads)
+    name = slow_repo(admin, remote, org, project, repo)
+    repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
+    return srv, admin, org, project, reader, name, remote.fetches(repo), repo_id
+
+
 def in_background(fn, *args):
     out = {}
     t = threading.Thread(target=lambda: out.update(r=fn(*args)), daemon=True)
@@ -81,10 +90,8 @@ def test_a_start_answers_while_another_users_fetches_hang(fresh_server, remote):
 
 def test_refreshes_of_one_repository_share_one_fetch(fresh_server, remote):
     n = 6
-    srv, admin, org, project, (reader,) = serve(fresh_server, threads=n)  # every refresh finds a worker
-    name = slow_repo(admin, remote, org, project, "one")
-    before = remote.fetches("one")
-    repo_id = admin.get(REPO_API % (org, project) + "/" + name).json()["id"]
+    # every refresh finds a worker
+    srv, admin, org, project, reader, name, before, repo_id = one_slow_repo(fresh_server, remote, "one", threads=n)
 
     remote.hold()
     url = REPO_API % (org, project) + "/" + name + "/refresh"
@@ -134,3 +141,47 @@ def test_a_start_uses_the_clone_while_someone_fetches_its_repository(fresh_serve
     remote.release()
     t.join(120)
     assert out["r"].status_code == 200, out["r"].text
+
+
+def requests_in_flight(srv):
+    text = Client(srv.url, ADMIN_KEY).get("/metrics").text
+    return int(next(l.split()[1] for l in text.splitlines() if l.startswith("accord_http_requests_in_flight ")))
+
+
+def test_refreshes_queued_behind_the_fetch_workers_share_its_fetch(fresh_server, remote):
+    n = 6
+    # two fetch workers: four refreshes queue
+    srv, admin, org, project, reader, name, before, repo_id = one_slow_repo(fresh_server, remote, "queued")
+
+    remote.hold()
+    url = REPO_API % (org, project) + "/" + name + "/refresh"
+    calls = [in_background(lambda: reader.post(url, timeout=120)) for _ in range(n)]
+    # every refresh has arrived (and the /metrics request asking) while the first one fetches
+    wait_for(lambda: remote.fetches("queued") > before and requests_in_flight(srv) == n + 1)
+    remote.release()
+    for t, out in calls:
+        t.join(120)
+        assert out["r"].status_code == 200, out["r"].text
+    assert remote.fetches("queued") == before + 1
+    log = srv.read_log()
+    assert log.count("repository %s: joins the fetch in flight" % repo_id) + \
+        log.count("repository %s: takes the fetch that ran while it waited" % repo_id) == n - 1
+
+
+def test_a_starts_fetch_and_a_refresh_are_one_flight(fresh_server, remote):
+    # max age 0: the start fetches first
+    srv, admin, org, project, reader, name, before, repo_id = one_slow_repo(fresh_server, remote, "startfirst",
+                                                                           "--repo-fetch-max-age", "0")
+
+    remote.hold()
+    ts, start = in_background(lambda: start_process(admin, parts={"org": org, "project": project, "repo": name}))
+    wait_for(lambda: remote.fetches("startfirst") > before)
+    t, out = in_background(lambda: reader.post(REPO_API % (org, project) + "/" + name + "/refresh", timeout=120))
+    wait_for(lambda: "repository %s: joins the fetch in flight" % repo_id in srv.read_log())
+    remote.release()
+    t.join(120)
+    assert out["r"].status_code == 200, out["r"].text
+    ts.join(120)
+    pid = start["r"]
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    assert remote.fetches("startfirst") == before + 1

@@ -8,8 +8,10 @@
  * model; libyaml's own allocations are not failed), JSON parsing, the inventory query
  * translator, and store writes on a SQLite file (SQLite's own allocations are not failed;
  * the store's are).  And a flow run in the VM with each of jansson's allocations failing
- * in turn (issue 23 item 11): the run must fail saying "Out of memory", or finish with
- * every value whole — never finish with a list or a map that silently lost elements. */
+ * in turn, then with each of all allocations failing in turn, in a child process (issue 23
+ * item 11): the run must fail saying "Out of memory" (or stop by abort() after saying it),
+ * or finish with every value whole — never finish with a list or a map that silently lost
+ * elements. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,9 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sanitizer/common_interface_defs.h>
 #include <jansson.h>
 
 #include "api/process_start_req.h"
@@ -29,6 +35,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "flow/mask.h"
 #include "flow/model.h"
 #include "flow/vm.h"
 #include "http/multipart.h"
@@ -52,9 +59,15 @@ static long fail_at = -1; /* the allocation (1-based) that fails; -1: none */
 static long seen;
 static int only_json; /* only jansson's allocations are counted and failed */
 
+/* $ALLOC_FAIL_TRACE set: each failed allocation prints where it was made (to find the
+ * code that did not handle it). */
 static int fail_now(void)
 {
-	return fail_at >= 0 && ++seen == fail_at;
+	if (fail_at < 0 || ++seen != fail_at)
+		return 0;
+	if (getenv("ALLOC_FAIL_TRACE"))
+		__sanitizer_print_stack_trace();
+	return 1;
 }
 
 static int fail_own(void)
@@ -284,47 +297,123 @@ static const char VM_FLOW[] = "flows:\n"
 			      "      out: y\n"
 			      "    - set:\n"
 			      "        m: {k: \"${y.size()}\", s: \"${'a'.concat('b')}\", z: [\"${l[7]}\", 9]}\n"
+			      "    - log: \"l is ${l} and m.s is ${m.s.toUpperCase()}\"\n"
+			      "    - task: log\n"
+			      "      in: {msg: \"task log ${l.size()}\", level: \"WARN\"}\n"
+			      "    - block:\n"
+			      "        - set: {q: \"${item * 2}\"}\n"
+			      "      loop:\n"
+			      "        items: \"${l.subList(0, 3)}\"\n"
+			      "      out: q\n"
+			      "    - try:\n"
+			      "        - throw: \"boom ${l[0]}\"\n"
+			      "      error:\n"
+			      "        - set: {w: {caught: \"${lastError.message}\", doubled: \"${q}\", up: "
+			      "\"${'x,y'.split(',')}\", st: \"${l.stream().filter(v -> v > 6).toList()}\"}}\n"
+			      "    - if: \"${w.caught.contains('boom')}\"\n"
+			      "      then:\n"
+			      "        - switch: \"${m.s}\"\n"
+			      "          ab:\n"
+			      "            - set: {w2: \"${w.doubled}\"}\n"
 			      "  inner:\n"
 			      "    - set: {y: \"${x.subList(0, 8)}\"}\n";
-static const char VM_OUT[] = "{\"l\": [1, 2, 3, 4, 5, 6, 7, 8], \"y\": [1, 2, 3, 4, 5, 6, 7, 8],"
-			     " \"m\": {\"k\": 8, \"s\": \"ab\", \"z\": [8, 9]}}";
+static const char VM_OUT[] =
+    "{\"l\": [1, 2, 3, 4, 5, 6, 7, 8], \"y\": [1, 2, 3, 4, 5, 6, 7, 8],"
+    " \"m\": {\"k\": 8, \"s\": \"ab\", \"z\": [8, 9]},"
+    " \"w\": {\"caught\": \"boom 1\", \"doubled\": [2, 4, 6], \"up\": [\"x\", \"y\"], \"st\": [7, 8]},"
+    " \"w2\": [2, 4, 6]}";
 
-/* 0: finished with every value whole; -1: failed saying it ran out of memory. */
-static int op_vm(void *arg)
+/* How a run of m ended: 0 finished with every value whole, 1 failed saying it ran out of
+ * memory, 2 anything else (why says what). */
+static int vm_outcome(const struct model *m, char *why, size_t why_cap)
 {
-	const struct model *m = arg;
 	struct vm *vm = vm_new(m, &vm_host);
-	json_t *names = NULL, *out = NULL, *want;
+	json_t *names = NULL, *out = NULL, *want = NULL;
 	enum vm_status st = VM_FAILED;
 	long at = fail_at;
 	struct err e = {0};
-	int rc = -1;
+	int rc = 1;
 
 	vm_logged[0] = 0;
-	assert_non_null(vm);
+	if (!vm) /* its caller says "out of memory" */
+		return 1;
 	if (vm_start(vm, "default", NULL, NULL, &e) == 0)
 		st = vm_run(vm);
 	fail_at = -1; /* the results are read whole */
 	if (st == VM_FINISHED) {
-		names = json_pack("[sss]", "l", "y", "m");
+		names = json_pack("[sssss]", "l", "y", "m", "w", "w2");
 		out = vm_out_vars(vm, names);
 		want = json_loads(VM_OUT, 0, NULL);
-		if (!json_equal(out, want)) {
+		rc = json_equal(out, want) ? 0 : 2;
+		if (rc) {
 			char *got = json_dumps(out, JSON_COMPACT);
-			fail_msg("allocation %ld failed: the flow FINISHED with %s", at, got ? got : "(null)");
+			str_fmt_cut(why, why_cap, "allocation %ld failed: the flow FINISHED with %s", at,
+				    got ? got : "(null)");
+			free(got);
 		}
-		json_decref(want);
-		rc = 0;
 	} else if (!strstr(vm_logged, "Out of memory") && !strstr(vm_logged, "out of memory") &&
 		   !strstr(e.msg, "Out of memory") && !strstr(e.msg, "out of memory")) {
-		fail_msg("allocation %ld failed: status %d without saying it ran out of memory: %s%s", at, (int)st,
-			 e.msg, vm_logged);
+		str_fmt_cut(why, why_cap, "allocation %ld failed: status %d without saying it ran out of memory: %s%s",
+			    at, (int)st, e.msg, vm_logged);
+		rc = 2;
 	}
+	json_decref(want);
 	json_decref(names);
 	json_decref(out);
 	vm_free(vm);
 	fail_at = at;
 	return rc;
+}
+
+/* 0: finished with every value whole; -1: failed saying it ran out of memory. */
+static int op_vm(void *arg)
+{
+	char why[8192];
+	int rc = vm_outcome(arg, why, sizeof why);
+
+	if (rc == 2)
+		fail_msg("%s", why);
+	return -rc;
+}
+
+/* op_vm in a child process, for the runner's allocations that stop it (a thread or frame
+ * table that cannot grow, an expression's parse pool: base/oom.h): such a child must die by
+ * abort() after saying "Out of memory" on stderr, as the runner does. */
+static int op_vm_apart(void *arg)
+{
+	char why[8192], said[65536];
+	long *child_seen = mmap(NULL, sizeof *child_seen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int fds[2], status = 0, rc;
+	ssize_t got = 0, n;
+	pid_t pid;
+
+	assert_true(child_seen != MAP_FAILED);
+	assert_int_equal(pipe(fds), 0);
+	*child_seen = fail_at; /* an abort met the failure */
+	if ((pid = fork()) == 0) {
+		dup2(fds[1], 2);
+		rc = vm_outcome(arg, why, sizeof why);
+		*child_seen = seen;
+		if (rc == 2) /* on the test's own output: stderr is read by the parent */
+			printf("%s\n", why);
+		fflush(stdout);
+		_exit(rc);
+	}
+	assert_true(pid > 0);
+	close(fds[1]);
+	while (got < (ssize_t)sizeof said - 1 && (n = read(fds[0], said + got, sizeof said - 1 - (size_t)got)) > 0)
+		got += n;
+	said[got] = 0;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	seen = *child_seen;
+	munmap(child_seen, sizeof *child_seen);
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && strstr(said, "Out of memory"))
+		return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
+		fail_msg("allocation %ld failed: the run ended with status %d: %s", fail_at, status,
+			 said + (got > 2000 ? got - 2000 : 0));
+	return -WEXITSTATUS(status);
 }
 
 static void test_vm(void **state)
@@ -337,9 +426,43 @@ static void test_vm(void **state)
 		fail_msg("load: %s", e.msg);
 	assert_int_equal(op_vm(m), 0); /* the flow itself is right */
 	only_json = 1;
-	each_failure("vm", op_vm, m);
+	each_failure("vm (jansson's allocations)", op_vm, m);
 	only_json = 0;
+	each_failure("vm (every allocation)", op_vm_apart, m);
 	model_free(m);
+}
+
+/* ---- the sensitive values ---- */
+
+/* A value that could not be kept is never printed: a text holding it is masked whole. */
+static int op_mask(void *arg)
+{
+	struct mask m = {0};
+	long at = fail_at;
+	bool changed;
+	char *text;
+	int rc;
+	(void)arg;
+
+	mask_add(&m, "s3cr3t-value");
+	mask_add(&m, "other");
+	fail_at = -1; /* the masking itself may allocate */
+	text = mask_text(&m, "a s3cr3t-value and other", &changed);
+	fail_at = at;
+	assert_true(changed);
+	if (text && (strstr(text, "s3cr3t") || strstr(text, "other")))
+		fail_msg("allocation %ld failed: a sensitive value was printed: %s", at, text);
+	rc = m.lost ? -1 : 0;
+	free(text);
+	mask_cleanup(&m);
+	return rc;
+}
+
+static void test_mask(void **state)
+{
+	(void)state;
+	assert_int_equal(op_mask(NULL), 0);
+	each_failure("mask", op_mask, NULL);
 }
 
 /* ---- the store ---- */
@@ -410,6 +533,7 @@ int main(void)
 	    cmocka_unit_test(test_parsers),
 	    cmocka_unit_test(test_store),
 	    cmocka_unit_test(test_vm),
+	    cmocka_unit_test(test_mask),
 	};
 
 	limits_defaults();

@@ -264,6 +264,37 @@ static void test_conflict_and_too_large(void **state)
 	assert_int_equal(store_step_done(st, &e), 0);
 }
 
+/* PostgreSQL's insufficient-resources class: a full disk is ERR_NO_SPACE (507, saying the
+ * database's disk is full) as SQLite's SQLITE_FULL, the others ERR_UNAVAILABLE (503). */
+static void test_insufficient_resources(void **state)
+{
+	static const struct {
+		const char *sql;
+		int code;
+		const char *msg;
+	} cases[] = {
+	    {"DO $$ BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = 'disk_full'; END $$", -ERR_NO_SPACE,
+	     STORE_NO_SPACE ": could not extend file"},
+	    {"DO $$ BEGIN RAISE EXCEPTION 'out of memory' USING ERRCODE = 'out_of_memory'; END $$", -ERR_UNAVAILABLE,
+	     "database out of resources (53200): out of memory"},
+	    {"SELECT count(*) FROM (SELECT g FROM generate_series(1, 200000) g ORDER BY g DESC) s", -ERR_UNAVAILABLE,
+	     "database out of resources (53400): temporary file size exceeds temp_file_limit"},
+	};
+	struct err e;
+	(void)state;
+	NEED_SERVER();
+
+	exec_ok("SET work_mem = '64kB'");
+	exec_ok("SET temp_file_limit = '64kB'");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		assert_int_equal(store_exec(db, cases[i].sql, &e), cases[i].code);
+		if (strncmp(e.msg, cases[i].msg, strlen(cases[i].msg)) != 0)
+			fail_msg("%s: %s", cases[i].sql, e.msg);
+	}
+	exec_ok("RESET temp_file_limit");
+	exec_ok("RESET work_mem");
+}
+
 static void read_small(struct store_stmt *st, void *out)
 {
 	store_col_copy(st, 0, out, 4);
@@ -586,6 +617,7 @@ int main(void)
 	    cmocka_unit_test(test_values_round_trip),
 	    cmocka_unit_test(test_parameter_types_vary),
 	    cmocka_unit_test(test_conflict_and_too_large),
+	    cmocka_unit_test(test_insufficient_resources),
 	    cmocka_unit_test(test_column_longer_than_its_field),
 	    cmocka_unit_test(test_transactions),
 	    cmocka_unit_test(test_reconnects),

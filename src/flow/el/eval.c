@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/oom.h"
 #include "base/str.h"
 #include "flow/value.h"
 
@@ -167,7 +168,7 @@ static int eval_list(struct el_ctx *c, const struct el_node *n, struct ev *out)
 	size_t j;
 
 	if (!arr)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	for (i = 0; i < n->n_kids; i++) {
 		bool dup = false;
 		if (eval_json(c, n->kids[i], &item) < 0) {
@@ -197,7 +198,7 @@ static int eval_map(struct el_ctx *c, const struct el_node *n, struct ev *out)
 	int rc = -1;
 
 	if (!obj)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	for (i = 0; i + 1 < n->n_kids; i += 2) {
 		if (eval_json(c, n->kids[i], &k) < 0 || !(ks = el_to_string(c, k)) ||
 		    eval_json(c, n->kids[i + 1], &v) < 0)
@@ -403,7 +404,7 @@ static int eval_call(struct el_ctx *c, const struct el_node *n, struct ev *out)
 	int rc = -1;
 
 	if (count > 8 && !(args = calloc(count, sizeof *args)))
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	if (first && el_eval_node(c, n->kids[0], &target) < 0)
 		goto out;
 	if (eval_args(c, n, first, args) < 0)
@@ -459,7 +460,7 @@ static int assign_into(struct el_ctx *c, json_t *base, json_t *key, const char *
 		rc = name ? json_object_set(base, name, v)
 			  : json_object_setn(base, json_string_value(ks), json_string_length(ks), v);
 		json_decref(ks);
-		return rc < 0 ? el_fail(c, ERR_INTERNAL, "out of memory") : 0;
+		return rc < 0 ? el_no_memory(c) : 0;
 	}
 	if (json_is_array(base) && !name) {
 		if (el_to_long(c, key, &idx) < 0)
@@ -469,7 +470,7 @@ static int assign_into(struct el_ctx *c, json_t *base, json_t *key, const char *
 				       json_array_size(base));
 		if (el_check_store(c, base, v) < 0)
 			return -1;
-		return json_array_set(base, (size_t)idx, v) < 0 ? el_fail(c, ERR_INTERNAL, "out of memory") : 0;
+		return json_array_set(base, (size_t)idx, v) < 0 ? el_no_memory(c) : 0;
 	}
 	if (json_is_null(base))
 		return el_fail(c, ERR_INVALID, "Target Unreachable, the base of the assignment is null");
@@ -550,6 +551,12 @@ static int eval_dispatch(struct el_ctx *c, const struct el_node *n, struct ev *o
 	default:
 		return eval_assign(c, n, out);
 	}
+}
+
+int el_no_memory(struct el_ctx *c)
+{
+	oom_note();
+	return el_fail(c, ERR_INTERNAL, "out of memory");
 }
 
 int el_budget(struct el_ctx *c, size_t n)

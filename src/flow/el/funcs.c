@@ -15,7 +15,7 @@
 static int ret_json(struct el_ctx *c, json_t *j, struct ev *out)
 {
 	if (!j)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	*out = el_ev_json(j);
 	return 0;
 }
@@ -85,7 +85,7 @@ static int vm_function(struct el_ctx *c, const char *name, struct ev *args, size
 	if (!env->call_function)
 		return 0;
 	if (!(arr = json_array()))
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	for (i = 0; i < n; i++) {
 		json_t *j = arg_json(c, args, i);
 		if (!j) {

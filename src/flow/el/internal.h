@@ -242,5 +242,7 @@ int el_static_field(struct el_ctx *c, enum el_class cls, const char *name, struc
  * lists, chains of replace).  Returns 0 or -1. */
 #define EL_STEPS_MAX 5000000u
 int el_budget(struct el_ctx *c, size_t n);
+/* el_fail with ERR_INTERNAL "out of memory", the failure counted (base/oom.h oom_fail). */
+int el_no_memory(struct el_ctx *c);
 
 #endif

@@ -17,7 +17,7 @@ static int no_method(struct el_ctx *c, const char *name, const char *cls)
 static int ret_json(struct el_ctx *c, json_t *j, struct ev *out)
 {
 	if (!j)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	*out = el_ev_json(j);
 	return 0;
 }
@@ -76,7 +76,7 @@ static int list_method_0(struct el_ctx *c, json_t *l, const char *name, struct e
 		json_t *copy = json_array();
 		if (!copy || json_array_extend(copy, l) < 0) {
 			json_decref(copy);
-			return el_fail(c, ERR_INTERNAL, "out of memory");
+			return el_no_memory(c);
 		}
 		*out = (struct ev){.kind = EV_STREAM, .j = copy};
 		return 0;
@@ -114,7 +114,7 @@ static int list_sublist(struct el_ctx *c, json_t *l, json_t *a, json_t *b, struc
 	if (from > to)
 		return el_fail(c, ERR_INVALID, "fromIndex(%zu) > toIndex(%zu)", from, to);
 	if (!(r = json_array()))
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	for (i = from; i < to; i++)
 		json_array_append(r, json_array_get(l, i));
 	*out = el_ev_json(r);
@@ -192,7 +192,7 @@ static int list_method_2(struct el_ctx *c, json_t *l, const char *name, json_t *
 static int map_key(struct el_ctx *c, json_t *k, json_t **out)
 {
 	*out = json_is_null(k) ? json_string("null") : el_to_string(c, k);
-	return *out ? 0 : el_fail(c, ERR_INTERNAL, "out of memory");
+	return *out ? 0 : el_no_memory(c);
 }
 
 static int map_method_0(struct el_ctx *c, json_t *m, const char *name, struct ev *out)
@@ -211,7 +211,7 @@ static int map_method_0(struct el_ctx *c, json_t *m, const char *name, struct ev
 	if (strcmp(name, "keySet") != 0 && strcmp(name, "values") != 0 && strcmp(name, "entrySet") != 0)
 		return 1;
 	if (!(r = json_array()))
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	json_object_foreach(m, key, v)
 	{
 		if (name[0] == 'k')
@@ -362,7 +362,7 @@ static int call_task(struct el_ctx *c, const struct ev *task, const char *name, 
 	if (!env->call_task)
 		return no_method(c, name, task->node->name);
 	if (!(arr = json_array()))
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	for (i = 0; i < n; i++) {
 		json_t *j = el_ev_json_of(c, &args[i]);
 		if (!j) {

@@ -1,4 +1,5 @@
 /* EL 3.0 operators and coercions (Jakarta EL ELArithmetic / ELSupport rules). */
+#include "base/oom.h"
 #include "flow/el/internal.h"
 
 #include <math.h>
@@ -15,7 +16,7 @@ static char *el_brief(const json_t *v)
 	if (!s)
 		s = strdup("?");
 	if (!s)
-		abort();
+		oom_abort("an expression's text");
 	return s;
 }
 
@@ -57,7 +58,7 @@ json_t *el_new_real(struct el_ctx *c, double d)
 	}
 	j = json_real(d);
 	if (!j)
-		el_fail(c, ERR_INTERNAL, "out of memory");
+		el_no_memory(c);
 	return j;
 }
 
@@ -66,7 +67,7 @@ static json_t *new_int(struct el_ctx *c, int64_t v)
 	json_t *j = json_integer(v);
 
 	if (!j)
-		el_fail(c, ERR_INTERNAL, "out of memory");
+		el_no_memory(c);
 	return j;
 }
 
@@ -192,7 +193,7 @@ json_t *el_to_string(struct el_ctx *c, const json_t *v)
 			return NULL;
 	}
 	if (!s)
-		el_fail(c, ERR_INTERNAL, "out of memory");
+		el_no_memory(c);
 	return s;
 }
 
@@ -221,14 +222,14 @@ static int concat(struct el_ctx *c, json_t *a, json_t *b, json_t **out)
 	}
 	p = malloc(la + lb + 1);
 	if (!p) {
-		el_fail(c, ERR_INTERNAL, "out of memory");
+		el_no_memory(c);
 		goto out;
 	}
 	memcpy(p, json_string_value(sa), la);
 	memcpy(p + la, json_string_value(sb), lb);
 	*out = json_stringn_nocheck(p, la + lb);
 	free(p);
-	rc = *out ? 0 : el_fail(c, ERR_INTERNAL, "out of memory");
+	rc = *out ? 0 : el_no_memory(c);
 out:
 	json_decref(sa);
 	json_decref(sb);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/limits.h"
+#include "base/oom.h"
 
 /* The parsed form lives in a chain of chunks owned by the expression: nodes, names and
  * unescaped text are never freed one by one.  Out of memory aborts (like base/arena). */
@@ -29,7 +30,7 @@ static void *pool_alloc(struct el_expr *x, size_t n)
 			cap = need;
 		c = malloc(sizeof *c + cap);
 		if (!c)
-			abort();
+			oom_abort("an expression's parse pool");
 		c->used = 0;
 		c->cap = cap;
 		c->next = x->chunks;
@@ -203,7 +204,7 @@ static void keep_lit(struct el_expr *x, json_t *lit)
 		size_t cap = x->cap_lits ? x->cap_lits * 2 : 4;
 		json_t **l = realloc(x->lits, cap * sizeof *l);
 		if (!l)
-			abort();
+			oom_abort("an expression's literals");
 		x->lits = l;
 		x->cap_lits = cap;
 	}
@@ -215,7 +216,7 @@ static struct el_node *lit_node(struct parser *p, json_t *lit)
 	struct el_node *n;
 
 	if (!lit)
-		abort();
+		oom_abort("an expression's literal");
 	keep_lit(p->x, lit);
 	n = node_new(p, N_LIT, 0);
 	n->lit = lit;
@@ -252,7 +253,7 @@ static bool vec_push(struct node_vec *v, struct el_node *n)
 		size_t cap = v->cap ? v->cap * 2 : 8;
 		struct el_node **g = realloc(v->items, cap * sizeof *g);
 		if (!g)
-			abort();
+			oom_abort("an expression's list");
 		v->items = g;
 		v->cap = cap;
 	}
@@ -631,7 +632,7 @@ struct el_expr *el_parse(const char *text, size_t len, struct err *e)
 
 	p.x = expr_new(text, len, true);
 	if (!p.x) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		return NULL;
 	}
 	p.e = e;
@@ -729,7 +730,7 @@ struct el_expr *el_parse_template(const char *text, size_t len, struct err *e)
 
 	p.x = expr_new(text, len, false);
 	if (!p.x) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		return NULL;
 	}
 	p.e = e;

@@ -305,7 +305,7 @@ int el_re_replace_all(struct el_ctx *c, const char *s, size_t len, const char *r
 		goto out;
 	}
 	*out = json_stringn_nocheck(b.data ? b.data : "", b.len);
-	rc = *out ? 0 : el_fail(c, ERR_INTERNAL, "out of memory");
+	rc = *out ? 0 : el_no_memory(c);
 out:
 	buf_cleanup(&b);
 	regfree(&r);
@@ -323,7 +323,7 @@ int el_re_split(struct el_ctx *c, const char *s, size_t len, const char *re, jso
 		return -1;
 	if (!(arr = json_array())) {
 		regfree(&r);
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	}
 	while (re_find(&r, s, len, from, m)) {
 		size_t so = (size_t)m[0].rm_so, eo = (size_t)m[0].rm_eo;

@@ -23,7 +23,7 @@ int el_lambda_call(struct el_ctx *c, const struct ev *lambda, struct ev *args, s
 		struct el_scope *s = malloc(sizeof *s);
 		if (!s) {
 			el_scope_release(sc);
-			return el_fail(c, ERR_INTERNAL, "out of memory");
+			return el_no_memory(c);
 		}
 		s->refs = 1;
 		s->parent = sc;
@@ -71,7 +71,7 @@ static int call_bool(struct el_ctx *c, const struct ev *fn, json_t *a, bool *out
 static int ret_stream(struct el_ctx *c, json_t *arr, struct ev *out)
 {
 	if (!arr)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	*out = (struct ev){.kind = EV_STREAM, .j = arr};
 	return 0;
 }
@@ -89,7 +89,7 @@ static int s_filter_map(struct el_ctx *c, json_t *items, const char *name, const
 	bool keep;
 
 	if (!r)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	json_array_foreach(items, i, item)
 	{
 		if (el_budget(c, 1 + json_array_size(r) / 64) < 0)
@@ -168,7 +168,7 @@ static int s_sorted(struct el_ctx *c, json_t *items, const struct ev *fn, struct
 	json_t **v = calloc(n ? n * 2 : 1, sizeof *v), *r;
 
 	if (!v)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	for (i = 0; i < n; i++)
 		v[i] = json_array_get(items, i);
 	if (merge_sort(c, fn, v, v + n, n) < 0) {
@@ -188,7 +188,7 @@ static int s_distinct(struct el_ctx *c, json_t *items, struct ev *out)
 	size_t i, j;
 
 	if (!r)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	json_array_foreach(items, i, item)
 	{
 		bool dup = false;
@@ -217,7 +217,7 @@ static int s_slice(struct el_ctx *c, json_t *items, const char *name, struct ev 
 	if (name[0] == 'l' && b < 0)
 		return el_fail(c, ERR_INVALID, "limit() needs a size >= 0");
 	if (!(r = json_array()))
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	for (i = a < 0 ? 0 : (size_t)a; i < len && (int64_t)i < b; i++)
 		json_array_append(r, json_array_get(items, i));
 	return ret_stream(c, r, out);

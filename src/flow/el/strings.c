@@ -58,7 +58,7 @@ static int new_str(struct el_ctx *c, const char *p, size_t n, struct ev *out)
 		return -1;
 	j = json_stringn_nocheck(p, n);
 	if (!j)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	*out = el_ev_json(j);
 	return 0;
 }
@@ -68,7 +68,7 @@ static int new_int(struct el_ctx *c, int64_t v, struct ev *out)
 	json_t *j = json_integer(v);
 
 	if (!j)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	*out = el_ev_json(j);
 	return 0;
 }
@@ -151,7 +151,7 @@ static int m_replace(struct el_ctx *c, const char *s, size_t n, json_t *t, json_
 	int rc;
 
 	if (!buf)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	for (;;) {
 		size_t seg, step;
 		q = tn ? memmem(p, n - (size_t)(p - s), tp, tn) : p;
@@ -168,7 +168,7 @@ static int m_replace(struct el_ctx *c, const char *s, size_t n, json_t *t, json_
 			cap = (o + seg + rn + step + 1) * 2;
 			if (!(g = realloc(buf, cap))) {
 				free(buf);
-				return el_fail(c, ERR_INTERNAL, "out of memory");
+				return el_no_memory(c);
 			}
 			buf = g;
 		}
@@ -196,7 +196,7 @@ static int m_case(struct el_ctx *c, const char *s, size_t n, bool upper, struct 
 	int rc;
 
 	if (!buf)
-		return el_fail(c, ERR_INTERNAL, "out of memory");
+		return el_no_memory(c);
 	for (i = 0; i < n; i++) {
 		char ch = s[i];
 		if (upper && ch >= 'a' && ch <= 'z')
@@ -268,7 +268,7 @@ static int string_method_1(struct el_ctx *c, const char *s, size_t n, const char
 		if (n + tn > EL_STR_MAX)
 			return el_fail(c, ERR_LIMIT, "string longer than %u bytes", EL_STR_MAX);
 		if (!(buf = malloc(n + tn + 1)))
-			return el_fail(c, ERR_INTERNAL, "out of memory");
+			return el_no_memory(c);
 		memcpy(buf, s, n);
 		memcpy(buf + n, tp, tn);
 		rc = new_str(c, buf, n + tn, out);

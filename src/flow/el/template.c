@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/limits.h"
+#include "base/oom.h"
 #include "flow/value.h"
 
 static const struct el_env no_env;
@@ -59,7 +60,7 @@ static int eval_composite(struct el_ctx *c, const struct el_expr *x, json_t **ou
 			goto fail;
 	}
 	*out = json_stringn_nocheck(b.data ? b.data : "", b.len);
-	rc = *out ? 0 : el_fail(c, ERR_INTERNAL, "out of memory");
+	rc = *out ? 0 : el_no_memory(c);
 	goto out;
 fail:
 	rc = el_fail(c, tmp.code, "%s", tmp.msg);
@@ -210,7 +211,7 @@ static int compile_children(struct el_json *c, json_t *v, unsigned flags, int de
 	c->n = json_is_array(v) ? json_array_size(v) : json_object_size(v);
 	c->items = calloc(c->n ? c->n : 1, sizeof *c->items);
 	if (!c->items)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	if (json_is_array(v)) {
 		json_array_foreach(v, i, item) if (!(c->items[i] = compile_rec(item, flags, depth + 1, e))) return -1;
 		return 0;
@@ -218,7 +219,7 @@ static int compile_children(struct el_json *c, json_t *v, unsigned flags, int de
 	c->v = json_array();
 	c->key_tmpl = calloc(c->n ? c->n : 1, sizeof *c->key_tmpl);
 	if (!c->v || !c->key_tmpl)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	json_object_foreach(v, key, item)
 	{
 		size_t kl = strlen(key);
@@ -238,7 +239,7 @@ static struct el_json *compile_rec(json_t *v, unsigned flags, int depth, struct 
 	struct el_json *c = calloc(1, sizeof *c);
 
 	if (!c) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		return NULL;
 	}
 	if (depth > VALUE_PRINT_DEPTH) {
@@ -293,7 +294,7 @@ static int eval_key(const struct el_json *c, size_t i, const struct el_env *env,
 		free(s);
 	}
 	json_decref(k);
-	return *key ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	return *key ? 0 : oom_fail(e);
 }
 
 static int eval_container(const struct el_json *c, const struct el_env *env, json_t **out, struct err *e)
@@ -303,7 +304,7 @@ static int eval_container(const struct el_json *c, const struct el_env *env, jso
 	int rc = 0;
 
 	if (!r)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	for (i = 0; i < c->n && rc == 0; i++) {
 		if ((rc = el_json_eval(c->items[i], env, &item, e)) < 0)
 			break;
@@ -332,7 +333,7 @@ int el_json_eval(const struct el_json *c, const struct el_env *env, json_t **out
 	switch (c->kind) {
 	case J_CONST:
 		*out = json_is_array(c->v) || json_is_object(c->v) ? json_deep_copy(c->v) : json_incref(c->v);
-		return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+		return *out ? 0 : oom_fail(e);
 	case J_TMPL:
 		return el_eval(c->x, env, out, e);
 	default:

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "base/strv.h"
@@ -54,7 +55,7 @@ static bool flag(struct run *r, const char *key)
 
 static int oom(struct err *e)
 {
-	return err_set(e, ERR_INTERNAL, "out of memory");
+	return oom_fail(e);
 }
 
 static int arg(struct run *r, const char *a, struct err *e)
@@ -342,8 +343,12 @@ static int group_var(struct run *r, const char *group, json_t *g, struct err *e)
 	if (asprintf(&rel, "%.*sgroup_vars/%s.%s", slash ? (int)(slash - pb + 1) : 0, pb, group,
 		     type ? json_string_value(type) : "yml") < 0)
 		rel = NULL;
-	rc = data ? secret_file_at(r, rel, data, strlen(data), e)
-		  : (free(rel), err_set(e, ERR_INVALID, "ansible: groupVars '%s': the secret is not text", group));
+	if (data)
+		rc = secret_file_at(r, rel, data, strlen(data), e);
+	else if (json_is_string(out))
+		rc = (free(rel), oom_fail(e));
+	else
+		rc = (free(rel), err_set(e, ERR_INVALID, "ansible: groupVars '%s': the secret is not text", group));
 	json_decref(out);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "flow/tasks/task.h"
@@ -90,7 +91,7 @@ char *ansible_cfg_text(const char *dir, json_t *config, size_t *len, struct err 
 	char *text = NULL;
 
 	if (!cfg) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		return NULL;
 	}
 	buf_init(&b, 1u << 20);
@@ -206,7 +207,7 @@ char *ansible_inventory_text(json_t *inv, const char *dir, struct err *e)
 		return NULL;
 	}
 	if (!(out = json_object())) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		return NULL;
 	}
 	json_object_foreach(inv, name, g)
@@ -222,7 +223,7 @@ char *ansible_inventory_text(json_t *inv, const char *dir, struct err *e)
 	}
 	text = rc == 0 ? json_dumps(out, JSON_INDENT(1)) : NULL;
 	if (rc == 0 && !text)
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 	json_decref(out);
 	return text;
 }

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/oom.h"
 #include "base/b64.h"
 #include "flow/tasks/task.h"
 #include "flow/vm.h"
@@ -12,7 +13,7 @@ static int m_encode(struct task_ctx *c, json_t *args, json_t **out, struct err *
 	if (task_arg_str(args, 0, "value", &s, e) < 0)
 		return -1;
 	if (!(enc = b64_encode(s, strlen(s), B64_STD)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	*out = json_string(enc);
 	free(enc);
 	if (*out && vm_is_sensitive(c->vm, s)) /* the encoding of a sensitive value is one too */

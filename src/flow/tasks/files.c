@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/oom.h"
 #include "base/path.h"
 #include "flow/tasks/task.h"
 
@@ -44,7 +45,7 @@ static int m_move(struct task_ctx *c, json_t *args, json_t **out, struct err *e)
 		goto out;
 	if (asprintf(&to, "%s/%.*s", dir, (int)(src + n - base), base) < 0) {
 		to = NULL;
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		goto out;
 	}
 	if (path_rename_beneath(c->h->workdir, src, to, e) < 0 || !(full = path_abs_beneath(c->h->workdir, to, e)))

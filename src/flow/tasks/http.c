@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/jsonx.h"
 #include "base/limits.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "flow/tasks/curl_api.h"
@@ -176,7 +177,7 @@ static int add_query_param(CURL *h, CURLU *u, const char *k, json_t *v, struct e
 	ev = text ? curl.easy_escape(h, text, 0) : NULL;
 	if (!ek || !ev || asprintf(&pair, "%s=%s", ek, ev) < 0) {
 		pair = NULL;
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 	} else if (curl.url_set(u, CURLUPART_QUERY, pair, CURLU_APPENDQUERY) != CURLUE_OK) {
 		err_set(e, ERR_INVALID, "'query': cannot add parameter '%s'", k);
 	} else {
@@ -200,7 +201,7 @@ static int parse_query(json_t *in, CURLU *u, struct err *e)
 	if (!json_is_object(q))
 		return err_set(e, ERR_INVALID, "'query' must be a map, got %s", value_class_name(q));
 	if (!(h = curl.easy_init()))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	json_object_foreach(q, k, v)
 	{
 		if (rc == 0 && !json_is_null(v))
@@ -236,11 +237,11 @@ static int url_to_strings(struct http_call *c, CURLU *u, struct err *e)
 		goto oom;
 	curl.free(s);
 	if (!(c->file_name = last_segment(u)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	return 0;
 oom:
 	curl.free(s);
-	return err_set(e, ERR_INTERNAL, "out of memory");
+	return oom_fail(e);
 }
 
 static int parse_url(json_t *in, struct http_call *c, struct err *e)
@@ -255,7 +256,7 @@ static int parse_url(json_t *in, struct http_call *c, struct err *e)
 	if (!url || !*url)
 		return err_set(e, ERR_INVALID, "('url') argument is missing");
 	if (!(u = curl.url()))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	if ((uc = curl.url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME)) != CURLUE_OK) {
 		err_set(e, ERR_INVALID, "'url' is not a valid URL: %s", curl.url_strerror(uc));
 		goto out;
@@ -296,11 +297,11 @@ static int add_header(struct http_call *c, const char *name, const char *value, 
 		return err_set(e, ERR_INVALID, "'headers': the value of '%s' contains a line break", name);
 	/* "Name;" is curl's way of sending a header with an empty value. */
 	if (asprintf(&line, *value ? "%s: %s" : "%s;", name, value) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	l = curl.slist_append(c->headers, line);
 	free(line);
 	if (!l)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	c->headers = l;
 	return 0;
 }
@@ -333,7 +334,7 @@ static int parse_headers(json_t *in, struct http_call *c, struct err *e)
 	json_object_foreach(hs, k, v)
 	{
 		char *text = json_is_null(v) ? strdup("") : task_text(v);
-		int rc = text ? add_header(c, k, text, e) : err_set(e, ERR_INTERNAL, "out of memory");
+		int rc = text ? add_header(c, k, text, e) : oom_fail(e);
 		free(text);
 		if (rc < 0)
 			return -1;
@@ -350,9 +351,9 @@ static int auth_from_user(json_t *basic, char **token, struct err *e)
 	if (!json_is_string(json_object_get(basic, "username")))
 		err_set(e, ERR_INVALID, "'auth.basic' needs 'token' or 'username' and 'password'");
 	else if (!user || !pass || asprintf(&cred, "%s:%s", user, pass) < 0)
-		cred = NULL, err_set(e, ERR_INTERNAL, "out of memory");
+		cred = NULL, oom_fail(e);
 	else if (!(*token = b64_encode(cred, strlen(cred), B64_STD)))
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 	else
 		rc = 0;
 	if (pass)
@@ -375,7 +376,7 @@ static int auth_from_token(json_t *tok, char **token, struct err *e)
 	sodium_memzero(raw, n);
 	free(raw);
 	if (!(*token = strdup(t)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	return 0;
 }
 
@@ -398,7 +399,7 @@ static int parse_auth(json_t *in, struct http_call *c, struct err *e)
 		return -1;
 	if (asprintf(&c->auth, "Authorization: Basic %s", token) < 0) {
 		c->auth = NULL;
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = oom_fail(e);
 	}
 	sodium_memzero(token, strlen(token));
 	free(token);
@@ -425,7 +426,7 @@ static int body_json(struct http_call *c, json_t *body, struct err *e)
 		c->body = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
 	}
 	if (!c->body)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	c->body_len = strlen(c->body);
 	return 0;
 }
@@ -472,7 +473,7 @@ static int form_pair(struct buf *b, CURL *h, const char *k, json_t *v, struct er
 	ek = curl.easy_escape(h, k, 0);
 	ev = text ? curl.easy_escape(h, text, 0) : NULL;
 	if (!ek || !ev)
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = oom_fail(e);
 	else
 		rc = buf_printf(b, e, "%s%s=%s", b->len ? "&" : "", ek, ev);
 	curl.free(ek);
@@ -492,7 +493,7 @@ static int body_form(struct http_call *c, json_t *body, struct err *e)
 	if (!json_is_object(body))
 		return incompatible(c, e);
 	if (!(h = curl.easy_init()))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	buf_init(&b, limits.http_task_request_bytes);
 	json_object_foreach(body, k, v)
 	{
@@ -527,7 +528,7 @@ static int mime_file(struct http_call *c, curl_mimepart *p, const char *k, const
 	else if (curl.mime_filedata(p, full) != CURLE_OK ||
 		 curl.mime_filename(p, slash ? slash + 1 : rel) != CURLE_OK ||
 		 curl.mime_type(p, "application/octet-stream") != CURLE_OK)
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = oom_fail(e);
 	free(full);
 	return rc;
 }
@@ -535,7 +536,7 @@ static int mime_file(struct http_call *c, curl_mimepart *p, const char *k, const
 static int mime_text(curl_mimepart *p, const char *data, const char *type, struct err *e)
 {
 	if (curl.mime_data(p, data, CURL_ZERO_TERMINATED) != CURLE_OK || curl.mime_type(p, type) != CURLE_OK)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	return 0;
 }
 
@@ -550,7 +551,7 @@ static int mime_field(struct task_ctx *t, struct http_call *c, const char *k, js
 		return 0;
 	}
 	if (!(p = curl.mime_addpart(c->mime)) || curl.mime_name(p, k) != CURLE_OK)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	if (json_is_object(v)) {
 		const char *type = json_string_value(json_object_get(v, "type"));
 		json_t *data = json_object_get(v, "data");
@@ -560,13 +561,12 @@ static int mime_field(struct task_ctx *t, struct http_call *c, const char *k, js
 		    json_string_value(data)[0] == '@')
 			return mime_file(c, p, k, json_string_value(data) + 1, e);
 		text = task_text(data);
-		rc = text ? mime_text(p, text, type ? type : "text/plain", e)
-			  : err_set(e, ERR_INTERNAL, "out of memory");
+		rc = text ? mime_text(p, text, type ? type : "text/plain", e) : oom_fail(e);
 	} else if (json_is_string(v) && json_string_value(v)[0] == '@') {
 		return mime_file(c, p, k, json_string_value(v) + 1, e);
 	} else {
 		text = task_text(v);
-		rc = text ? mime_text(p, text, "text/plain", e) : err_set(e, ERR_INTERNAL, "out of memory");
+		rc = text ? mime_text(p, text, "text/plain", e) : oom_fail(e);
 	}
 	free(text);
 	return rc;
@@ -579,7 +579,7 @@ static int body_form_data(struct task_ctx *t, struct http_call *c, CURL *h, json
 	if (!json_is_object(body))
 		return incompatible(c, e);
 	if (!(c->mime = curl.mime_init(h)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	json_object_foreach(body, k, v)
 	{
 		if (mime_field(t, c, k, v, e) < 0)
@@ -611,7 +611,7 @@ static int parse_body(struct task_ctx *t, json_t *in, struct http_call *c, CURL 
 		if (!json_is_string(body))
 			return incompatible(c, e);
 		if (!(c->body = strdup(json_string_value(body))))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return oom_fail(e);
 		c->body_len = strlen(c->body);
 		return 0;
 	case REQ_JSON:
@@ -667,6 +667,8 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
 	value = strndup(colon, colon < p + len ? (size_t)(p + len - colon) : 0);
 	if (name && value)
 		json_object_set_new(c->resp_headers, name, jsonx_string_lossy(value));
+	else
+		oom_note(); /* a header lost: the VM fails the step (vm.c check_memory) */
 	free(name);
 	free(value);
 	return size * n;
@@ -689,7 +691,7 @@ static int set_options(CURL *h, struct http_call *c, char *errbuf, struct err *e
 	struct curl_slist *l;
 	if (c->auth) {
 		if (!(l = curl.slist_append(c->headers, c->auth)))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return oom_fail(e);
 		c->headers = l;
 	}
 	curl.easy_setopt(h, CURLOPT_URL, c->url);
@@ -769,7 +771,7 @@ static int save_file(struct http_call *c, json_t **content, struct err *e)
 	size_t wl = strlen(c->workdir) + 1;
 	int fd = -1, rc = -1;
 	if (asprintf(&dir, "%s/.tmp", c->workdir) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	if (path_mkdirs(dir, 0700, e) < 0)
 		goto out;
 	free(dir);
@@ -789,7 +791,7 @@ static int save_file(struct http_call *c, json_t **content, struct err *e)
 		goto out;
 	}
 	*content = json_string(full + wl);
-	rc = *content ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	rc = *content ? 0 : oom_fail(e);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -891,7 +893,7 @@ static int job_finish(struct task_job *base, struct task_ctx *t, json_t **out, s
 		if (!c->ignore_errors)
 			return -1;
 		*out = json_pack("{s:b, s:s}", "ok", 0, "error", e->msg);
-		return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+		return *out ? 0 : oom_fail(e);
 	}
 	if (c->debug)
 		vm_log(t->vm, FLOW_INFO, "http: %s %s -> %ld", c->method, c->shown_url, c->status);
@@ -916,14 +918,14 @@ static struct http_job *job_prepare(struct task_ctx *t, json_t *in, struct err *
 		return NULL;
 	}
 	if (!(j = calloc(1, sizeof *j))) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		return NULL;
 	}
 	j->base = (struct task_job){job_run, job_finish, job_free};
 	j->c.workdir = t->h->workdir;
 	buf_init(&j->c.resp_body, limits.http_task_response_bytes);
 	if (!(j->c.resp_headers = json_object()) || !(j->h = curl.easy_init())) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		job_free(&j->base);
 		return NULL;
 	}
@@ -964,7 +966,7 @@ static int http_execute(struct task_ctx *t, json_t *in, json_t **out, struct err
 		vm_log(t->vm, FLOW_INFO, "Running in dry-run mode: Skipping sending request");
 		job_free(&j->base);
 		*out = json_pack("{s:i}", "statusCode", 200);
-		return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+		return *out ? 0 : oom_fail(e);
 	}
 	t->job = &j->base;
 	return 0;
@@ -979,7 +981,7 @@ static int m_as_string(struct task_ctx *t, json_t *args, json_t **out, struct er
 	if (task_arg_str(args, 0, "url", &url, e) < 0)
 		return -1;
 	if (!(in = json_pack("{s:s, s:s, s:s}", "url", url, "method", "GET", "response", "string")))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	rc = http_call_run(t, in, &r, e);
 	if (rc == 0) {
 		*out = json_incref(json_object_get(r, "content"));

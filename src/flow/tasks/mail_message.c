@@ -1,3 +1,4 @@
+#include "base/oom.h"
 #include "flow/tasks/mail_message.h"
 
 #include <stdint.h>
@@ -62,7 +63,7 @@ static int put_b64(struct buf *b, const void *p, size_t n, struct err *e)
 	size_t len;
 	int rc = 0;
 	if (!enc)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	len = strlen(enc);
 	for (size_t at = 0; at < len && rc == 0; at += B64_LINE) {
 		size_t k = len - at < B64_LINE ? len - at : B64_LINE;
@@ -88,7 +89,7 @@ static int put_subject(struct buf *b, const char *s, struct err *e)
 		while (at + k < len && k > 1 && ((unsigned char)s[at + k] & 0xC0) == 0x80)
 			k--;
 		if (!(enc = b64_encode(s + at, k, B64_STD)))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return oom_fail(e);
 		rc = buf_printf(b, e, "%s=?UTF-8?B?%s?=", at ? "\r\n " : "", enc);
 		free(enc);
 		if (rc < 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/oom.h"
 #include "flow/tasks/task.h"
 
 /* The template is cut into tokens first (text runs and tags, sections knowing where they
@@ -52,7 +53,7 @@ static int push_tok(struct toks *t, struct tok k, struct err *e)
 		if (cap > MUSTACHE_MAX_TOKENS)
 			return err_set(e, ERR_TOO_LARGE, "template: more than %d tags", MUSTACHE_MAX_TOKENS);
 		if (!(v = realloc(t->v, cap * sizeof *v)))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return oom_fail(e);
 		t->v = v;
 		t->cap = cap;
 	}
@@ -260,7 +261,7 @@ static int put_value(struct render *r, const struct tok *k, struct err *e)
 	if (!v || json_is_null(v))
 		return 0;
 	if (!(text = task_text(v)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	rc = k->kind == TOK_RAW ? buf_append_str(&r->out, text, e) : put_escaped(&r->out, text, e);
 	free(text);
 	return rc;

@@ -4,6 +4,7 @@
 
 #include "base/buf.h"
 #include "base/limits.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "base/uuid.h"
@@ -168,7 +169,7 @@ static int m_print(struct task_ctx *c, json_t *args, json_t **out, struct err *e
 	char *s = json_dumps(json_array_get(args, 0), JSON_ENCODE_ANY | JSON_COMPACT);
 	(void)c;
 	if (!s)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	*out = json_string(s);
 	free(s);
 	return 0;
@@ -187,7 +188,7 @@ static int write_as(struct task_ctx *c, json_t *args, json_t **out, const char *
 	else
 		text = json_dumps(v, JSON_ENCODE_ANY | JSON_INDENT(2));
 	if (!text)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	uuid_v4(u);
 	if (str_fmt(name, sizeof name, ".concord_tmp/resource_%s.%s", u, ext)) {
 		free(text);

@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "base/jsonx.h"
+#include "base/oom.h"
 #include "base/str.h"
 #include "flow/tasks/slack_client.h"
 #include "flow/tasks/task.h"
@@ -36,7 +37,7 @@ static int message_done(struct task_ctx *t, const char *what, json_t *resp, json
 		vm_log(t->vm, FLOW_WARN, "Error %s: %s", what, json_is_string(error) ? json_string_value(error) : "?");
 	*out = json_pack("{s:b, s:O, s:O, s:O}", "ok", json_is_true(ok), "error", error ? error : json_null(), "id",
 			 json_is_string(channel) ? channel : json_null(), "ts", json_is_string(ts) ? ts : json_null());
-	return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	return *out ? 0 : oom_fail(e);
 }
 
 static int copy_param(json_t *in, const char *key, json_t *body, const char *as, json_type type, struct err *e)
@@ -135,7 +136,7 @@ static int channel_done(struct task_ctx *t, const char *what, json_t *resp, json
 	if (create)
 		vm_log(t->vm, FLOW_INFO, "Slack channel created: %s (stored as 'slackChannelId' variable)", id);
 	*out = create ? json_pack("{s:b, s:s}", "ok", 1, "slackChannelId", id) : json_pack("{s:b}", "ok", 1);
-	return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	return *out ? 0 : oom_fail(e);
 }
 
 static int slack_channel_execute(struct task_ctx *t, json_t *in, json_t **out, struct err *e)
@@ -182,7 +183,7 @@ static int m_send(struct task_ctx *t, json_t *args, json_t **out, struct err *e)
 	if (task_arg_str(args, 0, "channelId", &channel, e) < 0 || task_arg_str(args, 1, "text", &text, e) < 0)
 		return -1;
 	if (!(in = json_pack("{s:s, s:s}", "channelId", channel, "text", text)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	body = message_body(in, false, e);
 	rc = body ? slack_call(t, in, "chat.postMessage", body, "sending a Slack message", message_done, e) : -1;
 	json_decref(in);

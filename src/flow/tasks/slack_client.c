@@ -10,6 +10,7 @@
 
 #include "base/buf.h"
 #include "base/jsonx.h"
+#include "base/oom.h"
 #include "base/str.h"
 #include "flow/tasks/curl_api.h"
 #include "flow/tasks/defaults.h"
@@ -109,7 +110,7 @@ static int url_of(struct task_ctx *t, json_t *in, json_t *d, bool own, const cha
 	n = strlen(base);
 	if (asprintf(url, "%s%s%s", base, n && base[n - 1] == '/' ? "" : "/", method) < 0) {
 		*url = NULL;
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	}
 	return 0;
 }
@@ -130,7 +131,7 @@ static int proxy_of(json_t *in, json_t *d, char **proxy, struct err *e)
 		return err_set(e, ERR_INVALID, "'proxyAddress' must be a host name, got '%.100s'", host);
 	if (asprintf(proxy, "http://%s:%ld", host, port) < 0) {
 		*proxy = NULL;
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	}
 	return 0;
 }
@@ -157,7 +158,7 @@ static int parse_settings(struct task_ctx *t, json_t *in, const char *method, st
 	}
 	if (asprintf(&j->auth, "Authorization: Bearer %s", token) < 0) {
 		j->auth = NULL;
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	}
 	return 0;
 }
@@ -264,7 +265,7 @@ static int job_finish(struct task_job *base, struct task_ctx *t, json_t **out, s
 			return -1;
 		vm_log(t->vm, FLOW_WARN, "%s (ignoreErrors=true)", e->msg);
 		*out = json_pack("{s:b, s:s}", "ok", 0, "error", e->msg);
-		return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+		return *out ? 0 : oom_fail(e);
 	}
 	if (j->status != 200) {
 		char msg[160];
@@ -272,7 +273,7 @@ static int job_finish(struct task_job *base, struct task_ctx *t, json_t **out, s
 		str_fmt_cut(msg, sizeof msg, "Slack request not successful after %d retries. Last response code: %ld",
 			    j->retries, j->status);
 		if (!(resp = json_pack("{s:b, s:s}", "ok", 0, "error", msg)))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return oom_fail(e);
 	} else if (!(resp = jsonx_parse(j->resp.data ? j->resp.data : "", j->resp.len, 64, e)) ||
 		   !json_is_object(resp)) {
 		json_decref(resp);
@@ -290,13 +291,13 @@ int slack_call(struct task_ctx *t, json_t *in, const char *method, json_t *body,
 	struct slack_job *j = NULL;
 
 	if (!body)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	if (curl_api_load(e) < 0) {
 		err_prefix(e, "the %s task needs libcurl", t->task);
 		goto fail;
 	}
 	if (!(j = calloc(1, sizeof *j))) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		goto fail;
 	}
 	j->base = (struct task_job){job_run, job_finish, job_free};
@@ -305,7 +306,7 @@ int slack_call(struct task_ctx *t, json_t *in, const char *method, json_t *body,
 	str_fmt_cut(j->what, sizeof j->what, "%s", what ? what : "");
 	buf_init(&j->resp, SLACK_MAX_RESPONSE_BYTES);
 	if (!(j->body = json_dumps(body, JSON_COMPACT)) || !(j->h = curl.easy_init())) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		oom_fail(e);
 		goto fail;
 	}
 	if (parse_settings(t, in, method, j, e) < 0)

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "base/datetime.h"
+#include "base/oom.h"
 #include "base/str.h"
 #include "base/uuid.h"
 #include "flow/tasks/task.h"
@@ -41,7 +42,7 @@ static int sleep_execute(struct task_ctx *c, json_t *in, json_t **out, struct er
 		if (str_fmt(ev, sizeof ev, "sleep-%lld-%s", (long long)(dt_now_ms() + (ms > 0 ? ms : 0)), id))
 			return err_set(e, ERR_INTERNAL, "event name too long");
 		c->suspend_event = strdup(ev);
-		return c->suspend_event ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+		return c->suspend_event ? 0 : oom_fail(e);
 	}
 	vm_sleep(c->vm, c->t, ms);
 	return 0;

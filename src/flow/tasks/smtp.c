@@ -5,6 +5,7 @@
 #include <sodium.h>
 
 #include "base/buf.h"
+#include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "flow/tasks/curl_api.h"
@@ -101,7 +102,7 @@ static int server_of(struct smtp_job *j, json_t *p, struct err *e)
 		    (long long)n))
 		return err_set(e, ERR_INVALID, "'smtpParams.host' is too long");
 	if ((user && !(j->user = strdup(user))) || (pw && !(j->password = strdup(pw))))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	return 0;
 }
 
@@ -173,7 +174,7 @@ static int add_rcpts(struct smtp_job *j, json_t *list, struct err *e)
 		if (mail_address(json_string_value(v), addr, SMTP_ADDR_MAX, e) < 0)
 			return -1;
 		if (str_fmt(env, sizeof env, "<%s>", addr) || !(l = curl.slist_append(j->rcpt, env)))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return oom_fail(e);
 		j->rcpt = l;
 		j->n_rcpt++;
 	}
@@ -232,7 +233,7 @@ static int body_of(struct task_ctx *t, json_t *mail, char **body, size_t *len, b
 			return err_set(e, ERR_INVALID, "'mail.message' (or 'mail.template') is required");
 		*html = false;
 		*len = strlen(msg);
-		return (*body = strdup(msg)) ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+		return (*body = strdup(msg)) ? 0 : oom_fail(e);
 	}
 	if (!(tpl = path_read_beneath(t->h->workdir, name, SMTP_MAX_TEMPLATE_BYTES, &tl, e))) {
 		err_prefix(e, "template '%.200s'", name);
@@ -398,7 +399,7 @@ static int job_finish(struct task_job *base, struct task_ctx *t, json_t **out, s
 	}
 	vm_log(t->vm, FLOW_INFO, "send -> done, msgId: %s", j->msg_id);
 	*out = json_pack("{s:b}", "ok", 1);
-	return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	return *out ? 0 : oom_fail(e);
 }
 
 static int smtp_execute(struct task_ctx *t, json_t *in, json_t **out, struct err *e)
@@ -419,13 +420,13 @@ static int smtp_execute(struct task_ctx *t, json_t *in, json_t **out, struct err
 		return -1;
 	}
 	if (!(j = calloc(1, sizeof *j)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	j->base = (struct task_job){job_run, job_finish, job_free};
 	j->debug = debug;
 	buf_init(&j->msg, SMTP_MAX_MESSAGE_BYTES);
 	if (!(j->h = curl.easy_init())) {
 		job_free(&j->base);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	}
 	if (parse_server(t, in, j, e) < 0 || parse_mail(t, mail, j, e) < 0) {
 		job_free(&j->base);

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/oom.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
@@ -54,7 +55,7 @@ static int m_concat(struct task_ctx *c, json_t *args, json_t **out, struct err *
 	if (!a || !b) {
 		free(a);
 		free(b);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return oom_fail(e);
 	}
 	*out = json_pack("s++", "", a, b);
 	free(a);
