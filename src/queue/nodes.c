@@ -164,6 +164,7 @@ int64_t queue_nodes_tick(struct queue *q, struct store_conn *c)
 	if (now < q->next_beat)
 		return q->next_beat;
 	maintain(c);
+	queue_ready_sweep(q, c);
 	if (store_node_beat(c, q->node_id, now, &e) == 0) {
 		if (now >= q->settle_from)
 			settle_stale(q, c, now - (int64_t)q->cfg.node_dead_after_ms);
