@@ -3,7 +3,8 @@ database: a process is stopped wherever it runs — by an exclusive group's canc
 the `concord` task's kill — without the claiming node's dispatcher waiting for it, and the
 folder a start handed off on one node (<work>/ready/<id>) is removed there when another node
 runs the process or it ends elsewhere.  docs/scaling.md lists each piece of node-local
-state with its cross-node counterpart.
+state with its cross-node counterpart; a repository refreshed through one node is seen by
+starts through the others.
 
 Runs only against PostgreSQL ($ACCORD_TEST_DB), as test_nodes.py."""
 import os
@@ -13,6 +14,8 @@ import pytest
 from conftest import ADMIN_KEY, TEST_DB, Client, process_log, start_process, wait_process
 from proc_util import HELLO, make_org, make_project, sleeper, status, wait_for
 from test_nodes import node_of, nodes, psql  # noqa: F401 (nodes: the fixture)
+from repo_util import REPO_API, create_repo, git  # noqa: F401 (git: the fixture)
+from repo_util import flow as repo_flow
 from test_process_exclusive import flow
 
 pytestmark = pytest.mark.skipif(not TEST_DB, reason="several nodes need PostgreSQL ($ACCORD_TEST_DB)")
@@ -112,14 +115,37 @@ def test_a_folder_handed_off_is_removed_when_another_node_runs_it(full_node):
     pid = start_process(owner, HELLO)
     assert wait_process(owner, pid)["status"] == "FINISHED"
     wait_for(lambda: pid not in ready_entries(srv), timeout=10)
-    # One that ends elsewhere without running: scheduled, then stopped through the other node.
-    later = start_process(owner, HELLO, parts={"startAt": "2099-01-01T00:00:00.000Z"})
-    assert later in ready_entries(srv)
+    # One that ends elsewhere without running: scheduled, then stopped through the other
+    # node; another one scheduled keeps its folder (it may yet run on this node).
+    later, waiting = [start_process(owner, HELLO, parts={"startAt": "2099-01-01T00:00:00.000Z"})
+                      for _ in range(2)]
+    assert {later, waiting} <= set(ready_entries(srv))
     other = next(c for n, (s, c) in clients.items() if s is not srv)
     assert other.delete("/api/v1/process/%s" % later).status_code == 204
     assert wait_process(owner, later)["status"] == "CANCELLED"
     wait_for(lambda: later not in ready_entries(srv), timeout=10)
-    # A process still waiting for its start keeps its folder.
-    waiting = start_process(owner, HELLO, parts={"startAt": "2099-01-01T00:00:00.000Z"})
     assert waiting in ready_entries(srv)
     owner.delete("/api/v1/process/%s" % busy)
+
+
+def test_a_refresh_through_one_node_is_seen_by_starts_through_the_other(nodes, git):  # noqa: F811
+    """Each node has its own clone of a repository (<data>/repos/); a start through a node
+    whose clone is younger than --repo-fetch-max-age fetches anyway when another node
+    fetched a newer commit of the configured branch since (the store records each fetch)."""
+    a, b, url = nodes()
+    b.start()
+    admin_a, admin_b = Client(a.url, ADMIN_KEY), Client(b.url, ADMIN_KEY)
+    org, _ = make_org(admin_a)
+    project, _ = make_project(admin_a, org)
+    repo = git({"concord.yml": repo_flow("v1")})
+    name, _ = create_repo(admin_a, org, project, repo.url)
+    parts = {"org": org, "project": project, "repo": name}
+    first = start_process(admin_b, parts=parts)  # B clones: v1
+    assert wait_process(admin_b, first)["status"] == "FINISHED"
+    assert "v1" in process_log(admin_b, first)
+    v2 = repo.commit({"concord.yml": repo_flow("v2")})
+    assert admin_a.post(REPO_API % (org, project) + "/" + name + "/refresh").status_code == 200
+    second = start_process(admin_b, parts=parts)
+    p = wait_process(admin_b, second)
+    assert p["status"] == "FINISHED" and p["commitId"] == v2, p
+    assert "v2" in process_log(admin_b, second)
