@@ -33,11 +33,13 @@ static bool stopping(struct queue *q)
 	return yes;
 }
 
-/* One look at id: LOOK_FINAL when it is final (or was cancelled now, with why in its log
- * and what follows an end); else its supervisor was asked to stop it: LOOK_HERE when it
- * runs on this node, LOOK_ELSEWHERE when the others were asked (ask) or a supervisor of
- * this node has not registered it yet.  < 0 when the store failed. */
-static int look(struct queue *q, struct store_conn *c, const char *id, const char *why, bool ask, struct err *e)
+/* One look at id: LOOK_FINAL when it is final (or was cancelled now, with what follows an
+ * end); else its supervisor was asked to stop it: LOOK_HERE when it runs on this node,
+ * LOOK_ELSEWHERE when the others were asked (ask) or a supervisor of this node has not
+ * registered it yet.  why goes into its log first unless *logged.  < 0 when the store
+ * failed. */
+static int look(struct queue *q, struct store_conn *c, const char *id, const char *why, bool ask, bool *logged,
+		struct err *e)
 {
 	for (int tries = 0; tries < 10; tries++) {
 		struct process p;
@@ -50,7 +52,9 @@ static int look(struct queue *q, struct store_conn *c, const char *id, const cha
 			return LOOK_FINAL;
 		if (st & PS_SERVER_SIDE) {
 			if (store_process_transition(c, id, PS_SERVER_SIDE, PS_CANCELLED, e) == 0) {
-				queue_log_line(c, id, "WARN", "%s", why);
+				if (!*logged)
+					queue_log_line(c, id, "WARN", "%s", why);
+				*logged = true;
 				queue_ended_server_side(q, c, id, PS_CANCELLED);
 				return LOOK_FINAL;
 			}
@@ -58,6 +62,9 @@ static int look(struct queue *q, struct store_conn *c, const char *id, const cha
 				return -1;
 			continue; /* it moved on meanwhile: look again */
 		}
+		if (!*logged)
+			queue_log_line(c, id, "WARN", "%s", why);
+		*logged = true;
 		if (q && queue_stop_request(q, id))
 			return LOOK_HERE;
 		if (ask && q && q->listener && store_notify(c, QUEUE_CHANNEL_STOP, id, e))
@@ -67,22 +74,18 @@ static int look(struct queue *q, struct store_conn *c, const char *id, const cha
 	return err_set(e, ERR_CONFLICT, "process %s changes its status too often to be stopped", id);
 }
 
-/* Looks at id until it is final or deadline (ms) passes; why is written once, by the first
- * look that finds it not final (first: this call's first look may write it). */
-static int follow(struct queue *q, struct store_conn *c, const char *id, const char *why, bool first, int64_t deadline,
+/* Looks at id until it is final or deadline (ms) passes; why is written once (not at all
+ * when logged). */
+static int follow(struct queue *q, struct store_conn *c, const char *id, const char *why, bool logged, int64_t deadline,
 		  struct err *e)
 {
 	int64_t ask_at = 0;
-	bool logged = !first;
 
 	for (;;) {
 		int64_t now = dt_now_ms();
-		int rc = look(q, c, id, why, now >= ask_at, e);
+		int rc = look(q, c, id, why, now >= ask_at, &logged, e);
 		if (rc < 0 || rc == LOOK_FINAL)
 			return rc < 0 ? -1 : 0;
-		if (!logged)
-			queue_log_line(c, id, "WARN", "%s", why);
-		logged = true;
 		if (now >= ask_at)
 			ask_at = now + ASK_AGAIN_MS;
 		if (now >= deadline || (q && stopping(q)))
@@ -105,7 +108,7 @@ static void stop_job(void *arg)
 	struct err e;
 	struct store_conn *c = store_conn(j->q->cfg.store, &e);
 
-	if (!c || follow(j->q, c, j->id, j->why, false, dt_now_ms() + queue_stop_wait_ms(j->q), &e))
+	if (!c || follow(j->q, c, j->id, j->why, true, dt_now_ms() + queue_stop_wait_ms(j->q), &e))
 		if (!stopping(j->q))
 			LOG_W("process %s: cannot stop it: %s", j->id, e.msg);
 	free(j);
@@ -114,14 +117,14 @@ static void stop_job(void *arg)
 int queue_stop(struct queue *q, struct store_conn *c, const char *id, const char *why, int64_t wait_ms, struct err *e)
 {
 	struct stop_job *j;
+	bool logged = false;
 	int rc;
 
 	if (wait_ms > 0)
-		return follow(q, c, id, why, true, dt_now_ms() + wait_ms, e);
-	rc = look(q, c, id, why, true, e);
+		return follow(q, c, id, why, false, dt_now_ms() + wait_ms, e);
+	rc = look(q, c, id, why, true, &logged, e);
 	if (rc < 0 || rc == LOOK_FINAL)
 		return rc < 0 ? -1 : 0;
-	queue_log_line(c, id, "WARN", "%s", why);
 	if (!q || !q->stoppers)
 		return 1;
 	if (!(j = calloc(1, sizeof *j)) || str_fmt(j->id, sizeof j->id, "%s", id)) {
