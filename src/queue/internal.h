@@ -43,6 +43,7 @@ struct queue {
 	char **zygote_env;
 	int64_t next_beat; /* ms: this node's next heartbeat (nodes.c; the dispatcher's thread) */
 	int64_t settle_from; /* ms: no other node is settled before (after this node's own outage) */
+	int64_t next_sweep;  /* ms: this node's next look at its ready/ folders (ready_sweep.c) */
 	/* Wake-ups from other nodes (listen.c; NULL: the store serves one node). */
 	struct store_listener *listener;
 	pthread_t listener_thread;
@@ -64,8 +65,9 @@ bool queue_stop_request(struct queue *q, const char *id);
 
 /* Whether a supervisor of this node holds process id. */
 bool queue_holds(struct queue *q, const char *id);
-/* On the dispatcher's thread (at each heartbeat): removes the folders handed off to this
- * node (<work>/ready/) whose process was claimed by another node or ended (ready_sweep.c). */
+/* On the dispatcher's thread (at a heartbeat, at most once every node_dead_after_ms, only
+ * with several nodes): removes the folders handed off to this node (<work>/ready/) whose
+ * process was claimed by another node or ended elsewhere (ready_sweep.c). */
 void queue_ready_sweep(struct queue *q, struct store_conn *c);
 
 /* Nodes (nodes.c), on the dispatcher's thread: registers this node and settles the stale

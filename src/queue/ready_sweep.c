@@ -2,7 +2,7 @@
  * node will take: the process was claimed by another node (which unpacked its stored
  * payload), or ended, or is gone.  queue_process_ended drops the folder only on the node
  * where the process ended, so with several nodes the node that stored it looks at its
- * folders at each heartbeat (internal.h queue_ready_sweep). */
+ * folders now and then (internal.h queue_ready_sweep): one read of the store per folder. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +44,10 @@ void queue_ready_sweep(struct queue *q, struct store_conn *c)
 	struct err e;
 	DIR *d;
 
+	/* Alone, this node claims everything it stored, and ends drop their folders here. */
+	if (!q->listener || dt_now_ms() < q->next_sweep)
+		return;
+	q->next_sweep = dt_now_ms() + q->cfg.node_dead_after_ms;
 	if (start_ready_path(q->work_dir, "", path, sizeof path, &e) || !(d = opendir(path))) {
 		if (errno != ENOENT)
 			LOG_W("cannot read the handed-off folders in %s: %s", q->work_dir, strerror(errno));
