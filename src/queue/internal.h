@@ -37,11 +37,11 @@ struct queue {
 	unsigned n_running;
 	struct running *running;
 	pthread_t dispatcher;
-	struct workq *workers; /* cfg.workers threads running supervisor_main */
+	struct workq *workers;	/* cfg.workers threads running supervisor_main */
 	struct workq *stoppers; /* one thread following stops that did not wait (stop.c) */
-	struct zygote *zygote; /* NULL: runners are exec'd (cfg.runner_zygote false) */
+	struct zygote *zygote;	/* NULL: runners are exec'd (cfg.runner_zygote false) */
 	char **zygote_env;
-	int64_t next_beat; /* ms: this node's next heartbeat (nodes.c; the dispatcher's thread) */
+	int64_t next_beat;   /* ms: this node's next heartbeat (nodes.c; the dispatcher's thread) */
 	int64_t settle_from; /* ms: no other node is settled before (after this node's own outage) */
 	int64_t next_sweep;  /* ms: this node's next look at its ready/ folders (ready_sweep.c) */
 	/* Wake-ups from other nodes (listen.c; NULL: the store serves one node). */
