@@ -7,16 +7,16 @@ state with its cross-node counterpart; a repository refreshed through one node i
 starts through the others.
 
 Runs only against PostgreSQL ($ACCORD_TEST_DB), as test_nodes.py."""
-import os
-
 import pytest
 
 from conftest import ADMIN_KEY, TEST_DB, Client, process_log, start_process, wait_process
 from proc_util import HELLO, make_org, make_project, sleeper, status, wait_for
-from test_nodes import node_of, nodes, psql  # noqa: F401 (nodes: the fixture)
 from repo_util import REPO_API, create_repo, git  # noqa: F401 (git: the fixture)
 from repo_util import flow as repo_flow
+from test_audit import CHILDREN_FLOW
+from test_nodes import node_of, nodes, psql  # noqa: F401 (nodes: the fixture)
 from test_process_exclusive import flow
+from test_process_handoff import ready_entries
 
 pytestmark = pytest.mark.skipif(not TEST_DB, reason="several nodes need PostgreSQL ($ACCORD_TEST_DB)")
 
@@ -74,35 +74,18 @@ def test_the_newer_process_waits_while_the_old_one_stops_elsewhere(full_node):
     assert "Process is waiting: older processes of exclusive group 'g1'" in process_log(admin, new)
 
 
-KILLS_ITS_CHILD = """
-flows:
-  default:
-    - task: concord
-      in: {action: start, payload: child}
-      out: job
-    - task: concord
-      in: {action: kill, instanceId: "${job.id}", sync: true}
-    - log: "killed ${job.id}"
-"""
-
-
 def test_a_child_on_the_other_node_is_killed(full_node):
     clients, url = full_node
     admin = next(iter(clients.values()))[1]
     # The parent fills its node: its child runs on the other one.
-    parent = start_process(admin, KILLS_ITS_CHILD, files={"child/concord.yml": sleeper(60).encode()})
+    parent = start_process(admin, CHILDREN_FLOW, files={"child/concord.yml": sleeper(60).encode()})
     p = wait_process(admin, parent, timeout=40)
     log = process_log(admin, parent)
     assert p["status"] == "FINISHED", log
     kids = admin.get("/api/v1/process/%s/subprocess" % parent).json()
     assert len(kids) == 1 and kids[0]["status"] == "CANCELLED", kids
-    assert "killed %s" % kids[0]["instanceId"] in log
+    assert "started and killed %s" % kids[0]["instanceId"] in log
     assert "Process cancelled by process %s" % parent in process_log(admin, kids[0]["instanceId"])
-
-
-def ready_entries(srv):
-    path = os.path.join(srv.data_dir, "ready")
-    return sorted(os.listdir(path)) if os.path.isdir(path) else []
 
 
 def test_a_folder_handed_off_is_removed_when_another_node_runs_it(full_node):
