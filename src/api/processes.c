@@ -2,16 +2,13 @@
  * attachment and event endpoints live in their own files. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "api/process_json.h"
 #include "api/process_routes.h"
 #include "api/routes.h"
-#include "base/datetime.h"
-#include "base/log.h"
-#include "queue/logwatch.h"
+#include "base/str.h"
 #include "queue/queue.h"
 
 static int status(struct api_call *c, unsigned includes)
@@ -41,54 +38,23 @@ static int status_v1(struct api_call *c)
 }
 
 /* Stop (reference §6.8, DESIGN.md §2): a process that is not running is cancelled at once;
- * a running one is stopped by its supervisor (SIGTERM, SIGKILL after the grace period) and
- * the answer comes once it is CANCELLED; a finished one is left as it is.  204 in all
- * three cases, as Concord. */
+ * a running one is stopped by its supervisor wherever it runs (SIGTERM, SIGKILL after the
+ * grace period) and the answer comes once it is CANCELLED; a finished one is left as it
+ * is.  204 in all three cases, as Concord. */
 static int stop(struct api_call *c)
 {
 	struct process p;
+	char why[200];
+	struct err e;
 	int rc;
-	bool asked = false;
-	int64_t deadline = dt_now_ms() + queue_stop_wait_ms(c->app->queue);
 
 	if ((rc = api_process_load(c, api_param(c, "id"), PROC_WRITE, &p)))
 		return rc;
-	while (rc == 0 && dt_now_ms() < deadline) {
-		struct err e;
-		if (PS_BIT(p.status) & PS_TERMINAL)
-			break;
-		if (PS_BIT(p.status) & PS_SERVER_SIDE) {
-			if (store_process_transition(c->db, p.instance_id, PS_SERVER_SIDE, PS_CANCELLED, &e) == 0) {
-				queue_log_line(c->db, p.instance_id, "WARN", "Process cancelled by %s",
-					       c->who.user.username);
-				queue_log_grew(c->app->queue, c->db, p.instance_id);
-				logwatch_end(p.instance_id); /* followers see the line above, then the end */
-				queue_process_ended(c->app->queue, c->db, p.instance_id, PS_CANCELLED);
-				if (store_process_payload_drop(c->db, p.instance_id, &e))
-					LOG_W("process %s: cannot drop its payload: %s", p.instance_id, e.msg);
-				break;
-			}
-		} else if (queue_stop_process(c->app->queue, p.instance_id, &e) == 0) {
-			break;
-		} else if (e.code != ERR_NOT_FOUND) {
-			rc = api_fail(c, e.code, "%s", e.msg);
-			break;
-		} else {
-			/* Claimed but its supervisor is not registered yet, or it runs on another
-			 * node: ask that one (once) and look again shortly. */
-			struct timespec ts = {0, 10 * 1000000};
-			if (!asked && queue_stop_elsewhere(c->app->queue, c->db, p.instance_id, &e))
-				LOG_W("process %s: cannot ask the other nodes to stop it: %s", p.instance_id, e.msg);
-			asked = true;
-			nanosleep(&ts, NULL);
-		}
-		store_process_cleanup(&p);
-		if ((rc = store_process_get(c->db, api_param(c, "id"), &p, &c->err)))
-			return rc;
-	}
+	str_fmt_cut(why, sizeof why, "Process cancelled by %s", c->who.user.username);
+	rc = queue_stop(c->app->queue, c->db, p.instance_id, why, queue_stop_wait_ms(c->app->queue), &e);
 	store_process_cleanup(&p);
-	if (rc)
-		return rc;
+	if (rc && e.code != ERR_UNAVAILABLE) /* still stopping: it will be CANCELLED shortly */
+		return api_fail(c, e.code, "%s", e.msg);
 	http_resp_bytes(c->resp, 204, "", NULL, 0);
 	return 0;
 }

@@ -7,10 +7,10 @@
 
 #include "base/datetime.h"
 #include "base/log.h"
+#include "base/str.h"
 #include "flow/value.h"
 #include "queue/children.h"
 #include "queue/internal.h"
-#include "queue/logwatch.h"
 #include "store/process_children.h"
 
 static void wake_supervisors(struct queue *q)
@@ -245,44 +245,8 @@ out:
 
 int children_kill(struct queue *q, struct store_conn *c, const char *id, const char *by, struct err *e)
 {
-	struct process p;
-	unsigned st;
+	char why[256];
 
-	for (int tries = 0; tries < 10; tries++) {
-		if (store_process_get(c, id, &p, e))
-			return -1;
-		st = PS_BIT(p.status);
-		store_process_cleanup(&p);
-		if (st & PS_TERMINAL)
-			return 0;
-		if (st & PS_SERVER_SIDE) {
-			if (store_process_transition(c, id, PS_SERVER_SIDE, PS_CANCELLED, e) == 0) {
-				queue_log_line(c, id, "WARN", "Process cancelled by %s", by);
-				queue_log_grew(q, c, id);
-				logwatch_end(id);
-				queue_process_ended(q, c, id, PS_CANCELLED);
-				if (store_process_payload_drop(c, id, e))
-					LOG_W("process %s: cannot drop its payload: %s", id, e->msg);
-				return 0;
-			}
-			continue; /* it moved on meanwhile: look again */
-		}
-		pthread_mutex_lock(&q->lock);
-		for (struct running *r = q->running; r; r = r->next) {
-			int expected = STOP_NONE;
-			char b = 1;
-			if (strcmp(r->p.instance_id, id) != 0)
-				continue;
-			if (atomic_compare_exchange_strong(&r->stop, &expected, STOP_CANCEL) &&
-			    write(r->wake_fd[1], &b, 1) < 0)
-				LOG_W("process %s: cannot wake its supervisor: %s", id, strerror(errno));
-			pthread_mutex_unlock(&q->lock);
-			return 0;
-		}
-		pthread_mutex_unlock(&q->lock);
-		if (p.status != PS_STARTING) /* a STARTING one may not be registered yet */
-			break;
-		usleep(10000);
-	}
-	return err_set(e, ERR_UNAVAILABLE, "Process %s runs on another node: stop it through the API", id);
+	str_fmt_cut(why, sizeof why, "Process cancelled by %s", by);
+	return queue_stop(q, c, id, why, 0, e) < 0 ? -1 : 0;
 }

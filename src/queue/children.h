@@ -27,9 +27,9 @@ void children_parent_suspended(struct queue *q, struct store_conn *c, const char
  * deadline passed). */
 int children_wait_check(struct store_conn *c, json_t *wait, json_t **out, struct err *e) WUR;
 
-/* Stops process id without waiting: cancelled at once when nothing of it runs, else its
- * supervisor on this node is asked to stop it (ERR_UNAVAILABLE when it runs on another
- * node).  by names who stops it in the log line. */
+/* Stops process id without waiting (queue_stop): cancelled at once when nothing of it
+ * runs, else its supervisor is asked to stop it, wherever it runs.  by names who stops it
+ * in the log line. */
 int children_kill(struct queue *q, struct store_conn *c, const char *id, const char *by, struct err *e) WUR;
 
 #endif

@@ -2,9 +2,11 @@
  * final status, a stop cancelled it while it was not running, a timeout, recovery at
  * start-up): handler processes, the WAITING process next in its exclusive group, and the
  * parent waiting for its children; the folder handed off at its start if nothing took it. */
+#include "base/log.h"
 #include "base/metrics.h"
 #include "queue/children.h"
 #include "queue/internal.h"
+#include "queue/logwatch.h"
 #include "queue/queue.h"
 #include "queue/start_staged.h"
 #include "queue/timers.h"
@@ -17,4 +19,15 @@ void queue_process_ended(struct queue *q, struct store_conn *c, const char *id, 
 	queue_handlers_start(q, c, id, st);
 	queue_exclusive_ended(q, c, id);
 	children_ended(q, c, id);
+}
+
+void queue_ended_server_side(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
+{
+	struct err e;
+
+	queue_log_grew(q, c, id);
+	logwatch_end(id);
+	queue_process_ended(q, c, id, st);
+	if (store_process_payload_drop(c, id, &e))
+		LOG_W("process %s: cannot drop its payload: %s", id, e.msg);
 }

@@ -2,63 +2,62 @@
  * decision is taken when the dispatcher claims a process, in one transaction with its
  * STARTING → WAITING/CANCELLED change (store_process_exclusive_claim), and a WAITING one
  * is enqueued again when a process of its group ends. */
-#include <string.h>
-#include <time.h>
-
 #include "base/log.h"
+#include "base/str.h"
 #include "queue/timers.h"
 #include "store/process_timers.h"
 
-/* Cancels an older process of the group: at once when nothing of it runs, else through
- * its supervisor. */
-static void cancel_old(struct queue *q, struct store_conn *c, const char *old, const char *group, const char *by)
+/* Cancels the older processes of the group (old) for p: true when none of them runs any
+ * more, so p runs now.  Else p waits (WAITING) until they have stopped (wherever they run:
+ * queue_stop, which does not wait, so this dispatcher goes on claiming), and the end of
+ * each lets it go on (queue_exclusive_ended). */
+static bool cancel_old(struct queue *q, struct store_conn *c, const struct process *p, json_t *old, const char *group)
 {
-	bool logged = false;
+	char why[512];
+	bool stopping = false;
+	json_t *item;
+	struct err e;
+	size_t i;
 
-	for (int tries = 0; tries < 100; tries++) {
-		struct process p;
-		struct err e;
-		if (store_process_get(c, old, &p, &e))
-			return;
-		enum proc_status st = p.status;
-		store_process_cleanup(&p);
-		if (PS_BIT(st) & PS_TERMINAL)
-			return;
-		if (PS_BIT(st) & PS_SERVER_SIDE) {
-			if (store_process_transition(c, old, PS_SERVER_SIDE, PS_CANCELLED, &e) == 0) {
-				queue_log_line(
-				    c, old, "WARN",
-				    "Process cancelled: a newer process (%s) of exclusive group '%s' started", by,
-				    group);
-				queue_ended_server_side(q, c, old, PS_CANCELLED);
-				return;
-			}
-			continue;
-		}
-		if (!logged)
-			queue_log_line(c, old, "WARN",
-				       "Process cancelled: a newer process (%s) of exclusive group '%s' started", by,
-				       group);
-		logged = true;
-		if (queue_stop_process(q, old, &e) == 0)
-			return;
-		if (e.code != ERR_NOT_FOUND) {
-			LOG_W("process %s: cannot stop it: %s", old, e.msg);
-			return;
-		}
-		/* Claimed by another dispatcher round but not registered yet: look again. */
-		struct timespec ts = {0, 10 * 1000000};
-		nanosleep(&ts, NULL);
+	str_fmt_cut(why, sizeof why, "Process cancelled: a newer process (%s) of exclusive group '%s' started",
+		    p->instance_id, group);
+	json_array_foreach(old, i, item)
+	{
+		int rc = queue_stop(q, c, json_string_value(item), why, 0, &e);
+		if (rc < 0)
+			LOG_W("process %s: cannot stop it: %s", json_string_value(item), e.msg);
+		stopping |= rc != 0;
 	}
+	if (!stopping)
+		return true;
+	if (store_process_transition(c, p->instance_id, PS_BIT(PS_STARTING), PS_WAITING, &e)) {
+		LOG_E("process %s: cannot make it wait for its exclusive group: %s", p->instance_id, e.msg);
+		return true;
+	}
+	queue_log_line(c, p->instance_id, "INFO",
+		       "Process is waiting: older processes of exclusive group '%s' are being cancelled", group);
+	/* They may all have ended before it was WAITING, and found nothing to let go on. */
+	json_array_foreach(old, i, item)
+	{
+		struct process o;
+		if (store_process_get(c, json_string_value(item), &o, &e))
+			return false; /* a process is never deleted while others of its group run */
+		bool final = PS_BIT(o.status) & PS_TERMINAL;
+		store_process_cleanup(&o);
+		if (!final)
+			return false;
+	}
+	queue_exclusive_ended(q, c, json_string_value(json_array_get(old, 0)));
+	return false;
 }
 
 bool queue_exclusive_admit(struct queue *q, struct store_conn *c, struct process *p)
 {
 	enum excl_verdict v;
-	json_t *old = NULL, *item;
+	json_t *old = NULL;
 	char group[129];
 	struct err e;
-	size_t i;
+	bool runs;
 
 	if (store_process_exclusive_claim(c, p->instance_id, group, &v, &old, &e)) {
 		LOG_E("process %s: cannot check its exclusive group: %s", p->instance_id, e.msg);
@@ -68,9 +67,11 @@ bool queue_exclusive_admit(struct queue *q, struct store_conn *c, struct process
 	case EXCL_RUN:
 		return true;
 	case EXCL_CANCEL_OLD:
-		json_array_foreach(old, i, item) cancel_old(q, c, json_string_value(item), group, p->instance_id);
+		runs = cancel_old(q, c, p, old, group);
 		json_decref(old);
-		return true;
+		if (runs)
+			return true;
+		break;
 	case EXCL_WAIT:
 		queue_log_line(c, p->instance_id, "INFO",
 			       "Process is waiting: another process of exclusive group '%s' is running", group);

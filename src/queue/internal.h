@@ -37,11 +37,13 @@ struct queue {
 	unsigned n_running;
 	struct running *running;
 	pthread_t dispatcher;
-	struct workq *workers; /* cfg.workers threads running supervisor_main */
-	struct zygote *zygote; /* NULL: runners are exec'd (cfg.runner_zygote false) */
+	struct workq *workers;	/* cfg.workers threads running supervisor_main */
+	struct workq *stoppers; /* one thread following stops that did not wait (stop.c) */
+	struct zygote *zygote;	/* NULL: runners are exec'd (cfg.runner_zygote false) */
 	char **zygote_env;
-	int64_t next_beat; /* ms: this node's next heartbeat (nodes.c; the dispatcher's thread) */
+	int64_t next_beat;   /* ms: this node's next heartbeat (nodes.c; the dispatcher's thread) */
 	int64_t settle_from; /* ms: no other node is settled before (after this node's own outage) */
+	int64_t next_sweep;  /* ms: this node's next look at its ready/ folders (ready_sweep.c) */
 	/* Wake-ups from other nodes (listen.c; NULL: the store serves one node). */
 	struct store_listener *listener;
 	pthread_t listener_thread;
@@ -57,8 +59,16 @@ int queue_listen_start(struct queue *q, struct err *e) WUR;
 void queue_listen_stop(struct queue *q);
 /* The dispatcher of this node only (queue_wake also tells the other nodes). */
 void queue_wake_local(struct queue *q);
-/* Asks the supervisor of id, if it runs on this node, to stop it (does not wait). */
-void queue_stop_request(struct queue *q, const char *id);
+/* Asks the supervisor of id, if it runs on this node, to stop it (does not wait): true
+ * when one does. */
+bool queue_stop_request(struct queue *q, const char *id);
+
+/* Whether a supervisor of this node holds process id. */
+bool queue_holds(struct queue *q, const char *id);
+/* On the dispatcher's thread (at a heartbeat, at most once every node_dead_after_ms, only
+ * with several nodes): removes the folders handed off to this node (<work>/ready/) whose
+ * process was claimed by another node or ended elsewhere (ready_sweep.c). */
+void queue_ready_sweep(struct queue *q, struct store_conn *c);
 
 /* Nodes (nodes.c), on the dispatcher's thread: registers this node and settles the stale
  * ones (alone: every other one, a previous run of this data folder) at start; beats and

@@ -34,8 +34,9 @@ void queue_settle(struct queue *q, struct store_conn *c, const char *id, const c
 		return;
 	}
 	queue_log_line(c, id, "ERROR", "Process failed: %s", failed);
-	/* Its onFailure handler, the next WAITING process of its exclusive group, its parent. */
-	queue_process_ended(q, c, id, PS_FAILED);
+	/* Its onFailure handler, the next WAITING process of its exclusive group, its parent;
+	 * the followers of its log on every node see the end; its payload goes. */
+	queue_ended_server_side(q, c, id, PS_FAILED);
 	LOG_W("process %s: FAILED: %s", id, failed);
 }
 
@@ -164,6 +165,7 @@ int64_t queue_nodes_tick(struct queue *q, struct store_conn *c)
 	if (now < q->next_beat)
 		return q->next_beat;
 	maintain(c);
+	queue_ready_sweep(q, c);
 	if (store_node_beat(c, q->node_id, now, &e) == 0) {
 		if (now >= q->settle_from)
 			settle_stale(q, c, now - (int64_t)q->cfg.node_dead_after_ms);

@@ -260,6 +260,16 @@ static struct running *find(struct queue *q, const char *id)
 	return NULL;
 }
 
+bool queue_holds(struct queue *q, const char *id)
+{
+	bool yes;
+
+	pthread_mutex_lock(&q->lock);
+	yes = find(q, id) != NULL;
+	pthread_mutex_unlock(&q->lock);
+	return yes;
+}
+
 static void request_stop(struct running *r, enum stop_reason why)
 {
 	int expected = STOP_NONE;
@@ -284,7 +294,7 @@ static struct running *wait_gone(struct queue *q, const char *id, int64_t deadli
 	return r;
 }
 
-void queue_stop_request(struct queue *q, const char *id)
+bool queue_stop_request(struct queue *q, const char *id)
 {
 	struct running *r;
 
@@ -292,35 +302,7 @@ void queue_stop_request(struct queue *q, const char *id)
 	if ((r = find(q, id)))
 		request_stop(r, STOP_CANCEL);
 	pthread_mutex_unlock(&q->lock);
-}
-
-int queue_stop_elsewhere(struct queue *q, struct store_conn *c, const char *id, struct err *e)
-{
-	return q->listener ? store_notify(c, QUEUE_CHANNEL_STOP, id, e) : 0;
-}
-
-int64_t queue_stop_wait_ms(struct queue *q)
-{
-	return q && q->listener ? (int64_t)q->cfg.stop_grace_ms + 5000 : 1000;
-}
-
-int queue_stop_process(struct queue *q, const char *id, struct err *e)
-{
-	struct running *r;
-	int64_t deadline = dt_now_ms() + q->cfg.stop_grace_ms + 5000;
-
-	pthread_mutex_lock(&q->lock);
-	r = find(q, id);
-	if (!r) {
-		pthread_mutex_unlock(&q->lock);
-		return err_set(e, ERR_NOT_FOUND, "process %s does not run on this node", id);
-	}
-	request_stop(r, STOP_CANCEL);
-	r = wait_gone(q, id, deadline);
-	pthread_mutex_unlock(&q->lock);
-	if (r)
-		return err_set(e, ERR_UNAVAILABLE, "process %s is still stopping", id);
-	return 0;
+	return r != NULL;
 }
 
 int queue_wait_released(struct queue *q, const char *id, unsigned ms, struct err *e)
@@ -362,7 +344,7 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
-	if (recover(q, e) || !(q->workers = workq_new(cfg->workers, e)))
+	if (recover(q, e) || !(q->workers = workq_new(cfg->workers, e)) || !(q->stoppers = workq_new(1, e)))
 		goto fail;
 	if (cfg->runner_zygote) {
 		q->zygote_env = queue_runner_env(&q->cfg, q->work_dir, true);
@@ -380,6 +362,7 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 	}
 	return q;
 fail:
+	workq_free(q->stoppers);
 	workq_free(q->workers);
 	zygote_free(q->zygote);
 	queue_free_env(q->zygote_env);
@@ -416,6 +399,7 @@ void queue_shutdown(struct queue *q, unsigned grace_ms)
 	while (q->running)
 		pthread_cond_wait(&q->changed, &q->lock);
 	pthread_mutex_unlock(&q->lock);
+	workq_free(q->stoppers); /* its stops end early: the node is stopping */
 	/* Before the workers end: one that restarted the zygote is its parent thread, and the
 	 * zygote dies with that thread (PR_SET_PDEATHSIG). */
 	zygote_free(q->zygote);

@@ -64,23 +64,24 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e);
 /* Something was enqueued (or a startAt changed): the dispatcher looks again. */
 void queue_wake(struct queue *q);
 
-/* Stops process id if it runs on this node: SIGTERM to its runner's process group,
- * SIGKILL after the grace period, status CANCELLED.  Waits until the supervisor has
- * recorded the final status (at most grace + 5 s).  0 when it was running here and is
- * now final; ERR_NOT_FOUND when it does not run on this node. */
-int queue_stop_process(struct queue *q, const char *id, struct err *e) WUR;
-/* With several nodes (PostgreSQL): asks the node that runs id to stop it (a notification
- * on c, sent when c's transaction commits); 0 at once, nothing to wait for here.  On a
- * store that serves one node it does nothing. */
-int queue_stop_elsewhere(struct queue *q, struct store_conn *c, const char *id, struct err *e) WUR;
+/* Stops process id wherever it runs — the one stop of the API, exclusive groups (cancelOld)
+ * and the `concord` task's kill.  NEW, PREPARING, ENQUEUED, WAITING and SUSPENDED become
+ * CANCELLED at once (queue_ended_server_side follows); a STARTING or RUNNING one is stopped
+ * by its supervisor, on this node or, with several nodes, on the one that claimed it (asked
+ * through the store's notifications, again until it is final): SIGTERM to its runner's
+ * process group, SIGKILL after the grace period, CANCELLED.  why is the log line written
+ * (once) into the process's log ("Process cancelled by …").  wait_ms > 0: waits that long
+ * for the final status: 0 then, ERR_UNAVAILABLE when it is still stopping.  wait_ms 0:
+ * never waits: 0 when it is final now, 1 when its supervisor was asked, and this node's
+ * stopper thread follows it through (asks again, cancels it at once should it suspend
+ * first).  q may be NULL (no queue: only what is not running can be cancelled). */
+int queue_stop(struct queue *q, struct store_conn *c, const char *id, const char *why, int64_t wait_ms,
+	       struct err *e) WUR;
+/* How long a stop waits for a claimed process to be final: the stop grace period + 5 s. */
+int64_t queue_stop_wait_ms(struct queue *q);
 /* With several nodes: tells the others that id's log grew or that it ended (sent when c's
  * transaction commits), so that their followers read (logwatch.h wakes this node's). */
 void queue_log_grew(struct queue *q, struct store_conn *c, const char *id);
-
-/* How long a stop waits for a claimed process that does not run here to reach a final
- * status: its supervisor registering on this node (1 s), or, with several nodes, another
- * node stopping it (the stop grace period + 5 s). */
-int64_t queue_stop_wait_ms(struct queue *q);
 
 /* Waits at most ms until no supervisor of this node holds process id any more (one that
  * has recorded a final or SUSPENDED status may still be storing results and removing its
@@ -108,6 +109,10 @@ void queue_log_line(struct store_conn *c, const char *id, const char *level, con
  * the resume of a parent waiting for its children, WAITING processes of the same
  * exclusive group).  q may be NULL (no queue on this node).  Errors are logged. */
 void queue_process_ended(struct queue *q, struct store_conn *c, const char *id, enum proc_status st);
+/* The end of a process whose final status the server itself set (nothing of it ran on a
+ * worker: a stop, an exclusive group, a suspend timeout): the other nodes' and this node's
+ * log followers see the end, queue_process_ended, its payload dropped. */
+void queue_ended_server_side(struct queue *q, struct store_conn *c, const char *id, enum proc_status st);
 
 /* Runner resource limits (set by `accord serve`, read by every supervisor). */
 struct runner_limits {

@@ -2,23 +2,11 @@
  * nothing polls; the deadline lives in the store and survives a restart. */
 #include "base/datetime.h"
 #include "base/log.h"
-#include "queue/logwatch.h"
 #include "queue/timers.h"
 #include "store/audit.h"
 #include "store/process_timers.h"
 
 #define EXPIRE_BATCH 32
-
-void queue_ended_server_side(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
-{
-	struct err e;
-
-	queue_log_grew(q, c, id);
-	logwatch_end(id);
-	queue_process_ended(q, c, id, st);
-	if (store_process_payload_drop(c, id, &e))
-		LOG_W("process %s: cannot drop its payload: %s", id, e.msg);
-}
 
 static void expired(struct queue *q, struct store_conn *c, const char *id)
 {

@@ -197,6 +197,17 @@ static int resolve(struct repos *rs, const struct repository *r, const char *ref
 	return rc;
 }
 
+/* Whether the configured ref resolved here (at: this node's clone's fetch) is older than
+ * what a later fetch by another node (a refresh through it) recorded in the store: then
+ * this node fetches too, so a refresh through any node is seen by starts through every one. */
+static bool behind_the_store(const struct repository *r, const char *ref, const char *commit, int64_t at,
+			     const struct repo_commit *here)
+{
+	bool configured = !commit && (!ref || strcmp(ref, r->branch) == 0);
+
+	return configured && r->fetched_commit[0] && r->fetched_at > at && strcmp(here->id, r->fetched_commit) != 0;
+}
+
 int repo_prepare(struct repos *rs, struct store_conn *c, const struct repository *r, const char *branch_or_tag,
 		 const char *commit_id, struct repo_commit *out, struct err *e)
 {
@@ -234,7 +245,9 @@ int repo_prepare(struct repos *rs, struct store_conn *c, const struct repository
 		fetched = true;
 	}
 	rc = resolve(rs, r, ref, commit, out, e);
-	if (rc == 1 && !fetched) { /* a new branch, tag or commit: fetch once */
+	if (rc == 0 && !fetched && behind_the_store(r, ref, commit, at, out))
+		rc = 1;
+	if (rc == 1 && !fetched) { /* a new branch, tag or commit, or a newer one elsewhere: fetch once */
 		if ((rc = fetch_for_start(rs, c, r, e)))
 			return rc;
 		rc = resolve(rs, r, ref, commit, out, e);

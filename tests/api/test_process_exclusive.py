@@ -5,7 +5,7 @@ import signal
 import pytest
 
 from conftest import ADMIN_KEY, Client, process_log, start_process, wait_process
-from proc_util import make_org, make_project, status
+from proc_util import HELLO, make_org, make_project, status, wait_for
 
 
 def flow(mode, seconds, group="g1"):
@@ -134,3 +134,50 @@ def test_waiting_one_runs_after_a_crash(fresh_server):
         assert wait_process(admin, second, timeout=20)["status"] == "FINISHED"
     finally:
         srv2.stop()
+
+
+# A process whose stop takes a while: its script helper ignores SIGTERM and holds the
+# process log open for 15 s more (the grace period before SIGKILL is longer).
+SLOW_TO_STOP = """
+configuration:
+  exclusive:
+    group: "g1"
+    mode: "cancelOld"
+flows:
+  default:
+    - script: python
+      body: |
+        import signal, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        print("deaf to SIGTERM")
+        time.sleep(15)
+    - task: sleep
+      in:
+        duration: 60
+"""
+
+
+def test_cancel_old_does_not_hold_up_other_starts(fresh_server):
+    """The dispatcher that claims the newer process does not wait for the older one to
+    stop: the newer one is WAITING until then, and other processes start meanwhile."""
+    srv = fresh_server(args=["--workers", "4", "--stop-grace-ms", "60000"]).start()
+    try:
+        admin = Client(srv.url, ADMIN_KEY)
+        org, _ = make_org(admin)
+        proj, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+        parts = {"org": org, "project": proj}
+        old = start_process(admin, SLOW_TO_STOP, parts=parts)
+        wait_for(lambda: "deaf to SIGTERM" in process_log(admin, old), timeout=30)
+        new = start_process(admin, flow("cancelOld", 0), parts=parts)
+        wait_for(lambda: "a newer process (%s)" % new in process_log(admin, old))
+        other = start_process(admin, HELLO)
+        assert wait_process(admin, other)["status"] == "FINISHED"
+        assert status(admin, old)["status"] == "RUNNING"  # still stopping
+        assert status(admin, new)["status"] == "WAITING"
+        assert "older processes of exclusive group 'g1' are being cancelled" in process_log(admin, new)
+        assert wait_process(admin, old, timeout=60)["status"] == "CANCELLED"
+        assert wait_process(admin, new, timeout=30)["status"] == "FINISHED"
+        h = history(admin, new)
+        assert h.index("WAITING") < h.index("RUNNING"), h
+    finally:
+        srv.stop()

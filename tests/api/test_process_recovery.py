@@ -103,3 +103,26 @@ def test_many_concurrent_starts(fresh_server):
         time.sleep(0.5)
     assert count(status="FINISHED") == total
     srv.stop()
+
+
+def test_a_recovered_process_ends_as_any_other(fresh_server):
+    """A process FAILED at recovery (or, with several nodes, by the settling of its dead
+    node) ends through the same path as one the server ends itself: its payload goes as a
+    failed process's does."""
+    srv = fresh_server().start()
+    admin = Client(srv.url, ADMIN_KEY)
+    failed = start_process(admin, "flows:\n  default:\n    - throw: \"boom\"\n")
+    assert wait_process(admin, failed)["status"] == "FAILED"
+    running = start_process(admin, sleeper(60))
+    wait_process(admin, running, ("RUNNING",))
+    payloads = "SELECT count(*) FROM process_payloads WHERE instance_id = '%s'"
+    assert db_util.scalar(srv.data_dir, payloads % failed) == 0
+    assert db_util.scalar(srv.data_dir, payloads % running) == 1
+    srv.stop(signal.SIGKILL)
+    srv2 = fresh_server(data_dir=srv.data_dir).start()
+    try:
+        admin = Client(srv2.url, ADMIN_KEY)
+        assert wait_process(admin, running, timeout=30)["status"] == "FAILED"
+        assert db_util.scalar(srv2.data_dir, payloads % running) == 0
+    finally:
+        srv2.stop()
