@@ -1,0 +1,67 @@
+"""Fairness between tenants (issue 23 item 9): per-user and per-project limits on running
+processes, and the queue claimed round-robin across initiators."""
+from conftest import ADMIN_KEY, Client, make_user, start_process, wait_process
+from proc_util import HELLO, make_org, make_project, sleeper, status, wait_for
+
+RUNNING = ("RUNNING",)
+
+
+def cancel(client, pid):
+    r = client.delete("/api/v1/process/%s" % pid)
+    assert r.status_code in (200, 204), r.text
+    wait_process(client, pid)
+
+
+def test_a_user_at_the_limit_does_not_keep_another_user_waiting(fresh_server):
+    srv = fresh_server(args=["--workers", "4", "--limit-running-per-user", "2"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    a, b = make_user(admin), make_user(admin)
+    a_pids = [start_process(a, sleeper(300)) for _ in range(3)]
+    wait_for(lambda: [status(a, p)["status"] for p in a_pids].count("RUNNING") == 2, timeout=60)
+    # a free worker, but A is at its limit: B's process is claimed before A's third
+    b_pid = start_process(b, HELLO)
+    assert wait_process(b, b_pid, timeout=60)["status"] == "FINISHED"
+    states = [status(a, p)["status"] for p in a_pids]
+    assert sorted(states) == ["ENQUEUED", "RUNNING", "RUNNING"], states
+    waiting = a_pids[states.index("ENQUEUED")]
+    # one of A's ends: A's third runs
+    cancel(a, a_pids[states.index("RUNNING")])
+    wait_process(a, waiting, statuses=RUNNING, timeout=60)
+    for p in a_pids:
+        if status(a, p)["status"] == "RUNNING":
+            cancel(a, p)
+
+
+def test_a_project_at_the_limit_waits_and_others_run(fresh_server):
+    srv = fresh_server(args=["--workers", "4", "--limit-running-per-project", "1"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    org, _ = make_org(admin)
+    busy, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    other, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    parts = {"org": org, "project": busy}
+    first = start_process(admin, sleeper(300), parts=parts)
+    wait_process(admin, first, statuses=RUNNING, timeout=60)
+    second = start_process(admin, HELLO, parts=parts)
+    elsewhere = start_process(admin, HELLO, parts={"org": org, "project": other})
+    assert wait_process(admin, elsewhere, timeout=60)["status"] == "FINISHED"
+    assert status(admin, second)["status"] == "ENQUEUED"
+    cancel(admin, first)
+    assert wait_process(admin, second, timeout=60)["status"] == "FINISHED"
+
+
+def test_the_queue_is_claimed_round_robin_across_users(fresh_server):
+    srv = fresh_server(args=["--workers", "1"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    a, b = make_user(admin), make_user(admin)
+    blocker = start_process(a, sleeper(300))
+    wait_process(a, blocker, statuses=RUNNING, timeout=60)
+    # A queues five behind its running one, then B one: B's is not the last to run
+    a_pids = [start_process(a, HELLO) for _ in range(5)]
+    b_pid = start_process(b, HELLO)
+    cancel(a, blocker)
+    done = [wait_process(a, p, timeout=60) for p in a_pids]
+    b_done = wait_process(b, b_pid, timeout=60)
+    assert all(p["status"] == "FINISHED" for p in done + [b_done])
+    started = sorted(done + [b_done], key=lambda p: p["lastRunAt"])
+    # one worker runs them one after another: B's ran second (after A's first), not sixth
+    assert [p["instanceId"] for p in started].index(b_pid) <= 1, [p["instanceId"] for p in started]
