@@ -1,6 +1,6 @@
 """Fairness between tenants (issue 23 item 9): per-user and per-project limits on running
 processes, and the queue claimed round-robin across initiators."""
-from conftest import ADMIN_KEY, Client, make_user, start_process, wait_process
+from conftest import ADMIN_KEY, Client, make_user, process_log, start_process, wait_process
 from proc_util import HELLO, make_org, make_project, sleeper, status, wait_for
 
 RUNNING = ("RUNNING",)
@@ -65,3 +65,63 @@ def test_the_queue_is_claimed_round_robin_across_users(fresh_server):
     started = sorted(done + [b_done], key=lambda p: p["lastRunAt"])
     # one worker runs them one after another: B's ran second (after A's first), not sixth
     assert [p["instanceId"] for p in started].index(b_pid) <= 1, [p["instanceId"] for p in started]
+
+
+NOISY = """
+flows:
+  default:
+    - call: say
+      withItems: "${range}"
+  say:
+    - log: "line ${item} ................................................................"
+"""
+
+
+def noisy(client, org, project, lines=100):
+    """A process of org/project that logs about 100 bytes a line."""
+    req = b'{"arguments": {"range": %s}}' % str(list(range(lines))).encode()
+    return start_process(client, NOISY, parts={"org": org, "project": project},
+                         files={"request": (req, "application/json")})
+
+
+def quota_server(fresh_server, *args):
+    srv = fresh_server(args=["--limit-project-storage-bytes", "16k"] + list(args)).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    org, _ = make_org(admin)
+    projects = [make_project(admin, org, rawPayloadMode="EVERYONE", outVariablesMode="EVERYONE")[0]
+                for _ in range(2)]
+    return admin, org, projects
+
+
+def test_the_project_storage_quota_fails_a_process_clearly(fresh_server):
+    admin, org, (full, other) = quota_server(fresh_server)
+    first = noisy(admin, org, full)
+    assert wait_process(admin, first, timeout=60)["status"] == "FINISHED"
+    second = noisy(admin, org, full)
+    p = wait_process(admin, second, timeout=60)
+    log = process_log(admin, second)
+    assert p["status"] == "FAILED", log
+    assert "Project storage quota reached (16384 bytes of logs and attachments, limit-project-storage-bytes)" in log
+    # what it kept fits in what the project had left, plus the server's lines
+    assert len(log.encode()) + len(process_log(admin, first).encode()) < 16384 + 1024
+    # another project's processes are not held by it
+    assert wait_process(admin, noisy(admin, org, other), timeout=60)["status"] == "FINISHED"
+
+
+def test_attachments_beyond_the_project_storage_quota_fail_the_process(fresh_server):
+    admin, org, (full, _) = quota_server(fresh_server)
+    grow = "".join('    - set: {s: "${s.concat(s)}"}\n' for _ in range(11))  # 20,480 characters
+    flow = 'flows:\n  default:\n    - set: {s: "0123456789"}\n' + grow
+    pid = start_process(admin, flow, parts={"org": org, "project": full, "out": "s"})
+    p = wait_process(admin, pid, timeout=60)
+    log = process_log(admin, pid)
+    assert p["status"] == "FAILED", log
+    assert "Process failed: its results could not be stored: Project storage quota reached" in log, log
+
+
+def test_retention_frees_the_project_storage_quota(fresh_server):
+    admin, org, (full, _) = quota_server(fresh_server, "--retention-logs", "1s", "--retention-interval", "1s")
+    first = noisy(admin, org, full)
+    assert wait_process(admin, first, timeout=60)["status"] == "FINISHED"
+    wait_for(lambda: "line 99" not in process_log(admin, first), timeout=60)
+    assert wait_process(admin, noisy(admin, org, full), timeout=60)["status"] == "FINISHED"
