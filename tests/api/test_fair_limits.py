@@ -1,7 +1,9 @@
 """Fairness between tenants (issue 23 item 9): per-user and per-project limits on running
-processes, and the queue claimed round-robin across initiators."""
+processes, the queue claimed round-robin across initiators, and the per-project storage
+quota for logs and attachments."""
 from conftest import ADMIN_KEY, Client, make_user, process_log, start_process, wait_process
 from proc_util import HELLO, make_org, make_project, sleeper, status, wait_for
+from test_process_limits import NOISY
 
 RUNNING = ("RUNNING",)
 
@@ -65,16 +67,6 @@ def test_the_queue_is_claimed_round_robin_across_users(fresh_server):
     started = sorted(done + [b_done], key=lambda p: p["lastRunAt"])
     # one worker runs them one after another: B's ran second (after A's first), not sixth
     assert [p["instanceId"] for p in started].index(b_pid) <= 1, [p["instanceId"] for p in started]
-
-
-NOISY = """
-flows:
-  default:
-    - call: say
-      withItems: "${range}"
-  say:
-    - log: "line ${item} ................................................................"
-"""
 
 
 def noisy(client, org, project, lines=100):
