@@ -3,6 +3,7 @@ processes, the queue claimed round-robin across initiators, and the per-project 
 quota for logs and attachments."""
 from conftest import ADMIN_KEY, Client, make_user, process_log, start_process, wait_process
 from proc_util import HELLO, make_org, make_project, sleeper, status, wait_for
+from test_process_children import CHILD
 from test_process_limits import NOISY
 
 RUNNING = ("RUNNING",)
@@ -67,6 +68,31 @@ def test_the_queue_is_claimed_round_robin_across_users(fresh_server):
     started = sorted(done + [b_done], key=lambda p: p["lastRunAt"])
     # one worker runs them one after another: B's ran second (after A's first), not sixth
     assert [p["instanceId"] for p in started].index(b_pid) <= 1, [p["instanceId"] for p in started]
+
+
+def test_a_child_is_not_held_by_its_parents_limit(fresh_server):
+    """A parent waiting for its child would otherwise wait for ever at a limit of 1."""
+    srv = fresh_server(args=["--workers", "2", "--limit-running-per-user", "1"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        arguments:
+          greeting: yo
+        outVars: [answer]
+      out: job
+    - log: "got ${job.answer}"
+"""
+    pid = start_process(admin, flow, files={"child/concord.yml": CHILD.encode()})
+    p = wait_process(admin, pid, timeout=60)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "got yo-42" in log
 
 
 def noisy(client, org, project, lines=100):
