@@ -74,20 +74,8 @@ def test_a_child_is_not_held_by_its_parents_limit(fresh_server):
     """A parent waiting for its child would otherwise wait for ever at a limit of 1."""
     srv = fresh_server(args=["--workers", "2", "--limit-running-per-user", "1"]).start()
     admin = Client(srv.url, ADMIN_KEY)
-    flow = """
-flows:
-  default:
-    - task: concord
-      in:
-        action: start
-        payload: child
-        sync: true
-        arguments:
-          greeting: yo
-        outVars: [answer]
-      out: job
-    - log: "got ${job.answer}"
-"""
+    flow = ('flows:\n  default:\n    - task: concord\n      in: {action: start, payload: child, sync: true,'
+            ' arguments: {greeting: yo}, outVars: [answer]}\n      out: job\n    - log: "got ${job.answer}"\n')
     pid = start_process(admin, flow, files={"child/concord.yml": CHILD.encode()})
     p = wait_process(admin, pid, timeout=60)
     log = process_log(admin, pid)
