@@ -45,6 +45,9 @@ struct limits {
 	unsigned process_timeout_s; /* RUNNING time of a process without processTimeout (0: none) */
 	size_t process_children;    /* child processes one process may start (concord start/fork) */
 	size_t process_depth;	    /* generations of children below a process started by a user */
+	size_t running_per_user;    /* top-level processes of one initiator STARTING/RUNNING at once (0: any) */
+	size_t running_per_project; /* top-level processes of one project STARTING/RUNNING at once (0: any) */
+	uint64_t project_storage_bytes; /* log and attachment bytes one project's processes keep (0: any) */
 	/* Repositories */
 	size_t repo_files;   /* files and folders of one checkout */
 	uint64_t repo_bytes; /* bytes of the files of one checkout */

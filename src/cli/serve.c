@@ -145,6 +145,15 @@ static const struct config_opt opts[] = {
      "child processes one process may start (concord task start/fork); beyond, the call fails"},
     {"limit-process-depth", CONFIG_SIZE, "16", 1, 1000, &limits.process_depth,
      "generations of child processes below a process (a child's child is 2); deeper starts fail"},
+    {"limit-running-per-user", CONFIG_SIZE, "0", 0, 1000000, &limits.running_per_user,
+     "processes one user may have STARTING or RUNNING at once on all nodes (child processes aside); more stay "
+     "ENQUEUED until one ends (0: no limit)"},
+    {"limit-running-per-project", CONFIG_SIZE, "0", 0, 1000000, &limits.running_per_project,
+     "processes of one project STARTING or RUNNING at once on all nodes (child processes aside); more stay "
+     "ENQUEUED until one ends (0: no limit)"},
+    {"limit-project-storage-bytes", CONFIG_SIZE, "0", 0, 1ULL << 50, &limits.project_storage_bytes,
+     "log and attachment bytes the kept processes of one project may store; a process that would go beyond is "
+     "stopped and FAILED (0: no limit)"},
     {"runner-user", CONFIG_STRING, NULL, 0, 0, &cfg.runner_user,
      "the user runners run as when the server starts as root (default nobody; never root); a server that is "
      "not root runs them as itself"},

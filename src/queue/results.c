@@ -13,6 +13,7 @@
 #include "base/path.h"
 #include "queue/supervise.h"
 #include "store/process_attachments.h"
+#include "store/project_storage.h"
 #include "store/processes.h"
 
 #define ATTACHMENT_DEPTH 16
@@ -21,6 +22,7 @@ struct walk {
 	struct store_conn *c;
 	const char *id;
 	uint64_t total;
+	uint64_t room; /* what the project may still store (--limit-project-storage-bytes) */
 	json_t *out;	 /* out.json's object, when found */
 	json_t *ansible; /* ansible_stats.json's object (the ansible task's), when found */
 };
@@ -40,6 +42,14 @@ static int store_file(struct walk *w, int dirfd, const char *name, const char *r
 		free(data);
 		return err_set(e, ERR_TOO_LARGE, "attachments exceed %llu bytes (limit-archive-bytes)",
 			       (unsigned long long)limits.archive_bytes);
+	}
+	if (w->total > w->room) {
+		free(data);
+		return err_set(e, ERR_TOO_LARGE,
+			       "Project storage quota reached (%llu bytes of logs and attachments, "
+			       "limit-project-storage-bytes): the attachments need %llu bytes, %llu are left",
+			       (unsigned long long)limits.project_storage_bytes, (unsigned long long)w->total,
+			       (unsigned long long)w->room);
 	}
 	if (strcmp(rel, "out.json") == 0 || strcmp(rel, "ansible_stats.json") == 0) {
 		struct err pe;
@@ -122,6 +132,8 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 	if (store_tx_begin_rows(c, e))
 		return -1;
 	rc = store_process_attachment_clear(c, id, e);
+	if (rc == 0)
+		rc = store_project_storage_room(c, id, &w.room, e);
 	if (rc == 0 && (dirfd = open_attachments(workdir)) >= 0)
 		rc = walk_dir(&w, dirfd, "", 0, e);
 	if (rc) {

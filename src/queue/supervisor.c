@@ -39,6 +39,7 @@
 #include "store/audit.h"
 #include "store/process_events.h"
 #include "store/process_logs.h"
+#include "store/project_storage.h"
 
 #define FLUSH_BYTES (64 * 1024)
 #define FLUSH_EVENTS 256
@@ -65,7 +66,9 @@ struct sup {
 	json_t *events;	 /* [ {type, data, date} ] not yet stored */
 	int64_t flush_at; /* ms; 0 when nothing is buffered */
 	uint64_t log_total;
-	bool running, log_full, ipc_closed, log_closed;
+	uint64_t project_room; /* --limit-project-storage-bytes: what the project had left at the last read … */
+	uint64_t since_room;   /* … and the log bytes taken since */
+	bool running, log_full, quota_full, ipc_closed, log_closed;
 	const char *done; /* the runner's final status ("FINISHED", …) or NULL */
 	int64_t wake_at;  /* SUSPENDED in `sleep`: when to resume it, with wake_event */
 	char wake_event[128];
@@ -82,6 +85,20 @@ struct sup {
 };
 
 /* ---- storing what the runner produces --------------------------------------------- */
+
+/* The project's storage room as stored now (other processes of the project write too). */
+static void read_room(struct sup *s)
+{
+	struct err e;
+	uint64_t room;
+
+	if (store_project_storage_room(s->db, s->id, &room, &e)) {
+		LOG_W("process %s: cannot read its project's stored bytes: %s", s->id, e.msg);
+		return;
+	}
+	s->project_room = room;
+	s->since_room = 0;
+}
 
 static void flush(struct sup *s)
 {
@@ -108,6 +125,7 @@ static void flush(struct sup *s)
 	s->flush_at = 0;
 	s->unstored = false;
 	logwatch_notify(s->id);
+	read_room(s);
 	return;
 fail_tx:
 	store_tx_rollback(s->db);
@@ -175,21 +193,31 @@ static void on_log(struct sup *s, const char *p, size_t n)
 {
 	struct err e;
 	uint64_t room = limits.process_log_bytes > s->log_total ? limits.process_log_bytes - s->log_total : 0;
+	uint64_t project = s->project_room > s->since_room ? s->project_room - s->since_room : 0;
 
 	if (s->log_full)
 		return;
-	if (n > room) {
-		n = (size_t)room;
+	if (n > room || n > project) {
+		s->quota_full = project < room;
+		n = (size_t)(s->quota_full ? project : room);
 		s->log_full = true;
 	}
-	if (n && buf_append(&s->log, p, n, &e) == 0)
+	if (n && buf_append(&s->log, p, n, &e) == 0) {
 		s->log_total += n;
+		s->since_room += n;
+	}
 	buffered(s);
 	if (s->log_full) {
 		char msg[160];
-		str_fmt_cut(msg, sizeof msg,
-			    "Maximum log size reached (%llu bytes, limit-process-log-bytes): stopping the process",
-			    (unsigned long long)limits.process_log_bytes);
+		if (s->quota_full)
+			str_fmt_cut(msg, sizeof msg,
+				    "Project storage quota reached (%llu bytes of logs and attachments, "
+				    "limit-project-storage-bytes): stopping the process",
+				    (unsigned long long)limits.project_storage_bytes);
+		else
+			str_fmt_cut(msg, sizeof msg,
+				    "Maximum log size reached (%llu bytes, limit-process-log-bytes): stopping the process",
+				    (unsigned long long)limits.process_log_bytes);
 		server_line(s, "ERROR", msg);
 		begin_kill(s);
 	}
@@ -288,6 +316,7 @@ static void mark_running(struct sup *s)
 
 	s->running = true;
 	s->running_at = dt_now_ms();
+	read_room(s);
 	if (store_process_transition(s->db, s->id, PS_BIT(PS_STARTING), PS_RUNNING, &e))
 		LOG_E("process %s: cannot record RUNNING: %s", s->id, e.msg);
 	else
@@ -924,7 +953,7 @@ static void finish(struct sup *s, enum proc_status st)
 void supervisor_main(void *arg)
 {
 	struct running *r = arg;
-	struct sup s = {.r = r, .q = r->q, .id = r->p.instance_id, .log_fd = -1, .ipc_fd = -1};
+	struct sup s = {.r = r, .q = r->q, .id = r->p.instance_id, .log_fd = -1, .ipc_fd = -1, .project_room = UINT64_MAX};
 	struct err e = {0};
 	int wstatus = 0;
 	int64_t maxrss_kb = 0;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/metrics.h"
+#include "store/project_storage.h"
 
 /* A chunk starts where the last one ends; the last one is found through the primary key
  * (instance_id, start_off) and the whole append is one statement, so concurrent writers
@@ -40,8 +41,10 @@ int store_process_log_append(struct store_conn *c, const char *id, const void *d
 	if (rc == STORE_DONE)
 		return err_set(e, ERR_CONFLICT, "log of %s: %d appends in a row lost the race to another writer", id,
 			       APPEND_TRIES);
-	if (rc == STORE_ROW)
+	if (rc == STORE_ROW) {
 		metrics_inc(MC_LOG_BYTES, len);
+		return project_storage_add(c, id, (int64_t)len, e);
+	}
 	return rc < 0 ? rc : 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "base/datetime.h"
 #include "base/jsonx.h"
+#include "base/limits.h"
 #include "base/metrics.h"
 #include "base/str.h"
 #include "store/process_internal.h"
@@ -279,6 +280,40 @@ int store_process_payload_put(struct store_conn *c, const char *id, const void *
 	return store_step_done(st, e);
 }
 
+/* The process's place in the queue as it becomes ENQUEUED (schema 021): one after its
+ * initiator's last queued process, and never before the queue's head, so that claims in
+ * fair_key order go round-robin across initiators.  Read before the status changes, so
+ * that the process itself is not among the queued. */
+static int set_fair_key(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char GET[] = "SELECT (SELECT min(fair_key) FROM processes WHERE status = 'ENQUEUED'),"
+				  " (SELECT max(fair_key) FROM processes WHERE status = 'ENQUEUED' AND initiator_id ="
+				  " (SELECT initiator_id FROM processes WHERE instance_id = ?))";
+	static const char SET[] = "UPDATE processes SET fair_key = ? WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, GET, e);
+	int64_t key = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		if (!store_col_is_null(st, 0))
+			key = store_col_int64(st, 0);
+		if (!store_col_is_null(st, 1) && store_col_int64(st, 1) >= key)
+			key = store_col_int64(st, 1) + 1;
+	}
+	store_reset(st);
+	if (rc < 0)
+		return rc;
+	if (!(st = store_prepare(c, SET, e)))
+		return -1;
+	store_bind_int64(st, 1, key);
+	store_bind_text(st, 2, id);
+	return store_step_done(st, e);
+}
+
 static int set_status_row(struct store_conn *c, const char *id, enum proc_status to, int64_t now, struct err *e)
 {
 	static const char SQL[] = "UPDATE processes SET status = ?, last_updated_at = ? WHERE instance_id = ?";
@@ -330,7 +365,8 @@ int store_process_create(struct store_conn *c, const struct process_new *pn, str
 	    record_status(c, id, PS_NEW, now, e) ||
 	    (pn->p.tags && insert_tags(c, id, pn->p.tags, e)) ||
 	    (pn->p.meta && write_meta_keys(c, id, pn->p.meta, e)) ||
-	    store_process_payload_put(c, id, pn->payload, pn->payload_len, e) || set_status_row(c, id, PS_ENQUEUED, now, e) ||
+	    store_process_payload_put(c, id, pn->payload, pn->payload_len, e) || set_fair_key(c, id, e) ||
+	    set_status_row(c, id, PS_ENQUEUED, now, e) ||
 	    record_status(c, id, PS_ENQUEUED, now, e)) {
 		store_tx_rollback(c);
 		return -1;
@@ -438,6 +474,8 @@ int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_ma
 		return err_set(e, ERR_CONFLICT, "process %s is %s, not in a state that allows %s", id,
 			       cur < 0 ? "in an unknown status" : proc_status_name((enum proc_status)cur),
 			       proc_status_name(to));
+	if (to == PS_ENQUEUED && set_fair_key(c, id, e))
+		return -1;
 	if (cur == PS_RUNNING && last_run && to != PS_RUNNING)
 		total += now - last_run;
 	if (to == PS_RUNNING)
@@ -506,29 +544,70 @@ int store_process_transition(struct store_conn *c, const char *id, unsigned from
 	return store_tx_commit(c, e);
 }
 
-/* The oldest due process: ENQUEUED first, then a SUSPENDED one whose sleep is over. */
+/* A running limit as bound: 0 (none) never reached. */
+static int64_t running_limit(size_t n)
+{
+	return n && n < INT64_MAX ? (int64_t)n : INT64_MAX;
+}
+
+/* With running limits, claims on all nodes take turns (a transaction-scoped advisory lock
+ * of their own, PostgreSQL only; SQLite's claims take turns anyway): two nodes that each
+ * counted one slot free for a user would otherwise both claim it. */
+static int claim_turn(struct store_conn *c, struct err *e)
+{
+	static const char SQL[] = "SELECT pg_advisory_xact_lock(4702111234474983747)";
+	struct store_stmt *st;
+	int rc;
+
+	if (!(limits.running_per_user || limits.running_per_project) || !store_row_locks(c))
+		return 0;
+	if (!(st = store_prepare(c, SQL, e)))
+		return -1;
+	rc = store_step(st, e);
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+/* The first due process in fair order: ENQUEUED first, then a SUSPENDED one whose sleep is
+ * over.  With --limit-running-per-user / -per-project, a top-level process whose initiator
+ * or project already has that many STARTING or RUNNING is passed over (it stays where it
+ * is); the counts are the store's, so they hold across nodes. */
 static int due(struct store_conn *c, int64_t now, char id[UUID_STR_LEN], char *event, size_t cap, struct err *e)
 {
-#define DUE_QUEUED                                                                                                     \
-	"SELECT instance_id FROM processes WHERE status = 'ENQUEUED'"                                                  \
-	" AND (start_at IS NULL OR start_at <= ?) ORDER BY last_updated_at LIMIT 1"
+#define DUE_QUEUED "SELECT instance_id FROM processes WHERE status = 'ENQUEUED' AND (start_at IS NULL OR start_at <= ?)"
+#define DUE_QUEUED_ORDER " ORDER BY fair_key, last_updated_at LIMIT 1"
 #define DUE_WOKEN                                                                                                      \
 	"SELECT instance_id, resume_event FROM processes WHERE status = 'SUSPENDED'"                                   \
-	" AND resume_at IS NOT NULL AND resume_at <= ? ORDER BY resume_at LIMIT 1"
+	" AND resume_at IS NOT NULL AND resume_at <= ?"
+#define DUE_WOKEN_ORDER " ORDER BY resume_at LIMIT 1"
+#define RUNNING_OF(col)                                                                                                \
+	"SELECT " col " FROM processes WHERE status IN ('STARTING', 'RUNNING') AND parent_instance_id IS NULL"        \
+	" AND " col " IS NOT NULL GROUP BY " col " HAVING count(*) >= ?"
+#define UNDER_LIMITS                                                                                                   \
+	" AND (parent_instance_id IS NOT NULL OR (initiator_id NOT IN (" RUNNING_OF("initiator_id") ")"              \
+	" AND (project_id IS NULL OR project_id NOT IN (" RUNNING_OF("project_id") "))))"
+#define SKIP " FOR UPDATE SKIP LOCKED"
 	/* Where rows are locked, claims on every node skip each other's row (a queue's claim). */
-	static const char QUEUED[] = DUE_QUEUED, WOKEN[] = DUE_WOKEN;
-	static const char QUEUED_SKIP[] = DUE_QUEUED " FOR UPDATE SKIP LOCKED",
-			  WOKEN_SKIP[] = DUE_WOKEN " FOR UPDATE SKIP LOCKED";
+	static const char *const SQL[2][2][2] = {
+	    /* [limited][skip locked][queued, woken] */
+	    {{DUE_QUEUED DUE_QUEUED_ORDER, DUE_WOKEN DUE_WOKEN_ORDER},
+	     {DUE_QUEUED DUE_QUEUED_ORDER SKIP, DUE_WOKEN DUE_WOKEN_ORDER SKIP}},
+	    {{DUE_QUEUED UNDER_LIMITS DUE_QUEUED_ORDER, DUE_WOKEN UNDER_LIMITS DUE_WOKEN_ORDER},
+	     {DUE_QUEUED UNDER_LIMITS DUE_QUEUED_ORDER SKIP, DUE_WOKEN UNDER_LIMITS DUE_WOKEN_ORDER SKIP}}};
+	const bool limited = limits.running_per_user || limits.running_per_project;
 	const bool skip = store_row_locks(c);
-	const char *const sql[] = {skip ? QUEUED_SKIP : QUEUED, skip ? WOKEN_SKIP : WOKEN};
 	int rc = STORE_DONE;
 
 	id[0] = event[0] = '\0';
 	for (size_t i = 0; i < 2 && rc == STORE_DONE; i++) {
-		struct store_stmt *st = store_prepare(c, sql[i], e);
+		struct store_stmt *st = store_prepare(c, SQL[limited][skip][i], e);
 		if (!st)
 			return -1;
 		store_bind_int64(st, 1, now);
+		if (limited) {
+			store_bind_int64(st, 2, running_limit(limits.running_per_user));
+			store_bind_int64(st, 3, running_limit(limits.running_per_project));
+		}
 		rc = store_step(st, e);
 		if (rc == STORE_ROW) {
 			store_col_copy(st, 0, id, UUID_STR_LEN);
@@ -585,7 +664,7 @@ int store_process_claim(struct store_conn *c, const char *node, int64_t now, str
 
 	if (store_tx_begin_rows(c, e))
 		return -1;
-	if (due(c, now, id, event, sizeof event, e))
+	if (claim_turn(c, e) || due(c, now, id, event, sizeof event, e))
 		goto fail;
 	if (!id[0]) {
 		store_tx_rollback(c);

@@ -9,6 +9,7 @@
 
 #include "base/uuid.h"
 #include "store/audit.h"
+#include "store/project_storage.h"
 
 #define BATCH_MAX 1000
 
@@ -56,8 +57,17 @@ const char *retention_part_name(enum retention_part p)
 	return (unsigned)p < RET__COUNT ? names[p] : "?";
 }
 
+/* What of a part counts in its project's stored bytes (project_storage.h). */
+static const unsigned stored[RET__COUNT] = {
+    [RET_PROCESSES] = PSTORE_LOGS | PSTORE_ATTACHMENTS,
+    [RET_LOGS] = PSTORE_LOGS,
+    [RET_ATTACHMENTS] = PSTORE_ATTACHMENTS,
+};
+
 static int delete_one(struct store_conn *c, enum retention_part part, const char *id, struct err *e)
 {
+	if (stored[part] && project_storage_release(c, id, stored[part], e))
+		return -1;
 	for (size_t i = 0; i < 3 && delete_sql[part][i]; i++) {
 		struct store_stmt *st = store_prepare(c, delete_sql[part][i], e);
 
