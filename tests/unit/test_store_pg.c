@@ -19,6 +19,7 @@
 #include "base/buf.h"
 #include "base/limits.h"
 #include "base/str.h"
+#include "store/migrations.h"
 #include "store/pg_sql.h"
 #include "store/pq_api.h"
 #include "store/process_logs.h"
@@ -166,8 +167,13 @@ static void test_backend_and_migrations(void **state)
 	assert_null(store_data_dir(store));
 	assert_non_null(st = store_prepare(db, SQL, &e));
 	assert_int_equal(store_step(st, &e), STORE_ROW);
-	assert_true(store_col_int64(st, 0) >= 13);
-	assert_int_equal(store_col_int64(st, 0), store_col_int64(st, 1));
+	/* every migration this build has, applied (numbers may leave gaps) */
+	size_t n = 0;
+	int last = 0;
+	for (const struct migration *m = store_migrations_pg; m->name; m++, n++)
+		last = m->number;
+	assert_int_equal(store_col_int64(st, 0), (int64_t)n);
+	assert_int_equal(store_col_int64(st, 1), last);
 	store_reset(st);
 }
 
