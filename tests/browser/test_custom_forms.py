@@ -1,0 +1,94 @@
+"""A custom form (issue 26 part 5) driven in Chromium: the wizard opens the process's own
+forms/<name>/index.html, whose scripts (data.js, ../shared/) run under the CSP but cannot
+reach the API; a refused value comes back with its error, a valid one resumes the process
+and the wizard follows it to its end."""
+from selenium.webdriver.common.by import By
+
+from conftest import (ADMIN_PASSWORD, console_errors, login, process_log, start_process, wait_css, wait_process,
+                      wait_ready, wait_until)
+
+FLOW = """
+flows:
+  default:
+    - form: order
+      values:
+        size: "M"
+    - log: "ordered by ${order.name}, size ${order.size}"
+forms:
+  order:
+    - name: {label: "Name", type: string, pattern: ".* .*"}
+    - size: {type: string, allow: [S, M, L]}
+"""
+
+INDEX = b"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Order</title>
+<script src="data.js"></script>
+<script src="../shared/common.js"></script>
+<link rel="stylesheet" href="../shared/common.css">
+</head><body>
+<h1 id="title">Order</h1>
+<form id="f" method="post">
+  <input id="name" name="name"> <span id="name-error" class="error"></span>
+  <input id="size" name="size">
+  <button id="send">Send</button>
+</form>
+<script>init();</script>
+</body></html>
+"""
+
+COMMON_JS = b"""
+function init() {
+  document.getElementById('f').action = data.submitUrl;
+  document.getElementById('title').textContent = 'Form ' + data.formName + ' (' + data.fields.join(',') + ')';
+  var v = data.values || {}, e = data.errors || {};
+  document.getElementById('name').value = v.name || '';
+  document.getElementById('size').value = v.size || '';
+  document.getElementById('name-error').textContent = e.name || '';
+  document.body.dataset.ready = 'yes';
+  fetch('/api/v1/server/ping').then(function () { document.body.dataset.fetch = 'reached'; },
+                                    function () { document.body.dataset.fetch = 'blocked'; });
+}
+"""
+
+
+def test_custom_form_in_the_wizard(driver, admin):
+    pid = start_process(admin, FLOW, files={
+        "forms/order/index.html": INDEX,
+        "forms/shared/common.js": COMMON_JS,
+        "forms/shared/common.css": b".error { color: red }",
+    })
+    p = wait_process(admin, pid, ("SUSPENDED", "FINISHED", "FAILED"))
+    assert p["status"] == "SUSPENDED", process_log(admin, pid)
+    login(driver, "admin", ADMIN_PASSWORD)
+    driver.get(driver.base_url + "/#/process/%s/wizard" % pid)
+
+    # the wizard opens the custom form in place of the generated one
+    wait_until(driver, lambda d: "/forms/%s/order/form/" % pid in d.current_url, "the custom form's page")
+    wait_css(driver, "body[data-ready=yes]")
+    assert driver.find_element(By.ID, "title").text == "Form order (name,size)"
+    assert driver.find_element(By.ID, "size").get_attribute("value") == "M"
+    # its own scripts ran; the CSP kept them from the API
+    wait_css(driver, "body[data-fetch]")
+    assert driver.find_element(By.TAG_NAME, "body").get_attribute("data-fetch") == "blocked"
+    errors = " ".join(e["message"] for e in console_errors(driver))
+    assert "script-src" not in errors and "style-src" not in errors and "404" not in errors, errors
+
+    # a refused value: back to the same form, with the server's error and what was sent
+    driver.find_element(By.ID, "name").send_keys("Ada")
+    driver.find_element(By.ID, "send").click()
+    wait_until(driver, lambda d: d.find_element(By.ID, "name-error").text != "", "the name's error")
+    assert "does not match" in driver.find_element(By.ID, "name-error").text
+    assert driver.find_element(By.ID, "name").get_attribute("value") == "Ada"
+    assert wait_process(admin, pid, ("SUSPENDED",))["status"] == "SUSPENDED"
+
+    # a valid one resumes the process; the wizard follows it to its end
+    name = driver.find_element(By.ID, "name")
+    name.clear()
+    name.send_keys("Ada Lovelace")
+    driver.find_element(By.ID, "size").clear()
+    driver.find_element(By.ID, "size").send_keys("L")
+    driver.find_element(By.ID, "send").click()
+    wait_ready(driver, "wizard")
+    wait_css(driver, "#wizard-stage[data-stage=end]")
+    assert "finished" in driver.find_element(By.ID, "wizard-stage").text.lower()
+    assert "ordered by Ada Lovelace, size L" in process_log(admin, pid)
