@@ -426,16 +426,39 @@ static int serve(struct api_call *c, const char *dir, const char *rel)
 	return rc;
 }
 
-static int get_index(struct api_call *c)
+/* 303 to the console's login, which comes back to the form's page. */
+static int to_login(struct api_call *c, const char *id, const char *name)
 {
-	size_t n = strlen(c->req->path);
-	struct buf url;
+	struct buf url, login;
 	int rc;
 
+	buf_init(&login, URL_MAX * 3);
+	if ((rc = form_url(&url, id, name, true, &c->err)) == 0 &&
+	    (rc = buf_append_str(&login, "/#/login?from=", &c->err)) == 0 &&
+	    (rc = add_segment(&login, url.data, &c->err)) == 0)
+		rc = see_other(c, login.data);
+	buf_cleanup(&url);
+	buf_cleanup(&login);
+	return rc;
+}
+
+/* The page itself is where a browser lands (a bookmark, a link in a mail): without
+ * credentials it goes to the console's login first. */
+static int get_index(struct api_call *c)
+{
+	const char *id = api_param(c, "id"), *name = api_param(c, "name");
+	size_t n = strlen(c->req->path);
+	struct buf url;
+	int rc = api_authenticate(c);
+
+	if (rc == API_AUTH_DEFER) /* not on a worker: the route is API_SLOW, so this cannot be */
+		return api_fail(c, ERR_INTERNAL, "the custom form's page ran on the event loop");
+	if (rc)
+		return c->err.code == ERR_UNAUTH ? to_login(c, id, name) : rc;
 	if (n && c->req->path[n - 1] == '/')
 		return serve(c, NULL, "index.html");
 	/* relative addresses in index.html (data.js, ../shared/…) need the folder's slash */
-	if ((rc = form_url(&url, api_param(c, "id"), api_param(c, "name"), true, &c->err)) == 0)
+	if ((rc = form_url(&url, id, name, true, &c->err)) == 0)
 		rc = see_other(c, url.data);
 	buf_cleanup(&url);
 	return rc;
@@ -479,7 +502,8 @@ static const struct api_doc doc_continue = {
     .audit = {"PROCESS", "RESUME", "form"},
 };
 static const struct api_doc doc_index = {
-    .summary = "The custom form's index.html (without the trailing slash: 303 to it)",
+    .summary = "The custom form's index.html (without the trailing slash: 303 to it; without credentials: 303 "
+	       "to the console's login, which comes back)",
     .params = (const struct api_param_doc[]){DOC_PROCESS_ID, DOC_NAME, {0}},
     .response_type = "text/html",
     .errors = "403 404 409",
@@ -501,7 +525,7 @@ static const struct api_doc doc_shared = {
 const struct api_route api_custom_form_routes[] = {
     {"POST", "/api/service/custom_form/{id}/{name}/start", start, 0, &doc_start},
     {"POST", "/api/service/custom_form/{id}/{name}/continue", continue_session, 0, &doc_continue},
-    {"GET", "/forms/{id}/{name}/form", get_index, 0, &doc_index},
+    {"GET", "/forms/{id}/{name}/form", get_index, API_PUBLIC | API_SLOW, &doc_index},
     {"GET", "/forms/{id}/{name}/form/{path*}", get_form_file, 0, &doc_file},
     {"GET", "/forms/{id}/{name}/shared/{path*}", get_shared_file, 0, &doc_shared},
     {0},

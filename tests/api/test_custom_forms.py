@@ -221,7 +221,12 @@ def test_access_is_the_forms_submit_right(admin, new_user, anon):
     stranger = new_user()
     pid = suspended(admin, parts={"org": org, "project": proj})
     for who, code in ((anon, 401), (stranger, 403), (reader, 403)):
-        assert who.get("/forms/%s/myForm/form/" % pid).status_code == code
+        r = who.get("/forms/%s/myForm/form/" % pid, allow_redirects=False)
+        if who is anon:  # a browser without a session: to the login, which comes back
+            assert r.status_code == 303, r.text
+            assert r.headers["Location"] == "/#/login?from=%%2Fforms%%2F%s%%2FmyForm%%2Fform%%2F" % pid
+        else:
+            assert r.status_code == code, r.text
         assert who.get("/forms/%s/myForm/form/data.js" % pid).status_code == code
         assert who.get("/forms/%s/myForm/shared/common.css" % pid).status_code == code
         assert who.post("/api/service/custom_form/%s/myForm/start" % pid).status_code == code

@@ -1,10 +1,10 @@
 """A custom form (issue 26 part 5) driven in Chromium: the wizard opens the process's own
-forms/<name>/index.html, whose scripts (data.js, ../shared/) run under the CSP but cannot
+forms/<name>/index.html (and a login leads back to it), whose scripts (data.js, ../shared/) run under the CSP but cannot
 reach the API; a refused value comes back with its error, a valid one resumes the process
 and the wizard follows it to its end."""
 from selenium.webdriver.common.by import By
 
-from conftest import (ADMIN_PASSWORD, console_errors, login, process_log, start_process, wait_css, wait_process,
+from conftest import (ADMIN_PASSWORD, console_errors, process_log, start_process, wait_css, wait_process,
                       wait_ready, wait_until)
 
 FLOW = """
@@ -59,11 +59,21 @@ def test_custom_form_in_the_wizard(driver, admin):
     })
     p = wait_process(admin, pid, ("SUSPENDED", "FINISHED", "FAILED"))
     assert p["status"] == "SUSPENDED", process_log(admin, pid)
-    login(driver, "admin", ADMIN_PASSWORD)
+    page = "/forms/%s/order/form/" % pid
+
+    # opened without a session (a bookmark): the login comes back to the form's page
+    driver.get(driver.base_url + page)
+    wait_ready(driver, "login")
+    driver.find_element(By.ID, "username").send_keys("admin")
+    driver.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
+    driver.find_element(By.ID, "login").click()
+    wait_until(driver, lambda d: d.current_url == d.base_url + page, "the custom form after the login")
+    wait_css(driver, "body[data-ready=yes]")
+
     driver.get(driver.base_url + "/#/process/%s/wizard" % pid)
 
     # the wizard opens the custom form in place of the generated one
-    wait_until(driver, lambda d: "/forms/%s/order/form/" % pid in d.current_url, "the custom form's page")
+    wait_until(driver, lambda d: d.current_url == d.base_url + page, "the custom form's page from the wizard")
     wait_css(driver, "body[data-ready=yes]")
     assert driver.find_element(By.ID, "title").text == "Form order (name,size)"
     assert driver.find_element(By.ID, "size").get_attribute("value") == "M"
