@@ -1,11 +1,12 @@
-"""A custom form (issue 26 part 5) driven in Chromium: the wizard opens the process's own
-forms/<name>/index.html (and a login leads back to it), whose scripts (data.js, ../shared/) run under the CSP but cannot
+"""A custom form (issue 26 part 5) driven in Chromium: a start link's wizard opens the
+process's own forms/<name>/index.html (and a login leads back to it), whose scripts (data.js, ../shared/) run under the CSP but cannot
 reach the API; a refused value comes back with its error, a valid one resumes the process
 and the wizard follows it to its end."""
 from selenium.webdriver.common.by import By
 
-from conftest import (ADMIN_PASSWORD, console_errors, process_log, start_process, wait_css, wait_process,
-                      wait_ready, wait_until)
+from conftest import ADMIN_PASSWORD, console_errors, process_log, wait_css, wait_process, wait_ready, wait_until
+from proc_util import make_org, make_project
+from repo_util import GitRepo, create_repo
 
 FLOW = """
 flows:
@@ -51,29 +52,41 @@ function init() {
 """
 
 
-def test_custom_form_in_the_wizard(driver, admin):
-    pid = start_process(admin, FLOW, files={
-        "forms/order/index.html": INDEX,
-        "forms/shared/common.js": COMMON_JS,
-        "forms/shared/common.css": b".error { color: red }",
-    })
-    p = wait_process(admin, pid, ("SUSPENDED", "FINISHED", "FAILED"))
-    assert p["status"] == "SUSPENDED", process_log(admin, pid)
-    page = "/forms/%s/order/form/" % pid
-
-    # opened without a session (a bookmark): the login comes back to the form's page
-    driver.get(driver.base_url + page)
+def log_in(driver):
     wait_ready(driver, "login")
     driver.find_element(By.ID, "username").send_keys("admin")
     driver.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
     driver.find_element(By.ID, "login").click()
-    wait_until(driver, lambda d: d.current_url == d.base_url + page, "the custom form after the login")
+
+
+def test_custom_form_from_a_start_link(driver, admin):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    repo = GitRepo({"concord.yml": FLOW, "forms/order/index.html": INDEX.decode(),
+                    "forms/shared/common.js": COMMON_JS.decode(), "forms/shared/common.css": ".error { color: red }"})
+    try:
+        name, _ = create_repo(admin, org, project, repo.url)
+        run_custom_form(driver, admin, "/api/v1/org/%s/project/%s/repo/%s/start/default" % (org, project, name))
+    finally:
+        repo.cleanup()
+
+
+def run_custom_form(driver, admin, link):
+    # the start link logs in, starts the process and lands in the wizard, which opens the
+    # custom form in place of the generated one
+    driver.get(driver.base_url + link)
+    log_in(driver)
+    wait_until(driver, lambda d: "/forms/" in d.current_url, "the custom form's page from the wizard")
+    page = driver.current_url[len(driver.base_url):]
+    pid = page.split("/")[2]
+    assert page == "/forms/%s/order/form/" % pid
     wait_css(driver, "body[data-ready=yes]")
 
-    driver.get(driver.base_url + "/#/process/%s/wizard" % pid)
-
-    # the wizard opens the custom form in place of the generated one
-    wait_until(driver, lambda d: d.current_url == d.base_url + page, "the custom form's page from the wizard")
+    # opened again without a session (a bookmark): the login comes back to it
+    driver.delete_all_cookies()
+    driver.get(driver.base_url + page)
+    log_in(driver)
+    wait_until(driver, lambda d: d.current_url == d.base_url + page, "the custom form after the login")
     wait_css(driver, "body[data-ready=yes]")
     assert driver.find_element(By.ID, "title").text == "Form order (name,size)"
     assert driver.find_element(By.ID, "size").get_attribute("value") == "M"
