@@ -104,6 +104,12 @@ def run_custom_form(driver, admin, link):
     assert driver.find_element(By.ID, "name").get_attribute("value") == "Ada"
     assert wait_process(admin, pid, ("SUSPENDED",))["status"] == "SUSPENDED"
 
+    # the console's form page (the process page's link to the form) shows it too
+    driver.get(driver.base_url + "/#/process/%s/form/order" % pid)
+    wait_until(driver, lambda d: d.current_url == d.base_url + page, "the custom form from the form page")
+    wait_css(driver, "body[data-ready=yes]")
+    assert "does not match" in driver.find_element(By.ID, "name-error").text  # still the last refusal
+
     # a valid one resumes the process; the wizard follows it to its end
     name = driver.find_element(By.ID, "name")
     name.clear()
