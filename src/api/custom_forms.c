@@ -31,10 +31,11 @@
 #define NOTE_KEY "customSubmit" /* the last refused submit, kept in the pending form */
 #define URL_MAX 1024
 
-static const char CSP[] = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-			  "img-src 'self' data:; font-src 'self' data:; media-src 'self'; connect-src 'none'; "
-			  "frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'self'; "
-			  "frame-ancestors 'self'";
+/* The policy of every answer; form-action is added per form (page_headers). */
+#define CSP                                                                                                            \
+	"default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' "     \
+	"data:; font-src 'self' data:; media-src 'self'; connect-src 'none'; frame-src 'none'; object-src 'none'; "    \
+	"base-uri 'none'; frame-ancestors 'self'; form-action "
 
 static bool name_usable(const char *name)
 {
@@ -110,9 +111,40 @@ static int form_url(struct buf *b, const char *id, const char *name, bool custom
 	return buf_printf(b, e, "/#/process/%s/form/", id) || add_segment(b, name, e) ? -1 : 0;
 }
 
+/* A Host header that can stand in a CSP source: a name or address and a port. */
+static bool host_ok(const char *host)
+{
+	size_t n = host ? strlen(host) : 0;
+
+	if (n == 0 || n > 255)
+		return false;
+	for (const char *p = host; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      strchr(".-:[]", *p)))
+			return false;
+	return true;
+}
+
+/* The form's page may post to its own submit URL only (not to any endpoint of this server
+ * with the user's cookie): the origin is the one the browser used, as for the CSRF rule. */
 static void page_headers(struct api_call *c)
 {
-	http_resp_header(c->resp, "Content-Security-Policy", CSP);
+	const char *host = http_header(c->req, "Host"), *id = api_param(c, "id"), *name = api_param(c, "name");
+	struct buf csp;
+	struct err e;
+
+	buf_init(&csp, 4096);
+	if (!host_ok(host) || !id || !name ||
+	    buf_printf(&csp, &e, CSP "%s://%s/api/service/custom_form/%s/", api_request_tls(c->req) ? "https" : "http",
+		       host, id) ||
+	    add_segment(&csp, name, &e) || buf_append_str(&csp, "/continue", &e))
+		http_resp_header(c->resp, "Content-Security-Policy", CSP "'none'");
+	else
+		http_resp_header(c->resp, "Content-Security-Policy", csp.data);
+	buf_cleanup(&csp);
+	/* a window the form's script opens on this server (the console) is not reachable
+	 * from it: the console's pages do not send the same policy */
+	http_resp_header(c->resp, "Cross-Origin-Opener-Policy", "same-origin");
 	http_resp_header(c->resp, "X-Content-Type-Options", "nosniff");
 	http_resp_header(c->resp, "Cache-Control", "no-store");
 	http_resp_header(c->resp, "Referrer-Policy", "same-origin");

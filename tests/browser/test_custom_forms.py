@@ -96,6 +96,14 @@ def run_custom_form(driver, admin, link):
     errors = " ".join(e["message"] for e in console_errors(driver))
     assert "script-src" not in errors and "style-src" not in errors and "404" not in errors, errors
 
+    # nor post anywhere but to its own submit URL (e.g. start a process as the user)
+    driver.execute_script("var f = document.createElement('form'); f.method = 'post';"
+                          "f.action = '/api/v1/process'; document.body.appendChild(f); f.submit();")
+    seen = []
+    wait_until(driver, lambda d: seen.extend(console_errors(d)) or any("form-action" in e["message"] for e in seen),
+               "the CSP refusing a post elsewhere")
+    assert driver.current_url == driver.base_url + page
+
     # a refused value: back to the same form, with the server's error and what was sent
     driver.find_element(By.ID, "name").send_keys("Ada")
     driver.find_element(By.ID, "send").click()
