@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/custom_forms.h"
 #include "api/doc_schemas.h"
 #include "api/process_forms.h"
 #include "api/routes.h"
@@ -38,12 +37,6 @@
 	"data:; font-src 'self' data:; media-src 'self'; connect-src 'none'; frame-src 'none'; object-src 'none'; "    \
 	"base-uri 'none'; frame-ancestors 'self'; form-action "
 
-static bool name_usable(const char *name)
-{
-	return *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
-	       strcmp(name, SHARED_DIR) != 0;
-}
-
 /* The stored working directory of the process (new buffer), NULL with *len 0 when none. */
 static int load_payload(struct api_call *c, const char *id, void **tar, size_t *len)
 {
@@ -57,35 +50,10 @@ static int load_payload(struct api_call *c, const char *id, void **tar, size_t *
 	return rc;
 }
 
-static int has_index(struct api_call *c, const void *tar, size_t len, const char *name)
+/* Set when the process suspended (queue/results.c): forms/<name>/index.html is there. */
+static bool is_custom(const json_t *form)
 {
-	char entry[512];
-
-	if (!tar || !name_usable(name) || str_fmt(entry, sizeof entry, FORMS_DIR "/%s/index.html", name))
-		return 0;
-	return pack_tar_has(tar, len, entry, &c->err);
-}
-
-int api_custom_forms_which(struct api_call *c, const char *id, const json_t *forms, json_t **custom)
-{
-	void *tar = NULL;
-	size_t len = 0;
-	const char *k;
-	json_t *f;
-	int rc;
-
-	*custom = json_object();
-	if ((rc = load_payload(c, id, &tar, &len)))
-		return rc;
-	json_object_foreach((json_t *)forms, k, f)
-	{
-		if ((rc = has_index(c, tar, len, k)) < 0)
-			break;
-		json_object_set_new(*custom, k, json_boolean(rc));
-		rc = 0;
-	}
-	free(tar);
-	return rc;
+	return json_is_true(json_object_get(form, "custom"));
 }
 
 /* Percent-encodes one path segment into b. */
@@ -163,22 +131,13 @@ static int see_other(struct api_call *c, const char *location)
 
 static int start(struct api_call *c)
 {
-	const char *id = api_param(c, "id"), *name = api_param(c, "name");
 	struct form_req r;
-	void *tar = NULL;
-	size_t len = 0;
 	struct buf uri = {0};
-	int rc = api_form_load(c, name, PROC_WRITE, &r);
+	int rc = api_form_load(c, api_param(c, "name"), PROC_WRITE, &r);
 
-	if (rc == 0)
-		rc = load_payload(c, id, &tar, &len);
-	if (rc == 0 && (rc = has_index(c, tar, len, name)) >= 0) {
-		rc = form_url(&uri, id, name, rc == 1, &c->err);
-		if (rc == 0)
-			rc = api_reply(c, json_pack("{s:s}", "uri", uri.data));
-	}
+	if (rc == 0 && (rc = form_url(&uri, r.p.instance_id, api_param(c, "name"), is_custom(r.form), &c->err)) == 0)
+		rc = api_reply(c, json_pack("{s:s}", "uri", uri.data));
 	buf_cleanup(&uri);
-	free(tar);
 	api_form_req_cleanup(&r);
 	return rc;
 }
@@ -449,7 +408,7 @@ static int serve(struct api_call *c, const char *dir, const char *rel)
 	struct form_req r;
 	int rc = api_form_load(c, name, PROC_WRITE, &r);
 
-	if (rc == 0 && !name_usable(name))
+	if (rc == 0 && !is_custom(r.form))
 		rc = api_fail(c, ERR_NOT_FOUND, "Form %s has no custom form", name);
 	else if (rc == 0 && !dir && strcmp(rel, "data.js") == 0)
 		rc = data_js(c, &r, name);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/custom_forms.h"
 #include "api/doc_schemas.h"
 #include "api/process_forms.h"
 #include "base/b64.h"
@@ -106,8 +105,9 @@ int api_form_load(struct api_call *c, const char *name, enum proc_need need, str
 	return 0;
 }
 
-static json_t *list_entry(const json_t *form, bool custom)
+static json_t *list_entry(const json_t *form)
 {
+	bool custom = json_is_true(json_object_get(form, "custom"));
 	const json_t *opts = json_object_get(form, "options"), *ra = json_object_get(opts, "runAs");
 	json_t *e = json_pack("{s:O, s:O, s:b, s:b}", "formInstanceId", json_object_get(form, "eventName"), "name",
 			      json_object_get(form, "name"), "custom", custom, "yield",
@@ -121,16 +121,11 @@ static int list_forms(struct api_call *c)
 {
 	struct form_req r;
 	json_t *out = json_array(), *f;
-	json_t *custom = NULL;
 	const char *k;
 	int rc = api_form_load(c, NULL, PROC_READ, &r);
 
-	if (rc == 0 && json_object_size(r.forms))
-		rc = api_custom_forms_which(c, r.p.instance_id, r.forms, &custom);
 	if (rc == 0)
-		json_object_foreach(r.forms, k, f)
-			json_array_append_new(out, list_entry(f, json_is_true(json_object_get(custom, k))));
-	json_decref(custom);
+		json_object_foreach(r.forms, k, f) json_array_append_new(out, list_entry(f));
 	api_form_req_cleanup(&r);
 	if (rc) {
 		json_decref(out);
@@ -172,20 +167,16 @@ static int get_form(struct api_call *c)
 	struct form_req r;
 	json_t *out = NULL, *fields, *f;
 	size_t i;
-	json_t *custom = NULL;
 	int rc = api_form_load(c, api_param(c, "name"), PROC_READ, &r);
 
-	if (rc == 0)
-		rc = api_custom_forms_which(c, r.p.instance_id, r.forms, &custom);
 	if (rc == 0) {
-		out = list_entry(r.form, json_is_true(json_object_get(custom, api_param(c, "name"))));
+		out = list_entry(r.form);
 		json_object_set_new(out, "processInstanceId", json_string(r.p.instance_id));
 		fields = json_array();
 		json_array_foreach(json_object_get(r.form, "fields"), i, f)
 		    json_array_append_new(fields, field_entry(r.form, f));
 		json_object_set_new(out, "fields", fields);
 	}
-	json_decref(custom);
 	api_form_req_cleanup(&r);
 	return rc ? rc : api_reply(c, out);
 }

@@ -48,7 +48,5 @@ int pack_restore(const void *tar, size_t len, const char *dir, struct err *e) WU
  * not a regular file (a folder, a link); ERR_TOO_LARGE when it holds more than max bytes. */
 int pack_tar_read(const void *tar, size_t len, const char *name, size_t max, char **data, size_t *data_len,
 		  struct err *e) WUR;
-/* 1 when the tar blob has a regular file named `name`, 0 when not, < 0 on error. */
-int pack_tar_has(const void *tar, size_t len, const char *name, struct err *e) WUR;
 
 #endif

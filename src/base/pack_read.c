@@ -88,16 +88,3 @@ int pack_tar_read(const void *tar, size_t len, const char *name, size_t max, cha
 	archive.read_free(a);
 	return rc;
 }
-
-int pack_tar_has(const void *tar, size_t len, const char *name, struct err *e)
-{
-	struct archive *a = open_tar(tar, len, e);
-	int64_t size;
-	int rc;
-
-	if (!a)
-		return -1;
-	rc = seek_entry(a, name, &size, e);
-	archive.read_free(a);
-	return rc;
-}

@@ -219,6 +219,36 @@ flows:
     assert admin.get("/forms/%s/myForm/form/" % pid).status_code == 200
 
 
+def test_a_linked_page_is_no_custom_form(admin):
+    """forms/<name> (or its index.html) as a link is not kept with the process: the form is
+    the generated one."""
+    flow = """
+flows:
+  default:
+    - script: python
+      body: |
+        import os
+        os.symlink("myForm", "forms/linked")
+        os.makedirs("forms/alsoLinked")
+        os.symlink("../myForm/index.html", "forms/alsoLinked/index.html")
+    - parallel:
+      - form: linked
+      - form: alsoLinked
+forms:
+  linked:
+    - name: {type: string}
+  alsoLinked:
+    - name: {type: string}
+"""
+    pid = suspended(admin, flow=flow)
+    forms = admin.get("/api/v1/process/%s/form" % pid).json()
+    assert sorted((f["name"], f["custom"]) for f in forms) == [("alsoLinked", False), ("linked", False)]
+    for name in ("linked", "alsoLinked"):
+        assert admin.get("/forms/%s/%s/form/" % (pid, name)).status_code == 404
+        assert admin.post("/api/service/custom_form/%s/%s/start" % (pid, name)).json()["uri"] == \
+            "/#/process/%s/form/%s" % (pid, name)
+
+
 def test_access_is_the_forms_submit_right(admin, new_user, anon):
     org, _ = make_org(admin)
     proj, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
