@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "api/doc_schemas.h"
-#include "api/process_access.h"
+#include "api/process_forms.h"
 #include "base/b64.h"
 #include "base/limits.h"
 #include "base/path.h"
@@ -24,25 +24,19 @@
 
 #define FORM_FILES_DIR "_form_files"
 
-struct form_req {
-	struct process p;
-	json_t *forms; /* all pending forms (owned) */
-	json_t *form;  /* the named one (borrowed from forms) */
-};
-
-static void form_req_cleanup(struct form_req *r)
+void api_form_req_cleanup(struct form_req *r)
 {
 	store_process_cleanup(&r->p);
 	json_decref(r->forms);
 }
 
-static bool is_file_field(const json_t *f)
+bool api_form_is_file(const json_t *f)
 {
 	const char *t = json_string_value(json_object_get(f, "type"));
 	return t && form_base_type_len(t) == 4 && strncmp(t, "file", 4) == 0;
 }
 
-static const json_t *find_field(const json_t *form, const char *name)
+const json_t *api_form_field(const json_t *form, const char *name)
 {
 	const json_t *f;
 	size_t i;
@@ -80,9 +74,7 @@ static int run_as_allows(struct api_call *c, const struct process *p, const json
 	return 0;
 }
 
-/* Loads the process, its pending forms and (when name is given) the named form, checking
- * access: a form's runAs users may read and submit it; everyone else needs `need`. */
-static int form_load(struct api_call *c, const char *name, enum proc_need need, struct form_req *r)
+int api_form_load(struct api_call *c, const char *name, enum proc_need need, struct form_req *r)
 {
 	const char *id = api_param(c, "id");
 	int rc, ra;
@@ -115,9 +107,10 @@ static int form_load(struct api_call *c, const char *name, enum proc_need need, 
 
 static json_t *list_entry(const json_t *form)
 {
+	bool custom = json_is_true(json_object_get(form, "custom"));
 	const json_t *opts = json_object_get(form, "options"), *ra = json_object_get(opts, "runAs");
 	json_t *e = json_pack("{s:O, s:O, s:b, s:b}", "formInstanceId", json_object_get(form, "eventName"), "name",
-			      json_object_get(form, "name"), "custom", 0, "yield",
+			      json_object_get(form, "name"), "custom", custom, "yield",
 			      json_is_true(json_object_get(opts, "yield")));
 	if (json_is_object(ra))
 		json_object_set(e, "runAs", (json_t *)ra);
@@ -129,11 +122,11 @@ static int list_forms(struct api_call *c)
 	struct form_req r;
 	json_t *out = json_array(), *f;
 	const char *k;
-	int rc = form_load(c, NULL, PROC_READ, &r);
+	int rc = api_form_load(c, NULL, PROC_READ, &r);
 
 	if (rc == 0)
 		json_object_foreach(r.forms, k, f) json_array_append_new(out, list_entry(f));
-	form_req_cleanup(&r);
+	api_form_req_cleanup(&r);
 	if (rc) {
 		json_decref(out);
 		return rc;
@@ -174,7 +167,7 @@ static int get_form(struct api_call *c)
 	struct form_req r;
 	json_t *out = NULL, *fields, *f;
 	size_t i;
-	int rc = form_load(c, api_param(c, "name"), PROC_READ, &r);
+	int rc = api_form_load(c, api_param(c, "name"), PROC_READ, &r);
 
 	if (rc == 0) {
 		out = list_entry(r.form);
@@ -184,20 +177,25 @@ static int get_form(struct api_call *c)
 		    json_array_append_new(fields, field_entry(r.form, f));
 		json_object_set_new(out, "fields", fields);
 	}
-	form_req_cleanup(&r);
+	api_form_req_cleanup(&r);
 	return rc ? rc : api_reply(c, out);
 }
 
 /* ---- submit ------------------------------------------------------------------------ */
 
-struct submission {
-	json_t *values; /* fieldName → submitted value */
-	json_t *files;	/* [{path, data}] for the supervisor */
-	json_t *errors; /* fieldName → message found before validation */
-	uint64_t file_bytes;
-};
+void api_form_submission_init(struct submission *s)
+{
+	*s = (struct submission){json_object(), json_array(), json_object(), 0};
+}
 
-static void add_value(json_t *values, const char *name, json_t *v)
+void api_form_submission_cleanup(struct submission *s)
+{
+	json_decref(s->values);
+	json_decref(s->files);
+	json_decref(s->errors);
+}
+
+void api_form_add_value(json_t *values, const char *name, json_t *v)
 {
 	json_t *old = json_object_get(values, name);
 	if (!old) {
@@ -237,11 +235,11 @@ static int add_file(struct api_call *c, struct submission *s, const char *form, 
 		return api_fail(c, ERR_INTERNAL, "out of memory");
 	json_array_append_new(s->files, json_pack("{s:s, s:s}", "path", rel, "data", data));
 	free(data);
-	add_value(s->values, field, json_string(rel));
+	api_form_add_value(s->values, field, json_string(rel));
 	return 0;
 }
 
-static int read_multipart(struct api_call *c, const json_t *form, struct submission *s)
+int api_form_read_multipart(struct api_call *c, const json_t *form, struct submission *s)
 {
 	struct multipart mp = {0};
 	struct str ct = str_from(c->req->content_type);
@@ -256,12 +254,12 @@ static int read_multipart(struct api_call *c, const json_t *form, struct submiss
 			continue;
 		memcpy(field, p->name.p, p->name.len);
 		field[p->name.len] = 0;
-		if (!(f = find_field(form, field)))
+		if (!(f = api_form_field(form, field)))
 			continue;
-		if (is_file_field(f))
+		if (api_form_is_file(f))
 			rc = add_file(c, s, name, f, p);
 		else if (p->data.len > 0)
-			add_value(s->values, field, json_stringn(p->data.p, p->data.len));
+			api_form_add_value(s->values, field, json_stringn(p->data.p, p->data.len));
 	}
 	multipart_cleanup(&mp);
 	return rc;
@@ -279,8 +277,8 @@ static int read_json(struct api_call *c, const json_t *form, struct submission *
 		return rc;
 	json_object_foreach(body, k, v)
 	{
-		const json_t *f = find_field(form, k);
-		if (f && is_file_field(f) && !json_is_null(v))
+		const json_t *f = api_form_field(form, k);
+		if (f && api_form_is_file(f) && !json_is_null(v))
 			json_object_set_new(
 			    s->errors, k, json_sprintf("file field '%s' must be uploaded with multipart/form-data", k));
 		else if (f)
@@ -316,38 +314,53 @@ static int resume_with(struct api_call *c, struct form_req *r, json_t *values, s
 		return rc;
 	queue_log_line(c->db, r->p.instance_id, "INFO", "Form '%s' submitted by %s", name, c->who.user.username);
 	queue_wake(c->app->queue);
-	return api_reply(c, json_pack("{s:b, s:s}", "ok", 1, "processInstanceId", r->p.instance_id));
+	return 0;
+}
+
+int api_form_apply(struct api_call *c, struct form_req *r, struct submission *s, json_t **errors)
+{
+	json_t *out = NULL;
+	int rc = form_validate(r->form, s->values, &out, &c->err);
+
+	*errors = NULL;
+	if (rc < 0)
+		return rc;
+	if (rc == FORM_VALID && json_object_size(s->errors) == 0) {
+		rc = resume_with(c, r, out, s);
+		json_decref(out);
+		return rc < 0 ? rc : FORM_VALID;
+	}
+	if (rc == FORM_VALID)
+		json_object_clear(out);
+	json_object_update(out, s->errors);
+	*errors = out;
+	return FORM_INVALID;
 }
 
 static int submit(struct api_call *c)
 {
 	struct form_req r;
-	struct submission s = {json_object(), json_array(), json_object(), 0};
-	json_t *out = NULL;
-	int rc = form_load(c, api_param(c, "name"), PROC_WRITE, &r);
+	struct submission s;
+	json_t *errors = NULL;
+	int rc = api_form_load(c, api_param(c, "name"), PROC_WRITE, &r);
 
+	api_form_submission_init(&s);
 	if (rc)
 		goto done;
-	rc = multipart_is_form_data(str_from(c->req->content_type)) ? read_multipart(c, r.form, &s)
+	rc = multipart_is_form_data(str_from(c->req->content_type)) ? api_form_read_multipart(c, r.form, &s)
 								    : read_json(c, r.form, &s);
-	if (rc || (rc = form_validate(r.form, s.values, &out, &c->err)) < 0)
+	if (rc || (rc = api_form_apply(c, &r, &s, &errors)) < 0)
 		goto done;
-	if (rc == FORM_VALID && json_object_size(s.errors) == 0) {
-		rc = resume_with(c, &r, out, &s);
-		goto done;
-	}
-	/* Concord answers a failed validation 200 with ok=false and one message per field;
-	 * nothing is stored and the process stays SUSPENDED. */
 	if (rc == FORM_VALID)
-		json_object_clear(out);
-	json_object_update(out, s.errors);
-	rc = api_reply(c, json_pack("{s:b, s:s, s:O}", "ok", 0, "processInstanceId", r.p.instance_id, "errors", out));
+		rc = api_reply(c, json_pack("{s:b, s:s}", "ok", 1, "processInstanceId", r.p.instance_id));
+	else /* Concord answers a failed validation 200 with ok=false and one message per
+	      * field; nothing is stored and the process stays SUSPENDED. */
+		rc = api_reply(c, json_pack("{s:b, s:s, s:O}", "ok", 0, "processInstanceId", r.p.instance_id,
+					    "errors", errors));
 done:
-	json_decref(out);
-	json_decref(s.values);
-	json_decref(s.files);
-	json_decref(s.errors);
-	form_req_cleanup(&r);
+	json_decref(errors);
+	api_form_submission_cleanup(&s);
+	api_form_req_cleanup(&r);
 	return rc;
 }
 

@@ -22,6 +22,7 @@ static const struct api_route *const tables[] = {
     api_process_ansible_routes,
     api_process_resume_routes,
     api_process_form_routes,
+    api_custom_form_routes,
     api_process_children_routes,
     api_process_checkpoint_routes,
     api_process_state_routes,

@@ -25,6 +25,7 @@ extern const struct api_route api_process_event_routes[];
 extern const struct api_route api_process_ansible_routes[];
 extern const struct api_route api_process_resume_routes[];
 extern const struct api_route api_process_form_routes[];
+extern const struct api_route api_custom_form_routes[];
 extern const struct api_route api_process_children_routes[];
 extern const struct api_route api_process_checkpoint_routes[];
 extern const struct api_route api_process_state_routes[];

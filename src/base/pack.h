@@ -42,4 +42,11 @@ int pack_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, s
 int pack_zip_dir(const char *dir, uint64_t max_bytes, void **out, size_t *out_len, struct err *e) WUR;
 int pack_restore(const void *tar, size_t len, const char *dir, struct err *e) WUR;
 
+/* One file of a tar blob made by pack_dir, without extracting the rest (pack_read.c):
+ * the content of the regular-file entry named exactly `name` (a new buffer, caller frees;
+ * NUL-terminated past *len) in *data.  ERR_NOT_FOUND when there is no such entry or it is
+ * not a regular file (a folder, a link); ERR_TOO_LARGE when it holds more than max bytes. */
+int pack_tar_read(const void *tar, size_t len, const char *name, size_t max, char **data, size_t *data_len,
+		  struct err *e) WUR;
+
 #endif

@@ -168,15 +168,46 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 	return rc;
 }
 
+/* A form with its own page (api/custom_forms.c): forms/<name>/index.html a regular file,
+ * with no link on the way — pack_dir keeps no links, so only such a file reaches the
+ * stored working directory the page is served from. */
+static bool has_custom_page(const char *workdir, const char *name)
+{
+	const char *parts[] = {"forms", name, "index.html"};
+	int fd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool ok = fd >= 0 && *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+		  strcmp(name, "shared") != 0;
+
+	for (size_t i = 0; ok && i < 3; i++) {
+		struct stat st;
+		int next;
+		ok = fstatat(fd, parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     (i < 2 ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+		if (!ok || i == 2)
+			break;
+		next = openat(fd, parts[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+		ok = fd >= 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, json_t *events,
 			      json_t *forms, const char *wake_event, int64_t wake_at, struct err *e)
 {
 	struct process_suspension ps = {.events = events, .forms = forms, .wake_event = wake_event, .wake_at = wake_at};
+	const char *name;
+	json_t *form;
 	void *tar = NULL;
 	int rc;
 
 	if (!json_is_array(events) || json_array_size(events) == 0)
 		return err_set(e, ERR_INTERNAL, "the runner suspended without naming an event to wait for");
+	json_object_foreach(forms, name, form) if (json_is_object(form))
+	    json_object_set_new(form, "custom", json_boolean(has_custom_page(workdir, name)));
 	if (pack_dir(workdir, limits.archive_bytes, &tar, &ps.payload_len, e))
 		return -1;
 	/* Gone before the status says SUSPENDED: a resume right after may claim the process

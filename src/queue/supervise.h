@@ -25,7 +25,8 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 
 /* On suspension, in one transaction (store_process_suspend) after the working directory
  * has been packed and removed: the whole working directory as the payload it resumes from, the event names it waits for (BORROWED array), its
- * pending forms (BORROWED object, may be NULL), the wake-up of a `sleep` (event NULL:
+ * pending forms (BORROWED object, may be NULL; each gets "custom": whether it has its own
+ * page, forms/<name>/index.html), the wake-up of a `sleep` (event NULL:
  * none) and the status SUSPENDED. */
 int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, json_t *events,
 			      json_t *forms, const char *wake_event, int64_t wake_at, struct err *e) WUR;

@@ -232,6 +232,25 @@ int store_process_forms(struct store_conn *c, const char *id, json_t **forms, st
 	return 0;
 }
 
+int store_process_form_update(struct store_conn *c, const char *id, const char *name, json_t *form, struct err *e)
+{
+	static const char SQL[] = "UPDATE process_forms SET form = ? WHERE instance_id = ? AND name = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	char *text = jsonx_dump(form);
+	int rc = -1;
+
+	if (!text)
+		rc = err_set(e, ERR_INTERNAL, "out of memory");
+	else if (st) {
+		store_bind_text(st, 1, text);
+		store_bind_text(st, 2, id);
+		store_bind_text(st, 3, name);
+		rc = store_step_done(st, e);
+	}
+	free(text);
+	return rc;
+}
+
 int store_process_wait_events(struct store_conn *c, const char *id, json_t **events, struct err *e)
 {
 	int status;

@@ -169,6 +169,10 @@ int store_process_requeue(struct store_conn *c, const char *id, unsigned from_ma
  * event names it waits for (NEW array; empty when it is not SUSPENDED). */
 int store_process_forms(struct store_conn *c, const char *id, json_t **forms, struct err *e) WUR;
 int store_process_wait_events(struct store_conn *c, const char *id, json_t **events, struct err *e) WUR;
+/* Replaces the stored definition of pending form `name` (form BORROWED); nothing when the
+ * process no longer waits for it (a resume dropped its forms). */
+int store_process_form_update(struct store_conn *c, const char *id, const char *name, json_t *form,
+			      struct err *e) WUR;
 
 /* Shallow-merges obj (BORROWED) into the stored meta (as Concord's `||`); a key whose value
  * is null is removed.  Keeps process_meta_keys in step. */

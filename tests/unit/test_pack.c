@@ -375,6 +375,39 @@ static void test_tar_round_trip(void **state)
 	rmtree(dst);
 }
 
+static void test_tar_read_one_file(void **state)
+{
+	char *src = tmpdir(), p[4096], *data = NULL;
+	struct err e;
+	void *tar = NULL;
+	size_t len = 0, n = 0;
+	(void)state;
+
+	assert_int_equal(str_fmt(p, sizeof p, "%s/forms/f", src), 0);
+	assert_int_equal(path_mkdirs(p, 0755, &e), 0);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/forms/f/index.html", src), 0);
+	assert_int_equal(path_write_file(p, "<html>", 6, 0644, &e), 0);
+	assert_int_equal(str_fmt(p, sizeof p, "%s/forms/f/link", src), 0);
+	assert_int_equal(symlink("/etc/passwd", p), 0);
+	assert_int_equal(pack_dir(src, 1024, &tar, &len, &e), 0);
+
+	assert_int_equal(pack_tar_read(tar, len, "forms/f/index.html", 100, &data, &n, &e), 0);
+	assert_int_equal(n, 6);
+	assert_string_equal(data, "<html>");
+	free(data);
+	/* a folder, a link (never packed), a name that is only a prefix: not files */
+	static const char *const not_files[] = {"forms/f", "forms/f/link", "forms/f/index", "forms"};
+	for (size_t i = 0; i < sizeof not_files / sizeof not_files[0]; i++) {
+		assert_true(pack_tar_read(tar, len, not_files[i], 100, &data, &n, &e) < 0);
+		assert_int_equal(e.code, ERR_NOT_FOUND);
+		assert_null(data);
+	}
+	assert_true(pack_tar_read(tar, len, "forms/f/index.html", 5, &data, &n, &e) < 0);
+	assert_int_equal(e.code, ERR_TOO_LARGE);
+	free(tar);
+	rmtree(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +421,7 @@ int main(void)
 	    cmocka_unit_test(test_unzip_does_not_follow_planted_links),
 	    cmocka_unit_test(test_unzip_garbage),
 	    cmocka_unit_test(test_tar_round_trip),
+	    cmocka_unit_test(test_tar_read_one_file),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

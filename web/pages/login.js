@@ -14,9 +14,10 @@ function basic(user, pass) {
 }
 
 // Where to go after logging in: a start link (/api/..., a full navigation so that the
-// server starts the process) or a console page; anything else is ignored.
+// server starts the process), a custom form's page (/forms/...) or a console page;
+// anything else is ignored.
 export function nextPlace(from) {
-  if (typeof from === 'string' && /^\/api\/[^/]/.test(from)) return {assign: from};
+  if (typeof from === 'string' && /^\/(api|forms)\/[^/]/.test(from)) return {assign: from};
   if (typeof from === 'string' && from.startsWith('#/') && !from.startsWith('#/login')) return {hash: from};
   return {hash: '#/processes'};
 }

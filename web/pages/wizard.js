@@ -1,7 +1,9 @@
 // #/process/{id}/wizard: where a start link lands and where a form submit leads.  Shows the
 // process id and initiator, then each pending form in turn (the same form component as
 // the form page), waiting for the process between them, then its end with a link to the
-// process.  A form with `yield: true` ends the wizard after its submit, as in Concord.
+// process.  A form with `yield: true` ends the wizard after its submit, as in Concord.  A
+// custom form (forms/<name>/index.html in the process) is opened in place of the generated
+// one; its submit comes back here.
 import {api, enc, ApiError} from '../lib/api.js';
 import {h, mount, notice, ready} from '../lib/dom.js';
 import {renderForm} from '../lib/form.js';
@@ -62,6 +64,24 @@ export async function render(main, params) {
     if (first) first.focus();
   }
 
+  // The custom form's page; when it cannot be opened (e.g. not this user's), the generated
+  // form says why.
+  async function openCustom(name) {
+    let r;
+    try {
+      r = await api('POST', `/api/service/custom_form/${enc(id)}/${enc(name)}/start`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) throw e;
+      await showForm(name);
+      return;
+    }
+    state = 'end'; // leaving: no more polls
+    if (stop) stop();
+    stage.dataset.stage = 'leaving';
+    mount(stage, h('p', {class: 'waiting'}, `Opening form ${name}…`));
+    location.assign(r.uri);
+  }
+
   async function step() {
     if (state === 'form') return true;
     const p = await api('GET', '/api/v1/process/' + enc(id));
@@ -70,6 +90,10 @@ export async function render(main, params) {
     if (FINAL.has(p.status)) return end(`The process ${p.status.toLowerCase().replace('_', ' ')}.`);
     if (p.status === 'SUSPENDED') {
       const forms = await api('GET', `/api/v1/process/${enc(id)}/form`);
+      if (forms.length && forms[0].custom) {
+        await openCustom(forms[0].name);
+        return state !== 'end';
+      }
       if (forms.length) {
         await showForm(forms[0].name);
         return state !== 'end';
