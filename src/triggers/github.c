@@ -269,8 +269,6 @@ static void refresh_pushed(struct triggers *t, struct store_conn *c, const struc
 			   const char *full, const json_t *ev)
 {
 	const char *branch = json_string_value(json_object_get(ev, "branch"));
-	struct repo_commit commit;
-	struct model *m;
 	struct err e;
 
 	for (size_t i = 0; branch && i < n; i++) {
@@ -278,15 +276,12 @@ static void refresh_pushed(struct triggers *t, struct store_conn *c, const struc
 		    (v[i].branch[0] ? strcmp(v[i].branch, branch) != 0
 				    : strcmp(branch, "main") != 0 && strcmp(branch, "master") != 0))
 			continue;
-		m = NULL;
-		if (repo_fetch_for(t->cfg.repos, c, &v[i], NULL, 0, &commit, &e) ||
-		    repo_load_definition(t->cfg.repos, &v[i], &commit, &m, &e) || triggers_refresh(t, c, &v[i], m, &e))
+		if (triggers_reread(t, c, &v[i], &e))
 			LOG_W("github push to %s %s: repository %s (project %s/%s) not refreshed: %s", full, branch,
 			      v[i].name, v[i].org_name, v[i].project_name, e.msg);
 		else
-			LOG_I("github push to %s %s: repository %s (project %s/%s) refreshed at %s", full, branch,
-			      v[i].name, v[i].org_name, v[i].project_name, commit.id);
-		model_free(m);
+			LOG_I("github push to %s %s: repository %s (project %s/%s) refreshed", full, branch, v[i].name,
+			      v[i].org_name, v[i].project_name);
 	}
 }
 

@@ -11,6 +11,22 @@
 #include "store/repositories.h"
 #include "triggers/internal.h"
 
+int triggers_reread(struct triggers *t, struct store_conn *c, const struct repository *r, struct err *e)
+{
+	struct repo_commit commit;
+	struct model *m = NULL;
+	int rc;
+
+	if (!t->cfg.repos)
+		return err_set(e, ERR_UNAVAILABLE, "repositories are not available on this server");
+	rc = repo_fetch_for(t->cfg.repos, c, r, NULL, 0, &commit, e) ||
+			     repo_load_definition(t->cfg.repos, r, &commit, &m, e) || triggers_refresh(t, c, r, m, e)
+		 ? -1
+		 : 0;
+	model_free(m);
+	return rc;
+}
+
 static void reread_one(struct triggers *t, struct store_conn *c, const struct repository *r)
 {
 	struct repo_commit commit;

@@ -58,6 +58,10 @@ int triggers_refresh(struct triggers *t, struct store_conn *c, const struct repo
  * parse, 0 otherwise.  Needs no scheduler. */
 int triggers_check(const struct model *m, const struct repository *r, struct err *e) WUR;
 
+/* Fetches r and reads its triggers again (POST …/repository/{repo}/trigger, the admins'
+ * refresh of every repository, a GitHub push): the stored ones stay when it fails. */
+int triggers_reread(struct triggers *t, struct store_conn *c, const struct repository *r, struct err *e) WUR;
+
 /* GitHub events (POST /events/github/webhook, signature checked by the caller): a push
  * refreshes the repositories that follow the pushed branch, then every `github` trigger
  * (version 2) whose conditions match Concord's event of the payload starts one process;
