@@ -172,22 +172,29 @@ static int release_in_tx(struct store_conn *c, const struct lock_key *k, const c
 	return 0;
 }
 
-int store_lock_release(struct store_conn *c, const struct lock_key *k, const char *id, json_t **handed, struct err *e)
+static json_t *key_row(struct store_stmt *st, void *ctx)
 {
-	int rc;
+	(void)ctx;
+	return json_pack("[s, s, s]", store_col_text(st, 0), store_col_text(st, 1), store_col_text(st, 2));
+}
 
-	*handed = json_array();
-	if ((rc = store_tx_begin_rows(c, e)))
-		goto fail;
-	if (release_in_tx(c, k, id, *handed, e) || store_tx_commit(c, e)) {
-		store_tx_rollback(c);
-		goto fail;
-	}
-	return 0;
-fail:
-	json_decref(*handed);
-	*handed = NULL;
-	return -1;
+static json_t *text_row(struct store_stmt *st, void *ctx)
+{
+	(void)ctx;
+	return json_string(store_col_text(st, 0));
+}
+
+/* The rows of a query with one text parameter, made by row (store_collect_json). */
+static int rows_of(struct store_conn *c, const char *sql, const char *id, store_json_row_fn row, json_t **out,
+		   struct err *e)
+{
+	struct store_stmt *st = store_prepare(c, sql, e);
+
+	*out = NULL;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	return store_collect_json(st, row, NULL, out, e);
 }
 
 /* The locks id holds: a NEW array of [scope, scopeId, name]. */
@@ -195,24 +202,7 @@ static int held_by(struct store_conn *c, const char *id, json_t **out, struct er
 {
 	static const char SQL[] = "SELECT lock_scope, scope_id, lock_name FROM process_locks"
 				  " WHERE instance_id = ? AND held = 1 ORDER BY seq";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
-
-	*out = NULL;
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, id);
-	*out = json_array();
-	while ((rc = store_step(st, e)) == STORE_ROW)
-		json_array_append_new(*out, json_pack("[s, s, s]", store_col_text(st, 0), store_col_text(st, 1),
-						      store_col_text(st, 2)));
-	store_reset(st);
-	if (rc < 0) {
-		json_decref(*out);
-		*out = NULL;
-		return -1;
-	}
-	return 0;
+	return rows_of(c, SQL, id, key_row, out, e);
 }
 
 static int release_all_in_tx(struct store_conn *c, const char *id, json_t *handed, struct err *e)
@@ -241,14 +231,16 @@ out:
 	return rc;
 }
 
-int store_locks_release_all(struct store_conn *c, const char *id, json_t **handed, struct err *e)
+/* One transaction that releases k (NULL: everything id holds or waits for). */
+static int release_tx(struct store_conn *c, const struct lock_key *k, const char *id, json_t **handed, struct err *e)
 {
 	int rc;
 
 	*handed = json_array();
 	if ((rc = store_tx_begin_rows(c, e)))
 		goto fail;
-	if (release_all_in_tx(c, id, *handed, e) || store_tx_commit(c, e)) {
+	rc = k ? release_in_tx(c, k, id, *handed, e) : release_all_in_tx(c, id, *handed, e);
+	if (rc || store_tx_commit(c, e)) {
 		store_tx_rollback(c);
 		goto fail;
 	}
@@ -259,27 +251,21 @@ fail:
 	return -1;
 }
 
+int store_lock_release(struct store_conn *c, const struct lock_key *k, const char *id, json_t **handed, struct err *e)
+{
+	return release_tx(c, k, id, handed, e);
+}
+
+int store_locks_release_all(struct store_conn *c, const char *id, json_t **handed, struct err *e)
+{
+	return release_tx(c, NULL, id, handed, e);
+}
+
 int store_locks_handed(struct store_conn *c, const char *id, json_t **events, struct err *e)
 {
 	static const char SQL[] = "SELECT event_name FROM process_locks"
 				  " WHERE instance_id = ? AND held = 1 AND event_name IS NOT NULL ORDER BY seq";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
-
-	*events = NULL;
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, id);
-	*events = json_array();
-	while ((rc = store_step(st, e)) == STORE_ROW)
-		json_array_append_new(*events, json_string(store_col_text(st, 0)));
-	store_reset(st);
-	if (rc < 0) {
-		json_decref(*events);
-		*events = NULL;
-		return -1;
-	}
-	return 0;
+	return rows_of(c, SQL, id, text_row, events, e);
 }
 
 int store_lock_resumed(struct store_conn *c, const char *id, const char *event, struct err *e)
@@ -353,11 +339,5 @@ int store_locks_waited(struct store_conn *c, const char *id, json_t **out, struc
 				  " FROM process_locks w LEFT JOIN process_locks h ON h.lock_scope = w.lock_scope"
 				  " AND h.scope_id = w.scope_id AND h.lock_name = w.lock_name AND h.held = 1"
 				  " WHERE w.instance_id = ? AND w.held = 0 ORDER BY w.seq";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-
-	*out = NULL;
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, id);
-	return store_collect_json(st, waited_row, NULL, out, e);
+	return rows_of(c, SQL, id, waited_row, out, e);
 }
