@@ -45,7 +45,9 @@ static int lock_key(struct task_call *tc, json_t *name, json_t *scope, struct lo
 	return 0;
 }
 
-static int take(struct task_call *tc, const struct lock_key *k, bool may_wait, struct err *e)
+enum take_mode { TAKE_WAIT, TAKE_NOW, TAKE_RESUMED };
+
+static int take(struct task_call *tc, const struct lock_key *k, enum take_mode mode, struct err *e)
 {
 	struct lock_owner o = {tc->r->p.instance_id, tc->r->p.org_id, tc->r->p.project_id};
 	char holder[UUID_STR_LEN], ev[64], uid[UUID_STR_LEN];
@@ -54,11 +56,14 @@ static int take(struct task_call *tc, const struct lock_key *k, bool may_wait, s
 	uuid_v4(uid);
 	if (str_fmt(ev, sizeof ev, "lock-%s", uid))
 		return err_set(e, ERR_INTERNAL, "event name too long");
-	if ((rc = store_lock_take(tc->c, k, &o, may_wait ? ev : NULL, holder, e)) < 0)
+	if ((rc = store_lock_take(tc->c, k, &o, mode == TAKE_WAIT ? ev : NULL, holder, e)) < 0)
 		return -1;
 	if (rc == 1)
 		return 0;
-	if (!may_wait)
+	if (mode == TAKE_RESUMED) /* resumed by hand with the lock's event, not handed the lock */
+		return err_set(e, ERR_CONFLICT, "Process resumed without lock '%s', which process %s holds", k->name,
+			       holder);
+	if (mode == TAKE_NOW)
 		return err_set(e, ERR_CONFLICT,
 			       "Lock '%s' is held by process %s: an expression cannot wait for it, use the lock "
 			       "task as a step",
@@ -83,6 +88,19 @@ static int release(struct task_call *tc, const struct lock_key *k, struct err *e
 	return 0;
 }
 
+/* The lock step that waited, its process resumed ({name, scope}: what take gave it): it
+ * holds the lock now, handed to it; else it takes it if free, or fails. */
+static int resumed(struct task_call *tc, json_t *payload, struct err *e)
+{
+	struct lock_key k;
+
+	if (!json_is_object(payload))
+		return err_set(e, ERR_INVALID, "lock.resume: not a waiting lock step's state");
+	if (lock_key(tc, json_object_get(payload, "name"), json_object_get(payload, "scope"), &k, e))
+		return -1;
+	return take(tc, &k, TAKE_RESUMED, e);
+}
+
 static int run(struct task_call *tc, bool unlock, struct err *e)
 {
 	json_t *name, *scope;
@@ -90,8 +108,8 @@ static int run(struct task_call *tc, bool unlock, struct err *e)
 
 	if (tc->method) {
 		bool m_unlock = strcmp(tc->method, "unlock") == 0, m_lock = !unlock && strcmp(tc->method, "lock") == 0;
-		if (!unlock && strcmp(tc->method, "resume") == 0) /* the step that waited: it holds the lock */
-			return 0;
+		if (!unlock && strcmp(tc->method, "resume") == 0) /* the step that waited */
+			return resumed(tc, json_array_get(tc->args, 0), e);
 		if (!m_unlock && !m_lock)
 			return err_set(e, ERR_INVALID, "Method not found: %s.%s", tc->task, tc->method);
 		if (json_array_size(tc->args) < 1 || json_array_size(tc->args) > 2)
@@ -108,7 +126,7 @@ static int run(struct task_call *tc, bool unlock, struct err *e)
 	}
 	if (lock_key(tc, name, scope, &k, e))
 		return -1;
-	return unlock ? release(tc, &k, e) : take(tc, &k, !tc->method, e);
+	return unlock ? release(tc, &k, e) : take(tc, &k, tc->method ? TAKE_NOW : TAKE_WAIT, e);
 }
 
 int server_task_lock(struct task_call *tc, struct err *e)

@@ -64,6 +64,17 @@ static int read_holder(struct store_conn *c, const struct lock_key *k, char hold
 static int take_in_tx(struct store_conn *c, const struct lock_key *k, const struct lock_owner *o, const char *event,
 		      char holder[UUID_STR_LEN], struct err *e)
 {
+	/* A process that asks runs, so it waits for nothing: a waiter row of its own is left
+	 * from a resume that was not the lock's (POST .../resume/{event} by hand). */
+	static const char STALE[] = "DELETE FROM process_locks WHERE " KEY_WHERE " AND instance_id = ? AND held = 0";
+	struct store_stmt *st = store_prepare(c, STALE, e);
+
+	if (!st)
+		return -1;
+	bind_key(st, k);
+	store_bind_text(st, 4, o->instance_id);
+	if (store_step_done(st, e))
+		return -1;
 	for (int i = 0; i < RACE_TRIES; i++) {
 		int rc = insert_row(c, k, o, 1, NULL, e);
 		if (rc != 0) {

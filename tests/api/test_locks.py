@@ -138,6 +138,28 @@ def test_a_cancelled_or_failed_holder_releases_and_a_cancelled_waiter_leaves(adm
     assert "got the lock" not in log_text(admin, fourth)
 
 
+def test_a_waiter_resumed_by_hand_does_not_get_a_held_lock(admin, project):
+    lock = unique("deploy")
+    first = start(admin, holder_flow(), "Default", project, lock)
+    wait_for(lambda: holds(admin, first))
+    waiter = start(admin, holder_flow(), "Default", project, lock)
+    wait_for(lambda: waits_for(admin, waiter, first))
+    ev = admin.get("/api/v1/process/%s/event" % waiter, params={"type": "PROCESS_WAIT"}).json()
+    [event] = ev[-1]["data"]["eventNames"]
+    assert event.startswith("lock-"), ev
+    r = admin.post("/api/v1/process/%s/resume/%s" % (waiter, event))
+    assert r.status_code == 200, r.text
+    assert wait_process(admin, waiter)["status"] == "FAILED"
+    text = log_text(admin, waiter)
+    assert "Process resumed without lock '%s', which process %s holds" % (lock, first) in text, text
+    assert "got the lock %s" % waiter not in text
+    state = lock_state(admin, "Default", project, lock)
+    assert state["holder"]["instanceId"] == first and state["waiting"] == [], state
+    go(admin, first)
+    assert wait_process(admin, first)["status"] == "FINISHED"
+    assert lock_state(admin, "Default", project, lock)["holder"] is None
+
+
 def test_an_org_lock_spans_projects_and_differs_from_a_project_lock(admin):
     org, _ = make_org(admin)
     one, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
