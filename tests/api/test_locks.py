@@ -160,6 +160,18 @@ def test_a_waiter_resumed_by_hand_does_not_get_a_held_lock(admin, project):
     assert lock_state(admin, "Default", project, lock)["holder"] is None
 
 
+def test_a_waiter_past_its_suspend_timeout_leaves_the_queue(admin, project):
+    lock = unique("deploy")
+    first = start(admin, holder_flow(), "Default", project, lock)
+    wait_for(lambda: holds(admin, first))
+    impatient = start(admin, 'configuration:\n  suspendTimeout: "PT1S"\n' + holder_flow(), "Default", project, lock)
+    assert wait_process(admin, impatient)["status"] == "TIMED_OUT"
+    assert lock_state(admin, "Default", project, lock)["waiting"] == []
+    go(admin, first)
+    assert wait_process(admin, first)["status"] == "FINISHED"
+    assert lock_state(admin, "Default", project, lock)["holder"] is None
+
+
 def test_an_org_lock_spans_projects_and_differs_from_a_project_lock(admin):
     org, _ = make_org(admin)
     one, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
