@@ -4,6 +4,8 @@ cannot take it waits SUSPENDED and gets it in arrival order when the holder unlo
 (finished, failed, cancelled, or its node died: the two-node test, PostgreSQL only); who
 holds a lock and who waits is in GET .../lock/{name} and in the waiting process's
 "waits"."""
+import datetime
+import re
 import signal
 
 import pytest
@@ -238,6 +240,55 @@ flows:
     assert new_user().get("/api/v1/org/Default/project/%s/lock/x" % private).status_code in (403, 404)
     r = admin.get("/api/v1/org/Default/project/%s/lock/%s" % (project, "x" * 300))
     assert r.status_code == 400 and r.json()["ok"] is False, r.text
+
+
+CRITICAL = """
+flows:
+  default:
+    - task: lock
+      in: {name: "${lockName}"}
+    - log: "enter ${txId}"
+    - task: sleep
+      in: {duration: 1}
+    - log: "leave ${txId}"
+    - task: unlock
+      in: {name: "${lockName}"}
+"""
+
+
+def critical_section(client, pid):
+    """(enter, leave) times of pid's critical section, from its log."""
+    times = {}
+    for m in re.finditer(r"^(\S+) \[INFO \] (enter|leave) " + pid, log_text(client, pid), re.M):
+        times[m.group(2)] = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f%z")
+    return times["enter"], times["leave"]
+
+
+def assert_one_at_a_time(clients, pids, project, lock):
+    """Every process ran its critical section, never two at once."""
+    for i, pid in enumerate(pids):
+        assert wait_process(clients[i % len(clients)], pid, timeout=60)["status"] == "FINISHED"
+    spans = sorted(critical_section(clients[0], pid) for pid in pids)
+    for (_, leave), (enter, _) in zip(spans, spans[1:]):
+        assert leave <= enter, spans
+    assert lock_state(clients[0], "Default", project, lock)["holder"] is None
+
+
+def test_processes_started_together_hold_the_lock_one_at_a_time(admin, project):
+    lock = unique("busy")
+    pids = [start(admin, CRITICAL, "Default", project, lock) for _ in range(4)]
+    assert_one_at_a_time([admin], pids, project, lock)
+
+
+@pytest.mark.skipif(not TEST_DB, reason="several nodes need PostgreSQL ($ACCORD_TEST_DB)")
+def test_two_nodes_hand_the_lock_around_one_at_a_time(nodes):  # noqa: F811
+    a, b, _ = nodes()
+    b.start()
+    admin_a, admin_b = Client(a.url, ADMIN_KEY), Client(b.url, ADMIN_KEY)
+    project, _ = make_project(admin_a, "Default", rawPayloadMode="EVERYONE")
+    lock = unique("busy")
+    pids = [start(c, CRITICAL, "Default", project, lock) for _ in range(3) for c in (admin_a, admin_b)]
+    assert_one_at_a_time([admin_a, admin_b], pids, project, lock)
 
 
 @pytest.mark.skipif(not TEST_DB, reason="several nodes need PostgreSQL ($ACCORD_TEST_DB)")
