@@ -51,6 +51,24 @@ void locks_ended(struct queue *q, struct store_conn *c, const char *id)
 	json_decref(handed);
 }
 
+void locks_sweep(struct queue *q, struct store_conn *c)
+{
+	json_t *ids = NULL, *id;
+	struct err e;
+	size_t i;
+
+	if (store_locks_stale(c, &ids, &e)) {
+		LOG_E("locks: cannot look for those of ended processes: %s", e.msg);
+		return;
+	}
+	json_array_foreach(ids, i, id)
+	{
+		LOG_W("process %s: ended holding or waiting for a lock: released", json_string_value(id));
+		locks_ended(q, c, json_string_value(id));
+	}
+	json_decref(ids);
+}
+
 void locks_process_suspended(struct queue *q, struct store_conn *c, const char *id)
 {
 	json_t *events = NULL, *ev;

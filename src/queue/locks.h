@@ -19,6 +19,10 @@ void locks_resume_handed(struct queue *q, struct store_conn *c, json_t *handed);
  * go to their first waiters, which are resumed. */
 void locks_ended(struct queue *q, struct store_conn *c, const char *id);
 
+/* Releases the locks of processes that ended without releasing them (a node taken for
+ * dead that wrote on after its processes were settled elsewhere); each heartbeat. */
+void locks_sweep(struct queue *q, struct store_conn *c);
+
 /* A process stored SUSPENDED whose supervisor has left this node's list: resumes it at
  * once for a lock handed to it before it was stored SUSPENDED. */
 void locks_process_suspended(struct queue *q, struct store_conn *c, const char *id);

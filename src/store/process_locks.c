@@ -269,7 +269,35 @@ int store_lock_release(struct store_conn *c, const struct lock_key *k, const cha
 
 int store_locks_release_all(struct store_conn *c, const char *id, json_t **handed, struct err *e)
 {
+	/* Every end of a process comes here: most hold and wait for nothing, and an ended one
+	 * gets no new rows (its runner is gone), so a look without a transaction suffices. */
+	static const char ANY[] = "SELECT 1 FROM process_locks WHERE instance_id = ? LIMIT 1";
+	struct store_stmt *st = store_prepare(c, ANY, e);
+	int rc;
+
+	*handed = NULL;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	store_reset(st);
+	if (rc < 0)
+		return -1;
+	if (rc == STORE_DONE)
+		return (*handed = json_array()) ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
 	return release_tx(c, NULL, id, handed, e);
+}
+
+int store_locks_stale(struct store_conn *c, json_t **ids, struct err *e)
+{
+	static const char SQL[] = "SELECT DISTINCT l.instance_id FROM process_locks l"
+				  " LEFT JOIN processes p ON p.instance_id = l.instance_id"
+				  " WHERE p.instance_id IS NULL"
+				  " OR p.status IN ('FINISHED', 'FAILED', 'CANCELLED', 'TIMED_OUT')";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	*ids = NULL;
+	return st ? store_collect_json(st, text_row, NULL, ids, e) : -1;
 }
 
 int store_locks_handed(struct store_conn *c, const char *id, json_t **events, struct err *e)

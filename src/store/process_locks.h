@@ -44,6 +44,10 @@ int store_lock_release(struct store_conn *c, const struct lock_key *k, const cha
  * and handed over as store_lock_release does (*handed NEW). */
 int store_locks_release_all(struct store_conn *c, const char *id, json_t **handed, struct err *e) WUR;
 
+/* The processes that hold or wait for a lock although they ended (or are gone): what a
+ * node taken for dead wrote after another settled its processes (*ids NEW array). */
+int store_locks_stale(struct store_conn *c, json_t **ids, struct err *e) WUR;
+
 /* The events of the locks handed to id that it has not resumed with yet (NEW array). */
 int store_locks_handed(struct store_conn *c, const char *id, json_t **events, struct err *e) WUR;
 /* Process id was resumed with event: the handed-over lock is an ordinary one now. */

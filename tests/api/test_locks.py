@@ -10,6 +10,7 @@ import signal
 
 import pytest
 
+import db_util
 from conftest import ADMIN_KEY, TEST_DB, Client, start_process, unique, wait_process
 from proc_util import log_text, make_org, make_project, status, wait_for
 from test_nodes import nodes  # noqa: F401 (a fixture)
@@ -172,6 +173,26 @@ def test_a_waiter_past_its_suspend_timeout_leaves_the_queue(admin, project):
     go(admin, first)
     assert wait_process(admin, first)["status"] == "FINISHED"
     assert lock_state(admin, "Default", project, lock)["holder"] is None
+
+
+def test_a_lock_left_by_an_ended_process_is_released(fresh_server):
+    """What a node taken for dead may write after its process was settled elsewhere: a
+    row of an ended process.  The next heartbeat's sweep releases it."""
+    server = fresh_server(args=["--node-heartbeat", "1"]).start()
+    admin = Client(server.url, ADMIN_KEY)
+    project, project_id = make_project(admin, "Default", rawPayloadMode="EVERYONE")
+    lock = unique("stale")
+    ended = start(admin, "flows:\n  default:\n    - log: hi\n", "Default", project, lock)
+    p = wait_process(admin, ended)
+    assert p["status"] == "FINISHED"
+    db_util.execute(server.data_dir, "INSERT INTO process_locks (lock_scope, scope_id, lock_name, org_id, project_id,"
+                    " instance_id, held, since) VALUES ('PROJECT', '%s', '%s', '%s', '%s', '%s', 1, 0)"
+                    % (project_id, lock, p["orgId"], project_id, ended))
+    assert lock_state(admin, "Default", project, lock)["holder"]["instanceId"] == ended
+    wait_for(lambda: lock_state(admin, "Default", project, lock)["holder"] is None)
+    assert "ended holding or waiting for a lock: released" in server.read_log()
+    pid = start(admin, CRITICAL, "Default", project, lock)
+    assert wait_process(admin, pid)["status"] == "FINISHED"
 
 
 def test_an_org_lock_spans_projects_and_differs_from_a_project_lock(admin):
