@@ -1,8 +1,10 @@
-/* Who holds a process lock and who waits for it (the lock task, docs/api.md "Process
- * locks"):
+/* Process locks over HTTP (the lock task, docs/api.md "Process locks"): who holds a lock
+ * and who waits for it, and Concord's ProcessLocksResource for its clients:
  *
- *   GET /api/v1/org/{org}/project/{project}/lock/{name}   a lock of scope PROJECT
- *   GET /api/v1/org/{org}/lock/{name}                     a lock of scope ORG
+ *   GET  /api/v1/org/{org}/project/{project}/lock/{name}   a lock of scope PROJECT
+ *   GET  /api/v1/org/{org}/lock/{name}                     a lock of scope ORG
+ *   POST /api/v1/process/{id}/lock/{name}?scope=           try to take it for the process
+ *   POST /api/v1/process/{id}/unlock/{name}?scope=         release it (handed to the next)
  *
  * {"name", "scope", "orgName", "projectName"?, "holder": {"instanceId", "since"} or null,
  *  "waiting": [{"instanceId", "since"}, …] in the order they get it}.  A lock nobody holds
@@ -11,10 +13,12 @@
 #include <string.h>
 
 #include "api/doc_schemas.h"
+#include "api/process_access.h"
 #include "api/process_json.h"
 #include "api/projects.h"
 #include "base/datetime.h"
 #include "base/str.h"
+#include "queue/locks.h"
 #include "store/orgs.h"
 #include "store/process_locks.h"
 
@@ -98,6 +102,66 @@ int api_process_lock_waits_json(struct api_call *c, const struct process *p, jso
 	return 0;
 }
 
+/* The lock {name} of the path for process p, of the scope of ?scope= (Concord's rules: a
+ * process of no project has none). */
+static int process_lock_key(struct api_call *c, const struct process *p, struct lock_key *k)
+{
+	const char *given = http_query(c->req, "scope"), *scope = lock_scope_name(given);
+	const char *name = api_param(c, "name");
+
+	if (!scope)
+		return api_fail(c, ERR_INVALID, "Unknown scope '%.64s', expected: ORG or PROJECT", given);
+	if (strlen(name) > LOCK_NAME_MAX)
+		return api_fail(c, ERR_INVALID, "Lock name too long (at most %d bytes)", LOCK_NAME_MAX);
+	if (!p->project_id[0])
+		return api_fail(c, ERR_INVALID, "Project is required");
+	*k = (struct lock_key){scope, scope[0] == 'O' ? p->org_id : p->project_id, name};
+	return 0;
+}
+
+/* Concord's tryLock: {"acquired", "info": the holder's LockEntry}; it never waits and
+ * queues nothing (a client that did not get it tries again). */
+static int try_lock(struct api_call *c)
+{
+	struct process p;
+	struct lock_key k;
+	char holder[UUID_STR_LEN];
+	int rc;
+
+	if ((rc = api_process_load(c, api_param(c, "id"), PROC_WRITE, &p)))
+		return rc;
+	if (PS_BIT(p.status) & PS_TERMINAL)
+		rc = api_fail(c, ERR_CONFLICT, "Process %s has ended (%s): it takes no lock", p.instance_id,
+			      proc_status_name(p.status));
+	else if ((rc = process_lock_key(c, &p, &k)) == 0 &&
+		 (rc = store_lock_take(c->db, &k, &(struct lock_owner){p.instance_id, p.org_id, p.project_id}, NULL,
+				       holder, &c->err)) >= 0)
+		rc = api_reply(c, json_pack("{s:b, s:{s:s, s:s, s:s, s:s, s:s}}", "acquired", rc == 1, "info",
+					    "instanceId", holder, "orgId", p.org_id, "projectId", p.project_id,
+					    "scope", k.scope, "name", k.name));
+	store_process_cleanup(&p);
+	return rc;
+}
+
+static int unlock(struct api_call *c)
+{
+	struct process p;
+	struct lock_key k;
+	json_t *handed = NULL;
+	int rc;
+
+	if ((rc = api_process_load(c, api_param(c, "id"), PROC_WRITE, &p)))
+		return rc;
+	if ((rc = process_lock_key(c, &p, &k)) == 0 &&
+	    (rc = store_lock_release(c->db, &k, p.instance_id, &handed, &c->err)) == 0) {
+		locks_resume_handed(c->app->queue, c->db, handed);
+		http_resp_bytes(c->resp, 204, "", NULL, 0);
+	}
+	json_decref(handed);
+	store_process_cleanup(&p);
+	return rc;
+}
+
 #define LOCK_SCHEMA                                                                                                    \
 	"{'type':'object','properties':{'name':{'type':'string'},'scope':{'type':'string'},"                          \
 	"'orgName':{'type':'string'},'projectName':{'type':'string'},'holder':{'type':['object','null']},"           \
@@ -120,7 +184,33 @@ static const struct api_doc doc_org = {
     .errors = "400 403 404",
 };
 
+#define DOC_PROCESS_ID                                                                                                 \
+	{                                                                                                              \
+		"id", "string", "the process's instance id"                                                            \
+	}
+#define DOC_SCOPE                                                                                                      \
+	{                                                                                                              \
+		"scope", "string", "PROJECT (default) or ORG, any case"                                                   \
+	}
+
+static const struct api_doc doc_try = {
+    .summary = "Try to take a lock for a process (Concord's tryLock): acquired, or who holds it; never waits",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, DOC_LOCK_NAME, DOC_SCOPE, {0}},
+    .response = "{'type':'object','properties':{'acquired':{'type':'boolean'},'info':{'type':'object'}}}",
+    .errors = "400 403 404 409",
+    .audit = {"PROCESS", "UPDATE", "lock"},
+};
+static const struct api_doc doc_unlock = {
+    .summary = "Release a process's lock (nothing when it does not hold it); the next waiter gets it",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, DOC_LOCK_NAME, DOC_SCOPE, {0}},
+    .status = 204,
+    .errors = "400 403 404",
+    .audit = {"PROCESS", "UPDATE", "unlock"},
+};
+
 const struct api_route api_lock_routes[] = {
+    {"POST", "/api/v1/process/{id}/lock/{name}", try_lock, 0, &doc_try},
+    {"POST", "/api/v1/process/{id}/unlock/{name}", unlock, 0, &doc_unlock},
     {"GET", "/api/v1/org/{org}/project/{project}/lock/{name}", project_lock, 0, &doc_project},
     {"GET", "/api/v1/org/{org}/lock/{name}", org_lock, 0, &doc_org},
     {0},

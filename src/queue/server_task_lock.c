@@ -11,7 +11,6 @@
  * the process does not hold does nothing, as in Concord. */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/str.h"
 #include "queue/locks.h"
@@ -31,17 +30,13 @@ static int lock_key(struct task_call *tc, json_t *name, json_t *scope, struct lo
 			       json_string_value(name));
 	if (scope && !json_is_null(scope) && !json_is_string(scope))
 		return err_set(e, ERR_INVALID, "'scope' must be a string (ORG or PROJECT)");
-	if (!s || !*s || strcasecmp(s, "PROJECT") == 0) {
-		if (!p->project_id[0])
-			return err_set(e, ERR_INVALID,
-				       "Lock '%.64s' with scope PROJECT needs a process of a project: use scope ORG",
-				       json_string_value(name));
-		*k = (struct lock_key){"PROJECT", p->project_id, json_string_value(name)};
-	} else if (strcasecmp(s, "ORG") == 0) {
-		*k = (struct lock_key){"ORG", p->org_id, json_string_value(name)};
-	} else {
-		return err_set(e, ERR_INVALID, "Unknown scope '%.64s', expected: org or project", s);
-	}
+	if (!(s = lock_scope_name(s)))
+		return err_set(e, ERR_INVALID, "Unknown scope '%.64s', expected: org or project",
+			       json_string_value(scope));
+	if (strcmp(s, "PROJECT") == 0 && !p->project_id[0])
+		return err_set(e, ERR_INVALID, "Lock '%.64s' with scope PROJECT needs a process of a project: use scope ORG",
+			       json_string_value(name));
+	*k = (struct lock_key){s, s[0] == 'O' ? p->org_id : p->project_id, json_string_value(name)};
 	return 0;
 }
 

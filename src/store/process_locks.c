@@ -1,5 +1,6 @@
 /* Named process locks (process_locks.h). */
 #include <string.h>
+#include <strings.h>
 
 #include "base/datetime.h"
 #include "store/process_locks.h"
@@ -8,6 +9,13 @@
 /* How often a transaction looks again when a concurrent one changed the lock under it
  * (PostgreSQL: a row it waited for was deleted); each look waits for that one to end. */
 #define RACE_TRIES 16
+
+const char *lock_scope_name(const char *s)
+{
+	if (!s || !*s || strcasecmp(s, "PROJECT") == 0)
+		return "PROJECT";
+	return strcasecmp(s, "ORG") == 0 ? "ORG" : NULL;
+}
 
 static void bind_key(struct store_stmt *st, const struct lock_key *k)
 {

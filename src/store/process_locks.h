@@ -22,6 +22,10 @@ struct lock_key {
 	const char *name;
 };
 
+/* The scope a caller names (any case; NULL or "": PROJECT, the default): "PROJECT" or
+ * "ORG", or NULL when it is neither. */
+const char *lock_scope_name(const char *s);
+
 /* The process that asks (recorded with its rows). */
 struct lock_owner {
 	const char *instance_id, *org_id, *project_id; /* project_id NULL or "": none */

@@ -169,7 +169,8 @@ def test_a_waiter_past_its_suspend_timeout_leaves_the_queue(admin, project):
     wait_for(lambda: holds(admin, first))
     impatient = start(admin, 'configuration:\n  suspendTimeout: "PT1S"\n' + holder_flow(), "Default", project, lock)
     assert wait_process(admin, impatient)["status"] == "TIMED_OUT"
-    assert lock_state(admin, "Default", project, lock)["waiting"] == []
+    # (what follows an end comes after its status)
+    wait_for(lambda: lock_state(admin, "Default", project, lock)["waiting"] == [])
     go(admin, first)
     assert wait_process(admin, first)["status"] == "FINISHED"
     assert lock_state(admin, "Default", project, lock)["holder"] is None
@@ -219,6 +220,45 @@ def test_an_org_lock_spans_projects_and_differs_from_a_project_lock(admin):
     go(admin, other)
     assert wait_process(admin, other)["status"] == "FINISHED"
     assert lock_state(admin, org, None, lock)["holder"] is None
+
+
+def test_concords_lock_api_tries_and_releases(admin, project, new_user):
+    lock = unique("api")
+    first = start(admin, holder_flow(), "Default", project, lock)
+    wait_for(lambda: holds(admin, first))
+    other = start(admin, "flows:\n  default:\n    - suspend: go\n", "Default", project, lock)
+    wait_for(lambda: status(admin, other)["status"] == "SUSPENDED")
+    # Held by the first: not acquired, and the answer names the holder; nothing queued.
+    r = admin.post("/api/v1/process/%s/lock/%s" % (other, lock))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["acquired"] is False and body["info"]["instanceId"] == first, body
+    assert body["info"]["scope"] == "PROJECT" and body["info"]["name"] == lock, body
+    assert lock_state(admin, "Default", project, lock)["waiting"] == []
+    # An org lock of the same name is free: acquired; unlock frees it (204), twice is harmless.
+    r = admin.post("/api/v1/process/%s/lock/%s" % (other, lock), params={"scope": "org"})
+    assert r.status_code == 200 and r.json()["acquired"] is True, r.text
+    assert lock_state(admin, "Default", None, lock)["holder"]["instanceId"] == other
+    for _ in range(2):
+        r = admin.post("/api/v1/process/%s/unlock/%s" % (other, lock), params={"scope": "ORG"})
+        assert r.status_code == 204, r.text
+    assert lock_state(admin, "Default", None, lock)["holder"] is None
+    # The holder's lock released through the API goes to nobody else here; a waiter would get it.
+    waiter = start(admin, holder_flow(), "Default", project, lock)
+    wait_for(lambda: waits_for(admin, waiter, first))
+    assert admin.post("/api/v1/process/%s/unlock/%s" % (first, lock)).status_code == 204
+    wait_for(lambda: holds(admin, waiter))
+    # Bad calls.
+    r = admin.post("/api/v1/process/%s/lock/%s" % (other, lock), params={"scope": "TEAM"})
+    assert r.status_code == 400 and "Unknown scope 'TEAM'" in r.json()["message"], r.text
+    assert admin.post("/api/v1/process/%s/lock/x" % "00000000-0000-0000-0000-000000000000").status_code == 404
+    assert new_user().post("/api/v1/process/%s/lock/%s" % (other, lock)).status_code in (403, 404)
+    for pid in (first, waiter, other):
+        admin.delete("/api/v1/process/%s" % pid)
+        assert wait_process(admin, pid)["status"] == "CANCELLED"
+    r = admin.post("/api/v1/process/%s/lock/%s" % (other, lock))
+    assert r.status_code == 409, r.text
+    assert lock_state(admin, "Default", project, lock)["holder"] is None
 
 
 def test_bad_calls_fail_clearly(admin, project, new_user):
