@@ -23,6 +23,9 @@ static void resume(struct queue *q, struct store_conn *c, const char *id, const 
 			queue_log_line(c, id, "INFO", "Lock acquired: resuming");
 		if (q)
 			queue_wake(q);
+	} else if (e.code == ERR_INVALID) { /* it waits for other events now: this one is spent */
+		if (store_lock_resumed(c, id, event, &e))
+			LOG_W("process %s: %s", id, e.msg);
 	} else if (e.code != ERR_CONFLICT) { /* CONFLICT: not SUSPENDED yet, its supervisor resumes it */
 		LOG_W("process %s: cannot resume it with its lock: %s", id, e.msg);
 	}
@@ -66,6 +69,12 @@ void locks_sweep(struct queue *q, struct store_conn *c)
 		LOG_W("process %s: ended holding or waiting for a lock: released", json_string_value(id));
 		locks_ended(q, c, json_string_value(id));
 	}
+	json_decref(ids);
+	if (store_locks_unresumed(c, &ids, &e)) {
+		LOG_E("locks: cannot look for waiters handed a lock: %s", e.msg);
+		return;
+	}
+	locks_resume_handed(q, c, ids);
 	json_decref(ids);
 }
 

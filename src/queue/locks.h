@@ -19,8 +19,9 @@ void locks_resume_handed(struct queue *q, struct store_conn *c, json_t *handed);
  * go to their first waiters, which are resumed. */
 void locks_ended(struct queue *q, struct store_conn *c, const char *id);
 
-/* Releases the locks of processes that ended without releasing them (a node taken for
- * dead that wrote on after its processes were settled elsewhere); each heartbeat. */
+/* Each heartbeat: releases the locks of processes that ended without releasing them (a
+ * node taken for dead that wrote on after its processes were settled elsewhere), and
+ * resumes the SUSPENDED processes handed a lock that were not resumed with it. */
 void locks_sweep(struct queue *q, struct store_conn *c);
 
 /* A process stored SUSPENDED whose supervisor has left this node's list: resumes it at

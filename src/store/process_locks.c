@@ -308,6 +308,17 @@ int store_locks_stale(struct store_conn *c, json_t **ids, struct err *e)
 	return st ? store_collect_json(st, text_row, NULL, ids, e) : -1;
 }
 
+int store_locks_unresumed(struct store_conn *c, json_t **handed, struct err *e)
+{
+	static const char SQL[] = "SELECT l.instance_id, l.event_name, l.lock_name FROM process_locks l"
+				  " JOIN processes p ON p.instance_id = l.instance_id"
+				  " WHERE l.held = 1 AND l.event_name IS NOT NULL AND p.status = 'SUSPENDED'";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+
+	*handed = NULL;
+	return st ? store_collect_json(st, key_row, NULL, handed, e) : -1;
+}
+
 int store_locks_handed(struct store_conn *c, const char *id, json_t **events, struct err *e)
 {
 	static const char SQL[] = "SELECT event_name FROM process_locks"

@@ -52,6 +52,11 @@ int store_locks_release_all(struct store_conn *c, const char *id, json_t **hande
  * node taken for dead wrote after another settled its processes (*ids NEW array). */
 int store_locks_stale(struct store_conn *c, json_t **ids, struct err *e) WUR;
 
+/* The locks handed to processes stored SUSPENDED that were not resumed with them (a
+ * resume that failed, or came while the process was not SUSPENDED yet and its node has
+ * not looked again): *handed NEW, as store_lock_release gives it. */
+int store_locks_unresumed(struct store_conn *c, json_t **handed, struct err *e) WUR;
+
 /* The events of the locks handed to id that it has not resumed with yet (NEW array). */
 int store_locks_handed(struct store_conn *c, const char *id, json_t **events, struct err *e) WUR;
 /* Process id was resumed with event: the handed-over lock is an ordinary one now. */

@@ -178,7 +178,8 @@ def test_a_waiter_past_its_suspend_timeout_leaves_the_queue(admin, project):
 
 def test_a_lock_left_by_an_ended_process_is_released(fresh_server):
     """What a node taken for dead may write after its process was settled elsewhere: a
-    row of an ended process.  The next heartbeat's sweep releases it."""
+    row of an ended process.  The next heartbeat's sweep releases it, and resumes a waiter
+    handed a lock whose resume was lost."""
     server = fresh_server(args=["--node-heartbeat", "1"]).start()
     admin = Client(server.url, ADMIN_KEY)
     project, project_id = make_project(admin, "Default", rawPayloadMode="EVERYONE")
@@ -194,6 +195,17 @@ def test_a_lock_left_by_an_ended_process_is_released(fresh_server):
     assert "ended holding or waiting for a lock: released" in server.read_log()
     pid = start(admin, CRITICAL, "Default", project, lock)
     assert wait_process(admin, pid)["status"] == "FINISHED"
+    # A waiter handed the lock but not resumed (its resume lost): the sweep resumes it.
+    holder = start(admin, holder_flow(), "Default", project, lock)
+    wait_for(lambda: holds(admin, holder))
+    waiter = start(admin, holder_flow(), "Default", project, lock)
+    wait_for(lambda: waits_for(admin, waiter, holder))
+    db_util.execute(server.data_dir, "DELETE FROM process_locks WHERE instance_id = '%s';"
+                    " UPDATE process_locks SET held = 1 WHERE instance_id = '%s'" % (holder, waiter))
+    wait_for(lambda: holds(admin, waiter))
+    go(admin, waiter)
+    assert wait_process(admin, waiter)["status"] == "FINISHED"
+    assert admin.delete("/api/v1/process/%s" % holder).status_code in (200, 204)
 
 
 def test_an_org_lock_spans_projects_and_differs_from_a_project_lock(admin):
