@@ -115,7 +115,7 @@ int api_process_json(struct api_call *c, const struct process *p, unsigned inclu
 			goto fail;
 		json_object_set_new(v, "statusHistory", list);
 	}
-	if (api_process_checkpoints_json(c, p->instance_id, includes, v))
+	if (api_process_checkpoints_json(c, p->instance_id, includes, v) || api_process_lock_waits_json(c, p, v))
 		goto fail;
 	*out = v;
 	return 0;

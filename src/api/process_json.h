@@ -27,4 +27,9 @@ int api_process_json(struct api_call *c, const struct process *p, unsigned inclu
  * includes asks (process_checkpoints.c). */
 int api_process_checkpoints_json(struct api_call *c, const char *id, unsigned includes, json_t *v) WUR;
 
+/* Adds "waits" to v when p waits SUSPENDED for process locks (locks.c): Concord's
+ * PROCESS_LOCK wait conditions {type, reason ("Waiting for lock 'X' held by process Y"),
+ * instanceId (the holder), orgId, projectId, scope, name, exclusive}. */
+int api_process_lock_waits_json(struct api_call *c, const struct process *p, json_t *v) WUR;
+
 #endif

@@ -10,6 +10,7 @@ static const struct api_route *const tables[] = {
     api_team_routes,
     api_project_routes,
     api_project_cfg_routes,
+    api_lock_routes,
     api_repository_routes,
     api_secret_routes,
     api_inventory_routes,

@@ -13,6 +13,7 @@ extern const struct api_route api_org_routes[];
 extern const struct api_route api_team_routes[];
 extern const struct api_route api_project_routes[];
 extern const struct api_route api_project_cfg_routes[];
+extern const struct api_route api_lock_routes[];
 extern const struct api_route api_repository_routes[];
 extern const struct api_route api_secret_routes[];
 extern const struct api_route api_inventory_routes[];

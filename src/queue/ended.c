@@ -1,11 +1,13 @@
 /* What follows the end of a process, whichever way it ended (its supervisor recorded the
  * final status, a stop cancelled it while it was not running, a timeout, recovery at
- * start-up): handler processes, the WAITING process next in its exclusive group, and the
- * parent waiting for its children; the folder handed off at its start if nothing took it. */
+ * start-up): handler processes, the WAITING process next in its exclusive group, the
+ * parent waiting for its children, the next waiter of each lock it held; the folder
+ * handed off at its start if nothing took it. */
 #include "base/log.h"
 #include "base/metrics.h"
 #include "queue/children.h"
 #include "queue/internal.h"
+#include "queue/locks.h"
 #include "queue/logwatch.h"
 #include "queue/queue.h"
 #include "queue/start_staged.h"
@@ -19,6 +21,7 @@ void queue_process_ended(struct queue *q, struct store_conn *c, const char *id, 
 	queue_handlers_start(q, c, id, st);
 	queue_exclusive_ended(q, c, id);
 	children_ended(q, c, id);
+	locks_ended(q, c, id);
 }
 
 void queue_ended_server_side(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/str.h"
 #include "queue/internal.h"
+#include "queue/locks.h"
 #include "store/nodes.h"
 
 void queue_settle(struct queue *q, struct store_conn *c, const char *id, const char *failed, const char *queued)
@@ -169,6 +170,7 @@ int64_t queue_nodes_tick(struct queue *q, struct store_conn *c)
 	if (store_node_beat(c, q->node_id, now, &e) == 0) {
 		if (now >= q->settle_from)
 			settle_stale(q, c, now - (int64_t)q->cfg.node_dead_after_ms);
+		locks_sweep(q, c);
 	} else if (e.code == ERR_NOT_FOUND) {
 		/* Another node found this one dead (a pause longer than --node-dead-after): its
 		 * processes were settled there; register again and carry on. */

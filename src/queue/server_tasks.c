@@ -21,6 +21,8 @@ static const struct {
     {"crypto", server_task_crypto},
     {"jsonStore", server_task_jsonstore},
     {"concordSecrets", server_task_concord_secrets},
+    {"lock", server_task_lock},
+    {"unlock", server_task_unlock},
 };
 
 void task_call_sensitive(struct task_call *tc, const char *value)

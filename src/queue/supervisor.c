@@ -29,6 +29,7 @@
 #include "crypto/session.h"
 #include "queue/children.h"
 #include "queue/internal.h"
+#include "queue/locks.h"
 #include "queue/logwatch.h"
 #include "queue/main_json.h"
 #include "queue/resume_files.h"
@@ -1025,6 +1026,7 @@ end:
 			abort();
 		queue_release(s.q, r);
 		children_parent_suspended(s.q, s.db, id);
+		locks_process_suspended(s.q, s.db, id);
 		return;
 	}
 	queue_release(s.q, r);

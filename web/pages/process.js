@@ -26,6 +26,14 @@ function facts(rows) {
     .map(([k, v, id]) => [h('dt', {}, k), h('dd', {id: id || null}, v)]));
 }
 
+// What a SUSPENDED process waits for besides forms and events: process locks (its "waits").
+function waitsOf(p) {
+  const locks = (p.waits || []).filter((w) => w.type === 'PROCESS_LOCK');
+  if (!locks.length) return null;
+  return locks.map((w) => h('div', {'data-lock': w.name}, `lock '${w.name}' (${w.scope}) held by process `,
+    w.instanceId ? h('a', {href: '#/process/' + enc(w.instanceId), class: 'mono'}, w.instanceId) : '(being handed over)'));
+}
+
 function details(p) {
   const meta = Object.assign({}, p.meta || {});
   const out = meta.out;
@@ -41,6 +49,7 @@ function details(p) {
       ['Repository', p.repoName ? [p.repoName, p.repoUrl ? h('span', {class: 'hint'}, ` (${p.repoUrl}${p.repoPath ? ', ' + p.repoPath : ''})`) : ''] : null],
       ['Commit', commit],
       ['Initiator', p.initiator, 'process-initiator'],
+      ['Waiting for', waitsOf(p), 'process-waits'],
       ['Parent', p.parentInstanceId ? h('a', {href: '#/process/' + enc(p.parentInstanceId), class: 'mono'}, p.parentInstanceId) : null],
       ['Created', when(p.createdAt)],
       ['Start at', p.startAt ? when(p.startAt) : null],
@@ -131,7 +140,10 @@ export async function render(main, params, query) {
     const formEvents = new Set([...formNames, ...forms.map((f) => f.formInstanceId)]);
     const last = waits.length ? waits[waits.length - 1].data || {} : {};
     for (const f of last.forms || []) formEvents.add((f && f.name) || f);
-    const events = (last.eventNames || []).filter((ev) => !formEvents.has(ev) && !UUID.test(ev));
+    // A lock's event is the server's to send: resumed by hand, the step fails without the lock.
+    const lockWait = (proc.waits || []).some((w) => w.type === 'PROCESS_LOCK');
+    const events = (last.eventNames || []).filter((ev) => !formEvents.has(ev) && !UUID.test(ev)
+      && !(lockWait && ev.startsWith('lock-')));
     const key = JSON.stringify([proc.status, [...formNames], events]);
     if (key === actionKey) return; // unchanged: keep the buttons (and the focus)
     actionKey = key;
