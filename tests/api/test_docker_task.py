@@ -256,3 +256,71 @@ flows:
     log = process_log(admin, pid)
     assert p["status"] == "FAILED", log
     assert "the container engine 'accord-no-such-engine' is not installed on this server" in log
+
+
+def test_sensitive_values_are_masked_in_the_container_output(admin):
+    flow = """
+flows:
+  default:
+    - set:
+        token: "${sensitive('tok-4711-secret')}"
+    - task: docker
+      in:
+        image: %s
+        forcePull: false
+        debug: true
+        env: {TOKEN: "${token}"}
+        cmd: echo "token is $TOKEN"
+""" % IMAGE
+    pid, status, log = run(admin, flow)
+    assert status == "FINISHED", log
+    assert "DOCKER: token is ******" in log
+    assert "tok-4711-secret" not in log
+    assert "env: TOKEN" in log  # debug: the command line and the variables' names
+    assert " run --rm --name accord-%s-" % pid in log
+
+
+def accord_run(tmp_path, flow, env):
+    d = tmp_path / "flow"
+    d.mkdir()
+    (d / "concord.yml").write_text(flow)
+    from conftest import BIN
+    return subprocess.run([BIN, "run", str(d)], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, **env))
+
+
+def test_accord_run_runs_the_engine_itself(engine, tmp_path):
+    flow = """
+flows:
+  default:
+    - task: docker
+      in:
+        image: %s
+        forcePull: false
+        cmd: echo "hello $WHO"; echo "to stderr" >&2
+        env: {WHO: local}
+        saveOut: true
+        saveErr: true
+      out: r
+    - log: "out=[${r.stdout.trim()}] err=[${r.stderr.trim()}]"
+    - task: docker
+      in: {image: %s, forcePull: false, cmd: "exit 3"}
+""" % (IMAGE, IMAGE)
+    p = accord_run(tmp_path, flow, {"ACCORD_DOCKER_COMMAND": " ".join(ENGINE), "ACCORD_DOCKER_NETWORK": "none",
+                                    "ACCORD_DOCKER_RUN_OPTIONS": RUN_OPTIONS})
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "DOCKER: hello local" in p.stdout
+    assert "out=[hello local] err=[to stderr]" in p.stdout
+    assert "Docker process finished with exit code 3" in p.stdout + p.stderr
+
+
+def test_accord_run_without_an_engine_fails_clearly(tmp_path):
+    flow = """
+flows:
+  default:
+    - task: docker
+      in: {image: busybox, cmd: "echo hi"}
+"""
+    p = accord_run(tmp_path, flow, {"ACCORD_DOCKER_COMMAND": "accord-no-such-engine"})
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "the container engine 'accord-no-such-engine' is not installed" in p.stdout + p.stderr
