@@ -13,30 +13,24 @@
 #include "base/buf.h"
 #include "base/datetime.h"
 #include "base/limits.h"
+#include "base/linesplit.h"
 #include "base/log.h"
 #include "base/path.h"
 #include "base/spawn.h"
 #include "base/str.h"
 #include "flow/tasks/docker_spec.h"
 
-#define LINE_MAX_BYTES (16u << 10)
 #define REAP_RETRY_MS 20
 
 enum phase { PH_PULL, PH_PULL_WAIT, PH_RUN, PH_DONE };
-
-struct line_acc {
-	char buf[LINE_MAX_BYTES + 1];
-	size_t len;
-	bool err; /* the stderr stream */
-};
 
 struct docker_job {
 	struct docker_job_spec sp;
 	enum phase ph;
 	unsigned attempt;
-	pid_t pid;	  /* the running command, 0: none */
-	int fd[2];	  /* its stdout, stderr pipes (-1: closed) */
-	struct line_acc acc[2];
+	pid_t pid; /* the running command, 0: none */
+	int fd[2]; /* its stdout, stderr pipes (-1: closed) */
+	struct line_split acc[2];
 	struct buf cap[2]; /* captured stdout, stderr */
 	bool cap_over;
 	int64_t at;	 /* next timed step (pull retry, reap), 0: none */
@@ -93,7 +87,6 @@ struct docker_job *docker_job_new(struct docker_job_spec *sp)
 	j->sp = *sp;
 	memset(sp, 0, sizeof *sp);
 	j->fd[0] = j->fd[1] = -1;
-	j->acc[1].err = true;
 	for (int i = 0; i < 2; i++)
 		buf_init(&j->cap[i], limits.out_bytes);
 	j->ph = j->sp.pull.n ? PH_PULL : PH_RUN;
@@ -137,39 +130,14 @@ static void on_line(struct docker_job *j, bool err, const char *text, size_t n)
 		j->cap_over = true;
 }
 
-static void take(struct docker_job *j, struct line_acc *a, const char *p, size_t n)
+static void out_line(void *ctx, char *line, size_t len)
 {
-	while (n) {
-		size_t room = LINE_MAX_BYTES - a->len, k = n < room ? n : room;
-		char *nl;
-		memcpy(a->buf + a->len, p, k);
-		a->len += k;
-		p += k;
-		n -= k;
-		while ((nl = memchr(a->buf, '\n', a->len))) {
-			size_t len = (size_t)(nl - a->buf), end = len;
-			if (end && a->buf[end - 1] == '\r')
-				end--;
-			a->buf[end] = '\0';
-			on_line(j, a->err, a->buf, end);
-			memmove(a->buf, nl + 1, a->len - len - 1);
-			a->len -= len + 1;
-		}
-		if (a->len == LINE_MAX_BYTES) {
-			a->buf[a->len] = '\0';
-			on_line(j, a->err, a->buf, a->len);
-			a->len = 0;
-		}
-	}
+	on_line(ctx, false, line, len);
 }
 
-static void flush_partial(struct docker_job *j, struct line_acc *a)
+static void err_line(void *ctx, char *line, size_t len)
 {
-	if (a->len) {
-		a->buf[a->len] = '\0';
-		on_line(j, a->err, a->buf, a->len);
-		a->len = 0;
-	}
+	on_line(ctx, true, line, len);
 }
 
 static void drain(struct docker_job *j, int i)
@@ -186,10 +154,10 @@ static void drain(struct docker_job *j, int i)
 		if (n <= 0) {
 			close(j->fd[i]);
 			j->fd[i] = -1;
-			flush_partial(j, &j->acc[i]);
+			line_split_flush(&j->acc[i], i ? err_line : out_line, j);
 			return;
 		}
-		take(j, &j->acc[i], tmp, (size_t)n);
+		line_split_take(&j->acc[i], tmp, (size_t)n, i ? err_line : out_line, j);
 	}
 }
 
@@ -219,8 +187,13 @@ static int start(struct docker_job *j, char **argv, bool redirect)
 	}
 	{
 		const struct spawn_fd fds[] = {{-1, 0}, {out[1], 1}, {redirect ? out[1] : err[1], 2}};
-		rc = spawn_start(&(struct spawn_opts){.exe = j->sp.exe, .argv = argv, .env = j->sp.env.v, .fds = fds,
-						      .n_fds = 3, .cwd = "/", .own_group = true},
+		rc = spawn_start(&(struct spawn_opts){.exe = j->sp.exe,
+						      .argv = argv,
+						      .env = j->sp.env.v,
+						      .fds = fds,
+						      .n_fds = 3,
+						      .cwd = "/",
+						      .own_group = true},
 				 &j->pid);
 	}
 	if (rc)
@@ -352,8 +325,13 @@ static void spawn_kill(struct docker_job *j)
 
 	if (null < 0)
 		return;
-	if (spawn_start(&(struct spawn_opts){.exe = j->sp.exe, .argv = j->sp.kill.v, .env = j->sp.env.v, .fds = fds,
-					      .n_fds = 3, .cwd = "/", .own_group = true},
+	if (spawn_start(&(struct spawn_opts){.exe = j->sp.exe,
+					     .argv = j->sp.kill.v,
+					     .env = j->sp.env.v,
+					     .fds = fds,
+					     .n_fds = 3,
+					     .cwd = "/",
+					     .own_group = true},
 			&j->kill_pid))
 		j->kill_pid = 0;
 	close(null);

@@ -22,17 +22,17 @@ struct docker_job;
 
 struct docker_job_spec {
 	/* All taken over by docker_job_new. */
-	char *exe;		/* the engine's absolute path */
+	char *exe;		     /* the engine's absolute path */
 	struct strv pull, run, kill; /* argv of each (pull empty: no pull) */
-	struct strv env;	/* the engine's environment */
-	char *env_path;		/* the environment file (server's own folder), removed at the end */
-	char *workdir, *script; /* the command's script, script beneath workdir, removed at the end */
-	struct mask mask;	/* values printed as ****** */
-	char *debug;		/* lines logged first (debug: true), NULL: none */
+	struct strv env;	     /* the engine's environment */
+	char *env_path;		     /* the environment file (server's own folder), removed at the end */
+	char *workdir, *script;	     /* the command's script, script beneath workdir, removed at the end */
+	struct mask mask;	     /* values printed as ****** */
+	char *debug;		     /* lines logged first (debug: true), NULL: none */
 	/* Copied. */
-	unsigned pull_tries;	/* attempts of the pull */
+	unsigned pull_tries; /* attempts of the pull */
 	int64_t pull_interval_ms;
-	unsigned grace_ms;	/* SIGTERM → SIGKILL of a stopped command */
+	unsigned grace_ms; /* SIGTERM → SIGKILL of a stopped command */
 	bool log_out, log_err, save_out, save_err, redirect_err;
 };
 

@@ -22,10 +22,18 @@
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* What the engine's command may see of the server's environment: its own settings. */
-static const char *const engine_env[] = {"HOME",	    "LANG",	       "TMPDIR",
-					 "XDG_RUNTIME_DIR", "CONTAINERS_CONF", "CONTAINERS_STORAGE_CONF",
-					 "CONTAINERS_REGISTRIES_CONF", "REGISTRY_AUTH_FILE", "DOCKER_HOST",
-					 "DOCKER_CONFIG",   "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY",
+static const char *const engine_env[] = {"HOME",
+					 "LANG",
+					 "TMPDIR",
+					 "XDG_RUNTIME_DIR",
+					 "CONTAINERS_CONF",
+					 "CONTAINERS_STORAGE_CONF",
+					 "CONTAINERS_REGISTRIES_CONF",
+					 "REGISTRY_AUTH_FILE",
+					 "DOCKER_HOST",
+					 "DOCKER_CONFIG",
+					 "DOCKER_CERT_PATH",
+					 "DOCKER_TLS_VERIFY",
 					 "DOCKER_CONTEXT"};
 
 static atomic_uint job_seq;
@@ -33,31 +41,6 @@ static atomic_uint job_seq;
 static int oom(struct err *e)
 {
 	return err_set(e, ERR_INTERNAL, "out of memory");
-}
-
-/* The engine's first word on PATH (or as given when it holds a '/'): NEW, or NULL with e. */
-static char *engine_path(const char *word, struct err *e)
-{
-	const char *path = getenv("PATH"), *p;
-	char cand[4096];
-
-	if (strchr(word, '/')) {
-		if (access(word, X_OK) == 0)
-			return strdup(word);
-		goto missing;
-	}
-	for (p = path && *path ? path : DEFAULT_PATH; *p;) {
-		size_t n = strcspn(p, ":");
-		if (n && str_fmt(cand, sizeof cand, "%.*s/%s", (int)n, p, word) == 0 && access(cand, X_OK) == 0)
-			return strdup(cand);
-		p += n + (p[n] == ':');
-	}
-missing:
-	err_set(e, ERR_UNAVAILABLE,
-		"docker: the container engine '%s' is not installed on this server (--docker-command; "
-		"docs/operations.md \"Containers\")",
-		word);
-	return NULL;
 }
 
 static int engine_environment(struct strv *env, struct err *e)
@@ -177,7 +160,15 @@ static int build(struct task_call *tc, const struct docker_spec *s, struct docke
 		err_set(e, ERR_UNAVAILABLE, "docker: no container engine is configured (--docker-command)");
 		goto out;
 	}
-	if (!(sp->exe = engine_path(engine.v[0], e)) || engine_environment(&sp->env, e) || write_env(tc, s, n, sp, e))
+	if (!(sp->exe =
+		  docker_engine_path(engine.v[0], getenv("PATH") && *getenv("PATH") ? getenv("PATH") : DEFAULT_PATH))) {
+		err_set(e, ERR_UNAVAILABLE,
+			"docker: the container engine '%s' is not installed on this server (--docker-command; "
+			"docs/operations.md \"Containers\")",
+			engine.v[0]);
+		goto out;
+	}
+	if (engine_environment(&sp->env, e) || write_env(tc, s, n, sp, e))
 		goto out;
 	if (s->cmd && write_script(tc, s, n, sp, script, sizeof script, e))
 		goto out;

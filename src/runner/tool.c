@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/linesplit.h"
 #include "base/path.h"
 #include "base/spawn.h"
 #include "base/str.h"
 
-#define TOOL_LINE_MAX (16u << 10)
 #define TOOL_KILL_GRACE_MS 5000
 #define TOOL_ENV_MAX 64
 #define TOOL_EVENT_MAX (1u << 20)
@@ -30,8 +30,7 @@ struct tool_io {
 	const struct tool_sink *out;
 	const struct flow_tool *t;
 	const char *event_type;
-	char buf[TOOL_LINE_MAX + 1]; /* output not yet a whole line */
-	size_t len;
+	struct line_split acc; /* output not yet a whole line */
 	struct buf ev; /* events not yet a whole line */
 	bool ev_skip;  /* dropping the rest of an over-long event line */
 	bool is_err;   /* the stderr stream of a tool with err_line */
@@ -45,43 +44,23 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void emit(struct tool_io *io, size_t n)
+static void emit(void *ctx, char *line, size_t len)
 {
-	char saved = io->buf[n];
-	size_t end = n;
-	if (end && io->buf[end - 1] == '\r')
-		end--;
-	io->buf[end] = '\0';
+	struct tool_io *io = ctx;
+
+	(void)len;
 	if (io->is_err)
-		io->t->err_line(io->t->line_ctx, io->buf);
+		io->t->err_line(io->t->line_ctx, line);
 	else if (io->t->line)
-		io->t->line(io->t->line_ctx, io->buf);
+		io->t->line(io->t->line_ctx, line);
 	else
-		io->out->line(io->out->ctx, io->buf);
-	io->buf[n] = saved;
+		io->out->line(io->out->ctx, line);
 }
 
 /* Appends bytes and hands over every whole line (or a full buffer's worth). */
 static void take(struct tool_io *io, const char *p, size_t n)
 {
-	while (n) {
-		size_t room = TOOL_LINE_MAX - io->len, k = n < room ? n : room;
-		char *nl;
-		memcpy(io->buf + io->len, p, k);
-		io->len += k;
-		p += k;
-		n -= k;
-		while ((nl = memchr(io->buf, '\n', io->len))) {
-			size_t line = (size_t)(nl - io->buf);
-			emit(io, line);
-			memmove(io->buf, nl + 1, io->len - line - 1);
-			io->len -= line + 1;
-		}
-		if (io->len == TOOL_LINE_MAX) {
-			emit(io, io->len);
-			io->len = 0;
-		}
-	}
+	line_split_take(&io->acc, p, n, emit, io);
 }
 
 static void event_line(struct tool_io *io, const char *p, size_t n)
@@ -366,14 +345,9 @@ static int run_child(const char *workdir, const struct flow_tool *t, char **env,
 		wait_round(w, io, r);
 	/* what it printed before its group was killed is logged */
 	drain(w, io);
-	if (io->len) {
-		emit(io, io->len);
-		io->len = 0;
-	}
-	if (io->err && io->err->len) {
-		emit(io->err, io->err->len);
-		io->err->len = 0;
-	}
+	line_split_flush(&io->acc, emit, io);
+	if (io->err)
+		line_split_flush(&io->err->acc, emit, io->err);
 	if (w->out >= 0)
 		close(w->out);
 	if (w->err >= 0)

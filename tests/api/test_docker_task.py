@@ -4,6 +4,7 @@ host.  This machine has no Docker engine; podman (scripts/deps) runs as root wit
 cgroupfs, on an image imported from Debian's busybox-static (registries are out of reach).
 Skipped, saying why, where no engine can run a container; the task's own refusal (no
 engine) is tested everywhere."""
+import json
 import os
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ import tempfile
 import time
 
 import pytest
-from conftest import Server, Client, ADMIN_KEY, process_log, start_process, wait_process
+from conftest import ADMIN_KEY, BIN, Client, Server, process_log, start_process, wait_process
 
 ENGINE = ["podman", "--runtime", "runc", "--cgroup-manager=cgroupfs"]
 IMAGE = "localhost/accord-docker-task-test"
@@ -76,83 +77,62 @@ def run(admin, flow, files=None, timeout=120):
     return pid, p["status"], process_log(admin, pid)
 
 
+def flow(*steps, arguments=None, timeout=None):
+    """A concord.yml of steps (YAML text each); JSON is YAML, so parameters go as JSON."""
+    text = "flows:\n  default:\n" + "".join(steps)
+    cfg = {}
+    if arguments:
+        cfg["arguments"] = arguments
+    if timeout:
+        cfg["processTimeout"] = timeout
+    return text + ("configuration: %s\n" % json.dumps(cfg) if cfg else "")
+
+
+def docker(out=None, **params):
+    """A docker step on the test image (no pull: registries are out of reach)."""
+    params = dict({"image": IMAGE, "forcePull": False}, **params)
+    return "    - task: docker\n      in: %s\n%s" % (json.dumps(params), "      out: %s\n" % out if out else "")
+
+
+def log(msg):
+    return "    - log: %s\n" % json.dumps(msg)
+
+
 def test_image_cmd_env_workspace_files_and_saved_stdout(admin):
-    flow = """
-flows:
-  default:
-    - task: docker
-      in:
-        image: %s
-        forcePull: false
-        cmd: |
-          cat input.txt
-          echo "$GREETING from $PWD"
-          echo "written by the container" > from-container.txt
-        env:
-          GREETING: "Hello, ${name}"
-        saveOut: true
-      out: result
-    - log: "saved=[${result.stdout.trim()}] ok=${result.ok}"
-    - log: "file=${resource.asString('from-container.txt').trim()}"
-configuration:
-  arguments:
-    name: concord
-""" % IMAGE
-    pid, status, log = run(admin, flow, files={"input.txt": b"the input file\n"})
-    assert status == "FINISHED", log
-    assert "DOCKER: the input file" in log
-    assert "DOCKER: Hello, concord from /workspace" in log
-    assert "saved=[the input file\nHello, concord from /workspace] ok=true" in log
-    assert "file=written by the container" in log
+    cmd = 'cat input.txt\necho "$GREETING from $PWD"\necho "written by the container" > from-container.txt\n'
+    f = flow(docker(out="result", cmd=cmd, env={"GREETING": "Hello, ${name}"}, saveOut=True),
+             log("saved=[${result.stdout.trim()}] ok=${result.ok}"),
+             log("file=${resource.asString('from-container.txt').trim()}"),
+             arguments={"name": "concord"})
+    pid, status, text = run(admin, f, files={"input.txt": b"the input file\n"})
+    assert status == "FINISHED", text
+    assert "DOCKER: the input file" in text
+    assert "DOCKER: Hello, concord from /workspace" in text
+    assert "saved=[the input file\nHello, concord from /workspace] ok=true" in text
+    assert "file=written by the container" in text
 
 
 def test_env_file_hosts_stderr_and_redirect(admin):
-    flow = """
-flows:
-  default:
-    - task: docker
-      in:
-        image: %s
-        forcePull: false
-        envFile: vars.env
-        hosts: ["db.example:10.0.0.3"]
-        cmd: echo "$FROM_FILE"; cat /etc/hosts | grep db.example; echo "to stderr" >&2
-        saveErr: true
-        logErr: false
-      out: r1
-    - log: "stderr=[${r1.stderr.trim()}] stdoutNull=${r1.stdout == null}"
-    - task: docker
-      in:
-        image: %s
-        forcePull: false
-        cmd: echo "err merged" >&2
-        redirectErrorStream: true
-        saveOut: true
-      out: r2
-    - log: "merged=[${r2.stdout.trim()}]"
-""" % (IMAGE, IMAGE)
-    pid, status, log = run(admin, flow, files={"vars.env": b"# a comment\nFROM_FILE=from the env file\nHOME\n"})
-    assert status == "FINISHED", log
-    assert "DOCKER: from the env file" in log
-    assert "10.0.0.3" in log and "db.example" in log
-    assert "DOCKER: to stderr" not in log  # logErr: false
-    assert "stderr=[to stderr] stdoutNull=true" in log
-    assert "merged=[err merged]" in log
+    f = flow(docker(out="r1", envFile="vars.env", hosts=["db.example:10.0.0.3"], saveErr=True, logErr=False,
+                    cmd='echo "$FROM_FILE"; grep db.example /etc/hosts; echo "to stderr" >&2'),
+             log("stderr=[${r1.stderr.trim()}] stdoutNull=${r1.stdout == null}"),
+             docker(out="r2", cmd='echo "err merged" >&2', redirectErrorStream=True, saveOut=True),
+             log("merged=[${r2.stdout.trim()}]"))
+    pid, status, text = run(admin, f, files={"vars.env": b"# a comment\nFROM_FILE=from the env file\nHOME\n"})
+    assert status == "FINISHED", text
+    assert "DOCKER: from the env file" in text
+    assert "10.0.0.3" in text and "db.example" in text
+    assert "DOCKER: to stderr" not in text  # logErr: false
+    assert "stderr=[to stderr] stdoutNull=true" in text
+    assert "merged=[err merged]" in text
 
 
 def test_failing_command_fails_the_step_with_its_exit_code(admin):
-    flow = """
-flows:
-  default:
-    - task: docker
-      in: {image: %s, forcePull: false, cmd: "echo before; exit 7"}
-    - log: "not reached"
-""" % IMAGE
-    pid, status, log = run(admin, flow)
-    assert status == "FAILED", log
-    assert "DOCKER: before" in log
-    assert "Docker process finished with exit code 7" in log
-    assert "not reached" not in log
+    pid, status, text = run(admin, flow(docker(cmd="echo before; exit 7"), log("not reached")))
+    assert status == "FAILED", text
+    assert "DOCKER: before" in text
+    assert "Docker process finished with exit code 7" in text
+    assert "not reached" not in text
 
 
 def containers_of(pid):
@@ -160,23 +140,20 @@ def containers_of(pid):
     return [n for n in out.split() if pid in n]
 
 
-def test_a_stop_kills_the_container(admin):
-    flow = """
-flows:
-  default:
-    - task: docker
-      in: {image: %s, forcePull: false, cmd: "echo started; sleep 600"}
-""" % IMAGE
-    pid = start_process(admin, flow)
+@pytest.mark.parametrize("how", ["kill", "processTimeout"])
+def test_a_stop_kills_the_container(admin, how):
+    pid = start_process(admin, flow(docker(cmd="echo started; sleep 600"),
+                                    timeout="PT8S" if how == "processTimeout" else None))
     deadline = time.time() + 120
     while "DOCKER: started" not in process_log(admin, pid):
         assert time.time() < deadline, process_log(admin, pid)
         time.sleep(0.2)
     assert containers_of(pid), "the container should be running"
-    r = admin.delete("/api/v1/process/%s" % pid)
-    assert r.status_code in (200, 204), r.text
+    if how == "kill":
+        r = admin.delete("/api/v1/process/%s" % pid)
+        assert r.status_code in (200, 204), r.text
     p = wait_process(admin, pid, timeout=120)
-    assert p["status"] == "CANCELLED", process_log(admin, pid)
+    assert p["status"] == ("CANCELLED" if how == "kill" else "TIMED_OUT"), process_log(admin, pid)
     deadline = time.time() + 60
     while containers_of(pid):
         assert time.time() < deadline, "container of %s still there: %s" % (pid, containers_of(pid))
@@ -185,129 +162,74 @@ flows:
 
 def test_the_container_cannot_see_the_server_data_folder(admin, srv):
     data = os.path.abspath(srv.data_dir)
-    flow = """
-flows:
-  default:
-    - task: docker
-      in:
-        image: %s
-        forcePull: false
-        cmd: |
-          if test -e "%s/accord.db" || test -e "%s"; then echo DATA-SEEN; else echo DATA-NOT-SEEN; fi
-          ls /workspace/.. | sort | tr '\\n' ' '; echo
-          id
-""" % (IMAGE, data, data)
-    pid, status, log = run(admin, flow)
-    assert status == "FINISHED", log
-    assert "DOCKER: DATA-NOT-SEEN" in log
-    assert "DATA-SEEN" not in log.replace("DATA-NOT-SEEN", "")
-    assert "accord.db" not in log
-    assert "uid=0(" not in log and "uid=0 " not in log  # never root in the container
+    cmd = ('if test -e "%s/accord.db" || test -e "%s"; then echo DATA-SEEN; else echo DATA-NOT-SEEN; fi\n'
+           "ls /workspace/.. | tr '\\n' ' '; echo\nid\n" % (data, data))
+    pid, status, text = run(admin, flow(docker(cmd=cmd)))
+    assert status == "FINISHED", text
+    assert "DOCKER: DATA-NOT-SEEN" in text
+    assert "DATA-SEEN" not in text.replace("DATA-NOT-SEEN", "")
+    assert "accord.db" not in text
+    assert "uid=0(" not in text and "uid=0 " not in text  # never root in the container
 
 
-@pytest.mark.parametrize("in_, message", [
-    ("{forcePull: false}", "mandatory parameter 'image'"),
-    ("{image: '--privileged', forcePull: false}", "'image' must be an image name"),
-    ("{image: x, envFile: ../../accord.db, forcePull: false}", "'envFile' must be a path inside"),
-    ("{image: x, envFile: missing.env, forcePull: false}", "'envFile' file not found: missing.env"),
-    ("{image: x, hosts: ['--privileged'], forcePull: false}", "'hosts' entry 0"),
-    ("{image: x, env: {'A B': 1}, forcePull: false}", "'A B' is not a variable name"),
+@pytest.mark.parametrize("params, message", [
+    ({"image": None}, "mandatory parameter 'image'"),
+    ({"image": "--privileged"}, "'image' must be an image name"),
+    ({"envFile": "../../accord.db"}, "'envFile' must be a path inside"),
+    ({"envFile": "missing.env"}, "'envFile' file not found: missing.env"),
+    ({"hosts": ["--privileged"]}, "'hosts' entry 0"),
+    ({"env": {"A B": 1}}, "'A B' is not a variable name"),
+    ({"pullRetryCount": -1}, "'pullRetryCount' must be between 0 and 100"),
 ])
-def test_bad_parameters_fail_clearly(admin, in_, message):
-    flow = """
-flows:
-  default:
-    - task: docker
-      in: %s
-""" % in_
-    pid, status, log = run(admin, flow)
-    assert status == "FAILED", log
-    assert message in log, log
+def test_bad_parameters_fail_clearly(admin, params, message):
+    pid, status, text = run(admin, flow(docker(**params)))
+    assert status == "FAILED", text
+    assert message in text, text
 
 
 def test_an_env_file_link_out_of_the_working_directory_is_refused(admin):
-    flow = """
-flows:
-  default:
-    - script: python
-      body: |
-        import os
-        os.symlink("/etc/passwd", "link.env")
-    - task: docker
-      in: {image: %s, forcePull: false, envFile: link.env, cmd: env}
-""" % IMAGE
-    pid, status, log = run(admin, flow)
-    assert status == "FAILED", log
-    assert "root:x:" not in log
-    assert "outside the working directory" in log or "link" in log, log
+    f = flow("    - script: python\n      body: |\n        import os\n        os.symlink('/etc/passwd', 'link.env')\n",
+             docker(envFile="link.env", cmd="env"))
+    pid, status, text = run(admin, f)
+    assert status == "FAILED", text
+    assert "root:x:" not in text
+    assert "outside the working directory" in text, text
 
 
 def test_no_engine_fails_clearly(fresh_server):
     s = fresh_server(args=["--docker-command", "accord-no-such-engine --flag"]).start()
     admin = Client(s.url, auth="Bearer " + ADMIN_KEY)
-    flow = """
-flows:
-  default:
-    - task: docker
-      in: {image: busybox, cmd: "echo hi"}
-"""
-    pid = start_process(admin, flow)
-    p = wait_process(admin, pid, timeout=60)
-    log = process_log(admin, pid)
-    assert p["status"] == "FAILED", log
-    assert "the container engine 'accord-no-such-engine' is not installed on this server" in log
+    pid, status, text = run(admin, flow(docker(cmd="echo hi")))
+    assert status == "FAILED", text
+    assert "the container engine 'accord-no-such-engine' is not installed on this server" in text
 
 
 def test_sensitive_values_are_masked_in_the_container_output(admin):
-    flow = """
-flows:
-  default:
-    - set:
-        token: "${sensitive('tok-4711-secret')}"
-    - task: docker
-      in:
-        image: %s
-        forcePull: false
-        debug: true
-        env: {TOKEN: "${token}"}
-        cmd: echo "token is $TOKEN"
-""" % IMAGE
-    pid, status, log = run(admin, flow)
-    assert status == "FINISHED", log
-    assert "DOCKER: token is ******" in log
-    assert "tok-4711-secret" not in log
-    assert "env: TOKEN" in log  # debug: the command line and the variables' names
-    assert " run --rm --name accord-%s-" % pid in log
+    f = flow("    - set:\n        token: \"${sensitive('tok-4711-secret')}\"\n",
+             docker(debug=True, env={"TOKEN": "${token}"}, cmd='echo "token is $TOKEN"'))
+    pid, status, text = run(admin, f)
+    assert status == "FINISHED", text
+    assert "DOCKER: token is ******" in text
+    assert "tok-4711-secret" not in text
+    assert "env: TOKEN" in text  # debug: the command line and the variables' names
+    assert " run --rm --name accord-%s-" % pid in text
 
 
-def accord_run(tmp_path, flow, env):
+def accord_run(tmp_path, text, env):
     d = tmp_path / "flow"
     d.mkdir()
-    (d / "concord.yml").write_text(flow)
-    from conftest import BIN
+    (d / "concord.yml").write_text(text)
     return subprocess.run([BIN, "run", str(d)], capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, **env))
 
 
 def test_accord_run_runs_the_engine_itself(engine, tmp_path):
-    flow = """
-flows:
-  default:
-    - task: docker
-      in:
-        image: %s
-        forcePull: false
-        cmd: echo "hello $WHO"; echo "to stderr" >&2
-        env: {WHO: local}
-        saveOut: true
-        saveErr: true
-      out: r
-    - log: "out=[${r.stdout.trim()}] err=[${r.stderr.trim()}]"
-    - task: docker
-      in: {image: %s, forcePull: false, cmd: "exit 3"}
-""" % (IMAGE, IMAGE)
-    p = accord_run(tmp_path, flow, {"ACCORD_DOCKER_COMMAND": " ".join(ENGINE), "ACCORD_DOCKER_NETWORK": "none",
-                                    "ACCORD_DOCKER_RUN_OPTIONS": RUN_OPTIONS})
+    f = flow(docker(out="r", cmd='echo "hello $WHO"; echo "to stderr" >&2', env={"WHO": "local"},
+                    saveOut=True, saveErr=True),
+             log("out=[${r.stdout.trim()}] err=[${r.stderr.trim()}]"),
+             docker(cmd="exit 3"))
+    p = accord_run(tmp_path, f, {"ACCORD_DOCKER_COMMAND": " ".join(ENGINE), "ACCORD_DOCKER_NETWORK": "none",
+                                 "ACCORD_DOCKER_RUN_OPTIONS": RUN_OPTIONS})
     assert p.returncode == 1, p.stdout + p.stderr
     assert "DOCKER: hello local" in p.stdout
     assert "out=[hello local] err=[to stderr]" in p.stdout
@@ -315,12 +237,6 @@ flows:
 
 
 def test_accord_run_without_an_engine_fails_clearly(tmp_path):
-    flow = """
-flows:
-  default:
-    - task: docker
-      in: {image: busybox, cmd: "echo hi"}
-"""
-    p = accord_run(tmp_path, flow, {"ACCORD_DOCKER_COMMAND": "accord-no-such-engine"})
+    p = accord_run(tmp_path, flow(docker(cmd="echo hi")), {"ACCORD_DOCKER_COMMAND": "accord-no-such-engine"})
     assert p.returncode == 1, p.stdout + p.stderr
     assert "the container engine 'accord-no-such-engine' is not installed" in p.stdout + p.stderr

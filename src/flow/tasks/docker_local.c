@@ -48,22 +48,6 @@ static void on_err(void *ctx, const char *text)
 	on_stream(ctx, true, text);
 }
 
-static char *find_exe(const char *word, struct err *e)
-{
-	char cand[4096];
-
-	if (strchr(word, '/'))
-		return access(word, X_OK) == 0 ? strdup(word) : NULL;
-	for (const char *p = TOOL_PATH; *p;) {
-		size_t n = strcspn(p, ":");
-		if (str_fmt(cand, sizeof cand, "%.*s/%s", (int)n, p, word) == 0 && access(cand, X_OK) == 0)
-			return strdup(cand);
-		p += n + (p[n] == ':');
-	}
-	err_set(e, ERR_UNAVAILABLE, "docker: the container engine '%s' is not installed (ACCORD_DOCKER_COMMAND)", word);
-	return NULL;
-}
-
 /* One engine command; 0 with *code its exit status. */
 static int tool(struct local_run *r, const char *exe, struct strv *argv, const struct flow_tool_file *files,
 		size_t n_files, int *code, struct err *e)
@@ -132,8 +116,8 @@ static int files(const struct flow_host *h, const struct docker_spec *s, char **
 	return 0;
 }
 
-static int run_container(struct local_run *r, const struct docker_local_cfg *cfg, const char *exe,
-			 struct strv *engine, struct err *e)
+static int run_container(struct local_run *r, const struct docker_local_cfg *cfg, const char *exe, struct strv *engine,
+			 struct err *e)
 {
 	struct strv extra = {0}, argv = {0};
 	struct flow_tool_file f[2];
@@ -144,14 +128,15 @@ static int run_container(struct local_run *r, const struct docker_local_cfg *cfg
 	str_fmt_cut(name, sizeof name, "accord-local-%ld-%ld", (long)getpid(), (long)time(NULL));
 	str_fmt_cut(env_path, sizeof env_path, "%s/.concord/docker.env", r->h->workdir);
 	if (files(r->h, r->s, &env_text, &script, f, &n, e) || docker_words(cfg->run_options, &extra, e) ||
-	    docker_run_argv(&(struct docker_run_opts){.engine = engine->v,
-						      .name = name,
-						      .workdir = r->h->workdir,
-						      .network = cfg->network,
-						      .extra = extra.v,
-						      .env_path = *env_text ? env_path : NULL,
-						      .script_path = r->s->cmd ? DOCKER_WORKSPACE "/.concord/docker.sh" : NULL},
-			    r->s, &argv, e))
+	    docker_run_argv(
+		&(struct docker_run_opts){.engine = engine->v,
+					  .name = name,
+					  .workdir = r->h->workdir,
+					  .network = cfg->network,
+					  .extra = extra.v,
+					  .env_path = *env_text ? env_path : NULL,
+					  .script_path = r->s->cmd ? DOCKER_WORKSPACE "/.concord/docker.sh" : NULL},
+		r->s, &argv, e))
 		goto out;
 	r->running = true;
 	if ((rc = tool(r, exe, &argv, f, n, &code, e)) == 0 && code != 0)
@@ -181,9 +166,13 @@ int docker_local_run(const struct flow_host *h, const struct docker_local_cfg *c
 	if (docker_spec_parse(in, &s, e) ||
 	    docker_words(cfg->command && *cfg->command ? cfg->command : "docker", &engine, e))
 		goto out;
-	if (!engine.n || !(exe = find_exe(engine.v[0], e))) {
-		if (!engine.n)
-			err_set(e, ERR_UNAVAILABLE, "docker: no container engine is configured (ACCORD_DOCKER_COMMAND)");
+	if (!engine.n) {
+		err_set(e, ERR_UNAVAILABLE, "docker: no container engine is configured (ACCORD_DOCKER_COMMAND)");
+		goto out;
+	}
+	if (!(exe = docker_engine_path(engine.v[0], TOOL_PATH))) {
+		err_set(e, ERR_UNAVAILABLE,
+			"docker: the container engine '%s' is not installed (ACCORD_DOCKER_COMMAND)", engine.v[0]);
 		goto out;
 	}
 	buf_init(&r.cap[0], 64u << 20);

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/jsonx.h"
@@ -17,20 +18,6 @@
 #define DOCKER_RETRY_MAX 100
 #define DOCKER_INTERVAL_MAX_MS 3600000
 
-static int opt_bool(json_t *in, const char *key, bool def, bool *out, struct err *e)
-{
-	json_t *v = json_object_get(in, key);
-
-	*out = def;
-	if (!v || json_is_null(v))
-		return 0;
-	if (value_to_bool(v, out, e) < 0) {
-		err_prefix(e, "docker: '%s'", key);
-		return -1;
-	}
-	return 0;
-}
-
 static int opt_int(json_t *in, const char *key, long long def, long long max, long long *out, struct err *e)
 {
 	json_t *v = json_object_get(in, key);
@@ -40,11 +27,11 @@ static int opt_int(json_t *in, const char *key, long long def, long long max, lo
 	if (!v || json_is_null(v))
 		return 0;
 	if (value_to_long(v, &n, e) < 0) {
-		err_prefix(e, "docker: '%s'", key);
+		err_prefix(e, "'%s'", key);
 		return -1;
 	}
 	if (n < 0 || n > max)
-		return err_set(e, ERR_INVALID, "docker: '%s' must be between 0 and %lld, got %lld", key, max, (long long)n);
+		return err_set(e, ERR_INVALID, "'%s' must be between 0 and %lld, got %lld", key, max, (long long)n);
 	*out = n;
 	return 0;
 }
@@ -72,14 +59,15 @@ static int parse_hosts(json_t *in, struct docker_spec *s, struct err *e)
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_array(v))
-		return err_set(e, ERR_INVALID, "docker: 'hosts' must be a list of \"name:address\" strings, got %s",
+		return err_set(e, ERR_INVALID, "'hosts' must be a list of \"name:address\" strings, got %s",
 			       value_class_name(v));
 	if (json_array_size(v) > DOCKER_HOSTS_MAX)
-		return err_set(e, ERR_INVALID, "docker: 'hosts' has more than %d entries", DOCKER_HOSTS_MAX);
-	json_array_foreach(v, i, h) {
+		return err_set(e, ERR_INVALID, "'hosts' has more than %d entries", DOCKER_HOSTS_MAX);
+	json_array_foreach(v, i, h)
+	{
 		const char *t = json_string_value(h);
 		if (!t || !plain_word(t) || !strchr(t, ':'))
-			return err_set(e, ERR_INVALID, "docker: 'hosts' entry %zu must be a \"name:address\" string", i);
+			return err_set(e, ERR_INVALID, "'hosts' entry %zu must be a \"name:address\" string", i);
 	}
 	s->hosts = v;
 	return 0;
@@ -93,9 +81,9 @@ static int parse_env(json_t *in, struct docker_spec *s, struct err *e)
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_object(v))
-		return err_set(e, ERR_INVALID, "docker: 'env' must be a map of variables, got %s", value_class_name(v));
+		return err_set(e, ERR_INVALID, "'env' must be a map of variables, got %s", value_class_name(v));
 	if (json_object_size(v) > DOCKER_ENV_MAX)
-		return err_set(e, ERR_INVALID, "docker: 'env' has more than %d variables", DOCKER_ENV_MAX);
+		return err_set(e, ERR_INVALID, "'env' has more than %d variables", DOCKER_ENV_MAX);
 	s->env = v;
 	return 0;
 }
@@ -105,20 +93,18 @@ static int parse_strings(json_t *in, struct docker_spec *s, struct err *e)
 	json_t *image = json_object_get(in, "image");
 
 	if (!image || json_is_null(image))
-		return err_set(e, ERR_INVALID, "docker: the mandatory parameter 'image' is missing");
+		return err_set(e, ERR_INVALID, "the mandatory parameter 'image' is missing");
 	if (!json_is_string(image) || !plain_word(json_string_value(image)))
 		return err_set(e, ERR_INVALID,
-			       "docker: 'image' must be an image name (no blanks, not starting with '-', at most %d bytes)",
+			       "'image' must be an image name (no blanks, not starting with '-', at most %d bytes)",
 			       DOCKER_ARG_MAX);
 	s->image = json_string_value(image);
-	if (task_opt_str(in, "cmd", &s->cmd, e) < 0 || task_opt_str(in, "envFile", &s->env_file, e) < 0) {
-		err_prefix(e, "docker");
+	if (task_opt_str(in, "cmd", &s->cmd, e) < 0 || task_opt_str(in, "envFile", &s->env_file, e) < 0)
 		return -1;
-	}
 	if (s->cmd && !*s->cmd)
 		s->cmd = NULL;
 	if (s->env_file && !path_is_safe_relative(s->env_file))
-		return err_set(e, ERR_INVALID, "docker: 'envFile' must be a path inside the working directory: %s",
+		return err_set(e, ERR_INVALID, "'envFile' must be a path inside the working directory: %s",
 			       s->env_file);
 	return 0;
 }
@@ -129,13 +115,17 @@ int docker_spec_parse(json_t *in, struct docker_spec *s, struct err *e)
 	if (!json_is_object(in))
 		return err_set(e, ERR_INVALID, "docker: the task's input must be a map");
 	if (parse_strings(in, s, e) || parse_env(in, s, e) || parse_hosts(in, s, e) ||
-	    opt_bool(in, "forcePull", true, &s->force_pull, e) || opt_bool(in, "debug", false, &s->debug, e) ||
-	    opt_bool(in, "redirectErrorStream", false, &s->redirect_err, e) ||
-	    opt_bool(in, "logOut", true, &s->log_out, e) || opt_bool(in, "logErr", true, &s->log_err, e) ||
-	    opt_bool(in, "saveOut", false, &s->save_out, e) || opt_bool(in, "saveErr", false, &s->save_err, e) ||
+	    task_opt_bool(in, "forcePull", true, &s->force_pull, e) ||
+	    task_opt_bool(in, "debug", false, &s->debug, e) ||
+	    task_opt_bool(in, "redirectErrorStream", false, &s->redirect_err, e) ||
+	    task_opt_bool(in, "logOut", true, &s->log_out, e) || task_opt_bool(in, "logErr", true, &s->log_err, e) ||
+	    task_opt_bool(in, "saveOut", false, &s->save_out, e) ||
+	    task_opt_bool(in, "saveErr", false, &s->save_err, e) ||
 	    opt_int(in, "pullRetryCount", 3, DOCKER_RETRY_MAX, &s->pull_retry_count, e) ||
-	    opt_int(in, "pullRetryInterval", 10000, DOCKER_INTERVAL_MAX_MS, &s->pull_retry_interval_ms, e))
+	    opt_int(in, "pullRetryInterval", 10000, DOCKER_INTERVAL_MAX_MS, &s->pull_retry_interval_ms, e)) {
+		err_prefix(e, "docker");
 		return -1;
+	}
 	return 0;
 }
 
@@ -179,7 +169,8 @@ static int env_map_lines(const struct docker_spec *s, struct buf *b, struct err 
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(s->env, k, v) {
+	json_object_foreach(s->env, k, v)
+	{
 		char *text;
 		int rc;
 		if (json_is_null(v))
@@ -190,7 +181,8 @@ static int env_map_lines(const struct docker_spec *s, struct buf *b, struct err 
 			return err_set(e, ERR_INTERNAL, "out of memory");
 		if (strchr(text, '\n') || strchr(text, '\r')) {
 			free(text);
-			return err_set(e, ERR_INVALID, "docker: 'env': the value of %s holds a line break (not supported)", k);
+			return err_set(e, ERR_INVALID,
+				       "docker: 'env': the value of %s holds a line break (not supported)", k);
 		}
 		rc = buf_printf(b, e, "%s=%s\n", k, text);
 		free(text);
@@ -261,7 +253,8 @@ int docker_run_argv(const struct docker_run_opts *o, const struct docker_spec *s
 		return err_set(e, ERR_INVALID, "docker: the working directory's path holds ':' or ',': %s", o->workdir);
 	if (run_options(o, argv))
 		goto oom;
-	json_array_foreach(s->hosts, i, h) if (strv_add(argv, "--add-host") || strv_add(argv, "%s", json_string_value(h))) goto oom;
+	json_array_foreach(s->hosts, i,
+			   h) if (strv_add(argv, "--add-host") || strv_add(argv, "%s", json_string_value(h))) goto oom;
 	if (o->script_path && (strv_add(argv, "--entrypoint") || strv_add(argv, "/bin/sh")))
 		goto oom;
 	if (strv_add(argv, "%s", s->image) || (o->script_path && strv_add(argv, "%s", o->script_path)))
@@ -298,6 +291,21 @@ int docker_words(const char *setting, struct strv *out, struct err *e)
 		p += n;
 	}
 	return 0;
+}
+
+char *docker_engine_path(const char *word, const char *path)
+{
+	char cand[4096];
+
+	if (strchr(word, '/'))
+		return access(word, X_OK) == 0 ? strdup(word) : NULL;
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		if (n && str_fmt(cand, sizeof cand, "%.*s/%s", (int)n, p, word) == 0 && access(cand, X_OK) == 0)
+			return strdup(cand);
+		p += n + (p[n] == ':');
+	}
+	return NULL;
 }
 
 json_t *docker_result(const struct docker_spec *s, const char *out, const char *err)

@@ -46,20 +46,19 @@ char *docker_script_text(const struct docker_spec *s);
 
 /* How a container is started on this host. */
 struct docker_run_opts {
-	char *const *engine;	  /* the engine's command: {"docker", NULL} or {"podman", "--runtime", …} */
-	const char *name;	  /* the container's name (so that it can be killed) */
-	const char *workdir;	  /* host path mounted at /workspace (no ':' or ',') */
-	const char *network;	  /* --network; NULL: the engine's default */
-	char *const *extra;	  /* more `run` options of the operator (NULL-terminated or NULL) */
-	const char *user;	  /* --user uid:gid; NULL: the image's */
-	const char *env_path;	  /* host path of the environment file; NULL: none */
-	const char *script_path;  /* path of the command's script inside the container; NULL: no cmd */
+	char *const *engine;	 /* the engine's command: {"docker", NULL} or {"podman", "--runtime", …} */
+	const char *name;	 /* the container's name (so that it can be killed) */
+	const char *workdir;	 /* host path mounted at /workspace (no ':' or ',') */
+	const char *network;	 /* --network; NULL: the engine's default */
+	char *const *extra;	 /* more `run` options of the operator (NULL-terminated or NULL) */
+	const char *user;	 /* --user uid:gid; NULL: the image's */
+	const char *env_path;	 /* host path of the environment file; NULL: none */
+	const char *script_path; /* path of the command's script inside the container; NULL: no cmd */
 };
 
 /* `<engine> run --rm …` into *argv (appended).  < 0 with e set when out of memory or a
  * path holds a character the engine's -v syntax cannot carry. */
-int docker_run_argv(const struct docker_run_opts *o, const struct docker_spec *s, struct strv *argv,
-		    struct err *e) WUR;
+int docker_run_argv(const struct docker_run_opts *o, const struct docker_spec *s, struct strv *argv, struct err *e) WUR;
 /* `<engine> pull <image>` and `<engine> kill <name>`, appended to *argv. */
 int docker_pull_argv(char *const *engine, const char *image, struct strv *argv, struct err *e) WUR;
 int docker_kill_argv(char *const *engine, const char *name, struct strv *argv, struct err *e) WUR;
@@ -67,6 +66,11 @@ int docker_kill_argv(char *const *engine, const char *name, struct strv *argv, s
 /* Splits a setting such as "podman --runtime runc" at blanks into *out (appended); an
  * empty setting gives nothing.  < 0 when out of memory. */
 int docker_words(const char *setting, struct strv *out, struct err *e) WUR;
+
+/* The engine's program: word as given when it holds a '/', else the first executable of
+ * that name in the folders of path (':'-separated).  NEW, or NULL when there is none (or
+ * out of memory). */
+char *docker_engine_path(const char *word, const char *path);
 
 /* The result of a run: {"ok": true, "stdout": …, "stderr": …} (Concord's: stdout null
  * unless saveOut, stderr "" unless saveErr).  NEW. */
