@@ -173,13 +173,15 @@ static int build(struct task_call *tc, const struct docker_spec *s, struct docke
 	if (s->cmd && write_script(tc, s, n, sp, script, sizeof script, e))
 		goto out;
 	str_fmt_cut(name, sizeof name, "accord-%s-%u", tc->r->p.instance_id, n);
-	str_fmt_cut(user, sizeof user, "%u:%u", (unsigned)cfg->runner_uid, (unsigned)cfg->runner_gid);
+	/* The owner of the working directory: the runners' user, or the server's own. */
+	str_fmt_cut(user, sizeof user, "%u:%u", (unsigned)(cfg->runner_drop ? cfg->runner_uid : geteuid()),
+		    (unsigned)(cfg->runner_drop ? cfg->runner_gid : getegid()));
 	if (docker_run_argv(&(struct docker_run_opts){.engine = engine.v,
 						      .name = name,
 						      .workdir = tc->workdir,
 						      .network = cfg->docker_network,
 						      .extra = extra.v,
-						      .user = cfg->runner_drop ? user : NULL,
+						      .user = user,
 						      .env_path = sp->env_path,
 						      .script_path = s->cmd ? script : NULL},
 			    s, &sp->run, e) ||

@@ -121,12 +121,13 @@ static int run_container(struct local_run *r, const struct docker_local_cfg *cfg
 {
 	struct strv extra = {0}, argv = {0};
 	struct flow_tool_file f[2];
-	char *env_text = NULL, *script = NULL, name[64], env_path[4200];
+	char *env_text = NULL, *script = NULL, name[64], env_path[4200], user[48];
 	size_t n = 0;
 	int code = 0, rc = -1;
 
 	str_fmt_cut(name, sizeof name, "accord-local-%ld-%ld", (long)getpid(), (long)time(NULL));
 	str_fmt_cut(env_path, sizeof env_path, "%s/.concord/docker.env", r->h->workdir);
+	str_fmt_cut(user, sizeof user, "%u:%u", (unsigned)geteuid(), (unsigned)getegid());
 	if (files(r->h, r->s, &env_text, &script, f, &n, e) || docker_words(cfg->run_options, &extra, e) ||
 	    docker_run_argv(
 		&(struct docker_run_opts){.engine = engine->v,
@@ -134,6 +135,7 @@ static int run_container(struct local_run *r, const struct docker_local_cfg *cfg
 					  .workdir = r->h->workdir,
 					  .network = cfg->network,
 					  .extra = extra.v,
+					  .user = user,
 					  .env_path = *env_text ? env_path : NULL,
 					  .script_path = r->s->cmd ? DOCKER_WORKSPACE "/.concord/docker.sh" : NULL},
 		r->s, &argv, e))

@@ -20,16 +20,10 @@
 
 static int opt_int(json_t *in, const char *key, long long def, long long max, long long *out, struct err *e)
 {
-	json_t *v = json_object_get(in, key);
 	int64_t n;
 
-	*out = def;
-	if (!v || json_is_null(v))
-		return 0;
-	if (value_to_long(v, &n, e) < 0) {
-		err_prefix(e, "'%s'", key);
+	if (task_opt_long(in, key, def, &n, e) < 0)
 		return -1;
-	}
 	if (n < 0 || n > max)
 		return err_set(e, ERR_INVALID, "'%s' must be between 0 and %lld, got %lld", key, max, (long long)n);
 	*out = n;

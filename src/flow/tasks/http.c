@@ -81,15 +81,10 @@ static void call_cleanup(struct http_call *c)
 /* A timeout in ms; a negative value means the default, as in Concord. */
 static int opt_ms(json_t *in, const char *key, long def, long *out, struct err *e)
 {
-	json_t *v = json_object_get(in, key);
 	int64_t n;
 	*out = def;
-	if (!v || json_is_null(v))
-		return 0;
-	if (value_to_long(v, &n, e) < 0) {
-		err_prefix(e, "'%s'", key);
+	if (task_opt_long(in, key, -1, &n, e) < 0)
 		return -1;
-	}
 	if (n > HTTP_MAX_TIMEOUT_MS)
 		return err_set(e, ERR_INVALID, "'%s' must be at most %ld ms, got %lld", key, HTTP_MAX_TIMEOUT_MS,
 			       (long long)n);
