@@ -240,3 +240,12 @@ def test_accord_run_without_an_engine_fails_clearly(tmp_path):
     p = accord_run(tmp_path, flow(docker(cmd="echo hi")), {"ACCORD_DOCKER_COMMAND": "accord-no-such-engine"})
     assert p.returncode == 1, p.stdout + p.stderr
     assert "the container engine 'accord-no-such-engine' is not installed" in p.stdout + p.stderr
+
+
+def test_a_pull_that_keeps_failing_fails_the_step(admin):
+    # forcePull (the default): the engine cannot reach the image's registry from here
+    pid, status, text = run(admin, flow(docker(forcePull=True, pullRetryCount=1, pullRetryInterval=10,
+                                               cmd="echo not run")))
+    assert status == "FAILED", text
+    assert "docker: pulling the image failed with exit code" in text and "(2 attempts)" in text, text
+    assert "DOCKER: not run" not in text
