@@ -174,7 +174,8 @@ def test_the_container_cannot_see_the_server_data_folder(admin, srv):
 
 @pytest.mark.parametrize("params, message", [
     ({"image": None}, "mandatory parameter 'image'"),
-    ({"image": "--privileged"}, "'image' must be an image name"),
+    ({"image": "--privileged"}, "'image' must be an image reference"),
+    ({"image": "docker-archive:/etc/shadow"}, "'image' must be an image reference"),
     ({"envFile": "../../accord.db"}, "'envFile' must be a path inside"),
     ({"envFile": "missing.env"}, "'envFile' file not found: missing.env"),
     ({"hosts": ["--privileged"]}, "'hosts' entry 0"),

@@ -46,12 +46,30 @@ static void bad(const char *text, const char *message)
 	json_decref(in);
 }
 
+static void test_image_references(void **state)
+{
+	const char *good[] = {"alpine", "library/alpine:3.19", "localhost:5000/team/app:1.0",
+			      "docker.io/library/alpine@sha256:0123abcd", "localhost/accord-test"};
+	(void)state;
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		json_t *in = json_pack("{s:s}", "image", good[i]);
+		struct docker_spec s;
+		struct err e;
+		if (docker_spec_parse(in, &s, &e))
+			fail_msg("%s refused: %s", good[i], e.msg);
+		json_decref(in);
+	}
+}
+
 static void test_bad_parameters(void **state)
 {
 	(void)state;
 	bad("{}", "docker: the mandatory parameter 'image' is missing");
-	bad("{\"image\": \"-v\"}", "'image' must be an image name");
-	bad("{\"image\": \"a b\"}", "'image' must be an image name");
+	bad("{\"image\": \"-v\"}", "'image' must be an image reference");
+	bad("{\"image\": \"a b\"}", "'image' must be an image reference");
+	bad("{\"image\": \"docker-archive:/var/lib/x.tar\"}", "'image' must be an image reference");
+	bad("{\"image\": \"dir:/srv\"}", "'image' must be an image reference");
+	bad("{\"image\": \"a;b\"}", "'image' must be an image reference");
 	bad("{\"image\": \"a\", \"hosts\": \"x:1\"}", "'hosts' must be a list");
 	bad("{\"image\": \"a\", \"hosts\": [\"nocolon\"]}", "'hosts' entry 0");
 	bad("{\"image\": \"a\", \"envFile\": \"/etc/passwd\"}", "'envFile' must be a path inside");
@@ -190,6 +208,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults_are_concords),
 	    cmocka_unit_test(test_bad_parameters),
+	    cmocka_unit_test(test_image_references),
 	    cmocka_unit_test(test_env_text_file_then_map),
 	    cmocka_unit_test(test_env_text_refusals),
 	    cmocka_unit_test(test_run_argv),

@@ -44,6 +44,25 @@ static bool plain_word(const char *s)
 	return true;
 }
 
+/* An image reference ([registry[:port]/]name[:tag][@digest]): its characters only, and no
+ * transport of the engine ("docker-archive:/path", "dir:/path", "oci:…") that would have it
+ * read an image from a path of the host. */
+static bool image_ok(const char *image)
+{
+	static const char *const transports[] = {"docker", "docker-archive",	 "docker-daemon", "oci", "oci-archive",
+						 "dir",	   "containers-storage", "ostree",	  "sif", "tarball"};
+	size_t pre = strcspn(image, ":/");
+
+	if (!plain_word(image) ||
+	    strspn(image, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/:@-") != strlen(image))
+		return false;
+	if (image[pre] == ':')
+		for (size_t i = 0; i < sizeof transports / sizeof transports[0]; i++)
+			if (strlen(transports[i]) == pre && strncmp(image, transports[i], pre) == 0)
+				return false;
+	return true;
+}
+
 static int parse_hosts(json_t *in, struct docker_spec *s, struct err *e)
 {
 	json_t *v = json_object_get(in, "hosts"), *h;
@@ -88,10 +107,12 @@ static int parse_strings(json_t *in, struct docker_spec *s, struct err *e)
 
 	if (!image || json_is_null(image))
 		return err_set(e, ERR_INVALID, "the mandatory parameter 'image' is missing");
-	if (!json_is_string(image) || !plain_word(json_string_value(image)))
-		return err_set(e, ERR_INVALID,
-			       "'image' must be an image name (no blanks, not starting with '-', at most %d bytes)",
-			       DOCKER_ARG_MAX);
+	if (!json_is_string(image) || !image_ok(json_string_value(image)))
+		return err_set(
+		    e, ERR_INVALID,
+		    "'image' must be an image reference ([registry/]name[:tag][@digest]: letters, digits and "
+		    "._/:@-, not starting with '-', no transport such as docker-archive:, at most %d bytes)",
+		    DOCKER_ARG_MAX);
 	s->image = json_string_value(image);
 	if (task_opt_str(in, "cmd", &s->cmd, e) < 0 || task_opt_str(in, "envFile", &s->env_file, e) < 0)
 		return -1;
