@@ -7,6 +7,7 @@
 #include "cli/run.h"
 #include "flow/log_line.h"
 #include "flow/procdir.h"
+#include "flow/tasks/docker_local.h"
 #include "runner/tool.h"
 
 void run_log_line(struct run_host *h, enum flow_level level, const char *msg)
@@ -46,7 +47,13 @@ static void host_event(void *ctx, json_t *data)
 static int host_server_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
 			    struct err *e)
 {
-	(void)ctx, (void)args, (void)out, (void)suspend;
+	(void)suspend;
+	if (!method && strcmp(task, "docker") == 0) {
+		struct run_host *h = ctx;
+		const struct docker_local_cfg cfg = {getenv("ACCORD_DOCKER_COMMAND"), getenv("ACCORD_DOCKER_NETWORK"),
+						     getenv("ACCORD_DOCKER_RUN_OPTIONS")};
+		return docker_local_run(&h->host, &cfg, args, out, e);
+	}
 	if (method)
 		return err_set(e, ERR_UNAVAILABLE, "Task '%s' (%s.%s) is not available when running locally", task,
 			       task, method);

@@ -48,6 +48,7 @@
 struct serve_cfg {
 	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts, *repo_local_dirs, *runner_user;
 	char *imports_git_base_url, *maven_repository;
+	char *docker_command, *docker_network, *docker_run_options;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s, repo_fetches_per_user;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
@@ -157,6 +158,14 @@ static const struct config_opt opts[] = {
     {"runner-user", CONFIG_STRING, NULL, 0, 0, &cfg.runner_user,
      "the user runners run as when the server starts as root (default nobody; never root); a server that is "
      "not root runs them as itself"},
+    {"docker-command", CONFIG_STRING, "docker", 0, 0, &cfg.docker_command,
+     "the container engine's command the server runs for the docker task, split at blanks (e.g. \"podman --runtime "
+     "runc --cgroup-manager=cgroupfs\"); containers are started by the server, never by runners"},
+    {"docker-network", CONFIG_STRING, NULL, 0, 0, &cfg.docker_network,
+     "the network of the docker task's containers (--network of `run`, e.g. none); default: the engine's"},
+    {"docker-run-options", CONFIG_STRING, NULL, 0, 0, &cfg.docker_run_options,
+     "more options of the engine's `run` for every container, split at blanks (e.g. \"--ulimit nofile=1024:1024 "
+     "--memory 1g\")"},
     {"runner-zygote", CONFIG_BOOL, "true", 0, 0, &cfg.runner_zygote,
      "fork runners from a pre-started `accord runner --zygote` instead of exec'ing the binary per process (false: "
      "exec each time)"},
@@ -370,6 +379,9 @@ static int start_queue(struct app *app, struct err *e)
 	qc.node_dead_after_ms = (unsigned)cfg.node_dead_after * 1000;
 	qc.repos = app->repos;
 	qc.task_defaults = task_defaults;
+	qc.docker_command = cfg.docker_command;
+	qc.docker_network = cfg.docker_network;
+	qc.docker_run_options = cfg.docker_run_options;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
 		return -1;

@@ -33,6 +33,9 @@ struct flow_tool {
 	 * the process log (a task that reads the program's answer, e.g. `git rev-parse`); the
 	 * task logs what it wants of it, masked. */
 	void (*line)(void *line_ctx, const char *text);
+	/* Not NULL: stderr on a pipe of its own, each of its lines to err_line(line_ctx, text)
+	 * (line or the log still get stdout's). */
+	void (*err_line)(void *line_ctx, const char *text);
 	void *line_ctx;
 };
 

@@ -46,6 +46,10 @@ struct queue_cfg {
 	/* Server-side defaults of tasks ({"smtpParams": …, "slackParams": …}, BORROWED, may be
 	 * NULL): sent to each runner in its start frame, never written to a file. */
 	json_t *task_defaults;
+	/* The docker task (server_task_docker.c): the engine's command ("docker", "podman
+	 * --runtime runc"; NULL: docker), the network of containers (NULL: the engine's
+	 * default) and more `run` options, split at blanks (NULL: none). */
+	const char *docker_command, *docker_network, *docker_run_options;
 };
 
 struct queue;

@@ -23,6 +23,7 @@ static const struct {
     {"concordSecrets", server_task_concord_secrets},
     {"lock", server_task_lock},
     {"unlock", server_task_unlock},
+    {"docker", server_task_docker},
 };
 
 void task_call_sensitive(struct task_call *tc, const char *value)

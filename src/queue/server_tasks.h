@@ -15,6 +15,8 @@
  * Every handler checks the rights of the process's initiator itself (the process acts as
  * its initiator, within its own org/project). One file per task: server_task_<name>.c. */
 
+struct docker_job;
+
 struct task_call {
 	/* In (BORROWED). */
 	struct running *r;	/* the calling process (r->p: org, project, initiator, id) */
@@ -29,6 +31,8 @@ struct task_call {
 				 * out is then what the task's method "resume" gets back when
 				 * the thread resumes (flow/host.h) */
 	json_t *sensitive;	/* array of strings the runner masks as ****** in the log */
+	struct docker_job *job; /* the answer comes when this ends: the supervisor drives it
+				 * (queue/docker_job.h) and answers with its result */
 	json_t *wait;		/* the answer comes later: the supervisor keeps serving its runner
 				 * and re-checks with children_wait_check (queue/children.h) when a
 				 * process ends and every second, then answers with its result */
@@ -65,6 +69,8 @@ int server_task_jsonstore(struct task_call *tc, struct err *e);
 /* lock and unlock: server_task_lock.c. */
 int server_task_lock(struct task_call *tc, struct err *e);
 int server_task_unlock(struct task_call *tc, struct err *e);
+/* docker: sets tc->job (server_task_docker.c). */
+int server_task_docker(struct task_call *tc, struct err *e);
 /* concord's createApiKey (or_update false) and createOrUpdateApiKey actions:
  * server_task_concord_apikey.c. */
 int server_task_concord_apikey(struct task_call *tc, bool or_update, struct err *e);

@@ -36,6 +36,7 @@
 #include "queue/server_tasks.h"
 #include "queue/start_staged.h"
 #include "queue/supervise.h"
+#include "queue/task_jobs.h"
 #include "queue/zygote.h"
 #include "store/audit.h"
 #include "store/process_events.h"
@@ -80,6 +81,7 @@ struct sup {
 	int64_t kill_at; /* SIGKILL after SIGTERM; 0: not signalled */
 	json_t *waits;	  /* [{id, wait}]: task calls answered once processes end (children.h) */
 	int64_t waits_at; /* ms: when to re-check them (processes on other nodes); 0: none */
+	struct task_jobs jobs; /* task calls answered when a container ends (task_jobs.h) */
 	bool suspended;	  /* stored SUSPENDED */
 	bool unstored;	  /* log or events kept while the database is out of reach */
 	bool lost;	  /* log or events that could not be stored were dropped (disk full, …) */
@@ -168,6 +170,7 @@ static void begin_kill(struct sup *s)
 		return;
 	signal_group(s, SIGTERM);
 	s->kill_at = dt_now_ms() + s->q->cfg.stop_grace_ms;
+	task_jobs_kill(&s->jobs);
 }
 
 static void server_line(struct sup *s, const char *level, const char *msg)
@@ -224,6 +227,21 @@ static void on_log(struct sup *s, const char *p, size_t n)
 	}
 }
 
+/* A line of a container's output (docker_job.h), counted against the log limit. */
+static void job_line(void *ctx, const char *text)
+{
+	struct sup *s = ctx;
+	char iso[DT_ISO_LEN];
+	struct buf b;
+	struct err e;
+
+	dt_format_iso(dt_now_ms(), iso);
+	buf_init(&b, 0);
+	if (buf_printf(&b, &e, "%.23s+0000 [%-5s] %s\n", iso, "INFO", text) == 0)
+		on_log(s, b.data, b.len);
+	buf_cleanup(&b);
+}
+
 /* ---- the IPC protocol ------------------------------------------------------------------ */
 
 static int reply(struct sup *s, json_t *v)
@@ -254,6 +272,15 @@ static void on_task(struct sup *s, json_t *f)
 		json_object_set_new(ans, "error", json_string("Task call without a task name"));
 	} else if (server_task_run(&tc, &e) < 0) {
 		json_object_set_new(ans, "error", json_string(e.msg));
+	} else if (tc.job) {
+		if (task_jobs_add(&s->jobs, json_object_get(f, "id"), tc.job, &e) == 0) {
+			json_decref(ans);
+			ans = NULL;
+		} else {
+			json_object_set_new(ans, "error", json_string(e.msg));
+		}
+		if (s->kill_at)
+			task_jobs_kill(&s->jobs); /* called while the process stops */
 	} else if (tc.wait) {
 		json_array_append_new(s->waits, json_pack("{s:O, s:O}", "id", json_object_get(f, "id"), "wait", tc.wait));
 		s->waits_at = dt_now_ms(); /* checked at once: the processes may be final already */
@@ -671,6 +698,8 @@ static int poll_timeout(struct sup *s)
 		at = s->kill_at;
 	if (s->waits_at && (!at || s->waits_at < at))
 		at = s->waits_at;
+	if (task_jobs_next_at(&s->jobs) && (!at || task_jobs_next_at(&s->jobs) < at))
+		at = task_jobs_next_at(&s->jobs);
 	if (!at)
 		return -1;
 	return at <= now ? 0 : (int)(at - now > 60000 ? 60000 : at - now);
@@ -718,14 +747,20 @@ static void timers(struct sup *s)
 	}
 }
 
+static void job_reply(void *ctx, json_t *answer)
+{
+	reply(ctx, answer);
+}
+
 /* Runs until the runner has closed both its log and its IPC socket. */
 static void loop(struct sup *s)
 {
 	while (!s->log_closed || !s->ipc_closed) {
-		struct pollfd fds[3] = {{s->log_closed ? -1 : s->log_fd, POLLIN, 0},
-					{s->ipc_closed ? -1 : s->ipc_fd, POLLIN, 0},
-					{s->r->wake_fd[0], POLLIN, 0}};
-		int n = poll(fds, 3, poll_timeout(s));
+		struct pollfd fds[3 + 2 * TASK_JOBS_MAX] = {{s->log_closed ? -1 : s->log_fd, POLLIN, 0},
+							    {s->ipc_closed ? -1 : s->ipc_fd, POLLIN, 0},
+							    {s->r->wake_fd[0], POLLIN, 0}};
+		size_t n_jobs = task_jobs_fds(&s->jobs, fds + 3);
+		int n = poll(fds, 3 + n_jobs, poll_timeout(s));
 		if (n < 0 && errno != EINTR) {
 			LOG_E("process %s: poll: %s", s->id, strerror(errno));
 			begin_kill(s);
@@ -738,6 +773,8 @@ static void loop(struct sup *s)
 			check_stop(s);
 		if (json_array_size(s->waits) && (fds[2].revents || dt_now_ms() >= s->waits_at))
 			check_waits(s);
+		if (n_jobs)
+			task_jobs_step(&s->jobs, n >= 0 ? fds + 3 : NULL, job_line, job_reply, s);
 		timers(s);
 	}
 }
@@ -980,6 +1017,7 @@ void supervisor_main(void *arg)
 		begin_kill(&s);
 	}
 	loop(&s);
+	task_jobs_end(&s.jobs, s.q->cfg.stop_grace_ms + 10000, job_line, &s);
 	if (s.zc) {
 		wstatus = zygote_wait(s.q->zygote, s.zc, &maxrss_kb);
 	} else {

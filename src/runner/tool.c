@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/linesplit.h"
 #include "base/path.h"
 #include "base/spawn.h"
 #include "base/str.h"
 
-#define TOOL_LINE_MAX (16u << 10)
 #define TOOL_KILL_GRACE_MS 5000
 #define TOOL_ENV_MAX 64
 #define TOOL_EVENT_MAX (1u << 20)
@@ -30,10 +30,11 @@ struct tool_io {
 	const struct tool_sink *out;
 	const struct flow_tool *t;
 	const char *event_type;
-	char buf[TOOL_LINE_MAX + 1]; /* output not yet a whole line */
-	size_t len;
+	struct line_split acc; /* output not yet a whole line */
 	struct buf ev; /* events not yet a whole line */
 	bool ev_skip;  /* dropping the rest of an over-long event line */
+	bool is_err;   /* the stderr stream of a tool with err_line */
+	struct tool_io *err; /* that stream's own, NULL when stderr joins stdout */
 };
 
 static long long now_ms(void)
@@ -43,41 +44,23 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void emit(struct tool_io *io, size_t n)
+static void emit(void *ctx, char *line, size_t len)
 {
-	char saved = io->buf[n];
-	size_t end = n;
-	if (end && io->buf[end - 1] == '\r')
-		end--;
-	io->buf[end] = '\0';
-	if (io->t->line)
-		io->t->line(io->t->line_ctx, io->buf);
+	struct tool_io *io = ctx;
+
+	(void)len;
+	if (io->is_err)
+		io->t->err_line(io->t->line_ctx, line);
+	else if (io->t->line)
+		io->t->line(io->t->line_ctx, line);
 	else
-		io->out->line(io->out->ctx, io->buf);
-	io->buf[n] = saved;
+		io->out->line(io->out->ctx, line);
 }
 
 /* Appends bytes and hands over every whole line (or a full buffer's worth). */
 static void take(struct tool_io *io, const char *p, size_t n)
 {
-	while (n) {
-		size_t room = TOOL_LINE_MAX - io->len, k = n < room ? n : room;
-		char *nl;
-		memcpy(io->buf + io->len, p, k);
-		io->len += k;
-		p += k;
-		n -= k;
-		while ((nl = memchr(io->buf, '\n', io->len))) {
-			size_t line = (size_t)(nl - io->buf);
-			emit(io, line);
-			memmove(io->buf, nl + 1, io->len - line - 1);
-			io->len -= line + 1;
-		}
-		if (io->len == TOOL_LINE_MAX) {
-			emit(io, io->len);
-			io->len = 0;
-		}
-	}
+	line_split_take(&io->acc, p, n, emit, io);
 }
 
 static void event_line(struct tool_io *io, const char *p, size_t n)
@@ -206,7 +189,7 @@ static int env_build(const char *workdir, const struct flow_tool *t, char **env,
 
 struct tool_wait {
 	pid_t pid;
-	int out, ev, pidfd, sfd;     /* ev: the event channel, -1 when none */
+	int out, err, ev, pidfd, sfd; /* err: stderr's own pipe, ev: the event channel; -1 when none */
 	long long deadline, kill_at; /* 0: none */
 	int stop_sig;		     /* a stop signal the caller received */
 	bool exited;
@@ -231,6 +214,8 @@ static void drain_fd(int *fd, struct tool_io *io, void (*take_fn)(struct tool_io
 static void drain(struct tool_wait *w, struct tool_io *io)
 {
 	drain_fd(&w->out, io, take);
+	if (io->err)
+		drain_fd(&w->err, io->err, take);
 	drain_fd(&w->ev, io, take_events);
 }
 
@@ -251,15 +236,16 @@ static bool ended(struct tool_wait *w)
 /* One round of waiting: output, the program's end, a signal, the timeout. */
 static void wait_round(struct tool_wait *w, struct tool_io *io, struct flow_tool_result *r)
 {
-	struct pollfd p[4] = {{w->out, POLLIN, 0}, {w->pidfd, POLLIN, 0}, {w->sfd, POLLIN, 0}, {w->ev, POLLIN, 0}};
+	struct pollfd p[5] = {{w->out, POLLIN, 0}, {w->pidfd, POLLIN, 0}, {w->sfd, POLLIN, 0}, {w->ev, POLLIN, 0},
+			      {w->err, POLLIN, 0}};
 	long long next = w->kill_at ? w->kill_at : w->deadline, wait = -1;
 	if (next)
 		wait = next - now_ms() > 0 ? next - now_ms() : 0;
 	if (w->pidfd < 0 && (wait < 0 || wait > 100))
 		wait = 100; /* no pidfd (an old kernel): its end is looked for this often */
-	if (poll(p, 4, (int)(wait > 60000 ? 60000 : wait)) < 0 && errno != EINTR)
+	if (poll(p, 5, (int)(wait > 60000 ? 60000 : wait)) < 0 && errno != EINTR)
 		return;
-	if (p[0].revents || p[3].revents)
+	if (p[0].revents || p[3].revents || p[4].revents)
 		drain(w, io);
 	if (p[2].revents) {
 		struct signalfd_siginfo si;
@@ -296,12 +282,23 @@ static int pipes(const struct flow_tool *t, int out[2], int ev[2], struct err *e
 
 static int start(const char *workdir, const struct flow_tool *t, char **env, struct tool_wait *w, struct err *e)
 {
-	int out[2], ev[2] = {-1, -1}, rc;
+	int out[2], ev[2] = {-1, -1}, er[2] = {-1, -1}, rc;
 
 	if (pipes(t, out, ev, e) < 0)
 		return -1;
+	if (t->err_line && pipe2(er, O_CLOEXEC) != 0) {
+		rc = errno;
+		close(out[0]);
+		close(out[1]);
+		if (ev[0] >= 0) {
+			close(ev[0]);
+			close(ev[1]);
+		}
+		return err_set(e, ERR_INTERNAL, "%s: pipe: %s", t->name, strerror(rc));
+	}
 	{
-		const struct spawn_fd fds[] = {{-1, 0}, {out[1], 1}, {out[1], 2}, {ev[1], TOOL_EVENT_FD}};
+		const struct spawn_fd fds[] = {
+		    {-1, 0}, {out[1], 1}, {er[1] >= 0 ? er[1] : out[1], 2}, {ev[1], TOOL_EVENT_FD}};
 		const struct spawn_opts o = {.exe = t->exe,
 					     .argv = t->argv,
 					     .env = env,
@@ -314,16 +311,23 @@ static int start(const char *workdir, const struct flow_tool *t, char **env, str
 	close(out[1]);
 	if (ev[1] >= 0)
 		close(ev[1]);
+	if (er[1] >= 0)
+		close(er[1]);
 	if (rc != 0) {
 		close(out[0]);
 		if (ev[0] >= 0)
 			close(ev[0]);
+		if (er[0] >= 0)
+			close(er[0]);
 		return err_set(e, rc == ENOENT ? ERR_NOT_FOUND : ERR_INTERNAL, "%s: cannot start %s: %s", t->name,
 			       t->exe, strerror(rc));
 	}
 	w->out = out[0];
 	w->ev = ev[0];
+	w->err = er[0];
 	fcntl(w->out, F_SETFL, O_NONBLOCK);
+	if (w->err >= 0)
+		fcntl(w->err, F_SETFL, O_NONBLOCK);
 	if (w->ev >= 0)
 		fcntl(w->ev, F_SETFL, O_NONBLOCK);
 	return 0;
@@ -341,12 +345,13 @@ static int run_child(const char *workdir, const struct flow_tool *t, char **env,
 		wait_round(w, io, r);
 	/* what it printed before its group was killed is logged */
 	drain(w, io);
-	if (io->len) {
-		emit(io, io->len);
-		io->len = 0;
-	}
+	line_split_flush(&io->acc, emit, io);
+	if (io->err)
+		line_split_flush(&io->err->acc, emit, io->err);
 	if (w->out >= 0)
 		close(w->out);
+	if (w->err >= 0)
+		close(w->err);
 	if (w->ev >= 0)
 		close(w->ev);
 	if (w->pidfd >= 0)
@@ -364,7 +369,7 @@ int tool_run(const char *workdir, const struct flow_tool *t, const struct tool_s
 	     struct err *e)
 {
 	char home[4200], tmp[4200], *env[TOOL_ENV_MAX + 1], *made[16];
-	struct tool_wait w = {.out = -1, .ev = -1, .pidfd = -1, .sfd = -1};
+	struct tool_wait w = {.out = -1, .err = -1, .ev = -1, .pidfd = -1, .sfd = -1};
 	struct tool_io *io = NULL;
 	size_t n_made = 0;
 	sigset_t stop, old;
@@ -377,6 +382,12 @@ int tool_run(const char *workdir, const struct flow_tool *t, const struct tool_s
 		return -1;
 	if (!(io = calloc(1, sizeof *io)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (t->err_line && !(io->err = calloc(1, sizeof *io->err))) {
+		free(io);
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	if (io->err)
+		*io->err = (struct tool_io){.out = out, .t = t, .is_err = true};
 	io->out = out;
 	io->t = t;
 	io->event_type = t->event_type;
@@ -396,6 +407,7 @@ int tool_run(const char *workdir, const struct flow_tool *t, const struct tool_s
 	if (w.sfd >= 0)
 		close(w.sfd);
 	buf_cleanup(&io->ev);
+	free(io->err);
 	free(io);
 	if (w.stop_sig) {
 		/* the caller was told to stop while the program ran: it does now */

@@ -66,6 +66,28 @@ static int sh(const char *script, const struct flow_tool_file *files, size_t n_f
 	return tool_run(workdir, &t, &out, r, e);
 }
 
+/* With err_line, stderr's lines go there and stdout's to the sink, each in order. */
+static void test_err_line_gets_stderr_alone(void **state)
+{
+	char *argv[] = {"sh", "-c", "echo out1; echo err1 >&2; echo out2; printf err2 >&2", NULL};
+	struct lines out, errs;
+	struct flow_tool t = {.name = "test", .exe = "/bin/sh", .argv = argv, .err_line = collect, .line_ctx = &errs};
+	const struct tool_sink sink = {collect, NULL, &out};
+	struct flow_tool_result r;
+	struct err e;
+	(void)state;
+	memset(&out, 0, sizeof out);
+	memset(&errs, 0, sizeof errs);
+	assert_int_equal(tool_run(workdir, &t, &sink, &r, &e), 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(out.n, 2);
+	assert_string_equal(out.text[0], "out1");
+	assert_string_equal(out.text[1], "out2");
+	assert_int_equal(errs.n, 2);
+	assert_string_equal(errs.text[0], "err1");
+	assert_string_equal(errs.text[1], "err2"); /* a last line without its newline */
+}
+
 /* Whether pid is gone (or a zombie nobody reaped yet). */
 static bool gone(pid_t pid)
 {
@@ -275,6 +297,7 @@ int main(void)
 	    cmocka_unit_test(test_secret_files_exist_only_while_it_runs),
 	    cmocka_unit_test(test_bad_file_path_writes_nothing),
 	    cmocka_unit_test(test_events_on_fd_3),
+	    cmocka_unit_test(test_err_line_gets_stderr_alone),
 	    cmocka_unit_test(test_missing_program),
 	    cmocka_unit_test(test_timeout_kills_the_group),
 	    cmocka_unit_test(test_nothing_outlives_the_program),

@@ -79,32 +79,13 @@ static void call_cleanup(struct http_call *c)
 	json_decref(c->resp_headers);
 }
 
-/* A boolean option: JSON true/false or a string "true"/"false". */
-static int opt_bool(json_t *in, const char *key, bool def, bool *out, struct err *e)
-{
-	json_t *v = json_object_get(in, key);
-	*out = def;
-	if (!v || json_is_null(v))
-		return 0;
-	if (value_to_bool(v, out, e) < 0) {
-		err_prefix(e, "'%s'", key);
-		return -1;
-	}
-	return 0;
-}
-
 /* A timeout in ms; a negative value means the default, as in Concord. */
 static int opt_ms(json_t *in, const char *key, long def, long *out, struct err *e)
 {
-	json_t *v = json_object_get(in, key);
 	int64_t n;
 	*out = def;
-	if (!v || json_is_null(v))
-		return 0;
-	if (value_to_long(v, &n, e) < 0) {
-		err_prefix(e, "'%s'", key);
+	if (task_opt_long(in, key, -1, &n, e) < 0)
 		return -1;
-	}
 	if (n > HTTP_MAX_TIMEOUT_MS)
 		return err_set(e, ERR_INVALID, "'%s' must be at most %ld ms, got %lld", key, HTTP_MAX_TIMEOUT_MS,
 			       (long long)n);
@@ -853,9 +834,9 @@ static int parse_input(struct task_ctx *t, json_t *in, struct http_call *c, CURL
 	    opt_ms(in, "socketTimeout", HTTP_SOCKET_TIMEOUT_MS, &c->socket_ms, e) < 0 ||
 	    opt_ms(in, "requestTimeout", 0, &c->request_ms, e) < 0)
 		return -1;
-	if (opt_bool(in, "ignoreErrors", false, &c->ignore_errors, e) < 0 ||
-	    opt_bool(in, "followRedirects", true, &c->follow, e) < 0 ||
-	    opt_bool(in, "debug", false, &c->debug, e) < 0 || opt_bool(in, "strictSsl", true, &c->strict_ssl, e) < 0)
+	if (task_opt_bool(in, "ignoreErrors", false, &c->ignore_errors, e) < 0 ||
+	    task_opt_bool(in, "followRedirects", true, &c->follow, e) < 0 ||
+	    task_opt_bool(in, "debug", false, &c->debug, e) < 0 || task_opt_bool(in, "strictSsl", true, &c->strict_ssl, e) < 0)
 		return -1;
 	return 0;
 }

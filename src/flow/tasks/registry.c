@@ -76,6 +76,34 @@ int task_opt_str(json_t *in, const char *key, const char **out, struct err *e)
 	return 0;
 }
 
+int task_opt_bool(json_t *in, const char *key, bool def, bool *out, struct err *e)
+{
+	json_t *v = json_object_get(in, key);
+
+	*out = def;
+	if (!v || json_is_null(v))
+		return 0;
+	if (value_to_bool(v, out, e) < 0) {
+		err_prefix(e, "'%s'", key);
+		return -1;
+	}
+	return 0;
+}
+
+int task_opt_long(json_t *in, const char *key, int64_t def, int64_t *out, struct err *e)
+{
+	json_t *v = json_object_get(in, key);
+
+	*out = def;
+	if (!v || json_is_null(v))
+		return 0;
+	if (value_to_long(v, out, e) < 0) {
+		err_prefix(e, "'%s'", key);
+		return -1;
+	}
+	return 0;
+}
+
 char *task_text(const json_t *v)
 {
 	if (json_is_string(v))

@@ -82,6 +82,12 @@ int task_arg_int(json_t *args, size_t i, const char *what, long long *out, struc
 /* An optional string entry key of the map in: *out BORROWED, NULL when absent or null;
  * ERR_INVALID "'key' must be a string, got <class>" for another type. */
 int task_opt_str(json_t *in, const char *key, const char **out, struct err *e) WUR;
+/* A boolean option of in: absent or null gives def; else EL's coercion to Boolean (true,
+ * false, a string "true"/"false"), or < 0 with e set naming key. */
+int task_opt_bool(json_t *in, const char *key, bool def, bool *out, struct err *e) WUR;
+/* An integer option of in: absent or null gives def; else EL's coercion to Long, or < 0
+ * with e set naming key.  The caller checks the range. */
+int task_opt_long(json_t *in, const char *key, int64_t def, int64_t *out, struct err *e) WUR;
 /* The text of any value as Java prints it (strings as they are); NEW string. */
 char *task_text(const json_t *v);
 
