@@ -441,6 +441,24 @@ static int stage_start(struct task_call *tc, json_t *in, struct child *ch, struc
 	return stage_payload(tc, payload, dir, e);
 }
 
+/* Suspends the calling thread until every process of ids ended (children.c resumes it
+ * with the event "children-<uuid>"). */
+static int suspend_until_end(struct task_call *tc, json_t *ids, struct err *e)
+{
+	char ev[64], uid[UUID_STR_LEN];
+
+	if (!tc->suspendable)
+		return err_set(e, ERR_INVALID, "concord: a process cannot suspend from a script; call it from a step");
+	uuid_v4(uid);
+	if (str_fmt(ev, sizeof ev, "children-%s", uid))
+		return err_set(e, ERR_INTERNAL, "event name too long");
+	if (store_child_wait_add(tc->c, tc->r->p.instance_id, ev, ids, e))
+		return -1;
+	if (!(tc->suspend = strdup(ev)))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	return 0;
+}
+
 /* After the children are created: the answer now, later (sync) or after a suspension. */
 static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct err *e)
 {
@@ -454,20 +472,10 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 		      json_array_size(ids));
 	queue_wake(tc->r->q);
 	if (sync && suspend && !tc->method) {
-		char ev[64];
-		char uid[UUID_STR_LEN];
-		uuid_v4(uid);
-		if (str_fmt(ev, sizeof ev, "children-%s", uid)) {
-			json_decref(result);
-			return err_set(e, ERR_INTERNAL, "event name too long");
-		}
-		if (store_child_wait_add(tc->c, tc->r->p.instance_id, ev, ids, e)) {
-			json_decref(result);
-			return -1;
-		}
 		json_decref(result);
+		if (suspend_until_end(tc, ids, e))
+			return -1;
 		/* What the step gets back when the parent resumes (method_resume). */
-		tc->suspend = strdup(ev);
 		tc->out = json_pack("{s:O, s:b, s:b}", "ids", ids, "ignoreFailures",
 				    json_is_true(json_object_get(in, "ignoreFailures")), "collect",
 				    string_list(in, "outVars", &out_vars, e) == 0 && json_array_size(out_vars) > 0);
@@ -721,6 +729,27 @@ static int method_resume(struct task_call *tc, json_t *args, struct err *e)
 	return 0;
 }
 
+/* suspendForCompletion(ids): the process suspends (no runner, no worker slot) until every
+ * one of ids ended, then goes on with the next step (Concord's ConcordTaskV2: nothing is
+ * returned, a failed process does not fail the caller). */
+static int method_suspend_for(struct task_call *tc, json_t *args, struct err *e)
+{
+	json_t *ids = id_list(json_array_get(args, 0), "ids", e);
+	int rc = -1;
+
+	if (ids && check_all(tc, ids, e) == 0) {
+		for (size_t i = 0; i < json_array_size(ids); i++)
+			if (strcmp(json_string_value(json_array_get(ids, i)), tc->r->p.instance_id) == 0) {
+				err_set(e, ERR_INVALID, "suspendForCompletion: a process cannot wait for itself");
+				goto out;
+			}
+		rc = json_array_size(ids) ? suspend_until_end(tc, ids, e) : 0;
+	}
+out:
+	json_decref(ids);
+	return rc;
+}
+
 /* listSubprocesses(parentId?, tags...) : the ids of the parent's children with all tags. */
 static int method_list(struct task_call *tc, json_t *args, struct err *e)
 {
@@ -771,10 +800,8 @@ int server_task_concord(struct task_call *tc, struct err *e)
 			return method_list(tc, tc->args, e);
 		if (strcmp(tc->method, "resume") == 0 && json_array_size(tc->args) == 1)
 			return method_resume(tc, tc->args, e);
-		if (strcmp(tc->method, "suspendForCompletion") == 0)
-			return err_set(e, ERR_INVALID,
-				       "concord.suspendForCompletion is not available on this server: "
-				       "use 'sync: true' with 'suspend: true', or waitForCompletion");
+		if (strcmp(tc->method, "suspendForCompletion") == 0 && json_array_size(tc->args) == 1)
+			return method_suspend_for(tc, tc->args, e);
 		return err_set(e, ERR_INVALID, "Method not found: concord.%s(%zu arguments)", tc->method,
 			       json_array_size(tc->args));
 	}

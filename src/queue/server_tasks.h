@@ -23,6 +23,7 @@ struct task_call {
 	const char *task;	/* "kv", "crypto", "concord", … */
 	const char *method;	/* NULL for a `task:` step (args is then the `in` object) */
 	json_t *args;		/* the `in` object, or the array of method arguments */
+	bool suspendable;	/* the calling thread may suspend (not a script's call) */
 	/* Out (owned by the call; the supervisor sends and releases them). */
 	json_t *out;		/* the result (NULL: null) */
 	char *suspend;		/* malloc'd: the calling thread suspends waiting for this event;
