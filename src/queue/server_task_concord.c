@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 
+#include "auth/authn.h"
 #include "auth/rbac_start.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
@@ -51,6 +52,9 @@ struct child {
 	bool has_project;
 	const struct repository *repo; /* started from a repository (NULL: no) */
 	const struct repo_commit *commit;
+	const struct user *as;	/* the initiator: the apiKey's owner, or NULL for the parent's */
+	bool external;		/* startExternal: a process of its own, without a parent */
+	json_t *requirements;	/* object or NULL (BORROWED): kept in its configuration */
 };
 
 /* A list given as a YAML array or a comma-separated string (tags, activeProfiles): NEW. */
@@ -128,6 +132,8 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 	/* Concord's request switches, in the configuration as a start request puts them. */
 	if (ch->switches)
 		json_object_update(cfg, ch->switches);
+	if (ch->requirements)
+		json_object_set(cfg, "requirements", ch->requirements);
 	if (ch->out_vars)
 		json_object_set(cfg, "out", ch->out_vars);
 	else
@@ -201,11 +207,11 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 		.dir = dir,
 		.instance_id = id,
 		.kind = kind,
-		.parent_instance_id = parent->instance_id,
+		.parent_instance_id = ch->external ? NULL : parent->instance_id,
 		.org = &ch->org,
 		.project = ch->has_project ? &ch->project : NULL,
-		.initiator_id = parent->initiator_id,
-		.initiator = parent->initiator,
+		.initiator_id = ch->as ? ch->as->id : parent->initiator_id,
+		.initiator = ch->as ? ch->as->username : parent->initiator,
 		.start_at = ch->start_at,
 		.timeout_s = -1,
 		.suspend_timeout_s = -1,
@@ -295,15 +301,41 @@ static int start_named_owner(struct task_call *tc, const char *org, const char *
 	return 0;
 }
 
-/* The org/project of `start` (the parent's unless given) and the right to start there
- * (checked for the parent's own project too for a start from a repository, which is not a
- * raw payload). */
-static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool from_repo, struct err *e)
+/* Who the child is started as: the owner of `apiKey` (authenticated here as the API
+ * authenticates it; Concord's task acts with that key), else the parent's initiator acting
+ * from the parent's session.  *other: an apiKey was given. */
+static int acting_user(struct task_call *tc, json_t *in, struct principal *who, bool *other, struct err *e)
+{
+	const struct process *parent = &tc->r->p;
+	json_t *key = json_object_get(in, "apiKey");
+
+	memset(who, 0, sizeof *who);
+	*other = key && !json_is_null(key);
+	if (*other) {
+		if (!json_is_string(key) || !json_string_length(key))
+			return err_set(e, ERR_INVALID, "concord: 'apiKey' must be a string");
+		if (authn_header(tc->c, json_string_value(key), who, e))
+			return err_set(e, ERR_FORBIDDEN, "concord: 'apiKey' is not a valid API key");
+		return 0;
+	}
+	who->method = AUTH_SESSION;
+	if (store_user_get(tc->c, parent->initiator_id, &who->user, e))
+		return -1;
+	if (str_fmt(who->session_process, sizeof who->session_process, "%s", parent->instance_id) ||
+	    str_fmt(who->session_project, sizeof who->session_project, "%s", parent->project_id))
+		return err_set(e, ERR_INTERNAL, "process id too long: %s", parent->instance_id);
+	return 0;
+}
+
+/* The org/project of `start` (the parent's unless given) and the right of who to start
+ * there (checked for the parent's own project too for a start from a repository, which is
+ * not a raw payload, or as another user). */
+static int start_owner(struct task_call *tc, json_t *in, struct child *ch, const struct principal *who, bool check,
+		       bool from_repo, struct err *e)
 {
 	const char *org = json_string_value(json_object_get(in, "org"));
 	const char *project = json_string_value(json_object_get(in, "project"));
 	const struct process *parent = &tc->r->p;
-	struct principal who = {.method = AUTH_SESSION};
 
 	if (!org && !project) {
 		if (store_org_get(tc->c, parent->org_id, &ch->org, e))
@@ -313,17 +345,26 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool 
 				return -1;
 			ch->has_project = true;
 		}
-		if (!from_repo)
+		if (!from_repo && !check)
 			return 0;
 	} else if (start_named_owner(tc, org, project, ch, e)) {
 		return -1;
 	}
-	if (store_user_get(tc->c, parent->initiator_id, &who.user, e))
-		return -1;
-	if (str_fmt(who.session_process, sizeof who.session_process, "%s", parent->instance_id) ||
-	    str_fmt(who.session_project, sizeof who.session_project, "%s", parent->project_id))
-		return err_set(e, ERR_INTERNAL, "process id too long: %s", parent->instance_id);
-	return rbac_process_start(tc->c, &who, &ch->org, ch->has_project ? &ch->project : NULL, !from_repo, e);
+	return rbac_process_start(tc->c, who, &ch->org, ch->has_project ? &ch->project : NULL, !from_repo, e);
+}
+
+/* `requirements` (Concord's agent routing): accepted and kept in the child's
+ * configuration; every node runs every process, so it routes nothing. */
+static int child_requirements(json_t *in, struct child *ch, struct err *e)
+{
+	json_t *v = json_object_get(in, "requirements");
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return err_set(e, ERR_INVALID, "'requirements' must be an object");
+	ch->requirements = v;
+	return 0;
 }
 
 /* Options shared by start and fork (and by every fork of `forks`). */
@@ -366,23 +407,13 @@ static int child_opts(struct task_call *tc, json_t *in, struct child *ch, json_t
 	if ((s = json_string_value(json_object_get(in, "startAt"))) &&
 	    dt_parse_iso(s, strlen(s), true, &ch->start_at, "startAt", e))
 		return -1;
-	return 0;
+	return child_requirements(in, ch, e);
 }
 
 static void child_opts_free(json_t **owned)
 {
 	for (int i = 0; i < 4; i++)
 		json_decref(owned[i]);
-}
-
-static const char *const unsupported[] = {"apiKey", "baseUrl", "attachments", "requirements", NULL};
-
-static int check_unsupported(json_t *in, struct err *e)
-{
-	for (int i = 0; unsupported[i]; i++)
-		if (json_object_get(in, unsupported[i]) && !json_is_null(json_object_get(in, unsupported[i])))
-			return err_set(e, ERR_INVALID, "concord: '%s' is not supported on this server", unsupported[i]);
-	return 0;
 }
 
 /* An optional string option: NULL when absent or empty. */
@@ -496,7 +527,7 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 	return 0;
 }
 
-static int action_start(struct task_call *tc, json_t *in, struct err *e)
+static int action_start(struct task_call *tc, json_t *in, bool external, struct err *e)
 {
 	struct child ch = {0};
 	json_t *owned[4] = {0}, *ids = NULL;
@@ -504,17 +535,26 @@ static int action_start(struct task_call *tc, json_t *in, struct err *e)
 	char dir[4096] = "", id[UUID_STR_LEN];
 	struct repository repo;
 	struct repo_commit commit;
+	struct principal who;
 	struct err ignored;
+	bool other;
 	int rc = -1;
 
-	if (check_unsupported(in, e))
-		return -1;
 	if (!json_object_get(in, "payload") && !from_repo)
 		return err_set(e, ERR_INVALID,
 			       "concord start: 'payload' (a folder or ZIP archive in the working directory) or "
 			       "'repo' (a repository of the project) is required");
-	if (child_opts(tc, in, &ch, owned, e) || start_owner(tc, in, &ch, from_repo, e) ||
-	    staging_dir(tc, dir, sizeof dir, e) || stage_start(tc, in, &ch, &repo, &commit, dir, e) ||
+	if (external && !json_is_string(json_object_get(in, "apiKey")))
+		return err_set(e, ERR_INVALID, "concord startExternal: 'apiKey' is required");
+	if (external && json_is_true(json_object_get(in, "suspend")))
+		return err_set(e, ERR_INVALID, "concord startExternal: 'suspend' is not supported");
+	if (child_opts(tc, in, &ch, owned, e) || acting_user(tc, in, &who, &other, e) ||
+	    start_owner(tc, in, &ch, &who, other, from_repo, e))
+		goto out;
+	ch.as = other ? &who.user : NULL;
+	ch.external = external;
+	if (staging_dir(tc, dir, sizeof dir, e) || stage_start(tc, in, &ch, &repo, &commit, dir, e) ||
+	    server_task_concord_attach(tc, json_object_get(in, "attachments"), dir, e) ||
 	    create_child(tc, dir, &ch, "DEFAULT", id, e))
 		goto out;
 	ids = json_pack("[s]", id);
@@ -583,8 +623,7 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 	size_t len = 0, i;
 	int rc = -1;
 
-	if (check_unsupported(in, e) ||
-	    ((json_object_get(in, "payload") || json_object_get(in, "repo")) &&
+	if (((json_object_get(in, "payload") || json_object_get(in, "repo")) &&
 	     err_set(e, ERR_INVALID,
 		     "concord fork: a fork runs the parent's payload; use action 'start' for 'payload' or 'repo'")))
 		goto out;
@@ -810,15 +849,13 @@ int server_task_concord(struct task_call *tc, struct err *e)
 	action = json_string_value(json_object_get(tc->args, "action"));
 	if (!action)
 		return err_set(e, ERR_INVALID, "concord: 'action' is required (start, fork or kill)");
-	if (strcmp(action, "start") == 0)
-		return action_start(tc, tc->args, e);
+	if (strcmp(action, "start") == 0 || strcmp(action, "startExternal") == 0)
+		return action_start(tc, tc->args, action[5] == 'E', e);
 	if (strcmp(action, "fork") == 0)
 		return action_fork(tc, tc->args, e);
 	if (strcmp(action, "kill") == 0)
 		return action_kill(tc, tc->args, e);
 	if (strcmp(action, "createApiKey") == 0 || strcmp(action, "createOrUpdateApiKey") == 0)
 		return server_task_concord_apikey(tc, action[6] == 'O', e);
-	if (strcmp(action, "startExternal") == 0)
-		return err_set(e, ERR_INVALID, "concord: action 'startExternal' is not available on this server");
 	return err_set(e, ERR_INVALID, "concord: unknown action '%.64s' (start, fork or kill)", action);
 }

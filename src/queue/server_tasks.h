@@ -66,5 +66,9 @@ int server_task_jsonstore(struct task_call *tc, struct err *e);
 /* concord's createApiKey (or_update false) and createOrUpdateApiKey actions:
  * server_task_concord_apikey.c. */
 int server_task_concord_apikey(struct task_call *tc, bool or_update, struct err *e);
+/* concord's `attachments` (a list, or NULL/null: none): the files of the calling process's
+ * working directory they name, copied into dir (the child's staged payload folder):
+ * server_task_concord_attach.c.  ERR_INVALID names the bad entry. */
+int server_task_concord_attach(struct task_call *tc, json_t *list, const char *dir, struct err *e) WUR;
 
 #endif

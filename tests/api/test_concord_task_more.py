@@ -1,7 +1,7 @@
 """The concord task's remaining parts (issue 26 part 4): suspendForCompletion,
 requirements, attachments, startExternal, apiKey and baseUrl."""
 from conftest import process_log, start_process, wait_process
-from proc_util import status
+from proc_util import make_org, make_project, status
 
 SLEEPY = b"flows:\n  default:\n    - task: sleep\n      in:\n        duration: 2\n    - log: child done\n"
 FAILING = b"flows:\n  default:\n    - throw: child broke\n"
@@ -98,3 +98,167 @@ flows:
     p = wait_process(admin, pid)
     assert p["status"] == "FAILED"
     assert "cannot wait for itself" in process_log(admin, pid)
+
+
+READER = b"""flows:
+  default:
+    - log: "a=${resource.asString('a.txt')} c=${resource.asString('sub/c.json')}"
+"""
+
+
+def test_attachments_and_requirements(admin):
+    """`attachments`: a path (the file lands at the child's root under its own name) and a
+    {src, dest} map; `requirements` is accepted (it routes nothing)."""
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        sync: true
+        requirements:
+          agent:
+            flavor: big
+        attachments:
+          - ${workDir}/data/a.txt
+          - src: b.json
+            dest: sub/c.json
+      out: job
+    - log: "child ${job.id} done"
+"""
+    files = {"child/concord.yml": READER, "data/a.txt": b"alpha", "b.json": b"{\"x\": 1}"}
+    pid = start_process(admin, flow, files=files)
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    kid = children_of(admin, pid)[0]["instanceId"]
+    klog = process_log(admin, kid)
+    assert 'a=alpha c={"x": 1}' in klog
+
+
+def test_attachments_stay_in_the_workdir(admin):
+    for bad, why in (("/etc/passwd", "outside the working directory"),
+                     ("missing.txt", "not found in the working directory"),
+                     ("{src: a.txt, dest: ../x}", "relative path without '..'"),
+                     ("42", "must be a path or a map")):
+        flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        attachments:
+          - %s
+""" % bad
+        pid = start_process(admin, flow, files={"child/concord.yml": READER, "a.txt": b"a"})
+        p = wait_process(admin, pid)
+        log = process_log(admin, pid)
+        assert p["status"] == "FAILED", log
+        assert why in log, (bad, log)
+        assert children_of(admin, pid) == []
+
+
+def test_requirements_must_be_a_map(admin):
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        requirements: big
+"""
+    pid = start_process(admin, flow, files={"child/concord.yml": READER})
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "'requirements' must be an object" in process_log(admin, pid)
+
+
+QUICK = b"flows:\n  default:\n    - log: \"child of ${initiator.username}\"\n"
+
+
+def test_api_key_starts_as_its_owner(admin, new_user):
+    """`apiKey`: the child is started as the key's owner (its initiator), with that user's
+    rights; a wrong key fails the step without saying more."""
+    user = new_user()
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        apiKey: %s
+        sync: true
+      out: job
+    - log: "started ${job.id}"
+""" % user.key
+    pid = start_process(admin, flow, files={"child/concord.yml": QUICK})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert user.key not in log
+    kid = children_of(admin, pid)[0]
+    assert kid["initiator"] == user.username
+    assert "child of %s" % user.username in process_log(admin, kid["instanceId"])
+
+    bad = flow.replace(user.key, "bm90LWEta2V5LW5vdC1hLWtleQ")
+    pid = start_process(admin, bad, files={"child/concord.yml": QUICK})
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "'apiKey' is not a valid API key" in process_log(admin, pid)
+
+
+def test_api_key_rights_are_the_owners(admin, new_user):
+    """The key's owner has no right in a private org's project: refused, even though the
+    parent's initiator (admin) has it."""
+    user = new_user()
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org, visibility="PRIVATE", rawPayloadMode="EVERYONE")
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: child
+        org: %s
+        project: %s
+        apiKey: %s
+""" % (org, project, user.key)
+    pid = start_process(admin, flow, files={"child/concord.yml": QUICK})
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert children_of(admin, pid) == []
+    assert user.key not in process_log(admin, pid)
+
+
+def test_start_external_without_base_url(admin, new_user):
+    """startExternal on this server: a process of its own (no parent), as the key's owner;
+    apiKey is required and suspend is refused."""
+    user = new_user()
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: startExternal
+        payload: child
+        apiKey: %s
+        sync: true
+      out: job
+    - log: "external ${job.id}"
+""" % user.key
+    pid = start_process(admin, flow, files={"child/concord.yml": QUICK})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    ext = log.split("external ")[1].split()[0]
+    assert children_of(admin, pid) == []
+    st = admin.get("/api/v2/process/%s" % ext).json()
+    assert st["status"] == "FINISHED" and st["initiator"] == user.username
+    assert not st.get("parentInstanceId")
+    for extra, why in (("", "'apiKey' is required"), ("apiKey: x\n        suspend: true", "'suspend' is not supported")):
+        flow = "flows:\n  default:\n    - task: concord\n      in:\n        action: startExternal\n        payload: child\n        sync: true\n        %s\n" % extra
+        pid = start_process(admin, flow, files={"child/concord.yml": QUICK})
+        assert wait_process(admin, pid)["status"] == "FAILED"
+        assert why in process_log(admin, pid)
