@@ -527,6 +527,73 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 	return 0;
 }
 
+/* The "request" of a start on another server: the child's options as Concord's task sends
+ * them (NEW). */
+static json_t *remote_request(const struct child *ch)
+{
+	json_t *req = json_object();
+
+	if (ch->arguments)
+		json_object_set(req, "arguments", ch->arguments);
+	if (ch->entry)
+		json_object_set_new(req, "entryPoint", json_string(ch->entry));
+	if (ch->profiles)
+		json_object_set(req, "activeProfiles", ch->profiles);
+	if (ch->tags)
+		json_object_set(req, "tags", ch->tags);
+	if (ch->out_vars)
+		json_object_set(req, "out", ch->out_vars);
+	if (ch->requirements)
+		json_object_set(req, "requirements", ch->requirements);
+	json_object_update(req, ch->switches);
+	return req;
+}
+
+/* `baseUrl`: the process is started on that server as the apiKey's user there (its rights
+ * are checked there); it is nobody's child here and cannot be waited for from here. */
+static int start_remote(struct task_call *tc, json_t *in, const struct child *ch, const char *base_url,
+			struct err *e)
+{
+	static const char *const names[] = {"org", "project", "repo", "repoBranchOrTag", "repoCommitId", "startAt"};
+	const char *key = json_string_value(json_object_get(in, "apiKey"));
+	const char *payload = json_string_value(json_object_get(in, "payload"));
+	json_t *att = json_object_get(in, "attachments");
+	json_t *req = NULL, *parts = NULL;
+	char dir[4096] = "", id[UUID_STR_LEN];
+	void *zip = NULL;
+	size_t zip_len = 0;
+	struct err ignored;
+	int rc = -1;
+
+	if (!key || !*key)
+		return err_set(e, ERR_INVALID, "concord: 'apiKey' is required with 'baseUrl'");
+	if (json_is_true(json_object_get(in, "sync")) || json_is_true(json_object_get(in, "suspend")))
+		return err_set(e, ERR_INVALID,
+			       "concord: 'sync' and 'suspend' are not supported with 'baseUrl' (a process on another "
+			       "server is not waited for)");
+	req = remote_request(ch);
+	parts = json_object();
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (json_is_string(json_object_get(in, names[i])))
+			json_object_set(parts, names[i], json_object_get(in, names[i]));
+	if ((payload || (att && !json_is_null(att))) &&
+	    (staging_dir(tc, dir, sizeof dir, e) || (payload && stage_payload(tc, payload, dir, e)) ||
+	     server_task_concord_attach(tc, att, dir, e) || pack_zip_dir(dir, limits.archive_bytes, &zip, &zip_len, e)))
+		goto out;
+	if (server_task_concord_remote(base_url, key, zip, zip_len, req, parts, id, e))
+		goto out;
+	LOG_I("process %s: concord task started process %s on %.200s", tc->r->p.instance_id, id, base_url);
+	tc->out = json_pack("{s:b, s:s, s:[s]}", "ok", 1, "id", id, "ids", id);
+	rc = 0;
+out:
+	if (dir[0] && path_remove_tree(dir, &ignored))
+		LOG_W("cannot remove %s: %s", dir, ignored.msg);
+	free(zip);
+	json_decref(req);
+	json_decref(parts);
+	return rc;
+}
+
 static int action_start(struct task_call *tc, json_t *in, bool external, struct err *e)
 {
 	struct child ch = {0};
@@ -537,15 +604,23 @@ static int action_start(struct task_call *tc, json_t *in, bool external, struct 
 	struct repo_commit commit;
 	struct principal who;
 	struct err ignored;
+	const char *base_url;
 	bool other;
 	int rc = -1;
 
+	if (opt_str(in, "baseUrl", &base_url, e))
+		return -1;
+	if (external && !json_is_string(json_object_get(in, "apiKey")))
+		return err_set(e, ERR_INVALID, "concord startExternal: 'apiKey' is required");
+	if (base_url) {
+		rc = child_opts(tc, in, &ch, owned, e) ? -1 : start_remote(tc, in, &ch, base_url, e);
+		child_opts_free(owned);
+		return rc;
+	}
 	if (!json_object_get(in, "payload") && !from_repo)
 		return err_set(e, ERR_INVALID,
 			       "concord start: 'payload' (a folder or ZIP archive in the working directory) or "
 			       "'repo' (a repository of the project) is required");
-	if (external && !json_is_string(json_object_get(in, "apiKey")))
-		return err_set(e, ERR_INVALID, "concord startExternal: 'apiKey' is required");
 	if (external && json_is_true(json_object_get(in, "suspend")))
 		return err_set(e, ERR_INVALID, "concord startExternal: 'suspend' is not supported");
 	if (child_opts(tc, in, &ch, owned, e) || acting_user(tc, in, &who, &other, e) ||
@@ -567,6 +642,14 @@ out:
 	return rc;
 }
 
+/* A fork made with `apiKey`: its owner must be allowed to start in the parent's project. */
+static int fork_rights(struct task_call *tc, struct child *ch, const struct principal *who, struct err *e)
+{
+	if (ch->has_project && store_project_get(tc->c, tc->r->p.project_id, &ch->project, e))
+		return -1;
+	return rbac_process_start(tc->c, who, &ch->org, ch->has_project ? &ch->project : NULL, false, e);
+}
+
 /* One fork spec (the call itself, or one entry of `forks`): `instances` copies. */
 static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t len, json_t *resumed, json_t *ids,
 		    struct err *e)
@@ -574,7 +657,9 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 	struct child ch = {0};
 	json_t *owned[4] = {0};
 	json_int_t n = 1;
+	struct principal who;
 	struct err ignored;
+	bool other = false;
 	int rc = 0;
 
 	if (json_object_get(spec, "instances") &&
@@ -592,6 +677,12 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 		}
 		ch.has_project = true;
 	}
+	if (json_object_get(spec, "apiKey") && !json_is_null(json_object_get(spec, "apiKey")) &&
+	    (acting_user(tc, spec, &who, &other, e) || fork_rights(tc, &ch, &who, e))) {
+		child_opts_free(owned);
+		return -1;
+	}
+	ch.as = other ? &who.user : NULL;
 	if (!ch.entry)
 		ch.entry = tc->r->p.entry_point;
 	ch.resumed = resumed;
@@ -625,7 +716,11 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 
 	if (((json_object_get(in, "payload") || json_object_get(in, "repo")) &&
 	     err_set(e, ERR_INVALID,
-		     "concord fork: a fork runs the parent's payload; use action 'start' for 'payload' or 'repo'")))
+		     "concord fork: a fork runs the parent's payload; use action 'start' for 'payload' or 'repo'")) ||
+	    (json_object_get(in, "baseUrl") &&
+	     err_set(e, ERR_INVALID, "concord fork: a fork runs on this server; 'baseUrl' is for 'start'")) ||
+	    (json_object_get(in, "attachments") &&
+	     err_set(e, ERR_INVALID, "concord fork: a fork runs the parent's files; 'attachments' is for 'start'")))
 		goto out;
 	if (forks && (!json_is_array(forks) || json_array_size(forks) == 0)) {
 		err_set(e, ERR_INVALID, "'forks' must be a non-empty list of fork options");

@@ -70,5 +70,13 @@ int server_task_concord_apikey(struct task_call *tc, bool or_update, struct err 
  * working directory they name, copied into dir (the child's staged payload folder):
  * server_task_concord_attach.c.  ERR_INVALID names the bad entry. */
 int server_task_concord_attach(struct task_call *tc, json_t *list, const char *dir, struct err *e) WUR;
+/* concord's `baseUrl`: starts a process on that server (Accord or Concord) with POST
+ * /api/v1/process authenticated by api_key: zip (NULL: none) as the archive, request as the
+ * "request" part, parts (an object of strings: org, project, repo, …) as text parts.  0 with
+ * id set, or ERR_INVALID (a bad URL) / ERR_UNAVAILABLE (unreachable, or its refusal with its
+ * status and message); api_key is never in a message.  Blocks up to two minutes:
+ * server_task_concord_remote.c. */
+int server_task_concord_remote(const char *base_url, const char *api_key, const void *zip, size_t zip_len,
+			       json_t *request, json_t *parts, char id[UUID_STR_LEN], struct err *e) WUR;
 
 #endif

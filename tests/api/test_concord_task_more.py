@@ -1,6 +1,6 @@
 """The concord task's remaining parts (issue 26 part 4): suspendForCompletion,
 requirements, attachments, startExternal, apiKey and baseUrl."""
-from conftest import process_log, start_process, wait_process
+from conftest import ADMIN_KEY, Client, make_user, process_log, start_process, wait_process
 from proc_util import make_org, make_project, status
 
 SLEEPY = b"flows:\n  default:\n    - task: sleep\n      in:\n        duration: 2\n    - log: child done\n"
@@ -262,3 +262,93 @@ flows:
         pid = start_process(admin, flow, files={"child/concord.yml": QUICK})
         assert wait_process(admin, pid)["status"] == "FAILED"
         assert why in process_log(admin, pid)
+
+
+REMOTE_CHILD = b"""flows:
+  default:
+    - log: "remote hello ${greeting} by ${initiator.username} file=${resource.asString('a.txt')}"
+"""
+
+
+def test_base_url_starts_on_another_server(admin, fresh_server):
+    """`baseUrl` + `apiKey`: the process starts on another Accord server, as the key's owner
+    there (a user this server does not know), with the payload, attachments and arguments."""
+    other = fresh_server().start()
+    oadmin = Client(other.url, ADMIN_KEY, "admin")
+    ouser = make_user(oadmin)
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        baseUrl: "%s/"
+        apiKey: %s
+        payload: child
+        arguments:
+          greeting: hi
+        tags: [far]
+        attachments:
+          - a.txt
+      out: job
+    - log: "remote id ${job.id}"
+""" % (other.url, ouser.key)
+    pid = start_process(admin, flow, files={"child/concord.yml": REMOTE_CHILD, "a.txt": b"alpha"})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert ouser.key not in log
+    rid = log.split("remote id ")[1].split()[0]
+    assert admin.get("/api/v2/process/%s" % rid).status_code == 404
+    rp = wait_process(oadmin, rid)
+    assert rp["status"] == "FINISHED" and rp["initiator"] == ouser.username
+    assert rp["tags"] == ["far"]
+    assert "remote hello hi by %s file=alpha" % ouser.username in process_log(oadmin, rid)
+
+    for extra, why in (
+        ("apiKey: bm90LWEta2V5LW5vdC1hLWtleQ", "refused the start (HTTP 401)"),
+        ("apiKey: %s\n        sync: true" % ouser.key, "'sync' and 'suspend' are not supported with 'baseUrl'"),
+        ("", "'apiKey' is required with 'baseUrl'"),
+    ):
+        flow = ("flows:\n  default:\n    - task: concord\n      in:\n        action: start\n"
+                "        baseUrl: %s\n        payload: child\n        %s\n" % (other.url, extra))
+        pid = start_process(admin, flow, files={"child/concord.yml": REMOTE_CHILD})
+        assert wait_process(admin, pid)["status"] == "FAILED"
+        log = process_log(admin, pid)
+        assert why in log, log
+        assert ouser.key not in log
+    other.stop()
+    flow = ("flows:\n  default:\n    - task: concord\n      in:\n        action: start\n"
+            "        baseUrl: %s\n        apiKey: %s\n        payload: child\n" % (other.url, ouser.key))
+    pid = start_process(admin, flow, files={"child/concord.yml": REMOTE_CHILD})
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "cannot start the process on %s/api/v1/process" % other.url in process_log(admin, pid)
+
+
+def test_fork_with_api_key(admin, new_user):
+    user = new_user()
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: fork
+        entryPoint: kid
+        apiKey: %s
+        sync: true
+      out: job
+    - log: "forked ${job.ids}"
+  kid:
+    - log: "fork of ${initiator.username}"
+""" % user.key
+    pid = start_process(admin, flow)
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    kid = children_of(admin, pid)[0]
+    assert kid["initiator"] == user.username
+    assert "fork of %s" % user.username in process_log(admin, kid["instanceId"])
+    flow = "flows:\n  default:\n    - task: concord\n      in:\n        action: fork\n        baseUrl: http://x\n"
+    pid = start_process(admin, flow)
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "a fork runs on this server" in process_log(admin, pid)
