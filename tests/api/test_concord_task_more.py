@@ -352,3 +352,35 @@ flows:
     pid = start_process(admin, flow)
     assert wait_process(admin, pid)["status"] == "FAILED"
     assert "a fork runs on this server" in process_log(admin, pid)
+
+
+def test_handler_retried_until_it_finishes(admin):
+    """A handler that fails is started again (Concord's retry); once one FINISHED, no more."""
+    flow = """
+flows:
+  default:
+    - throw: "boom"
+  onFailure:
+    - if: ${concord.listSubprocesses(parentInstanceId).size() < 2}
+      then:
+        - throw: "first try fails"
+    - log: "handler try ${concord.listSubprocesses(parentInstanceId).size()} finished"
+"""
+    pid = start_process(admin, flow)
+    assert wait_process(admin, pid)["status"] == "FAILED"
+
+    def handlers():
+        r = admin.get("/api/v2/process", params={"parentInstanceId": pid})
+        assert r.status_code == 200, r.text
+        return sorted(r.json(), key=lambda k: k["createdAt"])
+
+    import time
+    deadline = time.time() + 60
+    while not any(k["status"] == "FINISHED" for k in handlers()):
+        assert time.time() < deadline, handlers()
+        time.sleep(0.1)
+    kids = handlers()
+    assert [k["status"] for k in kids] == ["FAILED", "FINISHED"], kids
+    assert all(k["kind"] == "FAILURE_HANDLER" for k in kids)
+    assert "first try fails" in process_log(admin, kids[0]["instanceId"])
+    assert "handler try 2 finished" in process_log(admin, kids[1]["instanceId"])
