@@ -21,6 +21,7 @@ static const struct {
     {"crypto", server_task_crypto},
     {"jsonStore", server_task_jsonstore},
     {"concordSecrets", server_task_concord_secrets},
+    {"inventory", server_task_inventory},
 };
 
 void task_call_sensitive(struct task_call *tc, const char *value)

@@ -63,6 +63,7 @@ int server_task_concord_secrets(struct task_call *tc, struct err *e);
 int server_task_crypto_action(struct task_call *tc, struct err *e);
 int server_task_concord(struct task_call *tc, struct err *e);
 int server_task_jsonstore(struct task_call *tc, struct err *e);
+int server_task_inventory(struct task_call *tc, struct err *e);
 /* concord's createApiKey (or_update false) and createOrUpdateApiKey actions:
  * server_task_concord_apikey.c. */
 int server_task_concord_apikey(struct task_call *tc, bool or_update, struct err *e);

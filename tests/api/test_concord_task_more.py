@@ -384,3 +384,48 @@ flows:
     assert all(k["kind"] == "FAILURE_HANDLER" for k in kids)
     assert "first try fails" in process_log(admin, kids[0]["instanceId"])
     assert "handler try 2 finished" in process_log(admin, kids[1]["instanceId"])
+
+
+def test_inventory_task(admin, new_user):
+    """Concord's inventory task: query(...) returns the rows of a named query (with
+    parameters); ansible(...) shapes them as an Ansible dynamic inventory (hosts of the
+    group, their variables under _meta.hostvars, the group's vars)."""
+    name = "inv-" + new_user().username
+    r = admin.post("/api/v1/org/Default/jsonstore", json={"name": name})
+    assert r.status_code == 200, r.text
+    base = "/api/v1/org/Default/jsonstore/" + name
+    for i, loc in ((1, "eastus"), (2, "westus"), (3, "westus")):
+        r = admin.put(base + "/item/h%d" % i, json={"host": "h%d.example.com" % i, "location": loc, "n": i})
+        assert r.status_code == 200, r.text
+    r = admin.post(base + "/query", json={"name": "by-loc",
+                                         "text": "select item_data from inventory_data where item_data @> ?::jsonb"})
+    assert r.status_code == 200, r.text
+    flow = """
+flows:
+  default:
+    - set:
+        rows: "${inventory.query('%(n)s', 'by-loc', {'location': 'westus'})}"
+    - log: "rows=${rows.size()}"
+    - set:
+        inv: "${inventory.ansible('Default', '%(n)s', 'west', 'by-loc', {'location': 'westus'}, {'color': 'blue'})}"
+    - log: "hosts=${inv.west.hosts.size()} vars=${inv.west.vars.color} h2=${inv._meta.hostvars['h2.example.com'].n}"
+    - set:
+        inv: "${inventory.ansible('%(n)s', 'east', 'by-loc', {'location': 'eastus'})}"
+    - log: "east=${inv.east.hosts} hasHost=${inv._meta.hostvars['h1.example.com'].containsKey('host')}"
+""" % {"n": name}
+    pid = start_process(admin, flow)
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "rows=2" in log
+    assert "hosts=2 vars=blue h2=2" in log
+    assert "east=[h1.example.com] hasHost=false" in log
+
+    # the initiator's rights: a user who cannot read the store
+    other = new_user()
+    r = admin.post(base, json={"name": name, "visibility": "PRIVATE"})
+    pid = start_process(other, "flows:\n  default:\n    - log: \"${inventory.query('%s', 'by-loc', {'a': 1})}\"\n" % name)
+    assert wait_process(other, pid)["status"] == "FAILED"
+    log = process_log(other, pid)
+    assert "h1.example.com" not in log
+    assert "doesn't have the necessary access level (READER) to the JSON store: %s" % name in log
