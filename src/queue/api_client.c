@@ -91,3 +91,26 @@ out:
 	free(text);
 	return rc;
 }
+
+char *api_client_segment(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(s), j = 0;
+	char *out = n < SIZE_MAX / 3 ? malloc(n * 3 + 1) : NULL;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+		    ch == '_' || ch == '.' || ch == '~') {
+			out[j++] = (char)ch;
+		} else {
+			out[j++] = '%';
+			out[j++] = hex[ch >> 4];
+			out[j++] = hex[ch & 15];
+		}
+	}
+	out[j] = '\0';
+	return out;
+}

@@ -27,4 +27,8 @@ int api_client_perform(CURL *h, const char *what, char *auth, const char *extra,
 int api_client_json(const char *method, const char *url, char *auth, json_t *body, long *status, json_t **answer,
 		    struct err *e) WUR;
 
+/* s percent-encoded as one path segment (everything but RFC 3986's unreserved
+ * characters): NEW, NULL when out of memory. */
+char *api_client_segment(const char *s);
+
 #endif

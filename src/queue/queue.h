@@ -46,6 +46,9 @@ struct queue_cfg {
 	/* Server-side defaults of tasks ({"smtpParams": …, "slackParams": …}, BORROWED, may be
 	 * NULL): sent to each runner in its start frame, never written to a file. */
 	json_t *task_defaults;
+	/* This server's own API ("http://127.0.0.1:8001", BORROWED, may be NULL): server tasks
+	 * that act through it as their process's initiator (queue/api_client.h). */
+	const char *self_url;
 };
 
 struct queue;

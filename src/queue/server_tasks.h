@@ -48,6 +48,14 @@ json_t *task_sensitive_load(struct store_conn *c, struct running *r);
  * frame of a runner whose flow marked values with sensitive()) to that sealed list. */
 void task_sensitive_add(struct store_conn *c, struct running *r, json_t *values);
 
+/* A request to this server's own API (queue_cfg.self_url) as the calling process's
+ * initiator, with the process's session token (as Concord's tasks call their server):
+ * method and path ("/api/v1/…", its segments escaped), body a JSON object or NULL.  0 with
+ * *status and *answer (NEW, NULL when not JSON) set; ERR_UNAVAILABLE when the API cannot
+ * be reached.  Blocks up to two minutes (queue/api_client.h). */
+int task_call_api(struct task_call *tc, const char *method, const char *path, json_t *body, long *status,
+		  json_t **answer, struct err *e) WUR;
+
 /* Whether the calling process runs in dry-run mode (its _main.json, queue/start_frame.c). */
 bool task_call_dry_run(struct task_call *tc);
 
@@ -64,6 +72,8 @@ int server_task_crypto_action(struct task_call *tc, struct err *e);
 int server_task_concord(struct task_call *tc, struct err *e);
 int server_task_jsonstore(struct task_call *tc, struct err *e);
 int server_task_inventory(struct task_call *tc, struct err *e);
+int server_task_project(struct task_call *tc, struct err *e);
+int server_task_repository_refresh(struct task_call *tc, struct err *e);
 /* concord's createApiKey (or_update false) and createOrUpdateApiKey actions:
  * server_task_concord_apikey.c. */
 int server_task_concord_apikey(struct task_call *tc, bool or_update, struct err *e);

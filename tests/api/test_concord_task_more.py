@@ -429,3 +429,96 @@ flows:
     log = process_log(other, pid)
     assert "h1.example.com" not in log
     assert "doesn't have the necessary access level (READER) to the JSON store: %s" % name in log
+
+
+from repo_util import REPO_API, git  # noqa: E402,F401 (fixture)
+
+
+def test_project_task_creates_and_updates(admin, new_user, git):
+    """Concord's project task (action create): the project and its repositories created,
+    then updated, as POST /api/v1/org/{org}/project does, with the initiator's rights."""
+    org, _ = make_org(admin)
+    repo = git()
+    flow = """
+flows:
+  default:
+    - task: project
+      in:
+        action: create
+        org: %s
+        name: made-by-flow
+        repositories:
+          - name: %s
+            url: "%s"
+            branch: main
+      out: res
+    - log: "result=${res.result} ok=${res.ok}"
+"""
+    pid = start_process(admin, flow % (org, "first", repo.url))
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "result=CREATED ok=true" in log
+    r = admin.get("/api/v1/org/%s/project/made-by-flow" % org)
+    assert r.status_code == 200, r.text
+    assert list(r.json()["repositories"]) == ["first"]
+    assert r.json()["repositories"]["first"]["url"] == repo.url
+
+    pid = start_process(admin, flow % (org, "second", repo.url))
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    assert "result=UPDATED ok=true" in process_log(admin, pid)
+    assert list(admin.get("/api/v1/org/%s/project/made-by-flow" % org).json()["repositories"]) == ["second"]
+
+    # the initiator's rights: a user of no team of the org may not create there
+    user = new_user()
+    pid = start_process(user, flow.replace("made-by-flow", "not-mine") % (org, "x", repo.url))
+    assert wait_process(user, pid)["status"] == "FAILED"
+    assert "(HTTP 403)" in process_log(user, pid), process_log(user, pid)
+    assert admin.get("/api/v1/org/%s/project/not-mine" % org).status_code == 404
+
+    bad = "flows:\n  default:\n    - task: project\n      in:\n        action: delete\n        name: x\n"
+    pid = start_process(admin, bad)
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "Unknown action: 'delete'. Available actions: [CREATE]" in process_log(admin, pid)
+
+
+NO_TRIGGERS = "flows:\n  default:\n    - log: hi\n"
+WITH_TRIGGER = NO_TRIGGERS + "triggers:\n  - manual:\n      name: run it\n      entryPoint: default\n"
+
+
+def test_repository_refresh_task(admin, git):
+    """Concord's repositoryRefresh task: the repositories of repositoryInfo fetched again,
+    their triggers renewed; a definition that does not load fails the step."""
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    repo = git({"concord.yml": NO_TRIGGERS})
+    r = admin.post(REPO_API % (org, project), json={"name": "rrr", "url": repo.url, "branch": "main"})
+    assert r.status_code == 200, r.text
+    rid = r.json()["id"]
+    path = REPO_API % (org, project) + "/rrr"
+    assert admin.get(path + "/trigger").json() == []
+    repo.commit({"concord.yml": WITH_TRIGGER}, "add a trigger")
+    flow = """
+flows:
+  default:
+    - task: repositoryRefresh
+      in:
+        repositoryInfo:
+          - repositoryId: "%s"
+    - log: "refreshed"
+""" % rid
+    pid = start_process(admin, flow)
+    p = wait_process(admin, pid)
+    assert p["status"] == "FINISHED", process_log(admin, pid)
+    assert [t["eventSource"] for t in admin.get(path + "/trigger").json()] == ["manual"]
+
+    repo.commit({"concord.yml": "flows:\n  default:\n  - log: [x\n"}, "break it")
+    pid = start_process(admin, flow)
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "(HTTP 400)" in process_log(admin, pid)
+    for info, why in (("[]", "no repository info"), ("[{repositoryId: nope}]", "no valid 'repositoryId'"),
+                      ("[{repositoryId: %s}]" % "00000000-0000-4000-8000-000000000000", "Repository not found")):
+        pid = start_process(admin, "flows:\n  default:\n    - task: repositoryRefresh\n      in:\n"
+                                   "        repositoryInfo: %s\n" % info)
+        assert wait_process(admin, pid)["status"] == "FAILED"
+        assert why in process_log(admin, pid)
