@@ -306,7 +306,6 @@ static int start_named_owner(struct task_call *tc, const char *org, const char *
  * from the parent's session.  *other: an apiKey was given. */
 static int acting_user(struct task_call *tc, json_t *in, struct principal *who, bool *other, struct err *e)
 {
-	const struct process *parent = &tc->r->p;
 	json_t *key = json_object_get(in, "apiKey");
 
 	memset(who, 0, sizeof *who);
@@ -318,13 +317,7 @@ static int acting_user(struct task_call *tc, json_t *in, struct principal *who, 
 			return err_set(e, ERR_FORBIDDEN, "concord: 'apiKey' is not a valid API key");
 		return 0;
 	}
-	who->method = AUTH_SESSION;
-	if (store_user_get(tc->c, parent->initiator_id, &who->user, e))
-		return -1;
-	if (str_fmt(who->session_process, sizeof who->session_process, "%s", parent->instance_id) ||
-	    str_fmt(who->session_project, sizeof who->session_project, "%s", parent->project_id))
-		return err_set(e, ERR_INTERNAL, "process id too long: %s", parent->instance_id);
-	return 0;
+	return task_call_principal(tc, who, e);
 }
 
 /* The org/project of `start` (the parent's unless given) and the right of who to start

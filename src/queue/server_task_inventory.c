@@ -8,18 +8,6 @@
 
 #include "inventory/jsonstore.h"
 #include "queue/server_tasks.h"
-#include "store/users.h"
-
-/* The initiator, acting from this process (as its session token would). */
-static int inv_principal(struct task_call *tc, struct principal *who, struct err *e)
-{
-	*who = (struct principal){.method = AUTH_SESSION};
-	if (store_user_get(tc->c, tc->r->p.initiator_id, &who->user, e))
-		return -1;
-	memcpy(who->session_process, tc->r->p.instance_id, sizeof who->session_process);
-	memcpy(who->session_project, tc->r->p.project_id, sizeof who->session_project);
-	return 0;
-}
 
 /* Runs query q of inventory inv in org (NULL: the process's) with params: *rows NEW. */
 static int run_query(struct task_call *tc, const char *org, const char *inv, const char *q, json_t *params,
@@ -32,7 +20,7 @@ static int run_query(struct task_call *tc, const char *org, const char *inv, con
 		return err_set(e, ERR_INVALID, "inventory.%s: the inventory and query names must be strings", tc->method);
 	if (params && !json_is_null(params) && !json_is_object(params))
 		return err_set(e, ERR_INVALID, "inventory.%s: the query parameters must be an object", tc->method);
-	if (inv_principal(tc, &who, e) ||
+	if (task_call_principal(tc, &who, e) ||
 	    jsonstore_open(tc->c, &who, org ? org : tc->r->p.org_name, inv, ACCESS_READER, &s, e))
 		return -1;
 	return jsonstore_query_exec(tc->c, &s.inv, q, params, rows, e);

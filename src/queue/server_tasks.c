@@ -15,6 +15,7 @@
 #include "queue/main_json.h"
 #include "queue/server_tasks.h"
 #include "store/sensitive.h"
+#include "store/users.h"
 
 static const struct {
 	const char *name;
@@ -54,6 +55,16 @@ int task_call_api(struct task_call *tc, const char *method, const char *path, js
 	free(auth);
 	free(url);
 	return rc;
+}
+
+int task_call_principal(struct task_call *tc, struct principal *who, struct err *e)
+{
+	*who = (struct principal){.method = AUTH_SESSION};
+	if (store_user_get(tc->c, tc->r->p.initiator_id, &who->user, e))
+		return -1;
+	memcpy(who->session_process, tc->r->p.instance_id, sizeof who->session_process);
+	memcpy(who->session_project, tc->r->p.project_id, sizeof who->session_project);
+	return 0;
 }
 
 void task_call_sensitive(struct task_call *tc, const char *value)

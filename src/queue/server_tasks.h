@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "auth/principal.h"
 #include "base/err.h"
 #include "queue/internal.h"
 #include "store/store.h"
@@ -55,6 +56,10 @@ void task_sensitive_add(struct store_conn *c, struct running *r, json_t *values)
  * be reached.  Blocks up to two minutes (queue/api_client.h). */
 int task_call_api(struct task_call *tc, const char *method, const char *path, json_t *body, long *status,
 		  json_t **answer, struct err *e) WUR;
+
+/* The calling process's initiator acting from it, as its session token would
+ * authenticate (method AUTH_SESSION, session_process and session_project set). */
+int task_call_principal(struct task_call *tc, struct principal *who, struct err *e) WUR;
 
 /* Whether the calling process runs in dry-run mode (its _main.json, queue/start_frame.c). */
 bool task_call_dry_run(struct task_call *tc);
