@@ -147,15 +147,16 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
  * the runner will (a broken one fails the task now) and gives its entry point (unless the
  * call names one), timeouts, handler flows and exclusive group (queue/start_staged.h). */
 /* The audit entry of a start or a kill made by the calling process on behalf of its
- * initiator (docs/api.md "Audit log"); a failure is logged, the task goes on. */
-static void audit(struct task_call *tc, const char *action, const char *id)
+ * initiator, or of as (the owner of `apiKey`) (docs/api.md "Audit log"); a failure is
+ * logged, the task goes on. */
+static void audit(struct task_call *tc, const char *action, const char *id, const struct user *as)
 {
 	const struct process *p = &tc->r->p;
 	json_t *details = json_pack("{s:s,s:s}", "instanceId", id, "parentInstanceId", p->instance_id);
 	struct audit_entry a = {.object = "PROCESS",
 				.action = action,
-				.user_id = p->initiator_id[0] ? p->initiator_id : NULL,
-				.username = p->initiator[0] ? p->initiator : NULL,
+				.user_id = as ? as->id : p->initiator_id[0] ? p->initiator_id : NULL,
+				.username = as ? as->username : p->initiator[0] ? p->initiator : NULL,
 				.source = "PROCESS",
 				.instance_id = p->instance_id,
 				.details = details};
@@ -228,7 +229,7 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 	uuid_v4(id);
 	if (start_staged(tc->c, tc->r->q->session_key, &st, e))
 		return -1;
-	audit(tc, "START", id);
+	audit(tc, "START", id, ch->as);
 	return 0;
 }
 
@@ -800,7 +801,7 @@ static int action_kill(struct task_call *tc, json_t *in, struct err *e)
 	{
 		if (children_kill(tc->r->q, tc->c, json_string_value(v), by, e))
 			goto out;
-		audit(tc, "STOP", json_string_value(v));
+		audit(tc, "STOP", json_string_value(v), NULL);
 	}
 	if (json_is_true(json_object_get(in, "sync")))
 		tc->wait = json_pack("{s:s, s:O}", "mode", "kill", "ids", ids);

@@ -2,6 +2,7 @@
 requirements, attachments, startExternal, apiKey and baseUrl."""
 from conftest import ADMIN_KEY, Client, make_user, process_log, start_process, wait_process
 from proc_util import make_org, make_project, status
+from repo_util import REPO_API, git  # noqa: F401 (a fixture)
 
 SLEEPY = b"flows:\n  default:\n    - task: sleep\n      in:\n        duration: 2\n    - log: child done\n"
 FAILING = b"flows:\n  default:\n    - throw: child broke\n"
@@ -11,6 +12,24 @@ def children_of(client, pid):
     r = client.get("/api/v1/process/%s/subprocess" % pid)
     assert r.status_code == 200, r.text
     return r.json()
+
+
+def finished(client, flow, files=None):
+    """Runs flow to its end, which must be FINISHED: (instance id, log)."""
+    pid = start_process(client, flow, files=files)
+    p = wait_process(client, pid)
+    log = process_log(client, pid)
+    assert p["status"] == "FINISHED", log
+    return pid, log
+
+
+def failed(client, flow, why, files=None):
+    """Runs flow to its end, which must be FAILED with why in the log: (instance id, log)."""
+    pid = start_process(client, flow, files=files)
+    assert wait_process(client, pid)["status"] == "FAILED"
+    log = process_log(client, pid)
+    assert why in log, log
+    return pid, log
 
 
 def statuses(client, pid):
@@ -72,10 +91,7 @@ flows:
     - ${concord.suspendForCompletion([jobOut.id])}
     - log: "resumed after ${jobOut.id}"
 """
-    pid = start_process(admin, flow, files={"quick/concord.yml": b"flows:\n  default:\n    - log: hi\n"})
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, log = finished(admin, flow, {"quick/concord.yml": b"flows:\n  default:\n    - log: hi\n"})
     assert "not suspended" in log and "resumed after " in log
 
 
@@ -128,10 +144,7 @@ flows:
     - log: "child ${job.id} done"
 """
     files = {"child/concord.yml": READER, "data/a.txt": b"alpha", "b.json": b"{\"x\": 1}"}
-    pid = start_process(admin, flow, files=files)
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, log = finished(admin, flow, files)
     kid = children_of(admin, pid)[0]["instanceId"]
     klog = process_log(admin, kid)
     assert 'a=alpha c={"x": 1}' in klog
@@ -170,9 +183,7 @@ flows:
         payload: child
         requirements: big
 """
-    pid = start_process(admin, flow, files={"child/concord.yml": READER})
-    assert wait_process(admin, pid)["status"] == "FAILED"
-    assert "'requirements' must be an object" in process_log(admin, pid)
+    failed(admin, flow, "'requirements' must be an object", {"child/concord.yml": READER})
 
 
 QUICK = b"flows:\n  default:\n    - log: \"child of ${initiator.username}\"\n"
@@ -194,19 +205,18 @@ flows:
       out: job
     - log: "started ${job.id}"
 """ % user.key
-    pid = start_process(admin, flow, files={"child/concord.yml": QUICK})
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, log = finished(admin, flow, {"child/concord.yml": QUICK})
     assert user.key not in log
     kid = children_of(admin, pid)[0]
     assert kid["initiator"] == user.username
     assert "child of %s" % user.username in process_log(admin, kid["instanceId"])
+    r = admin.get("/api/v1/audit", params={"object": "PROCESS", "action": "START", "limit": 1000})
+    assert r.status_code == 200, r.text
+    starts = [a for a in r.json() if a["details"].get("instanceId") == kid["instanceId"]]
+    assert len(starts) == 1 and starts[0]["user"]["username"] == user.username, starts
 
     bad = flow.replace(user.key, "bm90LWEta2V5LW5vdC1hLWtleQ")
-    pid = start_process(admin, bad, files={"child/concord.yml": QUICK})
-    assert wait_process(admin, pid)["status"] == "FAILED"
-    assert "'apiKey' is not a valid API key" in process_log(admin, pid)
+    failed(admin, bad, "'apiKey' is not a valid API key", {"child/concord.yml": QUICK})
 
 
 def test_api_key_rights_are_the_owners(admin, new_user):
@@ -248,10 +258,7 @@ flows:
       out: job
     - log: "external ${job.id}"
 """ % user.key
-    pid = start_process(admin, flow, files={"child/concord.yml": QUICK})
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, log = finished(admin, flow, {"child/concord.yml": QUICK})
     ext = log.split("external ")[1].split()[0]
     assert children_of(admin, pid) == []
     st = admin.get("/api/v2/process/%s" % ext).json()
@@ -259,9 +266,7 @@ flows:
     assert not st.get("parentInstanceId")
     for extra, why in (("", "'apiKey' is required"), ("apiKey: x\n        suspend: true", "'suspend' is not supported")):
         flow = "flows:\n  default:\n    - task: concord\n      in:\n        action: startExternal\n        payload: child\n        sync: true\n        %s\n" % extra
-        pid = start_process(admin, flow, files={"child/concord.yml": QUICK})
-        assert wait_process(admin, pid)["status"] == "FAILED"
-        assert why in process_log(admin, pid)
+        failed(admin, flow, why, {"child/concord.yml": QUICK})
 
 
 REMOTE_CHILD = b"""flows:
@@ -293,10 +298,7 @@ flows:
       out: job
     - log: "remote id ${job.id}"
 """ % (other.url, ouser.key)
-    pid = start_process(admin, flow, files={"child/concord.yml": REMOTE_CHILD, "a.txt": b"alpha"})
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, log = finished(admin, flow, {"child/concord.yml": REMOTE_CHILD, "a.txt": b"alpha"})
     assert ouser.key not in log
     rid = log.split("remote id ")[1].split()[0]
     assert admin.get("/api/v2/process/%s" % rid).status_code == 404
@@ -320,9 +322,7 @@ flows:
     other.stop()
     flow = ("flows:\n  default:\n    - task: concord\n      in:\n        action: start\n"
             "        baseUrl: %s\n        apiKey: %s\n        payload: child\n" % (other.url, ouser.key))
-    pid = start_process(admin, flow, files={"child/concord.yml": REMOTE_CHILD})
-    assert wait_process(admin, pid)["status"] == "FAILED"
-    assert "cannot start the process on %s/api/v1/process" % other.url in process_log(admin, pid)
+    failed(admin, flow, "cannot start the process on %s/api/v1/process" % other.url, {"child/concord.yml": REMOTE_CHILD})
 
 
 def test_fork_with_api_key(admin, new_user):
@@ -341,17 +341,12 @@ flows:
   kid:
     - log: "fork of ${initiator.username}"
 """ % user.key
-    pid = start_process(admin, flow)
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, log = finished(admin, flow)
     kid = children_of(admin, pid)[0]
     assert kid["initiator"] == user.username
     assert "fork of %s" % user.username in process_log(admin, kid["instanceId"])
     flow = "flows:\n  default:\n    - task: concord\n      in:\n        action: fork\n        baseUrl: http://x\n"
-    pid = start_process(admin, flow)
-    assert wait_process(admin, pid)["status"] == "FAILED"
-    assert "a fork runs on this server" in process_log(admin, pid)
+    failed(admin, flow, "a fork runs on this server")
 
 
 def test_handler_retried_until_it_finishes(admin):
@@ -413,10 +408,7 @@ flows:
         inv: "${inventory.ansible('%(n)s', 'east', 'by-loc', {'location': 'eastus'})}"
     - log: "east=${inv.east.hosts} hasHost=${inv._meta.hostvars['h1.example.com'].containsKey('host')}"
 """ % {"n": name}
-    pid = start_process(admin, flow)
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, log = finished(admin, flow)
     assert "rows=2" in log
     assert "hosts=2 vars=blue h2=2" in log
     assert "east=[h1.example.com] hasHost=false" in log
@@ -430,8 +422,6 @@ flows:
     assert "h1.example.com" not in log
     assert "doesn't have the necessary access level (READER) to the JSON store: %s" % name in log
 
-
-from repo_util import REPO_API, git  # noqa: E402,F401 (fixture)
 
 
 def test_project_task_creates_and_updates(admin, new_user, git):
@@ -454,10 +444,7 @@ flows:
       out: res
     - log: "result=${res.result} ok=${res.ok}"
 """
-    pid = start_process(admin, flow % (org, "first", repo.url))
-    p = wait_process(admin, pid)
-    log = process_log(admin, pid)
-    assert p["status"] == "FINISHED", log
+    pid, log = finished(admin, flow % (org, "first", repo.url))
     assert "result=CREATED ok=true" in log
     r = admin.get("/api/v1/org/%s/project/made-by-flow" % org)
     assert r.status_code == 200, r.text
@@ -471,15 +458,11 @@ flows:
 
     # the initiator's rights: a user of no team of the org may not create there
     user = new_user()
-    pid = start_process(user, flow.replace("made-by-flow", "not-mine") % (org, "x", repo.url))
-    assert wait_process(user, pid)["status"] == "FAILED"
-    assert "(HTTP 403)" in process_log(user, pid), process_log(user, pid)
+    failed(user, flow.replace("made-by-flow", "not-mine") % (org, "x", repo.url), "(HTTP 403)")
     assert admin.get("/api/v1/org/%s/project/not-mine" % org).status_code == 404
 
     bad = "flows:\n  default:\n    - task: project\n      in:\n        action: delete\n        name: x\n"
-    pid = start_process(admin, bad)
-    assert wait_process(admin, pid)["status"] == "FAILED"
-    assert "Unknown action: 'delete'. Available actions: [CREATE]" in process_log(admin, pid)
+    failed(admin, bad, "Unknown action: 'delete'. Available actions: [CREATE]")
 
 
 NO_TRIGGERS = "flows:\n  default:\n    - log: hi\n"
@@ -513,9 +496,7 @@ flows:
     assert [t["eventSource"] for t in admin.get(path + "/trigger").json()] == ["manual"]
 
     repo.commit({"concord.yml": "flows:\n  default:\n  - log: [x\n"}, "break it")
-    pid = start_process(admin, flow)
-    assert wait_process(admin, pid)["status"] == "FAILED"
-    assert "(HTTP 400)" in process_log(admin, pid)
+    failed(admin, flow, "(HTTP 400)")
     for info, why in (("[]", "no repository info"), ("[{repositoryId: nope}]", "no valid 'repositoryId'"),
                       ("[{repositoryId: %s}]" % "00000000-0000-4000-8000-000000000000", "Repository not found")):
         pid = start_process(admin, "flows:\n  default:\n    - task: repositoryRefresh\n      in:\n"
