@@ -1,10 +1,13 @@
 /* The `concord` task on the server (docs/flows.md "concord task"; Concord's plugins-v2
  * concord.md): child processes.  `start` (a payload folder or ZIP of the working
- * directory, in this org/project or another one the initiator may start in), `fork` (the
- * parent's payload), `kill`, and the methods waitForCompletion, getOutVars and
- * listSubprocesses.  `sync` and the waiting methods answer later (task_call.wait, re-checked
- * by the supervisor); `sync` with `suspend` suspends the parent until its children end
- * (children.c resumes it). */
+ * directory, with `attachments`, in this org/project or another one the initiator may
+ * start in), `startExternal` (a process without a parent), `fork` (the parent's payload),
+ * `kill`, and the methods waitForCompletion, getOutVars, listSubprocesses and
+ * suspendForCompletion.  `apiKey` acts as that key's owner; `baseUrl` starts on another
+ * server (server_task_concord_remote.c).  `sync` and the waiting methods answer later
+ * (task_call.wait, re-checked by the supervisor); `sync` with `suspend`, and
+ * suspendForCompletion, suspend the parent until its children end (children.c resumes
+ * it). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -946,5 +949,8 @@ int server_task_concord(struct task_call *tc, struct err *e)
 		return action_kill(tc, tc->args, e);
 	if (strcmp(action, "createApiKey") == 0 || strcmp(action, "createOrUpdateApiKey") == 0)
 		return server_task_concord_apikey(tc, action[6] == 'O', e);
-	return err_set(e, ERR_INVALID, "concord: unknown action '%.64s' (start, fork or kill)", action);
+	return err_set(e, ERR_INVALID,
+		       "concord: unknown action '%.64s' (start, startExternal, fork, kill, createApiKey or "
+		       "createOrUpdateApiKey)",
+		       action);
 }
