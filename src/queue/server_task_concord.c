@@ -941,6 +941,9 @@ int server_task_concord(struct task_call *tc, struct err *e)
 	action = json_string_value(json_object_get(tc->args, "action"));
 	if (!action)
 		return err_set(e, ERR_INVALID, "concord: 'action' is required (start, fork or kill)");
+	if (json_is_true(json_object_get(tc->args, "sync")) && json_is_true(json_object_get(tc->args, "suspend")) &&
+	    !tc->suspendable)
+		return err_set(e, ERR_INVALID, "concord: a process cannot suspend from a script; call it from a step");
 	if (strcmp(action, "start") == 0 || strcmp(action, "startExternal") == 0)
 		return action_start(tc, tc->args, action[5] == 'E', e);
 	if (strcmp(action, "fork") == 0)

@@ -503,3 +503,34 @@ flows:
                                    "        repositoryInfo: %s\n" % info)
         assert wait_process(admin, pid)["status"] == "FAILED"
         assert why in process_log(admin, pid)
+
+
+def test_a_script_cannot_suspend(admin):
+    """From a script neither suspendForCompletion nor `sync` + `suspend` suspends (a script
+    cannot be left half-way): a clear error, and the process goes on."""
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        payload: quick
+        sync: true
+      out: job
+    - script: python
+      body: |
+        c = tasks.get('concord')
+        for call in (lambda: c.suspendForCompletion([execution.variables().get('job')['id']]),
+                     lambda: c.execute({'action': 'start', 'payload': 'quick', 'sync': True, 'suspend': True})):
+            try:
+                call()
+                print('no error')
+            except Exception as e:
+                print('refused:', e)
+    - log: "went on"
+"""
+    pid, log = finished(admin, flow, {"quick/concord.yml": b"flows:\n  default:\n    - log: hi\n"})
+    assert log.count("a process cannot suspend from a script") == 2, log
+    assert "no error" not in log and "went on" in log
+    assert "SUSPENDED" not in statuses(admin, pid)
+    assert len(children_of(admin, pid)) == 1  # the refused start started nothing
