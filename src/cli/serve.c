@@ -346,6 +346,26 @@ static const char *runner_user_name(uid_t uid, char *out, size_t cap)
 	return out;
 }
 
+/* This server's own API as its server tasks reach it (queue_cfg.self_url): the listen
+ * address, with a wildcard host replaced by the loopback one. */
+static char self_url[320];
+
+static void set_self_url(const struct http_server *srv)
+{
+	const char *colon = strrchr(cfg.listen, ':');
+	int host_len = colon ? (int)(colon - cfg.listen) : 0;
+	const char *host = cfg.listen;
+
+	if (host_len == 0 || (host_len == 7 && strncmp(host, "0.0.0.0", 7) == 0)) {
+		host = "127.0.0.1";
+		host_len = 9;
+	} else if (host_len == 4 && strncmp(host, "[::]", 4) == 0) {
+		host = "[::1]";
+		host_len = 5;
+	}
+	str_fmt_cut(self_url, sizeof self_url, "http://%.*s:%u", host_len, host, (unsigned)http_server_port(srv));
+}
+
 /* The process queue: this binary is the runner; a node id per start (SQLite: one node). */
 static int start_queue(struct app *app, struct err *e)
 {
@@ -382,6 +402,7 @@ static int start_queue(struct app *app, struct err *e)
 	qc.docker_command = cfg.docker_command;
 	qc.docker_network = cfg.docker_network;
 	qc.docker_run_options = cfg.docker_run_options;
+	qc.self_url = self_url;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
 		return -1;
@@ -604,6 +625,8 @@ static int run(struct err *e)
 	if (http_listen_probe(cfg.listen, e))
 		goto out;
 	srv = http_server_start(&hc, api_dispatch, &app, e);
+	if (srv)
+		set_self_url(srv);
 	if (!srv || start_node(&app, lock, e))
 		goto out;
 	atomic_store(&app.ready, true);

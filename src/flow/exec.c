@@ -328,11 +328,13 @@ static json_t *task_result(struct thread *t, int rc, json_t *out, const char *ms
 	return r;
 }
 
+/* may_suspend: a step (not a script's call) whose thread a server task may suspend. */
 static int run_task(struct vm *vm, struct thread *t, const struct task_def *d, struct task_ctx *c, json_t *in,
-		    json_t **out, struct err *e)
+		    bool may_suspend, json_t **out, struct err *e)
 {
 	if (d->server)
-		return vm->h->ops->server_task(vm->h->ctx, d->name, NULL, in, out, &c->suspend_event, e);
+		return vm->h->ops->server_task(vm->h->ctx, d->name, NULL, in, out,
+					       may_suspend ? &c->suspend_event : NULL, e);
 	if (!d->execute)
 		return err_set(e, ERR_INVALID,
 			       "Task '%s' cannot be called as a step; call its methods: ${%s.method(...)}", d->name,
@@ -443,7 +445,7 @@ int exec_task_inline(struct vm *vm, struct thread *t, const char *task, json_t *
 	if (!d)
 		return err_set(e, ERR_NOT_FOUND, "Task not found: '%s'", task);
 	corr = events_task_pre(vm, t, task, NULL, in);
-	rc = run_task(vm, t, d, &c, in, &o, e);
+	rc = run_task(vm, t, d, &c, in, false, &o, e);
 	if (rc == 0 && c.job) {
 		c.job->run(c.job);
 		rc = c.job->finish(c.job, &c, &o, e);
@@ -484,7 +486,7 @@ void exec_task_step(struct vm *vm, struct thread *t, const struct step *s)
 		return;
 	corr = events_task_pre(vm, t, s->task, NULL, in);
 	start = dt_mono_ns();
-	rc = run_task(vm, t, d, &c, in, &out, &e);
+	rc = run_task(vm, t, d, &c, in, true, &out, &e);
 	if (rc == 0 && c.job) {
 		if (job_in_background(vm, t, s, &c, in, corr, start))
 			return;

@@ -21,12 +21,14 @@ struct flow_host_ops {
 	void (*event)(void *ctx, json_t *data);
 	/* A task that needs the server (concord, crypto, kv, jsonStore, lock, …): method NULL
 	 * for `task:` steps (then args is the `in` map), else the method name and an array of
-	 * arguments.  *out is NEW.  suspend is NULL for method calls (an expression cannot
-	 * suspend); for a step the server may set *suspend (malloc'd) to an event name the
+	 * arguments.  *out is NEW.  suspend is NULL where the thread cannot suspend (a script's
+	 * call); for a step the server may set *suspend (malloc'd) to an event name the
 	 * thread then waits for (the concord task's `suspend: true`): *out is then not the
 	 * step's result but a payload kept with the thread's state, and when the thread
 	 * resumes the same task is called with method "resume" and [payload], whose answer
-	 * is the step's result (Concord's re-entrant tasks).  Fails (e.g. "not available when
+	 * is the step's result (Concord's re-entrant tasks).  A method called from a step's
+	 * expression may suspend too (concord.suspendForCompletion): *out is then its result
+	 * and the thread goes on with the next step when it resumes.  Fails (e.g. "not available when
 	 * running locally") with e set. */
 	int (*server_task)(void *ctx, const char *task, const char *method, json_t *args, json_t **out, char **suspend,
 			   struct err *e);

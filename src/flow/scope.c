@@ -113,7 +113,7 @@ static bool env_is_task(void *ctx, const char *name)
 static int env_call_task(void *ctx, const char *task, const char *method, json_t *args, json_t **out, struct err *e)
 {
 	struct scope *sc = ctx;
-	return task_call_method(sc->vm, sc->t, task, method, args, out, e);
+	return task_call_method(sc->vm, sc->t, task, method, args, out, true, e);
 }
 
 static int fn_eval_as_map(struct scope *sc, const struct el_env *env, json_t *args, json_t **out, struct err *e)

@@ -166,7 +166,7 @@ static int serve_task(struct script_run *r, json_t *msg, struct err *e)
 			rc = exec_task_inline(r->vm, r->t, task, in, &out, &te);
 		json_decref(in);
 	} else {
-		rc = task_call_method(r->vm, r->t, task, method, args, &out, &te);
+		rc = task_call_method(r->vm, r->t, task, method, args, &out, false, &te);
 	}
 	if (rc < 0)
 		return send_msg(r->fd, json_pack("{s:s, s:b, s:s}", "op", "reply", "ok", 0, "error", te.msg), e);

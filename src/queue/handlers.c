@@ -11,6 +11,7 @@
 
 #include <sodium.h>
 
+#include "base/datetime.h"
 #include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/log.h"
@@ -100,9 +101,12 @@ static int edit_main(const char *dir, const char *flow, json_t *resumed, json_t 
 	return rc;
 }
 
-/* The handler's payload: the ended process's, with _main.json edited. */
-static int handler_payload(struct queue *q, struct store_conn *c, const struct process *p, const char *flow,
-			   const char *child, void **out, size_t *out_len, int64_t *timeout, struct err *e)
+/* The handler's payload: a copy of src's (the ended process's, or for a retry the handler
+ * that failed: the ended process's own was dropped once its first handler started), with
+ * _main.json edited. */
+static int handler_payload(struct queue *q, struct store_conn *c, const struct process *p, const char *src,
+			   const char *flow, const char *child, void **out, size_t *out_len, int64_t *timeout,
+			   struct err *e)
 {
 	void *data = NULL;
 	size_t len = 0;
@@ -117,7 +121,7 @@ static int handler_payload(struct queue *q, struct store_conn *c, const struct p
 		json_decref(resumed);
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	}
-	if (store_process_payload(c, p->instance_id, &data, &len, e) == 0 && path_mkdirs(dir, 0700, e) == 0 &&
+	if (store_process_payload(c, src, &data, &len, e) == 0 && path_mkdirs(dir, 0700, e) == 0 &&
 	    pack_restore(data, len, dir, e) == 0 && edit_main(dir, flow, resumed, lerr, timeout, e) == 0)
 		rc = pack_dir(dir, limits.archive_bytes, out, out_len, e);
 	if (path_remove_tree(dir, &ignored))
@@ -129,8 +133,8 @@ static int handler_payload(struct queue *q, struct store_conn *c, const struct p
 	return rc;
 }
 
-static int start_handler(struct queue *q, struct store_conn *c, const struct process *p, const char *flow,
-			 const char *kind, char child[UUID_STR_LEN], struct err *e)
+static int start_handler(struct queue *q, struct store_conn *c, const struct process *p, const char *src,
+			 const char *flow, const char *kind, char child[UUID_STR_LEN], struct err *e)
 {
 	struct process_new pn = {0};
 	struct process *h = &pn.p;
@@ -139,7 +143,7 @@ static int start_handler(struct queue *q, struct store_conn *c, const struct pro
 	int rc;
 
 	uuid_v4(child);
-	if (handler_payload(q, c, p, flow, child, (void **)&pn.payload, &pn.payload_len, &h->timeout_s, e))
+	if (handler_payload(q, c, p, src, flow, child, (void **)&pn.payload, &pn.payload_len, &h->timeout_s, e))
 		return -1;
 	if (str_fmt(h->instance_id, sizeof h->instance_id, "%s", child) ||
 	    str_fmt(h->kind, sizeof h->kind, "%s", kind) ||
@@ -169,8 +173,88 @@ static int start_handler(struct queue *q, struct store_conn *c, const struct pro
 	return rc;
 }
 
+/* Concord's handler retries (its process watchdog): a handler is started again for its
+ * parent while the parent still has the status that called for it, was created within
+ * HANDLER_MAX_AGE_MS, has no handler of that kind that FINISHED and none still active,
+ * and has had fewer than HANDLER_MAX_TRIES of them. */
+#define HANDLER_MAX_TRIES 3
+#define HANDLER_MAX_AGE_MS (3LL * 24 * 3600 * 1000)
+
+/* Whether parent may get another handler of kind: the number so far in *tries. */
+static bool retry_allowed(struct store_conn *c, const struct process *parent, const char *kind, size_t *tries)
+{
+	struct process_filter f = {.status = -1, .parent_instance_id = parent->instance_id};
+	struct process *list = NULL;
+	size_t n = 0;
+	bool ok = true;
+	struct err e;
+
+	*tries = 0;
+	if (store_process_list(c, &f, 10000, 0, &list, &n, &e)) {
+		LOG_E("process %s: cannot list its handlers: %s", parent->instance_id, e.msg);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool handler = strcmp(list[i].kind, "DEFAULT") != 0;
+		if (handler && !(PS_BIT(list[i].status) & PS_TERMINAL))
+			ok = false; /* one is still active */
+		if (strcmp(list[i].kind, kind) != 0)
+			continue;
+		++*tries;
+		if (list[i].status == PS_FINISHED)
+			ok = false;
+	}
+	store_process_list_free(list, n);
+	return ok && *tries < HANDLER_MAX_TRIES;
+}
+
+/* A handler process ended without finishing: its parent's handler again, within the rules. */
+static void retry_handler(struct queue *q, struct store_conn *c, const struct process *h)
+{
+	struct process parent;
+	char child[UUID_STR_LEN];
+	size_t tries = 0, i;
+	struct err e;
+
+	for (i = 0; i < sizeof HANDLERS / sizeof HANDLERS[0]; i++)
+		if (strcmp(HANDLERS[i].kind, h->kind) == 0)
+			break;
+	if (i == sizeof HANDLERS / sizeof HANDLERS[0] || !h->parent_instance_id[0])
+		return;
+	if (store_process_get(c, h->parent_instance_id, &parent, &e)) {
+		if (e.code != ERR_NOT_FOUND)
+			LOG_E("process %s: cannot read its parent to retry its handler: %s", h->instance_id, e.msg);
+		return;
+	}
+	if (strcmp(parent.kind, "DEFAULT") == 0 && parent.status == HANDLERS[i].st &&
+	    has_flow(parent.handlers, HANDLERS[i].flow) && parent.created_at >= dt_now_ms() - HANDLER_MAX_AGE_MS &&
+	    retry_allowed(c, &parent, HANDLERS[i].kind, &tries)) {
+		if (start_handler(q, c, &parent, h->instance_id, HANDLERS[i].flow, HANDLERS[i].kind, child, &e))
+			LOG_E("process %s: cannot start its %s handler again: %s", parent.instance_id, HANDLERS[i].flow,
+			      e.msg);
+		else {
+			LOG_I("process %s: %s handler %s ended %s: started again (try %zu of %d): %s",
+			      parent.instance_id, HANDLERS[i].flow, h->instance_id, proc_status_name(h->status),
+			      tries + 1, HANDLER_MAX_TRIES, child);
+			store_audit_system(c, "START", child, parent.instance_id, parent.initiator_id, parent.initiator,
+					   HANDLERS[i].flow);
+			queue_wake(q);
+		}
+	}
+	store_process_cleanup(&parent);
+}
+
 void queue_handlers_start(struct queue *q, struct store_conn *c, const char *id, enum proc_status st)
 {
+	if (st != PS_FINISHED && (PS_BIT(st) & PS_TERMINAL)) {
+		struct process h;
+		struct err e;
+		if (store_process_get(c, id, &h, &e) == 0) {
+			if (strcmp(h.kind, "DEFAULT") != 0)
+				retry_handler(q, c, &h);
+			store_process_cleanup(&h);
+		}
+	}
 	struct process p;
 	char child[UUID_STR_LEN];
 	struct err e;
@@ -183,7 +267,7 @@ void queue_handlers_start(struct queue *q, struct store_conn *c, const char *id,
 			return;
 		}
 		if (strcmp(p.kind, "DEFAULT") == 0 && has_flow(p.handlers, HANDLERS[i].flow)) {
-			if (start_handler(q, c, &p, HANDLERS[i].flow, HANDLERS[i].kind, child, &e))
+			if (start_handler(q, c, &p, p.instance_id, HANDLERS[i].flow, HANDLERS[i].kind, child, &e))
 				LOG_E("process %s: cannot start its %s handler: %s", id, HANDLERS[i].flow, e.msg);
 			else {
 				LOG_I("process %s: %s handler started: %s", id, HANDLERS[i].flow, child);

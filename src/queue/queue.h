@@ -50,6 +50,9 @@ struct queue_cfg {
 	 * --runtime runc"; NULL: docker), the network of containers (NULL: the engine's
 	 * default) and more `run` options, split at blanks (NULL: none). */
 	const char *docker_command, *docker_network, *docker_run_options;
+	/* This server's own API ("http://127.0.0.1:8001", BORROWED, may be NULL): server tasks
+	 * that act through it as their process's initiator (queue/api_client.h). */
+	const char *self_url;
 };
 
 struct queue;

@@ -1,10 +1,13 @@
 /* The `concord` task on the server (docs/flows.md "concord task"; Concord's plugins-v2
  * concord.md): child processes.  `start` (a payload folder or ZIP of the working
- * directory, in this org/project or another one the initiator may start in), `fork` (the
- * parent's payload), `kill`, and the methods waitForCompletion, getOutVars and
- * listSubprocesses.  `sync` and the waiting methods answer later (task_call.wait, re-checked
- * by the supervisor); `sync` with `suspend` suspends the parent until its children end
- * (children.c resumes it). */
+ * directory, with `attachments`, in this org/project or another one the initiator may
+ * start in), `startExternal` (a process without a parent), `fork` (the parent's payload),
+ * `kill`, and the methods waitForCompletion, getOutVars, listSubprocesses and
+ * suspendForCompletion.  `apiKey` acts as that key's owner; `baseUrl` starts on another
+ * server (server_task_concord_remote.c).  `sync` and the waiting methods answer later
+ * (task_call.wait, re-checked by the supervisor); `sync` with `suspend`, and
+ * suspendForCompletion, suspend the parent until its children end (children.c resumes
+ * it). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 
+#include "auth/authn.h"
 #include "auth/rbac_start.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
@@ -51,6 +55,9 @@ struct child {
 	bool has_project;
 	const struct repository *repo; /* started from a repository (NULL: no) */
 	const struct repo_commit *commit;
+	const struct user *as;	/* the initiator: the apiKey's owner, or NULL for the parent's */
+	bool external;		/* startExternal: a process of its own, without a parent */
+	json_t *requirements;	/* object or NULL (BORROWED): kept in its configuration */
 };
 
 /* A list given as a YAML array or a comma-separated string (tags, activeProfiles): NEW. */
@@ -128,6 +135,8 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 	/* Concord's request switches, in the configuration as a start request puts them. */
 	if (ch->switches)
 		json_object_update(cfg, ch->switches);
+	if (ch->requirements)
+		json_object_set(cfg, "requirements", ch->requirements);
 	if (ch->out_vars)
 		json_object_set(cfg, "out", ch->out_vars);
 	else
@@ -141,15 +150,16 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
  * the runner will (a broken one fails the task now) and gives its entry point (unless the
  * call names one), timeouts, handler flows and exclusive group (queue/start_staged.h). */
 /* The audit entry of a start or a kill made by the calling process on behalf of its
- * initiator (docs/api.md "Audit log"); a failure is logged, the task goes on. */
-static void audit(struct task_call *tc, const char *action, const char *id)
+ * initiator, or of as (the owner of `apiKey`) (docs/api.md "Audit log"); a failure is
+ * logged, the task goes on. */
+static void audit(struct task_call *tc, const char *action, const char *id, const struct user *as)
 {
 	const struct process *p = &tc->r->p;
 	json_t *details = json_pack("{s:s,s:s}", "instanceId", id, "parentInstanceId", p->instance_id);
 	struct audit_entry a = {.object = "PROCESS",
 				.action = action,
-				.user_id = p->initiator_id[0] ? p->initiator_id : NULL,
-				.username = p->initiator[0] ? p->initiator : NULL,
+				.user_id = as ? as->id : p->initiator_id[0] ? p->initiator_id : NULL,
+				.username = as ? as->username : p->initiator[0] ? p->initiator : NULL,
 				.source = "PROCESS",
 				.instance_id = p->instance_id,
 				.details = details};
@@ -201,11 +211,11 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 		.dir = dir,
 		.instance_id = id,
 		.kind = kind,
-		.parent_instance_id = parent->instance_id,
+		.parent_instance_id = ch->external ? NULL : parent->instance_id,
 		.org = &ch->org,
 		.project = ch->has_project ? &ch->project : NULL,
-		.initiator_id = parent->initiator_id,
-		.initiator = parent->initiator,
+		.initiator_id = ch->as ? ch->as->id : parent->initiator_id,
+		.initiator = ch->as ? ch->as->username : parent->initiator,
 		.start_at = ch->start_at,
 		.timeout_s = -1,
 		.suspend_timeout_s = -1,
@@ -222,7 +232,7 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 	uuid_v4(id);
 	if (start_staged(tc->c, tc->r->q->session_key, &st, e))
 		return -1;
-	audit(tc, "START", id);
+	audit(tc, "START", id, ch->as);
 	return 0;
 }
 
@@ -295,15 +305,34 @@ static int start_named_owner(struct task_call *tc, const char *org, const char *
 	return 0;
 }
 
-/* The org/project of `start` (the parent's unless given) and the right to start there
- * (checked for the parent's own project too for a start from a repository, which is not a
- * raw payload). */
-static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool from_repo, struct err *e)
+/* Who the child is started as: the owner of `apiKey` (authenticated here as the API
+ * authenticates it; Concord's task acts with that key), else the parent's initiator acting
+ * from the parent's session.  *other: an apiKey was given. */
+static int acting_user(struct task_call *tc, json_t *in, struct principal *who, bool *other, struct err *e)
+{
+	json_t *key = json_object_get(in, "apiKey");
+
+	memset(who, 0, sizeof *who);
+	*other = key && !json_is_null(key);
+	if (*other) {
+		if (!json_is_string(key) || !json_string_length(key))
+			return err_set(e, ERR_INVALID, "concord: 'apiKey' must be a string");
+		if (authn_header(tc->c, json_string_value(key), who, e))
+			return err_set(e, ERR_FORBIDDEN, "concord: 'apiKey' is not a valid API key");
+		return 0;
+	}
+	return task_call_principal(tc, who, e);
+}
+
+/* The org/project of `start` (the parent's unless given) and the right of who to start
+ * there (checked for the parent's own project too for a start from a repository, which is
+ * not a raw payload, or as another user). */
+static int start_owner(struct task_call *tc, json_t *in, struct child *ch, const struct principal *who, bool check,
+		       bool from_repo, struct err *e)
 {
 	const char *org = json_string_value(json_object_get(in, "org"));
 	const char *project = json_string_value(json_object_get(in, "project"));
 	const struct process *parent = &tc->r->p;
-	struct principal who = {.method = AUTH_SESSION};
 
 	if (!org && !project) {
 		if (store_org_get(tc->c, parent->org_id, &ch->org, e))
@@ -313,17 +342,26 @@ static int start_owner(struct task_call *tc, json_t *in, struct child *ch, bool 
 				return -1;
 			ch->has_project = true;
 		}
-		if (!from_repo)
+		if (!from_repo && !check)
 			return 0;
 	} else if (start_named_owner(tc, org, project, ch, e)) {
 		return -1;
 	}
-	if (store_user_get(tc->c, parent->initiator_id, &who.user, e))
-		return -1;
-	if (str_fmt(who.session_process, sizeof who.session_process, "%s", parent->instance_id) ||
-	    str_fmt(who.session_project, sizeof who.session_project, "%s", parent->project_id))
-		return err_set(e, ERR_INTERNAL, "process id too long: %s", parent->instance_id);
-	return rbac_process_start(tc->c, &who, &ch->org, ch->has_project ? &ch->project : NULL, !from_repo, e);
+	return rbac_process_start(tc->c, who, &ch->org, ch->has_project ? &ch->project : NULL, !from_repo, e);
+}
+
+/* `requirements` (Concord's agent routing): accepted and kept in the child's
+ * configuration; every node runs every process, so it routes nothing. */
+static int child_requirements(json_t *in, struct child *ch, struct err *e)
+{
+	json_t *v = json_object_get(in, "requirements");
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return err_set(e, ERR_INVALID, "'requirements' must be an object");
+	ch->requirements = v;
+	return 0;
 }
 
 /* Options shared by start and fork (and by every fork of `forks`). */
@@ -366,23 +404,13 @@ static int child_opts(struct task_call *tc, json_t *in, struct child *ch, json_t
 	if ((s = json_string_value(json_object_get(in, "startAt"))) &&
 	    dt_parse_iso(s, strlen(s), true, &ch->start_at, "startAt", e))
 		return -1;
-	return 0;
+	return child_requirements(in, ch, e);
 }
 
 static void child_opts_free(json_t **owned)
 {
 	for (int i = 0; i < 4; i++)
 		json_decref(owned[i]);
-}
-
-static const char *const unsupported[] = {"apiKey", "baseUrl", "attachments", "requirements", NULL};
-
-static int check_unsupported(json_t *in, struct err *e)
-{
-	for (int i = 0; unsupported[i]; i++)
-		if (json_object_get(in, unsupported[i]) && !json_is_null(json_object_get(in, unsupported[i])))
-			return err_set(e, ERR_INVALID, "concord: '%s' is not supported on this server", unsupported[i]);
-	return 0;
 }
 
 /* An optional string option: NULL when absent or empty. */
@@ -441,6 +469,24 @@ static int stage_start(struct task_call *tc, json_t *in, struct child *ch, struc
 	return stage_payload(tc, payload, dir, e);
 }
 
+/* Suspends the calling thread until every process of ids ended (children.c resumes it
+ * with the event "children-<uuid>"). */
+static int suspend_until_end(struct task_call *tc, json_t *ids, struct err *e)
+{
+	char ev[64], uid[UUID_STR_LEN];
+
+	if (!tc->suspendable)
+		return err_set(e, ERR_INVALID, "concord: a process cannot suspend from a script; call it from a step");
+	uuid_v4(uid);
+	if (str_fmt(ev, sizeof ev, "children-%s", uid))
+		return err_set(e, ERR_INTERNAL, "event name too long");
+	if (store_child_wait_add(tc->c, tc->r->p.instance_id, ev, ids, e))
+		return -1;
+	if (!(tc->suspend = strdup(ev)))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	return 0;
+}
+
 /* After the children are created: the answer now, later (sync) or after a suspension. */
 static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct err *e)
 {
@@ -454,20 +500,10 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 		      json_array_size(ids));
 	queue_wake(tc->r->q);
 	if (sync && suspend && !tc->method) {
-		char ev[64];
-		char uid[UUID_STR_LEN];
-		uuid_v4(uid);
-		if (str_fmt(ev, sizeof ev, "children-%s", uid)) {
-			json_decref(result);
-			return err_set(e, ERR_INTERNAL, "event name too long");
-		}
-		if (store_child_wait_add(tc->c, tc->r->p.instance_id, ev, ids, e)) {
-			json_decref(result);
-			return -1;
-		}
 		json_decref(result);
+		if (suspend_until_end(tc, ids, e))
+			return -1;
 		/* What the step gets back when the parent resumes (method_resume). */
-		tc->suspend = strdup(ev);
 		tc->out = json_pack("{s:O, s:b, s:b}", "ids", ids, "ignoreFailures",
 				    json_is_true(json_object_get(in, "ignoreFailures")), "collect",
 				    string_list(in, "outVars", &out_vars, e) == 0 && json_array_size(out_vars) > 0);
@@ -488,7 +524,74 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 	return 0;
 }
 
-static int action_start(struct task_call *tc, json_t *in, struct err *e)
+/* The "request" of a start on another server: the child's options as Concord's task sends
+ * them (NEW). */
+static json_t *remote_request(const struct child *ch)
+{
+	json_t *req = json_object();
+
+	if (ch->arguments)
+		json_object_set(req, "arguments", ch->arguments);
+	if (ch->entry)
+		json_object_set_new(req, "entryPoint", json_string(ch->entry));
+	if (ch->profiles)
+		json_object_set(req, "activeProfiles", ch->profiles);
+	if (ch->tags)
+		json_object_set(req, "tags", ch->tags);
+	if (ch->out_vars)
+		json_object_set(req, "out", ch->out_vars);
+	if (ch->requirements)
+		json_object_set(req, "requirements", ch->requirements);
+	json_object_update(req, ch->switches);
+	return req;
+}
+
+/* `baseUrl`: the process is started on that server as the apiKey's user there (its rights
+ * are checked there); it is nobody's child here and cannot be waited for from here. */
+static int start_remote(struct task_call *tc, json_t *in, const struct child *ch, const char *base_url,
+			struct err *e)
+{
+	static const char *const names[] = {"org", "project", "repo", "repoBranchOrTag", "repoCommitId", "startAt"};
+	const char *key = json_string_value(json_object_get(in, "apiKey"));
+	const char *payload = json_string_value(json_object_get(in, "payload"));
+	json_t *att = json_object_get(in, "attachments");
+	json_t *req = NULL, *parts = NULL;
+	char dir[4096] = "", id[UUID_STR_LEN];
+	void *zip = NULL;
+	size_t zip_len = 0;
+	struct err ignored;
+	int rc = -1;
+
+	if (!key || !*key)
+		return err_set(e, ERR_INVALID, "concord: 'apiKey' is required with 'baseUrl'");
+	if (json_is_true(json_object_get(in, "sync")) || json_is_true(json_object_get(in, "suspend")))
+		return err_set(e, ERR_INVALID,
+			       "concord: 'sync' and 'suspend' are not supported with 'baseUrl' (a process on another "
+			       "server is not waited for)");
+	req = remote_request(ch);
+	parts = json_object();
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (json_is_string(json_object_get(in, names[i])))
+			json_object_set(parts, names[i], json_object_get(in, names[i]));
+	if ((payload || (att && !json_is_null(att))) &&
+	    (staging_dir(tc, dir, sizeof dir, e) || (payload && stage_payload(tc, payload, dir, e)) ||
+	     server_task_concord_attach(tc, att, dir, e) || pack_zip_dir(dir, limits.archive_bytes, &zip, &zip_len, e)))
+		goto out;
+	if (server_task_concord_remote(base_url, key, zip, zip_len, req, parts, id, e))
+		goto out;
+	LOG_I("process %s: concord task started process %s on %.200s", tc->r->p.instance_id, id, base_url);
+	tc->out = json_pack("{s:b, s:s, s:[s]}", "ok", 1, "id", id, "ids", id);
+	rc = 0;
+out:
+	if (dir[0] && path_remove_tree(dir, &ignored))
+		LOG_W("cannot remove %s: %s", dir, ignored.msg);
+	free(zip);
+	json_decref(req);
+	json_decref(parts);
+	return rc;
+}
+
+static int action_start(struct task_call *tc, json_t *in, bool external, struct err *e)
 {
 	struct child ch = {0};
 	json_t *owned[4] = {0}, *ids = NULL;
@@ -496,17 +599,34 @@ static int action_start(struct task_call *tc, json_t *in, struct err *e)
 	char dir[4096] = "", id[UUID_STR_LEN];
 	struct repository repo;
 	struct repo_commit commit;
+	struct principal who;
 	struct err ignored;
+	const char *base_url;
+	bool other;
 	int rc = -1;
 
-	if (check_unsupported(in, e))
+	if (opt_str(in, "baseUrl", &base_url, e))
 		return -1;
+	if (external && !json_is_string(json_object_get(in, "apiKey")))
+		return err_set(e, ERR_INVALID, "concord startExternal: 'apiKey' is required");
+	if (base_url) {
+		rc = child_opts(tc, in, &ch, owned, e) ? -1 : start_remote(tc, in, &ch, base_url, e);
+		child_opts_free(owned);
+		return rc;
+	}
 	if (!json_object_get(in, "payload") && !from_repo)
 		return err_set(e, ERR_INVALID,
 			       "concord start: 'payload' (a folder or ZIP archive in the working directory) or "
 			       "'repo' (a repository of the project) is required");
-	if (child_opts(tc, in, &ch, owned, e) || start_owner(tc, in, &ch, from_repo, e) ||
-	    staging_dir(tc, dir, sizeof dir, e) || stage_start(tc, in, &ch, &repo, &commit, dir, e) ||
+	if (external && json_is_true(json_object_get(in, "suspend")))
+		return err_set(e, ERR_INVALID, "concord startExternal: 'suspend' is not supported");
+	if (child_opts(tc, in, &ch, owned, e) || acting_user(tc, in, &who, &other, e) ||
+	    start_owner(tc, in, &ch, &who, other, from_repo, e))
+		goto out;
+	ch.as = other ? &who.user : NULL;
+	ch.external = external;
+	if (staging_dir(tc, dir, sizeof dir, e) || stage_start(tc, in, &ch, &repo, &commit, dir, e) ||
+	    server_task_concord_attach(tc, json_object_get(in, "attachments"), dir, e) ||
 	    create_child(tc, dir, &ch, "DEFAULT", id, e))
 		goto out;
 	ids = json_pack("[s]", id);
@@ -519,6 +639,14 @@ out:
 	return rc;
 }
 
+/* A fork made with `apiKey`: its owner must be allowed to start in the parent's project. */
+static int fork_rights(struct task_call *tc, struct child *ch, const struct principal *who, struct err *e)
+{
+	if (ch->has_project && store_project_get(tc->c, tc->r->p.project_id, &ch->project, e))
+		return -1;
+	return rbac_process_start(tc->c, who, &ch->org, ch->has_project ? &ch->project : NULL, false, e);
+}
+
 /* One fork spec (the call itself, or one entry of `forks`): `instances` copies. */
 static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t len, json_t *resumed, json_t *ids,
 		    struct err *e)
@@ -526,7 +654,9 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 	struct child ch = {0};
 	json_t *owned[4] = {0};
 	json_int_t n = 1;
+	struct principal who;
 	struct err ignored;
+	bool other = false;
 	int rc = 0;
 
 	if (json_object_get(spec, "instances") &&
@@ -544,6 +674,12 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 		}
 		ch.has_project = true;
 	}
+	if (json_object_get(spec, "apiKey") && !json_is_null(json_object_get(spec, "apiKey")) &&
+	    (acting_user(tc, spec, &who, &other, e) || fork_rights(tc, &ch, &who, e))) {
+		child_opts_free(owned);
+		return -1;
+	}
+	ch.as = other ? &who.user : NULL;
 	if (!ch.entry)
 		ch.entry = tc->r->p.entry_point;
 	ch.resumed = resumed;
@@ -575,10 +711,13 @@ static int action_fork(struct task_call *tc, json_t *in, struct err *e)
 	size_t len = 0, i;
 	int rc = -1;
 
-	if (check_unsupported(in, e) ||
-	    ((json_object_get(in, "payload") || json_object_get(in, "repo")) &&
+	if (((json_object_get(in, "payload") || json_object_get(in, "repo")) &&
 	     err_set(e, ERR_INVALID,
-		     "concord fork: a fork runs the parent's payload; use action 'start' for 'payload' or 'repo'")))
+		     "concord fork: a fork runs the parent's payload; use action 'start' for 'payload' or 'repo'")) ||
+	    (json_object_get(in, "baseUrl") &&
+	     err_set(e, ERR_INVALID, "concord fork: a fork runs on this server; 'baseUrl' is for 'start'")) ||
+	    (json_object_get(in, "attachments") &&
+	     err_set(e, ERR_INVALID, "concord fork: a fork runs the parent's files; 'attachments' is for 'start'")))
 		goto out;
 	if (forks && (!json_is_array(forks) || json_array_size(forks) == 0)) {
 		err_set(e, ERR_INVALID, "'forks' must be a non-empty list of fork options");
@@ -665,7 +804,7 @@ static int action_kill(struct task_call *tc, json_t *in, struct err *e)
 	{
 		if (children_kill(tc->r->q, tc->c, json_string_value(v), by, e))
 			goto out;
-		audit(tc, "STOP", json_string_value(v));
+		audit(tc, "STOP", json_string_value(v), NULL);
 	}
 	if (json_is_true(json_object_get(in, "sync")))
 		tc->wait = json_pack("{s:s, s:O}", "mode", "kill", "ids", ids);
@@ -721,6 +860,27 @@ static int method_resume(struct task_call *tc, json_t *args, struct err *e)
 	return 0;
 }
 
+/* suspendForCompletion(ids): the process suspends (no runner, no worker slot) until every
+ * one of ids ended, then goes on with the next step (Concord's ConcordTaskV2: nothing is
+ * returned, a failed process does not fail the caller). */
+static int method_suspend_for(struct task_call *tc, json_t *args, struct err *e)
+{
+	json_t *ids = id_list(json_array_get(args, 0), "ids", e);
+	int rc = -1;
+
+	if (ids && check_all(tc, ids, e) == 0) {
+		for (size_t i = 0; i < json_array_size(ids); i++)
+			if (strcmp(json_string_value(json_array_get(ids, i)), tc->r->p.instance_id) == 0) {
+				err_set(e, ERR_INVALID, "suspendForCompletion: a process cannot wait for itself");
+				goto out;
+			}
+		rc = json_array_size(ids) ? suspend_until_end(tc, ids, e) : 0;
+	}
+out:
+	json_decref(ids);
+	return rc;
+}
+
 /* listSubprocesses(parentId?, tags...) : the ids of the parent's children with all tags. */
 static int method_list(struct task_call *tc, json_t *args, struct err *e)
 {
@@ -771,10 +931,8 @@ int server_task_concord(struct task_call *tc, struct err *e)
 			return method_list(tc, tc->args, e);
 		if (strcmp(tc->method, "resume") == 0 && json_array_size(tc->args) == 1)
 			return method_resume(tc, tc->args, e);
-		if (strcmp(tc->method, "suspendForCompletion") == 0)
-			return err_set(e, ERR_INVALID,
-				       "concord.suspendForCompletion is not available on this server: "
-				       "use 'sync: true' with 'suspend: true', or waitForCompletion");
+		if (strcmp(tc->method, "suspendForCompletion") == 0 && json_array_size(tc->args) == 1)
+			return method_suspend_for(tc, tc->args, e);
 		return err_set(e, ERR_INVALID, "Method not found: concord.%s(%zu arguments)", tc->method,
 			       json_array_size(tc->args));
 	}
@@ -783,15 +941,19 @@ int server_task_concord(struct task_call *tc, struct err *e)
 	action = json_string_value(json_object_get(tc->args, "action"));
 	if (!action)
 		return err_set(e, ERR_INVALID, "concord: 'action' is required (start, fork or kill)");
-	if (strcmp(action, "start") == 0)
-		return action_start(tc, tc->args, e);
+	if (json_is_true(json_object_get(tc->args, "sync")) && json_is_true(json_object_get(tc->args, "suspend")) &&
+	    !tc->suspendable)
+		return err_set(e, ERR_INVALID, "concord: a process cannot suspend from a script; call it from a step");
+	if (strcmp(action, "start") == 0 || strcmp(action, "startExternal") == 0)
+		return action_start(tc, tc->args, action[5] == 'E', e);
 	if (strcmp(action, "fork") == 0)
 		return action_fork(tc, tc->args, e);
 	if (strcmp(action, "kill") == 0)
 		return action_kill(tc, tc->args, e);
 	if (strcmp(action, "createApiKey") == 0 || strcmp(action, "createOrUpdateApiKey") == 0)
 		return server_task_concord_apikey(tc, action[6] == 'O', e);
-	if (strcmp(action, "startExternal") == 0)
-		return err_set(e, ERR_INVALID, "concord: action 'startExternal' is not available on this server");
-	return err_set(e, ERR_INVALID, "concord: unknown action '%.64s' (start, fork or kill)", action);
+	return err_set(e, ERR_INVALID,
+		       "concord: unknown action '%.64s' (start, startExternal, fork, kill, createApiKey or "
+		       "createOrUpdateApiKey)",
+		       action);
 }

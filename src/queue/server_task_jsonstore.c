@@ -11,7 +11,6 @@
 #include "inventory/jsonstore.h"
 #include "queue/server_tasks.h"
 #include "store/audit.h"
-#include "store/users.h"
 
 /* One call: the method's arguments without the org, the org named or the process's. */
 struct js_call {
@@ -206,17 +205,6 @@ static int js_exec(struct js_call *j, const char *m, struct err *e)
 	return jsonstore_query_exec(j->tc->c, &s.inv, name, with_params ? j->a[2] : NULL, &j->tc->out, e);
 }
 
-/* The initiator, acting from this process (as its session token would). */
-static int js_principal(struct task_call *tc, struct principal *who, struct err *e)
-{
-	*who = (struct principal){.method = AUTH_SESSION};
-	if (store_user_get(tc->c, tc->r->p.initiator_id, &who->user, e))
-		return -1;
-	memcpy(who->session_process, tc->r->p.instance_id, sizeof who->session_process);
-	memcpy(who->session_project, tc->r->p.project_id, sizeof who->session_project);
-	return 0;
-}
-
 int server_task_jsonstore(struct task_call *tc, struct err *e)
 {
 	struct js_call j = {.tc = tc};
@@ -226,7 +214,7 @@ int server_task_jsonstore(struct task_call *tc, struct err *e)
 	if (!m || !json_is_array(tc->args))
 		return err_set(e, ERR_INVALID,
 			       "jsonStore has no step form: call its methods, e.g. ${jsonStore.get('store', 'item')}");
-	if (js_principal(tc, &j.who, e))
+	if (task_call_principal(tc, &j.who, e))
 		return -1;
 	if (strcmp(m, "isStoreExists") == 0)
 		return js_store_exists(&j, m, e);

@@ -4,13 +4,18 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sodium.h>
+
 #include "base/log.h"
 #include "base/str.h"
 #include "crypto/seal.h"
+#include "crypto/session.h"
 #include "flow/start_def.h"
+#include "queue/api_client.h"
 #include "queue/main_json.h"
 #include "queue/server_tasks.h"
 #include "store/sensitive.h"
+#include "store/users.h"
 
 static const struct {
 	const char *name;
@@ -24,7 +29,46 @@ static const struct {
     {"lock", server_task_lock},
     {"unlock", server_task_unlock},
     {"docker", server_task_docker},
+    {"inventory", server_task_inventory},
+    {"project", server_task_project},
+    {"repositoryRefresh", server_task_repository_refresh},
 };
+
+int task_call_api(struct task_call *tc, const char *method, const char *path, json_t *body, long *status,
+		  json_t **answer, struct err *e)
+{
+	char token[SESSION_TOKEN_LEN], *url = NULL, *auth = NULL;
+	const char *self = tc->r->q->cfg.self_url;
+	int rc;
+
+	if (!self || !*self)
+		return err_set(e, ERR_UNAVAILABLE, "Task '%s' is not available: this server's API address is unknown",
+			       tc->task);
+	session_token(tc->r->q->session_key, tc->r->p.instance_id, token);
+	if (asprintf(&url, "%s%s", self, path) < 0 || asprintf(&auth, "X-Concord-SessionToken: %s", token) < 0) {
+		free(url);
+		url = NULL;
+		auth = NULL;
+	}
+	sodium_memzero(token, sizeof token);
+	if (!url || !auth)
+		rc = err_set(e, ERR_INTERNAL, "out of memory");
+	else
+		rc = api_client_json(method, url, auth, body, status, answer, e);
+	free(auth);
+	free(url);
+	return rc;
+}
+
+int task_call_principal(struct task_call *tc, struct principal *who, struct err *e)
+{
+	*who = (struct principal){.method = AUTH_SESSION};
+	if (store_user_get(tc->c, tc->r->p.initiator_id, &who->user, e))
+		return -1;
+	memcpy(who->session_process, tc->r->p.instance_id, sizeof who->session_process);
+	memcpy(who->session_project, tc->r->p.project_id, sizeof who->session_project);
+	return 0;
+}
 
 void task_call_sensitive(struct task_call *tc, const char *value)
 {

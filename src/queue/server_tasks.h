@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "auth/principal.h"
 #include "base/err.h"
 #include "queue/internal.h"
 #include "store/store.h"
@@ -25,6 +26,7 @@ struct task_call {
 	const char *task;	/* "kv", "crypto", "concord", … */
 	const char *method;	/* NULL for a `task:` step (args is then the `in` object) */
 	json_t *args;		/* the `in` object, or the array of method arguments */
+	bool suspendable;	/* the calling thread may suspend (not a script's call) */
 	/* Out (owned by the call; the supervisor sends and releases them). */
 	json_t *out;		/* the result (NULL: null) */
 	char *suspend;		/* malloc'd: the calling thread suspends waiting for this event;
@@ -51,6 +53,18 @@ json_t *task_sensitive_load(struct store_conn *c, struct running *r);
  * frame of a runner whose flow marked values with sensitive()) to that sealed list. */
 void task_sensitive_add(struct store_conn *c, struct running *r, json_t *values);
 
+/* A request to this server's own API (queue_cfg.self_url) as the calling process's
+ * initiator, with the process's session token (as Concord's tasks call their server):
+ * method and path ("/api/v1/…", its segments escaped), body a JSON object or NULL.  0 with
+ * *status and *answer (NEW, NULL when not JSON) set; ERR_UNAVAILABLE when the API cannot
+ * be reached.  Blocks up to two minutes (queue/api_client.h). */
+int task_call_api(struct task_call *tc, const char *method, const char *path, json_t *body, long *status,
+		  json_t **answer, struct err *e) WUR;
+
+/* The calling process's initiator acting from it, as its session token would
+ * authenticate (method AUTH_SESSION, session_process and session_project set). */
+int task_call_principal(struct task_call *tc, struct principal *who, struct err *e) WUR;
+
 /* Whether the calling process runs in dry-run mode (its _main.json, queue/start_frame.c). */
 bool task_call_dry_run(struct task_call *tc);
 
@@ -71,8 +85,23 @@ int server_task_lock(struct task_call *tc, struct err *e);
 int server_task_unlock(struct task_call *tc, struct err *e);
 /* docker: sets tc->job (server_task_docker.c). */
 int server_task_docker(struct task_call *tc, struct err *e);
+int server_task_inventory(struct task_call *tc, struct err *e);
+int server_task_project(struct task_call *tc, struct err *e);
+int server_task_repository_refresh(struct task_call *tc, struct err *e);
 /* concord's createApiKey (or_update false) and createOrUpdateApiKey actions:
  * server_task_concord_apikey.c. */
 int server_task_concord_apikey(struct task_call *tc, bool or_update, struct err *e);
+/* concord's `attachments` (a list, or NULL/null: none): the files of the calling process's
+ * working directory they name, copied into dir (the child's staged payload folder):
+ * server_task_concord_attach.c.  ERR_INVALID names the bad entry. */
+int server_task_concord_attach(struct task_call *tc, json_t *list, const char *dir, struct err *e) WUR;
+/* concord's `baseUrl`: starts a process on that server (Accord or Concord) with POST
+ * /api/v1/process authenticated by api_key: zip (NULL: none) as the archive, request as the
+ * "request" part, parts (an object of strings: org, project, repo, …) as text parts.  0 with
+ * id set, or ERR_INVALID (a bad URL) / ERR_UNAVAILABLE (unreachable, or its refusal with its
+ * status and message); api_key is never in a message.  Blocks up to two minutes:
+ * server_task_concord_remote.c. */
+int server_task_concord_remote(const char *base_url, const char *api_key, const void *zip, size_t zip_len,
+			       json_t *request, json_t *parts, char id[UUID_STR_LEN], struct err *e) WUR;
 
 #endif

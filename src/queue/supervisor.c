@@ -264,7 +264,8 @@ static void on_task(struct sup *s, json_t *f)
 			       .workdir = s->workdir,
 			       .task = json_string_value(json_object_get(f, "task")),
 			       .method = json_string_value(json_object_get(f, "method")),
-			       .args = json_object_get(f, "args")};
+			       .args = json_object_get(f, "args"),
+			       .suspendable = json_is_true(json_object_get(f, "suspendable"))};
 	json_t *ans = json_pack("{s:s, s:O}", "type", "task_result", "id", json_object_get(f, "id"));
 	struct err e;
 

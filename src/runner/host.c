@@ -79,6 +79,8 @@ static int host_server_task(void *ctx, const char *task, const char *method, jso
 	*out = NULL;
 	if (method)
 		json_object_set_new(req, "method", json_string(method));
+	if (suspend)
+		json_object_set_new(req, "suspendable", json_true());
 	if (runner_send(h, req) < 0)
 		return err_set(e, ERR_UNAVAILABLE, "Task '%s': the server is not reachable", task);
 	rc = frame_read(h->ipc, &h->in, &reply, e);

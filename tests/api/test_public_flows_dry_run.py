@@ -224,7 +224,7 @@ flows:
     assert p["status"] == "FINISHED", log
     assert "Dry-run mode is not supported for 'kv' task (yet)" in log
     # the repositoryRefresh step got past the dry-run check to the task itself
-    assert "step: Task 'repositoryRefresh' is not available on this server" in log
+    assert "step: Invalid in parameters: no repository info" in log
 
 
 def test_children_inherit_dry_run_unless_told(admin):

@@ -223,6 +223,46 @@ static void test_state_task_reentry(void **state)
 	assert_int_equal(reenter(7, true), VM_FAILED);
 }
 
+/* A server method called from a step's expression suspends its thread
+ * (concord.suspendForCompletion); the thread goes on with the next step on resume. */
+static int method_suspends(void *ctx, const char *task, const char *method, json_t *args, json_t **out,
+			   char **suspend, struct err *e)
+{
+	(void)ctx, (void)task, (void)args, (void)e;
+	assert_string_equal(method, "suspendForCompletion");
+	assert_non_null(suspend);
+	*suspend = strdup("kids");
+	*out = json_null();
+	return 0;
+}
+
+static void test_state_method_suspends(void **state)
+{
+	static const struct flow_host_ops mops = {.log = test_log, .server_task = method_suspends};
+	static const struct flow_host mhost = {.ops = &mops, .workdir = "/tmp"};
+	struct model *m = load("flows:\n  default:\n    - log: before\n"
+			       "    - ${concord.suspendForCompletion(['a'])}\n    - log: after\n");
+	struct vm *vm = vm_new(m, &mhost), *back;
+	json_t *st;
+	struct err e;
+
+	(void)state;
+	logged[0] = '\0';
+	assert_int_equal(vm_start(vm, "default", NULL, NULL, &e), 0);
+	assert_int_equal(vm_run(vm), VM_SUSPENDED);
+	assert_null(strstr(logged, "after"));
+	st = vm_save(vm);
+	vm_free(vm);
+	back = vm_load(m, &mhost, st, &e);
+	json_decref(st);
+	assert_non_null(back);
+	assert_int_equal(vm_resume(back, "kids", NULL, &e), 0);
+	assert_int_equal(vm_run(back), VM_FINISHED);
+	assert_non_null(strstr(logged, "after"));
+	vm_free(back);
+	model_free(m);
+}
+
 static void test_model_errors_name_position(void **state)
 {
 	struct err e;
@@ -275,6 +315,7 @@ int main(void)
 	    cmocka_unit_test(test_state_refuses_other_definition),
 	    cmocka_unit_test(test_state_refuses_malformed),
 	    cmocka_unit_test(test_state_task_reentry),
+	    cmocka_unit_test(test_state_method_suspends),
 	    cmocka_unit_test(test_model_errors_name_position),
 	    cmocka_unit_test(test_model_walk_refuses_a_path_too_long),
 	};

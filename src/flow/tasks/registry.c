@@ -132,7 +132,7 @@ static int call_local(struct task_ctx *c, const struct task_def *d, const char *
 }
 
 int task_call_method(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *args, json_t **out,
-		     struct err *e)
+		     bool may_suspend, struct err *e)
 {
 	const struct task_def *d = task_find(task);
 	struct task_ctx c = {.vm = vm, .t = t, .h = vm->h, .task = task};
@@ -146,11 +146,18 @@ int task_call_method(struct vm *vm, struct thread *t, const char *task, const ch
 	corr = events_task_pre(vm, t, task, method, args);
 	*out = NULL;
 	if (d->server)
-		rc = vm->h->ops->server_task(vm->h->ctx, task, method, args, out, NULL, e);
+		rc = vm->h->ops->server_task(vm->h->ctx, task, method, args, out,
+					     may_suspend && t ? &c.suspend_event : NULL, e);
 	else
 		rc = call_local(&c, d, method, args, out, e);
 	if (rc == 0 && !*out)
 		*out = json_null();
+	if (rc == 0 && c.suspend_event && !t->error) {
+		free(t->event);
+		t->event = c.suspend_event;
+		c.suspend_event = NULL;
+		t->state = TH_SUSPENDED;
+	}
 	events_task_post(vm, t, task, method, corr, (dt_mono_ns() - start) / 1000000, rc < 0 ? e->msg : NULL,
 			 rc < 0 ? NULL : *out);
 	free(corr);

@@ -61,9 +61,12 @@ struct task_def {
 
 const struct task_def *task_find(const char *name);
 
-/* Calls a task method with pre/post events; used by the EL env. */
+/* Calls a task method with pre/post events; used by the EL env.  may_suspend: the call
+ * comes from a step's expression (not a script), so a server method may suspend the thread
+ * (concord.suspendForCompletion): the thread then waits for that event once the step
+ * ends and goes on with the next step when it resumes. */
 int task_call_method(struct vm *vm, struct thread *t, const char *task, const char *method, json_t *args, json_t **out,
-		     struct err *e) WUR;
+		     bool may_suspend, struct err *e) WUR;
 
 /* Dry-run mode (flow/host.h dry_run): 0 when task may run — the mode is off, the task is
  * dry-run ready, or the step s (NULL: none) has meta.dryRunReady true (a value or an
