@@ -50,7 +50,7 @@ static int load_payload(struct api_call *c, const char *id, void **tar, size_t *
 	return rc;
 }
 
-/* Set when the process suspended (queue/results.c): forms/<name>/index.html is there. */
+/* Set when the process suspended (queue/supervise/results.c): forms/<name>/index.html is there. */
 static bool is_custom(const json_t *form)
 {
 	return json_is_true(json_object_get(form, "custom"));

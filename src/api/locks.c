@@ -18,7 +18,7 @@
 #include "api/projects.h"
 #include "base/datetime.h"
 #include "base/str.h"
-#include "queue/locks.h"
+#include "queue/tasks/locks.h"
 #include "store/orgs.h"
 #include "store/process_locks.h"
 

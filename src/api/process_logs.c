@@ -20,7 +20,7 @@
 #include "base/log.h"
 #include "base/str.h"
 #include "http/range.h"
-#include "queue/logwatch.h"
+#include "queue/supervise/logwatch.h"
 #include "store/process_logs.h"
 
 #define FOLLOW_END UINT64_MAX

@@ -5,7 +5,7 @@
  * The one handler that waits for a process (DESIGN.md §2): on a worker thread, which it
  * holds while it waits, so at most WAITERS_MAX requests wait at once (more are 503 with
  * Retry-After) and none waits longer than WAIT_MAX_MS.  The end of a process wakes the
- * waiters (queue/logwatch.h, which also hears the other nodes); they read the status again
+ * waiters (queue/supervise/logwatch.h, which also hears the other nodes); they read the status again
  * at least every WAIT_TICK_MS too, as Concord polls.  api_process_waits_end (at shutdown)
  * ends every wait at once with the entry as it is. */
 #include <errno.h>
@@ -22,7 +22,7 @@
 #include "api/routes.h"
 #include "base/datetime.h"
 #include "base/str.h"
-#include "queue/logwatch.h"
+#include "queue/supervise/logwatch.h"
 
 #define WAIT_TICK_MS 1000
 #define WAIT_MAX_MS (10 * 60 * 1000)

@@ -32,7 +32,7 @@
 #include "store/audit_chain.h"
 #include "queue/queue.h"
 #include "runner/identity.h"
-#include "queue/retention.h"
+#include "queue/end/retention.h"
 #include "repo/repo.h"
 #include "runner/confine.h"
 #include "runner/script_host.h"

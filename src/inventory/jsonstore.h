@@ -14,7 +14,7 @@
 
 /* JSON stores (Concord's successor of inventories): a JSON store IS an inventory, seen
  * through another API (store/jsonstores.h).  The rules shared by the JSON store API
- * (api/jsonstores*.c) and the server-side `jsonStore` task (queue/server_task_jsonstore.c),
+ * (api/jsonstores*.c) and the server-side `jsonStore` task (queue/tasks/server_task_jsonstore.c),
  * which acts with the rights of its process's initiator: lookups with access checks, item
  * writes within capacity, named queries.  Access is that of inventories (auth/rbac.h,
  * resource type "INVENTORY"): READER reads items and runs queries, WRITER changes items

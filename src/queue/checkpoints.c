@@ -9,7 +9,7 @@
 #include "base/log.h"
 #include "base/pack.h"
 #include "queue/queue.h"
-#include "queue/supervise.h"
+#include "queue/supervise/supervise.h"
 #include "store/process_checkpoints.h"
 #include "store/process_events.h"
 

@@ -13,7 +13,7 @@
 
 #include "base/log.h"
 #include "queue/internal.h"
-#include "queue/logwatch.h"
+#include "queue/supervise/logwatch.h"
 
 static void *listener_main(void *arg)
 {

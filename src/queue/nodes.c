@@ -13,7 +13,7 @@
 #include "base/log.h"
 #include "base/str.h"
 #include "queue/internal.h"
-#include "queue/locks.h"
+#include "queue/tasks/locks.h"
 #include "store/nodes.h"
 
 void queue_settle(struct queue *q, struct store_conn *c, const char *id, const char *failed, const char *queued)

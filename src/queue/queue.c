@@ -17,8 +17,8 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "queue/internal.h"
-#include "queue/logwatch.h"
-#include "queue/timers.h"
+#include "queue/supervise/logwatch.h"
+#include "queue/end/timers.h"
 #include "queue/zygote.h"
 #include "store/process_logs.h"
 

@@ -26,7 +26,7 @@ struct queue_cfg {
 	unsigned stop_grace_ms;	 /* SIGTERM → SIGKILL */
 	const void *session_key; /* 32 bytes: derives session tokens (crypto/session.h) */
 	/* The secrets master key (BORROWED, kept alive by the caller): server tasks open
-	 * secrets and derive project keys with it (queue/server_task_crypto.c). */
+	 * secrets and derive project keys with it (queue/tasks/server_task_crypto.c). */
 	const struct masterkey *master_key;
 	bool log_confinement;
 	/* Runners are forked by a runner zygote (queue/zygote.h) rather than exec'd, which
@@ -51,7 +51,7 @@ struct queue_cfg {
 	 * default) and more `run` options, split at blanks (NULL: none). */
 	const char *docker_command, *docker_network, *docker_run_options;
 	/* This server's own API ("http://127.0.0.1:8001", BORROWED, may be NULL): server tasks
-	 * that act through it as their process's initiator (queue/api_client.h). */
+	 * that act through it as their process's initiator (queue/tasks/api_client.h). */
 	const char *self_url;
 };
 

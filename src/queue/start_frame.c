@@ -10,9 +10,9 @@
 #include "base/path.h"
 #include "flow/start_def.h"
 #include "crypto/session.h"
-#include "queue/server_tasks.h"
+#include "queue/tasks/server_tasks.h"
 #include "queue/main_json.h"
-#include "queue/supervise.h"
+#include "queue/supervise/supervise.h"
 #include "store/users.h"
 
 static json_t *user_json(struct store_conn *c, const char *id, const char *username)

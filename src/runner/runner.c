@@ -1,6 +1,6 @@
 /* accord runner: the child process that executes one process (DESIGN.md §2).
  *
- * Started by a supervisor (queue/supervisor.c) in the process's working directory with
+ * Started by a supervisor (queue/supervise/supervisor.c) in the process's working directory with
  * stdin on /dev/null, stdout and stderr on the supervisor's log pipe and fd 3 on its IPC
  * socket.  It confines itself, reads one "start" frame, loads the definition, runs the
  * VM and leaves out.json / the suspended state in the working directory; events and
@@ -204,7 +204,7 @@ int cli_runner_main(int argc, char **argv)
 {
 	struct err e;
 
-	/* Dies with the supervisor thread that started it (see queue/supervisor.c). */
+	/* Dies with the supervisor thread that started it (see queue/supervise/supervisor.c). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1) /* the server died before the line above */
 		return 1;

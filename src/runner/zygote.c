@@ -56,7 +56,7 @@ static int send_msg(uint64_t tag, int kind, pid_t pid, int status, int64_t maxrs
 	return 0;
 }
 
-/* The runner's clean environment (as queue/supervisor.c gives an exec'd runner): the
+/* The runner's clean environment (as queue/supervise/supervisor.c gives an exec'd runner): the
  * sanitizer settings the zygote got are kept. */
 static void runner_env(const char *workdir)
 {

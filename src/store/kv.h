@@ -8,7 +8,7 @@
 
 /* The project-scoped key-value store of the `kv` task (schema/007_kv.sql).  An entry is
  * either a string or a 64-bit integer.  Keys and values are checked by the caller
- * (queue/server_task_kv.c); the store only stores. */
+ * (queue/tasks/server_task_kv.c); the store only stores. */
 
 struct kv_value {
 	bool found;

@@ -6,7 +6,7 @@
 #include "base/err.h"
 #include "store/store.h"
 
-/* Parents waiting (suspended) for their children (queue/children.c): a wait is a
+/* Parents waiting (suspended) for their children (queue/end/children.c): a wait is a
  * (parent, event) pair and the children it waits for. */
 
 /* Records that parent waits with event for each id of children (array of strings,

@@ -7,7 +7,7 @@
 #include "base/uuid.h"
 #include "store/store.h"
 
-/* Named process locks (the lock and unlock tasks: queue/server_task_lock.c, queue/locks.c;
+/* Named process locks (the lock and unlock tasks: queue/tasks/server_task_lock.c, queue/tasks/locks.c;
  * table process_locks, schema/026_locks.sql).  The store alone decides who holds a lock:
  * every function is one row transaction that locks the rows it reads before it writes
  * them, so nodes sharing a PostgreSQL database agree without talking to each other.
@@ -40,7 +40,7 @@ int store_lock_take(struct store_conn *c, const struct lock_key *k, const struct
 
 /* Releases k if process id holds it (nothing happens otherwise), handing it to the first
  * waiter: *handed is a NEW array of [instanceId, event, lock name] (empty: nobody was given
- * a lock) that the caller resumes (queue/locks.c). */
+ * a lock) that the caller resumes (queue/tasks/locks.c). */
 int store_lock_release(struct store_conn *c, const struct lock_key *k, const char *id, json_t **handed,
 		       struct err *e) WUR;
 

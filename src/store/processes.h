@@ -128,7 +128,7 @@ int store_process_payload_put(struct store_conn *c, const char *id, const void *
  * ENQUEUED again in the meantime keeps the payload it stored). */
 int store_process_payload_drop(struct store_conn *c, const char *id, struct err *e) WUR;
 
-/* What a runner leaves when its process suspends (queue/supervisor.c). */
+/* What a runner leaves when its process suspends (queue/supervise/supervisor.c). */
 struct process_suspension {
 	const void *payload; /* the working directory (tar) it resumes from */
 	size_t payload_len;

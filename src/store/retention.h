@@ -7,7 +7,7 @@
 #include "store/store.h"
 
 /* Deleting what finished processes leave, once it is older than the operator keeps it
- * (queue/retention.c runs these in small batches; docs/operations.md "Retention"). */
+ * (queue/end/retention.c runs these in small batches; docs/operations.md "Retention"). */
 
 enum retention_part {
 	RET_PROCESSES,	 /* the whole process: record, log, events, attachments, checkpoints, … */

@@ -53,7 +53,7 @@ def test_counters_move_as_processes_run(fresh_server):
     failed = start_process(admin, 'flows:\n  default:\n    - throw: "boom"\n')
     assert wait_process(admin, failed)["status"] == "FAILED"
     # The counters of an end move just after its status is stored (the finished counter
-    # last, queue/ended.c): wait for all eleven ends to be counted.
+    # last, queue/end/ended.c): wait for all eleven ends to be counted.
     ends = ['accord_process_finished_total{status="FINISHED"}', 'accord_process_finished_total{status="FAILED"}']
 
     def counted():

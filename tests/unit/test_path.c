@@ -239,7 +239,7 @@ static void test_walk(void **state)
 	refused(f, "in_link", ERR_FORBIDDEN, "link");
 }
 
-/* path_read_at: what the supervisor reads of a folder the runner wrote (queue/results.c). */
+/* path_read_at: what the supervisor reads of a folder the runner wrote (queue/supervise/results.c). */
 static void test_read_at(void **state)
 {
 	struct fixture *f = *state;

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "base/str.h"
-#include "queue/logwatch.h"
+#include "queue/supervise/logwatch.h"
 #include "queue/queue.h"
 #include "store/process_attachments.h"
 #include "store/process_checkpoints.h"

@@ -11,7 +11,7 @@
 
 /* The `docker` task's parameters (docs/flows.md "docker", Concord's plugins-v2/docker.md)
  * and the container engine's command lines built from them, shared by the server (which
- * starts containers itself: queue/server_task_docker.c) and `accord run` (runner/tool.c).
+ * starts containers itself: queue/tasks/server_task_docker.c) and `accord run` (runner/tool.c).
  * No flag or value of the flow reaches the engine's command line unchecked: env values
  * and the command go through files, never argv. */
 

@@ -1,0 +1,1072 @@
+/* One running process (DESIGN.md §2): prepares its working directory from the stored
+ * payload, starts `accord runner` in it, stores what the runner produces (log chunks,
+ * events, out variables, attachments), enforces processTimeout, the log limit and stop
+ * requests, records the final status and removes the working directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/datetime.h"
+#include "base/frame.h"
+#include "base/jsonx.h"
+#include "base/limits.h"
+#include "base/log.h"
+#include "base/metrics.h"
+#include "base/pack.h"
+#include "base/path.h"
+#include "base/spawn.h"
+#include "base/str.h"
+#include "crypto/session.h"
+#include "queue/end/children.h"
+#include "queue/internal.h"
+#include "queue/tasks/locks.h"
+#include "queue/supervise/logwatch.h"
+#include "queue/main_json.h"
+#include "queue/resume_files.h"
+#include "queue/tasks/server_tasks.h"
+#include "queue/start_staged.h"
+#include "queue/supervise/supervise.h"
+#include "queue/tasks/task_jobs.h"
+#include "queue/zygote.h"
+#include "store/audit.h"
+#include "store/process_events.h"
+#include "store/process_logs.h"
+#include "store/project_storage.h"
+
+#define FLUSH_BYTES (64 * 1024)
+#define FLUSH_EVENTS 256
+#define FLUSH_MS 50
+#define WAITS_MS 1000
+/* While the database is out of reach: what a process keeps unstored, how often it tries
+ * again, and for how long its end waits for the database (not at shutdown). */
+#define KEEP_UNSTORED_BYTES (16 * 1024 * 1024)
+#define KEEP_UNSTORED_EVENTS 65536
+#define UNAVAILABLE_RETRY_MS 1000
+#define END_WAIT_TRIES 600
+
+struct sup {
+	struct running *r;
+	struct queue *q;
+	const char *id;
+	struct store_conn *db;
+	char workdir[4096];
+	pid_t pid;
+	struct zygote_child *zc; /* the runner came from the zygote: its exit status comes from there */
+	int log_fd, ipc_fd;
+	struct frame_reader frames;
+	struct buf log;	 /* log bytes not yet stored */
+	json_t *events;	 /* [ {type, data, date} ] not yet stored */
+	int64_t flush_at; /* ms; 0 when nothing is buffered */
+	uint64_t log_total;
+	uint64_t project_room; /* --limit-project-storage-bytes: what the project had left at the last read … */
+	uint64_t since_room;   /* … and the log bytes taken since */
+	bool running, log_full, quota_full, ipc_closed, log_closed;
+	const char *done; /* the runner's final status ("FINISHED", …) or NULL */
+	int64_t wake_at;  /* SUSPENDED in `sleep`: when to resume it, with wake_event */
+	char wake_event[128];
+	json_t *wait_events, *forms; /* SUSPENDED: what its threads wait for, its pending forms */
+	int64_t deadline; /* processTimeout, ms; 0: none */
+	int64_t claimed_at, running_at; /* ms (metrics); 0: not yet */
+	bool timed_out;
+	int64_t kill_at; /* SIGKILL after SIGTERM; 0: not signalled */
+	json_t *waits;	  /* [{id, wait}]: task calls answered once processes end (children.h) */
+	int64_t waits_at; /* ms: when to re-check them (processes on other nodes); 0: none */
+	struct task_jobs jobs; /* task calls answered when a container ends (task_jobs.h) */
+	bool suspended;	  /* stored SUSPENDED */
+	bool unstored;	  /* log or events kept while the database is out of reach */
+	bool lost;	  /* log or events that could not be stored were dropped (disk full, …) */
+};
+
+/* ---- storing what the runner produces --------------------------------------------- */
+
+/* The project's storage room as stored now (other processes of the project write too). */
+static void read_room(struct sup *s)
+{
+	struct err e;
+	uint64_t room;
+
+	if (store_project_storage_room(s->db, s->id, &room, &e)) {
+		LOG_W("process %s: cannot read its project's stored bytes: %s", s->id, e.msg);
+		return;
+	}
+	s->project_room = room;
+	s->since_room = 0;
+}
+
+static void flush(struct sup *s)
+{
+	struct err e;
+	size_t i;
+	json_t *ev;
+
+	if (s->log.len == 0 && json_array_size(s->events) == 0)
+		return;
+	if (store_tx_begin_rows(s->db, &e))
+		goto fail;
+	if (s->log.len && store_process_log_append(s->db, s->id, s->log.data, s->log.len, NULL, &e))
+		goto fail_tx;
+	json_array_foreach(s->events, i, ev) if (store_process_event_add(s->db, s->id,
+									   json_string_value(json_object_get(ev, "type")),
+									   json_object_get(ev, "data"),
+									   json_integer_value(json_object_get(ev, "date")),
+									   &e)) goto fail_tx;
+	queue_log_grew(s->q, s->db, s->id);
+	if (store_tx_commit(s->db, &e))
+		goto fail;
+	buf_reset(&s->log);
+	json_array_clear(s->events);
+	s->flush_at = 0;
+	s->unstored = false;
+	logwatch_notify(s->id);
+	read_room(s);
+	return;
+fail_tx:
+	store_tx_rollback(s->db);
+fail:
+	/* The database out of reach (PostgreSQL restarting): keep them for the next flush, up
+	 * to a bound. */
+	if (e.code == ERR_UNAVAILABLE && s->log.len < KEEP_UNSTORED_BYTES &&
+	    json_array_size(s->events) < KEEP_UNSTORED_EVENTS) {
+		if (!s->unstored)
+			LOG_W("process %s: cannot store its log and events now, kept for later: %s", s->id, e.msg);
+		s->unstored = true;
+		s->flush_at = dt_now_ms() + UNAVAILABLE_RETRY_MS;
+		return;
+	}
+	LOG_E("process %s: cannot store its log and events: %s", s->id, e.msg);
+	s->lost = true; /* a process whose log is incomplete does not end FINISHED */
+	buf_reset(&s->log);
+	json_array_clear(s->events);
+	s->flush_at = 0;
+}
+
+static void buffered(struct sup *s)
+{
+	if (!s->flush_at)
+		s->flush_at = dt_now_ms() + FLUSH_MS;
+	if (s->log.len >= FLUSH_BYTES || json_array_size(s->events) >= FLUSH_EVENTS)
+		flush(s);
+}
+
+static void signal_group(struct sup *s, int sig)
+{
+	if (s->pid > 0 && kill(-s->pid, sig) < 0 && errno != ESRCH)
+		LOG_W("process %s: kill(%d): %s", s->id, sig, strerror(errno));
+}
+
+static void begin_kill(struct sup *s)
+{
+	if (s->kill_at)
+		return;
+	signal_group(s, SIGTERM);
+	s->kill_at = dt_now_ms() + s->q->cfg.stop_grace_ms;
+	task_jobs_kill(&s->jobs);
+}
+
+static void server_line(struct sup *s, const char *level, const char *msg)
+{
+	char iso[DT_ISO_LEN];
+	struct err e;
+
+	dt_format_iso(dt_now_ms(), iso);
+	if (buf_printf(&s->log, &e, "%.23s+0000 [%-5s] %s\n", iso, level, msg))
+		LOG_E("process %s: %s", s->id, e.msg);
+	buffered(s);
+}
+
+/* An ERROR line "<what>: <why>": the reason of an error the flow caused (a limit). */
+static void server_line_why(struct sup *s, const char *what, const struct err *why)
+{
+	char line[1024];
+
+	str_fmt_cut(line, sizeof line, "%s: %s", what, why->msg);
+	server_line(s, "ERROR", line);
+}
+
+static void on_log(struct sup *s, const char *p, size_t n)
+{
+	struct err e;
+	uint64_t room = limits.process_log_bytes > s->log_total ? limits.process_log_bytes - s->log_total : 0;
+	uint64_t project = s->project_room > s->since_room ? s->project_room - s->since_room : 0;
+
+	if (s->log_full)
+		return;
+	if (n > room || n > project) {
+		s->quota_full = project < room;
+		n = (size_t)(s->quota_full ? project : room);
+		s->log_full = true;
+	}
+	if (n && buf_append(&s->log, p, n, &e) == 0) {
+		s->log_total += n;
+		s->since_room += n;
+	}
+	buffered(s);
+	if (s->log_full) {
+		char msg[160];
+		if (s->quota_full)
+			str_fmt_cut(msg, sizeof msg,
+				    "Project storage quota reached (%llu bytes of logs and attachments, "
+				    "limit-project-storage-bytes): stopping the process",
+				    (unsigned long long)limits.project_storage_bytes);
+		else
+			str_fmt_cut(msg, sizeof msg,
+				    "Maximum log size reached (%llu bytes, limit-process-log-bytes): stopping the process",
+				    (unsigned long long)limits.process_log_bytes);
+		server_line(s, "ERROR", msg);
+		begin_kill(s);
+	}
+}
+
+/* A line of a container's output (docker_job.h), counted against the log limit. */
+static void job_line(void *ctx, const char *text)
+{
+	struct sup *s = ctx;
+	char iso[DT_ISO_LEN];
+	struct buf b;
+	struct err e;
+
+	dt_format_iso(dt_now_ms(), iso);
+	buf_init(&b, 0);
+	if (buf_printf(&b, &e, "%.23s+0000 [%-5s] %s\n", iso, "INFO", text) == 0)
+		on_log(s, b.data, b.len);
+	buf_cleanup(&b);
+}
+
+/* ---- the IPC protocol ------------------------------------------------------------------ */
+
+static int reply(struct sup *s, json_t *v)
+{
+	struct err e;
+	int rc = frame_write(s->ipc_fd, v, &e);
+
+	json_decref(v);
+	if (rc)
+		LOG_W("process %s: cannot answer its runner: %s", s->id, e.msg);
+	return rc;
+}
+
+/* A server-task call: answered at once (server_tasks.h), or later when it waits
+ * (check_waits). */
+static void on_task(struct sup *s, json_t *f)
+{
+	struct task_call tc = {.r = s->r,
+			       .c = s->db,
+			       .workdir = s->workdir,
+			       .task = json_string_value(json_object_get(f, "task")),
+			       .method = json_string_value(json_object_get(f, "method")),
+			       .args = json_object_get(f, "args"),
+			       .suspendable = json_is_true(json_object_get(f, "suspendable"))};
+	json_t *ans = json_pack("{s:s, s:O}", "type", "task_result", "id", json_object_get(f, "id"));
+	struct err e;
+
+	if (!tc.task) {
+		json_object_set_new(ans, "error", json_string("Task call without a task name"));
+	} else if (server_task_run(&tc, &e) < 0) {
+		json_object_set_new(ans, "error", json_string(e.msg));
+	} else if (tc.job) {
+		if (task_jobs_add(&s->jobs, json_object_get(f, "id"), tc.job, &e) == 0) {
+			json_decref(ans);
+			ans = NULL;
+		} else {
+			json_object_set_new(ans, "error", json_string(e.msg));
+		}
+		if (s->kill_at)
+			task_jobs_kill(&s->jobs); /* called while the process stops */
+	} else if (tc.wait) {
+		json_array_append_new(s->waits, json_pack("{s:O, s:O}", "id", json_object_get(f, "id"), "wait", tc.wait));
+		s->waits_at = dt_now_ms(); /* checked at once: the processes may be final already */
+		json_decref(ans);
+		ans = NULL;
+	} else {
+		json_object_set(ans, "out", tc.out ? tc.out : json_null());
+		if (tc.suspend)
+			json_object_set_new(ans, "suspend", json_string(tc.suspend));
+		if (tc.sensitive)
+			json_object_set(ans, "sensitive", tc.sensitive);
+	}
+	json_decref(tc.out);
+	json_decref(tc.sensitive);
+	json_decref(tc.wait);
+	free(tc.suspend);
+	if (ans)
+		reply(s, ans);
+}
+
+/* Answers the task calls that waited for processes once those are final. */
+static void check_waits(struct sup *s)
+{
+	size_t i = 0;
+
+	while (i < json_array_size(s->waits)) {
+		json_t *w = json_array_get(s->waits, i), *out = NULL, *ans;
+		struct err e;
+		int rc = children_wait_check(s->db, json_object_get(w, "wait"), &out, &e);
+		if (rc == 0) {
+			i++;
+			continue;
+		}
+		ans = json_pack("{s:s, s:O}", "type", "task_result", "id", json_object_get(w, "id"));
+		if (rc > 0)
+			json_object_set_new(ans, "out", out ? out : json_null());
+		else
+			json_object_set_new(ans, "error", json_string(e.msg));
+		reply(s, ans);
+		json_array_remove(s->waits, i);
+	}
+	s->waits_at = json_array_size(s->waits) ? dt_now_ms() + WAITS_MS : 0;
+}
+
+/* Creation (or startAt) → RUNNING of a first run; a resumed run counts from its claim. */
+static void observe_start(struct sup *s)
+{
+	const struct process *p = &s->r->p;
+	int64_t from = p->resume_event[0] ? s->claimed_at : p->start_at > p->created_at ? p->start_at : p->created_at;
+
+	if (from > 0)
+		metrics_observe(MH_PROCESS_START_TO_RUNNING, (s->running_at - from) * 1000);
+}
+
+/* RUNNING before the runner gets its start frame, so that a flow that asks for its own
+ * status (its session token) sees RUNNING from its first step; processTimeout counts from
+ * here. */
+static void mark_running(struct sup *s)
+{
+	struct err e;
+
+	s->running = true;
+	s->running_at = dt_now_ms();
+	read_room(s);
+	if (store_process_transition(s->db, s->id, PS_BIT(PS_STARTING), PS_RUNNING, &e))
+		LOG_E("process %s: cannot record RUNNING: %s", s->id, e.msg);
+	else
+		observe_start(s);
+	if (s->r->p.timeout_s > 0)
+		s->deadline = dt_now_ms() + s->r->p.timeout_s * 1000;
+	else if (limits.process_timeout_s) /* the server's default (--default-process-timeout) */
+		s->deadline = dt_now_ms() + (int64_t)limits.process_timeout_s * 1000;
+}
+
+/* The values of the variables configuration.meta names, into the process's meta ("out"
+ * is the out variables' place, set at the end: a variable of that name does not replace it). */
+static void on_meta(struct sup *s, json_t *values)
+{
+	json_t *patch = json_deep_copy(values);
+	struct err e;
+
+	json_object_del(patch, "out");
+	if (patch && json_object_size(patch) && store_process_meta_merge(s->db, s->id, patch, &e))
+		LOG_W("process %s: cannot store its metadata: %s", s->id, e.msg);
+	json_decref(patch);
+}
+
+static void on_frame(struct sup *s, json_t *f)
+{
+	const char *type = json_string_value(json_object_get(f, "type"));
+
+	if (strcmp(type, "running") == 0) {
+		/* RUNNING is recorded before the start frame goes (mark_running); the runner says
+		 * it runs once it is confined and its definition loaded. */
+	} else if (strcmp(type, "event") == 0 && json_is_object(json_object_get(f, "data"))) {
+		/* a runner records ELEMENT events, and ANSIBLE events from its ansible task */
+		const char *et = json_string_value(json_object_get(f, "eventType"));
+		json_array_append_new(s->events, json_pack("{s:s, s:O, s:O}", "type",
+							   et && strcmp(et, "ANSIBLE") == 0 ? "ANSIBLE" : "ELEMENT",
+							   "data", json_object_get(f, "data"), "date",
+							   json_object_get(f, "date") ? json_object_get(f, "date")
+										      : json_integer(0)));
+		buffered(s);
+	} else if (strcmp(type, "task") == 0) {
+		on_task(s, f);
+	} else if (strcmp(type, "sensitive") == 0) {
+		task_sensitive_add(s->db, s->r, json_object_get(f, "values"));
+	} else if (strcmp(type, "checkpoint") == 0) {
+		flush(s); /* its ELEMENT events before its CHECKPOINT event */
+		reply(s, supervise_checkpoint(s->db, s->id, s->workdir, f));
+	} else if (strcmp(type, "meta") == 0 && json_is_object(json_object_get(f, "values"))) {
+		on_meta(s, json_object_get(f, "values"));
+	} else if (strcmp(type, "done") == 0) {
+		const char *st = json_string_value(json_object_get(f, "status"));
+		const char *wake = json_string_value(json_object_get(f, "wakeEvent"));
+		if (st && (strcmp(st, "FINISHED") == 0 || strcmp(st, "FAILED") == 0 || strcmp(st, "SUSPENDED") == 0))
+			s->done = strcmp(st, "FINISHED") == 0 ? "FINISHED" : strcmp(st, "FAILED") == 0 ? "FAILED" : "SUSPENDED";
+		if (json_is_array(json_object_get(f, "events")) && !s->wait_events)
+			s->wait_events = json_incref(json_object_get(f, "events"));
+		if (json_is_object(json_object_get(f, "forms")) && !s->forms)
+			s->forms = json_incref(json_object_get(f, "forms"));
+		if (wake && json_is_integer(json_object_get(f, "wakeAt")) && strlen(wake) < sizeof s->wake_event) {
+			s->wake_at = json_integer_value(json_object_get(f, "wakeAt"));
+			memcpy(s->wake_event, wake, strlen(wake) + 1);
+		}
+	} else {
+		LOG_W("process %s: unexpected frame from its runner: %s", s->id, type);
+	}
+}
+
+static void read_ipc(struct sup *s)
+{
+	char tmp[65536];
+	ssize_t n = read(s->ipc_fd, tmp, sizeof tmp);
+	struct err e;
+	json_t *f;
+	int rc;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		s->ipc_closed = true;
+		return;
+	}
+	if (frame_reader_feed(&s->frames, tmp, (size_t)n, &e))
+		goto broken;
+	while ((rc = frame_reader_next(&s->frames, &f, &e)) == 1) {
+		on_frame(s, f);
+		json_decref(f);
+	}
+	if (rc == 0)
+		return;
+broken:
+	LOG_W("process %s: protocol error from its runner: %s", s->id, e.msg);
+	server_line(s, "ERROR", "Process failed: the runner broke the protocol");
+	s->ipc_closed = true;
+	begin_kill(s);
+}
+
+static void read_log(struct sup *s)
+{
+	char tmp[65536];
+	ssize_t n = read(s->log_fd, tmp, sizeof tmp);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		s->log_closed = true;
+		return;
+	}
+	on_log(s, tmp, (size_t)n);
+}
+
+/* ---- start ----------------------------------------------------------------------------- */
+
+int queue_give_to_runner(const struct queue *q, const char *workdir, const char *rel, struct err *e)
+{
+	if (!q->cfg.runner_drop)
+		return 0;
+	return path_chown_beneath(workdir, rel, q->cfg.runner_uid, q->cfg.runner_gid, e);
+}
+
+/* The working directory to the runners' user (a server started as root), everything in
+ * it, links not followed: the runner may write only there. */
+static int give_workdir(struct sup *s, struct err *e)
+{
+	if (!s->q->cfg.runner_drop)
+		return 0;
+	return path_chown_tree(s->workdir, s->q->cfg.runner_uid, s->q->cfg.runner_gid, e);
+}
+
+static int prepare_workdir(struct sup *s, struct err *e)
+{
+	void *payload = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (str_fmt(s->workdir, sizeof s->workdir, "%s/work/%s", s->q->work_dir, s->id))
+		return err_set(e, ERR_INVALID, "work folder path too long (limit %zu bytes): %s", sizeof s->workdir - 1,
+			       s->q->work_dir);
+	if (path_remove_tree(s->workdir, e))
+		return -1;
+	/* A first run on the node that stored it: the staged folder itself (start_staged.h). */
+	if (!s->r->p.resume_event[0] && (rc = start_ready_take(s->q->work_dir, s->id, s->workdir, e)) != 0)
+		return rc < 0 ? -1 : give_workdir(s, e);
+	if (path_mkdirs(s->workdir, 0700, e))
+		return -1;
+	if (store_process_payload(s->db, s->id, &payload, &len, e))
+		return -1;
+	rc = pack_restore(payload, len, s->workdir, e);
+	free(payload);
+	if (rc == 0 && s->r->p.resume_event[0])
+		rc = queue_resume_files(s->workdir, s->r->p.resume_args, e);
+	if (rc == 0 && s->r->p.resume_event[0])
+		rc = main_json_add_args(s->workdir, s->r->p.resume_args, e);
+	return rc ? rc : give_workdir(s, e);
+}
+
+char **queue_runner_env(const struct queue_cfg *cfg, const char *workdir, bool zygote)
+{
+	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
+	char **env = calloc(10 + sizeof pass / sizeof pass[0], sizeof *env);
+	size_t n = 0;
+
+	if (!env)
+		return NULL;
+	if (asprintf(&env[n++], "HOME=%s", workdir) < 0)
+		env[n - 1] = NULL;
+	env[n++] = strdup("PATH=/usr/local/bin:/usr/bin:/bin");
+	env[n++] = strdup("LANG=C.UTF-8");
+	env[n++] = strdup("TZ=UTC");
+	if (asprintf(&env[n++], "TMPDIR=%s", workdir) < 0)
+		env[n - 1] = NULL;
+	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
+		const char *v = getenv(pass[i]);
+		if (v && asprintf(&env[n], "%s=%s", pass[i], v) >= 0)
+			n++;
+	}
+	/* The zygote resolves every symbol once at its start, not each forked runner anew
+	 * (bench/RESULTS.md, runner zygote). */
+	if (zygote)
+		env[n++] = strdup("LD_BIND_NOW=1");
+	if (cfg->runner_drop) {
+		if (asprintf(&env[n++], "ACCORD_RUNNER_UID=%u", (unsigned)cfg->runner_uid) < 0)
+			env[n - 1] = NULL;
+		if (asprintf(&env[n++], "ACCORD_RUNNER_GID=%u", (unsigned)cfg->runner_gid) < 0)
+			env[n - 1] = NULL;
+	}
+	return env;
+}
+
+void queue_free_env(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* The runner's rlimits (runner_limits; a 0 limit is none, except the core size). */
+static void runner_rlimits(struct zygote_req *rq)
+{
+	const struct {
+		int res;
+		uint64_t v;
+	} lims[] = {{RLIMIT_AS, runner_limits.memory_bytes},
+		    {RLIMIT_FSIZE, runner_limits.file_bytes},
+		    {RLIMIT_NOFILE, runner_limits.open_files},
+		    {RLIMIT_CPU, runner_limits.cpu_seconds},
+		    {RLIMIT_CORE, 0}};
+
+	_Static_assert(sizeof lims / sizeof lims[0] <= ZYGOTE_MAX_RLIMITS, "zygote_req holds the rlimits");
+	rq->n_rlimits = 0;
+	for (size_t i = 0; i < sizeof lims / sizeof lims[0]; i++) {
+		if (!lims[i].v && lims[i].res != RLIMIT_CORE)
+			continue;
+		rq->rlimits[rq->n_rlimits].resource = lims[i].res;
+		rq->rlimits[rq->n_rlimits++].value = lims[i].v;
+	}
+}
+
+static void apply_rlimits(pid_t pid)
+{
+	struct zygote_req rq;
+
+	runner_rlimits(&rq);
+	for (uint32_t i = 0; i < rq.n_rlimits; i++) {
+		struct rlimit rl = {rq.rlimits[i].value, rq.rlimits[i].value};
+		if (prlimit(pid, rq.rlimits[i].resource, &rl, NULL) < 0)
+			LOG_W("runner %d: prlimit(%d): %s", (int)pid, rq.rlimits[i].resource, strerror(errno));
+	}
+}
+
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++) {
+		if (p[i] >= 0)
+			close(p[i]);
+		p[i] = -1;
+	}
+}
+
+static int make_pipes(int logp[2], int ipc[2], struct err *e)
+{
+	if (pipe2(logp, O_CLOEXEC) == 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ipc) == 0)
+		return 0;
+	close_pair(logp);
+	return err_set(e, ERR_INTERNAL, "cannot create the runner's pipes: %s", strerror(errno));
+}
+
+/* Starts `accord runner` with posix_spawn (vfork semantics: cheap in a large
+ * multi-threaded server): own process group, stdin /dev/null, stdout+stderr → log pipe,
+ * fd 3 → IPC, every other descriptor closed (the runner gets nothing of the data
+ * folder), working directory its own, a clean environment.  The runner cannot run
+ * untrusted code before it has read its start frame, which is sent after the rlimits are
+ * in place. */
+static int exec_runner(struct sup *s, int logp[2], int ipc[2], struct err *e)
+{
+	char *argv[] = {"accord", "runner", NULL};
+	char **env = queue_runner_env(&s->q->cfg, s->workdir, false);
+	const struct spawn_fd fds[] = {{-1, 0}, {logp[1], 1}, {logp[1], 2}, {ipc[1], 3}};
+	int rc;
+
+	if (!env)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	rc = spawn_start(&(struct spawn_opts){.exe = s->q->runner_exe, .argv = argv, .env = env, .fds = fds,
+					      .n_fds = 4, .cwd = s->workdir, .own_group = true},
+			 &s->pid);
+	queue_free_env(env);
+	if (rc != 0) {
+		s->pid = 0;
+		return err_set(e, ERR_INTERNAL, "cannot start the runner %s: %s", s->q->runner_exe, strerror(rc));
+	}
+	apply_rlimits(s->pid);
+	return 0;
+}
+
+/* Starts the runner: forked by the runner zygote (queue/zygote.h) when there is one,
+ * else exec'd (exec_runner).  Either way the same process group, descriptors, working
+ * directory, environment and rlimits. */
+static int spawn_runner(struct sup *s, struct err *e)
+{
+	int logp[2] = {-1, -1}, ipc[2] = {-1, -1}, rc = -1;
+
+	if (make_pipes(logp, ipc, e))
+		return -1;
+	if (s->q->zygote) {
+		struct zygote_req lim;
+		runner_rlimits(&lim);
+		rc = zygote_spawn(s->q->zygote, s->workdir, logp[1], ipc[1], &lim, &s->pid, &s->zc, e);
+		if (rc == 1) { /* no zygote now: exec, with descriptors no dying fork holds */
+			close_pair(logp);
+			close_pair(ipc);
+			rc = make_pipes(logp, ipc, e);
+		} else if (rc < 0) {
+			goto out;
+		} else {
+			goto started;
+		}
+		if (rc)
+			goto out;
+	}
+	if ((rc = exec_runner(s, logp, ipc, e)))
+		goto out;
+started:
+	pthread_mutex_lock(&s->q->lock);
+	s->r->pgid = s->pid;
+	pthread_mutex_unlock(&s->q->lock);
+	s->log_fd = logp[0];
+	s->ipc_fd = ipc[0];
+	logp[0] = ipc[0] = -1;
+	fcntl(s->log_fd, F_SETFL, O_NONBLOCK);
+out:
+	close_pair(logp);
+	close_pair(ipc);
+	return rc;
+}
+
+/* The lines Concord's agent begins every run's log with, where they tell something: the
+ * runtime, and the entry point of a run from the start (a resumed or restored run
+ * continues where it stopped). */
+static void agent_lines(struct sup *s)
+{
+	char msg[sizeof s->r->p.entry_point + 32];
+
+	server_line(s, "INFO", "Runtime: concord-v2");
+	if (!s->r->p.resume_event[0]) {
+		str_fmt_cut(msg, sizeof msg, "Using entry point: %s", s->r->p.entry_point);
+		server_line(s, "INFO", msg);
+	}
+}
+
+static int send_start(struct sup *s, struct err *e)
+{
+	json_t *start = supervise_start_frame(s->r, s->workdir, e);
+	int rc;
+
+	if (!start)
+		return -1;
+	rc = frame_write(s->ipc_fd, start, e);
+	json_decref(start);
+	return rc;
+}
+
+/* ---- the loop ---------------------------------------------------------------------------- */
+
+static int poll_timeout(struct sup *s)
+{
+	int64_t now = dt_now_ms(), at = 0;
+
+	if (s->flush_at)
+		at = s->flush_at;
+	if (s->deadline && !s->timed_out && (!at || s->deadline < at))
+		at = s->deadline;
+	if (s->kill_at && (!at || s->kill_at < at))
+		at = s->kill_at;
+	if (s->waits_at && (!at || s->waits_at < at))
+		at = s->waits_at;
+	if (task_jobs_next_at(&s->jobs) && (!at || task_jobs_next_at(&s->jobs) < at))
+		at = task_jobs_next_at(&s->jobs);
+	if (!at)
+		return -1;
+	return at <= now ? 0 : (int)(at - now > 60000 ? 60000 : at - now);
+}
+
+static void check_stop(struct sup *s)
+{
+	char tmp[16];
+	int why = atomic_load(&s->r->stop);
+
+	while (read(s->r->wake_fd[0], tmp, sizeof tmp) > 0)
+		;
+	if (why == STOP_CANCEL && !s->kill_at) {
+		server_line(s, "WARN", "Process cancelled: stopping the runner");
+		begin_kill(s);
+	} else if (why == STOP_SHUTDOWN && !s->kill_at) {
+		server_line(s, "ERROR", "Process failed: the server is shutting down");
+		begin_kill(s);
+	}
+}
+
+static void timers(struct sup *s)
+{
+	int64_t now = dt_now_ms();
+
+	if (s->flush_at && now >= s->flush_at)
+		flush(s);
+	if (s->deadline && !s->timed_out && now >= s->deadline) {
+		char msg[96];
+		s->timed_out = true;
+		if (s->r->p.timeout_s > 0)
+			str_fmt_cut(msg, sizeof msg, "Process timed out (%llds limit)", (long long)s->r->p.timeout_s);
+		else
+			str_fmt_cut(msg, sizeof msg,
+				    "Process timed out (%us limit: the server's --default-process-timeout for processes "
+				    "without processTimeout)",
+				    limits.process_timeout_s);
+		server_line(s, "ERROR", msg);
+		store_audit_system(s->db, "STOP", s->id, NULL, s->r->p.initiator_id, s->r->p.initiator, "processTimeout");
+		begin_kill(s);
+	}
+	if (s->kill_at && now >= s->kill_at) {
+		signal_group(s, SIGKILL);
+		s->kill_at = now + 60000;
+	}
+}
+
+static void job_reply(void *ctx, json_t *answer)
+{
+	reply(ctx, answer);
+}
+
+/* Runs until the runner has closed both its log and its IPC socket. */
+static void loop(struct sup *s)
+{
+	while (!s->log_closed || !s->ipc_closed) {
+		struct pollfd fds[3 + 2 * TASK_JOBS_MAX] = {{s->log_closed ? -1 : s->log_fd, POLLIN, 0},
+							    {s->ipc_closed ? -1 : s->ipc_fd, POLLIN, 0},
+							    {s->r->wake_fd[0], POLLIN, 0}};
+		size_t n_jobs = task_jobs_fds(&s->jobs, fds + 3);
+		int n = poll(fds, 3 + n_jobs, poll_timeout(s));
+		if (n < 0 && errno != EINTR) {
+			LOG_E("process %s: poll: %s", s->id, strerror(errno));
+			begin_kill(s);
+		}
+		if (fds[0].revents)
+			read_log(s);
+		if (fds[1].revents)
+			read_ipc(s);
+		if (fds[2].revents)
+			check_stop(s);
+		if (json_array_size(s->waits) && (fds[2].revents || dt_now_ms() >= s->waits_at))
+			check_waits(s);
+		if (n_jobs)
+			task_jobs_step(&s->jobs, n >= 0 ? fds + 3 : NULL, job_line, job_reply, s);
+		timers(s);
+	}
+}
+
+/* ---- the end ------------------------------------------------------------------------------ */
+
+static enum proc_status final_status(struct sup *s, int wstatus)
+{
+	int why = atomic_load(&s->r->stop);
+	char msg[160];
+
+	if (why == STOP_CANCEL)
+		return PS_CANCELLED;
+	if (why == STOP_SHUTDOWN || s->log_full)
+		return PS_FAILED;
+	if (s->timed_out)
+		return PS_TIMED_OUT;
+	if (s->done && strcmp(s->done, "FINISHED") == 0)
+		return PS_FINISHED;
+	if (s->done && strcmp(s->done, "SUSPENDED") == 0)
+		return PS_SUSPENDED;
+	if (!s->done) {
+		if (WIFSIGNALED(wstatus))
+			str_fmt_cut(msg, sizeof msg, "Process failed: the runner was killed by signal %d (%s)",
+				    WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+		else
+			str_fmt_cut(msg, sizeof msg,
+				    "Process failed: the runner exited with status %d without a result",
+				    WEXITSTATUS(wstatus));
+		server_line(s, "ERROR", msg);
+	}
+	return PS_FAILED;
+}
+
+/* The working directory out of the way in one rename (removed once the end is committed);
+ * the path is free for a restore right after the final status.  out is "" when it was
+ * removed in place instead. */
+static void set_aside(struct sup *s, char *out, size_t cap)
+{
+	struct err e;
+
+	out[0] = '\0';
+	if (!s->workdir[0])
+		return;
+	if (str_fmt(out, cap, "%s/work/.ended-%s", s->q->work_dir, s->id) == 0 && rename(s->workdir, out) == 0)
+		return;
+	out[0] = '\0';
+	if (path_remove_tree(s->workdir, &e)) /* a previous run's leftover in the way: slower */
+		LOG_W("process %s: %s", s->id, e.msg);
+}
+
+/* The final status on its own, after the end's transaction failed.  A full disk (or a
+ * database out of reach) is waited for, a second at a time as for the start of the end,
+ * so that the process does not stay RUNNING once there is room again; not at shutdown
+ * (recovery at the next start settles it). */
+static bool record_end_alone(struct sup *s, unsigned from, enum proc_status st)
+{
+	struct err e;
+
+	for (int i = 0;; i++) {
+		if (store_process_transition(s->db, s->id, from, st, &e) == 0)
+			return true;
+		if (i == 0)
+			LOG_E("process %s: cannot record %s: %s%s", s->id, proc_status_name(st), e.msg,
+			      e.code == ERR_NO_SPACE || e.code == ERR_UNAVAILABLE ? " (trying again every second)" : "");
+		if ((e.code != ERR_NO_SPACE && e.code != ERR_UNAVAILABLE) || i >= END_WAIT_TRIES ||
+		    atomic_load(&s->r->stop) == STOP_SHUTDOWN)
+			return false;
+		nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+	}
+}
+
+/* What the end's transaction would lose if its commit failed: the log and events not yet
+ * stored, so that the whole end can be written again once the database is back. */
+struct unstored {
+	struct buf log;
+	json_t *events;
+};
+
+static int keep_unstored(struct sup *s, struct unstored *u, struct err *e)
+{
+	buf_init(&u->log, 0);
+	u->events = json_deep_copy(s->events);
+	if (!u->events || buf_append(&u->log, s->log.data, s->log.len, e)) {
+		json_decref(u->events);
+		buf_cleanup(&u->log);
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+static void restore_unstored(struct sup *s, struct unstored *u)
+{
+	buf_cleanup(&s->log);
+	s->log = u->log;
+	json_decref(s->events);
+	s->events = u->events;
+}
+
+static void drop_unstored(struct unstored *u)
+{
+	buf_cleanup(&u->log);
+	json_decref(u->events);
+}
+
+/* Results, the last log and events, the final status and (FINISHED) the payload's removal
+ * in one transaction (nested ones inside are savepoints): one commit for the whole end.
+ * When that commit fails because PostgreSQL went away mid-way (everything in it undone), the
+ * whole end is written again once the database is back, as the start of the end waits for
+ * it; only another failure (or shutdown) leaves the final status to be recorded alone. */
+static void finish(struct sup *s, enum proc_status st)
+{
+	struct err e;
+	unsigned from = PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING);
+	char aside[4200];
+	bool tx, ended = false, kept;
+	enum proc_status wanted;
+	struct unstored u;
+
+	if (st == PS_SUSPENDED) {
+		flush(s);
+		if (supervise_store_suspended(s->db, s->id, s->workdir, s->wait_events, s->forms,
+					      s->wake_event[0] ? s->wake_event : NULL, s->wake_at, &e) == 0) {
+			s->suspended = true;
+			queue_log_grew(s->q, s->db, s->id);
+			logwatch_end(s->id);
+			return;
+		}
+		LOG_E("process %s: cannot store its suspended state: %s", s->id, e.msg);
+		if (e.code == ERR_TOO_LARGE)
+			server_line_why(s, "Process failed: its suspended state could not be stored", &e);
+		else
+			server_line(s, "ERROR", "Process failed: its suspended state could not be stored");
+		st = PS_FAILED;
+	}
+	wanted = st;
+	for (int attempt = 0;; attempt++) {
+		st = wanted;
+		ended = false;
+		/* The end waits for the database (PostgreSQL restarting), but not at shutdown. */
+		for (int i = 0; !(tx = store_tx_begin_rows(s->db, &e) == 0) && e.code == ERR_UNAVAILABLE &&
+				i < END_WAIT_TRIES && atomic_load(&s->r->stop) != STOP_SHUTDOWN;
+		     i++) {
+			if (i == 0)
+				LOG_W("process %s: its end waits for the database: %s", s->id, e.msg);
+			nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+		}
+		if (!tx)
+			LOG_W("process %s: its end is stored step by step: %s", s->id, e.msg);
+		kept = tx && attempt < END_WAIT_TRIES && keep_unstored(s, &u, &e) == 0;
+		if (supervise_store_results(s->db, s->id, s->workdir,
+					    json_object_get(s->r->p.meta, "out") != NULL, &e)) {
+			LOG_E("process %s: cannot store its results: %s", s->id, e.msg);
+			if (e.code == ERR_TOO_LARGE) /* the flow's doing: the log says which limit */
+				server_line_why(s, "Process failed: its results could not be stored", &e);
+			else
+				server_line(s, "ERROR", "Process failed: its results could not be stored");
+			st = PS_FAILED;
+		}
+		flush(s);
+		if (s->lost && st == PS_FINISHED) {
+			server_line(s, "ERROR",
+				    "Process failed: part of its log or events could not be stored (see the server log)");
+			st = PS_FAILED;
+			flush(s);
+		}
+		set_aside(s, aside, sizeof aside);
+		if (store_process_transition(s->db, s->id, from, st, &e)) {
+			LOG_E("process %s: cannot record %s: %s", s->id, proc_status_name(st), e.msg);
+		} else {
+			ended = true;
+			/* A FAILED, CANCELLED or TIMED_OUT process's handlers start from a copy of
+			 * its payload (handlers.c): dropped after them. */
+			if (st == PS_FINISHED && store_process_payload_drop(s->db, s->id, &e))
+				LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
+		}
+		if (!tx || store_tx_commit(s->db, &e) == 0) {
+			if (kept)
+				drop_unstored(&u);
+			break;
+		}
+		ended = false;
+		if (kept && e.code == ERR_UNAVAILABLE && atomic_load(&s->r->stop) != STOP_SHUTDOWN &&
+		    (!aside[0] || rename(aside, s->workdir) == 0)) {
+			LOG_W("process %s: its end was undone (%s); written again once the database is back",
+			      s->id, e.msg);
+			restore_unstored(s, &u);
+			nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+			continue;
+		}
+		if (kept)
+			drop_unstored(&u);
+		/* Everything above is undone (its log too): the final status at least, on its
+		 * own — never FINISHED for a process whose end was lost. */
+		LOG_E("process %s: cannot store its end: %s", s->id, e.msg);
+		if (st == PS_FINISHED)
+			st = PS_FAILED;
+		ended = record_end_alone(s, from, st);
+		break;
+	}
+	if (aside[0] && path_remove_tree(aside, &e))
+		LOG_W("process %s: %s", s->id, e.msg);
+	if (ended) {
+		if (s->running_at)
+			metrics_observe(MH_PROCESS_RUNNING_TO_FINAL, (dt_now_ms() - s->running_at) * 1000);
+		queue_process_ended(s->q, s->db, s->id, st);
+		if (st != PS_FINISHED && store_process_payload_drop(s->db, s->id, &e))
+			LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
+	}
+	queue_log_grew(s->q, s->db, s->id); /* the other nodes' followers see the end */
+	logwatch_end(s->id);
+}
+
+void supervisor_main(void *arg)
+{
+	struct running *r = arg;
+	struct sup s = {.r = r, .q = r->q, .id = r->p.instance_id, .log_fd = -1, .ipc_fd = -1, .project_room = UINT64_MAX};
+	struct err e = {0};
+	int wstatus = 0;
+	int64_t maxrss_kb = 0;
+	enum proc_status st = PS_FAILED;
+
+	s.claimed_at = dt_now_ms();
+	buf_init(&s.log, 0);
+	s.events = json_array();
+	s.waits = json_array();
+	frame_reader_init(&s.frames);
+	if (!(s.db = store_conn(s.q->cfg.store, &e)))
+		goto broken;
+	if (atomic_load(&r->stop) != STOP_NONE) {
+		st = atomic_load(&r->stop) == STOP_CANCEL ? PS_CANCELLED : PS_FAILED;
+		goto end;
+	}
+	if (prepare_workdir(&s, &e) || spawn_runner(&s, &e))
+		goto broken;
+	mark_running(&s);
+	agent_lines(&s);
+	if (send_start(&s, &e)) {
+		LOG_W("process %s: cannot send the start frame: %s", s.id, e.msg);
+		begin_kill(&s);
+	}
+	loop(&s);
+	task_jobs_end(&s.jobs, s.q->cfg.stop_grace_ms + 10000, job_line, &s);
+	if (s.zc) {
+		wstatus = zygote_wait(s.q->zygote, s.zc, &maxrss_kb);
+	} else {
+		struct rusage ru = {0};
+
+		while (wait4(s.pid, &wstatus, 0, &ru) < 0 && errno == EINTR)
+			;
+		maxrss_kb = ru.ru_maxrss;
+	}
+	metrics_runner_rss((uint64_t)maxrss_kb * 1024);
+	s.zc = NULL;
+	signal_group(&s, SIGKILL); /* anything the flow left behind in its group */
+	st = final_status(&s, wstatus);
+	goto end;
+broken:
+	LOG_E("process %s: cannot start: %s", s.id, e.msg);
+	{
+		char msg[ERR_MSG_MAX + 32];
+		str_fmt_cut(msg, sizeof msg, "Process failed: %s", e.msg);
+		if (s.db)
+			server_line(&s, "ERROR", msg);
+	}
+	st = PS_FAILED;
+end:
+	/* finish removes the working directory before it records the status: after that a
+	 * resume or restore may already have made it again for the next run. */
+	if (s.db)
+		finish(&s, st);
+	if (s.log_fd >= 0)
+		close(s.log_fd);
+	if (s.ipc_fd >= 0)
+		close(s.ipc_fd);
+	frame_reader_cleanup(&s.frames);
+	buf_cleanup(&s.log);
+	json_decref(s.events);
+	json_decref(s.waits);
+	json_decref(s.wait_events);
+	json_decref(s.forms);
+	if (s.suspended) {
+		/* Once its working directory is gone and it left this node's list, a resume may
+		 * start it again (children.c waits for that). */
+		char id[UUID_STR_LEN];
+		if (str_fmt(id, sizeof id, "%s", s.id)) /* an instance id */
+			abort();
+		queue_release(s.q, r);
+		children_parent_suspended(s.q, s.db, id);
+		locks_process_suspended(s.q, s.db, id);
+		return;
+	}
+	queue_release(s.q, r);
+}
