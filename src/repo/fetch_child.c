@@ -238,15 +238,10 @@ const char *__lsan_default_suppressions(void)
 {
 	return is_fetch_child() ? "leak:libpcre2-8.so\nleak:libgit2.so\nleak:libssh2.so\n" : "leak:libpcre2-8.so\n";
 }
-/* use_tls=0: GCC 12's LeakSanitizer (Debian 12) reads a bogus dynamic-TLS record of the
- * main thread at exit ("DTLS 9 at 0x17f-0x1400001281", then "Tracer caught signal 11") in
- * some builds of the server — the same sources minus an unrelated file did not — and the
- * exit status becomes 1 without any leak report.  Thread-local roots are skipped instead:
- * every thread of the server is joined before the check, so nothing is missed there. */
 const char *__lsan_default_options(void);
 const char *__lsan_default_options(void)
 {
-	return "print_suppressions=0:use_tls=0";
+	return "print_suppressions=0";
 }
 #endif
 

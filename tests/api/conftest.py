@@ -136,6 +136,10 @@ class Server:
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="accord-test-")
         self.own_dir = data_dir is None
         self.env = dict(os.environ)
+        # scripts/run-suites sanitizer_tunables(): LeakSanitizer's view of dlopen'd TLS
+        if "optional_static_tls" not in self.env.get("GLIBC_TUNABLES", ""):
+            self.env["GLIBC_TUNABLES"] = ":".join(
+                x for x in (self.env.get("GLIBC_TUNABLES", ""), "glibc.rtld.optional_static_tls=0") if x)
         self.env.update({"ACCORD_ADMIN_API_KEY": ADMIN_KEY, "ACCORD_ADMIN_PASSWORD": ADMIN_PASSWORD})
         self.env.update(env or {})
         self.args = list(args)
