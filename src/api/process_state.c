@@ -113,8 +113,8 @@ static int owner_access(struct api_call *c, const struct process *p)
 			return 0;
 	}
 	return api_fail(c, ERR_FORBIDDEN,
-			"The current user (%s) doesn't have the necessary permissions to download the state of "
-			"process: %s",
+			"The current user (%s) doesn't have the necessary permissions to the download the process "
+			"state: %s",
 			c->who.user.username, p->instance_id);
 }
 

@@ -46,6 +46,9 @@ struct queue_cfg {
 	/* Server-side defaults of tasks ({"smtpParams": …, "slackParams": …}, BORROWED, may be
 	 * NULL): sent to each runner in its start frame, never written to a file. */
 	json_t *task_defaults;
+	/* The process signing key's PEM (crypto/signing.h, BORROWED, may be NULL): the start
+	 * frame's initiator and currentUser get a usernameSignature. */
+	const char *signing_key;
 };
 
 struct queue;
