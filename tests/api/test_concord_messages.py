@@ -84,3 +84,22 @@ def test_state_download_refused_in_concords_words(admin, new_user):
     text = message(user.get("/api/v1/process/%s/state/snapshot" % pid), 403)
     assert text == ("The current user (%s) doesn't have the necessary permissions to the download the process "
                     "state: %s" % (user.username, pid))
+
+
+def test_ended_process_state_is_its_attachments(admin):
+    """Item 9's leftover, as docs/api.md documents it: a FINISHED process's payload is dropped
+    at its end, so its state is its attachments; a file of the payload is 404 File not found."""
+    import io
+    import zipfile
+
+    flow = "flows:\n  default:\n    - set:\n        v: 1\n"
+    pid = start_process(admin, flow, parts={"out": "v"}, files={"data/extra.txt": b"extra"})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    r = admin.get("/api/v1/process/%s/state/snapshot" % pid)
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/zip"
+    names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
+    assert "_attachments/out.json" in names
+    assert [n for n in names if not n.startswith("_attachments/")] == []
+    for name in ("concord.yml", "_main.json", "data/extra.txt"):
+        r = admin.get("/api/v1/process/%s/state/snapshot/%s" % (pid, name))
+        assert message(r, 404) == "File not found: %s" % name
