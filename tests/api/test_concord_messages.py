@@ -15,6 +15,7 @@ UserResource, ApiKeyResource, ProcessResourceV2, ProcessResource):
 | org-members-only checks (e.g. team list)   | … doesn't belong to the organization: o                | … doesn't belong to the specified organization: o           |
 | POST /api/v1/apikey (name taken)           | API key with name 'k' already exists                   | API Token with name 'k' already exists                      |
 | GET /api/v2/process?limit=0                | 'limit' must be a number between 1 and 1000            | 'limit' must be a positive number                           |
+| POST /api/v1/org/{org}/secret/{s} (update) | … server's key, the 'storePassword' cannot be changed | … server's key, can't use or set 'storePassword'            |
 | GET /api/v1/process/{id}/state/snapshot    | … permissions to download the state of process: id     | … permissions to the download the process state: id         |
 """
 from conftest import start_process, unique, wait_process
@@ -103,3 +104,13 @@ def test_ended_process_state_is_its_attachments(admin):
     for name in ("concord.yml", "_main.json", "data/extra.txt"):
         r = admin.get("/api/v1/process/%s/state/snapshot/%s" % (pid, name))
         assert message(r, 404) == "File not found: %s" % name
+
+
+def test_store_password_on_a_server_key_secret_in_concords_words(admin):
+    """SecretManager.update: a storePassword for a secret the server's key encrypts."""
+    name = unique("sec")
+    r = admin.post("/api/v1/org/Default/secret", files={"name": (None, name), "type": (None, "data"),
+                                                        "data": (None, "x")})
+    assert r.status_code == 200, r.text
+    r = admin.post("/api/v1/org/Default/secret/%s" % name, json={"storePassword": "Passw0rd-123"})
+    assert message(r, 400) == "The secret is encrypted with the server's key, can't use or set 'storePassword'"
