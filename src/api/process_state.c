@@ -144,7 +144,7 @@ static int snapshot(struct api_call *c)
 	else if (rc == 0)
 		rc = pack_zip_dir(dir, limits.archive_bytes, &data, &len, &c->err);
 	if (rc && name && c->err.code == ERR_NOT_FOUND)
-		rc = api_fail(c, ERR_NOT_FOUND, "File not found: %.256s", name);
+		rc = api_fail(c, ERR_NOT_FOUND, "State file not found: %.256s", name);
 	if (dir[0] && path_remove_tree(dir, &ignored))
 		LOG_W("cannot remove %s: %s", dir, ignored.msg);
 	if (rc)

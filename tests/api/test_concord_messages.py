@@ -16,6 +16,8 @@ UserResource, ApiKeyResource, ProcessResourceV2, ProcessResource):
 | POST /api/v1/apikey (name taken)           | API key with name 'k' already exists                   | API Token with name 'k' already exists                      |
 | GET /api/v2/process?limit=0                | 'limit' must be a number between 1 and 1000            | 'limit' must be a positive number                           |
 | POST /api/v1/org/{org}/secret/{s} (update) | … server's key, the 'storePassword' cannot be changed | … server's key, can't use or set 'storePassword'            |
+| GET …/state/snapshot/{name} (no such file) | File not found: name                                   | State file not found: name                                  |
+| GET /api/v1/process/{id}/log (bad Range)   | Invalid Range header 'v': why                          | Invalid range header: v                                     |
 | GET /api/v1/process/{id}/state/snapshot    | … permissions to download the state of process: id     | … permissions to the download the process state: id         |
 """
 from conftest import start_process, unique, wait_process
@@ -89,7 +91,7 @@ def test_state_download_refused_in_concords_words(admin, new_user):
 
 def test_ended_process_state_is_its_attachments(admin):
     """Item 9's leftover, as docs/api.md documents it: a FINISHED process's payload is dropped
-    at its end, so its state is its attachments; a file of the payload is 404 File not found."""
+    at its end, so its state is its attachments; a file of the payload is 404 State file not found."""
     import io
     import zipfile
 
@@ -103,7 +105,7 @@ def test_ended_process_state_is_its_attachments(admin):
     assert [n for n in names if not n.startswith("_attachments/")] == []
     for name in ("concord.yml", "_main.json", "data/extra.txt"):
         r = admin.get("/api/v1/process/%s/state/snapshot/%s" % (pid, name))
-        assert message(r, 404) == "File not found: %s" % name
+        assert message(r, 404) == "State file not found: %s" % name
 
 
 def test_store_password_on_a_server_key_secret_in_concords_words(admin):
