@@ -155,7 +155,7 @@ static int insert_key(struct api_call *c, struct apikey *k, const char *name, co
 			break;
 	}
 	if (rc == -ERR_CONFLICT && name)
-		return api_fail(c, ERR_CONFLICT, "API key with name '%s' already exists", name);
+		return api_fail(c, ERR_CONFLICT, "API Token with name '%s' already exists", name);
 	return rc;
 }
 

@@ -157,7 +157,7 @@ static int create_or_update(struct api_call *c)
 	json_t *body = NULL;
 	char *meta = NULL, *cfg = NULL;
 	struct org o;
-	bool exists = false;
+	bool exists = false, hidden = false;
 	int rc;
 
 	if ((rc = api_body_object(c, &body)))
@@ -165,8 +165,14 @@ static int create_or_update(struct api_call *c)
 	if ((rc = body_org(c, body, &o, &exists)))
 		goto out;
 	rc = exists ? rbac_org(c->db, &c->who, &o, RBAC_ORG_OWNER, &c->err) : rbac_admin(&c->who, &c->err);
-	if (rc == -ERR_NOT_FOUND) /* a PRIVATE org the caller cannot see: as if it were new */
+	if (rc == -ERR_NOT_FOUND) { /* a PRIVATE org the caller cannot see: as if it were new */
+		hidden = true;
 		rc = rbac_admin(&c->who, &c->err);
+	}
+	if (rc == -ERR_FORBIDDEN) /* Concord's words */
+		rc = api_fail(c, ERR_FORBIDDEN, exists && !hidden
+							? "Only admins or owners are allowed to update organizations"
+							: "Only admins are allowed to update organizations");
 	if (rc)
 		goto out;
 	if (!exists)

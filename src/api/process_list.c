@@ -236,7 +236,7 @@ static int paging(struct api_call *c, size_t *limit, size_t *offset)
 	*offset = 0;
 	if (l && *l) {
 		if (str_to_i64(str_from(l), 1, (int64_t)limits.list_max, &v, "limit", &c->err))
-			return api_fail(c, ERR_INVALID, "'limit' must be a number between 1 and %zu", limits.list_max);
+			return api_fail(c, ERR_INVALID, "'limit' must be a positive number (at most %zu)", limits.list_max);
 		*limit = (size_t)v;
 	}
 	if (o && *o) {

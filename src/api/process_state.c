@@ -113,8 +113,8 @@ static int owner_access(struct api_call *c, const struct process *p)
 			return 0;
 	}
 	return api_fail(c, ERR_FORBIDDEN,
-			"The current user (%s) doesn't have the necessary permissions to download the state of "
-			"process: %s",
+			"The current user (%s) doesn't have the necessary permissions to the download the process "
+			"state: %s",
 			c->who.user.username, p->instance_id);
 }
 
@@ -144,7 +144,7 @@ static int snapshot(struct api_call *c)
 	else if (rc == 0)
 		rc = pack_zip_dir(dir, limits.archive_bytes, &data, &len, &c->err);
 	if (rc && name && c->err.code == ERR_NOT_FOUND)
-		rc = api_fail(c, ERR_NOT_FOUND, "File not found: %.256s", name);
+		rc = api_fail(c, ERR_NOT_FOUND, "State file not found: %.256s", name);
 	if (dir[0] && path_remove_tree(dir, &ignored))
 		LOG_W("cannot remove %s: %s", dir, ignored.msg);
 	if (rc)

@@ -148,7 +148,7 @@ static int check_passwords(struct api_call *c, const struct update_req *u, const
 {
 	if (!s->password_protected && (u->store_password || u->new_store_password))
 		return api_fail(c, ERR_INVALID,
-				"The secret is encrypted with the server's key, the 'storePassword' cannot be changed");
+				"The secret is encrypted with the server's key, can't use or set 'storePassword'");
 	if (u->new_store_password && storepass_check(u->new_store_password, c->who.user.username, &c->err))
 		return -ERR_INVALID;
 	if (reseal && s->password_protected && !u->store_password)

@@ -4,11 +4,6 @@
 
 #include "store/projects.h"
 
-static int deny(const struct principal *p, struct err *e, const char *what)
-{
-	return err_set(e, ERR_FORBIDDEN, "The current user (%s) %s", p->user.username, what);
-}
-
 static int org_owner(struct store_conn *c, const struct principal *p, const char *org_id, bool *yes, struct err *e)
 {
 	struct org o;
@@ -115,12 +110,13 @@ int rbac_org(struct store_conn *c, const struct principal *p, const struct org *
 	case RBAC_ORG_MEMBER:
 		if (role != TEAM_ROLE_NONE || global)
 			return 0;
-		return err_set(e, ERR_FORBIDDEN, "The current user (%s) doesn't belong to the organization: %s",
+		return err_set(e, ERR_FORBIDDEN, "The current user (%s) doesn't belong to the specified organization: %s",
 			       p->user.username, o->name);
 	case RBAC_ORG_OWNER:
 		if (role == TEAM_ROLE_OWNER)
 			return 0;
-		return err_set(e, ERR_FORBIDDEN, "The current user (%s) is not an owner of the organization: %s",
+		return err_set(e, ERR_FORBIDDEN,
+			       "The current user (%s) does not have the required role: OWNER (organization: %s)",
 			       p->user.username, o->name);
 	}
 	return err_set(e, ERR_FORBIDDEN, "The current user (%s) doesn't have access to the organization: %s",
@@ -143,15 +139,16 @@ int rbac_team(struct store_conn *c, const struct principal *p, const struct team
 		return rc;
 	if (role >= need)
 		return 0;
-	return err_set(e, ERR_FORBIDDEN, "The current user (%s) needs the role %s in the team: %s", p->user.username,
-		       team_role_name(need), t->name);
+	return err_set(e, ERR_FORBIDDEN, "The current user (%s) does not have the required role: %s (team: %s)",
+		       p->user.username, team_role_name(need), t->name);
 }
 
 int rbac_admin(const struct principal *p, struct err *e)
 {
 	if (principal_is_admin(p))
 		return 0;
-	return deny(p, e, "is not an administrator: only admins can do that");
+	return err_set(e, ERR_FORBIDDEN, "Only admins can do that (the current user, %s, is not an administrator)",
+		       p->user.username);
 }
 
 int rbac_owner_candidate(struct store_conn *c, const char *org_id, const struct user *u, struct err *e)

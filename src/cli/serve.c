@@ -29,6 +29,7 @@
 #include "http/server.h"
 #include "crypto/auditkey.h"
 #include "crypto/session.h"
+#include "crypto/signing.h"
 #include "store/audit_chain.h"
 #include "queue/queue.h"
 #include "runner/identity.h"
@@ -47,7 +48,7 @@
 
 struct serve_cfg {
 	char *listen, *data, *work, *db, *durability, *metrics, *git_ca_file, *git_known_hosts, *repo_local_dirs, *runner_user;
-	char *imports_git_base_url, *maven_repository;
+	char *imports_git_base_url, *maven_repository, *process_signing_key;
 	char *docker_command, *docker_network, *docker_run_options;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s, repo_fetches_per_user;
 	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
@@ -166,6 +167,9 @@ static const struct config_opt opts[] = {
     {"docker-run-options", CONFIG_STRING, NULL, 0, 0, &cfg.docker_run_options,
      "more options of the engine's `run` for every container, split at blanks (e.g. \"--ulimit nofile=1024:1024 "
      "--memory 1g\")"},
+    {"process-signing-key", CONFIG_STRING, NULL, 0, 0, &cfg.process_signing_key,
+     "RSA private key (PEM) that signs each process's initiator and currentUser username (usernameSignature, "
+     "SHA256withRSA in Base64: Concord's process.signingKeyPath); none: no signature"},
     {"runner-zygote", CONFIG_BOOL, "true", 0, 0, &cfg.runner_zygote,
      "fork runners from a pre-started `accord runner --zygote` instead of exec'ing the binary per process (false: "
      "exec each time)"},
@@ -336,6 +340,7 @@ static int wait_for_signal(void)
 static char node_id[UUID_STR_LEN];
 /* The smtp and slack tasks' server-side defaults, handed to every runner (task_settings.h). */
 static json_t *task_defaults;
+static char *signing_pem; /* --process-signing-key's PEM (crypto/signing.h), or NULL */
 
 /* "nobody (uid 65534)" for the start-up log. */
 static const char *runner_user_name(uid_t uid, char *out, size_t cap)
@@ -403,6 +408,7 @@ static int start_queue(struct app *app, struct err *e)
 	qc.docker_network = cfg.docker_network;
 	qc.docker_run_options = cfg.docker_run_options;
 	qc.self_url = self_url;
+	qc.signing_key = signing_pem;
 	app->queue = queue_start(&qc, e);
 	if (!app->queue)
 		return -1;
@@ -704,7 +710,9 @@ int cli_serve_main(int argc, char **argv)
 		config_free(opts, N_OPTS);
 		return 2;
 	}
-	if (http_limits_check(&e) || !(task_defaults = task_settings_json(&e))) {
+	if (http_limits_check(&e) || !(task_defaults = task_settings_json(&e)) ||
+	    (cfg.process_signing_key && *cfg.process_signing_key &&
+	     !(signing_pem = signing_key_load(cfg.process_signing_key, &e)))) {
 		fprintf(stderr, "accord serve: %s\n", e.msg);
 		config_free(opts, N_OPTS);
 		return 2;
@@ -718,5 +726,6 @@ int cli_serve_main(int argc, char **argv)
 		fprintf(stderr, "accord serve: %s\n", e.msg);
 	config_free(opts, N_OPTS);
 	json_decref(task_defaults);
+	signing_key_free(signing_pem);
 	return rc ? 1 : 0;
 }

@@ -25,7 +25,7 @@ static bool parse_u64(struct str s, uint64_t *out)
 
 static int bad(const char *value, const char *why, struct err *e)
 {
-	return err_set(e, ERR_INVALID, "Invalid Range header '%.100s': %s", value, why);
+	return err_set(e, ERR_INVALID, "Invalid range header: %.100s (%s)", value, why);
 }
 
 static int unsatisfiable(const char *value, uint64_t size, struct err *e)

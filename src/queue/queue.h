@@ -53,6 +53,9 @@ struct queue_cfg {
 	/* This server's own API ("http://127.0.0.1:8001", BORROWED, may be NULL): server tasks
 	 * that act through it as their process's initiator (queue/tasks/api_client.h). */
 	const char *self_url;
+	/* The process signing key's PEM (crypto/signing.h, BORROWED, may be NULL): the start
+	 * frame's initiator and currentUser get a usernameSignature. */
+	const char *signing_key;
 };
 
 struct queue;

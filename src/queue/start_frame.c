@@ -7,9 +7,11 @@
 #include <sodium.h>
 
 #include "base/jsonx.h"
+#include "base/log.h"
 #include "base/path.h"
 #include "flow/start_def.h"
 #include "crypto/session.h"
+#include "crypto/signing.h"
 #include "queue/tasks/server_tasks.h"
 #include "queue/main_json.h"
 #include "queue/supervise/supervise.h"
@@ -32,6 +34,19 @@ static json_t *user_json(struct store_conn *c, const char *id, const char *usern
 	return v;
 }
 
+/* Concord's usernameSignature of the user's username (crypto/signing.h). */
+static int sign_username(const char *pem, json_t *user, struct err *e)
+{
+	const char *name = json_string_value(json_object_get(user, "username"));
+	char *sig = name ? signing_sign(pem, name, e) : NULL;
+
+	if (!sig)
+		return name ? -1 : 0;
+	json_object_set_new(user, "usernameSignature", json_string(sig));
+	free(sig);
+	return 0;
+}
+
 static json_t *sysvars(struct running *r, const char *workdir, json_t *profiles)
 {
 	const struct process *p = &r->p;
@@ -48,6 +63,8 @@ static json_t *sysvars(struct running *r, const char *workdir, json_t *profiles)
 		json_object_set_new(proj, "projectName", json_string(p->project_name));
 	}
 	init = c ? user_json(c, p->initiator_id, p->initiator) : json_pack("{s:s}", "username", p->initiator);
+	if (init && r->q->cfg.signing_key && sign_username(r->q->cfg.signing_key, init, &e))
+		LOG_W("process %s: no usernameSignature: %s", p->instance_id, e.msg);
 	sodium_memzero(token, sizeof token);
 	v = json_pack("{s:s, s:s, s:o, s:o, s:O, s:o}", "txId", p->instance_id, "workDir", workdir, "processInfo", pi,
 		      "projectInfo", proj, "initiator", init, "currentUser", init);

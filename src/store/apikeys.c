@@ -37,7 +37,7 @@ int store_apikey_insert(struct store_conn *c, const struct apikey *k, const uint
 	store_bind_int64(st, 6, k->created_at);
 	rc = store_step_done(st, e);
 	if (rc == -ERR_CONFLICT)
-		return err_set(e, ERR_CONFLICT, "API key with name '%s' already exists", k->name);
+		return err_set(e, ERR_CONFLICT, "API Token with name '%s' already exists", k->name);
 	return rc;
 }
 

@@ -2,78 +2,22 @@
  * installation tokens got with an RS256 JWT. */
 #include "flow/tasks/github_app.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include <openssl/bio.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
 #include <sodium.h>
 
 #include "base/b64.h"
 #include "base/jsonx.h"
+#include "base/rs256.h"
 #include "base/str.h"
 #include "flow/tasks/github_client.h"
 #include "flow/vm_internal.h"
 
-#ifndef CRYPTO_SONAME
-#define CRYPTO_SONAME "libcrypto.so.3"
-#endif
-
 #define JWT_LIFETIME_S 600
 #define JWT_SKEW_S 60 /* GitHub's advice: issued a minute early, for clock drift */
-
-/* OpenSSL's libcrypto, loaded on the first App authentication (as curl_api.h loads libcurl:
- * nothing of it is linked into the binary). */
-static struct {
-	__typeof__(&BIO_new_mem_buf) bio_new_mem_buf;
-	__typeof__(&BIO_free) bio_free;
-	__typeof__(&PEM_read_bio_PrivateKey) pem_read_privatekey;
-	__typeof__(&EVP_PKEY_is_a) pkey_is_a;
-	__typeof__(&EVP_PKEY_free) pkey_free;
-	__typeof__(&EVP_MD_CTX_new) md_ctx_new;
-	__typeof__(&EVP_MD_CTX_free) md_ctx_free;
-	__typeof__(&EVP_sha256) sha256;
-	__typeof__(&EVP_DigestSignInit) digest_sign_init;
-	__typeof__(&EVP_DigestSign) digest_sign;
-} ossl;
-static pthread_once_t ossl_once = PTHREAD_ONCE_INIT;
-static char ossl_error[300];
-
-#define OSSL_SYM(field, name)                                                                                          \
-	do {                                                                                                           \
-		if (!(*(void **)&api.field = dlsym(h, name))) {                                                        \
-			str_fmt_cut(ossl_error, sizeof ossl_error, "%s has no %s", CRYPTO_SONAME, name);               \
-			return;                                                                                        \
-		}                                                                                                      \
-	} while (0)
-
-static void ossl_load(void)
-{
-	__typeof__(ossl) api;
-	void *h = dlopen(CRYPTO_SONAME, RTLD_NOW | RTLD_LOCAL);
-
-	if (!h) {
-		str_fmt_cut(ossl_error, sizeof ossl_error, "cannot load %s (package libssl3): %s", CRYPTO_SONAME,
-			    dlerror());
-		return;
-	}
-	OSSL_SYM(bio_new_mem_buf, "BIO_new_mem_buf");
-	OSSL_SYM(bio_free, "BIO_free");
-	OSSL_SYM(pem_read_privatekey, "PEM_read_bio_PrivateKey");
-	OSSL_SYM(pkey_is_a, "EVP_PKEY_is_a");
-	OSSL_SYM(pkey_free, "EVP_PKEY_free");
-	OSSL_SYM(md_ctx_new, "EVP_MD_CTX_new");
-	OSSL_SYM(md_ctx_free, "EVP_MD_CTX_free");
-	OSSL_SYM(sha256, "EVP_sha256");
-	OSSL_SYM(digest_sign_init, "EVP_DigestSignInit");
-	OSSL_SYM(digest_sign, "EVP_DigestSign");
-	ossl = api;
-}
 
 static int oom(struct err *e)
 {
@@ -83,39 +27,26 @@ static int oom(struct err *e)
 /* The RSASSA-PKCS1-v1_5 SHA-256 signature of data with the PEM key, base64url (NEW). */
 static char *rs256(const char *pem, const char *data, struct err *e)
 {
-	EVP_PKEY *key = NULL;
-	EVP_MD_CTX *md = NULL;
-	BIO *bio = NULL;
 	unsigned char *sig = NULL;
 	size_t len = 0;
 	char *out = NULL;
+	struct err why;
 
-	pthread_once(&ossl_once, ossl_load);
-	if (!ossl.digest_sign) {
-		err_set(e, ERR_UNAVAILABLE, "github: GitHub App authentication needs libcrypto: %s", ossl_error);
-		return NULL;
-	}
-	if (!(bio = ossl.bio_new_mem_buf(pem, -1)) || !(key = ossl.pem_read_privatekey(bio, NULL, NULL, NULL)) ||
-	    !ossl.pkey_is_a(key, "RSA")) {
+	switch (rs256_sign(pem, data, strlen(data), &sig, &len, &why)) {
+	case 0:
+		if (!(out = b64_encode(sig, len, B64_URL_NOPAD)))
+			oom(e);
+		break;
+	case -ERR_UNAVAILABLE:
+		err_set(e, ERR_UNAVAILABLE, "github: GitHub App authentication needs libcrypto: %s", why.msg);
+		break;
+	case -ERR_INVALID:
 		err_set(e, ERR_INVALID, "github: the GitHub App's privateKey is not an RSA private key in PEM format");
-		goto out;
-	}
-	if (!(md = ossl.md_ctx_new()) || ossl.digest_sign_init(md, NULL, ossl.sha256(), NULL, key) != 1 ||
-	    ossl.digest_sign(md, NULL, &len, (const unsigned char *)data, strlen(data)) != 1 || !(sig = malloc(len)) ||
-	    ossl.digest_sign(md, sig, &len, (const unsigned char *)data, strlen(data)) != 1) {
+		break;
+	default:
 		err_set(e, ERR_INTERNAL, "github: signing the GitHub App's JWT failed");
-		goto out;
 	}
-	if (!(out = b64_encode(sig, len, B64_URL_NOPAD)))
-		oom(e);
-out:
 	free(sig);
-	if (md)
-		ossl.md_ctx_free(md);
-	if (key)
-		ossl.pkey_free(key);
-	if (bio)
-		ossl.bio_free(bio);
 	return out;
 }
 

@@ -1,0 +1,118 @@
+"""Error messages in Concord's words (issue 29 item 9): where Accord answers with the same
+status as Concord, a client or a script that matches on Concord's text finds it. Accord may
+add detail after Concord's text, never before it.
+
+Each difference found, from Concord's server sources (OrganizationManager, TeamManager,
+UserResource, ApiKeyResource, ProcessResourceV2, ProcessResource):
+
+| endpoint                                   | Accord's text before                                   | Concord's text                                              |
+|--------------------------------------------|--------------------------------------------------------|-------------------------------------------------------------|
+| POST /api/v1/org (new org, not admin)      | The current user (u) is not an administrator: ...      | Only admins are allowed to update organizations             |
+| POST /api/v1/org (existing, not owner)     | The current user (u) is not an owner of the org...     | Only admins or owners are allowed to update organizations   |
+| POST /api/v1/org/{org}/team (not owner)    | The current user (u) is not an owner of the org...     | The current user (u) does not have the required role: OWNER |
+| PUT  …/team/{team}/users (not maintainer)  | The current user (u) needs the role MAINTAINER in...   | The current user (u) does not have the required role: MAINTAINER |
+| users, audit (not admin)                   | The current user (u) is not an administrator: only...  | Only admins can do that                                     |
+| org-members-only checks (e.g. team list)   | … doesn't belong to the organization: o                | … doesn't belong to the specified organization: o           |
+| POST /api/v1/apikey (name taken)           | API key with name 'k' already exists                   | API Token with name 'k' already exists                      |
+| GET /api/v2/process?limit=0                | 'limit' must be a number between 1 and 1000            | 'limit' must be a positive number                           |
+| POST /api/v1/org/{org}/secret/{s} (update) | … server's key, the 'storePassword' cannot be changed | … server's key, can't use or set 'storePassword'            |
+| GET …/state/snapshot/{name} (no such file) | File not found: name                                   | State file not found: name                                  |
+| GET /api/v1/process/{id}/log (bad Range)   | Invalid Range header 'v': why                          | Invalid range header: v                                     |
+| GET /api/v1/process/{id}/state/snapshot    | … permissions to download the state of process: id     | … permissions to the download the process state: id         |
+"""
+from conftest import start_process, unique, wait_process
+from proc_util import make_project, make_team
+
+
+def message(r, status):
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert body["ok"] is False
+    return body["message"]
+
+
+def test_org_create_and_update_refused_in_concords_words(admin, new_user):
+    user = new_user()
+    assert message(user.post("/api/v1/org", json={"name": unique("org")}), 403) == \
+        "Only admins are allowed to update organizations"
+    assert message(user.post("/api/v1/org", json={"name": "Default"}), 403) == \
+        "Only admins or owners are allowed to update organizations"
+
+
+def test_team_roles_refused_in_concords_words(admin, new_user):
+    user = new_user()
+    text = message(user.post("/api/v1/org/Default/team", json={"name": unique("team")}), 403)
+    assert text.startswith("The current user (%s) does not have the required role: OWNER" % user.username)
+    text = message(user.put("/api/v1/org/Default/team/default/users", json=[{"username": user.username}]), 403)
+    assert text.startswith("The current user (%s) does not have the required role: MAINTAINER" % user.username)
+
+
+def test_admin_only_refused_in_concords_words(new_user):
+    user = new_user()
+    text = message(user.post("/api/v1/user", json={"username": unique("u"), "type": "LOCAL"}), 403)
+    assert text.startswith("Only admins can do that")
+    assert message(user.get("/api/v1/user/admin"), 403).startswith("Only admins can do that")
+
+
+def test_org_members_only_refused_in_concords_words(admin, new_user):
+    org = unique("org")
+    assert admin.post("/api/v1/org", json={"name": org}).status_code == 200
+    user = new_user()
+    text = message(user.get("/api/v1/org/%s/team" % org), 403)
+    assert text == "The current user (%s) doesn't belong to the specified organization: %s" % (user.username, org)
+
+
+def test_duplicate_api_key_name_in_concords_words(admin):
+    name = unique("key")
+    assert admin.post("/api/v1/apikey", json={"username": "admin", "name": name}).status_code == 200
+    text = message(admin.post("/api/v1/apikey", json={"username": "admin", "name": name}), 409)
+    assert text == "API Token with name '%s' already exists" % name
+
+
+def test_process_list_limit_in_concords_words(admin):
+    assert message(admin.get("/api/v2/process", params={"limit": "0"}), 400).startswith(
+        "'limit' must be a positive number")
+    assert message(admin.get("/api/v2/process", params={"offset": "-1"}), 400) == \
+        "'offset' must be a positive number or zero"
+
+
+def test_state_download_refused_in_concords_words(admin, new_user):
+    """A reader of the process's project may see the process but not download its state."""
+    project, _ = make_project(admin, "Default", rawPayloadMode="EVERYONE")
+    user = new_user()
+    make_team(admin, "Default", [(user, "MEMBER")], project=project, level="READER")
+    pid = start_process(admin, "flows:\n  default:\n    - log: hi\n", parts={"org": "Default", "project": project})
+    wait_process(admin, pid)
+    assert user.get("/api/v2/process/%s" % pid).status_code == 200
+    text = message(user.get("/api/v1/process/%s/state/snapshot" % pid), 403)
+    assert text == ("The current user (%s) doesn't have the necessary permissions to the download the process "
+                    "state: %s" % (user.username, pid))
+
+
+def test_ended_process_state_is_its_attachments(admin):
+    """Item 9's leftover, as docs/api.md documents it: a FINISHED process's payload is dropped
+    at its end, so its state is its attachments; a file of the payload is 404 State file not found."""
+    import io
+    import zipfile
+
+    flow = "flows:\n  default:\n    - set:\n        v: 1\n"
+    pid = start_process(admin, flow, parts={"out": "v"}, files={"data/extra.txt": b"extra"})
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    r = admin.get("/api/v1/process/%s/state/snapshot" % pid)
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/zip"
+    names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
+    assert "_attachments/out.json" in names
+    assert [n for n in names if not n.startswith("_attachments/")] == []
+    for name in ("concord.yml", "_main.json", "data/extra.txt"):
+        r = admin.get("/api/v1/process/%s/state/snapshot/%s" % (pid, name))
+        assert message(r, 404) == "State file not found: %s" % name
+
+
+def test_store_password_on_a_server_key_secret_in_concords_words(admin):
+    """SecretManager.update: a storePassword for a secret the server's key encrypts."""
+    name = unique("sec")
+    r = admin.post("/api/v1/org/Default/secret", files={"name": (None, name), "type": (None, "data"),
+                                                        "data": (None, "x")})
+    assert r.status_code == 200, r.text
+    r = admin.post("/api/v1/org/Default/secret/%s" % name, json={"storePassword": "Passw0rd-123"})
+    assert message(r, 400) == "The secret is encrypted with the server's key, can't use or set 'storePassword'"
