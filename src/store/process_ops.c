@@ -161,6 +161,8 @@ int store_process_wake(struct store_conn *c, const char *id, int64_t *at, char *
 	if (rc == STORE_ROW) {
 		*at = store_col_int64(st, 0);
 		store_col_copy(st, 1, event, cap);
+		if (store_stmt_check(st, e))
+			rc = -1;
 	}
 	store_reset(st);
 	return rc < 0 ? -1 : 0;
