@@ -4,6 +4,8 @@ import uuid
 
 import pytest
 
+import db_util
+
 from conftest import ADMIN_KEY, Client, process_log, start_process, wait_process
 from proc_util import make_org, make_project, sleeper, status, wait_for
 
@@ -83,6 +85,26 @@ def test_restart_of_a_child_restarts_the_root_and_stops_the_tree(adm):
     assert wait_process(adm, child)["status"] == "CANCELLED"
     wait_for(lambda: history(adm, root).count("FINISHED") == 2, timeout=30)
     assert process_log(adm, root).count("root ran") == 2
+
+
+def test_no_restart_once_retention_dropped_the_start_payload(fresh_server, tmp_path):
+    data = str(tmp_path / "data")
+    first = fresh_server(data_dir=data).start()
+    adm = Client(first.url, ADMIN_KEY)
+    pid = start_process(adm, 'flows:\n  default:\n    - log: "x"\n')
+    assert wait_process(adm, pid)["status"] == "FINISHED"
+    assert first.stop() == 0
+    day = 86400 * 1000
+    db_util.execute(data, "UPDATE processes SET created_at = created_at - %d, last_updated_at = last_updated_at - %d"
+                          " WHERE instance_id = '%s'" % (40 * day, 40 * day, pid))
+    srv = fresh_server(data_dir=data, args=["--retention-states", "30d", "--retention-interval", "1"]).start()
+    adm = Client(srv.url, ADMIN_KEY)
+    kept = "SELECT count(*) FROM process_start_payloads WHERE instance_id = '%s'" % pid
+    wait_for(lambda: db_util.rows(data, kept)[0][0] == 0, timeout=90)
+    r = adm.post("/api/v1/process/%s/restart" % pid)
+    assert r.status_code == 409, r.text
+    assert "the payload it was started with is not kept" in r.json()["message"]
+    assert status(adm, pid)["status"] == "FINISHED"
 
 
 # ---- kill cascade and bulk --------------------------------------------------------------
