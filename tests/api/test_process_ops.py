@@ -53,6 +53,9 @@ def test_restart_runs_a_finished_process_again_from_its_start(adm):
     assert "Process restarted by admin" in log
     h = history(adm, pid)
     assert h[h.index("FINISHED") + 1:h.index("FINISHED") + 3] == ["RESUMING", "ENQUEUED"], h
+    r = adm.get("/api/v1/audit", params={"object": "PROCESS", "action": "RESTART"})
+    assert r.status_code == 200, r.text
+    assert [e["details"].get("instanceId") for e in r.json()] == [pid]
 
 
 def test_restart_of_a_failed_process_and_of_a_running_one(adm):
