@@ -14,6 +14,7 @@
 #include "api/doc_schemas.h"
 #include "api/process_access.h"
 #include "api/routes.h"
+#include "base/buf.h"
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/str.h"
@@ -114,42 +115,58 @@ static int bulk_one(struct api_call *c, const char *id, const char *why)
 	return rc;
 }
 
+/* A JSON array of 1 to BULK_MAX strings, else 400. */
+static int check_ids(struct api_call *c, json_t *body)
+{
+	json_t *v;
+	size_t i;
+
+	if (json_array_size(body) == 0 || json_array_size(body) > BULK_MAX)
+		return api_fail(c, ERR_INVALID, "the body must be a JSON array of 1 to %d process ids", BULK_MAX);
+	json_array_foreach(body, i, v)
+	{
+		if (!json_is_string(v))
+			return api_fail(c, ERR_INVALID,
+					"the body must be a JSON array of process ids: item %zu is not a string", i);
+	}
+	return 0;
+}
+
 /* Stops every listed process it can; when some could not be stopped, the answer is the
- * status of the first failure with {"failed": [{instanceId, message}]} naming each. */
+ * status of the first failure with {"failed": [{instanceId, message}]} naming each.  The
+ * audit entry names the ones stopped (instanceIds, comma-separated); like every answer of
+ * 400 or more, a partial failure writes none (api/audit.c), the processes' logs name who
+ * stopped them. */
 static int kill_bulk(struct api_call *c)
 {
-	json_t *body = NULL, *failed = NULL, *v;
+	json_t *body = NULL, *failed = json_array(), *v;
 	enum err_code first = ERR_OK;
-	char why[200];
+	struct buf stopped;
+	char why[200], msg[200];
 	size_t i;
 	int rc;
 
-	if ((rc = api_body_array(c, &body)))
-		return rc;
-	if (json_array_size(body) == 0 || json_array_size(body) > BULK_MAX) {
-		rc = api_fail(c, ERR_INVALID, "the body must be a JSON array of 1 to %d process ids", BULK_MAX);
+	buf_init(&stopped, 0);
+	if ((rc = api_body_array(c, &body)) || (rc = check_ids(c, body)))
 		goto out;
-	}
-	json_array_foreach(body, i, v) if (!json_is_string(v))
-	{
-		rc = api_fail(c, ERR_INVALID, "the body must be a JSON array of process ids: item %zu is not a string",
-			      i);
-		goto out;
-	}
 	str_fmt_cut(why, sizeof why, "Process cancelled by %s", c->who.user.username);
-	failed = json_array();
 	json_array_foreach(body, i, v)
 	{
 		memset(&c->err, 0, sizeof c->err);
-		if (bulk_one(c, json_string_value(v), why) == 0)
+		if (bulk_one(c, json_string_value(v), why) == 0) {
+			if ((stopped.len && buf_append_char(&stopped, ',', &c->err)) ||
+			    buf_append_str(&stopped, json_string_value(v), &c->err))
+				LOG_W("bulk stop: the audit entry misses %s: %s", json_string_value(v), c->err.msg);
 			continue;
+		}
 		if (first == ERR_OK)
 			first = c->err.code ? c->err.code : ERR_INTERNAL;
 		json_array_append_new(
 		    failed, json_pack("{s:s, s:s}", "instanceId", json_string_value(v), "message", c->err.msg));
 	}
+	if (stopped.len)
+		api_audit_note(c, "instanceIds", stopped.data);
 	if (json_array_size(failed)) {
-		char msg[200];
 		str_fmt_cut(msg, sizeof msg, "%zu of %zu processes could not be stopped", json_array_size(failed),
 			    json_array_size(body));
 		http_resp_json(c->resp, http_status_of(first),
@@ -158,6 +175,7 @@ static int kill_bulk(struct api_call *c)
 		http_resp_bytes(c->resp, 204, "", NULL, 0);
 	}
 out:
+	buf_cleanup(&stopped);
 	json_decref(failed);
 	json_decref(body);
 	return rc;

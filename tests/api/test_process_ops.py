@@ -145,6 +145,8 @@ def test_bulk_kill_and_its_partial_failure(adm, srv):
     c = start_process(adm, sleeper(60))
     assert adm.delete("/api/v1/process/bulk", json=[c]).status_code == 204
     assert wait_process(adm, c)["status"] == "CANCELLED"
+    r = adm.get("/api/v1/audit", params={"object": "PROCESS", "action": "STOP"})
+    assert c in [e["details"].get("instanceIds") for e in r.json()]
 
     for bad in ({"ids": [c]}, [], [1, 2], "x"):
         r = adm.delete("/api/v1/process/bulk", json=bad)
