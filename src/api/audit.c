@@ -12,7 +12,7 @@
 #define AUDIT_OBJECTS_TEXT                                                                                             \
 	"USER, API_KEY, ORGANIZATION, TEAM, PROJECT, REPOSITORY, SECRET, INVENTORY, INVENTORY_QUERY, JSON_STORE, "     \
 	"JSON_STORE_DATA, JSON_STORE_QUERY, PROCESS, EXTERNAL_EVENT"
-#define AUDIT_ACTIONS_TEXT "CREATE, UPDATE, DELETE, ACCESS, START, STOP, RESUME, RESTORE"
+#define AUDIT_ACTIONS_TEXT "CREATE, UPDATE, DELETE, ACCESS, START, STOP, RESUME, RESTORE, RESTART"
 
 #define SCHEMA_AUDIT_ENTRY                                                                                             \
 	"{'type':'object','required':['entryDate','action','object','details'],'properties':{"                         \
@@ -28,7 +28,7 @@ static const char *const objects[] = {
     "SECRET", "INVENTORY", "INVENTORY_QUERY", "JSON_STORE", "JSON_STORE_DATA", "JSON_STORE_QUERY",
     "PROCESS", "EXTERNAL_EVENT", NULL};
 static const char *const actions[] = {"CREATE", "UPDATE", "DELETE",  "ACCESS", "START",
-				      "STOP",	"RESUME", "RESTORE", NULL};
+				      "STOP",	"RESUME", "RESTORE", "RESTART", NULL};
 
 /* The details key of an object's id ("id" in a path or an answer). */
 static const char *id_key(const char *object)

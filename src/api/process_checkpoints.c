@@ -107,6 +107,9 @@ static int restore(struct api_call *c, const struct process *p, const char *cp_i
 	struct err e;
 	int rc;
 
+	if (p->disabled)
+		return api_fail(c, ERR_INVALID, "Checkpoint can not be restored as process is disabled -> %s",
+				p->instance_id);
 	if (!(PS_BIT(p->status) & RESTORE_FROM))
 		return api_fail(c, ERR_CONFLICT,
 				"Process %s is %s: a checkpoint can be restored only when the process is not running"

@@ -103,7 +103,7 @@ int api_process_json(struct api_call *c, const struct process *p, unsigned inclu
 		json_object_set_new(v, "timeout", json_integer(p->timeout_s));
 	if (p->suspend_timeout_s)
 		json_object_set_new(v, "suspendTimeout", json_integer(p->suspend_timeout_s));
-	json_object_set_new(v, "disabled", json_false());
+	json_object_set_new(v, "disabled", json_boolean(p->disabled));
 	json_object_set_new(v, "runtime", json_string("concord-v2"));
 	if (includes & INC_CHILDREN) {
 		if (store_process_children(c->db, p->instance_id, &list, &c->err))

@@ -16,6 +16,7 @@ static const struct api_route *const tables[] = {
     api_inventory_routes,
     api_jsonstore_routes,
     api_jsonstore_data_routes,
+    api_process_ops_routes,
     api_process_routes,
     api_process_log_routes,
     api_process_attachment_routes,

@@ -31,6 +31,7 @@ extern const struct api_route api_process_children_routes[];
 extern const struct api_route api_process_checkpoint_routes[];
 extern const struct api_route api_process_state_routes[];
 extern const struct api_route api_process_wait_routes[];
+extern const struct api_route api_process_ops_routes[];
 extern const struct api_route api_trigger_routes[];
 extern const struct api_route api_github_routes[];
 

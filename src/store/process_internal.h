@@ -16,4 +16,9 @@ int proc_transition_in_tx(struct store_conn *c, const char *id, unsigned from_ma
  * SQLite).  ERR_NOT_FOUND for an unknown process. */
 int proc_lock_row(struct store_conn *c, const char *id, struct err *e) WUR;
 
+/* from_mask (SUSPENDED, terminal…) → RESUMING → ENQUEUED with event and args (BORROWED,
+ * either may be NULL) for the claim; drops the pending forms. */
+int proc_requeue_in_tx(struct store_conn *c, const char *id, unsigned from_mask, const char *event, json_t *args,
+		       struct err *e) WUR;
+
 #endif

@@ -154,9 +154,8 @@ static int read_wait(struct store_conn *c, const char *id, int *status, json_t *
 	return rc < 0 ? rc : 0;
 }
 
-/* SUSPENDED/terminal → RESUMING → ENQUEUED with the event and arguments for the claim. */
-static int requeue_in_tx(struct store_conn *c, const char *id, unsigned from_mask, const char *event, json_t *args,
-			 struct err *e)
+int proc_requeue_in_tx(struct store_conn *c, const char *id, unsigned from_mask, const char *event, json_t *args,
+		       struct err *e)
 {
 	int64_t now = dt_now_ms();
 
@@ -184,7 +183,7 @@ int store_process_resume(struct store_conn *c, const char *id, const char *event
 		err_set(e, ERR_INVALID, "Unexpected 'resume' events: [%.200s]", event);
 		goto fail;
 	}
-	if (requeue_in_tx(c, id, PS_BIT(PS_SUSPENDED), event, json_is_object(args) ? args : NULL, e))
+	if (proc_requeue_in_tx(c, id, PS_BIT(PS_SUSPENDED), event, json_is_object(args) ? args : NULL, e))
 		goto fail;
 	json_decref(wait);
 	return store_tx_commit(c, e);
@@ -200,7 +199,7 @@ int store_process_requeue(struct store_conn *c, const char *id, unsigned from_ma
 	if (store_tx_begin_rows(c, e))
 		return -1;
 	if (proc_lock_row(c, id, e) || (payload && store_process_payload_put(c, id, payload, len, e)) ||
-	    requeue_in_tx(c, id, from_mask, event, json_is_object(args) ? args : NULL, e)) {
+	    proc_requeue_in_tx(c, id, from_mask, event, json_is_object(args) ? args : NULL, e)) {
 		store_tx_rollback(c);
 		return -1;
 	}

@@ -216,3 +216,20 @@ int store_process_exclusive_release(struct store_conn *c, const char *id, struct
 		return e->code == ERR_CONFLICT ? 0 : -1; /* cancelled or released meanwhile */
 	return 1;
 }
+
+int store_process_exclusive_blockers(struct store_conn *c, const char *id, char group[129], json_t **out, struct err *e)
+{
+	struct excl x;
+
+	group[0] = '\0';
+	*out = NULL;
+	if (read_excl(c, id, &x, e))
+		return -1;
+	if (!x.group[0]) {
+		*out = json_array();
+		return *out ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	memcpy(group, x.group, sizeof x.group);
+	*out = busy_ones(c, id, &x, false, e);
+	return *out ? 0 : -1;
+}

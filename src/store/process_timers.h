@@ -34,6 +34,12 @@ enum excl_verdict {
 int store_process_exclusive_claim(struct store_conn *c, const char *id, char group[129], enum excl_verdict *v,
 				  json_t **old, struct err *e) WUR;
 
+/* Why process id waits in its exclusive group (GET /api/v1/process/{id}/waits): the other
+ * processes that keep the group busy for it, as the claim decides (a new array of ids,
+ * empty when none or id has no group); *group receives the group ("" when none). */
+int store_process_exclusive_blockers(struct store_conn *c, const char *id, char group[129], json_t **out,
+				     struct err *e) WUR;
+
 /* After process id ended: the oldest WAITING process of its group goes back to ENQUEUED
  * (newer ones of the group claimed before it wait again, so the order is kept).  1 when
  * one was moved. */

@@ -10,6 +10,7 @@
 #include "base/metrics.h"
 #include "base/str.h"
 #include "store/process_internal.h"
+#include "store/process_ops.h"
 
 static const char *const status_names[PS__COUNT] = {
     "NEW",	 "PREPARING", "ENQUEUED", "WAITING",   "STARTING",  "RUNNING",
@@ -46,7 +47,7 @@ void store_process_cleanup(struct process *p)
 	"p.instance_id, p.kind, p.parent_instance_id, p.org_id, o.name, p.project_id, pr.name, p.initiator_id,"        \
 	" p.initiator, p.status, p.created_at, p.last_updated_at, p.last_run_at, p.start_at, p.total_runtime_ms,"      \
 	" p.timeout_s, p.suspend_timeout_s, p.entry_point, p.tags, p.meta, p.handlers, p.repo_id, p.repo_name,"        \
-	" p.repo_url, p.repo_path, p.commit_id, p.commit_msg, p.commit_author, p.triggered_by"
+	" p.repo_url, p.repo_path, p.commit_id, p.commit_msg, p.commit_author, p.triggered_by, p.disabled"
 #define PROC_FROM " FROM processes p LEFT JOIN orgs o ON o.id = p.org_id LEFT JOIN projects pr ON pr.id = p.project_id"
 
 static json_t *col_json(struct store_stmt *st, int i)
@@ -109,6 +110,7 @@ static void read_process(struct store_stmt *st, void *out)
 	p->handlers = col_json(st, 20);
 	p->repo = read_repo(st, 21);
 	p->triggered_by = col_json(st, 21 + (int)N_REPO_KEYS);
+	p->disabled = store_col_int64(st, 22 + (int)N_REPO_KEYS) != 0;
 }
 
 static void bind_opt(struct store_stmt *st, int i, const char *v)
@@ -365,7 +367,8 @@ int store_process_create(struct store_conn *c, const struct process_new *pn, str
 	    record_status(c, id, PS_NEW, now, e) ||
 	    (pn->p.tags && insert_tags(c, id, pn->p.tags, e)) ||
 	    (pn->p.meta && write_meta_keys(c, id, pn->p.meta, e)) ||
-	    store_process_payload_put(c, id, pn->payload, pn->payload_len, e) || set_fair_key(c, id, e) ||
+	    store_process_payload_put(c, id, pn->payload, pn->payload_len, e) ||
+	    store_process_start_payload_put(c, id, pn->payload, pn->payload_len, e) || set_fair_key(c, id, e) ||
 	    set_status_row(c, id, PS_ENQUEUED, now, e) ||
 	    record_status(c, id, PS_ENQUEUED, now, e)) {
 		store_tx_rollback(c);

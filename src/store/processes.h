@@ -70,6 +70,7 @@ struct process {
 	 * with and the arguments to pass (NULL: none). */
 	char resume_event[128];
 	json_t *resume_args; /* object, owned */
+	bool disabled;	     /* POST /api/v1/process/{id}/disable/true (store/process_ops.h) */
 };
 
 /* Releases the JSON members (the struct itself may be on the stack). */

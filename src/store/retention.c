@@ -38,6 +38,7 @@ static const char *const select_sql[RET__COUNT] = {
     [RET_STATES] = "SELECT instance_id, created_at FROM processes p WHERE status = ? AND created_at >= ? AND created_at < ?"
 		   " AND last_updated_at < ? AND (EXISTS (SELECT 1 FROM process_checkpoints x"
 		   " WHERE x.instance_id = p.instance_id) OR EXISTS (SELECT 1 FROM process_payloads x"
+		   " WHERE x.instance_id = p.instance_id) OR EXISTS (SELECT 1 FROM process_start_payloads x"
 		   " WHERE x.instance_id = p.instance_id)) ORDER BY created_at LIMIT ?",
 };
 
@@ -49,7 +50,8 @@ static const char *const delete_sql[RET__COUNT][3] = {
 		    "DELETE FROM process_status_history WHERE instance_id = ?"},
     [RET_ATTACHMENTS] = {"DELETE FROM process_attachments WHERE instance_id = ?"},
     [RET_STATES] = {"DELETE FROM process_checkpoints WHERE instance_id = ?",
-		    "DELETE FROM process_payloads WHERE instance_id = ?"},
+		    "DELETE FROM process_payloads WHERE instance_id = ?",
+		    "DELETE FROM process_start_payloads WHERE instance_id = ?"},
 };
 
 const char *retention_part_name(enum retention_part p)

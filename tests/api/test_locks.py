@@ -90,6 +90,8 @@ def test_waiters_get_the_lock_in_order(admin, project):
                            "instanceId": first, "orgId": p["orgId"], "projectId": p["projectId"],
                            "scope": "PROJECT", "name": lock, "exclusive": False}], p
     assert "Waiting for lock '%s' (scope PROJECT) held by process %s" % (lock, first) in log_text(admin, second)
+    r = admin.get("/api/v1/process/%s/waits" % second)  # the wait conditions of the process
+    assert r.status_code == 200 and r.json()["isWaiting"] is True and r.json()["waits"] == p["waits"], r.text
     state = lock_state(admin, "Default", project, lock)
     assert state["name"] == lock and state["scope"] == "PROJECT" and state["projectName"] == project, state
     assert state["holder"]["instanceId"] == first and state["holder"]["since"].endswith("Z"), state

@@ -103,11 +103,11 @@ def test_a_list_of_1000_draws_the_rows_in_view_and_reaches_every_one(driver, fre
     wait_until(driver, lambda d: row_status(d, live) == "FINISHED", "FINISHED in the list")
     assert row.get_attribute("data-before") == "yes"
 
-    # Tab walks past the first window, row by row
+    # Tab walks past the first window, row by row (two stops a row: its selection box, its link)
     driver.execute_script("arguments[0].focus()", row.find_element(By.CSS_SELECTOR, "[data-test=process-link]"))
-    ActionChains(driver).send_keys(Keys.TAB * 150).perform()
+    ActionChains(driver).send_keys(Keys.TAB * 300).perform()
     assert focused_row(driver) == [listed[150], "152"]
-    ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB * 3).key_up(Keys.SHIFT).perform()
+    ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB * 6).key_up(Keys.SHIFT).perform()
     assert focused_row(driver) == [listed[147], "149"]
 
     # the bottom of the page is the oldest process, and its link opens it

@@ -131,7 +131,9 @@ export async function render(main, params, query) {
   // Stop while it can change; for a suspended process its forms (the wizard) and the other
   // events it waits for (resume).
   async function drawActions() {
-    let forms = [], waits = [];
+    let forms = [], waits = [], why = [];
+    if (!FINAL.has(proc.status))
+      why = ((await api('GET', `/api/v1/process/${enc(id)}/waits`).catch(() => null)) || {}).waits || [];
     if (proc.status === 'SUSPENDED')
       [forms, waits] = await Promise.all([
         api('GET', `/api/v1/process/${enc(id)}/form`).catch(() => []),
@@ -144,7 +146,7 @@ export async function render(main, params, query) {
     const lockWait = (proc.waits || []).some((w) => w.type === 'PROCESS_LOCK');
     const events = (last.eventNames || []).filter((ev) => !formEvents.has(ev) && !UUID.test(ev)
       && !(lockWait && ev.startsWith('lock-')));
-    const key = JSON.stringify([proc.status, [...formNames], events]);
+    const key = JSON.stringify([proc.status, [...formNames], events, why.map((w) => w.reason)]);
     if (key === actionKey) return; // unchanged: keep the buttons (and the focus)
     actionKey = key;
     const items = [];
@@ -153,7 +155,24 @@ export async function render(main, params, query) {
         onclick: () => confirm(actions, `Stop this process? It becomes CANCELLED: its flow stops at the current step and `
           + 'cannot be resumed (an onCancel flow runs if it has one).', 'Stop process',
         () => act('stop this process', 'Stop requested: the process is cancelled.', () => api('DELETE', '/api/v1/process/' + enc(id))))},
-        'Stop'));
+        'Stop'),
+        h('button', {type: 'button', class: 'danger secondary', id: 'process-stop-cascade',
+          onclick: () => confirm(actions, 'Stop this process and all its child processes (and theirs)? They become CANCELLED '
+            + 'and cannot be resumed.', 'Stop with children',
+          () => act('stop this process and its children', 'Stop requested: the process and its children are cancelled.',
+            () => api('DELETE', `/api/v1/process/${enc(id)}/cascade`)))},
+        'Stop with children'));
+    if (FINAL.has(proc.status))
+      items.push(h('button', {type: 'button', class: 'secondary', id: 'process-restart',
+        onclick: () => confirm(actions, 'Restart this process? The first process of its tree runs again from its start, '
+          + 'with the same id and arguments; its log is kept, its attachments are not.', 'Restart',
+        () => act('restart this process', 'Restarted: the process runs again.',
+          () => api('POST', `/api/v1/process/${enc(id)}/restart`)).then(startPolling))},
+        'Restart'));
+    if (why.length)
+      items.push(h('ul', {class: 'hint process-waits', id: 'process-waits'},
+        why.map((w) => h('li', {'data-type': w.type}, w.reason || w.type,
+          ...(w.processes || []).map((pid) => [' ', h('a', {href: '#/process/' + enc(pid), class: 'mono'}, pid.slice(0, 8))])))));
     if (forms.length)
       items.push(h('a', {class: 'btn', href: base + '/wizard', id: 'process-wizard'}, 'Wizard'),
         ...forms.map((f) => h('a', {class: 'btn secondary', href: `${base}/form/${enc(f.name)}`, 'data-form': f.name}, `Form ${f.name}`)));

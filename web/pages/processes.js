@@ -4,6 +4,7 @@
 // about what a page of 60 does.  While the tab is visible the list is asked for again
 // every 2 s and the rows are patched in place: a row is built once per process, when it
 // first comes into view, later only the cells that changed are touched.
+import {confirm} from '../lib/admin.js';
 import {api, qs, enc} from '../lib/api.js';
 import {h, mount, notice, ready, when, duration} from '../lib/dom.js';
 import {poll} from '../lib/poll.js';
@@ -59,7 +60,8 @@ let protoRow = null;
 function proto() {
   if (!protoRow)
     protoRow = h('tr', {'data-test': 'process-row'},
-      h('td', {class: 'mono'}, h('a', {'data-test': 'process-link'})),
+      h('td', {class: 'mono'}, h('input', {type: 'checkbox', class: 'row-select', 'data-test': 'process-select'}), ' ',
+        h('a', {'data-test': 'process-link'})),
       h('td', {}, statusBadge('', {'data-test': 'status'})),
       h('td', {class: 'col-project'}),
       h('td', {class: 'col-flow', 'data-test': 'flow'}),
@@ -83,7 +85,8 @@ function makeRow(p) {
   const tr = proto().cloneNode(true);
   const td = tr.children;
   tr.dataset.id = p.instanceId;
-  const a = td[0].firstChild;
+  td[0].firstChild.setAttribute('aria-label', 'Select process ' + p.instanceId);
+  const a = td[0].lastChild;
   a.href = '#/process/' + enc(p.instanceId);
   a.title = p.instanceId;
   a.setAttribute('aria-label', 'Process ' + p.instanceId);
@@ -157,9 +160,47 @@ export async function render(main, params, query) {
     h('thead', {}, h('tr', {'aria-rowindex': '1'}, COLUMNS.map(([t, c]) => h('th', {scope: 'col', class: c}, t)))),
     tbody);
   const msg = h('div', {id: 'process-list-status', 'aria-live': 'polite'});
+  const path = '/api/v2/process' + apiQuery(query);
   const pager = h('nav', {class: 'pager row', 'aria-label': 'Pages'});
   const rows = new Map(); // instanceId → row, for the processes that have been in view
   let shown = [];
+  const selected = new Set(); // instanceIds ticked for a bulk stop
+  const bulkMsg = h('div', {id: 'process-bulk-status', 'aria-live': 'polite'});
+  const bulkBtn = h('button', {type: 'button', class: 'danger', id: 'process-bulk-stop', disabled: true,
+    onclick: () => confirm(bulkHolder, `Cancel ${selected.size} selected process(es)? They become CANCELLED and cannot `
+      + 'be resumed.', 'Cancel processes', bulkStop)}, 'Cancel selected');
+  const bulkHolder = h('div', {class: 'row bulk-actions'}, bulkBtn);
+
+  function drawBulk() {
+    for (const id of [...selected]) if (!rows.has(id)) selected.delete(id);
+    bulkBtn.disabled = selected.size === 0;
+    bulkBtn.textContent = selected.size ? `Cancel selected (${selected.size})` : 'Cancel selected';
+  }
+
+  // DELETE /api/v1/process/bulk: what could not be stopped is named by the server.
+  async function bulkStop() {
+    const ids = [...selected];
+    try {
+      await api('DELETE', '/api/v1/process/bulk', {json: ids});
+      mount(bulkMsg, h('p', {class: 'notice ok', role: 'status', id: 'process-bulk-ok'},
+        `Stop requested for ${ids.length} process(es).`));
+    } catch (e) {
+      mount(bulkMsg, h('p', {class: 'notice error', role: 'alert', id: 'process-bulk-error'}, e.message));
+    }
+    mount(bulkHolder, bulkBtn);
+    selected.clear();
+    for (const row of rows.values()) row.tr.querySelector('.row-select').checked = false;
+    drawBulk();
+    draw(await api('GET', path));
+  }
+
+  tbody.addEventListener('change', (ev) => {
+    const box = ev.target;
+    if (!box.classList || !box.classList.contains('row-select')) return;
+    const id = box.closest('tr').dataset.id;
+    if (box.checked) selected.add(id); else selected.delete(id);
+    drawBulk();
+  });
 
   function drawPager(n) {
     const prev = offset > 0 ? hashFor(Object.assign({}, query, {offset: Math.max(0, offset - limit) || ''})) : null;
@@ -185,7 +226,10 @@ export async function render(main, params, query) {
   function rowAt(i) {
     const p = shown[i];
     let row = rows.get(p.instanceId);
-    if (!row) rows.set(p.instanceId, (row = makeRow(p)));
+    if (!row) {
+      rows.set(p.instanceId, (row = makeRow(p)));
+      row.tr.querySelector('.row-select').checked = selected.has(p.instanceId);
+    }
     return row.tr;
   }
 
@@ -197,6 +241,7 @@ export async function render(main, params, query) {
       if (row) patchRow(row, p);
     }
     shown = list;
+    drawBulk();
     win.set(list.length);
     mount(msg, list.length ? null : empty());
     drawPager(list.length);
@@ -206,11 +251,11 @@ export async function render(main, params, query) {
     h('h1', {}, 'Processes'),
     filterForm(query),
     msg,
+    bulkHolder, bulkMsg,
     h('div', {class: 'table-wrap'}, table),
     pager);
   const win = rowWindow(table, tbody, COLUMNS.length, rowAt);
 
-  const path = '/api/v2/process' + apiQuery(query);
   try {
     draw(await api('GET', path));
   } catch (e) {
