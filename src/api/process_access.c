@@ -3,13 +3,26 @@
 #include <string.h>
 
 #include "auth/rbac.h"
+#include "base/str.h"
 #include "base/uuid.h"
 #include "store/orgs.h"
 
 static int denied(struct api_call *c, const struct process *p)
 {
-	return api_fail(c, ERR_FORBIDDEN, "The current user (%s) doesn't have the necessary permissions to access process: %s",
+	return api_fail(c, ERR_FORBIDDEN,
+			"The current user (%s) doesn't have the necessary permissions to access process: %s",
 			c->who.user.username, p->instance_id);
+}
+
+/* A scoped API key reaches only the processes of the org/project its scopes are narrowed
+ * to (admins' keys too). */
+static bool key_reaches(struct api_call *c, const struct process *p)
+{
+	char what[UUID_STR_LEN + 16];
+
+	str_fmt_cut(what, sizeof what, "process: %s", p->instance_id);
+	return scope_reaches(&c->who.scopes, &c->who.need, SCOPE_AT_PROJECT, p->org_id,
+			     p->project_id[0] ? p->project_id : NULL, what, &c->err);
 }
 
 int api_process_check(struct api_call *c, const struct process *p, enum proc_need need)
@@ -19,6 +32,8 @@ int api_process_check(struct api_call *c, const struct process *p, enum proc_nee
 	struct rbac_resource res;
 	struct err ignored;
 
+	if (who->scopes.n && who->need.set && !key_reaches(c, p))
+		return -ERR_FORBIDDEN;
 	if (principal_is_admin(who))
 		return 0;
 	if (who->method == AUTH_SESSION && strcmp(who->session_process, p->instance_id) == 0)
