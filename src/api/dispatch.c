@@ -22,8 +22,8 @@ static void fail_no_space(const struct app *app, struct http_response *resp, con
 	else if (!app->work_dir || !app->data_dir || strcmp(app->work_dir, app->data_dir) == 0)
 		what = "the data folder's disk";
 	LOG_E("no space left: %s", e->msg);
-	err_set(&shown, ERR_NO_SPACE,
-		"Insufficient storage: %s is full; nothing was stored (GET /api/v1/server/health)", what);
+	err_set(&shown, ERR_NO_SPACE, "Insufficient storage: %s is full; nothing was stored (GET /api/v1/server/health)",
+		what);
 	http_resp_error(resp, &shown);
 }
 
@@ -103,8 +103,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 	}
 	if (!req->on_worker)
 		store_prefer_map(c.db); /* the event loop's connections serve reads only */
-	c.changes =
-	    (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0) || (route->flags & API_CHANGES);
+	c.changes = (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0) || (route->flags & API_CHANGES);
 	if (!(route->flags & API_PUBLIC)) {
 		rc = api_authenticate(&c);
 		if (rc == API_AUTH_DEFER)

@@ -9,8 +9,7 @@
 
 static int denied(struct api_call *c, const struct process *p)
 {
-	return api_fail(c, ERR_FORBIDDEN,
-			"The current user (%s) doesn't have the necessary permissions to access process: %s",
+	return api_fail(c, ERR_FORBIDDEN, "The current user (%s) doesn't have the necessary permissions to access process: %s",
 			c->who.user.username, p->instance_id);
 }
 

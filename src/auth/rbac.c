@@ -193,6 +193,5 @@ int rbac_owner_candidate(struct store_conn *c, const char *org_id, const struct 
 		return rc;
 	if (role != TEAM_ROLE_NONE)
 		return 0;
-	return err_set(e, ERR_INVALID, "The new owner (%s) doesn't belong to the organization: %s", u->username,
-		       o.name);
+	return err_set(e, ERR_INVALID, "The new owner (%s) doesn't belong to the organization: %s", u->username, o.name);
 }
