@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/route_scopes.h"
 #include "api/routes.h"
 #include "auth/authn.h"
 #include "base/log.h"
@@ -83,6 +82,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 		return HTTP_HANDLED;
 	}
 	route = hr->handler;
+	c.route = route;
 	req->route_id = hr->id;
 	if (!atomic_load(&((struct app *)app)->ready)) {
 		http_resp_json(
@@ -108,7 +108,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 		rc = api_authenticate(&c);
 		if (rc == API_AUTH_DEFER)
 			return HTTP_DEFER;
-		if (rc || (rc = api_route_scope_check(&c, route))) {
+		if (rc) {
 			fail_call(&c, route);
 			return HTTP_HANDLED;
 		}

@@ -46,6 +46,7 @@ def test_unscoped_key_keeps_its_meaning(admin, world):
 
 def test_scopes_allow_and_refuse_per_route(admin, world):
     k, body = key_for(admin, world.user, scopes=["process:read", "secret:read"])
+    k2, _ = key_for(admin, world.user, scopes=["secret:read"])
     assert body["scopes"] == ["process:read", "secret:read"]
     listed = [x for x in world.user.get("/api/v1/apikey").json() if x["id"] == body["id"]]
     assert listed[0]["scopes"] == ["process:read", "secret:read"]
@@ -62,6 +63,8 @@ def test_scopes_allow_and_refuse_per_route(admin, world):
             403, "secret:write")
     # open to every key: who am I
     assert k.get("/api/service/console/whoami").status_code == 200
+    # routes that authenticate for themselves hold the scopes too (a custom form's page)
+    refused(k2.get("/forms/%s/myform/form" % pid, allow_redirects=False), 403, "process:read")
 
 
 def test_wildcard_action(admin, world):
