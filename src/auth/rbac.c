@@ -106,13 +106,19 @@ int rbac_check(struct store_conn *c, const struct principal *p, const struct rba
 int rbac_org(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
 	     struct err *e)
 {
+	if (!key_reaches(p, need == RBAC_ORG_VIEW ? SCOPE_AT_ORG_VIEW : SCOPE_AT_ORG, o->id, NULL, "organization",
+			 o->name, e))
+		return -ERR_FORBIDDEN;
+	return rbac_org_user(c, p, o, need, e);
+}
+
+int rbac_org_user(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
+		  struct err *e)
+{
 	enum team_role role;
 	bool global = (p->user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)) != 0;
 	int rc;
 
-	if (!key_reaches(p, need == RBAC_ORG_VIEW ? SCOPE_AT_ORG_VIEW : SCOPE_AT_ORG, o->id, NULL, "organization",
-			 o->name, e))
-		return -ERR_FORBIDDEN;
 	if (principal_is_admin(p))
 		return 0;
 	if (!system_in_scope(c, p, NULL, NULL, o->id)) {

@@ -28,7 +28,7 @@ static int mode_ok(struct store_conn *c, const struct principal *p, const struct
 	if (strcmp(mode, "EVERYONE") == 0)
 		return 0;
 	if (strcmp(mode, "ORG_MEMBERS") == 0)
-		return rbac_org(c, p, o, RBAC_ORG_MEMBER, e)
+		return rbac_org_user(c, p, o, RBAC_ORG_MEMBER, e)
 			   ? err_set(e, ERR_FORBIDDEN, "The project accepts %s from members of %s only: %s", what,
 				     o->name, pr->name)
 			   : 0;

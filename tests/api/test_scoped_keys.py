@@ -89,6 +89,14 @@ def test_narrowed_to_a_project(admin, world):
     refused(k.get("/api/v2/process"), 403, "narrowed")
 
 
+def test_narrowed_start_in_a_project_open_to_org_members(admin, world):
+    proj, _ = make_project(admin, world.org, rawPayloadMode="ORG_MEMBERS")
+    k, _ = key_for(admin, world.user, scopes=["process:*@%s/%s" % (world.org, proj)])
+    wait_process(k, start_process(k, HELLO, parts={"org": world.org, "project": proj}))
+    # but not a one-off process of the org without a project
+    refused(start_process(k, HELLO, parts={"org": world.org}, expect=403), 403, "does not reach")
+
+
 def test_narrowed_to_an_org(admin, world, new_user):
     org2, _ = make_org(admin)
     make_team(admin, org2, [(world.user, "MEMBER")])
