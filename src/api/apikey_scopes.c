@@ -6,6 +6,7 @@
 
 #include "auth/rbac.h"
 #include "auth/rbac_start.h"
+#include "base/buf.h"
 #include "base/jsonx.h"
 #include "auth/ratelimit.h"
 #include "auth/scope.h"
@@ -128,6 +129,26 @@ int api_apikey_scopes(struct api_call *c, json_t *body, const struct user *u, st
 	}
 	free(set);
 	return rc;
+}
+
+void api_apikey_scopes_audit(struct api_call *c, const struct apikey *k)
+{
+	json_t *v = json_object(), *arr;
+	struct buf text;
+
+	buf_init(&text, SCOPE_MAX * SCOPE_TEXT_MAX);
+	api_apikey_scopes_json(k, v);
+	if ((arr = json_object_get(v, "scopes"))) {
+		for (size_t i = 0; i < json_array_size(arr); i++)
+			if (buf_printf(&text, NULL, "%s%s", i ? "," : "", json_string_value(json_array_get(arr, i))))
+				break;
+		if (text.len)
+			api_audit_note(c, "scopes", text.data);
+	}
+	if (json_object_get(v, "rateLimit"))
+		api_audit_note(c, "rateLimit", json_string_value(json_object_get(v, "rateLimit")));
+	buf_cleanup(&text);
+	json_decref(v);
 }
 
 void api_apikey_scopes_json(const struct apikey *k, json_t *v)

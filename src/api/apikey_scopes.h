@@ -15,6 +15,10 @@
  * caller holds; nothing is stored either way. */
 int api_apikey_scopes(struct api_call *c, json_t *body, const struct user *u, struct apikey *k) WUR;
 
+/* Notes the key's scopes (their texts, comma-separated) and rate limit for the audit entry
+ * of its creation, when it has them. */
+void api_apikey_scopes_audit(struct api_call *c, const struct apikey *k);
+
 /* Adds "scopes" and "rateLimit" of k to the key's JSON v when it has them. */
 void api_apikey_scopes_json(const struct apikey *k, json_t *v);
 

@@ -201,6 +201,7 @@ static int create(struct api_call *c)
 		goto out;
 	api_audit_note(c, "name", name ? name : k.name);
 	api_audit_note(c, "username", u.username);
+	api_apikey_scopes_audit(c, &k);
 	out = key_json(&k);
 	json_object_set_new(out, "ok", json_true());
 	json_object_set_new(out, "key", json_string(text));

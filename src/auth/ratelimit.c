@@ -1,6 +1,8 @@
-/* Fixed-window request counters per API key (ratelimit.h): an open-addressed table of
- * RL_SLOTS; a key takes the first slot of its probe run that is its own, else the one whose
- * window ended longest ago (a stale slot holds nothing worth keeping). */
+/* Fixed-window request counters per API key (ratelimit.h): a window opens with a key's first
+ * request after the last one ended.  An open-addressed table of RL_SLOTS; a key takes the
+ * slot of its probe run that is its own, else the one whose window ended longest ago (a
+ * stale slot holds nothing worth keeping; with more than RL_SLOTS keys busy at once a
+ * counter may be dropped early, which errs towards letting requests through). */
 #include "auth/ratelimit.h"
 
 #include <pthread.h>
@@ -82,7 +84,7 @@ int ratelimit_take(const char *key_id, int64_t count, int64_t window_ms, int64_t
 	pthread_mutex_lock(&lock);
 	s = slot_of(key_id);
 	if (s->window_ms != window_ms || now_ms >= s->window_start + s->window_ms || now_ms < s->window_start) {
-		s->window_start = now_ms - now_ms % window_ms;
+		s->window_start = now_ms; /* from the first request: a burst never straddles two */
 		s->window_ms = window_ms;
 		s->used = 0;
 	}

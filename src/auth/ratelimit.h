@@ -7,7 +7,8 @@
 #include "base/err.h"
 
 /* Rate limits of API keys (docs/security.md "Scoped API keys"): at most count requests per
- * fixed window of window_ms, counted in this node's memory per key id — with N nodes
+ * window of window_ms that opens with the first request, counted in this node's memory per
+ * key id — with N nodes
  * behind a balancer a key gets up to N times its limit.  Thread-safe. */
 
 /* "N/s" or "N/min" (N in 1..1000000): *count per *window_ms.  ERR_INVALID naming text. */

@@ -67,6 +67,17 @@ def test_scopes_allow_and_refuse_per_route(admin, world):
     refused(k2.get("/forms/%s/myform/form" % pid, allow_redirects=False), 403, "process:read")
 
 
+def test_creation_is_audited_with_scopes(admin, world):
+    _, body = key_for(admin, world.user, scopes=["process:read", "secret:read@%s" % world.org], rateLimit="5/s")
+    r = admin.get("/api/v1/audit", params={"object": "API_KEY", "action": "CREATE", "limit": 1000})
+    assert r.status_code == 200, r.text
+    found = [e for e in r.json() if e["details"].get("name") == body["name"]
+             and e["details"].get("username") == world.user.username]
+    assert len(found) == 1, r.text
+    assert found[0]["details"]["scopes"] == "process:read,secret:read@%s" % world.org
+    assert found[0]["details"]["rateLimit"] == "5/s"
+
+
 def test_wildcard_action(admin, world):
     k, _ = key_for(admin, world.user, scopes=["process:*"])
     pid = start_process(k, HELLO, parts={"org": world.org, "project": world.proj})
