@@ -78,6 +78,18 @@ def test_creation_is_audited_with_scopes(admin, world):
     assert found[0]["details"]["rateLimit"] == "5/s"
 
 
+def test_a_limited_key_opens_no_console_session(admin, world):
+    for body in ({"scopes": ["process:read"]}, {"rateLimit": "100/s"}):
+        k, _ = key_for(admin, world.user, **body)
+        r = k.get("/api/service/console/whoami", headers={"X-Concord-EnableSession": "true"})
+        refused(r, 403, "console session")
+        assert "Set-Cookie" not in r.headers
+        assert k.get("/api/service/console/whoami").status_code == 200
+    k, _ = key_for(admin, world.user)
+    r = k.get("/api/service/console/whoami", headers={"X-Concord-EnableSession": "true"})
+    assert r.status_code == 200 and "Set-Cookie" in r.headers, r.text
+
+
 def test_wildcard_action(admin, world):
     k, _ = key_for(admin, world.user, scopes=["process:*"])
     pid = start_process(k, HELLO, parts={"org": world.org, "project": world.proj})
