@@ -120,6 +120,15 @@ def test_narrowed_start_in_a_project_open_to_org_members(admin, world):
     refused(start_process(k, HELLO, parts={"org": world.org}, expect=403), 403, "does not reach")
 
 
+def test_project_scope_narrowed_to_a_project(admin, world):
+    k, _ = key_for(admin, world.user, scopes=["project:read@%s/%s" % (world.org, world.proj)])
+    r = k.get("/api/v1/org/%s/project/%s" % (world.org, world.proj))
+    assert r.status_code == 200 and r.json()["name"] == world.proj, r.text
+    refused(k.get("/api/v1/org/%s/project/%s" % (world.org, world.other)), 403, "does not reach", world.other)
+    # the org's project list would show the other project too
+    refused(k.get("/api/v1/org/%s/project" % world.org), 403, "narrowed to projects")
+
+
 def test_narrowed_to_an_org(admin, world, new_user):
     org2, _ = make_org(admin)
     make_team(admin, org2, [(world.user, "MEMBER")])
