@@ -167,6 +167,8 @@ static int create_or_update(struct api_call *c)
 	rc = exists ? rbac_org(c->db, &c->who, &o, RBAC_ORG_OWNER, &c->err) : rbac_admin(&c->who, &c->err);
 	if (rc == -ERR_NOT_FOUND) /* a PRIVATE org the caller cannot see: as if it were new */
 		rc = rbac_admin(&c->who, &c->err);
+	if (rc == 0 && !exists)
+		rc = rbac_org_reach(&c->who, "", o.name, &c->err);
 	if (rc)
 		goto out;
 	if (!exists)
@@ -248,7 +250,8 @@ static int delete (struct api_call *c)
 		return rc;
 	if (!confirm || strcmp(confirm, "yes") != 0)
 		return api_fail(c, ERR_INVALID, "Operation must be confirmed: add ?confirmation=yes");
-	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)))
+	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) ||
+	    (rc = rbac_org_reach(&c->who, o.id, o.name, &c->err)))
 		return rc;
 	if (strcmp(o.id, DEFAULT_ORG_ID) == 0)
 		return api_fail(c, ERR_CONFLICT, "the built-in organization %s cannot be deleted", o.name);

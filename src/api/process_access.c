@@ -13,15 +13,17 @@ static int denied(struct api_call *c, const struct process *p)
 			c->who.user.username, p->instance_id);
 }
 
-/* A scoped API key reaches only the processes of the org/project its scopes are narrowed
- * to (admins' keys too). */
-static bool key_reaches(struct api_call *c, const struct process *p)
+int api_process_reach(struct api_call *c, const struct process *p)
 {
 	char what[UUID_STR_LEN + 16];
 
+	if (!c->who.scopes.n || !c->who.need.set)
+		return 0;
 	str_fmt_cut(what, sizeof what, "process: %s", p->instance_id);
-	return scope_reaches(&c->who.scopes, &c->who.need, SCOPE_AT_PROJECT, p->org_id,
-			     p->project_id[0] ? p->project_id : NULL, what, &c->err);
+	if (scope_reaches(&c->who.scopes, &c->who.need, SCOPE_AT_PROJECT, p->org_id,
+			  p->project_id[0] ? p->project_id : NULL, what, &c->err))
+		return 0;
+	return -ERR_FORBIDDEN;
 }
 
 int api_process_check(struct api_call *c, const struct process *p, enum proc_need need)
@@ -31,7 +33,7 @@ int api_process_check(struct api_call *c, const struct process *p, enum proc_nee
 	struct rbac_resource res;
 	struct err ignored;
 
-	if (who->scopes.n && who->need.set && !key_reaches(c, p))
+	if (api_process_reach(c, p))
 		return -ERR_FORBIDDEN;
 	if (principal_is_admin(who))
 		return 0;

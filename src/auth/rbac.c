@@ -59,6 +59,11 @@ static bool key_reaches(const struct principal *p, enum scope_at at, const char 
 	return scope_reaches(&p->scopes, &p->need, at, org_id, project_id, what, e);
 }
 
+int rbac_org_reach(const struct principal *p, const char *org_id, const char *org_name, struct err *e)
+{
+	return key_reaches(p, SCOPE_AT_ORG, org_id, NULL, "organization", org_name, e) ? 0 : -ERR_FORBIDDEN;
+}
+
 int rbac_check(struct store_conn *c, const struct principal *p, const struct rbac_resource *r, enum access_level level,
 	       struct err *e)
 {

@@ -178,6 +178,37 @@ def test_admin_key_narrowed(admin, world):
     refused(k.get("/api/v1/org"), 403, "org:read")
 
 
+def test_admin_key_narrowed_to_an_org_creates_and_deletes_no_other(admin, world):
+    k, _ = key_for(admin, admin, scopes=["org:write@%s" % world.org])
+    other, _ = make_org(admin)
+    refused(k.delete("/api/v1/org/%s?confirmation=yes" % other), 403, "does not reach", other)
+    assert admin.get("/api/v1/org/%s" % other).status_code == 200
+    refused(k.post("/api/v1/org", json={"name": unique("org")}), 403, "does not reach")
+    r = k.post("/api/v1/org", json={"name": world.org, "meta": {"x": 1}})
+    assert r.status_code == 200 and r.json()["result"] == "UPDATED", r.text
+
+
+def test_form_run_as_user_is_held_to_the_narrowing(admin, world):
+    """A form's runAs lets its named user submit without other access to the process; a key of
+    that user narrowed to another project still does not reach it."""
+    flow = """
+flows:
+  default:
+    - form: approval
+      runAs:
+        username: ["%s"]
+      fields:
+        - approved: {type: boolean}
+""" % world.user.username
+    pid = start_process(world.user, flow, parts={"org": world.org, "project": world.other})
+    assert wait_process(world.user, pid, ("SUSPENDED", "FINISHED", "FAILED"))["status"] == "SUSPENDED"
+    k, _ = key_for(admin, world.user, scopes=["process:*@%s/%s" % (world.org, world.proj)])
+    refused(k.post("/api/v1/process/%s/form/approval" % pid, json={"approved": True}), 403, "does not reach")
+    ok, _ = key_for(admin, world.user, scopes=["process:*@%s/%s" % (world.org, world.other)])
+    r = ok.post("/api/v1/process/%s/form/approval" % pid, json={"approved": True})
+    assert r.status_code == 200, r.text
+
+
 def test_rate_limit(admin, world):
     k, body = key_for(admin, world.user, rateLimit="3/min")
     assert body["rateLimit"] == "3/min"
