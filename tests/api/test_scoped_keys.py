@@ -118,6 +118,15 @@ def test_narrowed_start_in_a_project_open_to_org_members(admin, world):
     wait_process(k, start_process(k, HELLO, parts={"org": world.org, "project": proj}))
     # but not a one-off process of the org without a project
     refused(start_process(k, HELLO, parts={"org": world.org}, expect=403), 403, "does not reach")
+    # nor one in Default, which takes one-off processes from anyone
+    refused(start_process(k, HELLO, expect=403), 403, "does not reach", "Default")
+
+
+def test_narrowed_to_default_as_in_the_readme(admin, new_user):
+    u = new_user()
+    k, _ = key_for(admin, u, scopes=["process:start@Default", "process:read@Default"], rateLimit="10/s")
+    pid = start_process(k, HELLO)
+    assert wait_process(k, pid)["status"] == "FINISHED"
 
 
 def test_project_scope_narrowed_to_a_project(admin, world):
