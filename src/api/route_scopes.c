@@ -47,7 +47,7 @@ static const struct rule rules[] = {
     NEED(NULL, "/api/v1/audit*", SCOPE_AUDIT, SCOPE_READ, 0),
     NEED(NULL, "/api/v1/user*", SCOPE_USER, RW, 0),
     NEED(NULL, "/api/v2/user*", SCOPE_USER, RW, 0),
-    NEED("POST", "/api/v1/events/*", SCOPE_TRIGGER, SCOPE_WRITE, 0),
+    NEED("POST", "/api/v1/events/*", SCOPE_TRIGGER, SCOPE_WRITE, ROUTE_SCOPE_WIDE),
     NEED("GET", PROJECT "/repo/{repo}/start/*", SCOPE_PROCESS, SCOPE_START, 0),
     NEED(NULL, PROJECT "/repository/{repo}/trigger*", SCOPE_TRIGGER, RW, 0),
     NEED(NULL, PROJECT "/repository*", SCOPE_REPOSITORY, RW, 0),
@@ -63,11 +63,11 @@ static const struct rule rules[] = {
     NEED("POST", ORG "/jsonstore/{store}/query/{q}/exec", SCOPE_JSONSTORE, SCOPE_READ, 0),
     NEED(NULL, ORG "/jsonstore*", SCOPE_JSONSTORE, RW, 0),
     NEED(NULL, ORG "/team*", SCOPE_TEAM, RW, 0),
-    NEED("GET", "/api/v1/org", SCOPE_ORG, SCOPE_READ, ROUTE_SCOPE_LIST),
+    NEED("GET", "/api/v1/org", SCOPE_ORG, SCOPE_READ, ROUTE_SCOPE_WIDE),
     NEED(NULL, "/api/v1/org*", SCOPE_ORG, RW, 0),
     NEED("POST", "/api/v1/process", SCOPE_PROCESS, SCOPE_START, 0),
-    NEED("GET", "/api/v2/process", SCOPE_PROCESS, SCOPE_READ, ROUTE_SCOPE_LIST),
-    NEED("GET", "/api/v2/process/count", SCOPE_PROCESS, SCOPE_READ, ROUTE_SCOPE_LIST),
+    NEED("GET", "/api/v2/process", SCOPE_PROCESS, SCOPE_READ, ROUTE_SCOPE_WIDE),
+    NEED("GET", "/api/v2/process/count", SCOPE_PROCESS, SCOPE_READ, ROUTE_SCOPE_WIDE),
     NEED(NULL, "/api/v1/process/*", SCOPE_PROCESS, RW, 0),
     NEED(NULL, "/api/v2/process/*", SCOPE_PROCESS, RW, 0),
     NEED(NULL, "/api/v3/process/*", SCOPE_PROCESS, RW, 0),
@@ -131,13 +131,12 @@ static int scope_check(struct api_call *c, const struct api_route *route)
 	if (!scope_find(&c->who.scopes, &rs.need))
 		return api_fail(c, ERR_FORBIDDEN, "This API key lacks the scope %s:%s needed for %s %s", res, act,
 				route->method, route->pattern);
-	project_only = !(rs.flags & ROUTE_SCOPE_LIST);
-	if ((rs.flags & (ROUTE_SCOPE_LIST | ROUTE_SCOPE_ORG_LIST)) &&
+	project_only = !(rs.flags & ROUTE_SCOPE_WIDE);
+	if ((rs.flags & (ROUTE_SCOPE_WIDE | ROUTE_SCOPE_ORG_LIST)) &&
 	    scope_narrowed(&c->who.scopes, &rs.need, project_only))
-		return api_fail(c, ERR_FORBIDDEN,
-				"This API key's scopes %s:%s are narrowed %s: this list would reach beyond them; "
-				"ask for the resources within the narrowing",
-				res, act, project_only ? "to projects" : "to organizations or projects");
+		return api_fail(
+		    c, ERR_FORBIDDEN, "This API key's scopes %s:%s are narrowed %s: %s %s would reach beyond them", res,
+		    act, project_only ? "to projects" : "to organizations or projects", route->method, route->pattern);
 	c->who.need = rs.need;
 	return 0;
 }

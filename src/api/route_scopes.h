@@ -15,10 +15,10 @@ enum route_scope_kind {
 	ROUTE_SCOPE_NEEDS, /* resource:action below */
 };
 
-/* A list across organizations (LIST) or of one organization's projects (ORG_LIST): a key
- * whose scopes for it are all narrowed (to projects, for ORG_LIST) is refused, since the
- * list would show more than the narrowing reaches. */
-enum route_scope_flags { ROUTE_SCOPE_LIST = 1 << 0, ROUTE_SCOPE_ORG_LIST = 1 << 1 };
+/* A route across organizations (WIDE: a list of them, an event for every project's
+ * triggers) or over all projects of one (ORG_LIST): a key whose scopes for it are all
+ * narrowed (to projects, for ORG_LIST) is refused, since it would reach beyond them. */
+enum route_scope_flags { ROUTE_SCOPE_WIDE = 1 << 0, ROUTE_SCOPE_ORG_LIST = 1 << 1 };
 
 struct route_scope {
 	enum route_scope_kind kind;

@@ -110,6 +110,11 @@ def test_narrowed_to_a_project(admin, world):
     refused(k.get("/api/v1/process/%s" % other), 403, "does not reach")
     # a list across projects would show more than the narrowing: refused with a clear message
     refused(k.get("/api/v2/process"), 403, "narrowed")
+    # so would an external event, which fires the triggers of every project
+    t, _ = key_for(admin, world.user, scopes=["trigger:write@%s/%s" % (world.org, world.proj)])
+    refused(t.post("/api/v1/events/%s" % unique("src"), json={"x": 1}), 403, "narrowed", "/api/v1/events/")
+    t, _ = key_for(admin, world.user, scopes=["trigger:write"])
+    assert t.post("/api/v1/events/%s" % unique("src"), json={"x": 1}).status_code == 200
 
 
 def test_narrowed_start_in_a_project_open_to_org_members(admin, world):
