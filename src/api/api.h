@@ -60,6 +60,7 @@ struct api_call {
 	struct err err;
 	json_t *audit; /* what the handler noted for the audit entry (api_audit_note); owned */
 	bool changes;  /* the route changes state (not a GET, or a GET flagged API_CHANGES) */
+	const struct api_route *route; /* the matched route: what a scoped API key must allow */
 };
 
 typedef int (*api_handler)(struct api_call *c);
@@ -116,6 +117,8 @@ struct api_route {
  * X-Accord-CSRF equal to the session's token, or an Origin equal to the server's own):
  * ERR_FORBIDDEN otherwise.  Returns 0, a negative code with c->err set, or API_AUTH_DEFER
  * when the check has to write (a session's last use) and the request is not on a worker.
+ * An API key's scopes and rate limit are checked here too, against c->route
+ * (api/route_scopes.h): ERR_FORBIDDEN or ERR_TOO_MANY.
  * The dispatcher calls it for every route but API_PUBLIC ones, which may call it
  * themselves. */
 #define API_AUTH_DEFER 1

@@ -5,6 +5,7 @@
 
 #include <sodium.h>
 
+#include "api/apikey_scopes.h"
 #include "api/doc_schemas.h"
 #include "api/routes.h"
 #include "auth/authn.h"
@@ -26,6 +27,7 @@ static json_t *key_json(const struct apikey *k)
 		dt_format_iso(k->expired_at, ts);
 		json_object_set_new(v, "expiredAt", json_string(ts));
 	}
+	api_apikey_scopes_json(k, v);
 	return v;
 }
 
@@ -190,7 +192,7 @@ static int create(struct api_call *c)
 			goto out;
 		name = name_buf;
 	}
-	if ((rc = key_value(c, body, text, sizeof text, hash)))
+	if ((rc = api_apikey_scopes(c, body, &u, &k)) || (rc = key_value(c, body, text, sizeof text, hash)))
 		goto out;
 	uuid_v4(k.id);
 	memcpy(k.user_id, u.id, sizeof k.user_id);
@@ -199,6 +201,7 @@ static int create(struct api_call *c)
 		goto out;
 	api_audit_note(c, "name", name ? name : k.name);
 	api_audit_note(c, "username", u.username);
+	api_apikey_scopes_audit(c, &k);
 	out = key_json(&k);
 	json_object_set_new(out, "ok", json_true());
 	json_object_set_new(out, "key", json_string(text));
@@ -256,17 +259,22 @@ static int delete (struct api_call *c)
 	return api_reply(c, json_pack("{s:s,s:b}", "result", "DELETED", "ok", 1));
 }
 
+/* docs/security.md "Scoped API keys" */
+#define SCHEMA_KEY_LIMITS                                                                                              \
+	"'scopes':{'type':'array','items':{'type':'string','description':'resource:action[@org[/project]]'}},"         \
+	"'rateLimit':{'type':'string','pattern':'^[0-9]+/(s|min)$'}"
 #define SCHEMA_KEY                                                                                                     \
 	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'userId':" SCHEMA_UUID ",'name':{'type':'string'},"       \
-	"'expiredAt':" SCHEMA_DATE "}}"
+	"'expiredAt':" SCHEMA_DATE "," SCHEMA_KEY_LIMITS "}}"
 
 static const struct api_doc doc_create = {
     .summary = "Create an API key (for yourself; admins for anyone); the key is shown only in this answer",
     .body = "{'type':'object','properties':{'userId':" SCHEMA_UUID ",'username':{'type':'string'},"
 	    "'userDomain':{'type':'string'},'name':{'type':'string','maxLength':128},'expiredAt':" SCHEMA_DATE
-	    ",'key':{'type':'string','writeOnly':true,'description':'a key of your own instead of a generated one'}}}",
+	    ",'key':{'type':'string','writeOnly':true,'description':'a key of your own instead of a generated "
+	    "one'}," SCHEMA_KEY_LIMITS "}}",
     .response = "{'type':'object','properties':{'ok':{'type':'boolean'},'id':" SCHEMA_UUID ",'userId':" SCHEMA_UUID
-		",'name':{'type':'string'},'expiredAt':" SCHEMA_DATE ",'key':{'type':'string'},"
+		",'name':{'type':'string'},'expiredAt':" SCHEMA_DATE ",'key':{'type':'string'}," SCHEMA_KEY_LIMITS ","
 		"'result':{'const':'CREATED'}}}",
     .errors = "400 403 404 409 415",
     .audit = {"API_KEY", "CREATE", NULL},

@@ -6,6 +6,7 @@
 #include <sodium.h>
 
 #include "api/api.h"
+#include "api/route_scopes.h"
 #include "auth/authn.h"
 #include "auth/console_session.h"
 #include "base/str.h"
@@ -85,7 +86,9 @@ int api_authenticate(struct api_call *c)
 	else
 		rc = authn_header(c->db, authorization, &c->who, &c->err);
 	sodium_memzero(token, sizeof token);
-	if (rc == 0 || rc == -ERR_FORBIDDEN) /* a refused CSRF check still says who it was */
+	if (rc == 0 && c->route)
+		rc = api_route_scope_check(c, c->route);
+	if (rc == 0 || rc == -ERR_FORBIDDEN || rc == -ERR_TOO_MANY) /* refused, still says who it was */
 		str_fmt_cut(c->req->principal, sizeof c->req->principal, "%s", c->who.user.username); /* the access log's */
 	return rc;
 }

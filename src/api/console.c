@@ -82,6 +82,11 @@ static int whoami(struct api_call *c)
 
 	/* A process's own session token never opens a console session. */
 	if (enable && cstr_ieq(enable, "true") && (c->who.method == AUTH_BASIC || c->who.method == AUTH_APIKEY)) {
+		/* A session has the user's full rights: a limited key must not open one. */
+		if (c->who.scopes.n || c->who.rate_count)
+			return api_fail(c, ERR_FORBIDDEN,
+					"An API key with scopes or a rate limit cannot open a console "
+					"session: use a key without them, or log in with a password");
 		if ((rc = end_old_session(c)) ||
 		    (rc = console_session_create(c->db, u->id, c->app->session_idle_ms, &login, &c->err)))
 			goto out;

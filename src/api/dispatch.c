@@ -82,6 +82,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 		return HTTP_HANDLED;
 	}
 	route = hr->handler;
+	c.route = route;
 	req->route_id = hr->id;
 	if (!atomic_load(&((struct app *)app)->ready)) {
 		http_resp_json(

@@ -173,6 +173,8 @@ static int create_or_update(struct api_call *c)
 		rc = api_fail(c, ERR_FORBIDDEN, exists && !hidden
 							? "Only admins or owners are allowed to update organizations"
 							: "Only admins are allowed to update organizations");
+	if (rc == 0 && !exists)
+		rc = rbac_org_reach(&c->who, "", o.name, &c->err);
 	if (rc)
 		goto out;
 	if (!exists)
@@ -254,7 +256,8 @@ static int delete (struct api_call *c)
 		return rc;
 	if (!confirm || strcmp(confirm, "yes") != 0)
 		return api_fail(c, ERR_INVALID, "Operation must be confirmed: add ?confirmation=yes");
-	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)))
+	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) ||
+	    (rc = rbac_org_reach(&c->who, o.id, o.name, &c->err)))
 		return rc;
 	if (strcmp(o.id, DEFAULT_ORG_ID) == 0)
 		return api_fail(c, ERR_CONFLICT, "the built-in organization %s cannot be deleted", o.name);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "auth/rbac.h"
+#include "base/str.h"
 #include "base/uuid.h"
 #include "store/orgs.h"
 
@@ -12,6 +13,19 @@ static int denied(struct api_call *c, const struct process *p)
 			c->who.user.username, p->instance_id);
 }
 
+int api_process_reach(struct api_call *c, const struct process *p)
+{
+	char what[UUID_STR_LEN + 16];
+
+	if (!c->who.scopes.n || !c->who.need.set)
+		return 0;
+	str_fmt_cut(what, sizeof what, "process: %s", p->instance_id);
+	if (scope_reaches(&c->who.scopes, &c->who.need, SCOPE_AT_PROJECT, p->org_id,
+			  p->project_id[0] ? p->project_id : NULL, what, &c->err))
+		return 0;
+	return -ERR_FORBIDDEN;
+}
+
 int api_process_check(struct api_call *c, const struct process *p, enum proc_need need)
 {
 	const struct principal *who = &c->who;
@@ -19,6 +33,8 @@ int api_process_check(struct api_call *c, const struct process *p, enum proc_nee
 	struct rbac_resource res;
 	struct err ignored;
 
+	if (api_process_reach(c, p))
+		return -ERR_FORBIDDEN;
 	if (principal_is_admin(who))
 		return 0;
 	if (who->method == AUTH_SESSION && strcmp(who->session_process, p->instance_id) == 0)

@@ -18,6 +18,11 @@ enum proc_need { PROC_READ, PROC_WRITE };
  * (release with store_process_cleanup). */
 int api_process_load(struct api_call *c, const char *id, enum proc_need need, struct process *p) WUR;
 
+/* Whether a scoped API key reaches the process (the org/project its scopes for the route
+ * are narrowed to; admins' keys too): 0, or ERR_FORBIDDEN naming the scope.  Part of
+ * api_process_check; alone for a check that grants access otherwise (a form's runAs). */
+int api_process_reach(struct api_call *c, const struct process *p) WUR;
+
 /* The same check on a process already loaded. */
 int api_process_check(struct api_call *c, const struct process *p, enum proc_need need) WUR;
 

@@ -82,7 +82,7 @@ int api_form_load(struct api_call *c, const char *name, enum proc_need need, str
 	memset(r, 0, sizeof *r);
 	if (!uuid_valid(id, strlen(id)))
 		return api_fail(c, ERR_NOT_FOUND, "Process instance not found: %.64s", id);
-	if ((rc = store_process_get(c->db, id, &r->p, &c->err)))
+	if ((rc = store_process_get(c->db, id, &r->p, &c->err)) || (rc = api_process_reach(c, &r->p)))
 		return rc;
 	if (r->p.status == PS_SUSPENDED) {
 		if ((rc = store_process_forms(c->db, id, &r->forms, &c->err)))

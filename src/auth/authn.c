@@ -213,6 +213,10 @@ static int apikey(struct store_conn *c, const char *text, struct principal *out,
 		return err_set(e, dbe.code, "%s", dbe.msg);
 	out->method = AUTH_APIKEY;
 	memcpy(out->apikey_id, k.id, sizeof k.id);
+	out->rate_count = k.rate_count;
+	out->rate_window_ms = k.rate_window_ms;
+	if (scope_set_load(k.scopes, &out->scopes, e))
+		return -ERR_INTERNAL;
 	return check_user(out, "invalid or expired API key", e);
 }
 

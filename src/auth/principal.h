@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "auth/scope.h"
 #include "base/uuid.h"
 #include "store/console_sessions.h"
 #include "store/users.h"
@@ -20,6 +21,13 @@ struct principal {
 	char session_process[UUID_STR_LEN]; /* when method is AUTH_SESSION: the process whose token it is */
 	char session_project[UUID_STR_LEN]; /* when method is AUTH_SESSION: that process's project ("": none) */
 	char csrf_token[CONSOLE_CSRF_MAX];  /* when method is AUTH_CONSOLE: the session's CSRF token */
+	/* When method is AUTH_APIKEY: the key's scopes (none: the user's full rights) and rate
+	 * limit (rate_count 0: none); need is what the request's route asks of the scopes, set by
+	 * the dispatcher (api/route_scopes.c), and the access checks (rbac.c, api/process_access.c)
+	 * hold the org/project they look at against it. */
+	struct scope_set scopes;
+	struct scope_need need;
+	int64_t rate_count, rate_window_ms;
 };
 
 static inline bool principal_is_admin(const struct principal *p)

@@ -1,7 +1,9 @@
 #include "auth/rbac.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "store/projects.h"
 
 static int org_owner(struct store_conn *c, const struct principal *p, const char *org_id, bool *yes, struct err *e)
@@ -40,14 +42,35 @@ static bool system_in_scope(struct store_conn *c, const struct principal *p, con
 	return store_project_get(c, p->session_project, &pr, &ignored) == 0 && strcmp(pr.org_id, org_id) == 0;
 }
 
+/* A scoped API key reaches only what its scopes are narrowed to (scope.h), admins too. */
+static bool key_reaches(const struct principal *p, enum scope_at at, const char *org_id, const char *project_id,
+			const char *kind, const char *name, struct err *e)
+{
+	char what[200];
+
+	if (!p->scopes.n || !p->need.set)
+		return true;
+	str_fmt_cut(what, sizeof what, "%s: %s", kind, name);
+	return scope_reaches(&p->scopes, &p->need, at, org_id, project_id, what, e);
+}
+
+int rbac_org_reach(const struct principal *p, const char *org_id, const char *org_name, struct err *e)
+{
+	return key_reaches(p, SCOPE_AT_ORG, org_id, NULL, "organization", org_name, e) ? 0 : -ERR_FORBIDDEN;
+}
+
 int rbac_check(struct store_conn *c, const struct principal *p, const struct rbac_resource *r, enum access_level level,
 	       struct err *e)
 {
 	enum access_level held;
 	enum team_role role;
 	bool owner;
+	bool is_project = r->type && strcmp(r->type, "PROJECT") == 0;
 	int rc;
 
+	if (!key_reaches(p, is_project ? SCOPE_AT_PROJECT : SCOPE_AT_ORG, r->org_id, is_project ? r->id : NULL, r->kind,
+			 r->name, e))
+		return -ERR_FORBIDDEN;
 	if (principal_is_admin(p))
 		return 0;
 	if (!system_in_scope(c, p, r->type, r->id, r->org_id))
@@ -82,6 +105,15 @@ int rbac_check(struct store_conn *c, const struct principal *p, const struct rba
 
 int rbac_org(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
 	     struct err *e)
+{
+	if (!key_reaches(p, need == RBAC_ORG_VIEW ? SCOPE_AT_ORG_VIEW : SCOPE_AT_ORG, o->id, NULL, "organization",
+			 o->name, e))
+		return -ERR_FORBIDDEN;
+	return rbac_org_user(c, p, o, need, e);
+}
+
+int rbac_org_user(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
+		  struct err *e)
 {
 	enum team_role role;
 	bool global = (p->user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)) != 0;
@@ -129,6 +161,8 @@ int rbac_team(struct store_conn *c, const struct principal *p, const struct team
 	bool owner;
 	int rc;
 
+	if (!key_reaches(p, SCOPE_AT_ORG, t->org_id, NULL, "team", t->name, e))
+		return -ERR_FORBIDDEN;
 	if (principal_is_admin(p))
 		return 0;
 	if ((rc = org_owner(c, p, t->org_id, &owner, e)))

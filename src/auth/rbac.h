@@ -53,6 +53,17 @@ enum rbac_org_need {
 int rbac_org(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
 	     struct err *e) WUR;
 
+/* Only the narrowing of a scoped API key (principal.h) for org o (id "" for an org about to
+ * be created, which no narrowed scope reaches): 0 or ERR_FORBIDDEN naming the scope.  For
+ * what only an admin may do to an org (create, delete), which rbac_org does not check. */
+int rbac_org_reach(const struct principal *p, const char *org_id, const char *org_name, struct err *e) WUR;
+
+/* rbac_org without the narrowing of a scoped API key (principal.h): for a question about
+ * the user rather than about what the request reaches, asked after the request's own
+ * resource was checked (a project that takes raw payloads from ORG_MEMBERS). */
+int rbac_org_user(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
+		  struct err *e) WUR;
+
 /* Team management: role >= need in that team, or org owner, or admin. */
 int rbac_team(struct store_conn *c, const struct principal *p, const struct team *t, enum team_role need,
 	      struct err *e) WUR;

@@ -28,7 +28,7 @@ static int mode_ok(struct store_conn *c, const struct principal *p, const struct
 	if (strcmp(mode, "EVERYONE") == 0)
 		return 0;
 	if (strcmp(mode, "ORG_MEMBERS") == 0)
-		return rbac_org(c, p, o, RBAC_ORG_MEMBER, e)
+		return rbac_org_user(c, p, o, RBAC_ORG_MEMBER, e)
 			   ? err_set(e, ERR_FORBIDDEN, "The project accepts %s from members of %s only: %s", what,
 				     o->name, pr->name)
 			   : 0;
@@ -63,7 +63,10 @@ int rbac_process_start(struct store_conn *c, const struct principal *p, const st
 			return -1;
 		return raw_payload ? mode_ok(c, p, o, pr, pr->raw_payload_mode, "raw payloads", e) : 0;
 	}
-	/* An org without a project: its members may run one-off processes there. */
+	/* An org without a project: its members may run one-off processes there (anyone in
+	 * Default) — within a scoped key's narrowing. */
+	if (rbac_org_reach(p, o->id, o->name, e))
+		return -ERR_FORBIDDEN;
 	if (strcmp(o->id, DEFAULT_ORG_ID) != 0)
 		return rbac_org(c, p, o, RBAC_ORG_MEMBER, e);
 	return 0;

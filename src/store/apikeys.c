@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define KEY_COLS "id, user_id, name, expired_at, created_at"
+#define KEY_COLS "id, user_id, name, expired_at, created_at, scopes, rate_count, rate_window_ms"
+#define KEY_N_COLS 8
 
 static void read_row(struct store_stmt *st, void *out)
 {
@@ -14,13 +15,18 @@ static void read_row(struct store_stmt *st, void *out)
 	store_col_copy(st, 2, k->name, sizeof k->name);
 	k->expired_at = store_col_is_null(st, 3) ? 0 : store_col_int64(st, 3);
 	k->created_at = store_col_int64(st, 4);
+	k->scopes[0] = '\0';
+	if (!store_col_is_null(st, 5))
+		store_col_copy(st, 5, k->scopes, sizeof k->scopes);
+	k->rate_count = store_col_is_null(st, 6) ? 0 : store_col_int64(st, 6);
+	k->rate_window_ms = store_col_is_null(st, 7) ? 0 : store_col_int64(st, 7);
 }
 
 int store_apikey_insert(struct store_conn *c, const struct apikey *k, const uint8_t hash[APIKEY_HASH_LEN],
 			struct err *e)
 {
-	static const char SQL[] = "INSERT INTO api_keys (id, user_id, name, key_hash, expired_at, created_at)"
-				  " VALUES (?, ?, ?, ?, ?, ?)";
+	static const char SQL[] = "INSERT INTO api_keys (id, user_id, name, key_hash, expired_at, created_at,"
+				  " scopes, rate_count, rate_window_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
@@ -35,6 +41,17 @@ int store_apikey_insert(struct store_conn *c, const struct apikey *k, const uint
 	else
 		store_bind_null(st, 5);
 	store_bind_int64(st, 6, k->created_at);
+	if (k->scopes[0])
+		store_bind_text(st, 7, k->scopes);
+	else
+		store_bind_null(st, 7);
+	if (k->rate_count) {
+		store_bind_int64(st, 8, k->rate_count);
+		store_bind_int64(st, 9, k->rate_window_ms);
+	} else {
+		store_bind_null(st, 8);
+		store_bind_null(st, 9);
+	}
 	rc = store_step_done(st, e);
 	if (rc == -ERR_CONFLICT)
 		return err_set(e, ERR_CONFLICT, "API Token with name '%s' already exists", k->name);
@@ -118,15 +135,16 @@ static void read_key_and_user(struct store_stmt *st, void *out)
 	struct key_and_user *ku = out;
 
 	read_row(st, ku->k);
-	store_user_read(st, 5, ku->u);
+	store_user_read(st, KEY_N_COLS, ku->u);
 }
 
 int store_apikey_find_user(struct store_conn *c, const uint8_t hash[APIKEY_HASH_LEN], int64_t now_ms, struct apikey *k,
 			   struct user *u, struct err *e)
 {
-	static const char SQL[] = "SELECT k.id, k.user_id, k.name, k.expired_at, k.created_at, " USER_COLS_OF(
-	    "u") " FROM api_keys k JOIN users u ON u.id = k.user_id"
-		 " WHERE k.key_hash = ? AND (k.expired_at IS NULL OR k.expired_at > ?)";
+	static const char SQL[] = "SELECT k.id, k.user_id, k.name, k.expired_at, k.created_at, k.scopes, k.rate_count,"
+				  " k.rate_window_ms, " USER_COLS_OF(
+				      "u") " FROM api_keys k JOIN users u ON u.id = k.user_id"
+					   " WHERE k.key_hash = ? AND (k.expired_at IS NULL OR k.expired_at > ?)";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	struct key_and_user ku = {k, u};
 

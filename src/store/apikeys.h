@@ -9,6 +9,7 @@
 #include "store/users.h"
 
 #define APIKEY_HASH_LEN 32 /* SHA-256 of the decoded key bytes */
+#define APIKEY_SCOPES_MAX 4096
 
 struct apikey {
 	char id[UUID_STR_LEN];
@@ -16,6 +17,11 @@ struct apikey {
 	char name[129];
 	int64_t expired_at; /* 0: never expires */
 	int64_t created_at;
+	/* The key's scopes as stored (JSON written by auth/scope.c); "": a key with its user's
+	 * full rights.  Never longer than APIKEY_SCOPES_MAX - 1. */
+	char scopes[APIKEY_SCOPES_MAX];
+	int64_t rate_count; /* requests per rate_window_ms; 0: no limit */
+	int64_t rate_window_ms;
 };
 
 /* A duplicate name for the user, or a colliding key value, is ERR_CONFLICT. */

@@ -52,6 +52,11 @@ static int key_owner(struct store_conn *c, const char *name, const char *pt, str
 	if (authn_apikey_hash(pt, hash, &ignored) || store_apikey_find_user(c, hash, dt_now_ms(), &k, u, &ignored))
 		return err_set(e, ERR_INVALID, "runAs: secret '%s' does not hold a valid API key", name);
 	sodium_memzero(hash, sizeof hash);
+	/* A process runs with its initiator's full rights: a key limited to some scopes must not
+	 * become a way around them (docs/security.md "Scoped API keys"). */
+	if (k.scopes[0])
+		return err_set(e, ERR_INVALID,
+			       "runAs: secret '%s' holds an API key with scopes: runAs needs a key without", name);
 	if (u->disabled)
 		return err_set(e, ERR_FORBIDDEN, "runAs: user '%s' (%s) is disabled", u->username, u->id);
 	return 0;

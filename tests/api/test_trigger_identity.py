@@ -321,7 +321,10 @@ def test_cron_run_as_with_secret(srv, repos):
     assert wait_process(admin, p["instanceId"])["status"] == "FINISHED"
     assert "TICK as %s" % a.user.username in admin.get("/api/v1/process/%s/log" % p["instanceId"]).text
 
+    scoped = a.user.post("/api/v1/apikey", json={"scopes": ["process:read"]})
+    assert scoped.status_code == 200, scoped.text
     for secret, why in ((data_secret(a, a.user.key), "must be restricted to the trigger's project"),
+                        (data_secret(a, scoped.json()["key"], projectId=a.proj_id), "holds an API key with scopes"),
                         (data_secret(a, "not-a-key", projectId=a.proj_id), "does not hold a valid API key"),
                         (unique("missing"), "Secret not found")):
         name = a.add_repo(repos({"concord.yml": RUN_AS_FLOW % secret}))
