@@ -37,7 +37,8 @@ def test_first_run_uses_the_staged_folder_and_leaves_nothing(fresh_server):
     assert wait_process(admin, pid)["status"] == "FINISHED"
     assert "data: handed over" in log_text(admin, pid)
     assert ready_entries(srv) == []
-    assert [n for n in os.listdir(os.path.join(srv.data_dir, "work"))] == []
+    # the working folder is set aside before the end is stored and removed right after it
+    wait_for(lambda: os.listdir(os.path.join(srv.data_dir, "work")) == [])
 
 
 def test_waiting_process_keeps_its_folder_until_it_runs_or_is_cancelled(fresh_server):

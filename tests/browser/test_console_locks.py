@@ -27,7 +27,7 @@ def test_a_process_waiting_for_a_lock_says_which_and_who_holds_it(driver, admin)
     login(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s" % waiter)
     wait_ready(driver, "process")
-    waits = wait_css(driver, "#process-waits")
+    waits = wait_css(driver, "#process-lock-waits")
     assert waits.text == "lock '%s' (PROJECT) held by process %s" % (lock, holder), waits.text
     assert not driver.find_elements(By.CSS_SELECTOR, "#process-actions [data-event^='lock-']")
     assert driver.find_elements(By.ID, "process-stop")
@@ -36,6 +36,6 @@ def test_a_process_waiting_for_a_lock_says_which_and_who_holds_it(driver, admin)
     assert r.status_code == 200, r.text
     assert wait_process(admin, holder)["status"] == "FINISHED"
     wait_for(lambda: "got the lock %s" % waiter in log_text(admin, waiter))
-    wait_until(driver, lambda d: not d.find_elements(By.ID, "process-waits"), "the wait to go")
+    wait_until(driver, lambda d: not d.find_elements(By.ID, "process-lock-waits"), "the wait to go")
     wait_css(driver, "#process-actions [data-event='go']")
     admin.delete("/api/v1/process/%s" % waiter)

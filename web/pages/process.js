@@ -49,7 +49,7 @@ function details(p) {
       ['Repository', p.repoName ? [p.repoName, p.repoUrl ? h('span', {class: 'hint'}, ` (${p.repoUrl}${p.repoPath ? ', ' + p.repoPath : ''})`) : ''] : null],
       ['Commit', commit],
       ['Initiator', p.initiator, 'process-initiator'],
-      ['Waiting for', waitsOf(p), 'process-waits'],
+      ['Waiting for', waitsOf(p), 'process-lock-waits'],
       ['Parent', p.parentInstanceId ? h('a', {href: '#/process/' + enc(p.parentInstanceId), class: 'mono'}, p.parentInstanceId) : null],
       ['Created', when(p.createdAt)],
       ['Start at', p.startAt ? when(p.startAt) : null],
@@ -133,7 +133,9 @@ export async function render(main, params, query) {
   async function drawActions() {
     let forms = [], waits = [], why = [];
     if (!FINAL.has(proc.status))
-      why = ((await api('GET', `/api/v1/process/${enc(id)}/waits`).catch(() => null)) || {}).waits || [];
+      // (a lock's wait is in the details, with its holder linked)
+      why = (((await api('GET', `/api/v1/process/${enc(id)}/waits`).catch(() => null)) || {}).waits || [])
+        .filter((w) => w.type !== 'PROCESS_LOCK');
     if (proc.status === 'SUSPENDED')
       [forms, waits] = await Promise.all([
         api('GET', `/api/v1/process/${enc(id)}/form`).catch(() => []),

@@ -62,7 +62,7 @@ out:
 
 int server_task_concord_attach(struct task_call *tc, json_t *list, const char *dir, struct err *e)
 {
-	const char *src, *dest;
+	const char *src = NULL, *dest = NULL;
 	json_t *a;
 	size_t i;
 
