@@ -246,3 +246,19 @@ def test_tables_become_labelled_cards_on_a_phone(driver, admin):
         return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size""")
     assert word == 1, "PRIVATE is broken over %d lines" % word
     assert console_errors(driver) == []
+
+
+def test_every_date_names_its_zone_and_the_header_switches_it(driver, admin):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    login(driver, "admin", ADMIN_PASSWORD)
+    visit(driver, "#/org/%s/project/%s" % (org, project), "project")
+    Select(wait_css(driver, "#zone")).select_by_value("UTC")
+    stamp = wait_css(driver, '[data-test="project-details"] time.when')
+    iso = stamp.get_attribute("datetime")  # 2026-11-27T02:43:42.160Z
+    wait_until(driver, lambda d: stamp.text == iso[:10] + " " + iso[11:19] + " UTC", "the date in UTC, saying so")
+    # remembered: another page, after a reload, still says UTC
+    visit(driver, "#/audit", "audit")
+    assert wait_css(driver, '[data-test="audit"] time.when').text.endswith(" UTC")
+    assert "(UTC)" in driver.find_element("css selector", '[data-test="audit-filters"]').text
+    assert console_errors(driver) == []
