@@ -3,7 +3,6 @@
  * of a list that did not change then costs a header, and a changed one a fraction. */
 #include "http/negotiate.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -104,7 +103,8 @@ void http_negotiate_json(const struct http_request *req, struct http_response *w
 	crypto_generichash(hash, sizeof hash, (const unsigned char *)w->body, w->len, NULL, 0);
 	sodium_bin2hex(hex, sizeof hex, hash, sizeof hash);
 	/* One ETag per representation, as for the console's files: the gzipped one ends in -gz. */
-	snprintf(etag, sizeof etag, "\"%s%s\"", hex, gz ? "-gz" : "");
+	if (str_fmt(etag, sizeof etag, "\"%s%s\"", hex, gz ? "-gz" : ""))
+		return; /* cannot happen: the buffer fits the longest */
 	http_resp_header(w, "ETag", etag);
 	http_resp_header(w, "Vary", "Accept-Encoding");
 	if (!has_header(w, "Cache-Control")) /* a browser keeps it, and asks each time */
