@@ -5,25 +5,9 @@ filtered (offered to admins only, from what whoami says); the user's profile wit
 teams and keys; a secret renamed, given another owner and moved to another organization."""
 from selenium.webdriver.support.ui import Select
 
-from conftest import ADMIN_PASSWORD, console_errors, login, wait_css, wait_ready, wait_until
+from conftest import ADMIN_PASSWORD, console_errors, login, t, texts, visit, wait_css, wait_ready, wait_until
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
-
-
-def t(d, name):
-    """The element with data-test=name (waiting for it)."""
-    return wait_css(d, '[data-test="%s"]' % name)
-
-
-def texts(d, name):
-    return d.execute_script(
-        "return [...document.querySelectorAll('[data-test=\"' + arguments[0] + '\"]')].map(e => e.textContent)", name)
-
-
-def visit(d, hash_path, page):
-    d.get("about:blank")
-    d.get(d.base_url + "/" + hash_path)
-    wait_ready(d, page)
 
 
 def said(d, test, fragment):
