@@ -246,3 +246,31 @@ def test_every_date_names_its_zone_and_the_header_switches_it(driver, admin):
     assert wait_css(driver, '[data-test="audit"] time.when').text.endswith(" UTC")
     assert "(UTC)" in driver.find_element("css selector", '[data-test="audit-filters"]').text
     assert console_errors(driver) == []
+
+
+def test_a_reader_is_offered_no_changes(driver, admin, new_user):
+    org, _ = make_org(admin)
+    reader = new_user(password="Reader-pass-2")
+    project, _ = make_project(admin, org, visibility="PRIVATE")
+    make_team(admin, org, [(reader, "MEMBER")], project=project, level="READER")
+    r = admin.post("/api/v1/org/%s/secret" % org, files={"name": (None, "readable"), "type": (None, "data"),
+                                                          "data": ("d", b"v", "application/octet-stream")})
+    assert r.status_code == 200, r.text
+    login(driver, reader.username, "Reader-pass-2")
+    visit(driver, "#/org/%s/project/%s" % (org, project), "project")
+    for gone in ("project-settings-form", "rules-form", "cfg-save", "repo-add-panel"):
+        assert not driver.find_elements("css selector", '[data-test="%s"]' % gone), gone
+    assert "writer level" in t(driver, "settings-not-allowed").text
+    assert "owner level" in t(driver, "access-not-allowed").text
+    assert t(driver, "cfg-text").get_attribute("readonly") is not None
+    visit(driver, "#/org/%s/secret/readable" % org, "secret")
+    for gone in ("settings-form", "secret-move-form", "rules-form", "secret-delete"):
+        assert not driver.find_elements("css selector", '[data-test="%s"]' % gone), gone
+    assert "you are a reader" in t(driver, "secret-not-allowed").text
+    assert console_errors(driver) == []
+
+    # the owner gets the forms
+    login(driver, "admin", ADMIN_PASSWORD)
+    visit(driver, "#/org/%s/secret/readable" % org, "secret")
+    t(driver, "secret-delete")
+    t(driver, "secret-move-form")

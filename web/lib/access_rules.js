@@ -7,6 +7,24 @@ import {busy, errorBox, field, select, uid} from './admin.js';
 
 const LEVELS = ['READER', 'WRITER', 'OWNER'];
 
+// Whether the level the server says the user holds (a record's yourAccess) is at least
+// need.  A record without it (an older server) allows everything: the server still decides.
+export function allows(have, need) {
+  return !have || LEVELS.indexOf(have) >= LEVELS.indexOf(need);
+}
+
+// Said instead of a form the user may not use: what it needs and what they hold.
+export function notAllowed(test, what, need, have) {
+  return h('p', {class: 'hint', 'data-test': test},
+    `${what} needs the ${need.toLowerCase()} level; you are a ${(have || 'reader').toLowerCase()} here.`);
+}
+
+// The rules as a plain list, for those who may not change them.
+export function rulesList(rules) {
+  if (!rules.length) return h('p', {class: 'hint', 'data-test': 'rules-none'}, 'No team rules.');
+  return h('ul', {class: 'plain', 'data-test': 'rules-list'}, rules.map((r) => h('li', {}, `${r.teamName}: ${r.level}`)));
+}
+
 // The team rules as rows of team and level; Save replaces them all (…/access/bulk).
 export function rulesForm(apiBase, teams, rules) {
   const rows = h('div', {'data-test': 'rules-rows'});

@@ -6,6 +6,7 @@ import {h, mount, when} from '../lib/dom.js';
 import {busy, crumbs, details, errorBox, field, loadPage, path, select, table} from '../lib/admin.js';
 import {cfgPanel, encryptPanel} from './project_cfg.js';
 import {accessPanel, settingsPanel} from './project_settings.js';
+import {allows, notAllowed} from '../lib/access_rules.js';
 import {gitSecrets} from './repo_edit.js';
 
 export async function render(main, params) {
@@ -13,6 +14,7 @@ export async function render(main, params) {
   await loadPage(main, 'project', `${project} · ${org}`, async () => {
     main.append(crumbs(['Organizations', '#/orgs'], [org, '#/' + path('org', org)], [project]), h('h1', {}, project));
     const p = await api('GET', '/api/v1/' + path('org', org, 'project', project));
+    const writer = allows(p.yourAccess, 'WRITER'); // what the server says the user may do
     const projectDetails = (p) => details('project-details', [
       ['Description', p.description],
       ['Visibility', p.visibility],
@@ -34,10 +36,10 @@ export async function render(main, params) {
     ]);
     main.append(h('h2', {}, 'Repositories'),
       table('repos', ['Name', 'URL', 'Branch or commit', 'Path', ''], rows, 'This project has no repository. Add one below (Add a repository) to start processes from it.'),
-      await addRepoForm(org, project));
-    main.append(await cfgPanel(org, project), encryptPanel(org, project));
+      writer ? await addRepoForm(org, project) : notAllowed('repo-add-not-allowed', 'Adding a repository', 'WRITER', p.yourAccess));
+    main.append(await cfgPanel(org, project, writer), encryptPanel(org, project));
     const saved = async () => mount(detailsHolder, projectDetails(await api('GET', '/api/v1/' + path('org', org, 'project', project))));
-    main.append(settingsPanel(org, p, saved), await accessPanel(org, project));
+    main.append(settingsPanel(org, p, saved), await accessPanel(org, project, p.yourAccess));
   });
 }
 

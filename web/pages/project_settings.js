@@ -2,7 +2,7 @@
 // (POST /api/v1/org/{org}/project, matched by id, so only what the form shows changes),
 // and the team access rules (…/access, lib/access_rules.js).
 import {api} from '../lib/api.js';
-import {rulesForm} from '../lib/access_rules.js';
+import {allows, notAllowed, rulesForm, rulesList} from '../lib/access_rules.js';
 import {h} from '../lib/dom.js';
 import {busy, errorBox, field, path, select, uid} from '../lib/admin.js';
 
@@ -39,8 +39,10 @@ export function projectFields(p) {
   return {inputs, fields, values};
 }
 
-// Saving needs WRITER on the project: the server says so otherwise (403, shown as is).
+// Saving needs WRITER on the project; a reader is told so instead of getting the form.
 export function settingsPanel(org, p, saved) {
+  if (!allows(p.yourAccess, 'WRITER'))
+    return h('div', {class: 'panel'}, h('h2', {}, 'Settings'), notAllowed('settings-not-allowed', 'Changing the settings', 'WRITER', p.yourAccess));
   const f = projectFields(p);
   const box = errorBox('project-settings-result');
   const submit = h('button', {type: 'submit', 'data-test': 'project-settings-save'}, 'Save settings');
@@ -58,12 +60,16 @@ export function settingsPanel(org, p, saved) {
   return h('div', {class: 'panel'}, form);
 }
 
-// The teams of the org and their levels on the project; only owners may change them.
-export async function accessPanel(org, project) {
+// The teams of the org and their levels on the project; only owners may change them
+// (the others see the list).
+export async function accessPanel(org, project, have) {
   const apiBase = '/api/v1/' + path('org', org, 'project', project);
   const [teams, rules] = await Promise.all([
     api('GET', '/api/v1/' + path('org', org, 'team')).catch(() => []), // non-members of the org see no teams
     api('GET', apiBase + '/access'),
   ]);
+  if (!allows(have, 'OWNER'))
+    return h('div', {class: 'panel', 'data-test': 'project-access'}, h('h2', {}, 'Access rules'), rulesList(rules),
+      notAllowed('access-not-allowed', 'Changing the access rules', 'OWNER', have));
   return h('div', {class: 'panel', 'data-test': 'project-access'}, rulesForm(apiBase, teams, rules));
 }

@@ -5,7 +5,7 @@
 import {api, qs} from '../lib/api.js';
 import {h, mount, when} from '../lib/dom.js';
 import {flash} from '../lib/flash.js';
-import {rulesForm} from '../lib/access_rules.js';
+import {allows, notAllowed, rulesForm, rulesList} from '../lib/access_rules.js';
 import {movePanel} from './secret_move.js';
 import {busy, copyable, crumbs, deletePanel, details, errorBox, field, loadPage, path, select, uid} from '../lib/admin.js';
 
@@ -28,7 +28,17 @@ export async function render(main, params) {
       api('GET', apiBase + '/access'),
     ]);
     const saved = async () => mount(detailsHolder, secretDetails(await api('GET', apiBase)));
-    main.append(settingsForm(apiBase, s, projects, saved), rulesForm(apiBase, teams, rules), movePanel(org, s),
+    // only what the server says the user may do (yourAccess) is offered
+    const have = s.yourAccess;
+    if (!allows(have, 'WRITER'))
+      main.append(notAllowed('secret-not-allowed', 'Changing this secret', 'WRITER', have));
+    else main.append(settingsForm(apiBase, s, projects, saved), movePanel(org, s));
+    if (!allows(have, 'OWNER')) {
+      main.append(h('div', {class: 'panel'}, h('h2', {}, 'Access rules'), rulesList(rules),
+        notAllowed('rules-not-allowed', 'Changing the access rules or deleting the secret', 'OWNER', have)));
+      return;
+    }
+    main.append(rulesForm(apiBase, teams, rules),
       deletePanel('secret-delete', 'Delete secret', `Delete the secret "${name}"? Processes using it will fail.`, async () => {
         await api('DELETE', apiBase);
         flash(`Secret "${name}" deleted.`);
