@@ -5,7 +5,8 @@ filtered (offered to admins only, from what whoami says); the user's profile wit
 teams and keys; a secret renamed, given another owner and moved to another organization."""
 from selenium.webdriver.support.ui import Select
 
-from conftest import ADMIN_PASSWORD, console_errors, login, t, texts, visit, wait_css, wait_ready, wait_until
+from conftest import (ADMIN_PASSWORD, console_errors, login, start_process, t, texts, visit, wait_css, wait_ready,
+                      wait_until)
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
 
@@ -274,3 +275,18 @@ def test_a_reader_is_offered_no_changes(driver, admin, new_user):
     visit(driver, "#/org/%s/secret/readable" % org, "secret")
     t(driver, "secret-delete")
     t(driver, "secret-move-form")
+
+
+def test_the_process_list_shows_its_total_and_reaches_the_last_page(driver, admin):
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    for _ in range(7):
+        start_process(admin, "flows:\n  default:\n    - log: hi\n", parts={"org": org, "project": project})
+    login(driver, "admin", ADMIN_PASSWORD)
+    visit(driver, "#/processes?org=%s&project=%s&limit=5" % (org, project), "processes")
+    wait_until(driver, lambda d: d.find_element("css selector", "#page-range").text == "1–5 of 7", "the total")
+    driver.find_element("css selector", "#page-last").click()
+    wait_until(driver, lambda d: "offset=5" in d.current_url and d.find_element("css selector", "#page-range").text == "6–7 of 7",
+               "the last page")
+    assert not driver.find_elements("css selector", "#page-last")
+    assert console_errors(driver) == []
