@@ -5,7 +5,7 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := libmicrohttpd jansson yaml-0.1 sqlite3 libsodium libssh libarchive libcurl libgit2 libpq
+PKGS     := libmicrohttpd jansson zlib yaml-0.1 sqlite3 libsodium libssh libarchive libcurl libgit2 libpq
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror

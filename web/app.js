@@ -1,9 +1,10 @@
 // The console's entry: the route table, the session check, the header and the footer.
 import {api} from './lib/api.js';
 import {takeFlash} from './lib/flash.js';
-import {h, mount, notice} from './lib/dom.js';
+import {h, mount, notice, redrawTimes} from './lib/dom.js';
 import {route, render, parse} from './lib/router.js';
 import {session} from './lib/session.js';
+import {onZone, zonePicker} from './lib/zone.js';
 
 // Pages, loaded on first use; the first pattern that matches wins.  {public: true} pages
 // need no session.
@@ -15,6 +16,11 @@ route('/process/{id}/{tab}', () => import('./pages/process.js'));
 route('/process/{id}/form/{form}', () => import('./pages/form.js'));
 route('/orgs', () => import('./pages/orgs.js'));
 route('/org/{org}', () => import('./pages/org.js'));
+route('/org/{org}/new-project', () => import('./pages/project_new.js'));
+route('/org/{org}/teams', () => import('./pages/teams.js'));
+route('/org/{org}/team/{team}', () => import('./pages/team.js'));
+route('/audit', () => import('./pages/audit.js'));
+route('/profile', () => import('./pages/profile.js'));
 route('/org/{org}/project/{project}', () => import('./pages/project.js'));
 route('/org/{org}/project/{project}/repo/{repo}', () => import('./pages/repo.js'));
 route('/org/{org}/secrets', () => import('./pages/secrets.js'));
@@ -37,12 +43,14 @@ export async function refreshSession() {
 function drawWho() {
   const el = document.getElementById('who');
   document.getElementById('nav').hidden = !session.user;
+  // the audit log is for admins: offered only when the server says the user is one
+  document.getElementById('nav-audit').hidden = !(session.user && (session.user.roles || []).includes('concordAdmin'));
   if (!session.user) {
     mount(el);
     return;
   }
-  mount(el,
-    h('span', {class: 'username', id: 'current-user', title: session.user.realm || ''}, session.user.displayName || session.user.username),
+  mount(el, zonePicker(h, 'zone'),
+    h('a', {href: '#/profile', class: 'username', id: 'current-user', title: 'Your profile'}, session.user.displayName || session.user.username),
     h('button', {type: 'button', class: 'link', id: 'logout', onclick: logout}, 'Log out'));
 }
 
@@ -88,6 +96,8 @@ async function show() {
 }
 
 session.onChange(drawWho);
+// the zone picked in the header (or the log's) applies to every date on the page at once
+onZone(() => redrawTimes(document.getElementById('main')));
 window.addEventListener('hashchange', show);
 api('GET', '/api/v1/server/version', {noLoginRedirect: true})
   .then((v) => (document.getElementById('version').textContent = v.version))

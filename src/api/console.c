@@ -71,6 +71,17 @@ static int end_old_session(struct api_call *c)
 	return rc;
 }
 
+/* The user's global roles by Concord's names (the console offers admin pages from them). */
+static void set_roles(json_t *v, unsigned roles)
+{
+	char text[128];
+	json_t *arr;
+
+	user_roles_format(roles, text, sizeof text);
+	arr = json_loads(text, 0, NULL);
+	json_object_set_new(v, "roles", arr ? arr : json_array());
+}
+
 static int whoami(struct api_call *c)
 {
 	const char *enable = http_header(c->req, "X-Concord-EnableSession");
@@ -95,6 +106,7 @@ static int whoami(struct api_call *c)
 	v = json_pack("{s:s,s:s}", "realm", realm_of(c->who.method), "username", u->username);
 	jsonx_set_opt_str(v, "userDomain", u->domain[0] ? u->domain : NULL);
 	jsonx_set_opt_str(v, "displayName", u->display_name[0] ? u->display_name : NULL);
+	set_roles(v, u->roles);
 	if ((rc = user_orgs(c, v))) {
 		json_decref(v);
 		goto out;
@@ -128,7 +140,7 @@ static const struct api_doc doc_whoami = {
 	       "(accord_session, HttpOnly, SameSite=Lax) and its CSRF token",
     .response = "{'type':'object','required':['realm','username'],'properties':{'realm':{'enum':['local','apikey',"
 		"'session','sessionkey']},'username':{'type':'string'},'userDomain':{'type':'string'},"
-		"'displayName':{'type':'string'},'orgs':{'type':'array','items':{'type':'object'}},"
+		"'displayName':{'type':'string'},'roles':{'type':'array','items':{'type':'string'}},'orgs':{'type':'array','items':{'type':'object'}},"
 		"'csrfToken':{'type':'string','description':'the value for X-Accord-CSRF'}}}",
     .errors = "403",
 };

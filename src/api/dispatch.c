@@ -6,6 +6,7 @@
 #include "auth/authn.h"
 #include "base/log.h"
 #include "base/str.h"
+#include "http/negotiate.h"
 #include "store/store.h"
 
 /* What is full, for the client (507): the database (store/sqlite.c says so), else a file
@@ -119,8 +120,10 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 			err_set(&c.err, ERR_INTERNAL, "handler for %s %s failed without a reason", route->method,
 				route->pattern);
 		fail_call(&c, route);
-	} else if (route->doc && route->doc->audit.object) {
-		api_audit_record(&c, route);
+	} else {
+		if (route->doc && route->doc->audit.object)
+			api_audit_record(&c, route);
+		http_negotiate_json(req, resp);
 	}
 	json_decref(c.audit);
 	return HTTP_HANDLED;

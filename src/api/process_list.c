@@ -186,7 +186,7 @@ static int visibility(struct query *q, json_t **projects)
 	return rc;
 }
 
-static int parse(struct query *q, bool count, json_t **projects)
+static int parse(struct query *q, json_t **projects)
 {
 	struct api_call *c = q->c;
 	const char *status = http_query(c->req, "status"), *initiator = http_query(c->req, "initiator");
@@ -215,8 +215,6 @@ static int parse(struct query *q, bool count, json_t **projects)
 	http_query_each(c->req, each_param, q);
 	if (q->rc)
 		return q->rc;
-	if (count && !q->has_project)
-		return api_fail(c, ERR_INVALID, "A project ID or name is required");
 	if (q->f.n_meta && !q->has_project && !q->f.parent_instance_id)
 		return api_fail(c, ERR_INVALID, "Process metadata filters require a project name or project ID or a "
 						"parent process ID to be included in the query.");
@@ -288,7 +286,7 @@ int api_process_list(struct api_call *c)
 	int rc;
 
 	if ((rc = paging(c, &limit, &offset)) || (rc = api_process_includes(c, &includes)) ||
-	    (rc = parse(&q, false, &projects)) ||
+	    (rc = parse(&q, &projects)) ||
 	    (rc = store_process_list(c->db, &q.f, limit, offset, &list, &n, &c->err)))
 		goto out;
 	out = json_array();
@@ -318,7 +316,7 @@ int api_process_count(struct api_call *c)
 	int64_t n = 0;
 	int rc;
 
-	if ((rc = parse(&q, true, &projects)) || (rc = store_process_count(c->db, &q.f, &n, &c->err)))
+	if ((rc = parse(&q, &projects)) || (rc = store_process_count(c->db, &q.f, &n, &c->err)))
 		goto out;
 	rc = api_reply(c, json_integer(n));
 out:

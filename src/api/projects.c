@@ -430,8 +430,13 @@ static int get(struct api_call *c)
 	v = json_incref(json_array_get(arr, 0));
 	json_decref(arr);
 	if (rc == 0) {
+		struct rbac_resource res = projects_resource(&p);
+		enum access_level level;
+
 		set_json_text(v, "meta", meta);
 		set_json_text(v, "cfg", cfg);
+		if ((rc = rbac_level(c->db, &c->who, &res, &level, &c->err)) == 0)
+			json_object_set_new(v, "yourAccess", json_string(access_level_name(level)));
 	}
 	free(meta);
 	free(cfg);

@@ -242,11 +242,19 @@ static int get(struct api_call *c)
 	struct org o;
 	struct secret s;
 	json_t *v;
+	struct rbac_resource res;
+	enum access_level level;
 	int rc = secrets_load(c, &o, &s, ACCESS_READER);
 
 	if (rc)
 		return rc;
-	return (v = secret_json(c, &s)) ? api_reply(c, v) : -1;
+	res = secret_resource(&s);
+	if ((rc = rbac_level(c->db, &c->who, &res, &level, &c->err)))
+		return rc;
+	if (!(v = secret_json(c, &s)))
+		return -1;
+	json_object_set_new(v, "yourAccess", json_string(access_level_name(level)));
+	return api_reply(c, v);
 }
 
 static bool sees_all(struct api_call *c, const struct org *o)

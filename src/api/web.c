@@ -8,6 +8,7 @@
 
 #include "api/routes.h"
 #include "api/web_assets.h"
+#include "http/negotiate.h"
 #include "base/str.h"
 
 #define CSP                                                                                                            \
@@ -29,45 +30,11 @@ static const struct web_asset *find(const char *path)
 	return NULL;
 }
 
-/* Whether q=… among the parameters (";q=0.5;x=y") is zero: 0, 0.0, 0.00, 0.000. */
-static bool q_zero(struct str params)
-{
-	while (params.len) {
-		size_t n = 0;
-		struct str param;
-
-		while (n < params.len && params.p[n] != ';')
-			n++;
-		param = str_trim((struct str){params.p, n});
-		params = n < params.len ? (struct str){params.p + n + 1, params.len - n - 1} : (struct str){"", 0};
-		if (param.len >= 2 && (param.p[0] == 'q' || param.p[0] == 'Q') && param.p[1] == '=')
-			return strspn(param.p + 2, "0.") >= param.len - 2;
-	}
-	return false;
-}
-
-/* Whether an Accept-Encoding value allows gzip: a "gzip" (or "*") coding whose q is not 0. */
-static bool accepts_gzip(const char *accept)
-{
-	const char *p = accept ? accept : "";
-
-	while (*p) {
-		size_t item = strcspn(p, ","), name = strcspn(p, ",;");
-		struct str coding = str_trim((struct str){p, name});
-
-		if ((str_ieq_cstr(coding, "gzip") || str_ieq_cstr(coding, "x-gzip") || str_eq_cstr(coding, "*")) &&
-		    !q_zero((struct str){p + name, item - name}))
-			return true;
-		p += item + (p[item] == ',');
-	}
-	return false;
-}
-
 /* Answers one embedded file: 304 when the client has it, gzipped when it may be. */
 static int serve(struct api_call *c, const struct web_asset *a, const char *cache_control)
 {
 	const char *inm = http_header(c->req, "If-None-Match");
-	bool gz = a->gz && accepts_gzip(http_header(c->req, "Accept-Encoding"));
+	bool gz = a->gz && http_accepts_gzip(http_header(c->req, "Accept-Encoding"));
 	char etag[40];
 
 	/* One ETag per representation: the gzipped one ends in -gz. */

@@ -103,6 +103,26 @@ int rbac_check(struct store_conn *c, const struct principal *p, const struct rba
 		       p->user.username, access_level_name(level), r->kind, r->name);
 }
 
+int rbac_level(struct store_conn *c, const struct principal *p, const struct rbac_resource *r, enum access_level *out,
+	       struct err *e)
+{
+	for (int l = ACCESS_OWNER; l >= ACCESS_READER; l--) {
+		struct err refused = {0};
+		int rc = rbac_check(c, p, r, (enum access_level)l, &refused);
+
+		if (rc == 0) {
+			*out = (enum access_level)l;
+			return 0;
+		}
+		if (refused.code != ERR_FORBIDDEN) {
+			*e = refused;
+			return rc;
+		}
+	}
+	*out = ACCESS_NONE;
+	return 0;
+}
+
 int rbac_org(struct store_conn *c, const struct principal *p, const struct org *o, enum rbac_org_need need,
 	     struct err *e)
 {

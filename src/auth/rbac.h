@@ -42,6 +42,12 @@ struct rbac_resource {
 int rbac_check(struct store_conn *c, const struct principal *p, const struct rbac_resource *r, enum access_level level,
 	       struct err *e) WUR;
 
+/* The strongest level p holds on r by rbac_check's rules (ACCESS_NONE: none), for answers
+ * that tell the console what the caller may do.  Non-zero only for a failure other than a
+ * refusal (a store error). */
+int rbac_level(struct store_conn *c, const struct principal *p, const struct rbac_resource *r, enum access_level *out,
+	       struct err *e) WUR;
+
 enum rbac_org_need {
 	RBAC_ORG_VIEW,	 /* see the org: PUBLIC orgs for everyone, PRIVATE ones for members */
 	RBAC_ORG_MEMBER, /* be a member (or owner, global reader/writer, admin) */

@@ -91,6 +91,13 @@ def test_whoami_without_the_session_header_makes_no_session(admin):
     assert r.json()["realm"] == "apikey"
 
 
+def test_whoami_names_the_global_roles(admin, new_user):
+    # the console offers admin pages (the audit log) from what the server says
+    assert admin.get(WHOAMI).json()["roles"] == ["concordAdmin"]
+    assert new_user().get(WHOAMI).json()["roles"] == []
+    assert new_user(roles=["concordSystemReader"]).get(WHOAMI).json()["roles"] == ["concordSystemReader"]
+
+
 def test_no_password_dialog_for_the_console(anon):
     r = anon.get(WHOAMI)
     assert r.status_code == 401 and "WWW-Authenticate" not in r.headers

@@ -116,6 +116,13 @@ def test_list_shows_only_readable(w, new_user):
     assert listed(w.member, orgName=w.org) == set()
     everything = listed(w.admin)
     assert mine in everything or len(everything) == 1000
+    # a count without a project (an Accord addition, for the console's total) counts what
+    # the same list shows the caller
+    for who in (w.stranger, w.reader, w.member):
+        r = who.get("/api/v2/process/count")
+        assert r.status_code == 200, r.text
+        assert r.json() == len(listed(who)), who.username
+    assert w.reader.get("/api/v2/process/count", params={"orgName": w.org}).json() == len(listed(w.reader, orgName=w.org))
 
 
 SESSION_FLOW = """

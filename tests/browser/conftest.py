@@ -10,6 +10,8 @@ Helpers
   wait_ready(driver, page)            waits for main[data-ready="<page>"]
   phone(driver)                       switches the window to 360x740
   console_errors(driver)              the browser log's errors since the last call
+  t(driver, name), texts(driver, name) the element / all texts with data-test=name
+  visit(driver, "#/path", page)       loads a page afresh and waits until it is ready
 Chromium, chromedriver and python3-selenium come from scripts/deps; without them every
 test fails saying so (nothing is skipped).
 """
@@ -148,3 +150,22 @@ def console_errors(d):
     """The browser log's SEVERE entries since the last call (a failed request shows up here
     too, e.g. a 404 for a module)."""
     return [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def t(d, name):
+    """The element with data-test=name (waiting for it)."""
+    return wait_css(d, '[data-test="%s"]' % name)
+
+
+def texts(d, name):
+    """The text of every element with data-test=name, read in one go (no stale elements
+    while a list is redrawn)."""
+    return d.execute_script(
+        "return [...document.querySelectorAll('[data-test=\"' + arguments[0] + '\"]')].map(e => e.textContent)", name)
+
+
+def visit(d, hash_path, page):
+    """Loads the page afresh (also when it is the current one) and waits until it is ready."""
+    d.get("about:blank")
+    d.get(d.base_url + "/" + hash_path)
+    wait_ready(d, page)

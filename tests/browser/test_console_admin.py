@@ -11,31 +11,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, Client, console_errors, login, phone, process_log, unique, wait_css, wait_process,
-                      wait_ready, wait_until)
+from conftest import (ADMIN_PASSWORD, Client, console_errors, login, phone, process_log, t, texts, unique, visit,
+                      wait_process, wait_ready, wait_until)
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
 
 SECRET_API = "/api/v1/org/%s/secret"
-
-
-def t(d, name):
-    """The element with data-test=name (waiting for it)."""
-    return wait_css(d, '[data-test="%s"]' % name)
-
-
-def texts(d, name):
-    """The text of every element with data-test=name, read in one go (no stale elements
-    while a list is redrawn)."""
-    return d.execute_script(
-        "return [...document.querySelectorAll('[data-test=\"' + arguments[0] + '\"]')].map(e => e.textContent)", name)
-
-
-def visit(d, hash_path, page):
-    """Loads the page afresh (also when it is the current one) and waits until it is ready."""
-    d.get("about:blank")
-    d.get(d.base_url + "/" + hash_path)
-    wait_ready(d, page)
 
 
 def field_values(d):

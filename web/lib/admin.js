@@ -81,14 +81,15 @@ export function crumbs(...items) {
   return h('nav', {'aria-label': 'Breadcrumb'}, list);
 }
 
-// A table inside a horizontally scrolling box (narrow screens scroll the table, not the
-// page).  rows: arrays of cells (nodes or text); empty: the text shown instead of no rows.
+// A table inside a horizontally scrolling box; on a phone (admin.css) each row becomes a
+// stacked card whose cells are labelled by their column's header (data-label).  rows:
+// arrays of cells (nodes or text); empty: the text shown instead of no rows.
 export function table(test, headers, rows, empty) {
   if (!rows.length) return h('p', {class: 'hint', 'data-test': test + '-empty'}, empty || 'Nothing here yet.');
   return h('div', {class: 'table-wrap'},
-    h('table', {'data-test': test},
+    h('table', {class: 'cards', 'data-test': test},
       h('thead', {}, h('tr', {}, headers.map((t) => h('th', {scope: 'col'}, t)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c)))))));
+      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c, i) => h('td', {'data-label': headers[i] || null}, c)))))));
 }
 
 // Key/value lines (a <dl>) for a record's details, leaving out empty values.

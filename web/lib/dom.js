@@ -35,13 +35,23 @@ export function notice(kind, text) {
   return h('p', {class: 'notice ' + kind, role: kind === 'error' ? 'alert' : 'status'}, text);
 }
 
-// ISO-8601 → "2026-11-23 18:04:05" in the user's chosen zone (lib/zone.js); the title
-// keeps the original and names the zone.
+// ISO-8601 → "2026-11-23 18:04:05 UTC" in the user's chosen zone (lib/zone.js), the zone
+// named after it; the title keeps the original.  redrawTimes() redraws them all when the
+// user picks another zone.
 export function when(iso) {
   if (!iso) return '';
   const d = new Date(iso);
   if (isNaN(d)) return iso;
-  return h('time', {datetime: iso, title: `${iso} (shown in ${zoneName()})`}, formatDate(d));
+  return drawTime(h('time', {datetime: iso, class: 'when'}), d);
+}
+
+function drawTime(el, d) {
+  el.title = `${el.getAttribute('datetime')} (shown in ${zoneName()})`;
+  return mount(el, formatDate(d), h('span', {class: 'tz'}, ' ' + zoneName()));
+}
+
+export function redrawTimes(root) {
+  for (const el of root.querySelectorAll('time.when')) drawTime(el, new Date(el.getAttribute('datetime')));
 }
 
 // Marks a page as loaded: main[data-ready=name] (browser tests wait on it) and the title.

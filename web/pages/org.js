@@ -21,7 +21,9 @@ export async function render(main, params, query) {
     ]));
     main.append(h('p', {class: 'row'},
       h('a', {href: base + '/secrets', class: 'btn secondary', 'data-test': 'org-secrets'}, 'Secrets'),
-      h('a', {href: '#/processes' + qs({org}), class: 'btn secondary', 'data-test': 'org-processes'}, 'Processes')));
+      h('a', {href: '#/processes' + qs({org}), class: 'btn secondary', 'data-test': 'org-processes'}, 'Processes'),
+      h('a', {href: base + '/teams', class: 'btn secondary', 'data-test': 'org-teams'}, 'Teams'),
+      h('a', {href: base + '/new-project', class: 'btn', 'data-test': 'org-new-project'}, 'New project')));
     main.append(h('h2', {}, 'Projects'), filterForm(base, filter, 'projects-filter', 'Filter projects by name'));
     const projects = await api('GET', `/api/v1/${path('org', org, 'project')}` + qs({filter, offset: offset || null, limit: LIMIT + 1}));
     const rows = projects.slice(0, LIMIT).map((p) => [

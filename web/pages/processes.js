@@ -202,13 +202,18 @@ export async function render(main, params, query) {
     drawBulk();
   });
 
+  let total = null; // GET /api/v2/process/count with the same filters, read with the first page
   function drawPager(n) {
     const prev = offset > 0 ? hashFor(Object.assign({}, query, {offset: Math.max(0, offset - limit) || ''})) : null;
     const next = n >= limit ? hashFor(Object.assign({}, query, {offset: offset + limit})) : null;
+    const lastOffset = total > 0 ? Math.floor((total - 1) / limit) * limit : 0;
+    const last = total !== null && lastOffset > offset ? hashFor(Object.assign({}, query, {offset: lastOffset})) : null;
     mount(pager,
       prev ? h('a', {class: 'btn secondary', href: prev, id: 'page-prev', rel: 'prev'}, '← Newer') : null,
-      h('span', {class: 'hint', id: 'page-range'}, n ? `${offset + 1}–${offset + n}` : ''),
-      next ? h('a', {class: 'btn secondary', href: next, id: 'page-next', rel: 'next'}, 'Older →') : null);
+      h('span', {class: 'hint', id: 'page-range'}, (n ? `${offset + 1}–${offset + n}` : '') +
+        (total !== null ? ` of ${total.toLocaleString('en-US')}` : '')),
+      next ? h('a', {class: 'btn secondary', href: next, id: 'page-next', rel: 'next'}, 'Older →') : null,
+      last ? h('a', {class: 'btn secondary', href: last, id: 'page-last'}, 'Oldest page ⇥') : null);
   }
 
   // What an empty list means, and what to do about it.
@@ -256,8 +261,11 @@ export async function render(main, params, query) {
     pager);
   const win = rowWindow(table, tbody, COLUMNS.length, rowAt);
 
+  const countPath = '/api/v2/process/count' + apiQuery(query).replace(/&?(limit|offset)=\d+/g, '').replace('?&', '?');
   try {
-    draw(await api('GET', path));
+    const [list, n] = await Promise.all([api('GET', path), api('GET', countPath).catch(() => null)]);
+    total = typeof n === 'number' ? n : null;
+    draw(list);
   } catch (e) {
     mount(msg, h('p', {class: 'notice error', role: 'alert', id: 'process-list-error'}, e.message));
     ready(main, 'processes', 'Processes');

@@ -1,22 +1,29 @@
 // #/org/{org}/project/{project} — a project: its details, its repositories and a form
-// adding one, its configuration and "Encrypt a value" (project_cfg.js).
+// adding one, its configuration and "Encrypt a value" (project_cfg.js), its settings and
+// team access (project_settings.js).
 import {api, qs} from '../lib/api.js';
-import {h, when} from '../lib/dom.js';
+import {h, mount, when} from '../lib/dom.js';
 import {busy, crumbs, details, errorBox, field, loadPage, path, select, table} from '../lib/admin.js';
 import {cfgPanel, encryptPanel} from './project_cfg.js';
+import {accessPanel, settingsPanel} from './project_settings.js';
+import {allows, notAllowed} from '../lib/access_rules.js';
+import {gitSecrets} from './repo_edit.js';
 
 export async function render(main, params) {
   const {org, project} = params;
   await loadPage(main, 'project', `${project} · ${org}`, async () => {
     main.append(crumbs(['Organizations', '#/orgs'], [org, '#/' + path('org', org)], [project]), h('h1', {}, project));
     const p = await api('GET', '/api/v1/' + path('org', org, 'project', project));
-    main.append(details('project-details', [
+    const writer = allows(p.yourAccess, 'WRITER'); // what the server says the user may do
+    const projectDetails = (p) => details('project-details', [
       ['Description', p.description],
       ['Visibility', p.visibility],
       ['Owner', p.owner && p.owner.username],
       ['Raw payloads', p.rawPayloadMode],
       ['Created', when(p.createdAt)],
-    ]));
+    ]);
+    const detailsHolder = h('div', {}, projectDetails(p));
+    main.append(detailsHolder);
     main.append(h('p', {class: 'row'},
       h('a', {href: '#/processes' + qs({org, project}), class: 'btn secondary', 'data-test': 'project-processes'}, 'Processes')));
     const repos = await api('GET', '/api/v1/' + path('org', org, 'project', project, 'repository') + qs({limit: 1000}));
@@ -29,21 +36,11 @@ export async function render(main, params) {
     ]);
     main.append(h('h2', {}, 'Repositories'),
       table('repos', ['Name', 'URL', 'Branch or commit', 'Path', ''], rows, 'This project has no repository. Add one below (Add a repository) to start processes from it.'),
-      await addRepoForm(org, project));
-    main.append(await cfgPanel(org, project), encryptPanel(org, project));
+      writer ? await addRepoForm(org, project) : notAllowed('repo-add-not-allowed', 'Adding a repository', 'WRITER', p.yourAccess));
+    main.append(await cfgPanel(org, project, writer), encryptPanel(org, project));
+    const saved = async () => mount(detailsHolder, projectDetails(await api('GET', '/api/v1/' + path('org', org, 'project', project))));
+    main.append(settingsPanel(org, p, saved), await accessPanel(org, project, p.yourAccess));
   });
-}
-
-// The secrets a repository may use for git: key pairs and username/password pairs without
-// a store password (the server must open them).  Non-members see none.
-async function gitSecrets(org) {
-  try {
-    const list = await api('GET', '/api/v1/' + path('org', org, 'secret') + qs({limit: 1000}));
-    return list.filter((s) => s.type !== 'DATA' && s.encryptedBy !== 'PASSWORD').map((s) => [s.name, `${s.name} (${s.type})`]);
-  } catch (e) {
-    if (e.status === 403) return [];
-    throw e;
-  }
 }
 
 // Adds a repository (POST …/repository): the server fetches it and reads its definition

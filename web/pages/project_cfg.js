@@ -5,19 +5,22 @@ import {api} from '../lib/api.js';
 import {h} from '../lib/dom.js';
 import {busy, copyable, errorBox, field, path} from '../lib/admin.js';
 
-// The cfg as JSON text; saving needs WRITER on the project (the server says so otherwise).
-export async function cfgPanel(org, project) {
+// The cfg as JSON text; saving needs WRITER on the project: a reader (writer false, from the
+// project's yourAccess) sees it read-only.
+export async function cfgPanel(org, project, writer = true) {
   const url = '/api/v1/' + path('org', org, 'project', project, 'cfg');
   const cfg = await api('GET', url);
   const text = h('textarea', {rows: 10, class: 'mono', spellcheck: 'false', 'data-test': 'cfg-text'});
   text.value = JSON.stringify(cfg, null, 2);
+  text.readOnly = !writer;
   const box = errorBox('cfg-error');
   const save = h('button', {type: 'submit', 'data-test': 'cfg-save'}, 'Save configuration');
   const form = h('form', {'data-test': 'cfg-form'},
     field('Configuration (JSON object)', text,
       'Merged into every process of this project: below the definition\'s configuration, its profiles and the ' +
       'request; the organization\'s cfg is below it. For example {"arguments": {"env": "test"}}.'),
-    box.el, h('p', {}, save));
+    box.el, writer ? h('p', {}, save) : h('p', {class: 'hint', 'data-test': 'cfg-not-allowed'},
+      'Changing the configuration needs the writer level on the project.'));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     busy(save, box, async () => {

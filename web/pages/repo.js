@@ -1,11 +1,12 @@
 // #/org/{org}/project/{project}/repo/{repo} — a repository: its details, a refresh, a
-// form starting a process from it (entry point, profiles, arguments), and its triggers
-// (manual ones with a button that starts them).
+// validate and an edit (repo_edit.js), a form starting a process from it (entry point,
+// profiles, arguments), and its triggers (manual ones with a button that starts them).
 import {api} from '../lib/api.js';
 import {h, mount} from '../lib/dom.js';
 import {flash} from '../lib/flash.js';
 import {busy, copyButton, crumbs, deletePanel, details, errorBox, field, loadPage, path, table} from '../lib/admin.js';
 import {kvEditor} from '../lib/kveditor.js';
+import {editPanel, validatePanel} from './repo_edit.js';
 
 export async function render(main, params) {
   const {org, project, repo} = params;
@@ -24,7 +25,8 @@ export async function render(main, params) {
       ['Triggers disabled', r.triggersDisabled ? 'yes' : ''],
     ]));
     const triggers = h('div', {'data-test': 'triggers-holder'});
-    main.append(refreshPanel(apiBase, () => showTriggers(triggers, params, apiBase)));
+    main.append(refreshPanel(apiBase, () => showTriggers(triggers, params, apiBase)), validatePanel(apiBase),
+      await editPanel(org, project, r));
     main.append(startForm(params, r));
     main.append(h('h2', {}, 'Triggers'), triggers);
     await showTriggers(triggers, params, apiBase);

@@ -1,12 +1,13 @@
 // #/org/{org}/secret/{name} — one secret: its metadata, its public key (key pairs
-// encrypted by the server's key), its visibility and project, its team access rules, and
-// a delete with confirmation.  The value itself is never asked for.
+// encrypted by the server's key), its visibility and project, its team access rules, its
+// name, owner and organization (secret_move.js), and a delete with confirmation.  The value
+// itself is never asked for.
 import {api, qs} from '../lib/api.js';
 import {h, mount, when} from '../lib/dom.js';
 import {flash} from '../lib/flash.js';
+import {allows, notAllowed, rulesForm, rulesList} from '../lib/access_rules.js';
+import {movePanel} from './secret_move.js';
 import {busy, copyable, crumbs, deletePanel, details, errorBox, field, loadPage, path, select, uid} from '../lib/admin.js';
-
-const LEVELS = ['READER', 'WRITER', 'OWNER'];
 
 export async function render(main, params) {
   const {org, name} = params;
@@ -27,7 +28,17 @@ export async function render(main, params) {
       api('GET', apiBase + '/access'),
     ]);
     const saved = async () => mount(detailsHolder, secretDetails(await api('GET', apiBase)));
-    main.append(settingsForm(apiBase, s, projects, saved), rulesForm(apiBase, teams, rules),
+    // only what the server says the user may do (yourAccess) is offered
+    const have = s.yourAccess;
+    if (!allows(have, 'WRITER'))
+      main.append(notAllowed('secret-not-allowed', 'Changing this secret', 'WRITER', have));
+    else main.append(settingsForm(apiBase, s, projects, saved), movePanel(org, s));
+    if (!allows(have, 'OWNER')) {
+      main.append(h('div', {class: 'panel'}, h('h2', {}, 'Access rules'), rulesList(rules),
+        notAllowed('rules-not-allowed', 'Changing the access rules or deleting the secret', 'OWNER', have)));
+      return;
+    }
+    main.append(rulesForm(apiBase, teams, rules),
       deletePanel('secret-delete', 'Delete secret', `Delete the secret "${name}"? Processes using it will fail.`, async () => {
         await api('DELETE', apiBase);
         flash(`Secret "${name}" deleted.`);
@@ -78,56 +89,6 @@ function settingsForm(apiBase, s, projects, saved) {
       await api('POST', apiBase, {json: body});
       box.ok('Saved.');
       await saved();
-    });
-  });
-  return h('div', {class: 'panel'}, form);
-}
-
-// The team rules as rows of team and level; Save replaces them all (…/access/bulk).
-function rulesForm(apiBase, teams, rules) {
-  const rows = h('div', {'data-test': 'rules-rows'});
-  const none = h('p', {class: 'hint', 'data-test': 'rules-none'}, 'No team rules yet.');
-  const sayNone = () => (none.hidden = rows.children.length > 0);
-  const teamOptions = [['', '(choose a team)'], ...teams.map((t) => t.name)];
-  const addRow = (team, level) => {
-    const n = uid('rule');
-    const teamSel = select({id: n + '-team', 'data-test': 'rule-team'}, teamOptions, team || '');
-    const levelSel = select({id: n + '-level', 'data-test': 'rule-level'}, LEVELS, level || 'READER');
-    const remove = h('button', {type: 'button', class: 'secondary', 'data-test': 'rule-remove', 'aria-label': 'Remove this rule'}, 'Remove');
-    const row = h('div', {class: 'row rule-row', 'data-test': 'rule-row'}, field('Team', teamSel), field('Level', levelSel), remove);
-    remove.addEventListener('click', () => {
-      row.remove();
-      sayNone();
-      add.focus();
-    });
-    rows.append(row);
-    sayNone();
-    return teamSel;
-  };
-  const add = h('button', {type: 'button', class: 'secondary', 'data-test': 'rule-add'}, 'Add rule');
-  add.addEventListener('click', () => addRow().focus());
-  for (const r of rules) addRow(r.teamName, r.level);
-  sayNone();
-
-  const box = errorBox('rules-result');
-  const submit = h('button', {type: 'submit', 'data-test': 'rules-save'}, 'Save rules');
-  const titleId = uid('rules');
-  const form = h('form', {'aria-labelledby': titleId, 'data-test': 'rules-form'},
-    h('h2', {id: titleId}, 'Access rules'),
-    h('p', {class: 'hint'}, 'Reader: see it and use it. Writer: also change it. Owner: also delete it and change these rules.'),
-    teams.length ? null : h('p', {class: 'hint'}, 'This organization has no team.'),
-    none, rows, h('p', {}, add), box.el, h('p', {}, submit));
-  form.addEventListener('submit', (ev) => {
-    ev.preventDefault();
-    busy(submit, box, async () => {
-      const body = [];
-      for (const row of rows.querySelectorAll('[data-test="rule-row"]')) {
-        const teamName = row.querySelector('[data-test="rule-team"]').value;
-        if (!teamName) throw new Error('Choose a team for every rule (or remove the rule).');
-        body.push({teamName, level: row.querySelector('[data-test="rule-level"]').value});
-      }
-      await api('POST', apiBase + '/access/bulk', {json: body});
-      box.ok(body.length ? `Saved ${body.length} rule${body.length > 1 ? 's' : ''}.` : 'Saved: no rules.');
     });
   });
   return h('div', {class: 'panel'}, form);
