@@ -6,6 +6,7 @@
 
 #include "api/doc_schemas.h"
 #include "api/routes.h"
+#include "auth/ldap_realm.h"
 #include "auth/password.h"
 #include "base/json_pluck.h"
 #include "auth/rbac.h"
@@ -212,6 +213,7 @@ static int get(struct api_call *c)
 {
 	const char *name = api_param(c, "username");
 	struct user u;
+	json_t *v, *groups;
 	int rc;
 
 	if ((rc = rbac_admin(&c->who, &c->err)))
@@ -221,7 +223,10 @@ static int get(struct api_call *c)
 		return api_recode(c, ERR_INVALID);
 	if (rc)
 		return rc;
-	return api_reply(c, user_json(&u));
+	v = user_json(&u);
+	if ((groups = ldap_realm_groups_json(u.id)))
+		json_object_set_new(v, "ldapGroups", groups);
+	return api_reply(c, v);
 }
 
 static int delete (struct api_call *c)

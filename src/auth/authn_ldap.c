@@ -1,0 +1,84 @@
+#include "auth/authn_ldap.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "auth/ldap_realm.h"
+#include "base/log.h"
+#include "base/str.h"
+#include "base/uuid.h"
+#include "store/teams.h"
+
+/* Inserts the user and makes them a member of the default team, in one transaction. */
+static int insert_user(struct store_conn *c, const struct user *u, struct err *e)
+{
+	struct team t;
+	struct err none;
+	int rc;
+
+	if ((rc = store_tx_begin(c, e)))
+		return rc;
+	rc = store_user_insert(c, u, NULL, e);
+	if (rc == 0 && store_team_get(c, DEFAULT_TEAM_ID, &t, &none) == 0)
+		rc = store_team_member_set(c, DEFAULT_TEAM_ID, u->id, TEAM_ROLE_MEMBER, e);
+	if (rc == 0)
+		rc = store_tx_commit(c, e);
+	if (rc)
+		store_tx_rollback(c);
+	return rc;
+}
+
+static int create_user(struct store_conn *c, const char *username, const struct ldap_identity *id, struct user *u,
+		       struct err *e)
+{
+	int rc;
+
+	memset(u, 0, sizeof *u);
+	uuid_v4(u->id);
+	if (str_fmt(u->username, sizeof u->username, "%s", username))
+		return err_set(e, ERR_UNAUTH, "invalid username or password");
+	str_fmt_cut(u->type, sizeof u->type, "LDAP");
+	str_fmt_cut(u->display_name, sizeof u->display_name, "%s", id->display_name);
+	str_fmt_cut(u->email, sizeof u->email, "%s", id->email);
+	rc = insert_user(c, u, e);
+	/* Another request (or node) created the user at the same time: theirs stands. */
+	if (rc == -ERR_CONFLICT)
+		rc = store_user_find(c, username, NULL, u, e);
+	if (rc == 0)
+		LOG_I("LDAP: created user %s (id %s) on first login", u->username, u->id);
+	return rc;
+}
+
+/* The directory's display name and email, when they changed (only for LDAP users: a local
+ * user without a password keeps what its administrator set). */
+static int refresh_user(struct store_conn *c, struct user *u, const struct ldap_identity *id, struct err *e)
+{
+	if (strcmp(u->type, "LDAP") != 0)
+		return 0;
+	if (strcmp(u->display_name, id->display_name) == 0 && strcmp(u->email, id->email) == 0)
+		return 0;
+	str_fmt_cut(u->display_name, sizeof u->display_name, "%s", id->display_name);
+	str_fmt_cut(u->email, sizeof u->email, "%s", id->email);
+	return store_user_update(c, u, NULL, e);
+}
+
+int authn_ldap(struct store_conn *c, const char *username, const char *password, struct user *u, struct err *e)
+{
+	struct ldap_identity id;
+	struct err lookup;
+	int rc;
+
+	if ((rc = ldap_realm_login(username, password, &id, e)))
+		return rc;
+	rc = store_user_find(c, username, NULL, u, &lookup);
+	if (rc == -ERR_NOT_FOUND)
+		rc = create_user(c, username, &id, u, e);
+	else if (rc)
+		err_set(e, lookup.code, "%s", lookup.msg);
+	else
+		rc = refresh_user(c, u, &id, e);
+	if (rc == 0)
+		ldap_realm_groups_remember(u->id, id.groups, id.n_groups);
+	ldap_identity_cleanup(&id);
+	return rc;
+}
