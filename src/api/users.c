@@ -6,7 +6,6 @@
 
 #include "api/doc_schemas.h"
 #include "api/routes.h"
-#include "auth/ldap_realm.h"
 #include "auth/password.h"
 #include "base/json_pluck.h"
 #include "auth/rbac.h"
@@ -14,6 +13,7 @@
 #include "base/jsonx.h"
 #include "base/str.h"
 #include "base/username.h"
+#include "store/ldap_groups.h"
 #include "store/teams.h"
 #include "store/users.h"
 
@@ -223,8 +223,10 @@ static int get(struct api_call *c)
 		return api_recode(c, ERR_INVALID);
 	if (rc)
 		return rc;
+	if ((rc = store_user_ldap_groups_json(c->db, u.id, &groups, &c->err)))
+		return rc;
 	v = user_json(&u);
-	if ((groups = ldap_realm_groups_json(u.id)))
+	if (groups)
 		json_object_set_new(v, "ldapGroups", groups);
 	return api_reply(c, v);
 }

@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "auth/ldap_realm.h"
+#include "base/datetime.h"
 #include "base/log.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "store/ldap_groups.h"
 #include "store/teams.h"
 
 /* Inserts the user and makes them a member of the default team, in one transaction. */
@@ -68,17 +70,18 @@ int authn_ldap(struct store_conn *c, const char *username, const char *password,
 	struct err lookup;
 	int rc;
 
-	if ((rc = ldap_realm_login(username, password, &id, e)))
+	bool known = store_user_find(c, username, NULL, u, &lookup) == 0, with_groups;
+	int64_t synced, now = dt_now_ms();
+
+	if (!known && lookup.code != ERR_NOT_FOUND)
+		return err_set(e, lookup.code, "%s", lookup.msg);
+	with_groups = !known || store_user_ldap_synced_at(c, u->id, &synced, &lookup) != 0 ||
+		      now - synced >= ldap_settings.groups_cache_s * 1000;
+	if ((rc = ldap_realm_login(username, password, with_groups, &id, e)))
 		return rc;
-	rc = store_user_find(c, username, NULL, u, &lookup);
-	if (rc == -ERR_NOT_FOUND)
-		rc = create_user(c, username, &id, u, e);
-	else if (rc)
-		err_set(e, lookup.code, "%s", lookup.msg);
-	else
-		rc = refresh_user(c, u, &id, e);
-	if (rc == 0)
-		ldap_realm_groups_remember(u->id, id.groups, id.n_groups);
+	rc = known ? refresh_user(c, u, &id, e) : create_user(c, username, &id, u, e);
+	if (rc == 0 && with_groups)
+		rc = store_user_ldap_groups_set(c, u->id, id.groups, id.n_groups, now, e);
 	ldap_identity_cleanup(&id);
 	return rc;
 }

@@ -9,7 +9,8 @@
  * LDAP realm (auth/ldap_realm.h): on success *u is the user's record — created on the first
  * login (type LDAP, display name and email from the directory, a MEMBER of the Default
  * org's team `default` as every new user), its display name and email brought up to date on
- * later ones — and the user's groups are remembered (ldap_realm_groups_json).  Errors are
+ * later ones — and the user's groups are read and stored (store/ldap_groups.h) when they
+ * were last read --ldap-groups-cache ago or more.  Errors are
  * ldap_realm_login's (ERR_UNAUTH, ERR_UNAVAILABLE) or the store's.  Thread-safe. */
 int authn_ldap(struct store_conn *c, const char *username, const char *password, struct user *u, struct err *e) WUR;
 

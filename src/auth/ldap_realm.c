@@ -1,6 +1,5 @@
 #include "auth/ldap_realm.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,29 +9,16 @@
 #include <sodium.h>
 
 #include "auth/ldap_api.h"
-#include "base/datetime.h"
 #include "base/log.h"
 #include "base/str.h"
-#include "base/uuid.h"
 
 #define FILTER_MAX 2048
 #define MAX_GROUPS 256
 #define MAX_GROUP_DEPTH 8
-#define GROUP_CACHE_SLOTS 512
 
 struct ldap_settings ldap_settings;
 
 static char *system_password;
-
-struct group_entry {
-	char user_id[UUID_STR_LEN];
-	int64_t expires_ms;
-	char **groups;
-	size_t n;
-};
-
-static struct group_entry group_cache[GROUP_CACHE_SLOTS];
-static pthread_mutex_t group_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bool ldap_realm_enabled(void)
 {
@@ -90,10 +76,6 @@ void ldap_realm_cleanup(void)
 		sodium_memzero(system_password, strlen(system_password));
 		free(system_password);
 		system_password = NULL;
-	}
-	for (size_t i = 0; i < GROUP_CACHE_SLOTS; i++) {
-		free_groups(group_cache[i].groups, group_cache[i].n);
-		memset(&group_cache[i], 0, sizeof group_cache[i]);
 	}
 }
 
@@ -361,7 +343,8 @@ static bool username_ok(const char *username)
 	return true;
 }
 
-int ldap_realm_login(const char *username, const char *password, struct ldap_identity *out, struct err *e)
+int ldap_realm_login(const char *username, const char *password, bool with_groups, struct ldap_identity *out,
+		     struct err *e)
 {
 	LDAP *ld = NULL;
 	int rc;
@@ -380,7 +363,7 @@ int ldap_realm_login(const char *username, const char *password, struct ldap_ide
 		goto out;
 	}
 	/* The groups are read as the service account: a user may not see the groups. */
-	if ((rc = bind_system(ld, e)) || (rc = read_groups(ld, out, e)))
+	if (with_groups && ((rc = bind_system(ld, e)) || (rc = read_groups(ld, out, e))))
 		goto out;
 	if (!out->display_name[0])
 		str_fmt_cut(out->display_name, sizeof out->display_name, "%s", username);
@@ -398,46 +381,3 @@ void ldap_identity_cleanup(struct ldap_identity *id)
 	id->n_groups = 0;
 }
 
-static struct group_entry *slot_of(const char *user_id)
-{
-	unsigned h = 5381;
-
-	for (const char *p = user_id; *p; p++)
-		h = h * 33 + (unsigned char)*p;
-	return &group_cache[h % GROUP_CACHE_SLOTS];
-}
-
-void ldap_realm_groups_remember(const char *user_id, char *const *groups, size_t n)
-{
-	struct group_entry *ge = slot_of(user_id);
-	char **copy = calloc(n ? n : 1, sizeof *copy);
-	size_t k = 0;
-
-	if (!copy)
-		return;
-	for (; k < n; k++)
-		if (!(copy[k] = strdup(groups[k])))
-			break;
-	pthread_mutex_lock(&group_lock);
-	free_groups(ge->groups, ge->n);
-	str_fmt_cut(ge->user_id, sizeof ge->user_id, "%s", user_id);
-	ge->groups = copy;
-	ge->n = k;
-	ge->expires_ms = dt_now_ms() + ldap_settings.groups_cache_s * 1000;
-	pthread_mutex_unlock(&group_lock);
-}
-
-json_t *ldap_realm_groups_json(const char *user_id)
-{
-	struct group_entry *ge = slot_of(user_id);
-	json_t *arr = NULL;
-
-	pthread_mutex_lock(&group_lock);
-	if (strcmp(ge->user_id, user_id) == 0 && ge->expires_ms > dt_now_ms()) {
-		arr = json_array();
-		for (size_t i = 0; arr && i < ge->n; i++)
-			json_array_append_new(arr, json_string(ge->groups[i]));
-	}
-	pthread_mutex_unlock(&group_lock);
-	return arr;
-}

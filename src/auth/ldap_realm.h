@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "base/err.h"
 
 /* The LDAP / Active Directory realm (docs/security.md "Realms"): a username and password
@@ -31,7 +29,7 @@ struct ldap_settings {
 	char *ca_file;		/* PEM file of the CAs the directory's certificate must chain to */
 	bool starttls;
 	unsigned timeout_ms;
-	int64_t groups_cache_s; /* how long the groups read at a login are shown (ldapGroups) */
+	int64_t groups_cache_s; /* how long the groups read at a login stand before a login reads them again */
 };
 
 extern struct ldap_settings ldap_settings;
@@ -63,7 +61,7 @@ extern struct ldap_settings ldap_settings;
 	     "connect and operation timeout of the directory"},                                                         \
 	{                                                                                                              \
 		"ldap-groups-cache", CONFIG_DURATION, "10m", 1, 1ULL << 32, &ldap_settings.groups_cache_s,             \
-		    "how long the groups read at a login stay known (a login reads them again)"                        \
+		    "how long the groups read at a login stand before a later login reads them again"                        \
 	}
 
 /* Checks the settings once at start-up (a URL without a search base, a filter without {0},
@@ -83,22 +81,17 @@ struct ldap_identity {
 	size_t n_groups;
 };
 
-/* Checks username and password against the directory and reads the user's entry and groups
- * into out.  ERR_UNAUTH for an unknown user, a wrong password, an ambiguous match or an
+/* Checks username and password against the directory and reads the user's entry (and, with
+ * with_groups, their groups) into out.  ERR_UNAUTH for an unknown user, a wrong password, an ambiguous match or an
  * account the directory refuses (a disabled one), with a message that does not say which;
  * ERR_UNAVAILABLE "LDAP directory unavailable: …" when the directory cannot be reached, times
  * out or refuses the service account.  Thread-safe (one connection per call). */
-int ldap_realm_login(const char *username, const char *password, struct ldap_identity *out, struct err *e) WUR;
+int ldap_realm_login(const char *username, const char *password, bool with_groups, struct ldap_identity *out,
+		     struct err *e) WUR;
 void ldap_identity_cleanup(struct ldap_identity *id);
 
 /* in escaped for an LDAP filter value (RFC 4515: * ( ) \ NUL and every byte outside
  * printable ASCII as \xx) into out; -1 when it does not fit. */
 int ldap_filter_escape(const char *in, char *out, size_t cap) WUR;
-
-/* The groups of a user, remembered at their last directory login for --ldap-groups-cache
- * (this node's memory).  remember copies them; groups_json is a new array of the DNs, or
- * NULL when none are known or they expired. */
-void ldap_realm_groups_remember(const char *user_id, char *const *groups, size_t n);
-json_t *ldap_realm_groups_json(const char *user_id);
 
 #endif

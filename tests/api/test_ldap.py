@@ -180,3 +180,50 @@ def test_bad_settings_are_refused_at_start(args, env, expect):
         assert expect in p.stderr
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_teams_linked_to_ldap_groups_grant_their_role(srv):
+    admin = admin_of(srv)
+    org, team = unique("ldaporg"), unique("team")
+    assert admin.post("/api/v1/org", json={"name": org, "visibility": "PRIVATE"}).status_code == 200
+    assert admin.post("/api/v1/org/%s/team" % org, json={"name": team}).status_code == 200
+    alice = as_user(srv, "alice", "alice-pw")
+    names = [o["name"] for o in alice.get("/api/service/console/whoami").json().get("orgs", [])]
+    assert org not in names
+    assert alice.get("/api/v1/org/%s/team/%s/ldapGroups" % (org, team)).status_code == 404
+
+    # engineering holds alice only through devs (nested); DNs compare without case.
+    path = "/api/v1/org/%s/team/%s/ldapGroups" % (org, team)
+    r = admin.put(path, json=[{"group": "CN=Engineering,OU=groups," + BASE, "role": "MAINTAINER"}])
+    assert r.status_code == 200, r.text
+    assert r.json()["result"] == "UPDATED"
+    assert admin.get(path).json() == [{"group": "CN=Engineering,OU=groups," + BASE, "role": "MAINTAINER"}]
+
+    names = [o["name"] for o in alice.get("/api/service/console/whoami").json().get("orgs", [])]
+    assert org in names
+    # As a MAINTAINER of the team, alice may manage its members and see its groups.
+    r = alice.put("/api/v1/org/%s/team/%s/users" % (org, team), json=[{"username": "admin", "role": "MEMBER"}])
+    assert r.status_code == 200, r.text
+    assert alice.get(path).status_code == 200
+    # ... but not link a group as OWNER.
+    assert alice.put(path, json=[{"group": "cn=devs,ou=groups," + BASE, "role": "OWNER"}]).status_code == 403
+
+    r = admin.put(path + "?replace=true", json=[])
+    assert r.status_code == 200, r.text
+    assert admin.get(path).json() == []
+    names = [o["name"] for o in alice.get("/api/service/console/whoami").json().get("orgs", [])]
+    assert org not in names
+
+
+@pytest.mark.parametrize("body", [[{"role": "MEMBER"}], [{"group": "", "role": "MEMBER"}],
+                                  [{"group": "cn=x", "role": "BOSS"}], [{"group": "cn=x\n"}], ["cn=x"], {}, []])
+def test_bad_ldap_group_lists_are_400_and_store_nothing(srv, body):
+    admin = admin_of(srv)
+    org, team = unique("ldaporg"), unique("team")
+    assert admin.post("/api/v1/org", json={"name": org}).status_code == 200
+    assert admin.post("/api/v1/org/%s/team" % org, json={"name": team}).status_code == 200
+    path = "/api/v1/org/%s/team/%s/ldapGroups" % (org, team)
+    r = admin.put(path, json=[{"group": "cn=ok"}] + body if isinstance(body, list) and body else body)
+    assert r.status_code == 400, r.text
+    assert r.json()["ok"] is False and r.json()["message"]
+    assert admin.get(path).json() == []
