@@ -15,6 +15,7 @@
 #define FILTER_MAX 2048
 #define MAX_GROUPS 256
 #define MAX_GROUP_DEPTH 8
+#define SYSTEM_CA_FILE "/etc/ssl/certs/ca-certificates.crt"
 
 struct ldap_settings ldap_settings;
 
@@ -135,9 +136,19 @@ static int down(const char *what, int rc, struct err *e)
 	return err_set(e, ERR_UNAVAILABLE, "LDAP directory unavailable: %s: %s", what, ldapi.err2string(rc));
 }
 
+/* --ldap-ca-file, or the system's CA bundle (libldap's own default comes from ldap.conf,
+ * which LDAPNOINIT keeps unread); NULL when neither exists. */
+static const char *ca_file(void)
+{
+	if (ldap_settings.ca_file && ldap_settings.ca_file[0])
+		return ldap_settings.ca_file;
+	return access(SYSTEM_CA_FILE, R_OK) == 0 ? SYSTEM_CA_FILE : NULL;
+}
+
 static int set_options(LDAP *ld, struct err *e)
 {
 	int v3 = LDAP_VERSION3, demand = LDAP_OPT_X_TLS_DEMAND, zero = 0;
+	const char *ca;
 	struct timeval tv = {(time_t)(ldap_settings.timeout_ms / 1000), (suseconds_t)(ldap_settings.timeout_ms % 1000) * 1000};
 	int rc;
 
@@ -147,8 +158,7 @@ static int set_options(LDAP *ld, struct err *e)
 	    (rc = ldapi.set_option(ld, LDAP_OPT_TIMEOUT, &tv)) ||
 	    (rc = ldapi.set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &demand)))
 		return down("setting connection options", rc, e);
-	if (ldap_settings.ca_file && ldap_settings.ca_file[0] &&
-	    (rc = ldapi.set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, ldap_settings.ca_file)))
+	if ((ca = ca_file()) && (rc = ldapi.set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, ca)))
 		return down("setting --ldap-ca-file", rc, e);
 	if ((rc = ldapi.set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &zero)))
 		return down("creating the TLS context", rc, e);

@@ -227,3 +227,31 @@ def test_bad_ldap_group_lists_are_400_and_store_nothing(srv, body):
     assert r.status_code == 400, r.text
     assert r.json()["ok"] is False and r.json()["message"]
     assert admin.get(path).json() == []
+
+
+@pytest.fixture(scope="module")
+def tls_directory():
+    """(ldap:// URL with StartTLS, ldaps:// URL, the CA's PEM file)."""
+    d = tempfile.mkdtemp(prefix="accord-ldaps-")
+    os.rmdir(d)
+    port, tls_port = free_port(), free_port()
+    url = subprocess.run([SCRIPT, "start", d, str(port), str(tls_port)], check=True, capture_output=True,
+                         text=True).stdout.strip()
+    yield url, "ldaps://127.0.0.1:%d/" % tls_port, os.path.join(d, "ca.pem")
+    subprocess.run([SCRIPT, "stop", d], check=True)
+
+
+@pytest.mark.parametrize("mode", ["ldaps", "starttls"])
+def test_tls_verifies_the_directory_certificate(fresh_server, tls_directory, mode):
+    plain, ldaps, ca = tls_directory
+    url, extra = (ldaps, []) if mode == "ldaps" else (plain, ["--ldap-starttls", "true"])
+    # The directory's CA is not one of the system's: without --ldap-ca-file the certificate
+    # does not verify and nothing is sent.
+    s = fresh_server(env=LDAP_ENV, args=ldap_args(url) + extra).start()
+    r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
+    assert r.status_code == 503, r.text
+    assert "LDAP directory unavailable" in r.json()["message"]
+    s = fresh_server(env=LDAP_ENV, args=ldap_args(url) + extra + ["--ldap-ca-file", ca]).start()
+    r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
+    assert r.status_code == 200, r.text
+    assert r.json()["realm"] == "ldap"
