@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -255,3 +256,34 @@ def test_tls_verifies_the_directory_certificate(fresh_server, tls_directory, mod
     r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
     assert r.status_code == 200, r.text
     assert r.json()["realm"] == "ldap"
+
+
+def ldap_modify(directory, ldif):
+    subprocess.run(["ldapmodify", "-x", "-H", directory, "-D", "cn=admin," + BASE, "-w", "admin-pw"],
+                   input=ldif, text=True, check=True, capture_output=True)
+
+
+def groups_after_login(s):
+    assert as_user(s, "alice", "alice-pw").get("/api/service/console/whoami").status_code == 200
+    return set(admin_of(s).get("/api/v1/user/alice").json()["ldapGroups"])
+
+
+def test_groups_are_read_again_once_the_cache_time_has_passed(fresh_server, directory):
+    devs = "cn=devs,ou=groups," + BASE
+    cached = fresh_server(env=LDAP_ENV, args=ldap_args(directory)).start()
+    short = fresh_server(env=LDAP_ENV, args=ldap_args(directory) + ["--ldap-groups-cache", "1"]).start()
+    assert devs in groups_after_login(cached)
+    assert devs in groups_after_login(short)
+    # groupOfNames needs a member: bob takes alice's place.
+    change = "dn: %s\nchangetype: modify\nreplace: member\nmember: cn=%%s,ou=people,%s\n" % (devs, BASE)
+    ldap_modify(directory, change % "bob")
+    try:
+        # Within --ldap-groups-cache (10 minutes by default) a login does not read them again.
+        assert devs in groups_after_login(cached)
+        deadline = time.time() + 30
+        while devs in groups_after_login(short):
+            assert time.time() < deadline, "the groups were not read again"
+            time.sleep(0.2)
+        assert groups_after_login(short) == set()
+    finally:
+        ldap_modify(directory, change % "alice")
