@@ -27,25 +27,37 @@ static int user_groups_clear(struct store_conn *c, const char *user_id, struct e
 	return store_step_done(st, e);
 }
 
+/* Steps st with the texts a (at 1), the lower-cased dn (at 2) and, when not NULL, b and c
+ * (at 3 and 4): the writes of a DN and its comparison key. */
+static int step_with_key(struct store_stmt *st, const char *a, const char *dn, const char *b, const char *c,
+			 struct err *e)
+{
+	char *key;
+	int rc;
+
+	if (!st)
+		return -1;
+	if (!(key = lower_dup(dn))) {
+		store_reset(st);
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	store_bind_text(st, 1, a);
+	store_bind_text(st, 2, key);
+	if (b)
+		store_bind_text(st, 3, b);
+	if (c)
+		store_bind_text(st, 4, c);
+	rc = store_step_done(st, e);
+	free(key);
+	return rc;
+}
+
 static int user_group_add(struct store_conn *c, const char *user_id, const char *group, struct err *e)
 {
 	static const char SQL[] = "INSERT INTO user_ldap_groups (user_id, group_dn) VALUES (?, ?)"
 				  " ON CONFLICT (user_id, group_dn) DO NOTHING";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-	char *key = lower_dup(group);
-	int rc;
 
-	if (!key)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (!st) {
-		free(key);
-		return -1;
-	}
-	store_bind_text(st, 1, user_id);
-	store_bind_text(st, 2, key);
-	rc = store_step_done(st, e);
-	free(key);
-	return rc;
+	return step_with_key(store_prepare(c, SQL, e), user_id, group, NULL, NULL, e);
 }
 
 static int user_synced(struct store_conn *c, const char *user_id, int64_t now_ms, struct err *e)
@@ -98,28 +110,20 @@ int store_user_ldap_synced_at(struct store_conn *c, const char *user_id, int64_t
 	return rc < 0 ? rc : 0;
 }
 
-/* Column 0 (and with two, column 1 as "role") of st's rows as a JSON array. */
-static int rows_json(struct store_stmt *st, bool with_role, json_t **out, struct err *e)
+static json_t *dn_row(struct store_stmt *st, void *ctx)
 {
-	json_t *arr = json_array();
-	int rc;
+	const char *g = store_col_text(st, 0);
 
-	while ((rc = store_step(st, e)) == STORE_ROW) {
-		const char *g = store_col_text(st, 0);
-		json_t *v = with_role ? json_pack("{s:s,s:s?}", "group", g ? g : "", "role", store_col_text(st, 1))
-				      : json_string(g ? g : "");
-		if (!v || json_array_append_new(arr, v)) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
-			break;
-		}
-	}
-	store_reset(st);
-	if (rc < 0) {
-		json_decref(arr);
-		return rc;
-	}
-	*out = arr;
-	return 0;
+	(void)ctx;
+	return json_string(g ? g : "");
+}
+
+static json_t *link_row(struct store_stmt *st, void *ctx)
+{
+	const char *g = store_col_text(st, 0);
+
+	(void)ctx;
+	return json_pack("{s:s,s:s?}", "group", g ? g : "", "role", store_col_text(st, 1));
 }
 
 int store_user_ldap_groups_json(struct store_conn *c, const char *user_id, json_t **out, struct err *e)
@@ -135,7 +139,7 @@ int store_user_ldap_groups_json(struct store_conn *c, const char *user_id, json_
 	if (!(st = store_prepare(c, SQL, e)))
 		return -1;
 	store_bind_text(st, 1, user_id);
-	return rows_json(st, false, out, e);
+	return store_collect_json(st, dn_row, NULL, out, e);
 }
 
 int store_team_ldap_group_put(struct store_conn *c, const char *team_id, const char *group_dn, enum team_role role,
@@ -144,23 +148,8 @@ int store_team_ldap_group_put(struct store_conn *c, const char *team_id, const c
 	static const char SQL[] = "INSERT INTO team_ldap_groups (team_id, group_key, group_dn, role) VALUES (?, ?, ?, ?)"
 				  " ON CONFLICT (team_id, group_key) DO UPDATE SET group_dn = excluded.group_dn,"
 				  " role = excluded.role";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-	char *key = lower_dup(group_dn);
-	int rc;
 
-	if (!key)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (!st) {
-		free(key);
-		return -1;
-	}
-	store_bind_text(st, 1, team_id);
-	store_bind_text(st, 2, key);
-	store_bind_text(st, 3, group_dn);
-	store_bind_text(st, 4, team_role_name(role));
-	rc = store_step_done(st, e);
-	free(key);
-	return rc;
+	return step_with_key(store_prepare(c, SQL, e), team_id, group_dn, group_dn, team_role_name(role), e);
 }
 
 int store_team_ldap_groups_clear(struct store_conn *c, const char *team_id, struct err *e)
@@ -183,5 +172,5 @@ int store_team_ldap_groups_json(struct store_conn *c, const char *team_id, json_
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, team_id);
-	return rows_json(st, true, out, e);
+	return store_collect_json(st, link_row, NULL, out, e);
 }
