@@ -9,26 +9,6 @@
 #include "base/str.h"
 #include "base/uuid.h"
 #include "store/ldap_groups.h"
-#include "store/teams.h"
-
-/* Inserts the user and makes them a member of the default team, in one transaction. */
-static int insert_user(struct store_conn *c, const struct user *u, struct err *e)
-{
-	struct team t;
-	struct err none;
-	int rc;
-
-	if ((rc = store_tx_begin(c, e)))
-		return rc;
-	rc = store_user_insert(c, u, NULL, e);
-	if (rc == 0 && store_team_get(c, DEFAULT_TEAM_ID, &t, &none) == 0)
-		rc = store_team_member_set(c, DEFAULT_TEAM_ID, u->id, TEAM_ROLE_MEMBER, e);
-	if (rc == 0)
-		rc = store_tx_commit(c, e);
-	if (rc)
-		store_tx_rollback(c);
-	return rc;
-}
 
 static int create_user(struct store_conn *c, const char *username, const struct ldap_identity *id, struct user *u,
 		       struct err *e)
@@ -42,7 +22,7 @@ static int create_user(struct store_conn *c, const char *username, const struct 
 	str_fmt_cut(u->type, sizeof u->type, "LDAP");
 	str_fmt_cut(u->display_name, sizeof u->display_name, "%s", id->display_name);
 	str_fmt_cut(u->email, sizeof u->email, "%s", id->email);
-	rc = insert_user(c, u, e);
+	rc = store_user_insert_joining_default(c, u, NULL, e);
 	/* Another request (or node) created the user at the same time: theirs stands. */
 	if (rc == -ERR_CONFLICT)
 		rc = store_user_find(c, username, NULL, u, e);
