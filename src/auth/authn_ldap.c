@@ -31,12 +31,9 @@ static int create_user(struct store_conn *c, const char *username, const struct 
 	return rc;
 }
 
-/* The directory's display name and email, when they changed (only for LDAP users: a local
- * user without a password keeps what its administrator set). */
+/* The directory's display name and email, when they changed. */
 static int refresh_user(struct store_conn *c, struct user *u, const struct ldap_identity *id, struct err *e)
 {
-	if (strcmp(u->type, "LDAP") != 0)
-		return 0;
 	if (strcmp(u->display_name, id->display_name) == 0 && strcmp(u->email, id->email) == 0)
 		return 0;
 	str_fmt_cut(u->display_name, sizeof u->display_name, "%s", id->display_name);
@@ -55,6 +52,10 @@ int authn_ldap(struct store_conn *c, const char *username, const char *password,
 
 	if (!known && lookup.code != ERR_NOT_FOUND)
 		return err_set(e, lookup.code, "%s", lookup.msg);
+	/* Only LDAP records answer to the directory: a local user without a password (admin
+	 * started without ACCORD_ADMIN_PASSWORD, the cron user) is never a directory entry's. */
+	if (known && strcmp(u->type, "LDAP") != 0)
+		return err_set(e, ERR_UNAUTH, "invalid username or password");
 	with_groups = !known || store_user_ldap_synced_at(c, u->id, &synced, &lookup) != 0 ||
 		      now - synced >= ldap_settings.groups_cache_s * 1000;
 	if ((rc = ldap_realm_login(username, password, with_groups, &id, e)))

@@ -6,7 +6,8 @@
 #include "store/users.h"
 
 /* Basic credentials of a user who is not a local one with a password, checked against the
- * LDAP realm (auth/ldap_realm.h): on success *u is the user's record — created on the first
+ * LDAP realm (auth/ldap_realm.h).  Only a record of type LDAP (or none yet) answers: a LOCAL
+ * one without a password is ERR_UNAUTH.  On success *u is the user's record — created on the first
  * login (type LDAP, display name and email from the directory, a MEMBER of the Default
  * org's team `default` as every new user), its display name and email brought up to date on
  * later ones — and the user's groups are read and stored (store/ldap_groups.h) when they

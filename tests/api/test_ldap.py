@@ -287,3 +287,25 @@ def test_groups_are_read_again_once_the_cache_time_has_passed(fresh_server, dire
         assert groups_after_login(short) == set()
     finally:
         ldap_modify(directory, change % "alice")
+
+
+def test_only_ldap_records_answer_to_the_directory(fresh_server, directory):
+    # A LOCAL user without a password (like admin started without ACCORD_ADMIN_PASSWORD) is
+    # never taken over by a directory entry of the same name.
+    s = fresh_server(env=LDAP_ENV, args=ldap_args(directory)).start()
+    admin = Client(s.url, "Bearer " + s.env["ACCORD_ADMIN_API_KEY"])
+    assert admin.post("/api/v1/user", json={"username": "alice", "type": "LOCAL"}).status_code == 200
+    r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
+    assert r.status_code == 401, r.text
+    assert "ldapGroups" not in admin.get("/api/v1/user/alice").json()
+    # A record of type LDAP made beforehand (to put the user into teams early) is the one used.
+    s = fresh_server(env=LDAP_ENV, args=ldap_args(directory)).start()
+    admin = Client(s.url, "Bearer " + s.env["ACCORD_ADMIN_API_KEY"])
+    r = admin.post("/api/v1/user", json={"username": "alice", "type": "LDAP"})
+    assert r.status_code == 200, r.text
+    made = r.json()["id"]
+    r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
+    assert r.status_code == 200, r.text
+    u = admin.get("/api/v1/user/alice").json()
+    assert u["id"] == made
+    assert u["displayName"] == "Alice Liddell" and u["ldapGroups"]
