@@ -31,6 +31,8 @@ static bool has_placeholder(const char *filter)
 	return filter && strstr(filter, "{0}") != NULL;
 }
 
+static int probe(struct err *e);
+
 int ldap_realm_init(struct err *e)
 {
 	const char *pw = getenv("ACCORD_LDAP_SYSTEM_PASSWORD");
@@ -61,7 +63,7 @@ int ldap_realm_init(struct err *e)
 	setenv("LDAPNOINIT", "1", 1);
 	if (pw && !(system_password = strdup(pw)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	return 0;
+	return probe(e);
 }
 
 static void free_groups(char **groups, size_t n)
@@ -185,7 +187,8 @@ static int bind_system(LDAP *ld, struct err *e)
 	return err_set(e, ERR_UNAVAILABLE, "LDAP directory unavailable: it refused the service account");
 }
 
-static int connect_system(LDAP **out, struct err *e)
+/* A connection (TLS set up as configured), not bound yet. */
+static int open_conn(LDAP **out, struct err *e)
 {
 	LDAP *ld = NULL;
 	int rc;
@@ -201,13 +204,22 @@ static int connect_system(LDAP **out, struct err *e)
 		down("StartTLS", rc, e);
 		goto fail;
 	}
-	if (bind_system(ld, e))
-		goto fail;
 	*out = ld;
 	return 0;
 fail:
 	ldapi.unbind_ext_s(ld, NULL, NULL);
 	return -ERR_UNAVAILABLE;
+}
+
+static int connect_system(LDAP **out, struct err *e)
+{
+	int rc = open_conn(out, e);
+
+	if (rc == 0 && (rc = bind_system(*out, e))) {
+		ldapi.unbind_ext_s(*out, NULL, NULL);
+		*out = NULL;
+	}
+	return rc;
 }
 
 static void first_value(LDAP *ld, LDAPMessage *entry, const char *attr, char *out, size_t cap)
@@ -391,3 +403,40 @@ void ldap_identity_cleanup(struct ldap_identity *id)
 	id->n_groups = 0;
 }
 
+
+/* At start: a directory that answers must accept the service account and know the search
+ * base (else the settings are wrong: ERR_INVALID naming the flag); one that cannot be
+ * reached is only a warning, as its users then get 503 and local users keep working. */
+static int probe(struct err *e)
+{
+	char *attrs[] = {LDAP_NO_ATTRS, NULL};
+	LDAPMessage *res = NULL;
+	struct err why;
+	LDAP *ld;
+	int rc;
+
+	if (ldap_api_load(e))
+		return -ERR_INVALID;
+	if (open_conn(&ld, &why) || is_down(rc = simple_bind(ld, ldap_settings.system_user, system_password))) {
+		if (ld)
+			ldapi.unbind_ext_s(ld, NULL, NULL);
+		LOG_W("LDAP: the directory %s cannot be reached at start; LDAP logins answer 503 until it can",
+		      ldap_settings.url);
+		return 0;
+	}
+	if (rc != LDAP_SUCCESS) {
+		ldapi.unbind_ext_s(ld, NULL, NULL);
+		return err_set(e, ERR_INVALID, "the LDAP directory %s refused --ldap-system-user '%s': %s", ldap_settings.url,
+			       ldap_settings.system_user ? ldap_settings.system_user : "", ldapi.err2string(rc));
+	}
+	rc = ldapi.search_ext_s(ld, ldap_settings.search_base, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL, NULL,
+				NULL, 1, &res);
+	ldapi.msgfree(res);
+	ldapi.unbind_ext_s(ld, NULL, NULL);
+	if (rc == LDAP_NO_SUCH_OBJECT || rc == LDAP_INVALID_DN_SYNTAX)
+		return err_set(e, ERR_INVALID, "--ldap-search-base %s: the LDAP directory %s has no such entry (%s)",
+			       ldap_settings.search_base, ldap_settings.url, ldapi.err2string(rc));
+	if (rc != LDAP_SUCCESS)
+		LOG_W("LDAP: reading --ldap-search-base at start: %s", ldapi.err2string(rc));
+	return 0;
+}

@@ -151,12 +151,27 @@ def test_directory_down_is_503_for_ldap_users_and_local_users_still_work(fresh_s
     assert r.status_code == 200, r.text
 
 
-def test_a_wrong_service_account_password_is_503_and_never_logged(fresh_server, directory):
-    s = fresh_server(env={"ACCORD_LDAP_SYSTEM_PASSWORD": "not-the-pw"}, args=ldap_args(directory)).start()
-    r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
-    assert r.status_code == 503, r.text
-    assert "service account" in r.json()["message"]
-    assert "not-the-pw" not in s.read_log()
+@pytest.mark.parametrize("args,env,expect", [
+    ([], {"ACCORD_LDAP_SYSTEM_PASSWORD": "not-the-pw"}, "refused --ldap-system-user"),
+    (["--ldap-search-base", "ou=nowhere," + BASE], LDAP_ENV, "--ldap-search-base ou=nowhere"),
+])
+def test_settings_the_directory_refuses_stop_the_start(directory, args, env, expect):
+    d = tempfile.mkdtemp(prefix="accord-ldap-cfg-")
+    try:
+        e = dict(os.environ)
+        e.update(env)
+        p = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--data", d] + ldap_args(directory) + args,
+                           env=e, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2, p.stderr
+        assert expect in p.stderr
+        assert "not-the-pw" not in p.stderr + p.stdout
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_a_directory_down_at_start_is_a_warning(fresh_server):
+    s = fresh_server(env=LDAP_ENV, args=ldap_args("ldap://127.0.0.1:%d/" % free_port())).start()
+    assert "cannot be reached at start" in s.read_log()
 
 
 @pytest.mark.parametrize("args,env,expect", [
