@@ -63,6 +63,8 @@ int ldap_realm_init(struct err *e)
 	setenv("LDAPNOINIT", "1", 1);
 	if (pw && !(system_password = strdup(pw)))
 		return err_set(e, ERR_INTERNAL, "out of memory");
+	/* No child of the server (runner, fetch child, tool) inherits it. */
+	unsetenv("ACCORD_LDAP_SYSTEM_PASSWORD");
 	return probe(e);
 }
 
