@@ -27,11 +27,12 @@ static int set_cookie(struct api_call *c, const char *token)
 	return rc ? api_fail(c, ERR_INTERNAL, "the session cookie does not fit its header") : 0;
 }
 
-static const char *realm_of(enum auth_method m)
+/* Basic credentials of an LDAP user were checked by the directory (auth/authn_ldap.h). */
+static const char *realm_of(const struct principal *p)
 {
-	switch (m) {
+	switch (p->method) {
 	case AUTH_BASIC:
-		return "local";
+		return strcmp(p->user.type, "LDAP") == 0 ? "ldap" : "local";
 	case AUTH_APIKEY:
 		return "apikey";
 	case AUTH_CONSOLE:
@@ -103,7 +104,7 @@ static int whoami(struct api_call *c)
 			goto out;
 		csrf = login.csrf;
 	}
-	v = json_pack("{s:s,s:s}", "realm", realm_of(c->who.method), "username", u->username);
+	v = json_pack("{s:s,s:s}", "realm", realm_of(&c->who), "username", u->username);
 	jsonx_set_opt_str(v, "userDomain", u->domain[0] ? u->domain : NULL);
 	jsonx_set_opt_str(v, "displayName", u->display_name[0] ? u->display_name : NULL);
 	set_roles(v, u->roles);
@@ -138,7 +139,7 @@ static int logout(struct api_call *c)
 static const struct api_doc doc_whoami = {
     .summary = "Who am I; with X-Concord-EnableSession: true and Basic or an API key, log in: a session cookie "
 	       "(accord_session, HttpOnly, SameSite=Lax) and its CSRF token",
-    .response = "{'type':'object','required':['realm','username'],'properties':{'realm':{'enum':['local','apikey',"
+    .response = "{'type':'object','required':['realm','username'],'properties':{'realm':{'enum':['local','ldap','apikey',"
 		"'session','sessionkey']},'username':{'type':'string'},'userDomain':{'type':'string'},"
 		"'displayName':{'type':'string'},'roles':{'type':'array','items':{'type':'string'}},'orgs':{'type':'array','items':{'type':'object'}},"
 		"'csrfToken':{'type':'string','description':'the value for X-Accord-CSRF'}}}",

@@ -56,6 +56,10 @@
 	{                                                                                                              \
 		"project", "string", "the project's name"                                                              \
 	}
+#define DOC_TEAM                                                                                                       \
+	{                                                                                                              \
+		"team", "string", "the team's name"                                                                    \
+	}
 #define DOC_FILTER                                                                                                     \
 	{                                                                                                              \
 		"filter", "string", "only names containing this text"                                                  \

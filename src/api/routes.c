@@ -8,6 +8,7 @@ static const struct api_route *const tables[] = {
     api_user_routes,
     api_org_routes,
     api_team_routes,
+    api_team_ldap_group_routes,
     api_project_routes,
     api_project_cfg_routes,
     api_lock_routes,

@@ -11,6 +11,7 @@ extern const struct api_route api_apikey_routes[];
 extern const struct api_route api_user_routes[];
 extern const struct api_route api_org_routes[];
 extern const struct api_route api_team_routes[];
+extern const struct api_route api_team_ldap_group_routes[];
 extern const struct api_route api_project_routes[];
 extern const struct api_route api_project_cfg_routes[];
 extern const struct api_route api_lock_routes[];

@@ -405,10 +405,6 @@ out:
 	return rc;
 }
 
-#define DOC_TEAM                                                                                                       \
-	{                                                                                                              \
-		"team", "string", "the team's name"                                                                    \
-	}
 #define SCHEMA_TEAM                                                                                                    \
 	"{'type':'object','properties':{'id':" SCHEMA_UUID ",'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'},"     \
 	"'name':{'type':'string'},'description':{'type':'string'}}}"

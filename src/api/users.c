@@ -13,7 +13,7 @@
 #include "base/jsonx.h"
 #include "base/str.h"
 #include "base/username.h"
-#include "store/teams.h"
+#include "store/ldap_groups.h"
 #include "store/users.h"
 
 static json_t *user_json(const struct user *u)
@@ -128,26 +128,6 @@ static int read_user(struct api_call *c, json_t *body, const struct json_plucked
 	return 0;
 }
 
-/* A new user, and (as Concord adds every new user) a MEMBER of the Default org's team
- * `default`, when that team still exists: one transaction. */
-static int insert_member_of_default(struct api_call *c, const struct user *u, const char *hash)
-{
-	struct team t;
-	struct err none;
-	int rc;
-
-	if ((rc = store_tx_begin(c->db, &c->err)))
-		return rc;
-	rc = store_user_insert(c->db, u, hash, &c->err);
-	if (rc == 0 && store_team_get(c->db, DEFAULT_TEAM_ID, &t, &none) == 0)
-		rc = store_team_member_set(c->db, DEFAULT_TEAM_ID, u->id, TEAM_ROLE_MEMBER, &c->err);
-	if (rc == 0)
-		rc = store_tx_commit(c->db, &c->err);
-	if (rc)
-		store_tx_rollback(c->db);
-	return rc;
-}
-
 static int create_or_update(struct api_call *c)
 {
 	json_t *body = NULL;
@@ -196,7 +176,7 @@ static int create_or_update(struct api_call *c)
 		goto out;
 	}
 	rc = exists ? store_user_update(c->db, &u, has_hash ? hash : NULL, &c->err)
-		    : insert_member_of_default(c, &u, has_hash ? hash : NULL);
+		    : store_user_insert_joining_default(c->db, &u, has_hash ? hash : NULL, &c->err);
 	api_audit_note(c, "username", u.username);
 	if (rc == 0)
 		rc = api_reply(c, json_pack("{s:b,s:s,s:s,s:s}", "ok", 1, "id", u.id, "username", u.username, "result",
@@ -212,6 +192,7 @@ static int get(struct api_call *c)
 {
 	const char *name = api_param(c, "username");
 	struct user u;
+	json_t *v, *groups;
 	int rc;
 
 	if ((rc = rbac_admin(&c->who, &c->err)))
@@ -221,7 +202,12 @@ static int get(struct api_call *c)
 		return api_recode(c, ERR_INVALID);
 	if (rc)
 		return rc;
-	return api_reply(c, user_json(&u));
+	if ((rc = store_user_ldap_groups_json(c->db, u.id, &groups, &c->err)))
+		return rc;
+	v = user_json(&u);
+	if (groups)
+		json_object_set_new(v, "ldapGroups", groups);
+	return api_reply(c, v);
 }
 
 static int delete (struct api_call *c)

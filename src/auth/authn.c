@@ -7,6 +7,8 @@
 
 #include <sodium.h>
 
+#include "auth/authn_ldap.h"
+#include "auth/ldap_realm.h"
 #include "auth/password.h"
 #include "base/b64.h"
 #include "base/datetime.h"
@@ -122,16 +124,21 @@ static bool still_stored(struct store_conn *c, const char *user_id, const uint8_
 }
 
 /* The user's hash, or the dummy one (the check then fails after the same work); stored
- * receives the digest of the hash that matched. */
+ * receives the digest of the hash that matched.  *local: whether the user is a local one with
+ * a password (only the password answers for them); when not and the LDAP realm is on, the
+ * dummy check is skipped, as the directory answers instead. */
 static bool verify_user(struct store_conn *c, const char *username, const char *pass, struct principal *out,
-			uint8_t stored[32])
+			uint8_t stored[32], bool *local)
 {
 	char hash[PASSWORD_HASH_MAX];
 	bool known = store_user_find(c, username, NULL, &out->user, NULL) == 0 &&
 		     store_user_password_hash(c, out->user.id, hash, sizeof hash, NULL) == 0;
 	bool ok;
 
+	*local = known;
 	if (!known) {
+		if (ldap_realm_enabled())
+			return false;
 		pthread_once(&dummy_once, make_dummy);
 		password_verify(dummy_hash, pass);
 		return false;
@@ -183,11 +190,17 @@ static int basic(struct store_conn *c, const char *b64, struct principal *out, s
 	}
 	*colon = '\0';
 	if (rc != 0) {
-		if (!verify_user(c, creds, pass, out, stored)) {
-			rc = unauth(e, "invalid username or password");
-			goto out;
+		bool local;
+		if (!verify_user(c, creds, pass, out, stored, &local)) {
+			if (!local && ldap_realm_enabled())
+				rc = authn_ldap(c, creds, pass, &out->user, e);
+			else
+				rc = unauth(e, "invalid username or password");
+			if (rc)
+				goto out;
+		} else {
+			cache_store(digest, stored, out->user.id, generation);
 		}
-		cache_store(digest, stored, out->user.id, generation);
 	}
 	out->method = AUTH_BASIC;
 	rc = check_user(out, "invalid username or password", e);

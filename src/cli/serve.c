@@ -16,6 +16,7 @@
 #include "api/routes.h"
 #include "api/secrets.h"
 #include "auth/authn.h"
+#include "auth/ldap_realm.h"
 #include "base/limits.h"
 #include "base/log.h"
 #include "base/path.h"
@@ -246,6 +247,7 @@ static const struct config_opt opts[] = {
      "TESTS ONLY: the cron trigger scheduler's clock runs so that one minute lasts this many seconds (0: real "
      "time)"},
     TASK_SETTINGS_OPTS,
+    LDAP_REALM_OPTS,
 };
 /* --limit-archive-bytes, --limit-repo-bytes and --limit-out-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
@@ -710,7 +712,7 @@ int cli_serve_main(int argc, char **argv)
 		config_free(opts, N_OPTS);
 		return 2;
 	}
-	if (http_limits_check(&e) || !(task_defaults = task_settings_json(&e)) ||
+	if (http_limits_check(&e) || ldap_realm_init(&e) || !(task_defaults = task_settings_json(&e)) ||
 	    (cfg.process_signing_key && *cfg.process_signing_key &&
 	     !(signing_pem = signing_key_load(cfg.process_signing_key, &e)))) {
 		fprintf(stderr, "accord serve: %s\n", e.msg);
@@ -724,6 +726,7 @@ int cli_serve_main(int argc, char **argv)
 	rc = run(&e);
 	if (rc)
 		fprintf(stderr, "accord serve: %s\n", e.msg);
+	ldap_realm_cleanup();
 	config_free(opts, N_OPTS);
 	json_decref(task_defaults);
 	signing_key_free(signing_pem);

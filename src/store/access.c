@@ -61,7 +61,7 @@ static int max_named(struct store_stmt *st, const char *const *names, int n_name
 int store_org_member_role(struct store_conn *c, const char *org_id, const char *user_id, enum team_role *out,
 			  struct err *e)
 {
-	static const char SQL[] = "SELECT tu.role FROM team_users tu JOIN teams t ON t.id = tu.team_id"
+	static const char SQL[] = "SELECT tu.role FROM team_members tu JOIN teams t ON t.id = tu.team_id"
 				  " WHERE t.org_id = ? AND tu.user_id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int best = 0, rc;
@@ -78,7 +78,7 @@ int store_org_member_role(struct store_conn *c, const char *org_id, const char *
 int store_team_member_role(struct store_conn *c, const char *team_id, const char *user_id, enum team_role *out,
 			   struct err *e)
 {
-	static const char SQL[] = "SELECT role FROM team_users WHERE team_id = ? AND user_id = ?";
+	static const char SQL[] = "SELECT role FROM team_members WHERE team_id = ? AND user_id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int best = 0, rc;
 
@@ -95,7 +95,7 @@ int store_access_level(struct store_conn *c, const char *resource_type, const ch
 		       enum access_level *out, struct err *e)
 {
 	static const char SQL[] = "SELECT ra.level FROM resource_access ra"
-				  " JOIN team_users tu ON tu.team_id = ra.team_id"
+				  " JOIN team_members tu ON tu.team_id = ra.team_id"
 				  " WHERE ra.resource_type = ? AND ra.resource_id = ? AND tu.user_id = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int best = 0, rc;

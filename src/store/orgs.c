@@ -78,7 +78,7 @@ void store_like_pattern(const char *s, char *out, size_t cap)
 int store_org_list(struct store_conn *c, const struct org_query *q, struct org **out, size_t *n, struct err *e)
 {
 	static const char SQL[] = "SELECT " ORG_COLS ORG_FROM " WHERE (?1 IS NULL OR o.owner_id = ?1"
-				  " OR EXISTS (SELECT 1 FROM team_users tu JOIN teams t ON t.id = tu.team_id"
+				  " OR EXISTS (SELECT 1 FROM team_members tu JOIN teams t ON t.id = tu.team_id"
 				  "            WHERE t.org_id = o.id AND tu.user_id = ?1)"
 				  " OR (?2 = 1 AND o.visibility = 'PUBLIC'))"
 				  " AND (?3 IS NULL OR lower(o.name) LIKE ?3 ESCAPE '\\')"

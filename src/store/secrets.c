@@ -375,7 +375,7 @@ int store_secret_list(struct store_conn *c, const char *org_id, const char *user
 	static const char SQL[] =
 	    "SELECT " SECRET_COLS SECRET_FROM
 	    " WHERE s.org_id = ? AND (? = 1 OR s.visibility = 'PUBLIC' OR s.owner_id = ?"
-	    " OR EXISTS (SELECT 1 FROM resource_access ra JOIN team_users tu ON tu.team_id = ra.team_id"
+	    " OR EXISTS (SELECT 1 FROM resource_access ra JOIN team_members tu ON tu.team_id = ra.team_id"
 	    " WHERE ra.resource_type = 'SECRET' AND ra.resource_id = s.id AND tu.user_id = ?))"
 	    " AND lower(s.name) LIKE ? ESCAPE '\\' ORDER BY s.name LIMIT ? OFFSET ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);

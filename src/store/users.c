@@ -8,6 +8,7 @@
 #include "base/str.h"
 #include "base/username.h"
 #include "store/orgs.h"
+#include "store/teams.h"
 
 static _Atomic uint64_t generation = 1;
 
@@ -288,4 +289,23 @@ int store_user_list(struct store_conn *c, const char *filter, size_t offset, siz
 	store_bind_int64(st, 2, (int64_t)limit);
 	store_bind_int64(st, 3, (int64_t)offset);
 	return store_collect(st, sizeof **out, read_row, (void **)out, n, e);
+}
+
+int store_user_insert_joining_default(struct store_conn *c, const struct user *u, const char *password_hash,
+				      struct err *e)
+{
+	struct team t;
+	struct err none;
+	int rc;
+
+	if ((rc = store_tx_begin(c, e)))
+		return rc;
+	rc = store_user_insert(c, u, password_hash, e);
+	if (rc == 0 && store_team_get(c, DEFAULT_TEAM_ID, &t, &none) == 0)
+		rc = store_team_member_set(c, DEFAULT_TEAM_ID, u->id, TEAM_ROLE_MEMBER, e);
+	if (rc == 0)
+		rc = store_tx_commit(c, e);
+	if (rc)
+		store_tx_rollback(c);
+	return rc;
 }

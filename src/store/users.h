@@ -75,6 +75,10 @@ int store_user_list(struct store_conn *c, const char *filter, size_t offset, siz
 int store_user_insert(struct store_conn *c, const struct user *u, const char *password_hash, struct err *e) WUR;
 int store_user_update(struct store_conn *c, const struct user *u, const char *password_hash, struct err *e) WUR;
 int store_user_delete(struct store_conn *c, const char *id, struct err *e) WUR;
+/* store_user_insert and, as Concord adds every new user, a MEMBER of the Default org's team
+ * `default` when that team still exists: one transaction. */
+int store_user_insert_joining_default(struct store_conn *c, const struct user *u, const char *password_hash,
+				      struct err *e) WUR;
 
 /* Incremented on every change of any user in this process (for credential caches). */
 uint64_t store_user_generation(void);
