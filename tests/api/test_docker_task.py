@@ -15,7 +15,9 @@ import pytest
 from conftest import ADMIN_KEY, BIN, Client, Server, process_log, start_process, wait_process
 
 ENGINE = ["podman", "--runtime", "runc", "--cgroup-manager=cgroupfs"]
-IMAGE = "localhost/accord-docker-task-test"
+# One image per run of this module: the SQLite and PostgreSQL suites run it side by side
+# on one engine, and each removes its own image when it ends.
+IMAGE = "localhost/accord-docker-task-test-%d" % os.getpid()
 RUN_OPTIONS = "--ulimit nofile=1024:1024 --ulimit nproc=1024:1024"
 APPLETS = ["sh", "echo", "cat", "ls", "sleep", "test", "pwd", "id", "printf"]
 
