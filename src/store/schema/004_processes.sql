@@ -10,7 +10,7 @@ CREATE TABLE processes (
     org_id             TEXT NOT NULL,
     project_id         TEXT,                       -- NULL: no project (org Default)
     initiator_id       TEXT NOT NULL,
-    initiator          TEXT NOT NULL,              -- username at start
+    initiator          TEXT /*pg: COLLATE "C"*/ NOT NULL,  -- username at start (PostgreSQL: byte order, prefix ranges)
     status             TEXT NOT NULL,
     created_at         INTEGER NOT NULL,
     last_updated_at    INTEGER NOT NULL,

@@ -3,7 +3,7 @@
 -- the next deadline and the due ones without a scan.  A process of a project may belong
 -- to an exclusive group (configuration.exclusive) with a mode: cancel, cancelOld or wait.
 
-CREATE INDEX processes_suspend_due ON processes (last_updated_at + suspend_timeout_s * 1000)
+CREATE INDEX processes_suspend_due ON processes ((last_updated_at + suspend_timeout_s * 1000))
     WHERE status = 'SUSPENDED' AND suspend_timeout_s > 0;
 
 ALTER TABLE processes ADD COLUMN exclusive_group TEXT;
