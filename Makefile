@@ -5,7 +5,7 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := libmicrohttpd jansson zlib yaml-0.1 sqlite3 libsodium libssh libarchive libcurl libgit2 libpq
+PKGS     := libmicrohttpd jansson yaml-0.1 sqlite3 libsodium libssh libarchive libcurl libgit2 libpq
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror
@@ -28,6 +28,7 @@ CRYPTO_SONAME := $(call soname,libcrypto)
 GIT2_SONAME := $(call soname,libgit2)
 PQ_SONAME := $(call soname,libpq)
 SQLITE_SONAME := $(call soname,libsqlite3)
+ZLIB_SONAME := $(call soname,libz)
 # OpenLDAP's client (src/auth/ldap_api.h): its pkg-config name is ldap, its file libldap.so.
 LDAP_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir ldap 2>/dev/null)/libldap.so 2>/dev/null | awk '/SONAME/ {print $$2}')
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -MMD -MP \
@@ -35,7 +36,7 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -M
   -DARCHIVE_SONAME='"$(or $(ARCHIVE_SONAME),libarchive.so.13)"' -DSSH_SONAME='"$(or $(SSH_SONAME),libssh.so.4)"' \
   -DCRYPTO_SONAME='"$(or $(CRYPTO_SONAME),libcrypto.so.3)"' \
   -DGIT2_SONAME='"$(or $(GIT2_SONAME),libgit2.so.1.5)"' -DPQ_SONAME='"$(or $(PQ_SONAME),libpq.so.5)"' \
-  -DSQLITE_SONAME='"$(or $(SQLITE_SONAME),libsqlite3.so.0)"' -DLDAP_SONAME='"$(or $(LDAP_SONAME),libldap-2.5.so.0)"'
+  -DSQLITE_SONAME='"$(or $(SQLITE_SONAME),libsqlite3.so.0)"' -DZLIB_SONAME='"$(or $(ZLIB_SONAME),libz.so.1)"' -DLDAP_SONAME='"$(or $(LDAP_SONAME),libldap-2.5.so.0)"'
 
 SRC      := $(shell find src -name '*.c' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))

@@ -10,6 +10,7 @@
 #include <sodium.h>
 #include <zlib.h>
 
+#include "base/dlib.h"
 #include "base/str.h"
 
 enum { GZIP_MIN = 1024 }; /* smaller bodies are sent as they are: gzip would hardly help */
@@ -56,33 +57,53 @@ static bool has_header(const struct http_response *w, const char *name)
 	return false;
 }
 
-/* body → a malloc'd gzip stream in *out (NULL on failure: the body goes as it is). */
+/* zlib, loaded on demand like the other libraries only some requests need: linked, it cost
+ * every start of every command (`accord run`, each runner) its symbol bindings
+ * (bench/flows/startup).  zlib.h is included for the types and constants only. */
+#define ZLIB_FUNCTIONS(X)                                                                                              \
+	X(deflate_init2, deflateInit2_)                                                                                \
+	X(deflate_bound, deflateBound)                                                                                 \
+	X(deflate, deflate)                                                                                            \
+	X(deflate_end, deflateEnd)
+struct zlib_api {
+	ZLIB_FUNCTIONS(DLIB_FIELD)
+};
+#define ZLIB_SYM(field, name) DLIB_SYM(struct zlib_api, field, name)
+static const struct dlib_sym zlib_syms[] = {ZLIB_FUNCTIONS(ZLIB_SYM)};
+static struct dlib_once zlib_once = DLIB_ONCE_INIT;
+static struct zlib_api zlib;
+
+/* body → a malloc'd gzip stream in *out (NULL on failure, zlib missing included: the body
+ * goes as it is). */
 static size_t gzip(const char *body, size_t len, char **out)
 {
 	z_stream z = {0};
+	struct err e;
 	size_t cap;
 	char *buf;
 
 	*out = NULL;
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (dlib_load_once(&zlib_once, ZLIB_SONAME, "zlib1g", zlib_syms, sizeof zlib_syms / sizeof zlib_syms[0], &zlib,
+			   sizeof zlib, &e) ||
+	    zlib.deflate_init2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, (int)sizeof z) != Z_OK)
 		return 0;
-	cap = deflateBound(&z, len) + 32;
+	cap = zlib.deflate_bound(&z, len) + 32;
 	buf = malloc(cap);
 	if (!buf) {
-		deflateEnd(&z);
+		zlib.deflate_end(&z);
 		return 0;
 	}
 	z.next_in = (Bytef *)body;
 	z.avail_in = (uInt)len;
 	z.next_out = (Bytef *)buf;
 	z.avail_out = (uInt)cap;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
-		deflateEnd(&z);
+	if (zlib.deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		zlib.deflate_end(&z);
 		free(buf);
 		return 0;
 	}
 	len = z.total_out;
-	deflateEnd(&z);
+	zlib.deflate_end(&z);
 	*out = buf;
 	return len;
 }
