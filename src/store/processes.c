@@ -673,6 +673,11 @@ int store_process_claim(struct store_conn *c, const char *node, int64_t now, str
 		store_tx_rollback(c);
 		return 0;
 	}
+	/* The changes are stamped now, not at the caller's `now` (which only decides what is
+	 * due): a process created after the caller took it must not get a STARTING time
+	 * earlier than its NEW one. */
+	if (dt_now_ms() > now)
+		now = dt_now_ms();
 	if (event[0] && (proc_transition_in_tx(c, id, PS_BIT(PS_SUSPENDED), PS_RESUMING, NULL, now, e) ||
 			 proc_transition_in_tx(c, id, PS_BIT(PS_RESUMING), PS_ENQUEUED, NULL, now, e) ||
 			 clear_resume(c, id, e)))
