@@ -400,6 +400,20 @@ void vm_sleep(struct vm *vm, struct thread *t, int64_t ms)
 	t->wake_ns = dt_mono_ns() + ms * 1000000;
 }
 
+/* Whether another thread's sleep, also over at `now`, ends before t's: due sleepers wake
+ * in the order of their deadlines, not of their threads, so a loaded machine that wakes the
+ * VM late still ends a 100 ms sleep before a 300 ms one begun at the same time. */
+static bool earlier_due(const struct vm *vm, const struct thread *t, int64_t now)
+{
+	for (size_t i = 0; i < vm->n_threads; i++) {
+		const struct thread *o = vm->threads[i];
+		if (o != t && o->state == TH_RUN && !o->wait && o->wake_ns && o->wake_ns <= now &&
+		    o->wake_ns < t->wake_ns)
+			return true;
+	}
+	return false;
+}
+
 /* One pass over the runnable threads.  *next_wake: the earliest wake-up time of a
  * sleeping thread (0: none sleeps).  A thread whose task waits on a background job is
  * skipped until the job is done, then its step ends here. */
@@ -434,7 +448,7 @@ static bool run_round(struct vm *vm, int64_t *next_wake)
 		}
 		if (t->wake_ns) {
 			now = now ? now : dt_mono_ns();
-			if (t->wake_ns > now) {
+			if (t->wake_ns > now || earlier_due(vm, t, now)) {
 				if (!*next_wake || t->wake_ns < *next_wake)
 					*next_wake = t->wake_ns;
 				continue;
