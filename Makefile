@@ -19,6 +19,14 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # mbedTLS, …) would slow down the start of every command and every process runner.  Their
 # compile flags stay; the sonames come from the libraries the build compiles against.
 PKG_LIBS   := $(filter-out -lmicrohttpd -lcurl -larchive -lssh -lgit2 -lpq -lsqlite3,$(shell pkg-config --libs $(PKGS) 2>/dev/null)) -ldl -lpthread -lm
+# The release binary links the three libraries every command uses (jansson, libyaml,
+# libsodium) statically when their archives are installed (Debian's -dev packages ship them):
+# the dynamic loader then maps and relocates only libc and libm at each start — `accord
+# version` 1.0–1.3 → 0.6–0.8 ms of CPU, 117 → 97 page faults (perf stat, bench/flows/startup).
+STATIC_LIBS := jansson yaml sodium
+STATIC_OK   := $(if $(filter-out /%,$(foreach l,$(STATIC_LIBS),$(shell $(CC) -print-file-name=lib$(l).a))),,yes)
+STATIC_LINK := -Wl,-Bstatic $(addprefix -l,$(STATIC_LIBS)) -Wl,-Bdynamic $(filter-out $(addprefix -l,$(STATIC_LIBS)),$(PKG_LIBS))
+REL_LIBS    := $(if $(STATIC_OK),$(STATIC_LINK),$(PKG_LIBS))
 soname      = $(shell objdump -p $$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(1).so 2>/dev/null | awk '/SONAME/ {print $$2}')
 MHD_SONAME := $(call soname,libmicrohttpd)
 CURL_SONAME := $(call soname,libcurl)
@@ -89,7 +97,7 @@ $(REL_DIR)/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
 	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@
 build/accord: $(REL_OBJ)
-	@echo "LINK $@"; $(CC) -o $@ $^ $(PKG_LIBS)
+	@echo "LINK $@"; $(CC) -o $@ $^ $(REL_LIBS)
 
 # ---- sanitizers -----------------------------------------------------------------------
 ASAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/%.o,$(SRC)) $(ASAN_DIR)/gen/schema_sql.o $(ASAN_DIR)/gen/web_assets.o $(ASAN_DIR)/gen/script_shims.o
