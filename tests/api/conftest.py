@@ -141,6 +141,11 @@ class Server:
             self.env["GLIBC_TUNABLES"] = ":".join(
                 x for x in (self.env.get("GLIBC_TUNABLES", ""), "glibc.rtld.optional_static_tls=0") if x)
         self.env.update({"ACCORD_ADMIN_API_KEY": ADMIN_KEY, "ACCORD_ADMIN_PASSWORD": ADMIN_PASSWORD})
+        # No RSA key pairs made ahead of demand: each 4096-bit pair costs ~1 s of CPU, and
+        # every server started here made two in the background — a third of the API suites'
+        # CPU (perf).  A test that creates a key pair waits for it; the pool's own tests
+        # (test_secrets_server.py) ask for it.
+        self.env.setdefault("ACCORD_KEYPAIR_POOL", "0")
         self.env.update(env or {})
         self.args = list(args)
         self.proc = None
