@@ -348,31 +348,9 @@ out:
 	return rc;
 }
 
-/* PUT /api/v1/user/{id}/disable: the user can no longer log in; answers the user. */
-static int disable(struct api_call *c)
-{
-	const char *id = api_param(c, "id");
-	bool permanent = false;
-	struct user u;
-	int rc;
-
-	if ((rc = rbac_admin(&c->who, &c->err)) || (rc = api_query_bool(c, "permanent", &permanent)))
-		return rc;
-	if (!uuid_valid(id, strlen(id)))
-		return api_fail(c, ERR_NOT_FOUND, "User not found: %.64s", id);
-	if (strcmp(id, ADMIN_USER_ID) == 0)
-		return api_fail(c, ERR_CONFLICT, "the built-in admin cannot be disabled");
-	if ((rc = store_user_get(c->db, id, &u, &c->err)))
-		return rc;
-	u.disabled = true;
-	api_audit_note(c, "username", u.username);
-	if ((rc = store_user_update(c->db, &u, NULL, &c->err)))
-		return rc;
-	return api_reply(c, user_json(&u));
-}
-
-/* PUT /api/v1/user/{id}/enable: undoes a disable; answers the user. */
-static int enable(struct api_call *c)
+/* The user of the path's {id} disabled or enabled (admins only; never the built-in admin
+ * disabled); answers the user. */
+static int set_disabled(struct api_call *c, bool disabled)
 {
 	const char *id = api_param(c, "id");
 	struct user u;
@@ -382,13 +360,30 @@ static int enable(struct api_call *c)
 		return rc;
 	if (!uuid_valid(id, strlen(id)))
 		return api_fail(c, ERR_NOT_FOUND, "User not found: %.64s", id);
+	if (disabled && strcmp(id, ADMIN_USER_ID) == 0)
+		return api_fail(c, ERR_CONFLICT, "the built-in admin cannot be disabled");
 	if ((rc = store_user_get(c->db, id, &u, &c->err)))
 		return rc;
-	u.disabled = false;
+	u.disabled = disabled;
 	api_audit_note(c, "username", u.username);
 	if ((rc = store_user_update(c->db, &u, NULL, &c->err)))
 		return rc;
 	return api_reply(c, user_json(&u));
+}
+
+/* PUT /api/v1/user/{id}/disable: the user can no longer log in. */
+static int disable(struct api_call *c)
+{
+	bool permanent = false;
+	int rc = api_query_bool(c, "permanent", &permanent);
+
+	return rc ? rc : set_disabled(c, true);
+}
+
+/* PUT /api/v1/user/{id}/enable: undoes a disable. */
+static int enable(struct api_call *c)
+{
+	return set_disabled(c, false);
 }
 
 /* Whether the caller sees whole user entries (else names only: a member picker's needs). */

@@ -3,7 +3,7 @@ Concord's roles API, its permissions given to users through roles (and taken awa
 the built-in roles, and the users' side (roles of a user, enable, v2 lookups)."""
 import pytest
 
-from conftest import start_process, unique, wait_process
+from conftest import process_log, start_process, unique, wait_process
 
 
 def role(admin, name, permissions=None):
@@ -205,6 +205,37 @@ def test_api_key_specify_value_permission(admin, new_user):
     give(admin, user)
     other = base64.b64encode(os.urandom(24)).decode()
     assert user.post("/api/v1/apikey", json={"username": user.username, "key": other}).status_code == 403
+
+
+def test_api_key_specify_value_permission_in_the_concord_task(admin, new_user):
+    import base64
+    import os
+
+    user, name = new_user(), unique("role")
+    flow = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: createApiKey
+        username: %s
+        name: %s
+        key: %s
+"""
+
+    def run(key_name):
+        pid = start_process(user, flow % (user.username, key_name, base64.b64encode(os.urandom(24)).decode()))
+        p = wait_process(user, pid)
+        return p["status"], process_log(user, pid)
+
+    status, log = run(unique("k"))
+    assert status == "FAILED" and "'apiKeySpecifyValue' permission" in log, log
+    role(admin, name, ["apiKeySpecifyValue"])
+    give(admin, user, name)
+    key_name = unique("k")
+    status, log = run(key_name)
+    assert status == "FINISHED", log
+    assert key_name in [k["name"] for k in user.get("/api/v1/apikey").json()]
 
 
 def test_agent_websocket_is_accepted_and_stored(admin):
