@@ -470,7 +470,9 @@ static const struct api_doc doc_get = {
     .response = "{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},"
 		"'domain':{'type':'string'},'type':{'type':'string'},'disabled':{'type':'boolean'},"
 		"'displayName':{'type':'string'},'email':{'type':'string'},'roles':{'type':'array','items':{"
-		"'type':'object','properties':{'name':{'type':'string'}}}},'createdAt':" SCHEMA_DATE "}}",
+		"'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},'permissions':{'type':"
+		"'array','items':{'type':'string'}}}}},'ldapGroups':{'type':'array','items':{'type':'string'}},"
+		"'createdAt':" SCHEMA_DATE "}}",
     .errors = "400 403 404",
 };
 static const struct api_doc doc_delete = {

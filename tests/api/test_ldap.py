@@ -258,6 +258,15 @@ def test_roles_linked_to_ldap_groups_grant_their_permissions(srv):
     assert alice.get("/api/v1/role").status_code == 403
 
 
+def test_a_system_reader_through_a_group_may_read_metrics(fresh_server, directory):
+    srv = fresh_server(env=LDAP_ENV, args=ldap_args(directory) + ["--metrics", "authenticated"]).start()
+    alice = as_user(srv, "alice", "alice-pw")
+    assert alice.get("/metrics").status_code == 403
+    r = admin_of(srv).put("/api/v1/role/concordSystemReader/ldapGroups", json=["cn=devs,ou=groups," + BASE])
+    assert r.status_code == 200, r.text
+    assert alice.get("/metrics").status_code == 200
+
+
 @pytest.mark.parametrize("body", [[{"role": "MEMBER"}], [{"group": "", "role": "MEMBER"}],
                                   [{"group": "cn=x", "role": "BOSS"}], [{"group": "cn=x\n"}], ["cn=x"], {}, []])
 def test_bad_ldap_group_lists_are_400_and_store_nothing(srv, body):
