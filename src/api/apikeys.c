@@ -132,8 +132,9 @@ static int key_value(struct api_call *c, json_t *body, char *text, size_t cap, u
 		authn_apikey_new(text, cap, hash);
 		return 0;
 	}
-	if (!principal_is_admin(&c->who))
-		return api_fail(c, ERR_FORBIDDEN, "Not allowed to specify the API key value: only admins can");
+	if (!rbac_permitted(&c->who, PERM_API_KEY_SPECIFY_VALUE))
+		return api_fail(c, ERR_FORBIDDEN, "Not allowed to specify the API key value: only roles with the "
+						  "'apiKeySpecifyValue' permission can");
 	if (str_fmt(text, cap, "%s", given) || authn_apikey_hash(given, hash, &c->err))
 		return api_fail(c, ERR_INVALID, "'key' must be Base64 of 16 to 64 bytes");
 	return 0;

@@ -9,6 +9,7 @@
 #include "api/route_scopes.h"
 #include "auth/authn.h"
 #include "auth/console_session.h"
+#include "auth/rbac.h"
 #include "base/str.h"
 
 /* The first element of a comma-separated header value, trimmed. */
@@ -86,6 +87,8 @@ int api_authenticate(struct api_call *c)
 	else
 		rc = authn_header(c->db, authorization, &c->who, &c->err);
 	sodium_memzero(token, sizeof token);
+	if (rc == 0)
+		rc = rbac_grants_load(c->db, &c->who, &c->err);
 	if (rc == 0 && c->route)
 		rc = api_route_scope_check(c, c->route);
 	if (rc == 0 || rc == -ERR_FORBIDDEN || rc == -ERR_TOO_MANY) /* refused, still says who it was */

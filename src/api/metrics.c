@@ -11,6 +11,7 @@
 
 #include "api/routes.h"
 #include "auth/authn.h"
+#include "auth/rbac.h"
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/metrics.h"
@@ -49,7 +50,8 @@ static int check_access(struct api_call *c)
 
 	if (a == METRICS_PUBLIC || (a == METRICS_LOOPBACK && trusted_local(c)))
 		return 0;
-	if (authn_header(c->db, http_header(c->req, "Authorization"), &c->who, &c->err))
+	if (authn_header(c->db, http_header(c->req, "Authorization"), &c->who, &c->err) ||
+	    rbac_grants_load(c->db, &c->who, &c->err)) /* a system reader through an LDAP group too */
 		return -1;
 	str_fmt_cut(c->req->principal, sizeof c->req->principal, "%s", c->who.user.username);
 	if (!(c->who.user.roles & (ROLE_ADMIN | ROLE_SYSTEM_READER)))

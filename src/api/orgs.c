@@ -164,15 +164,20 @@ static int create_or_update(struct api_call *c)
 		return rc;
 	if ((rc = body_org(c, body, &o, &exists)))
 		goto out;
-	rc = exists ? rbac_org(c->db, &c->who, &o, RBAC_ORG_OWNER, &c->err) : rbac_admin(&c->who, &c->err);
+	rc = exists ? rbac_org_reach(&c->who, o.id, o.name, &c->err) : 0;
+	if (rc == 0)
+		rc = exists ? rbac_org_user(c->db, &c->who, &o, RBAC_ORG_OWNER, &c->err)
+			    : rbac_permission(&c->who, PERM_CREATE_ORG, "create organizations", &c->err);
+	if (exists && rc && rc != -ERR_INTERNAL && rbac_permitted(&c->who, PERM_UPDATE_ORG) &&
+	    rbac_org_reach(&c->who, o.id, o.name, &c->err) == 0)
+		rc = 0; /* updateOrg: any org, as its owners may */
 	if (rc == -ERR_NOT_FOUND) { /* a PRIVATE org the caller cannot see: as if it were new */
 		hidden = true;
-		rc = rbac_admin(&c->who, &c->err);
+		rc = rbac_permission(&c->who, PERM_CREATE_ORG, "create organizations", &c->err);
 	}
 	if (rc == -ERR_FORBIDDEN) /* Concord's words */
-		rc = api_fail(c, ERR_FORBIDDEN, exists && !hidden
-							? "Only admins or owners are allowed to update organizations"
-							: "Only admins are allowed to update organizations");
+		rc = api_fail(c, ERR_FORBIDDEN, "Only roles with '%s' permission are allowed to update organizations",
+			      exists && !hidden ? "updateOrg" : "createOrg");
 	if (rc == 0 && !exists)
 		rc = rbac_org_reach(&c->who, "", o.name, &c->err);
 	if (rc)

@@ -139,7 +139,8 @@ static int visibility(struct query *q, json_t **projects)
 	int rc;
 
 	*projects = NULL;
-	if (principal_is_admin(&c->who) || (c->who.user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
+	if (principal_is_admin(&c->who) || (c->who.user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)) ||
+	    rbac_permitted(&c->who, PERM_GET_PROCESS_QUEUE_ALL_ORGS))
 		return 0;
 	q->f.restrict_to_visible = true;
 	/* "Own" processes: a system user's (cron's) only of the project it acts for (auth/principal.h). */

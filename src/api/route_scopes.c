@@ -47,6 +47,7 @@ static const struct rule rules[] = {
     NEED(NULL, "/api/v1/audit*", SCOPE_AUDIT, SCOPE_READ, 0),
     NEED(NULL, "/api/v1/user*", SCOPE_USER, RW, 0),
     NEED(NULL, "/api/v2/user*", SCOPE_USER, RW, 0),
+    NEED(NULL, "/api/v1/role*", SCOPE_USER, RW, 0), /* roles are given to users: the same scope */
     NEED("POST", "/api/v1/events/*", SCOPE_TRIGGER, SCOPE_WRITE, ROUTE_SCOPE_WIDE),
     NEED("GET", PROJECT "/repo/{repo}/start/*", SCOPE_PROCESS, SCOPE_START, 0),
     NEED(NULL, PROJECT "/repository/{repo}/trigger*", SCOPE_TRIGGER, RW, 0),

@@ -6,6 +6,7 @@ static const struct api_route *const tables[] = {
     api_server_routes,
     api_apikey_routes,
     api_user_routes,
+    api_role_routes,
     api_org_routes,
     api_team_routes,
     api_team_ldap_group_routes,

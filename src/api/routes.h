@@ -9,6 +9,7 @@
 extern const struct api_route api_server_routes[];
 extern const struct api_route api_apikey_routes[];
 extern const struct api_route api_user_routes[];
+extern const struct api_route api_role_routes[];
 extern const struct api_route api_org_routes[];
 extern const struct api_route api_team_routes[];
 extern const struct api_route api_team_ldap_group_routes[];

@@ -14,6 +14,7 @@
 #include "base/str.h"
 #include "base/username.h"
 #include "store/ldap_groups.h"
+#include "store/roles.h"
 #include "store/users.h"
 
 static json_t *user_json(const struct user *u)
@@ -66,25 +67,69 @@ static int copy_field(struct api_call *c, json_t *body, const char *key, char *d
 	return 0;
 }
 
-static int read_roles(struct api_call *c, json_t *body, struct user *u)
+#define USER_ROLES_MAX 64
+
+/* The roles other than the built-in ones that a body names (given: the body has "roles"). */
+struct other_roles {
+	bool given;
+	size_t n;
+	char ids[USER_ROLES_MAX][UUID_STR_LEN];
+};
+
+/* "roles": built-in names become u->roles bits, the others must name roles (store/roles.h). */
+static int read_roles(struct api_call *c, json_t *body, struct user *u, struct other_roles *other)
 {
-	const char *names[8];
 	json_t *arr = NULL, *v;
+	unsigned bits = 0;
 	size_t i;
 
 	if (jsonx_arr(body, "roles", false, &arr, &c->err))
 		return -ERR_INVALID;
 	if (!arr)
 		return 0;
-	if (json_array_size(arr) > 8)
-		return api_fail(c, ERR_INVALID, "'roles' has too many entries");
+	if (json_array_size(arr) > USER_ROLES_MAX)
+		return api_fail(c, ERR_INVALID, "'roles' has more than %d entries", USER_ROLES_MAX);
+	other->given = true;
+	other->n = 0;
 	json_array_foreach(arr, i, v)
 	{
-		if (!json_is_string(v))
+		const char *name = json_string_value(v);
+		unsigned bit;
+		struct role r;
+		struct err none;
+
+		if (!name)
 			return api_fail(c, ERR_INVALID, "'roles' must be an array of role names");
-		names[i] = json_string_value(v);
+		if (user_roles_parse(&name, 1, &bit, &none) == 0) {
+			bits |= bit;
+			continue;
+		}
+		if (store_role_find(c->db, name, &r, &none))
+			return none.code == ERR_NOT_FOUND ? api_fail(c, ERR_INVALID, "unknown role '%.128s'", name)
+							  : api_fail(c, none.code, "%s", none.msg);
+		memcpy(other->ids[other->n++], r.id, UUID_STR_LEN);
 	}
-	return user_roles_parse(names, json_array_size(arr), &u->roles, &c->err);
+	u->roles = bits;
+	return 0;
+}
+
+/* Stores u (insert or update) and, when given, its other roles: one transaction. */
+static int write_user(struct api_call *c, const struct user *u, bool exists, const char *hash,
+		      const struct other_roles *other)
+{
+	int rc;
+
+	if ((rc = store_tx_begin(c->db, &c->err)))
+		return rc;
+	rc = exists ? store_user_update(c->db, u, hash, &c->err)
+		    : store_user_insert_joining_default(c->db, u, hash, &c->err);
+	if (rc == 0 && other->given)
+		rc = store_user_roles_set(c->db, u->id, (char(*)[UUID_STR_LEN])other->ids, other->n, &c->err);
+	if (rc == 0)
+		rc = store_tx_commit(c->db, &c->err);
+	if (rc)
+		store_tx_rollback(c->db);
+	return rc;
 }
 
 static int read_type(struct api_call *c, json_t *body, struct user *u)
@@ -105,7 +150,7 @@ static int read_type(struct api_call *c, json_t *body, struct user *u)
  * password was taken out of the body's text before parsing (pw, base/json_pluck.h), so
  * it never became a jansson string. */
 static int read_user(struct api_call *c, json_t *body, const struct json_plucked *pw, struct user *u,
-		     char hash[PASSWORD_HASH_MAX], bool *has_hash)
+		     struct other_roles *other, char hash[PASSWORD_HASH_MAX], bool *has_hash)
 {
 	const char *password = pw->value;
 	json_t *v = json_object_get(body, "password");
@@ -113,7 +158,7 @@ static int read_user(struct api_call *c, json_t *body, const struct json_plucked
 
 	if ((rc = copy_field(c, body, "displayName", u->display_name, sizeof u->display_name)) ||
 	    (rc = copy_field(c, body, "email", u->email, sizeof u->email)) || (rc = read_type(c, body, u)) ||
-	    (rc = read_roles(c, body, u)) || (rc = jsonx_bool(body, "disabled", false, &u->disabled, &c->err)))
+	    (rc = read_roles(c, body, u, other)) || (rc = jsonx_bool(body, "disabled", false, &u->disabled, &c->err)))
 		return rc;
 	if (v && !json_is_null(v) && !json_is_string(v))
 		return api_fail(c, ERR_INVALID, "'password' must be a string");
@@ -135,6 +180,7 @@ static int create_or_update(struct api_call *c)
 	char hash[PASSWORD_HASH_MAX];
 	bool has_hash = false, exists;
 	struct user u = {0};
+	struct other_roles other = {0};
 	struct json_plucked pw = {.key = "password"};
 	struct err lookup;
 	int rc;
@@ -169,14 +215,13 @@ static int create_or_update(struct api_call *c)
 		}
 		str_set_lit(u.type, "LOCAL");
 	}
-	if ((rc = read_user(c, body, &pw, &u, hash, &has_hash)))
+	if ((rc = read_user(c, body, &pw, &u, &other, hash, &has_hash)))
 		goto out;
 	if (exists && strcmp(u.id, ADMIN_USER_ID) == 0 && (u.disabled || !(u.roles & ROLE_ADMIN))) {
 		rc = api_fail(c, ERR_CONFLICT, "the built-in admin cannot be disabled or lose the concordAdmin role");
 		goto out;
 	}
-	rc = exists ? store_user_update(c->db, &u, has_hash ? hash : NULL, &c->err)
-		    : store_user_insert_joining_default(c->db, &u, has_hash ? hash : NULL, &c->err);
+	rc = write_user(c, &u, exists, has_hash ? hash : NULL, &other);
 	api_audit_note(c, "username", u.username);
 	if (rc == 0)
 		rc = api_reply(c, json_pack("{s:b,s:s,s:s,s:s}", "ok", 1, "id", u.id, "username", u.username, "result",
@@ -192,7 +237,8 @@ static int get(struct api_call *c)
 {
 	const char *name = api_param(c, "username");
 	struct user u;
-	json_t *v, *groups;
+	json_t *v, *groups, *roles;
+	unsigned held, perms;
 	int rc;
 
 	if ((rc = rbac_admin(&c->who, &c->err)))
@@ -204,7 +250,12 @@ static int get(struct api_call *c)
 		return rc;
 	if ((rc = store_user_ldap_groups_json(c->db, u.id, &groups, &c->err)))
 		return rc;
+	if ((rc = store_user_grants(c->db, u.id, u.roles, &held, &perms, &roles, &c->err))) {
+		json_decref(groups);
+		return rc;
+	}
 	v = user_json(&u);
+	json_object_set_new(v, "roles", roles); /* held directly and through LDAP groups */
 	if (groups)
 		json_object_set_new(v, "ldapGroups", groups);
 	return api_reply(c, v);
@@ -226,17 +277,26 @@ static int delete (struct api_call *c)
 	return api_reply_result(c, "DELETED", NULL);
 }
 
-static json_t *role_names(unsigned roles)
+/* The names of the roles given to u directly: built-in ones, then the others by name. */
+static int role_names(struct api_call *c, const struct user *u, json_t **out)
 {
-	json_t *v = json_array();
+	struct role *others = NULL;
+	size_t n = 0;
+	int rc;
 
-	if (roles & ROLE_ADMIN)
-		json_array_append_new(v, json_string("concordAdmin"));
-	if (roles & ROLE_SYSTEM_READER)
-		json_array_append_new(v, json_string("concordSystemReader"));
-	if (roles & ROLE_SYSTEM_WRITER)
-		json_array_append_new(v, json_string("concordSystemWriter"));
-	return v;
+	if ((rc = store_user_roles_list(c->db, u->id, &others, &n, &c->err)))
+		return rc;
+	*out = json_array();
+	if (u->roles & ROLE_ADMIN)
+		json_array_append_new(*out, json_string("concordAdmin"));
+	if (u->roles & ROLE_SYSTEM_READER)
+		json_array_append_new(*out, json_string("concordSystemReader"));
+	if (u->roles & ROLE_SYSTEM_WRITER)
+		json_array_append_new(*out, json_string("concordSystemWriter"));
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(*out, json_string(others[i].name));
+	free(others);
+	return 0;
 }
 
 /* The user of the path's {username} (admins only). */
@@ -252,9 +312,12 @@ static int path_user(struct api_call *c, struct user *u)
 static int get_roles(struct api_call *c)
 {
 	struct user u;
+	json_t *names = NULL;
 	int rc = path_user(c, &u);
 
-	return rc ? rc : api_reply(c, json_pack("{s:s, s:o}", "username", u.username, "roles", role_names(u.roles)));
+	if (rc || (rc = role_names(c, &u, &names)))
+		return rc;
+	return api_reply(c, json_pack("{s:s, s:o}", "username", u.username, "roles", names));
 }
 
 /* POST or PUT {"roles": [...]}: replaces the user's global roles (Concord's updateUserRoles). */
@@ -262,6 +325,7 @@ static int set_roles(struct api_call *c)
 {
 	json_t *body = NULL;
 	struct user u;
+	struct other_roles other = {0};
 	int rc;
 
 	if ((rc = path_user(c, &u)) || (rc = api_body_object(c, &body)))
@@ -270,41 +334,86 @@ static int set_roles(struct api_call *c)
 		rc = api_fail(c, ERR_INVALID, "'roles' is required: a list of role names");
 		goto out;
 	}
-	if ((rc = read_roles(c, body, &u)))
+	if ((rc = read_roles(c, body, &u, &other)))
 		goto out;
 	if (strcmp(u.id, ADMIN_USER_ID) == 0 && !(u.roles & ROLE_ADMIN)) {
 		rc = api_fail(c, ERR_CONFLICT, "the built-in admin cannot lose the concordAdmin role");
 		goto out;
 	}
 	api_audit_note(c, "username", u.username);
-	if ((rc = store_user_update(c->db, &u, NULL, &c->err)) == 0)
+	if ((rc = write_user(c, &u, true, NULL, &other)) == 0)
 		rc = api_reply_result(c, "UPDATED", NULL);
 out:
 	json_decref(body);
 	return rc;
 }
 
-/* PUT /api/v1/user/{id}/disable: the user can no longer log in; answers the user. */
-static int disable(struct api_call *c)
+/* The user of the path's {id} disabled or enabled (admins only; never the built-in admin
+ * disabled); answers the user. */
+static int set_disabled(struct api_call *c, bool disabled)
 {
 	const char *id = api_param(c, "id");
-	bool permanent = false;
 	struct user u;
 	int rc;
 
-	if ((rc = rbac_admin(&c->who, &c->err)) || (rc = api_query_bool(c, "permanent", &permanent)))
+	if ((rc = rbac_admin(&c->who, &c->err)))
 		return rc;
 	if (!uuid_valid(id, strlen(id)))
 		return api_fail(c, ERR_NOT_FOUND, "User not found: %.64s", id);
-	if (strcmp(id, ADMIN_USER_ID) == 0)
+	if (disabled && strcmp(id, ADMIN_USER_ID) == 0)
 		return api_fail(c, ERR_CONFLICT, "the built-in admin cannot be disabled");
 	if ((rc = store_user_get(c->db, id, &u, &c->err)))
 		return rc;
-	u.disabled = true;
+	u.disabled = disabled;
 	api_audit_note(c, "username", u.username);
 	if ((rc = store_user_update(c->db, &u, NULL, &c->err)))
 		return rc;
 	return api_reply(c, user_json(&u));
+}
+
+/* PUT /api/v1/user/{id}/disable: the user can no longer log in. */
+static int disable(struct api_call *c)
+{
+	bool permanent = false;
+	int rc = api_query_bool(c, "permanent", &permanent);
+
+	return rc ? rc : set_disabled(c, true);
+}
+
+/* PUT /api/v1/user/{id}/enable: undoes a disable. */
+static int enable(struct api_call *c)
+{
+	return set_disabled(c, false);
+}
+
+/* Whether the caller sees whole user entries (else names only: a member picker's needs). */
+static bool sees_users(struct api_call *c)
+{
+	return principal_is_admin(&c->who) || (c->who.user.roles & ROLE_SYSTEM_READER);
+}
+
+static void trim_user(json_t *v)
+{
+	json_object_del(v, "email");
+	json_object_del(v, "roles");
+}
+
+/* GET /api/v2/user/{id}: one user (whole for admins, global readers and the user itself). */
+static int get_v2(struct api_call *c)
+{
+	const char *id = api_param(c, "id");
+	struct user u;
+	json_t *v;
+	int rc;
+
+	if (!uuid_valid(id, strlen(id)))
+		return api_fail(c, ERR_NOT_FOUND, "User not found: %.64s", id);
+	if ((rc = store_user_get(c->db, id, &u, &c->err)))
+		return rc;
+	v = user_json(&u);
+	if (!sees_users(c) && strcmp(u.id, c->who.user.id) != 0)
+		trim_user(v);
+	return api_reply(c, v);
 }
 
 #define V2_LIMIT_DEFAULT 10 /* Concord's */
@@ -314,8 +423,7 @@ static int disable(struct api_call *c)
 static int list_v2(struct api_call *c)
 {
 	const char *filter = http_query(c->req, "filter");
-	struct err not_admin;
-	bool full = rbac_admin(&c->who, &not_admin) == 0 || (c->who.user.roles & ROLE_SYSTEM_READER);
+	bool full = sees_users(c);
 	struct user *users = NULL;
 	size_t n = 0, limit, offset;
 	json_t *list;
@@ -332,17 +440,16 @@ static int list_v2(struct api_call *c)
 	list = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_t *v = user_json(&users[i]);
-		if (!full) {
-			json_object_del(v, "email");
-			json_object_del(v, "roles");
-		}
+		if (!full)
+			trim_user(v);
 		json_array_append_new(list, v);
 	}
 	free(users);
 	return api_reply(c, list);
 }
 
-#define SCHEMA_ROLES "{'type':'array','items':{'enum':['concordAdmin','concordSystemReader','concordSystemWriter']}}"
+/* concordAdmin, concordSystemReader, concordSystemWriter or the name of a role (api/roles.c) */
+#define SCHEMA_ROLES "{'type':'array','items':{'type':'string'}}"
 
 static const struct api_doc doc_create = {
     .summary = "Create a local user or update one (admins only)",
@@ -363,7 +470,9 @@ static const struct api_doc doc_get = {
     .response = "{'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},"
 		"'domain':{'type':'string'},'type':{'type':'string'},'disabled':{'type':'boolean'},"
 		"'displayName':{'type':'string'},'email':{'type':'string'},'roles':{'type':'array','items':{"
-		"'type':'object','properties':{'name':{'type':'string'}}}},'createdAt':" SCHEMA_DATE "}}",
+		"'type':'object','properties':{'id':" SCHEMA_UUID ",'name':{'type':'string'},'permissions':{'type':"
+		"'array','items':{'type':'string'}}}}},'ldapGroups':{'type':'array','items':{'type':'string'}},"
+		"'createdAt':" SCHEMA_DATE "}}",
     .errors = "400 403 404",
 };
 static const struct api_doc doc_delete = {
@@ -402,6 +511,19 @@ static const struct api_doc doc_disable = {
     .errors = "400 403 404 409",
     .audit = {"USER", "DISABLE", NULL},
 };
+static const struct api_doc doc_enable = {
+    .summary = "Enable a disabled user again (admins only); answers the user",
+    .params = (const struct api_param_doc[]){{"id", "string", "the user's id"}, {0}},
+    .response = "{'type':'object'}",
+    .errors = "403 404",
+    .audit = {"USER", "ENABLE", NULL},
+};
+static const struct api_doc doc_get_v2 = {
+    .summary = "A user by id (email and roles for admins, global readers and the user itself)",
+    .params = (const struct api_param_doc[]){{"id", "string", "the user's id"}, {0}},
+    .response = "{'type':'object'}",
+    .errors = "404",
+};
 static const struct api_doc doc_list_v2 = {
     .summary = "Active users whose name, display name or email contains filter (by name; limit defaults to 10)",
     .params = (const struct api_param_doc[]){{"filter", "string", "a part of the name, display name or email"},
@@ -420,6 +542,8 @@ const struct api_route api_user_routes[] = {
     {"PUT", "/api/v1/user/{username}/roles", set_roles, 0, &doc_set_roles},
     {"POST", "/api/v1/user/{username}/roles", set_roles, 0, &doc_set_roles},
     {"PUT", "/api/v1/user/{id}/disable", disable, 0, &doc_disable},
+    {"PUT", "/api/v1/user/{id}/enable", enable, 0, &doc_enable},
     {"GET", "/api/v2/user", list_v2, 0, &doc_list_v2},
+    {"GET", "/api/v2/user/{id}", get_v2, 0, &doc_get_v2},
     {0},
 };

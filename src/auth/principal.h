@@ -28,6 +28,9 @@ struct principal {
 	struct scope_set scopes;
 	struct scope_need need;
 	int64_t rate_count, rate_window_ms;
+	/* The permissions of the user's roles (store/roles.h enum permission bits), and the
+	 * built-in roles held through LDAP groups added to user.roles: rbac_grants_load. */
+	unsigned perms;
 };
 
 static inline bool principal_is_admin(const struct principal *p)

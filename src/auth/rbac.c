@@ -205,6 +205,34 @@ int rbac_admin(const struct principal *p, struct err *e)
 		       p->user.username);
 }
 
+int rbac_grants_load(struct store_conn *c, struct principal *p, struct err *e)
+{
+	unsigned roles, perms;
+	int rc;
+
+	p->perms = 0;
+	if (principal_is_admin(p))
+		return 0;
+	if ((rc = store_user_grants(c, p->user.id, p->user.roles, &roles, &perms, NULL, e)))
+		return rc;
+	p->user.roles = roles;
+	p->perms = perms;
+	return 0;
+}
+
+bool rbac_permitted(const struct principal *p, enum permission perm)
+{
+	return principal_is_admin(p) || (p->perms & (unsigned)perm) != 0;
+}
+
+int rbac_permission(const struct principal *p, enum permission perm, const char *what, struct err *e)
+{
+	if (rbac_permitted(p, perm))
+		return 0;
+	return err_set(e, ERR_FORBIDDEN, "Only roles with '%s' permission are allowed to %s (the current user: %s)",
+		       permission_name(perm), what, p->user.username);
+}
+
 int rbac_owner_candidate(struct store_conn *c, const char *org_id, const struct user *u, struct err *e)
 {
 	enum team_role role;

@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "store/access.h"
 #include "store/orgs.h"
+#include "store/roles.h"
 #include "store/store.h"
 
 /* Every access decision of the API is made here (docs/security.md states the rules).
@@ -75,6 +76,16 @@ int rbac_team(struct store_conn *c, const struct principal *p, const struct team
 	      struct err *e) WUR;
 
 int rbac_admin(const struct principal *p, struct err *e) WUR;
+
+/* Loads what p's user holds through roles (store_user_grants: roles given directly and
+ * through LDAP groups) into p->perms and p->user.roles; called once per authenticated
+ * request.  Nothing to load for an admin, who passes every check. */
+int rbac_grants_load(struct store_conn *c, struct principal *p, struct err *e) WUR;
+/* Whether p holds the permission: admins hold every one. */
+bool rbac_permitted(const struct principal *p, enum permission perm);
+/* 0, or ERR_FORBIDDEN "Only roles with '<perm>' permission are allowed to <what>" (Concord's
+ * words). */
+int rbac_permission(const struct principal *p, enum permission perm, const char *what, struct err *e) WUR;
 
 /* Whether user u may be named the owner of a resource of org org_id: a member of one of
  * its teams, its owner, or an admin.  An outsider owner would hold a resource of an org it

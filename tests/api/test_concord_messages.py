@@ -7,8 +7,8 @@ UserResource, ApiKeyResource, ProcessResourceV2, ProcessResource):
 
 | endpoint                                   | Accord's text before                                   | Concord's text                                              |
 |--------------------------------------------|--------------------------------------------------------|-------------------------------------------------------------|
-| POST /api/v1/org (new org, not admin)      | The current user (u) is not an administrator: ...      | Only admins are allowed to update organizations             |
-| POST /api/v1/org (existing, not owner)     | The current user (u) is not an owner of the org...     | Only admins or owners are allowed to update organizations   |
+| POST /api/v1/org (new org, no createOrg)   | The current user (u) is not an administrator: ...      | Only roles with 'createOrg' permission are allowed to update organizations |
+| POST /api/v1/org (existing, not owner)     | The current user (u) is not an owner of the org...     | Only roles with 'updateOrg' permission are allowed to update organizations |
 | POST /api/v1/org/{org}/team (not owner)    | The current user (u) is not an owner of the org...     | The current user (u) does not have the required role: OWNER |
 | PUT  …/team/{team}/users (not maintainer)  | The current user (u) needs the role MAINTAINER in...   | The current user (u) does not have the required role: MAINTAINER |
 | users, audit (not admin)                   | The current user (u) is not an administrator: only...  | Only admins can do that                                     |
@@ -34,9 +34,9 @@ def message(r, status):
 def test_org_create_and_update_refused_in_concords_words(admin, new_user):
     user = new_user()
     assert message(user.post("/api/v1/org", json={"name": unique("org")}), 403) == \
-        "Only admins are allowed to update organizations"
+        "Only roles with 'createOrg' permission are allowed to update organizations"
     assert message(user.post("/api/v1/org", json={"name": "Default"}), 403) == \
-        "Only admins or owners are allowed to update organizations"
+        "Only roles with 'updateOrg' permission are allowed to update organizations"
 
 
 def test_team_roles_refused_in_concords_words(admin, new_user):

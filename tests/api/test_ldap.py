@@ -231,6 +231,42 @@ def test_teams_linked_to_ldap_groups_grant_their_role(srv):
     assert org not in names
 
 
+def test_roles_linked_to_ldap_groups_grant_their_permissions(srv):
+    admin = admin_of(srv)
+    name = unique("role")
+    assert admin.post("/api/v1/role", json={"name": name, "permissions": ["createOrg"]}).status_code == 200
+    alice = as_user(srv, "alice", "alice-pw")
+    assert alice.post("/api/v1/org", json={"name": unique("ldaporg")}).status_code == 403
+
+    # engineering holds alice only through devs (nested); DNs compare without case.
+    path = "/api/v1/role/%s/ldapGroups" % name
+    assert admin.put(path, json=["CN=Engineering,OU=groups," + BASE]).status_code == 200
+    assert alice.post("/api/v1/org", json={"name": unique("ldaporg")}).status_code == 200
+    held = admin.get("/api/v1/user/alice").json()["roles"]
+    assert [r["permissions"] for r in held if r["name"] == name] == [["createOrg"]]
+    assert admin.put(path + "?replace=true", json=[]).status_code == 200
+    assert alice.post("/api/v1/org", json={"name": unique("ldaporg")}).status_code == 403
+
+    # A built-in role too: the members of devs are admins while it is linked.
+    admin_groups = "/api/v1/role/concordAdmin/ldapGroups"
+    assert alice.get("/api/v1/role").status_code == 403
+    try:
+        assert admin.put(admin_groups, json=["cn=devs,ou=groups," + BASE]).status_code == 200
+        assert alice.get("/api/v1/role").status_code == 200
+    finally:
+        assert admin.put(admin_groups + "?replace=true", json=[]).status_code == 200
+    assert alice.get("/api/v1/role").status_code == 403
+
+
+def test_a_system_reader_through_a_group_may_read_metrics(fresh_server, directory):
+    srv = fresh_server(env=LDAP_ENV, args=ldap_args(directory) + ["--metrics", "authenticated"]).start()
+    alice = as_user(srv, "alice", "alice-pw")
+    assert alice.get("/metrics").status_code == 403
+    r = admin_of(srv).put("/api/v1/role/concordSystemReader/ldapGroups", json=["cn=devs,ou=groups," + BASE])
+    assert r.status_code == 200, r.text
+    assert alice.get("/metrics").status_code == 200
+
+
 @pytest.mark.parametrize("body", [[{"role": "MEMBER"}], [{"group": "", "role": "MEMBER"}],
                                   [{"group": "cn=x", "role": "BOSS"}], [{"group": "cn=x\n"}], ["cn=x"], {}, []])
 def test_bad_ldap_group_lists_are_400_and_store_nothing(srv, body):

@@ -19,6 +19,7 @@
 
 
 #include "auth/authn.h"
+#include "auth/rbac.h"
 #include "auth/rbac_start.h"
 #include "base/datetime.h"
 #include "base/jsonx.h"
@@ -319,7 +320,7 @@ static int acting_user(struct task_call *tc, json_t *in, struct principal *who, 
 			return err_set(e, ERR_INVALID, "concord: 'apiKey' must be a string");
 		if (authn_header(tc->c, json_string_value(key), who, e))
 			return err_set(e, ERR_FORBIDDEN, "concord: 'apiKey' is not a valid API key");
-		return 0;
+		return rbac_grants_load(tc->c, who, e);
 	}
 	return task_call_principal(tc, who, e);
 }

@@ -9,6 +9,7 @@
 #include <sodium.h>
 
 #include "auth/authn.h"
+#include "auth/rbac.h"
 #include "base/datetime.h"
 #include "base/names.h"
 #include "base/str.h"
@@ -67,8 +68,9 @@ static int key_value(json_t *in, const struct principal *who, char *text, size_t
 		authn_apikey_new(text, cap, hash);
 		return 0;
 	}
-	if (!principal_is_admin(who))
-		return err_set(e, ERR_FORBIDDEN, "Not allowed to specify the API key value: only admins can");
+	if (!rbac_permitted(who, PERM_API_KEY_SPECIFY_VALUE))
+		return err_set(e, ERR_FORBIDDEN, "Not allowed to specify the API key value: only roles with the "
+					       "'apiKeySpecifyValue' permission can");
 	if (str_fmt(text, cap, "%s", given) || authn_apikey_hash(given, hash, e))
 		return err_set(e, ERR_INVALID, "concord: 'key' must be Base64 of 16 to 64 bytes");
 	return 0;

@@ -6,6 +6,7 @@
 
 #include <sodium.h>
 
+#include "auth/rbac.h"
 #include "base/log.h"
 #include "base/str.h"
 #include "crypto/seal.h"
@@ -67,7 +68,7 @@ int task_call_principal(struct task_call *tc, struct principal *who, struct err 
 		return -1;
 	memcpy(who->session_process, tc->r->p.instance_id, sizeof who->session_process);
 	memcpy(who->session_project, tc->r->p.project_id, sizeof who->session_project);
-	return 0;
+	return rbac_grants_load(tc->c, who, e);
 }
 
 void task_call_sensitive(struct task_call *tc, const char *value)

@@ -31,7 +31,7 @@ int task_initiator(struct task_call *tc, struct principal *who, struct err *e)
 	if (str_fmt(who->session_process, sizeof who->session_process, "%s", p->instance_id) ||
 	    str_fmt(who->session_project, sizeof who->session_project, "%s", p->project_id))
 		return err_set(e, ERR_INTERNAL, "process id too long: %s", p->instance_id);
-	return 0;
+	return rbac_grants_load(tc->c, who, e);
 }
 
 int task_secret_org(struct task_call *tc, const struct principal *who, const char *org, struct org *o, struct err *e)
