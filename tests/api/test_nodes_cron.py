@@ -17,7 +17,7 @@ from test_process_handoff import later
 from test_triggers import CRON_FLOW, Project, fire_times, repos  # noqa: F401 (fixture)
 
 MINUTE_S = 5  # a test minute's real seconds: a node may lag by most of one and miss nothing
-BOTH, ALONE, AGAIN = 4, 3, 3  # test minutes watched: both nodes, B alone, both again
+BOTH, ALONE, AGAIN = 3, 2, 2  # test minutes watched: both nodes, B alone, both again
 SLOTS = 4  # --workers of a node in the startAt test: the claims of a whole wave race
 CRON_NODE_ARGS = NODE_ARGS + ["--test-cron-minute-seconds", str(MINUTE_S)]
 CLOCK = re.compile(r"cron triggers run on a test clock: one minute lasts \d+ s from (\S+)")
