@@ -210,12 +210,17 @@ def test_private_store_access_rules(admin, new_user):
     assert [a["teamName"] for a in admin.get(base + "/access").json()] == [team]
     assert user.get(base + "/item/a").json() == {"x": 1}
     assert name in [x["name"] for x in user.get(JS % org).json()]
+    # what each holds on it (the console offers only that)
+    assert user.get(base).json()["yourAccess"] == "READER"
+    assert [x["yourAccess"] for x in user.get(JS % org).json() if x["name"] == name] == ["READER"]
+    assert admin.get(base).json()["yourAccess"] == "OWNER"
     assert user.put(base + "/item/b", json={"y": 1}).status_code == 403
     assert user.delete(base).status_code == 403
 
     r = admin.post(base + "/access/bulk", json=[{"orgName": org, "teamName": team, "level": "WRITER"}])
     assert r.status_code == 200, r.text
     assert user.put(base + "/item/b", json={"y": 1}).status_code == 200
+    assert user.get(base).json()["yourAccess"] == "WRITER"
     assert user.delete(base).status_code == 403
     assert admin.post(base + "/access/bulk", json=[]).status_code == 200
     assert admin.get(base + "/access").json() == []
