@@ -378,7 +378,7 @@ flows:
       out: got
     - log: "got=${got.nested.value} ${got.x}"
     - log: "missing=${jsonStore.get('%(store)s', 'nope') == null} exists=${jsonStore.isExists('%(store)s', 'anItem')}"
-    - ${jsonStore.upsertQuery('%(store)s', 'byUser', "select item_data->'service' from inventory_data where item_data @> ?::jsonb")}
+    - ${jsonStore.upsertQuery('%(store)s', 'byUser', "select item_data->'service' from json_store_data where item_data @> ?::jsonb")}
     - expr: "${jsonStore.executeQuery('%(store)s', 'byUser', {'users': ['mike']})}"
       out: rows
     - log: "rows=${rows}"
