@@ -25,6 +25,10 @@ route('/org/{org}/project/{project}', () => import('./pages/project.js'));
 route('/org/{org}/project/{project}/repo/{repo}', () => import('./pages/repo.js'));
 route('/org/{org}/secrets', () => import('./pages/secrets.js'));
 route('/org/{org}/secret/{name}', () => import('./pages/secret.js'));
+route('/org/{org}/jsonstores', () => import('./pages/jsonstores.js'));
+route('/org/{org}/jsonstore/{store}', () => import('./pages/jsonstore.js'));
+route('/org/{org}/jsonstore/{store}/item', () => import('./pages/jsonstore_item.js'));
+route('/org/{org}/jsonstore/{store}/query/{query}', () => import('./pages/jsonstore_query.js'));
 route('/apikeys', () => import('./pages/apikeys.js'));
 
 // Asks the server who we are (the cookie is HttpOnly); false when not logged in.

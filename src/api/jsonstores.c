@@ -24,10 +24,14 @@ int api_jsonstore_open(struct api_call *c, enum access_level need, struct jsonst
 	return jsonstore_open(c->db, &c->who, api_param(c, "org"), api_param(c, "store"), need, s, &c->err);
 }
 
+/* A store as Concord shows it, plus yourAccess: the level the caller holds on it (as on
+ * secrets and projects), so that the console offers only what the user may do. */
 static json_t *store_json(struct api_call *c, const struct inventory *inv, const struct org *org)
 {
 	json_t *v = json_pack("{s:s,s:s,s:s,s:s,s:s}", "orgId", org->id, "orgName", org->name, "id", inv->id, "name",
 			      inv->name, "visibility", inv->visibility);
+	struct rbac_resource res = jsonstore_resource(inv);
+	enum access_level level;
 	int64_t max;
 	struct err e;
 
@@ -36,6 +40,8 @@ static json_t *store_json(struct api_call *c, const struct inventory *inv, const
 				    json_pack("{s:s,s:s}", "id", inv->owner_id, "username", inv->owner_name));
 	if (v && store_jsonstore_max_get(c->db, inv->rid, &max, &e) == 0 && max >= 0)
 		json_object_set_new(v, "maxDataSize", json_integer(max));
+	if (v && rbac_level(c->db, &c->who, &res, &level, &e) == 0)
+		json_object_set_new(v, "yourAccess", json_string(access_level_name(level)));
 	return v;
 }
 
@@ -206,7 +212,7 @@ static int access_bulk(struct api_call *c)
 #define SCHEMA_STORE                                                                                                   \
 	"{'type':'object','properties':{'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'},'id':" SCHEMA_UUID         \
 	",'name':{'type':'string'},'visibility':{'enum':['PUBLIC','PRIVATE']},'owner':" SCHEMA_OWNER                   \
-	",'maxDataSize':{'type':'integer'}}}"
+	",'maxDataSize':{'type':'integer'},'yourAccess':{'enum':['NONE','READER','WRITER','OWNER']}}}"
 
 static const struct api_doc doc_put = {
     .summary = "Create a JSON store or update one (by id or name)",

@@ -71,6 +71,28 @@ static int p_table_func(struct parser *p, struct frag *out)
 	return 0;
 }
 
+/* The two names of a store's items: Concord's table json_store_data(json_store_id, item_path,
+ * item_data, item_data_size) and its older view inventory_data(inventory_id, item_path,
+ * item_data).  Both read the same rows, in JSON store and inventory queries alike, as in
+ * Concord (one storage, two faces). */
+static bool is_data_table(const char *n)
+{
+	return strcmp(n, "inventory_data") == 0 || strcmp(n, "json_store_data") == 0;
+}
+
+/* The rows of table n (is_data_table): p->table itself for inventory_data; for
+ * json_store_data the same rows under Concord's column names, the size of each item being
+ * the bytes of its stored compact JSON text (as item_size counts it). */
+static int emit_data_table(struct parser *p, struct frag *out, const char *n)
+{
+	if (strcmp(n, "inventory_data") == 0)
+		return emit(p, out, p->table);
+	return emit(p, out,
+		    "(SELECT \"inventory_id\" AS \"json_store_id\", \"item_path\", \"item_data\", "
+		    "length(CAST(\"item_data\" AS BLOB)) AS \"item_data_size\" FROM") ||
+	       emit(p, out, p->table) || emit(p, out, ")");
+}
+
 static bool cte_known(struct parser *p, const char *n)
 {
 	for (size_t i = 0; i < p->n_ctes; i++)
@@ -111,20 +133,20 @@ static int p_from_item(struct parser *p, struct frag *out, bool *is_inv)
 	tok_name(t, n, sizeof(n));
 	p->i++;
 	frag_init(p, out);
-	if (strcmp(n, "inventory_data") == 0 && !cte_known(p, n)) {
+	if (is_data_table(n) && !cte_known(p, n)) {
 		p->n_refs++;
 		*is_inv = true;
-		if (emit(p, out, p->table) || p_alias(p, out, &alias))
+		if (emit_data_table(p, out, n) || p_alias(p, out, &alias))
 			return -1;
-		if (!alias && (emit(p, out, "AS") || emit_cname(p, out, "inventory_data")))
+		if (!alias && (emit(p, out, "AS") || emit_cname(p, out, n)))
 			return -1;
 	} else if (cte_known(p, n)) {
 		if (emit_name(p, out, t) || p_alias(p, out, &alias))
 			return -1;
 	} else {
 		return err_set(p->e, ERR_INVALID,
-			       "table '%s' is not allowed at line %u, column %u: a query can read only inventory_data "
-			       "(and its own WITH queries)",
+			       "table '%s' is not allowed at line %u, column %u: a query can read only json_store_data "
+			       "or inventory_data (and its own WITH queries)",
 			       n, t->line, t->col);
 	}
 	if (peek(p)->kind == INV_TOK_LPAREN)
@@ -354,10 +376,9 @@ static int p_with(struct parser *p, struct frag *out)
 		if (!is_name_tok(t))
 			return syntax(p, "the name of a WITH query");
 		tok_name(t, n, sizeof(n));
-		if (strcmp(n, "inventory_data") == 0)
-			return err_set(p->e, ERR_INVALID,
-				       "a WITH query must not be named inventory_data (line %u, column %u)", t->line,
-				       t->col);
+		if (is_data_table(n))
+			return err_set(p->e, ERR_INVALID, "a WITH query must not be named %s (line %u, column %u)", n,
+				       t->line, t->col);
 		if (p->n_ctes == MAX_NAMES)
 			return err_set(p->e, ERR_INVALID, "more than %d WITH queries", MAX_NAMES);
 		if (str_fmt(p->ctes[p->n_ctes++], NAME_MAX_LEN, "%s", n))

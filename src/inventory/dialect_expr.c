@@ -397,8 +397,11 @@ static int p_colref(struct parser *p, struct frag *out)
 	if (strcmp(last, "item_data") == 0) {
 		out->type = VT_JSON;
 		out->is_item_data = true;
-	} else if (strcmp(last, "item_path") == 0 || strcmp(last, "inventory_id") == 0) {
+	} else if (strcmp(last, "item_path") == 0 || strcmp(last, "inventory_id") == 0 ||
+		   strcmp(last, "json_store_id") == 0) {
 		out->type = VT_TEXT;
+	} else if (strcmp(last, "item_data_size") == 0) {
+		out->type = VT_NUM;
 	}
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* The PostgreSQL executor of inventory queries: the checked text runs natively, as it was
- * written, against the view inventory_data of migration 014 (store/schema/014_inventory_jsonb.pg.sql), in a sandbox
+ * written, against the view inventory_data of migration 014 (store/schema/014_inventory_jsonb.pg.sql)
+ * or json_store_data of migration 032 (the same rows under Concord's names), in a sandbox
  * as strict as SQLite's (docs/security.md, "Inventory query sandbox"):
  *
  *  - its own READ ONLY transaction on the calling connection, always rolled back, sent with

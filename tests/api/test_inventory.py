@@ -317,6 +317,8 @@ def test_containment(admin, hosts, flt, expect):
     ("with p as (select item_data from inventory_data where item_data->>'env' = 'prod') select count(*) from p", [2]),
     ("select to_json(jsonb_typeof(item_data->'tags')) from inventory_data where item_path = 'db1'", ["array"]),
     ("select to_json(inventory_id is not null) from inventory_data limit 1", [True]),
+    # Concord's table name reads the same rows in inventory queries too (one storage)
+    ("select count(*) from json_store_data where item_data @> '{\"env\":\"prod\"}'::jsonb", [2]),
 ])
 def test_dialect(admin, hosts, text, expect):
     assert run(admin, hosts, text) == expect
@@ -334,7 +336,13 @@ ESCAPES = [
     ("select item_data from inventory_data union select key_hash from api_keys", "'api_keys' is not allowed"),
     ("with inventory_data as (select * from inventory_items) select item_data from inventory_data",
      "must not be named inventory_data"),
+    ("with json_store_data as (select * from inventory_items) select item_data from json_store_data",
+     "must not be named json_store_data"),
     ("select item_data from main.inventory_data", "schema-qualified"),
+    ("select item_data from public.json_store_data", "schema-qualified"),
+    ("select item_data from json_store_data_view_restricted", "'json_store_data_view_restricted' is not allowed"),
+    ("select item_data from json_store_data union select key_hash from api_keys", "'api_keys' is not allowed"),
+    ("select item_data from json_store_data j, inventory_items i", "'inventory_items' is not allowed"),
     ("select load_extension('/tmp/x.so')", "load_extension"),
     ("select length(randomblob(1000000000))", "randomblob"),
     ("select to_json(name) from pragma_table_info('users')", "pragma_table_info"),
@@ -368,6 +376,8 @@ def test_escape_attempts_that_run_see_only_own_rows(admin, hosts):
     assert run(admin, hosts, "select count(*) from inventory_data where item_data->>'password' = 'hunter2'") == [0]
     # the containment filter alone (the key index on SQLite, the filter view on PostgreSQL)
     assert run(admin, hosts, "select count(*) from inventory_data where item_data @> ?::jsonb",
+               {"password": "hunter2"}) == [0]
+    assert run(admin, hosts, "select count(*) from json_store_data where item_data @> ?::jsonb",
                {"password": "hunter2"}) == [0]
     assert run(admin, hosts, "select to_json(';drop table users;'::text) from inventory_data limit 1") == [";drop table users;"]
     assert run(admin, hosts, "select count(*) from inventory_data -- ; delete from users") == [3]

@@ -210,12 +210,17 @@ def test_private_store_access_rules(admin, new_user):
     assert [a["teamName"] for a in admin.get(base + "/access").json()] == [team]
     assert user.get(base + "/item/a").json() == {"x": 1}
     assert name in [x["name"] for x in user.get(JS % org).json()]
+    # what each holds on it (the console offers only that)
+    assert user.get(base).json()["yourAccess"] == "READER"
+    assert [x["yourAccess"] for x in user.get(JS % org).json() if x["name"] == name] == ["READER"]
+    assert admin.get(base).json()["yourAccess"] == "OWNER"
     assert user.put(base + "/item/b", json={"y": 1}).status_code == 403
     assert user.delete(base).status_code == 403
 
     r = admin.post(base + "/access/bulk", json=[{"orgName": org, "teamName": team, "level": "WRITER"}])
     assert r.status_code == 200, r.text
     assert user.put(base + "/item/b", json={"y": 1}).status_code == 200
+    assert user.get(base).json()["yourAccess"] == "WRITER"
     assert user.delete(base).status_code == 403
     assert admin.post(base + "/access/bulk", json=[]).status_code == 200
     assert admin.get(base + "/access").json() == []
@@ -279,14 +284,79 @@ def test_escape_attempts_refused(admin, text, message):
     assert admin.get(base + "/query").json() == []
 
 
-def test_queries_see_only_their_store(admin):
+def exec_query(client, base, text, params=None, status=200):
+    name = unique("q")
+    r = client.post(base + "/query", json={"name": name, "text": text})
+    assert r.status_code == 200, r.text
+    r = client.post(base + "/query/" + name + "/exec", **({"json": params} if params is not None else {}))
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+@pytest.mark.parametrize("table", ["inventory_data", "json_store_data"])
+def test_queries_see_only_their_store(admin, table):
+    """The escape attempts that run (test_inventory.py) through the JSON store routes, with
+    both names of the items: each sees only its own store's rows."""
     _, mine = make_store(admin)
     _, other = make_store(admin)
     put(admin, other, "secret", {"password": "hunter2"})
     put(admin, mine, "a", {"x": 1})
-    r = admin.post(mine + "/query", json={"name": "count", "text": "select count(*) from inventory_data"})
+    r = admin.post(mine + "/query", json={"name": "count", "text": "select count(*) from " + table})
     assert r.status_code == 200, r.text
     assert admin.post(mine + "/query/count/exec").json() == [1]
+    count = "select count(*) from %s where " % table
+    assert exec_query(admin, mine, count + "item_data->>'password' = 'hunter2'") == [0]
+    # the containment filter alone (the key index on SQLite, the filter view on PostgreSQL)
+    assert exec_query(admin, mine, count + "item_data @> ?::jsonb", {"password": "hunter2"}) == [0]
+    assert exec_query(admin, mine, count + "item_data @> ?::jsonb", {"x": "1' or '1'='1"}) == [0]
+    assert exec_query(admin, mine, count + "item_path in (select item_path from %s) -- ; delete from users"
+                      % table) == [1]
+    assert exec_query(admin, mine, "select to_json(';drop table users;'::text) from %s limit 1" % table) == \
+        [";drop table users;"]
+    assert admin.get("/api/v1/apikey").status_code == 200
+    assert exec_query(admin, other, "select count(*) from " + table) == [1]
+
+
+CONCORD_LOOKUP = "select item_data->'service' from json_store_data where item_data @> ?::jsonb"
+
+
+def test_queries_name_json_store_data(admin):
+    """Queries as Concord's users write them: its table json_store_data(json_store_id,
+    item_path, item_data, item_data_size), with parameters."""
+    _, base = make_store(admin)
+    put(admin, base, "service_a", {"service": "service_a", "users": ["bob", "alice"]})
+    put(admin, base, "service_b", {"service": "service_b", "users": ["alice", "mike"]})
+    assert exec_query(admin, base, CONCORD_LOOKUP, {"users": ["mike"]}) == ["service_b"]
+    assert sorted(exec_query(admin, base, CONCORD_LOOKUP, {"users": ["alice"]})) == ["service_a", "service_b"]
+    assert exec_query(admin, base, CONCORD_LOOKUP, {}) != []
+    # an alias, qualified columns, more conjuncts
+    text = ("select to_json(d.item_path) from json_store_data d where d.item_data @> ?::jsonb "
+            "and d.item_path <> 'x' order by d.item_path desc")
+    assert exec_query(admin, base, text, {"users": ["alice"]}) == ["service_b", "service_a"]
+    text = "select to_json(json_store_data.item_path) from json_store_data where json_store_data.item_path = 'service_a'"
+    assert exec_query(admin, base, text) == ["service_a"]
+    # Concord's other columns: the store's id, each item's size as capacity counts it
+    store_id = admin.get(base).json()["id"]
+    assert exec_query(admin, base, "select to_json(json_store_id) from json_store_data limit 1") == [store_id]
+    sizes = exec_query(admin, base, "select item_data_size from json_store_data order by item_path")
+    assert len(sizes) == 2 and sum(sizes) == admin.get(base + "/capacity").json()["size"]
+    # WITH, joins and unions over both names read the same rows
+    text = ("with s as (select item_path, item_data from json_store_data where item_data @> ?::jsonb) "
+            "select json_agg(item_path) from s")
+    assert exec_query(admin, base, text, {"users": ["bob"]}) == [["service_a"]]
+    text = ("select count(*) from json_store_data j join inventory_data i on i.item_path = j.item_path "
+            "and i.item_data @> j.item_data")
+    assert exec_query(admin, base, text) == [2]
+    text = "select count(*) from (select item_path from json_store_data union select item_path from inventory_data) u"
+    assert exec_query(admin, base, text) == [2]
+    # saved as Concord saves it, refused when it runs
+    r = exec_query(admin, base, "select * from json_store_data", status=400)
+    assert "exactly one column to run, this one returns 4" in r["message"], r
+    r = exec_query(admin, base, "select item_data->>'service' from json_store_data", status=400)
+    assert r["message"].startswith("Invalid JSON value"), r
+    # unknown columns are found when the query is saved
+    r = admin.post(base + "/query", json={"name": "bad", "text": "select inventory_id from json_store_data"})
+    assert r.status_code == 400 and "inventory_id" in r.json()["message"], r.text
 
 
 # ---- the jsonStore task ---------------------------------------------------------------------
@@ -308,7 +378,7 @@ flows:
       out: got
     - log: "got=${got.nested.value} ${got.x}"
     - log: "missing=${jsonStore.get('%(store)s', 'nope') == null} exists=${jsonStore.isExists('%(store)s', 'anItem')}"
-    - ${jsonStore.upsertQuery('%(store)s', 'byUser', "select item_data->'service' from inventory_data where item_data @> ?::jsonb")}
+    - ${jsonStore.upsertQuery('%(store)s', 'byUser', "select item_data->'service' from json_store_data where item_data @> ?::jsonb")}
     - expr: "${jsonStore.executeQuery('%(store)s', 'byUser', {'users': ['mike']})}"
       out: rows
     - log: "rows=${rows}"

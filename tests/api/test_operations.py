@@ -192,6 +192,9 @@ def test_pg_dump_while_4_clients_write_restores_the_database_of_that_instant(fre
     assert admin.post(inv + "/data/hosts/a", json={"ip": "10.0.0.1"}).status_code == 200
     r = admin.post(inv + "/query/hosts", data=INVENTORY_QUERY, headers={"Content-Type": "text/plain"})
     assert r.status_code == 200, r.text
+    store = "/api/v1/org/Default/jsonstore/kept"  # the same store, read as Concord names its table
+    r = admin.post(store + "/query", json={"name": "jsd", "text": "select item_data from json_store_data"})
+    assert r.status_code == 200, r.text
     dump = str(tmp_path / "accord.dump")
     with Writers(srv.url) as w:
         time.sleep(1.5)
@@ -214,6 +217,8 @@ def test_pg_dump_while_4_clients_write_restores_the_database_of_that_instant(fre
     r = c2.post("/api/v1/org/Default/secret/kept/data")
     assert r.status_code == 200 and r.content == b"kept-value", r.text
     r = c2.post(inv + "/query/hosts/exec", json={})
+    assert r.status_code == 200 and r.json() == [{"ip": "10.0.0.1"}], r.text
+    r = c2.post(store + "/query/jsd/exec")
     assert r.status_code == 200 and r.json() == [{"ip": "10.0.0.1"}], r.text
     # and it takes writes (identity columns such as the audit log's go on past the copy's)
     assert c2.post("/api/v1/org", json={"name": "after-restore"}).status_code == 200

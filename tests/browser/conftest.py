@@ -12,6 +12,7 @@ Helpers
   console_errors(driver)              the browser log's errors since the last call
   t(driver, name), texts(driver, name) the element / all texts with data-test=name
   visit(driver, "#/path", page)       loads a page afresh and waits until it is ready
+  axe_serious(driver)                 axe-core's serious and critical violations on the page
 Chromium, chromedriver and python3-selenium come from scripts/deps; without them every
 test fails saying so (nothing is skipped).
 """
@@ -19,6 +20,7 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -169,3 +171,21 @@ def visit(d, hash_path, page):
     d.get("about:blank")
     d.get(d.base_url + "/" + hash_path)
     wait_ready(d, page)
+
+
+AXE = os.path.join(HERE, "axe", "node_modules", "axe-core", "axe.min.js")
+
+
+def axe_serious(d):
+    """axe-core's serious and critical violations on the page as it is now, as
+    (rule id, impact, the first offending node's HTML); axe-core from tests/browser/axe,
+    installed by scripts/npm-deps (run here when it is missing)."""
+    if not os.path.exists(AXE) and subprocess.run([os.path.join(ROOT, "scripts", "npm-deps")]).returncode != 0:
+        pytest.fail("scripts/npm-deps could not install axe-core (needs npm: scripts/deps)")
+    with open(AXE) as f:
+        d.execute_script(f.read())
+    found = d.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document).then((r) => done(r.violations.map((v) => [v.id, v.impact, v.nodes[0].html.slice(0, 160)])),"
+        " (e) => done([['axe failed', 'critical', String(e)]]));")
+    return [v for v in found if v[1] in ("serious", "critical")]

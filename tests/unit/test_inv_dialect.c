@@ -22,6 +22,17 @@ static const struct {
      "SELECT \"item_data\" FROM V AS \"i\" WHERE (json_contains(\"i\".\"item_data\", json(?)) AND (\"i\".\"item_path\" "
      "<> 'x')) LIMIT 5",
      true},
+    /* Concord's table and its column names: a subquery of the same rows */
+    {"select item_data->'service' from json_store_data where item_data @> ?::jsonb",
+     "SELECT (\"item_data\" -> 'service') FROM (SELECT \"inventory_id\" AS \"json_store_id\", \"item_path\", "
+     "\"item_data\", length(CAST(\"item_data\" AS BLOB)) AS \"item_data_size\" FROM V) AS \"json_store_data\" "
+     "WHERE json_contains(\"item_data\", json(?))",
+     true},
+    {"select to_json(d.json_store_id) from json_store_data d where d.item_data_size > 2",
+     "SELECT json_quote(\"d\".\"json_store_id\") FROM (SELECT \"inventory_id\" AS \"json_store_id\", "
+     "\"item_path\", \"item_data\", length(CAST(\"item_data\" AS BLOB)) AS \"item_data_size\" FROM V) AS \"d\" "
+     "WHERE (\"d\".\"item_data_size\" > 2)",
+     false},
     {"select item_data from inventory_data where cast(? as jsonb) <@ item_data",
      "SELECT \"item_data\" FROM V AS \"inventory_data\" WHERE json_contains(\"item_data\", json(?))", true},
     {"select item_data from inventory_data where not item_data @> ?::jsonb",
@@ -130,6 +141,9 @@ static const struct {
     {"select (1", "syntax error: expected ')', found end of input"},
     {"select row_number() over () from inventory_data", "window functions (OVER)"},
     {"with inventory_data as (select 1) select 1", "must not be named inventory_data"},
+    {"with json_store_data as (select 1) select 1", "must not be named json_store_data"},
+    {"select * from public.json_store_data", "schema-qualified table names are not allowed at line 1, column 15"},
+    {"select * from json_store_data_view_restricted", "table 'json_store_data_view_restricted' is not allowed"},
     {"select distinct on (a) a from inventory_data", "DISTINCT ON"},
     {"select a from inventory_data fetch first 1 rows only", "FETCH FIRST"},
     {"select 1 \x01", "unexpected byte"},

@@ -21,6 +21,7 @@ export async function render(main, params, query) {
     ]));
     main.append(h('p', {class: 'row'},
       h('a', {href: base + '/secrets', class: 'btn secondary', 'data-test': 'org-secrets'}, 'Secrets'),
+      h('a', {href: base + '/jsonstores', class: 'btn secondary', 'data-test': 'org-jsonstores'}, 'JSON stores'),
       h('a', {href: '#/processes' + qs({org}), class: 'btn secondary', 'data-test': 'org-processes'}, 'Processes'),
       h('a', {href: base + '/teams', class: 'btn secondary', 'data-test': 'org-teams'}, 'Teams'),
       h('a', {href: base + '/new-project', class: 'btn', 'data-test': 'org-new-project'}, 'New project')));

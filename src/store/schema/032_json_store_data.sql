@@ -1,0 +1,3 @@
+-- JSON store queries read Concord's table json_store_data as well as inventory_data (issue 26
+-- part 1).  Nothing changes on SQLite: its sandbox translates json_store_data into a subquery
+-- of the run's own view (inventory/dialect.c).

@@ -1,0 +1,1 @@
+with s as (select d.item_path, d.item_data_size from json_store_data d where d.item_data @> ?::jsonb) select to_json(json_store_id) from json_store_data j join s on s.item_path = j.item_path union select item_data from inventory_data
