@@ -311,16 +311,34 @@ out:
 	return rc;
 }
 
+/* --oidc-after-logout-url as an absolute URL: a path is taken on the origin of
+ * --oidc-redirect-url (the provider needs an absolute one).  NEW; NULL when it does not fit. */
+static char *after_logout_absolute(void)
+{
+	const char *back = oidc_settings.after_logout_url, *r = oidc_settings.redirect_url;
+	const char *host = strstr(r, "://"), *path = host ? strchr(host + 3, '/') : NULL;
+	size_t origin = path ? (size_t)(path - r) : strlen(r), cap = origin + strlen(back) + 1;
+	char *out;
+
+	if (is_http_url(back) || back[0] != '/')
+		return strdup(back);
+	if ((out = malloc(cap)) && str_fmt(out, cap, "%.*s%s", (int)origin, r, back)) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
 char *oidc_logout_url(void)
 {
 	struct oidc_discovery d;
 	struct err e;
-	char *back, *id, *out = NULL;
+	char *abs, *back = NULL, *id = NULL, *out = NULL;
 	size_t cap;
 
-	if (oidc_discovery_get(&d, &e) || !d.end_session[0] || !is_http_url(oidc_settings.after_logout_url))
+	if (oidc_discovery_get(&d, &e) || !d.end_session[0] || !(abs = after_logout_absolute()))
 		return strdup(oidc_settings.after_logout_url);
-	back = oidc_http_escape(oidc_settings.after_logout_url);
+	back = oidc_http_escape(abs);
 	id = oidc_http_escape(oidc_settings.client_id);
 	cap = strlen(d.end_session) + (back ? strlen(back) : 0) + (id ? strlen(id) : 0) + 64;
 	if (back && id && (out = malloc(cap)) &&
@@ -329,6 +347,7 @@ char *oidc_logout_url(void)
 		free(out);
 		out = NULL;
 	}
+	free(abs);
 	free(back);
 	free(id);
 	return out;
