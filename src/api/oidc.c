@@ -190,6 +190,18 @@ static int logout(struct api_call *c)
 	return 0;
 }
 
+/* Whether SSO is on: the console's login page shows its button by it. */
+static int info(struct api_call *c)
+{
+	return api_reply(c, json_pack("{s:b,s:s}", "enabled", oidc_enabled(), "loginUrl", "/api/service/oidc/auth"));
+}
+
+static const struct api_doc doc_info = {
+    .summary = "Whether this server offers single sign-on through an OpenID provider (the console's \"Log in with "
+	       "SSO\"), and where a login begins",
+    .response = "{'type':'object','required':['enabled'],'properties':{'enabled':{'type':'boolean'},"
+		"'loginUrl':{'type':'string'}}}",
+};
 static const struct api_doc doc_auth = {
     .summary = "Log in with SSO: a redirect (302) to the OpenID provider's authorization endpoint (code flow with "
 	       "PKCE S256, state and nonce), with the login's cookie accord_oidc",
@@ -215,6 +227,7 @@ static const struct api_doc doc_logout = {
 };
 
 const struct api_route api_oidc_routes[] = {
+    {"GET", "/api/service/oidc/info", info, API_PUBLIC, &doc_info},
     {"GET", "/api/service/oidc/auth", auth, API_PUBLIC | API_SLOW, &doc_auth},
     {"GET", "/api/service/oidc/callback", callback, API_PUBLIC | API_SLOW, &doc_callback},
     {"GET", "/api/service/oidc/logout", logout, API_PUBLIC | API_SLOW, &doc_logout},
