@@ -12,6 +12,7 @@
 #include "auth/console_session.h"
 #include "auth/oidc.h"
 #include "auth/oidc_login.h"
+#include "base/cookie.h"
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/str.h"
@@ -44,26 +45,15 @@ static int add_cookie(struct api_call *c, const char *name, const char *value, c
 	return 0;
 }
 
-/* The value of the state cookie into out ("" when none). */
+/* The value of the state cookie into out ("" when none or too long). */
 static void state_cookie(const char *header, char *out, size_t cap)
 {
-	static const char name[] = STATE_COOKIE "=";
-	struct str rest = str_from(header);
+	struct str v;
 
 	out[0] = '\0';
-	while (rest.len) {
-		const char *semi = memchr(rest.p, ';', rest.len);
-		size_t n = semi ? (size_t)(semi - rest.p) : rest.len;
-		struct str pair = str_trim((struct str){rest.p, n});
-
-		rest.p += n + (semi != NULL);
-		rest.len -= n + (semi != NULL);
-		if (pair.len > sizeof name - 1 && memcmp(pair.p, name, sizeof name - 1) == 0 &&
-		    pair.len - (sizeof name - 1) < cap) {
-			memcpy(out, pair.p + sizeof name - 1, pair.len - (sizeof name - 1));
-			out[pair.len - (sizeof name - 1)] = '\0';
-			return;
-		}
+	if (cookie_value(header, STATE_COOKIE, &v) && v.len < cap) {
+		memcpy(out, v.p, v.len);
+		out[v.len] = '\0';
 	}
 }
 

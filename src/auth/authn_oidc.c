@@ -78,39 +78,6 @@ static void free_groups(char **g, size_t n)
 	free(g);
 }
 
-static bool in_groups(char **g, size_t n, const char *name, size_t len)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strlen(g[i]) == len && strncasecmp(g[i], name, len) == 0)
-			return true;
-	return false;
-}
-
-/* The user's roles with every role of --oidc-role-mapping set or cleared by the groups
- * (the mapping was checked at start: oidc_init). */
-static unsigned mapped_roles(unsigned roles, char **g, size_t n)
-{
-	const char *m = oidc_settings.role_mapping;
-	unsigned named = 0, given = 0;
-
-	for (const char *p = m; p && *p;) {
-		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
-		char role[64];
-		const char *names[1] = {role};
-		unsigned bit;
-		struct err why;
-
-		if (eq && str_fmt(role, sizeof role, "%.*s", (int)(eq - p), p) == 0 &&
-		    user_roles_parse(names, 1, &bit, &why) == 0) {
-			named |= bit;
-			if (in_groups(g, n, eq + 1, (size_t)(end - eq - 1)))
-				given |= bit;
-		}
-		p = comma ? comma + 1 : end;
-	}
-	return (roles & ~named) | given;
-}
-
 static int create_user(struct store_conn *c, const char *username, json_t *claims, struct user *u, struct err *e)
 {
 	int rc;
@@ -134,7 +101,7 @@ static int update_user(struct store_conn *c, json_t *claims, struct user *u, cha
 	struct user was = *u;
 
 	profile(claims, u);
-	u->roles = mapped_roles(u->roles, g, n);
+	u->roles = oidc_mapped_roles(u->roles, g, n);
 	if (strcmp(was.display_name, u->display_name) == 0 && strcmp(was.email, u->email) == 0 && was.roles == u->roles)
 		return 0;
 	return store_user_update(c, u, NULL, e);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <sodium.h>
 
@@ -70,27 +71,53 @@ static int urls(struct err *e)
 	return 0;
 }
 
-/* ROLE=GROUP[,…] with known role names. */
-static int check_role_mapping(struct err *e)
+/* --oidc-role-mapping, read once at start: which role each group gives. */
+#define ROLE_MAPS_MAX 64
+static struct role_map {
+	unsigned role;
+	char group[256];
+} role_maps[ROLE_MAPS_MAX];
+static size_t n_role_maps;
+
+/* ROLE=GROUP[,…] with known role names, into role_maps. */
+static int read_role_mapping(struct err *e)
 {
 	const char *m = oidc_settings.role_mapping;
 
+	n_role_maps = 0;
 	for (const char *p = m; p && *p;) {
 		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
+		struct role_map *rm = &role_maps[n_role_maps];
 		char role[64];
 		const char *names[1] = {role};
-		unsigned bits;
 		struct err why;
 
+		if (n_role_maps == ROLE_MAPS_MAX)
+			return err_set(e, ERR_INVALID, "--oidc-role-mapping: more than %d entries", ROLE_MAPS_MAX);
 		if (!eq || eq == p || eq + 1 == end || str_fmt(role, sizeof role, "%.*s", (int)(eq - p), p) ||
-		    user_roles_parse(names, 1, &bits, &why))
+		    user_roles_parse(names, 1, &rm->role, &why) ||
+		    str_fmt(rm->group, sizeof rm->group, "%.*s", (int)(end - eq - 1), eq + 1))
 			return err_set(e, ERR_INVALID,
 				       "--oidc-role-mapping: '%.*s' is not ROLE=GROUP with a role concordAdmin, "
 				       "concordSystemReader or concordSystemWriter",
 				       (int)(end - p), p);
+		n_role_maps++;
 		p = comma ? comma + 1 : end;
 	}
 	return 0;
+}
+
+unsigned oidc_mapped_roles(unsigned roles, char *const *groups, size_t n)
+{
+	unsigned named = 0, given = 0;
+
+	for (size_t i = 0; i < n_role_maps; i++) {
+		named |= role_maps[i].role;
+		for (size_t g = 0; g < n; g++)
+			if (strcasecmp(groups[g], role_maps[i].group) == 0)
+				given |= role_maps[i].role;
+	}
+	return (roles & ~named) | given;
 }
 
 static int check_settings(const char *secret, struct err *e)
@@ -114,7 +141,7 @@ static int check_settings(const char *secret, struct err *e)
 		return err_set(e, ERR_INVALID, "--oidc-scopes must include openid, got '%s'", s->scopes ? s->scopes : "");
 	if (!s->username_claim || !s->username_claim[0] || !s->groups_claim || !s->groups_claim[0])
 		return err_set(e, ERR_INVALID, "--oidc-username-claim and --oidc-groups-claim must not be empty");
-	return check_role_mapping(e);
+	return read_role_mapping(e);
 }
 
 int oidc_init(struct err *e)

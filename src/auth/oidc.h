@@ -75,6 +75,10 @@ int oidc_init(struct err *e) WUR;
 void oidc_cleanup(void);
 bool oidc_enabled(void);
 
+/* roles with every global role that --oidc-role-mapping names set when one of groups[0..n)
+ * (compared without case) gives it, cleared otherwise; the others left as they are. */
+unsigned oidc_mapped_roles(unsigned roles, char *const *groups, size_t n);
+
 /* The provider's authorization URL for a login: *out NEW.  ERR_UNAVAILABLE "OIDC provider
  * unavailable: …" when the discovery document cannot be had. */
 int oidc_authorize_url(const char *state, const char *nonce, const char *challenge, char **out, struct err *e) WUR;
