@@ -282,3 +282,18 @@ def test_bad_settings_are_refused_at_start(drop, extra, env, expect):
         assert expect in p.stderr
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_oidc_loads_libcurl_only_when_first_needed(fresh_server, provider):
+    # (libcrypto comes with libssh, which the server loads at start for key pairs.)
+    s = start(fresh_server, provider.url, ["--oidc-bearer", "true"])
+
+    def mapped():
+        with open("/proc/%d/maps" % s.proc.pid) as f:
+            return f.read()
+
+    assert admin_of(s).get("/api/service/console/whoami").status_code == 200
+    assert "libcurl" not in mapped()
+    set_user(provider, unique("kim") + "@example.org")
+    assert Client(s.url, "Bearer " + provider.token()).get("/api/service/console/whoami").status_code == 200
+    assert "libcurl" in mapped()
