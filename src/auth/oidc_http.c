@@ -33,6 +33,7 @@ int oidc_http(const char *what, const char *url, const char *form, const char *a
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdrs = NULL;
+	struct err load;
 	struct buf body;
 	CURL *h = NULL;
 	CURLcode cc;
@@ -42,8 +43,8 @@ int oidc_http(const char *what, const char *url, const char *form, const char *a
 	*answer = NULL;
 	buf_init(&body, OIDC_HTTP_ANSWER_MAX);
 	buf_set_wipe(&body); /* tokens */
-	if (curl_api_load(e))
-		return err_set(e, ERR_UNAVAILABLE, "OIDC provider unavailable: %s", e->msg);
+	if (curl_api_load(&load))
+		return err_set(e, ERR_UNAVAILABLE, "OIDC provider unavailable: %s", load.msg);
 	if (!(h = curl.easy_init()) || !(hdrs = headers(auth))) {
 		rc = err_set(e, ERR_INTERNAL, "out of memory");
 		goto out;
