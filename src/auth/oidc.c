@@ -28,6 +28,10 @@ static char discovery_url[OIDC_URL_MAX], issuer_url[OIDC_URL_MAX];
 static pthread_mutex_t doc_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct oidc_discovery doc;
 static bool have_doc;
+/* A failed fetch answers the requests of the next OIDC_RETRY_MS with its error at once, so
+ * that a provider that is down does not hold every login for --oidc-timeout-ms. */
+static int64_t doc_failed_ms;
+static struct err doc_failure;
 
 bool oidc_enabled(void)
 {
@@ -217,15 +221,25 @@ int oidc_discovery_get(struct oidc_discovery *out, struct err *e)
 	struct oidc_discovery fresh;
 	int rc = 0;
 
+	bool fetched = false;
+
 	pthread_mutex_lock(&doc_lock);
-	if (!have_doc && (rc = fetch_doc(&fresh, e)) == 0) {
-		doc = fresh;
-		have_doc = true;
+	if (!have_doc && doc_failed_ms && dt_now_ms() - doc_failed_ms < OIDC_RETRY_MS) {
+		rc = err_set(e, ERR_UNAVAILABLE, "%s", doc_failure.msg);
+	} else if (!have_doc) {
+		fetched = true;
+		if ((rc = fetch_doc(&fresh, e)) == 0) {
+			doc = fresh;
+			have_doc = true;
+		} else {
+			doc_failed_ms = dt_now_ms();
+			err_set(&doc_failure, ERR_UNAVAILABLE, "%s", e->msg);
+		}
 	}
 	if (rc == 0)
 		*out = doc;
 	pthread_mutex_unlock(&doc_lock);
-	if (rc)
+	if (rc && fetched)
 		LOG_W("OIDC: %s", e->msg);
 	return rc;
 }

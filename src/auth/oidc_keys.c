@@ -114,7 +114,10 @@ int oidc_keys_verify(const struct oidc_discovery *d, const char *token, const st
 	int rc = 0;
 
 	pthread_mutex_lock(&keys_lock);
-	if (!have_keys)
+	if (!have_keys && fetched_ms && dt_now_ms() - fetched_ms < OIDC_RETRY_MS)
+		rc = err_set(e, ERR_UNAVAILABLE, "OIDC provider unavailable: its keys (%s) could not be fetched a moment ago",
+			     d->jwks);
+	else if (!have_keys)
 		rc = fetch_keys(d, e);
 	k = rc ? NULL : find_key(kid);
 	/* A key id not seen yet: the provider may have rotated its keys.  Asked again at most

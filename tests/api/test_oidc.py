@@ -297,3 +297,22 @@ def test_oidc_loads_libcurl_only_when_first_needed(fresh_server, provider):
     set_user(provider, unique("kim") + "@example.org")
     assert Client(s.url, "Bearer " + provider.token()).get("/api/service/console/whoami").status_code == 200
     assert "libcurl" in mapped()
+
+
+def test_a_provider_that_comes_back_is_used_again(fresh_server):
+    p = Provider(client_secret=SECRET).start()
+    try:
+        p.down = True
+        s = start(fresh_server, p.url)
+        r = requests.get(s.url + "/api/service/oidc/auth", allow_redirects=False, timeout=30)
+        assert r.status_code == 503, r.text
+        p.down = False
+        deadline = time.time() + 30
+        while r.status_code == 503 and time.time() < deadline:
+            time.sleep(0.2)
+            r = requests.get(s.url + "/api/service/oidc/auth", allow_redirects=False, timeout=30)
+        assert r.status_code == 302, r.text
+        set_user(p, unique("lee") + "@example.org")
+        assert sso_login(s)[1].status_code == 200
+    finally:
+        p.stop()
