@@ -96,6 +96,10 @@ def test_sso_login_creates_the_user_and_opens_a_console_session(srv, provider):
     assert u["type"] == "LOCAL" and u["email"] == email.upper()
     # PKCE S256: the token request carried the verifier of the challenge (the provider checked it).
     assert provider.token_requests[-1]["code_verifier"]
+    # Neither the code, the verifier nor the client secret reach the server's log.
+    log = srv.read_log()
+    for value in (provider.token_requests[-1]["code"], provider.token_requests[-1]["code_verifier"], SECRET):
+        assert value not in log
     # The state cookie is single-use: cleared by the callback.
     assert "accord_oidc" not in s.cookies.get_dict()
     # A second login finds the same user.
