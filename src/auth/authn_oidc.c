@@ -107,6 +107,17 @@ static int update_user(struct store_conn *c, json_t *claims, struct user *u, cha
 	return store_user_update(c, u, NULL, e);
 }
 
+/* Only records an SSO login may stand for: LOCAL ones without a password, no system user. */
+static int same_realm(const struct user *u, struct err *e)
+{
+	if (strcmp(u->type, "LOCAL") == 0 && !u->has_password && !user_id_is_system(u->id))
+		return 0;
+	return err_set(e, ERR_UNAUTH,
+		       "the user %s belongs to another realm (a local user with a password, or an LDAP user) and "
+		       "cannot log in through OIDC",
+		       u->username);
+}
+
 static int login(struct store_conn *c, json_t *claims, struct user *u, bool bearer, struct err *e)
 {
 	char username[sizeof u->username];
@@ -122,11 +133,8 @@ static int login(struct store_conn *c, json_t *claims, struct user *u, bool bear
 	known = store_user_find(c, username, NULL, u, &lookup) == 0;
 	if (!known && lookup.code != ERR_NOT_FOUND)
 		return err_set(e, lookup.code, "%s", lookup.msg);
-	if (known && (strcmp(u->type, "LOCAL") != 0 || u->has_password || user_id_is_system(u->id)))
-		return err_set(e, ERR_UNAUTH,
-			       "the user %s belongs to another realm (a local user with a password, or an LDAP user) "
-			       "and cannot log in through OIDC",
-			       username);
+	if (known && (rc = same_realm(u, e)))
+		return rc;
 	if (known && u->disabled)
 		return err_set(e, ERR_UNAUTH, "the user %s is disabled", username);
 	/* A bearer token's user whose groups were written a moment ago: nothing to write. */
@@ -137,6 +145,9 @@ static int login(struct store_conn *c, json_t *claims, struct user *u, bool bear
 	if (!groups)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	rc = known ? 0 : create_user(c, username, claims, u, e);
+	/* (create_user may have found the record another login made at the same moment) */
+	if (rc == 0 && !known)
+		rc = same_realm(u, e);
 	if (rc == 0)
 		rc = update_user(c, claims, u, groups, n, e);
 	if (rc == 0)

@@ -320,3 +320,15 @@ def test_a_provider_that_comes_back_is_used_again(fresh_server):
         assert sso_login(s)[1].status_code == 200
     finally:
         p.stop()
+
+
+def test_a_user_made_beforehand_without_password_is_the_one_sso_logs_in(srv, provider):
+    email = unique("mia") + "@example.org"
+    r = admin_of(srv).post("/api/v1/user", json={"username": email, "type": "LOCAL"})
+    assert r.status_code == 200, r.text
+    made = admin_of(srv).get("/api/v1/user/" + email).json()["id"]
+    set_user(provider, email, name="Mia")
+    s, r = sso_login(srv)
+    assert r.status_code == 200, r.text
+    assert s.get(srv.url + "/api/service/console/whoami", timeout=30).json()["username"] == email
+    assert admin_of(srv).get("/api/v1/user/" + email).json()["id"] == made
