@@ -37,6 +37,8 @@ static const char *realm_of(const struct principal *p)
 		return "apikey";
 	case AUTH_CONSOLE:
 		return "session";
+	case AUTH_OIDC:
+		return "oidc";
 	default:
 		return "sessionkey";
 	}
@@ -140,7 +142,7 @@ static const struct api_doc doc_whoami = {
     .summary = "Who am I; with X-Concord-EnableSession: true and Basic or an API key, log in: a session cookie "
 	       "(accord_session, HttpOnly, SameSite=Lax) and its CSRF token",
     .response = "{'type':'object','required':['realm','username'],'properties':{'realm':{'enum':['local','ldap','apikey',"
-		"'session','sessionkey']},'username':{'type':'string'},'userDomain':{'type':'string'},"
+		"'session','sessionkey','oidc']},'username':{'type':'string'},'userDomain':{'type':'string'},"
 		"'displayName':{'type':'string'},'roles':{'type':'array','items':{'type':'string'}},'orgs':{'type':'array','items':{'type':'object'}},"
 		"'csrfToken':{'type':'string','description':'the value for X-Accord-CSRF'}}}",
     .errors = "403",

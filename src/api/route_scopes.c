@@ -33,6 +33,7 @@ struct rule {
 
 static const struct rule rules[] = {
     OPEN("/api/service/console/*"),
+    OPEN("/api/service/oidc/*"),
     OPEN("/api/v1/server/*"),
     OPEN("/api/openapi.json"),
     OPEN("/metrics"),

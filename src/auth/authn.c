@@ -8,6 +8,9 @@
 #include <sodium.h>
 
 #include "auth/authn_ldap.h"
+#include "auth/authn_oidc.h"
+#include "auth/jwt.h"
+#include "auth/oidc.h"
 #include "auth/ldap_realm.h"
 #include "auth/password.h"
 #include "base/b64.h"
@@ -251,7 +254,12 @@ int authn_header(struct store_conn *c, const char *authorization, struct princip
 		if (h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer "))
 			h = str_trim((struct str){h.p + 7, h.len - 7});
 		value = str_dup(h);
-		rc = value ? apikey(c, value, out, e) : err_set(e, ERR_INTERNAL, "out of memory");
+		if (!value)
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+		else if (oidc_enabled() && oidc_settings.bearer && jwt_looks_like(value))
+			rc = authn_oidc_bearer(c, value, out, e);
+		else
+			rc = apikey(c, value, out, e);
 	}
 	if (value)
 		sodium_memzero(value, strlen(value));
@@ -268,6 +276,10 @@ bool authn_is_quick(const char *authorization)
 	char user_id[UUID_STR_LEN];
 	bool quick = true;
 
+	/* A provider's token may need its keys fetched, and its user written. */
+	if (h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer ") && oidc_enabled() && oidc_settings.bearer &&
+	    memchr(h.p, '.', h.len))
+		return false;
 	if (h.len <= 6 || !str_ieq_cstr((struct str){h.p, 6}, "Basic "))
 		return true;
 	b64 = str_dup(str_trim((struct str){h.p + 6, h.len - 6}));

@@ -16,7 +16,9 @@
  *                                 node; every hit is checked against the stored password
  *                                 hash, so a change on another node counts at once);
  *   "Bearer <key>" or "<key>"     API keys: the key is Base64 of random bytes; the store
- *                                 holds SHA-256 of the decoded bytes only.
+ *                                 holds SHA-256 of the decoded bytes only;
+ *   "Bearer <JWT>"                with --oidc-bearer, a token of the OpenID provider
+ *                                 (auth/authn_oidc.h authn_oidc_bearer): method AUTH_OIDC.
  * Failures are ERR_UNAUTH with a message that does not say which part was wrong; a
  * disabled user and an expired key are ERR_UNAUTH too.  Thread-safe. */
 

@@ -7,6 +7,7 @@
 #include <sodium.h>
 
 #include "base/b64.h"
+#include "base/cookie.h"
 #include "base/datetime.h"
 #include "base/rand.h"
 #include "base/str.h"
@@ -87,33 +88,14 @@ static bool is_token(struct str v)
 
 bool console_session_cookie(const char *header, char token[CONSOLE_TOKEN_LEN])
 {
-	struct str rest = str_from(header);
-	static const char name[] = CONSOLE_COOKIE "=";
+	struct str v;
 
 	token[0] = '\0';
-	while (rest.len) {
-		const char *semi = memchr(rest.p, ';', rest.len);
-		size_t n = semi ? (size_t)(semi - rest.p) : rest.len;
-		struct str pair = str_trim((struct str){rest.p, n});
-
-		rest.p += n + (semi != NULL);
-		rest.len -= n + (semi != NULL);
-		if (pair.len < sizeof name - 1 || memcmp(pair.p, name, sizeof name - 1) != 0)
-			continue;
-		pair.p += sizeof name - 1;
-		pair.len -= sizeof name - 1;
-		if (pair.len >= 2 && pair.p[0] == '"' && pair.p[pair.len - 1] == '"') {
-			pair.p++;
-			pair.len -= 2;
-		}
-		/* The first cookie of that name counts (the most specific path comes first). */
-		if (!is_token(pair))
-			return false;
-		memcpy(token, pair.p, pair.len);
-		token[pair.len] = '\0';
-		return true;
-	}
-	return false;
+	if (!cookie_value(header, CONSOLE_COOKIE, &v) || !is_token(v))
+		return false;
+	memcpy(token, v.p, v.len);
+	token[v.len] = '\0';
+	return true;
 }
 
 int console_session_auth(struct store_conn *c, const char *token, int64_t idle_ms, bool may_write,

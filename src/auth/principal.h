@@ -9,8 +9,9 @@
 #include "store/console_sessions.h"
 #include "store/users.h"
 
-/* AUTH_SESSION: a process's session token; AUTH_CONSOLE: a console session cookie. */
-enum auth_method { AUTH_NONE = 0, AUTH_BASIC, AUTH_APIKEY, AUTH_SESSION, AUTH_CONSOLE };
+/* AUTH_SESSION: a process's session token; AUTH_CONSOLE: a console session cookie; AUTH_OIDC: a
+ * bearer token of the OpenID provider (auth/oidc.h). */
+enum auth_method { AUTH_NONE = 0, AUTH_BASIC, AUTH_APIKEY, AUTH_SESSION, AUTH_CONSOLE, AUTH_OIDC };
 
 /* Who is making a request: the user row as read at authentication time, and how they
  * proved it. */

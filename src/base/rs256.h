@@ -17,4 +17,13 @@
 int rs256_sign(const char *pem, const void *data, size_t data_len, unsigned char **sig, size_t *sig_len,
 	       struct err *e) __attribute__((warn_unused_result));
 
+/* Checks an RS256 signature sig (sig_len bytes) over data with the RSA public key of modulus
+ * n and public exponent e_bytes (unsigned big-endian, as a JWK's "n" and "e" decode), loading
+ * libcrypto as rs256_sign does.  0 when it matches; ERR_UNAUTH when it does not,
+ * ERR_INVALID for a key that is no RSA key, ERR_UNAVAILABLE when libcrypto cannot be
+ * loaded.  Thread-safe. */
+int rs256_verify(const unsigned char *n, size_t n_len, const unsigned char *e_bytes, size_t e_len, const void *data,
+		 size_t data_len, const unsigned char *sig, size_t sig_len, struct err *e)
+    __attribute__((warn_unused_result));
+
 #endif

@@ -17,6 +17,7 @@
 #include "api/secrets.h"
 #include "auth/authn.h"
 #include "auth/ldap_realm.h"
+#include "auth/oidc.h"
 #include "base/limits.h"
 #include "base/log.h"
 #include "base/path.h"
@@ -248,6 +249,7 @@ static const struct config_opt opts[] = {
      "time)"},
     TASK_SETTINGS_OPTS,
     LDAP_REALM_OPTS,
+    OIDC_OPTS,
 };
 /* --limit-archive-bytes, --limit-repo-bytes and --limit-out-bytes are CONFIG_SIZEs stored into uint64_ts. */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "limits.archive_bytes is set as a size_t");
@@ -712,7 +714,7 @@ int cli_serve_main(int argc, char **argv)
 		config_free(opts, N_OPTS);
 		return 2;
 	}
-	if (http_limits_check(&e) || ldap_realm_init(&e) || !(task_defaults = task_settings_json(&e)) ||
+	if (http_limits_check(&e) || ldap_realm_init(&e) || oidc_init(&e) || !(task_defaults = task_settings_json(&e)) ||
 	    (cfg.process_signing_key && *cfg.process_signing_key &&
 	     !(signing_pem = signing_key_load(cfg.process_signing_key, &e)))) {
 		fprintf(stderr, "accord serve: %s\n", e.msg);
@@ -727,6 +729,7 @@ int cli_serve_main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "accord serve: %s\n", e.msg);
 	ldap_realm_cleanup();
+	oidc_cleanup();
 	config_free(opts, N_OPTS);
 	json_decref(task_defaults);
 	signing_key_free(signing_pem);

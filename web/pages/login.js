@@ -103,6 +103,14 @@ export async function render(main, params, query) {
     }
   }
 
+  // With an OpenID provider configured, a link to its login (a full navigation: the
+  // server redirects to the provider, which comes back to the server's callback).
+  const sso = h('div', {id: 'login-sso', hidden: true},
+    h('a', {class: 'btn secondary', id: 'login-sso-button', href: '/api/service/oidc/auth'}, 'Log in with SSO'));
+  api('GET', '/api/service/oidc/info', {noLoginRedirect: true})
+    .then((info) => { if (info && info.enabled) sso.hidden = false; })
+    .catch(() => {});
+
   mount(main,
     h('section', {class: 'login panel'},
       h('h1', {}, 'Log in to Accord'),
@@ -110,7 +118,8 @@ export async function render(main, params, query) {
         ? h('p', {class: 'hint', id: 'login-start-hint'}, 'Log in to start the process.') : null,
       h('div', {role: 'tablist', class: 'tabs', 'aria-label': 'Log in with', onkeydown: onTabKey}, tabPw, tabKey),
       h('form', {id: 'login-form', onsubmit: onSubmit, novalidate: true},
-        pwFields, keyFields, status, h('div', {class: 'actions'}, submit))));
+        pwFields, keyFields, status, h('div', {class: 'actions'}, submit)),
+      sso));
   ready(main, 'login', 'Log in');
   username.focus();
 }
