@@ -20,6 +20,8 @@ UserResource, ApiKeyResource, ProcessResourceV2, ProcessResource):
 | GET /api/v1/process/{id}/log (bad Range)   | Invalid Range header 'v': why                          | Invalid range header: v                                     |
 | GET /api/v1/process/{id}/state/snapshot    | … permissions to download the state of process: id     | … permissions to the download the process state: id         |
 """
+import pytest
+
 from conftest import start_process, unique, wait_process
 from proc_util import make_project, make_team
 
@@ -116,3 +118,59 @@ def test_store_password_on_a_server_key_secret_in_concords_words(admin):
     assert r.status_code == 200, r.text
     r = admin.post("/api/v1/org/Default/secret/%s" % name, json={"storePassword": "Passw0rd-123"})
     assert message(r, 400) == "The secret is encrypted with the server's key, can't use or set 'storePassword'"
+
+
+# ---- form submit: the `errors` map in Concord's words (DefaultFormValidatorLocale) ---------
+
+FORM = """
+flows:
+  default:
+    - form: f
+forms:
+  f:
+    - color: {label: "Color", type: "string?", allow: [red, green]}
+    - code: {type: "string?", pattern: "[A-Z]{3}"}
+    - age: {type: "int?", min: 21, max: 100}
+    - low: {type: "int?", min: 5}
+    - high: {label: "Upper", type: "decimal?", max: 2.5}
+    - ratio: {type: "decimal?"}
+    - ok: {type: "boolean?"}
+    - when: {type: "date?"}
+    - one: {type: "string?"}
+    - needed: {type: "int?"}
+    - many: {type: "string+"}
+    - tags: {type: "string*", allow: [a, b]}
+"""
+
+
+@pytest.fixture
+def form_pid(admin):
+    pid = start_process(admin, FORM)
+    assert wait_process(admin, pid, ("SUSPENDED", "FAILED", "FINISHED"))["status"] == "SUSPENDED"
+    return pid
+
+
+@pytest.mark.parametrize("field,value,text", [
+    ("many", None, "many: Invalid cardinality, expected at least a single value"),
+    ("one", ["x", "y"], "one: Invalid cardinality, expected a single optional value"),
+    ("age", "abc", "age: expected an integer value, got abc"),
+    ("ratio", "x1", "ratio: expected a decimal value, got x1"),
+    ("ok", "maybe", "ok: expected a boolean value, got maybe"),
+    ("when", "soon", "when: expected a date value, got soon"),
+    ("age", 101, "age: value '101' must be within 21 and 100 (inclusive)"),
+    ("low", 4, "low: value '4' must be equal or greater than 5"),
+    ("high", 3, "Upper: value '3.0' must be less or equal than 2.5"),
+    ("color", "blue", "Color: value 'blue' is not allowed, valid values: [red, green]"),
+    ("tags", ["a", "c"], "tags [1]: value 'c' is not allowed, valid values: [a, b]"),
+    ("code", "abcd", "code: value 'abcd' doesn't match pattern '[A-Z]{3}'"),
+])
+def test_form_submit_errors_in_concords_words(admin, form_pid, field, value, text):
+    body = {"many": ["m"]}
+    if value is None:
+        body.pop(field)
+    else:
+        body[field] = value
+    r = admin.post("/api/v1/process/%s/form/f" % form_pid, json=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["ok"] is False
+    assert r.json()["errors"] == {field: text}
