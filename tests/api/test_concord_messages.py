@@ -19,7 +19,14 @@ UserResource, ApiKeyResource, ProcessResourceV2, ProcessResource):
 | GET …/state/snapshot/{name} (no such file) | File not found: name                                   | State file not found: name                                  |
 | GET /api/v1/process/{id}/log (bad Range)   | Invalid Range header 'v': why                          | Invalid range header: v                                     |
 | GET /api/v1/process/{id}/state/snapshot    | … permissions to download the state of process: id     | … permissions to the download the process state: id         |
+| DELETE /api/v1/process/{id}[/cascade], bulk, disable, restart (no project, not its initiator) | … permissions to access process: id | The current user (u) does not have permissions to kill or disable the process: id |
+| the same for a process of a project (not a writer) | … permissions to access process: id   | The current user (u) doesn't have the necessary access level (WRITER) to the project: p |
+| DELETE /api/v1/process/{id}/cascade (unknown)  | Process instance not found: id                      | Process not found: id (ProcessManager.killCascade)          |
+| DELETE /api/v1/process/bulk (a failure)    | 1 of 3 processes could not be stopped                  | the first failure's message (Concord stops there)           |
+| form submit `errors` (FormResource)         | value 'x' not allowed for field 'f' (allowed: a, b), … | DefaultFormValidatorLocale's texts (tests below)            |
 """
+import uuid
+
 import pytest
 
 from conftest import start_process, unique, wait_process
@@ -174,3 +181,69 @@ def test_form_submit_errors_in_concords_words(admin, form_pid, field, value, tex
     assert r.status_code == 200, r.text
     assert r.json()["ok"] is False
     assert r.json()["errors"] == {field: text}
+
+
+# ---- kill, cascade, bulk (ProcessResource.kill/killCascade/batchKill, ProcessManager) ----------
+
+SLEEPER = "flows:\n  default:\n    - suspend: never\n"
+
+
+def test_kill_unknown_process_in_concords_words(admin):
+    pid = str(uuid.uuid4())
+    assert message(admin.delete("/api/v1/process/%s" % pid), 404) == "Process instance not found: %s" % pid
+
+
+def test_kill_cascade_unknown_process_in_concords_words(admin):
+    pid = str(uuid.uuid4())
+    assert message(admin.delete("/api/v1/process/%s/cascade" % pid), 404) == "Process not found: %s" % pid
+
+
+def test_kill_a_finished_process_is_no_error(admin):
+    pid = start_process(admin, "flows:\n  default:\n    - log: hi\n")
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    for path in ("", "/cascade"):
+        r = admin.delete("/api/v1/process/%s%s" % (pid, path))
+        assert r.status_code == 204, r.text
+    assert admin.delete("/api/v1/process/bulk", json=[pid]).status_code == 204
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+
+
+def kill_refused(user, pid):
+    return "The current user (%s) does not have permissions to kill or disable the process: %s" % (user.username, pid)
+
+
+@pytest.mark.parametrize("path", ["", "/cascade"])
+def test_kill_without_rights_in_concords_words(admin, new_user, path):
+    pid = start_process(admin, SLEEPER)
+    wait_process(admin, pid, ("SUSPENDED",))
+    user = new_user()
+    assert message(user.delete("/api/v1/process/%s%s" % (pid, path)), 403) == kill_refused(user, pid)
+    assert message(user.post("/api/v1/process/%s/disable/true" % pid), 403) == kill_refused(user, pid)
+    assert wait_process(admin, pid, ("SUSPENDED",))["status"] == "SUSPENDED"
+    assert admin.delete("/api/v1/process/%s" % pid).status_code == 204
+
+
+def test_kill_of_a_project_process_without_writer_rights_in_concords_words(admin, new_user):
+    project, _ = make_project(admin, "Default", rawPayloadMode="EVERYONE")
+    user = new_user()
+    make_team(admin, "Default", [(user, "MEMBER")], project=project, level="READER")
+    pid = start_process(admin, SLEEPER, parts={"org": "Default", "project": project})
+    wait_process(admin, pid, ("SUSPENDED",))
+    text = ("The current user (%s) doesn't have the necessary access level (WRITER) to the project: %s"
+            % (user.username, project))
+    assert message(user.delete("/api/v1/process/%s" % pid), 403) == text
+    assert message(user.delete("/api/v1/process/%s/cascade" % pid), 403) == text
+    assert admin.delete("/api/v1/process/%s" % pid).status_code == 204
+
+
+def test_bulk_kill_answers_with_the_first_failures_message(admin, new_user):
+    user = new_user()
+    theirs = start_process(admin, SLEEPER)
+    mine = start_process(user, SLEEPER)
+    unknown = str(uuid.uuid4())
+    r = user.delete("/api/v1/process/bulk", json=[mine, theirs, unknown])
+    assert message(r, 403) == kill_refused(user, theirs) + " (2 of 3 processes could not be stopped)"
+    assert [f["message"] for f in r.json()["failed"]] == [kill_refused(user, theirs),
+                                                         "Process instance not found: %s" % unknown]
+    assert wait_process(user, mine)["status"] == "CANCELLED"
+    assert admin.delete("/api/v1/process/%s" % theirs).status_code == 204
