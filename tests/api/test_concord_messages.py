@@ -24,6 +24,8 @@ UserResource, ApiKeyResource, ProcessResourceV2, ProcessResource):
 | DELETE /api/v1/process/{id}/cascade (unknown)  | Process instance not found: id                      | Process not found: id (ProcessManager.killCascade)          |
 | DELETE /api/v1/process/bulk (a failure)    | 1 of 3 processes could not be stopped                  | the first failure's message (Concord stops there)           |
 | form submit `errors` (FormResource)         | value 'x' not allowed for field 'f' (allowed: a, b), … | DefaultFormValidatorLocale's texts (tests below)            |
+| GET …/repository/{r}/trigger (not a member of the org) | … necessary access level (READER) to the project: p | … doesn't belong to the specified organization: o |
+| POST /api/v1/org/trigger/refresh (not admin) | Only admins can do that (…)                           | Not authorized, admin access required                       |
 """
 import uuid
 
@@ -247,3 +249,41 @@ def test_bulk_kill_answers_with_the_first_failures_message(admin, new_user):
                                                          "Process instance not found: %s" % unknown]
     assert wait_process(user, mine)["status"] == "CANCELLED"
     assert admin.delete("/api/v1/process/%s" % theirs).status_code == 204
+
+
+# ---- triggers (TriggerResource, TriggerV2Resource) ------------------------------------------
+
+def test_trigger_list_unknown_names_in_concords_words(admin):
+    project, _ = make_project(admin, "Default")
+    org = unique("org")
+    base = "/api/v1/org/%s/project/%s/repository/%s/trigger"
+    assert message(admin.get(base % (org, project, "r")), 404) == "Organization not found: %s" % org
+    assert message(admin.get(base % ("Default", "nope" + project, "r")), 404) == "Project not found: nope" + project
+    assert message(admin.get(base % ("Default", project, "nope")), 404) == "Repository not found: nope"
+
+
+def test_trigger_list_of_a_non_member_in_concords_words(admin, new_user):
+    org = unique("org")
+    assert admin.post("/api/v1/org", json={"name": org}).status_code == 200
+    project, _ = make_project(admin, org)
+    user = new_user()
+    r = user.get("/api/v1/org/%s/project/%s/repository/r/trigger" % (org, project))
+    assert message(r, 403) == "The current user (%s) doesn't belong to the specified organization: %s" % (
+        user.username, org)
+
+
+def test_trigger_refresh_all_by_a_non_admin_in_concords_words(new_user):
+    user = new_user()
+    for path in ("/api/v1/org/trigger/refresh", "/api/v2/trigger/refresh"):
+        assert message(user.post(path), 403).startswith("Not authorized, admin access required")
+
+
+@pytest.mark.parametrize("query,text", [
+    ({"type": ""}, "Invalid type value: "),
+    ({"orgName": "no-such-org"}, "Organization not found: no-such-org"),
+    ({"orgName": "Default", "projectName": "no-such-project"}, "Project not found: no-such-project"),
+    ({"projectName": "x"}, "Organization ID or name is required"),
+    ({"repoName": "x"}, "Invalid project ID or name"),
+])
+def test_trigger_v2_list_in_concords_words(admin, query, text):
+    assert message(admin.get("/api/v2/trigger", params=query), 400) == text
