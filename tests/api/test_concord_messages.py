@@ -26,6 +26,8 @@ UserResource, ApiKeyResource, ProcessResourceV2, ProcessResource):
 | form submit `errors` (FormResource)         | value 'x' not allowed for field 'f' (allowed: a, b), … | DefaultFormValidatorLocale's texts (tests below)            |
 | GET …/repository/{r}/trigger (not a member of the org) | … necessary access level (READER) to the project: p | … doesn't belong to the specified organization: o |
 | POST /api/v1/org/trigger/refresh (not admin) | Only admins can do that (…)                           | Not authorized, admin access required                       |
+| /api/v1/org/{org}/inventory/{inv}… (unknown) | Inventory not found: inv                              | JSON store not found: inv (InventoryResource is JSON stores) |
+| the same, not allowed                       | … necessary access level (READER) to the inventory: i | … necessary access level (READER) to the JSON store: i      |
 """
 import uuid
 
@@ -287,3 +289,40 @@ def test_trigger_refresh_all_by_a_non_admin_in_concords_words(new_user):
 ])
 def test_trigger_v2_list_in_concords_words(admin, query, text):
     assert message(admin.get("/api/v2/trigger", params=query), 400) == text
+
+
+# ---- inventories (InventoryResource and its data/query resources, on Concord's JSON stores) --
+
+def make_inventory(admin, org="Default", **fields):
+    name = unique("inv")
+    body = {"name": name}
+    body.update(fields)
+    assert admin.post("/api/v1/org/%s/inventory" % org, json=body).status_code == 200
+    return name
+
+
+def test_inventory_unknown_names_in_concords_words(admin):
+    org = unique("org")
+    assert message(admin.get("/api/v1/org/%s/inventory/x" % org), 404) == "Organization not found: %s" % org
+    assert message(admin.get("/api/v1/org/Default/inventory/nope"), 404) == "JSON store not found: nope"
+    assert message(admin.get("/api/v1/org/Default/inventory/nope/data/a"), 404) == "JSON store not found: nope"
+
+
+def test_inventory_without_access_in_concords_words(admin, new_user):
+    name = make_inventory(admin, visibility="PRIVATE")
+    user = new_user()
+    make_team(admin, "Default", [(user, "MEMBER")])
+    text = "The current user (%s) doesn't have the necessary access level (%s) to the JSON store: %s"
+    assert message(user.get("/api/v1/org/Default/inventory/%s" % name), 403) == text % (user.username, "READER",
+                                                                                        name)
+    assert message(user.delete("/api/v1/org/Default/inventory/%s" % name), 403) == text % (user.username, "OWNER",
+                                                                                           name)
+
+
+def test_inventory_query_messages_in_concords_words(admin):
+    name = make_inventory(admin)
+    base = "/api/v1/org/Default/inventory/%s/query/" % name
+    r = admin.delete(base + "nope")
+    assert message(r, 404) == "Query not found: nope"
+    r = admin.post(base + "qq1", data="   ", headers={"Content-Type": "text/plain"})
+    assert message(r, 400) == "Query should not be empty"
