@@ -326,3 +326,11 @@ def test_inventory_query_messages_in_concords_words(admin):
     assert message(r, 404) == "Query not found: nope"
     r = admin.post(base + "qq1", data="   ", headers={"Content-Type": "text/plain"})
     assert message(r, 400) == "Query should not be empty"
+
+
+@pytest.mark.parametrize("body,cls", [("x", "java.lang.String"), (7, "java.lang.Integer"), (2.5, "java.lang.Double"),
+                                      (True, "java.lang.Boolean"), ([1], "java.util.ArrayList")])
+def test_inventory_top_level_item_in_concords_words(admin, body, cls):
+    name = make_inventory(admin)
+    r = admin.post("/api/v1/org/Default/inventory/%s/data/top" % name, json=body)
+    assert message(r, 400) == "Top-level inventory entries must be JSON objects. Got: class " + cls
