@@ -208,3 +208,14 @@ def test_server_sends_over_tls_with_its_settings(request, certs, mode):
         assert PASSWORD not in log and PASSWORD not in srv.read_log()
     finally:
         srv.cleanup()
+
+
+def test_server_with_a_missing_ca_file_does_not_start(tmp_path):
+    missing = str(tmp_path / "nope.pem")
+    srv = Server(env={"ACCORD_SMTP_HOST": "127.0.0.1", "ACCORD_SMTP_CA_FILE": missing})
+    try:
+        with pytest.raises(RuntimeError) as exc:
+            srv.start()
+        assert "exited 2" in str(exc.value) and "--smtp-ca-file" in str(exc.value) and missing in str(exc.value)
+    finally:
+        srv.cleanup()
