@@ -10,6 +10,7 @@
 #include "base/datetime.h"
 #include "base/oom.h"
 #include "base/str.h"
+#include "flow/form_messages.h"
 #include "flow/value.h"
 
 #define TYPE_MAX 64
@@ -17,9 +18,10 @@
 struct field {
 	const json_t *def;
 	const char *name;
-	const char *label; /* the label, else the name: how Concord's messages name a field */
-	char type[TYPE_MAX]; /* without the cardinality suffix */
-	char card;	     /* 0, '?', '+' or '*' */
+	const char *label;	/* the label, else the name: how Concord's messages name a field */
+	const json_t *messages; /* the form's own messages (flow/form_messages.h), or NULL */
+	char type[TYPE_MAX];	/* without the cardinality suffix */
+	char card;		/* 0, '?', '+' or '*' */
 };
 
 size_t form_base_type_len(const char *type)
@@ -43,12 +45,18 @@ const char *form_cardinality(const char *type)
 	}
 }
 
-/* A message for the field into *msg (new string); returns FORM_INVALID. */
-static int field_error(json_t **msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int field_error(json_t **msg, const char *fmt, ...)
+/* The field's error of kind into *msg (NEW): the form's own message for it when there is
+ * one (formatted with args), else Concord's default text, fmt.  Returns FORM_INVALID. */
+static int report(const struct field *f, const char *kind, const char *const *args, size_t n, json_t **msg,
+		  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int report(const struct field *f, const char *kind, const char *const *args, size_t n, json_t **msg,
+		  const char *fmt, ...)
 {
 	char text[512];
 	va_list ap;
+
+	if (form_message(f->messages, f->name, kind, args, n, msg))
+		return FORM_INVALID;
 	va_start(ap, fmt);
 	str_vfmt_cut(text, sizeof text, fmt, ap);
 	va_end(ap);
@@ -115,17 +123,22 @@ static void field_label(const struct field *f, int idx, char *out, size_t n)
 		str_fmt_cut(out, n, "%s [%d]", f->label, idx);
 }
 
-/* Concord's name of a type in "expected an integer value, got x". */
-static const char *expected_of(const struct field *f)
+/* Concord's name of a type in "expected an integer value, got x", and the kind of that
+ * error (*kind) for a form's own messages. */
+static const char *expected_of(const struct field *f, const char **kind)
 {
-	if (strcmp(f->type, "int") == 0)
-		return "an integer";
-	if (strcmp(f->type, "decimal") == 0)
-		return "a decimal";
-	if (strcmp(f->type, "boolean") == 0)
-		return "a boolean";
-	if (strcmp(f->type, "date") == 0 || strcmp(f->type, "dateTime") == 0)
-		return "a date";
+	static const char *const types[][3] = {{"int", "an integer", "expectedInteger"},
+					       {"decimal", "a decimal", "expectedDecimal"},
+					       {"boolean", "a boolean", "expectedBoolean"},
+					       {"date", "a date", "expectedDate"},
+					       {"dateTime", "a date", "expectedDate"}};
+
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (strcmp(f->type, types[i][0]) == 0) {
+			*kind = types[i][2];
+			return types[i][1];
+		}
+	*kind = "expectedString";
 	return "a string";
 }
 
@@ -138,8 +151,10 @@ static int coerce(const struct field *f, int idx, const json_t *v, json_t **out,
 	if (!text)
 		return oom_fail(e);
 	field_label(f, idx, label, sizeof label);
-	if (json_is_object(v) || json_is_array(v) || !coerce_text(f, v, text, out))
-		rc = field_error(msg, "%s: expected %s value, got %.200s", label, expected_of(f), text);
+	if (json_is_object(v) || json_is_array(v) || !coerce_text(f, v, text, out)) {
+		const char *kind, *what = expected_of(f, &kind), *args[] = {label, text};
+		rc = report(f, kind, args, 2, msg, "%s: expected %s value, got %.200s", label, what, text);
+	}
 	free(text);
 	return rc;
 }
@@ -199,21 +214,25 @@ static void bound_text(const struct field *f, const json_t *b, char *out, size_t
 
 /* "Label: value '150' must be within 21 and 100 (inclusive)", "… less or equal than 100",
  * "… equal or greater than 21" (Concord's DefaultFormValidatorLocale). */
-static int out_of_range(const struct field *f, const char *label, const json_t *min, const json_t *max,
-			const json_t *v, json_t **msg)
+static int out_of_range(const struct field *f, const char *label, const json_t *min, const json_t *max, const json_t *v,
+			json_t **msg)
 {
-	char lo[64] = "", hi[64] = "", given[64] = "";
+	char lo[64] = "null", hi[64] = "null", given[64] = "", bounds[160];
+	const char *args[] = {label, given, bounds, lo, hi};
 
 	value_text(given, sizeof given, v);
 	if (json_is_number(min))
 		bound_text(f, min, lo, sizeof lo);
 	if (json_is_number(max))
 		bound_text(f, max, hi, sizeof hi);
-	if (lo[0] && hi[0])
-		return field_error(msg, "%s: value '%s' must be within %s and %s (inclusive)", label, given, lo, hi);
-	if (lo[0])
-		return field_error(msg, "%s: value '%s' must be equal or greater than %s", label, given, lo);
-	return field_error(msg, "%s: value '%s' must be less or equal than %s", label, given, hi);
+	if (json_is_number(min) && json_is_number(max))
+		str_fmt_cut(bounds, sizeof bounds, "within %s and %s (inclusive)", lo, hi);
+	else if (json_is_number(min))
+		str_fmt_cut(bounds, sizeof bounds, "equal or greater than %s", lo);
+	else
+		str_fmt_cut(bounds, sizeof bounds, "less or equal than %s", hi);
+	return report(f, strcmp(f->type, "int") == 0 ? "integerRangeError" : "decimalRangeError", args, 5, msg,
+		      "%s: value '%s' must be %s", label, given, bounds);
 }
 
 static int check(const struct field *f, int idx, const json_t *v, json_t **msg)
@@ -228,11 +247,16 @@ static int check(const struct field *f, int idx, const json_t *v, json_t **msg)
 	field_label(f, idx, label, sizeof label);
 	value_text(given, sizeof given, v);
 	if (!allowed(allow, v)) {
+		const char *args[] = {label, given, list};
 		value_text(list, sizeof list, allow);
-		return field_error(msg, "%s: value '%s' is not allowed, valid values: %s", label, given, list);
+		return report(f, "valueNotAllowed", args, 3, msg, "%s: value '%s' is not allowed, valid values: %s",
+			      label, given, list);
 	}
-	if (pattern && json_is_string(v) && !matches(pattern, json_string_value(v)))
-		return field_error(msg, "%s: value '%s' doesn't match pattern '%.200s'", label, given, pattern);
+	if (pattern && json_is_string(v) && !matches(pattern, json_string_value(v))) {
+		const char *args[] = {label, given, pattern};
+		return report(f, "doesntMatchPattern", args, 3, msg, "%s: value '%s' doesn't match pattern '%.200s'",
+			      label, given, pattern);
+	}
 	if (json_is_number(v) && value_to_double(v, &d, &ignore) == 0 &&
 	    ((json_is_number(min) && d < json_number_value(min)) ||
 	     (json_is_number(max) && d > json_number_value(max))))
@@ -279,6 +303,28 @@ static bool empty(const json_t *v)
 	return !v || json_is_null(v) || (json_is_array(v) && json_array_size(v) == 0);
 }
 
+/* "Label: Invalid cardinality, expected a single value" for the value v (NULL: none). */
+static int bad_cardinality(const struct field *f, const json_t *v, json_t **msg)
+{
+	static const char *const spelt[][2] = {{"", "a single value"},
+					       {"?", "a single optional value"},
+					       {"+", "at least a single value"},
+					       {"*", "any number of values"}};
+	char given[200] = "null", type[2] = {f->card, 0};
+	const char *spell = spelt[0][1], *args[4];
+
+	for (size_t i = 0; i < 4; i++)
+		if (strcmp(type, spelt[i][0]) == 0)
+			spell = spelt[i][1];
+	if (v && !json_is_null(v))
+		value_text(given, sizeof given, v);
+	args[0] = f->label;
+	args[1] = spell;
+	args[2] = form_cardinality(type);
+	args[3] = given;
+	return report(f, "invalidCardinality", args, 4, msg, "%s: Invalid cardinality, expected %s", f->label, spell);
+}
+
 static int field_value(const struct field *f, const json_t *given, const json_t *dflt, json_t **out, json_t **msg,
 		       struct err *e)
 {
@@ -294,15 +340,13 @@ static int field_value(const struct field *f, const json_t *given, const json_t 
 			*out = f->card == '*' ? json_array() : json_null();
 			return 0;
 		}
-		return field_error(msg, "%s: Invalid cardinality, expected %s", f->label,
-				   f->card == '+' ? "at least a single value" : "a single value");
+		return bad_cardinality(f, v, msg);
 	}
 	if (f->card == '+' || f->card == '*')
 		return many(f, v, out, msg, e);
 	if (json_is_array(v)) {
 		if (json_array_size(v) > 1)
-			return field_error(msg, "%s: Invalid cardinality, expected %s", f->label,
-					   f->card == '?' ? "a single optional value" : "a single value");
+			return bad_cardinality(f, v, msg);
 		v = json_array_get(v, 0);
 	}
 	return one(f, -1, v, out, msg, e);
@@ -376,6 +420,7 @@ int form_validate(const json_t *form, const json_t *submitted, json_t **out, str
 		const json_t *dflt;
 		if ((rc = field_parse(def, i, &f, e)) < 0)
 			goto out;
+		f.messages = json_object_get(form, "messages");
 		dflt = json_object_get(values, f.name);
 		if (!dflt)
 			dflt = json_object_get(def, "value");

@@ -334,3 +334,39 @@ def test_inventory_top_level_item_in_concords_words(admin, body, cls):
     name = make_inventory(admin)
     r = admin.post("/api/v1/org/Default/inventory/%s/data/top" % name, json=body)
     assert message(r, 400) == "Top-level inventory entries must be JSON objects. Got: class " + cls
+
+
+# ---- a form's own messages: locale.properties (Concord's getting-started/forms.md) ----------
+
+LOCALE_FORM = """
+flows:
+  default:
+    - form: contact
+forms:
+  contact:
+    - username: {type: string}
+    - phone: {type: string, pattern: "[0-9]{3}-[0-9]{3}-[0-9]{4}"}
+    - email: {type: "string?"}
+"""
+
+
+def test_form_messages_from_locale_properties(admin):
+    locale = (b"username.invalidCardinality=Please enter your username\n"
+              b"invalidCardinality=Required field\n"
+              b"phone.doesntMatchPattern=Please enter your phone number with the format ###-###-####\n")
+    pid = start_process(admin, LOCALE_FORM, files={"locale.properties": locale})
+    assert wait_process(admin, pid, ("SUSPENDED", "FAILED", "FINISHED"))["status"] == "SUSPENDED"
+    r = admin.post("/api/v1/process/%s/form/contact" % pid, json={"phone": "12"})
+    assert r.status_code == 200 and r.json()["ok"] is False, r.text
+    assert r.json()["errors"] == {"username": "Please enter your username",
+                                  "phone": "Please enter your phone number with the format ###-###-####"}
+    r = admin.post("/api/v1/process/%s/form/contact" % pid, json={"username": "u", "phone": "555-123-4567"})
+    assert r.json()["ok"] is True, r.text
+
+
+def test_a_broken_locale_properties_fails_the_form_step(admin):
+    pid = start_process(admin, LOCALE_FORM, files={"locale.properties": b"x = \\u12\n"})
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    from conftest import process_log
+    assert "form 'contact': locale.properties: properties line 1: malformed \\uxxxx encoding" in \
+        process_log(admin, pid)
