@@ -113,11 +113,16 @@ def check_message(sink, login="mailer"):
     assert parts[1].get_filename() == "report.txt" and parts[1].get_payload(decode=True) == b"hello report\n"
 
 
+def run_with_server_settings(tmp_path, certs, host, port, tls_flag):
+    """accord run with the server's SMTP settings: the host, TLS, the test's CA and a login."""
+    return run_flow(tmp_path, flow_of(), certs,
+                    args=["--smtp-host", host, "--smtp-port", str(port), tls_flag, "true",
+                          "--smtp-ca-file", str(certs / "ca.pem"), "--smtp-user", "mailer"],
+                    env={"ACCORD_SMTP_PASSWORD": PASSWORD})
+
+
 def test_starttls_with_the_servers_ca_file_and_login(starttls, certs, tmp_path):
-    rc, out = run_flow(tmp_path, flow_of(), certs,
-                       args=["--smtp-host", "127.0.0.1", "--smtp-port", str(starttls.port), "--smtp-starttls", "true",
-                             "--smtp-ca-file", str(certs / "ca.pem"), "--smtp-user", "mailer"],
-                       env={"ACCORD_SMTP_PASSWORD": PASSWORD})
+    rc, out = run_with_server_settings(tmp_path, certs, "127.0.0.1", starttls.port, "--smtp-starttls")
     assert rc == 0, out
     assert "ok=true" in out
     check_message(starttls)
@@ -154,10 +159,7 @@ def test_implicit_tls_with_a_flows_params(smtps, certs, tmp_path):
 
 
 def test_implicit_tls_with_the_servers_settings(smtps, certs, tmp_path):
-    rc, out = run_flow(tmp_path, flow_of(), certs,
-                       args=["--smtp-host", "localhost", "--smtp-port", str(smtps.port), "--smtp-ssl", "true",
-                             "--smtp-ca-file", str(certs / "ca.pem"), "--smtp-user", "mailer"],
-                       env={"ACCORD_SMTP_PASSWORD": PASSWORD})
+    rc, out = run_with_server_settings(tmp_path, certs, "localhost", smtps.port, "--smtp-ssl")
     assert rc == 0, out
     check_message(smtps)
 
