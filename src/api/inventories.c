@@ -26,8 +26,9 @@
 
 static struct rbac_resource resource_of(const struct inventory *inv)
 {
+	/* Concord's inventories are JSON stores: its refusals name them so */
 	return (struct rbac_resource){.type = RESOURCE_TYPE,
-				      .kind = "inventory",
+				      .kind = "JSON store",
 				      .id = inv->id,
 				      .name = inv->name,
 				      .org_id = inv->org_id,
@@ -44,13 +45,21 @@ static int load_org(struct api_call *c, struct org *org)
 	return rc ? rc : rbac_org(c->db, &c->who, org, RBAC_ORG_VIEW, &c->err);
 }
 
+/* Concord's 404 for an inventory (a JSON store) of that name that is not there. */
+static int inventory_missing(struct api_call *c, const char *name)
+{
+	return api_fail(c, ERR_NOT_FOUND, "JSON store not found: %.128s", name);
+}
+
 int api_inventory_load(struct api_call *c, enum access_level need, struct org *org, struct inventory *inv)
 {
 	struct rbac_resource r;
 	int rc;
 
-	if ((rc = load_org(c, org)) || (rc = store_inventory_find(c->db, org->id, api_param(c, "inv"), inv, &c->err)))
+	if ((rc = load_org(c, org)))
 		return rc;
+	if ((rc = store_inventory_find(c->db, org->id, api_param(c, "inv"), inv, &c->err)))
+		return rc == -ERR_NOT_FOUND ? inventory_missing(c, api_param(c, "inv")) : rc;
 	if (need == ACCESS_NONE)
 		return 0;
 	r = resource_of(inv);
@@ -337,7 +346,7 @@ static int load_query(struct api_call *c, struct inventory_lookup *l)
 	if (rc || (rc = rbac_org(c->db, &c->who, &l->org, RBAC_ORG_VIEW, &c->err)))
 		return rc;
 	if (l->found < 2)
-		return store_inventory_lookup_missing(l, &c->err);
+		return inventory_missing(c, l->inv_name);
 	r = resource_of(&l->inv);
 	if ((rc = rbac_check(c->db, &c->who, &r, ACCESS_READER, &c->err)))
 		return rc;

@@ -1,31 +1,22 @@
 /* /api/v1/org/{org}/inventory/{inv}/data[/{path}]: the JSON items of an inventory
  * (reference §7.2).  Items are stored per path; reading a path returns the nested tree of
  * every item whose path starts with it. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/inventories.h"
 #include "base/jsonx.h"
 #include "base/limits.h"
+#include "flow/value.h"
 
-static const char *json_type_name(const json_t *v)
+/* The Java class Concord's Jackson reads a JSON value as (its message names it): an integer
+ * that fits an int is an Integer there. */
+static const char *jackson_class(const json_t *v)
 {
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "object";
-	case JSON_ARRAY:
-		return "array";
-	case JSON_STRING:
-		return "string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "boolean";
-	default:
-		return "null";
-	}
+	if (json_is_integer(v) && json_integer_value(v) >= INT32_MIN && json_integer_value(v) <= INT32_MAX)
+		return "java.lang.Integer";
+	return value_class_name(v);
 }
 
 /* Merges src into dst: objects key by key, recursively; anything else replaces. */
@@ -186,8 +177,8 @@ int api_inventory_data_put(struct api_call *c)
 		return rc;
 	/* checked before access, as Concord does */
 	if (!strchr(path, '/') && !json_is_object(body)) {
-		rc = api_fail(c, ERR_INVALID, "Top-level inventory entries must be JSON objects. Got: %s",
-			      json_type_name(body));
+		rc = api_fail(c, ERR_INVALID, "Top-level inventory entries must be JSON objects. Got: class %s",
+			      jackson_class(body));
 		goto out;
 	}
 	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)))

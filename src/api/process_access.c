@@ -7,8 +7,12 @@
 #include "base/uuid.h"
 #include "store/orgs.h"
 
-static int denied(struct api_call *c, const struct process *p)
+static int denied(struct api_call *c, const struct process *p, enum proc_need need)
 {
+	if (need == PROC_KILL)
+		return api_fail(c, ERR_FORBIDDEN,
+				"The current user (%s) does not have permissions to kill or disable the process: %s",
+				c->who.user.username, p->instance_id);
 	return api_fail(c, ERR_FORBIDDEN, "The current user (%s) doesn't have the necessary permissions to access process: %s",
 			c->who.user.username, p->instance_id);
 }
@@ -44,7 +48,7 @@ int api_process_check(struct api_call *c, const struct process *p, enum proc_nee
 	if (need == PROC_READ && (who->user.roles & (ROLE_SYSTEM_READER | ROLE_SYSTEM_WRITER)))
 		return 0;
 	if (!p->project_id[0] || store_project_get(c->db, p->project_id, &pr, &ignored))
-		return denied(c, p);
+		return denied(c, p, need);
 	res = (struct rbac_resource){.type = "PROJECT",
 				     .kind = "project",
 				     .id = pr.id,
@@ -52,8 +56,10 @@ int api_process_check(struct api_call *c, const struct process *p, enum proc_nee
 				     .org_id = pr.org_id,
 				     .owner_id = pr.owner_id,
 				     .is_public = strcmp(pr.visibility, "PUBLIC") == 0};
+	if (need == PROC_KILL) /* rbac's refusal is Concord's ProjectAccessManager text */
+		return rbac_check(c->db, who, &res, ACCESS_WRITER, &c->err);
 	if (rbac_check(c->db, who, &res, need == PROC_READ ? ACCESS_READER : ACCESS_WRITER, &ignored))
-		return denied(c, p);
+		return denied(c, p, need);
 	return 0;
 }
 

@@ -8,13 +8,18 @@
  *   PROC_READ   status, log, attachments, events: the initiator, readers of its project,
  *               admins and global readers, and the process's own session;
  *   PROC_WRITE  stop, events with includeAll (and resume, later): the initiator, writers
- *               of its project, admins, and the process's own session.
+ *               of its project, admins, and the process's own session;
+ *   PROC_KILL   kill, disable, restart: as PROC_WRITE, refused in Concord's words
+ *               (ProcessManager.assertKillOrDisableOrRestartRights).
  * A process without a project is visible to its initiator and admins only. */
-enum proc_need { PROC_READ, PROC_WRITE };
+enum proc_need { PROC_READ, PROC_WRITE, PROC_KILL };
 
 /* Loads process `id` and checks that the caller may do `need`: 404 "Process instance not
  * found: <id>" for a malformed or unknown id, 403 "The current user (<u>) doesn't have the
- * necessary permissions to access process: <id>" otherwise.  On success *p is filled
+ * necessary permissions to access process: <id>" otherwise — for PROC_KILL "The current
+ * user (<u>) doesn't have the necessary access level (WRITER) to the project: <p>", or for a
+ * process without a project "The current user (<u>) does not have permissions to kill or
+ * disable the process: <id>".  On success *p is filled
  * (release with store_process_cleanup). */
 int api_process_load(struct api_call *c, const char *id, enum proc_need need, struct process *p) WUR;
 

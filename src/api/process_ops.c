@@ -6,7 +6,7 @@
  *   POST   /api/v1/process/{id}/disable/{disabled}  Concord's disabled flag
  *   GET    /api/v1/process/{id}/waits               why a process waits
  * Every stop goes through queue_stop (the one node-aware stop).  The rights are Concord's
- * kill/disable/restart rights: PROC_WRITE (api/process_access.h). */
+ * kill/disable/restart rights: PROC_KILL (api/process_access.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +64,7 @@ static int restart(struct api_call *c)
 		return rc;
 	rc = store_process_root(c->db, p.instance_id, root_id, &c->err);
 	if (rc == 0)
-		rc = api_process_load(c, root_id, PROC_WRITE, &root);
+		rc = api_process_load(c, root_id, PROC_KILL, &root);
 	if (rc)
 		goto out;
 	if (!(PS_BIT(root.status) & PS_TERMINAL))
@@ -92,8 +92,10 @@ static int kill_cascade(struct api_call *c)
 	struct err e;
 	int rc;
 
-	if ((rc = api_process_load(c, api_param(c, "id"), PROC_WRITE, &p)))
-		return rc;
+	/* Concord's killCascade says "Process not found" where kill says "Process instance not found" */
+	if ((rc = api_process_load(c, api_param(c, "id"), PROC_KILL, &p)))
+		return c->err.code == ERR_NOT_FOUND ? api_fail(c, ERR_NOT_FOUND, "Process not found: %.64s", api_param(c, "id"))
+						    : rc;
 	str_fmt_cut(why, sizeof why, "Process cancelled by %s (with its children)", c->who.user.username);
 	if (stop_one(c, p.instance_id, why, &e))
 		rc = api_fail(c, e.code, "%s", e.msg);
@@ -109,7 +111,7 @@ static int bulk_one(struct api_call *c, const char *id, const char *why)
 	struct process p;
 	int rc;
 
-	if ((rc = api_process_load(c, id, PROC_WRITE, &p)))
+	if ((rc = api_process_load(c, id, PROC_KILL, &p)))
 		return rc;
 	rc = stop_one(c, p.instance_id, why, &c->err);
 	store_process_cleanup(&p);
@@ -143,7 +145,7 @@ static int kill_bulk(struct api_call *c)
 	json_t *body = NULL, *failed = json_array(), *v;
 	enum err_code first = ERR_OK;
 	struct buf stopped;
-	char why[200], msg[200];
+	char why[200], msg[600];
 	size_t i;
 	int rc;
 
@@ -168,8 +170,10 @@ static int kill_bulk(struct api_call *c)
 	if (stopped.len)
 		api_audit_note(c, "instanceIds", stopped.data);
 	if (json_array_size(failed)) {
-		str_fmt_cut(msg, sizeof msg, "%zu of %zu processes could not be stopped", json_array_size(failed),
-			    json_array_size(body));
+		/* Concord stops at the first failure and answers with its message */
+		str_fmt_cut(msg, sizeof msg, "%s (%zu of %zu processes could not be stopped)",
+			    json_string_value(json_object_get(json_array_get(failed, 0), "message")),
+			    json_array_size(failed), json_array_size(body));
 		http_resp_json(c->resp, http_status_of(first),
 			       json_pack("{s:b, s:s, s:O}", "ok", 0, "message", msg, "failed", failed));
 	} else {
@@ -190,7 +194,7 @@ static int disable(struct api_call *c)
 
 	if (strcmp(flag, "true") != 0 && strcmp(flag, "false") != 0)
 		return api_fail(c, ERR_INVALID, "disabled must be true or false, not '%.40s'", flag);
-	if ((rc = api_process_load(c, api_param(c, "id"), PROC_WRITE, &p)))
+	if ((rc = api_process_load(c, api_param(c, "id"), PROC_KILL, &p)))
 		return rc;
 	rc = store_process_disable(c->db, p.instance_id, flag[0] == 't', &c->err);
 	store_process_cleanup(&p);

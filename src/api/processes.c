@@ -48,7 +48,7 @@ static int stop(struct api_call *c)
 	struct err e;
 	int rc;
 
-	if ((rc = api_process_load(c, api_param(c, "id"), PROC_WRITE, &p)))
+	if ((rc = api_process_load(c, api_param(c, "id"), PROC_KILL, &p)))
 		return rc;
 	str_fmt_cut(why, sizeof why, "Process cancelled by %s", c->who.user.username);
 	rc = queue_stop(c->app->queue, c->db, p.instance_id, why, queue_stop_wait_ms(c->app->queue), &e);

@@ -52,6 +52,7 @@ static const struct rule rules[] = {
     NEED("POST", "/api/v1/events/*", SCOPE_TRIGGER, SCOPE_WRITE, ROUTE_SCOPE_WIDE),
     NEED("GET", PROJECT "/repo/{repo}/start/*", SCOPE_PROCESS, SCOPE_START, 0),
     NEED(NULL, PROJECT "/repository/{repo}/trigger*", SCOPE_TRIGGER, RW, 0),
+    NEED(NULL, PROJECT "/repo/{repo}/trigger*", SCOPE_TRIGGER, RW, 0),
     NEED("GET", "/api/v2/trigger", SCOPE_TRIGGER, SCOPE_READ, ROUTE_SCOPE_WIDE),
     NEED("POST", "/api/v2/trigger/refresh", SCOPE_TRIGGER, SCOPE_WRITE, ROUTE_SCOPE_WIDE),
     NEED("POST", "/api/v1/org/trigger/refresh", SCOPE_TRIGGER, SCOPE_WRITE, ROUTE_SCOPE_WIDE),

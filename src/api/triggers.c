@@ -58,7 +58,8 @@ static json_t *trigger_json(const struct trigger *t, const struct repository *r)
 	return v;
 }
 
-/* The repository of the path, for readers of its project (404 naming what is unknown). */
+/* The repository of the path, for members of its org (Concord's orgMembersOnly) who read
+ * its project (404 naming what is unknown). */
 static int path_repository(struct api_call *c, struct repository *r)
 {
 	struct project p;
@@ -67,7 +68,7 @@ static int path_repository(struct api_call *c, struct repository *r)
 	int rc;
 
 	if ((rc = store_org_find(c->db, api_param(c, "org"), &o, &c->err)) ||
-	    (rc = rbac_org(c->db, &c->who, &o, RBAC_ORG_VIEW, &c->err)) ||
+	    (rc = rbac_org(c->db, &c->who, &o, RBAC_ORG_MEMBER, &c->err)) ||
 	    (rc = store_project_find(c->db, o.id, api_param(c, "project"), &p, &c->err)))
 		return rc;
 	res = rbac_project_res(&p);
@@ -223,8 +224,8 @@ static int refresh_all(struct api_call *c)
 	struct err e;
 	int rc;
 
-	if ((rc = rbac_admin(&c->who, &c->err)))
-		return rc;
+	if (rbac_admin(&c->who, &c->err)) /* TriggerResource.assertAdmin's words */
+		return api_fail(c, ERR_FORBIDDEN, "Not authorized, admin access required");
 	if (!c->app->triggers)
 		return api_fail(c, ERR_UNAVAILABLE, "triggers are not running on this server");
 	if ((rc = store_repository_list(c->db, NULL, &v, &n, &c->err)))
@@ -294,6 +295,9 @@ const struct api_route api_trigger_routes[] = {
     {"POST", "/api/v1/events/{eventSource}", event, 0, &doc_event},
     {"GET", "/api/v1/org/{org}/project/{project}/repository/{repo}/trigger", list, 0, &doc_list},
     {"POST", "/api/v1/org/{org}/project/{project}/repository/{repo}/trigger", refresh_one, API_SLOW, &doc_refresh_one},
+    /* Concord's TriggerResource serves these under /repo/ (its docs say /repository/) */
+    {"GET", "/api/v1/org/{org}/project/{project}/repo/{repo}/trigger", list, 0, &doc_list},
+    {"POST", "/api/v1/org/{org}/project/{project}/repo/{repo}/trigger", refresh_one, API_SLOW, &doc_refresh_one},
     {"GET", "/api/v2/trigger", list_v2, 0, &doc_list_v2},
     {"POST", "/api/v1/org/trigger/refresh", refresh_all, API_SLOW, &doc_refresh_all},
     {"POST", "/api/v2/trigger/refresh", refresh_all, API_SLOW, &doc_refresh_all},

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/oom.h"
+#include "base/path.h"
 #include "base/str.h"
 
 struct task_settings task_settings;
@@ -10,20 +12,43 @@ struct task_settings task_settings;
 const struct config_opt task_settings_opts[] = {TASK_SETTINGS_OPTS};
 const size_t task_settings_n_opts = sizeof task_settings_opts / sizeof task_settings_opts[0];
 
-static json_t *smtp_json(void)
+#define SMTP_CA_FILE_MAX (1u << 20)
+
+/* The smtpParams defaults into *out (NULL without --smtp-host). */
+static int smtp_json(json_t **out, struct err *e)
 {
-	const char *pw = getenv("ACCORD_SMTP_PASSWORD");
+	const char *pw = getenv("ACCORD_SMTP_PASSWORD"), *ca = task_settings.smtp_ca_file;
 	json_t *s;
 
+	*out = NULL;
 	if (!task_settings.smtp_host || !*task_settings.smtp_host)
-		return NULL;
-	s = json_pack("{s:s, s:i, s:b}", "host", task_settings.smtp_host, "port", (json_int_t)task_settings.smtp_port,
-		      "starttls", task_settings.smtp_starttls);
-	if (s && task_settings.smtp_user && *task_settings.smtp_user)
+		return 0;
+	if (!(s = json_pack("{s:s, s:i, s:b, s:b}", "host", task_settings.smtp_host, "port",
+			    (json_int_t)task_settings.smtp_port, "starttls", task_settings.smtp_starttls, "ssl",
+			    task_settings.smtp_ssl)))
+		return oom_fail(e);
+	if (ca && *ca) {
+		size_t len;
+		char *pem = path_read_file(ca, SMTP_CA_FILE_MAX, &len, e);
+		if (!pem) {
+			json_decref(s);
+			err_prefix(e, "--smtp-ca-file");
+			return -1;
+		}
+		if (!memmem(pem, len, "-----BEGIN CERTIFICATE-----", 27)) {
+			free(pem);
+			json_decref(s);
+			return err_set(e, ERR_INVALID, "--smtp-ca-file: '%s' holds no PEM certificate", ca);
+		}
+		json_object_set_new(s, "caPem", json_stringn(pem, len));
+		free(pem);
+	}
+	if (task_settings.smtp_user && *task_settings.smtp_user)
 		json_object_set_new(s, "username", json_string(task_settings.smtp_user));
-	if (s && pw && *pw)
+	if (pw && *pw)
 		json_object_set_new(s, "password", json_string(pw));
-	return s;
+	*out = s;
+	return 0;
 }
 
 static json_t *slack_json(struct err *e)
@@ -50,9 +75,12 @@ static json_t *slack_json(struct err *e)
 
 json_t *task_settings_json(struct err *e)
 {
-	json_t *d = json_object(), *smtp = smtp_json(), *slack = slack_json(e);
+	json_t *d, *smtp, *slack;
 
-	if (!slack) {
+	if (smtp_json(&smtp, e) < 0)
+		return NULL;
+	d = json_object();
+	if (!(slack = slack_json(e))) {
 		json_decref(d);
 		json_decref(smtp);
 		return NULL;

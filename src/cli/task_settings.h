@@ -18,6 +18,8 @@ struct task_settings {
 	char *smtp_host;
 	unsigned smtp_port;
 	bool smtp_starttls;
+	bool smtp_ssl;
+	char *smtp_ca_file;
 	char *smtp_user;
 	char *slack_api_url;
 	char *slack_proxy; /* host:port */
@@ -33,6 +35,10 @@ extern struct task_settings task_settings;
 	    {"smtp-port", CONFIG_UINT, "25", 1, 65535, &task_settings.smtp_port, "its port (smtpParams.port)"},       \
 	    {"smtp-starttls", CONFIG_BOOL, "false", 0, 0, &task_settings.smtp_starttls,                              \
 	     "require STARTTLS on that server"},                                                                        \
+	    {"smtp-ssl", CONFIG_BOOL, "false", 0, 0, &task_settings.smtp_ssl,                                        \
+	     "speak TLS from the first byte (smtps, usually port 465)"},                                                \
+	    {"smtp-ca-file", CONFIG_STRING, NULL, 0, 0, &task_settings.smtp_ca_file,                                  \
+	     "PEM file of the CA(s) that server's certificate is checked against, instead of the system's"},           \
 	    {"smtp-user", CONFIG_STRING, NULL, 0, 0, &task_settings.smtp_user,                                        \
 	     "user name for that server (the password: ACCORD_SMTP_PASSWORD, environment only)"},                       \
 	    {"slack-api-url", CONFIG_STRING, "https://slack.com/api/", 0, 0, &task_settings.slack_api_url,             \
@@ -48,9 +54,11 @@ extern struct task_settings task_settings;
 extern const struct config_opt task_settings_opts[];
 extern const size_t task_settings_n_opts;
 
-/* {"smtpParams": {host, port, starttls, username?, password?}, "slackParams": {apiUrl,
- * apiToken?, proxyAddress?, proxyPort?}, "githubParams": {apiUrl}} from task_settings and the
- * environment (NEW); smtpParams only with a host, githubParams only with an API URL.  NULL with e set for a malformed --slack-proxy. */
+/* {"smtpParams": {host, port, starttls, ssl, caPem?, username?, password?}, "slackParams":
+ * {apiUrl, apiToken?, proxyAddress?, proxyPort?}, "githubParams": {apiUrl}} from task_settings
+ * and the environment (NEW); smtpParams only with a host, githubParams only with an API URL;
+ * caPem is the text of --smtp-ca-file, read here (runners may not be able to read it).  NULL
+ * with e set for a malformed --slack-proxy or an unreadable --smtp-ca-file. */
 json_t *task_settings_json(struct err *e);
 
 #endif

@@ -10,6 +10,7 @@
 #include "base/datetime.h"
 #include "base/oom.h"
 #include "base/str.h"
+#include "flow/form_messages.h"
 #include "flow/value.h"
 
 #define TYPE_MAX 64
@@ -17,8 +18,10 @@
 struct field {
 	const json_t *def;
 	const char *name;
-	char type[TYPE_MAX]; /* without the cardinality suffix */
-	char card;	     /* 0, '?', '+' or '*' */
+	const char *label;	/* the label, else the name: how Concord's messages name a field */
+	const json_t *messages; /* the form's own messages (flow/form_messages.h), or NULL */
+	char type[TYPE_MAX];	/* without the cardinality suffix */
+	char card;		/* 0, '?', '+' or '*' */
 };
 
 size_t form_base_type_len(const char *type)
@@ -42,12 +45,18 @@ const char *form_cardinality(const char *type)
 	}
 }
 
-/* A message for the field into *msg (new string); returns FORM_INVALID. */
-static int field_error(json_t **msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int field_error(json_t **msg, const char *fmt, ...)
+/* The field's error of kind into *msg (NEW): the form's own message for it when there is
+ * one (formatted with args), else Concord's default text, fmt.  Returns FORM_INVALID. */
+static int report(const struct field *f, const char *kind, const char *const *args, size_t n, json_t **msg,
+		  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int report(const struct field *f, const char *kind, const char *const *args, size_t n, json_t **msg,
+		  const char *fmt, ...)
 {
 	char text[512];
 	va_list ap;
+
+	if (form_message(f->messages, f->name, kind, args, n, msg))
+		return FORM_INVALID;
 	va_start(ap, fmt);
 	str_vfmt_cut(text, sizeof text, fmt, ap);
 	va_end(ap);
@@ -105,15 +114,47 @@ static bool coerce_text(const struct field *f, const json_t *v, const char *text
 	return true;
 }
 
+/* "Label" or "Label [2]" for the idx-th value of a list (idx < 0: a single value). */
+static void field_label(const struct field *f, int idx, char *out, size_t n)
+{
+	if (idx < 0)
+		str_fmt_cut(out, n, "%s", f->label);
+	else
+		str_fmt_cut(out, n, "%s [%d]", f->label, idx);
+}
+
+/* Concord's name of a type in "expected an integer value, got x", and the kind of that
+ * error (*kind) for a form's own messages. */
+static const char *expected_of(const struct field *f, const char **kind)
+{
+	static const char *const types[][3] = {{"int", "an integer", "expectedInteger"},
+					       {"decimal", "a decimal", "expectedDecimal"},
+					       {"boolean", "a boolean", "expectedBoolean"},
+					       {"date", "a date", "expectedDate"},
+					       {"dateTime", "a date", "expectedDate"}};
+
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (strcmp(f->type, types[i][0]) == 0) {
+			*kind = types[i][2];
+			return types[i][1];
+		}
+	*kind = "expectedString";
+	return "a string";
+}
+
 /* One value converted to the field's type: 0 with *out NEW, FORM_INVALID with *msg, < 0. */
-static int coerce(const struct field *f, const json_t *v, json_t **out, json_t **msg, struct err *e)
+static int coerce(const struct field *f, int idx, const json_t *v, json_t **out, json_t **msg, struct err *e)
 {
 	char *text = json_is_string(v) ? strdup(json_string_value(v)) : value_to_cstr(v, NULL);
+	char label[200];
 	int rc = 0;
 	if (!text)
 		return oom_fail(e);
-	if (json_is_object(v) || json_is_array(v) || !coerce_text(f, v, text, out))
-		rc = field_error(msg, "invalid value '%.200s' for field '%s' (expected %s)", text, f->name, f->type);
+	field_label(f, idx, label, sizeof label);
+	if (json_is_object(v) || json_is_array(v) || !coerce_text(f, v, text, out)) {
+		const char *kind, *what = expected_of(f, &kind), *args[] = {label, text};
+		rc = report(f, kind, args, 2, msg, "%s: expected %s value, got %.200s", label, what, text);
+	}
 	free(text);
 	return rc;
 }
@@ -122,8 +163,10 @@ static bool allowed(const json_t *allow, const json_t *v)
 {
 	size_t i;
 	json_t *a;
-	if (!json_is_array(allow) || json_array_size(allow) == 0)
+	if (!allow || json_is_null(allow) || (json_is_array(allow) && json_array_size(allow) == 0))
 		return true;
+	if (!json_is_array(allow))
+		return value_equals(allow, v);
 	json_array_foreach(allow, i, a)
 	{
 		if (value_equals(a, v) ||
@@ -149,69 +192,82 @@ static bool matches(const char *pattern, const char *text)
 	return ok;
 }
 
-/* Appends the text of v to out (capacity n), cut short with "…" when it does not fit. */
-static void append_value(char *out, size_t n, const char *sep, const json_t *v)
+/* The text of v into out (capacity n), as Concord prints values ("[a, b]", "5.0"), cut
+ * short with "…" when it does not fit. */
+static void value_text(char *out, size_t n, const json_t *v)
 {
 	char *text = value_to_cstr(v, NULL);
-	size_t len = strlen(out);
 
-	/* a cut list ends in "…"; a full one takes no more values */
-	if (len + 4 < n && str_fmt(out + len, n - len, "%s%s", sep, text ? text : "?") && n > 4)
+	if (str_fmt(out, n, "%s", text ? text : "?") && n > 4)
 		memcpy(out + n - 4, "…", 4);
 	free(text);
 }
 
-/* "value 'x' not allowed for field 'f' (allowed: a, b)" */
-static int not_allowed(const struct field *f, const json_t *allow, const json_t *v, json_t **msg)
+/* A bound as Concord prints it: a decimal field's as a decimal ("1.0"). */
+static void bound_text(const struct field *f, const json_t *b, char *out, size_t n)
 {
-	char list[300] = "", given[100] = "";
-	size_t i;
-	json_t *a;
-
-	json_array_foreach(allow, i, a) append_value(list, sizeof list, i ? ", " : "", a);
-	append_value(given, sizeof given, "", v);
-	return field_error(msg, "value '%s' not allowed for field '%s' (allowed: %s)", given, f->name, list);
+	json_t *d = strcmp(f->type, "decimal") == 0 && json_is_integer(b) ? json_real((double)json_integer_value(b))
+									  : json_incref((json_t *)b);
+	value_text(out, n, d);
+	json_decref(d);
 }
 
-/* "value 150 of field 'f' is out of range (between 21 and 100)", or "at least" / "at most". */
-static int out_of_range(const struct field *f, const json_t *min, const json_t *max, const json_t *v, json_t **msg)
+/* "Label: value '150' must be within 21 and 100 (inclusive)", "… less or equal than 100",
+ * "… equal or greater than 21" (Concord's DefaultFormValidatorLocale). */
+static int out_of_range(const struct field *f, const char *label, const json_t *min, const json_t *max, const json_t *v,
+			json_t **msg)
 {
-	char lo[64] = "", hi[64] = "", given[64] = "";
+	char lo[64] = "null", hi[64] = "null", given[64] = "", bounds[160];
+	const char *args[] = {label, given, bounds, lo, hi};
 
-	append_value(given, sizeof given, "", v);
+	value_text(given, sizeof given, v);
 	if (json_is_number(min))
-		append_value(lo, sizeof lo, "", min);
+		bound_text(f, min, lo, sizeof lo);
 	if (json_is_number(max))
-		append_value(hi, sizeof hi, "", max);
-	if (lo[0] && hi[0])
-		return field_error(msg, "value %s of field '%s' is out of range (between %s and %s)", given, f->name,
-				   lo, hi);
-	return field_error(msg, "value %s of field '%s' is out of range (%s %s)", given, f->name,
-			   lo[0] ? "at least" : "at most", lo[0] ? lo : hi);
+		bound_text(f, max, hi, sizeof hi);
+	if (json_is_number(min) && json_is_number(max))
+		str_fmt_cut(bounds, sizeof bounds, "within %s and %s (inclusive)", lo, hi);
+	else if (json_is_number(min))
+		str_fmt_cut(bounds, sizeof bounds, "equal or greater than %s", lo);
+	else
+		str_fmt_cut(bounds, sizeof bounds, "less or equal than %s", hi);
+	return report(f, strcmp(f->type, "int") == 0 ? "integerRangeError" : "decimalRangeError", args, 5, msg,
+		      "%s: value '%s' must be %s", label, given, bounds);
 }
 
-static int check(const struct field *f, const json_t *v, json_t **msg)
+static int check(const struct field *f, int idx, const json_t *v, json_t **msg)
 {
 	const json_t *min = json_object_get(f->def, "min"), *max = json_object_get(f->def, "max");
 	const json_t *allow = json_object_get(f->def, "allow");
 	const char *pattern = json_string_value(json_object_get(f->def, "pattern"));
+	char label[200], given[200], list[300];
 	double d;
 	struct err ignore;
-	if (!allowed(allow, v))
-		return not_allowed(f, allow, v, msg);
-	if (pattern && json_is_string(v) && !matches(pattern, json_string_value(v)))
-		return field_error(msg, "value of field '%s' does not match '%.200s'", f->name, pattern);
+
+	field_label(f, idx, label, sizeof label);
+	value_text(given, sizeof given, v);
+	if (!allowed(allow, v)) {
+		const char *args[] = {label, given, list};
+		value_text(list, sizeof list, allow);
+		return report(f, "valueNotAllowed", args, 3, msg, "%s: value '%s' is not allowed, valid values: %s",
+			      label, given, list);
+	}
+	if (pattern && json_is_string(v) && !matches(pattern, json_string_value(v))) {
+		const char *args[] = {label, given, pattern};
+		return report(f, "doesntMatchPattern", args, 3, msg, "%s: value '%s' doesn't match pattern '%.200s'",
+			      label, given, pattern);
+	}
 	if (json_is_number(v) && value_to_double(v, &d, &ignore) == 0 &&
 	    ((json_is_number(min) && d < json_number_value(min)) ||
 	     (json_is_number(max) && d > json_number_value(max))))
-		return out_of_range(f, min, max, v, msg);
+		return out_of_range(f, label, min, max, v, msg);
 	return 0;
 }
 
-static int one(const struct field *f, const json_t *v, json_t **out, json_t **msg, struct err *e)
+static int one(const struct field *f, int idx, const json_t *v, json_t **out, json_t **msg, struct err *e)
 {
-	int rc = coerce(f, v, out, msg, e);
-	if (rc == 0 && (rc = check(f, *out, msg)) != 0) {
+	int rc = coerce(f, idx, v, out, msg, e);
+	if (rc == 0 && (rc = check(f, idx, *out, msg)) != 0) {
 		json_decref(*out);
 		*out = NULL;
 	}
@@ -224,12 +280,12 @@ static int many(const struct field *f, const json_t *v, json_t **out, json_t **m
 	size_t i;
 	int rc = 0;
 	if (!json_is_array(v)) {
-		if ((rc = one(f, v, &res, msg, e)) == 0)
+		if ((rc = one(f, 0, v, &res, msg, e)) == 0)
 			json_array_append_new(list, res);
 	} else {
 		json_array_foreach(v, i, x)
 		{
-			if ((rc = one(f, x, &res, msg, e)) != 0)
+			if ((rc = one(f, (int)i, x, &res, msg, e)) != 0)
 				break;
 			json_array_append_new(list, res);
 		}
@@ -247,6 +303,28 @@ static bool empty(const json_t *v)
 	return !v || json_is_null(v) || (json_is_array(v) && json_array_size(v) == 0);
 }
 
+/* "Label: Invalid cardinality, expected a single value" for the value v (NULL: none). */
+static int bad_cardinality(const struct field *f, const json_t *v, json_t **msg)
+{
+	static const char *const spelt[][2] = {{"", "a single value"},
+					       {"?", "a single optional value"},
+					       {"+", "at least a single value"},
+					       {"*", "any number of values"}};
+	char given[200] = "null", type[2] = {f->card, 0};
+	const char *spell = spelt[0][1], *args[4];
+
+	for (size_t i = 0; i < 4; i++)
+		if (strcmp(type, spelt[i][0]) == 0)
+			spell = spelt[i][1];
+	if (v && !json_is_null(v))
+		value_text(given, sizeof given, v);
+	args[0] = f->label;
+	args[1] = spell;
+	args[2] = form_cardinality(type);
+	args[3] = given;
+	return report(f, "invalidCardinality", args, 4, msg, "%s: Invalid cardinality, expected %s", f->label, spell);
+}
+
 static int field_value(const struct field *f, const json_t *given, const json_t *dflt, json_t **out, json_t **msg,
 		       struct err *e)
 {
@@ -262,16 +340,16 @@ static int field_value(const struct field *f, const json_t *given, const json_t 
 			*out = f->card == '*' ? json_array() : json_null();
 			return 0;
 		}
-		return field_error(msg, "field '%s' is required", f->name);
+		return bad_cardinality(f, v, msg);
 	}
 	if (f->card == '+' || f->card == '*')
 		return many(f, v, out, msg, e);
 	if (json_is_array(v)) {
 		if (json_array_size(v) > 1)
-			return field_error(msg, "field '%s' takes a single value", f->name);
+			return bad_cardinality(f, v, msg);
 		v = json_array_get(v, 0);
 	}
-	return one(f, v, out, msg, e);
+	return one(f, -1, v, out, msg, e);
 }
 
 static int field_parse(const json_t *def, size_t i, struct field *f, struct err *e)
@@ -280,6 +358,9 @@ static int field_parse(const json_t *def, size_t i, struct field *f, struct err 
 	size_t len;
 	f->def = def;
 	f->name = json_string_value(json_object_get(def, "name"));
+	f->label = json_string_value(json_object_get(def, "label"));
+	if (!f->label)
+		f->label = f->name;
 	if (!f->name || !type)
 		return err_set(e, ERR_INVALID, "form field %zu has no name or type", i);
 	len = form_base_type_len(type);
@@ -339,6 +420,7 @@ int form_validate(const json_t *form, const json_t *submitted, json_t **out, str
 		const json_t *dflt;
 		if ((rc = field_parse(def, i, &f, e)) < 0)
 			goto out;
+		f.messages = json_object_get(form, "messages");
 		dflt = json_object_get(values, f.name);
 		if (!dflt)
 			dflt = json_object_get(def, "value");

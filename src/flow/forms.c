@@ -6,6 +6,7 @@
 #include "base/oom.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "flow/form_messages.h"
 #include "flow/form_validate.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
@@ -114,7 +115,8 @@ void forms_call(struct vm *vm, struct thread *t, const struct step *s)
 {
 	struct err e;
 	char *name = NULL, ev[UUID_STR_LEN], desc[512];
-	json_t *n = eval_opt(vm, t, s->arg, &e), *fields = NULL, *values = NULL, *run_as = NULL, *form;
+	json_t *n = eval_opt(vm, t, s->arg, &e), *fields = NULL, *values = NULL, *run_as = NULL, *messages = NULL,
+	       *form;
 	if (!n || !(name = task_text(n)))
 		goto fail;
 	str_fmt_cut(desc, sizeof desc, "Form call: %s", name);
@@ -126,10 +128,15 @@ void forms_call(struct vm *vm, struct thread *t, const struct step *s)
 		json_decref(values);
 		values = json_object();
 	}
+	e.code = ERR_OK;
+	if (!(messages = form_messages_load(vm->h, name, &e)) && e.code != ERR_OK)
+		goto fail;
 	uuid_v4(ev);
 	form = json_pack("{s:s, s:s, s:O, s:O, s:{s:b, s:b, s:O}, s:i}", "name", name, "eventName", ev, "fields",
 			 fields, "values", values, "options", "yield", s->form->yield, "saveSubmittedBy",
 			 s->form->save_submitted_by, "runAs", run_as, "threadId", t->id);
+	if (form && messages) /* its own error messages travel with the pending form */
+		json_object_set(form, "messages", messages);
 	json_object_set_new(vm->forms, name, form);
 	free(t->event);
 	if (!(t->event = strdup(ev)))
@@ -143,6 +150,7 @@ out:
 	json_decref(fields);
 	json_decref(values);
 	json_decref(run_as);
+	json_decref(messages);
 	free(name);
 }
 

@@ -140,7 +140,7 @@ def test_refused_submit_comes_back_with_errors(admin):
     assert status(admin, pid)["status"] == "SUSPENDED"
     d = data_of(admin, pid)
     assert set(d["errors"]) == {"name", "age", "color"}, d["errors"]
-    assert "does not match" in d["errors"]["name"]
+    assert "doesn't match pattern" in d["errors"]["name"]
     assert d["values"]["name"] == "single" and d["values"]["color"] == ["red", "blue"]
     assert d["values"]["note"] == "preset"
     # the generated form's API does not show the note

@@ -98,7 +98,7 @@ def test_inventory_bad_input(admin):
     assert admin.post("/api/v1/org/%s/inventory" % unique("noorg"), json={"name": "abc"}).status_code == 404
     assert admin.get("/api/v1/org/%s/inventory" % unique("noorg")).status_code == 404
     r = admin.get("/api/v1/org/Default/inventory/%s" % unique("none"))
-    assert r.status_code == 404 and "Inventory not found" in r.json()["message"]
+    assert r.status_code == 404 and "JSON store not found" in r.json()["message"]
 
 
 def test_delete_removes_items_and_queries(admin):
@@ -227,12 +227,12 @@ def test_exec_answers_in_order(admin, new_user):
     none = unique("none")
     assert answer(admin, org, inv, q) == (200, [0])
     assert answer(admin, none, inv, q) == (404, "Organization not found: " + none)
-    assert answer(admin, org, none, q) == (404, "Inventory not found: " + none)
+    assert answer(admin, org, none, q) == (404, "JSON store not found: " + none)
     assert answer(admin, org, inv, none) == (404, "Query not found: " + none)
     assert answer(outsider, hidden, inv, q) == (404, "Organization not found: " + hidden)
     assert answer(outsider, hidden, none, none) == (404, "Organization not found: " + hidden)
-    assert answer(outsider, org, none, q) == (404, "Inventory not found: " + none)
-    denied = (403, "The current user (%s) doesn't have the necessary access level (READER) to the inventory: %s"
+    assert answer(outsider, org, none, q) == (404, "JSON store not found: " + none)
+    denied = (403, "The current user (%s) doesn't have the necessary access level (READER) to the JSON store: %s"
               % (outsider.username, inv))
     assert answer(outsider, org, inv, q) == denied
     assert answer(outsider, org, inv, none) == denied

@@ -135,7 +135,8 @@ def test_bulk_kill_and_its_partial_failure(adm, srv):
     r = adm.delete("/api/v1/process/bulk", json=[a, unknown, b])
     assert r.status_code == 404, r.text
     body = r.json()
-    assert body["ok"] is False and body["message"] == "1 of 3 processes could not be stopped"
+    assert body["ok"] is False
+    assert body["message"] == "Process instance not found: %s (1 of 3 processes could not be stopped)" % unknown
     assert [f["instanceId"] for f in body["failed"]] == [unknown]
     assert unknown in body["failed"][0]["message"]
     # the others were stopped all the same

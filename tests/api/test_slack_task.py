@@ -71,8 +71,12 @@ class SlackApi(BaseHTTPRequestHandler):
                 return self.reply(200, {"ok": False, "error": "name_taken"})
             return self.reply(200, {"ok": True, "channel": {"id": "G9" if body.get("is_private") else "C9",
                                                             "name": body["name"]}})
-        if method == "conversations.archive":
+        if method in ("conversations.archive", "channels.archive", "groups.archive"):
             return self.reply(200, {"ok": True})
+        if method == "channels.create":  # Slack's retired methods (isLegacy)
+            return self.reply(200, {"ok": True, "channel": {"id": "C8", "name": body["name"]}})
+        if method == "groups.create":
+            return self.reply(200, {"ok": True, "group": {"id": "G8", "name": body["name"]}})
         return self.reply(404, {"ok": False, "error": "unknown_method"})
 
 
@@ -284,6 +288,50 @@ def test_slack_channel_create_archive_and_groups(api, tmp_path):
         ("/api/conversations.create", {"name": "secret", "is_private": True}),
         ("/api/conversations.archive", {"channel": "C9"}),
         ("/api/conversations.archive", {"channel": "G9"})]
+    assert "Slack channel created: releases -> C9 (stored as 'slackChannelId' variable)" in r.output
+    assert "Slack group created: secret -> G9 (stored as 'slackChannelId' variable)" in r.output
+
+
+def test_slack_channel_legacy_methods(api, tmp_path):
+    # Concord's isLegacy: the channels.* and groups.* methods its client calls
+    r = run_flow(tmp_path, api, """
+- task: slackChannel
+  in: {action: create, channelName: releases, isLegacy: true}
+  out: ch
+- task: slackChannel
+  in: {action: createGroup, channelName: secret, isLegacy: true}
+  out: grp
+- log: "channel=${ch.slackChannelId} group=${grp.slackChannelId}"
+- task: slackChannel
+  in: {action: archive, channelId: "${ch.slackChannelId}", isLegacy: true}
+- task: slackChannel
+  in: {action: archiveGroup, channelId: "${grp.slackChannelId}", isLegacy: true}
+""")
+    assert r.rc == 0, r.output
+    assert "channel=C8 group=G8" in r.output
+    assert "Slack group created: secret -> G8" in r.output
+    assert [(q["path"], q["body"]) for q in api.requests] == [
+        ("/api/channels.create", {"name": "releases"}), ("/api/groups.create", {"name": "secret"}),
+        ("/api/channels.archive", {"channel": "C8"}), ("/api/groups.archive", {"channel": "G8"})]
+
+
+def test_legacy_messages_are_posted_as_user(api, tmp_path):
+    r = run_flow(tmp_path, api, """
+- task: slack
+  in: {channelId: C1, text: one, isLegacy: true}
+- task: slack
+  in: {channelId: C1, text: two, isLegacy: true, username: bot}
+- task: slack
+  in: {channelId: C1, text: three}
+""")
+    assert r.rc == 0, r.output
+    assert [q["body"].get("as_user") for q in api.requests] == [True, False, None]
+
+
+def test_reaction_is_logged(api, tmp_path):
+    r = run_flow(tmp_path, api, "- task: slack\n  in: {action: addReaction, channelId: C1, ts: '1.5', reaction: tada}\n")
+    assert r.rc == 0, r.output
+    assert "Reaction 'tada' added to the Slack message '1.5'" in r.output
 
 
 def test_slack_channel_errors_fail_the_step(api, tmp_path):
@@ -348,6 +396,21 @@ def test_send_method_in_an_expression(api, tmp_path):
     [req] = api.requests
     assert req["path"] == "/api/chat.postMessage" and req["auth"] == "Bearer " + TOKEN
     assert req["body"] == {"channel": "C7", "text": "from an expression"}
+
+
+def test_send_json_method_in_an_expression(api, tmp_path):
+    # SlackTaskV2.sendJson(context, slackCfg, json, ignoreErrors): the first two are ignored
+    r = run_flow(tmp_path, api, """
+- set:
+    r: "${slack.sendJson(null, null, '{\\"channel\\": \\"C5\\", \\"text\\": \\"raw\\"}', false)}"
+    m: "${slack.sendJson(null, null, '{\\"channel\\": \\"C-missing\\"}', true)}"
+- log: "ok=${r.ok} ts=${r.ts} missing=${m.ok} ${m.error}"
+""")
+    assert r.rc == 0, r.output
+    assert "ok=true ts=1700000000.000100 missing=false channel_not_found" in r.output
+    assert [(q["path"], q["body"]) for q in api.requests] == [
+        ("/api/chat.postMessage", {"channel": "C5", "text": "raw"}),
+        ("/api/chat.postMessage", {"channel": "C-missing"})]
 
 
 def test_calls_go_through_the_proxy(api, tmp_path):

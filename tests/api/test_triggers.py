@@ -315,6 +315,9 @@ def test_trigger_list(admin, new_user, repos):
     assert r.status_code in (403, 404), r.text
     r = admin.get(p.path("/nope/trigger"))
     assert r.status_code == 404 and "nope" in r.text
+    # Concord's TriggerResource path (its client's): /repo/ instead of /repository/
+    r = reader.get("/api/v1/org/%s/project/%s/repo/%s/trigger" % (p.org, p.name, name))
+    assert r.status_code == 200 and r.json() == ts, r.text
 
 
 # ---- generic events --------------------------------------------------------------------------

@@ -103,9 +103,9 @@ def test_form_with_every_field_type(driver, admin, tmp_path):
     age.send_keys("5")
     driver.find_element(By.ID, "form-submit").click()
     wait_css(driver, "#form-error")
-    assert "does not match" in field_error(driver, "f-name")
-    assert "out of range" in field_error(driver, "f-age")
-    assert "required" in field_error(driver, "f-color", "f-color-0")
+    assert "doesn't match pattern" in field_error(driver, "f-name")
+    assert "must be within" in field_error(driver, "f-age")
+    assert "Invalid cardinality" in field_error(driver, "f-color", "f-color-0")
     assert driver.find_element(By.CSS_SELECTOR, "[data-field=ratio] .field-error").is_displayed() is False
     assert status(admin, pid)["status"] == "SUSPENDED"
 

@@ -108,7 +108,7 @@ def run_custom_form(driver, admin, link):
     driver.find_element(By.ID, "name").send_keys("Ada")
     driver.find_element(By.ID, "send").click()
     wait_until(driver, lambda d: d.find_element(By.ID, "name-error").text != "", "the name's error")
-    assert "does not match" in driver.find_element(By.ID, "name-error").text
+    assert "doesn't match pattern" in driver.find_element(By.ID, "name-error").text
     assert driver.find_element(By.ID, "name").get_attribute("value") == "Ada"
     assert wait_process(admin, pid, ("SUSPENDED",))["status"] == "SUSPENDED"
 
@@ -116,7 +116,7 @@ def run_custom_form(driver, admin, link):
     driver.get(driver.base_url + "/#/process/%s/form/order" % pid)
     wait_until(driver, lambda d: d.current_url == d.base_url + page, "the custom form from the form page")
     wait_css(driver, "body[data-ready=yes]")
-    assert "does not match" in driver.find_element(By.ID, "name-error").text  # still the last refusal
+    assert "doesn't match pattern" in driver.find_element(By.ID, "name-error").text  # still the last refusal
 
     # a valid one resumes the process; the wizard follows it to its end
     name = driver.find_element(By.ID, "name")

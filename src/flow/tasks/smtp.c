@@ -34,8 +34,10 @@
 
 struct smtp_job {
 	struct task_job base; /* must be first */
-	char url[300];	      /* smtp://host:port, no user info */
+	char url[300];	      /* smtp://host:port or smtps://…, no user info */
 	bool starttls, debug;
+	char *ca_pem; /* the CAs that alone are trusted, or NULL: the system's */
+	size_t ca_len;
 	char *user, *password; /* password wiped when done */
 	char from[SMTP_ADDR_MAX];
 	struct curl_slist *rcpt;
@@ -60,6 +62,7 @@ static void job_free(struct task_job *base)
 		free(j->password);
 	}
 	free(j->user);
+	free(j->ca_pem);
 	buf_cleanup(&j->msg);
 	free(j);
 }
@@ -77,12 +80,47 @@ static json_t *param_map(struct task_ctx *t, json_t *in, const char *a, const ch
 	return json_is_object(v) ? v : NULL;
 }
 
-static int server_of(struct smtp_job *j, json_t *p, struct err *e)
+/* TLS of p: ssl (smtps from the first byte), else starttls (required); the CAs to trust:
+ * caFile (a file of the working directory) or caPem (its text, as the server's defaults
+ * carry --smtp-ca-file).  The certificate is always checked. */
+static int tls_of(struct task_ctx *t, struct smtp_job *j, json_t *p, bool *ssl, struct err *e)
 {
-	const char *host, *user, *pw;
+	const char *file, *pem;
+	bool tls = false;
+
+	*ssl = false;
+	if (json_object_get(p, "starttls") && value_to_bool(json_object_get(p, "starttls"), &tls, e) < 0) {
+		err_prefix(e, "'smtpParams.starttls'");
+		return -1;
+	}
+	if (json_object_get(p, "ssl") && value_to_bool(json_object_get(p, "ssl"), ssl, e) < 0) {
+		err_prefix(e, "'smtpParams.ssl'");
+		return -1;
+	}
+	j->starttls = tls && !*ssl;
+	if (task_opt_str(p, "caFile", &file, e) < 0 || task_opt_str(p, "caPem", &pem, e) < 0)
+		return -1;
+	if (file) {
+		if (!(j->ca_pem = path_read_beneath(t->h->workdir, file, SMTP_MAX_TEMPLATE_BYTES, &j->ca_len, e))) {
+			err_prefix(e, "'smtpParams.caFile' '%.200s'", file);
+			return -1;
+		}
+	} else if (pem) {
+		j->ca_len = strlen(pem);
+		if (!(j->ca_pem = strdup(pem)))
+			return oom_fail(e);
+	}
+	if (j->ca_pem && !memmem(j->ca_pem, j->ca_len, "-----BEGIN CERTIFICATE-----", 27))
+		return err_set(e, ERR_INVALID, "'smtpParams.caFile' holds no PEM certificate");
+	return 0;
+}
+
+static int server_of(struct task_ctx *t, struct smtp_job *j, json_t *p, struct err *e)
+{
+	const char *host, *user, *pw, *scheme;
 	json_t *port = json_object_get(p, "port");
 	int64_t n;
-	bool tls = false;
+	bool ssl;
 
 	if (task_opt_str(p, "host", &host, e) < 0 || task_opt_str(p, "username", &user, e) < 0 ||
 	    task_opt_str(p, "password", &pw, e) < 0)
@@ -93,12 +131,10 @@ static int server_of(struct smtp_job *j, json_t *p, struct err *e)
 			       host ? host : "");
 	if (!port || value_to_long(port, &n, e) < 0 || n < 1 || n > 65535)
 		return err_set(e, ERR_INVALID, "'smtpParams.port' must be a port number (1-65535)");
-	if (json_object_get(p, "starttls") && value_to_bool(json_object_get(p, "starttls"), &tls, e) < 0) {
-		err_prefix(e, "'smtpParams.starttls'");
+	if (tls_of(t, j, p, &ssl, e) < 0)
 		return -1;
-	}
-	j->starttls = tls;
-	if (str_fmt(j->url, sizeof j->url, strchr(host, ':') ? "smtp://[%s]:%lld" : "smtp://%s:%lld", host,
+	scheme = ssl ? "smtps" : "smtp";
+	if (str_fmt(j->url, sizeof j->url, strchr(host, ':') ? "%s://[%s]:%lld" : "%s://%s:%lld", scheme, host,
 		    (long long)n))
 		return err_set(e, ERR_INVALID, "'smtpParams.host' is too long");
 	if ((user && !(j->user = strdup(user))) || (pw && !(j->password = strdup(pw))))
@@ -117,7 +153,7 @@ static int parse_server(struct task_ctx *t, json_t *in, struct smtp_job *j, stru
 			       "--smtp-host");
 	if (own && t->h->ops->sensitive && json_is_string(json_object_get(p, "password")))
 		t->h->ops->sensitive(t->h->ctx, json_string_value(json_object_get(p, "password")), true);
-	return server_of(j, p, e);
+	return server_of(t, j, p, e);
 }
 
 /* A comma-separated string or a list of strings, as an array of trimmed addresses (NEW). */
@@ -354,7 +390,7 @@ static void set_options(struct smtp_job *j, char *errbuf)
 {
 	CURL *h = j->h;
 	curl.easy_setopt(h, CURLOPT_URL, j->url);
-	curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp");
+	curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
 	curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, SMTP_CONNECT_TIMEOUT_MS);
@@ -362,6 +398,10 @@ static void set_options(struct smtp_job *j, char *errbuf)
 	curl.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, SMTP_IDLE_TIMEOUT_S);
 	if (j->starttls)
 		curl.easy_setopt(h, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	if (j->ca_pem) {
+		struct curl_blob ca = {j->ca_pem, j->ca_len, CURL_BLOB_COPY};
+		curl.easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+	}
 	if (j->user)
 		curl.easy_setopt(h, CURLOPT_USERNAME, j->user);
 	if (j->password)
