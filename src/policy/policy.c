@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
 #include "base/str.h"
 
 void policy_rules_merge(json_t *into, const json_t *over)
@@ -161,4 +160,73 @@ enum policy_verdict policy_task_check(const json_t *rules, const char *task, con
 	struct task_call tc = {task, method ? method : "execute", json_is_object(in) ? in : NULL, args};
 
 	return policy_decide(json_object_get(rules, "task"), task_rule_matches, &tc, rule);
+}
+
+static bool cond_matches(const json_t *want, const json_t *have);
+
+static bool any_matches(const json_t *wants, const json_t *have)
+{
+	size_t i, j;
+	json_t *w, *h;
+
+	json_array_foreach((json_t *)wants, i, w)
+	{
+		if (!json_is_array(have) && cond_matches(w, have))
+			return true;
+		json_array_foreach((json_t *)have, j, h) if (cond_matches(w, h)) return true;
+	}
+	return false;
+}
+
+static bool cond_matches(const json_t *want, const json_t *have)
+{
+	const char *k;
+	json_t *v;
+	char text[64];
+
+	if (json_is_object(want)) {
+		if (!json_is_object(have))
+			return false;
+		json_object_foreach((json_t *)want, k, v) if (!cond_matches(v, json_object_get(have, k))) return false;
+		return true;
+	}
+	if (json_is_array(want))
+		return any_matches(want, have);
+	if (json_is_string(want) && json_is_string(have))
+		return policy_match(json_string_value(want), json_string_value(have));
+	if (json_is_string(want) && (json_is_number(have) || json_is_boolean(have))) {
+		if (json_is_boolean(have))
+			str_fmt_cut(text, sizeof text, "%s", json_is_true(have) ? "true" : "false");
+		else if (json_is_integer(have))
+			str_fmt_cut(text, sizeof text, "%lld", (long long)json_integer_value(have));
+		else
+			str_fmt_cut(text, sizeof text, "%g", json_real_value(have));
+		return policy_match(json_string_value(want), text);
+	}
+	return have && json_equal((json_t *)want, (json_t *)have);
+}
+
+struct entity_call {
+	const char *entity, *action;
+	const json_t *subject;
+};
+
+static bool entity_rule_matches(const json_t *rule, void *ctx)
+{
+	const struct entity_call *ec = ctx;
+	const char *entity = json_string_value(json_object_get(rule, "entity"));
+	const char *action = json_string_value(json_object_get(rule, "action"));
+	const json_t *cond = json_object_get(rule, "conditions");
+
+	if ((entity && !policy_match(entity, ec->entity)) || (action && !policy_match(action, ec->action)))
+		return false;
+	return !cond || cond_matches(cond, ec->subject);
+}
+
+enum policy_verdict policy_entity_check(const json_t *rules, const char *entity, const char *action,
+					const json_t *subject, const json_t **rule)
+{
+	struct entity_call ec = {entity, action, subject};
+
+	return policy_decide(json_object_get(rules, "entity"), entity_rule_matches, &ec, rule);
 }

@@ -47,4 +47,12 @@ enum policy_verdict policy_decide(const json_t *group, policy_rule_match match, 
 enum policy_verdict policy_task_check(const json_t *rules, const char *task, const char *method, const json_t *in,
 				      const json_t *args, const json_t **rule);
 
+/* Entity rules (rules.entity): the verdict for action ("create", "update") on an entity
+ * kind ("project", "secret", …) whose attributes and owner make subject
+ * {"entity": {…}, "owner": {…}}; a rule's conditions match when every key of them matches
+ * (objects key by key, a list when any of its values matches, a string as a pattern against
+ * the text of a string, number or boolean, anything else by equality). */
+enum policy_verdict policy_entity_check(const json_t *rules, const char *entity, const char *action,
+					const json_t *subject, const json_t **rule);
+
 #endif

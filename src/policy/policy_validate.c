@@ -133,8 +133,8 @@ static int field_ok(const json_t *v, enum ftype t, const char *path, const char 
 	}
 }
 
-static const char *const STATUSES[] = {"NEW",	   "PREPARING", "ENQUEUED", "WAITING",	"STARTING", "RUNNING",
-				       "SUSPENDED", "RESUMING",	 "FINISHED", "FAILED", "CANCELLED", "TIMED_OUT"};
+static const char *const STATUSES[] = {"NEW",	    "PREPARING", "ENQUEUED", "WAITING", "STARTING",  "RUNNING",
+				       "SUSPENDED", "RESUMING",	 "FINISHED", "FAILED",	"CANCELLED", "TIMED_OUT"};
 
 /* An object with only the fields of fs (NULL name ends it); fs NULL with statuses: the
  * queue's process rules, {msg, <STATUS>: number}. */
@@ -183,16 +183,16 @@ static const struct field FORK[] = {{"msg", F_STR}, {"max", F_NUM}, {NULL, 0}};
 static const struct field TIMEOUT[] = {{"msg", F_STR}, {"max", F_DURATION}, {NULL, 0}};
 static const struct field JS_DATA[] = {{"msg", F_STR}, {"maxSizeInBytes", F_NUM}, {NULL, 0}};
 static const struct field JS_STORE[] = {{"msg", F_STR}, {"maxNumberPerOrg", F_NUM}, {NULL, 0}};
-static const struct field TASK[] = {{"msg", F_STR},	   {"taskName", F_REGEX}, {"name", F_REGEX},
-				    {"method", F_REGEX},   {"params", F_PARAMS},  {NULL, 0}};
+static const struct field TASK[] = {{"msg", F_STR},	 {"taskName", F_REGEX}, {"name", F_REGEX},
+				    {"method", F_REGEX}, {"params", F_PARAMS},	{NULL, 0}};
 static const struct field ENTITY[] = {
     {"msg", F_STR}, {"entity", F_REGEX}, {"action", F_REGEX}, {"conditions", F_OBJ}, {NULL, 0}};
 static const struct field FILE_RULE[] = {
     {"msg", F_STR}, {"maxSize", F_SIZE}, {"type", F_STR}, {"names", F_REGEXES}, {NULL, 0}};
 static const struct field ANSIBLE[] = {{"msg", F_STR}, {"action", F_REGEX}, {"params", F_PARAMS}, {NULL, 0}};
-static const struct field DEPENDENCY[] = {{"msg", F_STR},	  {"scheme", F_STR},	 {"groupId", F_STR},
-					  {"artifactId", F_STR},  {"fromVersion", F_STR}, {"toVersion", F_STR},
-					  {NULL, 0}};
+static const struct field DEPENDENCY[] = {
+    {"msg", F_STR},	    {"scheme", F_STR},	  {"groupId", F_STR}, {"artifactId", F_STR},
+    {"fromVersion", F_STR}, {"toVersion", F_STR}, {NULL, 0}};
 
 /* allow/deny/warn lists of rules of one shape. */
 static int actions(const json_t *v, const struct field *rule, const char *path, struct err *e)
@@ -207,8 +207,9 @@ static int actions(const json_t *v, const struct field *rule, const char *path, 
 	json_object_foreach((json_t *)v, k, list)
 	{
 		if (strcmp(k, "allow") && strcmp(k, "deny") && strcmp(k, "warn"))
-			return err_set(e, ERR_INVALID, "Invalid policy: %s: unknown field '%.64s' (expected allow, deny or warn)",
-				       path, k);
+			return err_set(e, ERR_INVALID,
+				       "Invalid policy: %s: unknown field '%.64s' (expected allow, deny or warn)", path,
+				       k);
 		if (!json_is_array(list))
 			return bad(e, path, k, "an array of rules", list);
 		json_array_foreach(list, i, r)
@@ -232,8 +233,8 @@ static int queue_rule(const json_t *v, const char *path, struct err *e)
 		return bad(e, path, NULL, "an object", v);
 	json_object_foreach((json_t *)v, k, x)
 	{
-		const struct field *fs = !strcmp(k, "concurrent") ? CONCURRENT
-					 : !strcmp(k, "forkDepth")    ? FORK
+		const struct field *fs = !strcmp(k, "concurrent")	? CONCURRENT
+					 : !strcmp(k, "forkDepth")	? FORK
 					 : !strcmp(k, "processTimeout") ? TIMEOUT
 									: NULL;
 		bool proc = false;
@@ -272,22 +273,14 @@ static const struct rule_kind {
 	enum shape shape;
 	const struct field *fields;
 } KINDS[] = {
-    {"attachments", S_FIELDS, SIZE_RULE},
-    {"rawPayload", S_FIELDS, SIZE_RULE},
-    {"workspace", S_FIELDS, WORKSPACE},
-    {"runtime", S_FIELDS, RUNTIME},
-    {"cronTrigger", S_FIELDS, CRON},
-    {"queue", S_QUEUE, NULL},
-    {"jsonStore", S_JSONSTORE, NULL},
-    {"processCfg", S_OBJECT, NULL},
-    {"defaultProcessCfg", S_OBJECT, NULL},
-    {"task", S_ACTIONS, TASK},
-    {"entity", S_ACTIONS, ENTITY},
-    {"file", S_ACTIONS, FILE_RULE},
-    {"ansible", S_ACTIONS, ANSIBLE},
-    {"dependency", S_ACTIONS, DEPENDENCY},
-    {"dependencyRewrite", S_ARRAY, NULL},
-    {"dependencyVersions", S_ARRAY, NULL},
+    {"attachments", S_FIELDS, SIZE_RULE},  {"rawPayload", S_FIELDS, SIZE_RULE},
+    {"workspace", S_FIELDS, WORKSPACE},	   {"runtime", S_FIELDS, RUNTIME},
+    {"cronTrigger", S_FIELDS, CRON},	   {"queue", S_QUEUE, NULL},
+    {"jsonStore", S_JSONSTORE, NULL},	   {"processCfg", S_OBJECT, NULL},
+    {"defaultProcessCfg", S_OBJECT, NULL}, {"task", S_ACTIONS, TASK},
+    {"entity", S_ACTIONS, ENTITY},	   {"file", S_ACTIONS, FILE_RULE},
+    {"ansible", S_ACTIONS, ANSIBLE},	   {"dependency", S_ACTIONS, DEPENDENCY},
+    {"dependencyRewrite", S_ARRAY, NULL},  {"dependencyVersions", S_ARRAY, NULL},
 };
 
 int policy_validate(const json_t *rules, struct err *e)

@@ -203,8 +203,7 @@ static int runtime(const struct start_policy *p, struct err *e)
 	return policy_refuse(e, ERR_INVALID, p->name, r, "{0} runtime is not allowed", "concord-v2", NULL);
 }
 
-static int fork_depth(struct store_conn *c, const struct start_policy *p, const struct staged_start *s,
-		      struct err *e)
+static int fork_depth(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, struct err *e)
 {
 	const json_t *r = rule(p, "queue", "forkDepth");
 	int64_t max = policy_number(json_object_get(r, "max")), depth;
@@ -218,13 +217,12 @@ static int fork_depth(struct store_conn *c, const struct start_policy *p, const 
 		return 0;
 	str_fmt_cut(a, sizeof a, "%" PRId64, depth);
 	str_fmt_cut(b, sizeof b, "%" PRId64, max);
-	return policy_refuse(e, ERR_INVALID, p->name, r, "Maximum fork depth exceeded: {0} ancestor(s), the limit is {1}",
-			     a, b);
+	return policy_refuse(e, ERR_INVALID, p->name, r,
+			     "Maximum fork depth exceeded: {0} ancestor(s), the limit is {1}", a, b);
 }
 
 /* queue.process (all), processPerOrg, processPerProject: {STATUS: max}. */
-static int per_status(struct store_conn *c, const struct start_policy *p, const struct staged_start *s,
-		      struct err *e)
+static int per_status(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, struct err *e)
 {
 	static const char *const KEYS[] = {"process", "processPerOrg", "processPerProject"};
 
@@ -255,8 +253,8 @@ static int per_status(struct store_conn *c, const struct start_policy *p, const 
 	return 0;
 }
 
-int start_policy_before(struct store_conn *c, const struct start_policy *p, const struct staged_start *s,
-			json_t *cfg, bool *timeout_override, struct err *e)
+int start_policy_before(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, json_t *cfg,
+			bool *timeout_override, struct err *e)
 {
 	*timeout_override = false;
 	if (!p->rules)

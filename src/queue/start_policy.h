@@ -29,15 +29,14 @@ int start_policy_load(struct store_conn *c, const struct staged_start *s, struct
  * the number of processes per status (queue.process, processPerOrg, processPerProject).
  * *timeout_override is set when processCfg names processTimeout (the request's then gives
  * way).  The caller saves cfg. */
-int start_policy_before(struct store_conn *c, const struct start_policy *p, const struct staged_start *s,
-			json_t *cfg, bool *timeout_override, struct err *e) WUR;
+int start_policy_before(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, json_t *cfg,
+			bool *timeout_override, struct err *e) WUR;
 
 /* queue.processTimeout: the process's timeout in seconds (0: none) against the max. */
 int start_policy_timeout(const struct start_policy *p, int64_t timeout_s, struct err *e) WUR;
 
 /* Writes what the process keeps (store_process_policy_put); nothing when no policy. */
-int start_policy_record(struct store_conn *c, const struct start_policy *p, const char *instance_id,
-			struct err *e) WUR;
+int start_policy_record(struct store_conn *c, const struct start_policy *p, const char *instance_id, struct err *e) WUR;
 
 void start_policy_cleanup(struct start_policy *p);
 

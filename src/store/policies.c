@@ -68,7 +68,8 @@ static int id_of(struct store_conn *c, const char *name, char id[UUID_STR_LEN], 
 static int put_row(struct store_conn *c, const char *id, const char *name, const char *parent_id, const char *rules,
 		   bool insert, struct err *e)
 {
-	static const char INS[] = "INSERT INTO policies (id, name, parent_id, rules, created_at) VALUES (?, ?, ?, ?, ?)";
+	static const char INS[] =
+	    "INSERT INTO policies (id, name, parent_id, rules, created_at) VALUES (?, ?, ?, ?, ?)";
 	static const char UPD[] = "UPDATE policies SET name = ?, parent_id = ?, rules = ? WHERE id = ?";
 	struct store_stmt *st = store_prepare(c, insert ? INS : UPD, e);
 
@@ -342,8 +343,9 @@ int store_policy_effective(struct store_conn *c, const struct policy_place *at, 
 int store_process_policy_put(struct store_conn *c, const char *instance_id, const char *policy_name,
 			     int64_t max_per_org, int64_t max_per_project, const char *rules, struct err *e)
 {
-	static const char SQL[] = "INSERT INTO process_policies (instance_id, policy_name, max_per_org, max_per_project,"
-				  " rules) VALUES (?, ?, ?, ?, ?)";
+	static const char SQL[] =
+	    "INSERT INTO process_policies (instance_id, policy_name, max_per_org, max_per_project,"
+	    " rules) VALUES (?, ?, ?, ?, ?)";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 
 	if (!st)
@@ -385,8 +387,8 @@ int store_process_policy_get(struct store_conn *c, const char *instance_id, json
 	return rc < 0 ? rc : 0;
 }
 
-int store_policy_count_processes(struct store_conn *c, const char *org_id, const char *project_id,
-				 const char *status, int64_t *n, struct err *e)
+int store_policy_count_processes(struct store_conn *c, const char *org_id, const char *project_id, const char *status,
+				 int64_t *n, struct err *e)
 {
 	static const char ALL[] = "SELECT count(*) FROM processes WHERE status = ?";
 	static const char ORG[] = "SELECT count(*) FROM processes WHERE status = ? AND org_id = ?";

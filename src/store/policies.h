@@ -34,8 +34,7 @@ int store_policy_delete(struct store_conn *c, const char *name, struct err *e) W
 /* Links the policy to the place (all NULL: the server), replacing the policy linked there. */
 int store_policy_link(struct store_conn *c, const char *policy_id, const struct policy_place *at, struct err *e) WUR;
 /* ERR_NOT_FOUND when the policy is not linked there. */
-int store_policy_unlink(struct store_conn *c, const char *policy_id, const struct policy_place *at,
-			struct err *e) WUR;
+int store_policy_unlink(struct store_conn *c, const char *policy_id, const struct policy_place *at, struct err *e) WUR;
 
 /* The effective policy of a place, as Concord picks it: the policy linked to the user
  * within the project, else within the org, else to the user, else to the project, else to
@@ -53,8 +52,8 @@ int store_process_policy_put(struct store_conn *c, const char *instance_id, cons
 int store_process_policy_get(struct store_conn *c, const char *instance_id, json_t **out, struct err *e) WUR;
 
 /* Processes of the org (or project, or all when both NULL) whose status is status. */
-int store_policy_count_processes(struct store_conn *c, const char *org_id, const char *project_id,
-				 const char *status, int64_t *n, struct err *e) WUR;
+int store_policy_count_processes(struct store_conn *c, const char *org_id, const char *project_id, const char *status,
+				 int64_t *n, struct err *e) WUR;
 /* The number of ancestors of the process id (its parent, the parent's parent, …). */
 int store_policy_fork_depth(struct store_conn *c, const char *id, int64_t *n, struct err *e) WUR;
 

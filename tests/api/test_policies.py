@@ -4,7 +4,7 @@ enforced at start, at dispatch and while a process runs.  Policies are linked to
 orgs and projects here, so that the shared server's other tests see none."""
 import pytest
 
-from conftest import ADMIN_KEY, Client, make_user, process_log, start_process, unique, wait_process
+from conftest import make_user, process_log, start_process, unique, wait_process
 from proc_util import HELLO, make_org, make_project, sleeper, status, wait_for
 
 
@@ -141,14 +141,15 @@ def test_the_most_specific_link_wins_and_parents_merge(admin):
     # the child keeps the parent's message
     r = start_process(admin, TIMEOUT_FLOW.replace("PT1H", "PT3H"), parts=parts, expect=400)
     assert "too long: 10800s" in r.json()["message"] and loose in r.json()["message"], r.text
-    # a user's policy within the project wins over the project's
-    team_user = Client(admin.url, ADMIN_KEY)
-    assert team_user  # the admin runs as itself; the user link is the admin's here
+    # a user's policy within the project wins over the project's, for that user only
     mine, _ = put_policy(admin, {"queue": {"processTimeout": {"max": "PT10M"}}})
-    r = admin.get("/api/v1/user/%s" % user.username)
-    link(admin, mine, orgName=org, projectName=project, userName="admin")
-    r = start_process(admin, TIMEOUT_FLOW, parts=parts, expect=400)
+    link(admin, mine, orgName=org, projectName=project, userName=user.username)
+    r = admin.post("/api/v1/org/%s/project/%s/access" % (org, project), json={"teamName": "default", "level": "WRITER"})
+    r = admin.put("/api/v1/org/%s/team/default/users" % org, json=[{"username": user.username, "role": "MEMBER"}])
+    assert r.status_code == 200, r.text
+    r = start_process(user, TIMEOUT_FLOW, parts=parts, expect=400)
     assert mine in r.json()["message"], r.text
+    assert wait_process(admin, start_process(admin, TIMEOUT_FLOW, parts=parts))["status"] == "FINISHED"
 
 
 # ---- queue rules ----------------------------------------------------------------------------
@@ -331,3 +332,75 @@ def test_runtime_rule(admin):
     org, project, name = project_with(admin, {"runtime": {"runtimes": ["concord-v1"], "msg": "{0} is not allowed"}})
     r = start_process(admin, HELLO, parts={"org": org, "project": project}, expect=400)
     assert r.json()["message"] == "concord-v2 is not allowed (policy '%s')" % name, r.text
+
+
+# ---- entity, raw payload and attachments ----------------------------------------------------
+
+
+def test_entity_rule_denies_creating_a_project_by_name(admin):
+    org, _ = make_org(admin)
+    rules = {
+        "entity": {
+            "deny": [
+                {
+                    "entity": "project",
+                    "action": "create",
+                    "conditions": {"entity": {"name": "forbidden-.*"}, "owner": {"userType": "LOCAL"}},
+                    "msg": "no forbidden projects",
+                }
+            ]
+        }
+    }
+    name, _ = put_policy(admin, rules)
+    link(admin, name, orgName=org)
+    r = admin.post("/api/v1/org/%s/project" % org, json={"name": unique("forbidden-")})
+    assert r.status_code == 403, r.text
+    assert r.json()["message"] == "no forbidden projects (policy '%s')" % name, r.text
+    assert admin.post("/api/v1/org/%s/project" % org, json={"name": unique("fine")}).status_code == 200
+    assert len(admin.get("/api/v1/org/%s/project" % org).json()) == 1  # nothing half-stored
+
+
+def test_entity_rule_denies_a_secret_type(admin):
+    org, _ = make_org(admin)
+    name, _ = put_policy(admin, {"entity": {"deny": [{"entity": "secret", "conditions": {"entity": {"type": "DATA"}}}]}})
+    link(admin, name, orgName=org)
+    r = admin.post("/api/v1/org/%s/secret" % org, files={"name": (None, unique("s")), "type": (None, "data"),
+                                                        "data": ("d", b"x")})
+    assert r.status_code == 403 and name in r.json()["message"], r.text
+    r = admin.post("/api/v1/org/%s/secret" % org, files={"name": (None, unique("s")), "type": (None, "username_password"),
+                                                        "username": (None, "u"), "password": (None, "p")})
+    assert r.status_code == 200, r.text
+
+
+def test_entity_rule_on_an_org_update(fresh_server):
+    from conftest import ADMIN_KEY, Client
+
+    srv = fresh_server().start()
+    admin = Client(srv.url, ADMIN_KEY)
+    org, _ = make_org(admin)
+    name, _ = put_policy(admin, {"entity": {"deny": [{"entity": "org", "action": "update", "msg": "frozen"}]}})
+    link(admin, name)  # the server's policy
+    r = admin.post("/api/v1/org", json={"name": org, "visibility": "PRIVATE"})
+    assert r.status_code == 403 and r.json()["message"] == "frozen (policy '%s')" % name, r.text
+    assert admin.post("/api/v1/org", json={"name": unique("porg")}).status_code == 200  # create is not denied
+
+
+def test_raw_payload_size(admin):
+    org, project, name = project_with(admin, {"rawPayload": {"maxSizeInBytes": 200}})
+    parts = {"org": org, "project": project}
+    r = start_process(admin, HELLO, parts=parts, files={"data.bin": b"x" * 300}, expect=413)
+    assert r.json()["message"].startswith("Raw payload size too big: current"), r.text
+    assert name in r.json()["message"]
+    assert wait_process(admin, start_process(admin, HELLO, parts=parts))["status"] == "FINISHED"
+
+
+def test_attachments_size_fails_the_process(admin):
+    org, project, name = project_with(admin, {"attachments": {"maxSizeInBytes": 100}})
+    parts = {"org": org, "project": project}
+    pid = start_process(admin, HELLO, parts=parts, files={"_attachments/big.txt": b"x" * 500})
+    p = wait_process(admin, pid, timeout=60)
+    log = process_log(admin, pid)
+    assert p["status"] == "FAILED", log
+    assert "The size of process attachments exceeds the allowed value: current 500 byte(s)" in log, log
+    assert name in log
+    assert wait_process(admin, start_process(admin, HELLO, parts=parts))["status"] == "FINISHED"
