@@ -2,10 +2,12 @@
 #include "api/policy_checks.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "base/str.h"
 #include "policy/policy.h"
 #include "store/ldap_groups.h"
+#include "store/inventories.h"
 #include "store/orgs.h"
 #include "store/policies.h"
 #include "store/projects.h"
@@ -101,6 +103,57 @@ int api_policy_secret(struct api_call *c, const struct secret *s)
 				  "storeType", s->store_type[0] ? s->store_type : "concord");
 
 	return entity(c, s->org_id, NULL, "secret", false, attrs, NULL);
+}
+
+/* jsonStore.store.maxNumberPerOrg against the org's stores (a new store only). */
+static int json_store_count(struct api_call *c, const struct org *o, const char *policy, const json_t *rule)
+{
+	struct inventory *all = NULL;
+	size_t n = 0;
+	int64_t max = policy_number(json_object_get(rule, "maxNumberPerOrg"));
+	char a[24], b[24];
+
+	if (max < 0)
+		return 0;
+	if (store_inventory_list(c->db, o->id, &all, &n, &c->err))
+		return -1;
+	free(all);
+	if ((int64_t)n < max)
+		return 0;
+	str_fmt_cut(a, sizeof a, "%zu", n);
+	str_fmt_cut(b, sizeof b, "%" PRId64, max);
+	return policy_refuse(&c->err, ERR_INVALID, policy, rule,
+			     "Too many JSON stores in the organization: current {0}, limit {1}", a, b);
+}
+
+int api_policy_json_store(struct api_call *c, const char *org_name, json_t *body)
+{
+	const char *name = json_string_value(json_object_get(body, "name"));
+	const char *visibility = json_string_value(json_object_get(body, "visibility"));
+	char policy[POLICY_NAME_MAX + 1];
+	struct inventory inv;
+	json_t *rules = NULL, *attrs;
+	struct org o;
+	struct err none;
+	bool exists;
+	int rc;
+
+	if (!name || store_org_find(c->db, org_name, &o, &none))
+		return 0;
+	if (effective(c, o.id, NULL, &rules, policy))
+		return -1;
+	if (!rules)
+		return 0;
+	rc = store_inventory_find(c->db, o.id, name, &inv, &none);
+	exists = rc == 0;
+	rc = exists ? 0 : json_store_count(c, &o, policy, json_object_get(json_object_get(rules, "jsonStore"), "store"));
+	json_decref(rules);
+	if (rc)
+		return rc;
+	attrs = json_pack("{s:s, s:s, s:s}", "name", name, "orgId", o.id, "ownerId", c->who.user.id);
+	if (attrs && visibility)
+		json_object_set_new(attrs, "visibility", json_string(visibility));
+	return entity(c, o.id, NULL, "jsonStore", exists, attrs, NULL);
 }
 
 int api_policy_raw_payload(struct api_call *c, const char *org_id, const char *project_id, uint64_t bytes)

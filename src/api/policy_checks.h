@@ -28,6 +28,11 @@ int api_policy_project(struct api_call *c, const struct project *p, const char *
 		       bool exists) WUR;
 int api_policy_secret(struct api_call *c, const struct secret *s) WUR;
 
+/* rules.jsonStore.store.maxNumberPerOrg and the entity rules of kind jsonStore, for the
+ * create or update of the JSON store the body of POST /api/v1/org/{org_name}/jsonstore
+ * names (an unknown org passes: the handler answers it). */
+int api_policy_json_store(struct api_call *c, const char *org_name, json_t *body) WUR;
+
 /* rules.rawPayload: the bytes of the files a start uploads. */
 int api_policy_raw_payload(struct api_call *c, const char *org_id, const char *project_id, uint64_t bytes) WUR;
 

@@ -404,3 +404,58 @@ def test_attachments_size_fails_the_process(admin):
     assert "The size of process attachments exceeds the allowed value: current 500 byte(s)" in log, log
     assert name in log
     assert wait_process(admin, start_process(admin, HELLO, parts=parts))["status"] == "FINISHED"
+
+
+# ---- cron triggers --------------------------------------------------------------------------
+
+
+def cron_flow(spec):
+    return """
+flows:
+  default:
+    - log: "tick"
+triggers:
+  - cron:
+      spec: "%s"
+      entryPoint: default
+""" % spec
+
+
+def test_cron_trigger_min_interval(admin):
+    from repo_util import REPO_API, GitRepo, create_repo
+
+    org, project, name = project_with(admin, {"cronTrigger": {"minInterval": 120}})
+    often, hourly = GitRepo({"concord.yml": cron_flow("*/1 * * * *")}), GitRepo({"concord.yml": cron_flow("0 * * * *")})
+    try:
+        r = create_repo(admin, org, project, often.url, expect=400, branch="main")
+        assert "minimum interval of 120 second(s)" in r.json()["message"] and name in r.json()["message"], r.text
+        assert admin.get(REPO_API % (org, project)).json() == []  # nothing stored
+        repo, _ = create_repo(admin, org, project, hourly.url, branch="main")
+        r = admin.get((REPO_API % (org, project)) + "/%s/trigger" % repo)
+        assert r.status_code == 200 and len(r.json()) == 1, r.text
+    finally:
+        often.cleanup()
+        hourly.cleanup()
+
+
+# ---- JSON stores ----------------------------------------------------------------------------
+
+
+def test_json_store_count_per_org_and_data_size(admin):
+    org, _ = make_org(admin)
+    rules = {"jsonStore": {"store": {"maxNumberPerOrg": 1, "msg": "one store: {0}/{1}"}, "data": {"maxSizeInBytes": 50}}}
+    name, _ = put_policy(admin, rules)
+    link(admin, name, orgName=org)
+    store = unique("js")
+    assert admin.post("/api/v1/org/%s/jsonstore" % org, json={"name": store}).status_code == 200
+    r = admin.post("/api/v1/org/%s/jsonstore" % org, json={"name": unique("js")})
+    assert r.status_code == 400 and r.json()["message"] == "one store: 1/1 (policy '%s')" % name, r.text
+    assert len(admin.get("/api/v1/org/%s/jsonstore" % org).json()) == 1
+    # updating the existing store is not a new one
+    assert admin.post("/api/v1/org/%s/jsonstore" % org, json={"name": store, "visibility": "PRIVATE"}).status_code == 200
+    item = "/api/v1/org/%s/jsonstore/%s/item/" % (org, store)
+    assert admin.put(item + "a", json={"v": "x" * 10}).status_code == 200
+    r = admin.put(item + "b", json={"v": "x" * 60})
+    assert r.status_code == 413 and "Maximum data size in the JSON store exceeded" in r.json()["message"], r.text
+    cap = admin.get("/api/v1/org/%s/jsonstore/%s/capacity" % (org, store)).json()
+    assert cap["maxSize"] == 50, cap
