@@ -146,7 +146,8 @@ int api_policy_json_store(struct api_call *c, const char *org_name, json_t *body
 		return 0;
 	rc = store_inventory_find(c->db, o.id, name, &inv, &none);
 	exists = rc == 0;
-	rc = exists ? 0 : json_store_count(c, &o, policy, json_object_get(json_object_get(rules, "jsonStore"), "store"));
+	rc =
+	    exists ? 0 : json_store_count(c, &o, policy, json_object_get(json_object_get(rules, "jsonStore"), "store"));
 	json_decref(rules);
 	if (rc)
 		return rc;
