@@ -11,37 +11,46 @@
 
 #define CHAIN_MAX 32 /* ancestors followed: more is a cycle the writes did not let in */
 
+/* The first column of sql's row for key (one bound text) into out: 1 found, 0 no row ("" in
+ * out), < 0 on error. */
+static int one_text(struct store_conn *c, const char *sql, const char *key, char *out, size_t cap, struct err *e)
+{
+	struct store_stmt *st = store_prepare(c, sql, e);
+	int rc;
+
+	out[0] = '\0';
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, key);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		store_col_copy(st, 0, out, cap);
+	if (rc == STORE_ROW && store_stmt_check(st, e))
+		rc = -1;
+	store_reset(st);
+	return rc < 0 ? rc : rc == STORE_ROW;
+}
+
 /* The id of the policy parent_id's chain reaches id (a cycle if id became its child). */
 static int chain_has(struct store_conn *c, const char *from, const char *id, bool *has, struct err *e)
 {
 	static const char SQL[] = "SELECT parent_id FROM policies WHERE id = ?";
-	char cur[UUID_STR_LEN];
+	char cur[UUID_STR_LEN], next[UUID_STR_LEN];
 
 	*has = false;
 	if (str_fmt(cur, sizeof cur, "%s", from))
 		return err_set(e, ERR_INVALID, "invalid parentId: %.64s", from);
 	for (int i = 0; i < CHAIN_MAX && cur[0]; i++) {
-		struct store_stmt *st = store_prepare(c, SQL, e);
 		int rc;
-		if (!st)
-			return -1;
 		if (strcmp(cur, id) == 0) {
 			*has = true;
 			return 0;
 		}
-		store_bind_text(st, 1, cur);
-		rc = store_step(st, e);
-		if (rc == STORE_ROW)
-			store_col_copy(st, 0, cur, sizeof cur);
-		else
-			cur[0] = '\0';
-		if (rc == STORE_ROW && store_stmt_check(st, e))
-			rc = -1;
-		store_reset(st);
-		if (rc < 0)
+		if ((rc = one_text(c, SQL, cur, next, sizeof next, e)) < 0)
 			return rc;
-		if (rc == STORE_DONE && i == 0)
+		if (rc == 0 && i == 0)
 			return err_set(e, ERR_INVALID, "Parent policy not found: %.64s", from);
+		memcpy(cur, next, sizeof cur);
 	}
 	return 0;
 }
@@ -49,19 +58,8 @@ static int chain_has(struct store_conn *c, const char *from, const char *id, boo
 static int id_of(struct store_conn *c, const char *name, char id[UUID_STR_LEN], struct err *e)
 {
 	static const char SQL[] = "SELECT id FROM policies WHERE name = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
+	int rc = one_text(c, SQL, name, id, UUID_STR_LEN, e);
 
-	id[0] = '\0';
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, name);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		store_col_copy(st, 0, id, UUID_STR_LEN);
-	if (rc == STORE_ROW && store_stmt_check(st, e))
-		rc = -1;
-	store_reset(st);
 	return rc < 0 ? rc : 0;
 }
 
@@ -248,20 +246,13 @@ int store_policy_unlink(struct store_conn *c, const char *policy_id, const struc
 static int linked_at(struct store_conn *c, const struct policy_place *at, char id[UUID_STR_LEN], struct err *e)
 {
 	static const char SQL[] = "SELECT policy_id FROM policy_links WHERE link_key = ?";
-	struct store_stmt *st;
 	char key[3 * UUID_STR_LEN + 4];
 	int rc;
 
 	id[0] = '\0';
-	if (link_key(at, key, sizeof key, e) || !(st = store_prepare(c, SQL, e)))
+	if (link_key(at, key, sizeof key, e))
 		return -1;
-	store_bind_text(st, 1, key);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		store_col_copy(st, 0, id, UUID_STR_LEN);
-	if (rc == STORE_ROW && store_stmt_check(st, e))
-		rc = -1;
-	store_reset(st);
+	rc = one_text(c, SQL, key, id, UUID_STR_LEN, e);
 	return rc < 0 ? rc : 0;
 }
 
@@ -412,28 +403,17 @@ int store_policy_count_processes(struct store_conn *c, const char *org_id, const
 int store_policy_fork_depth(struct store_conn *c, const char *id, int64_t *n, struct err *e)
 {
 	static const char SQL[] = "SELECT parent_instance_id FROM processes WHERE instance_id = ?";
-	char cur[UUID_STR_LEN];
+	char cur[UUID_STR_LEN], next[UUID_STR_LEN];
 
 	*n = 0;
 	if (str_fmt(cur, sizeof cur, "%s", id))
 		return err_set(e, ERR_INVALID, "invalid process id: %.64s", id);
 	/* The parent counts, then each of its ancestors. */
 	while (cur[0] && *n < 10000) {
-		struct store_stmt *st = store_prepare(c, SQL, e);
-		int rc;
-		if (!st)
-			return -1;
 		(*n)++;
-		store_bind_text(st, 1, cur);
-		rc = store_step(st, e);
-		cur[0] = '\0';
-		if (rc == STORE_ROW)
-			store_col_copy(st, 0, cur, sizeof cur);
-		if (rc == STORE_ROW && store_stmt_check(st, e))
-			rc = -1;
-		store_reset(st);
-		if (rc < 0)
-			return rc;
+		if (one_text(c, SQL, cur, next, sizeof next, e) < 0)
+			return -1;
+		memcpy(cur, next, sizeof cur);
 	}
 	return 0;
 }
