@@ -11,6 +11,7 @@
 #include "store/orgs.h"
 #include "store/policies.h"
 #include "store/projects.h"
+#include "store/repositories.h"
 #include "store/secrets.h"
 
 /* The effective rules for the place and the caller: *rules new (NULL: none). */
@@ -103,6 +104,18 @@ int api_policy_secret(struct api_call *c, const struct secret *s)
 				  "storeType", s->store_type[0] ? s->store_type : "concord");
 
 	return entity(c, s->org_id, NULL, "secret", false, attrs, NULL);
+}
+
+int api_policy_repository(struct api_call *c, const struct repository *r, bool exists)
+{
+	json_t *attrs = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "name", r->name, "url", r->url, "branch",
+				  r->branch, "orgId", r->org_id, "orgName", r->org_name, "projectId", r->project_id,
+				  "projectName", r->project_name);
+
+	if (attrs && r->secret_id[0])
+		json_object_set_new(attrs, "secret",
+				    json_pack("{s:s, s:s}", "id", r->secret_id, "name", r->secret_name));
+	return entity(c, r->org_id, r->project_id, "repository", exists, attrs, NULL);
 }
 
 /* jsonStore.store.maxNumberPerOrg against the org's stores (a new store only). */

@@ -27,6 +27,8 @@ int api_policy_org(struct api_call *c, const struct org *o, json_t *body, bool e
 int api_policy_project(struct api_call *c, const struct project *p, const char *org_name, json_t *body,
 		       bool exists) WUR;
 int api_policy_secret(struct api_call *c, const struct secret *s) WUR;
+struct repository;
+int api_policy_repository(struct api_call *c, const struct repository *r, bool exists) WUR;
 
 /* rules.jsonStore.store.maxNumberPerOrg and the entity rules of kind jsonStore, for the
  * create or update of the JSON store the body of POST /api/v1/org/{org_name}/jsonstore

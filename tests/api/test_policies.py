@@ -459,3 +459,17 @@ def test_json_store_count_per_org_and_data_size(admin):
     assert r.status_code == 413 and "Maximum data size in the JSON store exceeded" in r.json()["message"], r.text
     cap = admin.get("/api/v1/org/%s/jsonstore/%s/capacity" % (org, store)).json()
     assert cap["maxSize"] == 50, cap
+
+
+def test_entity_rule_denies_a_repository_url(admin):
+    from repo_util import REPO_API, GitRepo, create_repo
+
+    rules = {"entity": {"deny": [{"entity": "repository", "conditions": {"entity": {"url": "file://.*"}}, "msg": "local"}]}}
+    org, project, name = project_with(admin, rules)
+    repo = GitRepo({"concord.yml": HELLO})
+    try:
+        r = create_repo(admin, org, project, repo.url, expect=403, branch="main")
+        assert r.json()["message"] == "local (policy '%s')" % name, r.text
+        assert admin.get(REPO_API % (org, project)).json() == []
+    finally:
+        repo.cleanup()
