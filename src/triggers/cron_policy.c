@@ -1,5 +1,6 @@
-/* cronTrigger.minInterval of the effective policy (docs/security.md "Policies"): a cron
- * trigger that would fire more often is refused when its repository's triggers are read. */
+/* The policy rules on triggers (docs/security.md "Policies"), checked when a repository's
+ * triggers are read: cronTrigger.minInterval (a cron trigger that would fire more often is
+ * refused) and entity rules of kind trigger. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -29,6 +30,25 @@ static int shortest_gap(const json_t *cfg, int64_t now_ms, int64_t *gap_s, struc
 	return 0;
 }
 
+/* Entity rules of kind trigger, action create: {"entity": {eventSource, orgId, params (its
+ * conditions)}, "owner": {}} (a trigger is read from a repository, no one's request). */
+static int entity_check(const json_t *rules, const char *name, const struct repository *r, const struct trigger *t,
+			struct err *e)
+{
+	json_t *subject;
+	const json_t *rule;
+	int rc = 0;
+
+	if (!json_object_get(rules, "entity"))
+		return 0;
+	subject = json_pack("{s:{}, s:{s:s, s:s, s:O}}", "owner", "entity", "eventSource", t->event_source, "orgId",
+			    r->org_id, "params", t->conditions ? t->conditions : json_object());
+	if (subject && policy_entity_check(rules, "trigger", "create", subject, &rule) == POLICY_DENY)
+		rc = policy_refuse(e, ERR_INVALID, name, rule, "A {0} trigger is forbidden", t->event_source, NULL);
+	json_decref(subject);
+	return rc;
+}
+
 int triggers_cron_policy(struct store_conn *c, const struct repository *r, const struct trigger *v, size_t n,
 			 int64_t now_ms, struct err *e)
 {
@@ -41,6 +61,8 @@ int triggers_cron_policy(struct store_conn *c, const struct repository *r, const
 
 	if (store_policy_effective(c, &at, &rules, name, e))
 		return -1;
+	for (size_t i = 0; rules && i < n && rc == 0; i++)
+		rc = entity_check(rules, name, r, &v[i], e);
 	rule = json_object_get(rules, "cronTrigger");
 	min = policy_number(json_object_get(rule, "minInterval"));
 	for (size_t i = 0; min > 0 && i < n && rc == 0; i++) {

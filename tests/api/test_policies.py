@@ -473,3 +473,39 @@ def test_entity_rule_denies_a_repository_url(admin):
         assert admin.get(REPO_API % (org, project)).json() == []
     finally:
         repo.cleanup()
+
+
+def test_entity_rule_denies_a_blanket_github_trigger(admin):
+    from repo_util import REPO_API, GitRepo, create_repo
+
+    rules = {
+        "entity": {
+            "deny": [
+                {
+                    "entity": "trigger",
+                    "action": "create",
+                    "conditions": {"entity": {"eventSource": "github", "params": {"githubRepo": "\\.\\*"}}},
+                    "msg": "Blanket GitHub triggers are disallowed",
+                }
+            ]
+        }
+    }
+    org, project, name = project_with(admin, rules)
+    flow = HELLO + """
+triggers:
+  - github:
+      version: 2
+      entryPoint: default
+      conditions:
+        type: push
+        githubRepo: "%s"
+"""
+    blanket, narrow = GitRepo({"concord.yml": flow % ".*"}), GitRepo({"concord.yml": flow % "mine"})
+    try:
+        r = create_repo(admin, org, project, blanket.url, expect=400, branch="main")
+        assert r.json()["message"] == "Blanket GitHub triggers are disallowed (policy '%s')" % name, r.text
+        assert admin.get(REPO_API % (org, project)).json() == []
+        create_repo(admin, org, project, narrow.url, branch="main")
+    finally:
+        blanket.cleanup()
+        narrow.cleanup()
