@@ -13,6 +13,7 @@
  * Changes are for admins; reading needs an admin or a global reader, as rules name who is
  * watched.  A rules document is validated (policy/policy.h): one that does not parse or
  * has an unknown rule or a wrong shape is a 400 naming where. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/routes.h"
@@ -167,7 +168,7 @@ static int policy_id(struct api_call *c, char id[UUID_STR_LEN])
 	return 0;
 }
 
-static int link(struct api_call *c)
+static int link_policy(struct api_call *c)
 {
 	json_t *body = NULL;
 	struct place pl = {0};
@@ -187,7 +188,7 @@ static int link(struct api_call *c)
 	return rc;
 }
 
-static int unlink_(struct api_call *c)
+static int unlink_policy(struct api_call *c)
 {
 	struct place pl = {0};
 	char id[UUID_STR_LEN];
@@ -265,7 +266,7 @@ const struct api_route api_policy_routes[] = {
     {"GET", "/api/v2/policy", list, 0, &doc_list},
     {"GET", "/api/v2/policy/{name}", get_one, 0, &doc_get},
     {"DELETE", "/api/v2/policy/{name}", delete_one, 0, &doc_delete},
-    {"PUT", "/api/v2/policy/{name}/link", link, 0, &doc_link},
-    {"DELETE", "/api/v2/policy/{name}/link", unlink_, 0, &doc_unlink},
+    {"PUT", "/api/v2/policy/{name}/link", link_policy, 0, &doc_link},
+    {"DELETE", "/api/v2/policy/{name}/link", unlink_policy, 0, &doc_unlink},
     {0},
 };
