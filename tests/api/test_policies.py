@@ -301,10 +301,18 @@ flows:
 
 
 def test_an_allowed_task_passes_and_warn_logs(admin):
-    rules = {"task": {"allow": [{"taskName": "log"}], "deny": [{"taskName": ".*"}], "warn": [{"taskName": "sleep"}]}}
-    org, project, _ = project_with(admin, rules)
-    pid = start_process(admin, HELLO, parts={"org": org, "project": project})
+    rules = {
+        "task": {
+            "allow": [{"taskName": "log"}],
+            "deny": [{"taskName": "throw"}],
+            "warn": [{"taskName": "sleep", "msg": "sleeping is wasteful"}],
+        }
+    }
+    org, project, name = project_with(admin, rules)
+    pid = start_process(admin, sleeper(0), parts={"org": org, "project": project})
     assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    log = process_log(admin, pid)
+    assert "sleeping is wasteful (policy '%s')" % name in log and "woke up" in log, log
 
 
 # ---- workspace and runtime ------------------------------------------------------------------
