@@ -517,3 +517,15 @@ triggers:
     finally:
         blanket.cleanup()
         narrow.cleanup()
+
+
+def test_changes_are_audited(admin):
+    from test_audit import one
+
+    name, _ = put_policy(admin, {})
+    org, _ = make_org(admin)
+    link(admin, name, orgName=org)
+    assert admin.delete("/api/v2/policy/%s" % name).status_code == 200
+    one(admin, "POLICY", "CREATE", policyName=name)
+    one(admin, "POLICY", "UPDATE", policyName=name)
+    one(admin, "POLICY", "DELETE", policyName=name)
