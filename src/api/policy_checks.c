@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/str.h"
+#include "inventory/jsonstore.h"
 #include "policy/policy.h"
 #include "store/ldap_groups.h"
 #include "store/inventories.h"
@@ -168,6 +169,31 @@ int api_policy_json_store(struct api_call *c, const char *org_name, json_t *body
 	if (attrs && visibility)
 		json_object_set_new(attrs, "visibility", json_string(visibility));
 	return entity(c, o.id, NULL, "jsonStore", exists, attrs, NULL);
+}
+
+int api_policy_json_store_item(struct api_call *c, const struct jsonstore *s, const char *path, json_t *data)
+{
+	json_t *attrs =
+	    json_pack("{s:s, s:O, s:s, s:s, s:s, s:s}", "path", path, "data", data ? data : json_null(), "jsonStoreId",
+		      s->inv.id, "jsonStoreName", s->inv.name, "orgId", s->org.id, "orgName", s->org.name);
+	char *old = NULL;
+	struct err none;
+	bool exists = store_inventory_item_get(c->db, s->inv.rid, path, &old, &none) == 0;
+
+	free(old);
+	return entity(c, s->org.id, NULL, "jsonStoreItem", exists, attrs, NULL);
+}
+
+int api_policy_json_store_query(struct api_call *c, const struct jsonstore *s, const char *name, const char *text)
+{
+	json_t *attrs = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s}", "name", name, "text", text, "storeId", s->inv.id,
+				  "storeName", s->inv.name, "orgId", s->org.id, "orgName", s->org.name);
+	struct inventory_query q = {0};
+	struct err none;
+	bool exists = store_inventory_query_get(c->db, s->inv.id, name, &q, &none) == 0;
+
+	inventory_query_cleanup(&q);
+	return entity(c, s->org.id, NULL, "jsonStoreQuery", exists, attrs, NULL);
 }
 
 int api_policy_raw_payload(struct api_call *c, const char *org_id, const char *project_id, uint64_t bytes)

@@ -35,6 +35,13 @@ int api_policy_repository(struct api_call *c, const struct repository *r, bool e
  * names (an unknown org passes: the handler answers it). */
 int api_policy_json_store(struct api_call *c, const char *org_name, json_t *body) WUR;
 
+/* Entity rules of kinds jsonStoreItem (an item's put: path, data) and jsonStoreQuery (a
+ * query's put: name, text) in the store s (struct jsonstore, inventory/jsonstore.h); create
+ * or update by whether the item or query exists. */
+struct jsonstore;
+int api_policy_json_store_item(struct api_call *c, const struct jsonstore *s, const char *path, json_t *data) WUR;
+int api_policy_json_store_query(struct api_call *c, const struct jsonstore *s, const char *name, const char *text) WUR;
+
 /* rules.rawPayload: the bytes of the files a start uploads. */
 int api_policy_raw_payload(struct api_call *c, const char *org_id, const char *project_id, uint64_t bytes) WUR;
 

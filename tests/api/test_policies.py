@@ -529,3 +529,30 @@ def test_changes_are_audited(admin):
     one(admin, "POLICY", "CREATE", policyName=name)
     one(admin, "POLICY", "UPDATE", policyName=name)
     one(admin, "POLICY", "DELETE", policyName=name)
+
+
+def test_entity_rules_on_json_store_items_and_queries(admin):
+    org, _ = make_org(admin)
+    rules = {
+        "entity": {
+            "deny": [
+                {"entity": "jsonStoreItem", "action": "update", "msg": "items are frozen"},
+                {"entity": "jsonStoreItem", "conditions": {"entity": {"data": {"kind": "secret"}}}, "msg": "no secrets"},
+                {"entity": "jsonStoreQuery", "conditions": {"entity": {"name": "adhoc-.*"}}, "msg": "no ad hoc"},
+            ]
+        }
+    }
+    name, _ = put_policy(admin, rules)
+    link(admin, name, orgName=org)
+    store = unique("js")
+    assert admin.post("/api/v1/org/%s/jsonstore" % org, json={"name": store}).status_code == 200
+    base = "/api/v1/org/%s/jsonstore/%s" % (org, store)
+    assert admin.put(base + "/item/a", json={"kind": "plain"}).status_code == 200
+    r = admin.put(base + "/item/a", json={"kind": "other"})
+    assert r.status_code == 403 and r.json()["message"] == "items are frozen (policy '%s')" % name, r.text
+    r = admin.put(base + "/item/b", json={"kind": "secret"})
+    assert r.status_code == 403 and "no secrets" in r.json()["message"], r.text
+    assert admin.get(base + "/item").json() == ["a"]  # nothing stored
+    r = admin.post(base + "/query", json={"name": unique("adhoc-"), "text": "select 1"})
+    assert r.status_code == 403 and "no ad hoc" in r.json()["message"], r.text
+    assert admin.post(base + "/query", json={"name": unique("q"), "text": "select item_data from inventory_data"}).status_code == 200
