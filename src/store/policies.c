@@ -9,7 +9,9 @@
 #include "base/str.h"
 #include "policy/policy.h"
 
-#define CHAIN_MAX 32 /* ancestors followed: more is a cycle the writes did not let in */
+#define N_PLACES 6		       /* where a policy may be linked, most specific first */
+#define KEY_MAX (3 * UUID_STR_LEN + 4) /* policy_links.link_key */
+#define CHAIN_MAX 32		       /* ancestors followed: more is a cycle the writes did not let in */
 
 /* The first column of sql's row for key (one bound text) into out: 1 found, 0 no row ("" in
  * out), < 0 on error. */
@@ -215,7 +217,7 @@ int store_policy_link(struct store_conn *c, const char *policy_id, const struct 
 				  " VALUES (?, ?, ?, ?, ?) ON CONFLICT (link_key) DO UPDATE SET policy_id = "
 				  "excluded.policy_id";
 	struct store_stmt *st;
-	char key[3 * UUID_STR_LEN + 4];
+	char key[KEY_MAX];
 
 	if (link_key(at, key, sizeof key, e) || !(st = store_prepare(c, SQL, e)))
 		return -1;
@@ -231,7 +233,7 @@ int store_policy_unlink(struct store_conn *c, const char *policy_id, const struc
 {
 	static const char SQL[] = "DELETE FROM policy_links WHERE link_key = ? AND policy_id = ?";
 	struct store_stmt *st;
-	char key[3 * UUID_STR_LEN + 4];
+	char key[KEY_MAX];
 
 	if (link_key(at, key, sizeof key, e) || !(st = store_prepare(c, SQL, e)))
 		return -1;
@@ -242,17 +244,32 @@ int store_policy_unlink(struct store_conn *c, const char *policy_id, const struc
 	return store_changes(c) ? 0 : err_set(e, ERR_NOT_FOUND, "The policy is not linked there");
 }
 
-/* The policy linked at exactly key: its id in id ("" when none). */
-static int linked_at(struct store_conn *c, const struct policy_place *at, char id[UUID_STR_LEN], struct err *e)
+/* The policy linked at the most specific of the places keys[0..N_PLACES) (most specific
+ * first; "" for a place that does not apply): one read of them all.  Its id in id ("" when
+ * none). */
+static int linked_first(struct store_conn *c, char keys[N_PLACES][KEY_MAX], char id[UUID_STR_LEN], struct err *e)
 {
-	static const char SQL[] = "SELECT policy_id FROM policy_links WHERE link_key = ?";
-	char key[3 * UUID_STR_LEN + 4];
+	static const char SQL[] = "SELECT link_key, policy_id FROM policy_links WHERE link_key IN (?, ?, ?, ?, ?, ?)";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	size_t best = N_PLACES;
 	int rc;
 
 	id[0] = '\0';
-	if (link_key(at, key, sizeof key, e))
+	if (!st)
 		return -1;
-	rc = one_text(c, SQL, key, id, UUID_STR_LEN, e);
+	for (int i = 0; i < N_PLACES; i++)
+		store_bind_text(st, i + 1, keys[i]);
+	while ((rc = store_step(st, e)) == STORE_ROW) {
+		const char *k = store_col_text(st, 0);
+		for (size_t i = 0; k && i < best; i++)
+			if (keys[i][0] && strcmp(keys[i], k) == 0) {
+				best = i;
+				store_col_copy(st, 1, id, UUID_STR_LEN);
+			}
+	}
+	if (rc == STORE_DONE && store_stmt_check(st, e))
+		rc = -1;
+	store_reset(st);
 	return rc < 0 ? rc : 0;
 }
 
@@ -314,20 +331,22 @@ int store_policy_effective(struct store_conn *c, const struct policy_place *at, 
 			   char name[POLICY_NAME_MAX + 1], struct err *e)
 {
 	const char *u = at->user_id, *p = at->project_id, *o = at->org_id;
-	const struct policy_place order[] = {
+	const struct policy_place order[N_PLACES] = {
 	    {NULL, p, u}, {o, NULL, u}, {NULL, NULL, u}, {NULL, p, NULL}, {o, NULL, NULL}, {NULL, NULL, NULL},
 	};
-	char id[UUID_STR_LEN] = "";
+	/* The places that apply: a user's need the user, the project's a project, the org's an org. */
+	const bool apply[N_PLACES] = {u && p, u && o, u != NULL, p != NULL, o != NULL, true};
+	char keys[N_PLACES][KEY_MAX], id[UUID_STR_LEN];
 
 	*rules = NULL;
 	name[0] = '\0';
-	for (size_t i = 0; i < sizeof order / sizeof order[0] && !id[0]; i++) {
-		const struct policy_place *pl = &order[i];
-		if ((i <= 2 && !u) || (i == 0 && !p) || (i == 1 && !o) || (i == 3 && !p) || (i == 4 && !o))
-			continue;
-		if (linked_at(c, pl, id, e))
+	for (size_t i = 0; i < N_PLACES; i++) {
+		keys[i][0] = '\0';
+		if (apply[i] && link_key(&order[i], keys[i], KEY_MAX, e))
 			return -1;
 	}
+	if (linked_first(c, keys, id, e))
+		return -1;
 	return id[0] ? chain_rules(c, id, rules, name, e) : 0;
 }
 
