@@ -260,7 +260,7 @@ int start_policy_before(struct store_conn *c, const struct start_policy *p, cons
 	if (!p->rules)
 		return 0;
 	return process_cfg(p, cfg, timeout_override, e) || workspace(p, s->dir, e) || runtime(p, e) ||
-		       fork_depth(c, p, s, e) || per_status(c, p, s, e)
+		       fork_depth(c, p, s, e)
 		   ? -1
 		   : 0;
 }
@@ -295,6 +295,16 @@ static char *runtime_rules(const struct start_policy *p)
 		text = json_dumps(keep, JSON_COMPACT);
 	json_decref(keep);
 	return text;
+}
+
+int start_policy_count(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, struct err *e)
+{
+	const json_t *q = rule(p, "queue", NULL);
+
+	if (!json_object_get(q, "process") && !json_object_get(q, "processPerOrg") &&
+	    !json_object_get(q, "processPerProject"))
+		return 0;
+	return store_policy_count_turn(c, e) || per_status(c, p, s, e) ? -1 : 0;
 }
 
 int start_policy_record(struct store_conn *c, const struct start_policy *p, const char *instance_id, struct err *e)

@@ -167,7 +167,9 @@ static int store_with_policy(struct store_conn *c, const unsigned char session_k
 		return store_new(c, session_key, s, d, payload, payload_len, e);
 	if (store_tx_begin_rows(c, e))
 		return -1;
-	rc = store_new(c, session_key, s, d, payload, payload_len, e);
+	rc = start_policy_count(c, pol, s, e);
+	if (rc == 0)
+		rc = store_new(c, session_key, s, d, payload, payload_len, e);
 	if (rc == 0)
 		rc = start_policy_record(c, pol, s->instance_id, e);
 	if (rc == 0)

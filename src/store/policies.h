@@ -54,6 +54,10 @@ int store_process_policy_get(struct store_conn *c, const char *instance_id, json
 /* Processes of the org (or project, or all when both NULL) whose status is status. */
 int store_policy_count_processes(struct store_conn *c, const char *org_id, const char *project_id, const char *status,
 				 int64_t *n, struct err *e) WUR;
+/* Inside a transaction that counts processes and then stores one: makes such transactions
+ * take turns on every node (PostgreSQL: a transaction-scoped advisory lock; SQLite's write
+ * transactions take turns anyway). */
+int store_policy_count_turn(struct store_conn *c, struct err *e) WUR;
 /* The number of ancestors of the process id (its parent, the parent's parent, …). */
 int store_policy_fork_depth(struct store_conn *c, const char *id, int64_t *n, struct err *e) WUR;
 
