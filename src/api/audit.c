@@ -26,7 +26,7 @@
 static const char *const objects[] = {
     "USER",   "API_KEY",   "ORGANIZATION",    "TEAM",	 "PROJECT",	   "REPOSITORY",
     "SECRET", "INVENTORY", "INVENTORY_QUERY", "JSON_STORE", "JSON_STORE_DATA", "JSON_STORE_QUERY",
-    "PROCESS", "EXTERNAL_EVENT", NULL};
+    "PROCESS", "EXTERNAL_EVENT", "POLICY", NULL};
 static const char *const actions[] = {"CREATE", "UPDATE", "DELETE",  "ACCESS", "START",
 				      "STOP",	"RESUME", "RESTORE", "RESTART", NULL};
 

@@ -7,6 +7,7 @@
 #include "api/doc_schemas.h"
 #include "api/inventories.h"
 #include "api/jsonstores.h"
+#include "api/policy_checks.h"
 #include "api/query_gate.h"
 #include "api/routes.h"
 #include "base/datetime.h"
@@ -50,6 +51,7 @@ static int item_put(struct api_call *c)
 	if ((rc = http_body_json(c->req, &body, &c->err)))
 		return rc;
 	if ((rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) ||
+	    (rc = api_policy_json_store_item(c, &s, api_param(c, "item"), body)) ||
 	    (rc = jsonstore_item_put(c->db, &s.inv, api_param(c, "item"), body, &created, &c->err)))
 		goto out;
 	rc = api_reply_result(c, created ? "CREATED" : "UPDATED", NULL);
@@ -124,7 +126,7 @@ static int query_put(struct api_call *c)
 		rc = -ERR_INVALID;
 		goto out;
 	}
-	if ((rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) ||
+	if ((rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) || (rc = api_policy_json_store_query(c, &s, name, text)) ||
 	    (rc = jsonstore_query_put(c->db, &s.inv, name, text, &result, &c->err)))
 		goto out;
 	api_audit_note(c, "queryName", name);

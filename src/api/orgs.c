@@ -5,6 +5,7 @@
 
 #include "api/doc_schemas.h"
 #include "api/orgs.h"
+#include "api/policy_checks.h"
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "base/datetime.h"
@@ -186,6 +187,8 @@ static int create_or_update(struct api_call *c)
 		str_set_lit(o.visibility, "PUBLIC");
 	if ((rc = read_org(c, body, &o)) || (rc = api_body_json_text(c, body, "meta", &meta)) ||
 	    (rc = api_body_json_text(c, body, "cfg", &cfg)))
+		goto out;
+	if ((rc = api_policy_org(c, &o, body, exists)))
 		goto out;
 	rc = exists ? store_org_update(c->db, &o, meta, cfg, &c->err) : insert_org(c, &o, meta, cfg);
 	api_audit_note(c, "orgName", o.name);

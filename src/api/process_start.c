@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/policy_checks.h"
 #include "api/process_routes.h"
 #include "api/process_start_req.h"
 #include "api/repositories.h"
@@ -129,6 +130,19 @@ static int check_access(struct api_call *c, struct start *s)
 	if (rbac_process_start(c->db, &c->who, &s->org, pr, s->r->raw_payload, &c->err))
 		return -1;
 	return s->r->out ? rbac_process_out_vars(c->db, &c->who, &s->org, pr, &c->err) : 0;
+}
+
+/* rules.rawPayload: the files the request uploads (api/policy_checks.h). */
+static int check_raw_payload(struct api_call *c, struct start *s)
+{
+	uint64_t bytes = 0;
+
+	if (!s->r->raw_payload || !s->mp)
+		return 0;
+	for (size_t i = 0; i < s->mp->n_parts; i++)
+		if (s->mp->parts[i].has_filename)
+			bytes += s->mp->parts[i].data.len;
+	return api_policy_raw_payload(c, s->org.id, s->has_project ? s->project.id : NULL, bytes);
 }
 
 static int check_parent(struct api_call *c, struct start *s)
@@ -267,8 +281,8 @@ int api_process_start_req(struct api_call *c, const struct multipart *mp, struct
 	int rc;
 
 	uuid_v4(s.id);
-	if ((rc = resolve_owner(c, &s)) || (rc = check_access(c, &s)) || (rc = check_parent(c, &s)) ||
-	    (rc = build_payload(c, &s)) || (rc = store_it(c, &s)))
+	if ((rc = resolve_owner(c, &s)) || (rc = check_access(c, &s)) || (rc = check_raw_payload(c, &s)) ||
+	    (rc = check_parent(c, &s)) || (rc = build_payload(c, &s)) || (rc = store_it(c, &s)))
 		goto out;
 	queue_wake(c->app->queue);
 	memcpy(id, s.id, UUID_STR_LEN);

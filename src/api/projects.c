@@ -5,6 +5,7 @@
 
 #include "api/doc_schemas.h"
 #include "api/access_rules.h"
+#include "api/policy_checks.h"
 #include "api/projects.h"
 #include "api/repositories.h"
 #include "api/routes.h"
@@ -331,6 +332,8 @@ static int create_or_update(struct api_call *c)
 		goto out;
 	repos = json_object_get(body, "repositories");
 	if (repos && !json_is_null(repos) && (rc = repositories_map_prepare(c, &p, repos, &map)))
+		goto out;
+	if ((rc = api_policy_project(c, &p, o.name, body, exists)))
 		goto out;
 	rc = exists ? store_update(c, &p, meta, cfg, moved) : store_project_insert(c->db, &p, meta, cfg, &c->err);
 	if (rc == 0 && map && (rc = repositories_map_store(c, &p, map, exists)) && !exists)

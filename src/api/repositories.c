@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "api/doc_schemas.h"
+#include "api/policy_checks.h"
 #include "api/projects.h"
 #include "api/repositories.h"
 #include "api/routes.h"
@@ -195,7 +196,8 @@ static int create_or_update(struct api_call *c)
 
 	if ((rc = projects_path(c, &p, ACCESS_WRITER)) || (rc = repository_available(c)) ||
 	    (rc = api_body_object(c, &body)) || (rc = body_target(c, body, &p, &r, &exists)) ||
-	    (rc = repository_body(c, body, &r, &meta)) || (rc = check_name_free(c, &r)))
+	    (rc = repository_body(c, body, &r, &meta)) || (rc = check_name_free(c, &r)) ||
+	    (rc = api_policy_repository(c, &r, exists)))
 		goto out;
 	if ((rc = repository_load(c, &r, &commit, &m))) {
 		if (!exists)

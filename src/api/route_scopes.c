@@ -69,6 +69,7 @@ static const struct rule rules[] = {
     NEED("POST", ORG "/jsonstore/{store}/query/{q}/exec", SCOPE_JSONSTORE, SCOPE_READ, 0),
     NEED(NULL, ORG "/jsonstore*", SCOPE_JSONSTORE, RW, 0),
     NEED(NULL, ORG "/team*", SCOPE_TEAM, RW, 0),
+    NEED(NULL, "/api/v2/policy*", SCOPE_ORG, RW, ROUTE_SCOPE_WIDE), /* server-wide governance */
     NEED("GET", "/api/v1/org", SCOPE_ORG, SCOPE_READ, ROUTE_SCOPE_WIDE),
     NEED(NULL, "/api/v1/org*", SCOPE_ORG, RW, 0),
     NEED("POST", "/api/v1/process", SCOPE_PROCESS, SCOPE_START, 0),

@@ -8,6 +8,7 @@
 
 #include <sodium.h>
 
+#include "api/policy_checks.h"
 #include "api/secrets.h"
 #include "base/datetime.h"
 #include "base/limits.h"
@@ -295,6 +296,8 @@ int secrets_create(struct api_call *c)
 		rc = parse_create(c, &mp, &o, &s, &projects, &password, generated);
 	if (rc == 0)
 		rc = secrets_form_value(c, &mp, s.type, &pt, &pt_len, &public_key);
+	if (rc == 0)
+		rc = api_policy_secret(c, &s);
 	if (rc == 0)
 		rc = secrets_seal(c, o.id, s.name, password, pt, pt_len, &env, &env_len);
 	if (rc == 0)

@@ -444,6 +444,8 @@ int exec_task_inline(struct vm *vm, struct thread *t, const char *task, json_t *
 	*out = NULL;
 	if (!d)
 		return err_set(e, ERR_NOT_FOUND, "Task not found: '%s'", task);
+	if (task_policy_check(vm, task, NULL, in, NULL, e) < 0)
+		return -1;
 	corr = events_task_pre(vm, t, task, NULL, in);
 	rc = run_task(vm, t, d, &c, in, false, &o, e);
 	if (rc == 0 && c.job) {
@@ -484,6 +486,11 @@ void exec_task_step(struct vm *vm, struct thread *t, const struct step *s)
 	}
 	if (!(in = exec_eval_in(vm, t, s)))
 		return;
+	if (task_policy_check(vm, s->task, NULL, in, NULL, &e) < 0) {
+		vm_raise(vm, t, s, e.msg, NULL);
+		json_decref(in);
+		return;
+	}
 	corr = events_task_pre(vm, t, s->task, NULL, in);
 	start = dt_mono_ns();
 	rc = run_task(vm, t, d, &c, in, true, &out, &e);

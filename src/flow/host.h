@@ -70,6 +70,9 @@ struct flow_host {
 	bool dry_run;
 	/* Server-side defaults of tasks (flow/tasks/defaults.h), BORROWED; NULL: none. */
 	json_t *task_defaults;
+	/* The process's policy rules that apply while it runs (task, ansible), BORROWED:
+	 * {"policy": name, "rules": {…}}; NULL: none (flow/tasks/policy_check.h). */
+	json_t *policy;
 };
 
 #endif

@@ -9,7 +9,9 @@
 #include "base/str.h"
 #include "base/uuid.h"
 #include "inventory/query.h"
+#include "policy/policy.h"
 #include "store/jsonstores.h"
+#include "store/policies.h"
 
 struct rbac_resource jsonstore_resource(const struct inventory *inv)
 {
@@ -60,12 +62,31 @@ int jsonstore_create(struct store_conn *c, const struct principal *who, const st
 	return rc;
 }
 
+/* The effective policy's jsonStore.data.maxSizeInBytes for the store's org (-1: none). */
+static int policy_max(struct store_conn *c, const struct inventory *inv, int64_t *max, struct err *e)
+{
+	struct policy_place at = {inv->org_id, NULL, NULL};
+	char name[POLICY_NAME_MAX + 1];
+	json_t *rules = NULL;
+
+	*max = -1;
+	if (store_policy_effective(c, &at, &rules, name, e))
+		return -1;
+	*max = policy_number(json_object_get(json_object_get(json_object_get(rules, "jsonStore"), "data"),
+					     "maxSizeInBytes"));
+	json_decref(rules);
+	return 0;
+}
+
 int jsonstore_max_bytes(struct store_conn *c, const struct inventory *inv, int64_t *max_bytes, struct err *e)
 {
+	int64_t pmax;
 	int rc = store_jsonstore_max_get(c, inv->rid, max_bytes, e);
 
 	if (rc == 0 && *max_bytes < 0 && limits.json_store_bytes > 0)
 		*max_bytes = (int64_t)limits.json_store_bytes;
+	if (rc == 0 && (rc = policy_max(c, inv, &pmax, e)) == 0 && pmax >= 0 && (*max_bytes < 0 || pmax < *max_bytes))
+		*max_bytes = pmax;
 	return rc;
 }
 

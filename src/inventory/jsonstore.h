@@ -41,7 +41,8 @@ int jsonstore_create(struct store_conn *c, const struct principal *who, const st
 		     struct inventory *out, struct err *e) WUR;
 
 /* The store's capacity: *max_bytes its own maxDataSize, else the server's default
- * (limits.json_store_bytes), -1 when neither bounds it. */
+ * (limits.json_store_bytes), -1 when neither bounds it; lowered to the effective policy's
+ * jsonStore.data.maxSizeInBytes of the store's org when that is less. */
 int jsonstore_max_bytes(struct store_conn *c, const struct inventory *inv, int64_t *max_bytes, struct err *e) WUR;
 
 /* Writes the item at path (value borrowed; must be a JSON object, as Concord requires),

@@ -15,6 +15,7 @@
 #include "queue/tasks/server_tasks.h"
 #include "queue/main_json.h"
 #include "queue/supervise/supervise.h"
+#include "store/policies.h"
 #include "store/users.h"
 
 static json_t *user_json(struct store_conn *c, const char *id, const char *username)
@@ -94,6 +95,22 @@ static bool dry_run(json_t *v)
 	return json_is_true(v) || (json_is_string(v) && strcasecmp(json_string_value(v), "true") == 0);
 }
 
+/* The rules of the process's policy that the runner applies (store/policies.h), read from
+ * the store: the working directory's files are the flow's to change, these are not. */
+static int policy_of(struct running *r, json_t *frame, struct err *e)
+{
+	struct store_conn *c = store_conn(r->q->cfg.store, e);
+	json_t *pol = NULL;
+
+	if (!c || store_process_policy_get(c, r->p.instance_id, &pol, e)) {
+		json_decref(frame);
+		return -1;
+	}
+	if (pol)
+		json_object_set_new(frame, "policy", pol);
+	return 0;
+}
+
 json_t *supervise_start_frame(struct running *r, const char *workdir, struct err *e)
 {
 	json_t *cfg = main_json_load(workdir, e), *args, *profiles, *frame;
@@ -118,6 +135,8 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 	if (frame && dry_run(start_def_switch(cfg, "dryRun")))
 		json_object_set_new(frame, "dryRun", json_true());
 	json_decref(cfg);
+	if (frame && policy_of(r, frame, e))
+		return NULL;
 	/* Holds the SMTP password and the Slack token: only ever in this frame (fd 3). */
 	if (frame && r->q->cfg.task_defaults)
 		json_object_set(frame, "taskDefaults", r->q->cfg.task_defaults);

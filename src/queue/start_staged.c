@@ -22,6 +22,7 @@
 #include "flow/value.h"
 #include "queue/main_json.h"
 #include "queue/start_imports.h"
+#include "queue/start_policy.h"
 
 #define MAX_PROFILES 64
 
@@ -154,6 +155,30 @@ static int store_new(struct store_conn *c, const unsigned char session_key[32], 
 	return rc;
 }
 
+/* The process and what it keeps of its policy, in one transaction: the dispatcher never sees
+ * the process without its limits. */
+static int store_with_policy(struct store_conn *c, const unsigned char session_key[32], const struct staged_start *s,
+			     const struct start_policy *pol, struct start_def *d, void *payload, size_t payload_len,
+			     struct err *e)
+{
+	int rc;
+
+	if (!pol->rules)
+		return store_new(c, session_key, s, d, payload, payload_len, e);
+	if (store_tx_begin_rows(c, e))
+		return -1;
+	rc = start_policy_count(c, pol, s, e);
+	if (rc == 0)
+		rc = store_new(c, session_key, s, d, payload, payload_len, e);
+	if (rc == 0)
+		rc = start_policy_record(c, pol, s->instance_id, e);
+	if (rc == 0)
+		rc = store_tx_commit(c, e);
+	if (rc)
+		store_tx_rollback(c);
+	return rc;
+}
+
 int start_ready_path(const char *work_dir, const char *id, char *out, size_t cap, struct err *e)
 {
 	if (str_fmt(out, cap, "%s/ready/%s", work_dir, id))
@@ -208,6 +233,8 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 	struct model *m = NULL;
 	struct start_def d = {0};
 	struct start_imports si;
+	struct start_policy pol = {0};
+	bool timeout_override = false;
 	void *payload = NULL;
 	size_t payload_len = 0;
 	char ready[4096] = "";
@@ -219,7 +246,8 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 		json_decref(cfg);
 		return -1;
 	}
-	if (org_project_cfg(c, s, cfg, e))
+	if (org_project_cfg(c, s, cfg, e) || start_policy_load(c, s, &pol, e) ||
+	    start_policy_before(c, &pol, s, cfg, &timeout_override, e) || (pol.rules && main_json_save(s->dir, cfg, e)))
 		goto out;
 	if (!(m = load_model(s->dir, cfg, s->repos ? &si.importer : NULL, e))) {
 		if (e->code == ERR_LIMIT)
@@ -230,16 +258,19 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 			err_prefix(e, "%s", s->error_prefix);
 		goto out;
 	}
-	if (start_def_read(m, cfg, s->timeout_s, s->suspend_timeout_s, s->project != NULL, &d, e)) {
+	if (start_def_read(m, cfg, timeout_override ? -1 : s->timeout_s, s->suspend_timeout_s, s->project != NULL, &d,
+			   e)) {
 		e->code = ERR_INVALID;
 		goto out;
 	}
+	if (start_policy_timeout(&pol, d.timeout_s, e))
+		goto out;
 	if (pack_dir(s->dir, limits.archive_bytes, &payload, &payload_len, e))
 		goto out;
 	/* Before the row exists, so that no dispatcher can claim the process without it. */
 	if (s->work_dir && hand_off(s, ready, sizeof ready))
 		ready[0] = '\0';
-	rc = store_new(c, session_key, s, &d, payload, payload_len, e);
+	rc = store_with_policy(c, session_key, s, &pol, &d, payload, payload_len, e);
 	if (rc == 0 && start_imports_record(&si, c, s->instance_id, e))
 		LOG_W("process %s: imports not recorded: %s", s->instance_id, e->msg);
 	if (rc && ready[0] && rename(ready, s->dir) != 0) {
@@ -248,6 +279,7 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 			LOG_W("cannot remove %s: %s", ready, ignored.msg);
 	}
 out:
+	start_policy_cleanup(&pol);
 	start_imports_cleanup(&si);
 	free(payload);
 	start_def_cleanup(&d);

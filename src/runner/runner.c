@@ -253,6 +253,7 @@ int runner_body(void)
 	if (json_is_array(json_object_get(r.start, "sensitive")))
 		runner_host_add_sensitive(&r.host, json_object_get(r.start, "sensitive"));
 	/* Masked without telling the server: its own secrets are not the process's to keep. */
+	r.host.host.policy = json_object_get(r.start, "policy");
 	r.host.host.task_defaults = json_object_get(r.start, "taskDefaults");
 	if (r.host.host.task_defaults) {
 		json_t *secrets = task_defaults_secrets(r.host.host.task_defaults);

@@ -571,13 +571,52 @@ static int claim_turn(struct store_conn *c, struct err *e)
 	return rc < 0 ? rc : 0;
 }
 
+/* A claim of a process with policy limits takes turns like claim_turn's (where claim_turn
+ * did not already): 1 when it took the lock now (the caller looks for the due process again,
+ * counting what the other nodes claimed meanwhile), 0 when no turn is needed. */
+static int policy_turn(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char LIMITED[] = "SELECT 1 FROM process_policies WHERE instance_id = ?"
+				      " AND (max_per_org IS NOT NULL OR max_per_project IS NOT NULL)";
+	static const char LOCK[] = "SELECT pg_advisory_xact_lock(4702111234474983747)";
+	struct store_stmt *st;
+	int rc;
+
+	if ((limits.running_per_user || limits.running_per_project) || !store_row_locks(c))
+		return 0;
+	if (!(st = store_prepare(c, LIMITED, e)))
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	store_reset(st);
+	if (rc != STORE_ROW)
+		return rc < 0 ? rc : 0;
+	if (!(st = store_prepare(c, LOCK, e)))
+		return -1;
+	rc = store_step(st, e);
+	store_reset(st);
+	return rc < 0 ? rc : 1;
+}
+
 /* The first due process in fair order: ENQUEUED first, then a SUSPENDED one whose sleep is
  * over.  With --limit-running-per-user / -per-project, a top-level process whose initiator
  * or project already has that many STARTING or RUNNING is passed over (it stays where it
  * is); the counts are the store's, so they hold across nodes. */
 static int due(struct store_conn *c, int64_t now, char id[UUID_STR_LEN], char *event, size_t cap, struct err *e)
 {
-#define DUE_QUEUED "SELECT instance_id FROM processes WHERE status = 'ENQUEUED' AND (start_at IS NULL OR start_at <= ?)"
+#define DUE_QUEUED                                                                                                     \
+	"SELECT instance_id FROM processes WHERE status = 'ENQUEUED' AND (start_at IS NULL OR start_at <= ?)"          \
+	POLICY_CONCURRENT
+/* A policy's queue.concurrent limits (schema 039): passed over while its org or project has
+ * that many STARTING or RUNNING. */
+#define POLICY_RUNNING(col)                                                                                            \
+	"(SELECT count(*) FROM processes r WHERE r." col " = processes." col                                           \
+	" AND r.status IN ('STARTING', 'RUNNING'))"
+#define POLICY_CONCURRENT                                                                                              \
+	" AND NOT EXISTS (SELECT 1 FROM process_policies q WHERE q.instance_id = processes.instance_id AND"            \
+	" ((q.max_per_org IS NOT NULL AND q.max_per_org <= " POLICY_RUNNING("org_id") ") OR"                           \
+	" (q.max_per_project IS NOT NULL AND processes.project_id IS NOT NULL AND q.max_per_project <= "               \
+	POLICY_RUNNING("project_id") ")))"
 #define DUE_QUEUED_ORDER " ORDER BY fair_key, last_updated_at LIMIT 1"
 #define DUE_WOKEN                                                                                                      \
 	"SELECT instance_id, resume_event FROM processes WHERE status = 'SUSPENDED'"                                   \
@@ -662,12 +701,15 @@ static int resume_of(struct store_conn *c, const char *id, char *event, size_t c
 int store_process_claim(struct store_conn *c, const char *node, int64_t now, struct process *out, struct err *e)
 {
 	json_t *args = NULL;
+	int rc;
 
 	char id[UUID_STR_LEN], event[sizeof out->resume_event];
 
 	if (store_tx_begin_rows(c, e))
 		return -1;
 	if (claim_turn(c, e) || due(c, now, id, event, sizeof event, e))
+		goto fail;
+	if (id[0] && (rc = policy_turn(c, id, e)) != 0 && (rc < 0 || due(c, now, id, event, sizeof event, e)))
 		goto fail;
 	if (!id[0]) {
 		store_tx_rollback(c);

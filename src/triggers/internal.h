@@ -37,6 +37,11 @@ void *triggers_reread_main(void *arg);
 /* parse.c: the triggers of m (repository r; NULL: none): a new array of *n rows with ids, project,
  * repository and fingerprints filled; cron rows get next_fire_at, the first minute after
  * now_ms.  ERR_INVALID "triggers: <file>:<line>:<col>: …" for a bad section. */
+/* The effective policy of r's org and project on the triggers v[0..n): ERR_INVALID naming
+ * the policy when an entity rule denies creating one, or a cron trigger fires more often
+ * than cronTrigger.minInterval (triggers/cron_policy.c). */
+int triggers_cron_policy(struct store_conn *c, const struct repository *r, const struct trigger *v, size_t n,
+			 int64_t now_ms, struct err *e) WUR;
 int triggers_parse(const struct model *m, const struct repository *r, int64_t now_ms, struct trigger **out, size_t *n,
 		   struct err *e) WUR;
 /* The first minute after after_ms (Unix ms) matching a cron trigger's cfg (spec, timezone);

@@ -279,7 +279,9 @@ int triggers_refresh(struct triggers *t, struct store_conn *c, const struct repo
 
 	if ((rc = triggers_parse(m, r, triggers_now_ms(t), &v, &n, e)))
 		return rc;
-	rc = store_triggers_replace(c, r->id, v, n, e);
+	rc = triggers_cron_policy(c, r, v, n, triggers_now_ms(t), e);
+	if (rc == 0)
+		rc = store_triggers_replace(c, r->id, v, n, e);
 	store_trigger_free_list(v, n);
 	if (rc == 0)
 		triggers_wake(t);

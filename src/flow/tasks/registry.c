@@ -141,7 +141,7 @@ int task_call_method(struct vm *vm, struct thread *t, const char *task, const ch
 	int rc;
 	if (!d)
 		return err_set(e, ERR_NOT_FOUND, "Task not found: '%s'", task);
-	if (task_dry_run_check(vm, t, vm->cur, task, e) < 0)
+	if (task_dry_run_check(vm, t, vm->cur, task, e) < 0 || task_policy_check(vm, task, method, NULL, args, e) < 0)
 		return -1;
 	corr = events_task_pre(vm, t, task, method, args);
 	*out = NULL;

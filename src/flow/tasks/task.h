@@ -79,6 +79,13 @@ struct step;
 int task_dry_run_step_ready(struct vm *vm, struct thread *t, const struct step *s, bool *ready, struct err *e) WUR;
 int task_dry_run_check(struct vm *vm, struct thread *t, const struct step *s, const char *task, struct err *e) WUR;
 
+/* The task rules of the process's policy (vm->h->policy) for a call of task's method (NULL:
+ * a step, "execute") with in (a step's input object) or args (a method's arguments): a
+ * denied call is ERR_FORBIDDEN with the rule's message naming the policy; a warned one logs
+ * a warning and passes. */
+int task_policy_check(struct vm *vm, const char *task, const char *method, const json_t *in, const json_t *args,
+		      struct err *e) WUR;
+
 /* Argument helpers: a string argument (BORROWED), an integer, any value. */
 int task_arg_str(json_t *args, size_t i, const char *what, const char **out, struct err *e) WUR;
 int task_arg_int(json_t *args, size_t i, const char *what, long long *out, struct err *e) WUR;

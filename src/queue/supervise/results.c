@@ -11,7 +11,10 @@
 #include "base/limits.h"
 #include "base/pack.h"
 #include "base/path.h"
+#include "base/str.h"
+#include "policy/policy.h"
 #include "queue/supervise/supervise.h"
+#include "store/policies.h"
 #include "store/process_attachments.h"
 #include "store/project_storage.h"
 #include "store/processes.h"
@@ -25,7 +28,25 @@ struct walk {
 	uint64_t room; /* what the project may still store (--limit-project-storage-bytes) */
 	json_t *out;	 /* out.json's object, when found */
 	json_t *ansible; /* ansible_stats.json's object (the ansible task's), when found */
+	json_t *policy;	 /* the process's policy (store_process_policy_get), NULL: none */
 };
+
+/* The policy's attachments.maxSizeInBytes (docs/security.md "Policies"). */
+static int policy_attachments(const struct walk *w, struct err *e)
+{
+	const json_t *r = json_object_get(json_object_get(w->policy, "rules"), "attachments");
+	int64_t max = policy_number(json_object_get(r, "maxSizeInBytes"));
+	char a[24], b[24];
+
+	if (max < 0 || w->total <= (uint64_t)max)
+		return 0;
+	str_fmt_cut(a, sizeof a, "%llu", (unsigned long long)w->total);
+	str_fmt_cut(b, sizeof b, "%lld", (long long)max);
+	return policy_refuse(e, ERR_TOO_LARGE, json_string_value(json_object_get(w->policy, "policy")), r,
+			     "The size of process attachments exceeds the allowed value: current {0} byte(s), limit "
+			     "{1} byte(s)",
+			     a, b);
+}
 
 static int store_file(struct walk *w, int dirfd, const char *name, const char *rel, struct err *e)
 {
@@ -42,6 +63,10 @@ static int store_file(struct walk *w, int dirfd, const char *name, const char *r
 		free(data);
 		return err_set(e, ERR_TOO_LARGE, "attachments exceed %llu bytes (limit-archive-bytes)",
 			       (unsigned long long)limits.archive_bytes);
+	}
+	if (policy_attachments(w, e)) {
+		free(data);
+		return -1;
 	}
 	if (w->total > w->room) {
 		free(data);
@@ -134,8 +159,11 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 	rc = store_process_attachment_clear(c, id, e);
 	if (rc == 0)
 		rc = store_project_storage_room(c, id, &w.room, e);
+	if (rc == 0)
+		rc = store_process_policy_get(c, id, &w.policy, e);
 	if (rc == 0 && (dirfd = open_attachments(workdir)) >= 0)
 		rc = walk_dir(&w, dirfd, "", 0, e);
+	json_decref(w.policy);
 	if (rc) {
 		store_tx_rollback(c);
 		json_decref(w.out);

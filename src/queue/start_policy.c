@@ -1,0 +1,328 @@
+/* The policy of a new process at its start (start_policy.h). */
+#include "queue/start_policy.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/duration.h"
+#include "base/str.h"
+#include "flow/start_def.h"
+#include "flow/value.h"
+#include "policy/policy.h"
+#include "queue/start_staged.h"
+
+#define WALK_DEPTH_MAX 64
+
+int start_policy_load(struct store_conn *c, const struct staged_start *s, struct start_policy *p, struct err *e)
+{
+	struct policy_place at = {s->org->id, s->project ? s->project->id : NULL,
+				  s->initiator_id && *s->initiator_id ? s->initiator_id : NULL};
+
+	memset(p, 0, sizeof *p);
+	return store_policy_effective(c, &at, &p->rules, p->name, e);
+}
+
+void start_policy_cleanup(struct start_policy *p)
+{
+	json_decref(p->rules);
+	p->rules = NULL;
+}
+
+static const json_t *rule(const struct start_policy *p, const char *a, const char *b)
+{
+	const json_t *v = json_object_get(p->rules, a);
+	return b ? json_object_get(v, b) : v;
+}
+
+static int process_cfg(const struct start_policy *p, json_t *cfg, bool *timeout_override, struct err *e)
+{
+	json_t *dflt = json_object_get(p->rules, "defaultProcessCfg"), *over = json_object_get(p->rules, "processCfg");
+
+	if (json_is_object(dflt) && json_object_size(dflt)) {
+		json_t *below = json_deep_copy(dflt), *inherited = json_object_get(cfg, START_DEF_ORG_PROJECT_CFG);
+		if (!below || (inherited && value_merge(below, inherited, e))) {
+			json_decref(below);
+			return below ? -1 : err_set(e, ERR_INTERNAL, "out of memory");
+		}
+		json_object_set_new(cfg, START_DEF_ORG_PROJECT_CFG, below);
+	}
+	if (json_is_object(over) && value_merge(cfg, over, e))
+		return -1;
+	*timeout_override = json_object_get(over, "processTimeout") != NULL;
+	return 0;
+}
+
+struct walk {
+	const struct start_policy *p;
+	const json_t *ignored; /* workspace.ignoredFiles */
+	int64_t bytes, files;
+	struct err *e;
+};
+
+static bool ignored(const struct walk *w, const char *path)
+{
+	size_t i;
+	json_t *pat;
+
+	json_array_foreach((json_t *)w->ignored, i, pat) if (policy_match(json_string_value(pat), path)) return true;
+	return false;
+}
+
+/* A size of the file rule in bytes ("128M"), -1 for none. */
+static int64_t size_of(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	int64_t n = policy_number(v);
+	size_t l;
+
+	if (n >= 0 || !s || (l = strlen(s)) < 2)
+		return n;
+	n = 0;
+	for (size_t i = 0; i + 1 < l; i++)
+		n = n * 10 + (s[i] - '0');
+	switch (s[l - 1] | 0x20) {
+	case 't':
+		n *= 1024;
+		/* fall through */
+	case 'g':
+		n *= 1024;
+		/* fall through */
+	case 'm':
+		n *= 1024;
+		/* fall through */
+	default:
+		n *= 1024;
+	}
+	return n;
+}
+
+struct file_seen {
+	const char *name;
+	bool dir;
+	int64_t size;
+};
+
+static bool file_rule_matches(const json_t *r, void *ctx)
+{
+	const struct file_seen *f = ctx;
+	const char *type = json_string_value(json_object_get(r, "type"));
+	const json_t *names = json_object_get(r, "names"), *pat;
+	int64_t max = size_of(json_object_get(r, "maxSize"));
+	bool named = !json_array_size(names);
+	size_t i;
+
+	if (type && strcmp(type, f->dir ? "dir" : "file") != 0)
+		return false;
+	json_array_foreach((json_t *)names, i, pat) named |= policy_match(json_string_value(pat), f->name);
+	return named && (max < 0 || (!f->dir && f->size > max));
+}
+
+static int file_check(struct walk *w, const char *name, bool dir, int64_t size, const char *rel)
+{
+	struct file_seen f = {name, dir, size};
+	const json_t *r;
+
+	if (policy_decide(rule(w->p, "file", NULL), file_rule_matches, &f, &r) != POLICY_DENY)
+		return 0;
+	return policy_refuse(w->e, ERR_INVALID, w->p->name, r, "Forbidden file: {0}", rel, NULL);
+}
+
+static int walk(struct walk *w, const char *root, const char *rel, int depth)
+{
+	char path[4096], sub[4096];
+	struct dirent *d;
+	DIR *dir;
+	int rc = 0;
+
+	if (depth > WALK_DEPTH_MAX || str_fmt(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel))
+		return err_set(w->e, ERR_TOO_LARGE, "workspace too deep: %.256s", rel);
+	if (!(dir = opendir(path)))
+		return 0;
+	while (rc == 0 && (d = readdir(dir))) {
+		struct stat st;
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
+		    str_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", d->d_name) ||
+		    str_fmt(path, sizeof path, "%s/%s", root, sub) || lstat(path, &st))
+			continue;
+		if ((rc = file_check(w, d->d_name, S_ISDIR(st.st_mode), (int64_t)st.st_size, sub)))
+			break;
+		if (S_ISDIR(st.st_mode))
+			rc = walk(w, root, sub, depth + 1);
+		else if (!ignored(w, path)) {
+			w->bytes += (int64_t)st.st_size;
+			w->files++;
+		}
+	}
+	closedir(dir);
+	return rc;
+}
+
+static int workspace(const struct start_policy *p, const char *dir, struct err *e)
+{
+	const json_t *ws = rule(p, "workspace", NULL);
+	struct walk w = {p, json_object_get(ws, "ignoredFiles"), 0, 0, e};
+	int64_t max = policy_number(json_object_get(ws, "maxSizeInBytes")),
+		max_files = policy_number(json_object_get(ws, "maxFileCount"));
+	char a[24], b[24];
+
+	if (!ws && !rule(p, "file", NULL))
+		return 0;
+	if (walk(&w, dir, "", 0))
+		return -1;
+	if (max >= 0 && w.bytes > max) {
+		str_fmt_cut(a, sizeof a, "%" PRId64, w.bytes);
+		str_fmt_cut(b, sizeof b, "%" PRId64, max);
+		return policy_refuse(e, ERR_TOO_LARGE, p->name, ws,
+				     "Workspace too big: {0} byte(s), the limit is {1} byte(s)", a, b);
+	}
+	if (max_files >= 0 && w.files > max_files) {
+		str_fmt_cut(a, sizeof a, "%" PRId64, w.files);
+		str_fmt_cut(b, sizeof b, "%" PRId64, max_files);
+		return policy_refuse(e, ERR_TOO_LARGE, p->name, ws,
+				     "Too many files in the workspace: {0}, the limit is {1}", a, b);
+	}
+	return 0;
+}
+
+static int runtime(const struct start_policy *p, struct err *e)
+{
+	const json_t *r = rule(p, "runtime", NULL), *v;
+	size_t i;
+
+	if (!r || !json_object_get(r, "runtimes"))
+		return 0;
+	json_array_foreach(json_object_get(r, "runtimes"), i, v)
+	{
+		if (json_is_string(v) && strcmp(json_string_value(v), "concord-v2") == 0)
+			return 0;
+	}
+	return policy_refuse(e, ERR_INVALID, p->name, r, "{0} runtime is not allowed", "concord-v2", NULL);
+}
+
+static int fork_depth(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, struct err *e)
+{
+	const json_t *r = rule(p, "queue", "forkDepth");
+	int64_t max = policy_number(json_object_get(r, "max")), depth;
+	char a[24], b[24];
+
+	if (max < 0 || !s->parent_instance_id || !*s->parent_instance_id)
+		return 0;
+	if (store_policy_fork_depth(c, s->parent_instance_id, &depth, e))
+		return -1;
+	if (depth < max)
+		return 0;
+	str_fmt_cut(a, sizeof a, "%" PRId64, depth);
+	str_fmt_cut(b, sizeof b, "%" PRId64, max);
+	return policy_refuse(e, ERR_INVALID, p->name, r,
+			     "Maximum fork depth exceeded: {0} ancestor(s), the limit is {1}", a, b);
+}
+
+/* queue.process (all), processPerOrg, processPerProject: {STATUS: max}. */
+static int per_status(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, struct err *e)
+{
+	static const char *const KEYS[] = {"process", "processPerOrg", "processPerProject"};
+
+	for (size_t i = 0; i < 3; i++) {
+		const json_t *r = rule(p, "queue", KEYS[i]), *v;
+		const char *status;
+		if (!r || (i == 2 && !s->project))
+			continue;
+		json_object_foreach((json_t *)r, status, v)
+		{
+			int64_t max = policy_number(v), n;
+			char b[24];
+			if (strcmp(status, "msg") == 0 || max < 0)
+				continue;
+			if (store_policy_count_processes(c, i == 1 ? s->org->id : NULL, i == 2 ? s->project->id : NULL,
+							 status, &n, e))
+				return -1;
+			if (n < max)
+				continue;
+			str_fmt_cut(b, sizeof b, "%" PRId64, max);
+			return policy_refuse(e, ERR_INVALID, p->name, r,
+					     i == 0   ? "Too many processes {0}: the limit is {1}"
+					     : i == 1 ? "Too many processes {0} in the organization: the limit is {1}"
+						      : "Too many processes {0} in the project: the limit is {1}",
+					     status, b);
+		}
+	}
+	return 0;
+}
+
+int start_policy_before(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, json_t *cfg,
+			bool *timeout_override, struct err *e)
+{
+	*timeout_override = false;
+	if (!p->rules)
+		return 0;
+	return process_cfg(p, cfg, timeout_override, e) || workspace(p, s->dir, e) || runtime(p, e) ||
+		       fork_depth(c, p, s, e)
+		   ? -1
+		   : 0;
+}
+
+int start_policy_timeout(const struct start_policy *p, int64_t timeout_s, struct err *e)
+{
+	const json_t *r = rule(p, "queue", "processTimeout");
+	int64_t max;
+	struct err ignored;
+	char a[24];
+
+	if (!r || timeout_s <= 0 || duration_json(json_object_get(r, "max"), "max", &max, &ignored))
+		return 0;
+	if (timeout_s < max)
+		return 0;
+	str_fmt_cut(a, sizeof a, "%" PRId64 "s", timeout_s);
+	return policy_refuse(e, ERR_INVALID, p->name, r, "processTimeout {0} is not below the limit {1}", a,
+			     json_string_value(json_object_get(r, "max")));
+}
+
+/* What the runner and the attachments check need (task, ansible, attachments). */
+static char *runtime_rules(const struct start_policy *p)
+{
+	static const char *const KEYS[] = {"task", "ansible", "attachments"};
+	json_t *keep = json_object();
+	char *text = NULL;
+
+	for (size_t i = 0; keep && i < 3; i++)
+		if (json_object_get(p->rules, KEYS[i]))
+			json_object_set(keep, KEYS[i], json_object_get(p->rules, KEYS[i]));
+	if (keep && json_object_size(keep))
+		text = json_dumps(keep, JSON_COMPACT);
+	json_decref(keep);
+	return text;
+}
+
+int start_policy_count(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, struct err *e)
+{
+	const json_t *q = rule(p, "queue", NULL);
+
+	if (!json_object_get(q, "process") && !json_object_get(q, "processPerOrg") &&
+	    !json_object_get(q, "processPerProject"))
+		return 0;
+	return store_policy_count_turn(c, e) || per_status(c, p, s, e) ? -1 : 0;
+}
+
+int start_policy_record(struct store_conn *c, const struct start_policy *p, const char *instance_id, struct err *e)
+{
+	const json_t *conc = rule(p, "queue", "concurrent");
+	int64_t per_org = policy_number(json_object_get(conc, "maxPerOrg")),
+		per_project = policy_number(json_object_get(conc, "maxPerProject"));
+	char *rules;
+	int rc;
+
+	if (!p->rules)
+		return 0;
+	if (per_project < 0)
+		per_project = policy_number(json_object_get(conc, "max")); /* Concord's alias */
+	rules = runtime_rules(p);
+	if (per_org < 0 && per_project < 0 && !rules)
+		return 0;
+	rc = store_process_policy_put(c, instance_id, p->name, per_org, per_project, rules, e);
+	free(rules);
+	return rc;
+}

@@ -1,0 +1,48 @@
+#ifndef ACCORD_QUEUE_START_POLICY_H
+#define ACCORD_QUEUE_START_POLICY_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+#include "store/policies.h"
+#include "store/store.h"
+
+/* The effective policy of a new process, applied by start_staged (docs/security.md
+ * "Policies"): what is checked before the process exists is refused with the rule's message
+ * naming the policy (ERR_INVALID, or ERR_TOO_LARGE for sizes) and nothing is stored. */
+
+struct start_policy {
+	json_t *rules; /* the effective rules (NULL: no policy applies) */
+	char name[POLICY_NAME_MAX + 1];
+};
+
+struct staged_start;
+
+/* Loads the effective policy of the process's org, project and initiator. */
+int start_policy_load(struct store_conn *c, const struct staged_start *s, struct start_policy *p, struct err *e) WUR;
+
+/* Before the definition is read: processCfg merged over cfg (the request's configuration,
+ * which wins over the definition's), defaultProcessCfg below the org's and project's cfg;
+ * then the rules on the staged folder (workspace, file), the runtime and the fork depth.
+ * *timeout_override is set when processCfg names processTimeout (the request's then gives
+ * way).  The caller saves cfg. */
+int start_policy_before(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, json_t *cfg,
+			bool *timeout_override, struct err *e) WUR;
+
+/* queue.processTimeout: the process's timeout in seconds (0: none) against the max. */
+int start_policy_timeout(const struct start_policy *p, int64_t timeout_s, struct err *e) WUR;
+
+/* The number of processes per status (queue.process, processPerOrg, processPerProject),
+ * inside the transaction that stores the process: starts with such rules take turns on all
+ * nodes (store_policy_count_turn), so two cannot both take the last place. */
+int start_policy_count(struct store_conn *c, const struct start_policy *p, const struct staged_start *s,
+		       struct err *e) WUR;
+
+/* Writes what the process keeps (store_process_policy_put); nothing when no policy. */
+int start_policy_record(struct store_conn *c, const struct start_policy *p, const char *instance_id, struct err *e) WUR;
+
+void start_policy_cleanup(struct start_policy *p);
+
+#endif
