@@ -13,6 +13,7 @@ static const struct api_route *const tables[] = {
     api_project_cfg_routes,
     api_lock_routes,
     api_repository_routes,
+    api_repository_definition_routes,
     api_secret_routes,
     api_inventory_routes,
     api_jsonstore_routes,

@@ -16,6 +16,7 @@ extern const struct api_route api_project_routes[];
 extern const struct api_route api_project_cfg_routes[];
 extern const struct api_route api_lock_routes[];
 extern const struct api_route api_repository_routes[];
+extern const struct api_route api_repository_definition_routes[];
 extern const struct api_route api_secret_routes[];
 extern const struct api_route api_inventory_routes[];
 extern const struct api_route api_jsonstore_routes[];
