@@ -36,6 +36,7 @@ static const struct api_route *const tables[] = {
     api_metrics_routes,
     api_web_routes,
     api_console_routes,
+    api_console_session_routes,
     api_process_link_routes,
     api_audit_routes,
     api_openapi_routes,

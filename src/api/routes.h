@@ -41,6 +41,7 @@ extern const struct api_route api_metrics_routes[];
 /* The console (api/web.c): /, /assets/<hash>/…, /favicon.ico. */
 extern const struct api_route api_web_routes[];
 extern const struct api_route api_console_routes[];
+extern const struct api_route api_console_session_routes[];
 extern const struct api_route api_process_link_routes[];
 extern const struct api_route api_audit_routes[];
 extern const struct api_route api_openapi_routes[];
