@@ -8,26 +8,6 @@
 #include "base/jsonx.h"
 #include "base/limits.h"
 
-static const char *json_type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "object";
-	case JSON_ARRAY:
-		return "array";
-	case JSON_STRING:
-		return "string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "boolean";
-	default:
-		return "null";
-	}
-}
-
 /* Merges src into dst: objects key by key, recursively; anything else replaces. */
 static int deep_merge(json_t *dst, json_t *src)
 {
@@ -187,7 +167,7 @@ int api_inventory_data_put(struct api_call *c)
 	/* checked before access, as Concord does */
 	if (!strchr(path, '/') && !json_is_object(body)) {
 		rc = api_fail(c, ERR_INVALID, "Top-level inventory entries must be JSON objects. Got: %s",
-			      json_type_name(body));
+			      jsonx_type_name(body));
 		goto out;
 	}
 	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)))

@@ -11,30 +11,16 @@
 #include "api/projects.h"
 #include "api/repositories.h"
 #include "api/routes.h"
+#include "base/jsonx.h"
 #include "base/oom.h"
 #include "flow/model.h"
 #include "repo/repo.h"
 
-/* "string", "number", "boolean", "object", "array", "null", or "expression" for a string
- * holding ${…} (its value is computed at start). */
+/* jsonx_type_name, or "expression" for a string holding ${…} (its value is computed at
+ * start). */
 static const char *arg_type(const json_t *v)
 {
-	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return strstr(json_string_value(v), "${") ? "expression" : "string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "boolean";
-	case JSON_OBJECT:
-		return "object";
-	case JSON_ARRAY:
-		return "array";
-	default:
-		return "null";
-	}
+	return json_is_string(v) && strstr(json_string_value(v), "${") ? "expression" : jsonx_type_name(v);
 }
 
 /* [{name, type, default}] of configuration.arguments; default only for a scalar that is

@@ -71,3 +71,10 @@ def test_ten_thousand_task_calls_are_paged(driver, admin):
     assert driver.execute_script(NODES) < 6000
     tasks = driver.find_elements(By.CSS_SELECTOR, "#events li.ev-task.running")
     assert not tasks  # every PRE found its POST: pages never split a call
+
+    # the address may ask for other pages: ?pageSize=50
+    driver.get("about:blank")
+    driver.get(driver.base_url + "/#/process/%s/events?pageSize=50" % pid)
+    wait_ready(driver, "process")
+    wait_css(driver, "#events li.ev-task")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#events li.ev")) <= 50

@@ -1,6 +1,7 @@
 // A process's events as a timeline: task calls (ELEMENT events with phase pre/post paired
 // by data.correlationId) as one entry with their duration and error, flow steps, status
-// changes, waits, checkpoints and restores.  Events come in pages (limit=PAGE, fromId=<the
+// changes, waits, checkpoints and restores.  Events come in pages (limit=PAGE, 200 unless the
+// address says `pageSize=`; fromId=<the
 // previous page's last seqId>) and at most WINDOW pages are in the page at once: a process
 // of 10,000 task calls is never one request nor 100,000 DOM nodes.  Scrolling to the end
 // (or **Later events**) loads the next page and drops the first one; **Earlier events**
@@ -36,10 +37,14 @@ function summary(ev) {
   }
 }
 
-export const PAGE = 200;
+export const PAGE_DEFAULT = 200;
 export const WINDOW = 3;
+const PAGE_MAX = 100000; // the events API's limit
 
-export function timeline(pid) {
+// pageSize: events per page (text from the address, `?pageSize=`; default PAGE).
+export function timeline(pid, pageSize) {
+  const n = Number(pageSize);
+  const PAGE = Number.isInteger(n) && n >= 2 && n <= PAGE_MAX ? n : PAGE_DEFAULT;
   const list = h('ol', {class: 'timeline', id: 'events'});
   const earlier = h('button', {type: 'button', class: 'secondary', id: 'events-earlier', hidden: true}, '↑ Earlier events');
   const later = h('button', {type: 'button', class: 'secondary', id: 'events-later', hidden: true}, 'Later events ↓');

@@ -230,7 +230,7 @@ export async function render(main, params, query) {
     break;
   }
   case 'events': {
-    const t = timeline(id);
+    const t = timeline(id, query && query.pageSize);
     mount(panel, t.el);
     await t.refresh();
     if (failure) t.markFailure(failure);
