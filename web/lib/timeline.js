@@ -1,6 +1,6 @@
 // A process's events as a timeline: task calls (ELEMENT events with phase pre/post paired
 // by data.correlationId) as one entry with their duration and error, flow steps, status
-// changes, waits, checkpoints and restores.  Events come in pages (limit=PAGE, 200 unless the
+// changes, waits, checkpoints and restores.  Events come in pages (limit=perPage, 200 unless the
 // address says `pageSize=`; fromId=<the
 // previous page's last seqId>) and at most WINDOW pages are in the page at once: a process
 // of 10,000 task calls is never one request nor 100,000 DOM nodes.  Scrolling to the end
@@ -41,17 +41,17 @@ export const PAGE_DEFAULT = 200;
 export const WINDOW = 3;
 const PAGE_MAX = 100000; // the events API's limit
 
-// pageSize: events per page (text from the address, `?pageSize=`; default PAGE).
+// pageSize: events per page (text from the address, `?pageSize=`; default PAGE_DEFAULT).
 export function timeline(pid, pageSize) {
   const n = Number(pageSize);
-  const PAGE = Number.isInteger(n) && n >= 2 && n <= PAGE_MAX ? n : PAGE_DEFAULT;
+  const perPage = Number.isInteger(n) && n >= 2 && n <= PAGE_MAX ? n : PAGE_DEFAULT;
   const list = h('ol', {class: 'timeline', id: 'events'});
   const earlier = h('button', {type: 'button', class: 'secondary', id: 'events-earlier', hidden: true}, '↑ Earlier events');
   const later = h('button', {type: 'button', class: 'secondary', id: 'events-later', hidden: true}, 'Later events ↓');
   const range = h('p', {class: 'hint', id: 'events-range', 'aria-live': 'polite'});
   const tasks = new Map(); // correlationId → {li, dur, pre}
   // starts[k]: the fromId of page k (-1: from the first event); shown: the pages in the
-  // list, each {k, lis, last: its last seqId, full: PAGE events (more may follow)}
+  // list, each {k, lis, last: its last seqId, full: perPage events (more may follow)}
   const starts = [-1];
   let shown = [];
   let failure = null;
@@ -126,8 +126,9 @@ export function timeline(pid, pageSize) {
     earlier.hidden = !first || first.k === 0;
     later.hidden = !shown.length || atEnd();
     const n = list.querySelectorAll('li.ev').length;
-    range.textContent = shown.length ? `Pages ${first.k + 1}–${shown[shown.length - 1].k + 1} of the events` +
-      (atEnd() ? ' (to the last one)' : '') + `, ${n} entries shown.` : '';
+    const k2 = shown.length ? shown[shown.length - 1].k + 1 : 0;
+    range.textContent = shown.length ? (first.k + 1 === k2 ? `Page ${k2}` : `Pages ${first.k + 1}–${k2}`) +
+      ` of the events (${perPage} a page${atEnd() ? ', to the last' : ', more follow'}): ${n} entries shown.` : '';
     range.hidden = !(first && (first.k > 0 || !atEnd()));
     const empty = list.querySelector('li.empty');
     if (!list.querySelector('li.ev') && !empty) mount(list, h('li', {class: 'hint empty'}, 'No events yet.'));
@@ -137,7 +138,7 @@ export function timeline(pid, pageSize) {
 
   // Loads page k after (or, with before, ahead of) the pages shown; the window keeps WINDOW.
   async function load(k, before) {
-    let {events, full} = await fetchPage(starts[k], PAGE);
+    let {events, full} = await fetchPage(starts[k], perPage);
     if (before) events = events.filter((ev) => ev.seqId <= starts[k + 1]); // the page shown after it starts there
     else starts[k + 1] = events.length ? events[events.length - 1].seqId : starts[k];
     const page = {k, lis: [], count: events.length, last: starts[k + 1], full: before || full};
@@ -169,7 +170,7 @@ export function timeline(pid, pageSize) {
       if (!shown.length) return load(0);
       const last = shown[shown.length - 1];
       if (last.full) return;
-      const {events, full} = await fetchPage(last.last, PAGE - last.count);
+      const {events, full} = await fetchPage(last.last, perPage - last.count);
       const frag = document.createDocumentFragment();
       for (const ev of events) {
         const li = add(ev, last.lis);
