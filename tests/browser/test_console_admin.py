@@ -327,6 +327,16 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
     assert (p["orgName"], p["projectName"], p["repoName"], p["initiator"]) == (org, project, repo_name, "admin")
     assert "HELLO world, n+1=42, deep=eu-1" in process_log(admin, pid)
 
+    # another branch: the choices follow its definition
+    repo.checkout("next", create=True)
+    repo.commit({"concord.yml": "flows:\n  nightly:\n    - log: night\n  weekly:\n    - log: week\n"})
+    visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
+    t(driver, "start-branch").send_keys("next", Keys.TAB)
+    wait_until(driver, lambda d: [o.text for o in Select(t(d, "start-entry")).options] == ["nightly", "weekly"],
+               "the other branch's flows")
+    assert t(driver, "start-profiles-none")
+    assert not driver.find_elements(By.CSS_SELECTOR, "[data-test=arg-row][data-declared]")
+
     # a branch without the definition: the server's message, and the choices typed as text
     visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
     t(driver, "start-branch").send_keys("nosuchbranch", Keys.TAB)
