@@ -149,6 +149,30 @@ static int list(struct api_call *c)
 	return api_reply(c, arr);
 }
 
+/* Adds "yourRole" to v: the role by which the caller manages the team (OWNER: also an
+ * organization owner or an admin, who may do everything; MAINTAINER; MEMBER; NONE), as
+ * rbac_team decides changes — the console offers the changes this allows (Accord's own). */
+static int reply_with_role(struct api_call *c, const struct team *t, json_t *v)
+{
+	static const enum team_role order[] = {TEAM_ROLE_OWNER, TEAM_ROLE_MAINTAINER, TEAM_ROLE_MEMBER};
+	const char *role = "NONE";
+
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		struct err e = {0};
+		if (rbac_team(c->db, &c->who, t, order[i], &e) == 0) {
+			role = team_role_name(order[i]);
+			break;
+		}
+		if (e.code != ERR_FORBIDDEN && e.code != ERR_NOT_FOUND) {
+			json_decref(v);
+			c->err = e;
+			return -1;
+		}
+	}
+	json_object_set_new(v, "yourRole", json_string(role));
+	return api_reply(c, v);
+}
+
 static int get(struct api_call *c)
 {
 	struct org o;
@@ -157,7 +181,7 @@ static int get(struct api_call *c)
 
 	if ((rc = path_team(c, &o, &t)) || (rc = rbac_org(c->db, &c->who, &o, RBAC_ORG_MEMBER, &c->err)))
 		return rc;
-	return api_reply(c, team_json(&t, &o));
+	return reply_with_role(c, &t, team_json(&t, &o));
 }
 
 static int delete (struct api_call *c)
@@ -430,9 +454,11 @@ static const struct api_doc doc_list = {
     .errors = "404",
 };
 static const struct api_doc doc_get = {
-    .summary = "A team",
+    .summary = "A team, with the role by which you manage it (yourRole, Accord's own)",
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_TEAM, {0}},
-    .response = SCHEMA_TEAM,
+    .response = "{'type':'object','properties':{'id':" SCHEMA_UUID ",'orgId':" SCHEMA_UUID ",'orgName':{'type':'string'},"
+		"'name':{'type':'string'},'description':{'type':'string'},"
+		"'yourRole':{'enum':['OWNER','MAINTAINER','MEMBER','NONE']}}}",
     .errors = "404",
 };
 static const struct api_doc doc_delete = {

@@ -144,6 +144,26 @@ int console_session_end(struct store_conn *c, const char *token, struct err *e)
 	return store_console_session_delete(c, hash, NULL, e);
 }
 
+void console_session_id(const uint8_t hash[CONSOLE_SESSION_HASH_LEN], char id[CONSOLE_SESSION_ID_LEN])
+{
+	static const char label[] = "accord console session id";
+	uint8_t d[(CONSOLE_SESSION_ID_LEN - 1) / 2];
+
+	crypto_generichash(d, sizeof d, hash, CONSOLE_SESSION_HASH_LEN, (const unsigned char *)label, sizeof label - 1);
+	sodium_bin2hex(id, CONSOLE_SESSION_ID_LEN, d, sizeof d);
+}
+
+bool console_session_cookie_hash(const char *header, uint8_t hash[CONSOLE_SESSION_HASH_LEN])
+{
+	char token[CONSOLE_TOKEN_LEN];
+	bool found = console_session_cookie(header, token);
+
+	if (found)
+		token_hash(token, hash);
+	sodium_memzero(token, sizeof token);
+	return found;
+}
+
 bool console_session_csrf_ok(const struct principal *who, const char *header)
 {
 	size_t n;

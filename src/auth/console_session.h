@@ -47,6 +47,16 @@ bool console_session_cookie(const char *header, char token[CONSOLE_TOKEN_LEN]);
 int console_session_auth(struct store_conn *c, const char *token, int64_t idle_ms, bool may_write,
 			 struct principal *out, struct err *e) WUR;
 
+/* The public id of the session whose token hashes to hash: 32 hex characters derived
+ * from the hash one way (BLAKE2b under a fixed label), so that listing sessions shows nothing that
+ * finds or opens one.  id has CONSOLE_SESSION_ID_LEN bytes. */
+#define CONSOLE_SESSION_ID_LEN 33
+void console_session_id(const uint8_t hash[CONSOLE_SESSION_HASH_LEN], char id[CONSOLE_SESSION_ID_LEN]);
+
+/* The hash of the session token in the request's Cookie header (NULL: none); false when
+ * there is no session cookie. */
+bool console_session_cookie_hash(const char *header, uint8_t hash[CONSOLE_SESSION_HASH_LEN]);
+
 /* Deletes the session of token (logout); an unknown token is no error. */
 int console_session_end(struct store_conn *c, const char *token, struct err *e) WUR;
 

@@ -156,3 +156,23 @@ json_t *jsonx_string_lossy(const char *s)
 	free(copy);
 	return v;
 }
+
+const char *jsonx_type_name(const json_t *v)
+{
+	switch (v ? json_typeof(v) : JSON_NULL) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "boolean";
+	default:
+		return "null";
+	}
+}

@@ -38,4 +38,8 @@ void jsonx_set_opt_str(json_t *obj, const char *key, const char *value);
  * (for messages that may quote user input).  New reference, never NULL. */
 json_t *jsonx_string_lossy(const char *s);
 
+/* The JSON-schema name of v's type: "object", "array", "string", "number", "boolean",
+ * "null" (also for NULL).  A static string. */
+const char *jsonx_type_name(const json_t *v);
+
 #endif

@@ -163,6 +163,8 @@ struct model {
 	json_t *imports;
 	json_t *public_flows;	 /* array of names */
 	json_t *active_profiles; /* array of names */
+	json_t *profiles;	 /* names of the profiles the definition declares, in order */
+	json_t *declared_args;	 /* configuration.arguments as written (an object; expressions as text) */
 	size_t n_flows;
 	struct flow_def *flows;
 	size_t n_forms;
@@ -207,6 +209,10 @@ struct model *model_load_buffer(const char *name, const char *data, size_t len, 
 void model_free(struct model *m);
 
 const struct flow_def *model_flow(const struct model *m, const char *name);
+/* The flows a process may start at: those named in publicFlows that exist when the
+ * definition lists any, else every flow, in the definition's order.  New array of names;
+ * NULL when out of memory. */
+json_t *model_entry_points(const struct model *m);
 const struct form_def *model_form(const struct model *m, const char *name);
 
 /* Compiles one template value node into m's arena (expressions are parsed here, once).

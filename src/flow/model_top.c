@@ -330,6 +330,10 @@ static int compile_model(struct model *m, const struct model_opts *o, struct err
 	if (merge_docs(m, &g, e) < 0)
 		goto out;
 	m->active_profiles = profile_names(o, g.config);
+	m->profiles = json_array();
+	for (size_t i = 0; g.profiles && i < g.profiles->n; i++)
+		json_array_append_new(m->profiles, json_string(g.profiles->kids[2 * i]->s));
+	m->declared_args = g.args ? ynode_to_json(g.args) : json_object();
 	apply_profiles(m, &g);
 	m->configuration = g.config ? ynode_to_json(g.config) : json_object();
 	json_object_del(m->configuration, "arguments");
@@ -424,6 +428,8 @@ void model_free(struct model *m)
 	json_decref(m->imports);
 	json_decref(m->public_flows);
 	json_decref(m->active_profiles);
+	json_decref(m->profiles);
+	json_decref(m->declared_args);
 	arena_cleanup(&m->arena);
 	free(m);
 }
@@ -434,6 +440,23 @@ const struct flow_def *model_flow(const struct model *m, const char *name)
 		if (strcmp(m->flows[i].name, name) == 0)
 			return &m->flows[i];
 	return NULL;
+}
+
+json_t *model_entry_points(const struct model *m)
+{
+	json_t *names = json_array(), *v;
+	size_t i;
+
+	for (size_t f = 0; names && f < m->n_flows; f++) {
+		bool listed = !json_array_size(m->public_flows);
+		json_array_foreach(m->public_flows, i, v) listed =
+		    listed || (json_is_string(v) && strcmp(json_string_value(v), m->flows[f].name) == 0);
+		if (listed && json_array_append_new(names, json_string(m->flows[f].name))) {
+			json_decref(names);
+			return NULL;
+		}
+	}
+	return names;
 }
 
 const struct form_def *model_form(const struct model *m, const char *name)

@@ -1,6 +1,7 @@
 /* What a start takes from its definition (start_def.h). */
 #include "flow/start_def.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -126,6 +127,30 @@ static json_t *initial_meta(const struct model *m, json_t *cfg)
 	return meta;
 }
 
+/* "Unknown entry point: 'x' (no such flow in the definition; its entry points: a, b)": the
+ * list is cut at about 1 KB. */
+static int unknown_entry(const struct model *m, const char *entry, struct err *e)
+{
+	json_t *names = model_entry_points(m), *v;
+	char list[1024] = "";
+	size_t i, len = 0;
+
+	json_array_foreach(names, i, v)
+	{
+		int n = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", json_string_value(v));
+		if (n < 0 || (size_t)n + 8 >= sizeof list - len) { /* room kept for ", …" */
+			memcpy(list + len, ", …", sizeof ", …");
+			break;
+		}
+		len += (size_t)n;
+	}
+	json_decref(names);
+	if (!*list)
+		return err_set(e, ERR_INVALID, "Unknown entry point: '%.128s' (the definition has no flows)", entry);
+	return err_set(e, ERR_INVALID, "Unknown entry point: '%.128s' (no such flow in the definition; its entry points: %s)",
+		       entry, list);
+}
+
 int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_t suspend_timeout_s, bool has_project,
 		   struct start_def *out, struct err *e)
 {
@@ -142,8 +167,7 @@ int start_def_read(const struct model *m, json_t *cfg, int64_t timeout_s, int64_
 	if (!public_flow(m, out->entry))
 		return err_set(e, ERR_INVALID, "entryPoint '%.128s' is not a public flow", out->entry);
 	if (!model_flow(m, out->entry))
-		return err_set(e, ERR_INVALID, "Unknown entry point: '%.128s' (no such flow in the definition)",
-			       out->entry);
+		return unknown_entry(m, out->entry, e);
 	if (timeout(m, cfg, "processTimeout", timeout_s, &out->timeout_s, e) ||
 	    timeout(m, cfg, "suspendTimeout", suspend_timeout_s, &out->suspend_timeout_s, e) ||
 	    exclusive(m, cfg, has_project, out, e) || dry_run(cfg, &out->dry_run, e))

@@ -38,6 +38,22 @@ int store_console_session_touch(struct store_conn *c, const uint8_t hash[CONSOLE
 int store_console_session_delete(struct store_conn *c, const uint8_t hash[CONSOLE_SESSION_HASH_LEN], size_t *n,
 				 struct err *e) WUR;
 
+/* One of a user's sessions as listed: its token's hash and times. */
+struct console_session_entry {
+	uint8_t hash[CONSOLE_SESSION_HASH_LEN];
+	int64_t created_at, last_seen_at;
+};
+
+/* The sessions of user_id last seen at or after since_ms, the most recently seen first:
+ * *out a new array of *n (free), NULL when none. */
+int store_console_session_list_user(struct store_conn *c, const char *user_id, int64_t since_ms,
+				    struct console_session_entry **out, size_t *n, struct err *e) WUR;
+
+/* Deletes the session of hash if it belongs to user_id; *n receives 1 when there was one,
+ * else 0. */
+int store_console_session_delete_user(struct store_conn *c, const uint8_t hash[CONSOLE_SESSION_HASH_LEN],
+				      const char *user_id, size_t *n, struct err *e) WUR;
+
 /* Deletes every session last seen before cutoff_ms (Unix ms); *n (may be NULL) receives
  * how many. */
 int store_console_session_purge(struct store_conn *c, int64_t cutoff_ms, size_t *n, struct err *e) WUR;

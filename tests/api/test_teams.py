@@ -30,7 +30,8 @@ def test_create_get_list(admin):
     assert res["ok"] is True and res["result"] == "CREATED" and len(res["id"]) == 36
     t = admin.get("/api/v1/org/%s/team/%s" % (org, name)).json()
     org_id = admin.get("/api/v1/org/" + org).json()["id"]
-    assert t == {"id": res["id"], "orgId": org_id, "orgName": org, "name": name, "description": "the builders"}
+    assert t == {"id": res["id"], "orgId": org_id, "orgName": org, "name": name, "description": "the builders",
+                 "yourRole": "OWNER"}  # Accord's own: the role by which the caller manages it
     listed = admin.get("/api/v1/org/%s/team" % org).json()
     assert [x["name"] for x in listed] == sorted(["default", name])
     # the creator becomes MAINTAINER of the new team

@@ -297,8 +297,17 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
     wait_ready(driver, "repo")
     assert repo.url in t(driver, "repo-details").text
 
+    # the definition's choices: its flows in a drop-down, its profiles as boxes, its declared
+    # argument first (left as declared, it is not sent)
+    entry = Select(t(driver, "start-entry"))
+    assert [o.text for o in entry.options] == ["default", "other"]
+    assert entry.first_selected_option.text == "default"
+    assert [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, "[data-test=start-profile]")] == ["loud"]
+    declared = driver.find_element(By.CSS_SELECTOR, "[data-test=arg-row][data-declared=greeting]")
+    assert declared.find_element(By.CSS_SELECTOR, "[data-test=arg-value]").get_attribute("value") == "hello"
+
     # arguments of three types, a profile; a bad number is said before anything starts
-    t(driver, "start-profiles").send_keys("loud")
+    driver.find_element(By.CSS_SELECTOR, "[data-test=start-profile][value=loud]").click()
     for name, value, kind in (("name", "world", "text"), ("n", "forty", "number"), ("deploy.region", "eu-1", "text")):
         t(driver, "start-args-add").click()
         assert driver.switch_to.active_element.get_attribute("data-test") == "arg-name"
@@ -307,7 +316,7 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
         Select(driver.find_elements(By.CSS_SELECTOR, "[data-test=arg-type]")[-1]).select_by_value(kind)
     t(driver, "start-submit").click()
     wait_until(driver, lambda d: "is not a number" in "".join(texts(d, "start-error")), "the bad number said")
-    n = driver.find_elements(By.CSS_SELECTOR, "[data-test=arg-value]")[1]
+    n = driver.find_elements(By.CSS_SELECTOR, "[data-test=arg-value]")[2]
     n.clear()
     n.send_keys("41")
     t(driver, "start-submit").click()
@@ -318,11 +327,24 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
     assert (p["orgName"], p["projectName"], p["repoName"], p["initiator"]) == (org, project, repo_name, "admin")
     assert "HELLO world, n+1=42, deep=eu-1" in process_log(admin, pid)
 
-    # an unknown entry point: the server's message next to the form, nothing started
+    # another branch: the choices follow its definition
+    repo.checkout("next", create=True)
+    repo.commit({"concord.yml": "flows:\n  nightly:\n    - log: night\n  weekly:\n    - log: week\n"})
     visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
+    t(driver, "start-branch").send_keys("next", Keys.TAB)
+    wait_until(driver, lambda d: [o.text for o in Select(t(d, "start-entry")).options] == ["nightly", "weekly"],
+               "the other branch's flows")
+    assert t(driver, "start-profiles-none")
+    assert not driver.find_elements(By.CSS_SELECTOR, "[data-test=arg-row][data-declared]")
+
+    # a branch without the definition: the server's message, and the choices typed as text
+    visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
+    t(driver, "start-branch").send_keys("nosuchbranch", Keys.TAB)
+    wait_until(driver, lambda d: "nosuchbranch" in "".join(texts(d, "start-definition-error")), "the bad branch said")
+    assert t(driver, "start-entry").tag_name == "input"
     t(driver, "start-entry").send_keys("nosuchflow")
     t(driver, "start-submit").click()
-    wait_until(driver, lambda d: "nosuchflow" in "".join(texts(d, "start-error")), "the bad entry point said")
+    wait_until(driver, lambda d: "nosuchbranch" in "".join(texts(d, "start-error")), "the start refused")
     assert "#/org/" in driver.current_url
     assert len(admin.get("/api/v2/process", params={"orgName": org}).json()) == 1
 
@@ -445,11 +467,11 @@ def test_the_start_link_of_a_repository(driver, admin, git):
     repo_name, _ = create_repo(admin, org, project, repo.url)
     login(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
-    t(driver, "start-entry").send_keys("other")
-    t(driver, "start-profiles").send_keys("loud")
+    Select(t(driver, "start-entry")).select_by_value("other")
+    driver.find_element(By.CSS_SELECTOR, "[data-test=start-profile][value=loud]").click()
     t(driver, "start-args-add").click()
     driver.switch_to.active_element.send_keys("color")
-    t(driver, "arg-value").send_keys("teal & sky")
+    driver.find_elements(By.CSS_SELECTOR, "[data-test=arg-value]")[-1].send_keys("teal & sky")
     link = t(driver, "start-link").get_attribute("value")
     assert link == "%s/api/v1/org/%s/project/%s/repo/%s/start/other?activeProfiles=loud&arguments.color=teal+%%26+sky" % (
         driver.base_url, org, project, repo_name), link

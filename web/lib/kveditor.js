@@ -1,7 +1,10 @@
 // A small editor of process arguments: rows of name, value and type (text, number,
 // true/false, JSON), rows added and removed with buttons.  value() returns the arguments
 // as an object (dotted names nest: "a.b" → {a: {b: …}}) or throws an Error naming the row;
-// pairs() returns the rows as typed.
+// pairs() returns the rows as typed.  declare(list) puts the arguments a definition declares
+// ([{name, type, default}], GET …/repository/{repo}/definition) first as rows of their own:
+// the name fixed, the type and value preset; such a row is sent only once its value differs
+// from the declared one (left alone, the definition's own value applies).
 import {h} from './dom.js';
 import {field, select, uid} from './admin.js';
 
@@ -15,7 +18,27 @@ export function kvEditor(test) {
     h('legend', {}, 'Arguments'),
     h('p', {class: 'hint'}, 'Names with dots nest: "deploy.region" becomes {"deploy": {"region": …}}.'),
     rows, add);
-  return {el, value: () => collect(rows), pairs: () => pairs(rows)};
+  return {el, value: () => collect(rows), pairs: () => pairs(rows), declare: (list) => declare(rows, add, list)};
+}
+
+const DECLARED_TYPE = {string: 'text', number: 'number', boolean: 'boolean', object: 'json', array: 'json', expression: 'text'};
+
+function declare(rows, add, list) {
+  for (const row of rows.querySelectorAll('[data-declared]')) row.remove();
+  const first = rows.firstChild;
+  for (const a of list) {
+    const row = addRow(rows, add);
+    const [name, value, type] = ['arg-name', 'arg-value', 'arg-type'].map((t) => row.querySelector(`[data-test="${t}"]`));
+    row.dataset.declared = a.name;
+    name.value = a.name;
+    name.readOnly = true;
+    type.value = DECLARED_TYPE[a.type] || 'text';
+    value.value = a.default === undefined ? '' : typeof a.default === 'string' ? a.default : JSON.stringify(a.default);
+    value.dataset.declared = value.value;
+    if (a.type === 'expression') value.placeholder = 'computed by the definition';
+    row.querySelector('[data-test="arg-remove"]').remove();
+    rows.insertBefore(row, first);
+  }
 }
 
 function addRow(rows, add) {
@@ -57,9 +80,11 @@ function typed(name, text, type) {
   }
 }
 
-// The rows as typed: [{name, text, type}], blank rows left out.
+// The rows as typed: [{name, text, type}], blank rows and declared ones left as declared
+// left out.
 function pairs(rows) {
-  return [...rows.querySelectorAll('[data-test="arg-row"]')].map((row) => ({
+  return [...rows.querySelectorAll('[data-test="arg-row"]')].filter((row) => !row.dataset.declared ||
+    row.querySelector('[data-test="arg-value"]').value !== row.querySelector('[data-test="arg-value"]').dataset.declared).map((row) => ({
     name: row.querySelector('[data-test="arg-name"]').value.trim(),
     text: row.querySelector('[data-test="arg-value"]').value,
     type: row.querySelector('[data-test="arg-type"]').value,

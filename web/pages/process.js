@@ -230,7 +230,7 @@ export async function render(main, params, query) {
     break;
   }
   case 'events': {
-    const t = timeline(id);
+    const t = timeline(id, query && query.pageSize);
     mount(panel, t.el);
     await t.refresh();
     if (failure) t.markFailure(failure);
@@ -250,12 +250,13 @@ export async function render(main, params, query) {
   }
   case 'children': {
     const draw = (kids) => mount(panel, kids.length
-      ? h('div', {class: 'table-wrap'}, h('table', {id: 'children'},
+      ? h('div', {class: 'table-wrap'}, h('table', {id: 'children', class: 'cards'},
         h('thead', {}, h('tr', {}, ['Instance', 'Status', 'Kind', 'Created', 'Tags'].map((x) => h('th', {scope: 'col'}, x)))),
         h('tbody', {}, kids.map((c) => h('tr', {'data-id': c.instanceId},
-          h('td', {class: 'mono'}, h('a', {href: '#/process/' + enc(c.instanceId)}, c.instanceId)),
-          h('td', {}, statusBadge(c.status)), h('td', {}, c.kind || ''), h('td', {}, when(c.createdAt)),
-          h('td', {}, (c.tags || []).join(', ')))))))
+          h('td', {class: 'mono', 'data-label': 'Instance'}, h('a', {href: '#/process/' + enc(c.instanceId)}, c.instanceId)),
+          h('td', {'data-label': 'Status'}, statusBadge(c.status)), h('td', {'data-label': 'Kind'}, c.kind || ''),
+          h('td', {'data-label': 'Created'}, when(c.createdAt)),
+          h('td', {'data-label': 'Tags'}, (c.tags || []).join(', ')))))))
       : h('p', {class: 'hint', id: 'children'}, 'No child processes. A flow starts them with the concord task (action: start).'));
     draw(await api('GET', `/api/v1/process/${enc(id)}/subprocess`));
     onStatus.push(async () => draw(await api('GET', `/api/v1/process/${enc(id)}/subprocess`)));
@@ -263,10 +264,10 @@ export async function render(main, params, query) {
   }
   case 'checkpoints': {
     const draw = (cps) => mount(panel, cps.length
-      ? h('div', {class: 'table-wrap'}, h('table', {id: 'checkpoints'},
+      ? h('div', {class: 'table-wrap'}, h('table', {id: 'checkpoints', class: 'cards'},
         h('thead', {}, h('tr', {}, ['Name', 'Created', ''].map((x) => h('th', {scope: 'col'}, x)))),
         h('tbody', {}, cps.map((c) => h('tr', {'data-id': c.id, 'data-name': c.name},
-          h('td', {}, c.name), h('td', {}, when(c.createdAt)),
+          h('td', {'data-label': 'Name'}, c.name), h('td', {'data-label': 'Created'}, when(c.createdAt)),
           h('td', {}, RESTORABLE.has(proc.status)
             ? h('button', {type: 'button', class: 'secondary', 'data-test': 'restore', 'aria-label': `Restore checkpoint ${c.name}`,
               onclick: (ev) => confirm(ev.target.parentNode, `Restore checkpoint "${c.name}"? The process runs again from `

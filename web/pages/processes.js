@@ -60,16 +60,16 @@ let protoRow = null;
 function proto() {
   if (!protoRow)
     protoRow = h('tr', {'data-test': 'process-row'},
-      h('td', {class: 'mono'}, h('input', {type: 'checkbox', class: 'row-select', 'data-test': 'process-select'}), ' ',
-        h('a', {'data-test': 'process-link'})),
-      h('td', {}, statusBadge('', {'data-test': 'status'})),
-      h('td', {class: 'col-project'}),
-      h('td', {class: 'col-flow', 'data-test': 'flow'}),
-      h('td', {'data-test': 'initiator'}),
-      h('td', {class: 'col-created time'}),
-      h('td', {class: 'col-duration time', 'data-test': 'duration'}),
-      h('td', {class: 'col-wide time'}),
-      h('td', {class: 'col-wide'}));
+      h('td', {class: 'mono', 'data-label': 'Instance'},
+        h('input', {type: 'checkbox', class: 'row-select', 'data-test': 'process-select'}), ' ', h('a', {'data-test': 'process-link'})),
+      h('td', {'data-label': 'Status'}, statusBadge('', {'data-test': 'status'})),
+      h('td', {class: 'col-project', 'data-label': 'Project'}),
+      h('td', {class: 'col-flow', 'data-test': 'flow', 'data-label': 'Flow'}),
+      h('td', {'data-test': 'initiator', 'data-label': 'Initiator'}),
+      h('td', {class: 'col-created time', 'data-label': 'Created'}),
+      h('td', {class: 'col-duration time', 'data-test': 'duration', 'data-label': 'Duration'}),
+      h('td', {class: 'col-wide time', 'data-label': 'Updated'}),
+      h('td', {class: 'col-wide', 'data-label': 'Tags'}));
   return protoRow;
 }
 

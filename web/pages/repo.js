@@ -1,10 +1,10 @@
 // #/org/{org}/project/{project}/repo/{repo} — a repository: its details, a refresh, a
-// validate and an edit (repo_edit.js), a form starting a process from it (entry point,
-// profiles, arguments), and its triggers (manual ones with a button that starts them).
-import {api} from '../lib/api.js';
+// validate and an edit (repo_edit.js), a form starting a process from it (entry point and
+// profiles picked from its definition, arguments), and its triggers (manual ones with a button that starts them).
+import {api, qs} from '../lib/api.js';
 import {h, mount} from '../lib/dom.js';
 import {flash} from '../lib/flash.js';
-import {busy, copyButton, crumbs, deletePanel, details, errorBox, field, loadPage, path, table} from '../lib/admin.js';
+import {busy, copyButton, crumbs, deletePanel, details, errorBox, field, loadPage, path, select, table} from '../lib/admin.js';
 import {kvEditor} from '../lib/kveditor.js';
 import {editPanel, validatePanel} from './repo_edit.js';
 
@@ -27,7 +27,7 @@ export async function render(main, params) {
     const triggers = h('div', {'data-test': 'triggers-holder'});
     main.append(refreshPanel(apiBase, () => showTriggers(triggers, params, apiBase)), validatePanel(apiBase),
       await editPanel(org, project, r));
-    main.append(startForm(params, r));
+    main.append(await startForm(params, r, apiBase));
     main.append(h('h2', {}, 'Triggers'), triggers);
     await showTriggers(triggers, params, apiBase);
     main.append(deletePanel('repo-delete', 'Delete repository', `Delete the repository "${repo}"? Its triggers go with it.`,
@@ -71,48 +71,101 @@ function profiles(text) {
   return text.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-function startForm(params, r) {
-  const entry = h('input', {type: 'text', name: 'entryPoint', placeholder: 'default', 'data-test': 'start-entry', autocomplete: 'off'});
-  const prof = h('input', {type: 'text', name: 'activeProfiles', 'data-test': 'start-profiles', autocomplete: 'off'});
+// The entry point and profile choices of the definition at the branch asked for
+// (GET …/repository/{repo}/definition): a drop-down of the entry points, a box per
+// profile, and the declared arguments as rows typed by their values.  When the definition
+// cannot be read (git, a definition that does not load), its error is shown and both are
+// typed as text instead.
+function choices(apiBase, args) {
+  const entryHolder = h('div', {});
+  const profHolder = h('div', {});
+  const box = errorBox('start-definition-error');
+  let entry = null;
+  let prof = null;
+  const text = (name, test, placeholder) => h('input', {type: 'text', name, 'data-test': test, autocomplete: 'off', placeholder});
+  function draw(d) {
+    if (d) {
+      entry = select({name: 'entryPoint', 'data-test': 'start-entry'}, d.entryPoints, d.defaultEntryPoint);
+      if (!d.entryPoints.length) entry.append(h('option', {value: ''}, 'default (the definition has no flows)'));
+      prof = d.profiles.length ? h('fieldset', {'data-test': 'start-profiles', class: 'choices'}, h('legend', {}, 'Active profiles'),
+        d.profiles.map((p) => h('label', {class: 'choice'},
+          h('input', {type: 'checkbox', value: p, 'data-test': 'start-profile'}), ' ' + p)),
+        h('p', {class: 'hint'}, 'None ticked: ' + (d.activeProfiles.length ? d.activeProfiles.join(', ') : 'default') +
+          ' (the configuration\'s activeProfiles).'))
+        : h('p', {class: 'hint', 'data-test': 'start-profiles-none'}, 'The definition declares no profiles.');
+      mount(entryHolder, field('Entry point', entry, `The flow to run; from commit ${d.commitId.slice(0, 12)}.`));
+      mount(profHolder, prof);
+      args.declare(d.arguments || []);
+    } else {
+      entry = text('entryPoint', 'start-entry', 'default');
+      prof = text('activeProfiles', 'start-profiles');
+      mount(entryHolder, field('Entry point', entry, 'The flow to run; empty: the configuration\'s entryPoint, else "default".'));
+      mount(profHolder, field('Active profiles', prof, 'Comma-separated, e.g. "dev,eu".'));
+      args.declare([]);
+    }
+  }
+  async function load(branch) {
+    box.clear();
+    try {
+      draw(await api('GET', apiBase + '/definition' + qs({repoBranchOrTag: branch})));
+    } catch (e) {
+      box.show(e);
+      draw(null);
+    }
+  }
+  return {
+    load,
+    entryEl: entryHolder, profEl: profHolder, errorEl: box.el,
+    entry: () => (entry ? entry.value.trim() : ''),
+    profiles: () => (!prof ? [] : prof.tagName === 'INPUT' ? profiles(prof.value)
+      : [...prof.querySelectorAll('input:checked')].map((i) => i.value)),
+  };
+}
+
+async function startForm(params, r, apiBase) {
   const branch = h('input', {type: 'text', name: 'repoBranchOrTag', 'data-test': 'start-branch', autocomplete: 'off',
     placeholder: r.commitId ? r.commitId.slice(0, 12) : r.branch || ''});
   const args = kvEditor('start-args');
+  const pick = choices(apiBase, args);
   const box = errorBox('start-error');
   const submit = h('button', {type: 'submit', 'data-test': 'start-submit', disabled: r.disabled}, 'Start process');
   const form = h('form', {'data-test': 'start-form', 'aria-labelledby': 'start-title'},
     h('h2', {id: 'start-title'}, 'Start a process'),
-    field('Entry point', entry, 'The flow to run; empty: the configuration\'s entryPoint, else "default".'),
-    field('Active profiles', prof, 'Comma-separated, e.g. "dev,eu".'),
-    field('Branch or tag', branch, 'Empty: the repository\'s configured branch or commit.'),
-    args.el, box.el, h('p', {}, submit));
-  const link = startLink(params, entry, prof, args);
+    field('Branch or tag', branch, 'Empty: the repository\'s configured branch or commit. The choices below follow it.'),
+    pick.errorEl, pick.entryEl, pick.profEl, args.el, box.el, h('p', {}, submit));
+  const link = startLink(params, pick, args);
   for (const type of ['input', 'change', 'click']) form.addEventListener(type, link.update);
+  branch.addEventListener('change', async () => {
+    await pick.load(branch.value.trim());
+    link.update();
+  });
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     busy(submit, box, () => start(params, {
-      entryPoint: entry.value.trim(),
-      activeProfiles: profiles(prof.value),
+      entryPoint: pick.entry(),
+      activeProfiles: pick.profiles(),
       branch: branch.value.trim(),
       arguments: args.value(),
     }));
   });
+  await pick.load('');
+  link.update();
   return h('div', {class: 'panel'}, form, link.el);
 }
 
 // The start link of what the form says (GET …/repo/{repo}/start/{entryPoint}): whoever
 // opens it logs in if needed and starts the process as themselves.
-function startLink(params, entry, prof, args) {
+function startLink(params, pick, args) {
   const out = h('input', {type: 'text', readonly: true, class: 'mono', 'data-test': 'start-link', spellcheck: 'false'});
   const update = () => {
     const q = new URLSearchParams();
-    const p = profiles(prof.value);
+    const p = pick.profiles();
     if (p.length) q.set('activeProfiles', p.join(','));
     for (const {name, text} of args.pairs()) if (name) q.append('arguments.' + name, text);
     const s = q.toString();
     out.value = `${location.origin}/api/v1/${path('org', params.org, 'project', params.project, 'repo', params.repo, 'start',
-      entry.value.trim() || 'default')}${s ? '?' + s : ''}`;
+      pick.entry() || 'default')}${s ? '?' + s : ''}`;
   };
-  update();
   return {
     update,
     el: h('div', {},

@@ -1,6 +1,8 @@
 // #/org/{org}/team/{team} — one team: its members and their roles (change a role, remove a
-// member, add members), and a delete with confirmation.  What the user may not do, the
-// server refuses with its reason (403), shown next to the form.
+// member, add members), and a delete with confirmation.  Only what the user may do is
+// offered, from the team's `yourRole` (the server's rule, auth/rbac.h): a maintainer
+// manages members but not owners, an owner everything, anyone else reads.  What the server
+// still refuses is shown next to the form.
 import {api} from '../lib/api.js';
 import {h, mount} from '../lib/dom.js';
 import {flash} from '../lib/flash.js';
@@ -19,13 +21,22 @@ export async function render(main, params) {
     main.append(crumbs(['Organizations', '#/orgs'], [org, '#/' + path('org', org)],
       ['Teams', '#/' + path('org', org, 'teams')], [team]), h('h1', {}, team));
     const t = await api('GET', apiBase);
-    main.append(details('team-details', [['Description', t.description]]));
+    const may = rights(t.yourRole);
+    main.append(details('team-details', [['Description', t.description], ['Your role', ROLE_NAMES[t.yourRole] || t.yourRole]]));
     const members = h('div', {'data-test': 'members-holder'});
     const box = errorBox('members-result');
-    const reload = async () => mount(members, membersTable(apiBase, await api('GET', apiBase + '/users'), box, reload));
+    const reload = async () => mount(members, membersTable(apiBase, await api('GET', apiBase + '/users'), box, reload, may));
     await reload();
-    main.append(h('h2', {}, 'Members'), members, box.el, addForm(apiBase, reload),
-      deletePanel('team-delete', 'Delete team', `Delete the team "${team}"? Its members lose the access it gave them.`, async () => {
+    main.append(h('h2', {}, 'Members'), members, box.el);
+    if (!may.manage) {
+      main.append(h('p', {class: 'hint', 'data-test': 'team-read-only'},
+        `Changing the members needs the maintainer or owner role in this team (or owning the organization); you are ${
+          (ROLE_NAMES[t.yourRole] || 'not in it').toLowerCase()}.`));
+      return;
+    }
+    main.append(addForm(apiBase, reload, may));
+    if (may.own)
+      main.append(deletePanel('team-delete', 'Delete team', `Delete the team "${team}"? Its members lose the access it gave them.`, async () => {
         await api('DELETE', apiBase);
         flash(`Team "${team}" deleted.`);
         location.hash = '#/' + path('org', org, 'teams');
@@ -33,10 +44,23 @@ export async function render(main, params) {
   });
 }
 
-// One row per member: the role as a drop-down saved on change, and a remove button.
-function membersTable(apiBase, users, box, reload) {
+const ROLE_NAMES = {OWNER: 'Owner', MAINTAINER: 'Maintainer', MEMBER: 'Member', NONE: 'Not in this team'};
+
+// What yourRole allows: maintainers manage members but not owners (nor make one), owners
+// (and organization owners, admins) everything.
+function rights(role) {
+  const own = role === 'OWNER';
+  return {own, manage: own || role === 'MAINTAINER', roles: own ? ROLES : ROLES.filter(([r]) => r !== 'OWNER')};
+}
+
+// One row per member: for those who may change it, the role as a drop-down saved on change
+// and a remove button; for the others, the role as text.
+function membersTable(apiBase, users, box, reload, may) {
   const rows = users.map((u) => {
-    const role = select({'data-test': 'member-role', 'aria-label': `Role of ${u.username}`}, ROLES, u.role);
+    const name = h('span', {'data-test': 'member-name'}, u.username);
+    if (!may.manage || (u.role === 'OWNER' && !may.own))
+      return [name, u.displayName || '', h('span', {'data-test': 'member-role-text'}, ROLE_NAMES[u.role] || u.role), ''];
+    const role = select({'data-test': 'member-role', 'aria-label': `Role of ${u.username}`}, may.roles, u.role);
     role.addEventListener('change', () => busy(role, box, async () => {
       const entry = {username: u.username, role: role.value};
       if (u.userDomain) entry.userDomain = u.userDomain;
@@ -55,15 +79,15 @@ function membersTable(apiBase, users, box, reload) {
       await reload();
       box.ok(`${u.username} removed from the team.`);
     }));
-    return [h('span', {'data-test': 'member-name'}, u.username), u.displayName || '', role, remove];
+    return [name, u.displayName || '', role, remove];
   });
   return table('members', ['User', 'Name', 'Role', ''], rows, 'No members yet. Add users below.');
 }
 
 // Adds users (comma- or space-separated names) with one role: all or nothing.
-function addForm(apiBase, reload) {
+function addForm(apiBase, reload, may) {
   const names = h('input', {type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', 'data-test': 'member-add-names'});
-  const role = select({'data-test': 'member-add-role'}, ROLES, 'MEMBER');
+  const role = select({'data-test': 'member-add-role'}, may.roles, 'MEMBER');
   const box = errorBox('member-add-error');
   const submit = h('button', {type: 'submit', 'data-test': 'member-add'}, 'Add');
   const form = h('form', {'data-test': 'member-add-form'},
