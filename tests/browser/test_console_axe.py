@@ -98,6 +98,11 @@ def test_every_page_passes_axe(driver, admin, new_user, git, axe_source):
                                                           "data": ("data", b"value")})
     assert r.status_code == 200, r.text
     team = make_team(admin, org, [(new_user(), "MEMBER")], project=project, level="READER")
+    base = "/api/v1/org/%s/jsonstore" % org
+    assert admin.post(base, json={"name": "axe-store"}).status_code == 200
+    assert admin.put(base + "/axe-store/item/host-1", json={"role": "web"}).status_code == 200
+    r = admin.post(base + "/axe-store/query", json={"name": "all", "text": "select item_data from json_store_data"})
+    assert r.status_code == 200, r.text
     failed = start_process(admin, FAILS)
     assert wait_process(admin, failed)["status"] == "FAILED"
     waiting = start_process(admin, ASKS)
@@ -127,6 +132,10 @@ def test_every_page_passes_axe(driver, admin, new_user, git, axe_source):
         ("#/org/%s/secrets" % org, "secrets"),
         ("#/org/%s/secret/%s" % (org, secret), "secret"),
         ("#/apikeys", "apikeys"),
+        ("#/org/%s/jsonstores" % org, "jsonstores"),
+        ("#/org/%s/jsonstore/axe-store" % org, "jsonstore"),
+        ("#/org/%s/jsonstore/axe-store/item?path=host-1" % org, "jsonstore-item"),
+        ("#/org/%s/jsonstore/axe-store/query/all" % org, "jsonstore-query"),
         ("#/no/such/page", "error"),
     ]
     unvisited = [p for p, rx in routes().items() if not any(rx.match(h[1:].split("?")[0]) for h, _ in pages)]
