@@ -27,7 +27,8 @@ struct flow_tool {
 	long long timeout_ms; /* 0: none; past it the program's process group is killed */
 	/* Not NULL: the program gets fd 3, on which it writes events, one JSON object a line
 	 * (a line over 1 MiB or not an object is dropped); each becomes a process event of
-	 * this type while the program runs. */
+	 * this type while the program runs, or, written {"eventType": "<type>_<SUB>", "data":
+	 * {…}}, an event of that subtype (the host may accept only the subtypes it knows). */
 	const char *event_type;
 	/* Not NULL: each line of the program's output goes to line(line_ctx, text) instead of
 	 * the process log (a task that reads the program's answer, e.g. `git rev-parse`); the

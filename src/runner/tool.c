@@ -63,10 +63,21 @@ static void take(struct tool_io *io, const char *p, size_t n)
 	line_split_take(&io->acc, p, n, emit, io);
 }
 
+/* An event of the tool's type, or {"eventType": "<type>_<SUB>", "data": {…}}: an event of a
+ * subtype of it (ANSIBLE_PLAYBOOK_INFO of ANSIBLE); the program cannot name any other type. */
 static void event_line(struct tool_io *io, const char *p, size_t n)
 {
-	json_t *v = json_loadb(p, n, 0, NULL);
-	if (json_is_object(v) && io->out->event)
+	json_t *v = json_loadb(p, n, 0, NULL), *data = json_object_get(v, "data");
+	const char *sub = json_string_value(json_object_get(v, "eventType"));
+	size_t tl = strlen(io->event_type);
+
+	if (!json_is_object(v) || !io->out->event) {
+		json_decref(v);
+		return;
+	}
+	if (sub && json_is_object(data) && strncmp(sub, io->event_type, tl) == 0 && sub[tl] == '_' && sub[tl + 1])
+		io->out->event(io->out->ctx, sub, data);
+	else
 		io->out->event(io->out->ctx, io->event_type, v);
 	json_decref(v);
 }

@@ -270,13 +270,18 @@ static const char callback_py[] =
  * on a host (phase "pre", status RUNNING) and one with its outcome (phase "post", status
  * OK, CHANGED, FAILED, UNREACHABLE or SKIPPED, the duration in ms, the result without
  * Ansible's internal keys, long strings and lists cut), with Concord's playbookId, playId
- * and taskId (UUIDs made for this run), written a JSON object a line to the descriptor
- * ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel). */
+ * and taskId (UUIDs made for this run); and Concord's playbook start and end events,
+ * ANSIBLE_PLAYBOOK_INFO (the plays with their host counts and tasks, gather_facts and meta
+ * left out, the unique hosts and the total work: hosts × tasks) and ANSIBLE_PLAYBOOK_RESULT
+ * (OK or FAILED, the duration in ms).  Written a JSON object a line to the descriptor
+ * ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel, subtypes as {eventType, data}). */
 static const char events_py[] =
     "import json, os, time, uuid\n"
+    "from ansible.playbook.block import Block\n"
     "from ansible.plugins.callback import CallbackBase\n"
     "\n"
     "MAX_STR, MAX_LIST = 1024, 25\n"
+    "SKIP_ACTIONS = ('meta', 'ansible.builtin.meta', 'gather_facts', 'ansible.builtin.gather_facts')\n"
     "\n"
     "def cut(v):\n"
     "    if isinstance(v, str) and len(v) - MAX_STR > MAX_STR // 10:\n"
@@ -304,6 +309,7 @@ static const char events_py[] =
     "        self.started = {}\n"
     "        self.playbook = None\n"
     "        self.playbook_id = str(uuid.uuid4())\n"
+    "        self.began = time.time()\n"
     "        self.ids = {}\n"
     "        self.play = None\n"
     "\n"
@@ -322,8 +328,44 @@ static const char events_py[] =
     "                'playbookId': self.playbook_id, 'playId': self.uid(self.play) if self.play else None,\n"
     "                'taskId': self.uid(task), 'isHandler': type(task).__name__ == 'Handler'}\n"
     "\n"
+    "    def tasks_of(self, play):\n"
+    "        out, seen = [], set()\n"
+    "        def walk(items):\n"
+    "            for t in items:\n"
+    "                if isinstance(t, Block):\n"
+    "                    walk(t.block)\n"
+    "                    walk(t.rescue)\n"
+    "                    walk(t.always)\n"
+    "                elif t.action not in SKIP_ACTIONS and t._uuid not in seen:\n"
+    "                    seen.add(t._uuid)\n"
+    "                    out.append({'id': self.uid(t), 'task': t.get_name()})\n"
+    "        walk([b for b in play.compile() if b.has_tasks()])\n"
+    "        return out\n"
+    "\n"
+    "    def hosts_of(self, play):\n"
+    "        try:\n"
+    "            return [h.name for h in play.get_variable_manager()._inventory.get_hosts(play.hosts)]\n"
+    "        except Exception:\n"
+    "            return []\n"
+    "\n"
     "    def v2_playbook_on_start(self, playbook):\n"
     "        self.playbook = playbook._file_name\n"
+    "        self.began = time.time()\n"
+    "        plays, hosts, work = [], set(), 0\n"
+    "        for p in playbook.get_plays():\n"
+    "            names, tasks = self.hosts_of(p), self.tasks_of(p)\n"
+    "            plays.append({'id': self.uid(p), 'play': p.get_name(), 'hosts': len(names), 'tasks': tasks})\n"
+    "            hosts.update(names)\n"
+    "            work += len(names) * len(tasks)\n"
+    "        self.send({'eventType': 'ANSIBLE_PLAYBOOK_INFO', 'data': {'playbook': self.playbook,\n"
+    "                   'playbookId': self.playbook_id, 'uniqueHosts': len(hosts), 'totalWork': work,\n"
+    "                   'plays': plays}})\n"
+    "\n"
+    "    def v2_playbook_on_stats(self, stats):\n"
+    "        failed = len(stats.failures) > 0 or len(stats.dark) > 0\n"
+    "        self.send({'eventType': 'ANSIBLE_PLAYBOOK_RESULT', 'data': {'playbook': self.playbook,\n"
+    "                   'playbookId': self.playbook_id, 'status': 'FAILED' if failed else 'OK',\n"
+    "                   'duration': int((time.time() - self.began) * 1000)}})\n"
     "\n"
     "    def v2_playbook_on_play_start(self, play):\n"
     "        self.play = play\n"
