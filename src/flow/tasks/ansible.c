@@ -15,6 +15,7 @@
 #include "base/str.h"
 #include "base/strv.h"
 #include "flow/tasks/ansible_prep.h"
+#include "flow/tasks/ansible_roles.h"
 #include "flow/tasks/task.h"
 #include "flow/vm_internal.h"
 
@@ -465,7 +466,7 @@ static int environment(struct run *r, struct err *e)
  * ignored: a playbook run without its roles or its container would do something else. */
 static int unsupported(struct run *r, struct err *e)
 {
-	static const char *const keys[] = {"dockerImage", "virtualenv", "roles"};
+	static const char *const keys[] = {"dockerImage", "virtualenv"};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (param(r, keys[i]))
 			return err_set(e, ERR_INVALID, "ansible: '%s' is not supported by Accord yet", keys[i]);
@@ -474,10 +475,38 @@ static int unsupported(struct run *r, struct err *e)
 	return 0;
 }
 
+/* roles: cloned into the run's folder; *config (NEW) is the step's config with their
+ * folders first in defaults.roles_path (Concord's prependPath). */
+static int roles(struct run *r, json_t **config, struct err *e)
+{
+	json_t *list = param(r, "roles"), *cfg = param(r, "config"), *defs;
+	const char *old;
+	char *path, *joined = NULL;
+
+	*config = cfg ? json_incref(cfg) : NULL;
+	if (!list || (cfg && !json_is_object(cfg)))
+		return 0; /* a bad config is refused by ansible_cfg_text */
+	if (!(path = ansible_roles_fetch(r->c, list, RUN_DIR "/roles", e)))
+		return -1;
+	json_decref(*config);
+	*config = cfg ? json_deep_copy(cfg) : json_object();
+	if (!(defs = json_object_get(*config, "defaults")) || !json_is_object(defs))
+		json_object_set_new(*config, "defaults", defs = json_object());
+	old = json_string_value(json_object_get(defs, "roles_path"));
+	if (asprintf(&joined, "%s%s%s", path, old ? ":" : "", old ? old : "") < 0)
+		joined = NULL;
+	free(path);
+	if (!joined)
+		return oom(e);
+	json_object_set_new(defs, "roles_path", json_string(joined));
+	free(joined);
+	return 0;
+}
+
 /* Everything before the start: the folder, the files, the command line. */
 static int prepare(struct run *r, struct err *e)
 {
-	json_t *pb = param(r, "playbook");
+	json_t *pb = param(r, "playbook"), *config = NULL;
 	char abs[4300], *cfg;
 	size_t len = 0;
 
@@ -491,8 +520,11 @@ static int prepare(struct run *r, struct err *e)
 	if (path_remove_tree(r->dir, e) < 0 || path_mkdirs(r->dir, 0700, e) < 0 ||
 	    (r->callbacks && ansible_write_callbacks(r->dir, r->events, e) < 0))
 		return -1;
-	if (!(cfg = ansible_cfg_text(r->dir, param(r, "config"), &len, e)) ||
-	    secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)
+	if (roles(r, &config, e) < 0)
+		return -1;
+	cfg = ansible_cfg_text(r->dir, config, &len, e);
+	json_decref(config);
+	if (!cfg || secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)
 		return -1;
 	if (arg(r, "ansible-playbook", e) < 0 || inventories(r, e) < 0 || auth(r, e) < 0 || vault(r, e) < 0 ||
 	    group_vars(r, e) < 0 || extra_vars(r, e) < 0 || options(r, e) < 0 || environment(r, e) < 0)

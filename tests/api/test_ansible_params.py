@@ -1,0 +1,82 @@
+"""The `ansible` task's parameters that need more than ansible-playbook itself: `roles`
+(cloned with Debian's git from a local HTTP git server, test_git_task's), `virtualenv`,
+`auth.krb5` and `dockerImage`.  Skipped where ansible-core is not installed."""
+import os
+import uuid
+
+import pytest
+from conftest import process_log, start_process, wait_process
+from test_git_task import GitHttp, PASSWORD, USER, git, remote  # noqa: F401 (the fixture)
+
+pytestmark = pytest.mark.skipif(not os.access("/usr/bin/ansible-playbook", os.X_OK),
+                                reason="ansible-core is not installed (scripts/deps)")
+
+LOCAL = "{hosts: [h1], vars: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}}"
+
+
+def run(admin, flow, files=None, timeout=90):
+    pid = start_process(admin, flow, files=files)
+    p = wait_process(admin, pid, timeout=timeout)
+    return pid, p["status"], process_log(admin, pid)
+
+
+def ansible_flow(params, play="p.yml", after=""):
+    return ("flows:\n  default:\n    - task: ansible\n      in:\n        playbook: %s\n"
+            "        inventory: {local: %s}\n%s%s" % (play, LOCAL, "".join("        %s\n" % p for p in params), after))
+
+
+ROLE_PLAY = b"""
+- hosts: all
+  gather_facts: false
+  roles: [greeter]
+"""
+
+
+@pytest.fixture
+def role_repo(remote, tmp_path):
+    """remote's repository with roles/greeter on master, and a version of it on the branch v2."""
+    seed = tmp_path / "roles-seed"
+    git("clone", "-q", str(remote.bare), str(seed))
+    tasks = seed / "roles" / "greeter" / "tasks"
+    tasks.mkdir(parents=True)
+    (tasks / "main.yml").write_text("- debug: {msg: 'greeter says one'}\n")
+    git("add", ".", cwd=seed)
+    git("commit", "-q", "-m", "role", cwd=seed)
+    git("checkout", "-q", "-b", "v2", cwd=seed)
+    (tasks / "main.yml").write_text("- debug: {msg: 'greeter says two'}\n")
+    git("commit", "-q", "-am", "v2", cwd=seed)
+    git("push", "-q", "origin", "master", "v2", cwd=seed)
+    return remote
+
+
+def test_roles_from_a_git_repository(admin, role_repo):
+    auth = "auth: {basic: {username: %s, password: %s}}" % (USER, PASSWORD)
+    flow = ansible_flow(["roles:", "  - {src: '%s', name: shared, path: roles, %s}" % (role_repo.url, auth)],
+                        after="    - log: \"left=${files.exists('.ansible_run')}\"\n")
+    pid, status, log = run(admin, flow, files={"p.yml": ROLE_PLAY})
+    assert status == "FINISHED", log
+    assert "greeter says one" in log and "left=false" in log
+    assert PASSWORD not in log
+
+    flow = ansible_flow(["roles:", "  - {src: '%s', name: shared, path: roles, version: v2, %s}"
+                         % (role_repo.url, auth)])
+    pid, status, log = run(admin, flow, files={"p.yml": ROLE_PLAY})
+    assert status == "FINISHED", log
+    assert "greeter says two" in log and "greeter says one" not in log
+
+
+@pytest.mark.parametrize("role,message", [
+    ("{src: 'URL', name: shared, path: nowhere, AUTH}", "The specified role path doesn't exist: nowhere"),
+    ("{src: 'URL', name: shared, version: no-such-branch, AUTH}", "GIT finished with exit code"),
+    ("{src: 'URL', name: shared}", "GIT finished with exit code 128"),
+    ("{src: '/srv/roles.git', name: shared}", "is not an http(s), ssh or git URL"),
+    ("{src: 'URL', name: ../up, AUTH}", "bad role name '../up'"),
+    ("{src: 'URL'}", "Role 'name' is required"),
+])
+def test_bad_roles_fail_clearly(admin, role_repo, role, message):
+    role = role.replace("URL", role_repo.url).replace("AUTH", "auth: {basic: {username: %s, password: %s}}"
+                                                       % (USER, PASSWORD))
+    pid, status, log = run(admin, ansible_flow(["roles: [%s]" % role]), files={"p.yml": ROLE_PLAY})
+    assert status == "FAILED", log
+    assert message in log and "PLAY [" not in log
+    assert PASSWORD not in log
