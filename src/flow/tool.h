@@ -21,7 +21,8 @@ struct flow_tool {
 	const char *name;  /* for messages: "ansible" */
 	const char *exe;   /* absolute path of the program */
 	char *const *argv; /* argv[0] included, NULL-terminated */
-	char *const *env;  /* NAME=value entries added to PATH, LANG, HOME, TMPDIR; NULL-terminated or NULL */
+	char *const *env;  /* NAME=value entries added to PATH (unless one is PATH), LANG, HOME, TMPDIR;
+			    * NULL-terminated or NULL */
 	const struct flow_tool_file *files;
 	size_t n_files;
 	long long timeout_ms; /* 0: none; past it the program's process group is killed */

@@ -177,14 +177,18 @@ static int files_write(const char *workdir, const struct flow_tool *t, char **ma
 	return 0;
 }
 
-/* The environment: the base entries, then the task's. */
+/* The environment: the base entries (PATH unless the task gives its own), then the task's. */
 static int env_build(const char *workdir, const struct flow_tool *t, char **env, char *home, char *tmp, size_t cap,
 		     struct err *e)
 {
 	size_t n = 0;
+	bool own_path = false;
+	for (size_t i = 0; t->env && t->env[i]; i++)
+		own_path |= strncmp(t->env[i], "PATH=", 5) == 0;
 	str_fmt_cut(home, cap, "HOME=%s", workdir);
 	str_fmt_cut(tmp, cap, "TMPDIR=%s", workdir);
-	env[n++] = "PATH=/usr/bin:/bin";
+	if (!own_path)
+		env[n++] = "PATH=/usr/bin:/bin";
 	env[n++] = "LANG=C.UTF-8";
 	env[n++] = home;
 	env[n++] = tmp;

@@ -80,3 +80,68 @@ def test_bad_roles_fail_clearly(admin, role_repo, role, message):
     assert status == "FAILED", log
     assert message in log and "PLAY [" not in log
     assert PASSWORD not in log
+
+
+def wheel_index():
+    """A pip index (a folder of the working directory, PEP 503's layout) holding one wheel,
+    accordpkg 1.0, made here: no package index is reachable from these machines."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("accordpkg.py", "VALUE = 'from the wheel'\n")
+        info = "accordpkg-1.0.dist-info/"
+        z.writestr(info + "METADATA", "Metadata-Version: 2.1\nName: accordpkg\nVersion: 1.0\n")
+        z.writestr(info + "WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(info + "RECORD", "accordpkg.py,,\n%sMETADATA,,\n%sWHEEL,,\n%sRECORD,,\n" % (info, info, info))
+    name = "accordpkg-1.0-py3-none-any.whl"
+    return {"index/accordpkg/" + name: buf.getvalue(),
+            "index/accordpkg/index.html": ('<a href="%s">%s</a>' % (name, name)).encode()}
+
+
+VENV_PLAY = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: {msg: "controller python {{ ansible_playbook_python }}"}
+    - debug: {msg: "{{ lookup('pipe', 'python3 -c \\"import accordpkg; print(accordpkg.VALUE)\\"') }}"}
+      when: with_package | bool
+"""
+
+
+def test_virtualenv_without_packages(admin):
+    flow = ansible_flow(["virtualenv: {}", "extraVars: {with_package: false}"],
+                        after="    - log: \"left=${files.exists('.ansible_run')}\"\n")
+    pid, status, log = run(admin, flow, files={"p.yml": VENV_PLAY})
+    assert status == "FINISHED", log
+    assert "controller python " in log and ".ansible_run/ve/bin/python3" in log
+    assert "left=false" in log
+
+
+def test_virtualenv_installs_packages_from_an_index(admin):
+    flow = ansible_flow(["virtualenv: {packages: [accordpkg], indexUrl: 'file://${workDir}/index'}",
+                         "extraVars: {with_package: true}"])
+    pid, status, log = run(admin, flow, files=dict(wheel_index(), **{"p.yml": VENV_PLAY}))
+    assert status == "FINISHED", log
+    assert "Successfully installed accordpkg-1.0" in log
+    assert '"msg": "from the wheel"' in log
+
+
+def test_virtualenv_package_that_cannot_be_installed_fails_naming_it(admin):
+    flow = ansible_flow(["virtualenv: {packages: [accordpkg, nosuchpkg], indexUrl: 'file://${workDir}/index'}"])
+    pid, status, log = run(admin, flow, files=dict(wheel_index(), **{"p.yml": VENV_PLAY}))
+    assert status == "FAILED", log
+    assert "virtualenv: pip could not install accordpkg, nosuchpkg (exit code 1)" in log
+    assert "No matching distribution found for nosuchpkg" in log
+    assert "PLAY [" not in log
+
+
+@pytest.mark.parametrize("venv,message", [
+    ("virtualenv: [a]", "Invalid 'virtualenv' value"),
+    ("virtualenv: {packages: ['--index-url=http://x']}", "invalid virtualenv package '--index-url=http://x'"),
+    ("virtualenv: {packages: 'a'}", "'packages' must be a list"),
+])
+def test_bad_virtualenv_fails_clearly(admin, venv, message):
+    pid, status, log = run(admin, ansible_flow([venv]), files={"p.yml": VENV_PLAY})
+    assert status == "FAILED", log
+    assert message in log and "PLAY [" not in log

@@ -16,6 +16,7 @@
 #include "base/strv.h"
 #include "flow/tasks/ansible_prep.h"
 #include "flow/tasks/ansible_roles.h"
+#include "flow/tasks/ansible_venv.h"
 #include "flow/tasks/task.h"
 #include "flow/vm_internal.h"
 
@@ -28,6 +29,7 @@ struct run {
 	json_t *in;
 	const char *workdir;
 	char dir[4200]; /* absolute RUN_DIR */
+	char exe[4400]; /* the program: ANSIBLE_EXE, or the virtualenv's */
 	struct strv argv, env;
 	struct flow_tool_file *files;
 	size_t n_files;
@@ -466,7 +468,7 @@ static int environment(struct run *r, struct err *e)
  * ignored: a playbook run without its roles or its container would do something else. */
 static int unsupported(struct run *r, struct err *e)
 {
-	static const char *const keys[] = {"dockerImage", "virtualenv"};
+	static const char *const keys[] = {"dockerImage"};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (param(r, keys[i]))
 			return err_set(e, ERR_INVALID, "ansible: '%s' is not supported by Accord yet", keys[i]);
@@ -503,6 +505,30 @@ static int roles(struct run *r, json_t **config, struct err *e)
 	return 0;
 }
 
+/* virtualenv: made in the run's folder, its bin first on PATH; Ansible is its own when a
+ * package installed it, else the system's run by the virtualenv's python. */
+static int virtualenv(struct run *r, struct err *e)
+{
+	json_t *v = param(r, "virtualenv");
+	char ve[4300], own[4400];
+
+	str_fmt_cut(r->exe, sizeof r->exe, "%s", ANSIBLE_EXE);
+	if (!v)
+		return arg(r, "ansible-playbook", e);
+	str_fmt_cut(ve, sizeof ve, "%s/ve", r->dir);
+	if (ansible_venv_make(r->c, v, ve, e) < 0)
+		return -1;
+	if (strv_add(&r->env, "PATH=%s/bin:/usr/bin:/bin", ve) < 0 || strv_add(&r->env, "VIRTUAL_ENV=%s", ve) < 0)
+		return oom(e);
+	str_fmt_cut(own, sizeof own, "%s/bin/ansible-playbook", ve);
+	if (access(own, X_OK) == 0) {
+		str_fmt_cut(r->exe, sizeof r->exe, "%s", own);
+		return arg(r, "ansible-playbook", e);
+	}
+	str_fmt_cut(r->exe, sizeof r->exe, "%s/bin/python3", ve);
+	return arg(r, r->exe, e) < 0 ? -1 : arg(r, ANSIBLE_EXE, e); /* python finds its virtualenv from argv[0] */
+}
+
 /* Everything before the start: the folder, the files, the command line. */
 static int prepare(struct run *r, struct err *e)
 {
@@ -526,7 +552,7 @@ static int prepare(struct run *r, struct err *e)
 	json_decref(config);
 	if (!cfg || secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)
 		return -1;
-	if (arg(r, "ansible-playbook", e) < 0 || inventories(r, e) < 0 || auth(r, e) < 0 || vault(r, e) < 0 ||
+	if (virtualenv(r, e) < 0 || inventories(r, e) < 0 || auth(r, e) < 0 || vault(r, e) < 0 ||
 	    group_vars(r, e) < 0 || extra_vars(r, e) < 0 || options(r, e) < 0 || environment(r, e) < 0)
 		return -1;
 	return arg(r, json_string_value(pb), e);
@@ -629,7 +655,7 @@ static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct 
 			       "'ansible-core' (apt-get install ansible-core)");
 	if ((rc = prepare(&r, e)) == 0) {
 		struct flow_tool t = {.name = "ansible",
-				      .exe = ANSIBLE_EXE,
+				      .exe = r.exe,
 				      .argv = r.argv.v,
 				      .env = r.env.v,
 				      .files = r.files,
