@@ -25,6 +25,7 @@ struct flow_tool {
 			    * NULL-terminated or NULL */
 	const struct flow_tool_file *files;
 	size_t n_files;
+	const char *stdin_path; /* NULL: stdin is /dev/null; else one of files (its path), read as stdin */
 	long long timeout_ms; /* 0: none; past it the program's process group is killed */
 	/* Not NULL: the program gets fd 3, on which it writes events, one JSON object a line
 	 * (a line over 1 MiB or not an object is dropped); each becomes a process event of

@@ -295,16 +295,41 @@ static int pipes(const struct flow_tool *t, int out[2], int ev[2], struct err *e
 	return 0;
 }
 
+/* The program's stdin: t->stdin_path (a secret file, inside the working directory) or -1
+ * (/dev/null). */
+static int stdin_open(const char *workdir, const struct flow_tool *t, int *fd, struct err *e)
+{
+	char *p;
+
+	*fd = -1;
+	if (!t->stdin_path)
+		return 0;
+	if (!(p = path_join_safe(workdir, t->stdin_path, e)))
+		return -1;
+	*fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	free(p);
+	if (*fd < 0)
+		return err_set(e, ERR_INTERNAL, "%s: cannot open its input: %s", t->name, strerror(errno));
+	return 0;
+}
+
 static int start(const char *workdir, const struct flow_tool *t, char **env, struct tool_wait *w, struct err *e)
 {
-	int out[2], ev[2] = {-1, -1}, er[2] = {-1, -1}, rc;
+	int out[2], ev[2] = {-1, -1}, er[2] = {-1, -1}, in = -1, rc;
 
-	if (pipes(t, out, ev, e) < 0)
+	if (stdin_open(workdir, t, &in, e) < 0)
 		return -1;
+	if (pipes(t, out, ev, e) < 0) {
+		if (in >= 0)
+			close(in);
+		return -1;
+	}
 	if (t->err_line && pipe2(er, O_CLOEXEC) != 0) {
 		rc = errno;
 		close(out[0]);
 		close(out[1]);
+		if (in >= 0)
+			close(in);
 		if (ev[0] >= 0) {
 			close(ev[0]);
 			close(ev[1]);
@@ -313,7 +338,7 @@ static int start(const char *workdir, const struct flow_tool *t, char **env, str
 	}
 	{
 		const struct spawn_fd fds[] = {
-		    {-1, 0}, {out[1], 1}, {er[1] >= 0 ? er[1] : out[1], 2}, {ev[1], TOOL_EVENT_FD}};
+		    {in, 0}, {out[1], 1}, {er[1] >= 0 ? er[1] : out[1], 2}, {ev[1], TOOL_EVENT_FD}};
 		const struct spawn_opts o = {.exe = t->exe,
 					     .argv = t->argv,
 					     .env = env,
@@ -324,6 +349,8 @@ static int start(const char *workdir, const struct flow_tool *t, char **env, str
 		rc = spawn_start(&o, &w->pid);
 	}
 	close(out[1]);
+	if (in >= 0)
+		close(in);
 	if (ev[1] >= 0)
 		close(ev[1]);
 	if (er[1] >= 0)

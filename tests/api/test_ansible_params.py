@@ -145,3 +145,40 @@ def test_bad_virtualenv_fails_clearly(admin, venv, message):
     pid, status, log = run(admin, ansible_flow([venv]), files={"p.yml": VENV_PLAY})
     assert status == "FAILED", log
     assert message in log and "PLAY [" not in log
+
+
+def secret(admin, name, **parts):
+    files = {"name": (None, name)}
+    files.update({k: (None, v) for k, v in parts.items()})
+    r = admin.post("/api/v1/org/Default/secret", files=files)
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.skipif(not os.access("/usr/bin/kinit", os.X_OK), reason="krb5-user is not installed (scripts/deps)")
+def test_krb5_kinit_error_is_surfaced_and_the_password_never_shown(admin):
+    """No KDC is reachable here: kinit's own error must fail the step, before Ansible runs,
+    with the password in no log line, event or file left behind."""
+    name, password = "krb" + uuid.uuid4().hex[:8], "krb-pw-" + uuid.uuid4().hex
+    secret(admin, name, type="data", data=password)
+    flow = ansible_flow(["auth:", "  krb5: {user: deployer@EXAMPLE.INVALID, "
+                         "password: \"${crypto.exportAsString('Default', '%s', null)}\"}" % name])
+    flow = flow.replace("    - task: ansible\n", "    - task: ansible\n      error:\n"
+                        "        - log: \"left=${files.exists('.ansible_run')}\"\n        - throw: ${lastError}\n", 1)
+    pid, status, log = run(admin, flow, files={"p.yml": VENV_PLAY})
+    assert status == "FAILED", log
+    assert "getting a Kerberos ticket for 'deployer@EXAMPLE.INVALID'" in log
+    assert "kinit failed for 'deployer@EXAMPLE.INVALID' (exit code 1): kinit: " in log
+    assert "left=false" in log and "PLAY [" not in log
+    assert password not in log
+    r = admin.get("/api/v1/process/%s/event" % pid, params={"includeAll": "true"})
+    assert r.status_code == 200 and password not in r.text
+
+
+@pytest.mark.parametrize("krb5,message", [
+    ("{user: u}", "auth.krb5 needs 'user' and 'password'"),
+    ("{user: '-X', password: p}", "bad auth.krb5 user '-X'"),
+])
+def test_bad_krb5_fails_clearly(admin, krb5, message):
+    pid, status, log = run(admin, ansible_flow(["auth: {krb5: %s}" % krb5]), files={"p.yml": VENV_PLAY})
+    assert status == "FAILED", log
+    assert message in log and "PLAY [" not in log

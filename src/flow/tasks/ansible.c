@@ -14,6 +14,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "base/strv.h"
+#include "flow/tasks/ansible_krb5.h"
 #include "flow/tasks/ansible_prep.h"
 #include "flow/tasks/ansible_roles.h"
 #include "flow/tasks/ansible_venv.h"
@@ -371,11 +372,29 @@ static int group_vars(struct run *r, struct err *e)
 	return 0;
 }
 
+/* auth.krb5: a ticket for user in the run's folder, Ansible's SSH connections use it
+ * (Concord's KerberosAuth: GSSAPI, the user as the remote user). */
+static int krb5(struct run *r, json_t *k, struct err *e)
+{
+	char cc[4300];
+
+	str_fmt_cut(cc, sizeof cc, "%s/krb5cc", r->dir);
+	if (ansible_krb5_kinit(r->c, k, RUN_DIR, cc, e) < 0)
+		return -1;
+	if (strv_add(&r->env, "KRB5CCNAME=FILE:%s", cc) < 0 || arg(r, "--user", e) < 0 ||
+	    arg(r, json_string_value(json_object_get(k, "user")), e) < 0 || arg(r, "--ssh-extra-args", e) < 0 ||
+	    arg(r, "-o GSSAPIAuthentication=yes", e) < 0)
+		return e->code ? -1 : oom(e);
+	return 0;
+}
+
 static int auth(struct run *r, struct err *e)
 {
 	json_t *pk = json_object_get(param(r, "auth"), "privateKey"), *v;
 	char abs[4300];
 
+	if ((v = json_object_get(param(r, "auth"), "krb5")) && !json_is_null(v) && krb5(r, v, e) < 0)
+		return -1;
 	if (!pk)
 		return 0;
 	if (!json_is_object(pk))
@@ -472,8 +491,6 @@ static int unsupported(struct run *r, struct err *e)
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (param(r, keys[i]))
 			return err_set(e, ERR_INVALID, "ansible: '%s' is not supported by Accord yet", keys[i]);
-	if (json_object_get(param(r, "auth"), "krb5"))
-		return err_set(e, ERR_INVALID, "ansible: 'auth.krb5' is not supported by Accord yet");
 	return 0;
 }
 
