@@ -124,15 +124,6 @@ flows:
     assert "made=false" in log  # --check changed nothing
 
 
-@pytest.mark.parametrize("param", ["dockerImage: x"])
-def test_parameters_not_supported_yet_fail_clearly(admin, param):
-    flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: hello.yml\n%s        %s\n" \
-        % (INVENTORY, param)
-    pid, status, log = run(admin, flow, files={"hello.yml": HELLO})
-    assert status == "FAILED", log
-    assert "is not supported by Accord yet" in log and "PLAY" not in log
-
-
 def test_syntax_check(admin):
     flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: hello.yml\n%s        syntaxCheck: true\n" % INVENTORY
     pid, status, log = run(admin, flow, files={"hello.yml": HELLO})

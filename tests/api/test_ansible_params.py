@@ -182,3 +182,90 @@ def test_bad_krb5_fails_clearly(admin, krb5, message):
     pid, status, log = run(admin, ansible_flow(["auth: {krb5: %s}" % krb5]), files={"p.yml": VENV_PLAY})
     assert status == "FAILED", log
     assert message in log and "PLAY [" not in log
+
+
+# dockerImage: podman as test_docker_task runs it.  Registries are out of reach and no image
+# with Ansible can be built offline, so the image with Ansible here is a busybox root whose
+# /usr is the host's, mounted read-only by the server's run options (python3 and
+# ansible-core from the host); the plain busybox image has no Ansible.
+from test_docker_task import ENGINE, IMAGE, RUN_OPTIONS, engine  # noqa: E402,F401 (the fixture)
+
+ANSIBLE_IMAGE = IMAGE + "-ansible"
+
+
+@pytest.fixture(scope="module")
+def ansible_image(engine):  # noqa: F811
+    import shutil
+    import subprocess
+    import tempfile
+    root = tempfile.mkdtemp(prefix="accord-ansible-root-")
+    try:
+        os.makedirs(os.path.join(root, "bin"))
+        os.makedirs(os.path.join(root, "usr"))
+        os.makedirs(os.path.join(root, "tmp"))
+        shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
+        for a in ("sh", "echo", "cat", "ls", "env"):
+            os.symlink("busybox", os.path.join(root, "bin", a))
+        for link in ("lib", "lib64"):
+            os.symlink("usr/" + link, os.path.join(root, link))
+        tar = subprocess.Popen(["tar", "-C", root, "-c", "."], stdout=subprocess.PIPE)
+        imp = subprocess.run(ENGINE + ["import", "-", ANSIBLE_IMAGE], stdin=tar.stdout, capture_output=True,
+                             timeout=120)
+        tar.wait()
+        assert imp.returncode == 0, imp.stderr
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    yield ANSIBLE_IMAGE
+    subprocess.run(ENGINE + ["rmi", "-f", ANSIBLE_IMAGE], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def docker_admin(ansible_image):
+    from conftest import ADMIN_KEY, Client, Server
+    s = Server(args=["--docker-command", " ".join(ENGINE), "--docker-network", "none",
+                     "--docker-run-options", RUN_OPTIONS + " -v /usr:/usr:ro"]).start()
+    yield Client(s.url, auth="Bearer " + ADMIN_KEY)
+    s.cleanup()
+
+
+DOCKER_PLAY = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: {msg: "in the container: {{ playbook_dir }} {{ greeting }}"}
+    - fail: {msg: "h1 refuses"}
+      when: fail_it | bool
+"""
+
+
+def test_docker_image_runs_the_playbook_in_a_container(docker_admin, ansible_image):
+    flow = ansible_flow(["dockerImage: %s" % ansible_image, "extraVars: {greeting: hello, fail_it: false}",
+                         "outVars: [_stats]"],
+                        after="      out: r\n    - log: \"ok=${r.ok} stats=${r.ansibleStats.ok} "
+                              "left=${files.exists('.ansible_run')}\"\n")
+    flow = flow.replace("    - task: ansible\n", "    - task: ansible\n", 1)
+    pid, status, log = run(docker_admin, flow, files={"p.yml": DOCKER_PLAY})
+    assert status == "FINISHED", log
+    assert "in the container: /workspace hello" in log
+    assert "ok=true stats=[h1] left=false" in log
+
+    flow = ansible_flow(["dockerImage: %s" % ansible_image, "extraVars: {greeting: hi, fail_it: true}",
+                         "ignoreErrors: true"], after="      out: r\n    - log: \"ok=${r.ok} exit=${r.exitCode}\"\n")
+    pid, status, log = run(docker_admin, flow, files={"p.yml": DOCKER_PLAY})
+    assert status == "FINISHED", log
+    assert "h1 refuses" in log and "ok=false exit=2" in log
+
+
+def test_docker_image_without_ansible_fails_saying_so(docker_admin):
+    pid, status, log = run(docker_admin, ansible_flow(["dockerImage: %s" % IMAGE]), files={"p.yml": DOCKER_PLAY})
+    assert status == "FAILED", log
+    assert "the image '%s' has no ansible-playbook" % IMAGE in log
+
+
+def test_docker_image_without_an_engine_fails_clearly(fresh_server):
+    from conftest import ADMIN_KEY, Client
+    s = fresh_server(args=["--docker-command", "accord-no-such-engine"]).start()
+    admin = Client(s.url, auth="Bearer " + ADMIN_KEY)
+    pid, status, log = run(admin, ansible_flow(["dockerImage: some/image"]), files={"p.yml": DOCKER_PLAY})
+    assert status == "FAILED", log
+    assert "the container engine 'accord-no-such-engine' is not installed" in log

@@ -14,6 +14,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "base/strv.h"
+#include "flow/tasks/ansible_docker.h"
 #include "flow/tasks/ansible_krb5.h"
 #include "flow/tasks/ansible_prep.h"
 #include "flow/tasks/ansible_roles.h"
@@ -30,6 +31,8 @@ struct run {
 	json_t *in;
 	const char *workdir;
 	char dir[4200]; /* absolute RUN_DIR */
+	char view[4200]; /* RUN_DIR as Ansible sees it: dir, or its path in the container */
+	const char *image; /* dockerImage, or NULL */
 	char exe[4400]; /* the program: ANSIBLE_EXE, or the virtualenv's */
 	struct strv argv, env;
 	struct flow_tool_file *files;
@@ -91,7 +94,7 @@ static int secret_file(struct run *r, const char *name, char *data, size_t len, 
 		rel = NULL;
 	if (secret_file_at(r, rel, data, len, e) < 0)
 		return -1;
-	str_fmt_cut(abs, abs_cap, "%s/%s", r->dir, name);
+	str_fmt_cut(abs, abs_cap, "%s/%s", r->view, name);
 	return 0;
 }
 
@@ -110,7 +113,7 @@ static int user_path(struct run *r, const char *what, json_t *v, struct err *e)
 
 static int inline_inventory(struct run *r, json_t *inv, struct err *e)
 {
-	char name[32], abs[4300], *text = ansible_inventory_text(inv, r->dir, e);
+	char name[32], abs[4300], *text = ansible_inventory_text(inv, r->view, e);
 	if (!text)
 		return -1;
 	str_fmt_cut(name, sizeof name, "inventory_%d.json", r->n_inline++);
@@ -381,7 +384,7 @@ static int krb5(struct run *r, json_t *k, struct err *e)
 	str_fmt_cut(cc, sizeof cc, "%s/krb5cc", r->dir);
 	if (ansible_krb5_kinit(r->c, k, RUN_DIR, cc, e) < 0)
 		return -1;
-	if (strv_add(&r->env, "KRB5CCNAME=FILE:%s", cc) < 0 || arg(r, "--user", e) < 0 ||
+	if (strv_add(&r->env, "KRB5CCNAME=FILE:%s/krb5cc", r->view) < 0 || arg(r, "--user", e) < 0 ||
 	    arg(r, json_string_value(json_object_get(k, "user")), e) < 0 || arg(r, "--ssh-extra-args", e) < 0 ||
 	    arg(r, "-o GSSAPIAuthentication=yes", e) < 0)
 		return e->code ? -1 : oom(e);
@@ -458,12 +461,12 @@ static int environment(struct run *r, struct err *e)
 	if ((v = param(r, "outVars")) && !(names = list_text(v)))
 		return oom(e);
 	outs = names ? names : "";
-	if (strv_add(&r->env, "ANSIBLE_CONFIG=%s/ansible.cfg", r->dir) < 0 ||
-	    strv_add(&r->env, "ANSIBLE_HOME=%s/home", r->dir) < 0 ||
-	    strv_add(&r->env, "ANSIBLE_LOCAL_TEMP=%s/tmp", r->dir) < 0 || strv_add(&r->env, "ANSIBLE_NOCOLOR=1") < 0 ||
+	if (strv_add(&r->env, "ANSIBLE_CONFIG=%s/ansible.cfg", r->view) < 0 ||
+	    strv_add(&r->env, "ANSIBLE_HOME=%s/home", r->view) < 0 ||
+	    strv_add(&r->env, "ANSIBLE_LOCAL_TEMP=%s/tmp", r->view) < 0 || strv_add(&r->env, "ANSIBLE_NOCOLOR=1") < 0 ||
 	    strv_add(&r->env, "ANSIBLE_FORCE_COLOR=0") < 0 || strv_add(&r->env, "PYTHONUNBUFFERED=1") < 0 ||
 	    strv_add(&r->env, "PYTHONDONTWRITEBYTECODE=1") < 0 ||
-	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT=%s/out.json", r->dir) < 0 ||
+	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT=%s/out.json", r->view) < 0 ||
 	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT_VARS=%s", outs) < 0 ||
 	    (r->events && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FD=3") < 0)) {
 		free(names);
@@ -483,14 +486,23 @@ static int environment(struct run *r, struct err *e)
 	return 0;
 }
 
-/* Concord parameters Accord does not implement yet fail the step rather than being
- * ignored: a playbook run without its roles or its container would do something else. */
-static int unsupported(struct run *r, struct err *e)
+/* dockerImage: Ansible runs in a container of that image, with the working directory at
+ * DOCKER_WORKSPACE (ansible_docker.h); every path Ansible is given is the container's. */
+static int container(struct run *r, struct err *e)
 {
-	static const char *const keys[] = {"dockerImage"};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (param(r, keys[i]))
-			return err_set(e, ERR_INVALID, "ansible: '%s' is not supported by Accord yet", keys[i]);
+	json_t *v = param(r, "dockerImage");
+
+	str_fmt_cut(r->view, sizeof r->view, "%s", r->dir);
+	if (!v)
+		return 0;
+	if (!json_is_string(v) || !json_string_length(v) || *json_string_value(v) == '-')
+		return err_set(e, ERR_INVALID, "ansible: 'dockerImage' must be an image name");
+	if (param(r, "virtualenv"))
+		return err_set(e, ERR_INVALID, "ansible: 'virtualenv' cannot be used with 'dockerImage' (install the "
+					       "packages into the image)");
+	r->image = json_string_value(v);
+	r->events = false; /* the container has no event channel */
+	str_fmt_cut(r->view, sizeof r->view, ANSIBLE_DOCKER_WORKSPACE "/" RUN_DIR);
 	return 0;
 }
 
@@ -553,19 +565,21 @@ static int prepare(struct run *r, struct err *e)
 	char abs[4300], *cfg;
 	size_t len = 0;
 
-	if (unsupported(r, e) < 0 || user_path(r, "playbook", pb, e) < 0)
+	if (user_path(r, "playbook", pb, e) < 0)
 		return -1;
 	/* checked here with room to spare: every path below is r->dir and a short name */
 	if (str_fmt(r->dir, sizeof r->dir - 100, "%s/" RUN_DIR, r->workdir) < 0)
 		return err_set(e, ERR_INVALID, "ansible: the working directory's path is too long");
 	r->callbacks = !flag(r, "disableConcordCallbacks");
 	r->events = r->callbacks && flag_or(r, "enableEvents", true);
+	if (container(r, e) < 0)
+		return -1;
 	if (path_remove_tree(r->dir, e) < 0 || path_mkdirs(r->dir, 0700, e) < 0 ||
 	    (r->callbacks && ansible_write_callbacks(r->dir, r->events, e) < 0))
 		return -1;
 	if (roles(r, &config, e) < 0)
 		return -1;
-	cfg = ansible_cfg_text(r->dir, config, &len, e);
+	cfg = ansible_cfg_text(r->view, config, &len, e);
 	json_decref(config);
 	if (!cfg || secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)
 		return -1;
@@ -661,12 +675,12 @@ static void run_free(struct run *r)
 static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct err *e)
 {
 	struct run r = {.c = c, .in = in, .workdir = c->h->workdir};
-	struct flow_tool_result res;
+	struct flow_tool_result res = {0};
 	int rc;
 
 	if (!c->h->ops->tool_run || !r.workdir)
 		return err_set(e, ERR_UNAVAILABLE, "ansible: external programs cannot run here");
-	if (access(ANSIBLE_EXE, X_OK) != 0)
+	if (!json_object_get(in, "dockerImage") && access(ANSIBLE_EXE, X_OK) != 0)
 		return err_set(e, ERR_UNAVAILABLE,
 			       "ansible: " ANSIBLE_EXE " is not installed on this node: install the Debian package "
 			       "'ansible-core' (apt-get install ansible-core)");
@@ -683,7 +697,10 @@ static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct 
 			vm_log(c->vm, FLOW_WARN, "Running in the check mode. No changes will be made.");
 		if (flag(&r, "syntaxCheck"))
 			vm_log(c->vm, FLOW_WARN, "Running in the syntax check mode. No changes will be made.");
-		rc = c->h->ops->tool_run(c->h->ctx, &t, &res, e);
+		if (r.image)
+			rc = ansible_docker_run(c, r.image, &t, &res.exit_code, e);
+		else
+			rc = c->h->ops->tool_run(c->h->ctx, &t, &res, e);
 	}
 	if (rc == 0) {
 		*out = result(&r, res.exit_code);

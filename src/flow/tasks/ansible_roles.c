@@ -106,8 +106,7 @@ char *ansible_roles_fetch(struct task_ctx *c, json_t *roles, const char *roles_r
 	json_array_foreach(roles, i, role) if (fetch_one(c, role, roles_rel, roles_abs, &b, e) < 0) goto out;
 	if (buf_printf(&b, e, "%s", roles_abs) < 0)
 		goto out;
-	if (!(out = strndup(b.data, b.len)))
-		oom_fail(e);
+	out = buf_detach(&b, NULL);
 out:
 	buf_cleanup(&b);
 	return out;
