@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 /* A task that runs an external program (ansible-playbook, git, docker) describes the run
  * with these and hands it to its host (flow_host_ops.tool_run, implemented once by
  * runner/tool.c): no task spawns, times out, kills or writes secret files itself. */
@@ -32,6 +34,11 @@ struct flow_tool {
 	 * this type while the program runs, or, written {"eventType": "<type>_<SUB>", "data":
 	 * {…}}, an event of that subtype (the host may accept only the subtypes it knows). */
 	const char *event_type;
+	/* Not NULL (with event_type): a line {"request": {…}} on the event channel is a request
+	 * of the program, answered by request(request_ctx, req) (a NEW object; NULL answers
+	 * {"error": "…"}) written as one JSON line to fd 4 of the program, read by it. */
+	json_t *(*request)(void *request_ctx, json_t *req);
+	void *request_ctx;
 	/* Not NULL: each line of the program's output goes to line(line_ctx, text) instead of
 	 * the process log (a task that reads the program's answer, e.g. `git rev-parse`); the
 	 * task logs what it wants of it, masked. */

@@ -269,3 +269,41 @@ def test_docker_image_without_an_engine_fails_clearly(fresh_server):
     pid, status, log = run(admin, ansible_flow(["dockerImage: some/image"]), files={"p.yml": DOCKER_PLAY})
     assert status == "FAILED", log
     assert "the container engine 'accord-no-such-engine' is not installed" in log
+
+
+LOOKUP_PLAY = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: {msg: "with org: {{ lookup('concord_data_secret', 'Default', secret_name, None) }}"}
+    - debug: {msg: "without org: {{ lookup('concord_secret', secret_name, None) }}"}
+    - debug: {msg: "protected: {{ lookup('concord_data_secret', 'Default', protected_name, 'Lk-pass-123') }}"}
+    - debug: {msg: "west hosts: {{ lookup('concord_inventory', inv, 'by-loc', {'location': 'westus'}) | map(attribute='host') | sort | join(',') }}"}
+    - debug: {msg: "first: {{ lookup('concord_inventory', inv, 'by-loc result=0', {'location': 'eastus'}) }}"}
+    - debug: {msg: "{{ lookup('concord_data_secret', 'Default', 'no-such-secret-' + secret_name, None) }}"}
+      ignore_errors: true
+"""
+
+
+def test_concord_lookup_plugins(admin):
+    name, value = "lk" + uuid.uuid4().hex[:8], "lookup-value-" + uuid.uuid4().hex
+    secret(admin, name, type="data", data=value)
+    secret(admin, name + "p", type="data", data="protected-" + value, storePassword="Lk-pass-123")
+    inv = "inv-" + name
+    r = admin.post("/api/v1/org/Default/jsonstore", json={"name": inv})
+    assert r.status_code == 200, r.text
+    base = "/api/v1/org/Default/jsonstore/" + inv
+    for i, loc in ((1, "eastus"), (2, "westus"), (3, "westus")):
+        r = admin.put(base + "/item/h%d" % i, json={"host": "h%d" % i, "location": loc})
+        assert r.status_code == 200, r.text
+    r = admin.post(base + "/query", json={"name": "by-loc",
+                                         "text": "select item_data from inventory_data where item_data @> ?::jsonb"})
+    assert r.status_code == 200, r.text
+    flow = ansible_flow(["extraVars: {secret_name: %s, protected_name: %sp, inv: %s}" % (name, name, inv)])
+    pid, status, log = run(admin, flow, files={"p.yml": LOOKUP_PLAY})
+    assert status == "FINISHED", log
+    assert "with org: ******" in log and "without org: ******" in log and "protected: ******" in log
+    assert value not in log
+    assert "west hosts: h2,h3" in log
+    assert "'host': 'h1'" in log and "'location': 'eastus'" in log
+    assert "not found" in log.lower()  # the missing secret's error, ignored

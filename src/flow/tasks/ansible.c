@@ -16,6 +16,7 @@
 #include "base/strv.h"
 #include "flow/tasks/ansible_docker.h"
 #include "flow/tasks/ansible_krb5.h"
+#include "flow/tasks/ansible_lookup.h"
 #include "flow/tasks/ansible_prep.h"
 #include "flow/tasks/ansible_roles.h"
 #include "flow/tasks/ansible_venv.h"
@@ -468,6 +469,9 @@ static int environment(struct run *r, struct err *e)
 	    strv_add(&r->env, "PYTHONDONTWRITEBYTECODE=1") < 0 ||
 	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT=%s/out.json", r->view) < 0 ||
 	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT_VARS=%s", outs) < 0 ||
+	    strv_add(&r->env, "ACCORD_ANSIBLE_LOCK=%s/channel.lock", r->view) < 0 ||
+	    (!r->image && (strv_add(&r->env, "ACCORD_ANSIBLE_REQUEST_FD=3") < 0 ||
+			   strv_add(&r->env, "ACCORD_ANSIBLE_REPLY_FD=4") < 0)) ||
 	    (r->events && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FD=3") < 0)) {
 		free(names);
 		return oom(e);
@@ -575,7 +579,7 @@ static int prepare(struct run *r, struct err *e)
 	if (container(r, e) < 0)
 		return -1;
 	if (path_remove_tree(r->dir, e) < 0 || path_mkdirs(r->dir, 0700, e) < 0 ||
-	    (r->callbacks && ansible_write_callbacks(r->dir, r->events, e) < 0))
+	    (r->callbacks && ansible_write_callbacks(r->dir, r->events, e) < 0) || ansible_lookup_write(r->dir, e) < 0)
 		return -1;
 	if (roles(r, &config, e) < 0)
 		return -1;
@@ -691,7 +695,9 @@ static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct 
 				      .env = r.env.v,
 				      .files = r.files,
 				      .n_files = r.n_files,
-				      .event_type = r.events ? "ANSIBLE" : NULL};
+				      .event_type = "ANSIBLE", /* events when enabled, lookups' requests */
+				      .request = ansible_lookup_answer,
+				      .request_ctx = c};
 		vm_log(c->vm, FLOW_INFO, "Using a playbook: %s", json_string_value(param(&r, "playbook")));
 		if (flag(&r, "check"))
 			vm_log(c->vm, FLOW_WARN, "Running in the check mode. No changes will be made.");

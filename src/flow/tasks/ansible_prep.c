@@ -15,14 +15,15 @@
  * Ansible writes to inside the working directory (dir: the run's absolute folder). */
 static json_t *cfg_defaults(const char *dir)
 {
-	char tmp[4200], cb[4200], cp[4200];
+	char tmp[4200], cb[4200], cp[4200], lk[4200];
 	str_fmt_cut(tmp, sizeof tmp, "%s/tmp", dir);
 	str_fmt_cut(cb, sizeof cb, "%s/callbacks", dir);
 	str_fmt_cut(cp, sizeof cp, "%s/cp", dir);
-	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking", 0,
-			 "retry_files_enabled", 1, "remote_tmp", "~/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
-			 "callback_plugins", cb, "nocolor", 1, "ssh_connection", "pipelining", 1, "control_path_dir",
-			 cp);
+	str_fmt_cut(lk, sizeof lk, "%s/lookups", dir);
+	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking",
+			 0, "retry_files_enabled", 1, "remote_tmp", "~/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
+			 "callback_plugins", cb, "lookup_plugins", lk, "nocolor", 1, "ssh_connection", "pipelining", 1,
+			 "control_path_dir", cp);
 }
 
 static int cfg_merge(json_t *cfg, json_t *config, struct err *e)
@@ -276,7 +277,7 @@ static const char callback_py[] =
  * (OK or FAILED, the duration in ms).  Written a JSON object a line to the descriptor
  * ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel, subtypes as {eventType, data}). */
 static const char events_py[] =
-    "import json, os, time, uuid\n"
+    "import fcntl, json, os, time, uuid\n"
     "from ansible.playbook.block import Block\n"
     "from ansible.plugins.callback import CallbackBase\n"
     "\n"
@@ -306,6 +307,8 @@ static const char events_py[] =
     "        super(CallbackModule, self).__init__()\n"
     "        fd = os.environ.get('ACCORD_ANSIBLE_EVENTS_FD')\n"
     "        self.out = os.fdopen(int(fd), 'w', buffering=1) if fd else None\n"
+    "        lock = os.environ.get('ACCORD_ANSIBLE_LOCK')\n"
+    "        self.lock = open(lock, 'a') if lock and fd else None\n"
     "        self.started = {}\n"
     "        self.playbook = None\n"
     "        self.playbook_id = str(uuid.uuid4())\n"
@@ -318,7 +321,14 @@ static const char events_py[] =
     "\n"
     "    def send(self, data):\n"
     "        if self.out:\n"
-    "            self.out.write(json.dumps(data, default=str) + '\\n')\n"
+    "            line = json.dumps(data, default=str) + '\\n'\n"
+    "            if self.lock:\n"
+    "                fcntl.flock(self.lock, fcntl.LOCK_EX)\n"
+    "            try:\n"
+    "                self.out.write(line)\n"
+    "            finally:\n"
+    "                if self.lock:\n"
+    "                    fcntl.flock(self.lock, fcntl.LOCK_UN)\n"
     "\n"
     "    def base(self, host, task, status, phase):\n"
     "        return {'status': status, 'playbook': self.playbook, 'host': host.name,\n"
