@@ -307,3 +307,36 @@ def test_concord_lookup_plugins(admin):
     assert "west hosts: h2,h3" in log
     assert "'host': 'h1'" in log and "'location': 'eastus'" in log
     assert "not found" in log.lower()  # the missing secret's error, ignored
+
+
+FILTER_PLAY = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - name: plain
+      debug: {msg: "nothing to hide here"}
+    - name: keyed
+      set_fact: {db_password: "hunter2-in-a-fact"}
+    - name: by argument
+      debug: {msg: "the secret is {{ db_password }}"}
+      register: said
+"""
+
+
+def test_enable_log_filtering_masks_sensitive_values(admin):
+    pid, status, log = run(admin, ansible_flow(["enableLogFiltering: true"]), files={"p.yml": FILTER_PLAY})
+    assert status == "FINISHED", log
+    assert "Log filter is enabled..." in log
+    assert "nothing to hide here" in log
+    assert "hunter2-in-a-fact" not in log
+    assert "THIS TASK CONTAINS SENSITIVE INFORMATION. ENABLING NO_LOG" in log
+    pid, status, log = run(admin, ansible_flow([]), files={"p.yml": FILTER_PLAY})
+    assert status == "FINISHED" and "hunter2-in-a-fact" in log  # without the filter it is printed
+
+
+def test_enable_outs_vars_false_skips_out_vars(admin):
+    flow = ansible_flow(["outVars: [said]", "enableOutsVars: false"],
+                        after="      out: r\n    - log: \"has=${r.containsKey('said')} stats=${r.ansibleStats.ok}\"\n")
+    pid, status, log = run(admin, flow, files={"p.yml": FILTER_PLAY})
+    assert status == "FINISHED", log
+    assert "has=false stats=[h1]" in log

@@ -459,7 +459,7 @@ static int environment(struct run *r, struct err *e)
 	const char *k, *outs = NULL;
 	char *names = NULL;
 
-	if ((v = param(r, "outVars")) && !(names = list_text(v)))
+	if ((v = param(r, "outVars")) && flag_or(r, "enableOutsVars", true) && !(names = list_text(v)))
 		return oom(e);
 	outs = names ? names : "";
 	if (strv_add(&r->env, "ANSIBLE_CONFIG=%s/ansible.cfg", r->view) < 0 ||
@@ -562,6 +562,27 @@ static int virtualenv(struct run *r, struct err *e)
 	return arg(r, r->exe, e) < 0 ? -1 : arg(r, ANSIBLE_EXE, e); /* python finds its virtualenv from argv[0] */
 }
 
+/* enableLogFiltering: Accord's accord_protectdata as the stdout callback (*config, NEW,
+ * replaced by a copy that sets it). */
+static int log_filter(struct run *r, json_t **config, struct err *e)
+{
+	json_t *copy, *defs;
+
+	if (!flag(r, "enableLogFiltering") || (*config && !json_is_object(*config)))
+		return 0;
+	if (ansible_write_protect(r->dir, e) < 0)
+		return -1;
+	copy = *config ? json_deep_copy(*config) : json_object();
+	json_decref(*config);
+	*config = copy;
+	if (!copy)
+		return oom(e);
+	if (!(defs = json_object_get(copy, "defaults")) || !json_is_object(defs))
+		json_object_set_new(copy, "defaults", defs = json_object());
+	json_object_set_new(defs, "stdout_callback", json_string("accord_protectdata"));
+	return 0;
+}
+
 /* Everything before the start: the folder, the files, the command line. */
 static int prepare(struct run *r, struct err *e)
 {
@@ -581,8 +602,10 @@ static int prepare(struct run *r, struct err *e)
 	if (path_remove_tree(r->dir, e) < 0 || path_mkdirs(r->dir, 0700, e) < 0 ||
 	    (r->callbacks && ansible_write_callbacks(r->dir, r->events, e) < 0) || ansible_lookup_write(r->dir, e) < 0)
 		return -1;
-	if (roles(r, &config, e) < 0)
+	if (roles(r, &config, e) < 0 || log_filter(r, &config, e) < 0) {
+		json_decref(config);
 		return -1;
+	}
 	cfg = ansible_cfg_text(r->view, config, &len, e);
 	json_decref(config);
 	if (!cfg || secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)

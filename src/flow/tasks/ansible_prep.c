@@ -408,6 +408,69 @@ static const char events_py[] =
     "    def v2_runner_on_async_failed(self, result, **kwargs):\n"
     "        self.post(result, 'FAILED')\n";
 
+/* enableLogFiltering: Concord's concord_protectdata, Ansible's default output with every
+ * value whose key or text names a password, a secret or credentials printed as ******, and
+ * no_log for the tasks whose arguments do. */
+static const char protect_py[] =
+    "from collections.abc import Mapping\n"
+    "from ansible.plugins.callback.default import CallbackModule as Default\n"
+    "\n"
+    "DOCUMENTATION = '''\n"
+    "    name: accord_protectdata\n"
+    "    type: stdout\n"
+    "    short_description: the default output with sensitive values masked\n"
+    "    description: Concord's concord_protectdata, as Accord ships it.\n"
+    "    extends_documentation_fragment:\n"
+    "      - default_callback\n"
+    "      - result_format_callback\n"
+    "'''\n"
+    "\n"
+    "WORDS = ('password', 'pwd', 'credentials', 'secret', 'ansible_password', 'vaultpassword')\n"
+    "\n"
+    "def sensitive(v):\n"
+    "    t = str(v).lower()\n"
+    "    return any(w in t for w in WORDS)\n"
+    "\n"
+    "def hide(result):\n"
+    "    out = {}\n"
+    "    for k, v in result.items():\n"
+    "        if isinstance(v, Mapping):\n"
+    "            out[k] = hide(v)\n"
+    "        elif sensitive(k) or sensitive(v):\n"
+    "            out[k] = '******'\n"
+    "        else:\n"
+    "            out[k] = v\n"
+    "    return out\n"
+    "\n"
+    "class CallbackModule(Default):\n"
+    "    CALLBACK_VERSION = 2.0\n"
+    "    CALLBACK_TYPE = 'stdout'\n"
+    "    CALLBACK_NAME = 'accord_protectdata'\n"
+    "\n"
+    "    def __init__(self):\n"
+    "        super(CallbackModule, self).__init__()\n"
+    "        self._display.display('Log filter is enabled...')\n"
+    "\n"
+    "    def v2_playbook_on_task_start(self, task, is_conditional):\n"
+    "        if any(sensitive(v) for v in (task.args or {}).values()):\n"
+    "            self._display.display('*********** THIS TASK CONTAINS SENSITIVE INFORMATION. ENABLING NO_LOG '\n"
+    "                                  '******************')\n"
+    "            task.no_log = True\n"
+    "        super(CallbackModule, self).v2_playbook_on_task_start(task, is_conditional)\n"
+    "\n"
+    "    def _dump_results(self, result, *args, **kwargs):\n"
+    "        return super(CallbackModule, self)._dump_results(hide(result), *args, **kwargs)\n";
+
+int ansible_write_protect(const char *dir, struct err *e)
+{
+	char path[4200];
+	str_fmt_cut(path, sizeof path, "%s/callbacks", dir);
+	if (path_mkdirs(path, 0700, e) < 0)
+		return -1;
+	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_protectdata.py", dir);
+	return path_write_file(path, protect_py, sizeof protect_py - 1, 0600, e);
+}
+
 int ansible_write_callbacks(const char *dir, bool events, struct err *e)
 {
 	char path[4200];
