@@ -340,3 +340,12 @@ def test_enable_outs_vars_false_skips_out_vars(admin):
     pid, status, log = run(admin, flow, files={"p.yml": FILTER_PLAY})
     assert status == "FINISHED", log
     assert "has=false stats=[h1]" in log
+
+
+def test_debug_logs_the_command_line_and_the_environment_names(admin):
+    flow = ansible_flow(["debug: true", "extraEnv: {MY_TOKEN: tok-value-4711}", "limit: h1"])
+    pid, status, log = run(admin, flow, files={"p.yml": FILTER_PLAY})
+    assert status == "FINISHED", log
+    assert "ansible: command: ansible-playbook -i " in log and "--limit h1 p.yml" in log
+    assert "ansible: environment: " in log and "MY_TOKEN" in log
+    assert "tok-value-4711" not in log.split("ansible: environment: ")[1].split("\n")[0]

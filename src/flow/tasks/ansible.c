@@ -616,6 +616,28 @@ static int prepare(struct run *r, struct err *e)
 	return arg(r, json_string_value(pb), e);
 }
 
+/* debug: the command line (paths and options only: every secret is in a file) and the
+ * names of the environment variables Ansible gets. */
+static void debug_log(struct run *r)
+{
+	struct buf b;
+	struct err e;
+
+	if (!flag(r, "debug"))
+		return;
+	buf_init(&b, 1u << 20);
+	for (size_t i = 0; r->argv.v && r->argv.v[i]; i++)
+		if (buf_printf(&b, &e, "%s%s", i ? " " : "", r->argv.v[i]) < 0)
+			break;
+	vm_log(r->c->vm, FLOW_INFO, "ansible: command: %.*s", (int)b.len, b.data ? b.data : "");
+	buf_reset(&b);
+	for (size_t i = 0; r->env.v && r->env.v[i]; i++)
+		if (buf_printf(&b, &e, "%s%.*s", i ? ", " : "", (int)strcspn(r->env.v[i], "="), r->env.v[i]) < 0)
+			break;
+	vm_log(r->c->vm, FLOW_INFO, "ansible: environment: %.*s", (int)b.len, b.data ? b.data : "");
+	buf_cleanup(&b);
+}
+
 /* enableStats: _attachments/ansible_stats.json as Concord leaves it (the hosts by outcome
  * and the exit code); the server also puts it in the process's meta as ansibleStats. */
 static void save_stats(struct run *r, json_t *stats, int code)
@@ -722,6 +744,7 @@ static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct 
 				      .request = ansible_lookup_answer,
 				      .request_ctx = c};
 		vm_log(c->vm, FLOW_INFO, "Using a playbook: %s", json_string_value(param(&r, "playbook")));
+		debug_log(&r);
 		if (flag(&r, "check"))
 			vm_log(c->vm, FLOW_WARN, "Running in the check mode. No changes will be made.");
 		if (flag(&r, "syntaxCheck"))
