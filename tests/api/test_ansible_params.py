@@ -248,6 +248,11 @@ def test_docker_image_runs_the_playbook_in_a_container(docker_admin, ansible_ima
     assert status == "FINISHED", log
     assert "in the container: /workspace hello" in log
     assert "ok=true stats=[h1] left=false" in log
+    # the events the callback left in the container's run folder, recorded after it
+    r = docker_admin.get("/api/v1/process/%s/ansible/playbooks" % pid)
+    assert [(p["name"], p["status"], p["hostsCount"]) for p in r.json()] == [("p.yml", "OK", 1)], r.text
+    r = docker_admin.get("/api/v1/process/%s/ansible/hosts" % pid)
+    assert [(h["host"], h["status"]) for h in r.json()["items"]] == [("h1", "OK")], r.text
 
     flow = ansible_flow(["dockerImage: %s" % ansible_image, "extraVars: {greeting: hi, fail_it: true}",
                          "ignoreErrors: true"], after="      out: r\n    - log: \"ok=${r.ok} exit=${r.exitCode}\"\n")

@@ -472,7 +472,8 @@ static int environment(struct run *r, struct err *e)
 	    strv_add(&r->env, "ACCORD_ANSIBLE_LOCK=%s/channel.lock", r->view) < 0 ||
 	    (!r->image && (strv_add(&r->env, "ACCORD_ANSIBLE_REQUEST_FD=3") < 0 ||
 			   strv_add(&r->env, "ACCORD_ANSIBLE_REPLY_FD=4") < 0)) ||
-	    (r->events && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FD=3") < 0)) {
+	    (r->events && !r->image && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FD=3") < 0) ||
+	    (r->events && r->image && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FILE=%s/events.jsonl", r->view) < 0)) {
 		free(names);
 		return oom(e);
 	}
@@ -505,7 +506,6 @@ static int container(struct run *r, struct err *e)
 		return err_set(e, ERR_INVALID, "ansible: 'virtualenv' cannot be used with 'dockerImage' (install the "
 					       "packages into the image)");
 	r->image = json_string_value(v);
-	r->events = false; /* the container has no event channel */
 	str_fmt_cut(r->view, sizeof r->view, ANSIBLE_DOCKER_WORKSPACE "/" RUN_DIR);
 	return 0;
 }
@@ -749,9 +749,11 @@ static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct 
 			vm_log(c->vm, FLOW_WARN, "Running in the check mode. No changes will be made.");
 		if (flag(&r, "syntaxCheck"))
 			vm_log(c->vm, FLOW_WARN, "Running in the syntax check mode. No changes will be made.");
-		if (r.image)
+		if (r.image) {
 			rc = ansible_docker_run(c, r.image, &t, &res.exit_code, e);
-		else
+			if (r.events)
+				ansible_docker_events(c, r.dir);
+		} else
 			rc = c->h->ops->tool_run(c->h->ctx, &t, &res, e);
 	}
 	if (rc == 0) {

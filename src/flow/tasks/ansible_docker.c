@@ -137,3 +137,34 @@ int ansible_docker_run(struct task_ctx *c, const char *image, const struct flow_
 			     image);
 	return rc;
 }
+
+static void event_line(struct task_ctx *c, const char *line)
+{
+	json_t *v = json_loads(line, 0, NULL), *data = json_object_get(v, "data");
+	const char *sub = json_string_value(json_object_get(v, "eventType"));
+
+	if (json_is_object(v)) {
+		if (sub && json_is_object(data) && strncmp(sub, "ANSIBLE_", 8) == 0 && sub[8])
+			c->h->ops->tool_event(c->h->ctx, sub, data);
+		else
+			c->h->ops->tool_event(c->h->ctx, "ANSIBLE", v);
+	}
+	json_decref(v);
+}
+
+void ansible_docker_events(struct task_ctx *c, const char *dir)
+{
+	char path[4300], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!c->h->ops->tool_event)
+		return;
+	str_fmt_cut(path, sizeof path, "%s/events.jsonl", dir);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (getline(&line, &cap, f) > 0)
+		event_line(c, line);
+	free(line);
+	fclose(f);
+}

@@ -18,4 +18,9 @@
 int ansible_docker_run(struct task_ctx *c, const char *image, const struct flow_tool *t, int *code,
 		       struct err *e) WUR;
 
+/* The events the callback left in dir/events.jsonl (dir: the run's folder on this host; a
+ * container has no event channel), recorded now, in order: ANSIBLE, or the subtypes it
+ * wrote as {eventType, data}.  The file is removed with the folder. */
+void ansible_docker_events(struct task_ctx *c, const char *dir);
+
 #endif

@@ -275,7 +275,8 @@ static const char callback_py[] =
  * ANSIBLE_PLAYBOOK_INFO (the plays with their host counts and tasks, gather_facts and meta
  * left out, the unique hosts and the total work: hosts × tasks) and ANSIBLE_PLAYBOOK_RESULT
  * (OK or FAILED, the duration in ms).  Written a JSON object a line to the descriptor
- * ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel, subtypes as {eventType, data}). */
+ * ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel, subtypes as {eventType, data}),
+ * or in a container to the file ACCORD_ANSIBLE_EVENTS_FILE. */
 static const char events_py[] =
     "import fcntl, json, os, time, uuid\n"
     "from ansible.playbook.block import Block\n"
@@ -306,7 +307,8 @@ static const char events_py[] =
     "    def __init__(self):\n"
     "        super(CallbackModule, self).__init__()\n"
     "        fd = os.environ.get('ACCORD_ANSIBLE_EVENTS_FD')\n"
-    "        self.out = os.fdopen(int(fd), 'w', buffering=1) if fd else None\n"
+    "        path = os.environ.get('ACCORD_ANSIBLE_EVENTS_FILE')\n"
+    "        self.out = os.fdopen(int(fd), 'w', buffering=1) if fd else open(path, 'a', buffering=1) if path else None\n"
     "        lock = os.environ.get('ACCORD_ANSIBLE_LOCK')\n"
     "        self.lock = open(lock, 'a') if lock and fd else None\n"
     "        self.started = {}\n"
