@@ -26,7 +26,7 @@
 #define TOOL_EVENT_MAX (1u << 20)
 #define TOOL_EVENT_FD 3
 #define TOOL_REPLY_FD 4
-#define TOOL_REPLY_WAIT_MS 30000
+#define TOOL_REPLY_WAIT_MS 5000
 
 struct tool_io {
 	const struct tool_sink *out;
@@ -108,8 +108,11 @@ static void event_line(struct tool_io *io, const char *p, size_t n)
 	const char *sub = json_string_value(json_object_get(v, "eventType"));
 	size_t tl = strlen(io->event_type);
 
-	if (json_is_object(json_object_get(v, "request")) && io->t->request && io->reply >= 0) {
-		request(io, json_object_get(v, "request"));
+	if (json_object_get(v, "request") && io->t->request) {
+		/* a request is never an event (it may hold a store password); without a reader
+		 * for the answers any more, it is dropped */
+		if (json_is_object(json_object_get(v, "request")) && io->reply >= 0)
+			request(io, json_object_get(v, "request"));
 		json_decref(v);
 		return;
 	}
