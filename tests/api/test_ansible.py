@@ -529,3 +529,33 @@ def test_no_ansible_run_gives_empty_views(admin):
     assert admin.get("/api/v1/process/%s/ansible/playbooks" % pid).json() == []
     assert admin.get("/api/v1/process/%s/ansible/stats" % pid).json() == {
         "uniqueHosts": 0, "stats": {}, "hostGroups": []}
+
+
+def test_playbook_views_are_live_while_it_runs(admin):
+    marker = "accord-ansible-live-%s" % uuid.uuid4().hex
+    play = ("""
+- name: slow
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: quick
+      debug: {msg: "quick"}
+    - name: wait
+      command: python3 -c "import time; time.sleep(600)" %s
+""" % marker).encode()
+    flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: p.yml\n%s" % INVENTORY
+    pid = start_process(admin, flow, files={"p.yml": play})
+    assert wait_for(lambda: len(marker_pids(marker)) == 3), process_log(admin, pid)
+    # the events reach the store in batches: wait for them, not for a time
+    def seen():
+        pbs = admin.get("/api/v1/process/%s/ansible/playbooks" % pid).json()
+        plays = admin.get("/api/v1/process/%s/ansible/%s/plays" % (pid, pbs[0]["id"])).json() if pbs else []
+        return pbs, plays[0]["taskStats"] if plays else {}
+    assert wait_for(lambda: seen()[1].get("running") == 3), seen()
+    [pb], stats = seen()
+    assert pb["status"] == "RUNNING" and pb["progress"] == 50, pb  # quick done on 3 hosts of 6 task runs
+    assert stats["ok"] == 3, stats
+    r = admin.delete("/api/v1/process/%s" % pid)
+    assert r.status_code in (200, 204), r.text
+    assert wait_process(admin, pid, timeout=60)["status"] == "CANCELLED"
+    assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)
