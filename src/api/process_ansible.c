@@ -1,6 +1,8 @@
 /* Concord's Ansible views of a process, built from its ANSIBLE events (docs/api.md
  * "Ansible"): GET /api/v1/process/{id}/ansible/events (the events, filtered by host, host
  * group, status and playbook) and …/ansible/hosts (each host's outcome). */
+#include "api/process_ansible.h"
+
 #include <string.h>
 
 #include "api/doc_schemas.h"
@@ -9,12 +11,10 @@
 #include "base/str.h"
 #include "store/process_events.h"
 
-/* The process's ANSIBLE events, oldest first, after the access check: NEW, or NULL with
- * the reply's status in *rc. */
-static json_t *ansible_events(struct api_call *c, int *rc)
+json_t *api_ansible_events(struct api_call *c, const char *type, int *rc)
 {
 	const char *id = api_param(c, "id");
-	struct event_filter f = {.type = "ANSIBLE", .include_all = true, .limit = -1};
+	struct event_filter f = {.type = type, .include_all = true, .limit = -1};
 	struct process p;
 	json_t *events = NULL;
 
@@ -40,7 +40,7 @@ static int list_events(struct api_call *c)
 	size_t i;
 	int rc;
 
-	if (!(events = ansible_events(c, &rc)))
+	if (!(events = api_ansible_events(c, "ANSIBLE", &rc)))
 		return rc;
 	out = json_array();
 	json_array_foreach(events, i, ev)
@@ -66,8 +66,7 @@ static int rank(const char *status)
 	return -1;
 }
 
-/* Folds one event into hosts ({host: {host, hostGroup, status, duration, running}}). */
-static void fold(json_t *hosts, json_t *data)
+void api_ansible_host_fold(json_t *hosts, json_t *data)
 {
 	const char *host = json_string_value(json_object_get(data, "host"));
 	const char *status = json_string_value(json_object_get(data, "status"));
@@ -100,6 +99,13 @@ static void fold(json_t *hosts, json_t *data)
 		json_object_set_new(h, "status", json_string(status));
 }
 
+void api_ansible_host_final(json_t *host)
+{
+	if (json_integer_value(json_object_get(host, "running")) > 0)
+		json_object_set_new(host, "status", json_string("RUNNING"));
+	json_object_del(host, "running");
+}
+
 static int list_hosts(struct api_call *c)
 {
 	json_t *events, *hosts = json_object(), *items = json_array(), *groups = json_array(), *ev, *h;
@@ -108,20 +114,22 @@ static int list_hosts(struct api_call *c)
 	size_t i;
 	int rc;
 
-	if ((rc = api_paging(c, &limit, &offset)) || !(events = ansible_events(c, &rc))) {
+	if ((rc = api_paging(c, &limit, &offset)) || !(events = api_ansible_events(c, "ANSIBLE", &rc))) {
 		json_decref(hosts);
 		json_decref(items);
 		json_decref(groups);
 		return rc;
 	}
-	json_array_foreach(events, i, ev) fold(hosts, json_object_get(ev, "data"));
+	json_array_foreach(events, i, ev)
+	{
+		if (field_matches(c, json_object_get(ev, "data"), "playbookId"))
+			api_ansible_host_fold(hosts, json_object_get(ev, "data"));
+	}
 	json_object_foreach(hosts, name, h)
 	{
 		const char *group = json_string_value(json_object_get(h, "hostGroup"));
 		bool seen = false;
-		if (json_integer_value(json_object_get(h, "running")) > 0)
-			json_object_set_new(h, "status", json_string("RUNNING"));
-		json_object_del(h, "running");
+		api_ansible_host_final(h);
 		for (size_t g = 0; g < json_array_size(groups) && !seen; g++)
 			seen = strcmp(json_string_value(json_array_get(groups, g)), group) == 0;
 		if (!seen)
@@ -159,6 +167,7 @@ static const struct api_doc doc_hosts = {
 				       {"host", "string", "only this host"},
 				       {"hostGroup", "string", "only hosts of this group"},
 				       {"status", "string", "only hosts with this outcome"},
+				       {"playbookId", "string", "only the hosts of this playbook run"},
 				       {"limit", "integer", "at most this many hosts (the list default and maximum)"},
 				       {"offset", "integer", "hosts to skip"},
 				       {0}},

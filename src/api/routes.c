@@ -25,6 +25,7 @@ static const struct api_route *const tables[] = {
     api_process_attachment_routes,
     api_process_event_routes,
     api_process_ansible_routes,
+    api_process_ansible_run_routes,
     api_process_resume_routes,
     api_process_form_routes,
     api_custom_form_routes,

@@ -27,6 +27,7 @@ extern const struct api_route api_process_log_routes[];
 extern const struct api_route api_process_attachment_routes[];
 extern const struct api_route api_process_event_routes[];
 extern const struct api_route api_process_ansible_routes[];
+extern const struct api_route api_process_ansible_run_routes[];
 extern const struct api_route api_process_resume_routes[];
 extern const struct api_route api_process_form_routes[];
 extern const struct api_route api_custom_form_routes[];

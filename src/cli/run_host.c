@@ -111,6 +111,7 @@ static const struct flow_host_ops ops_events = {
     .script_open = host_script_open,
     .script_lost = host_script_lost,
     .tool_run = host_tool_run,
+    .tool_event = tool_event,
 };
 
 /* Without --events no event is built at all. */
@@ -122,6 +123,7 @@ static const struct flow_host_ops ops_quiet = {
     .script_open = host_script_open,
     .script_lost = host_script_lost,
     .tool_run = host_tool_run,
+    .tool_event = tool_event,
 };
 
 void run_host_init(struct run_host *h, const char *workdir, FILE *events, int debug)

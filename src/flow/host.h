@@ -57,6 +57,10 @@ struct flow_host_ops {
 	 * whatever its exit status; < 0 with e set when it could not run.  May be NULL:
 	 * programs cannot run here. */
 	int (*tool_run)(void *ctx, const struct flow_tool *t, struct flow_tool_result *r, struct err *e);
+	/* Records an event of a task's type (ANSIBLE, ANSIBLE_PLAYBOOK_INFO, …) that its program
+	 * could not send while it ran (a container's: no event channel), data (BORROWED) masked
+	 * as the log.  The server keeps only the types it knows.  May be NULL. */
+	void (*tool_event)(void *ctx, const char *type, json_t *data);
 };
 
 struct flow_host {

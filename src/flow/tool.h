@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 /* A task that runs an external program (ansible-playbook, git, docker) describes the run
  * with these and hands it to its host (flow_host_ops.tool_run, implemented once by
  * runner/tool.c): no task spawns, times out, kills or writes secret files itself. */
@@ -21,14 +23,22 @@ struct flow_tool {
 	const char *name;  /* for messages: "ansible" */
 	const char *exe;   /* absolute path of the program */
 	char *const *argv; /* argv[0] included, NULL-terminated */
-	char *const *env;  /* NAME=value entries added to PATH, LANG, HOME, TMPDIR; NULL-terminated or NULL */
+	char *const *env;  /* NAME=value entries added to PATH (unless one is PATH), LANG, HOME, TMPDIR;
+			    * NULL-terminated or NULL */
 	const struct flow_tool_file *files;
 	size_t n_files;
+	const char *stdin_path; /* NULL: stdin is /dev/null; else one of files (its path), read as stdin */
 	long long timeout_ms; /* 0: none; past it the program's process group is killed */
 	/* Not NULL: the program gets fd 3, on which it writes events, one JSON object a line
 	 * (a line over 1 MiB or not an object is dropped); each becomes a process event of
-	 * this type while the program runs. */
+	 * this type while the program runs, or, written {"eventType": "<type>_<SUB>", "data":
+	 * {…}}, an event of that subtype (the host may accept only the subtypes it knows). */
 	const char *event_type;
+	/* Not NULL (with event_type): a line {"request": {…}} on the event channel is a request
+	 * of the program, answered by request(request_ctx, req) (a NEW object; NULL answers
+	 * {"error": "…"}) written as one JSON line to fd 4 of the program, read by it. */
+	json_t *(*request)(void *request_ctx, json_t *req);
+	void *request_ctx;
 	/* Not NULL: each line of the program's output goes to line(line_ctx, text) instead of
 	 * the process log (a task that reads the program's answer, e.g. `git rev-parse`); the
 	 * task logs what it wants of it, masked. */

@@ -85,6 +85,10 @@ static const struct {
     {"/etc/passwd", FS_R}, /* getpwuid: user name and home folder */
     {"/etc/group", FS_R},
     {"/etc/localtime", FS_R},
+    {"/etc/os-release", FS_R},	   /* the distribution's name: pip's user agent (ansible's virtualenv) */
+    {"/etc/debian_version", FS_R},
+    {"/etc/mime.types", FS_R}, /* Python's mimetypes (pip reading a file: index) */
+    {"/etc/krb5.conf", FS_R}, /* Kerberos realms and KDCs: kinit (ansible's auth.krb5) */
     /* the script engines' configuration (docs/flows.md "Scripts"): Debian keeps Groovy's
        and the JVM's conf/ folders under /etc, linked from /usr */
     {"/etc/groovy", FS_R},

@@ -188,6 +188,7 @@ static const struct flow_host_ops ops = {
     .script_open = host_script_open,
     .script_lost = host_script_lost,
     .tool_run = host_tool_run,
+    .tool_event = tool_event,
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc)

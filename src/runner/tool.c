@@ -25,6 +25,8 @@
 #define TOOL_ENV_MAX 64
 #define TOOL_EVENT_MAX (1u << 20)
 #define TOOL_EVENT_FD 3
+#define TOOL_REPLY_FD 4
+#define TOOL_REPLY_WAIT_MS 5000
 
 struct tool_io {
 	const struct tool_sink *out;
@@ -34,6 +36,7 @@ struct tool_io {
 	struct buf ev; /* events not yet a whole line */
 	bool ev_skip;  /* dropping the rest of an over-long event line */
 	bool is_err;   /* the stderr stream of a tool with err_line */
+	int reply;     /* the write end of the program's answers (fd 4), -1: none */
 	struct tool_io *err; /* that stream's own, NULL when stderr joins stdout */
 };
 
@@ -63,10 +66,63 @@ static void take(struct tool_io *io, const char *p, size_t n)
 	line_split_take(&io->acc, p, n, emit, io);
 }
 
+/* An event of the tool's type, or {"eventType": "<type>_<SUB>", "data": {…}}: an event of a
+ * subtype of it (ANSIBLE_PLAYBOOK_INFO of ANSIBLE); the program cannot name any other type. */
+/* Writes the answer to a request as one line; a program that does not read it within
+ * TOOL_REPLY_WAIT_MS loses its answers (the pipe is closed). */
+static void reply_write(struct tool_io *io, json_t *answer)
+{
+	char *json = json_dumps(answer, JSON_COMPACT), *text = NULL;
+	size_t len = 0, done = 0;
+	long long until = now_ms() + TOOL_REPLY_WAIT_MS;
+
+	if (json && asprintf(&text, "%s\n", json) < 0)
+		text = NULL;
+	free(json);
+	len = text ? strlen(text) : 0;
+	while (text && io->reply >= 0 && done < len) {
+		struct pollfd p = {io->reply, POLLOUT, 0};
+		ssize_t k = poll(&p, 1, 1000) > 0 ? write(io->reply, text + done, len - done) : 0;
+		if (k > 0)
+			done += (size_t)k;
+		else if ((k < 0 && errno != EAGAIN && errno != EINTR) || now_ms() > until) {
+			close(io->reply);
+			io->reply = -1;
+		}
+	}
+	free(text);
+}
+
+static void request(struct tool_io *io, json_t *req)
+{
+	json_t *answer = io->t->request(io->t->request_ctx, req);
+	if (!answer)
+		answer = json_pack("{s:s}", "error", "the request failed");
+	reply_write(io, answer);
+	json_decref(answer);
+}
+
 static void event_line(struct tool_io *io, const char *p, size_t n)
 {
-	json_t *v = json_loadb(p, n, 0, NULL);
-	if (json_is_object(v) && io->out->event)
+	json_t *v = json_loadb(p, n, 0, NULL), *data = json_object_get(v, "data");
+	const char *sub = json_string_value(json_object_get(v, "eventType"));
+	size_t tl = strlen(io->event_type);
+
+	if (json_object_get(v, "request") && io->t->request) {
+		/* a request is never an event (it may hold a store password); without a reader
+		 * for the answers any more, it is dropped */
+		if (json_is_object(json_object_get(v, "request")) && io->reply >= 0)
+			request(io, json_object_get(v, "request"));
+		json_decref(v);
+		return;
+	}
+	if (!json_is_object(v) || !io->out->event) {
+		json_decref(v);
+		return;
+	}
+	if (sub && json_is_object(data) && strncmp(sub, io->event_type, tl) == 0 && sub[tl] == '_' && sub[tl + 1])
+		io->out->event(io->out->ctx, sub, data);
+	else
 		io->out->event(io->out->ctx, io->event_type, v);
 	json_decref(v);
 }
@@ -166,14 +222,18 @@ static int files_write(const char *workdir, const struct flow_tool *t, char **ma
 	return 0;
 }
 
-/* The environment: the base entries, then the task's. */
+/* The environment: the base entries (PATH unless the task gives its own), then the task's. */
 static int env_build(const char *workdir, const struct flow_tool *t, char **env, char *home, char *tmp, size_t cap,
 		     struct err *e)
 {
 	size_t n = 0;
+	bool own_path = false;
+	for (size_t i = 0; t->env && t->env[i]; i++)
+		own_path |= strncmp(t->env[i], "PATH=", 5) == 0;
 	str_fmt_cut(home, cap, "HOME=%s", workdir);
 	str_fmt_cut(tmp, cap, "TMPDIR=%s", workdir);
-	env[n++] = "PATH=/usr/bin:/bin";
+	if (!own_path)
+		env[n++] = "PATH=/usr/bin:/bin";
 	env[n++] = "LANG=C.UTF-8";
 	env[n++] = home;
 	env[n++] = tmp;
@@ -190,6 +250,7 @@ static int env_build(const char *workdir, const struct flow_tool *t, char **env,
 struct tool_wait {
 	pid_t pid;
 	int out, err, ev, pidfd, sfd; /* err: stderr's own pipe, ev: the event channel; -1 when none */
+	int reply;		      /* the write end of the answers to requests, -1: none */
 	long long deadline, kill_at; /* 0: none */
 	int stop_sig;		     /* a stop signal the caller received */
 	bool exited;
@@ -280,16 +341,52 @@ static int pipes(const struct flow_tool *t, int out[2], int ev[2], struct err *e
 	return 0;
 }
 
+/* The program's stdin: t->stdin_path (a secret file, inside the working directory) or -1
+ * (/dev/null). */
+static int stdin_open(const char *workdir, const struct flow_tool *t, int *fd, struct err *e)
+{
+	char *p;
+
+	*fd = -1;
+	if (!t->stdin_path)
+		return 0;
+	if (!(p = path_join_safe(workdir, t->stdin_path, e)))
+		return -1;
+	*fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	free(p);
+	if (*fd < 0)
+		return err_set(e, ERR_INTERNAL, "%s: cannot open its input: %s", t->name, strerror(errno));
+	return 0;
+}
+
 static int start(const char *workdir, const struct flow_tool *t, char **env, struct tool_wait *w, struct err *e)
 {
-	int out[2], ev[2] = {-1, -1}, er[2] = {-1, -1}, rc;
+	int out[2], ev[2] = {-1, -1}, er[2] = {-1, -1}, rep[2] = {-1, -1}, in = -1, rc;
 
-	if (pipes(t, out, ev, e) < 0)
+	if (stdin_open(workdir, t, &in, e) < 0)
 		return -1;
+	if (t->request && t->event_type && pipe2(rep, O_CLOEXEC) != 0) {
+		rc = errno;
+		if (in >= 0)
+			close(in);
+		return err_set(e, ERR_INTERNAL, "%s: pipe: %s", t->name, strerror(rc));
+	}
+	w->reply = rep[1];
+	if (pipes(t, out, ev, e) < 0) {
+		if (in >= 0)
+			close(in);
+		if (rep[0] >= 0)
+			close(rep[0]);
+		return -1;
+	}
 	if (t->err_line && pipe2(er, O_CLOEXEC) != 0) {
 		rc = errno;
 		close(out[0]);
 		close(out[1]);
+		if (in >= 0)
+			close(in);
+		if (rep[0] >= 0)
+			close(rep[0]);
 		if (ev[0] >= 0) {
 			close(ev[0]);
 			close(ev[1]);
@@ -298,17 +395,21 @@ static int start(const char *workdir, const struct flow_tool *t, char **env, str
 	}
 	{
 		const struct spawn_fd fds[] = {
-		    {-1, 0}, {out[1], 1}, {er[1] >= 0 ? er[1] : out[1], 2}, {ev[1], TOOL_EVENT_FD}};
+		    {in, 0}, {out[1], 1}, {er[1] >= 0 ? er[1] : out[1], 2}, {ev[1], TOOL_EVENT_FD}, {rep[0], TOOL_REPLY_FD}};
 		const struct spawn_opts o = {.exe = t->exe,
 					     .argv = t->argv,
 					     .env = env,
 					     .fds = fds,
-					     .n_fds = t->event_type ? 4 : 3,
+					     .n_fds = rep[0] >= 0 ? 5 : t->event_type ? 4 : 3,
 					     .cwd = workdir,
 					     .own_group = true};
 		rc = spawn_start(&o, &w->pid);
 	}
 	close(out[1]);
+	if (in >= 0)
+		close(in);
+	if (rep[0] >= 0)
+		close(rep[0]);
 	if (ev[1] >= 0)
 		close(ev[1]);
 	if (er[1] >= 0)
@@ -336,8 +437,14 @@ static int start(const char *workdir, const struct flow_tool *t, char **env, str
 static int run_child(const char *workdir, const struct flow_tool *t, char **env, struct tool_wait *w,
 		     struct tool_io *io, struct flow_tool_result *r, struct err *e)
 {
-	if (start(workdir, t, env, w, e) < 0)
+	if (start(workdir, t, env, w, e) < 0) {
+		if (w->reply >= 0)
+			close(w->reply);
 		return -1;
+	}
+	io->reply = w->reply;
+	if (io->reply >= 0)
+		fcntl(io->reply, F_SETFL, O_NONBLOCK);
 	w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
 	if (t->timeout_ms > 0)
 		w->deadline = now_ms() + t->timeout_ms;
@@ -354,6 +461,8 @@ static int run_child(const char *workdir, const struct flow_tool *t, char **env,
 		close(w->err);
 	if (w->ev >= 0)
 		close(w->ev);
+	if (io->reply >= 0)
+		close(io->reply);
 	if (w->pidfd >= 0)
 		close(w->pidfd);
 	if (WIFSIGNALED(w->status)) {
@@ -369,7 +478,7 @@ int tool_run(const char *workdir, const struct flow_tool *t, const struct tool_s
 	     struct err *e)
 {
 	char home[4200], tmp[4200], *env[TOOL_ENV_MAX + 1], *made[16];
-	struct tool_wait w = {.out = -1, .err = -1, .ev = -1, .pidfd = -1, .sfd = -1};
+	struct tool_wait w = {.out = -1, .err = -1, .ev = -1, .pidfd = -1, .sfd = -1, .reply = -1};
 	struct tool_io *io = NULL;
 	size_t n_made = 0;
 	sigset_t stop, old;
@@ -391,6 +500,7 @@ int tool_run(const char *workdir, const struct flow_tool *t, const struct tool_s
 	io->out = out;
 	io->t = t;
 	io->event_type = t->event_type;
+	io->reply = -1;
 	buf_init(&io->ev, TOOL_EVENT_MAX);
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);

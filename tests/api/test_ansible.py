@@ -124,16 +124,6 @@ flows:
     assert "made=false" in log  # --check changed nothing
 
 
-@pytest.mark.parametrize("param", ["dockerImage: x", "virtualenv: {packages: [a]}", "roles: [{src: x}]",
-                                   "auth: {krb5: {user: u, password: p}}"])
-def test_parameters_not_supported_yet_fail_clearly(admin, param):
-    flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: hello.yml\n%s        %s\n" \
-        % (INVENTORY, param)
-    pid, status, log = run(admin, flow, files={"hello.yml": HELLO})
-    assert status == "FAILED", log
-    assert "is not supported by Accord yet" in log and "PLAY" not in log
-
-
 def test_syntax_check(admin):
     flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: hello.yml\n%s        syntaxCheck: true\n" % INVENTORY
     pid, status, log = run(admin, flow, files={"hello.yml": HELLO})
@@ -436,3 +426,136 @@ flows:
         assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)
     finally:
         silent.close()
+
+
+TWO_PLAYS = b"""
+- name: first play
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: say
+      debug: {msg: "hi"}
+    - block:
+        - name: inner
+          debug: {msg: "inner"}
+      rescue:
+        - name: rescued
+          debug: {msg: "rescued"}
+- name: second play
+  hosts: web
+  gather_facts: false
+  tasks:
+    - name: fail on web2
+      fail: {msg: "web2 refuses"}
+      when: inventory_hostname == 'web2'
+"""
+
+
+def test_playbook_start_and_end_events_and_concord_playbook_views(admin, new_user):
+    flow = ("flows:\n  default:\n    - task: ansible\n      in:\n        playbook: two.yml\n%s"
+            "        ignoreErrors: true\n" % INVENTORY)
+    pid, status, log = run(admin, flow, files={"two.yml": TWO_PLAYS})
+    assert status == "FINISHED", log
+    r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ANSIBLE_PLAYBOOK_INFO"})
+    assert r.status_code == 200, r.text
+    [info] = [e["data"] for e in r.json()]
+    assert info["playbook"] == "two.yml" and info["uniqueHosts"] == 3
+    assert [(p["play"], p["hosts"], [t["task"] for t in p["tasks"]]) for p in info["plays"]] == [
+        ("first play", 3, ["say", "inner", "rescued"]), ("second play", 2, ["fail on web2"])]
+    assert info["totalWork"] == 3 * 3 + 2 * 1
+    r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ANSIBLE_PLAYBOOK_RESULT"})
+    [result] = [e["data"] for e in r.json()]
+    assert result["status"] == "FAILED" and result["playbookId"] == info["playbookId"]
+    assert isinstance(result["duration"], int)
+
+    # Concord's GET …/ansible/playbooks
+    r = admin.get("/api/v1/process/%s/ansible/playbooks" % pid)
+    assert r.status_code == 200, r.text
+    [pb] = r.json()
+    assert pb["id"] == info["playbookId"] and pb["name"] == "two.yml"
+    assert pb["status"] == "FAILED" and pb["progress"] == 100
+    assert pb["hostsCount"] == 3 and pb["playsCount"] == 2
+    assert pb["failedHostsCount"] == 1 and pb["failedTasksCount"] == 1
+    assert pb["startedAt"].endswith("Z") and "retryNum" not in pb
+
+    # …/ansible/{playbookId}/plays
+    r = admin.get("/api/v1/process/%s/ansible/%s/plays" % (pid, pb["id"]))
+    assert r.status_code == 200, r.text
+    plays = r.json()
+    assert [(p["playName"], p["playOrder"], p["hostCount"], p["taskCount"]) for p in plays] == [
+        ("first play", 0, 3, 3), ("second play", 1, 2, 1)]
+    assert plays[0]["taskStats"] == {"ok": 6, "failed": 0, "unreachable": 0, "skipped": 0, "running": 0}
+    assert plays[0]["finishedTaskCount"] == 6
+    assert plays[1]["taskStats"] == {"ok": 0, "failed": 1, "unreachable": 0, "skipped": 1, "running": 0}
+
+    # …/ansible/tasks?playId=
+    r = admin.get("/api/v1/process/%s/ansible/tasks" % pid, params={"playId": plays[0]["playId"]})
+    assert r.status_code == 200, r.text
+    assert [(t["taskName"], t["type"], t["taskOrder"], t["okCount"]) for t in r.json()] == [
+        ("say", "TASK", 0, 3), ("inner", "TASK", 1, 3), ("rescued", "TASK", 2, 0)]
+    r = admin.get("/api/v1/process/%s/ansible/tasks" % pid, params={"playId": plays[1]["playId"]})
+    [t] = r.json()
+    assert (t["failedCount"], t["skippedCount"], t["runningCount"]) == (1, 1, 0)
+
+    # …/ansible/stats and the hosts of one playbook run
+    r = admin.get("/api/v1/process/%s/ansible/stats" % pid)
+    assert r.status_code == 200, r.text
+    stats = r.json()
+    assert stats["uniqueHosts"] == 3 and sorted(stats["hostGroups"]) == ["db", "web"]
+    assert stats["stats"]["FAILED"] == 1 and stats["stats"]["OK"] == 2 and stats["stats"]["RUNNING"] == 0
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid, params={"playbookId": pb["id"]})
+    assert len(r.json()["items"]) == 3
+    r = admin.get("/api/v1/process/%s/ansible/hosts" % pid, params={"playbookId": str(uuid.uuid4())})
+    assert r.json()["items"] == []
+
+    # bad ids, other users
+    for path in ("ansible/tasks", "ansible/tasks?playId=x", "ansible/not-a-uuid/plays"):
+        r = admin.get("/api/v1/process/%s/%s" % (pid, path))
+        assert r.status_code == 400 and r.json()["ok"] is False, (path, r.text)
+    r = admin.get("/api/v1/process/%s/ansible/%s/plays" % (pid, uuid.uuid4()))
+    assert r.status_code == 200 and r.json() == []
+    other = new_user()
+    for path in ("ansible/playbooks", "ansible/stats", "ansible/%s/plays" % pb["id"],
+                 "ansible/tasks?playId=%s" % plays[0]["playId"]):
+        r = other.get("/api/v1/process/%s/%s" % (pid, path))
+        assert r.status_code == 403, (path, r.text)
+    r = admin.get("/api/v1/process/%s/ansible/playbooks" % uuid.uuid4())
+    assert r.status_code == 404
+
+
+def test_no_ansible_run_gives_empty_views(admin):
+    pid, status, log = run(admin, "flows:\n  default:\n    - log: nothing\n")
+    assert status == "FINISHED", log
+    assert admin.get("/api/v1/process/%s/ansible/playbooks" % pid).json() == []
+    assert admin.get("/api/v1/process/%s/ansible/stats" % pid).json() == {
+        "uniqueHosts": 0, "stats": {}, "hostGroups": []}
+
+
+def test_playbook_views_are_live_while_it_runs(admin):
+    marker = "accord-ansible-live-%s" % uuid.uuid4().hex
+    play = ("""
+- name: slow
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: quick
+      debug: {msg: "quick"}
+    - name: wait
+      command: python3 -c "import time; time.sleep(600)" %s
+""" % marker).encode()
+    flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: p.yml\n%s" % INVENTORY
+    pid = start_process(admin, flow, files={"p.yml": play})
+    assert wait_for(lambda: len(marker_pids(marker)) == 3), process_log(admin, pid)
+    # the events reach the store in batches: wait for them, not for a time
+    def seen():
+        pbs = admin.get("/api/v1/process/%s/ansible/playbooks" % pid).json()
+        plays = admin.get("/api/v1/process/%s/ansible/%s/plays" % (pid, pbs[0]["id"])).json() if pbs else []
+        return pbs, plays[0]["taskStats"] if plays else {}
+    assert wait_for(lambda: seen()[1].get("running") == 3), seen()
+    [pb], stats = seen()
+    assert pb["status"] == "RUNNING" and pb["progress"] == 50, pb  # quick done on 3 hosts of 6 task runs
+    assert stats["ok"] == 3, stats
+    r = admin.delete("/api/v1/process/%s" % pid)
+    assert r.status_code in (200, 204), r.text
+    assert wait_process(admin, pid, timeout=60)["status"] == "CANCELLED"
+    assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)

@@ -51,6 +51,7 @@ static void test_table_entries(void **state)
 	assert_needs("POST", "/api/v1/process", SCOPE_PROCESS, SCOPE_START);
 	assert_needs("GET", "/api/v1/process/{id}", SCOPE_PROCESS, SCOPE_READ);
 	assert_needs("DELETE", "/api/v1/process/{id}", SCOPE_PROCESS, SCOPE_WRITE);
+	assert_needs("GET", "/api/v1/process/{id}/ansible/{playbookId}/plays", SCOPE_PROCESS, SCOPE_READ);
 	assert_needs("POST", "/api/v1/org/{org}/secret/{name}/data", SCOPE_SECRET, SCOPE_READ);
 	assert_needs("POST", "/api/v1/org/{org}/secret", SCOPE_SECRET, SCOPE_WRITE);
 	assert_needs("POST", "/api/v1/org/{org}/inventory/{inv}/query/{q}/exec", SCOPE_INVENTORY, SCOPE_READ);

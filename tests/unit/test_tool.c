@@ -213,6 +213,81 @@ static void test_events_on_fd_3(void **state)
 	assert_string_equal(ev.text[1], "TEST {\"b\":\"x\"}");
 }
 
+/* {"eventType": "<type>_<SUB>", "data"} is an event of that subtype; any other eventType is
+ * just a field of an event of the tool's type. */
+static void test_event_subtypes(void **state)
+{
+	char *argv[] = {"sh", "-c",
+			"echo '{\"eventType\": \"TEST_START\", \"data\": {\"n\": 1}}' >&3;"
+			"echo '{\"eventType\": \"OTHER\", \"data\": {\"n\": 2}}' >&3;"
+			"echo '{\"eventType\": \"TEST_\", \"data\": {\"n\": 3}}' >&3",
+			NULL};
+	struct flow_tool t = {.name = "test", .exe = "/bin/sh", .argv = argv, .event_type = "TEST"};
+	struct lines l = {0};
+	struct flow_tool_result r;
+	struct err e = {0};
+	const struct tool_sink out = {collect, collect_event, &l};
+	(void)state;
+	assert_int_equal(tool_run(workdir, &t, &out, &r, &e), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.text[0], "TEST_START {\"n\":1}");
+	assert_string_equal(l.text[1], "TEST {\"data\":{\"n\":2},\"eventType\":\"OTHER\"}");
+	assert_string_equal(l.text[2], "TEST {\"data\":{\"n\":3},\"eventType\":\"TEST_\"}");
+}
+
+static json_t *answer(void *ctx, json_t *req)
+{
+	int *calls = ctx;
+	(*calls)++;
+	return json_pack("{s:I}", "value", json_integer_value(json_object_get(req, "n")) * 10);
+}
+
+/* A request on fd 3 is answered on fd 4, one line each; the answers are no events. */
+static void test_requests_answered_on_fd_4(void **state)
+{
+	char *argv[] = {"sh", "-c",
+			"echo '{\"request\": {\"n\": 4}}' >&3; read a <&4; echo \"got $a\";"
+			"echo '{\"request\": {\"n\": 5}}' >&3; read b <&4; echo \"got $b\"",
+			NULL};
+	int calls = 0;
+	struct flow_tool t = {.name = "test",
+			      .exe = "/bin/sh",
+			      .argv = argv,
+			      .event_type = "TEST",
+			      .request = answer,
+			      .request_ctx = &calls};
+	struct lines l = {0};
+	struct flow_tool_result r;
+	struct err e = {0};
+	const struct tool_sink out = {collect, collect_event, &l};
+	(void)state;
+	assert_int_equal(tool_run(workdir, &t, &out, &r, &e), 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(calls, 2);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.text[0], "got {\"value\":40}");
+	assert_string_equal(l.text[1], "got {\"value\":50}");
+}
+
+/* stdin_path: one of the secret files is the program's input; without it, /dev/null. */
+static void test_stdin_from_a_secret_file(void **state)
+{
+	char *argv[] = {"sh", "-c", "read pw; echo \"read ${#pw} chars\"", NULL};
+	const struct flow_tool_file files[] = {{"in/pw", "hunter2\n", 8}};
+	struct flow_tool t = {
+	    .name = "test", .exe = "/bin/sh", .argv = argv, .files = files, .n_files = 1, .stdin_path = "in/pw"};
+	struct lines l = {0};
+	struct flow_tool_result r;
+	struct err e = {0};
+	const struct tool_sink out = {collect, NULL, &l};
+	(void)state;
+	assert_int_equal(tool_run(workdir, &t, &out, &r, &e), 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.text[0], "read 7 chars");
+	assert_int_equal(sh("read pw; echo \"read ${#pw} chars\"", NULL, 0, 0, &l, &r, &e), 0);
+	assert_string_equal(l.text[0], "read 0 chars");
+}
+
 static void test_missing_program(void **state)
 {
 	char *argv[] = {"nope", NULL};
@@ -297,6 +372,9 @@ int main(void)
 	    cmocka_unit_test(test_secret_files_exist_only_while_it_runs),
 	    cmocka_unit_test(test_bad_file_path_writes_nothing),
 	    cmocka_unit_test(test_events_on_fd_3),
+	    cmocka_unit_test(test_event_subtypes),
+	    cmocka_unit_test(test_requests_answered_on_fd_4),
+	    cmocka_unit_test(test_stdin_from_a_secret_file),
 	    cmocka_unit_test(test_err_line_gets_stderr_alone),
 	    cmocka_unit_test(test_missing_program),
 	    cmocka_unit_test(test_timeout_kills_the_group),

@@ -14,7 +14,12 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "base/strv.h"
+#include "flow/tasks/ansible_docker.h"
+#include "flow/tasks/ansible_krb5.h"
+#include "flow/tasks/ansible_lookup.h"
 #include "flow/tasks/ansible_prep.h"
+#include "flow/tasks/ansible_roles.h"
+#include "flow/tasks/ansible_venv.h"
 #include "flow/tasks/task.h"
 #include "flow/vm_internal.h"
 
@@ -27,6 +32,9 @@ struct run {
 	json_t *in;
 	const char *workdir;
 	char dir[4200]; /* absolute RUN_DIR */
+	char view[4200]; /* RUN_DIR as Ansible sees it: dir, or its path in the container */
+	const char *image; /* dockerImage, or NULL */
+	char exe[4400]; /* the program: ANSIBLE_EXE, or the virtualenv's */
 	struct strv argv, env;
 	struct flow_tool_file *files;
 	size_t n_files;
@@ -87,7 +95,7 @@ static int secret_file(struct run *r, const char *name, char *data, size_t len, 
 		rel = NULL;
 	if (secret_file_at(r, rel, data, len, e) < 0)
 		return -1;
-	str_fmt_cut(abs, abs_cap, "%s/%s", r->dir, name);
+	str_fmt_cut(abs, abs_cap, "%s/%s", r->view, name);
 	return 0;
 }
 
@@ -106,7 +114,7 @@ static int user_path(struct run *r, const char *what, json_t *v, struct err *e)
 
 static int inline_inventory(struct run *r, json_t *inv, struct err *e)
 {
-	char name[32], abs[4300], *text = ansible_inventory_text(inv, r->dir, e);
+	char name[32], abs[4300], *text = ansible_inventory_text(inv, r->view, e);
 	if (!text)
 		return -1;
 	str_fmt_cut(name, sizeof name, "inventory_%d.json", r->n_inline++);
@@ -368,11 +376,29 @@ static int group_vars(struct run *r, struct err *e)
 	return 0;
 }
 
+/* auth.krb5: a ticket for user in the run's folder, Ansible's SSH connections use it
+ * (Concord's KerberosAuth: GSSAPI, the user as the remote user). */
+static int krb5(struct run *r, json_t *k, struct err *e)
+{
+	char cc[4300];
+
+	str_fmt_cut(cc, sizeof cc, "%s/krb5cc", r->dir);
+	if (ansible_krb5_kinit(r->c, k, RUN_DIR, cc, e) < 0)
+		return -1;
+	if (strv_add(&r->env, "KRB5CCNAME=FILE:%s/krb5cc", r->view) < 0 || arg(r, "--user", e) < 0 ||
+	    arg(r, json_string_value(json_object_get(k, "user")), e) < 0 || arg(r, "--ssh-extra-args", e) < 0 ||
+	    arg(r, "-o GSSAPIAuthentication=yes", e) < 0)
+		return e->code ? -1 : oom(e);
+	return 0;
+}
+
 static int auth(struct run *r, struct err *e)
 {
 	json_t *pk = json_object_get(param(r, "auth"), "privateKey"), *v;
 	char abs[4300];
 
+	if ((v = json_object_get(param(r, "auth"), "krb5")) && !json_is_null(v) && krb5(r, v, e) < 0)
+		return -1;
 	if (!pk)
 		return 0;
 	if (!json_is_object(pk))
@@ -433,17 +459,21 @@ static int environment(struct run *r, struct err *e)
 	const char *k, *outs = NULL;
 	char *names = NULL;
 
-	if ((v = param(r, "outVars")) && !(names = list_text(v)))
+	if ((v = param(r, "outVars")) && flag_or(r, "enableOutsVars", true) && !(names = list_text(v)))
 		return oom(e);
 	outs = names ? names : "";
-	if (strv_add(&r->env, "ANSIBLE_CONFIG=%s/ansible.cfg", r->dir) < 0 ||
-	    strv_add(&r->env, "ANSIBLE_HOME=%s/home", r->dir) < 0 ||
-	    strv_add(&r->env, "ANSIBLE_LOCAL_TEMP=%s/tmp", r->dir) < 0 || strv_add(&r->env, "ANSIBLE_NOCOLOR=1") < 0 ||
+	if (strv_add(&r->env, "ANSIBLE_CONFIG=%s/ansible.cfg", r->view) < 0 ||
+	    strv_add(&r->env, "ANSIBLE_HOME=%s/home", r->view) < 0 ||
+	    strv_add(&r->env, "ANSIBLE_LOCAL_TEMP=%s/tmp", r->view) < 0 || strv_add(&r->env, "ANSIBLE_NOCOLOR=1") < 0 ||
 	    strv_add(&r->env, "ANSIBLE_FORCE_COLOR=0") < 0 || strv_add(&r->env, "PYTHONUNBUFFERED=1") < 0 ||
 	    strv_add(&r->env, "PYTHONDONTWRITEBYTECODE=1") < 0 ||
-	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT=%s/out.json", r->dir) < 0 ||
+	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT=%s/out.json", r->view) < 0 ||
 	    strv_add(&r->env, "ACCORD_ANSIBLE_OUT_VARS=%s", outs) < 0 ||
-	    (r->events && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FD=3") < 0)) {
+	    strv_add(&r->env, "ACCORD_ANSIBLE_LOCK=%s/channel.lock", r->view) < 0 ||
+	    (!r->image && (strv_add(&r->env, "ACCORD_ANSIBLE_REQUEST_FD=3") < 0 ||
+			   strv_add(&r->env, "ACCORD_ANSIBLE_REPLY_FD=4") < 0)) ||
+	    (r->events && !r->image && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FD=3") < 0) ||
+	    (r->events && r->image && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FILE=%s/events.jsonl", r->view) < 0)) {
 		free(names);
 		return oom(e);
 	}
@@ -461,43 +491,151 @@ static int environment(struct run *r, struct err *e)
 	return 0;
 }
 
-/* Concord parameters Accord does not implement yet fail the step rather than being
- * ignored: a playbook run without its roles or its container would do something else. */
-static int unsupported(struct run *r, struct err *e)
+/* dockerImage: Ansible runs in a container of that image, with the working directory at
+ * DOCKER_WORKSPACE (ansible_docker.h); every path Ansible is given is the container's. */
+static int container(struct run *r, struct err *e)
 {
-	static const char *const keys[] = {"dockerImage", "virtualenv", "roles"};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (param(r, keys[i]))
-			return err_set(e, ERR_INVALID, "ansible: '%s' is not supported by Accord yet", keys[i]);
-	if (json_object_get(param(r, "auth"), "krb5"))
-		return err_set(e, ERR_INVALID, "ansible: 'auth.krb5' is not supported by Accord yet");
+	json_t *v = param(r, "dockerImage");
+
+	str_fmt_cut(r->view, sizeof r->view, "%s", r->dir);
+	if (!v)
+		return 0;
+	if (!json_is_string(v) || !json_string_length(v) || *json_string_value(v) == '-')
+		return err_set(e, ERR_INVALID, "ansible: 'dockerImage' must be an image name");
+	if (param(r, "virtualenv"))
+		return err_set(e, ERR_INVALID, "ansible: 'virtualenv' cannot be used with 'dockerImage' (install the "
+					       "packages into the image)");
+	r->image = json_string_value(v);
+	str_fmt_cut(r->view, sizeof r->view, ANSIBLE_DOCKER_WORKSPACE "/" RUN_DIR);
+	return 0;
+}
+
+/* roles: cloned into the run's folder; *config (NEW) is the step's config with their
+ * folders first in defaults.roles_path (Concord's prependPath). */
+static int roles(struct run *r, json_t **config, struct err *e)
+{
+	json_t *list = param(r, "roles"), *cfg = param(r, "config"), *defs;
+	const char *old;
+	char *path, *joined = NULL;
+
+	*config = cfg ? json_incref(cfg) : NULL;
+	if (!list || (cfg && !json_is_object(cfg)))
+		return 0; /* a bad config is refused by ansible_cfg_text */
+	if (!(path = ansible_roles_fetch(r->c, list, RUN_DIR "/roles", e)))
+		return -1;
+	json_decref(*config);
+	*config = cfg ? json_deep_copy(cfg) : json_object();
+	if (!(defs = json_object_get(*config, "defaults")) || !json_is_object(defs))
+		json_object_set_new(*config, "defaults", defs = json_object());
+	old = json_string_value(json_object_get(defs, "roles_path"));
+	if (asprintf(&joined, "%s%s%s", path, old ? ":" : "", old ? old : "") < 0)
+		joined = NULL;
+	free(path);
+	if (!joined)
+		return oom(e);
+	json_object_set_new(defs, "roles_path", json_string(joined));
+	free(joined);
+	return 0;
+}
+
+/* virtualenv: made in the run's folder, its bin first on PATH; Ansible is its own when a
+ * package installed it, else the system's run by the virtualenv's python. */
+static int virtualenv(struct run *r, struct err *e)
+{
+	json_t *v = param(r, "virtualenv");
+	char ve[4300], own[4400];
+
+	str_fmt_cut(r->exe, sizeof r->exe, "%s", ANSIBLE_EXE);
+	if (!v)
+		return arg(r, "ansible-playbook", e);
+	str_fmt_cut(ve, sizeof ve, "%s/ve", r->dir);
+	if (ansible_venv_make(r->c, v, ve, e) < 0)
+		return -1;
+	if (strv_add(&r->env, "PATH=%s/bin:/usr/bin:/bin", ve) < 0 || strv_add(&r->env, "VIRTUAL_ENV=%s", ve) < 0)
+		return oom(e);
+	str_fmt_cut(own, sizeof own, "%s/bin/ansible-playbook", ve);
+	if (access(own, X_OK) == 0) {
+		str_fmt_cut(r->exe, sizeof r->exe, "%s", own);
+		return arg(r, "ansible-playbook", e);
+	}
+	str_fmt_cut(r->exe, sizeof r->exe, "%s/bin/python3", ve);
+	return arg(r, r->exe, e) < 0 ? -1 : arg(r, ANSIBLE_EXE, e); /* python finds its virtualenv from argv[0] */
+}
+
+/* enableLogFiltering: Accord's accord_protectdata as the stdout callback (*config, NEW,
+ * replaced by a copy that sets it). */
+static int log_filter(struct run *r, json_t **config, struct err *e)
+{
+	json_t *copy, *defs;
+
+	if (!flag(r, "enableLogFiltering") || (*config && !json_is_object(*config)))
+		return 0;
+	if (ansible_write_protect(r->dir, e) < 0)
+		return -1;
+	copy = *config ? json_deep_copy(*config) : json_object();
+	json_decref(*config);
+	*config = copy;
+	if (!copy)
+		return oom(e);
+	if (!(defs = json_object_get(copy, "defaults")) || !json_is_object(defs))
+		json_object_set_new(copy, "defaults", defs = json_object());
+	json_object_set_new(defs, "stdout_callback", json_string("accord_protectdata"));
 	return 0;
 }
 
 /* Everything before the start: the folder, the files, the command line. */
 static int prepare(struct run *r, struct err *e)
 {
-	json_t *pb = param(r, "playbook");
+	json_t *pb = param(r, "playbook"), *config = NULL;
 	char abs[4300], *cfg;
 	size_t len = 0;
 
-	if (unsupported(r, e) < 0 || user_path(r, "playbook", pb, e) < 0)
+	if (user_path(r, "playbook", pb, e) < 0)
 		return -1;
 	/* checked here with room to spare: every path below is r->dir and a short name */
 	if (str_fmt(r->dir, sizeof r->dir - 100, "%s/" RUN_DIR, r->workdir) < 0)
 		return err_set(e, ERR_INVALID, "ansible: the working directory's path is too long");
 	r->callbacks = !flag(r, "disableConcordCallbacks");
 	r->events = r->callbacks && flag_or(r, "enableEvents", true);
+	if (container(r, e) < 0)
+		return -1;
 	if (path_remove_tree(r->dir, e) < 0 || path_mkdirs(r->dir, 0700, e) < 0 ||
-	    (r->callbacks && ansible_write_callbacks(r->dir, r->events, e) < 0))
+	    (r->callbacks && ansible_write_callbacks(r->dir, r->events, e) < 0) || ansible_lookup_write(r->dir, e) < 0)
 		return -1;
-	if (!(cfg = ansible_cfg_text(r->dir, param(r, "config"), &len, e)) ||
-	    secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)
+	if (roles(r, &config, e) < 0 || log_filter(r, &config, e) < 0) {
+		json_decref(config);
 		return -1;
-	if (arg(r, "ansible-playbook", e) < 0 || inventories(r, e) < 0 || auth(r, e) < 0 || vault(r, e) < 0 ||
+	}
+	cfg = ansible_cfg_text(r->view, config, &len, e);
+	json_decref(config);
+	if (!cfg || secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)
+		return -1;
+	if (virtualenv(r, e) < 0 || inventories(r, e) < 0 || auth(r, e) < 0 || vault(r, e) < 0 ||
 	    group_vars(r, e) < 0 || extra_vars(r, e) < 0 || options(r, e) < 0 || environment(r, e) < 0)
 		return -1;
 	return arg(r, json_string_value(pb), e);
+}
+
+/* debug: the command line (paths and options only: every secret is in a file) and the
+ * names of the environment variables Ansible gets. */
+static void debug_log(struct run *r)
+{
+	struct buf b;
+	struct err e;
+
+	if (!flag(r, "debug"))
+		return;
+	buf_init(&b, 1u << 20);
+	for (size_t i = 0; r->argv.v && r->argv.v[i]; i++)
+		if (buf_printf(&b, &e, "%s%s", i ? " " : "", r->argv.v[i]) < 0)
+			break;
+	vm_log(r->c->vm, FLOW_INFO, "ansible: command: %.*s", (int)b.len, b.data ? b.data : "");
+	buf_reset(&b);
+	for (size_t i = 0; r->env.v && r->env.v[i]; i++)
+		if (buf_printf(&b, &e, "%s%.*s", i ? ", " : "", (int)strcspn(r->env.v[i], "="), r->env.v[i]) < 0)
+			break;
+	vm_log(r->c->vm, FLOW_INFO, "ansible: environment: %.*s", (int)b.len, b.data ? b.data : "");
+	buf_cleanup(&b);
 }
 
 /* enableStats: _attachments/ansible_stats.json as Concord leaves it (the hosts by outcome
@@ -586,29 +724,37 @@ static void run_free(struct run *r)
 static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct err *e)
 {
 	struct run r = {.c = c, .in = in, .workdir = c->h->workdir};
-	struct flow_tool_result res;
+	struct flow_tool_result res = {0};
 	int rc;
 
 	if (!c->h->ops->tool_run || !r.workdir)
 		return err_set(e, ERR_UNAVAILABLE, "ansible: external programs cannot run here");
-	if (access(ANSIBLE_EXE, X_OK) != 0)
+	if (!json_object_get(in, "dockerImage") && access(ANSIBLE_EXE, X_OK) != 0)
 		return err_set(e, ERR_UNAVAILABLE,
 			       "ansible: " ANSIBLE_EXE " is not installed on this node: install the Debian package "
 			       "'ansible-core' (apt-get install ansible-core)");
 	if ((rc = prepare(&r, e)) == 0) {
 		struct flow_tool t = {.name = "ansible",
-				      .exe = ANSIBLE_EXE,
+				      .exe = r.exe,
 				      .argv = r.argv.v,
 				      .env = r.env.v,
 				      .files = r.files,
 				      .n_files = r.n_files,
-				      .event_type = r.events ? "ANSIBLE" : NULL};
+				      .event_type = "ANSIBLE", /* events when enabled, lookups' requests */
+				      .request = ansible_lookup_answer,
+				      .request_ctx = c};
 		vm_log(c->vm, FLOW_INFO, "Using a playbook: %s", json_string_value(param(&r, "playbook")));
+		debug_log(&r);
 		if (flag(&r, "check"))
 			vm_log(c->vm, FLOW_WARN, "Running in the check mode. No changes will be made.");
 		if (flag(&r, "syntaxCheck"))
 			vm_log(c->vm, FLOW_WARN, "Running in the syntax check mode. No changes will be made.");
-		rc = c->h->ops->tool_run(c->h->ctx, &t, &res, e);
+		if (r.image) {
+			rc = ansible_docker_run(c, r.image, &t, &res.exit_code, e);
+			if (r.events)
+				ansible_docker_events(c, r.dir);
+		} else
+			rc = c->h->ops->tool_run(c->h->ctx, &t, &res, e);
 	}
 	if (rc == 0) {
 		*out = result(&r, res.exit_code);

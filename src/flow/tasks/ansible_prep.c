@@ -15,14 +15,15 @@
  * Ansible writes to inside the working directory (dir: the run's absolute folder). */
 static json_t *cfg_defaults(const char *dir)
 {
-	char tmp[4200], cb[4200], cp[4200];
+	char tmp[4200], cb[4200], cp[4200], lk[4200];
 	str_fmt_cut(tmp, sizeof tmp, "%s/tmp", dir);
 	str_fmt_cut(cb, sizeof cb, "%s/callbacks", dir);
 	str_fmt_cut(cp, sizeof cp, "%s/cp", dir);
-	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking", 0,
-			 "retry_files_enabled", 1, "remote_tmp", "~/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
-			 "callback_plugins", cb, "nocolor", 1, "ssh_connection", "pipelining", 1, "control_path_dir",
-			 cp);
+	str_fmt_cut(lk, sizeof lk, "%s/lookups", dir);
+	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking",
+			 0, "retry_files_enabled", 1, "remote_tmp", "~/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
+			 "callback_plugins", cb, "lookup_plugins", lk, "nocolor", 1, "ssh_connection", "pipelining", 1,
+			 "control_path_dir", cp);
 }
 
 static int cfg_merge(json_t *cfg, json_t *config, struct err *e)
@@ -270,13 +271,19 @@ static const char callback_py[] =
  * on a host (phase "pre", status RUNNING) and one with its outcome (phase "post", status
  * OK, CHANGED, FAILED, UNREACHABLE or SKIPPED, the duration in ms, the result without
  * Ansible's internal keys, long strings and lists cut), with Concord's playbookId, playId
- * and taskId (UUIDs made for this run), written a JSON object a line to the descriptor
- * ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel). */
+ * and taskId (UUIDs made for this run); and Concord's playbook start and end events,
+ * ANSIBLE_PLAYBOOK_INFO (the plays with their host counts and tasks, gather_facts and meta
+ * left out, the unique hosts and the total work: hosts × tasks) and ANSIBLE_PLAYBOOK_RESULT
+ * (OK or FAILED, the duration in ms).  Written a JSON object a line to the descriptor
+ * ACCORD_ANSIBLE_EVENTS_FD (the tool layer's event channel, subtypes as {eventType, data}),
+ * or in a container to the file ACCORD_ANSIBLE_EVENTS_FILE. */
 static const char events_py[] =
-    "import json, os, time, uuid\n"
+    "import fcntl, json, os, time, uuid\n"
+    "from ansible.playbook.block import Block\n"
     "from ansible.plugins.callback import CallbackBase\n"
     "\n"
     "MAX_STR, MAX_LIST = 1024, 25\n"
+    "SKIP_ACTIONS = ('meta', 'ansible.builtin.meta', 'gather_facts', 'ansible.builtin.gather_facts')\n"
     "\n"
     "def cut(v):\n"
     "    if isinstance(v, str) and len(v) - MAX_STR > MAX_STR // 10:\n"
@@ -300,10 +307,14 @@ static const char events_py[] =
     "    def __init__(self):\n"
     "        super(CallbackModule, self).__init__()\n"
     "        fd = os.environ.get('ACCORD_ANSIBLE_EVENTS_FD')\n"
-    "        self.out = os.fdopen(int(fd), 'w', buffering=1) if fd else None\n"
+    "        path = os.environ.get('ACCORD_ANSIBLE_EVENTS_FILE')\n"
+    "        self.out = os.fdopen(int(fd), 'w', buffering=1) if fd else open(path, 'a', buffering=1) if path else None\n"
+    "        lock = os.environ.get('ACCORD_ANSIBLE_LOCK')\n"
+    "        self.lock = open(lock, 'a') if lock and fd else None\n"
     "        self.started = {}\n"
     "        self.playbook = None\n"
     "        self.playbook_id = str(uuid.uuid4())\n"
+    "        self.began = time.time()\n"
     "        self.ids = {}\n"
     "        self.play = None\n"
     "\n"
@@ -312,7 +323,14 @@ static const char events_py[] =
     "\n"
     "    def send(self, data):\n"
     "        if self.out:\n"
-    "            self.out.write(json.dumps(data, default=str) + '\\n')\n"
+    "            line = json.dumps(data, default=str) + '\\n'\n"
+    "            if self.lock:\n"
+    "                fcntl.flock(self.lock, fcntl.LOCK_EX)\n"
+    "            try:\n"
+    "                self.out.write(line)\n"
+    "            finally:\n"
+    "                if self.lock:\n"
+    "                    fcntl.flock(self.lock, fcntl.LOCK_UN)\n"
     "\n"
     "    def base(self, host, task, status, phase):\n"
     "        return {'status': status, 'playbook': self.playbook, 'host': host.name,\n"
@@ -322,8 +340,44 @@ static const char events_py[] =
     "                'playbookId': self.playbook_id, 'playId': self.uid(self.play) if self.play else None,\n"
     "                'taskId': self.uid(task), 'isHandler': type(task).__name__ == 'Handler'}\n"
     "\n"
+    "    def tasks_of(self, play):\n"
+    "        out, seen = [], set()\n"
+    "        def walk(items):\n"
+    "            for t in items:\n"
+    "                if isinstance(t, Block):\n"
+    "                    walk(t.block)\n"
+    "                    walk(t.rescue)\n"
+    "                    walk(t.always)\n"
+    "                elif t.action not in SKIP_ACTIONS and t._uuid not in seen:\n"
+    "                    seen.add(t._uuid)\n"
+    "                    out.append({'id': self.uid(t), 'task': t.get_name()})\n"
+    "        walk([b for b in play.compile() if b.has_tasks()])\n"
+    "        return out\n"
+    "\n"
+    "    def hosts_of(self, play):\n"
+    "        try:\n"
+    "            return [h.name for h in play.get_variable_manager()._inventory.get_hosts(play.hosts)]\n"
+    "        except Exception:\n"
+    "            return []\n"
+    "\n"
     "    def v2_playbook_on_start(self, playbook):\n"
     "        self.playbook = playbook._file_name\n"
+    "        self.began = time.time()\n"
+    "        plays, hosts, work = [], set(), 0\n"
+    "        for p in playbook.get_plays():\n"
+    "            names, tasks = self.hosts_of(p), self.tasks_of(p)\n"
+    "            plays.append({'id': self.uid(p), 'play': p.get_name(), 'hosts': len(names), 'tasks': tasks})\n"
+    "            hosts.update(names)\n"
+    "            work += len(names) * len(tasks)\n"
+    "        self.send({'eventType': 'ANSIBLE_PLAYBOOK_INFO', 'data': {'playbook': self.playbook,\n"
+    "                   'playbookId': self.playbook_id, 'uniqueHosts': len(hosts), 'totalWork': work,\n"
+    "                   'plays': plays}})\n"
+    "\n"
+    "    def v2_playbook_on_stats(self, stats):\n"
+    "        failed = len(stats.failures) > 0 or len(stats.dark) > 0\n"
+    "        self.send({'eventType': 'ANSIBLE_PLAYBOOK_RESULT', 'data': {'playbook': self.playbook,\n"
+    "                   'playbookId': self.playbook_id, 'status': 'FAILED' if failed else 'OK',\n"
+    "                   'duration': int((time.time() - self.began) * 1000)}})\n"
     "\n"
     "    def v2_playbook_on_play_start(self, play):\n"
     "        self.play = play\n"
@@ -355,6 +409,69 @@ static const char events_py[] =
     "\n"
     "    def v2_runner_on_async_failed(self, result, **kwargs):\n"
     "        self.post(result, 'FAILED')\n";
+
+/* enableLogFiltering: Concord's concord_protectdata, Ansible's default output with every
+ * value whose key or text names a password, a secret or credentials printed as ******, and
+ * no_log for the tasks whose arguments do. */
+static const char protect_py[] =
+    "from collections.abc import Mapping\n"
+    "from ansible.plugins.callback.default import CallbackModule as Default\n"
+    "\n"
+    "DOCUMENTATION = '''\n"
+    "    name: accord_protectdata\n"
+    "    type: stdout\n"
+    "    short_description: the default output with sensitive values masked\n"
+    "    description: Concord's concord_protectdata, as Accord ships it.\n"
+    "    extends_documentation_fragment:\n"
+    "      - default_callback\n"
+    "      - result_format_callback\n"
+    "'''\n"
+    "\n"
+    "WORDS = ('password', 'pwd', 'credentials', 'secret', 'ansible_password', 'vaultpassword')\n"
+    "\n"
+    "def sensitive(v):\n"
+    "    t = str(v).lower()\n"
+    "    return any(w in t for w in WORDS)\n"
+    "\n"
+    "def hide(result):\n"
+    "    out = {}\n"
+    "    for k, v in result.items():\n"
+    "        if isinstance(v, Mapping):\n"
+    "            out[k] = hide(v)\n"
+    "        elif sensitive(k) or sensitive(v):\n"
+    "            out[k] = '******'\n"
+    "        else:\n"
+    "            out[k] = v\n"
+    "    return out\n"
+    "\n"
+    "class CallbackModule(Default):\n"
+    "    CALLBACK_VERSION = 2.0\n"
+    "    CALLBACK_TYPE = 'stdout'\n"
+    "    CALLBACK_NAME = 'accord_protectdata'\n"
+    "\n"
+    "    def __init__(self):\n"
+    "        super(CallbackModule, self).__init__()\n"
+    "        self._display.display('Log filter is enabled...')\n"
+    "\n"
+    "    def v2_playbook_on_task_start(self, task, is_conditional):\n"
+    "        if any(sensitive(v) for v in (task.args or {}).values()):\n"
+    "            self._display.display('*********** THIS TASK CONTAINS SENSITIVE INFORMATION. ENABLING NO_LOG '\n"
+    "                                  '******************')\n"
+    "            task.no_log = True\n"
+    "        super(CallbackModule, self).v2_playbook_on_task_start(task, is_conditional)\n"
+    "\n"
+    "    def _dump_results(self, result, *args, **kwargs):\n"
+    "        return super(CallbackModule, self)._dump_results(hide(result), *args, **kwargs)\n";
+
+int ansible_write_protect(const char *dir, struct err *e)
+{
+	char path[4200];
+	str_fmt_cut(path, sizeof path, "%s/callbacks", dir);
+	if (path_mkdirs(path, 0700, e) < 0)
+		return -1;
+	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_protectdata.py", dir);
+	return path_write_file(path, protect_py, sizeof protect_py - 1, 0600, e);
+}
 
 int ansible_write_callbacks(const char *dir, bool events, struct err *e)
 {

@@ -27,4 +27,9 @@ char *ansible_inventory_text(json_t *inv, const char *dir, struct err *e);
  * host statistics, and with events the one that records ANSIBLE events. */
 int ansible_write_callbacks(const char *dir, bool events, struct err *e) WUR;
 
+/* enableLogFiltering's stdout callback (Concord's concord_protectdata), written into
+ * dir/callbacks as accord_protectdata: the default output with values whose key or text
+ * names a password, a secret or credentials masked, no_log for tasks whose arguments do. */
+int ansible_write_protect(const char *dir, struct err *e) WUR;
+
 #endif

@@ -369,6 +369,22 @@ static void on_meta(struct sup *s, json_t *values)
 	json_decref(patch);
 }
 
+/* A runner records ELEMENT events, and ANSIBLE events (and the playbook start and end
+ * events) from its ansible task: no other type. */
+static void on_event(struct sup *s, json_t *f)
+{
+	static const char *const known[] = {"ANSIBLE", "ANSIBLE_PLAYBOOK_INFO", "ANSIBLE_PLAYBOOK_RESULT"};
+	const char *et = json_string_value(json_object_get(f, "eventType")), *kind = "ELEMENT";
+	json_t *date = json_object_get(f, "date");
+
+	for (size_t i = 0; et && i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(et, known[i]) == 0)
+			kind = known[i];
+	json_array_append_new(s->events, json_pack("{s:s, s:O, s:o}", "type", kind, "data", json_object_get(f, "data"),
+						   "date", date ? json_incref(date) : json_integer(0)));
+	buffered(s);
+}
+
 static void on_frame(struct sup *s, json_t *f)
 {
 	const char *type = json_string_value(json_object_get(f, "type"));
@@ -377,14 +393,7 @@ static void on_frame(struct sup *s, json_t *f)
 		/* RUNNING is recorded before the start frame goes (mark_running); the runner says
 		 * it runs once it is confined and its definition loaded. */
 	} else if (strcmp(type, "event") == 0 && json_is_object(json_object_get(f, "data"))) {
-		/* a runner records ELEMENT events, and ANSIBLE events from its ansible task */
-		const char *et = json_string_value(json_object_get(f, "eventType"));
-		json_array_append_new(s->events, json_pack("{s:s, s:O, s:O}", "type",
-							   et && strcmp(et, "ANSIBLE") == 0 ? "ANSIBLE" : "ELEMENT",
-							   "data", json_object_get(f, "data"), "date",
-							   json_object_get(f, "date") ? json_object_get(f, "date")
-										      : json_integer(0)));
-		buffered(s);
+		on_event(s, f);
 	} else if (strcmp(type, "task") == 0) {
 		on_task(s, f);
 	} else if (strcmp(type, "sensitive") == 0) {
