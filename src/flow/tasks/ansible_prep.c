@@ -12,7 +12,11 @@
 #include "flow/tasks/task.h"
 
 /* Accord's configuration: Concord's defaults (docs/flows.md "ansible"), with every folder
- * Ansible writes to inside the working directory (dir: the run's absolute folder). */
+ * Ansible writes to inside the working directory (dir: the run's absolute folder).  The
+ * hosts' temporary folder is under $HOME, expanded by each host's shell: a remote user's
+ * home there, the working directory (the runner's HOME) on a local connection, where "~"
+ * would be the home folder of the runner's user in the password database (/nonexistent
+ * for nobody). */
 static json_t *cfg_defaults(const char *dir)
 {
 	char tmp[4200], cb[4200], cp[4200];
@@ -20,7 +24,7 @@ static json_t *cfg_defaults(const char *dir)
 	str_fmt_cut(cb, sizeof cb, "%s/callbacks", dir);
 	str_fmt_cut(cp, sizeof cp, "%s/cp", dir);
 	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking", 0,
-			 "retry_files_enabled", 1, "remote_tmp", "~/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
+			 "retry_files_enabled", 1, "remote_tmp", "$HOME/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
 			 "callback_plugins", cb, "nocolor", 1, "ssh_connection", "pipelining", 1, "control_path_dir",
 			 cp);
 }

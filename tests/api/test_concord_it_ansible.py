@@ -1,0 +1,282 @@
+"""Concord's own Ansible integration tests (walmartlabs/concord it/server: AnsibleIT,
+AnsibleEventIT, AnsibleRetryIT), translated call for call into HTTP against Accord: the same
+payloads (tests/api/concord_it_ansible/<resource folder>/, zipped into the `archive` part
+as Concord's ITUtils.archive does), the same starts, waits and assertions on the status,
+the log, the events and the attachments.
+
+Where Concord's stored resources lack a playbook (the index holds only some files), the
+playbook is the smallest one that the test's assertions describe.  Accord runs flows as
+concord-v2 only (docs/flows.md "Differences from Concord"), so the payloads Concord runs as
+v1 are their v2 equivalents here: testHello's `${ansible.run(ansibleParams, …)}` with
+`_main.json` is a `task: ansible` step, `variables: {entryPoint}` is `configuration`, and the
+out variables v1 sets as flow variables (`message`, `_stats`) are read from the task's
+`out: result`.  Concord's vault password scripts are `#!/usr/bin/python` (Python 2); Debian
+has neither, so they are `#!/usr/bin/python3`.  Tests that need what Accord does not do yet
+are marked xfail naming the missing part.  Skipped where ansible-core is not installed."""
+import io
+import os
+import re
+import zipfile
+
+import pytest
+from conftest import process_log, start_process, unique, wait_process
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RES = os.path.join(HERE, "concord_it_ansible")
+
+pytestmark = pytest.mark.skipif(not os.access("/usr/bin/ansible-playbook", os.X_OK),
+                                reason="ansible-core is not installed (scripts/deps)")
+
+
+def archive(name):
+    """The folder as a ZIP (file modes kept), like Concord's ITUtils.archive."""
+    root = os.path.join(RES, name)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for d, _, names in sorted(os.walk(root)):
+            for n in sorted(names):
+                path = os.path.join(d, n)
+                info = zipfile.ZipInfo(os.path.relpath(path, root))
+                info.external_attr = (os.stat(path).st_mode & 0o777) << 16
+                with open(path, "rb") as f:
+                    z.writestr(info, f.read())
+    return buf.getvalue()
+
+
+def start(admin, name, parts=None, files=None):
+    """Concord's start(payload) / start(input): the archive plus other parts."""
+    f = {"archive": (archive(name), "application/octet-stream")}
+    f.update(files or {})
+    return start_process(admin, parts=parts, files=f)
+
+
+def finish(admin, pid, timeout=120):
+    return wait_process(admin, pid, timeout=timeout)
+
+
+def assert_log(pattern, log):
+    """Concord's assertLog: some line matches the regex."""
+    assert any(re.match(pattern, line) for line in log.splitlines()), "no log line matches %r:\n%s" % (pattern, log)
+
+
+def count_log(pattern, log):
+    return sum(1 for line in log.splitlines() if re.match(pattern, line))
+
+
+def run(admin, name, status="FINISHED", **kw):
+    pid = start(admin, name, **kw)
+    p = finish(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == status, log
+    return pid, log
+
+
+VAULT_SCRIPT = pytest.mark.xfail(strict=True, reason="Accord's payload extraction (src/base/pack.c) makes every "
+                                  "file 0600: the vault password script loses its executable bit, so Ansible reads "
+                                  "it as the password instead of running it (Concord keeps the ZIP's modes, "
+                                  "FilePermissionsIT)")
+
+
+# ---- AnsibleIT -----------------------------------------------------------------------------
+
+def test_hello(admin):
+    _, log = run(admin, "ansible")
+    assert_log(r'.*"msg":.*Hello, world.*', log)
+
+
+def test_skip_tags(admin):
+    _, log = run(admin, "ansibleSkipTags")
+    assert_log(r'.*"msg":.*Hello2, world.*', log)
+    assert count_log(r".*Hello, world.*", log) == 0, "unexpected 'Hello, world' log"
+
+
+@VAULT_SCRIPT
+def test_vault(admin):
+    _, log = run(admin, "ansibleVault")
+    assert_log(r".*Hello, Concord.*", log)
+
+
+def test_vault_with_multiple_passwords(admin):
+    _, log = run(admin, "ansibleVaultMultiplePasswords")
+    assert_log(r".*Hello, Concord.*", log)
+
+
+@VAULT_SCRIPT
+def test_vault_with_multiple_password_files(admin):
+    _, log = run(admin, "ansibleVaultMultiplePasswordFiles")
+    assert_log(r".*Hello, Concord.*", log)
+
+
+def test_two_ansible_runs(admin):
+    pid, log = run(admin, "twoAnsible")
+    assert_log(r'.*"msg":.*Hello!.*', log)
+    assert_log(r'.*"msg":.*Bye-bye!.*', log)
+    r = admin.get("/api/v1/process/%s/attachment/ansible_stats_v2.json" % pid)
+    assert r.status_code == 200, r.text
+    stats = r.json()
+    assert len(stats) == 2
+    assert stats[0]["playbook"] == "playbook/hello.yml"
+    assert stats[0]["stats"]["ok"] == ["127.0.0.1"]
+
+
+def submit_first_form(admin, pid, values):
+    forms = admin.get("/api/v1/process/%s/form" % pid).json()
+    assert len(forms) == 1, forms
+    r = admin.post("/api/v1/process/%s/form/%s" % (pid, forms[0]["name"]), json=values)
+    assert r.status_code == 200 and r.json().get("ok") is True, r.text
+
+
+def test_with_form(admin):
+    pid = start(admin, "ansibleWithForm")
+    wait_process(admin, pid, ("SUSPENDED",), timeout=60)
+    submit_first_form(admin, pid, {"msg": "Hello!"})
+    p = finish(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert_log(r'.*"msg":.*Hello!.*', log)
+
+
+def test_with_form_suspension_post_ansible(admin):
+    with open(os.path.join(RES, "ansibleWithPostFormSuspension", "playbook", "hello.yml"), "rb") as f:
+        playbook = f.read()
+    pid = start(admin, "ansibleWithPostFormSuspension/payload", files={"playbook.yml": playbook})
+    wait_process(admin, pid, ("SUSPENDED",), timeout=120)
+    submit_first_form(admin, pid, {"msg": "Hello!"})
+    p = finish(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert_log(r".*Hello!.*", log)
+
+
+def test_external_playbook(admin):
+    with open(os.path.join(RES, "ansibleExternalPlaybook", "playbook", "hello.yml"), "rb") as f:
+        playbook = f.read()
+    run(admin, "ansibleExternalPlaybook/payload", files={"myplaybook.yml": playbook})
+
+
+@pytest.mark.xfail(strict=True, reason="Accord lacks the ansible task's `debug: true` (Concord logs the "
+                   "ansible.cfg it writes) and does not merge a user's config.defaults.callback_plugins "
+                   "with its own callback folder (it replaces it)")
+def test_merge_defaults(admin):
+    _, log = run(admin, "ansibleMergeDefaults")
+    assert_log(r".*_callbacks:myCallbackDir.*", log)
+
+
+def test_group_vars(admin):
+    org = unique("org")
+    assert admin.post("/api/v1/org", json={"name": org}).status_code == 200
+    secret = unique("secret")
+    r = admin.post("/api/v1/org/%s/secret" % org, files={
+        "name": (None, secret), "type": (None, "DATA"), "generatePassword": (None, "false"),
+        "data": ("data", b'greetings: "Hi there!"', "application/octet-stream")})
+    assert r.status_code == 200, r.text
+    _, log = run(admin, "ansibleGroupVars", parts={"arguments.myOrgName": org, "arguments.mySecretName": secret})
+    assert_log(r'.*"msg":.*Hi there!.*', log)
+
+
+def test_out_vars(admin):
+    _, log = run(admin, "ansibleOutVars")
+    assert_log(r'.*"msg":.*First hello from ansible.*', log)
+    assert_log(r'.*"msg":.*Second message.*', log)
+
+
+def test_stats(admin):
+    _, log = run(admin, "ansibleStats")
+    assert_log(r".*OK:.*127.0.0.1.*", log)
+
+
+@pytest.mark.xfail(strict=True, reason="Accord lacks the ansible task's `enableLogFiltering` (Concord's "
+                   "log filter hides task output with sensitive words as 'THIS TASK CONTAINS SENSITIVE INFORMATION')")
+def test_bad_strings(admin):
+    _, log = run(admin, "ansibleBadStrings")
+    assert_log(r".*THIS TASK CONTAINS SENSITIVE INFORMATION.*", log)
+
+
+def test_raw_strings(admin):
+    _, log = run(admin, "ansibleRawStrings")
+    assert_log(r".*" + re.escape("message '{{.lalala}}'") + r".*", log)
+    assert_log(r".*" + re.escape("message {{.unsafe}}") + r".*", log)
+
+
+def test_template_args(admin):
+    pid, log = run(admin, "ansibleTemplateArgs")
+    assert_log(r".*message iddqd.*", log)
+    r = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ANSIBLE"})
+    assert r.status_code == 200, r.text
+    events = r.json()
+    assert events is not None
+    assert len(events) == 2  # one pre and one post event
+    post = [e["data"] for e in events if e["data"].get("phase") == "post"]
+    assert post, "post event not found"
+    assert post[0]["result"]["msg"] == "message iddqd"
+
+
+def test_extra_vars_files(admin):
+    _, log = run(admin, "ansibleExtraVarsFiles")
+    assert_log(r".*Hello from a JSON file!.*", log)
+    assert_log(r".*Hello from a YAML file!.*", log)
+
+
+def test_multi_inventories(admin):
+    _, log = run(admin, "ansibleMultiInventory")
+    assert_log(r".*Hello aaa.*", log)
+    assert_log(r".*Hello bbb.*", log)
+
+
+def test_multi_inventory_files(admin):
+    _, log = run(admin, "ansibleMultiInventoryFile")
+    assert_log(r".*Hello aaa.*", log)
+    assert_log(r".*Hello bbb.*", log)
+
+
+def test_limit_with_multiple_host(admin):
+    _, log = run(admin, "ansibleLimitWithMultipleHost")
+    assert count_log(r".*Hello aaa.*", log) >= 2, log
+    assert count_log(r".*Hello ccc.*", log) >= 2, log
+    assert count_log(r".*Hello bbb.*", log) == 0, log
+
+
+def test_inventory_mix_match(admin):
+    _, log = run(admin, "ansibleInventoryMix")
+    assert_log(r".*Hello!.*", log)
+
+
+def test_inventory_name_invalid_chars(admin):
+    _, log = run(admin, "ansibleInventoryName")
+    assert_log(r".*Hello!.*", log)
+
+
+@pytest.mark.xfail(strict=True, reason="Accord lacks the ansible task's `enableLogFiltering` (Concord's "
+                   "log filter hides task output with sensitive words as 'THIS TASK CONTAINS SENSITIVE INFORMATION')")
+def test_log_filtering(admin):
+    # run w/o filtering first
+    pid = start(admin, "ansibleLogFiltering", parts={"arguments.doFilter": "false"})
+    finish(admin, pid)
+    assert_log(r".*Hello! my_password=.*", process_log(admin, pid))
+    # and then run with the filtering enabled
+    pid = start(admin, "ansibleLogFiltering", parts={"arguments.doFilter": "true"})
+    finish(admin, pid)
+    log = process_log(admin, pid)
+    assert count_log(r".*Hello! my_password=.*", log) == 0, log
+    assert_log(r".*SENSITIVE INFORMATION.*", log)
+
+
+# ---- AnsibleEventIT ------------------------------------------------------------------------
+
+def test_event(admin):
+    pid, _ = run(admin, "ansibleEvent")
+    r = admin.get("/api/v1/process/%s/event" % pid, params={"limit": -1})
+    assert r.status_code == 200, r.text
+    events = r.json()
+    assert events
+    hits = [e for e in events if isinstance(e.get("data"), dict) and isinstance(e["data"].get("result"), dict)
+            and e["data"]["result"].get("msg") == "Hi there!"]
+    assert len(hits) == 1, events
+
+
+# ---- AnsibleRetryIT ------------------------------------------------------------------------
+
+def test_save_retry(admin):
+    pid, _ = run(admin, "ansibleSaveRetry", status="FAILED")
+    r = admin.get("/api/v1/process/%s/attachment/hello.retry" % pid)
+    assert r.status_code == 200, r.text
