@@ -16,6 +16,7 @@ are marked xfail naming the missing part.  Skipped where ansible-core is not ins
 import io
 import os
 import re
+import time
 import zipfile
 
 import pytest
@@ -75,6 +76,10 @@ VAULT_SCRIPT = pytest.mark.xfail(strict=True, reason="Accord's payload extractio
                                   "file 0600: the vault password script loses its executable bit, so Ansible reads "
                                   "it as the password instead of running it (Concord keeps the ZIP's modes, "
                                   "FilePermissionsIT)")
+
+LOG_FILTERING = pytest.mark.xfail(strict=True, reason="Accord lacks the ansible task's `enableLogFiltering` (Concord's "
+                                   "log filter hides task output with sensitive words as 'THIS TASK CONTAINS "
+                                   "SENSITIVE INFORMATION')")
 
 
 # ---- AnsibleIT -----------------------------------------------------------------------------
@@ -185,8 +190,7 @@ def test_stats(admin):
     assert_log(r".*OK:.*127.0.0.1.*", log)
 
 
-@pytest.mark.xfail(strict=True, reason="Accord lacks the ansible task's `enableLogFiltering` (Concord's "
-                   "log filter hides task output with sensitive words as 'THIS TASK CONTAINS SENSITIVE INFORMATION')")
+@LOG_FILTERING
 def test_bad_strings(admin):
     _, log = run(admin, "ansibleBadStrings")
     assert_log(r".*THIS TASK CONTAINS SENSITIVE INFORMATION.*", log)
@@ -246,8 +250,7 @@ def test_inventory_name_invalid_chars(admin):
     assert_log(r".*Hello!.*", log)
 
 
-@pytest.mark.xfail(strict=True, reason="Accord lacks the ansible task's `enableLogFiltering` (Concord's "
-                   "log filter hides task output with sensitive words as 'THIS TASK CONTAINS SENSITIVE INFORMATION')")
+@LOG_FILTERING
 def test_log_filtering(admin):
     # run w/o filtering first
     pid = start(admin, "ansibleLogFiltering", parts={"arguments.doFilter": "false"})
@@ -280,3 +283,82 @@ def test_save_retry(admin):
     pid, _ = run(admin, "ansibleSaveRetry", status="FAILED")
     r = admin.get("/api/v1/process/%s/attachment/hello.retry" % pid)
     assert r.status_code == 200, r.text
+
+
+# ---- AnsibleEventProcessorIT ---------------------------------------------------------------
+# Concord's playbooks/plays/tasks views (GET …/ansible/playbooks, …/ansible/{playbookId}/plays,
+# …/ansible/{playId}/tasks) and the playbook events they are built from are being added by
+# another change (issue 25, `ansible-params`); until they land these are expected to fail, and
+# they pass unmarked once they do (strict=False: an XPASS is no failure).
+
+PLAYBOOK_VIEWS = pytest.mark.xfail(strict=False, reason="Accord lacks Concord's …/ansible/playbooks, "
+                                   "…/{playbookId}/plays and …/{playId}/tasks endpoints and the playbook "
+                                   "start/end events behind them (issue 25, ansible-params)")
+
+
+def poll_list(admin, path, **params):
+    """Concord's poll(): the list once it is not empty."""
+    deadline = time.time() + 30
+    while True:
+        r = admin.get(path, params=params)
+        assert r.status_code == 200, "%s: %s %s" % (path, r.status_code, r.text)
+        if r.json():
+            return r.json()
+        assert time.time() < deadline, "%s: still empty" % path
+        time.sleep(0.2)
+
+
+def playbook_of(admin, pid):
+    playbooks = poll_list(admin, "/api/v1/process/%s/ansible/playbooks" % pid)
+    assert len(playbooks) == 1, playbooks
+    return playbooks[0]
+
+
+def play_of(admin, pid, playbook_id):
+    plays = poll_list(admin, "/api/v1/process/%s/ansible/%s/plays" % (pid, playbook_id))
+    assert len(plays) == 1, plays
+    return plays[0]
+
+
+@PLAYBOOK_VIEWS
+def test_event_processor(admin):
+    pid, _ = run(admin, "ansibleEventProcessor")
+    playbook = playbook_of(admin, pid)
+    assert playbook["name"] == "playbook/hello.yml"
+    assert playbook["hostsCount"] == 1
+    assert playbook["playsCount"] == 1
+    play = play_of(admin, pid, playbook["id"])
+    assert play["playName"] == "local"
+    assert play["taskCount"] == 2
+
+
+@PLAYBOOK_VIEWS
+def test_event_processor_long_names(admin):
+    pid, _ = run(admin, "ansibleEventProcessor", parts={"entryPoint": "emitLongNames"})
+    playbook = playbook_of(admin, pid)
+    assert playbook["name"] == "playbook/large_play_and_task_names.yml"
+    assert playbook["hostsCount"] == 50
+    assert playbook["playsCount"] == 1
+    play = play_of(admin, pid, playbook["id"])
+    tasks = poll_list(admin, "/api/v1/process/%s/ansible/%s/tasks" % (pid, play["playId"]))
+    assert re.match(r"\['my-inventory-host-001', 'my-inventory-host-002'.*\.\.\.$", play["playName"])
+    assert "my-inventory-host-048" not in play["playName"]
+    assert play["taskCount"] == 1
+    assert len(play["playName"]) == 1024
+    assert len(tasks[0]["taskName"]) == 1024
+
+
+@PLAYBOOK_VIEWS
+def test_event_processor_unicode_sanitization(admin):
+    pid, _ = run(admin, "ansibleEventProcessor", parts={"entryPoint": "generateNonPrintableChars"})
+    playbook = playbook_of(admin, pid)
+    assert playbook["name"] == "playbook/unicode_sanitization.yml"
+    assert playbook["hostsCount"] == 1
+    assert playbook["playsCount"] == 1
+    play = play_of(admin, pid, playbook["id"])
+    events = poll_list(admin, "/api/v1/process/%s/ansible/events" % pid, host="127.0.0.1", hostGroup="local",
+                       status="OK", playbookId=playbook["id"])
+    assert play["taskStats"]["failed"] == 0
+    assert play["taskStats"]["ok"] == 1
+    # an escaped NUL is removed; an escaped SOH and a not-really-NUL are kept
+    assert events[0]["data"]["result"]["stdout"] == "aNul\naSoh\u0001\nNotNul\\u0000"

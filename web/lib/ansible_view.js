@@ -67,12 +67,14 @@ export function ansibleView(pid) {
   const tasks = h('section', {id: 'ansible-host-tasks', class: 'ansible-tasks', 'aria-live': 'polite', hidden: true});
   const msg = h('div', {id: 'ansible-status-msg', 'aria-live': 'polite'});
   const win = rowWindow(table, tbody, COLS, rowAt);
-  const el = h('div', {id: 'ansible'}, counts, msg, h('div', {class: 'table-wrap'}, table), tasks);
+  // the host's tasks above the hosts: in reach however far down the list the host was
+  const el = h('div', {id: 'ansible'}, counts, msg, tasks, h('div', {class: 'table-wrap'}, table));
 
   function makeRow(x) {
     const r = {status: h('td', {}), group: h('td', {}, x.hostGroup || ''), dur: h('td', testid('ansible-duration')), key: ''};
     r.tr = h('tr', {'data-host': x.host},
-      h('td', {}, h('button', {type: 'button', class: 'link', 'data-test': 'ansible-host', onclick: () => select(x.host)}, x.host)),
+      h('td', {}, h('button', {type: 'button', class: 'link', 'data-test': 'ansible-host',
+        onclick: () => select(x.host).catch((e) => console.error(e))}, x.host)),
       r.group, r.status, r.dur);
     return r;
   }
@@ -116,7 +118,8 @@ export function ansibleView(pid) {
       : h('p', {class: 'hint', 'data-test': 'ansible-none'}, 'No Ansible events yet: the hosts appear as the playbook reaches them.'));
   }
 
-  async function drawTasks() {
+  // fresh: the user just picked the host (the tasks are brought into view, focus on them).
+  async function drawTasks(fresh) {
     if (!selected) return;
     const host = selected;
     const events = await api('GET', `/api/v1/process/${enc(pid)}/ansible/events?host=${enc(host)}`);
@@ -124,7 +127,7 @@ export function ansibleView(pid) {
     const list = tasksOf(events);
     tasks.hidden = false;
     mount(tasks,
-      h('h2', {id: 'ansible-tasks-title'}, `Tasks on ${host}`),
+      h('h2', {id: 'ansible-tasks-title', tabindex: '-1'}, `Tasks on ${host}`),
       h('div', {class: 'table-wrap'}, h('table', {class: 'list', id: 'ansible-tasks', 'data-host': host, 'aria-labelledby': 'ansible-tasks-title'},
         h('thead', {}, h('tr', {}, ['Task', 'Module', 'Outcome', 'Time', 'Playbook'].map((t) => h('th', {scope: 'col'}, t)))),
         h('tbody', {}, list.map((t) => h('tr', {'data-test': 'ansible-task', 'data-status': t.status},
@@ -132,12 +135,16 @@ export function ansibleView(pid) {
           h('td', {class: 'mono'}, t.action), h('td', {}, outcome(t.status)),
           h('td', testid('ansible-task-duration'), t.duration === null ? '' : duration(t.duration)),
           h('td', {}, t.playbook)))))));
+    if (fresh) {
+      tasks.scrollIntoView({block: 'nearest'});
+      tasks.querySelector('h2').focus({preventScroll: true});
+    }
   }
 
   function select(host) {
     selected = host;
     for (const [name, r] of rows) r.tr.classList.toggle('selected', name === host);
-    return drawTasks();
+    return drawTasks(true);
   }
 
   return {
