@@ -61,8 +61,9 @@ def host_rows(d):
 
 
 def counts(d):
+    """{outcome: number} of the count chips shown (running only while a host runs)."""
     return dict(d.execute_script(
-        "return [...document.querySelectorAll('[data-test=ansible-count]')]"
+        "return [...document.querySelectorAll('[data-test=ansible-count]')].filter(b => !b.hidden)"
         ".map(b => [b.dataset.status, +b.querySelector('.count').textContent])"))
 
 

@@ -98,15 +98,25 @@ export function ansibleView(pid) {
     return r.tr;
   }
 
+  // One chip per outcome (and all hosts), made once and updated in place: a focused chip
+  // keeps the focus while the counts change.
+  const chips = ['', ...OUTCOMES].map((status) => {
+    const count = h('span', {class: 'count'}, '0');
+    const el = h('button', {type: 'button', class: 'chip ' + (status || 'ALL'), 'data-test': 'ansible-count',
+      'data-status': status || 'ALL', onclick: () => { filter = status; drawCounts(); drawHosts(); }},
+    status ? status.toLowerCase() : 'All hosts', ' ', count);
+    return {status, el, count};
+  });
+  mount(counts, chips.map((c) => c.el));
+
   function drawCounts() {
-    const n = {};
+    const n = {'': hosts.length};
     for (const x of hosts) n[x.status] = (n[x.status] || 0) + 1;
-    const chip = (status, label, count) => h('button', {type: 'button', class: 'chip ' + (status || 'ALL'),
-      'data-test': 'ansible-count', 'data-status': status || 'ALL', 'aria-pressed': String(filter === status),
-      onclick: () => { filter = status; drawCounts(); drawHosts(); }},
-    label, ' ', h('span', {class: 'count'}, String(count)));
-    mount(counts, chip('', 'All hosts', hosts.length),
-      OUTCOMES.filter((s) => n[s] || s !== 'RUNNING').map((s) => chip(s, s.toLowerCase(), n[s] || 0)));
+    for (const c of chips) {
+      c.count.textContent = String(n[c.status] || 0);
+      c.el.setAttribute('aria-pressed', String(filter === c.status));
+      c.el.hidden = c.status === 'RUNNING' && !n.RUNNING && filter !== 'RUNNING';
+    }
   }
 
   function drawHosts() {
