@@ -160,11 +160,22 @@ def test_external_playbook(admin):
 
 
 @pytest.mark.xfail(strict=True, reason="Accord lacks the ansible task's `debug: true` (Concord logs the "
-                   "ansible.cfg it writes) and does not merge a user's config.defaults.callback_plugins "
-                   "with its own callback folder (it replaces it)")
+                   "ansible.cfg it writes, where the merged callback_plugins read '…/_callbacks:myCallbackDir')")
 def test_merge_defaults(admin):
     _, log = run(admin, "ansibleMergeDefaults")
     assert_log(r".*_callbacks:myCallbackDir.*", log)
+
+
+def test_merge_defaults_keeps_accords_callbacks(admin):
+    """What testMergeDefaults guards besides its log line: a config.defaults.callback_plugins
+    of the flow's is added to Accord's callback folder, not put in its place (the run would
+    record no ANSIBLE events and no statistics)."""
+    pid, log = run(admin, "ansibleMergeDefaults")
+    assert_log(r'.*"msg":.*hello!.*', log)
+    events = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ANSIBLE"}).json()
+    assert [e["data"]["status"] for e in events if e["data"]["phase"] == "post"] == ["OK", "OK"], events
+    r = admin.get("/api/v1/process/%s/attachment/ansible_stats.json" % pid)
+    assert r.status_code == 200 and r.json()["ok"] == ["127.0.0.1"], r.text
 
 
 def test_group_vars(admin):

@@ -29,6 +29,33 @@ static json_t *cfg_defaults(const char *dir)
 			 cp);
 }
 
+/* Sets section.key = v, except that the user's callback_plugins come after Accord's folder
+ * (as Concord merges them): replaced, the run would lose its events, outVars and stats. */
+static int add_callbacks(json_t *into, const char *section, const char *key, json_t *v)
+{
+	const char *ours = json_string_value(json_object_get(into, key));
+	char *theirs, *both = NULL;
+	size_t n;
+	int rc = -1;
+
+	if (strcmp(section, "defaults") != 0 || strcmp(key, "callback_plugins") != 0 || !ours)
+		return json_object_set(into, key, v);
+	if (json_is_null(v))
+		return 0;
+	if (!(theirs = task_text(v)))
+		return -1;
+	n = strlen(ours) + strlen(theirs) + 2;
+	if (!*theirs)
+		rc = 0;
+	else if ((both = malloc(n))) {
+		str_fmt_cut(both, n, "%s:%s", ours, theirs);
+		rc = json_object_set_new(into, key, json_string(both));
+	}
+	free(both);
+	free(theirs);
+	return rc;
+}
+
 static int cfg_merge(json_t *cfg, json_t *config, struct err *e)
 {
 	const char *section, *key;
@@ -55,7 +82,8 @@ static int cfg_merge(json_t *cfg, json_t *config, struct err *e)
 		{
 			if (strpbrk(key, "=\n\r"))
 				return err_set(e, ERR_INVALID, "ansible: bad config key '%s'", key);
-			json_object_set(into, key, v);
+			if (add_callbacks(into, section, key, v) < 0)
+				return oom_fail(e);
 		}
 	}
 	return 0;
