@@ -1,8 +1,10 @@
 // #/process/{id} and #/process/{id}/{tab}: one process.  The header (status, stop, resume,
 // pending forms) follows the status every 2 s until the process ends; the tabs are the
 // details (initiator, project, repository and commit, times, meta, out variables), the
-// live log, the events as a timeline, attachments, children and checkpoints.
+// live log, the events as a timeline, the Ansible runs (offered once the process has ANSIBLE
+// events), attachments, children and checkpoints.
 import {confirm} from '../lib/admin.js';
+import {ansibleView, hasAnsible} from '../lib/ansible_view.js';
 import {api, enc, ApiError} from '../lib/api.js';
 import {h, mount, ready, when, duration} from '../lib/dom.js';
 import {failureBanner, failureOf} from '../lib/failure.js';
@@ -12,7 +14,7 @@ import {poll} from '../lib/poll.js';
 import {FINAL, STOPPABLE, statusBadge, setStatus} from '../lib/status.js';
 import {timeline, UUID} from '../lib/timeline.js';
 
-const TABS = [['', 'Details'], ['log', 'Log'], ['events', 'Events'], ['attachments', 'Attachments'],
+const TABS = [['', 'Details'], ['log', 'Log'], ['events', 'Events'], ['ansible', 'Ansible'], ['attachments', 'Attachments'],
   ['children', 'Children'], ['checkpoints', 'Checkpoints']];
 const POLL_MS = 2000;
 const RESTORABLE = new Set(['FINISHED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'SUSPENDED']);
@@ -82,7 +84,7 @@ function titleOf(p) {
 export async function render(main, params, query) {
   const id = params.id;
   const tab = params.tab || '';
-  if (!TABS.some(([t]) => t === tab)) throw new Error(`No tab "${tab}" (try log, events, attachments, children or checkpoints).`);
+  if (!TABS.some(([t]) => t === tab)) throw new Error(`No tab "${tab}" (try log, events, ansible, attachments, children or checkpoints).`);
   const ctl = new AbortController();
   const base = '#/process/' + enc(id);
   // The log's tail is asked for together with the process (the first lines sooner).
@@ -184,11 +186,21 @@ export async function render(main, params, query) {
     mount(actions, ...items);
   }
 
+  // The Ansible tab is offered once the process has ANSIBLE events (looked for again while
+  // it runs, until it has some).
+  let ansibleSeen = tab === 'ansible';
+  async function offerAnsible() {
+    if (ansibleSeen || !(await hasAnsible(id))) return;
+    ansibleSeen = true;
+    main.querySelector('#tab-ansible').hidden = false;
+  }
+
   async function refresh() {
     proc = await api('GET', '/api/v2/process/' + enc(id));
     setStatus(statusEl, proc.status);
     await drawActions();
     await drawFailure();
+    await offerAnsible();
     for (const fn of onStatus) await fn(proc);
     return !FINAL.has(proc.status);
   }
@@ -201,11 +213,11 @@ export async function render(main, params, query) {
     failureEl, actions, actionMsg,
     h('nav', {class: 'tabs', 'aria-label': 'Process'},
       TABS.map(([t, label]) => h('a', {href: t ? `${base}/${t}` : base, id: 'tab-' + (t || 'details'),
-        'aria-current': t === tab ? 'page' : null}, label))),
+        'aria-current': t === tab ? 'page' : null, hidden: t === 'ansible' && tab !== 'ansible'}, label))),
     panel);
-  await Promise.all([drawActions(), drawFailure()]);
+  await Promise.all([drawActions(), drawFailure(), offerAnsible()]);
 
-  let stopLog = null;
+  let stopTab = null;
   switch (tab) {
   case '': {
     let shown = JSON.stringify(proc);
@@ -226,7 +238,7 @@ export async function render(main, params, query) {
     v.follow(async () => (FINAL.has(proc.status) ? proc.status
       : (proc = await api('GET', '/api/v2/process/' + enc(id), {signal: ctl.signal})).status))
       .catch((e) => { if (!ctl.signal.aborted) console.error(e); });
-    stopLog = () => ctl.abort();
+    stopTab = () => ctl.abort();
     break;
   }
   case 'events': {
@@ -238,6 +250,14 @@ export async function render(main, params, query) {
       await t.refresh();
       if (failure) t.markFailure(failure);
     });
+    break;
+  }
+  case 'ansible': {
+    const v = ansibleView(id);
+    mount(panel, v.el);
+    await v.refresh();
+    onStatus.push(() => v.refresh());
+    stopTab = v.stop;
     break;
   }
   case 'attachments': {
@@ -303,7 +323,7 @@ export async function render(main, params, query) {
   startPolling();
   return () => {
     if (stopPoll) stopPoll();
-    if (stopLog) stopLog();
+    if (stopTab) stopTab();
     ctl.abort();
   };
 }

@@ -139,6 +139,18 @@ static int path_inventory(struct run *r, const char *what, json_t *v, bool exec,
 	return strv_add(&r->argv, "-i") < 0 || strv_add(&r->argv, "%s", json_string_value(v)) < 0 ? oom(e) : 0;
 }
 
+/* inventoryFile and dynamicInventoryFile: a path, or a list of them (Concord's too). */
+static int path_inventories(struct run *r, const char *what, json_t *v, bool exec, struct err *e)
+{
+	json_t *x;
+	size_t i;
+
+	if (!json_is_array(v))
+		return path_inventory(r, what, v, exec, e);
+	json_array_foreach(v, i, x) if (path_inventory(r, what, x, exec, e) < 0) return -1;
+	return 0;
+}
+
 static int inventories(struct run *r, struct err *e)
 {
 	json_t *inv = param(r, "inventory"), *v;
@@ -158,10 +170,10 @@ static int inventories(struct run *r, struct err *e)
 			return -1;
 		n++;
 	}
-	if ((v = param(r, "inventoryFile")) && n++ >= 0 && path_inventory(r, "inventoryFile", v, false, e) < 0)
+	if ((v = param(r, "inventoryFile")) && n++ >= 0 && path_inventories(r, "inventoryFile", v, false, e) < 0)
 		return -1;
 	if ((v = param(r, "dynamicInventoryFile")) && n++ >= 0 &&
-	    path_inventory(r, "dynamicInventoryFile", v, true, e) < 0)
+	    path_inventories(r, "dynamicInventoryFile", v, true, e) < 0)
 		return -1;
 	if (n == 0)
 		return err_set(e, ERR_INVALID,
@@ -638,24 +650,70 @@ static void debug_log(struct run *r)
 	buf_cleanup(&b);
 }
 
+/* Writes text as the attachment name (a warning in the log when it cannot). */
+static void save_attachment(struct run *r, const char *name, char *text)
+{
+	struct err e = {0};
+	char rel[256];
+
+	str_fmt_cut(rel, sizeof rel, "_attachments/%s", name);
+	if (!text || path_mkdirs_beneath(r->workdir, "_attachments", 0700, &e) < 0 ||
+	    path_write_beneath(r->workdir, rel, text, strlen(text), 0600, &e) < 0)
+		vm_log(r->c->vm, FLOW_WARN, "ansible: the statistics were not saved: %s",
+		       e.msg[0] ? e.msg : "out of memory");
+	free(text);
+}
+
+/* ansible_stats_v2.json: every run of the process, in order, as Concord's callback and task
+ * leave it: [{playbook, stats, exitCode}, …]. */
+static void save_stats_v2(struct run *r, json_t *stats, int code)
+{
+	struct err e = {0};
+	size_t len;
+	char *old = path_read_beneath(r->workdir, "_attachments/ansible_stats_v2.json", 64u << 20, &len, &e);
+	json_t *runs = old ? json_loadb(old, len, 0, NULL) : NULL;
+
+	free(old);
+	if (!json_is_array(runs)) {
+		json_decref(runs);
+		runs = json_array();
+	}
+	json_array_append_new(
+	    runs, json_pack("{s:O?, s:O, s:i}", "playbook", param(r, "playbook"), "stats", stats, "exitCode", code));
+	save_attachment(r, "ansible_stats_v2.json", json_dumps(runs, JSON_INDENT(2)));
+	json_decref(runs);
+}
+
 /* enableStats: _attachments/ansible_stats.json as Concord leaves it (the hosts by outcome
- * and the exit code); the server also puts it in the process's meta as ansibleStats. */
+ * and the exit code; the server also puts it in the process's meta as ansibleStats), and
+ * this run added to ansible_stats_v2.json. */
 static void save_stats(struct run *r, json_t *stats, int code)
 {
 	json_t *v = json_deep_copy(stats);
-	struct err e = {0};
-	char *text;
 
 	if (!v)
 		return;
 	json_object_set_new(v, "exitCode", json_integer(code));
-	text = json_dumps(v, JSON_INDENT(2));
+	save_attachment(r, "ansible_stats.json", json_dumps(v, JSON_INDENT(2)));
 	json_decref(v);
-	if (!text || path_mkdirs_beneath(r->workdir, "_attachments", 0700, &e) < 0 ||
-	    path_write_beneath(r->workdir, "_attachments/ansible_stats.json", text, strlen(text), 0600, &e) < 0)
-		vm_log(r->c->vm, FLOW_WARN, "ansible: the statistics were not saved: %s",
-		       e.msg[0] ? e.msg : "out of memory");
+	save_stats_v2(r, stats, code);
+}
+
+/* Whether outVars (a list of names, or Concord's "a, b" string) asks for _stats. */
+static bool names_stats(json_t *names)
+{
+	char *text = list_text(names);
+	bool found = false;
+
+	for (const char *t = text; t && *t && !found;) {
+		size_t n;
+		t += strspn(t, ", ");
+		n = strcspn(t, ", ");
+		found = n == 6 && strncmp(t, "_stats", 6) == 0;
+		t += n;
+	}
 	free(text);
+	return found;
 }
 
 /* The result: ok, exitCode, the outVars and the host statistics the callback left. */
@@ -669,15 +727,11 @@ static json_t *result(struct run *r, int code)
 	out = json_load_file(path, 0, NULL);
 	json_object_foreach(json_object_get(out, "vars"), k, v) json_object_set(res, k, v);
 	if ((v = json_object_get(out, "stats"))) {
-		json_t *names = param(r, "outVars");
 		json_object_set(res, "ansibleStats", v);
 		if (flag_or(r, "enableStats", true))
 			save_stats(r, v, code);
-		if (names && json_is_array(names))
-			for (size_t i = 0; i < json_array_size(names); i++)
-				if (json_is_string(json_array_get(names, i)) &&
-				    strcmp(json_string_value(json_array_get(names, i)), "_stats") == 0)
-					json_object_set(res, "_stats", v);
+		if (names_stats(param(r, "outVars")))
+			json_object_set(res, "_stats", v);
 	}
 	json_decref(out);
 	return res;

@@ -12,7 +12,11 @@
 #include "flow/tasks/task.h"
 
 /* Accord's configuration: Concord's defaults (docs/flows.md "ansible"), with every folder
- * Ansible writes to inside the working directory (dir: the run's absolute folder). */
+ * Ansible writes to inside the working directory (dir: the run's absolute folder).  The
+ * hosts' temporary folder is under $HOME, expanded by each host's shell: a remote user's
+ * home there, the working directory (the runner's HOME) on a local connection, where "~"
+ * would be the home folder of the runner's user in the password database (/nonexistent
+ * for nobody). */
 static json_t *cfg_defaults(const char *dir)
 {
 	char tmp[4200], cb[4200], cp[4200], lk[4200];
@@ -21,9 +25,36 @@ static json_t *cfg_defaults(const char *dir)
 	str_fmt_cut(cp, sizeof cp, "%s/cp", dir);
 	str_fmt_cut(lk, sizeof lk, "%s/lookups", dir);
 	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking",
-			 0, "retry_files_enabled", 1, "remote_tmp", "~/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
+			 0, "retry_files_enabled", 1, "remote_tmp", "$HOME/.ansible/tmp", "local_tmp", tmp, "timeout", 120,
 			 "callback_plugins", cb, "lookup_plugins", lk, "nocolor", 1, "ssh_connection", "pipelining", 1,
 			 "control_path_dir", cp);
+}
+
+/* Sets section.key = v, except that the user's callback_plugins come after Accord's folder
+ * (as Concord merges them): replaced, the run would lose its events, outVars and stats. */
+static int add_callbacks(json_t *into, const char *section, const char *key, json_t *v)
+{
+	const char *ours = json_string_value(json_object_get(into, key));
+	char *theirs, *both = NULL;
+	size_t n;
+	int rc = -1;
+
+	if (strcmp(section, "defaults") != 0 || strcmp(key, "callback_plugins") != 0 || !ours)
+		return json_object_set(into, key, v);
+	if (json_is_null(v))
+		return 0;
+	if (!(theirs = task_text(v)))
+		return -1;
+	n = strlen(ours) + strlen(theirs) + 2;
+	if (!*theirs)
+		rc = 0;
+	else if ((both = malloc(n))) {
+		str_fmt_cut(both, n, "%s:%s", ours, theirs);
+		rc = json_object_set_new(into, key, json_string(both));
+	}
+	free(both);
+	free(theirs);
+	return rc;
 }
 
 static int cfg_merge(json_t *cfg, json_t *config, struct err *e)
@@ -52,7 +83,8 @@ static int cfg_merge(json_t *cfg, json_t *config, struct err *e)
 		{
 			if (strpbrk(key, "=\n\r"))
 				return err_set(e, ERR_INVALID, "ansible: bad config key '%s'", key);
-			json_object_set(into, key, v);
+			if (add_callbacks(into, section, key, v) < 0)
+				return oom_fail(e);
 		}
 	}
 	return 0;
