@@ -58,6 +58,7 @@ static void load(void)
 	SYM(entry_clear, "archive_entry_clear");
 	SYM(entry_pathname, "archive_entry_pathname");
 	SYM(entry_filetype, "archive_entry_filetype");
+	SYM(entry_perm, "archive_entry_perm");
 	SYM(entry_hardlink, "archive_entry_hardlink");
 	SYM(entry_symlink, "archive_entry_symlink");
 	SYM(entry_size, "archive_entry_size");

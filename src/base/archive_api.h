@@ -39,6 +39,7 @@ struct archive_api {
 	__typeof__(&archive_entry_clear) entry_clear;
 	__typeof__(&archive_entry_pathname) entry_pathname;
 	__typeof__(&archive_entry_filetype) entry_filetype;
+	__typeof__(&archive_entry_perm) entry_perm;
 	__typeof__(&archive_entry_hardlink) entry_hardlink;
 	__typeof__(&archive_entry_symlink) entry_symlink;
 	__typeof__(&archive_entry_size) entry_size;

@@ -147,7 +147,7 @@ static int over_limits(struct extract *x, uint64_t more, struct err *e)
 /* Copies the entry's data into a new file `base` in parentfd; an existing file (or link)
  * of that name is unlinked first so that a write never goes through a planted link. */
 static int write_file(struct archive *a, struct extract *x, int parentfd, const char *base, const char *name,
-		      struct err *e)
+		      bool exec, struct err *e)
 {
 	struct stat st;
 	int fd, rc = -1;
@@ -161,7 +161,9 @@ static int write_file(struct archive *a, struct extract *x, int parentfd, const 
 			return err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': cannot replace: %s", name,
 				       strerror(errno));
 	}
-	fd = openat(parentfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* the owner's execute bit is kept (a script the flow runs, an Ansible vault password
+	 * script), as Concord keeps an archive's modes; nothing else of the mode is */
+	fd = openat(parentfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, exec ? 0700 : 0600);
 	if (fd < 0)
 		return err_set(e, err_code_of_write(errno), "archive entry '" NAME_FMT "': cannot create: %s", name,
 			       strerror(errno));
@@ -214,7 +216,7 @@ static int extract_entry(struct archive *a, struct archive_entry *ae, struct ext
 		if (fd >= 0)
 			close(fd);
 	} else {
-		rc = write_file(a, x, parentfd, base, name, e);
+		rc = write_file(a, x, parentfd, base, name, (archive.entry_perm(ae) & 0100) != 0, e);
 	}
 	close(parentfd);
 	return rc;
@@ -329,7 +331,7 @@ static int pack_header(struct packer *pk, const char *rel, const struct stat *st
 	archive.entry_clear(pk->ae);
 	archive.entry_set_pathname(pk->ae, rel);
 	archive.entry_set_filetype(pk->ae, is_dir ? AE_IFDIR : AE_IFREG);
-	archive.entry_set_perm(pk->ae, is_dir ? 0700 : 0600);
+	archive.entry_set_perm(pk->ae, is_dir || (st->st_mode & S_IXUSR) ? 0700 : 0600);
 	archive.entry_set_size(pk->ae, is_dir ? 0 : st->st_size);
 	archive.entry_set_mtime(pk->ae, st->st_mtime, 0);
 	return archive.write_header(pk->a, pk->ae) == ARCHIVE_OK ? 0 : tar_fail(pk, rel);

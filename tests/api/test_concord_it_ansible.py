@@ -73,11 +73,6 @@ def run(admin, name, status="FINISHED", **kw):
     return pid, log
 
 
-VAULT_SCRIPT = pytest.mark.xfail(strict=True, reason="Accord's payload extraction (src/base/pack.c) makes every "
-                                  "file 0600: the vault password script loses its executable bit, so Ansible reads "
-                                  "it as the password instead of running it (Concord keeps the ZIP's modes, "
-                                  "FilePermissionsIT)")
-
 # ---- AnsibleIT -----------------------------------------------------------------------------
 
 def test_hello(admin):
@@ -91,7 +86,6 @@ def test_skip_tags(admin):
     assert count_log(r".*Hello, world.*", log) == 0, "unexpected 'Hello, world' log"
 
 
-@VAULT_SCRIPT
 def test_vault(admin):
     _, log = run(admin, "ansibleVault")
     assert_log(r".*Hello, Concord.*", log)
@@ -102,7 +96,6 @@ def test_vault_with_multiple_passwords(admin):
     assert_log(r".*Hello, Concord.*", log)
 
 
-@VAULT_SCRIPT
 def test_vault_with_multiple_password_files(admin):
     _, log = run(admin, "ansibleVaultMultiplePasswordFiles")
     assert_log(r".*Hello, Concord.*", log)

@@ -54,7 +54,8 @@ static void *make_archive(bool zip, const struct ent *v, size_t n, size_t *len)
 		archive.entry_clear(ae);
 		archive.entry_set_pathname(ae, v[i].name);
 		archive.entry_set_filetype(ae, t);
-		archive.entry_set_perm(ae, t == AE_IFDIR ? 0755 : 0644);
+		/* a ".sh" entry is setuid and executable by all: only the owner's x may survive */
+		archive.entry_set_perm(ae, t == AE_IFDIR ? 0755 : strstr(v[i].name, ".sh") ? 04755 : 0644);
 		if (t == AE_IFLNK)
 			archive.entry_set_symlink(ae, v[i].link);
 		if (v[i].hardlink)
@@ -127,12 +128,14 @@ static void test_unzip_files_and_modes(void **state)
 	    {"lib/", AE_IFDIR, NULL, 0, NULL, false},
 	    {"lib/a/b.txt", 0, "hello", 0, NULL, false},
 	    {"empty", 0, NULL, 0, NULL, false},
+	    {"bin/run.sh", 0, "#!/bin/sh\n", 0, NULL, false},
 	};
 	char *d = tmpdir(), *s;
 	struct err e;
 	(void)state;
 
-	assert_int_equal(unzip_ents(v, 4, d, &big, &e), 0);
+	assert_int_equal(unzip_ents(v, 5, d, &big, &e), 0);
+	assert_int_equal(lmode(d, "bin/run.sh") & 07777, 0700); /* owner's x kept, setuid and others' bits not */
 	s = read_at(d, "concord.yml");
 	assert_string_equal(s, "flows: {}\n");
 	free(s);
