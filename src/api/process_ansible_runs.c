@@ -245,7 +245,8 @@ static int by_order(const void *a, const void *b)
 
 static int list_tasks(struct api_call *c)
 {
-	const char *play_id = http_query(c->req, "playId");
+	/* …/ansible/tasks?playId= (Concord's resource) or …/ansible/{playId}/tasks (its tests' client) */
+	const char *play_id = api_param(c, "playId") ? api_param(c, "playId") : http_query(c->req, "playId");
 	json_t *tasks, *out, *t, **v;
 	const char *k;
 	struct runs r;
@@ -409,6 +410,13 @@ static const struct api_doc doc_tasks = {
     .errors = "400 403 404",
 };
 
+static const struct api_doc doc_play_tasks = {
+    .summary = "The tasks of one Ansible play of a process (the play in the path)",
+    .params = (const struct api_param_doc[]){DOC_PROCESS_ID, {"playId", "string", "the play (a UUID)"}, {0}},
+    .response = "{'type':'array','items':{'type':'object'}}",
+    .errors = "400 403 404",
+};
+
 static const struct api_doc doc_stats = {
     .summary = "The hosts of a process's Ansible runs counted by outcome (Concord's deprecated stats)",
     .params = (const struct api_param_doc[]){DOC_PROCESS_ID, {0}},
@@ -422,6 +430,7 @@ const struct api_route api_process_ansible_run_routes[] = {
     {"GET", "/api/v1/process/{id}/ansible/playbooks", list_playbooks, 0, &doc_playbooks},
     {"GET", "/api/v1/process/{id}/ansible/{playbookId}/plays", list_plays, 0, &doc_plays},
     {"GET", "/api/v1/process/{id}/ansible/tasks", list_tasks, 0, &doc_tasks},
+    {"GET", "/api/v1/process/{id}/ansible/{playId}/tasks", list_tasks, 0, &doc_play_tasks},
     {"GET", "/api/v1/process/{id}/ansible/stats", get_stats, 0, &doc_stats},
     {0},
 };
