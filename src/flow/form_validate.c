@@ -415,7 +415,7 @@ int form_validate(const json_t *form, const json_t *submitted, json_t **out, str
 	}
 	json_array_foreach(fields, i, def)
 	{
-		struct field f;
+		struct field f = {0};
 		json_t *v = NULL, *msg = NULL;
 		const json_t *dflt;
 		if ((rc = field_parse(def, i, &f, e)) < 0)
