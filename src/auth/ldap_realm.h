@@ -30,6 +30,8 @@ struct ldap_settings {
 	bool starttls;
 	unsigned timeout_ms;
 	int64_t groups_cache_s; /* how long the groups read at a login stand before a login reads them again */
+	unsigned pool_size;	/* idle connections kept for later logins (auth/ldap_pool.h); 0: none */
+	int64_t pool_idle_s;	/* how long one stays idle before it is closed */
 };
 
 extern struct ldap_settings ldap_settings;
@@ -59,6 +61,10 @@ extern struct ldap_settings ldap_settings;
 	     "require StartTLS on an ldap:// URL"},                                                                     \
 	    {"ldap-timeout-ms", CONFIG_UINT, "5000", 100, 600000, &ldap_settings.timeout_ms,                          \
 	     "connect and operation timeout of the directory"},                                                         \
+	    {"ldap-pool-size", CONFIG_UINT, "4", 0, 64, &ldap_settings.pool_size,                                     \
+	     "idle directory connections kept for later logins (0: a new connection for each)"},                      \
+	    {"ldap-pool-idle", CONFIG_DURATION, "5m", 1, 1ULL << 32, &ldap_settings.pool_idle_s,                      \
+	     "how long a kept directory connection may stay idle before it is closed"},                                 \
 	{                                                                                                              \
 		"ldap-groups-cache", CONFIG_DURATION, "10m", 1, 1ULL << 32, &ldap_settings.groups_cache_s,             \
 		    "how long the groups read at a login stand before a later login reads them again"                        \
