@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "auth/ldap_api.h"
+#include "base/ldap_api.h"
 #include "auth/ldap_realm.h"
 #include "base/datetime.h"
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/ldap_filter.h"
 
 /* The LDAP / Active Directory realm (docs/security.md "Realms"): a username and password
  * checked against a directory.  The service account (--ldap-system-user, its password from
@@ -95,9 +96,5 @@ struct ldap_identity {
 int ldap_realm_login(const char *username, const char *password, bool with_groups, struct ldap_identity *out,
 		     struct err *e) WUR;
 void ldap_identity_cleanup(struct ldap_identity *id);
-
-/* in escaped for an LDAP filter value (RFC 4515: * ( ) \ NUL and every byte outside
- * printable ASCII as \xx) into out; -1 when it does not fit. */
-int ldap_filter_escape(const char *in, char *out, size_t cap) WUR;
 
 #endif

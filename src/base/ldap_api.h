@@ -1,5 +1,5 @@
-#ifndef ACCORD_AUTH_LDAP_API_H
-#define ACCORD_AUTH_LDAP_API_H
+#ifndef ACCORD_BASE_LDAP_API_H
+#define ACCORD_BASE_LDAP_API_H
 
 #include <ldap.h>
 
@@ -7,8 +7,9 @@
 #include "base/err.h"
 
 /* OpenLDAP's client library, loaded on demand (like store/pq_api.h).  Only a server started
- * with --ldap-url speaks to a directory (auth/ldap.c), so the binary does not link it: the
- * first directory login calls ldap_api_load(), which opens LDAP_SONAME (set by the Makefile
+ * with --ldap-url (auth/ldap_realm.c) and a flow's `ldap` task (flow/tasks/ldap.c) speak to a
+ * directory, so the binary does not link it: the first directory login or task calls
+ * ldap_api_load(), which opens LDAP_SONAME (set by the Makefile
  * from the build's libldap) once, thread-safely, and fills `ldapi` with the functions Accord
  * uses, called as `ldapi.search_ext_s(...)` instead of `ldap_search_ext_s(...)`.  The header
  * is included for the types only. */
