@@ -29,7 +29,8 @@ static json_t *run_as_groups(const json_t *ldap)
 	if (json_is_object(ldap))
 		add_group(out, json_object_get(ldap, "group"));
 	else
-		json_array_foreach(ldap, i, item) if (json_is_object(item)) add_group(out, json_object_get(item, "group"));
+		json_array_foreach(ldap, i, item) if (json_is_object(item))
+		    add_group(out, json_object_get(item, "group"));
 	return out;
 }
 
@@ -40,7 +41,8 @@ static bool names_user(const json_t *users, const char *username)
 
 	if (json_is_string(users))
 		return strcmp(json_string_value(users), username) == 0;
-	json_array_foreach(users, i, u) if (json_is_string(u) && strcmp(json_string_value(u), username) == 0) return true;
+	json_array_foreach(users, i,
+			   u) if (json_is_string(u) && strcmp(json_string_value(u), username) == 0) return true;
 	return false;
 }
 
@@ -49,8 +51,8 @@ static bool in_groups(const json_t *patterns, const json_t *groups)
 	const json_t *p, *g;
 	size_t i, j;
 
-	json_array_foreach(patterns, i, p) json_array_foreach(groups, j, g) if (
-	    ldap_group_matches(json_string_value(p), json_string_value(g))) return true;
+	json_array_foreach(patterns, i, p) json_array_foreach(
+	    groups, j, g) if (ldap_group_matches(json_string_value(p), json_string_value(g))) return true;
 	return false;
 }
 

@@ -14,14 +14,17 @@
  * uses, called as `ldapi.search_ext_s(...)` instead of `ldap_search_ext_s(...)`.  The header
  * is included for the types only. */
 #define LDAP_API_FUNCTIONS(X)                                                                                          \
+	X(ber_free, ber_free)                                                                                          \
 	X(count_entries, ldap_count_entries)                                                                           \
 	X(err2string, ldap_err2string)                                                                                 \
+	X(first_attribute, ldap_first_attribute)                                                                       \
 	X(first_entry, ldap_first_entry)                                                                               \
 	X(get_dn, ldap_get_dn)                                                                                         \
 	X(get_values_len, ldap_get_values_len)                                                                         \
 	X(initialize, ldap_initialize)                                                                                 \
 	X(memfree, ldap_memfree)                                                                                       \
 	X(msgfree, ldap_msgfree)                                                                                       \
+	X(next_attribute, ldap_next_attribute)                                                                         \
 	X(next_entry, ldap_next_entry)                                                                                 \
 	X(sasl_bind_s, ldap_sasl_bind_s)                                                                               \
 	X(search_ext_s, ldap_search_ext_s)                                                                             \

@@ -17,7 +17,7 @@ static void test_dn_patterns_are_regexes_over_the_whole_dn(void **state)
 	assert_true(ldap_group_matches("CN=managers,.*", DN));
 	assert_true(ldap_group_matches("CN=Managers,OU=groups,DC=example,DC=org", DN));
 	assert_true(ldap_group_matches("cn=(managers|leads),ou=groups,.*", DN));
-	assert_false(ldap_group_matches("CN=managers", DN));	     /* the whole DN must match */
+	assert_false(ldap_group_matches("CN=managers", DN)); /* the whole DN must match */
 	assert_false(ldap_group_matches("CN=manager,.*", DN));
 	assert_false(ldap_group_matches("CN=managers,(.*", DN)); /* does not compile */
 }
