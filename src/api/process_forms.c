@@ -274,6 +274,8 @@ static json_t *submitted_by(struct api_call *c)
 static int resume_with(struct api_call *c, struct form_req *r, json_t *values, struct submission *s)
 {
 	const char *name = json_string_value(json_object_get(r->form, "name"));
+	const json_t *run_as = json_object_get(json_object_get(r->form, "options"), "runAs");
+	bool keep = json_is_true(json_object_get(run_as, "keep"));
 	json_t *args = json_object();
 	int rc;
 
@@ -282,7 +284,8 @@ static int resume_with(struct api_call *c, struct form_req *r, json_t *values, s
 	json_object_set(args, name, values);
 	if (json_array_size(s->files))
 		json_object_set(args, RESUME_FILES_KEY, s->files);
-	rc = store_process_resume(c->db, r->p.instance_id, name, args, &c->err);
+	/* runAs.keep: the process goes on on behalf of who submitted the form. */
+	rc = store_process_resume_as(c->db, r->p.instance_id, name, args, keep ? c->who.user.id : NULL, &c->err);
 	json_decref(args);
 	if (rc)
 		return rc;

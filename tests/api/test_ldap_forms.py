@@ -100,3 +100,47 @@ def test_the_custom_form_page_follows_the_groups(srv):
     assert as_user(srv, "bob", "bob-pw").get("/forms/%s/approval/form/" % pid).status_code == 403
     r = as_user(srv, "alice", "alice-pw").get("/forms/%s/approval/form/" % pid)
     assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_keep_continues_as_the_submitter(srv, keep):
+    """runAs.keep: after the form the process runs on behalf of who submitted it — its
+    currentUser and the identity of its own API calls (its session token) — while
+    initiator stays; without keep nothing changes."""
+    flow = """
+flows:
+  default:
+    - log: "before=${currentUser.username}"
+    - form: approval
+      runAs:
+        ldap: {group: devs}
+        keep: %s
+      fields:
+        - approved: {type: boolean}
+    - log: "after=${currentUser.username} initiator=${initiator.username}"
+    - task: http
+      in:
+        url: "%s/api/service/console/whoami"
+        headers: {X-Concord-SessionToken: "${processInfo.sessionToken}"}
+        response: json
+      out: w
+    - log: "calls as ${w.content.username}"
+    - task: concord
+      in: {action: start, payload: child, sync: true}
+      out: job
+    - log: "child=${job.id}"
+""" % ("true" if keep else "false", srv.url)
+    admin = admin_of(srv)
+    pid = start_process(admin, flow, files={"child/concord.yml": b"flows:\n  default:\n    - log: child\n"})
+    assert wait_process(admin, pid, ("SUSPENDED", "FINISHED", "FAILED"))["status"] == "SUSPENDED"
+    r = as_user(srv, "alice", "alice-pw").post(url(pid), json={"approved": True})
+    assert r.status_code == 200, r.text
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+    log = process_log(admin, pid)
+    who = "alice" if keep else "admin"
+    assert "before=admin" in log
+    assert "after=%s initiator=admin" % who in log
+    assert "calls as %s" % who in log
+    assert admin.get("/api/v1/process/%s" % pid).json()["initiator"] == "admin"
+    child = log.split("child=")[1].split()[0]
+    assert admin.get("/api/v1/process/%s" % child).json()["initiator"] == who
