@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import process_log, start_process, wait_process
-from test_ldap import BASE, directory, free_port, pytestmark  # noqa: F401
+from test_ldap import BASE, directory, free_port, pytestmark, tls_directory  # noqa: F401
 
 READER = "cn=reader,ou=system," + BASE
 
@@ -133,3 +133,15 @@ def test_bad_parameters_fail_the_step_clearly(admin, directory, step, expect):  
     pid, status, log = run(admin, directory, "- task: ldap\n  in: %s\n" % step)
     assert status == "FAILED", log
     assert expect in log
+
+
+def test_ldaps_checks_the_directory_certificate(admin, tls_directory):  # noqa: F811
+    """The test directory's CA is not one of the system's: the task refuses its certificate
+    and sends nothing (no bind, no password) over the connection."""
+    _, ldaps, _ = tls_directory
+    pid, status, log = run(admin, ldaps, """
+- task: ldap
+  in: {action: getUser, user: "alice@example.org"}
+""")
+    assert status == "FAILED", log
+    assert "ldap: cannot reach %s" % ldaps in log
