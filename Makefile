@@ -37,7 +37,7 @@ GIT2_SONAME := $(call soname,libgit2)
 PQ_SONAME := $(call soname,libpq)
 SQLITE_SONAME := $(call soname,libsqlite3)
 ZLIB_SONAME := $(call soname,libz)
-# OpenLDAP's client (src/auth/ldap_api.h): its pkg-config name is ldap, its file libldap.so.
+# OpenLDAP's client (src/base/ldap_api.h): its pkg-config name is ldap, its file libldap.so.
 LDAP_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir ldap 2>/dev/null)/libldap.so 2>/dev/null | awk '/SONAME/ {print $$2}')
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/gen $(WARN) $(PKG_CFLAGS) -MMD -MP \
   -DMHD_SONAME='"$(or $(MHD_SONAME),libmicrohttpd.so.12)"' -DCURL_SONAME='"$(or $(CURL_SONAME),libcurl.so.4)"' \

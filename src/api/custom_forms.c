@@ -8,10 +8,10 @@
  * Files come from the suspended process's stored working directory (its payload), so any
  * node serves them and nothing is copied; only regular files are served (pack_dir stores
  * no links) and a path with "..", "." or an empty component is refused.  Access is the
- * form's own: who may submit it (its runAs users, or writers of the process).  Every
- * page carries a CSP that lets the form's own scripts and styles run but lets them reach
- * nothing (no fetch, no other origin, a post only to the form's own submit URL;
- * docs/security.md "Custom forms"). */
+ * form's own: who may submit it (its runAs users or LDAP groups, or writers of the
+ * process).  Every page carries a CSP that lets the form's own scripts and styles run but
+ * lets them reach nothing (no fetch, no other origin, a post only to the form's own
+ * submit URL; docs/security.md "Custom forms"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/doc_schemas.h"
+#include "api/form_run_as.h"
 #include "api/process_forms.h"
 #include "base/b64.h"
 #include "base/limits.h"
@@ -49,35 +50,11 @@ const json_t *api_form_field(const json_t *form, const char *name)
 	return NULL;
 }
 
-/* runAs {username: "u" | ["u", …], ldap: [{group}]}: 1 when it names who may submit and the
- * caller is one of them, 0 when it restricts and the caller is not, -1 when it does not
- * restrict.  LDAP groups cannot be checked here: a form restricted to groups only is
- * submitted by admins.  The cron user is named for the processes of its own project only. */
-static int run_as_allows(struct api_call *c, const struct process *p, const json_t *form)
-{
-	const json_t *ra = json_object_get(json_object_get(form, "options"), "runAs");
-	const json_t *users = json_object_get(ra, "username"), *u;
-	size_t i;
-	if (!json_is_object(ra) || (!users && !json_object_get(ra, "ldap")))
-		return -1;
-	if (principal_is_admin(&c->who))
-		return 1;
-	if (!principal_acts_in(&c->who, p->project_id))
-		return 0;
-	if (json_is_string(users))
-		return strcmp(json_string_value(users), c->who.user.username) == 0;
-	json_array_foreach(users, i, u)
-	{
-		if (json_is_string(u) && strcmp(json_string_value(u), c->who.user.username) == 0)
-			return 1;
-	}
-	return 0;
-}
-
 int api_form_load(struct api_call *c, const char *name, enum proc_need need, struct form_req *r)
 {
 	const char *id = api_param(c, "id");
-	int rc, ra;
+	bool restricted = false;
+	int rc;
 
 	memset(r, 0, sizeof *r);
 	if (!uuid_valid(id, strlen(id)))
@@ -91,12 +68,9 @@ int api_form_load(struct api_call *c, const char *name, enum proc_need need, str
 		r->forms = json_object();
 	}
 	r->form = name ? json_object_get(r->forms, name) : NULL;
-	ra = r->form ? run_as_allows(c, &r->p, r->form) : -1;
-	if (ra == 0 && need == PROC_WRITE)
-		return api_fail(c, ERR_FORBIDDEN,
-				"The current user (%s) is not allowed to submit form '%s' of process %s",
-				c->who.user.username, name, id);
-	if (ra != 1 && (rc = api_process_check(c, &r->p, need)))
+	if (r->form && (rc = api_form_run_as_check(c, &r->p, r->form, &restricted)))
+		return rc;
+	if (!restricted && (rc = api_process_check(c, &r->p, need)))
 		return rc;
 	if (need == PROC_WRITE && r->p.status != PS_SUSPENDED)
 		return api_fail(c, ERR_CONFLICT, "Process is not suspended, can't submit form '%s': %s", name, id);
@@ -300,6 +274,8 @@ static json_t *submitted_by(struct api_call *c)
 static int resume_with(struct api_call *c, struct form_req *r, json_t *values, struct submission *s)
 {
 	const char *name = json_string_value(json_object_get(r->form, "name"));
+	const json_t *run_as = json_object_get(json_object_get(r->form, "options"), "runAs");
+	bool keep = json_is_true(json_object_get(run_as, "keep"));
 	json_t *args = json_object();
 	int rc;
 
@@ -308,7 +284,8 @@ static int resume_with(struct api_call *c, struct form_req *r, json_t *values, s
 	json_object_set(args, name, values);
 	if (json_array_size(s->files))
 		json_object_set(args, RESUME_FILES_KEY, s->files);
-	rc = store_process_resume(c->db, r->p.instance_id, name, args, &c->err);
+	/* runAs.keep: the process goes on on behalf of who submitted the form. */
+	rc = store_process_resume_as(c->db, r->p.instance_id, name, args, keep ? c->who.user.id : NULL, &c->err);
 	json_decref(args);
 	if (rc)
 		return rc;

@@ -19,9 +19,10 @@ struct form_req {
 };
 
 /* Loads the process of the route's {id}, its pending forms and (when name is given) the
- * named form, checking access: a form's runAs users may read and submit it; everyone
- * else needs `need`.  PROC_WRITE also needs the process SUSPENDED (ERR_CONFLICT).
- * ERR_NOT_FOUND for an unknown process or form.  api_form_req_cleanup in every case. */
+ * named form, checking access: a form with runAs users or LDAP groups may be read and
+ * submitted by them (and admins) only (api/form_run_as.h); any other form needs `need`.
+ * PROC_WRITE also needs the process SUSPENDED (ERR_CONFLICT).  ERR_NOT_FOUND for an
+ * unknown process or form.  api_form_req_cleanup in every case. */
 int api_form_load(struct api_call *c, const char *name, enum proc_need need, struct form_req *r) WUR;
 void api_form_req_cleanup(struct form_req *r);
 

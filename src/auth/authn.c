@@ -331,6 +331,7 @@ int authn_apikey_hash(const char *text, uint8_t hash[APIKEY_HASH_LEN], struct er
 int authn_session(struct store_conn *c, const char *token, struct principal *out, struct err *e)
 {
 	uint8_t hash[32];
+	char current[UUID_STR_LEN];
 	struct process p;
 	struct err dbe;
 	int rc;
@@ -347,10 +348,13 @@ int authn_session(struct store_conn *c, const char *token, struct principal *out
 		store_process_cleanup(&p);
 		return err_set(e, ERR_INTERNAL, "process id too long");
 	}
-	rc = store_user_get(c, p.initiator_id, &out->user, &dbe);
+	/* After a form with runAs.keep the process acts on behalf of who submitted it. */
+	rc = store_process_current_user(c, p.instance_id, current, &dbe);
+	if (rc == 0)
+		rc = store_user_get(c, current[0] ? current : p.initiator_id, &out->user, &dbe);
 	store_process_cleanup(&p);
 	if (rc)
-		return unauth(e, "the initiator of the session's process no longer exists");
+		return unauth(e, "the user of the session's process no longer exists");
 	out->method = AUTH_SESSION;
 	return check_user(out, "invalid or expired API key", e);
 }

@@ -32,8 +32,9 @@ void authn_cleanup(void);
 int authn_header(struct store_conn *c, const char *authorization, struct principal *out, struct err *e) WUR;
 
 /* A process session token (header X-Concord-SessionToken): the principal is the process's
- * initiator, with method AUTH_SESSION, session_process and session_project set; valid while
- * the process has not reached a final status.  ERR_UNAUTH otherwise. */
+ * initiator (or, after a form with runAs.keep, who submitted it), with method AUTH_SESSION,
+ * session_process and session_project set; valid while the process has not reached a final
+ * status.  ERR_UNAUTH otherwise. */
 int authn_session(struct store_conn *c, const char *token, struct principal *out, struct err *e) WUR;
 
 /* True when checking this header is cheap: anything but Basic credentials that are not in

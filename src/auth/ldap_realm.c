@@ -8,7 +8,9 @@
 
 #include <sodium.h>
 
-#include "auth/ldap_api.h"
+#include "base/ldap_api.h"
+#include "base/ldap_filter.h"
+#include "auth/ldap_pool.h"
 #include "base/log.h"
 #include "base/str.h"
 
@@ -77,30 +79,13 @@ static void free_groups(char **groups, size_t n)
 
 void ldap_realm_cleanup(void)
 {
+	if (ldapi.unbind_ext_s)
+		ldap_pool_clear();
 	if (system_password) {
 		sodium_memzero(system_password, strlen(system_password));
 		free(system_password);
 		system_password = NULL;
 	}
-}
-
-int ldap_filter_escape(const char *in, char *out, size_t cap)
-{
-	size_t o = 0;
-
-	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
-		bool plain = *p >= 0x20 && *p < 0x7f && *p != '*' && *p != '(' && *p != ')' && *p != '\\';
-		if (o + (plain ? 1 : 3) >= cap)
-			return -1;
-		if (plain)
-			out[o++] = (char)*p;
-		else
-			o += (size_t)snprintf(out + o, cap - o, "\\%02x", *p);
-	}
-	if (o >= cap)
-		return -1;
-	out[o] = '\0';
-	return 0;
 }
 
 /* pattern with each {0} replaced by value escaped. */
@@ -222,6 +207,25 @@ static int connect_system(LDAP **out, struct err *e)
 		*out = NULL;
 	}
 	return rc;
+}
+
+/* A connection bound as the service account: an idle one of the pool, bound again (which
+ * proves it alive), or a new one.  A pooled one whose bind fails is closed: the directory
+ * behind it restarted, or refuses the account, which a new connection then says. */
+static int take_system(LDAP **out, struct err *e)
+{
+	LDAP *ld;
+
+	if (ldap_api_load(e))
+		return -ERR_UNAVAILABLE;
+	while ((ld = ldap_pool_take())) {
+		if (simple_bind(ld, ldap_settings.system_user, system_password) == LDAP_SUCCESS) {
+			*out = ld;
+			return 0;
+		}
+		ldap_pool_drop(ld);
+	}
+	return connect_system(out, e);
 }
 
 static void first_value(LDAP *ld, LDAPMessage *entry, const char *attr, char *out, size_t cap)
@@ -377,7 +381,7 @@ int ldap_realm_login(const char *username, const char *password, bool with_group
 	/* An empty password would make the bind an unauthenticated one, which succeeds. */
 	if (!username_ok(username) || !password || !password[0])
 		return err_set(e, ERR_UNAUTH, "invalid username or password");
-	if ((rc = connect_system(&ld, e)))
+	if ((rc = take_system(&ld, e)))
 		return rc;
 	if ((rc = find_user(ld, username, out, e)))
 		goto out;
@@ -392,7 +396,11 @@ int ldap_realm_login(const char *username, const char *password, bool with_group
 	if (!out->display_name[0])
 		str_fmt_cut(out->display_name, sizeof out->display_name, "%s", username);
 out:
-	ldapi.unbind_ext_s(ld, NULL, NULL);
+	/* A connection that answered is kept for the next login, in whatever bind state. */
+	if (rc == -ERR_UNAVAILABLE)
+		ldap_pool_drop(ld);
+	else
+		ldap_pool_give(ld);
 	if (rc)
 		ldap_identity_cleanup(out);
 	return rc;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/ldap_filter.h"
 
 /* The LDAP / Active Directory realm (docs/security.md "Realms"): a username and password
  * checked against a directory.  The service account (--ldap-system-user, its password from
@@ -30,6 +31,8 @@ struct ldap_settings {
 	bool starttls;
 	unsigned timeout_ms;
 	int64_t groups_cache_s; /* how long the groups read at a login stand before a login reads them again */
+	unsigned pool_size;	/* idle connections kept for later logins (auth/ldap_pool.h); 0: none */
+	int64_t pool_idle_s;	/* how long one stays idle before it is closed */
 };
 
 extern struct ldap_settings ldap_settings;
@@ -59,6 +62,10 @@ extern struct ldap_settings ldap_settings;
 	     "require StartTLS on an ldap:// URL"},                                                                     \
 	    {"ldap-timeout-ms", CONFIG_UINT, "5000", 100, 600000, &ldap_settings.timeout_ms,                          \
 	     "connect and operation timeout of the directory"},                                                         \
+	    {"ldap-pool-size", CONFIG_UINT, "4", 0, 64, &ldap_settings.pool_size,                                     \
+	     "idle directory connections kept for later logins (0: a new connection for each)"},                      \
+	    {"ldap-pool-idle", CONFIG_DURATION, "5m", 1, 1ULL << 32, &ldap_settings.pool_idle_s,                      \
+	     "how long a kept directory connection may stay idle before it is closed"},                                 \
 	{                                                                                                              \
 		"ldap-groups-cache", CONFIG_DURATION, "10m", 1, 1ULL << 32, &ldap_settings.groups_cache_s,             \
 		    "how long the groups read at a login stand before a later login reads them again"                        \
@@ -89,9 +96,5 @@ struct ldap_identity {
 int ldap_realm_login(const char *username, const char *password, bool with_groups, struct ldap_identity *out,
 		     struct err *e) WUR;
 void ldap_identity_cleanup(struct ldap_identity *id);
-
-/* in escaped for an LDAP filter value (RFC 4515: * ( ) \ NUL and every byte outside
- * printable ASCII as \xx) into out; -1 when it does not fit. */
-int ldap_filter_escape(const char *in, char *out, size_t cap) WUR;
 
 #endif

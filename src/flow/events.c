@@ -11,8 +11,8 @@
  * configuration.events.recordTaskInVars / recordTaskOutVars are true, with the keys of
  * inVarsBlacklist masked. */
 
-static const char *const default_blacklist[] = {"apiKey", "apiToken", "authToken", "password", "privateKey",
-						 "vaultPassword"};
+static const char *const default_blacklist[] = {"apiKey",   "apiToken",	  "authToken",	  "bindPassword",
+						"password", "privateKey", "vaultPassword"};
 
 /* The host's answer first: without an event sink (`accord run` without --events) no step
  * looks the configuration up. */

@@ -48,13 +48,31 @@ static int sign_username(const char *pem, json_t *user, struct err *e)
 	return 0;
 }
 
+/* currentUser: the user a form's runAs.keep handed the process to, else the initiator
+ * (init, whose reference the result then shares). */
+static json_t *current_user(struct running *r, struct store_conn *c, const struct process *p, json_t *init)
+{
+	char id[UUID_STR_LEN];
+	struct user u;
+	struct err e;
+	json_t *v;
+
+	if (!c || !init || store_process_current_user(c, p->instance_id, id, &e) || !id[0] ||
+	    store_user_get(c, id, &u, &e))
+		return json_incref(init);
+	v = user_json(c, u.id, u.username);
+	if (v && r->q->cfg.signing_key && sign_username(r->q->cfg.signing_key, v, &e))
+		LOG_W("process %s: no usernameSignature: %s", p->instance_id, e.msg);
+	return v;
+}
+
 static json_t *sysvars(struct running *r, const char *workdir, json_t *profiles)
 {
 	const struct process *p = &r->p;
 	char token[SESSION_TOKEN_LEN];
 	struct err e;
 	struct store_conn *c = store_conn(r->q->cfg.store, &e);
-	json_t *pi, *proj, *init, *v;
+	json_t *pi, *proj, *init, *cur, *v;
 
 	session_token(r->q->session_key, p->instance_id, token);
 	pi = json_pack("{s:O, s:s, s:s}", "activeProfiles", profiles, "sessionKey", token, "sessionToken", token);
@@ -66,9 +84,10 @@ static json_t *sysvars(struct running *r, const char *workdir, json_t *profiles)
 	init = c ? user_json(c, p->initiator_id, p->initiator) : json_pack("{s:s}", "username", p->initiator);
 	if (init && r->q->cfg.signing_key && sign_username(r->q->cfg.signing_key, init, &e))
 		LOG_W("process %s: no usernameSignature: %s", p->instance_id, e.msg);
+	cur = current_user(r, c, p, init);
 	sodium_memzero(token, sizeof token);
-	v = json_pack("{s:s, s:s, s:o, s:o, s:O, s:o}", "txId", p->instance_id, "workDir", workdir, "processInfo", pi,
-		      "projectInfo", proj, "initiator", init, "currentUser", init);
+	v = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "txId", p->instance_id, "workDir", workdir, "processInfo", pi,
+		      "projectInfo", proj, "initiator", init, "currentUser", cur);
 	/* A child, a fork or a handler process knows its parent (Concord's server-provided
 	 * arguments.parentInstanceId). */
 	if (v && p->parent_instance_id[0])

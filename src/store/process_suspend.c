@@ -166,7 +166,45 @@ int proc_requeue_in_tx(struct store_conn *c, const char *id, unsigned from_mask,
 	return 0;
 }
 
+static int set_current_user(struct store_conn *c, const char *id, const char *user_id, struct err *e)
+{
+	static const char SQL[] = "UPDATE processes SET current_user_id = ? WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, user_id);
+	store_bind_text(st, 2, id);
+	rc = store_step(st, e);
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
 int store_process_resume(struct store_conn *c, const char *id, const char *event, json_t *args, struct err *e)
+{
+	return store_process_resume_as(c, id, event, args, NULL, e);
+}
+
+int store_process_current_user(struct store_conn *c, const char *id, char out[UUID_STR_LEN], struct err *e)
+{
+	static const char SQL[] = "SELECT current_user_id FROM processes WHERE instance_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	out[0] = '\0';
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW && store_col_text(st, 0) && strlen(store_col_text(st, 0)) < UUID_STR_LEN)
+		memcpy(out, store_col_text(st, 0), strlen(store_col_text(st, 0)) + 1);
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+int store_process_resume_as(struct store_conn *c, const char *id, const char *event, json_t *args, const char *user_id,
+			    struct err *e)
 {
 	json_t *wait = NULL;
 	int status;
@@ -183,7 +221,8 @@ int store_process_resume(struct store_conn *c, const char *id, const char *event
 		err_set(e, ERR_INVALID, "Unexpected 'resume' events: [%.200s]", event);
 		goto fail;
 	}
-	if (proc_requeue_in_tx(c, id, PS_BIT(PS_SUSPENDED), event, json_is_object(args) ? args : NULL, e))
+	if (proc_requeue_in_tx(c, id, PS_BIT(PS_SUSPENDED), event, json_is_object(args) ? args : NULL, e) ||
+	    (user_id && set_current_user(c, id, user_id, e)))
 		goto fail;
 	json_decref(wait);
 	return store_tx_commit(c, e);

@@ -154,6 +154,12 @@ int store_process_suspend(struct store_conn *c, const char *id, const struct pro
  * "Unexpected 'resume' events: [x]" when it does not wait for event. */
 int store_process_resume(struct store_conn *c, const char *id, const char *event, json_t *args,
 			 struct err *e) WUR;
+/* store_process_resume that also makes user_id (NULL: unchanged) the user on whose behalf
+ * the process runs from then on (a form's runAs.keep), in the same transaction. */
+int store_process_resume_as(struct store_conn *c, const char *id, const char *event, json_t *args, const char *user_id,
+			    struct err *e) WUR;
+/* That user's id into out ("" when the process runs on behalf of its initiator). */
+int store_process_current_user(struct store_conn *c, const char *id, char out[UUID_STR_LEN], struct err *e) WUR;
 
 /* The arguments process id last resumed with (*args NEW object, or NULL when it has not
  * resumed since it last suspended). */

@@ -30,7 +30,7 @@ static const struct task_def server_tasks[] = {
 
 static const struct task_def *const local_tasks[] = {&task_log,	     &task_throw,  &task_sleep, &task_resource,
 						     &task_datetime, &task_base64, &task_files, &task_env,
-						     &task_vars,     &task_misc,   &task_http, &task_smtp, &task_slack, &task_slack_channel, &task_ansible, &task_git, &task_github};
+						     &task_vars,     &task_misc,   &task_http, &task_smtp, &task_slack, &task_slack_channel, &task_ansible, &task_git, &task_github, &task_ldap};
 
 const struct task_def *task_find(const char *name)
 {

@@ -107,6 +107,7 @@ int task_sleep_wake_at(const char *event, int64_t *at);
 
 /* The task tables, one per file under tasks/. */
 extern const struct task_def task_log, task_throw, task_sleep, task_resource, task_datetime, task_base64, task_files,
-    task_env, task_vars, task_misc, task_http, task_smtp, task_slack, task_slack_channel, task_ansible, task_git, task_github;
+    task_env, task_vars, task_misc, task_http, task_smtp, task_slack, task_slack_channel, task_ansible, task_git, task_github,
+    task_ldap;
 
 #endif

@@ -56,7 +56,9 @@ struct child {
 	bool has_project;
 	const struct repository *repo; /* started from a repository (NULL: no) */
 	const struct repo_commit *commit;
-	const struct user *as;	/* the initiator: the apiKey's owner, or NULL for the parent's */
+	/* the initiator: the apiKey's owner, or who submitted a form with runAs.keep; NULL for
+	 * the parent's */
+	const struct user *as;
 	bool external;		/* startExternal: a process of its own, without a parent */
 	json_t *requirements;	/* object or NULL (BORROWED): kept in its configuration */
 };
@@ -624,7 +626,8 @@ static int action_start(struct task_call *tc, json_t *in, bool external, struct 
 	if (child_opts(tc, in, &ch, owned, e) || acting_user(tc, in, &who, &other, e) ||
 	    start_owner(tc, in, &ch, &who, other, from_repo, e))
 		goto out;
-	ch.as = other ? &who.user : NULL;
+	/* After a form with runAs.keep the child is started by who submitted it. */
+	ch.as = other || strcmp(who.user.id, tc->r->p.initiator_id) != 0 ? &who.user : NULL;
 	ch.external = external;
 	if (staging_dir(tc, dir, sizeof dir, e) || stage_start(tc, in, &ch, &repo, &commit, dir, e) ||
 	    server_task_concord_attach(tc, json_object_get(in, "attachments"), dir, e) ||

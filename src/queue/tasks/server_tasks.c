@@ -61,10 +61,21 @@ int task_call_api(struct task_call *tc, const char *method, const char *path, js
 	return rc;
 }
 
+const char *task_call_user_id(struct task_call *tc, char buf[UUID_STR_LEN])
+{
+	struct err e;
+
+	if (store_process_current_user(tc->c, tc->r->p.instance_id, buf, &e) == 0 && buf[0])
+		return buf;
+	return tc->r->p.initiator_id;
+}
+
 int task_call_principal(struct task_call *tc, struct principal *who, struct err *e)
 {
+	char buf[UUID_STR_LEN];
+
 	*who = (struct principal){.method = AUTH_SESSION};
-	if (store_user_get(tc->c, tc->r->p.initiator_id, &who->user, e))
+	if (store_user_get(tc->c, task_call_user_id(tc, buf), &who->user, e))
 		return -1;
 	memcpy(who->session_process, tc->r->p.instance_id, sizeof who->session_process);
 	memcpy(who->session_project, tc->r->p.project_id, sizeof who->session_project);

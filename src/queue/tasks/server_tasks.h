@@ -61,9 +61,14 @@ void task_sensitive_add(struct store_conn *c, struct running *r, json_t *values)
 int task_call_api(struct task_call *tc, const char *method, const char *path, json_t *body, long *status,
 		  json_t **answer, struct err *e) WUR;
 
-/* The calling process's initiator acting from it, as its session token would
- * authenticate (method AUTH_SESSION, session_process and session_project set). */
+/* The calling process's initiator (or, after a form with runAs.keep, who submitted it)
+ * acting from it, as its session token would authenticate (method AUTH_SESSION,
+ * session_process and session_project set). */
 int task_call_principal(struct task_call *tc, struct principal *who, struct err *e) WUR;
+
+/* The id of the user the calling process acts for: who submitted a form with runAs.keep
+ * (into buf), else its initiator (BORROWED from tc); "" when it has none. */
+const char *task_call_user_id(struct task_call *tc, char buf[UUID_STR_LEN]);
 
 /* Whether the calling process runs in dry-run mode (its _main.json, queue/start_frame.c). */
 bool task_call_dry_run(struct task_call *tc);

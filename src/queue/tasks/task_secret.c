@@ -18,13 +18,15 @@
 int task_initiator(struct task_call *tc, struct principal *who, struct err *e)
 {
 	const struct process *p = &tc->r->p;
+	char buf[UUID_STR_LEN];
+	const char *user_id = task_call_user_id(tc, buf);
 	int rc;
 
 	memset(who, 0, sizeof *who);
 	who->method = AUTH_SESSION;
-	if (!p->initiator_id[0])
+	if (!user_id[0])
 		return err_set(e, ERR_FORBIDDEN, "the process has no initiator to act as");
-	if ((rc = store_user_get(tc->c, p->initiator_id, &who->user, e)))
+	if ((rc = store_user_get(tc->c, user_id, &who->user, e)))
 		return rc;
 	if (who->user.disabled)
 		return err_set(e, ERR_FORBIDDEN, "the process's initiator '%s' is disabled", who->user.username);

@@ -1,5 +1,5 @@
-#ifndef ACCORD_AUTH_LDAP_API_H
-#define ACCORD_AUTH_LDAP_API_H
+#ifndef ACCORD_BASE_LDAP_API_H
+#define ACCORD_BASE_LDAP_API_H
 
 #include <ldap.h>
 
@@ -7,20 +7,24 @@
 #include "base/err.h"
 
 /* OpenLDAP's client library, loaded on demand (like store/pq_api.h).  Only a server started
- * with --ldap-url speaks to a directory (auth/ldap.c), so the binary does not link it: the
- * first directory login calls ldap_api_load(), which opens LDAP_SONAME (set by the Makefile
+ * with --ldap-url (auth/ldap_realm.c) and a flow's `ldap` task (flow/tasks/ldap.c) speak to a
+ * directory, so the binary does not link it: the first directory login or task calls
+ * ldap_api_load(), which opens LDAP_SONAME (set by the Makefile
  * from the build's libldap) once, thread-safely, and fills `ldapi` with the functions Accord
  * uses, called as `ldapi.search_ext_s(...)` instead of `ldap_search_ext_s(...)`.  The header
  * is included for the types only. */
 #define LDAP_API_FUNCTIONS(X)                                                                                          \
+	X(ber_free, ber_free)                                                                                          \
 	X(count_entries, ldap_count_entries)                                                                           \
 	X(err2string, ldap_err2string)                                                                                 \
+	X(first_attribute, ldap_first_attribute)                                                                       \
 	X(first_entry, ldap_first_entry)                                                                               \
 	X(get_dn, ldap_get_dn)                                                                                         \
 	X(get_values_len, ldap_get_values_len)                                                                         \
 	X(initialize, ldap_initialize)                                                                                 \
 	X(memfree, ldap_memfree)                                                                                       \
 	X(msgfree, ldap_msgfree)                                                                                       \
+	X(next_attribute, ldap_next_attribute)                                                                         \
 	X(next_entry, ldap_next_entry)                                                                                 \
 	X(sasl_bind_s, ldap_sasl_bind_s)                                                                               \
 	X(search_ext_s, ldap_search_ext_s)                                                                             \

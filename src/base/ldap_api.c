@@ -1,4 +1,4 @@
-#include "auth/ldap_api.h"
+#include "base/ldap_api.h"
 
 #ifndef LDAP_SONAME
 #define LDAP_SONAME "libldap-2.5.so.0"
