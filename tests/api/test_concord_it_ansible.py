@@ -297,8 +297,7 @@ def test_save_retry(admin):
 
 PLAYBOOK_VIEWS = pytest.mark.xfail(strict=False, reason="Accord's …/ansible/playbooks views differ from Concord's "
                                    "here: an unnamed play is named by its unrendered hosts pattern and long names are "
-                                   "not cut at 1,024 characters; the playbook with control characters in its output "
-                                   "records no ANSIBLE events")
+                                   "not cut at 1,024 characters")
 
 
 def poll_list(admin, path, **params):
@@ -352,7 +351,8 @@ def test_event_processor_long_names(admin):
     assert len(tasks[0]["taskName"]) == 1024
 
 
-@PLAYBOOK_VIEWS
+@pytest.mark.xfail(run=False, reason="the playbook with control characters in its output records no ANSIBLE "
+                   "events in Accord (not run: it waits 30 s for events that never come)")
 def test_event_processor_unicode_sanitization(admin):
     pid, _ = run(admin, "ansibleEventProcessor", parts={"entryPoint": "generateNonPrintableChars"})
     playbook = playbook_of(admin, pid)
