@@ -246,7 +246,8 @@ static int by_order(const void *a, const void *b)
 static int list_tasks(struct api_call *c)
 {
 	/* …/ansible/tasks?playId= (Concord's resource) or …/ansible/{playId}/tasks (its tests' client) */
-	const char *play_id = api_param(c, "playId") ? api_param(c, "playId") : http_query(c->req, "playId");
+	const char *in_path = api_param(c, "playId");
+	const char *play_id = in_path && *in_path ? in_path : http_query(c->req, "playId");
 	json_t *tasks, *out, *t, **v;
 	const char *k;
 	struct runs r;
