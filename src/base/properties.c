@@ -78,7 +78,7 @@ static bool hex4(struct reader *r, uint32_t *out)
 	return true;
 }
 
-/* \uXXXX after the 'u' (a high surrogate takes the \uXXXX of its low one with it). */
+/* \u and four hex digits, after the 'u' (a high surrogate takes its low one's \u escape with it). */
 static int unicode(struct reader *r, struct buf *b, struct err *e)
 {
 	uint32_t cp, lo;

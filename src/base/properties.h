@@ -11,7 +11,7 @@
  * lines (a line ending in an odd number of backslashes goes on in the next, whose leading
  * blanks are dropped), comment lines starting with '#' or '!', a key ending at the first
  * unescaped '=', ':' or blank, then blanks, at most one '=' or ':' and blanks before the
- * value; escapes \t \n \r \f \uXXXX (surrogate pairs joined) and \c for any other c.  A later
+ * value; escapes \t \n \r \f \u<4 hex digits> (surrogate pairs joined) and \c for any other c.  A later
  * key replaces an earlier one.  Text that is not UTF-8 is read as ISO-8859-1, as Java reads
  * a .properties stream.  Pure; thread-safe.
  *
