@@ -19,6 +19,7 @@
 #include "base/names.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "inventory/jsonstore_policy.h"
 #include "inventory/query.h"
 #include "store/users.h"
 
@@ -126,7 +127,8 @@ static int read_owner(struct api_call *c, json_t *body, struct inventory *inv, b
 
 const struct inventory_face inventory_face_inventory = {"inventory", "Inventory", "PUBLIC"};
 
-static int update_inventory(struct api_call *c, const struct inventory_face *f, json_t *body, struct inventory *inv)
+static int update_inventory(struct api_call *c, const struct inventory_face *f, json_t *body, const struct org *org,
+			    struct inventory *inv)
 {
 	/* Access is decided on the inventory as stored: read_owner overwrites inv->owner_id,
 	 * and a resource pointing at it would let a WRITER name itself owner and pass the
@@ -150,7 +152,8 @@ static int update_inventory(struct api_call *c, const struct inventory_face *f, 
 	}
 	if ((rc = read_visibility(c, body, inv)) || (rc = read_owner(c, body, inv, &owner_changed)))
 		return rc;
-	if (owner_changed && (rc = rbac_check(c->db, &c->who, &r, ACCESS_OWNER, &c->err)))
+	if ((owner_changed && (rc = rbac_check(c->db, &c->who, &r, ACCESS_OWNER, &c->err))) ||
+	    (rc = jsonstore_policy_store(c->db, &c->who, org, inv, true, &c->err)))
 		return rc;
 	rc = store_inventory_update(c->db, inv, &c->err);
 	if (rc == -ERR_CONFLICT)
@@ -178,7 +181,8 @@ static int create_inventory(struct api_call *c, const struct inventory_face *f, 
 	    str_fmt(inv->owner_id, sizeof(inv->owner_id), "%s", c->who.user.id) ||
 	    str_fmt(inv->visibility, sizeof(inv->visibility), "%s", f->visibility))
 		return api_fail(c, ERR_INTERNAL, "an id is too long");
-	if ((rc = read_visibility(c, body, inv)) || (rc = read_owner(c, body, inv, &changed)))
+	if ((rc = read_visibility(c, body, inv)) || (rc = read_owner(c, body, inv, &changed)) ||
+	    (rc = jsonstore_policy_store(c->db, &c->who, org, inv, false, &c->err)))
 		return rc;
 	rc = store_inventory_insert(c->db, inv, &c->err);
 	if (rc == -ERR_CONFLICT)
@@ -217,7 +221,7 @@ int api_inventory_put(struct api_call *c, const struct inventory_face *f, json_t
 		return -ERR_INVALID;
 	rc = id ? find_by_id(c, f, org, id, inv) : store_inventory_find(c->db, org->id, name, inv, &c->err);
 	if (rc == 0)
-		return update_inventory(c, f, body, inv);
+		return update_inventory(c, f, body, org, inv);
 	if (rc != -ERR_NOT_FOUND || id)
 		return rc;
 	*created = true;
@@ -416,6 +420,7 @@ static int query_put(struct api_call *c)
 	if ((rc = query_text(c, &text)))
 		return rc;
 	if ((rc = inv_query_compile(text, strlen(text), &cq, &c->err)) || (rc = inv_query_check(c->db, &cq, &c->err)) ||
+	    (rc = jsonstore_policy_query(c->db, &c->who, &org, &inv, name, text, &c->err)) ||
 	    (rc = store_inventory_query_put(c->db, inv.id, name, text, id, &created, &c->err)))
 		goto out;
 	rc = api_reply_result(c, created ? "CREATED" : "UPDATED", id);

@@ -9,6 +9,7 @@
 #include "base/jsonx.h"
 #include "base/limits.h"
 #include "flow/value.h"
+#include "inventory/jsonstore_policy.h"
 
 /* The Java class Concord's Jackson reads a JSON value as (its message names it): an integer
  * that fits an int is an Integer there. */
@@ -181,7 +182,8 @@ int api_inventory_data_put(struct api_call *c)
 			      jackson_class(body));
 		goto out;
 	}
-	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)))
+	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)) ||
+	    (rc = jsonstore_policy_item(c->db, &c->who, &org, &inv, path, body, &c->err)))
 		goto out;
 	if ((rc = store_inventory_item_put(c->db, inv.rid, path, body, &c->err)))
 		goto out;

@@ -7,7 +7,6 @@
 #include "api/doc_schemas.h"
 #include "api/inventories.h"
 #include "api/jsonstores.h"
-#include "api/policy_checks.h"
 #include "api/query_gate.h"
 #include "api/routes.h"
 #include "base/datetime.h"
@@ -15,6 +14,7 @@
 #include "base/limits.h"
 #include "base/metrics.h"
 #include "base/str.h"
+#include "inventory/jsonstore_policy.h"
 #include "store/jsonstores.h"
 
 static int item_list(struct api_call *c)
@@ -51,7 +51,7 @@ static int item_put(struct api_call *c)
 	if ((rc = http_body_json(c->req, &body, &c->err)))
 		return rc;
 	if ((rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) ||
-	    (rc = api_policy_json_store_item(c, &s, api_param(c, "item"), body)) ||
+	    (rc = jsonstore_policy_item(c->db, &c->who, &s.org, &s.inv, api_param(c, "item"), body, &c->err)) ||
 	    (rc = jsonstore_item_put(c->db, &s.inv, api_param(c, "item"), body, &created, &c->err)))
 		goto out;
 	rc = api_reply_result(c, created ? "CREATED" : "UPDATED", NULL);
@@ -126,7 +126,8 @@ static int query_put(struct api_call *c)
 		rc = -ERR_INVALID;
 		goto out;
 	}
-	if ((rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) || (rc = api_policy_json_store_query(c, &s, name, text)) ||
+	if ((rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) ||
+	    (rc = jsonstore_policy_query(c->db, &c->who, &s.org, &s.inv, name, text, &c->err)) ||
 	    (rc = jsonstore_query_put(c->db, &s.inv, name, text, &result, &c->err)))
 		goto out;
 	api_audit_note(c, "queryName", name);

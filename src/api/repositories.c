@@ -299,7 +299,7 @@ int repositories_map_prepare(struct api_call *c, const struct project *p, json_t
 				rc = api_fail(c, ERR_INVALID, "'repositories' names %s twice", e->r.name);
 				break;
 			}
-		if (rc)
+		if (rc || (rc = api_policy_repository(c, &e->r, e->exists)))
 			break;
 		if ((rc = repository_load(c, &e->r, &e->commit, &e->m))) {
 			err_prefix(&c->err, "'repositories.%.128s'", key);

@@ -8,8 +8,8 @@
 
 #include <sodium.h>
 
-#include "api/policy_checks.h"
 #include "api/secrets.h"
+#include "auth/entity_policy.h"
 #include "base/datetime.h"
 #include "base/limits.h"
 #include "base/names.h"
@@ -297,7 +297,8 @@ int secrets_create(struct api_call *c)
 	if (rc == 0)
 		rc = secrets_form_value(c, &mp, s.type, &pt, &pt_len, &public_key);
 	if (rc == 0)
-		rc = api_policy_secret(c, &s);
+		rc = entity_policy_secret(c->db, &c->who, &s, projects.n ? projects.items[0].id : NULL, false,
+					  &c->err);
 	if (rc == 0)
 		rc = secrets_seal(c, o.id, s.name, password, pt, pt_len, &env, &env_len);
 	if (rc == 0)

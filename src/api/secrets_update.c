@@ -6,6 +6,7 @@
 #include <sodium.h>
 
 #include "api/secrets.h"
+#include "auth/entity_policy.h"
 #include "base/b64.h"
 #include "base/datetime.h"
 #include "base/json_pluck.h"
@@ -210,7 +211,9 @@ static int apply(struct api_call *c, struct update_req *u)
 		memset(&u->projects, 0, sizeof u->projects);
 	renamed = strcmp(ns.name, s.name) != 0;
 	need_reseal = u->has_value || u->new_store_password || moved || renamed;
-	if ((rc = check_passwords(c, u, &s, need_reseal)))
+	if ((rc = check_passwords(c, u, &s, need_reseal)) ||
+	    (rc = entity_policy_secret(c->db, &c->who, &ns, u->projects.n ? u->projects.items[0].id : NULL, true,
+				       &c->err)))
 		return rc;
 	if (need_reseal && (rc = reseal(c, u, &s, &ns, &env, &env_len)))
 		return rc;

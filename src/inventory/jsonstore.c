@@ -8,6 +8,7 @@
 #include "base/names.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "inventory/jsonstore_policy.h"
 #include "inventory/query.h"
 #include "policy/policy.h"
 #include "store/jsonstores.h"
@@ -56,6 +57,8 @@ int jsonstore_create(struct store_conn *c, const struct principal *who, const st
 	    str_fmt(out->owner_id, sizeof out->owner_id, "%s", who->user.id))
 		return err_set(e, ERR_INTERNAL, "an id is too long");
 	str_set_lit(out->visibility, "PRIVATE");
+	if ((rc = jsonstore_policy_store(c, who, org, out, false, e)))
+		return rc;
 	rc = store_inventory_insert(c, out, e);
 	if (rc == -ERR_CONFLICT)
 		return err_set(e, ERR_CONFLICT, "JSON store already exists: %.128s", name);

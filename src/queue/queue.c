@@ -26,19 +26,14 @@ struct runner_limits runner_limits;
 
 void queue_log_line(struct store_conn *c, const char *id, const char *level, const char *fmt, ...)
 {
-	char iso[DT_ISO_LEN], line[1024];
+	char text[1024];
 	struct err e;
 	va_list ap;
-	int n;
 
-	dt_format_iso(dt_now_ms(), iso);
-	n = snprintf(line, sizeof line, "%.23s+0000 [%-5s] ", iso, level);
 	va_start(ap, fmt);
-	str_vfmt_cut(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	str_vfmt_cut(text, sizeof text, fmt, ap);
 	va_end(ap);
-	n = (int)strlen(line);
-	line[n++] = '\n';
-	if (store_process_log_append(c, id, line, (size_t)n, NULL, &e))
+	if (store_process_log_line(c, id, level, text, &e))
 		LOG_E("process %s: cannot append to its log: %s", id, e.msg);
 	else
 		logwatch_notify(id);

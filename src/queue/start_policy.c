@@ -13,6 +13,7 @@
 #include "flow/start_def.h"
 #include "flow/value.h"
 #include "policy/policy.h"
+#include "queue/queue.h"
 #include "queue/start_staged.h"
 
 #define WALK_DEPTH_MAX 64
@@ -29,7 +30,30 @@ int start_policy_load(struct store_conn *c, const struct staged_start *s, struct
 void start_policy_cleanup(struct start_policy *p)
 {
 	json_decref(p->rules);
+	json_decref(p->warnings);
 	p->rules = NULL;
+	p->warnings = NULL;
+}
+
+/* A warn list's match, kept for the process's log. */
+static void warning(struct start_policy *p, const char *text)
+{
+	if (!p->warnings)
+		p->warnings = json_array();
+	if (json_array_size(p->warnings) >= START_POLICY_WARNINGS_MAX)
+		p->warnings_cut++;
+	else
+		json_array_append_new(p->warnings, json_string(text));
+}
+
+void start_policy_warn_log(struct store_conn *c, const struct start_policy *p, const char *instance_id)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(p->warnings, i, w) queue_log_line(c, instance_id, "WARN", "%s", json_string_value(w));
+	if (p->warnings_cut)
+		queue_log_line(c, instance_id, "WARN", "… and %zu more potentially restricted files", p->warnings_cut);
 }
 
 static const json_t *rule(const struct start_policy *p, const char *a, const char *b)
@@ -57,7 +81,7 @@ static int process_cfg(const struct start_policy *p, json_t *cfg, bool *timeout_
 }
 
 struct walk {
-	const struct start_policy *p;
+	struct start_policy *p;
 	const json_t *ignored; /* workspace.ignoredFiles */
 	int64_t bytes, files;
 	struct err *e;
@@ -124,11 +148,22 @@ static bool file_rule_matches(const json_t *r, void *ctx)
 static int file_check(struct walk *w, const char *name, bool dir, int64_t size, const char *rel)
 {
 	struct file_seen f = {name, dir, size};
+	const char *msg;
 	const json_t *r;
+	char text[1024];
 
-	if (policy_decide(rule(w->p, "file", NULL), file_rule_matches, &f, &r) != POLICY_DENY)
+	switch (policy_decide(rule(w->p, "file", NULL), file_rule_matches, &f, &r)) {
+	case POLICY_DENY:
+		return policy_refuse(w->e, ERR_INVALID, w->p->name, r, "Forbidden file: {0}", rel, NULL);
+	case POLICY_WARN:
+		msg = json_string_value(json_object_get(r, "msg"));
+		str_fmt_cut(text, sizeof text, "Potentially restricted file '%s' (file policy: %s, policy '%s')", rel,
+			    msg ? msg : "a warn rule", w->p->name);
+		warning(w->p, text);
 		return 0;
-	return policy_refuse(w->e, ERR_INVALID, w->p->name, r, "Forbidden file: {0}", rel, NULL);
+	default:
+		return 0;
+	}
 }
 
 static int walk(struct walk *w, const char *root, const char *rel, int depth)
@@ -161,7 +196,7 @@ static int walk(struct walk *w, const char *root, const char *rel, int depth)
 	return rc;
 }
 
-static int workspace(const struct start_policy *p, const char *dir, struct err *e)
+static int workspace(struct start_policy *p, const char *dir, struct err *e)
 {
 	const json_t *ws = rule(p, "workspace", NULL);
 	struct walk w = {p, json_object_get(ws, "ignoredFiles"), 0, 0, e};
@@ -253,7 +288,7 @@ static int per_status(struct store_conn *c, const struct start_policy *p, const 
 	return 0;
 }
 
-int start_policy_before(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, json_t *cfg,
+int start_policy_before(struct store_conn *c, struct start_policy *p, const struct staged_start *s, json_t *cfg,
 			bool *timeout_override, struct err *e)
 {
 	*timeout_override = false;

@@ -16,7 +16,12 @@
 struct start_policy {
 	json_t *rules; /* the effective rules (NULL: no policy applies) */
 	char name[POLICY_NAME_MAX + 1];
+	json_t *warnings; /* the warn lists' matches at start (strings), NULL: none */
+	size_t warnings_cut; /* matches past START_POLICY_WARNINGS_MAX, not kept */
 };
+
+/* At most this many warnings of a start are written to the process's log. */
+#define START_POLICY_WARNINGS_MAX 50
 
 struct staged_start;
 
@@ -25,10 +30,11 @@ int start_policy_load(struct store_conn *c, const struct staged_start *s, struct
 
 /* Before the definition is read: processCfg merged over cfg (the request's configuration,
  * which wins over the definition's), defaultProcessCfg below the org's and project's cfg;
- * then the rules on the staged folder (workspace, file), the runtime and the fork depth.
+ * then the rules on the staged folder (workspace, file: a warn list's matches are kept in
+ * p->warnings), the runtime and the fork depth.
  * *timeout_override is set when processCfg names processTimeout (the request's then gives
  * way).  The caller saves cfg. */
-int start_policy_before(struct store_conn *c, const struct start_policy *p, const struct staged_start *s, json_t *cfg,
+int start_policy_before(struct store_conn *c, struct start_policy *p, const struct staged_start *s, json_t *cfg,
 			bool *timeout_override, struct err *e) WUR;
 
 /* queue.processTimeout: the process's timeout in seconds (0: none) against the max. */
@@ -39,6 +45,10 @@ int start_policy_timeout(const struct start_policy *p, int64_t timeout_s, struct
  * nodes (store_policy_count_turn), so two cannot both take the last place. */
 int start_policy_count(struct store_conn *c, const struct start_policy *p, const struct staged_start *s,
 		       struct err *e) WUR;
+
+/* Writes the warnings of the start (file rules' warn lists) to the new process's log as
+ * Concord does: "[WARN ] Potentially restricted file '<path>' (file policy: <msg>)". */
+void start_policy_warn_log(struct store_conn *c, const struct start_policy *p, const char *instance_id);
 
 /* Writes what the process keeps (store_process_policy_put); nothing when no policy. */
 int start_policy_record(struct store_conn *c, const struct start_policy *p, const char *instance_id, struct err *e) WUR;

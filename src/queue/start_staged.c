@@ -155,8 +155,8 @@ static int store_new(struct store_conn *c, const unsigned char session_key[32], 
 	return rc;
 }
 
-/* The process and what it keeps of its policy, in one transaction: the dispatcher never sees
- * the process without its limits. */
+/* The process and what it keeps of its policy (and the policy's warnings in its log), in one
+ * transaction: the dispatcher never sees the process without its limits. */
 static int store_with_policy(struct store_conn *c, const unsigned char session_key[32], const struct staged_start *s,
 			     const struct start_policy *pol, struct start_def *d, void *payload, size_t payload_len,
 			     struct err *e)
@@ -172,6 +172,8 @@ static int store_with_policy(struct store_conn *c, const unsigned char session_k
 		rc = store_new(c, session_key, s, d, payload, payload_len, e);
 	if (rc == 0)
 		rc = start_policy_record(c, pol, s->instance_id, e);
+	if (rc == 0) /* before any dispatcher sees the process: first in its log */
+		start_policy_warn_log(c, pol, s->instance_id);
 	if (rc == 0)
 		rc = store_tx_commit(c, e);
 	if (rc)

@@ -2,7 +2,9 @@
 
 #include <string.h>
 
+#include "base/datetime.h"
 #include "base/metrics.h"
+#include "base/str.h"
 #include "store/project_storage.h"
 
 /* A chunk starts where the last one ends; the last one is found through the primary key
@@ -111,4 +113,16 @@ int store_process_log_read(struct store_conn *c, const char *id, uint64_t off, u
 	}
 	store_reset(st);
 	return rc < 0 ? rc : 0;
+}
+
+int store_process_log_line(struct store_conn *c, const char *id, const char *level, const char *text, struct err *e)
+{
+	char iso[DT_ISO_LEN], line[1024];
+	size_t n;
+
+	dt_format_iso(dt_now_ms(), iso);
+	str_fmt_cut(line, sizeof line - 1, "%.23s+0000 [%-5s] %s", iso, level, text);
+	n = strlen(line);
+	line[n++] = '\n';
+	return store_process_log_append(c, id, line, n, NULL, e);
 }

@@ -16,6 +16,11 @@
 int store_process_log_append(struct store_conn *c, const char *id, const void *data, size_t len, uint64_t *size,
 			     struct err *e) WUR;
 
+/* Appends one line as the server writes its own (queue_log_line, the policy's warnings):
+ * "<ISO time>+0000 [LEVEL] text\n", text cut to fit a line of 1 KiB. */
+int store_process_log_line(struct store_conn *c, const char *id, const char *level, const char *text,
+			   struct err *e) WUR;
+
 /* Total size of the log (0 when there is none). */
 int store_process_log_size(struct store_conn *c, const char *id, uint64_t *size, struct err *e) WUR;
 

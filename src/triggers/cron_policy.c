@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/str.h"
 #include "policy/policy.h"
 #include "store/policies.h"
@@ -43,8 +44,19 @@ static int entity_check(const json_t *rules, const char *name, const struct repo
 		return 0;
 	subject = json_pack("{s:{}, s:{s:s, s:s, s:O}}", "owner", "entity", "eventSource", t->event_source, "orgId",
 			    r->org_id, "params", t->conditions ? t->conditions : json_object());
-	if (subject && policy_entity_check(rules, "trigger", "create", subject, &rule) == POLICY_DENY)
+	switch (subject ? policy_entity_check(rules, "trigger", "create", subject, &rule) : POLICY_PASS) {
+	case POLICY_DENY:
 		rc = policy_refuse(e, ERR_INVALID, name, rule, "A {0} trigger is forbidden", t->event_source, NULL);
+		break;
+	case POLICY_WARN: { /* no one's request: the server's log (auth/entity_policy.h) */
+		struct err w;
+		policy_refuse(&w, ERR_INVALID, name, rule, "Potentially restricted {0} trigger", t->event_source, NULL);
+		LOG_W("entity policy: repository %s of project %s: %s", r->name, r->project_id, w.msg);
+		break;
+	}
+	default:
+		break;
+	}
 	json_decref(subject);
 	return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "inventory/jsonstore.h"
+#include "inventory/jsonstore_policy.h"
 #include "queue/tasks/server_tasks.h"
 #include "store/audit.h"
 
@@ -150,6 +151,7 @@ static int js_put(struct js_call *j, const char *m, bool create, struct err *e)
 	if (js_str(j, 1, m, "Item path", &path, e))
 		return -1;
 	if ((create ? js_ensure_store(j, m, &s, e) : js_open(j, m, ACCESS_WRITER, &s, e)) ||
+	    jsonstore_policy_item(j->tc->c, &j->who, &s.org, &s.inv, path, j->a[2], e) ||
 	    jsonstore_item_put(j->tc->c, &s.inv, path, j->a[2], &created, e))
 		return -1;
 	js_audit(j, "JSON_STORE_DATA", created ? "CREATE" : "UPDATE", &s, "itemPath", path);
@@ -180,7 +182,9 @@ static int js_upsert_query(struct js_call *j, const char *m, struct err *e)
 		return -1;
 	if (!(text = json_string_value(j->a[2])))
 		return err_set(e, ERR_INVALID, "jsonStore.%s: the query text must be a string", m);
-	if (js_open(j, m, ACCESS_WRITER, &s, e) || jsonstore_query_put(j->tc->c, &s.inv, name, text, &result, e))
+	if (js_open(j, m, ACCESS_WRITER, &s, e) ||
+	    jsonstore_policy_query(j->tc->c, &j->who, &s.org, &s.inv, name, text, e) ||
+	    jsonstore_query_put(j->tc->c, &s.inv, name, text, &result, e))
 		return -1;
 	if (strcmp(result, "ALREADY_EXISTS") != 0)
 		js_audit(j, "JSON_STORE_QUERY", result[0] == 'C' ? "CREATE" : "UPDATE", &s, "queryName", name);

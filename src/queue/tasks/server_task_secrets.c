@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "auth/entity_policy.h"
 #include "base/datetime.h"
 #include "base/limits.h"
 #include "base/str.h"
@@ -206,6 +207,16 @@ static int reseal(struct task_call *tc, json_t *in, struct secret *s, const char
 	return rc;
 }
 
+/* The entity rules on the secret as the update leaves it (auth/entity_policy.h). */
+static int update_policy(struct task_call *tc, const struct secret *s, const struct secret_project *ps, size_t n,
+			 struct err *e)
+{
+	struct principal who;
+	int rc = task_initiator(tc, &who, e);
+
+	return rc ? rc : entity_policy_secret(tc->c, &who, s, n ? ps[0].id : NULL, true, e);
+}
+
 static int update(struct task_call *tc, json_t *in, const char *org, const char *name, struct err *e)
 {
 	const char *pw, *new_pw;
@@ -233,7 +244,7 @@ static int update(struct task_call *tc, json_t *in, const char *org, const char 
 			s.n_projects = n;
 		if (new_pw)
 			s.password_protected = true;
-		if (!task_call_dry_run(tc))
+		if (!task_call_dry_run(tc) && (rc = update_policy(tc, &s, ps, n, e)) == 0)
 			rc = store_secret_update(tc->c, &s, given, ps, n, env, env_len, false, e);
 	}
 	free(ps);

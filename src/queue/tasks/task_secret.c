@@ -6,6 +6,7 @@
 
 #include <sodium.h>
 
+#include "auth/entity_policy.h"
 #include "auth/rbac.h"
 #include "base/datetime.h"
 #include "base/names.h"
@@ -230,6 +231,7 @@ int task_secret_create(struct task_call *tc, const struct task_secret_new *n, ch
 		return err_set(e, ERR_UNAVAILABLE, "the server's master key is not available to processes");
 	if ((rc = task_initiator(tc, &who, e)) || (rc = task_secret_org(tc, &who, n->org, &o, e)) ||
 	    (rc = fill(n, &o, &who, &s, e)) || (rc = task_secret_projects(tc, &who, &o, n->projects, false, &ps, &n_ps, e)) ||
+	    (rc = entity_policy_secret(tc->c, &who, &s, n_ps ? ps[0].id : NULL, false, e)) ||
 	    (rc = store_password(n, &who, password, e)))
 		goto out;
 	s.n_projects = n_ps;
