@@ -31,6 +31,8 @@ JSON_RULES = {
         "deny": [
             {"entity": "jsonStore", "action": "create", "conditions": {"entity": {"name": "deny-.*"}},
              "msg": "no such stores"},
+            {"entity": "jsonStore", "action": "update", "conditions": {"entity": {"name": "frozen-.*"}},
+             "msg": "frozen stores"},
             {"entity": "jsonStoreItem", "conditions": {"entity": {"data": {"kind": "secret"}}}, "msg": "no secrets"},
             {"entity": "jsonStoreQuery", "conditions": {"entity": {"name": "adhoc-.*"}}, "msg": "no ad hoc"},
         ]
@@ -43,8 +45,10 @@ def test_the_json_store_task_obeys_entity_rules(admin):
     store = unique("js")
     assert admin.post("/api/v1/org/%s/jsonstore" % org, json={"name": store}).status_code == 200
     base = "/api/v1/org/%s/jsonstore/%s" % (org, store)
-    denied = unique("deny")
+    denied, frozen = unique("deny"), unique("frozen")
+    assert admin.post("/api/v1/org/%s/jsonstore" % org, json={"name": frozen}).status_code == 200
     for step, msg in (
+        ("${jsonStore.createOrUpdateStore('%s')}" % frozen, "frozen stores"),
         ("${jsonStore.put('%s', 'a', {'kind': 'secret'})}" % store, "no secrets"),
         ("${jsonStore.upsert('%s', 'a', {'kind': 'secret'})}" % denied, "no such stores"),
         ("${jsonStore.createOrUpdateStore('%s')}" % denied, "no such stores"),
@@ -52,6 +56,8 @@ def test_the_json_store_task_obeys_entity_rules(admin):
     ):
         log = run(admin, org, project, "flows:\n  default:\n    - \"%s\"\n" % step, expect="FAILED")
         assert "%s (policy '%s')" % (msg, name) in log, log
+    r = admin.post("/api/v1/org/%s/jsonstore" % org, json={"name": frozen, "visibility": "PUBLIC"})
+    assert r.status_code == 403 and "frozen stores" in r.json()["message"], r.text
     # nothing of it was stored
     assert admin.get(base + "/item").json() == []
     assert admin.get(base + "/query").json() == []

@@ -41,3 +41,24 @@ def test_concurrent_per_project_holds_across_nodes(nodes):  # noqa: F811
         if status(admin, p)["status"] in ("RUNNING", "ENQUEUED"):
             assert admin.delete("/api/v1/process/%s" % p).status_code in (200, 204)
             wait_process(admin, p, timeout=60)
+
+
+def test_process_per_org_counts_the_processes_of_every_node(nodes):  # noqa: F811
+    """queue.processPerOrg counts the store's processes, whichever node runs them: a start
+    through node b is refused while node a runs the org's one RUNNING process."""
+    a, b, _ = nodes(ARGS, ARGS)
+    b.start()
+    admin = Client(a.url, ADMIN_KEY)
+    on_b = Client(b.url, ADMIN_KEY)
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    name, _ = put_policy(admin, {"queue": {"processPerOrg": {"RUNNING": 1, "msg": "busy: {0} max {1}"}}})
+    link(admin, name, orgName=org)
+    parts = {"org": org, "project": project}
+    first = start_process(admin, sleeper(300), parts=parts)
+    wait_for(lambda: status(admin, first)["status"] == "RUNNING", timeout=60)
+    r = start_process(on_b, HELLO, parts=parts, expect=400)
+    assert r.json()["message"] == "busy: RUNNING max 1 (policy '%s')" % name, r.text
+    assert admin.delete("/api/v1/process/%s" % first).status_code in (200, 204)
+    wait_process(admin, first, timeout=60)
+    assert wait_process(admin, start_process(on_b, HELLO, parts=parts), timeout=60)["status"] == "FINISHED"

@@ -118,12 +118,16 @@ static int js_get(struct js_call *j, const char *m, bool exists, struct err *e)
 	return j->tc->out ? 0 : err_set(e, ERR_INTERNAL, "stored item %.128s is not valid JSON", path);
 }
 
-/* createOrUpdateStore: creates the store (PRIVATE) unless it exists; *s the store. */
-static int js_ensure_store(struct js_call *j, const char *m, struct jsonstore *s, struct err *e)
+/* createOrUpdateStore: creates the store (PRIVATE) unless it exists, which is then an update
+ * of it as the entity rules see it (update: Concord's task posts the store to the API);
+ * *s the store. */
+static int js_ensure_store(struct js_call *j, const char *m, bool update, struct jsonstore *s, struct err *e)
 {
 	const char *name;
 	int rc = js_open(j, m, ACCESS_WRITER, s, e);
 
+	if (rc == 0 && update)
+		return jsonstore_policy_store(j->tc->c, &j->who, &s->org, &s->inv, true, e);
 	if (rc != -ERR_NOT_FOUND || strncmp(e->msg, "JSON store not found", 20) != 0)
 		return rc;
 	if (js_str(j, 0, m, "Store name", &name, e))
@@ -150,7 +154,7 @@ static int js_put(struct js_call *j, const char *m, bool create, struct err *e)
 		return err_set(e, ERR_INVALID, "jsonStore.%s: Data must be a valid JSON object", m);
 	if (js_str(j, 1, m, "Item path", &path, e))
 		return -1;
-	if ((create ? js_ensure_store(j, m, &s, e) : js_open(j, m, ACCESS_WRITER, &s, e)) ||
+	if ((create ? js_ensure_store(j, m, false, &s, e) : js_open(j, m, ACCESS_WRITER, &s, e)) ||
 	    jsonstore_policy_item(j->tc->c, &j->who, &s.org, &s.inv, path, j->a[2], e) ||
 	    jsonstore_item_put(j->tc->c, &s.inv, path, j->a[2], &created, e))
 		return -1;
@@ -233,7 +237,7 @@ int server_task_jsonstore(struct task_call *tc, struct err *e)
 	if (strcmp(m, "executeQuery") == 0)
 		return js_exec(&j, m, e);
 	if (strcmp(m, "createOrUpdateStore") == 0)
-		return js_args(&j, m, 1, e) || js_ensure_store(&j, m, &s, e) ? -1 : 0;
+		return js_args(&j, m, 1, e) || js_ensure_store(&j, m, true, &s, e) ? -1 : 0;
 	return err_set(e, ERR_INVALID,
 		       "Method not found: jsonStore.%s (isStoreExists, isExists, get, put, upsert, delete, "
 		       "upsertQuery, executeQuery, createOrUpdateStore)",
