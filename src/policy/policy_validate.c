@@ -182,6 +182,7 @@ static const struct field CONCURRENT[] = {
 static const struct field FORK[] = {{"msg", F_STR}, {"max", F_NUM}, {NULL, 0}};
 static const struct field TIMEOUT[] = {{"msg", F_STR}, {"max", F_DURATION}, {NULL, 0}};
 static const struct field JS_DATA[] = {{"msg", F_STR}, {"maxSizeInBytes", F_NUM}, {NULL, 0}};
+static const struct field KV[] = {{"msg", F_STR}, {"maxEntries", F_NUM}, {NULL, 0}};
 static const struct field JS_STORE[] = {{"msg", F_STR}, {"maxNumberPerOrg", F_NUM}, {NULL, 0}};
 static const struct field TASK[] = {{"msg", F_STR},	 {"taskName", F_REGEX}, {"name", F_REGEX},
 				    {"method", F_REGEX}, {"params", F_PARAMS},	{NULL, 0}};
@@ -281,6 +282,7 @@ static const struct rule_kind {
     {"entity", S_ACTIONS, ENTITY},	   {"file", S_ACTIONS, FILE_RULE},
     {"ansible", S_ACTIONS, ANSIBLE},	   {"dependency", S_ACTIONS, DEPENDENCY},
     {"dependencyRewrite", S_ARRAY, NULL},  {"dependencyVersions", S_ARRAY, NULL},
+    {"kv", S_FIELDS, KV},
 };
 
 int policy_validate(const json_t *rules, struct err *e)

@@ -88,3 +88,20 @@ int store_kv_remove(struct store_conn *c, const char *project_id, const char *ke
 	store_bind_text(st, 2, key);
 	return store_step_done(st, e);
 }
+
+int store_kv_count(struct store_conn *c, const char *project_id, int64_t *n, struct err *e)
+{
+	static const char SQL[] = "SELECT count(*) FROM kv WHERE project_id = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*n = 0;
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, project_id);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		*n = store_col_int64(st, 0);
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}

@@ -28,6 +28,9 @@ int store_kv_get(struct store_conn *c, const char *project_id, const char *key, 
  * returns the new value.  A string entry is ERR_CONFLICT. */
 int store_kv_inc(struct store_conn *c, const char *project_id, const char *key, int64_t *out, struct err *e) WUR;
 
+/* The number of entries of the project (the policy's kv.maxEntries counts them). */
+int store_kv_count(struct store_conn *c, const char *project_id, int64_t *n, struct err *e) WUR;
+
 /* Removes the entry (absent is fine). */
 int store_kv_remove(struct store_conn *c, const char *project_id, const char *key, struct err *e) WUR;
 

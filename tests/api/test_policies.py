@@ -556,3 +556,29 @@ def test_entity_rules_on_json_store_items_and_queries(admin):
     r = admin.post(base + "/query", json={"name": unique("adhoc-"), "text": "select 1"})
     assert r.status_code == 403 and "no ad hoc" in r.json()["message"], r.text
     assert admin.post(base + "/query", json={"name": unique("q"), "text": "select item_data from inventory_data"}).status_code == 200
+
+
+# ---- kv -------------------------------------------------------------------------------------
+
+
+def test_kv_max_entries(admin):
+    org, project, name = project_with(admin, {"kv": {"maxEntries": 2, "msg": "kv full: {0}/{1}"}})
+    flow = """
+flows:
+  default:
+    - ${kv.putString('a', 'x')}
+    - ${kv.inc('b')}
+    - ${kv.putString('a', 'y')}
+    - ${kv.inc('b')}
+    - log: "a=${kv.getString('a')} b=${kv.getLong('b')}"
+    - ${kv.putLong('c', 1)}
+"""
+    pid = start_process(admin, flow, parts={"org": org, "project": project})
+    assert wait_process(admin, pid, timeout=60)["status"] == "FAILED"
+    log = process_log(admin, pid)
+    assert "a=y b=2" in log and "kv full: 2/2 (policy '%s')" % name in log, log
+    # a removed entry makes room
+    flow = "flows:\n  default:\n    - ${kv.remove('a')}\n    - ${kv.putLong('c', 1)}\n    - log: \"c=${kv.getLong('c')}\"\n"
+    pid = start_process(admin, flow, parts={"org": org, "project": project})
+    assert wait_process(admin, pid, timeout=60)["status"] == "FINISHED"
+    assert "c=1" in process_log(admin, pid)
