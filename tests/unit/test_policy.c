@@ -37,7 +37,7 @@ static void test_validate(void **state)
 	    parse("{\"queue\":{\"concurrent\":{\"maxPerOrg\":\"10\",\"max\":2},\"processPerOrg\":{\"RUNNING\":1,"
 		  "\"msg\":\"m\"},\"processTimeout\":{\"max\":\"PT1H\"}},\"task\":{\"deny\":[{\"taskName\":"
 		  "\"a.*\",\"params\":[{\"name\":\"x\",\"values\":[null]}]}]},\"file\":{\"deny\":[{\"maxSize\":"
-		  "\"1G\"}]},\"processCfg\":{},\"dependencyVersions\":[]}");
+		  "\"1G\"}]},\"processCfg\":{},\"dependencyVersions\":[],\"kv\":{\"maxEntries\":5,\"msg\":\"m\"}}");
 	struct err e = {0};
 
 	(void)state;
@@ -51,6 +51,7 @@ static void test_validate(void **state)
 	assert_invalid("{\"file\":{\"deny\":[{\"maxSize\":\"12X\"}]}}", "rules.file.deny[0].maxSize");
 	assert_invalid("{\"jsonStore\":{\"store\":{\"maxNumberPerOrg\":true}}}",
 		       "rules.jsonStore.store.maxNumberPerOrg");
+	assert_invalid("{\"kv\":{\"maxEntries\":\"many\"}}", "rules.kv.maxEntries");
 }
 
 static void test_merge(void **state)
