@@ -14,16 +14,21 @@ pytestmark = pytest.mark.skipif(not TEST_DB, reason="several nodes need PostgreS
 ARGS = ["--node-heartbeat", "1", "--node-dead-after", "3", "--workers", "3"]
 
 
-def test_concurrent_per_project_holds_across_nodes(nodes):  # noqa: F811
+def two_nodes(nodes, rules, **place):  # noqa: F811
+    """Two started nodes, clients of each, a fresh org and project with the policy linked to
+    the org (to the project too with project=True)."""
     a, b, _ = nodes(ARGS, ARGS)
     b.start()
     admin = Client(a.url, ADMIN_KEY)
-    on_b = Client(b.url, ADMIN_KEY)
     org, _ = make_org(admin)
     project, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
-    name, _ = put_policy(admin, {"queue": {"concurrent": {"maxPerProject": 2}}})
-    link(admin, name, orgName=org, projectName=project)
-    parts = {"org": org, "project": project}
+    name, _ = put_policy(admin, rules)
+    link(admin, name, orgName=org, **({"projectName": project} if place.get("project") else {}))
+    return admin, Client(b.url, ADMIN_KEY), {"org": org, "project": project}, name
+
+
+def test_concurrent_per_project_holds_across_nodes(nodes):  # noqa: F811
+    admin, on_b, parts, _ = two_nodes(nodes, {"queue": {"concurrent": {"maxPerProject": 2}}}, project=True)
     # six free workers on two nodes, four processes of the project started through both
     pids = [start_process(c, sleeper(300), parts=parts) for c in (admin, on_b, admin, on_b)]
     wait_for(lambda: [status(admin, p)["status"] for p in pids].count("RUNNING") == 2, timeout=60)
@@ -46,15 +51,8 @@ def test_concurrent_per_project_holds_across_nodes(nodes):  # noqa: F811
 def test_process_per_org_counts_the_processes_of_every_node(nodes):  # noqa: F811
     """queue.processPerOrg counts the store's processes, whichever node runs them: a start
     through node b is refused while node a runs the org's one RUNNING process."""
-    a, b, _ = nodes(ARGS, ARGS)
-    b.start()
-    admin = Client(a.url, ADMIN_KEY)
-    on_b = Client(b.url, ADMIN_KEY)
-    org, _ = make_org(admin)
-    project, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
-    name, _ = put_policy(admin, {"queue": {"processPerOrg": {"RUNNING": 1, "msg": "busy: {0} max {1}"}}})
-    link(admin, name, orgName=org)
-    parts = {"org": org, "project": project}
+    rules = {"queue": {"processPerOrg": {"RUNNING": 1, "msg": "busy: {0} max {1}"}}}
+    admin, on_b, parts, name = two_nodes(nodes, rules)
     first = start_process(admin, sleeper(300), parts=parts)
     wait_for(lambda: status(admin, first)["status"] == "RUNNING", timeout=60)
     r = start_process(on_b, HELLO, parts=parts, expect=400)
