@@ -12,6 +12,7 @@ static const struct api_route *const tables[] = {
     api_team_ldap_group_routes,
     api_project_routes,
     api_project_cfg_routes,
+    api_project_kv_routes,
     api_lock_routes,
     api_repository_routes,
     api_repository_definition_routes,

@@ -15,6 +15,7 @@ extern const struct api_route api_team_routes[];
 extern const struct api_route api_team_ldap_group_routes[];
 extern const struct api_route api_project_routes[];
 extern const struct api_route api_project_cfg_routes[];
+extern const struct api_route api_project_kv_routes[];
 extern const struct api_route api_lock_routes[];
 extern const struct api_route api_repository_routes[];
 extern const struct api_route api_repository_definition_routes[];

@@ -577,8 +577,14 @@ flows:
     assert wait_process(admin, pid, timeout=60)["status"] == "FAILED"
     log = process_log(admin, pid)
     assert "a=y b=2" in log and "kv full: 2/2 (policy '%s')" % name in log, log
+    cap = "/api/v1/org/%s/project/%s/kv/capacity" % (org, project)
+    assert admin.get(cap).json() == {"size": 2, "maxSize": 2}
     # a removed entry makes room
     flow = "flows:\n  default:\n    - ${kv.remove('a')}\n    - ${kv.putLong('c', 1)}\n    - log: \"c=${kv.getLong('c')}\"\n"
     pid = start_process(admin, flow, parts={"org": org, "project": project})
     assert wait_process(admin, pid, timeout=60)["status"] == "FINISHED"
     assert "c=1" in process_log(admin, pid)
+    # without a kv rule the maximum is left out, as Concord does
+    other, _ = make_project(admin, org)
+    assert admin.get("/api/v1/org/%s/project/%s/kv/capacity" % (org, other)).json() == {"size": 0}
+    assert admin.get("/api/v1/org/%s/project/%s/kv/capacity" % (org, unique("nope"))).status_code == 404
