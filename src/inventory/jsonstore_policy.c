@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "auth/entity_policy.h"
 #include "base/str.h"
@@ -59,8 +60,9 @@ int jsonstore_policy_store(struct store_conn *c, const struct principal *who, co
 	attrs = json_pack("{s:s, s:s, s:s}", "name", inv->name, "orgId", org->id, "visibility", inv->visibility);
 	if (attrs && inv->owner_id[0])
 		json_object_set_new(attrs, "ownerId", json_string(inv->owner_id));
-	if (attrs && inv->owner_name[0])
-		json_object_set_new(attrs, "ownerName", json_string(inv->owner_name));
+	if (attrs && (inv->owner_name[0] || strcmp(inv->owner_id, who->user.id) == 0))
+		json_object_set_new(attrs, "ownerName",
+				    json_string(inv->owner_name[0] ? inv->owner_name : who->user.username));
 	return check(c, who, org, "jsonStore", exists, attrs, e);
 }
 

@@ -95,6 +95,14 @@ def test_the_inventory_api_obeys_json_store_rules(admin):
     assert len(admin.get(api).json()) == 2
 
 
+def test_a_json_store_owner_is_named(admin):
+    rules = {"entity": {"deny": [{"entity": "jsonStore", "conditions": {"entity": {"ownerName": "admin"}},
+                                  "msg": "not by admin"}]}}
+    org, _, name = org_with(admin, rules)
+    r = admin.post("/api/v1/org/%s/jsonstore" % org, json={"name": unique("js")})
+    assert r.status_code == 403 and r.json()["message"] == "not by admin (policy '%s')" % name, r.text
+
+
 def test_the_json_store_task_obeys_the_store_count(admin):
     org, project, name = org_with(admin, {"jsonStore": {"store": {"maxNumberPerOrg": 1}}})
     run(admin, org, project, "flows:\n  default:\n    - \"${jsonStore.createOrUpdateStore('%s')}\"\n" % unique("a"))
