@@ -37,6 +37,7 @@ static const struct api_route *const tables[] = {
     api_trigger_routes,
     api_github_routes,
     api_policy_routes,
+    api_policy_can_create_routes,
     api_metrics_routes,
     api_web_routes,
     api_console_routes,

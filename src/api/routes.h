@@ -40,6 +40,7 @@ extern const struct api_route api_process_ops_routes[];
 extern const struct api_route api_trigger_routes[];
 extern const struct api_route api_github_routes[];
 extern const struct api_route api_policy_routes[];
+extern const struct api_route api_policy_can_create_routes[];
 
 extern const struct api_route api_metrics_routes[];
 /* The console (api/web.c): /, /assets/<hash>/…, /favicon.ico. */

@@ -35,9 +35,9 @@ static void warn(struct store_conn *c, const struct principal *who, const char *
 	LOG_W("entity policy: %s %s by %s: %s", action, kind, who->user.username, w.msg);
 }
 
-int entity_policy_check(struct store_conn *c, const struct principal *who, const char *org_id,
-			const char *project_id, const char *kind, const char *action, const json_t *attrs,
-			struct err *e)
+/* The check; a warn match is logged when log. */
+static int check(struct store_conn *c, const struct principal *who, const char *org_id, const char *project_id,
+		 const char *kind, const char *action, const json_t *attrs, bool log, struct err *e)
 {
 	struct policy_place at = {org_id, project_id, who->user.id[0] ? who->user.id : NULL};
 	char name[POLICY_NAME_MAX + 1];
@@ -61,7 +61,8 @@ int entity_policy_check(struct store_conn *c, const struct principal *who, const
 					   kind, action);
 			break;
 		case POLICY_WARN:
-			warn(c, who, name, rule, kind, action);
+			if (log)
+				warn(c, who, name, rule, kind, action);
 			break;
 		default:
 			break;
@@ -69,6 +70,22 @@ int entity_policy_check(struct store_conn *c, const struct principal *who, const
 	json_decref(subject);
 	json_decref(rules);
 	return rc;
+}
+
+int entity_policy_check(struct store_conn *c, const struct principal *who, const char *org_id,
+			const char *project_id, const char *kind, const char *action, const json_t *attrs,
+			struct err *e)
+{
+	return check(c, who, org_id, project_id, kind, action, attrs, true, e);
+}
+
+int entity_policy_allows(struct store_conn *c, const struct principal *who, const char *org_id, const char *kind,
+			 const json_t *attrs, bool *allowed, struct err *e)
+{
+	int rc = check(c, who, org_id, NULL, kind, "create", attrs, false, e);
+
+	*allowed = rc == 0;
+	return rc == -ERR_FORBIDDEN ? 0 : rc;
 }
 
 int entity_policy_secret(struct store_conn *c, const struct principal *who, const struct secret *s,

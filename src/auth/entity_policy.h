@@ -26,6 +26,11 @@ int entity_policy_check(struct store_conn *c, const struct principal *who, const
 			const char *project_id, const char *kind, const char *action, const json_t *attrs,
 			struct err *e) WUR;
 
+/* Whether the entity rules let who create an entity of kind in org_id with attrs, without
+ * logging a warning (Concord's GET /api/v1/{entityType}/canCreate): *allowed. */
+int entity_policy_allows(struct store_conn *c, const struct principal *who, const char *org_id, const char *kind,
+			 const json_t *attrs, bool *allowed, struct err *e) WUR;
+
 /* The same for a secret (kind "secret": name, orgId, type, visibility, storeType), its
  * create or update; project_id: a project it is (to be) restricted to, NULL: none. */
 int entity_policy_secret(struct store_conn *c, const struct principal *who, const struct secret *s,

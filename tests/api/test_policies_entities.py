@@ -218,3 +218,24 @@ def test_file_warn_rules_write_the_process_log(admin):
     assert log.index(line) < log.index("hello from"), log  # the first lines of the log
     r = start_process(admin, HELLO, parts={"org": org, "project": project}, files={"a.exe": b"x"}, expect=400)
     assert r.json()["message"] == "no executables (policy '%s')" % name, r.text
+
+
+def test_can_create(admin, new_user):
+    """Concord's GET /api/v1/{entityType}/canCreate: what the entity rules let the caller
+    create in an org (PROJECT and SECRET; true for the other types)."""
+    org, _ = make_org(admin)
+
+    def can(kind, org_name=org, client=admin):
+        return client.get("/api/v1/%s/canCreate" % kind, params={"orgName": org_name} if org_name else None)
+
+    assert can("PROJECT").json() is True and can("SECRET").json() is True
+    rules = {"entity": {"deny": [{"entity": "project", "action": "create", "conditions": {"owner": {"username": "admin"}}}],
+                        "warn": [{"entity": "secret"}]}}
+    name, _ = put_policy(admin, rules)
+    link(admin, name, orgName=org)
+    assert can("PROJECT").json() is False
+    assert can("SECRET").json() is True and can("JSON_STORE").json() is True
+    assert can("project").status_code == 404
+    assert can("PROJECT", org_name=None).status_code == 400
+    assert can("PROJECT", org_name=unique("nope")).status_code == 404
+    assert can("PROJECT", client=new_user()).status_code == 403  # not a member
