@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "base/duration.h"
@@ -130,6 +131,8 @@ struct file_seen {
 	int64_t size;
 };
 
+/* Concord's FileRule: type "file" (the default) or "dir", in any case; a file of maxSize
+ * or more. */
 static bool file_rule_matches(const json_t *r, void *ctx)
 {
 	const struct file_seen *f = ctx;
@@ -139,19 +142,22 @@ static bool file_rule_matches(const json_t *r, void *ctx)
 	bool named = !json_array_size(names);
 	size_t i;
 
-	if (type && strcmp(type, f->dir ? "dir" : "file") != 0)
+	if (strcasecmp(type ? type : "file", f->dir ? "dir" : "file") != 0)
 		return false;
 	json_array_foreach((json_t *)names, i, pat) named |= policy_match(json_string_value(pat), f->name);
-	return named && (max < 0 || (!f->dir && f->size > max));
+	return named && (max < 0 || (!f->dir && f->size >= max));
 }
 
-static int file_check(struct walk *w, const char *name, bool dir, int64_t size, const char *rel)
+/* The file rules on one entry; *allowed_dir: a folder an allow rule names, whose files the
+ * rules then skip (Concord's FilePolicy). */
+static int file_check(struct walk *w, const char *name, bool dir, int64_t size, const char *rel, bool *allowed_dir)
 {
 	struct file_seen f = {name, dir, size};
 	const char *msg;
 	const json_t *r;
 	char text[1024];
 
+	*allowed_dir = false;
 	switch (policy_decide(rule(w->p, "file", NULL), file_rule_matches, &f, &r)) {
 	case POLICY_DENY:
 		return policy_refuse(w->e, ERR_INVALID, w->p->name, r, "Forbidden file: {0}", rel, NULL);
@@ -162,11 +168,13 @@ static int file_check(struct walk *w, const char *name, bool dir, int64_t size, 
 		warning(w->p, text);
 		return 0;
 	default:
+		*allowed_dir = dir && r != NULL;
 		return 0;
 	}
 }
 
-static int walk(struct walk *w, const char *root, const char *rel, int depth)
+/* Sums the workspace's files below rel; the file rules apply when check. */
+static int walk(struct walk *w, const char *root, const char *rel, int depth, bool check)
 {
 	char path[4096], sub[4096];
 	struct dirent *d;
@@ -183,10 +191,11 @@ static int walk(struct walk *w, const char *root, const char *rel, int depth)
 		    str_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", d->d_name) ||
 		    str_fmt(path, sizeof path, "%s/%s", root, sub) || lstat(path, &st))
 			continue;
-		if ((rc = file_check(w, d->d_name, S_ISDIR(st.st_mode), (int64_t)st.st_size, sub)))
+		bool allowed = false;
+		if (check && (rc = file_check(w, d->d_name, S_ISDIR(st.st_mode), (int64_t)st.st_size, sub, &allowed)))
 			break;
 		if (S_ISDIR(st.st_mode))
-			rc = walk(w, root, sub, depth + 1);
+			rc = walk(w, root, sub, depth + 1, check && !allowed);
 		else if (!ignored(w, path)) {
 			w->bytes += (int64_t)st.st_size;
 			w->files++;
@@ -206,7 +215,7 @@ static int workspace(struct start_policy *p, const char *dir, struct err *e)
 
 	if (!ws && !rule(p, "file", NULL))
 		return 0;
-	if (walk(&w, dir, "", 0))
+	if (walk(&w, dir, "", 0, true))
 		return -1;
 	if (max >= 0 && w.bytes > max) {
 		str_fmt_cut(a, sizeof a, "%" PRId64, w.bytes);

@@ -239,3 +239,18 @@ def test_can_create(admin, new_user):
     assert can("PROJECT", org_name=None).status_code == 400
     assert can("PROJECT", org_name=unique("nope")).status_code == 404
     assert can("PROJECT", client=new_user()).status_code == 403  # not a member
+
+
+def test_file_rules_as_concord_reads_them(admin):
+    """Concord's FileRule: type defaults to file (any case), maxSize matches a file of that
+    size or more, and a folder an allow rule names is not looked into."""
+    rules = {"file": {"allow": [{"type": "DIR", "names": ["vendor"]}],
+                      "deny": [{"names": ["secret.*"], "msg": "no secrets: {0}"}, {"maxSize": "1K", "msg": "big"}]}}
+    org, project, name = org_with(admin, rules)
+    parts = {"org": org, "project": project}
+    r = start_process(admin, HELLO, parts=parts, files={"conf/secret.txt": b"x"}, expect=400)
+    assert r.json()["message"] == "no secrets: conf/secret.txt (policy '%s')" % name, r.text
+    r = start_process(admin, HELLO, parts=parts, files={"k.bin": b"x" * 1024}, expect=400)
+    assert r.json()["message"] == "big (policy '%s')" % name, r.text
+    ok = {"vendor/secret.txt": b"x", "vendor/big.bin": b"x" * 2048, "secret-dir/a.txt": b"x", "small.bin": b"x" * 1023}
+    assert wait_process(admin, start_process(admin, HELLO, parts=parts, files=ok), timeout=60)["status"] == "FINISHED"
