@@ -497,7 +497,11 @@ static int environment(struct run *r, struct err *e)
 		return err_set(e, ERR_INVALID, "ansible: 'extraEnv' must be a map");
 	json_object_foreach(extra, k, v)
 	{
-		char *t = task_text(v);
+		char *t;
+		/* they would keep the policy's plugin out of the run */
+		if (r->policy && (strcmp(k, "ANSIBLE_CONFIG") == 0 || strcmp(k, "ANSIBLE_CALLBACK_PLUGINS") == 0))
+			return err_set(e, ERR_FORBIDDEN, "ansible: extraEnv may not set %s while a policy applies", k);
+		t = task_text(v);
 		int rc = !t || strchr(k, '=') ? -1 : strv_add(&r->env, "%s=%s", k, t);
 		free(t);
 		if (rc < 0)
