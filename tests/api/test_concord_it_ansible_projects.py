@@ -6,7 +6,8 @@ starts, waits and assertions.
 
 The project tests run a repository of the project: Concord's MockGitSshServer serving a bare
 copy of the resource folder's `git/` is a local git repository here (file:// URL; the key
-pair Concord generates for it is generated and named the same way).  Their projects use
+pair Concord generates for it is generated too, and left unused: Accord refuses a secret for
+a local repository).  Their projects use
 Concord's `ansible-template.jar` (cfg `template`), a concord-v1 JavaScript template that Accord
 does not run: what the template does — the request's data becomes the argument
 `ansibleParams`, the entry point `main` calls the ansible task with it — is the repository's
