@@ -325,16 +325,21 @@ int start_policy_timeout(const struct start_policy *p, int64_t timeout_s, struct
 			     json_string_value(json_object_get(r, "max")));
 }
 
-/* What the runner and the attachments check need (task, ansible, attachments). */
+/* What the runner and the attachments check need (task, ansible, attachments, and the
+ * ansible task's processCfg.arguments.ansibleVerboseLimits). */
 static char *runtime_rules(const struct start_policy *p)
 {
 	static const char *const KEYS[] = {"task", "ansible", "attachments"};
 	json_t *keep = json_object();
+	const json_t *verbose = rule(p, "processCfg", "arguments");
 	char *text = NULL;
 
 	for (size_t i = 0; keep && i < 3; i++)
 		if (json_object_get(p->rules, KEYS[i]))
 			json_object_set(keep, KEYS[i], json_object_get(p->rules, KEYS[i]));
+	if (keep && (verbose = json_object_get(verbose, "ansibleVerboseLimits")))
+		json_object_set_new(keep, "processCfg",
+				    json_pack("{s:{s:O}}", "arguments", "ansibleVerboseLimits", verbose));
 	if (keep && json_object_size(keep))
 		text = json_dumps(keep, JSON_COMPACT);
 	json_decref(keep);

@@ -17,6 +17,7 @@
 #include "flow/tasks/ansible_docker.h"
 #include "flow/tasks/ansible_krb5.h"
 #include "flow/tasks/ansible_lookup.h"
+#include "flow/tasks/ansible_policy.h"
 #include "flow/tasks/ansible_prep.h"
 #include "flow/tasks/ansible_roles.h"
 #include "flow/tasks/ansible_venv.h"
@@ -40,6 +41,7 @@ struct run {
 	size_t n_files;
 	int n_inline;		/* inline inventories so far */
 	bool callbacks, events; /* Accord's callback plugins; ANSIBLE events among them */
+	bool policy;		/* the policy's plugin (ansible_policy.h) */
 };
 
 static json_t *param(struct run *r, const char *key)
@@ -485,6 +487,7 @@ static int environment(struct run *r, struct err *e)
 	    (!r->image && (strv_add(&r->env, "ACCORD_ANSIBLE_REQUEST_FD=3") < 0 ||
 			   strv_add(&r->env, "ACCORD_ANSIBLE_REPLY_FD=4") < 0)) ||
 	    (r->events && !r->image && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FD=3") < 0) ||
+	    (r->policy && strv_add(&r->env, "ACCORD_ANSIBLE_POLICY=%s/policy.json", r->view) < 0) ||
 	    (r->events && r->image && strv_add(&r->env, "ACCORD_ANSIBLE_EVENTS_FILE=%s/events.jsonl", r->view) < 0)) {
 		free(names);
 		return oom(e);
@@ -494,7 +497,11 @@ static int environment(struct run *r, struct err *e)
 		return err_set(e, ERR_INVALID, "ansible: 'extraEnv' must be a map");
 	json_object_foreach(extra, k, v)
 	{
-		char *t = task_text(v);
+		char *t;
+		/* they would keep the policy's plugin out of the run */
+		if (r->policy && (strcmp(k, "ANSIBLE_CONFIG") == 0 || strcmp(k, "ANSIBLE_CALLBACK_PLUGINS") == 0))
+			return err_set(e, ERR_FORBIDDEN, "ansible: extraEnv may not set %s while a policy applies", k);
+		t = task_text(v);
 		int rc = !t || strchr(k, '=') ? -1 : strv_add(&r->env, "%s=%s", k, t);
 		free(t);
 		if (rc < 0)
@@ -613,6 +620,9 @@ static int prepare(struct run *r, struct err *e)
 		return -1;
 	if (path_remove_tree(r->dir, e) < 0 || path_mkdirs(r->dir, 0700, e) < 0 ||
 	    (r->callbacks && ansible_write_callbacks(r->dir, r->events, e) < 0) || ansible_lookup_write(r->dir, e) < 0)
+		return -1;
+	/* enablePolicy: Concord's, on by default */
+	if (flag_or(r, "enablePolicy", true) && ansible_policy_write(r->c, r->dir, &r->policy, e) < 0)
 		return -1;
 	if (roles(r, &config, e) < 0 || log_filter(r, &config, e) < 0) {
 		json_decref(config);
