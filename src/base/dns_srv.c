@@ -11,8 +11,6 @@
 
 #include "base/str.h"
 
-#define ANSWER_MAX 8192
-
 /* "ADDR[:PORT]" into *sa. */
 static int server_addr(const char *server, struct sockaddr_in *sa, struct err *e)
 {
@@ -82,16 +80,17 @@ static int by_priority(const void *a, const void *b)
 	return x->weight == y->weight ? 0 : x->weight > y->weight ? -1 : 1;
 }
 
-/* The SRV records among the answers of the message ans (RFC 1035 4.1). */
-static int parse_answer(const unsigned char *ans, int len, const char *name, struct dns_srv *out, size_t cap, size_t *n,
-			struct err *e)
+int dns_srv_parse(const unsigned char *ans, size_t len, const char *name, struct dns_srv *out, size_t cap, size_t *n,
+		  struct err *e)
 {
-	const unsigned char *p = ans + 12, *end = ans + len;
+	const unsigned char *p, *end = ans + len;
 	unsigned qd, an;
 	int skip;
 
-	if (len < 12)
+	*n = 0;
+	if (len < 12 || len > DNS_ANSWER_MAX)
 		goto bad;
+	p = ans + 12;
 	qd = get16(ans + 4);
 	an = get16(ans + 6);
 	for (unsigned i = 0; i < qd; i++) {
@@ -133,11 +132,11 @@ int dns_srv_lookup(const char *name, const char *server, struct dns_srv *out, si
 		return err_set(e, ERR_UNAVAILABLE, "DNS: the resolver could not be set up");
 	if (server && *server && (rc = use_server(&st, server, e)) < 0)
 		goto out;
-	if (!(ans = malloc(ANSWER_MAX))) {
+	if (!(ans = malloc(DNS_ANSWER_MAX))) {
 		rc = err_set(e, ERR_INTERNAL, "out of memory");
 		goto out;
 	}
-	len = res_nquery(&st, name, ns_c_in, ns_t_srv, ans, ANSWER_MAX);
+	len = res_nquery(&st, name, ns_c_in, ns_t_srv, ans, DNS_ANSWER_MAX);
 	if (len < 0) {
 		if (st.res_h_errno == HOST_NOT_FOUND || st.res_h_errno == NO_DATA)
 			rc = err_set(e, ERR_NOT_FOUND, "DNS: no SRV record for %.200s", name);
@@ -146,7 +145,8 @@ int dns_srv_lookup(const char *name, const char *server, struct dns_srv *out, si
 				     server && *server ? server : "the system's resolver");
 		goto out;
 	}
-	rc = parse_answer(ans, len, name, out, cap, n, e);
+	/* a longer answer was cut to the buffer (its tail is then malformed) */
+	rc = dns_srv_parse(ans, len > DNS_ANSWER_MAX ? DNS_ANSWER_MAX : (size_t)len, name, out, cap, n, e);
 out:
 	free(ans);
 	res_nclose(&st);

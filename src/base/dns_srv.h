@@ -11,6 +11,7 @@
 
 #define DNS_SRV_MAX 32
 #define DNS_NAME_MAX 256
+#define DNS_ANSWER_MAX 8192
 
 struct dns_srv {
 	unsigned priority, weight, port;
@@ -23,6 +24,12 @@ struct dns_srv {
  * does not exist) is ERR_NOT_FOUND, a server that does not answer ERR_UNAVAILABLE, a bad
  * server address ERR_INVALID. */
 int dns_srv_lookup(const char *name, const char *server, struct dns_srv *out, size_t cap, size_t *n, struct err *e) WUR;
+
+/* The SRV records among the answers of a DNS message (RFC 1035 4.1; at most
+ * DNS_ANSWER_MAX bytes) into out as dns_srv_lookup has them; name is for messages only.
+ * ERR_NOT_FOUND without SRV records, ERR_UNAVAILABLE for a malformed message. */
+int dns_srv_parse(const unsigned char *ans, size_t len, const char *name, struct dns_srv *out, size_t cap, size_t *n,
+		  struct err *e) WUR;
 
 /* Whether server is a usable "ADDR" or "ADDR:PORT" (for checking a setting at start). */
 int dns_server_check(const char *server, struct err *e) WUR;
