@@ -159,9 +159,10 @@ def test_bad_dns_srv_rr_fails_the_step_clearly(dns_srv, srv, expect):
 
 def test_a_bad_dns_server_setting_is_refused_at_start():
     s = Server(args=["--ldap-task-dns-server", "dns.example.com:53"])
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError) as refused:
         s.start(timeout=10)
     s.cleanup()
+    assert "--ldap-task-dns-server: DNS server 'dns.example.com:53': expected an IPv4 address" in str(refused.value)
 
 
 def test_the_certificate_given_is_trusted_for_ldaps(admin, tls_directory):  # noqa: F811

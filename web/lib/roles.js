@@ -17,12 +17,11 @@ export function permissionBoxes(legend, given) {
   const known = PERMISSIONS.map(([p]) => p);
   const all = PERMISSIONS.concat((given || []).filter((p) => !known.includes(p)).map((p) => [p, p]));
   const boxes = all.map(([perm, text]) => {
-    const id = uid('perm');
-    const box = h('input', {type: 'checkbox', id, value: perm, checked: (given || []).includes(perm),
+    const box = h('input', {type: 'checkbox', id: uid('perm'), value: perm, checked: (given || []).includes(perm),
       'data-test': 'role-permission', 'data-permission': perm});
-    return {box, el: h('div', {class: 'check'}, box, ' ', h('label', {for: id}, h('code', {}, perm), ' — ', text))};
+    return {box, el: h('label', {class: 'choice', for: box.id}, box, ' ', h('code', {}, perm), ' — ', text)};
   });
-  const set = h('fieldset', {'data-test': 'role-permissions'}, h('legend', {}, legend), boxes.map((b) => b.el));
+  const set = h('fieldset', {'data-test': 'role-permissions', class: 'choices'}, h('legend', {}, legend), boxes.map((b) => b.el));
   set.value = () => boxes.filter((b) => b.box.checked).map((b) => b.box.value);
   return set;
 }
