@@ -30,6 +30,10 @@ route('/org/{org}/jsonstore/{store}', () => import('./pages/jsonstore.js'));
 route('/org/{org}/jsonstore/{store}/item', () => import('./pages/jsonstore_item.js'));
 route('/org/{org}/jsonstore/{store}/query/{query}', () => import('./pages/jsonstore_query.js'));
 route('/apikeys', () => import('./pages/apikeys.js'));
+route('/roles', () => import('./pages/roles.js'));
+route('/role/{name}', () => import('./pages/role.js'));
+route('/policies', () => import('./pages/policies.js'));
+route('/policy/{name}', () => import('./pages/policy.js'));
 
 // Asks the server who we are (the cookie is HttpOnly); false when not logged in.
 export async function refreshSession() {
@@ -48,7 +52,11 @@ function drawWho() {
   const el = document.getElementById('who');
   document.getElementById('nav').hidden = !session.user;
   // the audit log is for admins: offered only when the server says the user is one
-  document.getElementById('nav-audit').hidden = !(session.user && (session.user.roles || []).includes('concordAdmin'));
+  const roles = (session.user && session.user.roles) || [];
+  document.getElementById('nav-audit').hidden = !roles.includes('concordAdmin');
+  // roles are for admins; policies are read by global readers too (the server decides)
+  document.getElementById('nav-roles').hidden = !roles.includes('concordAdmin');
+  document.getElementById('nav-policies').hidden = !roles.includes('concordAdmin') && !roles.includes('concordSystemReader');
   if (!session.user) {
     mount(el);
     return;
@@ -82,7 +90,9 @@ function markNav() {
   const {path} = parse(location.hash);
   for (const a of document.querySelectorAll('#nav a')) {
     const target = a.getAttribute('href').slice(1);
-    if (path === target || path.startsWith(target + '/') || (target === '/orgs' && path.startsWith('/org/')))
+    // a list's items live under its singular: /orgs → /org/x, /roles → /role/x, /policies → /policy/x
+    const item = {'/orgs': '/org/', '/roles': '/role/', '/policies': '/policy/'}[target];
+    if (path === target || path.startsWith(target + '/') || (item && path.startsWith(item)))
       a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dns_srv.h"
 #include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -90,5 +91,13 @@ json_t *task_settings_json(struct err *e)
 	json_object_set_new(d, "slackParams", slack);
 	if (task_settings.github_api_url && *task_settings.github_api_url)
 		json_object_set_new(d, "githubParams", json_pack("{s:s}", "apiUrl", task_settings.github_api_url));
+	if (task_settings.ldap_task_dns_server && *task_settings.ldap_task_dns_server) {
+		if (dns_server_check(task_settings.ldap_task_dns_server, e) < 0) {
+			err_prefix(e, "--ldap-task-dns-server");
+			json_decref(d);
+			return NULL;
+		}
+		json_object_set_new(d, "ldapTask", json_pack("{s:s}", "dnsServer", task_settings.ldap_task_dns_server));
+	}
 	return d;
 }

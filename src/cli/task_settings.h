@@ -24,6 +24,7 @@ struct task_settings {
 	char *slack_api_url;
 	char *slack_proxy; /* host:port */
 	char *github_api_url;
+	char *ldap_task_dns_server; /* ADDR[:PORT] */
 };
 
 extern struct task_settings task_settings;
@@ -45,9 +46,11 @@ extern struct task_settings task_settings;
 	     "Slack Web API of the slack tasks (the token: ACCORD_SLACK_TOKEN, environment only)"},                     \
 	    {"slack-proxy", CONFIG_STRING, NULL, 0, 0, &task_settings.slack_proxy,                                    \
 	     "HTTP proxy (host:port) of the slack tasks"},                                                              \
+	    {"github-api-url", CONFIG_STRING, NULL, 0, 0, &task_settings.github_api_url,                               \
+	     "GitHub (Enterprise) API URL of the github task when a flow names none"},                                 \
 	{                                                                                                              \
-		"github-api-url", CONFIG_STRING, NULL, 0, 0, &task_settings.github_api_url,                            \
-		    "GitHub (Enterprise) API URL of the github task when a flow names none"                            \
+		"ldap-task-dns-server", CONFIG_STRING, NULL, 0, 0, &task_settings.ldap_task_dns_server,                \
+		    "DNS server (IPv4 ADDR[:PORT]) of the ldap task's dnsSrvRr look-ups; default: the system's"        \
 	}
 
 /* The table alone (accord run). */
@@ -55,10 +58,13 @@ extern const struct config_opt task_settings_opts[];
 extern const size_t task_settings_n_opts;
 
 /* {"smtpParams": {host, port, starttls, ssl, caPem?, username?, password?}, "slackParams":
- * {apiUrl, apiToken?, proxyAddress?, proxyPort?}, "githubParams": {apiUrl}} from task_settings
- * and the environment (NEW); smtpParams only with a host, githubParams only with an API URL;
+ * {apiUrl, apiToken?, proxyAddress?, proxyPort?}, "githubParams": {apiUrl}, "ldapTask":
+ * {dnsServer}} from task_settings
+ * and the environment (NEW); smtpParams only with a host, githubParams only with an API URL,
+ * ldapTask only with --ldap-task-dns-server;
  * caPem is the text of --smtp-ca-file, read here (runners may not be able to read it).  NULL
- * with e set for a malformed --slack-proxy or an unreadable --smtp-ca-file. */
+ * with e set for a malformed --slack-proxy or --ldap-task-dns-server, or an unreadable
+ * --smtp-ca-file. */
 json_t *task_settings_json(struct err *e);
 
 #endif

@@ -149,11 +149,12 @@ int store_policy_get(struct store_conn *c, const char *name, json_t **out, struc
 
 static json_t *link_row(struct store_stmt *st, void *ctx)
 {
-	static const char *const KEYS[] = {"policyId", "orgId", "projectId", "userId"};
+	static const char *const KEYS[] = {"policyId", "orgId",	      "projectId", "userId",
+					   "orgName",  "projectName", "userName"};
 	json_t *v = json_object();
 
 	(void)ctx;
-	for (int i = 0; v && i < 4; i++)
+	for (int i = 0; v && i < 7; i++)
 		if (store_col_text(st, i))
 			json_object_set_new(v, KEYS[i], json_string(store_col_text(st, i)));
 	return v;
@@ -162,7 +163,12 @@ static json_t *link_row(struct store_stmt *st, void *ctx)
 int store_policy_list(struct store_conn *c, json_t **out, struct err *e)
 {
 	static const char SQL[] = POLICY_COLS " ORDER BY name";
-	static const char LINKS[] = "SELECT policy_id, org_id, project_id, user_id FROM policy_links ORDER BY link_key";
+	/* the names beside the ids, so that a link can be shown and unlinked by name (a
+	 * project's link names its org too: the unlink needs both) */
+	static const char LINKS[] = "SELECT l.policy_id, l.org_id, l.project_id, l.user_id, COALESCE(o.name, po.name),"
+				    " p.name, u.username FROM policy_links l LEFT JOIN orgs o ON o.id = l.org_id"
+				    " LEFT JOIN projects p ON p.id = l.project_id LEFT JOIN orgs po ON po.id = p.org_id"
+				    " LEFT JOIN users u ON u.id = l.user_id ORDER BY l.link_key";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	json_t *links = NULL, *p, *l;
 	size_t i, j;

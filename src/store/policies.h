@@ -27,7 +27,8 @@ int store_policy_put(struct store_conn *c, const char *name, const char *parent_
  * found: <name>". */
 int store_policy_get(struct store_conn *c, const char *name, json_t **out, struct err *e) WUR;
 /* Every policy, by name, as store_policy_get has one, with "links": [{orgId?, projectId?,
- * userId?}, …]: a new array in *out. */
+ * userId?, orgName?, projectName?, userName?}, …] (orgName of a project's link: its org's):
+ * a new array in *out. */
 int store_policy_list(struct store_conn *c, json_t **out, struct err *e) WUR;
 int store_policy_delete(struct store_conn *c, const char *name, struct err *e) WUR;
 

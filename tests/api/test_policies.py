@@ -96,7 +96,7 @@ def test_link_and_unlink_by_query(admin):
     r = admin.put("/api/v2/policy/%s/link?orgName=%s&userName=%s" % (name, org, user.username))
     assert r.status_code == 200, r.text
     links = [p for p in admin.get("/api/v2/policy").json() if p["name"] == name][0]["links"]
-    assert links == [{"orgId": links[0]["orgId"], "userId": user.user_id}]
+    assert links == [{"orgId": links[0]["orgId"], "userId": user.user_id, "orgName": org, "userName": user.username}]
     r = admin.delete("/api/v2/policy/%s/link?orgName=%s&userName=%s" % (name, org, user.username))
     assert r.status_code == 200 and r.json()["result"] == "DELETED", r.text
     r = admin.delete("/api/v2/policy/%s/link?orgName=%s" % (name, org))
@@ -105,6 +105,20 @@ def test_link_and_unlink_by_query(admin):
     assert r.status_code == 400, r.text
     r = admin.put("/api/v2/policy/%s/link" % name, json={"projectName": "p"})
     assert r.status_code == 400, r.text
+
+
+def test_the_list_names_where_each_policy_is_linked(admin):
+    """Names beside the ids, so that a link can be shown and unlinked by name (the console's
+    policy page): a project's link names its org too."""
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org)
+    name, _ = put_policy(admin, {})
+    link(admin, name, orgName=org, projectName=project)
+    links = [p for p in admin.get("/api/v2/policy").json() if p["name"] == name][0]["links"]
+    assert links == [{"projectId": links[0]["projectId"], "orgName": org, "projectName": project}]
+    r = admin.delete("/api/v2/policy/%s/link?orgName=%s&projectName=%s" % (name, links[0]["orgName"],
+                                                                          links[0]["projectName"]))
+    assert r.status_code == 200, r.text
 
 
 def test_a_parent_cycle_is_refused(admin):

@@ -103,6 +103,9 @@ def test_every_page_passes_axe(driver, admin, new_user, git, axe_source):
     assert admin.put(base + "/axe-store/item/host-1", json={"role": "web"}).status_code == 200
     r = admin.post(base + "/axe-store/query", json={"name": "all", "text": "select item_data from json_store_data"})
     assert r.status_code == 200, r.text
+    policy = unique("axe-policy")
+    r = admin.post("/api/v2/policy", json={"name": policy, "rules": {"queue": {"forkDepth": {"max": 5}}}})
+    assert r.status_code == 200, r.text
     failed = start_process(admin, FAILS)
     assert wait_process(admin, failed)["status"] == "FAILED"
     waiting = start_process(admin, ASKS)
@@ -136,6 +139,10 @@ def test_every_page_passes_axe(driver, admin, new_user, git, axe_source):
         ("#/org/%s/jsonstore/axe-store" % org, "jsonstore"),
         ("#/org/%s/jsonstore/axe-store/item?path=host-1" % org, "jsonstore-item"),
         ("#/org/%s/jsonstore/axe-store/query/all" % org, "jsonstore-query"),
+        ("#/roles", "roles"),
+        ("#/role/concordAdmin", "role"),
+        ("#/policies", "policies"),
+        ("#/policy/%s" % policy, "policy"),
         ("#/no/such/page", "error"),
     ]
     unvisited = [p for p, rx in routes().items() if not any(rx.match(h[1:].split("?")[0]) for h, _ in pages)]

@@ -1,24 +1,31 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <sodium.h>
 
 #include "base/b64.h"
+#include "base/dns_srv.h"
 #include "base/ldap_api.h"
 #include "base/ldap_filter.h"
 #include "base/oom.h"
+#include "base/path.h"
 #include "base/str.h"
+#include "flow/tasks/defaults.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
 #include "flow/vm_internal.h"
 
 /* Concord's `ldap` task (concord-plugins tasks/ldap, LdapTaskV2; docs/flows.md "ldap"): one
  * search of a directory per call — searchByDn, getUser, getGroup, isMemberOf — with the
- * step's input over the `ldapParams` variable.  It runs in the runner, like http and smtp,
+ * step's input over the `ldapParams` variable.  The directory is ldapAdServer, or the
+ * servers a DNS SRV record names (dnsSrvRr, tried in turn while they cannot be reached);
+ * `certificate` replaces the system's CAs for ldaps://.  It runs in the runner, like http and smtp,
  * through libldap (loaded on first use, base/ldap_api.h), as a task_job so that other
  * parallel branches go on meanwhile.  Values put into filters are escaped (RFC 4515).
  * bindPassword is marked sensitive before anything is logged and appears in no message. */
@@ -29,6 +36,8 @@
 #define LDAP_TASK_MAX_VISITS 256
 #define FILTER_MAX 4096
 #define SYSTEM_CA_FILE "/etc/ssl/certs/ca-certificates.crt"
+#define CERTIFICATE_MAX (1u << 20)
+#define TRIED_MAX 1024
 
 enum ldap_action { SEARCH_BY_DN, GET_USER, GET_GROUP, IS_MEMBER_OF };
 
@@ -38,6 +47,14 @@ struct ldap_job {
 	struct task_job base; /* must be first */
 	enum ldap_action action;
 	char *url, *bind_dn, *password, *search_base, *dn, *user, *group;
+	char *ad_server;	       /* ldapAdServer, or NULL */
+	char *srv_name, *srv_protocol; /* dnsSrvRr's name and protocol (ldap, ldaps), or NULL */
+	unsigned srv_port;	       /* dnsSrvRr's port; 0: each record's own */
+	char *dns_server;	       /* the DNS server to ask (--ldap-task-dns-server), or NULL */
+	char *ca_pem;		       /* `certificate`: the CAs that alone are trusted, or NULL */
+	size_t ca_len;
+	char *ca_file; /* ca_pem written for libldap (under workdir/.tmp), or NULL */
+	char *workdir;
 	bool security_enabled;
 	json_t *group_types; /* the job's own copy */
 	LDAP *ld;
@@ -58,6 +75,15 @@ static void job_free(struct task_job *base)
 		free(j->password);
 	}
 	free(j->url);
+	free(j->ad_server);
+	free(j->srv_name);
+	free(j->srv_protocol);
+	free(j->dns_server);
+	free(j->ca_pem);
+	if (j->ca_file)
+		unlink(j->ca_file);
+	free(j->ca_file);
+	free(j->workdir);
 	free(j->bind_dn);
 	free(j->search_base);
 	free(j->dn);
@@ -75,33 +101,113 @@ static int failed(struct ldap_job *j, const char *what, int rc)
 	return j->rc = err_set(&j->e, ERR_UNAVAILABLE, "ldap: %s: %s", what, ldapi.err2string(rc));
 }
 
-static int connect_and_bind(struct ldap_job *j)
+/* Connects to j->url and binds; *unreachable: the server could not be reached (so that
+ * the next one of a SRV record may be tried). */
+static int connect_and_bind(struct ldap_job *j, bool *unreachable)
 {
 	int v3 = LDAP_VERSION3, demand = LDAP_OPT_X_TLS_DEMAND, zero = 0, rc;
 	struct timeval tv = {LDAP_TASK_TIMEOUT_S, 0};
 	struct berval cred = {.bv_len = j->password ? strlen(j->password) : 0,
 			      .bv_val = j->password ? j->password : ""};
+	const char *ca = j->ca_file ? j->ca_file : SYSTEM_CA_FILE;
 	char what[600];
 
+	*unreachable = false;
+	if (j->ld) {
+		ldapi.unbind_ext_s(j->ld, NULL, NULL);
+		j->ld = NULL;
+	}
 	if ((rc = ldapi.initialize(&j->ld, j->url)) != LDAP_SUCCESS)
-		return failed(j, "ldapAdServer", rc);
+		return failed(j, j->srv_name ? "a server of dnsSrvRr" : "ldapAdServer", rc);
 	if ((rc = ldapi.set_option(j->ld, LDAP_OPT_PROTOCOL_VERSION, &v3)) ||
 	    (rc = ldapi.set_option(j->ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF)) ||
 	    (rc = ldapi.set_option(j->ld, LDAP_OPT_NETWORK_TIMEOUT, &tv)) ||
 	    (rc = ldapi.set_option(j->ld, LDAP_OPT_TIMEOUT, &tv)) ||
 	    (rc = ldapi.set_option(j->ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &demand)) ||
-	    (access(SYSTEM_CA_FILE, R_OK) == 0 &&
-	     (rc = ldapi.set_option(j->ld, LDAP_OPT_X_TLS_CACERTFILE, SYSTEM_CA_FILE))) ||
+	    (access(ca, R_OK) == 0 && (rc = ldapi.set_option(j->ld, LDAP_OPT_X_TLS_CACERTFILE, ca))) ||
 	    (rc = ldapi.set_option(j->ld, LDAP_OPT_X_TLS_NEWCTX, &zero)))
 		return failed(j, "setting connection options", rc);
 	rc = ldapi.sasl_bind_s(j->ld, j->bind_dn ? j->bind_dn : "", LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL);
 	if (rc == LDAP_SUCCESS)
 		return 0;
-	if (rc == LDAP_SERVER_DOWN || rc == LDAP_CONNECT_ERROR || rc == LDAP_TIMEOUT)
+	if (rc == LDAP_SERVER_DOWN || rc == LDAP_CONNECT_ERROR || rc == LDAP_TIMEOUT) {
+		*unreachable = true;
 		str_fmt_cut(what, sizeof what, "cannot reach %s", j->url);
-	else
+	} else
 		str_fmt_cut(what, sizeof what, "%s refused the bind as '%s'", j->url, j->bind_dn ? j->bind_dn : "");
 	return failed(j, what, rc);
+}
+
+/* `certificate` into a file of its own for libldap (which reads CAs from files only), in
+ * the working directory's .tmp (the runner's own), removed by job_free. */
+static int write_ca_file(struct ldap_job *j)
+{
+	char *dir = NULL;
+	int fd = -1;
+	bool ok;
+
+	ok = asprintf(&dir, "%s/.tmp", j->workdir) >= 0 && (mkdir(dir, 0700) == 0 || errno == EEXIST) &&
+	     asprintf(&j->ca_file, "%s/ldap-ca-XXXXXX", dir) >= 0 && (fd = mkstemp(j->ca_file)) >= 0 &&
+	     write(fd, j->ca_pem, j->ca_len) == (ssize_t)j->ca_len;
+	if (fd >= 0)
+		close(fd);
+	if (!ok && j->ca_file && fd < 0) {
+		free(j->ca_file); /* not created: nothing to remove */
+		j->ca_file = NULL;
+	}
+	free(dir);
+	if (!ok)
+		return j->rc = err_set(&j->e, ERR_INTERNAL,
+				       "ldap: cannot write the certificate to a file under %s/.tmp: %s", j->workdir,
+				       strerror(errno));
+	return 0;
+}
+
+/* The servers of the dnsSrvRr record, in order, until one answers: 1 when the name has no
+ * SRV record (ldapAdServer is then used, if given). */
+static int connect_srv(struct ldap_job *j)
+{
+	struct dns_srv recs[DNS_SRV_MAX];
+	char tried[TRIED_MAX] = "";
+	size_t n = 0;
+	bool unreachable = true;
+
+	if (dns_srv_lookup(j->srv_name, j->dns_server, recs, DNS_SRV_MAX, &n, &j->e) < 0) {
+		if (j->e.code == ERR_NOT_FOUND && j->ad_server)
+			return 1;
+		err_prefix(&j->e, "ldap: dnsSrvRr");
+		return j->rc = -1;
+	}
+	for (size_t i = 0; i < n && unreachable; i++) {
+		char *url = NULL;
+		if (asprintf(&url, "%s://%s:%u", j->srv_protocol, recs[i].target,
+			     j->srv_port ? j->srv_port : recs[i].port) < 0)
+			return j->rc = err_set(&j->e, ERR_INTERNAL, "out of memory");
+		free(j->url);
+		j->url = url;
+		if (connect_and_bind(j, &unreachable) == 0)
+			return j->rc = 0; /* the failures of those before it are forgotten */
+		str_fmt_cut(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s", i ? ", " : "", url);
+	}
+	if (unreachable) /* every one of them */
+		err_set(&j->e, ERR_UNAVAILABLE, "ldap: cannot reach any server of the SRV record %s (tried %s)",
+			j->srv_name, tried);
+	return j->rc = -1;
+}
+
+static int connect_any(struct ldap_job *j)
+{
+	bool unreachable;
+	int rc;
+
+	if (j->ca_pem && write_ca_file(j))
+		return -1;
+	if (j->srv_name && (rc = connect_srv(j)) <= 0)
+		return rc;
+	free(j->url);
+	if (!(j->url = strdup(j->ad_server)))
+		return j->rc = err_set(&j->e, ERR_INTERNAL, "out of memory");
+	return connect_and_bind(j, &unreachable);
 }
 
 /* A value as text: itself when it is UTF-8 without NUL, else Base64 (binary attributes). */
@@ -325,7 +431,7 @@ static void job_run(struct task_job *base)
 	json_t *found = NULL;
 	bool yes = false;
 
-	if (connect_and_bind(j))
+	if (connect_any(j))
 		return;
 	switch (j->action) {
 	case SEARCH_BY_DN:
@@ -353,8 +459,9 @@ static int job_finish(struct task_job *base, struct task_ctx *t, json_t **out, s
 {
 	struct ldap_job *j = (struct ldap_job *)base;
 
-	(void)t;
 	*out = NULL;
+	if (j->srv_name && j->ld)
+		vm_log(t->vm, FLOW_INFO, "ldap: used %s of the SRV record %s", j->url, j->srv_name);
 	if (j->rc < 0) {
 		*e = j->e;
 		return -1;
@@ -419,19 +526,95 @@ static int str_param(json_t *p, const char *key, bool required, char **out, stru
 	return 0;
 }
 
-static int parse_server(json_t *p, struct ldap_job *j, struct err *e)
+/* dnsSrvRr: {name, protocol (ldap or ldaps), port (optional: each record's own)}. */
+static int parse_srv(json_t *srv, struct ldap_job *j, struct err *e)
 {
-	if (json_object_get(p, "dnsSrvRr") && !json_object_get(p, "ldapAdServer"))
-		return err_set(e, ERR_INVALID, "ldap: 'dnsSrvRr' is not supported: give the server as 'ldapAdServer'");
-	if (str_param(p, "ldapAdServer", false, &j->url, e) < 0)
+	json_t *port = json_object_get(srv, "port");
+	int64_t n = 0;
+	const char *name = json_string_value(json_object_get(srv, "name")),
+		   *proto = json_string_value(json_object_get(srv, "protocol"));
+
+	if (!json_is_object(srv))
+		return err_set(e, ERR_INVALID, "ldap: 'dnsSrvRr' must be a map of name, protocol and port");
+	if (!name || !*name || strlen(name) >= DNS_NAME_MAX)
+		return err_set(e, ERR_INVALID,
+			       "ldap: 'dnsSrvRr.name' is required: a SRV record such as _ldap._tcp.example.com");
+	if (!proto || (strcmp(proto, "ldap") != 0 && strcmp(proto, "ldaps") != 0))
+		return err_set(e, ERR_INVALID, "ldap: 'dnsSrvRr.protocol' is required: ldap or ldaps");
+	if (!(j->srv_name = strdup(name)) || !(j->srv_protocol = strdup(proto)))
+		return oom_fail(e);
+	if (json_is_integer(port))
+		n = json_integer_value(port);
+	else if (json_is_string(port) &&
+		 str_to_i64((struct str){json_string_value(port), strlen(json_string_value(port))}, 1, 65535, &n,
+			    "port", e) < 0)
+		n = -1;
+	else if (port && !json_is_null(port) && !json_is_string(port))
+		n = -1;
+	if (n < 0 || n > 65535 || (port && !json_is_null(port) && n == 0))
+		return err_set(e, ERR_INVALID, "ldap: 'dnsSrvRr.port' must be a port number (1-65535)");
+	j->srv_port = (unsigned)n;
+	return 0;
+}
+
+/* `certificate`: {text: PEM, file: a file of the working directory}, either or both: the
+ * CAs that alone are trusted for ldaps:// (Concord's plugin: instead of the JVM's). */
+static int parse_certificate(struct task_ctx *t, json_t *cert, struct ldap_job *j, struct err *e)
+{
+	const char *text, *file;
+	char *from_file = NULL;
+	size_t flen = 0, tlen;
+
+	if (!cert || json_is_null(cert) || (json_is_object(cert) && !json_object_size(cert)))
+		return 0;
+	if (!json_is_object(cert))
+		return err_set(e, ERR_INVALID, "ldap: 'certificate' must be a map of text and/or file");
+	if (task_opt_str(cert, "text", &text, e) < 0 || task_opt_str(cert, "file", &file, e) < 0) {
+		err_prefix(e, "ldap: 'certificate'");
 		return -1;
-	if (!j->url)
+	}
+	if (file && *file && !(from_file = path_read_beneath(t->h->workdir, file, CERTIFICATE_MAX, &flen, e))) {
+		err_prefix(e, "ldap: 'certificate.file' '%.200s'", file);
+		return -1;
+	}
+	tlen = text ? strlen(text) : 0;
+	if (!(j->ca_pem = malloc(flen + tlen + 2))) {
+		free(from_file);
+		return oom_fail(e);
+	}
+	if (flen)
+		memcpy(j->ca_pem, from_file, flen);
+	j->ca_pem[flen] = '\n';
+	memcpy(j->ca_pem + flen + 1, text ? text : "", tlen);
+	j->ca_len = flen + 1 + tlen;
+	j->ca_pem[j->ca_len] = '\0';
+	free(from_file);
+	if (!memmem(j->ca_pem, j->ca_len, "-----BEGIN CERTIFICATE-----", 27))
+		return err_set(e, ERR_INVALID, "ldap: 'certificate' holds no PEM certificate");
+	return 0;
+}
+
+static int parse_server(struct task_ctx *t, json_t *p, struct ldap_job *j, struct err *e)
+{
+	json_t *srv = json_object_get(p, "dnsSrvRr");
+	const char *dns = json_string_value(json_object_get(task_defaults_get(t->h, "ldapTask"), "dnsServer"));
+
+	if (str_param(p, "ldapAdServer", false, &j->ad_server, e) < 0)
+		return -1;
+	if (srv && !json_is_null(srv) && parse_srv(srv, j, e) < 0)
+		return -1;
+	if (!j->ad_server && !j->srv_name)
 		return err_set(e, ERR_INVALID,
 			       "ldap: Mandatory variable either 'dnsSrvRr' or 'ldapAdServer' is required");
-	if (strncmp(j->url, "ldap://", 7) != 0 && strncmp(j->url, "ldaps://", 8) != 0)
+	if (j->ad_server && strncmp(j->ad_server, "ldap://", 7) != 0 && strncmp(j->ad_server, "ldaps://", 8) != 0)
 		return err_set(e, ERR_INVALID, "ldap: 'ldapAdServer' must start with ldap:// or ldaps://, got '%.200s'",
-			       j->url);
-	if (str_param(p, "bindUserDn", false, &j->bind_dn, e) < 0 ||
+			       j->ad_server);
+	if ((dns && *dns && !(j->dns_server = strdup(dns))) || !(j->workdir = strdup(t->h->workdir)))
+		return oom_fail(e);
+	if (!(j->url = strdup(j->srv_name ? j->srv_name : j->ad_server)))
+		return oom_fail(e);
+	if (parse_certificate(t, json_object_get(p, "certificate"), j, e) < 0 ||
+	    str_param(p, "bindUserDn", false, &j->bind_dn, e) < 0 ||
 	    str_param(p, "bindPassword", false, &j->password, e) < 0 ||
 	    str_param(p, "searchBase", true, &j->search_base, e) < 0)
 		return -1;
@@ -481,8 +664,8 @@ static int ldap_execute(struct task_ctx *t, json_t *in, json_t **out, struct err
 		return oom_fail(e);
 	}
 	j->base = (struct task_job){job_run, job_finish, job_free};
-	rc = parse_action(p, &j->action, e) < 0 || parse_server(p, j, e) < 0 || parse_action_params(p, j, e) < 0 ? -1
-														 : 0;
+	rc = parse_action(p, &j->action, e) < 0 || parse_server(t, p, j, e) < 0 || parse_action_params(p, j, e) < 0 ? -1
+														    : 0;
 	json_decref(p);
 	/* libldap would otherwise read /etc/ldap/ldap.conf and ~/.ldaprc, which could turn
 	 * certificate checks off behind the flow's back. */
@@ -496,7 +679,8 @@ static int ldap_execute(struct task_ctx *t, json_t *in, json_t **out, struct err
 		job_free(&j->base);
 		return -1;
 	}
-	vm_log(t->vm, FLOW_INFO, "ldap: starting '%s' on %s", action_names[j->action], j->url);
+	vm_log(t->vm, FLOW_INFO, "ldap: starting '%s' on %s%s", action_names[j->action],
+	       j->srv_name ? "the servers of the SRV record " : "", j->url);
 	t->job = &j->base;
 	return 0;
 }
