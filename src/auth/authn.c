@@ -251,15 +251,18 @@ int authn_header(struct store_conn *c, const char *authorization, struct princip
 		value = str_dup(str_trim((struct str){h.p + 6, h.len - 6}));
 		rc = value ? basic(c, value, out, e) : err_set(e, ERR_INTERNAL, "out of memory");
 	} else {
-		if (h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer "))
+		bool bearer = h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer ");
+		bool oidc = bearer && oidc_enabled() && oidc_settings.bearer;
+		if (bearer)
 			h = str_trim((struct str){h.p + 7, h.len - 7});
 		value = str_dup(h);
 		if (!value)
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
-		else if (oidc_enabled() && oidc_settings.bearer && jwt_looks_like(value))
+		else if (oidc && jwt_looks_like(value))
 			rc = authn_oidc_bearer(c, value, out, e);
-		else
-			rc = apikey(c, value, out, e);
+		else if ((rc = apikey(c, value, out, e)) == -ERR_UNAUTH && oidc)
+			/* Not one of our keys: maybe an opaque access token of the provider. */
+			rc = authn_oidc_bearer(c, value, memset(out, 0, sizeof *out), e);
 	}
 	if (value)
 		sodium_memzero(value, strlen(value));
@@ -276,9 +279,8 @@ bool authn_is_quick(const char *authorization)
 	char user_id[UUID_STR_LEN];
 	bool quick = true;
 
-	/* A provider's token may need its keys fetched, and its user written. */
-	if (h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer ") && oidc_enabled() && oidc_settings.bearer &&
-	    memchr(h.p, '.', h.len))
+	/* A provider's token may need its keys or its userinfo fetched, and its user written. */
+	if (h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer ") && oidc_enabled() && oidc_settings.bearer)
 		return false;
 	if (h.len <= 6 || !str_ieq_cstr((struct str){h.p, 6}, "Basic "))
 		return true;
