@@ -18,6 +18,7 @@
 #include "base/rand.h"
 #include "base/str.h"
 #include "crypto/session.h"
+#include "store/process_scopes.h"
 #include "store/processes.h"
 
 #define CACHE_SLOTS 1024
@@ -333,7 +334,7 @@ int authn_apikey_hash(const char *text, uint8_t hash[APIKEY_HASH_LEN], struct er
 int authn_session(struct store_conn *c, const char *token, struct principal *out, struct err *e)
 {
 	uint8_t hash[32];
-	char current[UUID_STR_LEN];
+	char current[UUID_STR_LEN], *scopes = NULL;
 	struct process p;
 	struct err dbe;
 	int rc;
@@ -354,9 +355,18 @@ int authn_session(struct store_conn *c, const char *token, struct principal *out
 	rc = store_process_current_user(c, p.instance_id, current, &dbe);
 	if (rc == 0)
 		rc = store_user_get(c, current[0] ? current : p.initiator_id, &out->user, &dbe);
-	store_process_cleanup(&p);
-	if (rc)
+	if (rc) {
+		store_process_cleanup(&p);
 		return unauth(e, "the user of the session's process no longer exists");
+	}
+	/* Started with a scoped API key: the session is held to the key's scopes. */
+	rc = store_process_scopes_get(c, p.instance_id, &scopes, &dbe);
+	store_process_cleanup(&p);
+	if (rc == 0 && scopes)
+		rc = scope_set_load(scopes, &out->scopes, &dbe);
+	free(scopes);
+	if (rc)
+		return err_set(e, dbe.code, "%s", dbe.msg);
 	out->method = AUTH_SESSION;
 	return check_user(out, "invalid or expired API key", e);
 }

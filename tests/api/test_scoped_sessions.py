@@ -1,0 +1,100 @@
+"""A process started with a scoped API key is held to the key's scopes (docs/security.md "Scoped
+API keys", "Process sessions"): its session token on the API, the server tasks acting as its
+initiator (crypto, concordSecrets, jsonStore, inventory, concord, apiKey), its children and
+handlers, never more than the key.  A flow that tries to exceed the key fails or is
+refused; the same flow started with a key that has the scope (or none) gets through."""
+import pytest
+
+from conftest import process_log, start_process, unique, wait_process
+from proc_util import make_org, make_project, make_team
+from test_scoped_keys import key_for
+
+SECRET_FLOW = """
+flows:
+  default:
+    - log: "value=${crypto.exportAsString('%s', '%s', null)}"
+"""
+
+SESSION_FLOW = """
+flows:
+  default:
+    - task: http
+      in:
+        url: "${server}/api/v1/org/${org}/secret"
+        headers:
+          X-Concord-SessionToken: "${processInfo.sessionToken}"
+        response: json
+        ignoreErrors: true
+      out: listed
+    - log: "code=${listed.statusCode}"
+"""
+
+FORK_FLOW = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: fork
+        entryPoint: child
+        sync: true
+        ignoreFailures: true
+      out: forked
+    - log: "forked"
+  child:
+    - log: "value=${crypto.exportAsString('%s', '%s', null)}"
+"""
+
+
+@pytest.fixture
+def world(admin, new_user):
+    class W:
+        pass
+    w = W()
+    w.user = new_user()
+    w.org, _ = make_org(admin)
+    w.proj, _ = make_project(admin, w.org, rawPayloadMode="TEAM_MEMBERS")
+    make_team(admin, w.org, [(w.user, "MEMBER")], w.proj, "WRITER")
+    w.secret = unique("s")
+    files = {"name": (None, w.secret), "type": (None, "data"), "data": (None, "hush-%s" % w.secret)}
+    r = w.user.post("/api/v1/org/%s/secret" % w.org, files=files)
+    assert r.status_code == 200, r.text
+    return w
+
+
+def run(w, client, flow, **parts):
+    pid = start_process(client, flow, parts=dict({"org": w.org, "project": w.proj}, **parts))
+    return pid, wait_process(w.user, pid, timeout=60), process_log(w.user, pid)
+
+
+def test_a_flow_cannot_read_secrets_past_its_key(admin, world):
+    narrow, _ = key_for(admin, world.user, scopes=["process:start"])
+    pid, p, log = run(world, narrow, SECRET_FLOW % (world.org, world.secret))
+    assert p["status"] == "FAILED", log
+    assert "secret:read" in log and "scoped" in log, log
+    # The same flow with a key that has the scope, and with one without scopes, reads it.
+    wide, _ = key_for(admin, world.user, scopes=["process:start", "secret:read"])
+    for k in (wide, world.user):
+        pid, p, log = run(world, k, SECRET_FLOW % (world.org, world.secret))
+        assert p["status"] == "FINISHED", log
+
+
+def test_the_session_token_is_held_to_the_key(admin, world, server):
+    narrow, _ = key_for(admin, world.user, scopes=["process:start"])
+    parts = {"arguments.server": server.url, "arguments.org": world.org}
+    _, p, log = run(world, narrow, SESSION_FLOW, **parts)
+    assert p["status"] == "FINISHED", log
+    assert "code=403" in log, log
+    wide, _ = key_for(admin, world.user, scopes=["process:start", "secret:read"])
+    _, p, log = run(world, wide, SESSION_FLOW, **parts)
+    assert "code=200" in log, log
+
+
+def test_a_fork_inherits_the_narrowing(admin, world):
+    narrow, _ = key_for(admin, world.user, scopes=["process:start"])
+    pid, p, log = run(world, narrow, FORK_FLOW % (world.org, world.secret))
+    assert p["status"] == "FINISHED", log
+    kids = world.user.get("/api/v1/process/%s/subprocess" % pid).json()
+    assert len(kids) == 1, kids
+    child = wait_process(world.user, kids[0]["instanceId"], timeout=60)
+    assert child["status"] == "FAILED", process_log(world.user, kids[0]["instanceId"])
+    assert "secret:read" in process_log(world.user, kids[0]["instanceId"])
