@@ -6,8 +6,8 @@ refused; the same flow started with a key that has the scope (or none) gets thro
 import pytest
 
 from conftest import process_log, start_process, unique, wait_process
-from proc_util import make_org, make_project, make_team
-from test_scoped_keys import key_for
+from proc_util import wait_for
+from test_scoped_keys import key_for, world  # noqa: F401 (a fixture)
 
 SECRET_FLOW = """
 flows:
@@ -46,19 +46,13 @@ flows:
 
 
 @pytest.fixture
-def world(admin, new_user):
-    class W:
-        pass
-    w = W()
-    w.user = new_user()
-    w.org, _ = make_org(admin)
-    w.proj, _ = make_project(admin, w.org, rawPayloadMode="TEAM_MEMBERS")
-    make_team(admin, w.org, [(w.user, "MEMBER")], w.proj, "WRITER")
-    w.secret = unique("s")
-    files = {"name": (None, w.secret), "type": (None, "data"), "data": (None, "hush-%s" % w.secret)}
-    r = w.user.post("/api/v1/org/%s/secret" % w.org, files=files)
+def w(world):
+    """test_scoped_keys.py's world with a secret of the user in its org."""
+    world.secret = unique("s")
+    files = {"name": (None, world.secret), "type": (None, "data"), "data": (None, "hush-%s" % world.secret)}
+    r = world.user.post("/api/v1/org/%s/secret" % world.org, files=files)
     assert r.status_code == 200, r.text
-    return w
+    return world
 
 
 def run(w, client, flow, **parts):
@@ -66,35 +60,55 @@ def run(w, client, flow, **parts):
     return pid, wait_process(w.user, pid, timeout=60), process_log(w.user, pid)
 
 
-def test_a_flow_cannot_read_secrets_past_its_key(admin, world):
-    narrow, _ = key_for(admin, world.user, scopes=["process:start"])
-    pid, p, log = run(world, narrow, SECRET_FLOW % (world.org, world.secret))
+def test_a_flow_cannot_read_secrets_past_its_key(admin, w):
+    narrow, _ = key_for(admin, w.user, scopes=["process:start"])
+    pid, p, log = run(w, narrow, SECRET_FLOW % (w.org, w.secret))
     assert p["status"] == "FAILED", log
     assert "secret:read" in log and "scoped" in log, log
     # The same flow with a key that has the scope, and with one without scopes, reads it.
-    wide, _ = key_for(admin, world.user, scopes=["process:start", "secret:read"])
-    for k in (wide, world.user):
-        pid, p, log = run(world, k, SECRET_FLOW % (world.org, world.secret))
+    wide, _ = key_for(admin, w.user, scopes=["process:start", "secret:read"])
+    for k in (wide, w.user):
+        pid, p, log = run(w, k, SECRET_FLOW % (w.org, w.secret))
         assert p["status"] == "FINISHED", log
 
 
-def test_the_session_token_is_held_to_the_key(admin, world, server):
-    narrow, _ = key_for(admin, world.user, scopes=["process:start"])
-    parts = {"arguments.server": server.url, "arguments.org": world.org}
-    _, p, log = run(world, narrow, SESSION_FLOW, **parts)
+def test_the_session_token_is_held_to_the_key(admin, w, server):
+    narrow, _ = key_for(admin, w.user, scopes=["process:start"])
+    parts = {"arguments.server": server.url, "arguments.org": w.org}
+    _, p, log = run(w, narrow, SESSION_FLOW, **parts)
     assert p["status"] == "FINISHED", log
     assert "code=403" in log, log
-    wide, _ = key_for(admin, world.user, scopes=["process:start", "secret:read"])
-    _, p, log = run(world, wide, SESSION_FLOW, **parts)
+    wide, _ = key_for(admin, w.user, scopes=["process:start", "secret:read"])
+    _, p, log = run(w, wide, SESSION_FLOW, **parts)
     assert "code=200" in log, log
 
 
-def test_a_fork_inherits_the_narrowing(admin, world):
-    narrow, _ = key_for(admin, world.user, scopes=["process:start"])
-    pid, p, log = run(world, narrow, FORK_FLOW % (world.org, world.secret))
+def test_a_fork_inherits_the_narrowing(admin, w):
+    narrow, _ = key_for(admin, w.user, scopes=["process:start"])
+    pid, p, log = run(w, narrow, FORK_FLOW % (w.org, w.secret))
     assert p["status"] == "FINISHED", log
-    kids = world.user.get("/api/v1/process/%s/subprocess" % pid).json()
+    kids = w.user.get("/api/v1/process/%s/subprocess" % pid).json()
     assert len(kids) == 1, kids
-    child = wait_process(world.user, kids[0]["instanceId"], timeout=60)
-    assert child["status"] == "FAILED", process_log(world.user, kids[0]["instanceId"])
-    assert "secret:read" in process_log(world.user, kids[0]["instanceId"])
+    child = wait_process(w.user, kids[0]["instanceId"], timeout=60)
+    assert child["status"] == "FAILED", process_log(w.user, kids[0]["instanceId"])
+    assert "secret:read" in process_log(w.user, kids[0]["instanceId"])
+
+
+HANDLER_FLOW = """
+flows:
+  default:
+    - throw: "boom"
+  onFailure:
+    - log: "value=${crypto.exportAsString('%s', '%s', null)}"
+"""
+
+
+def test_a_handler_inherits_the_narrowing(admin, w):
+    narrow, _ = key_for(admin, w.user, scopes=["process:start"])
+    pid, p, log = run(w, narrow, HANDLER_FLOW % (w.org, w.secret))
+    assert p["status"] == "FAILED", log
+    kids = wait_for(lambda: w.user.get("/api/v1/process/%s/subprocess" % pid).json())
+    assert len(kids) == 1, kids
+    handler = wait_process(w.user, kids[0]["instanceId"], timeout=60)
+    assert handler["status"] == "FAILED", process_log(w.user, kids[0]["instanceId"])
+    assert "secret:read" in process_log(w.user, kids[0]["instanceId"])
