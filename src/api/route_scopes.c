@@ -123,7 +123,7 @@ static int rate_check(struct api_call *c)
 /* Who holds the scopes, for messages. */
 static const char *holder(const struct api_call *c)
 {
-	return c->who.method == AUTH_SESSION ? "process session (started with a scoped API key)" : "API key";
+	return c->who.method == AUTH_SESSION ? "process session (of a scoped API key)" : "API key";
 }
 
 static int scope_check(struct api_call *c, const struct api_route *route)
@@ -148,8 +148,8 @@ static int scope_check(struct api_call *c, const struct api_route *route)
 	if ((rs.flags & (ROUTE_SCOPE_WIDE | ROUTE_SCOPE_ORG_LIST)) &&
 	    scope_narrowed(&c->who.scopes, &rs.need, project_only))
 		return api_fail(
-		    c, ERR_FORBIDDEN, "This %s's scopes %s:%s are narrowed %s: %s %s would reach beyond them", holder(c),
-		    res, act, project_only ? "to projects" : "to organizations or projects", route->method, route->pattern);
+		    c, ERR_FORBIDDEN, "The scopes %s:%s of this %s are narrowed %s: %s %s would reach beyond them", res,
+		    act, holder(c), project_only ? "to projects" : "to organizations or projects", route->method, route->pattern);
 	c->who.need = rs.need;
 	return 0;
 }
