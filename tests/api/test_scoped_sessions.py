@@ -112,3 +112,25 @@ def test_a_handler_inherits_the_narrowing(admin, w):
     handler = wait_process(w.user, kids[0]["instanceId"], timeout=60)
     assert handler["status"] == "FAILED", process_log(w.user, kids[0]["instanceId"])
     assert "secret:read" in process_log(w.user, kids[0]["instanceId"])
+
+
+STORE_FLOW = """
+flows:
+  default:
+    - log: "exists=${jsonStore.isStoreExists('%(store)s')}"
+    - "${jsonStore.put('%(store)s', 'item', {'x': 1})}"
+    - log: "written"
+"""
+
+
+def test_json_store_reads_and_writes_follow_the_key(admin, w):
+    store = unique("js")
+    r = w.user.post("/api/v1/org/%s/jsonstore" % w.org, json={"name": store})
+    assert r.status_code == 200, r.text
+    reader, _ = key_for(admin, w.user, scopes=["process:start", "jsonstore:read"])
+    _, p, log = run(w, reader, STORE_FLOW % {"store": store})
+    assert p["status"] == "FAILED", log
+    assert "exists=true" in log and "jsonstore:write" in log and "written" not in log, log
+    writer, _ = key_for(admin, w.user, scopes=["process:start", "jsonstore:*"])
+    _, p, log = run(w, writer, STORE_FLOW % {"store": store})
+    assert p["status"] == "FINISHED" and "written" in log, log
