@@ -134,3 +134,32 @@ def test_json_store_reads_and_writes_follow_the_key(admin, w):
     writer, _ = key_for(admin, w.user, scopes=["process:start", "jsonstore:*"])
     _, p, log = run(w, writer, STORE_FLOW % {"store": store})
     assert p["status"] == "FINISHED" and "written" in log, log
+
+
+START_FLOW = """
+flows:
+  default:
+    - task: concord
+      in:
+        action: start
+        org: %(org)s
+        project: %(project)s
+        payload: child
+        sync: true
+      out: started
+    - log: "started"
+"""
+
+
+def test_the_concord_task_starts_only_within_the_key(admin, w):
+    child = {"child/concord.yml": b"flows:\n  default:\n    - log: hi\n"}
+    narrow, _ = key_for(admin, w.user, scopes=["process:start@%s/%s" % (w.org, w.proj)])
+    for target, ok in ((w.other, False), (w.proj, True)):
+        pid = start_process(narrow, START_FLOW % {"org": w.org, "project": target},
+                            parts={"org": w.org, "project": w.proj}, files=child)
+        p = wait_process(w.user, pid, timeout=60)
+        log = process_log(w.user, pid)
+        if ok:
+            assert p["status"] == "FINISHED" and "started" in log, log
+        else:
+            assert p["status"] == "FAILED" and "does not reach" in log and "started" not in log, log
