@@ -91,7 +91,7 @@ def test_a_fork_inherits_the_narrowing(admin, w):
     assert len(kids) == 1, kids
     child = wait_process(w.user, kids[0]["instanceId"], timeout=60)
     assert child["status"] == "FAILED", process_log(w.user, kids[0]["instanceId"])
-    assert "secret:read" in process_log(w.user, kids[0]["instanceId"])
+    wait_for(lambda: "secret:read" in process_log(w.user, kids[0]["instanceId"]))
 
 
 HANDLER_FLOW = """
@@ -107,11 +107,11 @@ def test_a_handler_inherits_the_narrowing(admin, w):
     narrow, _ = key_for(admin, w.user, scopes=["process:start"])
     pid, p, log = run(w, narrow, HANDLER_FLOW % (w.org, w.secret))
     assert p["status"] == "FAILED", log
-    kids = wait_for(lambda: w.user.get("/api/v1/process/%s/subprocess" % pid).json())
+    kids = wait_for(lambda: w.user.get("/api/v1/process/%s/subprocess" % pid).json(), timeout=60)
     assert len(kids) == 1, kids
     handler = wait_process(w.user, kids[0]["instanceId"], timeout=60)
     assert handler["status"] == "FAILED", process_log(w.user, kids[0]["instanceId"])
-    assert "secret:read" in process_log(w.user, kids[0]["instanceId"])
+    wait_for(lambda: "secret:read" in process_log(w.user, kids[0]["instanceId"]))
 
 
 STORE_FLOW = """
