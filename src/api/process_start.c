@@ -188,6 +188,9 @@ static int write_main_json(struct api_call *c, struct start *s)
  * runner will, so that a broken one is a 400 now, and the process stored ENQUEUED. */
 static int store_it(struct api_call *c, struct start *s)
 {
+	/* A scoped key (or the session of a process started with one) passes its scopes on. */
+	char *scopes = c->who.scopes.n ? scope_set_dump(&c->who.scopes) : NULL;
+	int rc;
 	struct staged_start st = {
 	    .dir = s->staging,
 	    .instance_id = s->id,
@@ -206,9 +209,6 @@ static int store_it(struct api_call *c, struct start *s)
 	    .work_dir = c->app->work_dir,
 	    .repos = c->app->repos,
 	};
-	/* A scoped key (or the session of a process started with one) passes its scopes on. */
-	char *scopes = c->who.scopes.n ? scope_set_dump(&c->who.scopes) : NULL;
-	int rc;
 
 	if (c->who.scopes.n && !scopes)
 		return api_fail(c, ERR_INTERNAL, "out of memory");

@@ -212,6 +212,8 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 			char id[UUID_STR_LEN], struct err *e)
 {
 	const struct process *parent = &tc->r->p;
+	char *scopes = ch->scopes && ch->scopes->n ? scope_set_dump(ch->scopes) : NULL;
+	int rc;
 	struct staged_start st = {
 		.dir = dir,
 		.instance_id = id,
@@ -231,9 +233,6 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 		.work_dir = tc->r->q->work_dir,
 		.repos = tc->r->q->cfg.repos,
 	};
-
-	char *scopes = ch->scopes && ch->scopes->n ? scope_set_dump(ch->scopes) : NULL;
-	int rc;
 
 	if (ch->scopes && ch->scopes->n && !scopes)
 		return err_set(e, ERR_INTERNAL, "out of memory");
