@@ -188,6 +188,9 @@ static int write_main_json(struct api_call *c, struct start *s)
  * runner will, so that a broken one is a 400 now, and the process stored ENQUEUED. */
 static int store_it(struct api_call *c, struct start *s)
 {
+	/* A scoped key (or the session of a process started with one) passes its scopes on. */
+	char *scopes = c->who.scopes.n ? scope_set_dump(&c->who.scopes) : NULL;
+	int rc;
 	struct staged_start st = {
 	    .dir = s->staging,
 	    .instance_id = s->id,
@@ -207,7 +210,12 @@ static int store_it(struct api_call *c, struct start *s)
 	    .repos = c->app->repos,
 	};
 
-	if (start_staged(c->db, c->app->session_key, &st, &c->err) == 0)
+	if (c->who.scopes.n && !scopes)
+		return api_fail(c, ERR_INTERNAL, "out of memory");
+	st.scopes = scopes ? scopes : "";
+	rc = start_staged(c->db, c->app->session_key, &st, &c->err);
+	free(scopes);
+	if (rc == 0)
 		return 0;
 	if (c->err.code == ERR_NOT_FOUND && s->has_repo)
 		return api_fail(c, ERR_INVALID, "No process definition in repository %s at %s%s%s", s->repo.name,

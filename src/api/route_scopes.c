@@ -120,6 +120,12 @@ static int rate_check(struct api_call *c)
 	return -ERR_TOO_MANY;
 }
 
+/* Who holds the scopes, for messages. */
+static const char *holder(const struct api_call *c)
+{
+	return c->who.method == AUTH_SESSION ? "process session (of a scoped API key)" : "API key";
+}
+
 static int scope_check(struct api_call *c, const struct api_route *route)
 {
 	struct route_scope rs = route_scope_of(route->method, route->pattern);
@@ -130,20 +136,20 @@ static int scope_check(struct api_call *c, const struct api_route *route)
 		return 0;
 	if (rs.kind == ROUTE_SCOPE_NONE)
 		return api_fail(c, ERR_FORBIDDEN,
-				"This API key has scopes and no scope covers %s %s: use a key without "
+				"This %s has scopes and no scope covers %s %s: use a key without "
 				"scopes",
-				route->method, route->pattern);
+				holder(c), route->method, route->pattern);
 	res = scope_resource_name(rs.need.resource);
 	act = scope_action_name(rs.need.action);
 	if (!scope_find(&c->who.scopes, &rs.need))
-		return api_fail(c, ERR_FORBIDDEN, "This API key lacks the scope %s:%s needed for %s %s", res, act,
-				route->method, route->pattern);
+		return api_fail(c, ERR_FORBIDDEN, "This %s lacks the scope %s:%s needed for %s %s", holder(c), res,
+				act, route->method, route->pattern);
 	project_only = !(rs.flags & ROUTE_SCOPE_WIDE);
 	if ((rs.flags & (ROUTE_SCOPE_WIDE | ROUTE_SCOPE_ORG_LIST)) &&
 	    scope_narrowed(&c->who.scopes, &rs.need, project_only))
 		return api_fail(
-		    c, ERR_FORBIDDEN, "This API key's scopes %s:%s are narrowed %s: %s %s would reach beyond them", res,
-		    act, project_only ? "to projects" : "to organizations or projects", route->method, route->pattern);
+		    c, ERR_FORBIDDEN, "The scopes %s:%s of this %s are narrowed %s: %s %s would reach beyond them", res,
+		    act, holder(c), project_only ? "to projects" : "to organizations or projects", route->method, route->pattern);
 	c->who.need = rs.need;
 	return 0;
 }
@@ -152,7 +158,8 @@ int api_route_scope_check(struct api_call *c, const struct api_route *route)
 {
 	int rc;
 
-	if (c->who.method != AUTH_APIKEY)
+	/* A process's session carries the scopes of the key that started it (authn_session). */
+	if (c->who.method != AUTH_APIKEY && c->who.method != AUTH_SESSION)
 		return 0;
 	if (c->who.rate_count && (rc = rate_check(c)))
 		return rc;

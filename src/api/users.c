@@ -40,6 +40,23 @@ static json_t *user_json(const struct user *u)
 	return v;
 }
 
+/* user_json with "roles" as Concord's UserEntry has them: every role the user holds, the
+ * built-in ones, those given through /api/v1/role and through directory groups, each
+ * {"id", "name", "permissions"}. */
+static int user_json_held(struct api_call *c, const struct user *u, json_t **out)
+{
+	unsigned held, perms;
+	json_t *roles;
+	int rc;
+
+	*out = NULL;
+	if ((rc = store_user_grants(c->db, u->id, u->roles, &held, &perms, &roles, &c->err)))
+		return rc;
+	*out = user_json(u);
+	json_object_set_new(*out, "roles", roles);
+	return 0;
+}
+
 static int check_username(struct api_call *c, const char *s)
 {
 	size_t n = strlen(s);
@@ -237,8 +254,7 @@ static int get(struct api_call *c)
 {
 	const char *name = api_param(c, "username");
 	struct user u;
-	json_t *v, *groups, *roles;
-	unsigned held, perms;
+	json_t *v, *groups;
 	int rc;
 
 	if ((rc = rbac_admin(&c->who, &c->err)))
@@ -250,12 +266,10 @@ static int get(struct api_call *c)
 		return rc;
 	if ((rc = store_user_ldap_groups_json(c->db, u.id, &groups, &c->err)))
 		return rc;
-	if ((rc = store_user_grants(c->db, u.id, u.roles, &held, &perms, &roles, &c->err))) {
+	if ((rc = user_json_held(c, &u, &v))) {
 		json_decref(groups);
 		return rc;
 	}
-	v = user_json(&u);
-	json_object_set_new(v, "roles", roles); /* held directly and through LDAP groups */
 	if (groups)
 		json_object_set_new(v, "ldapGroups", groups);
 	return api_reply(c, v);
@@ -354,6 +368,7 @@ static int set_disabled(struct api_call *c, bool disabled)
 {
 	const char *id = api_param(c, "id");
 	struct user u;
+	json_t *v;
 	int rc;
 
 	if ((rc = rbac_admin(&c->who, &c->err)))
@@ -366,9 +381,9 @@ static int set_disabled(struct api_call *c, bool disabled)
 		return rc;
 	u.disabled = disabled;
 	api_audit_note(c, "username", u.username);
-	if ((rc = store_user_update(c->db, &u, NULL, &c->err)))
+	if ((rc = store_user_update(c->db, &u, NULL, &c->err)) || (rc = user_json_held(c, &u, &v)))
 		return rc;
-	return api_reply(c, user_json(&u));
+	return api_reply(c, v);
 }
 
 /* PUT /api/v1/user/{id}/disable: the user can no longer log in. */
@@ -410,9 +425,10 @@ static int get_v2(struct api_call *c)
 		return api_fail(c, ERR_NOT_FOUND, "User not found: %.64s", id);
 	if ((rc = store_user_get(c->db, id, &u, &c->err)))
 		return rc;
-	v = user_json(&u);
 	if (!sees_users(c) && strcmp(u.id, c->who.user.id) != 0)
-		trim_user(v);
+		trim_user(v = user_json(&u));
+	else if ((rc = user_json_held(c, &u, &v)))
+		return rc;
 	return api_reply(c, v);
 }
 
@@ -438,13 +454,19 @@ static int list_v2(struct api_call *c)
 	if ((rc = store_user_list(c->db, filter && *filter ? filter : NULL, offset, limit, &users, &n, &c->err)))
 		return rc;
 	list = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_t *v = user_json(&users[i]);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		json_t *v = NULL;
 		if (!full)
-			trim_user(v);
+			trim_user(v = user_json(&users[i]));
+		else
+			rc = user_json_held(c, &users[i], &v);
 		json_array_append_new(list, v);
 	}
 	free(users);
+	if (rc) {
+		json_decref(list);
+		return rc;
+	}
 	return api_reply(c, list);
 }
 

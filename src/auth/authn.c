@@ -18,6 +18,7 @@
 #include "base/rand.h"
 #include "base/str.h"
 #include "crypto/session.h"
+#include "store/process_scopes.h"
 #include "store/processes.h"
 
 #define CACHE_SLOTS 1024
@@ -251,15 +252,18 @@ int authn_header(struct store_conn *c, const char *authorization, struct princip
 		value = str_dup(str_trim((struct str){h.p + 6, h.len - 6}));
 		rc = value ? basic(c, value, out, e) : err_set(e, ERR_INTERNAL, "out of memory");
 	} else {
-		if (h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer "))
+		bool bearer = h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer ");
+		bool oidc = bearer && oidc_enabled() && oidc_settings.bearer;
+		if (bearer)
 			h = str_trim((struct str){h.p + 7, h.len - 7});
 		value = str_dup(h);
 		if (!value)
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
-		else if (oidc_enabled() && oidc_settings.bearer && jwt_looks_like(value))
+		else if (oidc && jwt_looks_like(value))
 			rc = authn_oidc_bearer(c, value, out, e);
-		else
-			rc = apikey(c, value, out, e);
+		else if ((rc = apikey(c, value, out, e)) == -ERR_UNAUTH && oidc)
+			/* Not one of our keys: maybe an opaque access token of the provider. */
+			rc = authn_oidc_bearer(c, value, memset(out, 0, sizeof *out), e);
 	}
 	if (value)
 		sodium_memzero(value, strlen(value));
@@ -276,9 +280,8 @@ bool authn_is_quick(const char *authorization)
 	char user_id[UUID_STR_LEN];
 	bool quick = true;
 
-	/* A provider's token may need its keys fetched, and its user written. */
-	if (h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer ") && oidc_enabled() && oidc_settings.bearer &&
-	    memchr(h.p, '.', h.len))
+	/* A provider's token may need its keys or its userinfo fetched, and its user written. */
+	if (h.len > 7 && str_ieq_cstr((struct str){h.p, 7}, "Bearer ") && oidc_enabled() && oidc_settings.bearer)
 		return false;
 	if (h.len <= 6 || !str_ieq_cstr((struct str){h.p, 6}, "Basic "))
 		return true;
@@ -331,7 +334,7 @@ int authn_apikey_hash(const char *text, uint8_t hash[APIKEY_HASH_LEN], struct er
 int authn_session(struct store_conn *c, const char *token, struct principal *out, struct err *e)
 {
 	uint8_t hash[32];
-	char current[UUID_STR_LEN];
+	char current[UUID_STR_LEN], *scopes = NULL;
 	struct process p;
 	struct err dbe;
 	int rc;
@@ -352,9 +355,18 @@ int authn_session(struct store_conn *c, const char *token, struct principal *out
 	rc = store_process_current_user(c, p.instance_id, current, &dbe);
 	if (rc == 0)
 		rc = store_user_get(c, current[0] ? current : p.initiator_id, &out->user, &dbe);
-	store_process_cleanup(&p);
-	if (rc)
+	if (rc) {
+		store_process_cleanup(&p);
 		return unauth(e, "the user of the session's process no longer exists");
+	}
+	/* Started with a scoped API key: the session is held to the key's scopes. */
+	rc = store_process_scopes_get(c, p.instance_id, &scopes, &dbe);
+	store_process_cleanup(&p);
+	if (rc == 0 && scopes)
+		rc = scope_set_load(scopes, &out->scopes, &dbe);
+	free(scopes);
+	if (rc)
+		return err_set(e, dbe.code, "%s", dbe.msg);
 	out->method = AUTH_SESSION;
 	return check_user(out, "invalid or expired API key", e);
 }

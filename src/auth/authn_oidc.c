@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth/jwt.h"
 #include "auth/oidc.h"
+#include "auth/oidc_mapping.h"
 #include "auth/principal.h"
 #include "base/datetime.h"
 #include "base/log.h"
@@ -96,12 +98,12 @@ static int create_user(struct store_conn *c, const char *username, json_t *claim
 	return rc;
 }
 
-static int update_user(struct store_conn *c, json_t *claims, struct user *u, char **g, size_t n, struct err *e)
+static int update_user(struct store_conn *c, json_t *claims, struct user *u, struct err *e)
 {
 	struct user was = *u;
 
 	profile(claims, u);
-	u->roles = oidc_mapped_roles(u->roles, g, n);
+	u->roles = oidc_mapping_builtin_roles(u->roles, claims);
 	if (strcmp(was.display_name, u->display_name) == 0 && strcmp(was.email, u->email) == 0 && was.roles == u->roles)
 		return 0;
 	return store_user_update(c, u, NULL, e);
@@ -149,7 +151,9 @@ static int login(struct store_conn *c, json_t *claims, struct user *u, bool bear
 	if (rc == 0 && !known)
 		rc = same_realm(u, e);
 	if (rc == 0)
-		rc = update_user(c, claims, u, groups, n, e);
+		rc = update_user(c, claims, u, e);
+	if (rc == 0)
+		rc = oidc_mapping_apply(c, u, claims, e);
 	if (rc == 0)
 		rc = store_user_ldap_groups_set(c, u->id, groups, n, dt_now_ms(), e);
 	free_groups(groups, n);
@@ -166,7 +170,8 @@ int authn_oidc_bearer(struct store_conn *c, const char *token, struct principal 
 	json_t *claims = NULL;
 	int rc;
 
-	if ((rc = oidc_verify(token, NULL, &claims, e)) == 0)
+	rc = jwt_looks_like(token) ? oidc_verify(token, NULL, &claims, e) : oidc_userinfo(token, &claims, e);
+	if (rc == 0)
 		rc = login(c, claims, &out->user, true, e);
 	json_decref(claims);
 	if (rc == 0)

@@ -20,10 +20,10 @@
  * realm's user, a disabled user); the store's errors.  Thread-safe. */
 int authn_oidc_user(struct store_conn *c, json_t *claims, struct user *u, struct err *e) WUR;
 
-/* Authorization: Bearer <token> with --oidc-bearer: the token verified as oidc_verify does
- * (no nonce), its user as authn_oidc_user finds it (groups and roles written again at most
+/* Authorization: Bearer <token> with --oidc-bearer: a JWT verified as oidc_verify does (no
+ * nonce), any other token by the provider's userinfo endpoint (oidc_userinfo); its user as authn_oidc_user finds it (groups and roles written again at most
  * every AUTHN_OIDC_REFRESH_S seconds, so that a client's calls do not write each time).
- * ERR_UNAUTH / ERR_UNAVAILABLE as oidc_verify; out->method AUTH_OIDC.  Thread-safe. */
+ * ERR_UNAUTH / ERR_UNAVAILABLE as oidc_verify and oidc_userinfo; out->method AUTH_OIDC.  Thread-safe. */
 #define AUTHN_OIDC_REFRESH_S 60
 struct principal;
 int authn_oidc_bearer(struct store_conn *c, const char *token, struct principal *out, struct err *e) WUR;

@@ -13,11 +13,11 @@
 #include "auth/jwt.h"
 #include "auth/oidc_discovery.h"
 #include "auth/oidc_http.h"
+#include "auth/oidc_mapping.h"
 #include "base/b64.h"
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/str.h"
-#include "store/users.h"
 
 #define WELL_KNOWN "/.well-known/openid-configuration"
 
@@ -75,55 +75,6 @@ static int urls(struct err *e)
 	return 0;
 }
 
-/* --oidc-role-mapping, read once at start: which role each group gives. */
-#define ROLE_MAPS_MAX 64
-static struct role_map {
-	unsigned role;
-	char group[256];
-} role_maps[ROLE_MAPS_MAX];
-static size_t n_role_maps;
-
-/* ROLE=GROUP[,…] with known role names, into role_maps. */
-static int read_role_mapping(struct err *e)
-{
-	const char *m = oidc_settings.role_mapping;
-
-	n_role_maps = 0;
-	for (const char *p = m; p && *p;) {
-		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
-		struct role_map *rm = &role_maps[n_role_maps];
-		char role[64];
-		const char *names[1] = {role};
-		struct err why;
-
-		if (n_role_maps == ROLE_MAPS_MAX)
-			return err_set(e, ERR_INVALID, "--oidc-role-mapping: more than %d entries", ROLE_MAPS_MAX);
-		if (!eq || eq == p || eq + 1 == end || str_fmt(role, sizeof role, "%.*s", (int)(eq - p), p) ||
-		    user_roles_parse(names, 1, &rm->role, &why) ||
-		    str_fmt(rm->group, sizeof rm->group, "%.*s", (int)(end - eq - 1), eq + 1))
-			return err_set(e, ERR_INVALID,
-				       "--oidc-role-mapping: '%.*s' is not ROLE=GROUP with a role concordAdmin, "
-				       "concordSystemReader or concordSystemWriter",
-				       (int)(end - p), p);
-		n_role_maps++;
-		p = comma ? comma + 1 : end;
-	}
-	return 0;
-}
-
-unsigned oidc_mapped_roles(unsigned roles, char *const *groups, size_t n)
-{
-	unsigned named = 0, given = 0;
-
-	for (size_t i = 0; i < n_role_maps; i++) {
-		named |= role_maps[i].role;
-		for (size_t g = 0; g < n; g++)
-			if (strcasecmp(groups[g], role_maps[i].group) == 0)
-				given |= role_maps[i].role;
-	}
-	return (roles & ~named) | given;
-}
-
 static int check_settings(const char *secret, struct err *e)
 {
 	const struct oidc_settings *s = &oidc_settings;
@@ -145,7 +96,7 @@ static int check_settings(const char *secret, struct err *e)
 		return err_set(e, ERR_INVALID, "--oidc-scopes must include openid, got '%s'", s->scopes ? s->scopes : "");
 	if (!s->username_claim || !s->username_claim[0] || !s->groups_claim || !s->groups_claim[0])
 		return err_set(e, ERR_INVALID, "--oidc-username-claim and --oidc-groups-claim must not be empty");
-	return read_role_mapping(e);
+	return oidc_mapping_init(s->team_mapping, s->role_mapping, s->groups_claim, e);
 }
 
 int oidc_init(struct err *e)
@@ -173,6 +124,8 @@ void oidc_cleanup(void)
 		client_secret = NULL;
 	}
 	oidc_keys_cleanup();
+	oidc_mapping_cleanup();
+	oidc_userinfo_cleanup();
 }
 
 static int doc_field(json_t *v, const char *key, bool required, char *out, struct err *e)
@@ -203,7 +156,8 @@ static int fetch_doc(struct oidc_discovery *d, struct err *e)
 	}
 	if ((rc = doc_field(v, "issuer", true, d->issuer, e)) || (rc = doc_field(v, "authorization_endpoint", true, d->authorize, e)) ||
 	    (rc = doc_field(v, "token_endpoint", true, d->token, e)) || (rc = doc_field(v, "jwks_uri", true, d->jwks, e)) ||
-	    (rc = doc_field(v, "end_session_endpoint", false, d->end_session, e)))
+	    (rc = doc_field(v, "end_session_endpoint", false, d->end_session, e)) ||
+	    (rc = doc_field(v, "userinfo_endpoint", false, d->userinfo, e)))
 		goto out;
 	/* OpenID Connect Discovery §4.3: the document's issuer is the one it was asked of. */
 	if (strcmp(d->issuer, issuer_url) != 0)

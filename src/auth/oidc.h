@@ -24,13 +24,15 @@ struct oidc_settings {
 	char *scopes;	     /* space-separated, must hold openid */
 	char *username_claim; /* the claim that is the username (lower-cased) */
 	char *groups_claim;   /* the claim with the user's groups (array of strings, or one string) */
-	char *role_mapping;   /* ROLE=GROUP[,ROLE=GROUP…]: the global roles given by groups */
+	char *team_mapping;   /* JSON: the teams given by claims (auth/oidc_mapping.h) */
+	char *role_mapping;   /* JSON or ROLE=PATTERN[,…]: the global roles given by claims */
 	char *after_login_url;
 	char *after_logout_url;
-	bool bearer;	      /* API calls with Authorization: Bearer <JWT of the provider> */
+	bool bearer;	      /* API calls with Authorization: Bearer <a token of the provider> */
 	unsigned timeout_ms;
 	int64_t leeway_s;     /* clock skew allowed on exp, iat and nbf */
 	int64_t jwks_refetch_s;
+	int64_t userinfo_cache_s; /* how long an opaque token's userinfo answer is kept */
 };
 
 extern struct oidc_settings oidc_settings;
@@ -48,16 +50,23 @@ extern struct oidc_settings oidc_settings;
 	     "claim whose value (lower-cased) is the username, as Concord's plugin takes the email"},                  \
 	    {"oidc-groups-claim", CONFIG_STRING, "groups", 0, 0, &oidc_settings.groups_claim,                         \
 	     "claim that lists the user's groups (linked to teams like LDAP groups: PUT …/team/{team}/ldapGroups)"},  \
+	    {"oidc-team-mapping", CONFIG_STRING, NULL, 0, 0, &oidc_settings.team_mapping,                             \
+	     "teams given by claims, as Concord's oidc.teamMapping in JSON: {\"<team id>\": {\"source\": "             \
+	     "[\"groups.dev.*\"], \"role\": \"MAINTAINER\"}}; each login adds or removes the user in every team named"}, \
 	    {"oidc-role-mapping", CONFIG_STRING, NULL, 0, 0, &oidc_settings.role_mapping,                             \
-	     "global roles given by groups: ROLE=GROUP[,ROLE=GROUP…], e.g. concordAdmin=accord-admins; each login "    \
-	     "sets or clears every role named here"},                                                                   \
+	     "global roles given by claims, as Concord's oidc.roleMapping in JSON ({\"concordAdmin\": {\"source\": "  \
+	     "[\"groups.admins\"]}}) or ROLE=PATTERN[,…] on the groups claim; each login sets or clears every role "  \
+	     "named here"},                                                                                             \
 	    {"oidc-after-login-url", CONFIG_STRING, "/", 0, 0, &oidc_settings.after_login_url,                        \
 	     "where the browser goes after an SSO login"},                                                              \
 	    {"oidc-after-logout-url", CONFIG_STRING, "/", 0, 0, &oidc_settings.after_logout_url,                      \
 	     "where the browser goes after GET /api/service/oidc/logout (through the provider's end_session_endpoint " \
 	     "when it has one)"},                                                                                       \
 	    {"oidc-bearer", CONFIG_BOOL, "false", 0, 0, &oidc_settings.bearer,                                        \
-	     "accept Authorization: Bearer <the provider's JWT for this client> on the API"},                           \
+	     "accept Authorization: Bearer <the provider's JWT for this client, or an opaque access token its "        \
+	     "userinfo endpoint accepts> on the API"},                                                                  \
+	    {"oidc-userinfo-cache", CONFIG_DURATION, "60", 0, 3600, &oidc_settings.userinfo_cache_s,                  \
+	     "how long the provider's userinfo answer for an opaque bearer token (or its refusal) is kept"},          \
 	    {"oidc-timeout-ms", CONFIG_UINT, "5000", 100, 600000, &oidc_settings.timeout_ms,                          \
 	     "connect and answer timeout of the provider"},                                                             \
 	    {"oidc-leeway", CONFIG_DURATION, "60", 0, 600, &oidc_settings.leeway_s,                                   \
@@ -69,15 +78,11 @@ extern struct oidc_settings oidc_settings;
 
 /* Checks the settings once at start-up (ERR_INVALID naming the flag: a URL that is not
  * http(s), no client id, no secret, no redirect URL, scopes without openid, a bad role
- * mapping) and takes the secret out of the environment.  Nothing is fetched.  Not
+ * team or role mapping: auth/oidc_mapping.h) and takes the secret out of the environment.  Nothing is fetched.  Not
  * thread-safe: call before serving. */
 int oidc_init(struct err *e) WUR;
 void oidc_cleanup(void);
 bool oidc_enabled(void);
-
-/* roles with every global role that --oidc-role-mapping names set when one of groups[0..n)
- * (compared without case) gives it, cleared otherwise; the others left as they are. */
-unsigned oidc_mapped_roles(unsigned roles, char *const *groups, size_t n);
 
 /* The provider's authorization URL for a login: *out NEW.  ERR_UNAVAILABLE "OIDC provider
  * unavailable: …" when the discovery document cannot be had. */
@@ -94,6 +99,15 @@ int oidc_redeem_code(const char *code, const char *verifier, char **id_token, st
  * checked).  *claims NEW.  ERR_UNAUTH saying which check failed, ERR_UNAVAILABLE when
  * the provider's keys cannot be had.  Thread-safe. */
 int oidc_verify(const char *token, const char *nonce, json_t **claims, struct err *e) WUR;
+
+/* The claims of an opaque access token (not a JWT) from the provider's userinfo endpoint
+ * (OpenID Connect Core §5.3), kept --oidc-userinfo-cache seconds by a keyed digest of the
+ * token (at most OIDC_USERINFO_SLOTS tokens; a refusal is kept as long, so the same bad
+ * token does not ask the provider again).  *claims NEW.  ERR_UNAUTH when the provider
+ * refuses the token or answers without "sub", ERR_UNAVAILABLE when it cannot be reached,
+ * answers 5xx or has no userinfo_endpoint.  Thread-safe. */
+#define OIDC_USERINFO_SLOTS 512
+int oidc_userinfo(const char *token, json_t **claims, struct err *e) WUR;
 
 /* Where a logout sends the browser: the provider's end_session_endpoint (with
  * post_logout_redirect_uri and client_id) when it has one, else --oidc-after-logout-url.

@@ -13,6 +13,7 @@ struct oidc_discovery {
 	char token[OIDC_URL_MAX];
 	char jwks[OIDC_URL_MAX];
 	char end_session[OIDC_URL_MAX]; /* "": none */
+	char userinfo[OIDC_URL_MAX];	/* "": none (then opaque bearer tokens cannot be checked) */
 };
 
 /* A copy of the document: fetched on the first call and kept; a call more than
@@ -29,5 +30,8 @@ struct jwt;
 int oidc_keys_verify(const struct oidc_discovery *d, const char *token, const struct jwt *t, const char *kid,
 		     struct err *e) WUR;
 void oidc_keys_cleanup(void);
+
+/* Forgets the userinfo answers kept (auth/oidc_userinfo.c). */
+void oidc_userinfo_cleanup(void);
 
 #endif

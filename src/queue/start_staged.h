@@ -54,6 +54,7 @@ struct staged_start {
 	const char *error_prefix;
 	const char *work_dir; /* NULL: no hand-off (see above) */
 	struct repos *repos;  /* git and mvn imports (queue/start_imports.h; NULL: refused) */
+	const char *scopes;   /* store/processes.h process_new.scopes: "" none, NULL the parent's */
 };
 
 /* ERR_NOT_FOUND when the folder has no definition file; ERR_INVALID for a definition

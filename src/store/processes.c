@@ -11,6 +11,7 @@
 #include "base/str.h"
 #include "store/process_internal.h"
 #include "store/process_ops.h"
+#include "store/process_scopes.h"
 
 static const char *const status_names[PS__COUNT] = {
     "NEW",	 "PREPARING", "ENQUEUED", "WAITING",   "STARTING",  "RUNNING",
@@ -356,6 +357,15 @@ static int write_origin(struct store_conn *c, const struct process_new *pn, stru
 	return rc;
 }
 
+static int write_scopes(struct store_conn *c, const struct process_new *pn, struct err *e)
+{
+	if (pn->scopes)
+		return pn->scopes[0] ? store_process_scopes_put(c, pn->p.instance_id, pn->scopes, e) : 0;
+	if (pn->p.parent_instance_id[0])
+		return store_process_scopes_inherit(c, pn->p.instance_id, pn->p.parent_instance_id, e);
+	return 0;
+}
+
 int store_process_create(struct store_conn *c, const struct process_new *pn, struct err *e)
 {
 	const char *id = pn->p.instance_id;
@@ -369,6 +379,7 @@ int store_process_create(struct store_conn *c, const struct process_new *pn, str
 	    (pn->p.meta && write_meta_keys(c, id, pn->p.meta, e)) ||
 	    store_process_payload_put(c, id, pn->payload, pn->payload_len, e) ||
 	    store_process_start_payload_put(c, id, pn->payload, pn->payload_len, e) || set_fair_key(c, id, e) ||
+	    write_scopes(c, pn, e) ||
 	    set_status_row(c, id, PS_ENQUEUED, now, e) ||
 	    record_status(c, id, PS_ENQUEUED, now, e)) {
 		store_tx_rollback(c);

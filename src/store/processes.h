@@ -89,10 +89,13 @@ struct process_new {
 	 * commitMsg, commitAuthor} (BORROWED, NULL: none); by a trigger: {"trigger": {…}}. */
 	json_t *repo;
 	json_t *triggered_by;
+	/* The scopes it is held to (store/process_scopes.h): the starting key's as stored, ""
+	 * for none, NULL for its parent's (none without a parent). */
+	const char *scopes;
 };
 
 /* One transaction: the row as NEW then ENQUEUED (two PROCESS_STATUS events and history
- * rows), its tags and meta keys, its payload.  ERR_CONFLICT for a taken id. */
+ * rows), its tags and meta keys, its payload, its scopes.  ERR_CONFLICT for a taken id. */
 int store_process_create(struct store_conn *c, const struct process_new *pn, struct err *e) WUR;
 
 /* Reads one process (owned JSON members: store_process_cleanup).  ERR_NOT_FOUND

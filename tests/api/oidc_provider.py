@@ -1,7 +1,9 @@
 """An OpenID Connect provider for the tests (tests/api/test_oidc.py, tests/browser): discovery,
 keys (JWKS), an authorization endpoint that consents at once and redirects with a code, a
 token endpoint that checks the client's secret, the redirect URI and the PKCE verifier, and
-signs real RS256 ID tokens (python3-cryptography).  Knobs: `user` (the claims of whoever
+signs real RS256 ID tokens (python3-cryptography), and a userinfo endpoint that answers for
+the opaque access tokens it issued (`opaque()` issues one for the current user without a
+login; `revoke(token)` forgets one).  Knobs: `user` (the claims of whoever
 logs in next), `next_token` (changes to the next ID token: claims to override, "tamper",
 "kid"), `rotate()` (a new signing key), `down` (every request answered by closing)."""
 import base64
@@ -37,6 +39,8 @@ class Provider:
         self.down = False
         self.jwks_requests = 0
         self.token_requests = []
+        self.access_tokens = {}  # opaque access token -> the claims its userinfo answers
+        self.userinfo_requests = 0
         self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = "http://127.0.0.1:%d" % self.srv.server_address[1]
         self.thread = threading.Thread(target=self.srv.serve_forever, daemon=True)
@@ -87,6 +91,18 @@ class Provider:
         """A signed ID token for the current user, as the token endpoint makes it."""
         return self.sign(self.claims(nonce, **over))
 
+    def opaque(self, **over):
+        """An opaque access token (no JWT) whose userinfo is the current user's claims."""
+        t = secrets.token_urlsafe(24)
+        c = {"sub": "sub-" + self.user.get("email", "x")}
+        c.update(self.user)
+        c.update(over)
+        self.access_tokens[t] = c
+        return t
+
+    def revoke(self, token):
+        self.access_tokens.pop(token, None)
+
     def _id_token(self, nonce):
         nxt, self.next_token = self.next_token, {}
         over = dict(nxt.get("claims", {}))
@@ -123,6 +139,7 @@ class Provider:
                     return self.answer(200, {
                         "issuer": provider.url, "authorization_endpoint": provider.url + "/authorize",
                         "token_endpoint": provider.url + "/token", "jwks_uri": provider.url + "/jwks",
+                        "userinfo_endpoint": provider.url + "/userinfo",
                         "end_session_endpoint": provider.url + "/logout",
                         "code_challenge_methods_supported": ["S256"]})
                 if u.path == "/jwks":
@@ -130,9 +147,20 @@ class Provider:
                     return self.answer(200, provider.jwks())
                 if u.path == "/authorize":
                     return self.authorize(q)
+                if u.path == "/userinfo":
+                    return self.userinfo()
                 if u.path == "/logout":
                     return self.answer(302, None, [("Location", q.get("post_logout_redirect_uri", "/"))])
                 self.answer(404, {"error": "not_found"})
+
+            def userinfo(self):
+                provider.userinfo_requests += 1
+                auth = self.headers.get("Authorization", "")
+                claims = provider.access_tokens.get(auth[7:]) if auth.startswith("Bearer ") else None
+                if claims is None:
+                    return self.answer(401, {"error": "invalid_token"},
+                                       [("WWW-Authenticate", 'Bearer error="invalid_token"')])
+                self.answer(200, claims)
 
             def authorize(self, q):
                 if (q.get("response_type") != "code" or q.get("client_id") != provider.client_id or
@@ -163,7 +191,7 @@ class Provider:
                 challenge = b64url(hashlib.sha256(form.get("code_verifier", "").encode()).digest())
                 if challenge != q.get("code_challenge"):
                     return self.answer(400, {"error": "invalid_grant", "error_description": "PKCE verifier"})
-                self.answer(200, {"access_token": secrets.token_urlsafe(24), "token_type": "Bearer",
+                self.answer(200, {"access_token": provider.opaque(), "token_type": "Bearer",
                                   "id_token": provider._id_token(q.get("nonce")), "expires_in": 300})
 
         return Handler

@@ -267,7 +267,7 @@ def test_without_oidc_the_routes_are_404(server):
     (None, [], {}, "ACCORD_OIDC_CLIENT_SECRET"),
     ("--oidc-redirect-url", [], None, "--oidc-redirect-url"),
     (None, ["--oidc-scopes", "profile email"], None, "--oidc-scopes"),
-    (None, ["--oidc-role-mapping", "boss=admins"], None, "--oidc-role-mapping"),
+    (None, ["--oidc-role-mapping", "=admins"], None, "--oidc-role-mapping"),
     (None, ["--oidc-discovery-url", "ftp://x"], None, "--oidc-discovery-url"),
 ])
 def test_bad_settings_are_refused_at_start(drop, extra, env, expect):

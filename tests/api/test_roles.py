@@ -295,3 +295,24 @@ def test_v2_user_by_id(admin, new_user):
     assert seen["name"] == user.username and "email" not in seen and "roles" not in seen
     assert admin.get("/api/v2/user/8d1a4c3e-0000-4000-8000-000000000000").status_code == 404
     assert admin.get("/api/v2/user/nope").status_code == 404
+
+
+def test_v2_users_list_every_role_held_custom_ones_included(admin, new_user):
+    user, name = new_user(), unique("role")
+    role(admin, name, ["createOrg"])
+    give(admin, user, "concordSystemWriter", name)
+    want = {"concordSystemWriter": [], name: ["createOrg"]}
+
+    def held(entry):
+        assert all(x["id"] for x in entry["roles"])
+        return {x["name"]: sorted(x["permissions"]) for x in entry["roles"]}
+
+    assert held(admin.get("/api/v2/user/" + user.user_id).json()) == want
+    assert held(user.get("/api/v2/user/" + user.user_id).json()) == want  # itself
+    listed = [u for u in admin.get("/api/v2/user?filter=" + user.username).json() if u["id"] == user.user_id]
+    assert len(listed) == 1 and held(listed[0]) == want
+    r = admin.put("/api/v1/user/%s/disable" % user.user_id)
+    assert r.status_code == 200 and held(r.json()) == want, r.text
+    # Roles taken away are gone from the entries too.
+    give(admin, user)
+    assert held(admin.get("/api/v2/user/" + user.user_id).json()) == {}

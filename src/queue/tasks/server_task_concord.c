@@ -60,6 +60,8 @@ struct child {
 	 * the parent's */
 	const struct user *as;
 	bool external;		/* startExternal: a process of its own, without a parent */
+	/* the scopes of who starts it (NULL: the parent's, store/process_scopes.h) */
+	const struct scope_set *scopes;
 	json_t *requirements;	/* object or NULL (BORROWED): kept in its configuration */
 };
 
@@ -210,6 +212,8 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 			char id[UUID_STR_LEN], struct err *e)
 {
 	const struct process *parent = &tc->r->p;
+	char *scopes = ch->scopes && ch->scopes->n ? scope_set_dump(ch->scopes) : NULL;
+	int rc;
 	struct staged_start st = {
 		.dir = dir,
 		.instance_id = id,
@@ -230,10 +234,17 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 		.repos = tc->r->q->cfg.repos,
 	};
 
-	if (child_allowed(tc, e) || write_main(dir, ch, e))
+	if (ch->scopes && ch->scopes->n && !scopes)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	st.scopes = ch->scopes ? (scopes ? scopes : "") : NULL;
+	if (child_allowed(tc, e) || write_main(dir, ch, e)) {
+		free(scopes);
 		return -1;
+	}
 	uuid_v4(id);
-	if (start_staged(tc->c, tc->r->q->session_key, &st, e))
+	rc = start_staged(tc->c, tc->r->q->session_key, &st, e);
+	free(scopes);
+	if (rc)
 		return -1;
 	audit(tc, "START", id, ch->as);
 	return 0;
@@ -624,8 +635,9 @@ static int action_start(struct task_call *tc, json_t *in, bool external, struct 
 	if (external && json_is_true(json_object_get(in, "suspend")))
 		return err_set(e, ERR_INVALID, "concord startExternal: 'suspend' is not supported");
 	if (child_opts(tc, in, &ch, owned, e) || acting_user(tc, in, &who, &other, e) ||
-	    start_owner(tc, in, &ch, &who, other, from_repo, e))
+	    task_scope_need(&who, SCOPE_PROCESS, SCOPE_START, e) || start_owner(tc, in, &ch, &who, other, from_repo, e))
 		goto out;
+	ch.scopes = &who.scopes;
 	/* After a form with runAs.keep the child is started by who submitted it. */
 	ch.as = other || strcmp(who.user.id, tc->r->p.initiator_id) != 0 ? &who.user : NULL;
 	ch.external = external;
@@ -643,9 +655,13 @@ out:
 	return rc;
 }
 
-/* A fork made with `apiKey`: its owner must be allowed to start in the parent's project. */
-static int fork_rights(struct task_call *tc, struct child *ch, const struct principal *who, struct err *e)
+/* A fork made with `apiKey`: its owner must be allowed to start in the parent's project
+ * (the key's scopes too; the fork is held to them). */
+static int fork_rights(struct task_call *tc, struct child *ch, struct principal *who, struct err *e)
 {
+	if (task_scope_need(who, SCOPE_PROCESS, SCOPE_START, e))
+		return -1;
+	ch->scopes = &who->scopes;
 	if (ch->has_project && store_project_get(tc->c, tc->r->p.project_id, &ch->project, e))
 		return -1;
 	return rbac_process_start(tc->c, who, &ch->org, ch->has_project ? &ch->project : NULL, false, e);

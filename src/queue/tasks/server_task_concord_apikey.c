@@ -137,7 +137,8 @@ int server_task_concord_apikey(struct task_call *tc, bool or_update, struct err 
 	if (remote)
 		return err_set(e, ERR_INVALID, "concord: 'baseUrl' and 'apiKey' are not available on this server: keys "
 					       "are created here, as the process's initiator");
-	if ((rc = task_initiator(tc, &who, e)) || (rc = key_user(tc, in, &who, &u, e)) ||
+	if ((rc = task_initiator(tc, &who, e)) || (rc = task_scope_need(&who, SCOPE_APIKEY, SCOPE_WRITE, e)) ||
+	    (rc = key_user(tc, in, &who, &u, e)) ||
 	    (rc = str_in(in, "name", &name, e)))
 		return rc;
 	if (name && name_check(name, "API key", NAME_APIKEY, e))

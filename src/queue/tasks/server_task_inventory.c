@@ -20,7 +20,7 @@ static int run_query(struct task_call *tc, const char *org, const char *inv, con
 		return err_set(e, ERR_INVALID, "inventory.%s: the inventory and query names must be strings", tc->method);
 	if (params && !json_is_null(params) && !json_is_object(params))
 		return err_set(e, ERR_INVALID, "inventory.%s: the query parameters must be an object", tc->method);
-	if (task_call_principal(tc, &who, e) ||
+	if (task_call_principal(tc, &who, e) || task_scope_need(&who, SCOPE_INVENTORY, SCOPE_READ, e) ||
 	    jsonstore_open(tc->c, &who, org ? org : tc->r->p.org_name, inv, ACCESS_READER, &s, e))
 		return -1;
 	return jsonstore_query_exec(tc->c, &s.inv, q, params, rows, e);

@@ -213,6 +213,13 @@ static int js_exec(struct js_call *j, const char *m, struct err *e)
 	return jsonstore_query_exec(j->tc->c, &s.inv, name, with_params ? j->a[2] : NULL, &j->tc->out, e);
 }
 
+/* Whether method m only reads (a scoped key's jsonstore:read allows it). */
+static bool js_reads(const char *m)
+{
+	return strcmp(m, "isStoreExists") == 0 || strcmp(m, "isExists") == 0 || strcmp(m, "get") == 0 ||
+	       strcmp(m, "executeQuery") == 0;
+}
+
 int server_task_jsonstore(struct task_call *tc, struct err *e)
 {
 	struct js_call j = {.tc = tc};
@@ -222,7 +229,7 @@ int server_task_jsonstore(struct task_call *tc, struct err *e)
 	if (!m || !json_is_array(tc->args))
 		return err_set(e, ERR_INVALID,
 			       "jsonStore has no step form: call its methods, e.g. ${jsonStore.get('store', 'item')}");
-	if (task_call_principal(tc, &j.who, e))
+	if (task_call_principal(tc, &j.who, e) || task_scope_need(&j.who, SCOPE_JSONSTORE, js_reads(m) ? SCOPE_READ : SCOPE_WRITE, e))
 		return -1;
 	if (strcmp(m, "isStoreExists") == 0)
 		return js_store_exists(&j, m, e);

@@ -15,6 +15,7 @@
 #include "queue/tasks/api_client.h"
 #include "queue/main_json.h"
 #include "queue/tasks/server_tasks.h"
+#include "store/process_scopes.h"
 #include "store/sensitive.h"
 #include "store/users.h"
 
@@ -79,7 +80,36 @@ int task_call_principal(struct task_call *tc, struct principal *who, struct err 
 		return -1;
 	memcpy(who->session_process, tc->r->p.instance_id, sizeof who->session_process);
 	memcpy(who->session_project, tc->r->p.project_id, sizeof who->session_project);
+	if (task_scopes_load(tc, &who->scopes, e))
+		return -1;
 	return rbac_grants_load(tc->c, who, e);
+}
+
+int task_scopes_load(struct task_call *tc, struct scope_set *out, struct err *e)
+{
+	char *text = NULL;
+	int rc;
+
+	out->n = 0;
+	if ((rc = store_process_scopes_get(tc->c, tc->r->p.instance_id, &text, e)) == 0 && text)
+		rc = scope_set_load(text, out, e);
+	free(text);
+	return rc;
+}
+
+int task_scope_need(struct principal *who, enum scope_resource r, enum scope_action a, struct err *e)
+{
+	struct scope_need need = {.set = true, .resource = r, .action = a};
+
+	if (!who->scopes.n)
+		return 0;
+	if (!scope_find(&who->scopes, &need))
+		return err_set(e, ERR_FORBIDDEN,
+			       "%s:%s is outside the scopes of the API key this process acts with (it was started "
+			       "with a scoped key)",
+			       scope_resource_name(r), scope_action_name(a));
+	who->need = need;
+	return 0;
 }
 
 void task_call_sensitive(struct task_call *tc, const char *value)

@@ -63,8 +63,18 @@ int task_call_api(struct task_call *tc, const char *method, const char *path, js
 
 /* The calling process's initiator (or, after a form with runAs.keep, who submitted it)
  * acting from it, as its session token would authenticate (method AUTH_SESSION,
- * session_process and session_project set). */
+ * session_process and session_project set, scopes those of the process: task_scopes_load). */
 int task_call_principal(struct task_call *tc, struct principal *who, struct err *e) WUR;
+
+/* The scopes the calling process is held to (store/process_scopes.h: the API key's it was
+ * started with; none for a process started otherwise). */
+int task_scopes_load(struct task_call *tc, struct scope_set *out, struct err *e) WUR;
+
+/* Holds who to its scopes for resource:action, as the API's route table holds a request
+ * (docs/security.md "Scoped API keys"): 0 when it has none or one allows it (who->need then
+ * set, so that the access checks apply their narrowing), else ERR_FORBIDDEN naming the
+ * scope missing. */
+int task_scope_need(struct principal *who, enum scope_resource r, enum scope_action a, struct err *e) WUR;
 
 /* The id of the user the calling process acts for: who submitted a form with runAs.keep
  * (into buf), else its initiator (BORROWED from tc); "" when it has none. */

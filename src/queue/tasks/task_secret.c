@@ -34,6 +34,8 @@ int task_initiator(struct task_call *tc, struct principal *who, struct err *e)
 	if (str_fmt(who->session_process, sizeof who->session_process, "%s", p->instance_id) ||
 	    str_fmt(who->session_project, sizeof who->session_project, "%s", p->project_id))
 		return err_set(e, ERR_INTERNAL, "process id too long: %s", p->instance_id);
+	if ((rc = task_scopes_load(tc, &who->scopes, e)))
+		return rc;
 	return rbac_grants_load(tc->c, who, e);
 }
 
@@ -73,7 +75,8 @@ int task_secret_find(struct task_call *tc, const char *org, const char *name, en
 	if ((rc = store_secret_find(tc->c, org ? o.id : tc->r->p.org_id, name, s, e)) ||
 	    (use && (rc = check_projects(tc, s, e))))
 		return rc;
-	if ((rc = task_initiator(tc, &who, e))) {
+	if ((rc = task_initiator(tc, &who, e)) ||
+	    (rc = task_scope_need(&who, SCOPE_SECRET, level == ACCESS_READER ? SCOPE_READ : SCOPE_WRITE, e))) {
 		err_prefix(e, "Secret '%s'", s->name);
 		return rc;
 	}
@@ -229,7 +232,8 @@ int task_secret_create(struct task_call *tc, const struct task_secret_new *n, ch
 	*password = NULL;
 	if (!mk)
 		return err_set(e, ERR_UNAVAILABLE, "the server's master key is not available to processes");
-	if ((rc = task_initiator(tc, &who, e)) || (rc = task_secret_org(tc, &who, n->org, &o, e)) ||
+	if ((rc = task_initiator(tc, &who, e)) || (rc = task_scope_need(&who, SCOPE_SECRET, SCOPE_WRITE, e)) ||
+	    (rc = task_secret_org(tc, &who, n->org, &o, e)) ||
 	    (rc = fill(n, &o, &who, &s, e)) || (rc = task_secret_projects(tc, &who, &o, n->projects, false, &ps, &n_ps, e)) ||
 	    (rc = entity_policy_secret(tc->c, &who, &s, n_ps ? ps[0].id : NULL, false, e)) ||
 	    (rc = store_password(n, &who, password, e)))
