@@ -385,10 +385,40 @@ static int relational(struct el_ctx *c, int op, json_t *a, json_t *b, json_t **o
 	return 0;
 }
 
+/* Both operands integers: what arith, el_op_equals and relational give for them, without
+ * their coercions (the flow VM's counters and comparisons, bench/flows loop). */
+static int int_op(struct el_ctx *c, int op, int64_t x, int64_t y, json_t **out)
+{
+	switch (op) {
+	case OP_EQ:
+		*out = json_boolean(x == y);
+		return 0;
+	case OP_NE:
+		*out = json_boolean(x != y);
+		return 0;
+	case OP_LT:
+		*out = json_boolean(x < y);
+		return 0;
+	case OP_GT:
+		*out = json_boolean(x > y);
+		return 0;
+	case OP_LE:
+		*out = json_boolean(x <= y);
+		return 0;
+	case OP_GE:
+		*out = json_boolean(x >= y);
+		return 0;
+	default:
+		return arith_long(c, op, x, y, out);
+	}
+}
+
 int el_op_binary(struct el_ctx *c, int op, json_t *a, json_t *b, json_t **out)
 {
 	bool eq;
 
+	if (json_is_integer(a) && json_is_integer(b) && op != OP_DIV && op != OP_CONCAT)
+		return int_op(c, op, json_integer_value(a), json_integer_value(b), out);
 	switch (op) {
 	case OP_ADD:
 	case OP_SUB:
