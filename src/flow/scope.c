@@ -282,6 +282,8 @@ static json_t *lazy_get(struct scope *sc, const char *name, struct err *e, int *
 	for (size_t i = 0; i < lz->map->n; i++)
 		if (strcmp(lz->map->keys[i], name) == 0)
 			return lazy_value(sc, i, e, rc);
+	if (!lz->map->dotted) /* no "name.path" key to merge */
+		return NULL;
 	for (size_t i = 0; i < lz->map->n && *rc == 0; i++) {
 		const char *k = lz->map->keys[i];
 		json_t *v;

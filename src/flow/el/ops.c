@@ -62,9 +62,33 @@ json_t *el_new_real(struct el_ctx *c, double d)
 	return j;
 }
 
+/* Small integer results are shared, one json_t per value for the life of the process
+ * (made on first use, by whichever thread gets there first): a counter or `item % 3`
+ * computed in every iteration of a loop then allocates nothing.  Sharing scalars is
+ * already the contract (el.h: nobody modifies a scalar in place). */
+#define SMALL_INT_MIN (-128)
+#define SMALL_INT_MAX 1023
+static json_t *small_ints[SMALL_INT_MAX - SMALL_INT_MIN + 1];
+
+static json_t *small_int(int64_t v)
+{
+	json_t **slot = &small_ints[v - SMALL_INT_MIN];
+	json_t *j = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *fresh;
+
+	if (j)
+		return json_incref(j);
+	if (!(fresh = json_integer(v)))
+		return NULL;
+	if (!__atomic_compare_exchange_n(slot, &j, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		json_decref(fresh); /* another thread made it first: j is that one */
+		fresh = j;
+	}
+	return json_incref(fresh);
+}
+
 static json_t *new_int(struct el_ctx *c, int64_t v)
 {
-	json_t *j = json_integer(v);
+	json_t *j = v >= SMALL_INT_MIN && v <= SMALL_INT_MAX ? small_int(v) : json_integer(v);
 
 	if (!j)
 		el_no_memory(c);
