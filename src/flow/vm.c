@@ -123,11 +123,7 @@ static struct frame *push(struct thread *t, enum frame_kind kind, bool root, con
 		t->cap = cap;
 	}
 	f = &t->frames[t->n++];
-	memset(f, 0, sizeof *f);
-	f->kind = kind;
-	f->root = root;
-	f->step = s;
-	f->locals = locals;
+	*f = (struct frame){.kind = kind, .root = root, .step = s, .locals = locals};
 	return f;
 }
 
@@ -139,11 +135,6 @@ struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const s
 struct frame *vm_push_root(struct thread *t, enum frame_kind kind, const struct step *s, json_t *locals)
 {
 	return push(t, kind, true, s, locals);
-}
-
-struct frame *vm_top(struct thread *t)
-{
-	return t->n ? &t->frames[t->n - 1] : NULL;
 }
 
 struct frame *vm_nearest_root(struct thread *t)

@@ -99,7 +99,11 @@ void vm_thread_remove(struct vm *vm, int id);
 struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const struct step *s);
 /* Pushes a ROOT frame whose locals (an object, taken over) are given. */
 struct frame *vm_push_root(struct thread *t, enum frame_kind kind, const struct step *s, json_t *locals);
-struct frame *vm_top(struct thread *t);
+/* The top frame, or NULL (inline: every step asks for it several times). */
+static inline struct frame *vm_top(struct thread *t)
+{
+	return t->n ? &t->frames[t->n - 1] : NULL;
+}
 void vm_frame_cleanup(struct frame *f);
 struct frame *vm_nearest_root(struct thread *t);
 /* Raises an error at step s (NULL: the current step): logs it with the call stack and
