@@ -313,7 +313,8 @@ static void test_model_walk_refuses_a_path_too_long(void **state)
  * JSON while the loop runs (issue 27 item 5), and the saved state must stay exactly what it
  * was: states saved in the middle of a loop (a suspend in an iteration, then again after a
  * resume) and after it are compared byte for byte with the ones the VM saved before that
- * change (tests/unit/state_loop.json, one compact state per line). */
+ * change (tests/unit/state_loop.json, one compact state per line).  Only a deliberate
+ * change of what a state holds may rewrite that file (cmocka prints the state it got). */
 static const char *loop_text = "flows:\n"
 			       "  default:\n"
 			       "    - set: {total: 0}\n"
