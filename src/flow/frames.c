@@ -170,9 +170,66 @@ static json_t *iter_locals(json_t *items, size_t index, json_t *base)
 	return l;
 }
 
+static const char *const iter_keys[] = {"item", "itemIndex", "items"};
+
+/* Replaces an integer that nothing else holds in place (a fresh one otherwise): the loop's
+ * counters change every iteration and need no allocation for that. */
+static void set_count(json_t *obj, void *it, json_t *cur, size_t n)
+{
+	if (json_is_integer(cur) && cur->refcount == 1)
+		json_integer_set(cur, (json_int_t)n);
+	else
+		json_object_iter_set_new(obj, it, json_integer((json_int_t)n));
+}
+
+/* The previous iteration's locals (l, owned by the loop alone) made into the next one's:
+ * the same object as iter_locals builds, keys in the same order (the saved state does not
+ * change), without freeing and allocating its table, pairs and counter.  The keys the
+ * previous iteration added go; its first three are replaced in place through iterators. */
+static json_t *iter_locals_reuse(json_t *items, size_t index, json_t *l)
+{
+	void *it = json_object_iter(l), *first = it, *rest;
+	for (size_t i = 0; i < 3; i++, it = json_object_iter_next(l, it))
+		if (!it || strcmp(json_object_iter_key(it), iter_keys[i]) != 0) {
+			json_object_clear(l); /* its iteration changed the first keys: built anew */
+			return iter_locals(items, index, l);
+		}
+	for (rest = it; rest;) {
+		const char *k = json_object_iter_key(rest);
+		rest = json_object_iter_next(l, rest);
+		json_object_del(l, k);
+	}
+	it = first;
+	if (json_object_iter_value(it) != json_array_get(items, index))
+		json_object_iter_set(l, it, json_array_get(items, index));
+	it = json_object_iter_next(l, it);
+	set_count(l, it, json_object_iter_value(it), index);
+	it = json_object_iter_next(l, it);
+	if (json_object_iter_value(it) != items)
+		json_object_iter_set(l, it, items);
+	return l;
+}
+
+void frame_iter_done(struct frame *loop, json_t *locals)
+{
+	if (!loop->spare && locals && locals->refcount == 1 && !loop->step->loop->parallel)
+		loop->spare = locals;
+	else
+		json_decref(locals);
+}
+
+/* A value of the loop's data through the frame's slot: looked up once per frame (the
+ * frame's data never replaces its items or results; `next` see loop_serial). */
+static json_t *loop_slot(struct frame *f, json_t **slot, const char *key)
+{
+	if (!*slot)
+		*slot = json_object_get(f->data, key);
+	return *slot;
+}
+
 void frame_collect_iter(struct vm *vm, struct frame *loop, json_t *locals, size_t index)
 {
-	json_t *results = json_object_get(loop->data, "results"), *list;
+	json_t *results = loop_slot(loop, &loop->results, "results"), *list;
 	const char *k;
 	(void)vm;
 	json_object_foreach(results, k, list)
@@ -191,19 +248,27 @@ static void loop_finish(struct vm *vm, struct thread *t, struct frame *f)
 	vm_pop_done(vm, t);
 }
 
+/* The loop's items and counter stay in its data (what vm_save writes), read through the
+ * frame's slots; the counter is replaced in place while nothing else holds it. */
 static void loop_serial(struct vm *vm, struct thread *t, struct frame *f)
 {
-	json_t *items = json_object_get(f->data, "items");
-	size_t next = (size_t)json_integer_value(json_object_get(f->data, "next"));
+	json_t *items = loop_slot(f, &f->items, "items"), *cur = loop_slot(f, &f->next, "next"), *l;
+	size_t next = (size_t)json_integer_value(cur);
 	const struct step *s = f->step;
 	struct frame *it;
 	if (next >= json_array_size(items)) {
 		loop_finish(vm, t, f);
 		return;
 	}
-	json_object_set_new_nocheck(f->data, "next", json_integer((json_int_t)next + 1));
-	it = vm_push(t, FR_ITER, true, s);
-	it->locals = iter_locals(items, next, it->locals);
+	if (json_is_integer(cur) && cur->refcount == 1) {
+		json_integer_set(cur, (json_int_t)next + 1);
+	} else {
+		json_object_set_new_nocheck(f->data, "next", json_integer((json_int_t)next + 1));
+		f->next = NULL;
+	}
+	l = f->spare ? iter_locals_reuse(items, next, f->spare) : iter_locals(items, next, NULL);
+	f->spare = NULL;
+	it = vm_push_root(t, FR_ITER, s, l); /* f is not valid after this */
 	it->pc = next;
 }
 

@@ -46,7 +46,9 @@ json_t *scope_get(struct thread *t, const char *name)
 	return NULL;
 }
 
-void scope_set(struct thread *t, const char *name, json_t *v)
+/* utf8: name is known to be UTF-8 (a key of the definition: libyaml refuses anything
+ * else, or of a JSON object), so jansson's check of it is skipped. */
+static void set_local(struct thread *t, const char *name, json_t *v, bool utf8)
 {
 	struct frame *f = vm_nearest_root(t);
 	if (!f) {
@@ -55,7 +57,15 @@ void scope_set(struct thread *t, const char *name, json_t *v)
 	}
 	if (!f->locals)
 		f->locals = json_object();
-	json_object_set_new(f->locals, name, v ? v : json_null());
+	if (utf8)
+		json_object_set_new_nocheck(f->locals, name, v ? v : json_null());
+	else
+		json_object_set_new(f->locals, name, v ? v : json_null());
+}
+
+void scope_set(struct thread *t, const char *name, json_t *v)
+{
+	set_local(t, name, v, false);
 }
 
 json_t *scope_all(struct thread *t)
@@ -282,6 +292,8 @@ static json_t *lazy_get(struct scope *sc, const char *name, struct err *e, int *
 	for (size_t i = 0; i < lz->map->n; i++)
 		if (strcmp(lz->map->keys[i], name) == 0)
 			return lazy_value(sc, i, e, rc);
+	if (!lz->map->dotted) /* no "name.path" key to merge */
+		return NULL;
 	for (size_t i = 0; i < lz->map->n && *rc == 0; i++) {
 		const char *k = lz->map->keys[i];
 		json_t *v;
@@ -298,13 +310,14 @@ static json_t *lazy_get(struct scope *sc, const char *name, struct err *e, int *
 	return *rc < 0 ? NULL : merged;
 }
 
+/* key: a key of a `set` map (UTF-8, see set_local). */
 static int write_var(struct thread *t, const char *key, json_t *v, struct err *e)
 {
 	const char *dot = strchr(key, '.');
 	json_t *cur, *copy;
 	char *first;
 	if (!dot) {
-		scope_set(t, key, json_incref(v));
+		set_local(t, key, json_incref(v), true);
 		return 0;
 	}
 	first = strndup(key, (size_t)(dot - key));
@@ -323,6 +336,19 @@ static int write_var(struct thread *t, const char *key, json_t *v, struct err *e
 }
 
 #define SET_VARS_ON_STACK 8
+
+/* A `set` of one variable: while its value is evaluated, a lazy map would hide that one
+ * key (being evaluated) and nothing else, so the lookups see the frames as here. */
+static int set_one(struct scope *sc, const struct tval *map, struct err *e)
+{
+	json_t *v = scope_eval(sc, map->items[0], e);
+	int rc;
+	if (!v)
+		return -1;
+	rc = write_var(sc->t, map->keys[0], v, e);
+	json_decref(v);
+	return rc;
+}
 
 int scope_set_vars(struct scope *sc, const struct tval *map, struct err *e)
 {
@@ -343,6 +369,8 @@ int scope_set_vars(struct scope *sc, const struct tval *map, struct err *e)
 		}
 		return 0;
 	}
+	if (map->n == 1) /* no sibling to read lazily: the value is read as without one */
+		return set_one(sc, map, e);
 	/* Most `set` steps set a few variables: their slots live on the stack. */
 	if (map->n <= SET_VARS_ON_STACK) {
 		lz.values = values_here;

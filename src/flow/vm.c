@@ -29,7 +29,9 @@ void vm_frame_cleanup(struct frame *f)
 {
 	json_decref(f->locals);
 	json_decref(f->data);
-	f->locals = f->data = NULL;
+	json_decref(f->spare);
+	f->locals = f->data = f->spare = NULL;
+	f->items = f->next = f->results = NULL;
 }
 
 void vm_thread_free(struct thread *t)
@@ -109,7 +111,7 @@ void vm_thread_remove(struct vm *vm, int id)
 		}
 }
 
-struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const struct step *s)
+static struct frame *push(struct thread *t, enum frame_kind kind, bool root, const struct step *s, json_t *locals)
 {
 	struct frame *f;
 	if (t->n == t->cap) {
@@ -121,18 +123,18 @@ struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const s
 		t->cap = cap;
 	}
 	f = &t->frames[t->n++];
-	memset(f, 0, sizeof *f);
-	f->kind = kind;
-	f->root = root;
-	f->step = s;
-	if (root)
-		f->locals = json_object();
+	*f = (struct frame){.kind = kind, .root = root, .step = s, .locals = locals};
 	return f;
 }
 
-struct frame *vm_top(struct thread *t)
+struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const struct step *s)
 {
-	return t->n ? &t->frames[t->n - 1] : NULL;
+	return push(t, kind, root, s, root ? json_object() : NULL);
+}
+
+struct frame *vm_push_root(struct thread *t, enum frame_kind kind, const struct step *s, json_t *locals)
+{
+	return push(t, kind, true, s, locals);
 }
 
 struct frame *vm_nearest_root(struct thread *t)
@@ -321,8 +323,11 @@ void vm_pop_done(struct vm *vm, struct thread *t)
 		json_object_foreach(out, k, v) scope_set(t, k, json_incref(v));
 		json_decref(out);
 	}
-	if (iter && vm_top(t)->kind == FR_LOOP)
+	if (iter && vm_top(t)->kind == FR_LOOP) {
 		frame_collect_iter(vm, vm_top(t), locals, index);
+		frame_iter_done(vm_top(t), locals);
+		return;
+	}
 	json_decref(locals);
 }
 

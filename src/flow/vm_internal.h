@@ -36,6 +36,10 @@ struct frame {
 	size_t pc, end;
 	int phase;
 	json_t *data; /* kind-specific state, object or NULL */
+	/* FR_LOOP, serial: the hot state kept out of data's hash table (frames.c), never
+	 * saved.  items/next/results are BORROWED from data (NULL: not looked up yet); spare
+	 * is a finished iteration's locals object, OWNED, kept for the next iteration. */
+	json_t *items, *next, *results, *spare;
 };
 
 enum thread_state { TH_RUN, TH_WAIT, TH_SUSPENDED, TH_DONE, TH_FAILED };
@@ -93,7 +97,13 @@ struct thread *vm_thread_get(struct vm *vm, int id);
 void vm_thread_free(struct thread *t);
 void vm_thread_remove(struct vm *vm, int id);
 struct frame *vm_push(struct thread *t, enum frame_kind kind, bool root, const struct step *s);
-struct frame *vm_top(struct thread *t);
+/* Pushes a ROOT frame whose locals (an object, taken over) are given. */
+struct frame *vm_push_root(struct thread *t, enum frame_kind kind, const struct step *s, json_t *locals);
+/* The top frame, or NULL (inline: every step asks for it several times). */
+static inline struct frame *vm_top(struct thread *t)
+{
+	return t->n ? &t->frames[t->n - 1] : NULL;
+}
 void vm_frame_cleanup(struct frame *f);
 struct frame *vm_nearest_root(struct thread *t);
 /* Raises an error at step s (NULL: the current step): logs it with the call stack and
@@ -160,6 +170,9 @@ void frame_run(struct vm *vm, struct thread *t, struct frame *f);
 bool frame_catch(struct vm *vm, struct thread *t, struct frame *f);
 /* Loop results of a finished iteration / thread. */
 void frame_collect_iter(struct vm *vm, struct frame *loop, json_t *locals, size_t index);
+/* Takes over a finished iteration's locals: kept for the loop's next iteration when
+ * nothing else holds them, else released. */
+void frame_iter_done(struct frame *loop, json_t *locals);
 void frame_child_done(struct vm *vm, struct thread *child);
 
 /* scope.c */

@@ -13,8 +13,10 @@
  * Parse once, evaluate many times: el_parse / el_parse_template build an immutable
  * `struct el_expr` that the VM caches per step.  Evaluating never changes the expression,
  * so one expression may be evaluated by several threads at once (each with its own env);
- * literal scalars of the expression may be shared (by reference count) with results, so
- * callers must never modify a scalar json_t in place (json_integer_set and friends).
+ * literal scalars of the expression, and integer results of arithmetic between -128 and
+ * 1023 (one json_t per value for the life of the process), may be shared (by reference
+ * count) with results, so callers must never modify a scalar json_t in place
+ * (json_integer_set and friends) that anything else holds.
  *
  * Values are jansson values.  Integers are 64-bit (Java Long), reals are Java Doubles.
  * Results that have no JSON form are converted on the way out: an Optional becomes its

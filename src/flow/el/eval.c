@@ -219,11 +219,56 @@ out:
 	return rc;
 }
 
+/* An operand that is a literal or a variable the env defines: *out BORROWED (valid until
+ * the evaluation returns, as the env promises), without a working value or a reference
+ * taken.  1 when n is such a leaf, 0 when it needs the full path (lambda parameters,
+ * tasks, classes, undefined names, anything else), < 0 when the lookup failed. */
+static int leaf_value(struct el_ctx *c, const struct el_node *n, json_t **out)
+{
+	int rc;
+
+	if (n->kind == N_LIT) {
+		*out = n->lit;
+		return 1;
+	}
+	if (n->kind != N_IDENT || c->scope || !c->env->lookup)
+		return 0;
+	*out = NULL;
+	rc = c->env->lookup(c->env->ctx, n->name, out, c->e);
+	if (rc < 0)
+		return el_callback_failed(c, rc);
+	if (rc > 0 && !*out)
+		*out = json_null();
+	return rc > 0;
+}
+
+/* `item % 3`, `x == 0`: both operands leaves, so neither can change the other (an
+ * assignment inside an operand is not a leaf), and they are read without taking a
+ * reference or building a working value each (bench/flows loop).  The same steps are
+ * counted as on the full path.  1 when done, 0 when the full path must do it. */
+static int eval_binary_leaves(struct el_ctx *c, const struct el_node *n, struct ev *out)
+{
+	json_t *a, *b, *r = NULL;
+	int rc;
+
+	if (c->depth + 1 > c->max_depth)
+		return 0;
+	if ((rc = leaf_value(c, n->kids[0], &a)) <= 0 || (rc = leaf_value(c, n->kids[1], &b)) <= 0)
+		return rc;
+	if (el_budget(c, 2) < 0 || el_op_binary(c, n->op, a, b, &r) < 0)
+		return -1;
+	*out = el_ev_json(r);
+	return 1;
+}
+
 static int eval_binary(struct el_ctx *c, const struct el_node *n, struct ev *out)
 {
 	json_t *a = NULL, *b = NULL, *r = NULL;
-	int rc = -1;
+	int rc = eval_binary_leaves(c, n, out);
 
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	rc = -1;
 	if (eval_json(c, n->kids[0], &a) < 0 || eval_json(c, n->kids[1], &b) < 0)
 		goto out;
 	if (el_op_binary(c, n->op, a, b, &r) < 0)

@@ -62,9 +62,33 @@ json_t *el_new_real(struct el_ctx *c, double d)
 	return j;
 }
 
+/* Small integer results are shared, one json_t per value for the life of the process
+ * (made on first use, by whichever thread gets there first): a counter or `item % 3`
+ * computed in every iteration of a loop then allocates nothing.  Sharing scalars is
+ * already the contract (el.h: nobody modifies a scalar in place). */
+#define SMALL_INT_MIN (-128)
+#define SMALL_INT_MAX 1023
+static json_t *small_ints[SMALL_INT_MAX - SMALL_INT_MIN + 1];
+
+static json_t *small_int(int64_t v)
+{
+	json_t **slot = &small_ints[v - SMALL_INT_MIN];
+	json_t *j = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *fresh;
+
+	if (j)
+		return json_incref(j);
+	if (!(fresh = json_integer(v)))
+		return NULL;
+	if (!__atomic_compare_exchange_n(slot, &j, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		json_decref(fresh); /* another thread made it first: j is that one */
+		fresh = j;
+	}
+	return json_incref(fresh);
+}
+
 static json_t *new_int(struct el_ctx *c, int64_t v)
 {
-	json_t *j = json_integer(v);
+	json_t *j = v >= SMALL_INT_MIN && v <= SMALL_INT_MAX ? small_int(v) : json_integer(v);
 
 	if (!j)
 		el_no_memory(c);
@@ -385,10 +409,40 @@ static int relational(struct el_ctx *c, int op, json_t *a, json_t *b, json_t **o
 	return 0;
 }
 
+/* Both operands integers: what arith, el_op_equals and relational give for them, without
+ * their coercions (the flow VM's counters and comparisons, bench/flows loop). */
+static int int_op(struct el_ctx *c, int op, int64_t x, int64_t y, json_t **out)
+{
+	switch (op) {
+	case OP_EQ:
+		*out = json_boolean(x == y);
+		return 0;
+	case OP_NE:
+		*out = json_boolean(x != y);
+		return 0;
+	case OP_LT:
+		*out = json_boolean(x < y);
+		return 0;
+	case OP_GT:
+		*out = json_boolean(x > y);
+		return 0;
+	case OP_LE:
+		*out = json_boolean(x <= y);
+		return 0;
+	case OP_GE:
+		*out = json_boolean(x >= y);
+		return 0;
+	default:
+		return arith_long(c, op, x, y, out);
+	}
+}
+
 int el_op_binary(struct el_ctx *c, int op, json_t *a, json_t *b, json_t **out)
 {
 	bool eq;
 
+	if (json_is_integer(a) && json_is_integer(b) && op != OP_DIV && op != OP_CONCAT)
+		return int_op(c, op, json_integer_value(a), json_integer_value(b), out);
 	switch (op) {
 	case OP_ADD:
 	case OP_SUB:
