@@ -70,6 +70,7 @@ static const struct rule rules[] = {
     NEED(NULL, ORG "/jsonstore*", SCOPE_JSONSTORE, RW, 0),
     NEED(NULL, ORG "/team*", SCOPE_TEAM, RW, 0),
     NEED(NULL, "/api/v2/policy*", SCOPE_ORG, RW, ROUTE_SCOPE_WIDE), /* server-wide governance */
+    NEED("GET", "/api/v1/{entityType}/canCreate", SCOPE_ORG, SCOPE_READ, 0), /* a policy check, reads only */
     NEED("GET", "/api/v1/org", SCOPE_ORG, SCOPE_READ, ROUTE_SCOPE_WIDE),
     NEED(NULL, "/api/v1/org*", SCOPE_ORG, RW, 0),
     NEED("POST", "/api/v1/process", SCOPE_PROCESS, SCOPE_START, 0),
