@@ -148,8 +148,6 @@ def test_external_playbook(admin):
     run(admin, "ansibleExternalPlaybook/payload", files={"myplaybook.yml": playbook})
 
 
-@pytest.mark.xfail(strict=True, reason="Accord's `debug: true` logs the command line and the environment's names, "
-                   "not the ansible.cfg it writes (Concord's, where callback_plugins read '…/_callbacks:myCallbackDir')")
 def test_merge_defaults(admin):
     _, log = run(admin, "ansibleMergeDefaults")
     assert_log(r".*_callbacks:myCallbackDir.*", log)

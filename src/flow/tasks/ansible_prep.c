@@ -21,7 +21,7 @@ static json_t *cfg_defaults(const char *dir)
 {
 	char tmp[4200], cb[4200], cp[4200], lk[4200];
 	str_fmt_cut(tmp, sizeof tmp, "%s/tmp", dir);
-	str_fmt_cut(cb, sizeof cb, "%s/callbacks", dir);
+	str_fmt_cut(cb, sizeof cb, "%s/_callbacks", dir);
 	str_fmt_cut(cp, sizeof cp, "%s/cp", dir);
 	str_fmt_cut(lk, sizeof lk, "%s/lookups", dir);
 	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking",
@@ -514,24 +514,24 @@ static const char protect_py[] =
 int ansible_write_protect(const char *dir, struct err *e)
 {
 	char path[4200];
-	str_fmt_cut(path, sizeof path, "%s/callbacks", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks", dir);
 	if (path_mkdirs(path, 0700, e) < 0)
 		return -1;
-	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_protectdata.py", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks/accord_protectdata.py", dir);
 	return path_write_file(path, protect_py, sizeof protect_py - 1, 0600, e);
 }
 
 int ansible_write_callbacks(const char *dir, bool events, struct err *e)
 {
 	char path[4200];
-	str_fmt_cut(path, sizeof path, "%s/callbacks", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks", dir);
 	if (path_mkdirs(path, 0700, e) < 0)
 		return -1;
-	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_out.py", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks/accord_out.py", dir);
 	if (path_write_file(path, callback_py, sizeof callback_py - 1, 0600, e) < 0)
 		return -1;
 	if (!events)
 		return 0;
-	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_events.py", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks/accord_events.py", dir);
 	return path_write_file(path, events_py, sizeof events_py - 1, 0600, e);
 }
