@@ -314,6 +314,38 @@ def test_concord_lookup_plugins(admin):
     assert "not found" in log.lower()  # the missing secret's error, ignored
 
 
+PUBLIC_KEY_PLAY = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: {msg: "with org: {{ lookup('concord_public_key_secret', 'Default', key_name) }}"}
+    - debug: {msg: "without org: {{ lookup('concord_public_key_secret', key_name) }}"}
+    - debug: {msg: "private: {{ lookup('concord_public_key_secret', private_name) }}"}
+      ignore_errors: true
+"""
+
+
+def test_concord_public_key_lookup(admin, new_user):
+    """concord_public_key_secret gives the key pair's public key (the API's …/public), read
+    as the initiator with the crypto task's rules: a PRIVATE key pair of another user is
+    refused, for the lookup as for exportKeyAsFile."""
+    name = "pk" + uuid.uuid4().hex[:8]
+    secret(admin, name, type="key_pair")
+    secret(admin, name + "p", type="key_pair", visibility="PRIVATE")
+    public = admin.get("/api/v1/org/Default/secret/%s/public" % name).json()["publicKey"].strip()
+    private = admin.get("/api/v1/org/Default/secret/%sp/public" % name).json()["publicKey"].strip()
+    flow = ansible_flow(["extraVars: {key_name: %s, private_name: %sp}" % (name, name)])
+    pid, status, log = run(admin, flow, files={"p.yml": PUBLIC_KEY_PLAY})
+    assert status == "FINISHED", log
+    assert "with org: %s" % public in log and "without org: %s" % public in log
+    assert "private: %s" % private in log  # admin reads every secret
+    pid, status, log = run(new_user(), flow, files={"p.yml": PUBLIC_KEY_PLAY})
+    assert status == "FINISHED", log
+    assert "with org: %s" % public in log and "without org: %s" % public in log
+    assert private not in log and "private: " not in log
+    assert "necessary access level (READER) to the secret: %sp" % name in log, log  # the refusal, ignored
+
+
 FILTER_PLAY = b"""
 - hosts: all
   gather_facts: false

@@ -359,10 +359,6 @@ def test_event_processor_unicode_sanitization(admin):
 
 # ---- AnsibleLookupIT -----------------------------------------------------------------------
 
-LOOKUPS = pytest.mark.xfail(strict=True, reason="Accord lacks Concord's concord_public_key_secret lookup (docs/flows.md "
-                            "\"ansible\": no server task gives a public key without the store password)")
-
-
 def lookup_start(admin, name, secret_pwd=None, **args):
     """An organization with a project that takes raw payloads, the process started in it."""
     org, _ = make_org(admin)
@@ -399,7 +395,6 @@ def test_lookup_secret_data_no_password(admin):
     assert count_log(r".*Implicit org " + value + ".*", log) == 0
 
 
-@LOOKUPS
 def test_lookup_public_key(admin):
     org, _ = make_org(admin)
     secret = unique("mySecret")
