@@ -65,6 +65,20 @@ def test_roles_from_a_git_repository(admin, role_repo):
     assert "greeter says two" in log and "greeter says one" not in log
 
 
+def test_roles_from_the_default_role_src(admin, role_repo):
+    """Concord's shortcut: a role without src is cloned from ansibleParams.roleSrc + '/' +
+    its name, into the folder named by the name's part after its first '/'."""
+    git("clone", "-q", "--bare", str(role_repo.bare), os.path.join(role_repo.root, "my-org", "roles.git"))
+    base = role_repo.url.rsplit("/", 1)[0]  # http://127.0.0.1:port, no trailing '/'
+    auth = "auth: {basic: {username: %s, password: %s}}" % (USER, PASSWORD)
+    flow = ("configuration:\n  arguments:\n    ansibleParams: {roleSrc: '%s'}\n" % base
+            + ansible_flow(["roles:", "  - {name: my-org/roles.git, path: roles, version: v2, %s}" % auth]))
+    pid, status, log = run(admin, flow, files={"p.yml": ROLE_PLAY})
+    assert status == "FINISHED", log
+    assert "greeter says two" in log
+    assert "fetching the role 'roles.git' from %s/my-org/roles.git" % base in log
+
+
 @pytest.mark.parametrize("role,message", [
     ("{src: 'URL', name: shared, path: nowhere, AUTH}", "The specified role path doesn't exist: nowhere"),
     ("{src: 'URL', name: shared, version: no-such-branch, AUTH}", "GIT finished with exit code"),
@@ -72,6 +86,8 @@ def test_roles_from_a_git_repository(admin, role_repo):
     ("{src: '/srv/roles.git', name: shared}", "is not an http(s), ssh or git URL"),
     ("{src: 'URL', name: ../up, AUTH}", "bad role name '../up'"),
     ("{src: 'URL'}", "Role 'name' is required"),
+    ("{name: my-org/roles.git}", "role 'my-org/roles.git' has no 'src': 'roleSrc' is required in default "
+                                 "'ansibleParams'"),
 ])
 def test_bad_roles_fail_clearly(admin, role_repo, role, message):
     role = role.replace("URL", role_repo.url).replace("AUTH", "auth: {basic: {username: %s, password: %s}}"
