@@ -195,9 +195,44 @@ static void task_count(json_t *t, json_t *data)
 	}
 }
 
+/* Concord's play and task name columns: varchar(1024). */
+#define NAME_MAX_UNITS 1024
+
+/* name as Concord stores it (StringUtils.abbreviate): over NAME_MAX_UNITS characters, as
+ * Java counts them (UTF-16 units), its first NAME_MAX_UNITS - 3 and "..."; a character is
+ * never split.  NEW (NULL: out of memory). */
+static json_t *name_cut(const char *name)
+{
+	size_t units = 0, keep = 0;
+	bool over = false;
+	char *cut;
+	json_t *out;
+
+	for (size_t i = 0; name[i]; i++) {
+		unsigned char b = (unsigned char)name[i];
+		size_t w = b >= 0xF0 ? 2 : 1; /* 4 UTF-8 bytes: a surrogate pair in Java */
+		if ((b & 0xC0) == 0x80)
+			continue; /* a continuation byte: its character is counted */
+		if (!over && units + w > NAME_MAX_UNITS - 3) {
+			keep = i;
+			over = true;
+		}
+		units += w;
+	}
+	if (units <= NAME_MAX_UNITS)
+		return json_string(name);
+	if (!(cut = malloc(keep + 4)))
+		return NULL;
+	memcpy(cut, name, keep);
+	memcpy(cut + keep, "...", 4);
+	out = json_string(cut);
+	free(cut);
+	return out;
+}
+
 static json_t *task_new(const char *name, const char *type, json_int_t order)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "taskName", name ? name : "n/a", "type", type,
+	return json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "taskName", name_cut(name ? name : "n/a"), "type", type,
 			 "taskOrder", order, "okCount", (json_int_t)0, "failedCount", (json_int_t)0, "unreachableCount",
 			 (json_int_t)0, "skippedCount", (json_int_t)0, "runningCount", (json_int_t)0);
 }
@@ -295,8 +330,8 @@ static json_t *play_entry(const struct runs *r, json_t *p, size_t order)
 		json_object_set_new(stats, keys[i][1], json_integer(sum < 0 ? 0 : sum));
 	}
 	json_decref(tasks);
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:I}", "playId", id, "playName",
-			 str_of(p, "play") ? str_of(p, "play") : "n/a", "playOrder", (json_int_t)order, "hostCount",
+	return json_pack("{s:s, s:o, s:I, s:I, s:I, s:o, s:I}", "playId", id, "playName",
+			 name_cut(str_of(p, "play") ? str_of(p, "play") : "n/a"), "playOrder", (json_int_t)order, "hostCount",
 			 int_of(p, "hosts"), "taskCount", (json_int_t)json_array_size(json_object_get(p, "tasks")),
 			 "taskStats", stats, "finishedTaskCount", play_finished(r, id));
 }

@@ -157,6 +157,55 @@ json_t *jsonx_string_lossy(const char *s)
 	return v;
 }
 
+static long strip_string(json_t *v)
+{
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v), k = 0;
+	char *copy;
+
+	if (strlen(s) == n)
+		return 0;
+	if (!(copy = malloc(n)))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (s[i])
+			copy[k++] = s[i];
+	k = json_string_setn(v, copy, k) == 0;
+	free(copy);
+	return k ? 1 : -1;
+}
+
+long jsonx_strip_nul(json_t *v)
+{
+	const char *key;
+	json_t *item;
+	long n = 0, k;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return strip_string(v);
+	case JSON_OBJECT:
+		json_object_foreach(v, key, item)
+		{
+			if ((k = jsonx_strip_nul(item)) < 0)
+				return -1;
+			n += k;
+		}
+		return n;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, item)
+		{
+			if ((k = jsonx_strip_nul(item)) < 0)
+				return -1;
+			n += k;
+		}
+		return n;
+	default:
+		return 0;
+	}
+}
+
 const char *jsonx_type_name(const json_t *v)
 {
 	switch (v ? json_typeof(v) : JSON_NULL) {

@@ -38,6 +38,11 @@ void jsonx_set_opt_str(json_t *obj, const char *key, const char *value);
  * (for messages that may quote user input).  New reference, never NULL. */
 json_t *jsonx_string_lossy(const char *s);
 
+/* Removes every U+0000 from the string values inside v, in place (a string jansson kept
+ * with JSON_ALLOW_NUL, which neither C strings nor PostgreSQL's jsonb can hold).  The
+ * number of strings changed, or -1 when out of memory (v partly cleaned). */
+long jsonx_strip_nul(json_t *v) WUR;
+
 /* The JSON-schema name of v's type: "object", "array", "string", "number", "boolean",
  * "null" (also for NULL).  A static string. */
 const char *jsonx_type_name(const json_t *v);

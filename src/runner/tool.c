@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/jsonx.h"
 #include "base/linesplit.h"
 #include "base/path.h"
 #include "base/spawn.h"
@@ -104,19 +105,26 @@ static void request(struct tool_io *io, json_t *req)
 
 static void event_line(struct tool_io *io, const char *p, size_t n)
 {
-	json_t *v = json_loadb(p, n, 0, NULL), *data = json_object_get(v, "data");
+	/* a program's output may hold NUL characters (a shell task's stdout): kept by the
+	 * parser, then removed from the event (as Concord stores one: other control
+	 * characters stay) */
+	json_t *v = json_loadb(p, n, JSON_ALLOW_NUL, NULL), *data = json_object_get(v, "data");
 	const char *sub = json_string_value(json_object_get(v, "eventType"));
 	size_t tl = strlen(io->event_type);
 
 	if (json_object_get(v, "request") && io->t->request) {
 		/* a request is never an event (it may hold a store password); without a reader
 		 * for the answers any more, it is dropped */
-		if (json_is_object(json_object_get(v, "request")) && io->reply >= 0)
+		if (jsonx_strip_nul(v) != 0) {
+			json_t *bad = json_pack("{s:s}", "error", "a request may not hold a NUL character");
+			reply_write(io, bad);
+			json_decref(bad);
+		} else if (json_is_object(json_object_get(v, "request")) && io->reply >= 0)
 			request(io, json_object_get(v, "request"));
 		json_decref(v);
 		return;
 	}
-	if (!json_is_object(v) || !io->out->event) {
+	if (!json_is_object(v) || !io->out->event || jsonx_strip_nul(v) < 0) {
 		json_decref(v);
 		return;
 	}

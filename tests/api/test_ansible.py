@@ -559,3 +559,24 @@ def test_playbook_views_are_live_while_it_runs(admin):
     assert r.status_code in (200, 204), r.text
     assert wait_process(admin, pid, timeout=60)["status"] == "CANCELLED"
     assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)
+
+
+UNDECODABLE = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - name: undecodable
+      ansible.builtin.shell: printf 'A\\377B'
+"""
+
+
+def test_a_result_python_could_not_decode_is_still_recorded(admin):
+    """A command's output byte that is not UTF-8 reaches the callback as a lone surrogate
+    (Ansible decodes it with surrogateescape), which no JSON parser takes: the callback
+    records it as '?' rather than losing the event."""
+    flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: p.yml\n" + INVENTORY
+    pid, status, log = run(admin, flow, files={"p.yml": UNDECODABLE})
+    assert status == "FINISHED", log
+    events = admin.get("/api/v1/process/%s/ansible/events" % pid, params={"host": "web1", "status": "OK"}).json()
+    out = [e["data"]["result"]["stdout"] for e in events if e["data"]["task"] == "undecodable"]
+    assert out == ["A?B"], events

@@ -65,6 +65,20 @@ def test_roles_from_a_git_repository(admin, role_repo):
     assert "greeter says two" in log and "greeter says one" not in log
 
 
+def test_roles_from_the_default_role_src(admin, role_repo):
+    """Concord's shortcut: a role without src is cloned from ansibleParams.roleSrc + '/' +
+    its name, into the folder named by the name's part after its first '/'."""
+    git("clone", "-q", "--bare", str(role_repo.bare), os.path.join(role_repo.root, "my-org", "roles.git"))
+    base = role_repo.url.rsplit("/", 1)[0]  # http://127.0.0.1:port, no trailing '/'
+    auth = "auth: {basic: {username: %s, password: %s}}" % (USER, PASSWORD)
+    flow = ("configuration:\n  arguments:\n    ansibleParams: {roleSrc: '%s'}\n" % base
+            + ansible_flow(["roles:", "  - {name: my-org/roles.git, path: roles, version: v2, %s}" % auth]))
+    pid, status, log = run(admin, flow, files={"p.yml": ROLE_PLAY})
+    assert status == "FINISHED", log
+    assert "greeter says two" in log
+    assert "fetching the role 'roles.git' from %s/my-org/roles.git" % base in log
+
+
 @pytest.mark.parametrize("role,message", [
     ("{src: 'URL', name: shared, path: nowhere, AUTH}", "The specified role path doesn't exist: nowhere"),
     ("{src: 'URL', name: shared, version: no-such-branch, AUTH}", "GIT finished with exit code"),
@@ -72,6 +86,8 @@ def test_roles_from_a_git_repository(admin, role_repo):
     ("{src: '/srv/roles.git', name: shared}", "is not an http(s), ssh or git URL"),
     ("{src: 'URL', name: ../up, AUTH}", "bad role name '../up'"),
     ("{src: 'URL'}", "Role 'name' is required"),
+    ("{name: my-org/roles.git}", "role 'my-org/roles.git' has no 'src': 'roleSrc' is required in default "
+                                 "'ansibleParams'"),
 ])
 def test_bad_roles_fail_clearly(admin, role_repo, role, message):
     role = role.replace("URL", role_repo.url).replace("AUTH", "auth: {basic: {username: %s, password: %s}}"
@@ -312,6 +328,38 @@ def test_concord_lookup_plugins(admin):
     assert "west hosts: h2,h3" in log
     assert "'host': 'h1'" in log and "'location': 'eastus'" in log
     assert "not found" in log.lower()  # the missing secret's error, ignored
+
+
+PUBLIC_KEY_PLAY = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: {msg: "with org: {{ lookup('concord_public_key_secret', 'Default', key_name) }}"}
+    - debug: {msg: "without org: {{ lookup('concord_public_key_secret', key_name) }}"}
+    - debug: {msg: "private: {{ lookup('concord_public_key_secret', private_name) }}"}
+      ignore_errors: true
+"""
+
+
+def test_concord_public_key_lookup(admin, new_user):
+    """concord_public_key_secret gives the key pair's public key (the API's …/public), read
+    as the initiator with the crypto task's rules: a PRIVATE key pair of another user is
+    refused, for the lookup as for exportKeyAsFile."""
+    name = "pk" + uuid.uuid4().hex[:8]
+    secret(admin, name, type="key_pair")
+    secret(admin, name + "p", type="key_pair", visibility="PRIVATE")
+    public = admin.get("/api/v1/org/Default/secret/%s/public" % name).json()["publicKey"].strip()
+    private = admin.get("/api/v1/org/Default/secret/%sp/public" % name).json()["publicKey"].strip()
+    flow = ansible_flow(["extraVars: {key_name: %s, private_name: %sp}" % (name, name)])
+    pid, status, log = run(admin, flow, files={"p.yml": PUBLIC_KEY_PLAY})
+    assert status == "FINISHED", log
+    assert "with org: %s" % public in log and "without org: %s" % public in log
+    assert "private: %s" % private in log  # admin reads every secret
+    pid, status, log = run(new_user(), flow, files={"p.yml": PUBLIC_KEY_PLAY})
+    assert status == "FINISHED", log
+    assert "with org: %s" % public in log and "without org: %s" % public in log
+    assert private not in log and "private: " not in log
+    assert "necessary access level (READER) to the secret: %sp" % name in log, log  # the refusal, ignored
 
 
 FILTER_PLAY = b"""

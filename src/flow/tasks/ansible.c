@@ -630,6 +630,8 @@ static int prepare(struct run *r, struct err *e)
 	}
 	cfg = ansible_cfg_text(r->view, config, &len, e);
 	json_decref(config);
+	if (cfg && flag(r, "debug")) /* Concord's line; masked like every log line */
+		vm_log(r->c->vm, FLOW_INFO, "Using the configuration: \n%s", cfg);
 	if (!cfg || secret_file(r, "ansible.cfg", cfg, len, abs, sizeof abs, e) < 0)
 		return -1;
 	if (virtualenv(r, e) < 0 || inventories(r, e) < 0 || auth(r, e) < 0 || vault(r, e) < 0 ||
@@ -639,7 +641,8 @@ static int prepare(struct run *r, struct err *e)
 }
 
 /* debug: the command line (paths and options only: every secret is in a file) and the
- * names of the environment variables Ansible gets. */
+ * names of the environment variables Ansible gets (the configuration is logged when it is
+ * written). */
 static void debug_log(struct run *r)
 {
 	struct buf b;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/jsonx.h"
 #include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -140,10 +141,10 @@ int ansible_docker_run(struct task_ctx *c, const char *image, const struct flow_
 
 static void event_line(struct task_ctx *c, const char *line)
 {
-	json_t *v = json_loads(line, 0, NULL), *data = json_object_get(v, "data");
+	json_t *v = json_loads(line, JSON_ALLOW_NUL, NULL), *data = json_object_get(v, "data");
 	const char *sub = json_string_value(json_object_get(v, "eventType"));
 
-	if (json_is_object(v)) {
+	if (json_is_object(v) && jsonx_strip_nul(v) >= 0) { /* NULs as the tool layer's channel */
 		if (sub && json_is_object(data) && strncmp(sub, "ANSIBLE_", 8) == 0 && sub[8])
 			c->h->ops->tool_event(c->h->ctx, sub, data);
 		else

@@ -47,6 +47,13 @@ static const char secret_py[] = LOOKUP_HEAD
     "        org, name, pw = (None, terms[0], terms[1]) if len(terms) < 3 else (terms[0], terms[1], terms[2])\n"
     "        return [accord_ask({'type': 'secret', 'org': org, 'name': name, 'password': pw})]\n";
 
+/* concord_public_key_secret([org,] name): a key pair's public key (Concord's). */
+static const char public_key_py[] = LOOKUP_HEAD
+    "        if len(terms) not in (1, 2):\n"
+    "            raise AnsibleError('Invalid lookup format. Expected: [orgName], secretName')\n"
+    "        org, name = (None, terms[0]) if len(terms) == 1 else (terms[0], terms[1])\n"
+    "        return [accord_ask({'type': 'public_key', 'org': org, 'name': name})]\n";
+
 /* concord_inventory(inventory, "query [result=N]", params): the query's rows, or the first
  * with result (Concord's). */
 static const char inventory_py[] = LOOKUP_HEAD
@@ -67,6 +74,7 @@ int ansible_lookup_write(const char *dir, struct err *e)
 	} files[] = {{"accord_lookup.py", common_py, sizeof common_py - 1},
 		     {"concord_data_secret.py", secret_py, sizeof secret_py - 1},
 		     {"concord_secret.py", secret_py, sizeof secret_py - 1},
+		     {"concord_public_key_secret.py", public_key_py, sizeof public_key_py - 1},
 		     {"concord_inventory.py", inventory_py, sizeof inventory_py - 1}};
 	char path[4300];
 
@@ -114,6 +122,14 @@ json_t *ansible_lookup_answer(void *ctx, json_t *req)
 					     json_object_get(req, "org") ? json_object_get(req, "org") : json_null(),
 					     json_object_get(req, "name"), json_is_string(v) ? v : json_null()),
 				   true);
+	}
+	if (type && strcmp(type, "public_key") == 0) {
+		if (!json_is_string(json_object_get(req, "name")))
+			return json_pack("{s:s}", "error", "concord_public_key_secret: the secret's name must be a string");
+		v = json_object_get(req, "org");
+		return answer_task(ctx, "crypto", "publicKey",
+				   json_pack("[O, O]", json_is_string(v) ? v : json_null(), json_object_get(req, "name")),
+				   false);
 	}
 	if (type && strcmp(type, "inventory") == 0) {
 		v = json_object_get(req, "params");

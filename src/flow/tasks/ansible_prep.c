@@ -21,7 +21,7 @@ static json_t *cfg_defaults(const char *dir)
 {
 	char tmp[4200], cb[4200], cp[4200], lk[4200];
 	str_fmt_cut(tmp, sizeof tmp, "%s/tmp", dir);
-	str_fmt_cut(cb, sizeof cb, "%s/callbacks", dir);
+	str_fmt_cut(cb, sizeof cb, "%s/_callbacks", dir);
 	str_fmt_cut(cp, sizeof cp, "%s/cp", dir);
 	str_fmt_cut(lk, sizeof lk, "%s/lookups", dir);
 	return json_pack("{s:{s:b, s:b, s:s, s:s, s:i, s:s, s:s, s:b}, s:{s:b, s:s}}", "defaults", "host_key_checking",
@@ -340,7 +340,8 @@ static const char events_py[] =
     "        super(CallbackModule, self).__init__()\n"
     "        fd = os.environ.get('ACCORD_ANSIBLE_EVENTS_FD')\n"
     "        path = os.environ.get('ACCORD_ANSIBLE_EVENTS_FILE')\n"
-    "        self.out = os.fdopen(int(fd), 'w', buffering=1) if fd else open(path, 'a', buffering=1) if path else None\n"
+    "        utf8 = {'buffering': 1, 'encoding': 'utf-8'}\n"
+    "        self.out = os.fdopen(int(fd), 'w', **utf8) if fd else open(path, 'a', **utf8) if path else None\n"
     "        lock = os.environ.get('ACCORD_ANSIBLE_LOCK')\n"
     "        self.lock = open(lock, 'a') if lock and fd else None\n"
     "        self.started = {}\n"
@@ -355,7 +356,9 @@ static const char events_py[] =
     "\n"
     "    def send(self, data):\n"
     "        if self.out:\n"
-    "            line = json.dumps(data, default=str) + '\\n'\n"
+    "            # a lone surrogate (bytes Python could not decode) as '?': JSON parsers refuse it\n"
+    "            line = json.dumps(data, default=str, ensure_ascii=False) + '\\n'\n"
+    "            line = line.encode('utf-8', 'replace').decode('utf-8')\n"
     "            if self.lock:\n"
     "                fcntl.flock(self.lock, fcntl.LOCK_EX)\n"
     "            try:\n"
@@ -395,13 +398,23 @@ static const char events_py[] =
     "        except Exception:\n"
     "            return []\n"
     "\n"
+    "    def play_name(self, play):\n"
+    "        name = play.get_name()\n"
+    "        try:\n"
+    "            from ansible.template import Templar\n"
+    "            vm = play.get_variable_manager()\n"
+    "            v = Templar(loader=play._loader, variables=vm.get_vars(play=play)).template(name)\n"
+    "            return v if isinstance(v, str) else str(v)\n"
+    "        except Exception:\n"
+    "            return name\n"
+    "\n"
     "    def v2_playbook_on_start(self, playbook):\n"
     "        self.playbook = playbook._file_name\n"
     "        self.began = time.time()\n"
     "        plays, hosts, work = [], set(), 0\n"
     "        for p in playbook.get_plays():\n"
     "            names, tasks = self.hosts_of(p), self.tasks_of(p)\n"
-    "            plays.append({'id': self.uid(p), 'play': p.get_name(), 'hosts': len(names), 'tasks': tasks})\n"
+    "            plays.append({'id': self.uid(p), 'play': self.play_name(p), 'hosts': len(names), 'tasks': tasks})\n"
     "            hosts.update(names)\n"
     "            work += len(names) * len(tasks)\n"
     "        self.send({'eventType': 'ANSIBLE_PLAYBOOK_INFO', 'data': {'playbook': self.playbook,\n"
@@ -501,24 +514,24 @@ static const char protect_py[] =
 int ansible_write_protect(const char *dir, struct err *e)
 {
 	char path[4200];
-	str_fmt_cut(path, sizeof path, "%s/callbacks", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks", dir);
 	if (path_mkdirs(path, 0700, e) < 0)
 		return -1;
-	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_protectdata.py", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks/accord_protectdata.py", dir);
 	return path_write_file(path, protect_py, sizeof protect_py - 1, 0600, e);
 }
 
 int ansible_write_callbacks(const char *dir, bool events, struct err *e)
 {
 	char path[4200];
-	str_fmt_cut(path, sizeof path, "%s/callbacks", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks", dir);
 	if (path_mkdirs(path, 0700, e) < 0)
 		return -1;
-	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_out.py", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks/accord_out.py", dir);
 	if (path_write_file(path, callback_py, sizeof callback_py - 1, 0600, e) < 0)
 		return -1;
 	if (!events)
 		return 0;
-	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_events.py", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks/accord_events.py", dir);
 	return path_write_file(path, events_py, sizeof events_py - 1, 0600, e);
 }

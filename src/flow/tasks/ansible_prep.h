@@ -23,12 +23,12 @@ char *ansible_cfg_text(const char *dir, json_t *config, size_t *len, struct err 
  * ansible_remote_tmp in dir (the run's absolute folder). */
 char *ansible_inventory_text(json_t *inv, const char *dir, struct err *e);
 
-/* The callback plugins, written into dir/callbacks: the one that collects outVars and the
+/* The callback plugins, written into dir/_callbacks: the one that collects outVars and the
  * host statistics, and with events the one that records ANSIBLE events. */
 int ansible_write_callbacks(const char *dir, bool events, struct err *e) WUR;
 
 /* enableLogFiltering's stdout callback (Concord's concord_protectdata), written into
- * dir/callbacks as accord_protectdata: the default output with values whose key or text
+ * dir/_callbacks as accord_protectdata: the default output with values whose key or text
  * names a password, a secret or credentials masked, no_log for tasks whose arguments do. */
 int ansible_write_protect(const char *dir, struct err *e) WUR;
 

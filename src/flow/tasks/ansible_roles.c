@@ -42,13 +42,47 @@ static int git(struct git_cli *g, struct err *e, const char *const *args)
 	return 0;
 }
 
+/* A role without src: Concord's shortcut, the flow's ansibleParams.roleSrc (its default
+ * process variables) joined with '/' to the role's name ("my-org/my-roles"); *out NEW. */
+static int default_src(struct task_ctx *c, const char *name, char **out, struct err *e)
+{
+	const char *base = json_string_value(json_object_get(scope_get(c->t, "ansibleParams"), "roleSrc"));
+	size_t n = base ? strlen(base) : 0;
+
+	*out = NULL;
+	if (!n)
+		return err_set(e, ERR_INVALID,
+			       "ansible: role '%s' has no 'src': 'roleSrc' is required in default 'ansibleParams'",
+			       name);
+	if (asprintf(out, "%s%s%s", base, base[n - 1] == '/' ? "" : "/", name) < 0) {
+		*out = NULL;
+		return oom_fail(e);
+	}
+	return 0;
+}
+
+/* The src of a role without one (*src NEW, from default_src) and its folder's name: the
+ * part of *name after its first '/', as Concord's. */
+static int role_src(struct task_ctx *c, json_t *role, const char **name, char **src, struct err *e)
+{
+	if (default_src(c, *name, src, e) < 0)
+		return -1;
+	if (strchr(*name, '/'))
+		*name = strchr(*name, '/') + 1;
+	if (**name)
+		return 0;
+	free(*src);
+	*src = NULL;
+	return err_set(e, ERR_INVALID, "ansible: bad role name '%s'", json_string_value(json_object_get(role, "name")));
+}
+
 /* Clones one role {src, name, path, version, auth | privateKey} into roles_rel/<name> and
- * adds <roles_abs>/<name>[/<path>] to b. */
+ * adds <roles_abs>/<name>[/<path>] to b (without src: role_src). */
 static int fetch_one(struct task_ctx *c, json_t *role, const char *roles_rel, const char *roles_abs, struct buf *b,
 		     struct err *e)
 {
 	const char *src, *name, *path, *version;
-	char dest[4300], abs[4400];
+	char dest[4300], abs[4400], *derived = NULL;
 	struct git_cli g;
 	json_t *in;
 	int rc;
@@ -61,13 +95,18 @@ static int fetch_one(struct task_ctx *c, json_t *role, const char *roles_rel, co
 	src = json_string_value(json_object_get(role, "src"));
 	if (!name)
 		return err_set(e, ERR_INVALID, "ansible: Role 'name' is required");
-	if (!src || !*src)
-		return err_set(e, ERR_INVALID, "ansible: role '%s' needs 'src', the URL of its git repository", name);
-	if (!git_cli_url_ok(src))
-		return err_set(e, ERR_INVALID,
-			       "ansible: role src '%s' is not an http(s), ssh or git URL (local repositories are not "
-			       "reachable from a flow)",
-			       src);
+	if ((!src || !*src) && role_src(c, role, &name, &derived, e) < 0)
+		return -1;
+	if (derived)
+		src = derived;
+	if (!git_cli_url_ok(src)) {
+		rc = err_set(e, ERR_INVALID,
+			     "ansible: role src '%s' is not an http(s), ssh or git URL (local repositories are not "
+			     "reachable from a flow)",
+			     src);
+		free(derived);
+		return rc;
+	}
 	str_fmt_cut(dest, sizeof dest, "%s/%s", roles_rel, name);
 	in = json_pack("{s:s, s:O?, s:O?}", "url", src, "auth", json_object_get(role, "auth"), "privateKey",
 		       json_object_get(role, "privateKey"));
@@ -77,6 +116,7 @@ static int fetch_one(struct task_ctx *c, json_t *role, const char *roles_rel, co
 		vm_log(c->vm, FLOW_INFO, "ansible: fetching the role '%s' from %s", name, src);
 		rc = git(&g, e, (const char *const[]){"clone", "--quiet", "--", src, dest, NULL});
 	}
+	free(derived);
 	if (rc == 0 && version)
 		rc = git(&g, e, (const char *const[]){"-C", dest, "checkout", "--quiet", version, "--", NULL});
 	git_cli_cleanup(&g);

@@ -178,6 +178,34 @@ static int export_key_as_file(struct task_call *tc, struct err *e)
 	return rc;
 }
 
+/* publicKey([org,] name): the public key of a key pair, as text.  Not secret (nothing is
+ * masked), but read with the rules of the other exports: the initiator's READER access
+ * and the secret's project restriction. */
+static int public_key(struct task_call *tc, struct err *e)
+{
+	size_t n = json_array_size(tc->args);
+	json_t *org = n == 2 ? json_array_get(tc->args, 0) : NULL, *name = json_array_get(tc->args, n - 1);
+	struct secret s;
+	unsigned char *pt;
+	struct str pub, priv;
+	size_t len;
+	int rc;
+
+	if (n != 1 && n != 2)
+		return err_set(e, ERR_INVALID, "Method not found: crypto.publicKey(%zu arguments)", n);
+	if (org && !json_is_null(org) && !json_is_string(org))
+		return err_set(e, ERR_INVALID, "crypto.publicKey: the organization name must be a string");
+	if (!json_is_string(name) || !json_string_length(name))
+		return err_set(e, ERR_INVALID, "crypto.publicKey: the secret name must be a non-empty string");
+	if ((rc = open_secret(tc, &(struct secret_ref){json_string_value(org), json_string_value(name), NULL},
+			      SECRET_TYPE_KEY_PAIR, &s, &pt, &len, e)))
+		return rc;
+	if ((rc = payload_keypair_decode(pt, len, &pub, &priv, e)) == 0 && !(tc->out = json_stringn(pub.p, pub.len)))
+		rc = err_set(e, ERR_INVALID, "crypto.publicKey: the public key of secret '%s' is not text", s.name);
+	payload_free(pt, len);
+	return rc;
+}
+
 static int export_as_file(struct task_call *tc, struct err *e)
 {
 	size_t nargs = json_array_size(tc->args);
@@ -251,10 +279,12 @@ int server_task_crypto(struct task_call *tc, struct err *e)
 		return export_key_as_file(tc, e);
 	if (strcmp(m, "exportAsFile") == 0)
 		return export_as_file(tc, e);
+	if (strcmp(m, "publicKey") == 0)
+		return public_key(tc, e);
 	if (strcmp(m, "encryptString") == 0 || strcmp(m, "decryptString") == 0)
 		return project_value(tc, m[0] == 'e', e);
 	return err_set(e, ERR_INVALID,
 		       "Method not found: crypto.%s (exportAsString, exportCredentials, "
-		       "exportKeyAsFile, exportAsFile, encryptString, decryptString)",
+		       "exportKeyAsFile, exportAsFile, publicKey, encryptString, decryptString)",
 		       m);
 }
