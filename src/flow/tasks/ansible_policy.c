@@ -291,10 +291,10 @@ int ansible_policy_write(struct task_ctx *c, const char *dir, bool *on, struct e
 	str_fmt_cut(path, sizeof path, "%s/policy.json", dir);
 	if (path_write_file(path, text, strlen(text), 0600, e) < 0)
 		goto out;
-	str_fmt_cut(path, sizeof path, "%s/callbacks", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks", dir);
 	if (path_mkdirs(path, 0700, e) < 0)
 		goto out;
-	str_fmt_cut(path, sizeof path, "%s/callbacks/accord_policy.py", dir);
+	str_fmt_cut(path, sizeof path, "%s/_callbacks/accord_policy.py", dir);
 	rc = path_write_file(path, policy_py, sizeof policy_py - 1, 0600, e);
 out:
 	free(text);
