@@ -8,6 +8,7 @@
 #include "base/jsonx.h"
 #include "base/str.h"
 #include "policy/policy.h"
+#include "store/store_impl.h"
 
 #define N_PLACES 6		       /* where a policy may be linked, most specific first */
 #define KEY_MAX (3 * UUID_STR_LEN + 4) /* policy_links.link_key */
@@ -217,6 +218,40 @@ static int link_key(const struct policy_place *at, char *out, size_t cap, struct
 	return 0;
 }
 
+/* Whether a policy may apply anywhere (store_impl.h's policies_seen): on SQLite, learnt once
+ * from the store and kept by this server's own writes (the only writer of its data folder),
+ * so that a server without policies reads none for each process. */
+static int policies_maybe(struct store_conn *c, bool *maybe, struct err *e)
+{
+	static const char SQL[] = "SELECT EXISTS (SELECT 1 FROM policy_links) OR EXISTS (SELECT 1 FROM process_policies)";
+	struct store *s = c->store;
+	int seen = __atomic_load_n(&s->policies_seen, __ATOMIC_ACQUIRE), none = -1;
+	struct store_stmt *st;
+	int rc;
+
+	if (seen >= 0) {
+		*maybe = seen == 1;
+		return 0;
+	}
+	if (!(st = store_prepare(c, SQL, e)))
+		return -1;
+	rc = store_step(st, e);
+	seen = rc == STORE_ROW && store_col_int64(st, 0) == 0 ? 0 : 1;
+	store_reset(st);
+	if (rc < 0)
+		return rc;
+	/* A link written meanwhile set 1 first: it is kept. */
+	__atomic_compare_exchange_n(&s->policies_seen, &none, seen, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	*maybe = __atomic_load_n(&s->policies_seen, __ATOMIC_ACQUIRE) == 1;
+	return 0;
+}
+
+/* Before a write that makes a policy apply: from now on every process reads its policy. */
+static void policies_now_seen(struct store_conn *c)
+{
+	__atomic_store_n(&c->store->policies_seen, 1, __ATOMIC_RELEASE);
+}
+
 int store_policy_link(struct store_conn *c, const char *policy_id, const struct policy_place *at, struct err *e)
 {
 	static const char SQL[] = "INSERT INTO policy_links (link_key, policy_id, org_id, project_id, user_id)"
@@ -227,6 +262,7 @@ int store_policy_link(struct store_conn *c, const char *policy_id, const struct 
 
 	if (link_key(at, key, sizeof key, e) || !(st = store_prepare(c, SQL, e)))
 		return -1;
+	policies_now_seen(c);
 	store_bind_text(st, 1, key);
 	store_bind_text(st, 2, policy_id);
 	store_bind_text(st, 3, at->org_id);
@@ -343,9 +379,12 @@ int store_policy_effective(struct store_conn *c, const struct policy_place *at, 
 	/* The places that apply: a user's need the user, the project's a project, the org's an org. */
 	const bool apply[N_PLACES] = {u && p, u && o, u != NULL, p != NULL, o != NULL, true};
 	char keys[N_PLACES][KEY_MAX], id[UUID_STR_LEN];
+	bool maybe = true;
 
 	*rules = NULL;
 	name[0] = '\0';
+	if (policies_maybe(c, &maybe, e) || !maybe)
+		return maybe ? -1 : 0;
 	for (size_t i = 0; i < N_PLACES; i++) {
 		keys[i][0] = '\0';
 		if (apply[i] && link_key(&order[i], keys[i], KEY_MAX, e))
@@ -366,6 +405,7 @@ int store_process_policy_put(struct store_conn *c, const char *instance_id, cons
 
 	if (!st)
 		return -1;
+	policies_now_seen(c);
 	store_bind_text(st, 1, instance_id);
 	store_bind_text(st, 2, policy_name);
 	if (max_per_org >= 0)
@@ -383,11 +423,14 @@ int store_process_policy_put(struct store_conn *c, const char *instance_id, cons
 int store_process_policy_get(struct store_conn *c, const char *instance_id, json_t **out, struct err *e)
 {
 	static const char SQL[] = "SELECT policy_name, rules FROM process_policies WHERE instance_id = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct store_stmt *st;
+	bool maybe = true;
 	int rc;
 
 	*out = NULL;
-	if (!st)
+	if (policies_maybe(c, &maybe, e) || !maybe)
+		return maybe ? -1 : 0;
+	if (!(st = store_prepare(c, SQL, e)))
 		return -1;
 	store_bind_text(st, 1, instance_id);
 	rc = store_step(st, e);
@@ -401,6 +444,11 @@ int store_process_policy_get(struct store_conn *c, const char *instance_id, json
 	}
 	store_reset(st);
 	return rc < 0 ? rc : 0;
+}
+
+int store_policy_any(struct store_conn *c, bool *any, struct err *e)
+{
+	return policies_maybe(c, any, e);
 }
 
 int store_policy_count_processes(struct store_conn *c, const char *org_id, const char *project_id, const char *status,

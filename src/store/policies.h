@@ -51,6 +51,9 @@ int store_process_policy_put(struct store_conn *c, const char *instance_id, cons
 			     int64_t max_per_org, int64_t max_per_project, const char *rules, struct err *e) WUR;
 /* {"policy": name, "rules": {…}} of a process: a new object, NULL when it has none. */
 int store_process_policy_get(struct store_conn *c, const char *instance_id, json_t **out, struct err *e) WUR;
+/* Whether any policy may apply (a link or a process's policy exists; on PostgreSQL always):
+ * false lets a caller skip its policy reads. */
+int store_policy_any(struct store_conn *c, bool *any, struct err *e) WUR;
 
 /* Processes of the org (or project, or all when both NULL) whose status is status. */
 int store_policy_count_processes(struct store_conn *c, const char *org_id, const char *project_id, const char *status,

@@ -9,6 +9,7 @@
 #include "base/limits.h"
 #include "base/metrics.h"
 #include "base/str.h"
+#include "store/policies.h"
 #include "store/process_internal.h"
 #include "store/process_ops.h"
 #include "store/process_scopes.h"
@@ -616,8 +617,7 @@ static int policy_turn(struct store_conn *c, const char *id, struct err *e)
 static int due(struct store_conn *c, int64_t now, char id[UUID_STR_LEN], char *event, size_t cap, struct err *e)
 {
 #define DUE_QUEUED                                                                                                     \
-	"SELECT instance_id FROM processes WHERE status = 'ENQUEUED' AND (start_at IS NULL OR start_at <= ?)"          \
-	POLICY_CONCURRENT
+	"SELECT instance_id FROM processes WHERE status = 'ENQUEUED' AND (start_at IS NULL OR start_at <= ?)"
 /* A policy's queue.concurrent limits (schema 039): passed over while its org or project has
  * that many STARTING or RUNNING. */
 #define POLICY_RUNNING(col)                                                                                            \
@@ -641,19 +641,28 @@ static int due(struct store_conn *c, int64_t now, char id[UUID_STR_LEN], char *e
 	" AND (project_id IS NULL OR project_id NOT IN (" RUNNING_OF("project_id") "))))"
 #define SKIP " FOR UPDATE SKIP LOCKED"
 	/* Where rows are locked, claims on every node skip each other's row (a queue's claim). */
-	static const char *const SQL[2][2][2] = {
-	    /* [limited][skip locked][queued, woken] */
-	    {{DUE_QUEUED DUE_QUEUED_ORDER, DUE_WOKEN DUE_WOKEN_ORDER},
-	     {DUE_QUEUED DUE_QUEUED_ORDER SKIP, DUE_WOKEN DUE_WOKEN_ORDER SKIP}},
-	    {{DUE_QUEUED UNDER_LIMITS DUE_QUEUED_ORDER, DUE_WOKEN UNDER_LIMITS DUE_WOKEN_ORDER},
-	     {DUE_QUEUED UNDER_LIMITS DUE_QUEUED_ORDER SKIP, DUE_WOKEN UNDER_LIMITS DUE_WOKEN_ORDER SKIP}}};
+#define DUE_POLICY DUE_QUEUED POLICY_CONCURRENT
+	static const char *const SQL[2][2][2][2] = {
+	    /* [policies][limited][skip locked][queued, woken] */
+	    {{{DUE_QUEUED DUE_QUEUED_ORDER, DUE_WOKEN DUE_WOKEN_ORDER},
+	      {DUE_QUEUED DUE_QUEUED_ORDER SKIP, DUE_WOKEN DUE_WOKEN_ORDER SKIP}},
+	     {{DUE_QUEUED UNDER_LIMITS DUE_QUEUED_ORDER, DUE_WOKEN UNDER_LIMITS DUE_WOKEN_ORDER},
+	      {DUE_QUEUED UNDER_LIMITS DUE_QUEUED_ORDER SKIP, DUE_WOKEN UNDER_LIMITS DUE_WOKEN_ORDER SKIP}}},
+	    {{{DUE_POLICY DUE_QUEUED_ORDER, DUE_WOKEN DUE_WOKEN_ORDER},
+	      {DUE_POLICY DUE_QUEUED_ORDER SKIP, DUE_WOKEN DUE_WOKEN_ORDER SKIP}},
+	     {{DUE_POLICY UNDER_LIMITS DUE_QUEUED_ORDER, DUE_WOKEN UNDER_LIMITS DUE_WOKEN_ORDER},
+	      {DUE_POLICY UNDER_LIMITS DUE_QUEUED_ORDER SKIP, DUE_WOKEN UNDER_LIMITS DUE_WOKEN_ORDER SKIP}}}};
 	const bool limited = limits.running_per_user || limits.running_per_project;
 	const bool skip = store_row_locks(c);
+	bool policies = true;
 	int rc = STORE_DONE;
 
 	id[0] = event[0] = '\0';
+	/* Without any policy no process has queue limits of its own: the claim reads none. */
+	if (store_policy_any(c, &policies, e))
+		return -1;
 	for (size_t i = 0; i < 2 && rc == STORE_DONE; i++) {
-		struct store_stmt *st = store_prepare(c, SQL[limited][skip][i], e);
+		struct store_stmt *st = store_prepare(c, SQL[policies][limited][skip][i], e);
 		if (!st)
 			return -1;
 		store_bind_int64(st, 1, now);

@@ -45,6 +45,7 @@ static struct store *open_store(const char *url, bool migrate, struct err *e)
 		return NULL;
 	}
 	s->ops = pg ? &store_pg_ops : &store_sqlite_ops;
+	s->policies_seen = pg ? 1 : -1;
 	pthread_mutex_init(&s->lock, NULL);
 	if (!(s->path = strdup(path)) || (!pg && !(s->data_dir = dirname_of(path)))) {
 		err_set(e, ERR_INTERNAL, "out of memory");

@@ -602,3 +602,39 @@ flows:
     other, _ = make_project(admin, org)
     assert admin.get("/api/v1/org/%s/project/%s/kv/capacity" % (org, other)).json() == {"size": 0}
     assert admin.get("/api/v1/org/%s/project/%s/kv/capacity" % (org, unique("nope"))).status_code == 404
+
+
+def test_policies_apply_from_the_first_link_and_after_a_restart(fresh_server):
+    """A server without policies reads none per process (store/policies.c: known once, kept by
+    its own writes); the first link applies at once, and a restarted server finds the links."""
+    from conftest import ADMIN_KEY, Client
+
+    srv = fresh_server().start()
+    admin = Client(srv.url, ADMIN_KEY)
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    parts = {"org": org, "project": project}
+    before = start_process(admin, TASKS_FLOW, parts=parts)  # no policy anywhere yet
+    assert wait_process(admin, before)["status"] == "FAILED"
+    assert "not denied" in process_log(admin, before)
+    name, _ = put_policy(admin, {"task": {"deny": [{"taskName": "thr.*", "msg": "no throwing"}]},
+                                 "queue": {"concurrent": {"maxPerProject": 1}}})
+    link(admin, name, orgName=org, projectName=project)
+    pid = start_process(admin, TASKS_FLOW, parts=parts)
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "no throwing (policy '%s')" % name in process_log(admin, pid)
+
+    srv.stop()
+    srv2 = fresh_server(data_dir=srv.data_dir).start()
+    admin = Client(srv2.url, ADMIN_KEY)
+    pid = start_process(admin, TASKS_FLOW, parts=parts)
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    assert "no throwing (policy '%s')" % name in process_log(admin, pid)
+    # The queue rule too: the second waits while the first runs.
+    first = start_process(admin, sleeper(300), parts=parts)
+    wait_process(admin, first, statuses=("RUNNING",), timeout=60)
+    second = start_process(admin, HELLO, parts=parts)
+    assert wait_process(admin, start_process(admin, HELLO, parts={"org": org}))["status"] == "FINISHED"
+    assert status(admin, second)["status"] == "ENQUEUED"
+    assert admin.delete("/api/v1/process/%s" % first).status_code in (200, 204)
+    assert wait_process(admin, second, timeout=60)["status"] == "FINISHED"
