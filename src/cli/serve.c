@@ -53,7 +53,7 @@ struct serve_cfg {
 	char *imports_git_base_url, *maven_repository, *process_signing_key;
 	char *docker_command, *docker_network, *docker_run_options;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s, repo_fetches_per_user;
-	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
+	unsigned workers, http_threads, http_io_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
 	size_t header_bytes, body_bytes, upload_bytes, connections, per_address, health_min_free_bytes;
 	enum log_level log_level;
@@ -81,8 +81,10 @@ static const struct config_opt opts[] = {
      "processes run at once by the process queue (0: number of CPUs); each has a thread and a database "
      "connection"},
     {"http-threads", CONFIG_UINT, "0", 0, 256, &cfg.http_threads,
-     "threads running request handlers that may take long (0: 2 per CPU, at least 4); one event-loop thread reads "
-     "requests, writes answers and answers quick ones itself"},
+     "threads running request handlers that may take long (0: 2 per CPU, at least 4); the event-loop threads read "
+     "requests, write answers and answer quick ones themselves"},
+    {"http-io-threads", CONFIG_UINT, "0", 0, 64, &cfg.http_io_threads,
+     "event-loop threads (libmicrohttpd's, epoll), each serving its share of the connections (0: one per CPU)"},
     {"durability", CONFIG_STRING, "normal", 0, 0, &cfg.durability,
      "normal: WAL + synchronous=NORMAL, a power failure may lose the last commits (never corrupts); full: "
      "synchronous=FULL, every commit is fsynced before it is answered"},
@@ -615,6 +617,8 @@ static int run(struct err *e)
 		goto out;
 	hc = (struct http_server_cfg){
 	    .listen = cfg.listen,
+	    /* one per CPU: a single event loop held quick requests to one core (bench/api) */
+	    .io_threads = cfg.http_io_threads ? cfg.http_io_threads : ncpu(),
 	    .threads = cfg.http_threads ? cfg.http_threads : (ncpu() * 2 < 4 ? 4 : ncpu() * 2),
 	    .max_connections = cfg.connections,
 	    /* git fetches wait on remotes: as many as the workers, but never on theirs */
