@@ -427,7 +427,7 @@ static int start_queue(struct app *app, struct err *e)
 	return 0;
 }
 
-static void log_listening(const struct http_server *srv, unsigned threads)
+static void log_listening(const struct http_server *srv, unsigned threads, unsigned io_threads)
 {
 	char fields[512] = "";
 
@@ -437,6 +437,7 @@ static void log_listening(const struct http_server *srv, unsigned threads)
 	if (work_dir() != cfg.data)
 		log_kv(fields, sizeof fields, "work", work_dir());
 	log_kv_int(fields, sizeof fields, "http_threads", threads);
+	log_kv_int(fields, sizeof fields, "http_io_threads", io_threads);
 	log_kv_int(fields, sizeof fields, "workers", cfg.workers);
 	log_kv(fields, sizeof fields, "durability", cfg.durability);
 	log_kv(fields, sizeof fields, "version", ACCORD_VERSION);
@@ -644,7 +645,7 @@ static int run(struct err *e)
 	if (!srv || start_node(&app, lock, e))
 		goto out;
 	atomic_store(&app.ready, true);
-	log_listening(srv, hc.threads);
+	log_listening(srv, hc.threads, hc.io_threads);
 	tell_admin_key();
 	sig = wait_for_signal();
 	LOG_I("received %s: stopping (finishing requests in flight)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
