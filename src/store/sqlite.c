@@ -69,7 +69,7 @@ static void on_update(void *arg, int op, const char *db, const char *table, sqli
 static void auth_settle(struct sq_conn *c)
 {
 	if (c->auth_dirty && sqlite.get_autocommit(c->db)) {
-		c->auth_dirty = true;
+		c->auth_dirty = false;
 		atomic_fetch_add(&auth_generation, 1);
 	}
 }
