@@ -7,6 +7,7 @@
 
 #include <sodium.h>
 
+#include "auth/apikey_cache.h"
 #include "auth/authn_ldap.h"
 #include "auth/authn_oidc.h"
 #include "auth/jwt.h"
@@ -55,6 +56,7 @@ void authn_cleanup(void)
 	free(cache);
 	cache = NULL;
 	sodium_memzero(cache_key, sizeof cache_key);
+	apikey_cache_clear();
 }
 
 static void digest_of(const char *creds, size_t n, uint8_t out[32])
@@ -214,6 +216,24 @@ out:
 	return rc;
 }
 
+/* The key and its user, from the cache of verified keys when the store allows one
+ * (auth/apikey_cache.h; the generation is read before the database is). */
+static int found_key(struct store_conn *c, const uint8_t hash[APIKEY_HASH_LEN], struct apikey *k, struct user *u,
+		     struct err *e)
+{
+	uint64_t generation;
+	bool cacheable = store_auth_generation(store_conn_store(c), &generation);
+	int64_t now = dt_now_ms();
+	int rc;
+
+	if (cacheable && apikey_cache_get(hash, generation, now, k, u))
+		return 0;
+	rc = store_apikey_find_user(c, hash, now, k, u, e);
+	if (rc == 0 && cacheable)
+		apikey_cache_put(hash, generation, now, k, u);
+	return rc;
+}
+
 static int apikey(struct store_conn *c, const char *text, struct principal *out, struct err *e)
 {
 	uint8_t hash[APIKEY_HASH_LEN];
@@ -223,7 +243,7 @@ static int apikey(struct store_conn *c, const char *text, struct principal *out,
 
 	if (authn_apikey_hash(text, hash, NULL))
 		return unauth(e, "invalid API key");
-	rc = store_apikey_find_user(c, hash, dt_now_ms(), &k, &out->user, &dbe);
+	rc = found_key(c, hash, &k, &out->user, &dbe);
 	if (rc == -ERR_NOT_FOUND)
 		return unauth(e, "invalid or expired API key");
 	if (rc)

@@ -45,6 +45,12 @@ void dt_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 	*y = yy + (*m <= 2);
 }
 
+static void put_digits(char *out, int n, unsigned v)
+{
+	for (int i = n - 1; i >= 0; i--, v /= 10)
+		out[i] = (char)('0' + v % 10);
+}
+
 void dt_format_iso(int64_t ms, char out[DT_ISO_LEN])
 {
 	int64_t secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
@@ -55,6 +61,24 @@ void dt_format_iso(int64_t ms, char out[DT_ISO_LEN])
 	unsigned m, d;
 
 	dt_civil_from_days(days, &y, &m, &d);
+	if (y >= 0 && y <= 9999) { /* every log line has one: by hand, not snprintf */
+		put_digits(out, 4, (unsigned)y);
+		out[4] = '-';
+		put_digits(out + 5, 2, m);
+		out[7] = '-';
+		put_digits(out + 8, 2, d);
+		out[10] = 'T';
+		put_digits(out + 11, 2, (unsigned)(sod / 3600));
+		out[13] = ':';
+		put_digits(out + 14, 2, (unsigned)(sod / 60 % 60));
+		out[16] = ':';
+		put_digits(out + 17, 2, (unsigned)(sod % 60));
+		out[19] = '.';
+		put_digits(out + 20, 3, (unsigned)msec);
+		out[23] = 'Z';
+		out[24] = '\0';
+		return;
+	}
 	/* at most 30 characters: an int64 of milliseconds has a year of 9 digits and a sign */
 	if (str_fmt(out, DT_ISO_LEN, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ", (long long)y, m, d, (int)(sod / 3600),
 		    (int)(sod / 60 % 60), (int)(sod % 60), (int)msec))

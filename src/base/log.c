@@ -71,6 +71,23 @@ int log_reopen(void)
 	return 1;
 }
 
+/* Appends s at dst[pos] (cap: dst's size, at least 1), cut to fit, and NUL-terminates:
+ * the new end.  Lines are built with this, not snprintf: an access log line per request
+ * took ~14 snprintf calls, a tenth of the instructions of an authenticated GET. */
+static size_t put(char *dst, size_t pos, size_t cap, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (pos >= cap)
+		return pos;
+	if (n > cap - 1 - pos)
+		n = cap - 1 - pos;
+	memcpy(dst + pos, s, n);
+	pos += n;
+	dst[pos] = '\0';
+	return pos;
+}
+
 static size_t append_quoted(char *dst, size_t pos, size_t cap, const char *v)
 {
 	bool quote = (*v == '\0');
@@ -78,10 +95,8 @@ static size_t append_quoted(char *dst, size_t pos, size_t cap, const char *v)
 	for (const char *p = v; *p && !quote; p++)
 		if (*p == ' ' || *p == '"' || *p == '=' || (unsigned char)*p < 0x20)
 			quote = true;
-	if (!quote) {
-		int n = snprintf(dst + pos, cap - pos, "%s", v);
-		return n < 0 ? pos : (size_t)n + pos >= cap ? cap - 1 : pos + (size_t)n;
-	}
+	if (!quote)
+		return put(dst, pos, cap, v);
 	if (pos + 1 < cap)
 		dst[pos++] = '"';
 	for (const char *p = v; *p && pos + 3 < cap; p++) {
@@ -107,17 +122,31 @@ static size_t append_quoted(char *dst, size_t pos, size_t cap, const char *v)
 void log_kv(char *fields, size_t cap, const char *key, const char *value)
 {
 	size_t pos = strlen(fields);
-	int n = snprintf(fields + pos, cap - pos, " %s=", key);
 
-	if (n < 0 || (size_t)n >= cap - pos)
+	pos = put(fields, pos, cap, " ");
+	pos = put(fields, pos, cap, key);
+	pos = put(fields, pos, cap, "=");
+	if (pos + 1 >= cap)
 		return;
-	append_quoted(fields, pos + (size_t)n, cap, value ? value : "");
+	append_quoted(fields, pos, cap, value ? value : "");
 }
 
 void log_kv_int(char *fields, size_t cap, const char *key, long long value)
 {
+	char digits[24], *d = digits + sizeof digits;
+	unsigned long long u = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
 	size_t pos = strlen(fields);
-	str_fmt_cut(fields + pos, cap - pos, " %s=%lld", key, value);
+
+	*--d = '\0';
+	do
+		*--d = (char)('0' + u % 10);
+	while (u /= 10);
+	if (value < 0)
+		*--d = '-';
+	pos = put(fields, pos, cap, " ");
+	pos = put(fields, pos, cap, key);
+	pos = put(fields, pos, cap, "=");
+	put(fields, pos, cap, d);
 }
 
 void log_line(enum log_level level, const char *msg, const char *fields)
@@ -125,19 +154,18 @@ void log_line(enum log_level level, const char *msg, const char *fields)
 	static const char *const names[] = {"debug", "info", "warn", "error"};
 	char line[4096], ts[DT_ISO_LEN];
 	size_t pos;
-	int n;
 
 	if (level < min_level)
 		return;
 	dt_format_iso(dt_now_ms(), ts);
-	n = snprintf(line, sizeof line, "ts=%s level=%s msg=", ts, names[level]);
-	pos = (size_t)n;
+	pos = put(line, 0, sizeof line - 1, "ts=");
+	pos = put(line, pos, sizeof line - 1, ts);
+	pos = put(line, pos, sizeof line - 1, " level=");
+	pos = put(line, pos, sizeof line - 1, names[level]);
+	pos = put(line, pos, sizeof line - 1, " msg=");
 	pos = append_quoted(line, pos, sizeof line - 1, msg);
-	if (fields && *fields) {
-		n = snprintf(line + pos, sizeof line - 1 - pos, "%s", fields);
-		if (n > 0)
-			pos = (size_t)n + pos >= sizeof line - 1 ? sizeof line - 2 : pos + (size_t)n;
-	}
+	if (fields)
+		pos = put(line, pos, sizeof line - 1, fields);
 	line[pos++] = '\n';
 	(void)!write(STDERR_FILENO, line, pos);
 }

@@ -53,7 +53,7 @@ struct serve_cfg {
 	char *imports_git_base_url, *maven_repository, *process_signing_key;
 	char *docker_command, *docker_network, *docker_run_options;
 	unsigned repo_fetch_timeout_s, repo_fetch_max_age_s, repo_fetches_per_user;
-	unsigned workers, http_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
+	unsigned workers, http_threads, http_io_threads, shutdown_grace_ms, timeout_s, header_s, request_s, stop_grace_ms;
 	unsigned test_cron_minute_seconds;
 	size_t header_bytes, body_bytes, upload_bytes, connections, per_address, health_min_free_bytes;
 	enum log_level log_level;
@@ -81,8 +81,10 @@ static const struct config_opt opts[] = {
      "processes run at once by the process queue (0: number of CPUs); each has a thread and a database "
      "connection"},
     {"http-threads", CONFIG_UINT, "0", 0, 256, &cfg.http_threads,
-     "threads running request handlers that may take long (0: 2 per CPU, at least 4); one event-loop thread reads "
-     "requests, writes answers and answers quick ones itself"},
+     "threads running request handlers that may take long (0: 2 per CPU, at least 4); the event-loop threads read "
+     "requests, write answers and answer quick ones themselves"},
+    {"http-io-threads", CONFIG_UINT, "0", 0, 64, &cfg.http_io_threads,
+     "event-loop threads (libmicrohttpd's, epoll), each serving its share of the connections (0: one per CPU)"},
     {"durability", CONFIG_STRING, "normal", 0, 0, &cfg.durability,
      "normal: WAL + synchronous=NORMAL, a power failure may lose the last commits (never corrupts); full: "
      "synchronous=FULL, every commit is fsynced before it is answered"},
@@ -425,7 +427,7 @@ static int start_queue(struct app *app, struct err *e)
 	return 0;
 }
 
-static void log_listening(const struct http_server *srv, unsigned threads)
+static void log_listening(const struct http_server *srv, unsigned threads, unsigned io_threads)
 {
 	char fields[512] = "";
 
@@ -435,6 +437,7 @@ static void log_listening(const struct http_server *srv, unsigned threads)
 	if (work_dir() != cfg.data)
 		log_kv(fields, sizeof fields, "work", work_dir());
 	log_kv_int(fields, sizeof fields, "http_threads", threads);
+	log_kv_int(fields, sizeof fields, "http_io_threads", io_threads);
 	log_kv_int(fields, sizeof fields, "workers", cfg.workers);
 	log_kv(fields, sizeof fields, "durability", cfg.durability);
 	log_kv(fields, sizeof fields, "version", ACCORD_VERSION);
@@ -615,6 +618,8 @@ static int run(struct err *e)
 		goto out;
 	hc = (struct http_server_cfg){
 	    .listen = cfg.listen,
+	    /* one per CPU: a single event loop held quick requests to one core (bench/api) */
+	    .io_threads = cfg.http_io_threads ? cfg.http_io_threads : ncpu(),
 	    .threads = cfg.http_threads ? cfg.http_threads : (ncpu() * 2 < 4 ? 4 : ncpu() * 2),
 	    .max_connections = cfg.connections,
 	    /* git fetches wait on remotes: as many as the workers, but never on theirs */
@@ -640,7 +645,7 @@ static int run(struct err *e)
 	if (!srv || start_node(&app, lock, e))
 		goto out;
 	atomic_store(&app.ready, true);
-	log_listening(srv, hc.threads);
+	log_listening(srv, hc.threads, hc.io_threads);
 	tell_admin_key();
 	sig = wait_for_signal();
 	LOG_I("received %s: stopping (finishing requests in flight)", sig == SIGTERM ? "SIGTERM" : "SIGINT");

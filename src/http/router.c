@@ -20,9 +20,18 @@ struct compiled {
 	int score;
 };
 
+struct index_list {
+	size_t *at;
+	size_t n, cap;
+};
+
+/* routes in the order they were added; their indexes again by segment count (a route with
+ * {x*} in rest instead), in that order too: a path is held only against the routes of its
+ * own count and the {x*} ones, a tenth of them (each request scanned all ~180 before). */
 struct router {
 	struct compiled *routes;
 	size_t n, cap;
+	struct index_list by_n[MAX_SEGMENTS + 1], rest;
 };
 
 struct router *router_new(void)
@@ -34,8 +43,25 @@ void router_free(struct router *r)
 {
 	if (!r)
 		return;
+	for (size_t i = 0; i <= MAX_SEGMENTS; i++)
+		free(r->by_n[i].at);
+	free(r->rest.at);
 	free(r->routes);
 	free(r);
+}
+
+static int list_push(struct index_list *l, size_t i, struct err *e)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		size_t *p = realloc(l->at, cap * sizeof *p);
+		if (!p)
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		l->at = p;
+		l->cap = cap;
+	}
+	l->at[l->n++] = i;
+	return 0;
 }
 
 static int compile(const char *pattern, struct compiled *c, struct err *e)
@@ -96,8 +122,26 @@ int router_add(struct router *r, const struct http_route *route, struct err *e)
 		r->routes = p;
 		r->cap = cap;
 	}
+	if (list_push(c.n_segs && c.segs[c.n_segs - 1].rest ? &r->rest : &r->by_n[c.n_segs], r->n, e))
+		return -ERR_INTERNAL;
 	r->routes[r->n++] = c;
 	return 0;
+}
+
+/* The next candidate for a path of n segments, in the order of adding: the smaller of the
+ * two lists' next indexes.  False when both are done. */
+static bool next_candidate(const struct router *r, size_t n, size_t *ia, size_t *ib, size_t *i)
+{
+	const struct index_list *a = n <= MAX_SEGMENTS ? &r->by_n[n] : NULL, *b = &r->rest;
+	bool from_a = a && *ia < a->n && (*ib >= b->n || a->at[*ia] < b->at[*ib]);
+
+	if (from_a)
+		*i = a->at[(*ia)++];
+	else if (*ib < b->n)
+		*i = b->at[(*ib)++];
+	else
+		return false;
+	return true;
 }
 
 /* The path split once into segments (slices of the path). */
@@ -180,11 +224,12 @@ const struct http_route *router_match(const struct router *r, struct http_reques
 	bool path_known = false;
 
 	struct split sp;
+	size_t ia = 0, ib = 0, i;
 
 	split_path(req->path, &sp);
 	if (allow_cap)
 		allow[0] = '\0';
-	for (size_t i = 0; i < r->n; i++) {
+	while (next_candidate(r, sp.n, &ia, &ib, &i)) {
 		const struct compiled *c = &r->routes[i];
 		if (!match(c, &sp, req, false))
 			continue;

@@ -544,6 +544,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	atomic_fetch_sub(&s->in_flight, 1);
 }
 
+/* libmicrohttpd's room beyond header_bytes (see http_server_start). */
+#define HEADER_ROOM 16384
+
 struct http_server *http_server_start(const struct http_server_cfg *cfg, http_handler fn, void *ctx, struct err *e)
 {
 	struct sockaddr_storage ss;
@@ -592,7 +595,12 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 		flags |= MHD_USE_IPv6;
 	/* A pool of one is no pool: libmicrohttpd then logs a warning that means nothing to an
 	 * operator, so the option is only passed for two or more (else the timeout is passed
-	 * twice, which is harmless). */
+	 * twice, which is harmless).  A connection's memory holds its request line and headers
+	 * and the answer's headers; libmicrohttpd 0.9.x zeroes all of it after every request
+	 * (and half of it again when it moves the read buffer), so it is the limit plus room
+	 * for the answer and for headers a little over the limit (answered 431 here, in JSON),
+	 * not more: at twice the limit the zeroing cost more than the rest of an authenticated
+	 * GET (bench/RESULTS.md, 2026-11-27). */
 	s->d = mhd.start_daemon(
 	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
 	    (struct sockaddr *)&ss, cfg->io_threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_CONNECTION_TIMEOUT,
@@ -600,7 +608,7 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	    (unsigned)(cfg->per_address_connections ? cfg->per_address_connections : cfg->max_connections),
 	    MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, 2 * cfg->header_bytes + 16384, MHD_OPTION_NOTIFY_COMPLETED,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->header_bytes + HEADER_ROOM, MHD_OPTION_NOTIFY_COMPLETED,
 	    on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
 	    NULL, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
 	if (!s->d) {

@@ -17,7 +17,7 @@
  * is read; a chunked body that grows past it is discarded and answered 413.  multipart
  * bodies use upload_bytes, all others body_bytes.  A URL over header_bytes / 2 is answered
  * 414 and request line + headers over header_bytes 431, in JSON; libmicrohttpd gets room
- * for twice header_bytes and answers beyond that itself (in HTML: it has no hook for it).
+ * for header_bytes + 16 KiB and answers beyond that itself (in HTML: it has no hook for it).
  * A request's line and headers must arrive within header_s and the whole of it within
  * request_s (http/deadline.h), or its connection is closed.  No client address may hold
  * more than per_address_connections connections: libmicrohttpd closes one more at once.  Refused before the body is read, with 400: a Transfer-Encoding

@@ -7,6 +7,7 @@
  * running the statement, and store_stmt_check reports it after a row was read.  A
  * statement reset with an error nobody asked for logs it. */
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,43 @@ struct sq_conn {
 	sqlite3 *db;
 	int64_t busy_since_ns; /* when the current wait for a lock began */
 	struct stmt_cache stmts;
-	bool mapped; /* reads through a memory map (store_prefer_map) */
+	bool mapped;	 /* reads through a memory map (store_prefer_map) */
+	bool auth_dirty; /* the open transaction changed a table authentication reads */
 };
+
+/* store.h store_auth_generation.  SQLite serves one node (the data folder's lock), so
+ * every change of the tables that API-key authentication reads passes through a
+ * connection of this process.  SQLite's update hook sees each row written, whatever
+ * statement wrote it; the generation moves only once that write has committed (the
+ * connection back in autocommit mode after the statement or the COMMIT), so a reader that
+ * read the generation before its own read can never pair the new generation with the old
+ * row. */
+static _Atomic uint64_t auth_generation = 1;
+
+static void on_update(void *arg, int op, const char *db, const char *table, sqlite3_int64 rowid)
+{
+	struct sq_conn *c = arg;
+	(void)op;
+	(void)db;
+	(void)rowid;
+
+	if (strcmp(table, "users") == 0 || strcmp(table, "api_keys") == 0)
+		c->auth_dirty = true;
+}
+
+static void auth_settle(struct sq_conn *c)
+{
+	if (c->auth_dirty && sqlite.get_autocommit(c->db)) {
+		c->auth_dirty = false;
+		atomic_fetch_add(&auth_generation, 1);
+	}
+}
+
+static bool sq_auth_generation(uint64_t *gen)
+{
+	*gen = atomic_load(&auth_generation);
+	return true;
+}
 
 static int sq_err(struct sq_conn *c, int rc, struct err *e)
 {
@@ -112,6 +148,7 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 		goto fail;
 	}
 	sqlite.busy_handler(c->db, on_busy, c);
+	sqlite.update_hook(c->db, on_update, c);
 	/* A value over the limit fails its bind with SQLITE_TOOBIG (413); 0 (limits never set,
 	 * as in some unit tests) keeps SQLite's compiled-in limit. */
 	if (limits.store_value_bytes)
@@ -259,8 +296,9 @@ static int sq_step(struct store_stmt *st, struct err *e)
 	if (SQ(st)->err)
 		return sticky_err(st, e);
 	rc = sqlite.step(ST(st));
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) /* a statement with RETURNING commits at its reset */
 		return STORE_ROW;
+	auth_settle((struct sq_conn *)SQ(st)->conn);
 	if (rc == SQLITE_DONE)
 		return STORE_DONE;
 	return sq_err((struct sq_conn *)SQ(st)->conn, rc, e);
@@ -339,6 +377,7 @@ static void sq_reset(struct store_stmt *st)
 	s->reported = false;
 	sqlite.reset(ST(st));
 	sqlite.clear_bindings(ST(st));
+	auth_settle((struct sq_conn *)s->conn);
 }
 
 static int sq_exec(struct store_conn *base, const char *sql, struct err *e)
@@ -346,6 +385,7 @@ static int sq_exec(struct store_conn *base, const char *sql, struct err *e)
 	struct sq_conn *c = (struct sq_conn *)base;
 	int rc = sqlite.exec(c->db, sql, NULL, NULL, NULL);
 
+	auth_settle(c);
 	return rc == SQLITE_OK ? 0 : sq_err(c, rc, e);
 }
 
@@ -395,6 +435,7 @@ static int sq_maintain(struct store_conn *base, uint64_t wal_limit, uint64_t *wa
 	sqlite.busy_timeout(c->db, CHECKPOINT_WAIT_MS);
 	rc = sqlite.wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
 	sqlite.busy_handler(c->db, on_busy, c);
+	sqlite.update_hook(c->db, on_update, c);
 	*wal_bytes = wal_size(base);
 	metrics_store_wal(*wal_bytes);
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
@@ -430,4 +471,5 @@ const struct store_ops store_sqlite_ops = {
     .native = sq_native,
     .prefer_map = sq_prefer_map,
     .maintain = sq_maintain,
+    .auth_generation = sq_auth_generation,
 };

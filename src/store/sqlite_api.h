@@ -54,6 +54,7 @@
 	X(extended_result_codes, sqlite3_extended_result_codes)                                                        \
 	X(finalize, sqlite3_finalize)                                                                                  \
 	X(free, sqlite3_free)                                                                                          \
+	X(get_autocommit, sqlite3_get_autocommit)                                                                      \
 	X(get_auxdata, sqlite3_get_auxdata)                                                                            \
 	X(libversion, sqlite3_libversion)                                                                              \
 	X(limit, sqlite3_limit)                                                                                        \
@@ -77,6 +78,7 @@
 	X(value_bytes, sqlite3_value_bytes)                                                                            \
 	X(value_double, sqlite3_value_double)                                                                          \
 	X(value_text, sqlite3_value_text)                                                                              \
+	X(update_hook, sqlite3_update_hook)                                                                            \
 	X(value_type, sqlite3_value_type)                                                                              \
 	X(wal_checkpoint_v2, sqlite3_wal_checkpoint_v2)
 

@@ -450,6 +450,12 @@ void store_conn_reset(struct store_conn *c)
 		c->store->ops->reset_conn(c);
 }
 
+bool store_auth_generation(struct store *s, uint64_t *gen)
+{
+	*gen = 0;
+	return s->ops->auth_generation && s->ops->auth_generation(gen);
+}
+
 const char *store_data_dir(struct store *s)
 {
 	return s->data_dir;

@@ -90,6 +90,8 @@ struct store_ops {
 	int (*listen_wait)(struct store_listener *l, int wake_fd, int timeout_ms, char *channel, size_t ccap,
 			   char *payload, size_t pcap, struct err *e);
 	void (*listen_close)(struct store_listener *l);
+	/* store_auth_generation (NULL: other nodes change the data, nothing may be cached). */
+	bool (*auth_generation)(uint64_t *gen);
 };
 
 /* How an ERR_NO_SPACE of the database begins (SQLite's SQLITE_FULL), so that an answer can
@@ -253,6 +255,12 @@ struct store_listener *store_listen(struct store *s, const char *const *channels
 int store_listener_wait(struct store_listener *l, int wake_fd, int timeout_ms, char *channel, size_t ccap,
 			char *payload, size_t pcap, struct err *e);
 void store_listener_close(struct store_listener *l);
+
+/* For caches of what authentication reads (auth/apikey_cache.h): a number that moves after
+ * every committed change of a user or an API key, read before the rows it vouches for.
+ * False when the store cannot tell (PostgreSQL: other nodes change the rows unseen), and
+ * then nothing read from those tables may be reused.  Thread-safe. */
+bool store_auth_generation(struct store *s, uint64_t *gen);
 
 /* Data folder the store lives in (for files kept beside the database); NULL on PostgreSQL. */
 const char *store_data_dir(struct store *s);

@@ -75,6 +75,12 @@ static void test_iso_format(void **state)
 	assert_string_equal(out, "2026-11-22T10:20:00.123Z");
 	dt_format_iso(-1, out);
 	assert_string_equal(out, "1969-12-31T23:59:59.999Z");
+	dt_format_iso(253402300799999LL, out); /* the last of the years written by hand */
+	assert_string_equal(out, "9999-12-31T23:59:59.999Z");
+	dt_format_iso(253402300800000LL, out);
+	assert_string_equal(out, "10000-01-01T00:00:00.000Z");
+	dt_format_iso(-62135596800000LL, out);
+	assert_string_equal(out, "0001-01-01T00:00:00.000Z");
 }
 
 static int64_t parse(const char *s, bool require_offset, int expect_ok)

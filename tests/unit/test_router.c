@@ -17,12 +17,12 @@ static int h1, h2, h3, h4, h5;
 static struct router *build(void)
 {
 	static const struct http_route routes[] = {
-		{"GET", "/api/v1/apikey", &h1, 0, 0},
-		{"DELETE", "/api/v1/apikey/{id}", &h2, 0, 0},
-		{"GET", "/api/v1/org/{org}/secret/{name}", &h3, 0, 0},
-		{"GET", "/api/v1/org/{org}/secret/{name}/public", &h4, 0, 0},
-		{"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h5, 0, 0},
-		{"GET", "/api/v1/org/{org}/secret/special", &h1, 0, 0},
+	    {"GET", "/api/v1/apikey", &h1, 0, 0},
+	    {"DELETE", "/api/v1/apikey/{id}", &h2, 0, 0},
+	    {"GET", "/api/v1/org/{org}/secret/{name}", &h3, 0, 0},
+	    {"GET", "/api/v1/org/{org}/secret/{name}/public", &h4, 0, 0},
+	    {"GET", "/api/v1/org/{org}/inventory/{inv}/data/{path*}", &h5, 0, 0},
+	    {"GET", "/api/v1/org/{org}/secret/special", &h1, 0, 0},
 	};
 	struct router *r = router_new();
 	struct err e;
@@ -32,8 +32,8 @@ static struct router *build(void)
 	return r;
 }
 
-static const struct http_route *match(struct router *r, struct http_request *req, const char *method,
-				      const char *path, struct err *e)
+static const struct http_route *match(struct router *r, struct http_request *req, const char *method, const char *path,
+				      struct err *e)
 {
 	char allow[64];
 
@@ -117,7 +117,8 @@ static void test_rest_param(void **state)
 		}
 		{
 			size_t used = strlen(path);
-			assert_true(snprintf(path + used, sizeof path - used, "/%s/", rest) < (int)(sizeof path - used));
+			assert_true(snprintf(path + used, sizeof path - used, "/%s/", rest) <
+				    (int)(sizeof path - used));
 		}
 		hr = match(r, &req, "GET", path, &e);
 		assert_non_null(hr);
@@ -153,6 +154,40 @@ static void test_not_found_and_method(void **state)
 	router_free(r);
 }
 
+/* Routes with {x*} and routes of the path's segment count are held against a path in the
+ * order they were added: the first of equal scores wins, Allow lists methods in that order. */
+static void test_order_across_rest_and_counted_routes(void **state)
+{
+	static const struct http_route routes[] = {
+	    {"GET", "/x/{a*}", &h1, 0, 0}, {"POST", "/x/{b}", &h2, 0, 0}, {"PUT", "/x/{c*}", &h3, 0, 0},
+	    {"GET", "/x/{d}", &h4, 0, 0},  {"DELETE", "/x/y", &h5, 0, 0},
+	};
+	struct router *r = router_new();
+	struct http_request req;
+	struct err e;
+	char allow[64];
+	const struct http_route *hr;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		assert_int_equal(router_add(r, &routes[i], &e), 0);
+	hr = match(r, &req, "GET", "/x/v", &e);
+	assert_ptr_equal(hr->handler, &h1); /* added before the equal /x/{d} */
+	arena_cleanup(&req.arena);
+	hr = match(r, &req, "DELETE", "/x/y", &e);
+	assert_ptr_equal(hr->handler, &h5);
+	arena_cleanup(&req.arena);
+	memset(&req, 0, sizeof req);
+	arena_init(&req.arena);
+	req.method = "PATCH";
+	req.path = "/x/v";
+	assert_null(router_match(r, &req, allow, sizeof allow, &e));
+	assert_int_equal(e.code, ERR_METHOD);
+	assert_string_equal(allow, "GET, POST, PUT");
+	arena_cleanup(&req.arena);
+	router_free(r);
+}
+
 static void test_bad_patterns(void **state)
 {
 	struct router *r = router_new();
@@ -174,9 +209,12 @@ static void test_bad_patterns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_literal_and_params), cmocka_unit_test(test_literal_beats_param),
-		cmocka_unit_test(test_rest_param),	   cmocka_unit_test(test_not_found_and_method),
-		cmocka_unit_test(test_bad_patterns),
+	    cmocka_unit_test(test_literal_and_params),
+	    cmocka_unit_test(test_literal_beats_param),
+	    cmocka_unit_test(test_rest_param),
+	    cmocka_unit_test(test_not_found_and_method),
+	    cmocka_unit_test(test_order_across_rest_and_counted_routes),
+	    cmocka_unit_test(test_bad_patterns),
 	};
 	return cmocka_run_group_tests_name("router", tests, NULL, NULL);
 }

@@ -332,6 +332,45 @@ static void test_nested_transactions_are_savepoints(void **state)
 	assert_int_equal(count_k("deep"), 1);
 }
 
+/* store_auth_generation (store.h) moves once after each committed change of users or
+ * api_keys, at the commit of a transaction, and not for reads or other tables (which would
+ * empty auth/apikey_cache.h for nothing). */
+static uint64_t gen(void)
+{
+	uint64_t g;
+
+	assert_true(store_auth_generation(store, &g));
+	return g;
+}
+
+static void test_auth_generation_moves_once_per_committed_change(void **state)
+{
+	uint64_t g;
+	struct err e;
+	(void)state;
+
+	g = gen();
+	exec_ok("INSERT INTO users (id, username, created_at, updated_at) VALUES ('u1', 'alice', 1, 1)");
+	assert_int_equal(gen(), g + 1);
+	/* reads and other tables, on the connection that wrote: no move */
+	exec_ok("SELECT count(*) FROM users");
+	exec_ok("INSERT INTO orgs (id, name, created_at) VALUES ('o1', 'org1', 1)");
+	exec_ok("SELECT count(*) FROM orgs");
+	assert_int_equal(gen(), g + 1);
+	/* in a transaction: at its commit, once */
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	exec_ok("UPDATE users SET disabled = 1 WHERE id = 'u1'");
+	exec_ok("INSERT INTO api_keys (id, user_id, name, key_hash, created_at) VALUES ('k1', 'u1', 'k', x'00', 1)");
+	assert_int_equal(gen(), g + 1);
+	assert_int_equal(store_tx_commit(db, &e), 0);
+	assert_int_equal(gen(), g + 2);
+	exec_ok("SELECT count(*) FROM api_keys");
+	assert_int_equal(gen(), g + 2);
+	/* a delete cascading from users to api_keys */
+	exec_ok("DELETE FROM users WHERE id = 'u1'");
+	assert_int_equal(gen(), g + 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +381,7 @@ int main(void)
 	    cmocka_unit_test(test_store_one_and_collect_report_a_failed_read),
 	    cmocka_unit_test(test_column_longer_than_its_field),
 	    cmocka_unit_test(test_nested_transactions_are_savepoints),
+	    cmocka_unit_test(test_auth_generation_moves_once_per_committed_change),
 	};
 	install_failing_allocator();
 	return cmocka_run_group_tests(tests, setup, teardown);
