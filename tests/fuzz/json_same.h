@@ -65,7 +65,8 @@ static bool json_same(const json_t *a, const json_t *b)
 
 		if (json_object_size(a) != json_object_size(b))
 			return false;
-		for (; ia && ib; ia = json_object_iter_next((json_t *)a, ia), ib = json_object_iter_next((json_t *)b, ib))
+		for (; ia && ib;
+		     ia = json_object_iter_next((json_t *)a, ia), ib = json_object_iter_next((json_t *)b, ib))
 			if (strcmp(json_object_iter_key(ia), json_object_iter_key(ib)) != 0 ||
 			    !json_same(json_object_iter_value(ia), json_object_iter_value(ib)))
 				return false;
