@@ -1,5 +1,7 @@
 #include "base/jsonx.h"
 
+#include "base/json_fast.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,8 +38,12 @@ static size_t depth_of(const json_t *v, size_t limit)
 json_t *jsonx_parse(const char *p, size_t len, size_t max_depth, struct err *e)
 {
 	json_error_t je;
-	json_t *v = json_loadb(p, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+	json_t *v = json_fast_parse(p, len, max_depth);
 
+	/* the fast reader answers only what it decides exactly; jansson the rest */
+	if (v)
+		return v;
+	v = json_loadb(p, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
 	if (!v) {
 		err_set(e, ERR_INVALID, "invalid JSON at line %d, column %d: %s", je.line, je.column, je.text);
 		return NULL;

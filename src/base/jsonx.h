@@ -13,7 +13,10 @@
  * ours: `_new`/`set_new` steal, `get` borrows, every owned json_t gets one json_decref. */
 
 /* Parses a whole JSON text; rejects nesting deeper than max_depth and trailing garbage.
- * New reference; NULL with ERR_INVALID ("invalid JSON at line L, column C: …"). */
+ * New reference; NULL with ERR_INVALID ("invalid JSON at line L, column C: …").  The
+ * values are json_loadb's (JSON_DECODE_ANY | JSON_ALLOW_NUL), read by base/json_fast.  With
+ * JSONX_DEPTH_JANSSON only jansson's own limit applies. */
+#define JSONX_DEPTH_JANSSON 2048
 json_t *jsonx_parse(const char *p, size_t len, size_t max_depth, struct err *e);
 
 /* Typed field access on an object.  A missing or null field leaves *out untouched and

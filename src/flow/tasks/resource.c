@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/jsonx.h"
 #include "base/limits.h"
 #include "base/oom.h"
 #include "base/path.h"
@@ -45,11 +46,7 @@ static int maybe_eval(struct task_ctx *c, json_t *args, size_t i, json_t **v, st
 
 static json_t *parse_json(const char *s, size_t len, struct err *e)
 {
-	json_error_t je;
-	json_t *v = json_loadb(s, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
-	if (!v)
-		err_set(e, ERR_INVALID, "invalid JSON at line %d, column %d: %s", je.line, je.column, je.text);
-	return v;
+	return jsonx_parse(s, len, JSONX_DEPTH_JANSSON, e);
 }
 
 static json_t *parse_yaml(const char *s, size_t len, struct err *e)
