@@ -9,7 +9,7 @@
 #include "base/duration.h"
 #include "policy/policy.h"
 
-enum ftype { F_STR, F_NUM, F_BOOL, F_OBJ, F_ARR, F_ANY, F_REGEX, F_REGEXES, F_STRS, F_DURATION, F_SIZE, F_PARAMS };
+enum ftype { F_STR, F_NUM, F_BOOL, F_OBJ, F_ARR, F_ANY, F_REGEX, F_REGEXES, F_STRS, F_DURATION, F_SIZE, F_RAM, F_PARAMS };
 
 struct field {
 	const char *name;
@@ -126,6 +126,8 @@ static int field_ok(const json_t *v, enum ftype t, const char *path, const char 
 			   : bad(e, path, key, "an ISO-8601 duration (\"PT1H\")", v);
 	case F_SIZE:
 		return size_ok(v) ? 0 : bad(e, path, key, "a size (bytes, or a number with K, M, G or T)", v);
+	case F_RAM:
+		return policy_ram_bytes(v) >= 0 ? 0 : bad(e, path, key, "a size (\"512m\": a number with k, m or g)", v);
 	case F_PARAMS:
 		return params(v, path, key, e);
 	default:
@@ -191,6 +193,10 @@ static const struct field ENTITY[] = {
 static const struct field FILE_RULE[] = {
     {"msg", F_STR}, {"maxSize", F_SIZE}, {"type", F_STR}, {"names", F_REGEXES}, {NULL, 0}};
 static const struct field ANSIBLE[] = {{"msg", F_STR}, {"action", F_REGEX}, {"params", F_PARAMS}, {NULL, 0}};
+static const struct field CONTAINER[] = {{"msg", F_STR}, {"maxRam", F_RAM}, {"maxCpu", F_NUM}, {NULL, 0}};
+static const struct field PROTECTED_TASK[] = {{"names", F_STRS}, {NULL, 0}};
+static const struct field STATE[] = {
+    {"msg", F_STR}, {"maxSizeInBytes", F_NUM}, {"maxFilesCount", F_NUM}, {"patterns", F_REGEXES}, {NULL, 0}};
 static const struct field DEPENDENCY[] = {
     {"msg", F_STR},	    {"scheme", F_STR},	  {"groupId", F_STR}, {"artifactId", F_STR},
     {"fromVersion", F_STR}, {"toVersion", F_STR}, {NULL, 0}};
@@ -282,7 +288,8 @@ static const struct rule_kind {
     {"entity", S_ACTIONS, ENTITY},	   {"file", S_ACTIONS, FILE_RULE},
     {"ansible", S_ACTIONS, ANSIBLE},	   {"dependency", S_ACTIONS, DEPENDENCY},
     {"dependencyRewrite", S_ARRAY, NULL},  {"dependencyVersions", S_ARRAY, NULL},
-    {"kv", S_FIELDS, KV},
+    {"kv", S_FIELDS, KV},		   {"container", S_FIELDS, CONTAINER},
+    {"protectedTask", S_FIELDS, PROTECTED_TASK}, {"state", S_ACTIONS, STATE},
 };
 
 int policy_validate(const json_t *rules, struct err *e)

@@ -325,16 +325,54 @@ int start_policy_timeout(const struct start_policy *p, int64_t timeout_s, struct
 			     json_string_value(json_object_get(r, "max")));
 }
 
-/* What the runner and the attachments check need (task, ansible, attachments, and the
- * ansible task's processCfg.arguments.ansibleVerboseLimits). */
+/* One of the process's container options (Concord's ContainerPolicy): cpu a number, ram a
+ * size; *n -1 when absent. */
+static int container_option(const json_t *opts, const char *key, int64_t *n, struct err *e)
+{
+	const json_t *v = json_object_get(opts, key);
+
+	*n = -1;
+	if (!v || json_is_null(v))
+		return 0;
+	*n = strcmp(key, "cpu") == 0 ? (json_is_number(v) ? (int64_t)json_number_value(v) : -1) : policy_ram_bytes(v);
+	if (*n < 0)
+		return err_set(e, ERR_INVALID, "configuration.container.%s: expected %s", key,
+			       strcmp(key, "cpu") == 0 ? "a number" : "a size such as \"512m\"");
+	return 0;
+}
+
+int start_policy_container(const struct start_policy *p, const json_t *cfg, struct err *e)
+{
+	const json_t *r = rule(p, "container", NULL), *opts = json_object_get(cfg, "container");
+	int64_t max_cpu = policy_number(json_object_get(r, "maxCpu")), max_ram = policy_ram_bytes(json_object_get(r, "maxRam"));
+	int64_t cpu, ram;
+	char what[96];
+
+	if (!r)
+		return 0;
+	if (container_option(opts, "cpu", &cpu, e) || container_option(opts, "ram", &ram, e))
+		return -1;
+	if (max_cpu >= 0 && cpu > max_cpu)
+		str_fmt_cut(what, sizeof what, "Max CPU exceeded: %" PRId64, cpu);
+	else if (max_ram >= 0 && ram > max_ram && json_is_string(json_object_get(opts, "ram")))
+		str_fmt_cut(what, sizeof what, "Max RAM exceeded: %.32s", json_string_value(json_object_get(opts, "ram")));
+	else if (max_ram >= 0 && ram > max_ram)
+		str_fmt_cut(what, sizeof what, "Max RAM exceeded: %" PRId64, ram);
+	else
+		return 0;
+	return policy_refuse(e, ERR_INVALID, p->name, r, "Container policy violation: {0}", what, NULL);
+}
+
+/* What the runner and the supervisor need (task, ansible, attachments, container, state,
+ * and the ansible task's processCfg.arguments.ansibleVerboseLimits). */
 static char *runtime_rules(const struct start_policy *p)
 {
-	static const char *const KEYS[] = {"task", "ansible", "attachments"};
+	static const char *const KEYS[] = {"task", "ansible", "attachments", "container", "state"};
 	json_t *keep = json_object();
 	const json_t *verbose = rule(p, "processCfg", "arguments");
 	char *text = NULL;
 
-	for (size_t i = 0; keep && i < 3; i++)
+	for (size_t i = 0; keep && i < sizeof KEYS / sizeof KEYS[0]; i++)
 		if (json_object_get(p->rules, KEYS[i]))
 			json_object_set(keep, KEYS[i], json_object_get(p->rules, KEYS[i]));
 	if (keep && (verbose = json_object_get(verbose, "ansibleVerboseLimits")))

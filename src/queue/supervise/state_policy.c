@@ -1,0 +1,163 @@
+/* The state rules of a process's policy (supervise.h supervise_state_policy; docs/security.md
+ * "Policies", Concord's StatePolicy): the working directory a process saves when it
+ * suspends or takes a checkpoint is its state. */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/str.h"
+#include "policy/policy.h"
+#include "queue/queue.h"
+#include "queue/supervise/supervise.h"
+#include "store/policies.h"
+
+#define STATE_DEPTH_MAX 64
+#define STATE_WARNINGS_MAX 50
+
+struct state_walk {
+	struct store_conn *c;
+	const char *id, *root, *policy;
+	const json_t *deny, *warn; /* state.deny, state.warn */
+	int64_t bytes, files;
+	unsigned warned;
+	struct err *e;
+};
+
+static const char *msg_of(const json_t *rule)
+{
+	const char *m = json_string_value(json_object_get(rule, "msg"));
+	return m ? m : "a warn rule";
+}
+
+/* "Potentially restricted state<what> (state policy: <msg>, policy '<name>')" */
+static void warn_line(struct state_walk *w, const char *what, const json_t *rule)
+{
+	if (w->warned++ < STATE_WARNINGS_MAX)
+		queue_log_line(w->c, w->id, "WARN", "Potentially restricted state%s (state policy: %s, policy '%s')",
+			       what, msg_of(rule), w->policy);
+}
+
+/* A rule's patterns match a file by its path in the working directory, or by its full
+ * path (Concord matches the path in its temporary folder: ".*" + "/name" patterns). */
+static bool named(const json_t *rule, const char *rel, const char *full)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(json_object_get(rule, "patterns"), i, p)
+	{
+		if (policy_match(json_string_value(p), rel) || policy_match(json_string_value(p), full))
+			return true;
+	}
+	return false;
+}
+
+static int file_rules(struct state_walk *w, const char *rel, const char *full)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(w->deny, i, r) if (named(r, rel, full)) return policy_refuse(
+	    w->e, ERR_FORBIDDEN, w->policy, r, "State file '{0}' is forbidden by the state policy", rel, NULL);
+	json_array_foreach(w->warn, i, r)
+	{
+		char what[4200];
+		if (named(r, rel, full)) {
+			str_fmt_cut(what, sizeof what, " file '%s'", rel);
+			warn_line(w, what, r);
+		}
+	}
+	return 0;
+}
+
+static int walk(struct state_walk *w, const char *rel, int depth)
+{
+	char path[4096], sub[4096];
+	struct dirent *d;
+	DIR *dir;
+	int rc = 0;
+
+	if (depth > STATE_DEPTH_MAX || str_fmt(path, sizeof path, "%s%s%s", w->root, *rel ? "/" : "", rel))
+		return err_set(w->e, ERR_TOO_LARGE, "the process's state is too deep: %.256s", rel);
+	if (!(dir = opendir(path)))
+		return 0;
+	while (rc == 0 && (d = readdir(dir))) {
+		struct stat st;
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
+		    str_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", d->d_name) ||
+		    str_fmt(path, sizeof path, "%s/%s", w->root, sub) || lstat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			rc = walk(w, sub, depth + 1);
+		} else if (S_ISREG(st.st_mode)) {
+			w->bytes += (int64_t)st.st_size;
+			w->files++;
+			rc = file_rules(w, sub, path);
+		}
+	}
+	closedir(dir);
+	return rc;
+}
+
+/* Concord's stats rules: more files than maxFilesCount, more bytes than maxSizeInBytes.  A
+ * deny rule's msg takes {0} (the actual number) and {1} (the limit). */
+static int stats_rules(struct state_walk *w, const json_t *rules, bool deny)
+{
+	static const char *const WHAT[] = {"Max files count exceeded. Actual: {0} limit: {1}",
+					   "Max state size exceeded. Actual: {0} limit: {1}"};
+	size_t i;
+	json_t *r;
+
+	json_array_foreach((json_t *)rules, i, r)
+	{
+		int64_t max[2] = {policy_number(json_object_get(r, "maxFilesCount")),
+				  policy_number(json_object_get(r, "maxSizeInBytes"))},
+			actual[2] = {w->files, w->bytes};
+		for (int k = 0; k < 2; k++) {
+			char a[24], b[24], what[160];
+			if (max[k] < 0 || actual[k] <= max[k])
+				continue;
+			str_fmt_cut(a, sizeof a, "%" PRId64, actual[k]);
+			str_fmt_cut(b, sizeof b, "%" PRId64, max[k]);
+			if (deny)
+				return policy_refuse(w->e, ERR_FORBIDDEN, w->policy, r, WHAT[k], a, b);
+			str_fmt_cut(what, sizeof what, ": 'Max %s exceeded. Actual: %s limit: %s'",
+				    k ? "state size" : "files count", a, b);
+			warn_line(w, what, r);
+		}
+	}
+	return 0;
+}
+
+int supervise_state_policy(struct store_conn *c, const char *id, const char *workdir, struct err *e)
+{
+	json_t *pol = NULL;
+	const json_t *state;
+	int rc;
+
+	if (store_process_policy_get(c, id, &pol, e))
+		return -1;
+	state = json_object_get(json_object_get(pol, "rules"), "state");
+	if (!state) {
+		json_decref(pol);
+		return 0;
+	}
+	struct state_walk w = {.c = c,
+			       .id = id,
+			       .root = workdir,
+			       .policy = json_string_value(json_object_get(pol, "policy")),
+			       .deny = json_object_get(state, "deny"),
+			       .warn = json_object_get(state, "warn"),
+			       .e = e};
+	if (!w.policy)
+		w.policy = "?";
+	rc = walk(&w, "", 0);
+	if (rc == 0)
+		rc = stats_rules(&w, w.deny, true);
+	if (rc == 0)
+		rc = stats_rules(&w, w.warn, false);
+	json_decref(pol);
+	return rc;
+}

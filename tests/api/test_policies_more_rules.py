@@ -1,0 +1,134 @@
+"""Concord's `container`, `protectedTask` and `state` policy rules (issue 30 part 4,
+docs/security.md "Policies"): documents with them load, bad ones are refused saying where,
+the container rule refuses a process whose container options exceed it, and the state rule
+fails a process whose saved working directory (at a suspend) breaks it."""
+import json
+
+import pytest
+
+from conftest import process_log, start_process, unique, wait_process
+from proc_util import HELLO
+from test_policies import project_with
+
+SUSPENDS = """
+flows:
+  default:
+    - log: "before"
+    - suspend: go
+"""
+
+
+def test_a_document_with_the_three_rules_loads(admin):
+    rules = {
+        "container": {"msg": "too big: {0}", "maxCpu": 2, "maxRam": "1g"},
+        "protectedTask": {"names": ["crypto", "vars"]},
+        "state": {
+            "deny": [{"msg": "state too big", "maxSizeInBytes": 1000, "maxFilesCount": 10},
+                     {"patterns": [".*\\.pem"]}],
+            "warn": [{"maxSizeInBytes": "500"}],
+        },
+    }
+    name = unique("pol")
+    r = admin.post("/api/v2/policy", json={"name": name, "rules": rules})
+    assert r.status_code == 200, r.text
+    assert admin.get("/api/v2/policy/%s" % name).json()["rules"] == rules
+
+
+@pytest.mark.parametrize(
+    "rules, where",
+    [
+        ({"container": {"maxRam": "lots"}}, "rules.container.maxRam: expected a size"),
+        ({"container": {"maxCpu": "two"}}, "rules.container.maxCpu: expected a number"),
+        ({"container": {"maxDisk": 1}}, "rules.container: unknown field 'maxDisk'"),
+        ({"protectedTask": {"names": "crypto"}}, "rules.protectedTask.names: expected an array of strings"),
+        ({"protectedTask": ["crypto"]}, "rules.protectedTask: expected an object"),
+        ({"state": {"deny": {"maxFilesCount": 1}}}, "rules.state.deny: expected an array of rules"),
+        ({"state": {"deny": [{"maxFilesCount": "many"}]}}, "rules.state.deny[0].maxFilesCount"),
+        ({"state": {"warn": [{"patterns": ["(unclosed"]}]}}, "rules.state.warn[0].patterns"),
+        ({"state": {"deny": [{"maxSize": 1}]}}, "rules.state.deny[0]: unknown field 'maxSize'"),
+    ],
+)
+def test_a_bad_rule_is_refused_saying_where(admin, rules, where):
+    name = unique("pol")
+    r = admin.post("/api/v2/policy", json={"name": name, "rules": rules})
+    assert r.status_code == 400, r.text
+    assert where in r.json()["message"], r.text
+    assert admin.get("/api/v2/policy/%s" % name).status_code == 404
+
+
+# ---- container ------------------------------------------------------------------------------
+
+
+def request_part(cfg):
+    return {"request": (json.dumps(cfg).encode(), "application/json")}
+
+
+def test_container_options_over_the_limits_are_refused_at_start(admin):
+    org, project, name = project_with(admin, {"container": {"maxCpu": 2, "maxRam": "1g"}})
+    parts = {"org": org, "project": project}
+    r = start_process(admin, HELLO, parts=parts, files=request_part({"container": {"cpu": 4}}), expect=400)
+    assert r.json()["message"] == "Container policy violation: Max CPU exceeded: 4 (policy '%s')" % name, r.text
+    r = start_process(admin, HELLO, parts=parts, files=request_part({"container": {"ram": "2g"}}), expect=400)
+    assert r.json()["message"] == "Container policy violation: Max RAM exceeded: 2g (policy '%s')" % name, r.text
+    r = start_process(admin, HELLO, parts=parts, files=request_part({"container": {"ram": 2 << 30}}), expect=400)
+    assert "Max RAM exceeded: %d (policy" % (2 << 30) in r.json()["message"], r.text
+    r = start_process(admin, HELLO, parts=parts, files=request_part({"container": {"cpu": "x"}}), expect=400)
+    assert "configuration.container.cpu" in r.json()["message"], r.text
+    pid = start_process(admin, HELLO, parts=parts, files=request_part({"container": {"cpu": 2, "ram": "512m"}}))
+    assert wait_process(admin, pid)["status"] == "FINISHED", process_log(admin, pid)
+
+
+def test_container_rule_message(admin):
+    org, project, name = project_with(admin, {"container": {"maxCpu": 1, "msg": "ask ops first ({0})"}})
+    parts = {"org": org, "project": project}
+    r = start_process(admin, HELLO, parts=parts, files=request_part({"container": {"cpu": 3}}), expect=400)
+    assert r.json()["message"] == "ask ops first (Max CPU exceeded: 3) (policy '%s')" % name, r.text
+
+
+# ---- state ----------------------------------------------------------------------------------
+
+
+def test_state_over_its_size_fails_the_process_at_suspend(admin):
+    rules = {"state": {"deny": [{"maxSizeInBytes": 3000, "msg": "state of {0} bytes, the limit is {1}"}]}}
+    org, project, name = project_with(admin, rules)
+    parts = {"org": org, "project": project}
+    pid = start_process(admin, SUSPENDS, parts=parts, files={"data/big.bin": b"x" * 5000})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FAILED", log
+    assert "before" in log and "the limit is 3000 (policy '%s')" % name in log, log
+    # Within the limit it suspends.
+    pid = start_process(admin, SUSPENDS, parts=parts)
+    assert wait_process(admin, pid, statuses=("SUSPENDED",) + ("FAILED",))["status"] == "SUSPENDED"
+
+
+def test_state_file_count(admin):
+    org, project, name = project_with(admin, {"state": {"deny": [{"maxFilesCount": 3}]}})
+    many = {"f%d.txt" % i: b"x" for i in range(5)}
+    pid = start_process(admin, SUSPENDS, parts={"org": org, "project": project}, files=many)
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    log = process_log(admin, pid)
+    assert "Max files count exceeded. Actual: " in log and "limit: 3 (policy '%s')" % name in log, log
+
+
+def test_state_file_patterns_deny_and_warn(admin):
+    rules = {"state": {"deny": [{"patterns": [".*\\.pem"]}], "warn": [{"patterns": ["notes/.*"], "msg": "no notes"}]}}
+    org, project, name = project_with(admin, rules)
+    parts = {"org": org, "project": project}
+    pid = start_process(admin, SUSPENDS, parts=parts, files={"keys/id.pem": b"secret"})
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    log = process_log(admin, pid)
+    assert "State file 'keys/id.pem' is forbidden by the state policy (policy '%s')" % name in log, log
+    pid = start_process(admin, SUSPENDS, parts=parts, files={"notes/a.txt": b"n"})
+    assert wait_process(admin, pid, statuses=("SUSPENDED", "FAILED"))["status"] == "SUSPENDED"
+    log = process_log(admin, pid)
+    assert "Potentially restricted state file 'notes/a.txt' (state policy: no notes, policy '%s')" % name in log, log
+
+
+def test_state_warn_on_size_suspends(admin):
+    org, project, name = project_with(admin, {"state": {"warn": [{"maxSizeInBytes": 10, "msg": "large"}]}})
+    pid = start_process(admin, SUSPENDS, parts={"org": org, "project": project}, files={"a.bin": b"x" * 100})
+    assert wait_process(admin, pid, statuses=("SUSPENDED", "FAILED"))["status"] == "SUSPENDED"
+    log = process_log(admin, pid)
+    assert "Potentially restricted state: 'Max state size exceeded. Actual: " in log, log
+    assert "(state policy: large, policy '%s')" % name in log, log
