@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import process_log, start_process, unique, wait_process
+from conftest import ADMIN_KEY, Client, passable, process_log, start_process, unique, wait_process
 from proc_util import HELLO
 from test_policies import project_with
 
@@ -132,3 +132,40 @@ def test_state_warn_on_size_suspends(admin):
     log = process_log(admin, pid)
     assert "Potentially restricted state: 'Max state size exceeded. Actual: " in log, log
     assert "(state policy: large, policy '%s')" % name in log, log
+
+
+# ---- container limits of the docker task ---------------------------------------------------
+
+# A container engine that prints the options it was given: the docker task's output is what
+# `run` writes, so the process log shows the command line (no container runs).
+FAKE_ENGINE = """#!/bin/sh
+[ "$1" = run ] && echo "engine: $*"
+exit 0
+"""
+
+DOCKER_FLOW = """
+flows:
+  default:
+    - task: docker
+      in: {"image": "example/image", "forcePull": false, "cmd": "true"}
+"""
+
+
+def test_docker_task_containers_get_the_container_rule_limits(fresh_server, tmp_path):
+    engine = tmp_path / "fake-engine"
+    engine.write_text(FAKE_ENGINE)
+    engine.chmod(0o755)
+    passable(str(engine))
+    s = fresh_server(args=["--docker-command", str(engine)]).start()
+    admin = Client(s.url, auth="Bearer " + ADMIN_KEY)
+    org, project, name = project_with(admin, {"container": {"maxCpu": 2, "maxRam": "512m"}})
+    pid = start_process(admin, DOCKER_FLOW, parts={"org": org, "project": project})
+    p = wait_process(admin, pid)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert "--cpus 2 --memory %d " % (512 << 20) in log, log
+    # Without a container rule: no limits.
+    pid = start_process(admin, DOCKER_FLOW)
+    assert wait_process(admin, pid)["status"] == "FINISHED"
+    log = process_log(admin, pid)
+    assert "engine: run" in log and "--cpus" not in log and "--memory" not in log, log
