@@ -40,7 +40,7 @@ int64_t policy_number(const json_t *v)
 	return n;
 }
 
-int64_t policy_ram_bytes(const json_t *v)
+int64_t policy_size_bytes(const json_t *v)
 {
 	const char *s = json_string_value(v);
 	int64_t n = policy_number(v), unit = 1;
@@ -49,6 +49,9 @@ int64_t policy_ram_bytes(const json_t *v)
 	if (n >= 0 || !s || (l = strlen(s)) < 2 || l > 16)
 		return n;
 	switch (s[l - 1] | 0x20) {
+	case 't':
+		unit *= 1024;
+		/* fall through */
 	case 'g':
 		unit *= 1024;
 		/* fall through */

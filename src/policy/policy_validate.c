@@ -9,7 +9,7 @@
 #include "base/duration.h"
 #include "policy/policy.h"
 
-enum ftype { F_STR, F_NUM, F_BOOL, F_OBJ, F_ARR, F_ANY, F_REGEX, F_REGEXES, F_STRS, F_DURATION, F_SIZE, F_RAM, F_PARAMS };
+enum ftype { F_STR, F_NUM, F_BOOL, F_OBJ, F_ARR, F_ANY, F_REGEX, F_REGEXES, F_STRS, F_DURATION, F_SIZE, F_PARAMS };
 
 struct field {
 	const char *name;
@@ -52,22 +52,6 @@ static int regex_ok(const char *s, const char *path, const char *key, struct err
 		return 0;
 	}
 	return err_set(e, ERR_INVALID, "Invalid policy: %s.%s: invalid regular expression '%.128s'", path, key, s);
-}
-
-/* A size: bytes, or a number with K, M, G or T (the file rule's maxSize). */
-static bool size_ok(const json_t *v)
-{
-	const char *s = json_string_value(v);
-	size_t n;
-
-	if (policy_number(v) >= 0)
-		return true;
-	if (!s || !(n = strlen(s)) || n > 19 || !strchr("KkMmGgTt", s[n - 1]))
-		return false;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return n > 1;
 }
 
 static int strings(const json_t *v, bool regex, const char *path, const char *key, struct err *e)
@@ -125,9 +109,7 @@ static int field_ok(const json_t *v, enum ftype t, const char *path, const char 
 			   ? 0
 			   : bad(e, path, key, "an ISO-8601 duration (\"PT1H\")", v);
 	case F_SIZE:
-		return size_ok(v) ? 0 : bad(e, path, key, "a size (bytes, or a number with K, M, G or T)", v);
-	case F_RAM:
-		return policy_ram_bytes(v) >= 0 ? 0 : bad(e, path, key, "a size (\"512m\": a number with k, m or g)", v);
+		return policy_size_bytes(v) >= 0 ? 0 : bad(e, path, key, "a size (bytes, or a number with K, M, G or T)", v);
 	case F_PARAMS:
 		return params(v, path, key, e);
 	default:
@@ -193,7 +175,7 @@ static const struct field ENTITY[] = {
 static const struct field FILE_RULE[] = {
     {"msg", F_STR}, {"maxSize", F_SIZE}, {"type", F_STR}, {"names", F_REGEXES}, {NULL, 0}};
 static const struct field ANSIBLE[] = {{"msg", F_STR}, {"action", F_REGEX}, {"params", F_PARAMS}, {NULL, 0}};
-static const struct field CONTAINER[] = {{"msg", F_STR}, {"maxRam", F_RAM}, {"maxCpu", F_NUM}, {NULL, 0}};
+static const struct field CONTAINER[] = {{"msg", F_STR}, {"maxRam", F_SIZE}, {"maxCpu", F_NUM}, {NULL, 0}};
 static const struct field PROTECTED_TASK[] = {{"names", F_STRS}, {NULL, 0}};
 static const struct field STATE[] = {
     {"msg", F_STR}, {"maxSizeInBytes", F_NUM}, {"maxFilesCount", F_NUM}, {"patterns", F_REGEXES}, {NULL, 0}};

@@ -9,6 +9,7 @@ import pytest
 from conftest import ADMIN_KEY, Client, passable, process_log, start_process, unique, wait_process
 from proc_util import HELLO
 from test_policies import project_with
+from test_policies import test_a_bad_document_is_refused_saying_where as refused_saying_where
 
 SUSPENDS = """
 flows:
@@ -49,11 +50,7 @@ def test_a_document_with_the_three_rules_loads(admin):
     ],
 )
 def test_a_bad_rule_is_refused_saying_where(admin, rules, where):
-    name = unique("pol")
-    r = admin.post("/api/v2/policy", json={"name": name, "rules": rules})
-    assert r.status_code == 400, r.text
-    assert where in r.json()["message"], r.text
-    assert admin.get("/api/v2/policy/%s" % name).status_code == 404
+    refused_saying_where(admin, rules, where)
 
 
 # ---- container ------------------------------------------------------------------------------
@@ -169,3 +166,15 @@ def test_docker_task_containers_get_the_container_rule_limits(fresh_server, tmp_
     assert wait_process(admin, pid)["status"] == "FINISHED"
     log = process_log(admin, pid)
     assert "engine: run" in log and "--cpus" not in log and "--memory" not in log, log
+
+
+def test_state_rule_refuses_a_checkpoint(admin):
+    flow = 'flows:\n  default:\n    - checkpoint: "first"\n    - log: "after the checkpoint"\n'
+    org, project, name = project_with(admin, {"state": {"deny": [{"maxFilesCount": 2, "msg": "{0} files"}]}})
+    many = {"f%d.txt" % i: b"x" for i in range(4)}
+    pid = start_process(admin, flow, parts={"org": org, "project": project}, files=many)
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    log = process_log(admin, pid)
+    assert "Checkpoint 'first': " in log and "files (policy '%s')" % name in log, log
+    assert "after the checkpoint" not in log, log
+    assert admin.get("/api/v1/process/%s/checkpoint" % pid).json() == []

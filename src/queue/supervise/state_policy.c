@@ -1,12 +1,12 @@
 /* The state rules of a process's policy (supervise.h supervise_state_policy; docs/security.md
  * "Policies", Concord's StatePolicy): the working directory a process saves when it
  * suspends or takes a checkpoint is its state. */
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/dirwalk.h"
 #include "base/str.h"
 #include "policy/policy.h"
 #include "queue/queue.h"
@@ -18,7 +18,7 @@
 
 struct state_walk {
 	struct store_conn *c;
-	const char *id, *root, *policy;
+	const char *id, *policy;
 	const json_t *deny, *warn; /* state.deny, state.warn */
 	int64_t bytes, files;
 	unsigned warned;
@@ -72,33 +72,15 @@ static int file_rules(struct state_walk *w, const char *rel, const char *full)
 	return 0;
 }
 
-static int walk(struct state_walk *w, const char *rel, int depth)
+static int visit(void *ctx, const char *rel, const char *full, const struct stat *st)
 {
-	char path[4096], sub[4096];
-	struct dirent *d;
-	DIR *dir;
-	int rc = 0;
+	struct state_walk *w = ctx;
 
-	if (depth > STATE_DEPTH_MAX || str_fmt(path, sizeof path, "%s%s%s", w->root, *rel ? "/" : "", rel))
-		return err_set(w->e, ERR_TOO_LARGE, "the process's state is too deep: %.256s", rel);
-	if (!(dir = opendir(path)))
+	if (!S_ISREG(st->st_mode))
 		return 0;
-	while (rc == 0 && (d = readdir(dir))) {
-		struct stat st;
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
-		    str_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", d->d_name) ||
-		    str_fmt(path, sizeof path, "%s/%s", w->root, sub) || lstat(path, &st))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			rc = walk(w, sub, depth + 1);
-		} else if (S_ISREG(st.st_mode)) {
-			w->bytes += (int64_t)st.st_size;
-			w->files++;
-			rc = file_rules(w, sub, path);
-		}
-	}
-	closedir(dir);
-	return rc;
+	w->bytes += (int64_t)st->st_size;
+	w->files++;
+	return file_rules(w, rel, full);
 }
 
 /* Concord's stats rules: more files than maxFilesCount, more bytes than maxSizeInBytes.  A
@@ -146,14 +128,13 @@ int supervise_state_policy(struct store_conn *c, const char *id, const char *wor
 	}
 	struct state_walk w = {.c = c,
 			       .id = id,
-			       .root = workdir,
 			       .policy = json_string_value(json_object_get(pol, "policy")),
 			       .deny = json_object_get(state, "deny"),
 			       .warn = json_object_get(state, "warn"),
 			       .e = e};
 	if (!w.policy)
 		w.policy = "?";
-	rc = walk(&w, "", 0);
+	rc = dirwalk(workdir, STATE_DEPTH_MAX, "the process's state", visit, &w, e);
 	if (rc == 0)
 		rc = stats_rules(&w, w.deny, true);
 	if (rc == 0)

@@ -161,7 +161,7 @@ static int container_limits(struct task_call *tc, char cpus[24], char memory[24]
 	r = json_object_get(json_object_get(pol, "rules"), "container");
 	if ((n = policy_number(json_object_get(r, "maxCpu"))) > 0)
 		str_fmt_cut(cpus, 24, "%lld", (long long)n);
-	if ((n = policy_ram_bytes(json_object_get(r, "maxRam"))) > 0)
+	if ((n = policy_size_bytes(json_object_get(r, "maxRam"))) > 0)
 		str_fmt_cut(memory, 24, "%lld", (long long)n);
 	json_decref(pol);
 	return 0;
