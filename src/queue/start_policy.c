@@ -16,6 +16,7 @@
 #include "policy/policy.h"
 #include "queue/queue.h"
 #include "queue/start_staged.h"
+#include "queue/state_policy.h"
 
 #define WALK_DEPTH_MAX 64
 
@@ -196,6 +197,22 @@ static int workspace(struct start_policy *p, const char *dir, struct err *e)
 	return 0;
 }
 
+static void state_warning(void *p, const char *line)
+{
+	warning(p, line);
+}
+
+/* The state rules on the process's first state, its staged working directory (as Concord
+ * checks the state it stores at start): 400, 413 for sizes. */
+static int state(struct start_policy *p, const char *dir, struct err *e)
+{
+	if (state_policy_check(rule(p, "state", NULL), p->name, dir, state_warning, p, e) == 0)
+		return 0;
+	if (e->code == ERR_FORBIDDEN)
+		e->code = ERR_INVALID;
+	return -1;
+}
+
 static int runtime(const struct start_policy *p, struct err *e)
 {
 	const json_t *r = rule(p, "runtime", NULL), *v;
@@ -267,8 +284,8 @@ int start_policy_before(struct store_conn *c, struct start_policy *p, const stru
 	*timeout_override = false;
 	if (!p->rules)
 		return 0;
-	return process_cfg(p, cfg, timeout_override, e) || workspace(p, s->dir, e) || runtime(p, e) ||
-		       fork_depth(c, p, s, e)
+	return process_cfg(p, cfg, timeout_override, e) || workspace(p, s->dir, e) || state(p, s->dir, e) ||
+		       runtime(p, e) || fork_depth(c, p, s, e)
 		   ? -1
 		   : 0;
 }

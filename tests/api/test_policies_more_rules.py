@@ -11,14 +11,6 @@ from proc_util import HELLO
 from test_policies import project_with
 from test_policies import test_a_bad_document_is_refused_saying_where as refused_saying_where
 
-SUSPENDS = """
-flows:
-  default:
-    - log: "before"
-    - suspend: go
-"""
-
-
 def test_a_document_with_the_three_rules_loads(admin):
     rules = {
         "container": {"msg": "too big: {0}", "maxCpu": 2, "maxRam": "1g"},
@@ -85,50 +77,90 @@ def test_container_rule_message(admin):
 # ---- state ----------------------------------------------------------------------------------
 
 
+def suspends(**files):
+    """A flow that writes files (path=text) into its working directory, then suspends."""
+    writes = "".join("    - expr: \"${resource.writeAsString('%s', '%s')}\"\n" % (text, path)
+                     for path, text in files.items())
+    return "flows:\n  default:\n    - log: \"before\"\n" + writes + "    - suspend: go\n"
+
+
+def suspended_or_failed(admin, pid):
+    return wait_process(admin, pid, statuses=("SUSPENDED", "FAILED"))["status"]
+
+
+def test_state_is_checked_at_start(admin):
+    rules = {"state": {"deny": [{"maxSizeInBytes": 3000}, {"patterns": [".*\\.pem"], "msg": "no keys: {0}"}]}}
+    org, project, name = project_with(admin, rules)
+    parts = {"org": org, "project": project}
+    r = start_process(admin, HELLO, parts=parts, files={"data/big.bin": b"x" * 5000}, expect=413)
+    assert r.json()["message"].startswith("Max state size exceeded. Actual: "), r.text
+    assert r.json()["message"].endswith(" limit: 3000 (policy '%s')" % name), r.text
+    r = start_process(admin, HELLO, parts=parts, files={"keys/id.pem": b"k"}, expect=400)
+    assert r.json()["message"] == "no keys: keys/id.pem (policy '%s')" % name, r.text
+    assert suspended_or_failed(admin, start_process(admin, suspends(), parts=parts)) == "SUSPENDED"
+
+
 def test_state_over_its_size_fails_the_process_at_suspend(admin):
     rules = {"state": {"deny": [{"maxSizeInBytes": 3000, "msg": "state of {0} bytes, the limit is {1}"}]}}
     org, project, name = project_with(admin, rules)
     parts = {"org": org, "project": project}
-    pid = start_process(admin, SUSPENDS, parts=parts, files={"data/big.bin": b"x" * 5000})
+    # 2000 bytes at start, 4000 more written by the flow.
+    flow = suspends().replace('    - suspend', "    - expr: \"${resource.writeAsString(resource.asString('seed.bin'), '%s')}\"\n"
+                              * 2 % ("copy1.bin", "copy2.bin") + '    - suspend')
+    pid = start_process(admin, flow, parts=parts, files={"seed.bin": b"x" * 2000})
     p = wait_process(admin, pid)
     log = process_log(admin, pid)
     assert p["status"] == "FAILED", log
-    assert "before" in log and "the limit is 3000 (policy '%s')" % name in log, log
+    assert "before" in log and "Process failed: its suspended state could not be stored: state of " in log, log
+    assert "the limit is 3000 (policy '%s')" % name in log, log
     # Within the limit it suspends.
-    pid = start_process(admin, SUSPENDS, parts=parts)
-    assert wait_process(admin, pid, statuses=("SUSPENDED",) + ("FAILED",))["status"] == "SUSPENDED"
+    assert suspended_or_failed(admin, start_process(admin, suspends(), parts=parts)) == "SUSPENDED"
 
 
 def test_state_file_count(admin):
-    org, project, name = project_with(admin, {"state": {"deny": [{"maxFilesCount": 3}]}})
-    many = {"f%d.txt" % i: b"x" for i in range(5)}
-    pid = start_process(admin, SUSPENDS, parts={"org": org, "project": project}, files=many)
+    org, project, name = project_with(admin, {"state": {"deny": [{"maxFilesCount": 8}]}})
+    many = {"f%d.txt" % i: "x" for i in range(10)}
+    pid = start_process(admin, suspends(**many), parts={"org": org, "project": project})
     assert wait_process(admin, pid)["status"] == "FAILED"
     log = process_log(admin, pid)
-    assert "Max files count exceeded. Actual: " in log and "limit: 3 (policy '%s')" % name in log, log
+    assert "Max files count exceeded. Actual: " in log and "limit: 8 (policy '%s')" % name in log, log
 
 
 def test_state_file_patterns_deny_and_warn(admin):
-    rules = {"state": {"deny": [{"patterns": [".*\\.pem"]}], "warn": [{"patterns": ["notes/.*"], "msg": "no notes"}]}}
+    rules = {"state": {"deny": [{"patterns": [".*\\.pem"]}], "warn": [{"patterns": ["notes-.*"], "msg": "no notes"}]}}
     org, project, name = project_with(admin, rules)
     parts = {"org": org, "project": project}
-    pid = start_process(admin, SUSPENDS, parts=parts, files={"keys/id.pem": b"secret"})
+    pid = start_process(admin, suspends(**{"id.pem": "secret"}), parts=parts)
     assert wait_process(admin, pid)["status"] == "FAILED"
     log = process_log(admin, pid)
-    assert "State file 'keys/id.pem' is forbidden by the state policy (policy '%s')" % name in log, log
-    pid = start_process(admin, SUSPENDS, parts=parts, files={"notes/a.txt": b"n"})
-    assert wait_process(admin, pid, statuses=("SUSPENDED", "FAILED"))["status"] == "SUSPENDED"
+    assert "State file 'id.pem' is forbidden by the state policy (policy '%s')" % name in log, log
+    pid = start_process(admin, suspends(**{"notes-a.txt": "n"}), parts=parts)
+    assert suspended_or_failed(admin, pid) == "SUSPENDED"
     log = process_log(admin, pid)
-    assert "Potentially restricted state file 'notes/a.txt' (state policy: no notes, policy '%s')" % name in log, log
+    assert "Potentially restricted state file 'notes-a.txt' (state policy: no notes, policy '%s')" % name in log, log
 
 
 def test_state_warn_on_size_suspends(admin):
     org, project, name = project_with(admin, {"state": {"warn": [{"maxSizeInBytes": 10, "msg": "large"}]}})
-    pid = start_process(admin, SUSPENDS, parts={"org": org, "project": project}, files={"a.bin": b"x" * 100})
-    assert wait_process(admin, pid, statuses=("SUSPENDED", "FAILED"))["status"] == "SUSPENDED"
+    pid = start_process(admin, suspends(), parts={"org": org, "project": project}, files={"a.bin": b"x" * 100})
+    assert suspended_or_failed(admin, pid) == "SUSPENDED"
     log = process_log(admin, pid)
-    assert "Potentially restricted state: 'Max state size exceeded. Actual: " in log, log
+    # At start (the uploaded state) and at the suspend.
+    assert log.count("Potentially restricted state: 'Max state size exceeded. Actual: ") == 2, log
     assert "(state policy: large, policy '%s')" % name in log, log
+
+
+def test_state_rule_refuses_a_checkpoint(admin):
+    flow = ("flows:\n  default:\n    - expr: \"${resource.writeAsString('x', 'a.txt')}\"\n"
+            "    - expr: \"${resource.writeAsString('x', 'b.txt')}\"\n"
+            "    - checkpoint: \"first\"\n    - log: \"after the checkpoint\"\n")
+    org, project, name = project_with(admin, {"state": {"deny": [{"maxFilesCount": 2, "msg": "{0} files"}]}})
+    pid = start_process(admin, flow, parts={"org": org, "project": project})
+    assert wait_process(admin, pid)["status"] == "FAILED"
+    log = process_log(admin, pid)
+    assert "Checkpoint 'first': " in log and "files (policy '%s')" % name in log, log
+    assert "after the checkpoint" not in log, log
+    assert admin.get("/api/v1/process/%s/checkpoint" % pid).json() == []
 
 
 # ---- container limits of the docker task ---------------------------------------------------
@@ -167,14 +199,3 @@ def test_docker_task_containers_get_the_container_rule_limits(fresh_server, tmp_
     log = process_log(admin, pid)
     assert "engine: run" in log and "--cpus" not in log and "--memory" not in log, log
 
-
-def test_state_rule_refuses_a_checkpoint(admin):
-    flow = 'flows:\n  default:\n    - checkpoint: "first"\n    - log: "after the checkpoint"\n'
-    org, project, name = project_with(admin, {"state": {"deny": [{"maxFilesCount": 2, "msg": "{0} files"}]}})
-    many = {"f%d.txt" % i: b"x" for i in range(4)}
-    pid = start_process(admin, flow, parts={"org": org, "project": project}, files=many)
-    assert wait_process(admin, pid)["status"] == "FAILED"
-    log = process_log(admin, pid)
-    assert "Checkpoint 'first': " in log and "files (policy '%s')" % name in log, log
-    assert "after the checkpoint" not in log, log
-    assert admin.get("/api/v1/process/%s/checkpoint" % pid).json() == []

@@ -31,13 +31,6 @@ int supervise_store_results(struct store_conn *c, const char *id, const char *wo
 int supervise_store_suspended(struct store_conn *c, const char *id, const char *workdir, json_t *events,
 			      json_t *forms, const char *wake_event, int64_t wake_at, struct err *e) WUR;
 
-/* The state rules of the process's policy (rules.state, Concord's StatePolicy) on the
- * working directory it is about to save (suspend, checkpoint): a deny rule's patterns
- * matching a file, or its maxFilesCount / maxSizeInBytes exceeded, is ERR_FORBIDDEN with the
- * rule's message naming the policy; warn rules' matches are WARN lines of the process's log.
- * (state_policy.c) */
-int supervise_state_policy(struct store_conn *c, const char *id, const char *workdir, struct err *e) WUR;
-
 /* A runner's {"type":"checkpoint", name, id} frame (BORROWED): stores the working
  * directory as checkpoint `name` of process id (store/process_checkpoints.h) with a
  * CHECKPOINT event {id, name}, and returns the answer for the runner (NEW):

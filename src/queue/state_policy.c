@@ -1,6 +1,6 @@
-/* The state rules of a process's policy (supervise.h supervise_state_policy; docs/security.md
- * "Policies", Concord's StatePolicy): the working directory a process saves when it
- * suspends or takes a checkpoint is its state. */
+/* The state rules of a process's policy (state_policy.h). */
+#include "queue/state_policy.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,18 +10,17 @@
 #include "base/str.h"
 #include "policy/policy.h"
 #include "queue/queue.h"
-#include "queue/supervise/supervise.h"
 #include "store/policies.h"
 
 #define STATE_DEPTH_MAX 64
 #define STATE_WARNINGS_MAX 50
 
 struct state_walk {
-	struct store_conn *c;
-	const char *id, *policy;
+	state_policy_warn warn_fn;
+	void *ctx;
+	const char *policy;
 	const json_t *deny, *warn; /* state.deny, state.warn */
 	int64_t bytes, files;
-	unsigned warned;
 	struct err *e;
 };
 
@@ -34,9 +33,11 @@ static const char *msg_of(const json_t *rule)
 /* "Potentially restricted state<what> (state policy: <msg>, policy '<name>')" */
 static void warn_line(struct state_walk *w, const char *what, const json_t *rule)
 {
-	if (w->warned++ < STATE_WARNINGS_MAX)
-		queue_log_line(w->c, w->id, "WARN", "Potentially restricted state%s (state policy: %s, policy '%s')",
-			       what, msg_of(rule), w->policy);
+	char line[4400];
+
+	str_fmt_cut(line, sizeof line, "Potentially restricted state%s (state policy: %s, policy '%s')", what,
+		    msg_of(rule), w->policy);
+	w->warn_fn(w->ctx, line);
 }
 
 /* A rule's patterns match a file by its path in the working directory, or by its full
@@ -104,7 +105,7 @@ static int stats_rules(struct state_walk *w, const json_t *rules, bool deny)
 			str_fmt_cut(a, sizeof a, "%" PRId64, actual[k]);
 			str_fmt_cut(b, sizeof b, "%" PRId64, max[k]);
 			if (deny)
-				return policy_refuse(w->e, ERR_FORBIDDEN, w->policy, r, WHAT[k], a, b);
+				return policy_refuse(w->e, ERR_TOO_LARGE, w->policy, r, WHAT[k], a, b);
 			str_fmt_cut(what, sizeof what, ": 'Max %s exceeded. Actual: %s limit: %s'",
 				    k ? "state size" : "files count", a, b);
 			warn_line(w, what, r);
@@ -113,32 +114,48 @@ static int stats_rules(struct state_walk *w, const json_t *rules, bool deny)
 	return 0;
 }
 
-int supervise_state_policy(struct store_conn *c, const char *id, const char *workdir, struct err *e)
+int state_policy_check(const json_t *state, const char *policy, const char *dir, state_policy_warn warn, void *ctx,
+		       struct err *e)
+{
+	struct state_walk w = {.warn_fn = warn,
+			       .ctx = ctx,
+			       .policy = policy ? policy : "?",
+			       .deny = json_object_get(state, "deny"),
+			       .warn = json_object_get(state, "warn"),
+			       .e = e};
+
+	if (!state)
+		return 0;
+	if (dirwalk(dir, STATE_DEPTH_MAX, "the process's state", visit, &w, e) || stats_rules(&w, w.deny, true) ||
+	    stats_rules(&w, w.warn, false))
+		return -1;
+	return 0;
+}
+
+struct saved {
+	struct store_conn *c;
+	const char *id;
+	unsigned lines;
+};
+
+static void log_warning(void *ctx, const char *line)
+{
+	struct saved *s = ctx;
+
+	if (s->lines++ < STATE_WARNINGS_MAX)
+		queue_log_line(s->c, s->id, "WARN", "%s", line);
+}
+
+int state_policy_saved(struct store_conn *c, const char *id, const char *workdir, struct err *e)
 {
 	json_t *pol = NULL;
-	const json_t *state;
+	struct saved s = {c, id, 0};
 	int rc;
 
 	if (store_process_policy_get(c, id, &pol, e))
 		return -1;
-	state = json_object_get(json_object_get(pol, "rules"), "state");
-	if (!state) {
-		json_decref(pol);
-		return 0;
-	}
-	struct state_walk w = {.c = c,
-			       .id = id,
-			       .policy = json_string_value(json_object_get(pol, "policy")),
-			       .deny = json_object_get(state, "deny"),
-			       .warn = json_object_get(state, "warn"),
-			       .e = e};
-	if (!w.policy)
-		w.policy = "?";
-	rc = dirwalk(workdir, STATE_DEPTH_MAX, "the process's state", visit, &w, e);
-	if (rc == 0)
-		rc = stats_rules(&w, w.deny, true);
-	if (rc == 0)
-		rc = stats_rules(&w, w.warn, false);
+	rc = state_policy_check(json_object_get(json_object_get(pol, "rules"), "state"),
+				json_string_value(json_object_get(pol, "policy")), workdir, log_warning, &s, e);
 	json_decref(pol);
 	return rc;
 }
