@@ -7,8 +7,8 @@ import json
 import pytest
 
 from conftest import ADMIN_KEY, Client, passable, process_log, start_process, unique, wait_process
-from proc_util import HELLO
-from test_policies import project_with
+from proc_util import HELLO, make_org, make_project
+from test_policies import link, project_with, put_policy
 from test_policies import test_a_bad_document_is_refused_saying_where as refused_saying_where
 
 def test_a_document_with_the_three_rules_loads(admin):
@@ -72,6 +72,19 @@ def test_container_rule_message(admin):
     parts = {"org": org, "project": project}
     r = start_process(admin, HELLO, parts=parts, files=request_part({"container": {"cpu": 3}}), expect=400)
     assert r.json()["message"] == "ask ops first (Max CPU exceeded: 3) (policy '%s')" % name, r.text
+
+
+def test_container_rules_merge_over_the_parent(admin):
+    _, parent = put_policy(admin, {"container": {"maxCpu": 2}})
+    child, _ = put_policy(admin, {"container": {"maxRam": "1g"}}, parent=parent)
+    org, _ = make_org(admin)
+    project, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
+    link(admin, child, orgName=org, projectName=project)
+    parts = {"org": org, "project": project}
+    r = start_process(admin, HELLO, parts=parts, files=request_part({"container": {"cpu": 4}}), expect=400)
+    assert "Max CPU exceeded: 4 (policy '%s')" % child in r.json()["message"], r.text
+    r = start_process(admin, HELLO, parts=parts, files=request_part({"container": {"ram": "2g"}}), expect=400)
+    assert "Max RAM exceeded: 2g" in r.json()["message"], r.text
 
 
 # ---- state ----------------------------------------------------------------------------------
