@@ -40,6 +40,39 @@ int64_t policy_number(const json_t *v)
 	return n;
 }
 
+int64_t policy_size_bytes(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	int64_t n = policy_number(v), unit = 1;
+	size_t l;
+
+	if (n >= 0 || !s || (l = strlen(s)) < 2 || l > 16)
+		return n;
+	switch (s[l - 1] | 0x20) {
+	case 't':
+		unit *= 1024;
+		/* fall through */
+	case 'g':
+		unit *= 1024;
+		/* fall through */
+	case 'm':
+		unit *= 1024;
+		/* fall through */
+	case 'k':
+		unit *= 1024;
+		break;
+	default:
+		return -1;
+	}
+	n = 0;
+	for (size_t i = 0; i + 1 < l; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		n = n * 10 + (s[i] - '0');
+	}
+	return n * unit;
+}
+
 bool policy_match(const char *pattern, const char *s)
 {
 	regex_t re;

@@ -26,6 +26,11 @@ void policy_rules_merge(json_t *into, const json_t *over);
  * "10"); -1 when v is absent or not one. */
 int64_t policy_number(const json_t *v);
 
+/* A size of the document (the file rule's maxSize, the container rule's maxRam, a process's
+ * `container.ram`): bytes, or digits with k, m, g or t (in any case, 1024-based); -1 when v
+ * is not one. */
+int64_t policy_size_bytes(const json_t *v);
+
 /* Whether s matches pattern entirely (POSIX extended; a pattern that does not compile
  * matches only itself). */
 bool policy_match(const char *pattern, const char *s);

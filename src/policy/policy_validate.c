@@ -54,22 +54,6 @@ static int regex_ok(const char *s, const char *path, const char *key, struct err
 	return err_set(e, ERR_INVALID, "Invalid policy: %s.%s: invalid regular expression '%.128s'", path, key, s);
 }
 
-/* A size: bytes, or a number with K, M, G or T (the file rule's maxSize). */
-static bool size_ok(const json_t *v)
-{
-	const char *s = json_string_value(v);
-	size_t n;
-
-	if (policy_number(v) >= 0)
-		return true;
-	if (!s || !(n = strlen(s)) || n > 19 || !strchr("KkMmGgTt", s[n - 1]))
-		return false;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return n > 1;
-}
-
 static int strings(const json_t *v, bool regex, const char *path, const char *key, struct err *e)
 {
 	size_t i;
@@ -125,7 +109,7 @@ static int field_ok(const json_t *v, enum ftype t, const char *path, const char 
 			   ? 0
 			   : bad(e, path, key, "an ISO-8601 duration (\"PT1H\")", v);
 	case F_SIZE:
-		return size_ok(v) ? 0 : bad(e, path, key, "a size (bytes, or a number with K, M, G or T)", v);
+		return policy_size_bytes(v) >= 0 ? 0 : bad(e, path, key, "a size (bytes, or a number with K, M, G or T)", v);
 	case F_PARAMS:
 		return params(v, path, key, e);
 	default:
@@ -191,6 +175,10 @@ static const struct field ENTITY[] = {
 static const struct field FILE_RULE[] = {
     {"msg", F_STR}, {"maxSize", F_SIZE}, {"type", F_STR}, {"names", F_REGEXES}, {NULL, 0}};
 static const struct field ANSIBLE[] = {{"msg", F_STR}, {"action", F_REGEX}, {"params", F_PARAMS}, {NULL, 0}};
+static const struct field CONTAINER[] = {{"msg", F_STR}, {"maxRam", F_SIZE}, {"maxCpu", F_NUM}, {NULL, 0}};
+static const struct field PROTECTED_TASK[] = {{"names", F_STRS}, {NULL, 0}};
+static const struct field STATE[] = {
+    {"msg", F_STR}, {"maxSizeInBytes", F_NUM}, {"maxFilesCount", F_NUM}, {"patterns", F_REGEXES}, {NULL, 0}};
 static const struct field DEPENDENCY[] = {
     {"msg", F_STR},	    {"scheme", F_STR},	  {"groupId", F_STR}, {"artifactId", F_STR},
     {"fromVersion", F_STR}, {"toVersion", F_STR}, {NULL, 0}};
@@ -282,7 +270,8 @@ static const struct rule_kind {
     {"entity", S_ACTIONS, ENTITY},	   {"file", S_ACTIONS, FILE_RULE},
     {"ansible", S_ACTIONS, ANSIBLE},	   {"dependency", S_ACTIONS, DEPENDENCY},
     {"dependencyRewrite", S_ARRAY, NULL},  {"dependencyVersions", S_ARRAY, NULL},
-    {"kv", S_FIELDS, KV},
+    {"kv", S_FIELDS, KV},		   {"container", S_FIELDS, CONTAINER},
+    {"protectedTask", S_FIELDS, PROTECTED_TASK}, {"state", S_ACTIONS, STATE},
 };
 
 int policy_validate(const json_t *rules, struct err *e)

@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "base/pack.h"
 #include "queue/queue.h"
+#include "queue/state_policy.h"
 #include "queue/supervise/supervise.h"
 #include "store/process_checkpoints.h"
 #include "store/process_events.h"
@@ -65,7 +66,8 @@ json_t *supervise_checkpoint(struct store_conn *c, const char *id, const char *w
 			"invalid checkpoint name: it must start with a letter or a digit, contain only letters,"
 			" digits, spaces and _ @ . - ~, and have 2 to %zu characters",
 			QUEUE_CHECKPOINT_NAME_MAX);
-	} else if (pack_dir(workdir, limits.archive_bytes, &tar, &len, &e) == 0 &&
+	} else if (state_policy_saved(c, id, workdir, &e) == 0 &&
+		   pack_dir(workdir, limits.archive_bytes, &tar, &len, &e) == 0 &&
 		   store_snapshot(c, id, name, tar, len, cp_id, &e) == 0) {
 		json_object_set_new(ans, "checkpointId", json_string(cp_id));
 		free(tar);

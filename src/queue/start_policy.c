@@ -1,7 +1,6 @@
 /* The policy of a new process at its start (start_policy.h). */
 #include "queue/start_policy.h"
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "base/dirwalk.h"
 #include "base/duration.h"
 #include "base/str.h"
 #include "flow/start_def.h"
@@ -16,6 +16,7 @@
 #include "policy/policy.h"
 #include "queue/queue.h"
 #include "queue/start_staged.h"
+#include "queue/state_policy.h"
 
 #define WALK_DEPTH_MAX 64
 
@@ -86,6 +87,7 @@ struct walk {
 	const json_t *ignored; /* workspace.ignoredFiles */
 	int64_t bytes, files;
 	struct err *e;
+	char allowed[4096]; /* the folder an allow rule named, whose entries are not checked */
 };
 
 static bool ignored(const struct walk *w, const char *path)
@@ -95,34 +97,6 @@ static bool ignored(const struct walk *w, const char *path)
 
 	json_array_foreach((json_t *)w->ignored, i, pat) if (policy_match(json_string_value(pat), path)) return true;
 	return false;
-}
-
-/* A size of the file rule in bytes ("128M"), -1 for none. */
-static int64_t size_of(const json_t *v)
-{
-	const char *s = json_string_value(v);
-	int64_t n = policy_number(v);
-	size_t l;
-
-	if (n >= 0 || !s || (l = strlen(s)) < 2)
-		return n;
-	n = 0;
-	for (size_t i = 0; i + 1 < l; i++)
-		n = n * 10 + (s[i] - '0');
-	switch (s[l - 1] | 0x20) {
-	case 't':
-		n *= 1024;
-		/* fall through */
-	case 'g':
-		n *= 1024;
-		/* fall through */
-	case 'm':
-		n *= 1024;
-		/* fall through */
-	default:
-		n *= 1024;
-	}
-	return n;
 }
 
 struct file_seen {
@@ -138,7 +112,7 @@ static bool file_rule_matches(const json_t *r, void *ctx)
 	const struct file_seen *f = ctx;
 	const char *type = json_string_value(json_object_get(r, "type"));
 	const json_t *names = json_object_get(r, "names"), *pat;
-	int64_t max = size_of(json_object_get(r, "maxSize"));
+	int64_t max = policy_size_bytes(json_object_get(r, "maxSize"));
 	bool named = !json_array_size(names);
 	size_t i;
 
@@ -173,49 +147,40 @@ static int file_check(struct walk *w, const char *name, bool dir, int64_t size, 
 	}
 }
 
-/* Sums the workspace's files below rel; the file rules apply when check. */
-static int walk(struct walk *w, const char *root, const char *rel, int depth, bool check)
+/* Sums the workspace's files; the file rules apply to each entry but those below a folder
+ * an allow rule names (w->allowed). */
+static int visit(void *ctx, const char *rel, const char *full, const struct stat *st)
 {
-	char path[4096], sub[4096];
-	struct dirent *d;
-	DIR *dir;
-	int rc = 0;
+	struct walk *w = ctx;
+	size_t n = strlen(w->allowed);
+	const char *name = strrchr(rel, '/');
+	bool allowed = false;
 
-	if (depth > WALK_DEPTH_MAX || str_fmt(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel))
-		return err_set(w->e, ERR_TOO_LARGE, "workspace too deep: %.256s", rel);
-	if (!(dir = opendir(path)))
-		return 0;
-	while (rc == 0 && (d = readdir(dir))) {
-		struct stat st;
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
-		    str_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", d->d_name) ||
-		    str_fmt(path, sizeof path, "%s/%s", root, sub) || lstat(path, &st))
-			continue;
-		bool allowed = false;
-		if (check && (rc = file_check(w, d->d_name, S_ISDIR(st.st_mode), (int64_t)st.st_size, sub, &allowed)))
-			break;
-		if (S_ISDIR(st.st_mode))
-			rc = walk(w, root, sub, depth + 1, check && !allowed);
-		else if (!ignored(w, path)) {
-			w->bytes += (int64_t)st.st_size;
-			w->files++;
-		}
+	if (!n || strncmp(rel, w->allowed, n) != 0 || rel[n] != '/') {
+		w->allowed[0] = '\0';
+		if (file_check(w, name ? name + 1 : rel, S_ISDIR(st->st_mode), (int64_t)st->st_size, rel, &allowed))
+			return -1;
+		if (allowed)
+			str_fmt_cut(w->allowed, sizeof w->allowed, "%s", rel);
 	}
-	closedir(dir);
-	return rc;
+	if (!S_ISDIR(st->st_mode) && !ignored(w, full)) {
+		w->bytes += (int64_t)st->st_size;
+		w->files++;
+	}
+	return 0;
 }
 
 static int workspace(struct start_policy *p, const char *dir, struct err *e)
 {
 	const json_t *ws = rule(p, "workspace", NULL);
-	struct walk w = {p, json_object_get(ws, "ignoredFiles"), 0, 0, e};
+	struct walk w = {p, json_object_get(ws, "ignoredFiles"), 0, 0, e, ""};
 	int64_t max = policy_number(json_object_get(ws, "maxSizeInBytes")),
 		max_files = policy_number(json_object_get(ws, "maxFileCount"));
 	char a[24], b[24];
 
 	if (!ws && !rule(p, "file", NULL))
 		return 0;
-	if (walk(&w, dir, "", 0, true))
+	if (dirwalk(dir, WALK_DEPTH_MAX, "workspace", visit, &w, e))
 		return -1;
 	if (max >= 0 && w.bytes > max) {
 		str_fmt_cut(a, sizeof a, "%" PRId64, w.bytes);
@@ -230,6 +195,22 @@ static int workspace(struct start_policy *p, const char *dir, struct err *e)
 				     "Too many files in the workspace: {0}, the limit is {1}", a, b);
 	}
 	return 0;
+}
+
+static void state_warning(void *p, const char *line)
+{
+	warning(p, line);
+}
+
+/* The state rules on the process's first state, its staged working directory (as Concord
+ * checks the state it stores at start): 400, 413 for sizes. */
+static int state(struct start_policy *p, const char *dir, struct err *e)
+{
+	if (state_policy_check(rule(p, "state", NULL), p->name, dir, state_warning, p, e) == 0)
+		return 0;
+	if (e->code == ERR_FORBIDDEN)
+		e->code = ERR_INVALID;
+	return -1;
 }
 
 static int runtime(const struct start_policy *p, struct err *e)
@@ -303,8 +284,8 @@ int start_policy_before(struct store_conn *c, struct start_policy *p, const stru
 	*timeout_override = false;
 	if (!p->rules)
 		return 0;
-	return process_cfg(p, cfg, timeout_override, e) || workspace(p, s->dir, e) || runtime(p, e) ||
-		       fork_depth(c, p, s, e)
+	return process_cfg(p, cfg, timeout_override, e) || workspace(p, s->dir, e) || state(p, s->dir, e) ||
+		       runtime(p, e) || fork_depth(c, p, s, e)
 		   ? -1
 		   : 0;
 }
@@ -325,16 +306,54 @@ int start_policy_timeout(const struct start_policy *p, int64_t timeout_s, struct
 			     json_string_value(json_object_get(r, "max")));
 }
 
-/* What the runner and the attachments check need (task, ansible, attachments, and the
- * ansible task's processCfg.arguments.ansibleVerboseLimits). */
+/* One of the process's container options (Concord's ContainerPolicy): cpu a number, ram a
+ * size; *n -1 when absent. */
+static int container_option(const json_t *opts, const char *key, int64_t *n, struct err *e)
+{
+	const json_t *v = json_object_get(opts, key);
+
+	*n = -1;
+	if (!v || json_is_null(v))
+		return 0;
+	*n = strcmp(key, "cpu") == 0 ? (json_is_number(v) ? (int64_t)json_number_value(v) : -1) : policy_size_bytes(v);
+	if (*n < 0)
+		return err_set(e, ERR_INVALID, "configuration.container.%s: expected %s", key,
+			       strcmp(key, "cpu") == 0 ? "a number" : "a size such as \"512m\"");
+	return 0;
+}
+
+int start_policy_container(const struct start_policy *p, const json_t *cfg, struct err *e)
+{
+	const json_t *r = rule(p, "container", NULL), *opts = json_object_get(cfg, "container");
+	int64_t max_cpu = policy_number(json_object_get(r, "maxCpu")), max_ram = policy_size_bytes(json_object_get(r, "maxRam"));
+	int64_t cpu, ram;
+	char what[96];
+
+	if (!r)
+		return 0;
+	if (container_option(opts, "cpu", &cpu, e) || container_option(opts, "ram", &ram, e))
+		return -1;
+	if (max_cpu >= 0 && cpu > max_cpu)
+		str_fmt_cut(what, sizeof what, "Max CPU exceeded: %" PRId64, cpu);
+	else if (max_ram >= 0 && ram > max_ram && json_is_string(json_object_get(opts, "ram")))
+		str_fmt_cut(what, sizeof what, "Max RAM exceeded: %.32s", json_string_value(json_object_get(opts, "ram")));
+	else if (max_ram >= 0 && ram > max_ram)
+		str_fmt_cut(what, sizeof what, "Max RAM exceeded: %" PRId64, ram);
+	else
+		return 0;
+	return policy_refuse(e, ERR_INVALID, p->name, r, "Container policy violation: {0}", what, NULL);
+}
+
+/* What the runner and the supervisor need (task, ansible, attachments, container, state,
+ * and the ansible task's processCfg.arguments.ansibleVerboseLimits). */
 static char *runtime_rules(const struct start_policy *p)
 {
-	static const char *const KEYS[] = {"task", "ansible", "attachments"};
+	static const char *const KEYS[] = {"task", "ansible", "attachments", "container", "state"};
 	json_t *keep = json_object();
 	const json_t *verbose = rule(p, "processCfg", "arguments");
 	char *text = NULL;
 
-	for (size_t i = 0; keep && i < 3; i++)
+	for (size_t i = 0; keep && i < sizeof KEYS / sizeof KEYS[0]; i++)
 		if (json_object_get(p->rules, KEYS[i]))
 			json_object_set(keep, KEYS[i], json_object_get(p->rules, KEYS[i]));
 	if (keep && (verbose = json_object_get(verbose, "ansibleVerboseLimits")))

@@ -40,6 +40,12 @@ int start_policy_before(struct store_conn *c, struct start_policy *p, const stru
 /* queue.processTimeout: the process's timeout in seconds (0: none) against the max. */
 int start_policy_timeout(const struct start_policy *p, int64_t timeout_s, struct err *e) WUR;
 
+/* The container rule (rules.container, Concord's ContainerPolicy) on the process's
+ * container options, the request's configuration.container {cpu, ram} (cfg; a definition
+ * cannot name them: concord-v2 has no such configuration key): more cpu than maxCpu, or
+ * more ram than maxRam, is refused. */
+int start_policy_container(const struct start_policy *p, const json_t *cfg, struct err *e) WUR;
+
 /* The number of processes per status (queue.process, processPerOrg, processPerProject),
  * inside the transaction that stores the process: starts with such rules take turns on all
  * nodes (store_policy_count_turn), so two cannot both take the last place. */

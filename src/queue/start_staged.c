@@ -266,7 +266,7 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 		e->code = ERR_INVALID;
 		goto out;
 	}
-	if (start_policy_timeout(&pol, d.timeout_s, e))
+	if (start_policy_timeout(&pol, d.timeout_s, e) || start_policy_container(&pol, cfg, e))
 		goto out;
 	if (pack_dir(s->dir, limits.archive_bytes, &payload, &payload_len, e))
 		goto out;

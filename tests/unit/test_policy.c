@@ -76,6 +76,19 @@ static void test_numbers_patterns_messages(void **state)
 	(void)state;
 	assert_int_equal(policy_number(n), 42);
 	assert_int_equal(policy_number(bad), -1);
+	assert_int_equal(policy_size_bytes(n), 42);
+	assert_int_equal(policy_size_bytes(bad), -1);
+	{
+		json_t *m = json_string("512m"), *g = json_string("2G"), *t = json_string("1t"), *k = json_string("k");
+		assert_int_equal(policy_size_bytes(m), 512LL << 20);
+		assert_int_equal(policy_size_bytes(g), 2LL << 30);
+		assert_int_equal(policy_size_bytes(t), 1LL << 40);
+		assert_int_equal(policy_size_bytes(k), -1);
+		json_decref(m);
+		json_decref(g);
+		json_decref(t);
+		json_decref(k);
+	}
 	assert_true(policy_match("thr.*", "throw"));
 	assert_false(policy_match("thr", "throw"));
 	assert_true(policy_match("(", "("));

@@ -254,6 +254,9 @@ static int run_options(const struct docker_run_opts *o, struct strv *a)
 		return -1;
 	if (add_all(a, o->extra))
 		return -1;
+	if ((o->cpus && (strv_add(a, "--cpus") || strv_add(a, "%s", o->cpus))) ||
+	    (o->memory && (strv_add(a, "--memory") || strv_add(a, "%s", o->memory))))
+		return -1;
 	if (o->env_path && (strv_add(a, "--env-file") || strv_add(a, "%s", o->env_path)))
 		return -1;
 	return 0;

@@ -54,6 +54,8 @@ struct docker_run_opts {
 	const char *user;	 /* --user uid:gid; NULL: the image's */
 	const char *env_path;	 /* host path of the environment file; NULL: none */
 	const char *script_path; /* path of the command's script inside the container; NULL: no cmd */
+	const char *cpus;	 /* --cpus (the container policy's maxCpu); NULL: no limit */
+	const char *memory;	 /* --memory in bytes (the container policy's maxRam); NULL: no limit */
 };
 
 /* `<engine> run --rm …` into *argv (appended).  < 0 with e set when out of memory or a

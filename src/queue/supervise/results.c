@@ -13,6 +13,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "policy/policy.h"
+#include "queue/state_policy.h"
 #include "queue/supervise/supervise.h"
 #include "store/policies.h"
 #include "store/process_attachments.h"
@@ -236,7 +237,7 @@ int supervise_store_suspended(struct store_conn *c, const char *id, const char *
 		return err_set(e, ERR_INTERNAL, "the runner suspended without naming an event to wait for");
 	json_object_foreach(forms, name, form) if (json_is_object(form))
 	    json_object_set_new(form, "custom", json_boolean(has_custom_page(workdir, name)));
-	if (pack_dir(workdir, limits.archive_bytes, &tar, &ps.payload_len, e))
+	if (state_policy_saved(c, id, workdir, e) || pack_dir(workdir, limits.archive_bytes, &tar, &ps.payload_len, e))
 		return -1;
 	/* Gone before the status says SUSPENDED: a resume right after may claim the process
 	 * on another worker, which restores the same working directory. */

@@ -914,7 +914,7 @@ static void finish(struct sup *s, enum proc_status st)
 			return;
 		}
 		LOG_E("process %s: cannot store its suspended state: %s", s->id, e.msg);
-		if (e.code == ERR_TOO_LARGE)
+		if (e.code == ERR_TOO_LARGE || e.code == ERR_FORBIDDEN) /* a limit, a state policy */
 			server_line_why(s, "Process failed: its suspended state could not be stored", &e);
 		else
 			server_line(s, "ERROR", "Process failed: its suspended state could not be stored");

@@ -14,8 +14,10 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "flow/tasks/docker_spec.h"
+#include "policy/policy.h"
 #include "queue/tasks/docker_job.h"
 #include "queue/tasks/server_tasks.h"
+#include "store/policies.h"
 
 #define ENV_FILE_MAX (1u << 20)
 #define SCRIPT_DIR ".concord"
@@ -145,12 +147,32 @@ static char *debug_text(const struct strv *argv, const struct docker_spec *s)
 	return b.data;
 }
 
+/* The container rule of the process's policy (docs/security.md "Policies"): its maxCpu and
+ * maxRam are the container's --cpus and --memory. */
+static int container_limits(struct task_call *tc, char cpus[24], char memory[24], struct err *e)
+{
+	json_t *pol = NULL;
+	const json_t *r;
+	int64_t n;
+
+	cpus[0] = memory[0] = '\0';
+	if (store_process_policy_get(tc->c, tc->r->p.instance_id, &pol, e))
+		return -1;
+	r = json_object_get(json_object_get(pol, "rules"), "container");
+	if ((n = policy_number(json_object_get(r, "maxCpu"))) > 0)
+		str_fmt_cut(cpus, 24, "%lld", (long long)n);
+	if ((n = policy_size_bytes(json_object_get(r, "maxRam"))) > 0)
+		str_fmt_cut(memory, 24, "%lld", (long long)n);
+	json_decref(pol);
+	return 0;
+}
+
 static int build(struct task_call *tc, const struct docker_spec *s, struct docker_job_spec *sp, struct err *e)
 {
 	const struct queue_cfg *cfg = &tc->r->q->cfg;
 	struct strv engine = {0}, extra = {0};
 	unsigned n = atomic_fetch_add(&job_seq, 1) + 1;
-	char name[96], user[48], script[96];
+	char name[96], user[48], script[96], cpus[24], memory[24];
 	int rc = -1;
 
 	if (docker_words(cfg->docker_command && *cfg->docker_command ? cfg->docker_command : "docker", &engine, e) ||
@@ -168,7 +190,7 @@ static int build(struct task_call *tc, const struct docker_spec *s, struct docke
 			engine.v[0]);
 		goto out;
 	}
-	if (engine_environment(&sp->env, e) || write_env(tc, s, n, sp, e))
+	if (container_limits(tc, cpus, memory, e) || engine_environment(&sp->env, e) || write_env(tc, s, n, sp, e))
 		goto out;
 	if (s->cmd && write_script(tc, s, n, sp, script, sizeof script, e))
 		goto out;
@@ -183,7 +205,9 @@ static int build(struct task_call *tc, const struct docker_spec *s, struct docke
 						      .extra = extra.v,
 						      .user = user,
 						      .env_path = sp->env_path,
-						      .script_path = s->cmd ? script : NULL},
+						      .script_path = s->cmd ? script : NULL,
+						      .cpus = *cpus ? cpus : NULL,
+						      .memory = *memory ? memory : NULL},
 			    s, &sp->run, e) ||
 	    (s->force_pull && docker_pull_argv(engine.v, s->image, &sp->pull, e)) ||
 	    docker_kill_argv(engine.v, name, &sp->kill, e))
