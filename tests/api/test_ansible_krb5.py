@@ -109,3 +109,11 @@ def test_a_playbook_that_outlives_the_ticket_keeps_a_valid_one(realm):
     assert "Kerberos ticket for '%s' renewed, valid until " % principal in log
     assert "still valid: ['" in log and "krbtgt/TEST.REALM@TEST.REALM" in log
     assert PASSWORD not in log and "left=false" in log
+
+
+def test_an_unreadable_krb5_config_is_refused_at_start(tmp_path):
+    s = Server(args=["--krb5-config", str(tmp_path / "missing.conf")])
+    with pytest.raises(RuntimeError) as refused:
+        s.start(timeout=10)
+    s.cleanup()
+    assert "--krb5-config" in str(refused.value) and "missing.conf" in str(refused.value), refused.value
