@@ -70,6 +70,9 @@ class Kdc:
         self._run(KADMIN_LOCAL, "-r", self.realm, "-q", "addprinc -pw %s %s@%s" % (password, name, self.realm))
         return "%s@%s" % (name, self.realm)
 
+    def change_password(self, name, password):
+        self._run(KADMIN_LOCAL, "-r", self.realm, "-q", "cpw -pw %s %s@%s" % (password, name, self.realm))
+
     def stop(self):
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)

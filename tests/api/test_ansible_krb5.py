@@ -4,6 +4,7 @@ the ticket got with the password from an Accord secret, a wrong password, the cr
 cache inside the working directory and gone after the step, and the ticket renewed while a
 playbook outlives its lifetime (Concord's KerberosAuth)."""
 import os
+import time
 import uuid
 
 import pytest
@@ -23,8 +24,14 @@ LOCAL = "{hosts: [h1], vars: {ansible_connection: local, ansible_python_interpre
 
 
 @pytest.fixture(scope="module")
-def realm():
-    kdc = Kdc(max_life="%ds" % LIFE).start()
+def kdc():
+    k = Kdc(max_life="%ds" % LIFE).start()
+    yield k
+    k.stop()
+
+
+@pytest.fixture(scope="module")
+def realm(kdc):
     principal = kdc.add_principal("deployer", PASSWORD)
     s = Server(args=["--krb5-config", kdc.krb5_conf]).start()
     admin = Client(s.url, ADMIN_KEY)
@@ -33,15 +40,18 @@ def realm():
     assert r.status_code == 200, r.text
     yield admin, principal
     s.cleanup()
-    kdc.stop()
 
 
-def run(admin, principal, play, password="${crypto.exportAsString('Default', 'krb5pw', null)}", after=""):
+def start(admin, principal, play, password="${crypto.exportAsString('Default', 'krb5pw', null)}", after=""):
     flow = ("flows:\n  default:\n    - task: ansible\n      in:\n        playbook: p.yml\n"
             "        inventory: {local: %s}\n        auth:\n          krb5: {user: '%s', password: \"%s\"}\n"
             "      error:\n        - log: \"left=${files.exists('.ansible_run')}\"\n        - throw: ${lastError}\n"
             "    - log: \"left=${files.exists('.ansible_run')}\"\n%s" % (LOCAL, principal, password, after))
-    pid = start_process(admin, flow, files={"p.yml": play.encode()})
+    return start_process(admin, flow, files={"p.yml": play.encode()})
+
+
+def run(admin, principal, play, **kw):
+    pid = start(admin, principal, play, **kw)
     p = wait_process(admin, pid, timeout=300)
     return pid, p["status"], process_log(admin, pid)
 
@@ -117,3 +127,35 @@ def test_an_unreadable_krb5_config_is_refused_at_start(tmp_path):
         s.start(timeout=10)
     s.cleanup()
     assert "--krb5-config" in str(refused.value) and "missing.conf" in str(refused.value), refused.value
+
+
+OUTLIVE_PLAY = """
+- hosts: all
+  gather_facts: false
+  tasks:
+    - shell: |
+        cp "${KRB5CCNAME#FILE:}" first.cc
+        n=0
+        while klist -s -c FILE:first.cc; do n=$((n+1)); [ $n -lt 600 ] || exit 3; sleep 1; done
+        rm -f first.cc
+"""
+
+
+def test_a_failed_renewal_is_logged_and_tried_again(realm, kdc):
+    """The principal's password changes while the playbook runs: renewing fails with kinit's
+    reason, a warning, and is tried again; the playbook itself goes on."""
+    admin, _ = realm
+    principal = kdc.add_principal("rotated", PASSWORD)
+    pid = start(admin, principal, OUTLIVE_PLAY)
+    deadline = time.time() + 120
+    while "Kerberos ticket for '%s' obtained" % principal not in process_log(admin, pid):
+        assert time.time() < deadline, process_log(admin, pid)
+        time.sleep(0.2)
+    kdc.change_password("rotated", "new-" + uuid.uuid4().hex)
+    p = wait_process(admin, pid, timeout=300)
+    log = process_log(admin, pid)
+    assert p["status"] == "FINISHED", log
+    assert ("ansible: renewing the Kerberos ticket for '%s' failed: ansible: kinit failed for '%s' (exit code 1): "
+            "kinit: Password incorrect" % (principal, principal)) in log, log
+    assert "; trying again in " in log
+    assert "renewed, valid until" not in log and PASSWORD not in log and "left=false" in log

@@ -29,6 +29,7 @@ struct ansible_krb5 {
 	char dir[4200], run_rel[4200];
 	char config_env[4300]; /* "KRB5_CONFIG=<dir>/krb5.conf", or "" */
 	int64_t renew_at;      /* seconds since the epoch; 0: never */
+	int64_t end;	       /* when the current ticket ends, likewise */
 	char last[512];	       /* kinit's last output line */
 };
 
@@ -98,6 +99,7 @@ static void schedule(struct ansible_krb5 *k, const char *name, const char *what)
 		return;
 	}
 	free(data);
+	k->end = end;
 	before = end - now < 2 * RENEW_BEFORE_S ? (end - now) / 2 : RENEW_BEFORE_S;
 	k->renew_at = end - (before > 0 ? before : 0);
 	dt_format_iso(end * 1000, iso);
@@ -117,8 +119,10 @@ void ansible_krb5_tick(void *ctx)
 	str_fmt_cut(to, sizeof to, "%s/krb5cc", k->dir);
 	if (kinit(k, "krb5cc.new", &e) < 0 || (rename(from, to) != 0 && err_set(&e, ERR_INTERNAL, "%s", strerror(errno)))) {
 		unlink(from);
-		/* tried again before the ticket ends: after RETRY_S, sooner near its end */
-		wait = k->renew_at + RENEW_BEFORE_S - now > 2 * RETRY_S ? RETRY_S : 1;
+		/* tried again after RETRY_S, or sooner while the ticket has less than twice that
+		 * left (after half of what is left, at least a second) */
+		wait = k->end <= now || k->end - now >= 2 * RETRY_S ? RETRY_S : (k->end - now) / 2;
+		wait = wait < 1 ? 1 : wait;
 		k->renew_at = now + wait;
 		vm_log(k->c->vm, FLOW_WARN, "ansible: renewing the Kerberos ticket for '%s' failed: %s; trying again in %lld s",
 		       k->user, e.msg, (long long)wait);
