@@ -14,6 +14,7 @@ const struct config_opt task_settings_opts[] = {TASK_SETTINGS_OPTS};
 const size_t task_settings_n_opts = sizeof task_settings_opts / sizeof task_settings_opts[0];
 
 #define SMTP_CA_FILE_MAX (1u << 20)
+#define KRB5_CONFIG_MAX (1u << 20)
 
 /* The smtpParams defaults into *out (NULL without --smtp-host). */
 static int smtp_json(json_t **out, struct err *e)
@@ -98,6 +99,17 @@ json_t *task_settings_json(struct err *e)
 			return NULL;
 		}
 		json_object_set_new(d, "ldapTask", json_pack("{s:s}", "dnsServer", task_settings.ldap_task_dns_server));
+	}
+	if (task_settings.krb5_config && *task_settings.krb5_config) {
+		size_t len;
+		char *text = path_read_file(task_settings.krb5_config, KRB5_CONFIG_MAX, &len, e);
+		if (!text) {
+			err_prefix(e, "--krb5-config");
+			json_decref(d);
+			return NULL;
+		}
+		json_object_set_new(d, "krb5", json_pack("{s:s%}", "config", text, len));
+		free(text);
 	}
 	return d;
 }

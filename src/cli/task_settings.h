@@ -24,6 +24,7 @@ struct task_settings {
 	char *slack_api_url;
 	char *slack_proxy; /* host:port */
 	char *github_api_url;
+	char *krb5_config; /* a krb5.conf for the ansible task's auth.krb5 */
 	char *ldap_task_dns_server; /* ADDR[:PORT] */
 };
 
@@ -48,6 +49,8 @@ extern struct task_settings task_settings;
 	     "HTTP proxy (host:port) of the slack tasks"},                                                              \
 	    {"github-api-url", CONFIG_STRING, NULL, 0, 0, &task_settings.github_api_url,                               \
 	     "GitHub (Enterprise) API URL of the github task when a flow names none"},                                 \
+	    {"krb5-config", CONFIG_STRING, NULL, 0, 0, &task_settings.krb5_config,                                    \
+	     "krb5.conf (realms, KDCs) of the ansible task's auth.krb5, instead of /etc/krb5.conf"},                  \
 	{                                                                                                              \
 		"ldap-task-dns-server", CONFIG_STRING, NULL, 0, 0, &task_settings.ldap_task_dns_server,                \
 		    "DNS server (IPv4 ADDR[:PORT]) of the ldap task's dnsSrvRr look-ups; default: the system's"        \
@@ -59,12 +62,12 @@ extern const size_t task_settings_n_opts;
 
 /* {"smtpParams": {host, port, starttls, ssl, caPem?, username?, password?}, "slackParams":
  * {apiUrl, apiToken?, proxyAddress?, proxyPort?}, "githubParams": {apiUrl}, "ldapTask":
- * {dnsServer}} from task_settings
+ * {dnsServer}, "krb5": {config}} from task_settings
  * and the environment (NEW); smtpParams only with a host, githubParams only with an API URL,
  * ldapTask only with --ldap-task-dns-server;
- * caPem is the text of --smtp-ca-file, read here (runners may not be able to read it).  NULL
- * with e set for a malformed --slack-proxy or --ldap-task-dns-server, or an unreadable
- * --smtp-ca-file. */
+ * caPem is the text of --smtp-ca-file, config that of --krb5-config, read here (runners may
+ * not be able to read them).  NULL with e set for a malformed --slack-proxy or
+ * --ldap-task-dns-server, or an unreadable --smtp-ca-file or --krb5-config. */
 json_t *task_settings_json(struct err *e);
 
 #endif

@@ -47,6 +47,13 @@ struct flow_tool {
 	 * (line or the log still get stdout's). */
 	void (*err_line)(void *line_ctx, const char *text);
 	void *line_ctx;
+	/* Not NULL: called about every tick_ms (at least 100) while the program runs, from the
+	 * wait loop (which waits meanwhile): work that must go on beside the program, e.g.
+	 * renewing a credential it reads (ansible's Kerberos ticket).  It may run a short program
+	 * of its own through the host's tool_run; a stop signal received then stops both. */
+	void (*tick)(void *tick_ctx);
+	void *tick_ctx;
+	long long tick_ms;
 };
 
 struct flow_tool_result {

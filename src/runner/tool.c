@@ -260,6 +260,7 @@ struct tool_wait {
 	int out, err, ev, pidfd, sfd; /* err: stderr's own pipe, ev: the event channel; -1 when none */
 	int reply;		      /* the write end of the answers to requests, -1: none */
 	long long deadline, kill_at; /* 0: none */
+	long long tick_at;	     /* the next call of the tool's tick, 0: none */
 	int stop_sig;		     /* a stop signal the caller received */
 	bool exited;
 	int status;
@@ -308,6 +309,8 @@ static void wait_round(struct tool_wait *w, struct tool_io *io, struct flow_tool
 	struct pollfd p[5] = {{w->out, POLLIN, 0}, {w->pidfd, POLLIN, 0}, {w->sfd, POLLIN, 0}, {w->ev, POLLIN, 0},
 			      {w->err, POLLIN, 0}};
 	long long next = w->kill_at ? w->kill_at : w->deadline, wait = -1;
+	if (w->tick_at && (!next || w->tick_at < next))
+		next = w->tick_at;
 	if (next)
 		wait = next - now_ms() > 0 ? next - now_ms() : 0;
 	if (w->pidfd < 0 && (wait < 0 || wait > 100))
@@ -325,6 +328,10 @@ static void wait_round(struct tool_wait *w, struct tool_io *io, struct flow_tool
 	}
 	if ((p[1].revents || w->pidfd < 0) && ended(w))
 		w->exited = true;
+	if (!w->exited && w->tick_at && now_ms() >= w->tick_at) {
+		io->t->tick(io->t->tick_ctx);
+		w->tick_at = now_ms() + (io->t->tick_ms > 100 ? io->t->tick_ms : 100);
+	}
 	if (w->kill_at && now_ms() >= w->kill_at) {
 		kill(-w->pid, SIGKILL);
 		w->kill_at = 0;
@@ -456,6 +463,8 @@ static int run_child(const char *workdir, const struct flow_tool *t, char **env,
 	w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
 	if (t->timeout_ms > 0)
 		w->deadline = now_ms() + t->timeout_ms;
+	if (t->tick)
+		w->tick_at = now_ms() + (t->tick_ms > 100 ? t->tick_ms : 100);
 	while (!w->exited)
 		wait_round(w, io, r);
 	/* what it printed before its group was killed is logged */

@@ -42,6 +42,7 @@ struct run {
 	int n_inline;		/* inline inventories so far */
 	bool callbacks, events; /* Accord's callback plugins; ANSIBLE events among them */
 	bool policy;		/* the policy's plugin (ansible_policy.h) */
+	struct ansible_krb5 *krb5; /* auth.krb5's ticket, renewed while Ansible runs; NULL: none */
 };
 
 static json_t *param(struct run *r, const char *key)
@@ -394,12 +395,11 @@ static int group_vars(struct run *r, struct err *e)
  * (Concord's KerberosAuth: GSSAPI, the user as the remote user). */
 static int krb5(struct run *r, json_t *k, struct err *e)
 {
-	char cc[4300];
-
-	str_fmt_cut(cc, sizeof cc, "%s/krb5cc", r->dir);
-	if (ansible_krb5_kinit(r->c, k, RUN_DIR, cc, e) < 0)
+	if (!(r->krb5 = ansible_krb5_start(r->c, k, r->dir, RUN_DIR, e)))
 		return -1;
-	if (strv_add(&r->env, "KRB5CCNAME=FILE:%s/krb5cc", r->view) < 0 || arg(r, "--user", e) < 0 ||
+	if (strv_add(&r->env, "KRB5CCNAME=FILE:%s/krb5cc", r->view) < 0 ||
+	    (ansible_krb5_config(r->krb5) && strv_add(&r->env, "KRB5_CONFIG=%s/krb5.conf", r->view) < 0) ||
+	    arg(r, "--user", e) < 0 ||
 	    arg(r, json_string_value(json_object_get(k, "user")), e) < 0 || arg(r, "--ssh-extra-args", e) < 0 ||
 	    arg(r, "-o GSSAPIAuthentication=yes", e) < 0)
 		return e->code ? -1 : oom(e);
@@ -784,6 +784,7 @@ static void run_free(struct run *r)
 	free(r->files);
 	strv_free(&r->argv);
 	strv_free(&r->env);
+	ansible_krb5_free(r->krb5);
 	if (r->dir[0] && path_remove_tree(r->dir, &e) < 0)
 		vm_log(r->c->vm, FLOW_WARN, "ansible: %s", e.msg);
 }
@@ -809,7 +810,10 @@ static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct 
 				      .n_files = r.n_files,
 				      .event_type = "ANSIBLE", /* events when enabled, lookups' requests */
 				      .request = ansible_lookup_answer,
-				      .request_ctx = c};
+				      .request_ctx = c,
+				      .tick = r.krb5 ? ansible_krb5_tick : NULL,
+				      .tick_ctx = r.krb5,
+				      .tick_ms = ANSIBLE_KRB5_TICK_MS};
 		vm_log(c->vm, FLOW_INFO, "Using a playbook: %s", json_string_value(param(&r, "playbook")));
 		debug_log(&r);
 		if (flag(&r, "check"))
