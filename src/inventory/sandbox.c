@@ -16,22 +16,14 @@
 #include "store/sqlite_mem.h"
 
 #define ITEMS_TABLE "inventory_items"
-#define KEYS_TABLE "inventory_item_keys"
-
-struct pre_key {
-	char *path; /* owned */
-	enum inv_key_kind kind;
-	char *str; /* owned: the string, or the number's canonical text */
-	size_t str_len;
-	bool boolean;
-};
+#define KEYS_TABLE "inventory_postings"
 
 struct run {
 	const struct inv_query *q; /* compiled */
 	const struct inv_run *in;  /* whose rows, the filter, the limits */
 	sqlite3 *db;
 	char view_all[24], view_key[24], view_key2[24];
-	struct pre_key keys[2]; /* the two rarest keys of the filter, rarest first */
+	int64_t keys[2]; /* the postings of the two rarest keys of the filter, rarest first */
 	sqlite3_int64 counts[2];
 	int n_keys;
 	sqlite3_stmt *count;
@@ -57,62 +49,25 @@ static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite.result_text(ctx, r->in->inventory_id ? r->in->inventory_id : "", -1, SQLITE_STATIC);
 }
 
-static void result_key_value(sqlite3_context *ctx, const struct pre_key *k)
-{
-	switch (k->kind) {
-	case INV_KEY_STRING:
-	case INV_KEY_NUMBER:
-		sqlite.result_text(ctx, k->str, (int)k->str_len, SQLITE_STATIC);
-		break;
-	case INV_KEY_BOOL:
-		sqlite.result_int(ctx, k->boolean);
-		break;
-	case INV_KEY_NULL:
-		sqlite.result_int(ctx, 0);
-		break;
-	}
-}
-
-static void pre_key(sqlite3_context *ctx, int i)
+static void pre_hash(sqlite3_context *ctx, int i)
 {
 	const struct run *r = sqlite.user_data(ctx);
 	if (i < r->n_keys)
-		sqlite.result_text(ctx, r->keys[i].path, -1, SQLITE_STATIC);
+		sqlite.result_int64(ctx, r->keys[i]);
 }
 
-static void pre_value(sqlite3_context *ctx, int i)
-{
-	const struct run *r = sqlite.user_data(ctx);
-	if (i < r->n_keys)
-		result_key_value(ctx, &r->keys[i]);
-}
-
-static void fn_pre_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void fn_pre_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
 	(void)argv;
-	pre_key(ctx, 0);
+	pre_hash(ctx, 0);
 }
 
-static void fn_pre_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void fn_pre_hash2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
 	(void)argv;
-	pre_value(ctx, 0);
-}
-
-static void fn_pre_key2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	(void)argv;
-	pre_key(ctx, 1);
-}
-
-static void fn_pre_value2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	(void)argv;
-	pre_value(ctx, 1);
+	pre_hash(ctx, 1);
 }
 
 static int db_fail(struct run *r, struct err *e, const char *what)
@@ -162,9 +117,10 @@ static int register_scope(struct run *r, struct err *e)
 	static const struct {
 		const char *name;
 		void (*fn)(sqlite3_context *, int, sqlite3_value **);
-	} fns[] = {{"accord_inv_scope", fn_scope},	 {"accord_inv_uuid", fn_uuid},
-		   {"accord_inv_pre_key", fn_pre_key},	 {"accord_inv_pre_value", fn_pre_value},
-		   {"accord_inv_pre_key2", fn_pre_key2}, {"accord_inv_pre_value2", fn_pre_value2}};
+	} fns[] = {{"accord_inv_scope", fn_scope},
+		   {"accord_inv_uuid", fn_uuid},
+		   {"accord_inv_pre_hash", fn_pre_hash},
+		   {"accord_inv_pre_hash2", fn_pre_hash2}};
 
 	if (inv_json_register(r->db, e))
 		return -1;
@@ -194,15 +150,14 @@ static int create_views(struct run *r, struct err *e)
 		    "FROM main." ITEMS_TABLE " WHERE inventory = accord_inv_scope();"
 		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
 		    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." ITEMS_TABLE " AS i ON i.id = k.item "
-		    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
-		    "AND k.value = accord_inv_pre_value();"
+		    "WHERE k.inventory = accord_inv_scope() AND k.hash = accord_inv_pre_hash() "
+		    "AND i.inventory = accord_inv_scope();"
 		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
 		    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." KEYS_TABLE " AS k2 CROSS JOIN main." ITEMS_TABLE
 		    " AS i ON i.id = k.item "
-		    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
-		    "AND k.value = accord_inv_pre_value() AND k2.inventory = k.inventory AND k2.key = "
-		    "accord_inv_pre_key2() "
-		    "AND k2.value = accord_inv_pre_value2() AND k2.item = k.item;"
+		    "WHERE k.inventory = accord_inv_scope() AND k.hash = accord_inv_pre_hash() "
+		    "AND k2.inventory = k.inventory AND k2.hash = accord_inv_pre_hash2() AND k2.item = k.item "
+		    "AND i.inventory = accord_inv_scope();"
 		    /* instantiate the eponymous json_each table before the authorizer is in place */
 		    "SELECT count(*) FROM json_each('[]')",
 		    r->view_all, r->view_key, r->view_key2))
@@ -283,10 +238,8 @@ static bool allowed_function(const char *name)
 					 "accord_jsonb_typeof",
 					 "accord_inv_scope",
 					 "accord_inv_uuid",
-					 "accord_inv_pre_key",
-					 "accord_inv_pre_value",
-					 "accord_inv_pre_key2",
-					 "accord_inv_pre_value2"};
+					 "accord_inv_pre_hash",
+					 "accord_inv_pre_hash2"};
 
 	if (!name)
 		return false;
@@ -368,107 +321,78 @@ static void run_cleanup(struct run *r)
 	sqlite.finalize(r->count);
 	if (r->db)
 		sqlite.close_v2(r->db);
-	for (int i = 0; i < 2; i++) {
-		free(r->keys[i].path);
-		free(r->keys[i].str);
-	}
 }
 
-/* ---- key index: pick the rarest key of the filter ---- */
+/* ---- the postings: pick the rarest keys of the filter ---- */
 
-static int bind_key_value(sqlite3_stmt *st, int i, const struct inv_key *k)
+/* A key worth counting: not an object or array that holds keys of its own (they imply it and are rarer). */
+static int add_filter_key(void *ctx, const struct inv_key *k, struct err *e)
 {
-	switch (k->kind) {
-	case INV_KEY_STRING:
-		return sqlite.bind_text(st, i, k->str, (int)k->str_len, SQLITE_STATIC);
-	case INV_KEY_NUMBER:
-		return sqlite.bind_text(st, i, k->num_text, -1, SQLITE_STATIC);
-	case INV_KEY_BOOL:
-		return sqlite.bind_int(st, i, k->boolean);
-	case INV_KEY_NULL:
-		break;
-	}
-	return sqlite.bind_int(st, i, 0);
+	struct buf *hashes = ctx;
+	int64_t h;
+
+	if ((k->kind == INV_KEY_OBJECT || k->kind == INV_KEY_ARRAY) && !k->empty)
+		return 0;
+	h = inv_key_hash(k);
+	for (size_t i = 0; i < hashes->len / sizeof(h); i++)
+		if (memcmp(hashes->data + i * sizeof(h), &h, sizeof(h)) == 0)
+			return 0;
+	return buf_append(hashes, &h, sizeof(h), e);
 }
 
-static bool same_key(const struct pre_key *a, const struct inv_key *k)
+/* Keeps the two rarest postings; a count stops at the current second-best. */
+static int consider_key(struct run *r, int64_t h, struct err *e)
 {
-	const char *v = k->kind == INV_KEY_STRING ? k->str : k->kind == INV_KEY_NUMBER ? k->num_text : NULL;
-
-	if (strcmp(a->path, k->path) != 0 || a->kind != k->kind)
-		return false;
-	if (k->kind == INV_KEY_BOOL)
-		return a->boolean == k->boolean;
-	return !v || (a->str && strlen(v) == a->str_len && memcmp(a->str, v, a->str_len) == 0);
-}
-
-static int copy_key(struct pre_key *dst, const struct inv_key *k, struct err *e)
-{
-	*dst = (struct pre_key){.kind = k->kind, .boolean = k->boolean};
-	dst->path = strdup(k->path);
-	if (k->kind == INV_KEY_STRING)
-		dst->str = strndup(k->str, k->str_len);
-	else if (k->kind == INV_KEY_NUMBER)
-		dst->str = strdup(k->num_text);
-	dst->str_len = dst->str ? strlen(dst->str) : 0;
-	if (!dst->path || ((k->kind == INV_KEY_STRING || k->kind == INV_KEY_NUMBER) && !dst->str))
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	return 0;
-}
-
-/* Keeps the two rarest keys; a count stops at the current second-best. */
-static int consider_key(void *ctx, const struct inv_key *k, struct err *e)
-{
-	struct run *r = ctx;
 	sqlite3_int64 limit = r->n_keys < 2 ? INT64_MAX : r->counts[1], n;
 	int slot;
 
-	for (int i = 0; i < r->n_keys; i++)
-		if (same_key(&r->keys[i], k))
-			return 0;
 	sqlite.reset(r->count);
-	if (sqlite.bind_int64(r->count, 1, r->in->inventory) ||
-	    sqlite.bind_text(r->count, 2, k->path, -1, SQLITE_STATIC) || bind_key_value(r->count, 3, k) ||
-	    sqlite.bind_int64(r->count, 4, limit))
-		return db_fail(r, e, "counting keys");
+	if (sqlite.bind_int64(r->count, 1, r->in->inventory) || sqlite.bind_int64(r->count, 2, h) ||
+	    sqlite.bind_int64(r->count, 3, limit))
+		return db_fail(r, e, "counting postings");
 	if (sqlite.step(r->count) != SQLITE_ROW)
-		return db_fail(r, e, "counting keys");
+		return db_fail(r, e, "counting postings");
 	n = sqlite.column_int64(r->count, 0);
 	sqlite.reset(r->count);
 	if (r->n_keys == 2 && n >= r->counts[1])
 		return 0;
 	slot = r->n_keys > 0 && n >= r->counts[0] ? 1 : 0;
-	if (r->n_keys == 2) {
-		free(r->keys[1].path);
-		free(r->keys[1].str);
-	} else {
+	if (r->n_keys < 2)
 		r->n_keys++;
-	}
 	if (slot == 0 && r->n_keys == 2) {
 		r->keys[1] = r->keys[0];
 		r->counts[1] = r->counts[0];
 	}
+	r->keys[slot] = h;
 	r->counts[slot] = n;
-	return copy_key(&r->keys[slot], k, e);
+	return 0;
 }
 
 static int choose_key(struct run *r, struct err *e)
 {
 	json_t *filter = json_loadb(r->in->filter, r->in->filter_len, JSON_DECODE_ANY, NULL);
+	struct buf hashes;
+	int64_t h;
 	int rc;
 
 	if (!json_is_object(filter)) {
 		json_decref(filter);
 		return 0; /* the query reports a bad filter itself */
 	}
+	buf_init(&hashes, 0);
 	rc = sqlite.prepare_v2(r->db,
 			       "SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
-			       " WHERE inventory = ?1 AND key = ?2 AND value = ?3 LIMIT ?4)",
+			       " WHERE inventory = ?1 AND hash = ?2 LIMIT ?3)",
 			       -1, &r->count, NULL);
 	if (rc != SQLITE_OK)
-		rc = db_fail(r, e, "preparing the key count");
+		rc = db_fail(r, e, "preparing the postings count");
 	else
-		rc = inv_keys_each(filter, consider_key, r, e);
+		rc = inv_keys_each(filter, add_filter_key, &hashes, e);
+	for (size_t i = 0; rc == 0 && i < hashes.len / sizeof(h); i++) {
+		memcpy(&h, hashes.data + i * sizeof(h), sizeof(h));
+		rc = consider_key(r, h, e);
+	}
+	buf_cleanup(&hashes);
 	json_decref(filter);
 	return rc;
 }

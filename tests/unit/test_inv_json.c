@@ -137,7 +137,7 @@ static void test_keys(void **state)
 
 	assert_non_null(v);
 	assert_int_equal(inv_keys_each(v, collect, &c, &e), 0);
-	assert_string_equal(c.text, ".a.b:n=1.5;.a.c\\.d:s=x;.t[]:s=w;.t[][]:b=1;.n:z;");
+	assert_string_equal(c.text, ".a:o;.a.b:n=1.5;.a.c\\.d:s=x;.t:a;.t[]:s=w;.t[]:a;.t[][]:b=1;.n:z;.e:o;");
 	json_decref(v);
 }
 
