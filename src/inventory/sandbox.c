@@ -1,6 +1,7 @@
 #include "inventory/sandbox.h"
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,22 @@
 #define ITEMS_TABLE "inventory_items"
 #define KEYS_TABLE "inventory_postings"
 
+struct run;
+
+/* A thread's sandbox connection, kept for the thread's next run on the same database file
+ * (opening one and reading the schema cost more than a selective query). */
+struct conn {
+	sqlite3 *db;
+	sqlite3_stmt *count; /* the postings of one key, up to a limit */
+	char view_all[24], view_key[24], view_key2[24];
+	struct run *cur; /* the run using it; NULL between runs (the views are then empty) */
+	char path[];	 /* the database file */
+};
+
+static __thread struct conn *tl_conn;
+static pthread_key_t conn_key;
+static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
+
 struct run {
 	const struct inv_query *q; /* compiled */
 	const struct inv_run *in;  /* whose rows, the filter, the limits */
@@ -33,26 +50,35 @@ struct run {
 	char denied[128];	      /* what the authorizer refused last, for the error message */
 };
 
+/* The run of the connection a function was called on (NULL between runs: NULL results). */
+static const struct run *run_of(sqlite3_context *ctx)
+{
+	const struct conn *c = sqlite.user_data(ctx);
+	return c->cur;
+}
+
 static void fn_scope(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const struct run *r = sqlite.user_data(ctx);
+	const struct run *r = run_of(ctx);
 	(void)argc;
 	(void)argv;
-	sqlite.result_int64(ctx, r->in->inventory);
+	if (r)
+		sqlite.result_int64(ctx, r->in->inventory);
 }
 
 static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const struct run *r = sqlite.user_data(ctx);
+	const struct run *r = run_of(ctx);
 	(void)argc;
 	(void)argv;
-	sqlite.result_text(ctx, r->in->inventory_id ? r->in->inventory_id : "", -1, SQLITE_STATIC);
+	if (r)
+		sqlite.result_text(ctx, r->in->inventory_id ? r->in->inventory_id : "", -1, SQLITE_STATIC);
 }
 
 static void pre_hash(sqlite3_context *ctx, int i)
 {
-	const struct run *r = sqlite.user_data(ctx);
-	if (i < r->n_keys)
+	const struct run *r = run_of(ctx);
+	if (r && i < r->n_keys)
 		sqlite.result_int64(ctx, r->keys[i]);
 }
 
@@ -112,7 +138,7 @@ static int configure(struct run *r, struct err *e)
 	return exec_sql(r, "PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY", e);
 }
 
-static int register_scope(struct run *r, struct err *e)
+static int register_scope(struct run *r, struct conn *c, struct err *e)
 {
 	static const struct {
 		const char *name;
@@ -125,7 +151,7 @@ static int register_scope(struct run *r, struct err *e)
 	if (inv_json_register(r->db, e))
 		return -1;
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
-		if (sqlite.create_function_v2(r->db, fns[i].name, 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, r, fns[i].fn, NULL,
+		if (sqlite.create_function_v2(r->db, fns[i].name, 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, c, fns[i].fn, NULL,
 					      NULL, NULL) != SQLITE_OK)
 			return db_fail(r, e, "registering functions");
 	return 0;
@@ -307,20 +333,100 @@ static int progress(void *ud)
 	return 0;
 }
 
-static int open_db(struct run *r, const char *path, struct err *e)
+static void conn_free(struct conn *c)
 {
-	if (sqlite.open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
-		return db_fail(r, e, "opening the database");
-	if (configure(r, e) || register_scope(r, e) || create_views(r, e))
-		return -1;
-	return exec_sql(r, "PRAGMA query_only = ON", e);
+	if (!c)
+		return;
+	sqlite.finalize(c->count);
+	sqlite.close_v2(c->db);
+	free(c);
 }
 
-static void run_cleanup(struct run *r)
+static void conn_at_thread_exit(void *c)
 {
-	sqlite.finalize(r->count);
-	if (r->db)
-		sqlite.close_v2(r->db);
+	conn_free(c);
+}
+
+static void conn_key_make(void)
+{
+	if (pthread_key_create(&conn_key, conn_at_thread_exit) != 0)
+		abort(); /* only when the process is out of keys: nothing works then */
+}
+
+/* Opens and sets up the thread's connection for path (r->db is it while it is built). */
+static int conn_open(struct run *r, const char *path, struct err *e)
+{
+	size_t n = strlen(path) + 1;
+	struct conn *c = calloc(1, sizeof(*c) + n);
+	int rc = -1;
+
+	if (!c)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	memcpy(c->path, path, n);
+	if (sqlite.open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		rc = db_fail(r, e, "opening the database");
+	else if (configure(r, e) == 0 && register_scope(r, c, e) == 0 && create_views(r, e) == 0 &&
+		 exec_sql(r, "PRAGMA query_only = ON", e) == 0)
+		rc = sqlite.prepare_v3(r->db,
+				       "SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
+				       " WHERE inventory = ?1 AND hash = ?2 LIMIT ?3)",
+				       -1, SQLITE_PREPARE_PERSISTENT, &c->count, NULL) == SQLITE_OK
+			 ? 0
+			 : db_fail(r, e, "preparing the postings count");
+	c->db = r->db;
+	if (rc) {
+		r->db = NULL;
+		conn_free(c);
+		return -1;
+	}
+	memcpy(c->view_all, r->view_all, sizeof(c->view_all));
+	memcpy(c->view_key, r->view_key, sizeof(c->view_key));
+	memcpy(c->view_key2, r->view_key2, sizeof(c->view_key2));
+	tl_conn = c;
+	pthread_setspecific(conn_key, c);
+	return 0;
+}
+
+/* Gives r the thread's connection to path, opened when the thread has none for it. */
+static int open_db(struct run *r, const char *path, struct err *e)
+{
+	struct conn *c;
+
+	pthread_once(&conn_once, conn_key_make);
+	if (tl_conn && strcmp(tl_conn->path, path) != 0) {
+		conn_free(tl_conn);
+		tl_conn = NULL;
+		pthread_setspecific(conn_key, NULL);
+	}
+	if (!tl_conn && conn_open(r, path, e))
+		return -1;
+	c = tl_conn;
+	r->db = c->db;
+	r->count = c->count;
+	memcpy(r->view_all, c->view_all, sizeof(r->view_all));
+	memcpy(r->view_key, c->view_key, sizeof(r->view_key));
+	memcpy(r->view_key2, c->view_key2, sizeof(r->view_key2));
+	c->cur = r;
+	return 0;
+}
+
+/* Leaves the thread's connection as the next run needs it, or closes it after a failed run
+ * (whatever state a refused allocation or an interrupted statement left). */
+static void run_cleanup(struct run *r, bool keep)
+{
+	struct conn *c = tl_conn;
+
+	if (!r->db || !c)
+		return;
+	sqlite.set_authorizer(c->db, NULL, NULL);
+	sqlite.progress_handler(c->db, 0, NULL, NULL);
+	sqlite.reset(c->count);
+	c->cur = NULL;
+	if (!keep) {
+		conn_free(c);
+		tl_conn = NULL;
+		pthread_setspecific(conn_key, NULL);
+	}
 }
 
 /* ---- the postings: pick the rarest keys of the filter ---- */
@@ -380,14 +486,7 @@ static int choose_key(struct run *r, struct err *e)
 		return 0; /* the query reports a bad filter itself */
 	}
 	buf_init(&hashes, 0);
-	rc = sqlite.prepare_v2(r->db,
-			       "SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
-			       " WHERE inventory = ?1 AND hash = ?2 LIMIT ?3)",
-			       -1, &r->count, NULL);
-	if (rc != SQLITE_OK)
-		rc = db_fail(r, e, "preparing the postings count");
-	else
-		rc = inv_keys_each(filter, add_filter_key, &hashes, e);
+	rc = inv_keys_each(filter, add_filter_key, &hashes, e);
 	for (size_t i = 0; rc == 0 && i < hashes.len / sizeof(h); i++) {
 		memcpy(&h, hashes.data + i * sizeof(h), sizeof(h));
 		rc = consider_key(r, h, e);
@@ -547,7 +646,7 @@ out:
 }
 
 /* Starts a run: its memory budget is attached to this thread before the connection is
- * opened, so that everything the connection allocates is charged to it. */
+ * opened or taken up again, so that everything it allocates for the run is charged to it. */
 static int run_begin(struct run *r, struct err *e)
 {
 	if (sqlite_mem_install(e))
@@ -557,11 +656,12 @@ static int run_begin(struct run *r, struct err *e)
 	return 0;
 }
 
-/* Ends a run begun by run_begin: closes the connection (still charged to the run), detaches
- * the budget and, when the budget refused an allocation, makes that the error. */
+/* Ends a run begun by run_begin: keeps the connection for the thread's next run, or closes
+ * it (still charged to the run) after a failure; detaches the budget and, when the budget
+ * refused an allocation, makes that the error. */
 static int run_end(struct run *r, int rc, struct err *e)
 {
-	run_cleanup(r);
+	run_cleanup(r, rc == 0);
 	sqlite_mem_detach();
 	if (rc && r->mem.refused)
 		return err_set(e, ERR_INVALID, "query stopped: it needed more than %lld bytes of memory",

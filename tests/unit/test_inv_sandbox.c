@@ -277,7 +277,41 @@ static void test_authorizer_alone(void **state)
 			fail_msg("authorizer allowed: %s", attacks[i]);
 		sqlite3_finalize(st);
 	}
-	run_cleanup(&r);
+	run_cleanup(&r, true);
+}
+
+/* A thread's connection serves its next runs: each sees its own inventory and filter only,
+ * also after a failed run (which closes it). */
+static void test_connection_kept_between_runs(void **state)
+{
+	const char *text = "select item_data->'host' from inventory_data where item_data @> ?::jsonb";
+	struct inv_run in = {.inventory = 2, .inventory_id = "other", .filter = "{\"env\":\"prod\"}", .max_rows = 10};
+	struct inv_query q;
+	struct err e = {0};
+	json_t *rows = NULL;
+	char *out;
+	(void)state;
+
+	for (int i = 0; i < 3; i++) {
+		out = run(text, "{\"env\":\"prod\"}", 0);
+		assert_string_equal(out, "[\"web1\",\"db1\"]");
+		free(out);
+		assert_non_null(tl_conn);
+		in.filter_len = strlen(in.filter);
+		assert_int_equal(inv_query_compile(text, strlen(text), &q, &e), 0);
+		assert_int_equal(inv_sandbox_run(db_path, &q, &in, &rows, &e), 0);
+		out = json_dumps(rows, JSON_COMPACT);
+		assert_string_equal(out, "[\"secret-host\"]");
+		free(out);
+		json_decref(rows);
+		out = run("select nosuch(item_data) from inventory_data", NULL, 0);
+		assert_non_null(strstr(out, "ERR: "));
+		free(out);
+		assert_null(tl_conn);
+	}
+	out = run(text, "{\"tags\":[\"db\"]}", 0);
+	assert_string_equal(out, "[\"db1\"]");
+	free(out);
 }
 
 static void test_check(void **state)
@@ -391,6 +425,7 @@ int main(void)
 	    cmocka_unit_test(test_escapes),
 	    cmocka_unit_test(test_authorizer_alone),
 	    cmocka_unit_test(test_check),
+	    cmocka_unit_test(test_connection_kept_between_runs),
 	    cmocka_unit_test(test_memory_budget_is_hard),
 	    cmocka_unit_test(test_memory_budget_balances),
 	    cmocka_unit_test(test_memory_of_other_threads_is_not_charged),
