@@ -13,12 +13,14 @@
 /* The SQLite executor's sandbox (executor.h): runs one inventory query so that it can do
  * nothing but read its own inventory's items.
  *
- * Each run opens its own connection to the database file, read-only (SQLITE_OPEN_READONLY
- * and PRAGMA query_only), with defensive mode on, no extension loading, no attached
- * databases, no double-quoted-string fallback and small limits on value length, expression
- * depth, compound SELECTs and parameters.  The query text is translated (dialect.h)
- * so that inventory_data names one of three TEMP views created for this run under random
- * names: one holds the rows of this inventory only (WHERE inventory = <this one>), the
+ * Each run uses its thread's connection to the database file (opened by the thread's first
+ * run, kept for its next runs on the same file, closed after a run that failed), read-only
+ * (SQLITE_OPEN_READONLY and PRAGMA query_only), with defensive mode on, no extension
+ * loading, no attached databases, no double-quoted-string fallback and small limits on
+ * value length, expression depth, compound SELECTs and parameters.  The query text is
+ * translated (dialect.h) so that inventory_data names one of three TEMP views created with
+ * the connection under random names, whose functions read the current run (no rows between
+ * runs): one holds the rows of this inventory only (WHERE inventory = <this one>), the
  * others the rows of this inventory that have one or two chosen keys of the filter (index
  * lookups, see below).  An authorizer then allows: SELECT; reading the columns of those views;
  * reading the tables inventory_items and inventory_postings only when the read comes from
