@@ -18,6 +18,7 @@
 
 #define ITEMS_TABLE "inventory_items"
 #define KEYS_TABLE "inventory_postings"
+#define INV_MMAP_BYTES "1073741824"
 
 struct run;
 
@@ -135,7 +136,10 @@ static int configure(struct run *r, struct err *e)
 	for (size_t i = 0; i < sizeof(lims) / sizeof(lims[0]); i++)
 		sqlite.limit(r->db, lims[i].id, lims[i].value);
 	sqlite.busy_timeout(r->db, 2000);
-	return exec_sql(r, "PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY", e);
+	/* read-only: the items a filter selects are read through a mapping of the file, not
+	 * copied into the page cache one pread at a time (the store's own connections map nothing) */
+	return exec_sql(r, "PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = " INV_MMAP_BYTES,
+			e);
 }
 
 static int register_scope(struct run *r, struct conn *c, struct err *e)
