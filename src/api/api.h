@@ -73,9 +73,6 @@ enum api_route_flags {
 				    * console's cookie it needs the CSRF check like a POST */
 	API_FETCHES = 1 << 4,	   /* may wait for a git fetch: runs on the HTTP server's pool
 				    * apart (HTTP_DEFER_APART), never holding a common worker */
-	API_ONE_TX = 1 << 5,	   /* a short write (an inventory or JSON store item): the
-				    * handler's writes and its audit entry commit as one
-				    * transaction, one commit per request */
 };
 
 /* What a route is, kept next to its route table: the OpenAPI document is built from it

@@ -70,7 +70,6 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 	const struct api_route *route;
 	char allow[128];
 	const char *method = req->method;
-	bool one_tx;
 	int rc;
 
 	if (strcmp(method, "HEAD") == 0)
@@ -115,15 +114,8 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 			return HTTP_HANDLED;
 		}
 	}
-	one_tx = (route->flags & API_ONE_TX) != 0;
-	if (one_tx && store_tx_begin(c.db, &c.err)) {
-		fail_call(&c, route);
-		return HTTP_HANDLED;
-	}
 	rc = route->fn(&c);
 	if (rc) {
-		if (one_tx)
-			store_tx_rollback(c.db);
 		if (c.err.code == ERR_OK)
 			err_set(&c.err, ERR_INTERNAL, "handler for %s %s failed without a reason", route->method,
 				route->pattern);
@@ -131,11 +123,7 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 	} else {
 		if (route->doc && route->doc->audit.object)
 			api_audit_record(&c, route);
-		if (one_tx && store_tx_commit(c.db, &c.err)) { /* rolled back */
-			fail_call(&c, route);
-		} else {
-			http_negotiate_json(req, resp);
-		}
+		http_negotiate_json(req, resp);
 	}
 	json_decref(c.audit);
 	return HTTP_HANDLED;

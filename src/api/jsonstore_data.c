@@ -269,9 +269,9 @@ static const struct api_doc doc_query_exec = {
 const struct api_route api_jsonstore_data_routes[] = {
     {"GET", STORE "/item", item_list, 0, &doc_items},
     {"GET", STORE "/item/{item*}", item_get, 0, &doc_item_get},
-    {"PUT", STORE "/item/{item*}", item_put, API_ONE_TX, &doc_item_put},
-    {"POST", STORE "/item/{item*}", item_put, API_ONE_TX, &doc_item_put},
-    {"DELETE", STORE "/item/{item*}", item_delete, API_ONE_TX, &doc_item_delete},
+    {"PUT", STORE "/item/{item*}", item_put, 0, &doc_item_put},
+    {"POST", STORE "/item/{item*}", item_put, 0, &doc_item_put},
+    {"DELETE", STORE "/item/{item*}", item_delete, 0, &doc_item_delete},
     {"GET", STORE "/query", query_list, 0, &doc_queries},
     {"POST", STORE "/query", query_put, 0, &doc_query_put},
     {"GET", STORE "/query/{q}", query_get, 0, &doc_query_get},
