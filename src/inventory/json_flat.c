@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str.h"
+
 #define FLAT_MAX_KEYS 32
 #define NUM_TEXT_MAX 64
 
@@ -118,15 +120,16 @@ static int number_eq(struct scan *s, const json_t *v)
 	buf[n] = '\0';
 	if (n == 0 || n == sizeof(buf) - 1)
 		return -1;
-	errno = 0;
 	if (!real) {
-		long long x = strtoll(buf, &endp, 10);
-		if (errno || *endp)
+		int64_t x;
+		struct err e;
+		if (str_to_i64((struct str){buf, n}, INT64_MIN, INT64_MAX, &x, "number", &e))
 			return -1; /* beyond int64: jansson refuses it, the caller reports that */
 		if (json_is_integer(v))
 			return x == json_integer_value(v);
 		return (long double)x == (long double)json_real_value(v);
 	}
+	errno = 0;
 	{
 		double d = strtod(buf, &endp);
 		if (errno || *endp)

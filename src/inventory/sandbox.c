@@ -138,8 +138,8 @@ static int configure(struct run *r, struct err *e)
 	sqlite.busy_timeout(r->db, 2000);
 	/* read-only: the items a filter selects are read through a mapping of the file, not
 	 * copied into the page cache one pread at a time (the store's own connections map nothing) */
-	return exec_sql(r, "PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = " INV_MMAP_BYTES,
-			e);
+	return exec_sql(
+	    r, "PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = " INV_MMAP_BYTES, e);
 }
 
 static int register_scope(struct run *r, struct conn *c, struct err *e)

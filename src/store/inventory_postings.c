@@ -92,8 +92,7 @@ out:
 	return rc;
 }
 
-int store_inventory_postings_drop(struct store_conn *c, int64_t rid, int64_t item, const char *old_text,
-				  struct err *e)
+int store_inventory_postings_drop(struct store_conn *c, int64_t rid, int64_t item, const char *old_text, struct err *e)
 {
 	json_t *v;
 	int rc;

@@ -233,7 +233,8 @@ static void test_flat_filter_on_text(void **state)
 		json_t *b = json_loads(cases[i].b, JSON_DECODE_ANY, NULL);
 		int got = inv_json_flat_contains(cases[i].a, strlen(cases[i].a), b);
 		if (got >= 0 && got != cases[i].expect)
-			fail_msg("%s @> %s: expected %d, the scan says %d", cases[i].a, cases[i].b, cases[i].expect, got);
+			fail_msg("%s @> %s: expected %d, the scan says %d", cases[i].a, cases[i].b, cases[i].expect,
+				 got);
 		json_decref(b);
 	}
 }

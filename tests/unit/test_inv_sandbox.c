@@ -45,8 +45,8 @@ static void add_item(sqlite3 *db, int inv, const char *path, const char *data)
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
 	id = sqlite3_last_insert_rowid(db);
-	sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO inventory_postings(inventory, hash, item) VALUES (?1, ?2, ?3)", -1,
-			   &st, NULL);
+	sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO inventory_postings(inventory, hash, item) VALUES (?1, ?2, ?3)",
+			   -1, &st, NULL);
 	assert_int_equal(inv_keys_postings(j, &hashes, &n, &e), 0);
 	for (size_t i = 0; i < n; i++) {
 		sqlite3_reset(st);
