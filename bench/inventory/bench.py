@@ -46,7 +46,7 @@ import requests
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ITEMS = int(os.environ.get("ITEMS", "100000"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
-LOAD_CLIENTS = int(os.environ.get("LOAD_CLIENTS", "1"))
+LOAD_CLIENTS = int(os.environ.get("LOAD_CLIENTS", "4"))
 STORE = os.environ.get("STORE", "sqlite")
 BEFORE = os.environ.get("BEFORE")  # another accord binary, served alongside on the same database
 RECORD = os.environ.get("RECORD", "1") != "0"  # RECORD=0: print only, do not append to RESULTS.md
@@ -149,12 +149,16 @@ class Accord:
         assert r.status_code == 200, r.text
 
     def load(self, records):
-        def put(chunk):
-            s = requests.Session()
-            s.headers["Authorization"] = KEY
+        def put(chunk):  # one keep-alive connection per client, as little Python per request as can be
+            h = http.client.HTTPConnection("127.0.0.1", self.port)
+            headers = {"Authorization": KEY, "Content-Type": "application/json"}
+            prefix = "/api/v1/org/Default/inventory/hosts/data/"
             for path, data in chunk:
-                r = s.post(self.base + "/data/" + path, json=data)
-                assert r.status_code == 200, r.text
+                h.request("POST", prefix + path, body=json_text(data), headers=headers)
+                r = h.getresponse()
+                body = r.read()
+                assert r.status == 200, body[:500]
+            h.close()
         chunks = [records[i::LOAD_CLIENTS] for i in range(LOAD_CLIENTS)]
         with ThreadPoolExecutor(LOAD_CLIENTS) as ex:
             list(ex.map(put, chunks))
@@ -176,10 +180,18 @@ class Accord:
         if not self.http:
             self.http = http.client.HTTPConnection("127.0.0.1", self.port)
         headers = {"Authorization": KEY, "Content-Type": "application/json"}
-        t = time.perf_counter()
-        self.http.request(method, path, body=body, headers=headers)
-        r = self.http.getresponse()
-        data = r.read()
+        for attempt in (0, 1):  # a connection the server closed while idle is opened again, untimed
+            t = time.perf_counter()
+            try:
+                self.http.request(method, path, body=body, headers=headers)
+                r = self.http.getresponse()
+                data = r.read()
+                break
+            except (ConnectionError, http.client.HTTPException):
+                if attempt:
+                    raise
+                self.http.close()
+                self.http = http.client.HTTPConnection("127.0.0.1", self.port)
         ms = (time.perf_counter() - t) * 1000
         assert r.status == 200, data[:500]
         return ms
@@ -385,10 +397,21 @@ def main():
         accord_load = time.perf_counter() - t
         if db:  # as for the plain table below: statistics before timing (autovacuum would, later)
             pg.psql("vacuum analyze inventory_items", db="accordinv")
+        size = [db_size(accord)] if not db else None
         accord.save("bench-count", COUNT_Q)
         accord.save("bench-rows", ROWS_Q)
-        if BEFORE:
-            assert db, "BEFORE needs STORE=postgresql (its own database in the same cluster)"
+        before_load = None
+        if BEFORE and not db:  # SQLite: its own data folder, the same items through the API
+            before = Accord(work, binary=BEFORE, name="before")
+            servers.append(before)
+            before.create()
+            t = time.perf_counter()
+            before.load(records)
+            before_load = time.perf_counter() - t
+            size.append(db_size(before))
+            before.save("bench-count", COUNT_Q)
+            before.save("bench-rows", ROWS_Q)
+        elif BEFORE:
             pg.psql("create database accordinv_before")
             before = Accord(work, db + "_before", binary=BEFORE, name="before")
             servers.append(before)
@@ -413,7 +436,7 @@ def main():
             for q in ("c", "r"):
                 rows[q].append((label, n) + measure(servers, session, pg, q, flt))
         load.append(os.getloadavg()[0])
-        report(rows, base, accord_load, pg_load, load)
+        report(rows, base, (accord_load, before_load), pg_load, load, size)
     finally:
         for a in servers:
             a.stop()
@@ -484,7 +507,24 @@ def ratios(rows, k):
     return "%.1f–%.1f× \\timing, %.1f–%.1f× session" % (min(a), max(a), min(b), max(b))
 
 
-def report(rows, base, accord_load, pg_load, load):
+def db_size(accord):
+    """(database bytes, bytes of the item index tables, postings rows or None) of a SQLite store
+    after the load, as its latest snapshot holds them (WAL included), from SQLite's dbstat."""
+    import sqlite3
+    con = sqlite3.connect("file:%s?mode=ro" % os.path.join(accord.data, "accord.db"), uri=True)
+    try:
+        pages = dict(con.execute("select name, sum(pgsize) from dbstat group by name").fetchall())
+        index = sum(v for k, v in pages.items() if k.startswith(("inventory_postings", "inventory_item_keys")))
+        try:
+            n = con.execute("select count(*) from inventory_postings").fetchone()[0]
+        except sqlite3.OperationalError:  # a build before the postings (migration 041)
+            n = None
+    finally:
+        con.close()
+    return sum(pages.values()), index, n
+
+
+def report(rows, base, accord_load, pg_load, load, size=None):
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
@@ -497,11 +537,18 @@ def report(rows, base, accord_load, pg_load, load):
              "its output read through a pipe). PostgreSQL 15: prepared statements, GIN jsonb_path_ops, "
              "custom plans%s." % (
                  machine(), load[0], load[1], ITEMS, REPEAT, STORE,
-                 "; accord before: `%s` on its own database of the same PostgreSQL, the same items, timed in the "
-                 "same turns" % BEFORE if BEFORE else "",
+                 "; accord before: `%s` on its own %s, the same items, timed in the same turns" % (
+                     BEFORE, "database of the same PostgreSQL" if STORE == "postgresql" else "data folder (loaded "
+                     "through the API as well)") if BEFORE else "",
                  "; Accord's database is another database of the same PostgreSQL" if STORE == "postgresql" else ""),
-             "Load: Accord %.1f s through the API (%d client(s), one item + its key index per request), "
-             "PostgreSQL %.1f s (COPY + GIN build)." % (accord_load, LOAD_CLIENTS, pg_load),
+             "Load: Accord %.1f s through the API (%d client(s), keep-alive, one item per request)%s, "
+             "PostgreSQL %.1f s (COPY + GIN build)." % (
+                 accord_load[0], LOAD_CLIENTS,
+                 ", before %.1f s" % accord_load[1] if accord_load[1] is not None else "", pg_load)
+             + "".join(" Accord%s's SQLite database after the load: %.1f MB, of which the containment index %.1f MB"
+                       "%s." % (" before" if k else "", sz[0] / 1e6, sz[1] / 1e6,
+                                " (%d postings)" % sz[2] if sz[2] is not None else " (inventory_item_keys)")
+                       for k, sz in enumerate(size or [])),
              ""]
     lines += table("count", rows["c"]) + [""] + table("rows", rows["r"]) + [""]
     sel = [m for _, n, m, _ in rows["r"] if n <= ITEMS // 100]

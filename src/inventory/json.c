@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inventory/json_flat.h"
 #include "store/sqlite_api.h"
 
 /* SQLite's subtype for JSON values (what its own JSON functions set and check). */
@@ -146,6 +147,13 @@ static void fn_json_contains(sqlite3_context *ctx, int argc, sqlite3_value **arg
 		const char *s = skip_ws((const char *)sqlite.value_text(argv[0]));
 		if (*s == '{')
 			return sqlite.result_int(ctx, 1);
+	}
+	if (b && sqlite.value_type(argv[0]) == SQLITE_TEXT) {
+		/* a flat filter is decided on the text, without building the item (json_flat.h) */
+		const char *s = (const char *)sqlite.value_text(argv[0]);
+		int flat = s ? inv_json_flat_contains(s, (size_t)sqlite.value_bytes(argv[0]), b) : -1;
+		if (flat >= 0)
+			return sqlite.result_int(ctx, flat);
 	}
 	if (!(a = arg_json(ctx, argv[0])))
 		return;

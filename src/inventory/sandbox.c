@@ -1,6 +1,7 @@
 #include "inventory/sandbox.h"
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,22 +17,31 @@
 #include "store/sqlite_mem.h"
 
 #define ITEMS_TABLE "inventory_items"
-#define KEYS_TABLE "inventory_item_keys"
+#define KEYS_TABLE "inventory_postings"
+#define INV_MMAP_BYTES "1073741824"
 
-struct pre_key {
-	char *path; /* owned */
-	enum inv_key_kind kind;
-	char *str; /* owned: the string, or the number's canonical text */
-	size_t str_len;
-	bool boolean;
+struct run;
+
+/* A thread's sandbox connection, kept for the thread's next run on the same database file
+ * (opening one and reading the schema cost more than a selective query). */
+struct conn {
+	sqlite3 *db;
+	sqlite3_stmt *count; /* the postings of one key, up to a limit */
+	char view_all[24], view_key[24], view_key2[24];
+	struct run *cur; /* the run using it; NULL between runs (the views are then empty) */
+	char path[];	 /* the database file */
 };
+
+static __thread struct conn *tl_conn;
+static pthread_key_t conn_key;
+static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
 
 struct run {
 	const struct inv_query *q; /* compiled */
 	const struct inv_run *in;  /* whose rows, the filter, the limits */
 	sqlite3 *db;
 	char view_all[24], view_key[24], view_key2[24];
-	struct pre_key keys[2]; /* the two rarest keys of the filter, rarest first */
+	int64_t keys[2]; /* the postings of the two rarest keys of the filter, rarest first */
 	sqlite3_int64 counts[2];
 	int n_keys;
 	sqlite3_stmt *count;
@@ -41,78 +51,50 @@ struct run {
 	char denied[128];	      /* what the authorizer refused last, for the error message */
 };
 
+/* The run of the connection a function was called on (NULL between runs: NULL results). */
+static const struct run *run_of(sqlite3_context *ctx)
+{
+	const struct conn *c = sqlite.user_data(ctx);
+	return c->cur;
+}
+
 static void fn_scope(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const struct run *r = sqlite.user_data(ctx);
+	const struct run *r = run_of(ctx);
 	(void)argc;
 	(void)argv;
-	sqlite.result_int64(ctx, r->in->inventory);
+	if (r)
+		sqlite.result_int64(ctx, r->in->inventory);
 }
 
 static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const struct run *r = sqlite.user_data(ctx);
+	const struct run *r = run_of(ctx);
 	(void)argc;
 	(void)argv;
-	sqlite.result_text(ctx, r->in->inventory_id ? r->in->inventory_id : "", -1, SQLITE_STATIC);
+	if (r)
+		sqlite.result_text(ctx, r->in->inventory_id ? r->in->inventory_id : "", -1, SQLITE_STATIC);
 }
 
-static void result_key_value(sqlite3_context *ctx, const struct pre_key *k)
+static void pre_hash(sqlite3_context *ctx, int i)
 {
-	switch (k->kind) {
-	case INV_KEY_STRING:
-	case INV_KEY_NUMBER:
-		sqlite.result_text(ctx, k->str, (int)k->str_len, SQLITE_STATIC);
-		break;
-	case INV_KEY_BOOL:
-		sqlite.result_int(ctx, k->boolean);
-		break;
-	case INV_KEY_NULL:
-		sqlite.result_int(ctx, 0);
-		break;
-	}
+	const struct run *r = run_of(ctx);
+	if (r && i < r->n_keys)
+		sqlite.result_int64(ctx, r->keys[i]);
 }
 
-static void pre_key(sqlite3_context *ctx, int i)
-{
-	const struct run *r = sqlite.user_data(ctx);
-	if (i < r->n_keys)
-		sqlite.result_text(ctx, r->keys[i].path, -1, SQLITE_STATIC);
-}
-
-static void pre_value(sqlite3_context *ctx, int i)
-{
-	const struct run *r = sqlite.user_data(ctx);
-	if (i < r->n_keys)
-		result_key_value(ctx, &r->keys[i]);
-}
-
-static void fn_pre_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void fn_pre_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
 	(void)argv;
-	pre_key(ctx, 0);
+	pre_hash(ctx, 0);
 }
 
-static void fn_pre_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void fn_pre_hash2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
 	(void)argv;
-	pre_value(ctx, 0);
-}
-
-static void fn_pre_key2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	(void)argv;
-	pre_key(ctx, 1);
-}
-
-static void fn_pre_value2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	(void)argv;
-	pre_value(ctx, 1);
+	pre_hash(ctx, 1);
 }
 
 static int db_fail(struct run *r, struct err *e, const char *what)
@@ -154,22 +136,26 @@ static int configure(struct run *r, struct err *e)
 	for (size_t i = 0; i < sizeof(lims) / sizeof(lims[0]); i++)
 		sqlite.limit(r->db, lims[i].id, lims[i].value);
 	sqlite.busy_timeout(r->db, 2000);
-	return exec_sql(r, "PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY", e);
+	/* read-only: the items a filter selects are read through a mapping of the file, not
+	 * copied into the page cache one pread at a time (the store's own connections map nothing) */
+	return exec_sql(
+	    r, "PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = " INV_MMAP_BYTES, e);
 }
 
-static int register_scope(struct run *r, struct err *e)
+static int register_scope(struct run *r, struct conn *c, struct err *e)
 {
 	static const struct {
 		const char *name;
 		void (*fn)(sqlite3_context *, int, sqlite3_value **);
-	} fns[] = {{"accord_inv_scope", fn_scope},	 {"accord_inv_uuid", fn_uuid},
-		   {"accord_inv_pre_key", fn_pre_key},	 {"accord_inv_pre_value", fn_pre_value},
-		   {"accord_inv_pre_key2", fn_pre_key2}, {"accord_inv_pre_value2", fn_pre_value2}};
+	} fns[] = {{"accord_inv_scope", fn_scope},
+		   {"accord_inv_uuid", fn_uuid},
+		   {"accord_inv_pre_hash", fn_pre_hash},
+		   {"accord_inv_pre_hash2", fn_pre_hash2}};
 
 	if (inv_json_register(r->db, e))
 		return -1;
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
-		if (sqlite.create_function_v2(r->db, fns[i].name, 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, r, fns[i].fn, NULL,
+		if (sqlite.create_function_v2(r->db, fns[i].name, 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, c, fns[i].fn, NULL,
 					      NULL, NULL) != SQLITE_OK)
 			return db_fail(r, e, "registering functions");
 	return 0;
@@ -194,15 +180,14 @@ static int create_views(struct run *r, struct err *e)
 		    "FROM main." ITEMS_TABLE " WHERE inventory = accord_inv_scope();"
 		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
 		    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." ITEMS_TABLE " AS i ON i.id = k.item "
-		    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
-		    "AND k.value = accord_inv_pre_value();"
+		    "WHERE k.inventory = accord_inv_scope() AND k.hash = accord_inv_pre_hash() "
+		    "AND i.inventory = accord_inv_scope();"
 		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
 		    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." KEYS_TABLE " AS k2 CROSS JOIN main." ITEMS_TABLE
 		    " AS i ON i.id = k.item "
-		    "WHERE k.inventory = accord_inv_scope() AND k.key = accord_inv_pre_key() "
-		    "AND k.value = accord_inv_pre_value() AND k2.inventory = k.inventory AND k2.key = "
-		    "accord_inv_pre_key2() "
-		    "AND k2.value = accord_inv_pre_value2() AND k2.item = k.item;"
+		    "WHERE k.inventory = accord_inv_scope() AND k.hash = accord_inv_pre_hash() "
+		    "AND k2.inventory = k.inventory AND k2.hash = accord_inv_pre_hash2() AND k2.item = k.item "
+		    "AND i.inventory = accord_inv_scope();"
 		    /* instantiate the eponymous json_each table before the authorizer is in place */
 		    "SELECT count(*) FROM json_each('[]')",
 		    r->view_all, r->view_key, r->view_key2))
@@ -283,10 +268,8 @@ static bool allowed_function(const char *name)
 					 "accord_jsonb_typeof",
 					 "accord_inv_scope",
 					 "accord_inv_uuid",
-					 "accord_inv_pre_key",
-					 "accord_inv_pre_value",
-					 "accord_inv_pre_key2",
-					 "accord_inv_pre_value2"};
+					 "accord_inv_pre_hash",
+					 "accord_inv_pre_hash2"};
 
 	if (!name)
 		return false;
@@ -354,121 +337,165 @@ static int progress(void *ud)
 	return 0;
 }
 
-static int open_db(struct run *r, const char *path, struct err *e)
+static void conn_free(struct conn *c)
 {
-	if (sqlite.open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
-		return db_fail(r, e, "opening the database");
-	if (configure(r, e) || register_scope(r, e) || create_views(r, e))
-		return -1;
-	return exec_sql(r, "PRAGMA query_only = ON", e);
+	if (!c)
+		return;
+	sqlite.finalize(c->count);
+	sqlite.close_v2(c->db);
+	free(c);
 }
 
-static void run_cleanup(struct run *r)
+static void conn_at_thread_exit(void *c)
 {
-	sqlite.finalize(r->count);
-	if (r->db)
-		sqlite.close_v2(r->db);
-	for (int i = 0; i < 2; i++) {
-		free(r->keys[i].path);
-		free(r->keys[i].str);
-	}
+	conn_free(c);
 }
 
-/* ---- key index: pick the rarest key of the filter ---- */
-
-static int bind_key_value(sqlite3_stmt *st, int i, const struct inv_key *k)
+static void conn_key_make(void)
 {
-	switch (k->kind) {
-	case INV_KEY_STRING:
-		return sqlite.bind_text(st, i, k->str, (int)k->str_len, SQLITE_STATIC);
-	case INV_KEY_NUMBER:
-		return sqlite.bind_text(st, i, k->num_text, -1, SQLITE_STATIC);
-	case INV_KEY_BOOL:
-		return sqlite.bind_int(st, i, k->boolean);
-	case INV_KEY_NULL:
-		break;
-	}
-	return sqlite.bind_int(st, i, 0);
+	if (pthread_key_create(&conn_key, conn_at_thread_exit) != 0)
+		abort(); /* only when the process is out of keys: nothing works then */
 }
 
-static bool same_key(const struct pre_key *a, const struct inv_key *k)
+/* Opens and sets up the thread's connection for path (r->db is it while it is built). */
+static int conn_open(struct run *r, const char *path, struct err *e)
 {
-	const char *v = k->kind == INV_KEY_STRING ? k->str : k->kind == INV_KEY_NUMBER ? k->num_text : NULL;
+	size_t n = strlen(path) + 1;
+	struct conn *c = calloc(1, sizeof(*c) + n);
+	int rc = -1;
 
-	if (strcmp(a->path, k->path) != 0 || a->kind != k->kind)
-		return false;
-	if (k->kind == INV_KEY_BOOL)
-		return a->boolean == k->boolean;
-	return !v || (a->str && strlen(v) == a->str_len && memcmp(a->str, v, a->str_len) == 0);
-}
-
-static int copy_key(struct pre_key *dst, const struct inv_key *k, struct err *e)
-{
-	*dst = (struct pre_key){.kind = k->kind, .boolean = k->boolean};
-	dst->path = strdup(k->path);
-	if (k->kind == INV_KEY_STRING)
-		dst->str = strndup(k->str, k->str_len);
-	else if (k->kind == INV_KEY_NUMBER)
-		dst->str = strdup(k->num_text);
-	dst->str_len = dst->str ? strlen(dst->str) : 0;
-	if (!dst->path || ((k->kind == INV_KEY_STRING || k->kind == INV_KEY_NUMBER) && !dst->str))
+	if (!c)
 		return err_set(e, ERR_INTERNAL, "out of memory");
+	memcpy(c->path, path, n);
+	if (sqlite.open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		rc = db_fail(r, e, "opening the database");
+	else if (configure(r, e) == 0 && register_scope(r, c, e) == 0 && create_views(r, e) == 0 &&
+		 exec_sql(r, "PRAGMA query_only = ON", e) == 0)
+		rc = sqlite.prepare_v3(r->db,
+				       "SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
+				       " WHERE inventory = ?1 AND hash = ?2 LIMIT ?3)",
+				       -1, SQLITE_PREPARE_PERSISTENT, &c->count, NULL) == SQLITE_OK
+			 ? 0
+			 : db_fail(r, e, "preparing the postings count");
+	c->db = r->db;
+	if (rc) {
+		r->db = NULL;
+		conn_free(c);
+		return -1;
+	}
+	memcpy(c->view_all, r->view_all, sizeof(c->view_all));
+	memcpy(c->view_key, r->view_key, sizeof(c->view_key));
+	memcpy(c->view_key2, r->view_key2, sizeof(c->view_key2));
+	tl_conn = c;
+	pthread_setspecific(conn_key, c);
 	return 0;
 }
 
-/* Keeps the two rarest keys; a count stops at the current second-best. */
-static int consider_key(void *ctx, const struct inv_key *k, struct err *e)
+/* Gives r the thread's connection to path, opened when the thread has none for it. */
+static int open_db(struct run *r, const char *path, struct err *e)
 {
-	struct run *r = ctx;
+	struct conn *c;
+
+	pthread_once(&conn_once, conn_key_make);
+	if (tl_conn && strcmp(tl_conn->path, path) != 0) {
+		conn_free(tl_conn);
+		tl_conn = NULL;
+		pthread_setspecific(conn_key, NULL);
+	}
+	if (!tl_conn && conn_open(r, path, e))
+		return -1;
+	c = tl_conn;
+	r->db = c->db;
+	r->count = c->count;
+	memcpy(r->view_all, c->view_all, sizeof(r->view_all));
+	memcpy(r->view_key, c->view_key, sizeof(r->view_key));
+	memcpy(r->view_key2, c->view_key2, sizeof(r->view_key2));
+	c->cur = r;
+	return 0;
+}
+
+/* Leaves the thread's connection as the next run needs it, or closes it after a failed run
+ * (whatever state a refused allocation or an interrupted statement left). */
+static void run_cleanup(struct run *r, bool keep)
+{
+	struct conn *c = tl_conn;
+
+	if (!r->db || !c)
+		return;
+	sqlite.set_authorizer(c->db, NULL, NULL);
+	sqlite.progress_handler(c->db, 0, NULL, NULL);
+	sqlite.reset(c->count);
+	c->cur = NULL;
+	if (!keep) {
+		conn_free(c);
+		tl_conn = NULL;
+		pthread_setspecific(conn_key, NULL);
+	}
+}
+
+/* ---- the postings: pick the rarest keys of the filter ---- */
+
+/* A key worth counting: not an object or array that holds keys of its own (they imply it and are rarer). */
+static int add_filter_key(void *ctx, const struct inv_key *k, struct err *e)
+{
+	struct buf *hashes = ctx;
+	int64_t h;
+
+	if ((k->kind == INV_KEY_OBJECT || k->kind == INV_KEY_ARRAY) && !k->empty)
+		return 0;
+	h = inv_key_hash(k);
+	for (size_t i = 0; i < hashes->len / sizeof(h); i++)
+		if (memcmp(hashes->data + i * sizeof(h), &h, sizeof(h)) == 0)
+			return 0;
+	return buf_append(hashes, &h, sizeof(h), e);
+}
+
+/* Keeps the two rarest postings; a count stops at the current second-best. */
+static int consider_key(struct run *r, int64_t h, struct err *e)
+{
 	sqlite3_int64 limit = r->n_keys < 2 ? INT64_MAX : r->counts[1], n;
 	int slot;
 
-	for (int i = 0; i < r->n_keys; i++)
-		if (same_key(&r->keys[i], k))
-			return 0;
 	sqlite.reset(r->count);
-	if (sqlite.bind_int64(r->count, 1, r->in->inventory) ||
-	    sqlite.bind_text(r->count, 2, k->path, -1, SQLITE_STATIC) || bind_key_value(r->count, 3, k) ||
-	    sqlite.bind_int64(r->count, 4, limit))
-		return db_fail(r, e, "counting keys");
+	if (sqlite.bind_int64(r->count, 1, r->in->inventory) || sqlite.bind_int64(r->count, 2, h) ||
+	    sqlite.bind_int64(r->count, 3, limit))
+		return db_fail(r, e, "counting postings");
 	if (sqlite.step(r->count) != SQLITE_ROW)
-		return db_fail(r, e, "counting keys");
+		return db_fail(r, e, "counting postings");
 	n = sqlite.column_int64(r->count, 0);
 	sqlite.reset(r->count);
 	if (r->n_keys == 2 && n >= r->counts[1])
 		return 0;
 	slot = r->n_keys > 0 && n >= r->counts[0] ? 1 : 0;
-	if (r->n_keys == 2) {
-		free(r->keys[1].path);
-		free(r->keys[1].str);
-	} else {
+	if (r->n_keys < 2)
 		r->n_keys++;
-	}
 	if (slot == 0 && r->n_keys == 2) {
 		r->keys[1] = r->keys[0];
 		r->counts[1] = r->counts[0];
 	}
+	r->keys[slot] = h;
 	r->counts[slot] = n;
-	return copy_key(&r->keys[slot], k, e);
+	return 0;
 }
 
 static int choose_key(struct run *r, struct err *e)
 {
 	json_t *filter = json_loadb(r->in->filter, r->in->filter_len, JSON_DECODE_ANY, NULL);
+	struct buf hashes;
+	int64_t h;
 	int rc;
 
 	if (!json_is_object(filter)) {
 		json_decref(filter);
 		return 0; /* the query reports a bad filter itself */
 	}
-	rc = sqlite.prepare_v2(r->db,
-			       "SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
-			       " WHERE inventory = ?1 AND key = ?2 AND value = ?3 LIMIT ?4)",
-			       -1, &r->count, NULL);
-	if (rc != SQLITE_OK)
-		rc = db_fail(r, e, "preparing the key count");
-	else
-		rc = inv_keys_each(filter, consider_key, r, e);
+	buf_init(&hashes, 0);
+	rc = inv_keys_each(filter, add_filter_key, &hashes, e);
+	for (size_t i = 0; rc == 0 && i < hashes.len / sizeof(h); i++) {
+		memcpy(&h, hashes.data + i * sizeof(h), sizeof(h));
+		rc = consider_key(r, h, e);
+	}
+	buf_cleanup(&hashes);
 	json_decref(filter);
 	return rc;
 }
@@ -623,7 +650,7 @@ out:
 }
 
 /* Starts a run: its memory budget is attached to this thread before the connection is
- * opened, so that everything the connection allocates is charged to it. */
+ * opened or taken up again, so that everything it allocates for the run is charged to it. */
 static int run_begin(struct run *r, struct err *e)
 {
 	if (sqlite_mem_install(e))
@@ -633,11 +660,12 @@ static int run_begin(struct run *r, struct err *e)
 	return 0;
 }
 
-/* Ends a run begun by run_begin: closes the connection (still charged to the run), detaches
- * the budget and, when the budget refused an allocation, makes that the error. */
+/* Ends a run begun by run_begin: keeps the connection for the thread's next run, or closes
+ * it (still charged to the run) after a failure; detaches the budget and, when the budget
+ * refused an allocation, makes that the error. */
 static int run_end(struct run *r, int rc, struct err *e)
 {
-	run_cleanup(r);
+	run_cleanup(r, rc == 0);
 	sqlite_mem_detach();
 	if (rc && r->mem.refused)
 		return err_set(e, ERR_INVALID, "query stopped: it needed more than %lld bytes of memory",

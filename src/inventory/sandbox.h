@@ -13,15 +13,17 @@
 /* The SQLite executor's sandbox (executor.h): runs one inventory query so that it can do
  * nothing but read its own inventory's items.
  *
- * Each run opens its own connection to the database file, read-only (SQLITE_OPEN_READONLY
- * and PRAGMA query_only), with defensive mode on, no extension loading, no attached
- * databases, no double-quoted-string fallback and small limits on value length, expression
- * depth, compound SELECTs and parameters.  The query text is translated (dialect.h)
- * so that inventory_data names one of three TEMP views created for this run under random
- * names: one holds the rows of this inventory only (WHERE inventory = <this one>), the
+ * Each run uses its thread's connection to the database file (opened by the thread's first
+ * run, kept for its next runs on the same file, closed after a run that failed), read-only
+ * (SQLITE_OPEN_READONLY and PRAGMA query_only), with defensive mode on, no extension
+ * loading, no attached databases, no double-quoted-string fallback and small limits on
+ * value length, expression depth, compound SELECTs and parameters.  The query text is
+ * translated (dialect.h) so that inventory_data names one of three TEMP views created with
+ * the connection under random names, whose functions read the current run (no rows between
+ * runs): one holds the rows of this inventory only (WHERE inventory = <this one>), the
  * others the rows of this inventory that have one or two chosen keys of the filter (index
  * lookups, see below).  An authorizer then allows: SELECT; reading the columns of those views;
- * reading the tables inventory_items and inventory_item_keys only when the read comes from
+ * reading the tables inventory_items and inventory_postings only when the read comes from
  * inside one of those views; the table-valued function json_each; recursive WITH; and an
  * allow-list of side-effect-free functions.  Everything else (other tables, sqlite_schema,
  * PRAGMA, ATTACH, writes, DDL, transactions, randomblob, zeroblob, printf, load_extension,
@@ -33,14 +35,16 @@
  * stops the query, whatever other queries or connections do at the same time.  Rows past
  * the row limit and results past INV_QUERY_RESULT_BYTES stop it too.
  *
- * Key index: when the compiled query says (prefilter) that it filters `item_data @> ?::jsonb`
- * in a conjunctive WHERE over inventory_data alone, the filter's scalar keys
- * (inv_keys_each) are counted in inventory_item_keys and the two rarest select the rows
- * (the full condition is still evaluated on them), so a selective filter reads few items.
+ * Containment index: when the compiled query says (prefilter) that it filters
+ * `item_data @> ?::jsonb` in a conjunctive WHERE over inventory_data alone, the postings of
+ * the filter's keys (inv_keys_each, inv_key_hash; an object or array only when empty) are
+ * counted in inventory_postings and the two rarest select the rows (the full condition is
+ * still evaluated on them), so a selective filter reads few items.  The views also check
+ * each item's own inventory, so a posting can never lead outside it.
  *
- * The schema it relies on (schema/003_inventories.sql):
+ * The schema it relies on (schema/003_inventories.sql, 041_inventory_postings.sql):
  *   inventory_items(id INTEGER PRIMARY KEY, inventory INTEGER, item_path TEXT, item_data TEXT)
- *   inventory_item_keys(inventory, key, value, item) WITHOUT ROWID, primary key in that order.
+ *   inventory_postings(inventory, hash, item) WITHOUT ROWID, primary key in that order.
  * Thread-safe: every call uses its own connection. */
 
 #define INV_QUERY_MEMORY_BYTES (256u * 1024 * 1024)

@@ -8,7 +8,7 @@
 #include "base/datetime.h"
 #include "base/str.h"
 #include "store/access.h"
-#include "store/inventory_keys.h"
+#include "store/inventory_postings.h"
 
 #define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
@@ -113,43 +113,12 @@ fail:
 
 /* ---- items ---- */
 
-struct key_ctx {
-	struct store_stmt *st;
-	int64_t rid, item;
-};
-
-static int put_key(void *ctx, const struct inv_key *k, struct err *e)
-{
-	struct key_ctx *kc = ctx;
-	struct store_stmt *st = kc->st;
-
-	store_bind_int64(st, 1, kc->rid);
-	store_bind_text(st, 2, k->path);
-	switch (k->kind) {
-	case INV_KEY_STRING: /* NUL-free by inv_keys_each */
-		store_bind_text(st, 3, k->str);
-		break;
-	case INV_KEY_NUMBER:
-		store_bind_text(st, 3, k->num_text);
-		break;
-	case INV_KEY_BOOL:
-		store_bind_int64(st, 3, k->boolean);
-		break;
-	case INV_KEY_NULL:
-		store_bind_int64(st, 3, 0);
-		break;
-	}
-	store_bind_int64(st, 4, kc->item);
-	return store_step_done(st, e);
-}
-
 static int put_item_row(struct store_conn *c, int64_t rid, const char *path, const char *text, int64_t *item,
 			struct err *e)
 {
 	static const char SQL[] = "INSERT INTO inventory_items (inventory, item_path, item_data, item_size)"
 				  " VALUES (?, ?, ?, ?) ON CONFLICT (inventory, item_path) DO UPDATE"
 				  " SET item_data = excluded.item_data, item_size = excluded.item_size RETURNING id";
-	static const char DEL_KEYS[] = "DELETE FROM inventory_item_keys WHERE item = ?";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	int rc;
 
@@ -163,12 +132,50 @@ static int put_item_row(struct store_conn *c, int64_t rid, const char *path, con
 	if (rc == STORE_ROW)
 		*item = store_col_int64(st, 0);
 	store_reset(st);
-	if (rc < 0)
-		return rc;
-	if (!(st = store_prepare(c, DEL_KEYS, e)))
+	return rc < 0 ? rc : 0;
+}
+
+/* Inside the write transaction: the item at path, if any: its id and JSON text (new). */
+static int old_item(struct store_conn *c, int64_t rid, const char *path, int64_t *item, char **text, struct err *e)
+{
+	static const char SQL[] = "SELECT id, item_data FROM inventory_items WHERE inventory = ? AND item_path = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	*text = NULL;
+	if (!st)
 		return -1;
-	store_bind_int64(st, 1, *item);
-	return store_step_done(st, e);
+	store_bind_int64(st, 1, rid);
+	store_bind_text(st, 2, path);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		*item = store_col_int64(st, 0);
+		if (!(*text = strdup(store_col_text(st, 1))))
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+/* Inside the write transaction: the item's row and its postings (store/inventory_postings.h),
+ * only those that changed when an item is replaced. */
+static int put_item(struct store_conn *c, int64_t rid, const char *path, const json_t *value, const char *text,
+		    struct err *e)
+{
+	json_t *old = NULL;
+	char *old_text = NULL;
+	int64_t item = 0;
+	int rc = -1;
+
+	if (store_inventory_postings_kept(c) && old_item(c, rid, path, &item, &old_text, e))
+		return -1;
+	if (old_text && !(old = json_loads(old_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL)))
+		err_set(e, ERR_INTERNAL, "item %.128s: its stored JSON does not parse", path);
+	else if (put_item_row(c, rid, path, text, &item, e) == 0)
+		rc = store_inventory_postings_update(c, rid, item, old, value, e);
+	json_decref(old);
+	free(old_text);
+	return rc;
 }
 
 /* Inside the write transaction: the inventory found before it began may have been deleted
@@ -248,10 +255,7 @@ static int check_capacity(struct store_conn *c, int64_t rid, const char *path, s
 int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const char *path, const json_t *value,
 				    int64_t max_bytes, bool *created, struct err *e)
 {
-	static const char SQL_KEY[] = "INSERT INTO inventory_item_keys (inventory, key, value, item)"
-				      " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
 	char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
-	struct key_ctx kc = {.rid = rid};
 	bool exists = false;
 	int rc = -1;
 
@@ -261,8 +265,7 @@ int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const cha
 		goto out;
 	if (inventory_still_there(c, rid, e) ||
 	    ((created || max_bytes >= 0) && check_capacity(c, rid, path, strlen(text), max_bytes, &exists, e)) ||
-	    put_item_row(c, rid, path, text, &kc.item, e) || !(kc.st = store_prepare(c, SQL_KEY, e)) ||
-	    inv_keys_each(value, put_key, &kc, e) || store_tx_commit(c, e)) {
+	    put_item(c, rid, path, value, text, e) || store_tx_commit(c, e)) {
 		store_tx_rollback(c);
 		goto out;
 	}
@@ -352,16 +355,32 @@ int store_inventory_items_each(struct store_conn *c, int64_t rid, const char *pr
 int store_inventory_item_delete(struct store_conn *c, int64_t rid, const char *path, bool *deleted, struct err *e)
 {
 	static const char SQL[] = "DELETE FROM inventory_items WHERE inventory = ? AND item_path = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
+	bool postings = store_inventory_postings_kept(c);
+	struct store_stmt *st;
+	char *old_text = NULL;
+	int64_t item = 0;
 
-	if (!st)
+	if (postings && store_tx_begin(c, e))
 		return -1;
+	if (postings && (old_item(c, rid, path, &item, &old_text, e) ||
+			 (old_text && store_inventory_postings_drop(c, rid, item, old_text, e))))
+		goto fail;
+	if (!(st = store_prepare(c, SQL, e)))
+		goto fail;
 	store_bind_int64(st, 1, rid);
 	store_bind_text(st, 2, path);
 	if (store_step_done(st, e))
-		return -1;
+		goto fail;
 	*deleted = store_changes(c) > 0;
+	if (postings && store_tx_commit(c, e))
+		goto fail;
+	free(old_text);
 	return 0;
+fail:
+	if (postings)
+		store_tx_rollback(c);
+	free(old_text);
+	return -1;
 }
 
 /* ---- queries ---- */

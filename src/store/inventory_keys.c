@@ -1,5 +1,6 @@
 #include "store/inventory_keys.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -68,8 +69,16 @@ static int walk(struct walk *w, const json_t *v)
 
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
+		k.kind = INV_KEY_OBJECT;
+		k.empty = json_object_size(v) == 0;
+		if (len > 0 && (rc = emit_key(w, &k, 'o')) != 0)
+			return rc;
 		return walk_object(w, v);
 	case JSON_ARRAY:
+		k.kind = INV_KEY_ARRAY;
+		k.empty = json_array_size(v) == 0;
+		if (len > 0 && (rc = emit_key(w, &k, 'a')) != 0)
+			return rc;
 		if (buf_append(&w->path, "[]", 2, w->e))
 			return -1;
 		json_array_foreach(v, i, x)
@@ -120,4 +129,89 @@ int inv_keys_each(const json_t *v, inv_key_fn fn, void *ctx, struct err *e)
 	rc = walk(&w, v);
 	buf_cleanup(&w.path);
 	return rc;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * FNV_PRIME;
+	return h;
+}
+
+int64_t inv_key_hash(const struct inv_key *k)
+{
+	uint64_t h = fnv(FNV_OFFSET, k->path, strlen(k->path) + 1); /* the NUL ends the path */
+
+	switch (k->kind) {
+	case INV_KEY_STRING:
+		h = fnv(h, k->str, k->str_len);
+		break;
+	case INV_KEY_NUMBER:
+		h = fnv(h, k->num_text, strlen(k->num_text));
+		break;
+	case INV_KEY_BOOL:
+		h = fnv(h, k->boolean ? "t" : "f", 1);
+		break;
+	default: /* null, object, array: the path's kind letter says it all */
+		break;
+	}
+	/* FNV's low bits mix poorly: spread them (splitmix64's finalizer) */
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return (int64_t)h;
+}
+
+struct hashes {
+	int64_t *v;
+	size_t n, cap;
+};
+
+static int add_hash(void *ctx, const struct inv_key *k, struct err *e)
+{
+	struct hashes *hs = ctx;
+
+	if (hs->n == hs->cap) {
+		size_t cap = hs->cap ? hs->cap * 2 : 32;
+		int64_t *v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(hs->v, cap * sizeof(*v));
+		if (!v)
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		hs->v = v;
+		hs->cap = cap;
+	}
+	hs->v[hs->n++] = inv_key_hash(k);
+	return 0;
+}
+
+static int cmp_hash(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int inv_keys_postings(const json_t *v, int64_t **out, size_t *n, struct err *e)
+{
+	struct hashes hs = {0};
+	size_t j = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (inv_keys_each(v, add_hash, &hs, e)) {
+		free(hs.v);
+		return -1;
+	}
+	if (hs.n > 1)
+		qsort(hs.v, hs.n, sizeof(*hs.v), cmp_hash);
+	for (size_t i = 0; i < hs.n; i++)
+		if (j == 0 || hs.v[i] != hs.v[j - 1])
+			hs.v[j++] = hs.v[i];
+	*out = hs.v;
+	*n = j;
+	return 0;
 }

@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "base/str.h"
+#include "store/inventory_postings.h"
 #include "store/sqlite_api.h"
 #include "store/sqlite_mem.h"
 #include "store/stmt_cache.h"
@@ -168,6 +169,9 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, sqlite.errmsg(c->db));
 		goto fail;
 	}
+	/* the backfill of migration 041 computes the same postings as the item writes */
+	if (store_inventory_postings_register(c->db, e))
+		goto fail;
 	if (stmt_cache_init(&c->stmts)) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "inventory/json.h"
+#include "inventory/json_flat.h"
 #include "store/inventory_keys.h"
 #include "store/sqlite_api.h"
 
@@ -137,7 +138,7 @@ static void test_keys(void **state)
 
 	assert_non_null(v);
 	assert_int_equal(inv_keys_each(v, collect, &c, &e), 0);
-	assert_string_equal(c.text, ".a.b:n=1.5;.a.c\\.d:s=x;.t[]:s=w;.t[][]:b=1;.n:z;");
+	assert_string_equal(c.text, ".a:o;.a.b:n=1.5;.a.c\\.d:s=x;.t:a;.t[]:s=w;.t[]:a;.t[][]:b=1;.n:z;.e:o;");
 	json_decref(v);
 }
 
@@ -178,6 +179,62 @@ static void test_keys_are_necessary(void **state)
 			}
 		}
 		json_decref(a);
+		json_decref(b);
+	}
+}
+
+/* The text scan of a flat filter answers as the tree does, or leaves it to the tree. */
+static void test_flat_filter_on_text(void **state)
+{
+	static const struct {
+		const char *a, *b;
+		int expect; /* -1: left to the tree */
+	} flat[] = {
+	    {"{\"env\":\"prod\",\"n\":1}", "{\"env\":\"prod\"}", 1},
+	    {"{\"env\":\"prod\"}", "{\"env\":\"test\"}", 0},
+	    {" { \"a\" : [1, {\"b\": \"}\\\"\"}] , \"n\" : 1.0 } ", "{\"n\":1}", 1},
+	    {"{\"n\":1e0}", "{\"n\":1}", 1},
+	    {"{\"a\":{\"b\":1,\"c\":[1,{\"d\":null}],\"e\":\"x\\\\\"},\"n\":1,\"z\":[]}", "{\"n\":1}", 1},
+	    {"{\"a\":{\"n\":1}}", "{\"n\":1}", 0},
+	    {"{\"n\":\"1\"}", "{\"n\":1}", 0},
+	    {"{\"n\":1}", "{\"n\":\"1\"}", 0},
+	    {"{\"n\":9007199254740993}", "{\"n\":9007199254740992}", 0},
+	    {"{\"n\":-0.0}", "{\"n\":0}", 1},
+	    {"{\"z\":null,\"t\":true,\"f\":false}", "{\"z\":null,\"t\":true,\"f\":false}", 1},
+	    {"{\"t\":true}", "{\"t\":1}", 0},
+	    {"{\"a\":{\"b\":1}}", "{\"b\":1}", 0},
+	    {"{\"a\":[1]}", "{\"a\":1}", 0},
+	    {"{\"a\":1,\"a\":2}", "{\"a\":2}", 1},
+	    {"{\"a\":2,\"a\":1}", "{\"a\":2}", 0},
+	    {"{\"a\":\"x\"}", "{\"a\":\"x\",\"b\":null}", 0},
+	    {"{}", "{\"a\":1}", 0},
+	    {"{\"a\\u0062\":1}", "{\"ab\":1}", -1},
+	    {"{\"a\":\"\\u0062\"}", "{\"a\":\"b\"}", -1},
+	    {"[1]", "{\"a\":1}", -1},
+	    {"{\"a\":1}", "{\"a\":[1]}", -1},
+	    {"{\"a\":1}", "{}", -1},
+	    {"{\"a\":99999999999999999999}", "{\"a\":1}", -1},
+	    {"{\"a\":1", "{\"a\":1}", -1},
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(flat) / sizeof(flat[0]); i++) {
+		json_t *b = json_loads(flat[i].b, 0, NULL);
+		int got;
+		assert_non_null(b);
+		got = inv_json_flat_contains(flat[i].a, strlen(flat[i].a), b);
+		if (got != flat[i].expect)
+			fail_msg("%s @> %s: expected %d, got %d", flat[i].a, flat[i].b, flat[i].expect, got);
+		if (got >= 0 && got != contains(flat[i].a, flat[i].b))
+			fail_msg("%s @> %s: the scan and the tree disagree", flat[i].a, flat[i].b);
+		json_decref(b);
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *b = json_loads(cases[i].b, JSON_DECODE_ANY, NULL);
+		int got = inv_json_flat_contains(cases[i].a, strlen(cases[i].a), b);
+		if (got >= 0 && got != cases[i].expect)
+			fail_msg("%s @> %s: expected %d, the scan says %d", cases[i].a, cases[i].b, cases[i].expect,
+				 got);
 		json_decref(b);
 	}
 }
@@ -267,6 +324,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_contains_matches_postgres),
+	    cmocka_unit_test(test_flat_filter_on_text),
 	    cmocka_unit_test(test_keys),
 	    cmocka_unit_test(test_keys_skip_long_strings),
 	    cmocka_unit_test(test_keys_are_necessary),

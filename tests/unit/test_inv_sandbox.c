@@ -27,23 +27,14 @@ static void exec_ok(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, msg);
 }
 
-static int add_key(void *ctx, const struct inv_key *k, struct err *e)
-{
-	sqlite3_stmt *st = ctx;
-	(void)e;
-	sqlite3_reset(st);
-	sqlite3_bind_text(st, 2, k->path, -1, SQLITE_TRANSIENT);
-	bind_key_value(st, 3, k);
-	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-	return 0;
-}
-
 static void add_item(sqlite3 *db, int inv, const char *path, const char *data)
 {
 	sqlite3_stmt *st;
 	struct err e;
 	json_t *j = json_loads(data, 0, NULL);
 	sqlite3_int64 id;
+	int64_t *hashes = NULL;
+	size_t n = 0;
 
 	assert_non_null(j);
 	sqlite3_prepare_v2(db, "INSERT INTO inventory_items(inventory, item_path, item_data) VALUES (?, ?, ?)", -1, &st,
@@ -54,13 +45,18 @@ static void add_item(sqlite3 *db, int inv, const char *path, const char *data)
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
 	id = sqlite3_last_insert_rowid(db);
-	sqlite3_prepare_v2(
-	    db, "INSERT OR IGNORE INTO inventory_item_keys(inventory, key, value, item) VALUES (?1, ?2, ?3, ?4)", -1,
-	    &st, NULL);
-	sqlite3_bind_int(st, 1, inv);
-	sqlite3_bind_int64(st, 4, id);
-	assert_int_equal(inv_keys_each(j, add_key, st, &e), 0);
+	sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO inventory_postings(inventory, hash, item) VALUES (?1, ?2, ?3)",
+			   -1, &st, NULL);
+	assert_int_equal(inv_keys_postings(j, &hashes, &n, &e), 0);
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int(st, 1, inv);
+		sqlite3_bind_int64(st, 2, hashes[i]);
+		sqlite3_bind_int64(st, 3, id);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	}
 	sqlite3_finalize(st);
+	free(hashes);
 	json_decref(j);
 }
 
@@ -82,8 +78,8 @@ static int setup(void **state)
 		"INSERT INTO users VALUES ('admin', 'hunter2');"
 		"CREATE TABLE inventory_items(id INTEGER PRIMARY KEY, inventory INTEGER NOT NULL, item_path TEXT NOT "
 		"NULL, item_data TEXT NOT NULL, UNIQUE(inventory, item_path));"
-		"CREATE TABLE inventory_item_keys(inventory INTEGER NOT NULL, key TEXT NOT NULL, value NOT NULL, "
-		"item INTEGER NOT NULL, PRIMARY KEY(inventory, key, value, item)) WITHOUT ROWID;");
+		"CREATE TABLE inventory_postings(inventory INTEGER NOT NULL, hash INTEGER NOT NULL, "
+		"item INTEGER NOT NULL, PRIMARY KEY(inventory, hash, item)) WITHOUT ROWID;");
 	add_item(db, 1, "web1", "{\"host\":\"web1\",\"env\":\"prod\",\"port\":80,\"tags\":[\"web\",\"a\"]}");
 	add_item(db, 1, "web2", "{\"host\":\"web2\",\"env\":\"test\",\"port\":8080,\"tags\":[\"web\"]}");
 	add_item(db, 1, "db1",
@@ -281,7 +277,41 @@ static void test_authorizer_alone(void **state)
 			fail_msg("authorizer allowed: %s", attacks[i]);
 		sqlite3_finalize(st);
 	}
-	run_cleanup(&r);
+	run_cleanup(&r, true);
+}
+
+/* A thread's connection serves its next runs: each sees its own inventory and filter only,
+ * also after a failed run (which closes it). */
+static void test_connection_kept_between_runs(void **state)
+{
+	const char *text = "select item_data->'host' from inventory_data where item_data @> ?::jsonb";
+	struct inv_run in = {.inventory = 2, .inventory_id = "other", .filter = "{\"env\":\"prod\"}", .max_rows = 10};
+	struct inv_query q;
+	struct err e = {0};
+	json_t *rows = NULL;
+	char *out;
+	(void)state;
+
+	for (int i = 0; i < 3; i++) {
+		out = run(text, "{\"env\":\"prod\"}", 0);
+		assert_string_equal(out, "[\"web1\",\"db1\"]");
+		free(out);
+		assert_non_null(tl_conn);
+		in.filter_len = strlen(in.filter);
+		assert_int_equal(inv_query_compile(text, strlen(text), &q, &e), 0);
+		assert_int_equal(inv_sandbox_run(db_path, &q, &in, &rows, &e), 0);
+		out = json_dumps(rows, JSON_COMPACT);
+		assert_string_equal(out, "[\"secret-host\"]");
+		free(out);
+		json_decref(rows);
+		out = run("select nosuch(item_data) from inventory_data", NULL, 0);
+		assert_non_null(strstr(out, "ERR: "));
+		free(out);
+		assert_null(tl_conn);
+	}
+	out = run(text, "{\"tags\":[\"db\"]}", 0);
+	assert_string_equal(out, "[\"db1\"]");
+	free(out);
 }
 
 static void test_check(void **state)
@@ -395,6 +425,7 @@ int main(void)
 	    cmocka_unit_test(test_escapes),
 	    cmocka_unit_test(test_authorizer_alone),
 	    cmocka_unit_test(test_check),
+	    cmocka_unit_test(test_connection_kept_between_runs),
 	    cmocka_unit_test(test_memory_budget_is_hard),
 	    cmocka_unit_test(test_memory_budget_balances),
 	    cmocka_unit_test(test_memory_of_other_threads_is_not_charged),
