@@ -193,12 +193,15 @@ def test_run_without_workdir_removes_its_folder_or_names_it(tmp_path):
 def test_serve_help_and_operations_agree_on_threads():
     r = run([BIN, "serve", "--help"])
     assert r.returncode == 0
-    assert "0: 2 per CPU, at least 4" in r.stdout and "one event-loop thread" in r.stdout
+    assert "0: 2 per CPU, at least 4" in r.stdout and "event-loop threads (libmicrohttpd's, epoll)" in r.stdout
+    assert "(0: one per CPU)" in r.stdout
     ops = open(os.path.join(ROOT, "docs", "operations.md")).read()
     threads = ops[ops.index("## Threads"):]
     threads = threads[:threads.index("\n## ", 5)]
-    assert "One event-loop thread" in threads and "2 per CPU, at least 4" in threads
-    assert "Two event-loop threads" not in ops
+    assert "`--http-io-threads` event-loop threads" in threads and "one per CPU by\ndefault" in threads
+    assert "2 per CPU, at least 4" in threads
+    table = re.search(r"^\| `--http-io-threads` \| (.*?) \|", ops, re.M).group(1)
+    assert "number of CPUs" in table
     table = re.search(r"^\| `--http-threads` \| (.*?) \|", ops, re.M).group(1)
     assert "2 per CPU, at least 4" in table
 
