@@ -580,3 +580,28 @@ def test_a_result_python_could_not_decode_is_still_recorded(admin):
     events = admin.get("/api/v1/process/%s/ansible/events" % pid, params={"host": "web1", "status": "OK"}).json()
     out = [e["data"]["result"]["stdout"] for e in events if e["data"]["task"] == "undecodable"]
     assert out == ["A?B"], events
+
+
+NICE_PLAY = b"""
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug:
+        msg: "controller nice {{ lookup('pipe', 'nice') }}"
+      run_once: true
+    - command: nice
+      register: n
+    - debug:
+        msg: "host nice {{ n.stdout }}"
+"""
+
+
+def test_the_playbook_runs_below_the_server(admin):
+    """Programs a task runs (ansible-playbook and its forks) are lowered to nice 10
+    (runner/tool.c): a playbook's forks take the CPU the server and other processes leave."""
+    flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: nice.yml\n%s" % INVENTORY
+    pid, status, log = run(admin, flow, files={"nice.yml": NICE_PLAY})
+    assert status == "FINISHED", log
+    assert "controller nice 10" in log and log.count("host nice 10") == 3, log
+    own = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[16])
+    assert own < 10  # the test itself (and the server it started) run above it
