@@ -27,7 +27,7 @@
  * server's threads and the other processes' runners, so that a playbook's fifty forks take
  * the CPU the machine has left, not the API's (bench/ansible: another user's hello-world
  * start p50). */
-#define TOOL_NICE 10
+#define TOOL_NICE 5
 
 /* Lowers the new program's group to TOOL_NICE (never raises it: a runner already nicer
  * keeps its own), right after the spawn: what the program forks from then on inherits it. */

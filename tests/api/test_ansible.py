@@ -251,7 +251,7 @@ def test_a_playbook_dies_with_its_process(admin, how):
     cfg = "configuration:\n  processTimeout: PT10S\n" if how == "processTimeout" else ""
     flow = cfg + "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: p.yml\n%s" % INVENTORY
     pid = start_process(admin, flow, files={"p.yml": play})
-    started = wait_for(lambda: len(marker_pids(marker)) == 3)
+    started = wait_for(lambda: len(marker_pids(marker)) == 3, timeout=60)
     # a loaded machine may reach the process timeout first; a kill needs them running
     assert started or how == "processTimeout", process_log(admin, pid)
     if how == "kill":
@@ -259,7 +259,8 @@ def test_a_playbook_dies_with_its_process(admin, how):
         assert r.status_code in (200, 204), r.text
     p = wait_process(admin, pid, timeout=60)
     assert p["status"] == ("CANCELLED" if how == "kill" else "TIMED_OUT"), process_log(admin, pid)
-    assert "TASK [command]" in process_log(admin, pid)
+    # Ansible runs below the server (nice 5): on a loaded machine the 10 s may end first
+    assert "TASK [command]" in process_log(admin, pid) or not started
     assert wait_for(lambda: marker_pids(marker) == []), marker_pids(marker)
 
 
@@ -597,11 +598,11 @@ NICE_PLAY = b"""
 
 
 def test_the_playbook_runs_below_the_server(admin):
-    """Programs a task runs (ansible-playbook and its forks) are lowered to nice 10
+    """Programs a task runs (ansible-playbook and its forks) are lowered to nice 5
     (runner/tool.c): a playbook's forks take the CPU the server and other processes leave."""
     flow = "flows:\n  default:\n    - task: ansible\n      in:\n        playbook: nice.yml\n%s" % INVENTORY
     pid, status, log = run(admin, flow, files={"nice.yml": NICE_PLAY})
     assert status == "FINISHED", log
-    assert "controller nice 10" in log and log.count("host nice 10") == 3, log
+    assert "controller nice 5" in log and log.count("host nice 5") == 3, log
     own = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[16])
-    assert own < 10  # the test itself (and the server it started) run above it
+    assert own < 5  # the test itself (and the server it started) run above it
