@@ -129,7 +129,7 @@ static size_t utf8_encode(uint32_t u, unsigned char *out)
 	return 4;
 }
 
-/* \uXXXX (j->p after the 'u'), a surrogate pair in two of them; a lone surrogate fails. */
+/* A \u escape's four hex digits (j->p after the 'u'), a surrogate pair in two of them; a lone surrogate fails. */
 static bool unescape_u(struct jp *j, bool *has_nul)
 {
 	unsigned char out[4];

@@ -16,6 +16,7 @@
 #include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "base/uuid.h"
 #include "flow/tasks/defaults.h"
 #include "flow/tasks/task.h"
 #include "flow/value.h"
@@ -142,24 +143,28 @@ static int connect_and_bind(struct ldap_job *j, bool *unreachable)
  * the working directory's .tmp (the runner's own), removed by job_free. */
 static int write_ca_file(struct ldap_job *j)
 {
-	char *dir = NULL;
-	int fd = -1;
-	bool ok;
+	char *dir = NULL, id[UUID_STR_LEN];
+	int rc;
 
-	ok = asprintf(&dir, "%s/.tmp", j->workdir) >= 0 && (mkdir(dir, 0700) == 0 || errno == EEXIST) &&
-	     asprintf(&j->ca_file, "%s/ldap-ca-XXXXXX", dir) >= 0 && (fd = mkstemp(j->ca_file)) >= 0 &&
-	     write(fd, j->ca_pem, j->ca_len) == (ssize_t)j->ca_len;
-	if (fd >= 0)
-		close(fd);
-	if (!ok && j->ca_file && fd < 0) {
-		free(j->ca_file); /* not created: nothing to remove */
+	uuid_v4(id); /* a name of its own: parallel steps each write theirs */
+	if (asprintf(&dir, "%s/.tmp", j->workdir) < 0 || (mkdir(dir, 0700) != 0 && errno != EEXIST) ||
+	    asprintf(&j->ca_file, "%s/ldap-ca-%s.pem", dir, id) < 0) {
+		if (dir) /* asprintf leaves its pointer undefined on failure: only a made name is kept */
+			j->rc = err_set(&j->e, ERR_INTERNAL, "ldap: cannot make %s: %s", dir, strerror(errno));
+		else
+			j->rc = oom_fail(&j->e);
 		j->ca_file = NULL;
+		free(dir);
+		return j->rc;
 	}
 	free(dir);
-	if (!ok)
-		return j->rc = err_set(&j->e, ERR_INTERNAL,
-				       "ldap: cannot write the certificate to a file under %s/.tmp: %s", j->workdir,
-				       strerror(errno));
+	rc = path_write_file(j->ca_file, j->ca_pem, j->ca_len, 0600, &j->e);
+	if (rc < 0) {
+		free(j->ca_file); /* not created: nothing to remove */
+		j->ca_file = NULL;
+		err_prefix(&j->e, "ldap: cannot write the certificate");
+		return j->rc = rc;
+	}
 	return 0;
 }
 
