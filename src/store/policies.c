@@ -493,15 +493,5 @@ int store_policy_fork_depth(struct store_conn *c, const char *id, int64_t *n, st
 
 int store_policy_count_turn(struct store_conn *c, struct err *e)
 {
-	static const char SQL[] = "SELECT pg_advisory_xact_lock(4702111234474983748)";
-	struct store_stmt *st;
-	int rc;
-
-	if (!store_row_locks(c))
-		return 0;
-	if (!(st = store_prepare(c, SQL, e)))
-		return -1;
-	rc = store_step(st, e);
-	store_reset(st);
-	return rc < 0 ? rc : 0;
+	return store_tx_turn(c, INT64_C(4702111234474983748), e);
 }

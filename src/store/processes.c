@@ -565,22 +565,17 @@ static int64_t running_limit(size_t n)
 	return n && n < INT64_MAX ? (int64_t)n : INT64_MAX;
 }
 
+/* The advisory lock key of claims' turns (claim_turn, policy_turn). */
+#define CLAIM_TURN_KEY INT64_C(4702111234474983747)
+
 /* With running limits, claims on all nodes take turns (a transaction-scoped advisory lock
  * of their own, PostgreSQL only; SQLite's claims take turns anyway): two nodes that each
  * counted one slot free for a user would otherwise both claim it. */
 static int claim_turn(struct store_conn *c, struct err *e)
 {
-	static const char SQL[] = "SELECT pg_advisory_xact_lock(4702111234474983747)";
-	struct store_stmt *st;
-	int rc;
-
-	if (!(limits.running_per_user || limits.running_per_project) || !store_row_locks(c))
+	if (!(limits.running_per_user || limits.running_per_project))
 		return 0;
-	if (!(st = store_prepare(c, SQL, e)))
-		return -1;
-	rc = store_step(st, e);
-	store_reset(st);
-	return rc < 0 ? rc : 0;
+	return store_tx_turn(c, CLAIM_TURN_KEY, e);
 }
 
 /* A claim of a process with policy limits takes turns like claim_turn's (where claim_turn
@@ -590,7 +585,6 @@ static int policy_turn(struct store_conn *c, const char *id, struct err *e)
 {
 	static const char LIMITED[] = "SELECT 1 FROM process_policies WHERE instance_id = ?"
 				      " AND (max_per_org IS NOT NULL OR max_per_project IS NOT NULL)";
-	static const char LOCK[] = "SELECT pg_advisory_xact_lock(4702111234474983747)";
 	struct store_stmt *st;
 	int rc;
 
@@ -603,11 +597,7 @@ static int policy_turn(struct store_conn *c, const char *id, struct err *e)
 	store_reset(st);
 	if (rc != STORE_ROW)
 		return rc < 0 ? rc : 0;
-	if (!(st = store_prepare(c, LOCK, e)))
-		return -1;
-	rc = store_step(st, e);
-	store_reset(st);
-	return rc < 0 ? rc : 1;
+	return (rc = store_tx_turn(c, CLAIM_TURN_KEY, e)) < 0 ? rc : 1;
 }
 
 /* The first due process in fair order: ENQUEUED first, then a SUSPENDED one whose sleep is

@@ -281,6 +281,22 @@ bool store_row_locks(struct store_conn *c)
 	return c->store->ops->tx_begin_rows_sql != NULL;
 }
 
+int store_tx_turn(struct store_conn *c, int64_t key, struct err *e)
+{
+	static const char SQL[] = "SELECT pg_advisory_xact_lock(?)";
+	struct store_stmt *st;
+	int rc;
+
+	if (!store_row_locks(c))
+		return 0;
+	if (!(st = store_prepare(c, SQL, e)))
+		return -1;
+	store_bind_int64(st, 1, key);
+	rc = store_step(st, e);
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
 int store_tx_commit(struct store_conn *c, struct err *e)
 {
 	int rc;

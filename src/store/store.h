@@ -172,6 +172,10 @@ int store_tx_begin_rows(struct store_conn *c, struct err *e) WUR;
  * a row before writing it needs FOR UPDATE, a queue's claim FOR UPDATE SKIP LOCKED); false
  * where every write transaction runs alone (SQLite), which has no such clauses. */
 bool store_row_locks(struct store_conn *c);
+/* Inside a row transaction, waits for a turn of its own among the transactions of every
+ * node that take the same key (a transaction-scoped advisory lock, released at its end);
+ * nothing where write transactions run alone anyway (!store_row_locks). */
+int store_tx_turn(struct store_conn *c, int64_t key, struct err *e) WUR;
 int store_tx_commit(struct store_conn *c, struct err *e) WUR;
 void store_tx_rollback(struct store_conn *c);
 
