@@ -164,6 +164,10 @@ int api_query_bool(struct api_call *c, const char *name, bool *out) WUR;
  * entry without it. */
 void api_audit_note(struct api_call *c, const char *key, const char *value);
 
+/* Adds key: n (a number) to the details of the call's audit entry, e.g. how many items a
+ * bulk write wrote. */
+void api_audit_note_count(struct api_call *c, const char *key, size_t n);
+
 /* A path parameter that the router guarantees to exist. */
 const char *api_param(struct api_call *c, const char *name);
 

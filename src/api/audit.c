@@ -75,6 +75,14 @@ void api_audit_note(struct api_call *c, const char *key, const char *value)
 		json_object_set_new(c->audit, key, json_string(value));
 }
 
+void api_audit_note_count(struct api_call *c, const char *key, size_t n)
+{
+	if (!c->audit)
+		c->audit = json_object();
+	if (c->audit)
+		json_object_set_new(c->audit, key, json_integer((json_int_t)n));
+}
+
 /* The answer's ids ("id", "instanceId", "instanceIds") into details and, for a
  * create-or-update, which it was into *action.  False for an answer that says it did
  * nothing ({"ok":false}: a form whose values were refused). */

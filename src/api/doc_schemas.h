@@ -47,6 +47,14 @@
 	",'timeout':{'type':'integer'},'suspendTimeout':{'type':'integer'},'childrenIds':{'type':'array','items'"      \
 	":" SCHEMA_UUID "}}}"
 
+/* A bulk item write of an inventory or JSON store, and its answer. */
+#define SCHEMA_ITEMS_BULK                                                                                              \
+	"{'type':'array','minItems':1,'items':{'type':'object','required':['path','data'],'properties':{"              \
+	"'path':{'type':'string','minLength':1},'data':{}}}}"
+#define SCHEMA_ITEMS_BULK_RESULT                                                                                       \
+	"{'type':'object','required':['ok','items','created','updated'],'properties':{'ok':{'type':'boolean'},"        \
+	"'items':{'type':'integer'},'created':{'type':'integer'},'updated':{'type':'integer'}}}"
+
 /* Path and query parameters many routes share. */
 #define DOC_ORG                                                                                                        \
 	{                                                                                                              \

@@ -569,6 +569,15 @@ static const struct api_doc doc_data_put = {
     .errors = "400 403 404 413 415",
     .audit = {"INVENTORY", "UPDATE", "data"},
 };
+static const struct api_doc doc_data_bulk = {
+    .summary = "Store many items at once, in one transaction (all or nothing); at most "
+	       "--limit-inventory-bulk-items items (default 1000) and --limit-http-body-bytes per request",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, {0}},
+    .body = SCHEMA_ITEMS_BULK,
+    .response = SCHEMA_ITEMS_BULK_RESULT,
+    .errors = "400 403 404 413 415",
+    .audit = {"INVENTORY", "UPDATE", "data"},
+};
 static const struct api_doc doc_data_delete = {
     .summary = "Delete the item at a path",
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_INV, DOC_PATH, {0}},
@@ -616,6 +625,7 @@ const struct api_route api_inventory_routes[] = {
     {"POST", INV "/access", access_put, 0, &doc_access_post},
     {"POST", INV "/access/bulk", access_bulk, 0, &doc_access_bulk},
     {"GET", INV "/data", api_inventory_data_list, 0, &doc_data_list},
+    {"POST", INV "/data", api_inventory_data_bulk, 0, &doc_data_bulk},
     {"GET", INV "/data/{path*}", api_inventory_data_get, 0, &doc_data_get},
     {"POST", INV "/data/{path*}", api_inventory_data_put, 0, &doc_data_put},
     {"DELETE", INV "/data/{path*}", api_inventory_data_delete, 0, &doc_data_delete},

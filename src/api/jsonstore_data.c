@@ -60,6 +60,27 @@ out:
 	return rc;
 }
 
+/* POST …/item: a JSON array of {path, data}, in one transaction. */
+static int items_put(struct api_call *c)
+{
+	struct inventory_item_in *items = NULL;
+	struct jsonstore s;
+	json_t *body = NULL;
+	size_t n = 0, created = 0;
+	int rc;
+
+	if ((rc = http_body_json(c->req, &body, &c->err)) || (rc = api_inventory_bulk_items(c, body, &items, &n)) ||
+	    (rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) ||
+	    (rc = jsonstore_policy_items(c->db, &c->who, &s.org, &s.inv, items, n, &c->err)) ||
+	    (rc = jsonstore_items_put(c->db, &s.inv, items, n, &created, &c->err)))
+		goto out;
+	rc = api_inventory_bulk_reply(c, n, created);
+out:
+	free(items);
+	json_decref(body);
+	return rc;
+}
+
 static int item_delete(struct api_call *c)
 {
 	struct jsonstore s;
@@ -224,6 +245,16 @@ static const struct api_doc doc_item_put = {
     .errors = "400 403 404 413 415",
     .audit = {"JSON_STORE_DATA", "CREATE_OR_UPDATE", NULL},
 };
+static const struct api_doc doc_items_put = {
+    .summary = "Create or replace many items (JSON objects) at once, in one transaction (all or nothing) within "
+	       "the store's capacity; at most --limit-inventory-bulk-items items (default 1000) and "
+	       "--limit-http-body-bytes per request",
+    .params = (const struct api_param_doc[]){DOC_ORG, DOC_JSONSTORE, {0}},
+    .body = SCHEMA_ITEMS_BULK,
+    .response = SCHEMA_ITEMS_BULK_RESULT,
+    .errors = "400 403 404 413 415",
+    .audit = {"JSON_STORE_DATA", "UPDATE", NULL},
+};
 static const struct api_doc doc_item_delete = {
     .summary = "Delete an item (result NOT_FOUND when there was none)",
     .params = (const struct api_param_doc[]){DOC_ORG, DOC_JSONSTORE, DOC_ITEM, {0}},
@@ -269,6 +300,7 @@ static const struct api_doc doc_query_exec = {
 
 const struct api_route api_jsonstore_data_routes[] = {
     {"GET", STORE "/item", item_list, 0, &doc_items},
+    {"POST", STORE "/item", items_put, 0, &doc_items_put},
     {"GET", STORE "/item/{item*}", item_get, 0, &doc_item_get},
     {"PUT", STORE "/item/{item*}", item_put, 0, &doc_item_put},
     {"POST", STORE "/item/{item*}", item_put, 0, &doc_item_put},

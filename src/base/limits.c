@@ -41,6 +41,7 @@ void limits_defaults(void)
 	    .query_rows = 10000,
 	    .query_concurrency = 2,
 	    .query_per_user = 2,
+	    .inventory_bulk_items = 1000,
 	    .log_followers = 512,
 	    .log_followers_per_user = 16,
 	    .log_followers_per_process = 64,

@@ -127,6 +127,9 @@ static const struct config_opt opts[] = {
      "answered 503"},
     {"limit-query-per-user", CONFIG_SIZE, "2", 1, 1024, &limits.query_per_user,
      "inventory queries one user runs at once; more are answered 503"},
+    {"limit-inventory-bulk-items", CONFIG_SIZE, "1000", 1, 1000000, &limits.inventory_bulk_items,
+     "items of one bulk item write of an inventory or JSON store (more: 413); its body is bounded by "
+     "--limit-http-body-bytes"},
     {"json-store-max-data-size", CONFIG_SIZE, "0", 0, 1ULL << 40, &limits.json_store_bytes,
      "bytes of the items of a JSON store (inventory) that sets no maxDataSize of its own (0: unbounded); a write "
      "past it is answered 413"},

@@ -93,12 +93,9 @@ int jsonstore_max_bytes(struct store_conn *c, const struct inventory *inv, int64
 	return rc;
 }
 
-int jsonstore_item_put(struct store_conn *c, const struct inventory *inv, const char *path, const json_t *value,
-		       bool *created, struct err *e)
+/* Concord's rules on an item of a JSON store. */
+static int item_check(const char *path, const json_t *value, struct err *e)
 {
-	int64_t max;
-	int rc;
-
 	if (!value || json_is_null(value))
 		return err_set(e, ERR_INVALID, "JSON Store entries cannot be null.");
 	if (!json_is_object(value))
@@ -109,9 +106,34 @@ int jsonstore_item_put(struct store_conn *c, const struct inventory *inv, const 
 							: "number");
 	if (!path || !*path)
 		return err_set(e, ERR_INVALID, "Item path cannot be empty or null");
-	if ((rc = jsonstore_max_bytes(c, inv, &max, e)))
+	return 0;
+}
+
+int jsonstore_item_put(struct store_conn *c, const struct inventory *inv, const char *path, const json_t *value,
+		       bool *created, struct err *e)
+{
+	int64_t max;
+	int rc;
+
+	if ((rc = item_check(path, value, e)) || (rc = jsonstore_max_bytes(c, inv, &max, e)))
 		return rc;
 	return store_inventory_item_put_capped(c, inv->rid, path, value, max, created, e);
+}
+
+int jsonstore_items_put(struct store_conn *c, const struct inventory *inv, const struct inventory_item_in *items,
+			size_t n, size_t *n_created, struct err *e)
+{
+	int64_t max;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		if ((rc = item_check(items[i].path, items[i].value, e))) {
+			err_prefix(e, "item %zu (%.128s)", i, items[i].path ? items[i].path : "");
+			return rc;
+		}
+	if ((rc = jsonstore_max_bytes(c, inv, &max, e)))
+		return rc;
+	return store_inventory_items_put(c, inv->rid, items, n, max, n_created, e);
 }
 
 int jsonstore_query_put(struct store_conn *c, const struct inventory *inv, const char *name, const char *text,

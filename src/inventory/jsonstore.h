@@ -51,6 +51,12 @@ int jsonstore_max_bytes(struct store_conn *c, const struct inventory *inv, int64
 int jsonstore_item_put(struct store_conn *c, const struct inventory *inv, const char *path, const json_t *value,
 		       bool *created, struct err *e) WUR;
 
+/* The n items in one transaction, all or nothing, each checked as jsonstore_item_put checks
+ * one (an error names the item: "item <index> (<path>): …") and the capacity decided for
+ * the store as it is after every item.  *n_created: how many paths were new. */
+int jsonstore_items_put(struct store_conn *c, const struct inventory *inv, const struct inventory_item_in *items,
+			size_t n, size_t *n_created, struct err *e) WUR;
+
 /* Creates or replaces named query `name` (text checked as an inventory query first).
  * *result: "CREATED", "UPDATED" or, for the same text again, "ALREADY_EXISTS" (static). */
 int jsonstore_query_put(struct store_conn *c, const struct inventory *inv, const char *name, const char *text,

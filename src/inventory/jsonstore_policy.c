@@ -81,6 +81,27 @@ int jsonstore_policy_item(struct store_conn *c, const struct principal *who, con
 		     e);
 }
 
+int jsonstore_policy_items(struct store_conn *c, const struct principal *who, const struct org *org,
+			   const struct inventory *inv, const struct inventory_item_in *items, size_t n, struct err *e)
+{
+	struct policy_place at = {org->id, NULL, who->user.id[0] ? who->user.id : NULL};
+	char name[POLICY_NAME_MAX + 1];
+	json_t *rules = NULL;
+	bool any;
+
+	/* the common case, no entity rules: one lookup for the request, none per item */
+	if (store_policy_effective(c, &at, &rules, name, e))
+		return -1;
+	any = json_object_get(rules, "entity") != NULL;
+	json_decref(rules);
+	for (size_t i = 0; any && i < n; i++)
+		if (jsonstore_policy_item(c, who, org, inv, items[i].path, items[i].value, e)) {
+			err_prefix(e, "item %zu (%.128s)", i, items[i].path);
+			return -1;
+		}
+	return 0;
+}
+
 int jsonstore_policy_query(struct store_conn *c, const struct principal *who, const struct org *org,
 			   const struct inventory *inv, const char *name, const char *text, struct err *e)
 {

@@ -157,23 +157,34 @@ static int old_item(struct store_conn *c, int64_t rid, const char *path, int64_t
 	return rc < 0 ? rc : 0;
 }
 
-/* Inside the write transaction: the item's row and its postings (store/inventory_postings.h),
- * only those that changed when an item is replaced. */
-static int put_item(struct store_conn *c, int64_t rid, const char *path, const json_t *value, const char *text,
-		    struct err *e)
+/* Inside the write transaction: the item's row, replacing the one whose JSON was old_text
+ * (NULL: none), and its postings (store/inventory_postings.h), only those that changed. */
+static int replace_item(struct store_conn *c, int64_t rid, const char *path, const json_t *value, const char *text,
+			const char *old_text, struct err *e)
 {
 	json_t *old = NULL;
-	char *old_text = NULL;
 	int64_t item = 0;
 	int rc = -1;
 
-	if (store_inventory_postings_kept(c) && old_item(c, rid, path, &item, &old_text, e))
-		return -1;
 	if (old_text && !(old = json_loads(old_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL)))
 		err_set(e, ERR_INTERNAL, "item %.128s: its stored JSON does not parse", path);
 	else if (put_item_row(c, rid, path, text, &item, e) == 0)
 		rc = store_inventory_postings_update(c, rid, item, old, value, e);
 	json_decref(old);
+	return rc;
+}
+
+/* Inside the write transaction: the item's row and its postings. */
+static int put_item(struct store_conn *c, int64_t rid, const char *path, const json_t *value, const char *text,
+		    struct err *e)
+{
+	char *old_text = NULL;
+	int64_t item = 0;
+	int rc;
+
+	if (store_inventory_postings_kept(c) && old_item(c, rid, path, &item, &old_text, e))
+		return -1;
+	rc = replace_item(c, rid, path, value, text, old_text, e);
 	free(old_text);
 	return rc;
 }
@@ -214,6 +225,19 @@ static void grouped(int64_t v, char *out, size_t cap)
 	out[j] = '\0';
 }
 
+/* Concord's message for a store that would hold total bytes, over max_bytes. */
+static int too_large(int64_t total, int64_t max_bytes, struct err *e)
+{
+	char cur[32], lim[32];
+
+	grouped(total, cur, sizeof cur);
+	grouped(max_bytes, lim, sizeof lim);
+	return err_set(e, ERR_TOO_LARGE,
+		       "Found JSON store policy violations: Maximum data size in the JSON store exceeded: "
+		       "current %s, limit %s;",
+		       cur, lim);
+}
+
 /* Inside the write transaction: whether path exists, and whether the store stays within
  * max_bytes (< 0: unbounded) once the item at path is text_len bytes. */
 static int check_capacity(struct store_conn *c, int64_t rid, const char *path, size_t text_len, int64_t max_bytes,
@@ -227,7 +251,6 @@ static int check_capacity(struct store_conn *c, int64_t rid, const char *path, s
 					 " WHERE item_path = ?1 AND inventory = ?2";
 	struct store_stmt *st = store_prepare(c, max_bytes < 0 ? SQL_EXISTS : SQL, e);
 	int64_t others = 0;
-	char cur[32], lim[32];
 	int rc;
 
 	if (!st)
@@ -244,12 +267,7 @@ static int check_capacity(struct store_conn *c, int64_t rid, const char *path, s
 		return rc;
 	if (max_bytes < 0 || others + (int64_t)text_len <= max_bytes)
 		return 0;
-	grouped(others + (int64_t)text_len, cur, sizeof cur);
-	grouped(max_bytes, lim, sizeof lim);
-	return err_set(e, ERR_TOO_LARGE,
-		       "Found JSON store policy violations: Maximum data size in the JSON store exceeded: "
-		       "current %s, limit %s;",
-		       cur, lim);
+	return too_large(others + (int64_t)text_len, max_bytes, e);
 }
 
 int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const char *path, const json_t *value,
@@ -280,6 +298,103 @@ out:
 int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value, struct err *e)
 {
 	return store_inventory_item_put_capped(c, rid, path, value, -1, NULL, e);
+}
+
+/* Inside the write transaction: the sizes of the inventory's items (compact JSON text). */
+static int items_total(struct store_conn *c, int64_t rid, int64_t *total, struct err *e)
+{
+	static const char SQL[] = "SELECT CAST(coalesce(sum(item_size), 0) AS BIGINT) FROM inventory_items"
+				  " WHERE inventory = ?";
+	struct store_stmt *st = store_prepare(c, SQL, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, rid);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW)
+		*total = store_col_int64(st, 0);
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+/* Inside the write transaction: whether the item at path exists, its size and, when text is
+ * not NULL (the postings need it), its JSON text (new). */
+static int old_sized(struct store_conn *c, int64_t rid, const char *path, bool *exists, int64_t *size, char **text,
+		     struct err *e)
+{
+	static const char SQL[] = "SELECT item_size FROM inventory_items WHERE inventory = ? AND item_path = ?";
+	static const char SQL_TEXT[] = "SELECT item_size, item_data FROM inventory_items"
+				       " WHERE inventory = ? AND item_path = ?";
+	struct store_stmt *st = store_prepare(c, text ? SQL_TEXT : SQL, e);
+	int rc;
+
+	*exists = false;
+	*size = 0;
+	if (!st)
+		return -1;
+	store_bind_int64(st, 1, rid);
+	store_bind_text(st, 2, path);
+	rc = store_step(st, e);
+	if (rc == STORE_ROW) {
+		*exists = true;
+		*size = store_col_int64(st, 0);
+		if (text && !(*text = strdup(store_col_text(st, 1))))
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	store_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+/* Inside the bulk write's transaction: one item; *total moves by its change of size. */
+static int bulk_one(struct store_conn *c, int64_t rid, const struct inventory_item_in *it, int64_t *total,
+		    size_t *created, struct err *e)
+{
+	char *text = json_dumps(it->value, JSON_COMPACT | JSON_ENCODE_ANY), *old_text = NULL;
+	bool exists;
+	int64_t old_size;
+	int rc = -1;
+
+	if (!text)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (old_sized(c, rid, it->path, &exists, &old_size, store_inventory_postings_kept(c) ? &old_text : NULL, e) ==
+	    0) {
+		*total += (int64_t)strlen(text) - old_size;
+		*created += !exists;
+		rc = replace_item(c, rid, it->path, it->value, text, old_text, e);
+	}
+	free(old_text);
+	free(text);
+	return rc;
+}
+
+int store_inventory_items_put(struct store_conn *c, int64_t rid, const struct inventory_item_in *items, size_t n,
+			      int64_t max_bytes, size_t *n_created, struct err *e)
+{
+	int64_t total = 0;
+	size_t created = 0;
+
+	if (store_tx_begin(c, e))
+		return -1;
+	if (inventory_still_there(c, rid, e) || (max_bytes >= 0 && items_total(c, rid, &total, e)))
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		if (bulk_one(c, rid, &items[i], &total, &created, e)) {
+			err_prefix(e, "item %zu (%.128s)", i, items[i].path);
+			goto fail;
+		}
+	if (max_bytes >= 0 && total > max_bytes) {
+		too_large(total, max_bytes, e);
+		goto fail;
+	}
+	if (store_tx_commit(c, e))
+		goto fail;
+	if (n_created)
+		*n_created = created;
+	return 0;
+fail:
+	store_tx_rollback(c);
+	return -1;
 }
 
 int store_inventory_item_get(struct store_conn *c, int64_t rid, const char *path, char **data, struct err *e)
