@@ -48,6 +48,9 @@ ITEMS = int(os.environ.get("ITEMS", "100000"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
 LOAD_CLIENTS = int(os.environ.get("LOAD_CLIENTS", "4"))
 STORE = os.environ.get("STORE", "sqlite")
+LOAD = os.environ.get("LOAD", "bulk")  # bulk, single (one item per request) or both (single on a second server)
+BULK_ITEMS = int(os.environ.get("BULK_ITEMS", "1000"))  # items per bulk request (the server's default limit)
+QUERIES = os.environ.get("QUERIES", "1") != "0"  # QUERIES=0: the load only
 BEFORE = os.environ.get("BEFORE")  # another accord binary, served alongside on the same database
 RECORD = os.environ.get("RECORD", "1") != "0"  # RECORD=0: print only, do not append to RESULTS.md
 PG_BIN = "/usr/lib/postgresql/15/bin"
@@ -148,20 +151,37 @@ class Accord:
         r = self.s.post(self.url, json={"name": "hosts"})
         assert r.status_code == 200, r.text
 
-    def load(self, records):
+    def cpu_s(self):
+        """The server's CPU time so far (user + system, all its threads), from /proc."""
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def load(self, records, bulk=True):
+        """Loads the records through the API: bulk requests of BULK_ITEMS items (POST …/data, one
+        transaction each), or one item per request (POST …/data/{path}); LOAD_CLIENTS keep-alive
+        connections.  Returns the server's CPU seconds spent."""
+        def send(h, path, body):
+            h.request("POST", path, body=body, headers={"Authorization": KEY, "Content-Type": "application/json"})
+            r = h.getresponse()
+            data = r.read()
+            assert r.status == 200, data[:500]
+
         def put(chunk):  # one keep-alive connection per client, as little Python per request as can be
             h = http.client.HTTPConnection("127.0.0.1", self.port)
-            headers = {"Authorization": KEY, "Content-Type": "application/json"}
-            prefix = "/api/v1/org/Default/inventory/hosts/data/"
-            for path, data in chunk:
-                h.request("POST", prefix + path, body=json_text(data), headers=headers)
-                r = h.getresponse()
-                body = r.read()
-                assert r.status == 200, body[:500]
+            prefix = "/api/v1/org/Default/inventory/hosts/data"
+            if bulk:
+                for i in range(0, len(chunk), BULK_ITEMS):
+                    send(h, prefix, json_text([{"path": p, "data": d} for p, d in chunk[i:i + BULK_ITEMS]]))
+            else:
+                for path, data in chunk:
+                    send(h, prefix + "/" + path, json_text(data))
             h.close()
         chunks = [records[i::LOAD_CLIENTS] for i in range(LOAD_CLIENTS)]
+        cpu = self.cpu_s()
         with ThreadPoolExecutor(LOAD_CLIENTS) as ex:
             list(ex.map(put, chunks))
+        return self.cpu_s() - cpu
 
     def save(self, name, text):
         r = self.s.post(self.base + "/query/" + name, data=text, headers={"Content-Type": "text/plain"})
@@ -393,8 +413,19 @@ def main():
         servers.append(accord)
         accord.create()
         t = time.perf_counter()
-        accord.load(records)
-        accord_load = time.perf_counter() - t
+        cpu = accord.load(records, bulk=LOAD != "single")
+        accord_load = [(LOAD != "single", time.perf_counter() - t, cpu)]
+        if LOAD == "both":  # one item per request, on a server of its own (its own data folder or database)
+            if db:
+                pg.psql("create database accordinv_single")
+            single = Accord(work, db + "_single" if db else None, name="single")
+            servers.append(single)
+            single.create()
+            t = time.perf_counter()
+            cpu = single.load(records, bulk=False)
+            accord_load.append((False, time.perf_counter() - t, cpu))
+            single.stop()
+            servers.remove(single)
         if db:  # as for the plain table below: statistics before timing (autovacuum would, later)
             pg.psql("vacuum analyze inventory_items", db="accordinv")
         size = [db_size(accord)] if not db else None
@@ -406,8 +437,8 @@ def main():
             servers.append(before)
             before.create()
             t = time.perf_counter()
-            before.load(records)
-            before_load = time.perf_counter() - t
+            cpu = before.load(records, bulk=False)
+            before_load = (time.perf_counter() - t, cpu)
             size.append(db_size(before))
             before.save("bench-count", COUNT_Q)
             before.save("bench-rows", ROWS_Q)
@@ -423,6 +454,9 @@ def main():
         t = time.perf_counter()
         pg.load(records, work)
         pg_load = time.perf_counter() - t
+        if not QUERIES:
+            report_load(accord_load, before_load, pg_load, size)
+            return
         session = PsqlSession(pg)
         load = [os.getloadavg()[0]]
         for _ in range(40):  # every server thread's database connection: opened, statements prepared
@@ -524,6 +558,34 @@ def db_size(accord):
     return sum(pages.values()), index, n
 
 
+def load_text(accord_load, before_load, pg_load, size):
+    """The load's sentence: each Accord load (bulk or one item per request) with the server's CPU."""
+    def one(bulk, secs, cpu):
+        how = ("%d items per request, POST …/data" % BULK_ITEMS) if bulk else "one item per request"
+        return "%.1f s (%s; server CPU %.1f s, %.3f ms per item)" % (secs, how, cpu, cpu * 1000 / ITEMS)
+    return ("Load: Accord %s through the API (%d client(s), keep-alive)%s, PostgreSQL %.1f s (COPY + GIN build)."
+            % (", then ".join(one(*x) for x in accord_load), LOAD_CLIENTS,
+               ", before %s" % one(False, *before_load) if before_load else "", pg_load)
+            + "".join(" Accord%s's SQLite database after the load: %.1f MB, of which the containment index %.1f MB"
+                      "%s." % (" before" if k else "", sz[0] / 1e6, sz[1] / 1e6,
+                               " (%d postings)" % sz[2] if sz[2] is not None else " (inventory_item_keys)")
+                      for k, sz in enumerate(size or [])))
+
+
+def report_load(accord_load, before_load, pg_load, size):
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    text = "\n".join(["### bench/inventory (load only) — %s — %s" % (now, commit),
+                      "Machine: %s; load average %.2f. %d items (host records, ~600 B each), Accord on %s." % (
+                          machine(), os.getloadavg()[0], ITEMS, STORE),
+                      load_text(accord_load, before_load, pg_load, size), ""])
+    print(text)
+    if RECORD:
+        with open(os.path.join(ROOT, "bench", "RESULTS.md"), "a") as f:
+            f.write("\n" + text)
+
+
 def report(rows, base, accord_load, pg_load, load, size=None):
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
@@ -541,14 +603,7 @@ def report(rows, base, accord_load, pg_load, load, size=None):
                      BEFORE, "database of the same PostgreSQL" if STORE == "postgresql" else "data folder (loaded "
                      "through the API as well)") if BEFORE else "",
                  "; Accord's database is another database of the same PostgreSQL" if STORE == "postgresql" else ""),
-             "Load: Accord %.1f s through the API (%d client(s), keep-alive, one item per request)%s, "
-             "PostgreSQL %.1f s (COPY + GIN build)." % (
-                 accord_load[0], LOAD_CLIENTS,
-                 ", before %.1f s" % accord_load[1] if accord_load[1] is not None else "", pg_load)
-             + "".join(" Accord%s's SQLite database after the load: %.1f MB, of which the containment index %.1f MB"
-                       "%s." % (" before" if k else "", sz[0] / 1e6, sz[1] / 1e6,
-                                " (%d postings)" % sz[2] if sz[2] is not None else " (inventory_item_keys)")
-                       for k, sz in enumerate(size or [])),
+             load_text(accord_load[0], accord_load[1], pg_load, size),
              ""]
     lines += table("count", rows["c"]) + [""] + table("rows", rows["r"]) + [""]
     sel = [m for _, n, m, _ in rows["r"] if n <= ITEMS // 100]

@@ -66,8 +66,25 @@ int jsonstore_policy_store(struct store_conn *c, const struct principal *who, co
 	return check(c, who, org, "jsonStore", exists, attrs, e);
 }
 
-int jsonstore_policy_item(struct store_conn *c, const struct principal *who, const struct org *org,
-			  const struct inventory *inv, const char *path, const json_t *data, struct err *e)
+/* Whether the effective policy of org for who has entity rules at all (an item's check
+ * needs to know whether it exists, a lookup spared in the common case without them). */
+static int entity_rules(struct store_conn *c, const struct principal *who, const struct org *org, bool *any,
+			struct err *e)
+{
+	struct policy_place at = {org->id, NULL, who->user.id[0] ? who->user.id : NULL};
+	char name[POLICY_NAME_MAX + 1];
+	json_t *rules = NULL;
+
+	*any = false;
+	if (store_policy_effective(c, &at, &rules, name, e))
+		return -1;
+	*any = json_object_get(rules, "entity") != NULL;
+	json_decref(rules);
+	return 0;
+}
+
+static int item_rules(struct store_conn *c, const struct principal *who, const struct org *org,
+		      const struct inventory *inv, const char *path, const json_t *data, struct err *e)
 {
 	char *old = NULL;
 	struct err none;
@@ -81,21 +98,25 @@ int jsonstore_policy_item(struct store_conn *c, const struct principal *who, con
 		     e);
 }
 
+int jsonstore_policy_item(struct store_conn *c, const struct principal *who, const struct org *org,
+			  const struct inventory *inv, const char *path, const json_t *data, struct err *e)
+{
+	bool any;
+
+	if (entity_rules(c, who, org, &any, e))
+		return -1;
+	return any ? item_rules(c, who, org, inv, path, data, e) : 0;
+}
+
 int jsonstore_policy_items(struct store_conn *c, const struct principal *who, const struct org *org,
 			   const struct inventory *inv, const struct inventory_item_in *items, size_t n, struct err *e)
 {
-	struct policy_place at = {org->id, NULL, who->user.id[0] ? who->user.id : NULL};
-	char name[POLICY_NAME_MAX + 1];
-	json_t *rules = NULL;
 	bool any;
 
-	/* the common case, no entity rules: one lookup for the request, none per item */
-	if (store_policy_effective(c, &at, &rules, name, e))
+	if (entity_rules(c, who, org, &any, e))
 		return -1;
-	any = json_object_get(rules, "entity") != NULL;
-	json_decref(rules);
 	for (size_t i = 0; any && i < n; i++)
-		if (jsonstore_policy_item(c, who, org, inv, items[i].path, items[i].value, e)) {
+		if (item_rules(c, who, org, inv, items[i].path, items[i].value, e)) {
 			err_prefix(e, "item %zu (%.128s)", i, items[i].path);
 			return -1;
 		}
