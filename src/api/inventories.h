@@ -34,14 +34,14 @@ int api_inventory_data_get(struct api_call *c);
 int api_inventory_data_put(struct api_call *c);
 int api_inventory_data_delete(struct api_call *c);
 int api_inventory_data_bulk(struct api_call *c);
-/* The body of a bulk item write (borrowed): a JSON array of 1 … limits.inventory_bulk_items
- * objects {"path": non-empty string, "data": any JSON}.  *items: new array (caller frees)
- * borrowing from body.  400 naming the first bad item's index, 413 over the limit. */
-int api_inventory_bulk_items(struct api_call *c, const json_t *body, struct inventory_item_in **items,
-			     size_t *n) WUR;
-/* Answers {"ok", "items", "created", "updated"} for a bulk write of n items, created of
- * them new, and notes the counts for the audit entry. */
-int api_inventory_bulk_reply(struct api_call *c, size_t n, size_t created);
+/* A bulk item write (POST …/inventory/{inv}/data, POST …/jsonstore/{store}/item): the body,
+ * a JSON array of 1 … limits.inventory_bulk_items objects {"path": non-empty string, "data":
+ * any JSON} (else 400 naming the first bad item's index, 413 over the limit), is handed to
+ * write (items borrowed from the body; it checks access and writes them all or nothing,
+ * *created: how many paths were new), then answered {"ok", "items", "created", "updated"}
+ * with the counts noted for the audit entry. */
+typedef int (*api_bulk_write_fn)(struct api_call *c, const struct inventory_item_in *items, size_t n, size_t *created);
+int api_inventory_bulk(struct api_call *c, api_bulk_write_fn write);
 /* Replies with the item at exactly path as stored, or 204 with no body when there is none
  * (Concord's answer for a missing single item). */
 int api_inventory_item_reply(struct api_call *c, int64_t rid, const char *path);

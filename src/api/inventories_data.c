@@ -193,14 +193,18 @@ out:
 	return rc;
 }
 
-int api_inventory_bulk_items(struct api_call *c, const json_t *body, struct inventory_item_in **items, size_t *n)
+/* The body of a bulk item write (borrowed): a JSON array of 1 … limits.inventory_bulk_items
+ * objects {"path": non-empty string, "data": any JSON}.  *items: new array (caller frees)
+ * borrowing from body.  400 naming the first bad item's index, 413 over the limit. */
+static int bulk_items(struct api_call *c, const json_t *body, struct inventory_item_in **items, size_t *n)
 {
 	size_t count = json_array_size(body);
 
 	*items = NULL;
 	*n = 0;
 	if (!json_is_array(body) || count == 0)
-		return api_fail(c, ERR_INVALID, "A bulk item write takes a non-empty JSON array of {\"path\", \"data\"}");
+		return api_fail(c, ERR_INVALID,
+				"A bulk item write takes a non-empty JSON array of {\"path\", \"data\"}");
 	if (count > limits.inventory_bulk_items)
 		return api_fail(c, ERR_TOO_LARGE,
 				"Too many items in one request: %zu, limit %zu (--limit-inventory-bulk-items)", count,
@@ -214,7 +218,8 @@ int api_inventory_bulk_items(struct api_call *c, const json_t *body, struct inve
 			free(*items);
 			*items = NULL;
 			return api_fail(c, ERR_INVALID,
-					"item %zu: expected an object with a non-empty string \"path\" and \"data\"", i);
+					"item %zu: expected an object with a non-empty string \"path\" and \"data\"",
+					i);
 		}
 		(*items)[i] = (struct inventory_item_in){json_string_value(path), json_object_get(it, "data")};
 	}
@@ -222,43 +227,49 @@ int api_inventory_bulk_items(struct api_call *c, const json_t *body, struct inve
 	return 0;
 }
 
-/* The answer of a bulk write of n items, created of them new; noted for the audit entry. */
-int api_inventory_bulk_reply(struct api_call *c, size_t n, size_t created)
+int api_inventory_bulk(struct api_call *c, api_bulk_write_fn write)
 {
+	struct inventory_item_in *items = NULL;
+	json_t *body = NULL;
+	size_t n = 0, created = 0;
+	int rc;
+
+	if ((rc = http_body_json(c->req, &body, &c->err)) || (rc = bulk_items(c, body, &items, &n)) ||
+	    (rc = write(c, items, n, &created)))
+		goto out;
 	api_audit_note_count(c, "items", n);
 	api_audit_note_count(c, "created", created);
-	return api_reply(c, json_pack("{s:b,s:I,s:I,s:I}", "ok", 1, "items", (json_int_t)n, "created",
-				      (json_int_t)created, "updated", (json_int_t)(n - created)));
+	rc = api_reply(c, json_pack("{s:b,s:I,s:I,s:I}", "ok", 1, "items", (json_int_t)n, "created",
+				    (json_int_t)created, "updated", (json_int_t)(n - created)));
+out:
+	free(items);
+	json_decref(body);
+	return rc;
+}
+
+/* The inventory's bulk write: the single put's rules on each item, then one transaction. */
+static int bulk_write(struct api_call *c, const struct inventory_item_in *items, size_t n, size_t *created)
+{
+	struct org org;
+	struct inventory inv;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) /* checked before access, as for one item */
+		if (!strchr(items[i].path, '/') && !json_is_object(items[i].value))
+			return api_fail(
+			    c, ERR_INVALID,
+			    "item %zu (%.128s): Top-level inventory entries must be JSON objects. Got: class %s", i,
+			    items[i].path, jackson_class(items[i].value));
+	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)) ||
+	    (rc = jsonstore_policy_items(c->db, &c->who, &org, &inv, items, n, &c->err)))
+		return rc;
+	return store_inventory_items_put(c->db, inv.rid, items, n, -1, created, &c->err);
 }
 
 /* POST …/data: a JSON array of {path, data}, in one transaction. */
 int api_inventory_data_bulk(struct api_call *c)
 {
-	struct inventory_item_in *items = NULL;
-	struct org org;
-	struct inventory inv;
-	json_t *body = NULL;
-	size_t n = 0, created = 0;
-	int rc;
-
-	if ((rc = http_body_json(c->req, &body, &c->err)) || (rc = api_inventory_bulk_items(c, body, &items, &n)))
-		goto out;
-	for (size_t i = 0; i < n; i++) /* checked before access, as for one item */
-		if (!strchr(items[i].path, '/') && !json_is_object(items[i].value)) {
-			rc = api_fail(c, ERR_INVALID,
-				      "item %zu (%.128s): Top-level inventory entries must be JSON objects. Got: class %s", i,
-				      items[i].path, jackson_class(items[i].value));
-			goto out;
-		}
-	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)) ||
-	    (rc = jsonstore_policy_items(c->db, &c->who, &org, &inv, items, n, &c->err)) ||
-	    (rc = store_inventory_items_put(c->db, inv.rid, items, n, -1, &created, &c->err)))
-		goto out;
-	rc = api_inventory_bulk_reply(c, n, created);
-out:
-	free(items);
-	json_decref(body);
-	return rc;
+	return api_inventory_bulk(c, bulk_write);
 }
 
 int api_inventory_data_delete(struct api_call *c)

@@ -60,25 +60,22 @@ out:
 	return rc;
 }
 
+/* The store's bulk write: access, the policy's rules and each item's, one transaction. */
+static int bulk_write(struct api_call *c, const struct inventory_item_in *items, size_t n, size_t *created)
+{
+	struct jsonstore s;
+	int rc;
+
+	if ((rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) ||
+	    (rc = jsonstore_policy_items(c->db, &c->who, &s.org, &s.inv, items, n, &c->err)))
+		return rc;
+	return jsonstore_items_put(c->db, &s.inv, items, n, created, &c->err);
+}
+
 /* POST …/item: a JSON array of {path, data}, in one transaction. */
 static int items_put(struct api_call *c)
 {
-	struct inventory_item_in *items = NULL;
-	struct jsonstore s;
-	json_t *body = NULL;
-	size_t n = 0, created = 0;
-	int rc;
-
-	if ((rc = http_body_json(c->req, &body, &c->err)) || (rc = api_inventory_bulk_items(c, body, &items, &n)) ||
-	    (rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) ||
-	    (rc = jsonstore_policy_items(c->db, &c->who, &s.org, &s.inv, items, n, &c->err)) ||
-	    (rc = jsonstore_items_put(c->db, &s.inv, items, n, &created, &c->err)))
-		goto out;
-	rc = api_inventory_bulk_reply(c, n, created);
-out:
-	free(items);
-	json_decref(body);
-	return rc;
+	return api_inventory_bulk(c, bulk_write);
 }
 
 static int item_delete(struct api_call *c)

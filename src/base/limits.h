@@ -60,7 +60,8 @@ struct limits {
 	size_t query_concurrency;  /* inventory queries running at once (0 at start: half the HTTP workers) */
 	size_t query_per_user;	   /* inventory queries one user runs at once */
 	size_t json_store_bytes;   /* a JSON store's items without a maxDataSize of its own (0: unbounded) */
-	size_t inventory_bulk_items; /* items of one bulk item write (inventories, JSON stores) */
+	/* Bulk item writes */
+	size_t inventory_bulk_items; /* items of one request (inventories, JSON stores) */
 	/* Live-log followers (GET …/log?follow=true) */
 	size_t log_followers;		  /* in the whole server (0 at start: half the HTTP connections) */
 	size_t log_followers_per_user;	  /* of one user */

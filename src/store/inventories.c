@@ -9,6 +9,7 @@
 #include "base/str.h"
 #include "store/access.h"
 #include "store/inventory_postings.h"
+#include "store/jsonstores.h"
 
 #define CP(dst, i) store_col_copy(st, (i), (dst), sizeof(dst))
 
@@ -135,22 +136,35 @@ static int put_item_row(struct store_conn *c, int64_t rid, const char *path, con
 	return rc < 0 ? rc : 0;
 }
 
-/* Inside the write transaction: the item at path, if any: its id and JSON text (new). */
-static int old_item(struct store_conn *c, int64_t rid, const char *path, int64_t *item, char **text, struct err *e)
+/* An item as it was before a write. */
+struct old_item {
+	bool exists;
+	int64_t id, size;
+	char *text; /* its JSON (new), when asked for */
+};
+
+/* Inside the write transaction: the item at path, if any, with its text when want_text (the
+ * postings need it). */
+static int old_item(struct store_conn *c, int64_t rid, const char *path, bool want_text, struct old_item *o,
+		    struct err *e)
 {
-	static const char SQL[] = "SELECT id, item_data FROM inventory_items WHERE inventory = ? AND item_path = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
+	static const char SQL[] = "SELECT id, item_size FROM inventory_items WHERE inventory = ? AND item_path = ?";
+	static const char SQL_TEXT[] = "SELECT id, item_size, item_data FROM inventory_items"
+				       " WHERE inventory = ? AND item_path = ?";
+	struct store_stmt *st = store_prepare(c, want_text ? SQL_TEXT : SQL, e);
 	int rc;
 
-	*text = NULL;
+	*o = (struct old_item){0};
 	if (!st)
 		return -1;
 	store_bind_int64(st, 1, rid);
 	store_bind_text(st, 2, path);
 	rc = store_step(st, e);
 	if (rc == STORE_ROW) {
-		*item = store_col_int64(st, 0);
-		if (!(*text = strdup(store_col_text(st, 1))))
+		o->exists = true;
+		o->id = store_col_int64(st, 0);
+		o->size = store_col_int64(st, 1);
+		if (want_text && !(o->text = strdup(store_col_text(st, 2))))
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	store_reset(st);
@@ -178,14 +192,13 @@ static int replace_item(struct store_conn *c, int64_t rid, const char *path, con
 static int put_item(struct store_conn *c, int64_t rid, const char *path, const json_t *value, const char *text,
 		    struct err *e)
 {
-	char *old_text = NULL;
-	int64_t item = 0;
+	struct old_item o = {0};
 	int rc;
 
-	if (store_inventory_postings_kept(c) && old_item(c, rid, path, &item, &old_text, e))
+	if (store_inventory_postings_kept(c) && old_item(c, rid, path, true, &o, e))
 		return -1;
-	rc = replace_item(c, rid, path, value, text, old_text, e);
-	free(old_text);
+	rc = replace_item(c, rid, path, value, text, o.text, e);
+	free(o.text);
 	return rc;
 }
 
@@ -300,70 +313,22 @@ int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path
 	return store_inventory_item_put_capped(c, rid, path, value, -1, NULL, e);
 }
 
-/* Inside the write transaction: the sizes of the inventory's items (compact JSON text). */
-static int items_total(struct store_conn *c, int64_t rid, int64_t *total, struct err *e)
-{
-	static const char SQL[] = "SELECT CAST(coalesce(sum(item_size), 0) AS BIGINT) FROM inventory_items"
-				  " WHERE inventory = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-	int rc;
-
-	if (!st)
-		return -1;
-	store_bind_int64(st, 1, rid);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW)
-		*total = store_col_int64(st, 0);
-	store_reset(st);
-	return rc < 0 ? rc : 0;
-}
-
-/* Inside the write transaction: whether the item at path exists, its size and, when text is
- * not NULL (the postings need it), its JSON text (new). */
-static int old_sized(struct store_conn *c, int64_t rid, const char *path, bool *exists, int64_t *size, char **text,
-		     struct err *e)
-{
-	static const char SQL[] = "SELECT item_size FROM inventory_items WHERE inventory = ? AND item_path = ?";
-	static const char SQL_TEXT[] = "SELECT item_size, item_data FROM inventory_items"
-				       " WHERE inventory = ? AND item_path = ?";
-	struct store_stmt *st = store_prepare(c, text ? SQL_TEXT : SQL, e);
-	int rc;
-
-	*exists = false;
-	*size = 0;
-	if (!st)
-		return -1;
-	store_bind_int64(st, 1, rid);
-	store_bind_text(st, 2, path);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW) {
-		*exists = true;
-		*size = store_col_int64(st, 0);
-		if (text && !(*text = strdup(store_col_text(st, 1))))
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
-	}
-	store_reset(st);
-	return rc < 0 ? rc : 0;
-}
-
 /* Inside the bulk write's transaction: one item; *total moves by its change of size. */
 static int bulk_one(struct store_conn *c, int64_t rid, const struct inventory_item_in *it, int64_t *total,
 		    size_t *created, struct err *e)
 {
-	char *text = json_dumps(it->value, JSON_COMPACT | JSON_ENCODE_ANY), *old_text = NULL;
-	bool exists;
-	int64_t old_size;
+	char *text = json_dumps(it->value, JSON_COMPACT | JSON_ENCODE_ANY);
+	struct old_item o = {0};
 	int rc = -1;
 
 	if (!text)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (old_sized(c, rid, it->path, &exists, &old_size, store_inventory_postings_kept(c) ? &old_text : NULL, e) ==
-	    0) {
-		*total += (int64_t)strlen(text) - old_size;
-		*created += !exists;
-		rc = replace_item(c, rid, it->path, it->value, text, old_text, e);
+	if (old_item(c, rid, it->path, store_inventory_postings_kept(c), &o, e) == 0) {
+		*total += (int64_t)strlen(text) - o.size;
+		*created += !o.exists;
+		rc = replace_item(c, rid, it->path, it->value, text, o.text, e);
 	}
-	free(old_text);
+	free(o.text);
 	free(text);
 	return rc;
 }
@@ -371,12 +336,13 @@ static int bulk_one(struct store_conn *c, int64_t rid, const struct inventory_it
 int store_inventory_items_put(struct store_conn *c, int64_t rid, const struct inventory_item_in *items, size_t n,
 			      int64_t max_bytes, size_t *n_created, struct err *e)
 {
-	int64_t total = 0;
+	int64_t total = 0, own_max;
 	size_t created = 0;
 
 	if (store_tx_begin(c, e))
 		return -1;
-	if (inventory_still_there(c, rid, e) || (max_bytes >= 0 && items_total(c, rid, &total, e)))
+	if (inventory_still_there(c, rid, e) ||
+	    (max_bytes >= 0 && store_jsonstore_capacity(c, rid, &total, &own_max, e)))
 		goto fail;
 	for (size_t i = 0; i < n; i++)
 		if (bulk_one(c, rid, &items[i], &total, &created, e)) {
@@ -472,13 +438,12 @@ int store_inventory_item_delete(struct store_conn *c, int64_t rid, const char *p
 	static const char SQL[] = "DELETE FROM inventory_items WHERE inventory = ? AND item_path = ?";
 	bool postings = store_inventory_postings_kept(c);
 	struct store_stmt *st;
-	char *old_text = NULL;
-	int64_t item = 0;
+	struct old_item o = {0};
 
 	if (postings && store_tx_begin(c, e))
 		return -1;
-	if (postings && (old_item(c, rid, path, &item, &old_text, e) ||
-			 (old_text && store_inventory_postings_drop(c, rid, item, old_text, e))))
+	if (postings &&
+	    (old_item(c, rid, path, true, &o, e) || (o.text && store_inventory_postings_drop(c, rid, o.id, o.text, e))))
 		goto fail;
 	if (!(st = store_prepare(c, SQL, e)))
 		goto fail;
@@ -489,12 +454,12 @@ int store_inventory_item_delete(struct store_conn *c, int64_t rid, const char *p
 	*deleted = store_changes(c) > 0;
 	if (postings && store_tx_commit(c, e))
 		goto fail;
-	free(old_text);
+	free(o.text);
 	return 0;
 fail:
 	if (postings)
 		store_tx_rollback(c);
-	free(old_text);
+	free(o.text);
 	return -1;
 }
 
