@@ -40,6 +40,7 @@
 #include "flow/vm.h"
 #include "http/multipart.h"
 #include "inventory/dialect.h"
+#include "store/inventories.h"
 #include "store/orgs.h"
 #include "store/processes.h"
 #include "store/store.h"
@@ -511,6 +512,39 @@ static int op_store_writes(void *arg)
 	return rc;
 }
 
+/* An inventory's single put, then a bulk write of three items (one replaced, with its
+ * postings), each all or nothing. */
+static int op_inventory_writes(void *arg)
+{
+	struct store_ctx *x = arg;
+	struct store_conn *c;
+	struct org o = {.visibility = "PUBLIC"};
+	struct inventory inv = {.visibility = "PUBLIC"};
+	json_t *a = json_pack("{s:s, s:[i,i], s:{s:b}}", "env", "prod", "n", 1, 2, "o", "k", 1);
+	json_t *b = json_pack("{s:s, s:n}", "env", "test", "x");
+	struct inventory_item_in items[] = {{"h/a", a}, {"h/b", b}, {"h/a", b}};
+	struct err e;
+	size_t created;
+	int rc = -1;
+
+	if (!a || !b || !(c = store_conn(x->s, &e)))
+		goto out;
+	uuid_v4(o.id);
+	uuid_v4(inv.id);
+	assert_int_equal(str_fmt(o.name, sizeof o.name, "iorg-%d", x->n++), 0);
+	assert_int_equal(str_fmt(inv.name, sizeof inv.name, "inv"), 0);
+	assert_int_equal(str_fmt(inv.org_id, sizeof inv.org_id, "%s", o.id), 0);
+	if ((rc = store_org_insert(c, &o, NULL, NULL, &e)) || (rc = store_inventory_insert(c, &inv, &e)) ||
+	    (rc = store_inventory_item_put(c, inv.rid, "h/a", b, &e)))
+		goto out;
+	rc = store_inventory_items_put(c, inv.rid, items, 3, 10000, &created, &e);
+	assert_true(rc != 0 || created == 1);
+out:
+	json_decref(a);
+	json_decref(b);
+	return rc;
+}
+
 static void test_store(void **state)
 {
 	char dir[] = "/tmp/accord-alloc-XXXXXX", url[128];
@@ -523,6 +557,7 @@ static void test_store(void **state)
 	x.s = store_open(url, &e);
 	assert_non_null(x.s);
 	each_failure("store_writes", op_store_writes, &x);
+	each_failure("inventory_writes", op_inventory_writes, &x);
 	store_close(x.s);
 	assert_int_equal(path_remove_tree(dir, &e), 0);
 }
