@@ -6,6 +6,7 @@
 #include "api/routes.h"
 #include "auth/rbac.h"
 #include "base/datetime.h"
+#include "base/jsonx.h"
 #include "base/log.h"
 #include "store/audit.h"
 
@@ -89,11 +90,12 @@ void api_audit_note_count(struct api_call *c, const char *key, size_t n)
 static bool from_answer(struct api_call *c, const struct api_audit_doc *a, json_t *details, const char **action)
 {
 	json_t *v = NULL, *x;
+	struct err ignored;
 	bool done = true;
 
 	*action = strcmp(a->action, "CREATE_OR_UPDATE") == 0 ? "UPDATE" : a->action;
 	if (c->resp->body && strncmp(c->resp->content_type, "application/json", 16) == 0)
-		v = json_loadb(c->resp->body, c->resp->len, 0, NULL);
+		v = jsonx_parse(c->resp->body, c->resp->len, JSONX_DEPTH_JANSSON, &ignored);
 	if (!json_is_object(v)) {
 		json_decref(v);
 		return true;

@@ -81,9 +81,17 @@ static int tree_put(json_t *root, const char *path, json_t *value)
 	return rc;
 }
 
+/* A stored item's JSON (new; NULL if it does not parse), by base/json_fast. */
+static json_t *stored_json(const char *data)
+{
+	struct err ignored;
+
+	return jsonx_parse(data, strlen(data), JSONX_DEPTH_JANSSON, &ignored);
+}
+
 static int add_to_tree(void *ctx, const char *path, const char *data, struct err *e)
 {
-	json_t *v = json_loads(data, JSON_DECODE_ANY, NULL);
+	json_t *v = stored_json(data);
 	int rc;
 
 	if (!v)
@@ -110,7 +118,7 @@ static int reply_tree(struct api_call *c, const struct inventory *inv, const cha
 
 static int add_to_list(void *ctx, const char *path, const char *data, struct err *e)
 {
-	json_t *v = json_loads(data, JSON_DECODE_ANY, NULL);
+	json_t *v = stored_json(data);
 
 	if (!v)
 		return err_set(e, ERR_INTERNAL, "stored item %.128s is not valid JSON", path);

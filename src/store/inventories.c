@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/datetime.h"
+#include "base/jsonx.h"
 #include "base/str.h"
 #include "store/access.h"
 #include "store/inventory_postings.h"
@@ -180,7 +181,7 @@ static int replace_item(struct store_conn *c, int64_t rid, const char *path, con
 	int64_t item = 0;
 	int rc = -1;
 
-	if (old_text && !(old = json_loads(old_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL)))
+	if (old_text && !(old = jsonx_parse(old_text, strlen(old_text), JSONX_DEPTH_JANSSON, e)))
 		err_set(e, ERR_INTERNAL, "item %.128s: its stored JSON does not parse", path);
 	else if (put_item_row(c, rid, path, text, &item, e) == 0)
 		rc = store_inventory_postings_update(c, rid, item, old, value, e);

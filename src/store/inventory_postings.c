@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/jsonx.h"
 #include "store/inventory_keys.h"
 #include "store/sqlite_api.h"
 
@@ -118,7 +119,7 @@ int store_inventory_postings_drop(struct store_conn *c, int64_t rid, int64_t ite
 
 	if (!store_inventory_postings_kept(c))
 		return 0;
-	if (!(v = json_loads(old_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL)))
+	if (!(v = jsonx_parse(old_text, strlen(old_text), JSONX_DEPTH_JANSSON, e)))
 		return err_set(e, ERR_INTERNAL, "item %lld: its stored JSON does not parse", (long long)item);
 	rc = store_inventory_postings_update(c, rid, item, v, NULL, e);
 	json_decref(v);
