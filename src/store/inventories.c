@@ -9,6 +9,7 @@
 #include "base/jsonx.h"
 #include "base/str.h"
 #include "store/access.h"
+#include "store/inventory_keys.h"
 #include "store/inventory_postings.h"
 #include "store/jsonstores.h"
 
@@ -172,33 +173,57 @@ static int old_item(struct store_conn *c, int64_t rid, const char *path, bool wa
 	return rc < 0 ? rc : 0;
 }
 
+/* An item to be written, with what can be worked out before the write transaction (which
+ * holds the database's write lock): its stored text and its postings. */
+struct item_new {
+	const char *path;
+	char *text;	 /* compact JSON */
+	int64_t *hashes; /* its postings, ascending (NULL: the backend keeps none) */
+	size_t n_hashes;
+};
+
+static int item_prepare(struct store_conn *c, const char *path, const json_t *value, struct item_new *p, struct err *e)
+{
+	*p = (struct item_new){.path = path};
+	if (!(p->text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY)))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (store_inventory_postings_kept(c) && inv_keys_postings(value, &p->hashes, &p->n_hashes, e))
+		return -1;
+	return 0;
+}
+
+static void item_new_cleanup(struct item_new *p)
+{
+	free(p->text);
+	free(p->hashes);
+}
+
 /* Inside the write transaction: the item's row, replacing the one whose JSON was old_text
  * (NULL: none), and its postings (store/inventory_postings.h), only those that changed. */
-static int replace_item(struct store_conn *c, int64_t rid, const char *path, const json_t *value, const char *text,
-			const char *old_text, struct err *e)
+static int replace_item(struct store_conn *c, int64_t rid, const struct item_new *p, const char *old_text,
+			struct err *e)
 {
 	json_t *old = NULL;
 	int64_t item = 0;
 	int rc = -1;
 
 	if (old_text && !(old = jsonx_parse(old_text, strlen(old_text), JSONX_DEPTH_JANSSON, e)))
-		err_set(e, ERR_INTERNAL, "item %.128s: its stored JSON does not parse", path);
-	else if (put_item_row(c, rid, path, text, &item, e) == 0)
-		rc = store_inventory_postings_update(c, rid, item, old, value, e);
+		err_set(e, ERR_INTERNAL, "item %.128s: its stored JSON does not parse", p->path);
+	else if (put_item_row(c, rid, p->path, p->text, &item, e) == 0)
+		rc = store_inventory_postings_set(c, rid, item, old, p->hashes, p->n_hashes, e);
 	json_decref(old);
 	return rc;
 }
 
 /* Inside the write transaction: the item's row and its postings. */
-static int put_item(struct store_conn *c, int64_t rid, const char *path, const json_t *value, const char *text,
-		    struct err *e)
+static int put_item(struct store_conn *c, int64_t rid, const struct item_new *p, struct err *e)
 {
 	struct old_item o = {0};
 	int rc;
 
-	if (store_inventory_postings_kept(c) && old_item(c, rid, path, true, &o, e))
+	if (store_inventory_postings_kept(c) && old_item(c, rid, p->path, true, &o, e))
 		return -1;
-	rc = replace_item(c, rid, path, value, text, o.text, e);
+	rc = replace_item(c, rid, p, o.text, e);
 	free(o.text);
 	return rc;
 }
@@ -287,17 +312,15 @@ static int check_capacity(struct store_conn *c, int64_t rid, const char *path, s
 int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const char *path, const json_t *value,
 				    int64_t max_bytes, bool *created, struct err *e)
 {
-	char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+	struct item_new p;
 	bool exists = false;
 	int rc = -1;
 
-	if (!text)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (store_tx_begin(c, e))
+	if (item_prepare(c, path, value, &p, e) || store_tx_begin(c, e))
 		goto out;
 	if (inventory_still_there(c, rid, e) ||
-	    ((created || max_bytes >= 0) && check_capacity(c, rid, path, strlen(text), max_bytes, &exists, e)) ||
-	    put_item(c, rid, path, value, text, e) || store_tx_commit(c, e)) {
+	    ((created || max_bytes >= 0) && check_capacity(c, rid, path, strlen(p.text), max_bytes, &exists, e)) ||
+	    put_item(c, rid, &p, e) || store_tx_commit(c, e)) {
 		store_tx_rollback(c);
 		goto out;
 	}
@@ -305,7 +328,7 @@ int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const cha
 		*created = !exists;
 	rc = 0;
 out:
-	free(text);
+	item_new_cleanup(&p);
 	return rc;
 }
 
@@ -315,27 +338,24 @@ int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path
 }
 
 /* Inside the bulk write's transaction: one item; *total moves by its change of size. */
-static int bulk_one(struct store_conn *c, int64_t rid, const struct inventory_item_in *it, int64_t *total,
-		    size_t *created, struct err *e)
+static int bulk_one(struct store_conn *c, int64_t rid, const struct item_new *p, int64_t *total, size_t *created,
+		    struct err *e)
 {
-	char *text = json_dumps(it->value, JSON_COMPACT | JSON_ENCODE_ANY);
 	struct old_item o = {0};
 	int rc = -1;
 
-	if (!text)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (old_item(c, rid, it->path, store_inventory_postings_kept(c), &o, e) == 0) {
-		*total += (int64_t)strlen(text) - o.size;
+	if (old_item(c, rid, p->path, store_inventory_postings_kept(c), &o, e) == 0) {
+		*total += (int64_t)strlen(p->text) - o.size;
 		*created += !o.exists;
-		rc = replace_item(c, rid, it->path, it->value, text, o.text, e);
+		rc = replace_item(c, rid, p, o.text, e);
 	}
 	free(o.text);
-	free(text);
 	return rc;
 }
 
-int store_inventory_items_put(struct store_conn *c, int64_t rid, const struct inventory_item_in *items, size_t n,
-			      int64_t max_bytes, size_t *n_created, struct err *e)
+/* The bulk write's transaction over the prepared items. */
+static int bulk_tx(struct store_conn *c, int64_t rid, const struct item_new *p, size_t n, int64_t max_bytes,
+		   size_t *n_created, struct err *e)
 {
 	int64_t total = 0, own_max;
 	size_t created = 0;
@@ -346,8 +366,8 @@ int store_inventory_items_put(struct store_conn *c, int64_t rid, const struct in
 	    (max_bytes >= 0 && store_jsonstore_capacity(c, rid, &total, &own_max, e)))
 		goto fail;
 	for (size_t i = 0; i < n; i++)
-		if (bulk_one(c, rid, &items[i], &total, &created, e)) {
-			err_prefix(e, "item %zu (%.128s)", i, items[i].path);
+		if (bulk_one(c, rid, &p[i], &total, &created, e)) {
+			err_prefix(e, "item %zu (%.128s)", i, p[i].path);
 			goto fail;
 		}
 	if (max_bytes >= 0 && total > max_bytes) {
@@ -362,6 +382,30 @@ int store_inventory_items_put(struct store_conn *c, int64_t rid, const struct in
 fail:
 	store_tx_rollback(c);
 	return -1;
+}
+
+int store_inventory_items_put(struct store_conn *c, int64_t rid, const struct inventory_item_in *items, size_t n,
+			      int64_t max_bytes, size_t *n_created, struct err *e)
+{
+	struct item_new *p = calloc(n ? n : 1, sizeof *p);
+	size_t ready = 0;
+	int rc = -1;
+
+	if (!p)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	/* the texts and postings before the write lock is taken: other writers wait less */
+	for (; ready < n; ready++)
+		if (item_prepare(c, items[ready].path, items[ready].value, &p[ready], e)) {
+			err_prefix(e, "item %zu (%.128s)", ready, items[ready].path);
+			ready++; /* its cleanup */
+			goto out;
+		}
+	rc = bulk_tx(c, rid, p, n, max_bytes, n_created, e);
+out:
+	for (size_t i = 0; i < ready; i++)
+		item_new_cleanup(&p[i]);
+	free(p);
+	return rc;
 }
 
 int store_inventory_item_get(struct store_conn *c, int64_t rid, const char *path, char **data, struct err *e)

@@ -89,13 +89,29 @@ static void diff(const int64_t *o, size_t no, const int64_t *n, size_t nn, int64
 int store_inventory_postings_update(struct store_conn *c, int64_t rid, int64_t item, const json_t *old_v,
 				    const json_t *new_v, struct err *e)
 {
-	int64_t *o = NULL, *n = NULL, *add = NULL, *del = NULL;
-	size_t no = 0, nn = 0, n_add, n_del;
+	int64_t *n = NULL;
+	size_t nn = 0;
+	int rc;
+
+	if (!store_inventory_postings_kept(c))
+		return 0;
+	if (new_v && inv_keys_postings(new_v, &n, &nn, e))
+		return -1;
+	rc = store_inventory_postings_set(c, rid, item, old_v, n, nn, e);
+	free(n);
+	return rc;
+}
+
+int store_inventory_postings_set(struct store_conn *c, int64_t rid, int64_t item, const json_t *old_v, const int64_t *n,
+				 size_t nn, struct err *e)
+{
+	int64_t *o = NULL, *add = NULL, *del = NULL;
+	size_t no = 0, n_add, n_del;
 	int rc = -1;
 
 	if (!store_inventory_postings_kept(c))
 		return 0;
-	if ((old_v && inv_keys_postings(old_v, &o, &no, e)) || (new_v && inv_keys_postings(new_v, &n, &nn, e)))
+	if (old_v && inv_keys_postings(old_v, &o, &no, e))
 		goto out;
 	if ((nn && !(add = malloc(nn * sizeof(*add)))) || (no && !(del = malloc(no * sizeof(*del))))) {
 		err_set(e, ERR_INTERNAL, "out of memory");
@@ -106,7 +122,6 @@ int store_inventory_postings_update(struct store_conn *c, int64_t rid, int64_t i
 		rc = apply(c, SQL_ADD, rid, item, add, n_add, e);
 out:
 	free(o);
-	free(n);
 	free(add);
 	free(del);
 	return rc;

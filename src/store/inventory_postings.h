@@ -28,6 +28,11 @@ bool store_inventory_postings_kept(struct store_conn *c);
 int store_inventory_postings_update(struct store_conn *c, int64_t rid, int64_t item, const json_t *old_v,
 				    const json_t *new_v, struct err *e) WUR;
 
+/* As store_inventory_postings_update with the new value's postings worked out beforehand
+ * (n, nn: inv_keys_postings, ascending; borrowed), e.g. before the write transaction. */
+int store_inventory_postings_set(struct store_conn *c, int64_t rid, int64_t item, const json_t *old_v, const int64_t *n,
+				 size_t nn, struct err *e) WUR;
+
 /* Inside the caller's write transaction, before the item row goes: removes the postings of
  * item `item` of inventory rid, whose stored JSON is old_text (NUL-terminated).  A no-op on
  * PostgreSQL.  ERR_INTERNAL when old_text is not JSON or out of memory. */
