@@ -2,6 +2,9 @@
 `POST …/jsonstore/{store}/item` take a JSON array of {path, data} and write every item in one
 transaction: all or nothing, within a per-request item limit, with the same access checks,
 entity policy rules and capacity as the single put, and one audit entry that counts them."""
+import concurrent.futures
+import signal
+
 from conftest import ADMIN_KEY, Client, unique
 from proc_util import make_org
 from test_audit import audit, find, one
@@ -91,6 +94,34 @@ def test_inventory_bulk_limits(fresh_server):
     r = c.post(base + "/data", json=[{"path": "big", "data": {"k": "x" * 5000}}])
     assert r.status_code == 413, r.text
     assert item_paths(c, base) == ["hosts/h000", "hosts/h001", "hosts/h002"]
+
+
+def test_inventory_bulk_acknowledged_survives_kill_9(fresh_server):
+    """An answered bulk write is committed: a server killed right after has every item, and
+    its containment index, when it comes back."""
+    srv = fresh_server().start()
+    c = Client(srv.url, ADMIN_KEY)
+    base, _ = make_inventory(c)
+    assert c.post(base + "/data", json=hosts(1000)).status_code == 200
+    srv.stop(signal.SIGKILL)
+    srv2 = fresh_server(data_dir=srv.data_dir).start()
+    try:
+        c = Client(srv2.url, ADMIN_KEY)
+        assert len(item_paths(c, base)) == 1000
+        q = "select cast(to_json(item_data) as varchar) from inventory_data where item_data @> ?::jsonb"
+        assert [x["host"] for x in run(c, base, q, {"n": 999})] == ["h999"]
+    finally:
+        srv2.stop()
+
+
+def test_inventory_bulk_concurrent_writers(admin):
+    base, _ = make_inventory(admin)
+    bodies = [hosts(200, k * 200) for k in range(6)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(lambda b: admin.post(base + "/data", json=b), bodies))
+    assert [r.status_code for r in answers] == [200] * 6, [r.text for r in answers]
+    assert sum(r.json()["created"] for r in answers) == 1200
+    assert item_paths(admin, base) == sorted("hosts/h%03d" % i for i in range(1200))
 
 
 def test_inventory_bulk_needs_writer(admin, new_user):
