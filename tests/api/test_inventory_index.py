@@ -123,6 +123,47 @@ def test_the_query_reads_the_postings(server, admin):
     assert sorted(run(admin, base, INDEXED, {})) == sorted(ITEMS)
 
 
+# Many items with keys of very different frequencies: a filter of several keys reads the
+# postings of each (rare ones merged, common ones searched), as sorted lists of items.
+MANY = {"h%03d" % i: {"kind": "host", "env": ["prod", "test", "dev"][i % 3], "role": ["web", "db"][i % 2 if i < 90 else 0],
+                      "rack": "r%d" % (i % 7), "n": i % 5, "tags": ["t%d" % (i % 4)] + (["gpu"] if i % 11 == 0 else []),
+                      "os": {"family": ["rh", "deb"][i % 2], "v": i % 3}}
+        for i in range(180)}
+MANY_FILTERS = [
+    {"kind": "host", "env": "prod", "role": "web"}, {"rack": "r3", "kind": "host"}, {"env": "dev", "rack": "r1", "n": 2},
+    {"tags": ["gpu"], "kind": "host"}, {"tags": ["gpu", "t1"]}, {"os": {"family": "deb", "v": 0}, "env": "test"},
+    {"os": {"family": "rh"}, "role": "db"}, {"kind": "host", "n": 0}, {"kind": "host", "env": "none"},
+    {"rack": "r2", "n": 9}, {"kind": "vm"}, {"role": "web", "env": "prod", "rack": "r4", "n": 3, "kind": "host"},
+]
+
+
+def test_filters_of_many_keys_over_many_items(admin):
+    base, _ = make_inventory(admin, items=MANY)
+    for flt in MANY_FILTERS:
+        indexed, scan = results(admin, base, flt)
+        assert indexed == scan == expected(MANY, flt), json.dumps(flt)
+    assert len(expected(MANY, MANY_FILTERS[0])) > 10
+
+
+@sqlite_only
+def test_every_key_of_the_filter_narrows(server, admin):
+    """Not only the two rarest keys: the postings of a third, common one are intersected too
+    (an item without that posting is left out by the index, found by a scan)."""
+    items = {"p%02d" % i: {"kind": "host", "env": "prod" if i < 12 else "test", "role": "web" if i % 2 else "db"}
+             for i in range(48)}
+    base, _ = make_inventory(admin, items=items)
+    name = base.rsplit("/", 1)[1]
+    inv = rid(server, name)
+    execute(server.data_dir,
+            "DELETE FROM inventory_postings WHERE inventory = %d AND hash = (SELECT hash FROM inventory_postings"
+            " WHERE inventory = %d GROUP BY hash ORDER BY count(*) DESC LIMIT 1) AND item = (SELECT id FROM"
+            " inventory_items WHERE inventory = %d AND item_path = 'p01')" % (inv, inv, inv))
+    flt = {"kind": "host", "env": "prod", "role": "web"}
+    indexed, scan = results(admin, base, flt)
+    assert scan == expected(items, flt) == ["p%02d" % i for i in range(1, 12, 2)]
+    assert indexed == [p for p in scan if p != "p01"]
+
+
 @sqlite_only
 def test_writes_leave_no_stale_postings(server, admin):
     """Replaced and deleted items, through both APIs, hold exactly the postings that the same
