@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "inventory/json.h"
-#include "inventory/json_flat.h"
+#include "inventory/json_text.h"
 #include "store/inventory_keys.h"
 #include "store/sqlite_api.h"
 
@@ -183,8 +183,8 @@ static void test_keys_are_necessary(void **state)
 	}
 }
 
-/* The text scan of a flat filter answers as the tree does, or leaves it to the tree. */
-static void test_flat_filter_on_text(void **state)
+/* The text scan answers as the tree does, or leaves it to the tree. */
+static void test_filter_on_text(void **state)
 {
 	static const struct {
 		const char *a, *b;
@@ -210,19 +210,42 @@ static void test_flat_filter_on_text(void **state)
 	    {"{}", "{\"a\":1}", 0},
 	    {"{\"a\\u0062\":1}", "{\"ab\":1}", -1},
 	    {"{\"a\":\"\\u0062\"}", "{\"a\":\"b\"}", -1},
-	    {"[1]", "{\"a\":1}", -1},
-	    {"{\"a\":1}", "{\"a\":[1]}", -1},
-	    {"{\"a\":1}", "{}", -1},
+	    {"[1]", "{\"a\":1}", 0},
+	    {"{\"a\":1}", "{\"a\":[1]}", 0},
+	    {"{\"a\":1}", "{}", 1},
+	    /* nested objects and arrays */
+	    {"{\"os\":{\"family\":\"Debian\",\"version\":\"12\"},\"n\":1}", "{\"os\":{\"version\":\"12\"}}", 1},
+	    {"{\"os\":{\"family\":\"Debian\",\"version\":\"11\"}}", "{\"os\":{\"version\":\"12\"}}", 0},
+	    {"{\"os\":[{\"version\":\"12\"}]}", "{\"os\":{\"version\":\"12\"}}", 0},
+	    {"{\"tags\":[\"linux\",\"gpu\"]}", "{\"tags\":[\"gpu\"]}", 1},
+	    {"{\"tags\":[\"linux\",[\"gpu\"]]}", "{\"tags\":[\"gpu\"]}", 0},
+	    {"{\"tags\":[\"gpu\"]}", "{\"tags\":[\"gpu\",\"linux\"]}", 0},
+	    {"{\"tags\":[1,2,3]}", "{\"tags\":[3,1,1]}", 1},
+	    {"{\"tags\":[1.0,\"2\"]}", "{\"tags\":[1,2]}", 0},
+	    {"{\"a\":[[1,2],{\"k\":\"v\",\"j\":[]}]}", "{\"a\":[[2],{\"j\":[]}]}", 1},
+	    {"{\"a\":[[1,2],{\"k\":\"v\"}]}", "{\"a\":[{\"j\":[]}]}", 0},
+	    {"{\"a\":[[]]}", "{\"a\":[[]]}", 1},
+	    {"{\"a\":[]}", "{\"a\":[[]]}", 0},
+	    {"{\"a\":[]}", "{\"a\":[]}", 1},
+	    {"{\"a\":{}}", "{\"a\":{}}", 1},
+	    {"{\"a\":[]}", "{\"a\":{}}", 0},
+	    {"{\"a\":{\"b\":1},\"a\":{\"c\":1}}", "{\"a\":{\"b\":1}}", 0},
+	    {"{\"a\":{\"b\":1,\"b\":2}}", "{\"a\":{\"b\":2}}", 1},
+	    {"[1,\"x\",[2]]", "\"x\"", 1},
+	    {"[1,\"x\",[2]]", "2", 0},
+	    {"[1,\"x\",[2]]", "[[2],1]", 1},
+	    {"\"x\"", "\"x\"", 1},
+	    {"{\"a\":[\"\\u0062\"]}", "{\"a\":[\"b\"]}", -1},
 	    {"{\"a\":99999999999999999999}", "{\"a\":1}", -1},
 	    {"{\"a\":1", "{\"a\":1}", -1},
 	};
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(flat) / sizeof(flat[0]); i++) {
-		json_t *b = json_loads(flat[i].b, 0, NULL);
+		json_t *b = json_loads(flat[i].b, JSON_DECODE_ANY, NULL);
 		int got;
 		assert_non_null(b);
-		got = inv_json_flat_contains(flat[i].a, strlen(flat[i].a), b);
+		got = inv_json_text_contains(flat[i].a, strlen(flat[i].a), b);
 		if (got != flat[i].expect)
 			fail_msg("%s @> %s: expected %d, got %d", flat[i].a, flat[i].b, flat[i].expect, got);
 		if (got >= 0 && got != contains(flat[i].a, flat[i].b))
@@ -231,7 +254,7 @@ static void test_flat_filter_on_text(void **state)
 	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		json_t *b = json_loads(cases[i].b, JSON_DECODE_ANY, NULL);
-		int got = inv_json_flat_contains(cases[i].a, strlen(cases[i].a), b);
+		int got = inv_json_text_contains(cases[i].a, strlen(cases[i].a), b);
 		if (got >= 0 && got != cases[i].expect)
 			fail_msg("%s @> %s: expected %d, the scan says %d", cases[i].a, cases[i].b, cases[i].expect,
 				 got);
@@ -324,7 +347,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_contains_matches_postgres),
-	    cmocka_unit_test(test_flat_filter_on_text),
+	    cmocka_unit_test(test_filter_on_text),
 	    cmocka_unit_test(test_keys),
 	    cmocka_unit_test(test_keys_skip_long_strings),
 	    cmocka_unit_test(test_keys_are_necessary),
