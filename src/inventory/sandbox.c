@@ -8,12 +8,14 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/jsonx.h"
 #include "base/rand.h"
 #include "base/str.h"
 #include "inventory/cand_table.h"
 #include "inventory/dialect.h"
 #include "inventory/id_list.h"
 #include "inventory/json.h"
+#include "inventory/json_canon.h"
 #include "inventory/narrow.h"
 #include "store/inventory_keys.h"
 #include "store/sqlite_api.h"
@@ -521,20 +523,69 @@ static int row_value(sqlite3_stmt *st, size_t *bytes, json_t **out, struct err *
 	return 0;
 }
 
-static int step_all(struct run *r, sqlite3_stmt *st, json_t *rows, struct err *e)
+/* Where a run's rows go: a JSON array (rows), or its text as jsonx_dump would print it
+ * (text). */
+struct rows_out {
+	json_t *rows;
+	struct buf *text;
+	size_t n;
+};
+
+static int append_dump(struct buf *text, json_t *v, struct err *e)
+{
+	char *s = jsonx_dump(v);
+	int rc = s ? buf_append_str(text, s, e) : err_set(e, ERR_INTERNAL, "out of memory");
+
+	free(s);
+	json_decref(v);
+	return rc;
+}
+
+/* The row's value appended to out->text: a stored item's text as it is when jansson would
+ * print it the same (json_canon.h), else parsed and printed, with row_value's checks. */
+static int row_text(sqlite3_stmt *st, size_t *bytes, struct buf *text, struct err *e)
+{
+	json_t *v;
+
+	if (sqlite.column_type(st, 0) == SQLITE_TEXT) {
+		const char *s = (const char *)sqlite.column_text(st, 0);
+		int n = sqlite.column_bytes(st, 0);
+		if (s && inv_json_canonical(s, (size_t)n)) {
+			*bytes += (size_t)n;
+			if (*bytes > INV_QUERY_RESULT_BYTES)
+				return err_set(e, ERR_INVALID, "query result is larger than %u bytes",
+					       INV_QUERY_RESULT_BYTES);
+			return buf_append(text, s, (size_t)n, e);
+		}
+	}
+	return row_value(st, bytes, &v, e) ? -1 : append_dump(text, v, e);
+}
+
+static int add_row(sqlite3_stmt *st, size_t *bytes, struct rows_out *out, struct err *e)
+{
+	json_t *v;
+
+	if (out->text)
+		return (out->n > 0 && buf_append_char(out->text, ',', e)) || row_text(st, bytes, out->text, e) ? -1 : 0;
+	if (row_value(st, bytes, &v, e))
+		return -1;
+	if (json_array_append_new(out->rows, v))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	return 0;
+}
+
+static int step_all(struct run *r, sqlite3_stmt *st, struct rows_out *out, struct err *e)
 {
 	size_t bytes = 0;
 	int rc;
 
 	while ((rc = sqlite.step(st)) == SQLITE_ROW) {
-		json_t *v;
-		if (r->in->max_rows && json_array_size(rows) >= r->in->max_rows)
+		if (r->in->max_rows && out->n >= r->in->max_rows)
 			return err_set(e, ERR_INVALID, "query returned more than %zu rows (limit query_rows)",
 				       r->in->max_rows);
-		if (row_value(st, &bytes, &v, e))
+		if (add_row(st, &bytes, out, e))
 			return -1;
-		if (json_array_append_new(rows, v))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+		out->n++;
 	}
 	if (rc == SQLITE_DONE)
 		return 0;
@@ -565,7 +616,7 @@ static const char *view_of(const struct run *r)
 	return r->narrowed ? r->view_key : r->view_all;
 }
 
-static int execute(struct run *r, json_t *rows, struct err *e)
+static int execute(struct run *r, struct rows_out *rows, struct err *e)
 {
 	const struct inv_run *in = r->in;
 	struct inv_translation t = {0};
@@ -615,27 +666,46 @@ static int run_end(struct run *r, int rc, struct err *e)
 	return rc;
 }
 
-int inv_sandbox_run(const char *db_path, const struct inv_query *q, const struct inv_run *in, json_t **rows,
+static int run_into(const char *db_path, const struct inv_query *q, const struct inv_run *in, struct rows_out *out,
 		    struct err *e)
 {
 	struct run r = {.q = q, .in = in};
-	json_t *out = json_array();
 	int rc = -1;
 
+	if (run_begin(&r, e))
+		return -1;
+	if (open_db(&r, db_path, e) == 0 && execute(&r, out, e) == 0)
+		rc = 0;
+	return run_end(&r, rc, e);
+}
+
+int inv_sandbox_run(const char *db_path, const struct inv_query *q, const struct inv_run *in, json_t **rows,
+		    struct err *e)
+{
+	struct rows_out out = {.rows = json_array()};
+
 	*rows = NULL;
-	if (!out)
+	if (!out.rows)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (run_begin(&r, e)) {
-		json_decref(out);
+	if (run_into(db_path, q, in, &out, e)) {
+		json_decref(out.rows);
 		return -1;
 	}
-	if (open_db(&r, db_path, e) == 0 && execute(&r, out, e) == 0) {
-		*rows = out;
-		out = NULL;
-		rc = 0;
+	*rows = out.rows;
+	return 0;
+}
+
+int inv_sandbox_run_text(const char *db_path, const struct inv_query *q, const struct inv_run *in, struct buf *text,
+			 struct err *e)
+{
+	struct rows_out out = {.text = text};
+
+	buf_reset(text);
+	if (buf_append_char(text, '[', e) || run_into(db_path, q, in, &out, e) || buf_append_char(text, ']', e)) {
+		buf_reset(text);
+		return -1;
 	}
-	json_decref(out);
-	return run_end(&r, rc, e);
+	return 0;
 }
 
 int inv_sandbox_check(const char *db_path, const struct inv_query *q, struct err *e)

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "inventory/executor.h"
 #include "inventory/query.h"
@@ -64,6 +65,13 @@
  * when the database cannot be opened. */
 int inv_sandbox_run(const char *db_path, const struct inv_query *q, const struct inv_run *in, json_t **rows,
 		    struct err *e) WUR;
+
+/* inv_sandbox_run with the answer as text: text (reset first) gets exactly what
+ * jsonx_dump prints for inv_sandbox_run's *rows, a stored item's text copied as it is
+ * where jansson would print it the same (json_canon.h), so that an answer of many items is
+ * not parsed and printed again.  The same errors; text is empty after one. */
+int inv_sandbox_run_text(const char *db_path, const struct inv_query *q, const struct inv_run *in, struct buf *text,
+			 struct err *e) WUR;
 
 /* Validates q as it would run (prepared inside the sandbox, no execution, the default memory
  * budget); errors as inv_sandbox_run. */

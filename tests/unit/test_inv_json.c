@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "inventory/json.h"
+#include "inventory/json_canon.h"
 #include "inventory/json_text.h"
 #include "store/inventory_keys.h"
 #include "store/sqlite_api.h"
@@ -331,6 +332,61 @@ static void test_sql_functions(void **state)
 }
 
 /* Containment inside SQL over many rows with a constant filter (parsed once, auxiliary data). */
+/* A text is canonical exactly when jansson prints it back byte for byte (json_canon.h); the
+ * cases it leaves to jansson are allowed to be printed the same. */
+static void test_canonical_text(void **state)
+{
+	static const struct {
+		const char *text;
+		bool canon;
+	} texts[] = {
+	    {"{\"host\":\"h1\",\"os\":{\"family\":\"Debian\",\"v\":\"12\"},\"cpu\":2,\"tags\":[\"a\",\"b\"]}", true},
+	    {"{\"z\":null,\"t\":true,\"f\":false,\"e\":{},\"a\":[],\"n\":-12,\"m\":0}", true},
+	    {"\"tab\\there \\\"q\\\" \\\\ \\n\\r\\b\\f\"", true},
+	    {"\"\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80 \x7f /\"", true},
+	    {"[9223372036854775807]", false}, /* 19 digits: left to jansson */
+	    {"[922337203685477580]", true},
+	    {"{\"a\":1,\"a\":2}", false},
+	    {"{\"a\":{\"b\":1},\"b\":{\"a\":1}}", true},
+	    {"{ \"a\":1}", false},
+	    {"{\"a\":1} ", false},
+	    {"[1.5]", false},
+	    {"[1e2]", false},
+	    {"[-0]", false},
+	    {"[01]", false},
+	    {"\"\\u0062\"", false},
+	    {"\"\\/\"", false},
+	    {"\"\x01\"", false},
+	    {"\"\xc0\xaf\"", false},
+	    {"\"\xed\xa0\x80\"", false},
+	    {"\"\xf4\x90\x80\x80\"", false},
+	    {"\"\xe0\x80\xaf\"", false},
+	    {"\"abc", false},
+	    {"[1,]", false},
+	    {"{\"a\"}", false},
+	    {"tru", false},
+	    {"", false},
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		size_t n = strlen(texts[i].text);
+		bool got = inv_json_canonical(texts[i].text, n);
+		json_t *v;
+		char *out;
+		if (got != texts[i].canon)
+			fail_msg("%s: expected %d", texts[i].text, texts[i].canon);
+		if (!got)
+			continue;
+		v = json_loadb(texts[i].text, n, JSON_DECODE_ANY, NULL);
+		assert_non_null(v);
+		out = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		assert_string_equal(out, texts[i].text);
+		free(out);
+		json_decref(v);
+	}
+}
+
 static void test_contains_over_many_rows(void **state)
 {
 	sqlite3 *db = open_mem();
@@ -348,6 +404,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_contains_matches_postgres),
 	    cmocka_unit_test(test_filter_on_text),
+	    cmocka_unit_test(test_canonical_text),
 	    cmocka_unit_test(test_keys),
 	    cmocka_unit_test(test_keys_skip_long_strings),
 	    cmocka_unit_test(test_keys_are_necessary),
