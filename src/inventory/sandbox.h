@@ -41,8 +41,9 @@
  * lists of the filter's keys (inv_keys_each, inv_key_hash; an object or array only when
  * empty) are read from inventory_postings and intersected in memory (narrow.h), and the
  * query reads only the items left, in id order (the full condition is still evaluated on
- * them), so a selective filter reads few items.  The candidate list is plain memory outside
- * the budget below: 8 bytes an item of the inventory at most, twice.  A filter without keys
+ * them), so a selective filter reads few items.  The candidate list and the posting list
+ * intersected with it are plain memory outside the budget below: 8 bytes an item of the
+ * inventory each, at most twice that as they grow.  A filter without keys
  * ({}) reads every item of the inventory.  The views also check each item's own inventory,
  * so a posting can never lead outside it.
  *
