@@ -11,11 +11,13 @@
 
 /* The items of an inventory that can contain a filter, from the containment index
  * (inventory_postings, store/inventory_keys.h): the intersection of the posting lists of
- * the filter's keys, read from the index range by range and intersected in memory
- * (id_list.h), in ascending id order.  A key whose list is far longer than what the others
- * already leave is not read (the exact check of each candidate still decides).  The list is a superset of the items
- * that contain the filter (hashes may collide; array and object keys say nothing of their
- * elements' positions): never a decision on its own.
+ * the filter's keys (the first 8), in ascending id order.  The lists are read from the
+ * index side by side, a chunk of each in turn, until the rarest has ended; the others then
+ * only as far as its last id, and one that runs past 16 times its length is left unread
+ * (the exact check of each candidate still decides); they are intersected in memory
+ * (id_list.h), shortest first.  The list is a superset of the items that contain the filter
+ * (hashes may collide; array and object keys say nothing of their elements' positions):
+ * never a decision on its own.
  *
  * The statements are prepared once on the sandbox's read-only connection and reused by its
  * runs.  Not thread-safe: one per connection. */
