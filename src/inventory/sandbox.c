@@ -22,7 +22,6 @@
 #include "store/sqlite_mem.h"
 
 #define ITEMS_TABLE "inventory_items"
-#define KEYS_TABLE "inventory_postings"
 #define INV_MMAP_BYTES "1073741824"
 
 struct run;
