@@ -31,4 +31,13 @@ static int sqlite_run(struct store_conn *c, const struct inv_query *q, const str
 	return path ? inv_sandbox_run(path, q, r, rows, e) : -1;
 }
 
-const struct inv_executor inv_executor_sqlite = {.backend = "sqlite", .check = sqlite_check, .run = sqlite_run};
+static int sqlite_run_text(struct store_conn *c, const struct inv_query *q, const struct inv_run *r,
+			   struct buf *text, struct err *e)
+{
+	const char *path = db_path(c, e);
+
+	return path ? inv_sandbox_run_text(path, q, r, text, e) : -1;
+}
+
+const struct inv_executor inv_executor_sqlite = {
+    .backend = "sqlite", .check = sqlite_check, .run = sqlite_run, .run_text = sqlite_run_text};

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "inventory/query.h"
 #include "store/store.h"
@@ -31,6 +32,9 @@ struct inv_executor {
 	int (*check)(struct store_conn *c, const struct inv_query *q, struct err *e);
 	int (*run)(struct store_conn *c, const struct inv_query *q, const struct inv_run *r, json_t **rows,
 		   struct err *e);
+	/* inv_query_run_text's contract, or NULL: run, then the rows printed. */
+	int (*run_text)(struct store_conn *c, const struct inv_query *q, const struct inv_run *r, struct buf *text,
+			struct err *e);
 };
 
 /* SQLite: the sandbox of sandbox.h on a read-only connection of its own to c's database file. */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inventory/json_flat.h"
+#include "inventory/json_text.h"
 #include "store/sqlite_api.h"
 
 /* SQLite's subtype for JSON values (what its own JSON functions set and check). */
@@ -149,11 +149,11 @@ static void fn_json_contains(sqlite3_context *ctx, int argc, sqlite3_value **arg
 			return sqlite.result_int(ctx, 1);
 	}
 	if (b && sqlite.value_type(argv[0]) == SQLITE_TEXT) {
-		/* a flat filter is decided on the text, without building the item (json_flat.h) */
+		/* decided on the text when it can, without building the item (json_text.h) */
 		const char *s = (const char *)sqlite.value_text(argv[0]);
-		int flat = s ? inv_json_flat_contains(s, (size_t)sqlite.value_bytes(argv[0]), b) : -1;
-		if (flat >= 0)
-			return sqlite.result_int(ctx, flat);
+		int in = s ? inv_json_text_contains(s, (size_t)sqlite.value_bytes(argv[0]), b) : -1;
+		if (in >= 0)
+			return sqlite.result_int(ctx, in);
 	}
 	if (!(a = arg_json(ctx, argv[0])))
 		return;

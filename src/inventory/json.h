@@ -27,7 +27,7 @@ bool inv_json_contains(const json_t *a, const json_t *b);
  *                              is an error).  b is parsed once per statement when constant;
  *                              with b = {} a text a starting with '{' counts as an object
  *                              without being parsed (stored items are valid JSON), and a
- *                              flat b is decided on a's text when it can (json_flat.h).
+ *                              b is decided on a's text when it can (json_text.h).
  *   accord_pg_text(j)          jsonb → text as PostgreSQL's ->> gives it: a string without
  *                              quotes, JSON null as NULL, anything else as its JSON text.
  *   accord_pg_bool(x)          text → boolean as PostgreSQL's ::boolean reads it.

@@ -1,7 +1,9 @@
 #include "inventory/query.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/jsonx.h"
 #include "base/limits.h"
 #include "inventory/dialect.h"
 #include "inventory/executor.h"
@@ -38,17 +40,47 @@ int inv_query_check(struct store_conn *c, const struct inv_query *q, struct err 
 	return x ? x->check(c, q, e) : -1;
 }
 
+static struct inv_run run_of(const struct inventory *inv, const char *filter)
+{
+	return (struct inv_run){.inventory = inv->rid,
+				.inventory_id = inv->id,
+				.filter = filter,
+				.filter_len = filter ? strlen(filter) : 0,
+				.timeout_ms = limits.query_timeout_ms,
+				.max_rows = limits.query_rows};
+}
+
 int inv_query_run(struct store_conn *c, const struct inventory *inv, const struct inv_query *q, const char *filter,
 		  json_t **rows, struct err *e)
 {
 	const struct inv_executor *x = executor_of(c, e);
-	struct inv_run r = {.inventory = inv->rid,
-			    .inventory_id = inv->id,
-			    .filter = filter,
-			    .filter_len = filter ? strlen(filter) : 0,
-			    .timeout_ms = limits.query_timeout_ms,
-			    .max_rows = limits.query_rows};
+	struct inv_run r = run_of(inv, filter);
 
 	*rows = NULL;
 	return x ? x->run(c, q, &r, rows, e) : -1;
+}
+
+int inv_query_run_text(struct store_conn *c, const struct inventory *inv, const struct inv_query *q,
+		       const char *filter, struct buf *text, struct err *e)
+{
+	const struct inv_executor *x = executor_of(c, e);
+	struct inv_run r = run_of(inv, filter);
+	json_t *rows = NULL;
+	char *s;
+	int rc;
+
+	buf_reset(text);
+	if (!x)
+		return -1;
+	if (x->run_text)
+		return x->run_text(c, q, &r, text, e);
+	if ((rc = x->run(c, q, &r, &rows, e)))
+		return rc;
+	s = jsonx_dump(rows);
+	json_decref(rows);
+	if (!s)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	rc = buf_append_str(text, s, e);
+	free(s);
+	return rc;
 }

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "store/inventories.h"
 #include "store/store.h"
@@ -55,5 +56,11 @@ int inv_query_check(struct store_conn *c, const struct inv_query *q, struct err 
  * database cannot be opened. */
 int inv_query_run(struct store_conn *c, const struct inventory *inv, const struct inv_query *q, const char *filter,
 		  json_t **rows, struct err *e) WUR;
+
+/* inv_query_run with the answer as text: text (reset first; the caller's buffer) gets what
+ * jsonx_dump prints for *rows, without building the rows where the executor can (SQLite:
+ * stored items copied as they are, sandbox.h).  The same errors; text is empty after one. */
+int inv_query_run_text(struct store_conn *c, const struct inventory *inv, const struct inv_query *q,
+		       const char *filter, struct buf *text, struct err *e) WUR;
 
 #endif

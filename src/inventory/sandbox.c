@@ -8,16 +8,20 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/jsonx.h"
 #include "base/rand.h"
 #include "base/str.h"
+#include "inventory/cand_table.h"
 #include "inventory/dialect.h"
+#include "inventory/id_list.h"
 #include "inventory/json.h"
+#include "inventory/json_canon.h"
+#include "inventory/narrow.h"
 #include "store/inventory_keys.h"
 #include "store/sqlite_api.h"
 #include "store/sqlite_mem.h"
 
 #define ITEMS_TABLE "inventory_items"
-#define KEYS_TABLE "inventory_postings"
 #define INV_MMAP_BYTES "1073741824"
 
 struct run;
@@ -26,8 +30,8 @@ struct run;
  * (opening one and reading the schema cost more than a selective query). */
 struct conn {
 	sqlite3 *db;
-	sqlite3_stmt *count; /* the postings of one key, up to a limit */
-	char view_all[24], view_key[24], view_key2[24];
+	struct inv_narrow *narrow; /* the postings' reads */
+	char view_all[24], view_key[24];
 	struct run *cur; /* the run using it; NULL between runs (the views are then empty) */
 	char path[];	 /* the database file */
 };
@@ -40,11 +44,10 @@ struct run {
 	const struct inv_query *q; /* compiled */
 	const struct inv_run *in;  /* whose rows, the filter, the limits */
 	sqlite3 *db;
-	char view_all[24], view_key[24], view_key2[24];
-	int64_t keys[2]; /* the postings of the two rarest keys of the filter, rarest first */
-	sqlite3_int64 counts[2];
-	int n_keys;
-	sqlite3_stmt *count;
+	char view_all[24], view_key[24];
+	struct inv_narrow *narrow;
+	struct inv_ids cands; /* the items the filter's postings leave, ascending */
+	bool narrowed;	      /* cands holds them: the query reads view_key */
 	struct timespec deadline;
 	bool timed_out;
 	struct sqlite_mem_budget mem; /* this run's SQLite allocations (store/sqlite_mem.h) */
@@ -76,25 +79,11 @@ static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite.result_text(ctx, r->in->inventory_id ? r->in->inventory_id : "", -1, SQLITE_STATIC);
 }
 
-static void pre_hash(sqlite3_context *ctx, int i)
+/* The rows of accord_inv_cands: the current run's candidates (none between runs). */
+static const struct inv_ids *cands_of(void *ctx)
 {
-	const struct run *r = run_of(ctx);
-	if (r && i < r->n_keys)
-		sqlite.result_int64(ctx, r->keys[i]);
-}
-
-static void fn_pre_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	(void)argv;
-	pre_hash(ctx, 0);
-}
-
-static void fn_pre_hash2(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	(void)argv;
-	pre_hash(ctx, 1);
+	const struct conn *c = ctx;
+	return c->cur && c->cur->narrowed ? &c->cur->cands : NULL;
 }
 
 static int db_fail(struct run *r, struct err *e, const char *what)
@@ -147,12 +136,9 @@ static int register_scope(struct run *r, struct conn *c, struct err *e)
 	static const struct {
 		const char *name;
 		void (*fn)(sqlite3_context *, int, sqlite3_value **);
-	} fns[] = {{"accord_inv_scope", fn_scope},
-		   {"accord_inv_uuid", fn_uuid},
-		   {"accord_inv_pre_hash", fn_pre_hash},
-		   {"accord_inv_pre_hash2", fn_pre_hash2}};
+	} fns[] = {{"accord_inv_scope", fn_scope}, {"accord_inv_uuid", fn_uuid}};
 
-	if (inv_json_register(r->db, e))
+	if (inv_json_register(r->db, e) || inv_cand_table_register(r->db, cands_of, c, e))
 		return -1;
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (sqlite.create_function_v2(r->db, fns[i].name, 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, c, fns[i].fn, NULL,
@@ -162,8 +148,8 @@ static int register_scope(struct run *r, struct conn *c, struct err *e)
 }
 
 /* The views under fresh random names (hex, so they need no quoting): all the inventory's
- * items; those with the rarest filter key; those with the two rarest keys (CROSS JOIN keeps
- * SQLite's nesting order: the rarest key's index range outside, point lookups inside). */
+ * items; the run's candidates (CROSS JOIN keeps SQLite's nesting order: the ids outside, in
+ * ascending order, each item's b-tree step inside). */
 static int create_views(struct run *r, struct err *e)
 {
 	unsigned char rnd[8];
@@ -172,33 +158,25 @@ static int create_views(struct run *r, struct err *e)
 	rand_bytes(rnd, sizeof(rnd));
 	if (str_fmt(r->view_all, sizeof(r->view_all), "inv_%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2],
 		    rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]) ||
-	    str_fmt(r->view_key, sizeof(r->view_key), "%.20s_k", r->view_all) || /* "inv_" + 16 hex digits */
-	    str_fmt(r->view_key2, sizeof(r->view_key2), "%.20s_j", r->view_all))
+	    str_fmt(r->view_key, sizeof(r->view_key), "%.20s_k", r->view_all)) /* "inv_" + 16 hex digits */
 		return err_set(e, ERR_INTERNAL, "inventory query: view name too long");
 	if (str_fmt(sql, sizeof(sql),
 		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, item_path, item_data "
 		    "FROM main." ITEMS_TABLE " WHERE inventory = accord_inv_scope();"
 		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
-		    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." ITEMS_TABLE " AS i ON i.id = k.item "
-		    "WHERE k.inventory = accord_inv_scope() AND k.hash = accord_inv_pre_hash() "
-		    "AND i.inventory = accord_inv_scope();"
-		    "CREATE TEMP VIEW %s AS SELECT accord_inv_uuid() AS inventory_id, i.item_path, i.item_data "
-		    "FROM main." KEYS_TABLE " AS k CROSS JOIN main." KEYS_TABLE " AS k2 CROSS JOIN main." ITEMS_TABLE
-		    " AS i ON i.id = k.item "
-		    "WHERE k.inventory = accord_inv_scope() AND k.hash = accord_inv_pre_hash() "
-		    "AND k2.inventory = k.inventory AND k2.hash = accord_inv_pre_hash2() AND k2.item = k.item "
-		    "AND i.inventory = accord_inv_scope();"
-		    /* instantiate the eponymous json_each table before the authorizer is in place */
-		    "SELECT count(*) FROM json_each('[]')",
-		    r->view_all, r->view_key, r->view_key2))
+		    "FROM main." INV_CAND_TABLE " AS c CROSS JOIN main." ITEMS_TABLE " AS i ON i.id = c.id "
+		    "WHERE i.inventory = accord_inv_scope();"
+		    /* instantiate the eponymous tables before the authorizer is in place */
+		    "SELECT count(*) FROM json_each('[]');"
+		    "SELECT count(*) FROM main." INV_CAND_TABLE,
+		    r->view_all, r->view_key))
 		return err_set(e, ERR_INTERNAL, "inventory query: the views' SQL is over %zu bytes", sizeof(sql) - 1);
 	return exec_sql(r, sql, e);
 }
 
 static bool is_view(const struct run *r, const char *name)
 {
-	return name &&
-	       (strcmp(name, r->view_all) == 0 || strcmp(name, r->view_key) == 0 || strcmp(name, r->view_key2) == 0);
+	return name && (strcmp(name, r->view_all) == 0 || strcmp(name, r->view_key) == 0);
 }
 
 static bool allowed_function(const char *name)
@@ -267,9 +245,7 @@ static bool allowed_function(const char *name)
 					 "accord_json_value",
 					 "accord_jsonb_typeof",
 					 "accord_inv_scope",
-					 "accord_inv_uuid",
-					 "accord_inv_pre_hash",
-					 "accord_inv_pre_hash2"};
+					 "accord_inv_uuid"};
 
 	if (!name)
 		return false;
@@ -302,7 +278,7 @@ static int authorize(void *ud, int action, const char *a1, const char *a2, const
 		if (strcmp(db, "temp") == 0 && is_view(r, a1))
 			return SQLITE_OK;
 		if (strcmp(db, "main") == 0 && is_view(r, src) &&
-		    (strcmp(a1, ITEMS_TABLE) == 0 || strcmp(a1, KEYS_TABLE) == 0))
+		    (strcmp(a1, ITEMS_TABLE) == 0 || strcmp(a1, INV_CAND_TABLE) == 0))
 			return SQLITE_OK;
 		if (strcmp(db, "main") == 0 && strcmp(a1, "json_each") == 0)
 			return SQLITE_OK;
@@ -341,7 +317,7 @@ static void conn_free(struct conn *c)
 {
 	if (!c)
 		return;
-	sqlite.finalize(c->count);
+	inv_narrow_free(c->narrow);
 	sqlite.close_v2(c->db);
 	free(c);
 }
@@ -371,12 +347,7 @@ static int conn_open(struct run *r, const char *path, struct err *e)
 		rc = db_fail(r, e, "opening the database");
 	else if (configure(r, e) == 0 && register_scope(r, c, e) == 0 && create_views(r, e) == 0 &&
 		 exec_sql(r, "PRAGMA query_only = ON", e) == 0)
-		rc = sqlite.prepare_v3(r->db,
-				       "SELECT count(*) FROM (SELECT 1 FROM main." KEYS_TABLE
-				       " WHERE inventory = ?1 AND hash = ?2 LIMIT ?3)",
-				       -1, SQLITE_PREPARE_PERSISTENT, &c->count, NULL) == SQLITE_OK
-			 ? 0
-			 : db_fail(r, e, "preparing the postings count");
+		rc = (c->narrow = inv_narrow_new(r->db, e)) ? 0 : -1;
 	c->db = r->db;
 	if (rc) {
 		r->db = NULL;
@@ -385,7 +356,6 @@ static int conn_open(struct run *r, const char *path, struct err *e)
 	}
 	memcpy(c->view_all, r->view_all, sizeof(c->view_all));
 	memcpy(c->view_key, r->view_key, sizeof(c->view_key));
-	memcpy(c->view_key2, r->view_key2, sizeof(c->view_key2));
 	tl_conn = c;
 	pthread_setspecific(conn_key, c);
 	return 0;
@@ -406,10 +376,9 @@ static int open_db(struct run *r, const char *path, struct err *e)
 		return -1;
 	c = tl_conn;
 	r->db = c->db;
-	r->count = c->count;
+	r->narrow = c->narrow;
 	memcpy(r->view_all, c->view_all, sizeof(r->view_all));
 	memcpy(r->view_key, c->view_key, sizeof(r->view_key));
-	memcpy(r->view_key2, c->view_key2, sizeof(r->view_key2));
 	c->cur = r;
 	return 0;
 }
@@ -424,7 +393,6 @@ static void run_cleanup(struct run *r, bool keep)
 		return;
 	sqlite.set_authorizer(c->db, NULL, NULL);
 	sqlite.progress_handler(c->db, 0, NULL, NULL);
-	sqlite.reset(c->count);
 	c->cur = NULL;
 	if (!keep) {
 		conn_free(c);
@@ -433,9 +401,9 @@ static void run_cleanup(struct run *r, bool keep)
 	}
 }
 
-/* ---- the postings: pick the rarest keys of the filter ---- */
+/* ---- the postings: the items that can contain the filter ---- */
 
-/* A key worth counting: not an object or array that holds keys of its own (they imply it and are rarer). */
+/* A key worth reading: not an object or array that holds keys of its own (they imply it and are rarer). */
 static int add_filter_key(void *ctx, const struct inv_key *k, struct err *e)
 {
 	struct buf *hashes = ctx;
@@ -450,39 +418,11 @@ static int add_filter_key(void *ctx, const struct inv_key *k, struct err *e)
 	return buf_append(hashes, &h, sizeof(h), e);
 }
 
-/* Keeps the two rarest postings; a count stops at the current second-best. */
-static int consider_key(struct run *r, int64_t h, struct err *e)
-{
-	sqlite3_int64 limit = r->n_keys < 2 ? INT64_MAX : r->counts[1], n;
-	int slot;
-
-	sqlite.reset(r->count);
-	if (sqlite.bind_int64(r->count, 1, r->in->inventory) || sqlite.bind_int64(r->count, 2, h) ||
-	    sqlite.bind_int64(r->count, 3, limit))
-		return db_fail(r, e, "counting postings");
-	if (sqlite.step(r->count) != SQLITE_ROW)
-		return db_fail(r, e, "counting postings");
-	n = sqlite.column_int64(r->count, 0);
-	sqlite.reset(r->count);
-	if (r->n_keys == 2 && n >= r->counts[1])
-		return 0;
-	slot = r->n_keys > 0 && n >= r->counts[0] ? 1 : 0;
-	if (r->n_keys < 2)
-		r->n_keys++;
-	if (slot == 0 && r->n_keys == 2) {
-		r->keys[1] = r->keys[0];
-		r->counts[1] = r->counts[0];
-	}
-	r->keys[slot] = h;
-	r->counts[slot] = n;
-	return 0;
-}
-
-static int choose_key(struct run *r, struct err *e)
+/* Narrows the run to the items whose postings hold every key of the filter (narrow.h). */
+static int narrow(struct run *r, struct err *e)
 {
 	json_t *filter = json_loadb(r->in->filter, r->in->filter_len, JSON_DECODE_ANY, NULL);
 	struct buf hashes;
-	int64_t h;
 	int rc;
 
 	if (!json_is_object(filter)) {
@@ -490,10 +430,12 @@ static int choose_key(struct run *r, struct err *e)
 		return 0; /* the query reports a bad filter itself */
 	}
 	buf_init(&hashes, 0);
+	/* the buffer's bytes are malloc'd, so aligned for the int64_t hashes written into it */
 	rc = inv_keys_each(filter, add_filter_key, &hashes, e);
-	for (size_t i = 0; rc == 0 && i < hashes.len / sizeof(h); i++) {
-		memcpy(&h, hashes.data + i * sizeof(h), sizeof(h));
-		rc = consider_key(r, h, e);
+	if (rc == 0 && hashes.len > 0) { /* without keys ({}) every item is read, in today's order */
+		rc = inv_narrow_ids(r->narrow, r->in->inventory, (const int64_t *)(void *)hashes.data,
+				    hashes.len / sizeof(int64_t), &r->cands, e);
+		r->narrowed = rc == 0;
 	}
 	buf_cleanup(&hashes);
 	json_decref(filter);
@@ -513,7 +455,7 @@ static void set_db_error(struct run *r, const char *prefix, const char *msg, str
 		if (strncmp(msg, r->view_all, vl) == 0) {
 			const char *rep = "inventory_data";
 			msg += vl;
-			if (strncmp(msg, "_k", 2) == 0 || strncmp(msg, "_j", 2) == 0)
+			if (strncmp(msg, "_k", 2) == 0)
 				msg += 2;
 			for (; *rep && n + 1 < sizeof(out); rep++)
 				out[n++] = *rep;
@@ -580,20 +522,69 @@ static int row_value(sqlite3_stmt *st, size_t *bytes, json_t **out, struct err *
 	return 0;
 }
 
-static int step_all(struct run *r, sqlite3_stmt *st, json_t *rows, struct err *e)
+/* Where a run's rows go: a JSON array (rows), or its text as jsonx_dump would print it
+ * (text). */
+struct rows_out {
+	json_t *rows;
+	struct buf *text;
+	size_t n;
+};
+
+static int append_dump(struct buf *text, json_t *v, struct err *e)
+{
+	char *s = jsonx_dump(v);
+	int rc = s ? buf_append_str(text, s, e) : err_set(e, ERR_INTERNAL, "out of memory");
+
+	free(s);
+	json_decref(v);
+	return rc;
+}
+
+/* The row's value appended to out->text: a stored item's text as it is when jansson would
+ * print it the same (json_canon.h), else parsed and printed, with row_value's checks. */
+static int row_text(sqlite3_stmt *st, size_t *bytes, struct buf *text, struct err *e)
+{
+	json_t *v;
+
+	if (sqlite.column_type(st, 0) == SQLITE_TEXT) {
+		const char *s = (const char *)sqlite.column_text(st, 0);
+		int n = sqlite.column_bytes(st, 0);
+		if (s && inv_json_canonical(s, (size_t)n)) {
+			*bytes += (size_t)n;
+			if (*bytes > INV_QUERY_RESULT_BYTES)
+				return err_set(e, ERR_INVALID, "query result is larger than %u bytes",
+					       INV_QUERY_RESULT_BYTES);
+			return buf_append(text, s, (size_t)n, e);
+		}
+	}
+	return row_value(st, bytes, &v, e) ? -1 : append_dump(text, v, e);
+}
+
+static int add_row(sqlite3_stmt *st, size_t *bytes, struct rows_out *out, struct err *e)
+{
+	json_t *v;
+
+	if (out->text)
+		return (out->n > 0 && buf_append_char(out->text, ',', e)) || row_text(st, bytes, out->text, e) ? -1 : 0;
+	if (row_value(st, bytes, &v, e))
+		return -1;
+	if (json_array_append_new(out->rows, v))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	return 0;
+}
+
+static int step_all(struct run *r, sqlite3_stmt *st, struct rows_out *out, struct err *e)
 {
 	size_t bytes = 0;
 	int rc;
 
 	while ((rc = sqlite.step(st)) == SQLITE_ROW) {
-		json_t *v;
-		if (r->in->max_rows && json_array_size(rows) >= r->in->max_rows)
+		if (r->in->max_rows && out->n >= r->in->max_rows)
 			return err_set(e, ERR_INVALID, "query returned more than %zu rows (limit query_rows)",
 				       r->in->max_rows);
-		if (row_value(st, &bytes, &v, e))
+		if (add_row(st, &bytes, out, e))
 			return -1;
-		if (json_array_append_new(rows, v))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+		out->n++;
 	}
 	if (rc == SQLITE_DONE)
 		return 0;
@@ -617,14 +608,14 @@ static void start_clock(struct run *r)
 	sqlite.progress_handler(r->db, 1000, progress, r);
 }
 
-/* The view the query reads: the items with the filter's two (or one) rarest keys when the
- * key index could narrow the filter, else all the inventory's items. */
+/* The view the query reads: the candidates when the postings narrowed the filter, else all
+ * the inventory's items. */
 static const char *view_of(const struct run *r)
 {
-	return r->n_keys == 2 ? r->view_key2 : r->n_keys == 1 ? r->view_key : r->view_all;
+	return r->narrowed ? r->view_key : r->view_all;
 }
 
-static int execute(struct run *r, json_t *rows, struct err *e)
+static int execute(struct run *r, struct rows_out *rows, struct err *e)
 {
 	const struct inv_run *in = r->in;
 	struct inv_translation t = {0};
@@ -633,7 +624,7 @@ static int execute(struct run *r, json_t *rows, struct err *e)
 
 	if (r->q->n_params > 0 && !in->filter)
 		return err_set(e, ERR_INVALID, "the query has a ? placeholder: send a JSON object as the request body");
-	if (r->q->prefilter && choose_key(r, e))
+	if (r->q->prefilter && narrow(r, e))
 		return -1;
 	if (inv_dialect_translate(r->q->text, r->q->text_len, view_of(r), &t, e) || prepare(r, t.sql, true, &st, e))
 		goto out;
@@ -666,6 +657,7 @@ static int run_begin(struct run *r, struct err *e)
 static int run_end(struct run *r, int rc, struct err *e)
 {
 	run_cleanup(r, rc == 0);
+	inv_ids_cleanup(&r->cands);
 	sqlite_mem_detach();
 	if (rc && r->mem.refused)
 		return err_set(e, ERR_INVALID, "query stopped: it needed more than %lld bytes of memory",
@@ -673,27 +665,46 @@ static int run_end(struct run *r, int rc, struct err *e)
 	return rc;
 }
 
-int inv_sandbox_run(const char *db_path, const struct inv_query *q, const struct inv_run *in, json_t **rows,
+static int run_into(const char *db_path, const struct inv_query *q, const struct inv_run *in, struct rows_out *out,
 		    struct err *e)
 {
 	struct run r = {.q = q, .in = in};
-	json_t *out = json_array();
 	int rc = -1;
 
+	if (run_begin(&r, e))
+		return -1;
+	if (open_db(&r, db_path, e) == 0 && execute(&r, out, e) == 0)
+		rc = 0;
+	return run_end(&r, rc, e);
+}
+
+int inv_sandbox_run(const char *db_path, const struct inv_query *q, const struct inv_run *in, json_t **rows,
+		    struct err *e)
+{
+	struct rows_out out = {.rows = json_array()};
+
 	*rows = NULL;
-	if (!out)
+	if (!out.rows)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (run_begin(&r, e)) {
-		json_decref(out);
+	if (run_into(db_path, q, in, &out, e)) {
+		json_decref(out.rows);
 		return -1;
 	}
-	if (open_db(&r, db_path, e) == 0 && execute(&r, out, e) == 0) {
-		*rows = out;
-		out = NULL;
-		rc = 0;
+	*rows = out.rows;
+	return 0;
+}
+
+int inv_sandbox_run_text(const char *db_path, const struct inv_query *q, const struct inv_run *in, struct buf *text,
+			 struct err *e)
+{
+	struct rows_out out = {.text = text};
+
+	buf_reset(text);
+	if (buf_append_char(text, '[', e) || run_into(db_path, q, in, &out, e) || buf_append_char(text, ']', e)) {
+		buf_reset(text);
+		return -1;
 	}
-	json_decref(out);
-	return run_end(&r, rc, e);
+	return 0;
 }
 
 int inv_sandbox_check(const char *db_path, const struct inv_query *q, struct err *e)

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "inventory/executor.h"
 #include "inventory/query.h"
@@ -18,13 +19,13 @@
  * (SQLITE_OPEN_READONLY and PRAGMA query_only), with defensive mode on, no extension
  * loading, no attached databases, no double-quoted-string fallback and small limits on
  * value length, expression depth, compound SELECTs and parameters.  The query text is
- * translated (dialect.h) so that inventory_data names one of three TEMP views created with
+ * translated (dialect.h) so that inventory_data names one of two TEMP views created with
  * the connection under random names, whose functions read the current run (no rows between
  * runs): one holds the rows of this inventory only (WHERE inventory = <this one>), the
- * others the rows of this inventory that have one or two chosen keys of the filter (index
- * lookups, see below).  An authorizer then allows: SELECT; reading the columns of those views;
- * reading the tables inventory_items and inventory_postings only when the read comes from
- * inside one of those views; the table-valued function json_each; recursive WITH; and an
+ * other the rows of this inventory among the run's candidates (see below).  An authorizer
+ * then allows: SELECT; reading the columns of those views; reading the table inventory_items
+ * and the candidates (cand_table.h) only when the read comes from inside one of those views;
+ * the table-valued function json_each; recursive WITH; and an
  * allow-list of side-effect-free functions.  Everything else (other tables, sqlite_schema,
  * PRAGMA, ATTACH, writes, DDL, transactions, randomblob, zeroblob, printf, load_extension,
  * …) is denied when the statement is prepared.  A statement must be exactly one read-only
@@ -36,11 +37,15 @@
  * the row limit and results past INV_QUERY_RESULT_BYTES stop it too.
  *
  * Containment index: when the compiled query says (prefilter) that it filters
- * `item_data @> ?::jsonb` in a conjunctive WHERE over inventory_data alone, the postings of
- * the filter's keys (inv_keys_each, inv_key_hash; an object or array only when empty) are
- * counted in inventory_postings and the two rarest select the rows (the full condition is
- * still evaluated on them), so a selective filter reads few items.  The views also check
- * each item's own inventory, so a posting can never lead outside it.
+ * `item_data @> ?::jsonb` in a conjunctive WHERE over inventory_data alone, the posting
+ * lists of the filter's keys (inv_keys_each, inv_key_hash; an object or array only when
+ * empty) are read from inventory_postings and intersected in memory (narrow.h), and the
+ * query reads only the items left, in id order (the full condition is still evaluated on
+ * them), so a selective filter reads few items.  The candidate list and the posting list
+ * intersected with it are plain memory outside the budget below: 8 bytes an item of the
+ * inventory each, at most twice that as they grow.  A filter without keys
+ * ({}) reads every item of the inventory.  The views also check each item's own inventory,
+ * so a posting can never lead outside it.
  *
  * The schema it relies on (schema/003_inventories.sql, 041_inventory_postings.sql):
  *   inventory_items(id INTEGER PRIMARY KEY, inventory INTEGER, item_path TEXT, item_data TEXT)
@@ -61,6 +66,13 @@
  * when the database cannot be opened. */
 int inv_sandbox_run(const char *db_path, const struct inv_query *q, const struct inv_run *in, json_t **rows,
 		    struct err *e) WUR;
+
+/* inv_sandbox_run with the answer as text: text (reset first) gets exactly what
+ * jsonx_dump prints for inv_sandbox_run's *rows, a stored item's text copied as it is
+ * where jansson would print it the same (json_canon.h), so that an answer of many items is
+ * not parsed and printed again.  The same errors; text is empty after one. */
+int inv_sandbox_run_text(const char *db_path, const struct inv_query *q, const struct inv_run *in, struct buf *text,
+			 struct err *e) WUR;
 
 /* Validates q as it would run (prepared inside the sandbox, no execution, the default memory
  * budget); errors as inv_sandbox_run. */

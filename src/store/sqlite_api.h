@@ -44,8 +44,10 @@
 	X(column_type, sqlite3_column_type)                                                                            \
 	X(config, sqlite3_config)                                                                                      \
 	X(create_function_v2, sqlite3_create_function_v2)                                                              \
+	X(create_module_v2, sqlite3_create_module_v2)                                                                  \
 	X(db_config, sqlite3_db_config)                                                                                \
 	X(db_filename, sqlite3_db_filename)                                                                            \
+	X(declare_vtab, sqlite3_declare_vtab)                                                                          \
 	X(errcode, sqlite3_errcode)                                                                                    \
 	X(errmsg, sqlite3_errmsg)                                                                                      \
 	X(errstr, sqlite3_errstr)                                                                                      \
@@ -80,6 +82,7 @@
 	X(value_text, sqlite3_value_text)                                                                              \
 	X(update_hook, sqlite3_update_hook)                                                                            \
 	X(value_type, sqlite3_value_type)                                                                              \
+	X(vtab_config, sqlite3_vtab_config)                                                                            \
 	X(wal_checkpoint_v2, sqlite3_wal_checkpoint_v2)
 
 struct sqlite_api {

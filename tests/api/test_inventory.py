@@ -332,6 +332,9 @@ ESCAPES = [
     ("select (select to_json(group_concat(name)) from sqlite_master)", "'sqlite_master' is not allowed"),
     ("select to_json(sql) from \"sqlite_schema\"", "not allowed"),
     ("select item_data from inventory_items", "'inventory_items' is not allowed"),
+    # the SQLite sandbox's own tables: the candidates of a filter, the containment index
+    ("select to_json(id) from accord_inv_cands", "'accord_inv_cands' is not allowed"),
+    ("select to_json(item) from inventory_postings", "'inventory_postings' is not allowed"),
     ("select 1 from inventory_data; delete from users", "only one statement"),
     ("select item_data from inventory_data union select key_hash from api_keys", "'api_keys' is not allowed"),
     ("with inventory_data as (select * from inventory_items) select item_data from inventory_data",

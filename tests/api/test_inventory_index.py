@@ -123,6 +123,47 @@ def test_the_query_reads_the_postings(server, admin):
     assert sorted(run(admin, base, INDEXED, {})) == sorted(ITEMS)
 
 
+# Many items with keys of very different frequencies: a filter of several keys reads the
+# postings of each (rare ones merged, common ones searched), as sorted lists of items.
+MANY = {"h%03d" % i: {"kind": "host", "env": ["prod", "test", "dev"][i % 3], "role": ["web", "db"][i % 2 if i < 90 else 0],
+                      "rack": "r%d" % (i % 7), "n": i % 5, "tags": ["t%d" % (i % 4)] + (["gpu"] if i % 11 == 0 else []),
+                      "os": {"family": ["rh", "deb"][i % 2], "v": i % 3}}
+        for i in range(180)}
+MANY_FILTERS = [
+    {"kind": "host", "env": "prod", "role": "web"}, {"rack": "r3", "kind": "host"}, {"env": "dev", "rack": "r1", "n": 2},
+    {"tags": ["gpu"], "kind": "host"}, {"tags": ["gpu", "t1"]}, {"os": {"family": "deb", "v": 0}, "env": "test"},
+    {"os": {"family": "rh"}, "role": "db"}, {"kind": "host", "n": 0}, {"kind": "host", "env": "none"},
+    {"rack": "r2", "n": 9}, {"kind": "vm"}, {"role": "web", "env": "prod", "rack": "r4", "n": 3, "kind": "host"},
+]
+
+
+def test_filters_of_many_keys_over_many_items(admin):
+    base, _ = make_inventory(admin, items=MANY)
+    for flt in MANY_FILTERS:
+        indexed, scan = results(admin, base, flt)
+        assert indexed == scan == expected(MANY, flt), json.dumps(flt)
+    assert len(expected(MANY, MANY_FILTERS[0])) > 10
+
+
+@sqlite_only
+def test_every_key_of_the_filter_narrows(server, admin):
+    """Not only the two rarest keys: the postings of a third, common one are intersected too
+    (an item without that posting is left out by the index, found by a scan)."""
+    items = {"p%02d" % i: {"kind": "host", "env": "prod" if i < 12 else "test", "role": "web" if i % 2 else "db"}
+             for i in range(48)}
+    base, _ = make_inventory(admin, items=items)
+    name = base.rsplit("/", 1)[1]
+    inv = rid(server, name)
+    execute(server.data_dir,
+            "DELETE FROM inventory_postings WHERE inventory = %d AND hash = (SELECT hash FROM inventory_postings"
+            " WHERE inventory = %d GROUP BY hash ORDER BY count(*) DESC LIMIT 1) AND item = (SELECT id FROM"
+            " inventory_items WHERE inventory = %d AND item_path = 'p01')" % (inv, inv, inv))
+    flt = {"kind": "host", "env": "prod", "role": "web"}
+    indexed, scan = results(admin, base, flt)
+    assert scan == expected(items, flt) == ["p%02d" % i for i in range(1, 12, 2)]
+    assert indexed == [p for p in scan if p != "p01"]
+
+
 @sqlite_only
 def test_writes_leave_no_stale_postings(server, admin):
     """Replaced and deleted items, through both APIs, hold exactly the postings that the same
@@ -181,3 +222,36 @@ def test_other_inventories_stay_out(admin, flt):
     two, _ = make_inventory(admin, items={"only": ITEMS["a"]})
     assert results(admin, two, flt) == (["only"], ["only"])
     assert results(admin, one, flt)[0] == expected(ITEMS, flt)
+
+
+# Values whose printed form is easy to get wrong: reals, escapes, non-ASCII, big integers.
+PRINTED = {
+    "p1": {"r": 1.5, "e": 2.5e-7, "t": 0.1, "neg": -0.0, "big": 9223372036854775807, "small": -9223372036854775808,
+           "s": "tab\there \"q\" \\ / é 日本 😀 \u2028 \u007f \u0001", "k\"ey": [1, {"": None}], "u": "\u00e9"},
+    "p2": {"o": {"p": {"q": [[], {}, [1, 2]]}}, "s": "plain \u00e9\\\"\n", "n": 18, "kind": "x"},
+    "p3": {"kind": "x", "arr": ["a", "b"], "int": -2, "r": [2.5]},
+    "p4": {"kind": "x", "s": "plain", "big": 1234567890123456789, "t": True},
+}
+
+
+@pytest.mark.parametrize("text", [
+    "select item_data from inventory_data where item_data @> ?::jsonb",
+    "select cast(to_json(item_data) as varchar) from inventory_data where item_data @> ?::jsonb",
+    "select item_data->'o' from inventory_data where item_data @> ?::jsonb",
+    "select item_data from inventory_data where (item_data @> ?::jsonb or 1 = 0) order by item_path desc",
+])
+def test_rows_answers_print_as_before(admin, text):
+    """An inventory's rows answer (copied from the stored items where it can) is byte for
+    byte what the JSON store route answers for the same rows (built and printed by jansson)."""
+    name, sbase = make_store(admin)
+    for path, data in PRINTED.items():
+        put(admin, sbase, path, data)
+    q = unique("q")
+    assert admin.post(sbase + "/query", json={"name": q, "text": text}).status_code == 200
+    inv = "/api/v1/org/Default/inventory/" + name
+    for flt in ({}, {"kind": "x"}, {"s": "plain"}):
+        via_store = admin.post(sbase + "/query/%s/exec" % q, json=flt)
+        via_inventory = admin.post(inv + "/query/%s/exec" % q, json=flt)
+        assert via_store.status_code == via_inventory.status_code == 200, via_inventory.text
+        assert via_inventory.content == via_store.content, flt
+        assert len(via_inventory.json()) == len([p for p in PRINTED.values() if contains(p, flt)])

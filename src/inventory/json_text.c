@@ -1,4 +1,4 @@
-#include "inventory/json_flat.h"
+#include "inventory/json_text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -8,7 +8,10 @@
 
 #include "base/str.h"
 
-#define FLAT_MAX_KEYS 32
+/* Larger objects or arrays in a filter are left to the tree. */
+#define TEXT_MAX_MEMBERS 32
+/* Deeper filters too (each level is one C frame). */
+#define TEXT_MAX_DEPTH 32
 #define NUM_TEXT_MAX 64
 
 struct scan {
@@ -179,58 +182,124 @@ static int value_eq(struct scan *s, const json_t *v)
 	}
 }
 
-static int flat_filter(const json_t *filter, struct want *w, size_t *n)
+static int value_at(struct scan *s, const json_t *b, int depth);
+
+/* The members of b, wanted in the object at s->p ('{' seen): 1 when each is a member of it
+ * whose value contains b's (the last of repeated keys counts, as jansson keeps it). */
+static int object_at(struct scan *s, const json_t *b, int depth)
 {
+	struct want w[TEXT_MAX_MEMBERS];
 	const char *key;
-	size_t key_len;
+	size_t key_len, n = 0, i;
 	const json_t *v;
 
-	*n = 0;
-	if (!json_is_object(filter) || json_object_size(filter) == 0 || json_object_size(filter) > FLAT_MAX_KEYS)
+	if (json_object_size(b) > TEXT_MAX_MEMBERS)
 		return -1;
-	json_object_keylen_foreach((json_t *)filter, key, key_len, v)
+	json_object_keylen_foreach((json_t *)b, key, key_len, v)
 	{
-		if (json_is_object(v) || json_is_array(v))
-			return -1;
-		w[(*n)++] = (struct want){.key = key, .key_len = key_len, .value = v};
+		w[n++] = (struct want){.key = key, .key_len = key_len, .value = v};
 	}
-	return 0;
-}
-
-int inv_json_flat_contains(const char *text, size_t len, const json_t *filter)
-{
-	struct want w[FLAT_MAX_KEYS];
-	struct scan s = {text, text + len};
-	size_t n, i;
-
-	if (flat_filter(filter, w, &n) || !eat(&s, '{'))
-		return -1;
-	if (!eat(&s, '}')) {
+	s->p++;
+	if (!eat(s, '}')) {
 		do {
-			const char *key;
-			size_t key_len;
-			skip_ws(&s);
-			if (!plain_string(&s, &key, &key_len) || !eat(&s, ':'))
+			skip_ws(s);
+			if (!plain_string(s, &key, &key_len) || !eat(s, ':'))
 				return -1;
 			for (i = 0; i < n && !(w[i].key_len == key_len && memcmp(w[i].key, key, key_len) == 0); i++)
 				;
-			if (i < n) { /* a duplicate key: the last one counts, as jansson keeps it */
-				int eq = value_eq(&s, w[i].value);
-				if (eq < 0)
+			if (i < n) {
+				int in = value_at(s, w[i].value, depth + 1);
+				if (in < 0)
 					return -1;
-				w[i].met = eq;
-			} else if (!skip_value(&s)) {
+				w[i].met = in;
+			} else if (!skip_value(s)) {
 				return -1;
 			}
-		} while (eat(&s, ','));
-		if (!eat(&s, '}'))
+		} while (eat(s, ','));
+		if (!eat(s, '}'))
 			return -1;
 	}
-	skip_ws(&s);
-	if (s.p != s.end)
-		return -1;
 	for (i = 0; i < n; i++)
 		if (!w[i].met)
 			return 0;
 	return 1;
+}
+
+/* The m values of want, each to be contained by some element of the array at s->p ('['
+ * seen): each element is read again from its start for every value not yet met. */
+static int array_at(struct scan *s, const json_t *const *want, size_t m, int depth)
+{
+	bool met[TEXT_MAX_MEMBERS] = {false};
+	size_t left = m;
+
+	if (m > TEXT_MAX_MEMBERS)
+		return -1;
+	s->p++;
+	if (!eat(s, ']')) {
+		do {
+			struct scan from;
+			skip_ws(s);
+			from = *s;
+			for (size_t j = 0; j < m; j++) {
+				struct scan at = from;
+				int in;
+				if (met[j])
+					continue;
+				if ((in = value_at(&at, want[j], depth + 1)) < 0)
+					return -1;
+				met[j] = in;
+				left -= (size_t)in;
+				*s = at;
+			}
+			if (s->p == from.p && !skip_value(s)) /* nothing was left to look for */
+				return -1;
+		} while (eat(s, ','));
+		if (!eat(s, ']'))
+			return -1;
+	}
+	return left == 0;
+}
+
+/* Whether the value at s->p contains b (inv_json_contains' rules below the top: containers
+ * only of the same type), reading past it: 1, 0, or -1 when the text cannot tell. */
+static int value_at(struct scan *s, const json_t *b, int depth)
+{
+	bool obj = json_is_object(b), arr = json_is_array(b);
+
+	if (depth > TEXT_MAX_DEPTH)
+		return -1;
+	skip_ws(s);
+	if (s->p >= s->end)
+		return -1;
+	if (!obj && !arr)
+		return value_eq(s, b);
+	if (*s->p != (obj ? '{' : '['))
+		return skip_value(s) ? 0 : -1;
+	if (obj)
+		return object_at(s, b, depth);
+	{
+		const json_t *want[TEXT_MAX_MEMBERS];
+		size_t m = json_array_size(b);
+		if (m > TEXT_MAX_MEMBERS)
+			return -1;
+		for (size_t i = 0; i < m; i++)
+			want[i] = json_array_get(b, i);
+		return array_at(s, want, m, depth);
+	}
+}
+
+int inv_json_text_contains(const char *text, size_t len, const json_t *filter)
+{
+	struct scan s = {text, text + len};
+	int in;
+
+	skip_ws(&s);
+	if (s.p < s.end && *s.p == '[' && !json_is_object(filter) && !json_is_array(filter))
+		in = array_at(&s, &filter, 1, 0); /* a scalar is contained by an array holding it */
+	else
+		in = value_at(&s, filter, 0);
+	if (in < 0)
+		return -1;
+	skip_ws(&s);
+	return s.p == s.end ? in : -1;
 }

@@ -1,0 +1,177 @@
+#include "inventory/narrow.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "store/sqlite_api.h"
+
+/* A posting list this many times longer than the rarest is not read to its end: the exact
+ * check of the items it would have taken out costs less than reading it. */
+#define READ_RATIO 16
+/* The lists are read side by side, this many ids of each in turn, until the rarest ends. */
+#define CHUNK 256
+/* Keys past this many are not read (the exact check still decides them). */
+#define MAX_LISTS 8
+
+struct list {
+	sqlite3_stmt *st; /* this key's ids, ascending; NULL once ended */
+	struct inv_ids ids;
+	bool dropped; /* too long to be worth reading */
+};
+
+struct inv_narrow {
+	sqlite3 *db;
+	sqlite3_stmt *read[MAX_LISTS]; /* the items of one key, ascending; prepared as needed */
+	struct list lists[MAX_LISTS];
+};
+
+struct inv_narrow *inv_narrow_new(sqlite3 *db, struct err *e)
+{
+	struct inv_narrow *nw = calloc(1, sizeof(*nw));
+
+	if (!nw)
+		err_set(e, ERR_INTERNAL, "out of memory");
+	else
+		nw->db = db;
+	return nw;
+}
+
+void inv_narrow_free(struct inv_narrow *nw)
+{
+	if (!nw)
+		return;
+	for (size_t i = 0; i < MAX_LISTS; i++) {
+		sqlite.finalize(nw->read[i]);
+		inv_ids_cleanup(&nw->lists[i].ids);
+	}
+	free(nw);
+}
+
+static int fail(struct inv_narrow *nw, struct err *e)
+{
+	return err_set(e, ERR_INTERNAL, "inventory query: reading the postings: %s", sqlite.errmsg(nw->db));
+}
+
+/* Starts list i on the postings of hash. */
+static int open_list(struct inv_narrow *nw, size_t i, int64_t inventory, int64_t hash, struct err *e)
+{
+	struct list *l = &nw->lists[i];
+
+	if (!nw->read[i] &&
+	    sqlite.prepare_v3(nw->db,
+			      "SELECT item FROM main.inventory_postings WHERE inventory = ?1 AND hash = ?2 ORDER BY item",
+			      -1, SQLITE_PREPARE_PERSISTENT, &nw->read[i], NULL) != SQLITE_OK)
+		return fail(nw, e);
+	*l = (struct list){.st = nw->read[i], .ids = l->ids};
+	inv_ids_clear(&l->ids);
+	if (sqlite.bind_int64(l->st, 1, inventory) || sqlite.bind_int64(l->st, 2, hash))
+		return fail(nw, e);
+	return 0;
+}
+
+/* Reads up to max more ids of l (all with max 0); l->st is NULL once the list has ended. */
+static int read_more(struct inv_narrow *nw, struct list *l, size_t max, struct err *e)
+{
+	int rc = SQLITE_ROW;
+
+	for (size_t k = 0; l->st && (max == 0 || k < max); k++) {
+		if ((rc = sqlite.step(l->st)) != SQLITE_ROW)
+			break;
+		if (inv_ids_push(&l->ids, sqlite.column_int64(l->st, 0), e))
+			return -1;
+	}
+	if (rc == SQLITE_DONE) {
+		sqlite.reset(l->st);
+		l->st = NULL;
+	} else if (rc != SQLITE_ROW) {
+		return fail(nw, e);
+	}
+	return 0;
+}
+
+/* Reads the n lists side by side until one ends: the rarest (its index). */
+static int rarest(struct inv_narrow *nw, size_t n, size_t *base, struct err *e)
+{
+	for (;;) {
+		for (size_t i = 0; i < n; i++)
+			if (read_more(nw, &nw->lists[i], CHUNK, e))
+				return -1;
+		for (size_t i = 0; i < n; i++)
+			if (!nw->lists[i].st && (*base == SIZE_MAX || nw->lists[i].ids.n < nw->lists[*base].ids.n))
+				*base = i;
+		if (*base != SIZE_MAX)
+			return 0;
+	}
+}
+
+/* Reads each other list as far as the rarest's last id, or drops it past READ_RATIO times
+ * the rarest's length. */
+static int read_others(struct inv_narrow *nw, size_t n, size_t base, struct err *e)
+{
+	const struct inv_ids *b = &nw->lists[base].ids;
+	size_t cap = b->n > SIZE_MAX / READ_RATIO ? SIZE_MAX : b->n * READ_RATIO;
+
+	for (size_t i = 0; i < n && b->n > 0; i++) {
+		struct list *l = &nw->lists[i];
+		while (l->st && !l->dropped && (l->ids.n == 0 || l->ids.v[l->ids.n - 1] < b->v[b->n - 1])) {
+			if (read_more(nw, l, CHUNK, e))
+				return -1;
+			l->dropped = l->ids.n > cap;
+		}
+	}
+	return 0;
+}
+
+static void stop_lists(struct inv_narrow *nw, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (nw->lists[i].st)
+			sqlite.reset(nw->lists[i].st);
+		nw->lists[i].st = NULL;
+		inv_ids_cleanup(&nw->lists[i].ids); /* a long list is not kept between runs */
+	}
+}
+
+static void intersect_all(struct inv_narrow *nw, size_t n, size_t base, struct inv_ids *out)
+{
+	for (;;) { /* the shortest remaining list first: the candidates shrink fastest */
+		size_t next = SIZE_MAX;
+		for (size_t i = 0; i < n; i++) {
+			const struct list *l = &nw->lists[i];
+			if (i != base && !l->dropped && (next == SIZE_MAX || l->ids.n < nw->lists[next].ids.n))
+				next = i;
+		}
+		if (next == SIZE_MAX || out->n == 0)
+			return;
+		inv_ids_intersect(out, &nw->lists[next].ids);
+		nw->lists[next].dropped = true;
+	}
+}
+
+int inv_narrow_ids(struct inv_narrow *nw, int64_t inventory, const int64_t *hashes, size_t n, struct inv_ids *out,
+		   struct err *e)
+{
+	size_t base = SIZE_MAX;
+	int rc = -1;
+
+	inv_ids_clear(out);
+	if (n == 0)
+		return 0;
+	if (n > MAX_LISTS)
+		n = MAX_LISTS;
+	for (size_t i = 0; i < n; i++)
+		if (open_list(nw, i, inventory, hashes[i], e))
+			goto out;
+	if (rarest(nw, n, &base, e) || read_others(nw, n, base, e))
+		goto out;
+	{ /* the rarest list becomes the candidates (out's old memory is freed with the lists) */
+		struct inv_ids t = *out;
+		*out = nw->lists[base].ids;
+		nw->lists[base].ids = t;
+	}
+	intersect_all(nw, n, base, out);
+	rc = 0;
+out:
+	stop_lists(nw, n);
+	return rc;
+}
