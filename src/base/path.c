@@ -62,6 +62,12 @@ int path_mkdirs(const char *path, mode_t mode, struct err *e)
 
 	if (n == 0 || n >= sizeof tmp)
 		return err_set(e, ERR_INVALID, "bad directory path");
+	/* The folder itself first: its parents usually exist (one call instead of one per
+	 * component for every staging and working folder). */
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return err_set(e, err_code_of_write(errno), "cannot create directory %s: %s", path, strerror(errno));
 	memcpy(tmp, path, n + 1);
 	for (char *p = tmp + 1; *p; p++) {
 		if (*p != '/')

@@ -74,6 +74,7 @@ static int org_project_cfg(struct store_conn *c, const struct staged_start *s, j
 {
 	char *meta = NULL, *text = NULL;
 	json_t *d = json_object(), *profiles;
+	bool changed;
 	int rc;
 
 	if (!d)
@@ -88,14 +89,15 @@ static int org_project_cfg(struct store_conn *c, const struct staged_start *s, j
 		if (rc == 0)
 			rc = merge_cfg(d, text, "project", e);
 	}
-	json_object_del(cfg, START_DEF_ORG_PROJECT_CFG);
+	/* Saved again only when this changed it (most starts have no org or project cfg). */
+	changed = json_object_del(cfg, START_DEF_ORG_PROJECT_CFG) == 0;
 	profiles = json_object_get(d, "activeProfiles");
 	if (rc == 0 && !json_object_get(cfg, "activeProfiles") && json_is_array(profiles))
-		json_object_set(cfg, "activeProfiles", profiles);
+		changed = json_object_set(cfg, "activeProfiles", profiles) == 0 || changed;
 	if (rc == 0 && json_object_size(d))
-		json_object_set(cfg, START_DEF_ORG_PROJECT_CFG, d);
+		changed = json_object_set(cfg, START_DEF_ORG_PROJECT_CFG, d) == 0 || changed;
 	json_decref(d);
-	return rc ? rc : main_json_save(s->dir, cfg, e);
+	return rc ? rc : changed ? main_json_save(s->dir, cfg, e) : 0;
 }
 
 /* The process record's repo* and commit* fields. */

@@ -32,6 +32,11 @@ struct kid {
 static struct kid *kids;
 static size_t n_kids, cap_kids;
 
+/* The signals whose disposition in the zygote, once it is set up, is not the default (those
+ * it ignores, and any it inherited or a library installed): a runner resets these, with
+ * one call each instead of one for every signal (see note_changed). */
+static sigset_t changed;
+
 static int add_kid(pid_t pid, uint64_t tag)
 {
 	if (n_kids == cap_kids) {
@@ -96,7 +101,7 @@ static _Noreturn void child(const struct zygote_req *rq, int log_fd, int ipc_fd,
 	if (getppid() != zygote) /* the zygote died before the line above */
 		_exit(1);
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
+		if (sigismember(&changed, sig) == 1)
 			signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -238,6 +243,21 @@ static void preload(void)
 	}
 }
 
+/* After the last change of a disposition in the zygote: nothing changes one afterwards (its
+ * loop waits on descriptors), so the set holds for every runner it forks.  A disposition
+ * that cannot be read is reset anyway. */
+static void note_changed(void)
+{
+	sigemptyset(&changed);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (sigaction(sig, NULL, &sa) != 0 || sa.sa_handler != SIG_DFL)
+			sigaddset(&changed, sig);
+	}
+}
+
 int zygote_main(void)
 {
 	sigset_t chld;
@@ -261,6 +281,7 @@ int zygote_main(void)
 	signal(SIGHUP, SIG_IGN);
 	preload();
 	confine_preload();
+	note_changed();
 	for (;;) {
 		struct pollfd p[2] = {{CTL_FD, POLLIN, 0}, {sfd, POLLIN, 0}};
 		if (poll(p, 2, -1) < 0) {

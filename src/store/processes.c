@@ -715,6 +715,15 @@ int store_process_claim(struct store_conn *c, const char *node, int64_t now, str
 
 	char id[UUID_STR_LEN], event[sizeof out->resume_event];
 
+	/* SQLite (one node): a look first, so that a round that finds nothing due (every
+	 * dispatch ends with one) takes no write lock.  A process stored after the look wakes
+	 * the dispatcher, which looks again. */
+	if (!store_row_locks(c)) {
+		if (due(c, now, id, event, sizeof event, e))
+			return -1;
+		if (!id[0])
+			return 0;
+	}
 	if (store_tx_begin_rows(c, e))
 		return -1;
 	if (claim_turn(c, e) || due(c, now, id, event, sizeof event, e))

@@ -78,6 +78,11 @@ def test_runners_are_forked_by_the_zygote_and_confined(fresh_server):
     st = proc_status(runner)
     assert st["NoNewPrivs"].strip() == "1"  # confine_runner ran (Landlock needs it)
     assert os.getpgid(runner) == runner  # its own process group, signalled as a whole
+    # the standard signals as after an exec: none ignored or blocked, though the zygote
+    # ignores four and blocks SIGCHLD (32 and 33 are glibc's own, out of any program's reach)
+    standard = (1 << 31) - 1  # signals 1-31
+    assert int(proc_status(zygote)["SigIgn"], 16) & (1 << (signal.SIGTERM - 1))
+    assert int(st["SigIgn"], 16) & standard == 0 and int(st["SigBlk"], 16) == 0, st
     assert sorted(int(fd) for fd in os.listdir("/proc/%d/fd" % runner)) == [0, 1, 2, 3]
     # /proc/<pid>/environ shows the environment the zygote was started with (the runner
     # replaces it with its own, of the same names): nothing of the server's.
