@@ -25,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 import uuid
@@ -44,7 +45,52 @@ LOCAL_REPO_DIRS = tempfile.gettempdir()  # --repo-local-dirs of the test servers
 sqlite_only = pytest.mark.skipif(bool(TEST_DB), reason="SQLite's database file only")
 
 
+class _Session:
+    """One psql session on $ACCORD_TEST_DB for the harness's own statements (CREATE and DROP
+    DATABASE, lookups), kept for the pytest process: a psql per statement cost ~35 ms of
+    CPU for psql's start and a backend's connection each, some 900 times in apitest-pg
+    (process accounting of a whole `make test`, bench/RESULTS.md)."""
+
+    def __init__(self, url):
+        self.url = url
+        self.proc = None
+        self.n = 0
+        self.lock = threading.Lock()
+
+    def run(self, sql):
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self.proc = subprocess.Popen(["psql", "-X", "-qtA", "-v", "VERBOSITY=terse", "-d", self.url],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.STDOUT, text=True)
+                self.proc.stdin.write("SET client_min_messages = warning;\n")
+            self.n += 1
+            end = "accord-harness-end-%d" % self.n
+            self.proc.stdin.write("%s;\n\\echo %s\n" % (sql.rstrip().rstrip(";"), end))
+            self.proc.stdin.flush()
+            out = []
+            for line in self.proc.stdout:
+                if line.rstrip("\n") == end:
+                    break
+                out.append(line.rstrip("\n"))
+            else:
+                self.proc = None
+                raise RuntimeError("psql ended during %r: %s" % (sql, "\n".join(out)))
+            if any("ERROR:" in line for line in out):
+                raise subprocess.CalledProcessError(1, ["psql", "-c", sql], "\n".join(out))
+            return "\n".join(out).strip()
+
+
+_session = None
+
+
 def _psql(url, sql):
+    """sql's output (-tA) on url: through the harness's session when url is $ACCORD_TEST_DB."""
+    global _session
+    if url == TEST_DB:
+        if _session is None:
+            _session = _Session(url)
+        return _session.run(sql)
     return subprocess.run(["psql", "-X", "-qtA", "-d", url, "-c", sql], check=True, capture_output=True,
                           text=True).stdout.strip()
 
@@ -105,9 +151,12 @@ def pg_url(data_dir, migrated=False):
 
 
 def pg_drop(name):
-    """Dropped in the background: nothing waits for it."""
-    subprocess.Popen(["psql", "-X", "-q", "-d", TEST_DB, "-c", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name],
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """The database of a server that has stopped (a failure to drop it fails no test: the
+    cluster is thrown away at the end)."""
+    try:
+        _psql(TEST_DB, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+    except subprocess.CalledProcessError:
+        pass
 
 
 def passable(path):
