@@ -126,6 +126,16 @@ def pg_template():
     return name
 
 
+def binary_env():
+    """This process's environment for running the accord binary, with scripts/run-suites'
+    sanitizer_tunables() (LeakSanitizer's view of dlopen'd TLS) when it is not there."""
+    env = dict(os.environ)
+    if "optional_static_tls" not in env.get("GLIBC_TUNABLES", ""):
+        env["GLIBC_TUNABLES"] = ":".join(
+            x for x in (env.get("GLIBC_TUNABLES", ""), "glibc.rtld.optional_static_tls=0") if x)
+    return env
+
+
 _sqlite_template = None
 
 
@@ -139,11 +149,7 @@ def sqlite_template():
     if _sqlite_template is None:
         folder = tempfile.mkdtemp(prefix="accord-schema-")
         atexit.register(shutil.rmtree, folder, True)
-        env = dict(os.environ)
-        if "optional_static_tls" not in env.get("GLIBC_TUNABLES", ""):  # as Server's
-            env["GLIBC_TUNABLES"] = ":".join(
-                x for x in (env.get("GLIBC_TUNABLES", ""), "glibc.rtld.optional_static_tls=0") if x)
-        subprocess.run([BIN, "migrate", "--data", folder], check=True, capture_output=True, env=env)
+        subprocess.run([BIN, "migrate", "--data", folder], check=True, capture_output=True, env=binary_env())
         _sqlite_template = os.path.join(folder, "accord.db")
     return _sqlite_template
 
@@ -208,11 +214,7 @@ class Server:
     def __init__(self, data_dir=None, env=None, args=()):
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="accord-test-")
         self.own_dir = data_dir is None
-        self.env = dict(os.environ)
-        # scripts/run-suites sanitizer_tunables(): LeakSanitizer's view of dlopen'd TLS
-        if "optional_static_tls" not in self.env.get("GLIBC_TUNABLES", ""):
-            self.env["GLIBC_TUNABLES"] = ":".join(
-                x for x in (self.env.get("GLIBC_TUNABLES", ""), "glibc.rtld.optional_static_tls=0") if x)
+        self.env = binary_env()
         self.env.update({"ACCORD_ADMIN_API_KEY": ADMIN_KEY, "ACCORD_ADMIN_PASSWORD": ADMIN_PASSWORD})
         # No RSA key pairs made ahead of demand: each 4096-bit pair costs ~1 s of CPU, and
         # every server started here made two in the background — a third of the API suites'
