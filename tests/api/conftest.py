@@ -413,10 +413,10 @@ def start_process(client, flow=None, parts=None, files=None, expect=200):
 
 def wait_process(client, instance_id, statuses=FINAL, timeout=30):
     """Polls the status until it is one of statuses; returns the process record.  Every 50 ms
-    for the first second (most processes end within it), then every 100 ms, and every 250 ms
-    after 3 s: a process that takes that long (Ansible, timeouts, cron) is seen at most a
-    quarter of a second late, with a third of the requests (each ~2 ms of CPU in the client
-    and the ASan server: some 9 a wait, bench/RESULTS.md)."""
+    for the first 3 s (most processes end within a second), then every 250 ms: a process
+    that takes that long (Ansible, timeouts, cron) is seen at most a quarter of a second
+    late, with fewer requests (each ~2 ms of CPU in the client and the ASan server,
+    bench/RESULTS.md)."""
     started = time.time()
     deadline = started + timeout
     while True:
@@ -428,8 +428,7 @@ def wait_process(client, instance_id, statuses=FINAL, timeout=30):
         now = time.time()
         if now > deadline:
             raise AssertionError("process %s is %s after %ss, expected %s" % (instance_id, p["status"], timeout, statuses))
-        waited = now - started
-        time.sleep(0.05 if waited < 1 else 0.1 if waited < 3 else 0.25)
+        time.sleep(0.05 if now - started < 3 else 0.25)
 
 
 def process_log(client, instance_id):
