@@ -13,8 +13,10 @@ With $ACCORD_TEST_DB set to the URL of a PostgreSQL cluster whose user may creat
 database there (`--db`), one per data folder (named in the folder's .test-db-name), dropped
 with the folder.  A server's database starts as a copy of a template migrated once per
 cluster and schema (`accord migrate`), so that each fresh server does not run every
-migration again; its first start still bootstraps it as a new installation.
+migration again; its first start still bootstraps it as a new installation.  On SQLite likewise: a server
+in a folder of its own starts on a copy of an accord.db migrated once (sqlite_template()).
 """
+import atexit
 import base64
 import fcntl
 import glob
@@ -25,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 import uuid
@@ -44,7 +47,52 @@ LOCAL_REPO_DIRS = tempfile.gettempdir()  # --repo-local-dirs of the test servers
 sqlite_only = pytest.mark.skipif(bool(TEST_DB), reason="SQLite's database file only")
 
 
+class _Session:
+    """One psql session on $ACCORD_TEST_DB for the harness's own statements (CREATE and DROP
+    DATABASE, lookups), kept for the pytest process: a psql per statement cost ~35 ms of
+    CPU for psql's start and a backend's connection each, some 900 times in apitest-pg
+    (process accounting of a whole `make test`, bench/RESULTS.md)."""
+
+    def __init__(self, url):
+        self.url = url
+        self.proc = None
+        self.n = 0
+        self.lock = threading.Lock()
+
+    def run(self, sql):
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self.proc = subprocess.Popen(["psql", "-X", "-qtA", "-v", "VERBOSITY=terse", "-d", self.url],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.STDOUT, text=True)
+                self.proc.stdin.write("SET client_min_messages = warning;\n")
+            self.n += 1
+            end = "accord-harness-end-%d" % self.n
+            self.proc.stdin.write("%s;\n\\echo %s\n" % (sql.rstrip().rstrip(";"), end))
+            self.proc.stdin.flush()
+            out = []
+            for line in self.proc.stdout:
+                if line.rstrip("\n") == end:
+                    break
+                out.append(line.rstrip("\n"))
+            else:
+                self.proc = None
+                raise RuntimeError("psql ended during %r: %s" % (sql, "\n".join(out)))
+            if any("ERROR:" in line for line in out):
+                raise subprocess.CalledProcessError(1, ["psql", "-c", sql], "\n".join(out))
+            return "\n".join(out).strip()
+
+
+_session = None
+
+
 def _psql(url, sql):
+    """sql's output (-tA) on url: through the harness's session when url is $ACCORD_TEST_DB."""
+    global _session
+    if url == TEST_DB:
+        if _session is None:
+            _session = _Session(url)
+        return _session.run(sql)
     return subprocess.run(["psql", "-X", "-qtA", "-d", url, "-c", sql], check=True, capture_output=True,
                           text=True).stdout.strip()
 
@@ -78,6 +126,34 @@ def pg_template():
     return name
 
 
+def binary_env():
+    """This process's environment for running the accord binary, with scripts/run-suites'
+    sanitizer_tunables() (LeakSanitizer's view of dlopen'd TLS) when it is not there."""
+    env = dict(os.environ)
+    if "optional_static_tls" not in env.get("GLIBC_TUNABLES", ""):
+        env["GLIBC_TUNABLES"] = ":".join(
+            x for x in (env.get("GLIBC_TUNABLES", ""), "glibc.rtld.optional_static_tls=0") if x)
+    return env
+
+
+_sqlite_template = None
+
+
+def sqlite_template():
+    """The path of an accord.db holding the schema of this tree, made once per pytest process
+    by `accord migrate` (as pg_template() on PostgreSQL) and copied into the new folder of each
+    server the harness makes, so that each does not run every migration again (~0.08 s of
+    CPU under ASan, some 250 servers in apitest and browser); its first start still
+    bootstraps it as a new installation.  Removed when the pytest process ends."""
+    global _sqlite_template
+    if _sqlite_template is None:
+        folder = tempfile.mkdtemp(prefix="accord-schema-")
+        atexit.register(shutil.rmtree, folder, True)
+        subprocess.run([BIN, "migrate", "--data", folder], check=True, capture_output=True, env=binary_env())
+        _sqlite_template = os.path.join(folder, "accord.db")
+    return _sqlite_template
+
+
 def db_url(name):
     """The URL of database name in the cluster of $ACCORD_TEST_DB."""
     parts = urllib.parse.urlsplit(TEST_DB)
@@ -105,9 +181,12 @@ def pg_url(data_dir, migrated=False):
 
 
 def pg_drop(name):
-    """Dropped in the background: nothing waits for it."""
-    subprocess.Popen(["psql", "-X", "-q", "-d", TEST_DB, "-c", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name],
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """The database of a server that has stopped (a failure to drop it fails no test: the
+    cluster is thrown away at the end)."""
+    try:
+        _psql(TEST_DB, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+    except subprocess.CalledProcessError:
+        pass
 
 
 def passable(path):
@@ -135,11 +214,7 @@ class Server:
     def __init__(self, data_dir=None, env=None, args=()):
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="accord-test-")
         self.own_dir = data_dir is None
-        self.env = dict(os.environ)
-        # scripts/run-suites sanitizer_tunables(): LeakSanitizer's view of dlopen'd TLS
-        if "optional_static_tls" not in self.env.get("GLIBC_TUNABLES", ""):
-            self.env["GLIBC_TUNABLES"] = ":".join(
-                x for x in (self.env.get("GLIBC_TUNABLES", ""), "glibc.rtld.optional_static_tls=0") if x)
+        self.env = binary_env()
         self.env.update({"ACCORD_ADMIN_API_KEY": ADMIN_KEY, "ACCORD_ADMIN_PASSWORD": ADMIN_PASSWORD})
         # No RSA key pairs made ahead of demand: each 4096-bit pair costs ~1 s of CPU, and
         # every server started here made two in the background — a third of the API suites'
@@ -156,9 +231,12 @@ class Server:
         # repositories are refused unless the operator allows their folder.
         if not any(a.startswith("--repo-local-dirs") for a in self.args) and "ACCORD_REPO_LOCAL_DIRS" not in self.env:
             self.args += ["--repo-local-dirs", LOCAL_REPO_DIRS]
-        if TEST_DB and not any(a == "--db" or a.startswith("--db=") for a in self.args):
+        own_db = not any(a == "--db" or a.startswith("--db=") for a in self.args)
+        if TEST_DB and own_db:
             url, self.db_name = pg_url(self.data_dir, migrated=True)
             self.args += ["--db", url]
+        elif own_db and self.own_dir and "ACCORD_DB" not in self.env:
+            shutil.copy(sqlite_template(), os.path.join(self.data_dir, "accord.db"))
 
     def start(self, timeout=20):
         passable(self.data_dir)
@@ -334,17 +412,23 @@ def start_process(client, flow=None, parts=None, files=None, expect=200):
 
 
 def wait_process(client, instance_id, statuses=FINAL, timeout=30):
-    """Polls the status until it is one of statuses; returns the process record."""
-    deadline = time.time() + timeout
+    """Polls the status until it is one of statuses; returns the process record.  Every 50 ms
+    for the first 3 s (most processes end within a second), then every 250 ms: a process
+    that takes that long (Ansible, timeouts, cron) is seen at most a quarter of a second
+    late, with fewer requests (each ~2 ms of CPU in the client and the ASan server,
+    bench/RESULTS.md)."""
+    started = time.time()
+    deadline = started + timeout
     while True:
         r = client.get("/api/v2/process/%s" % instance_id)
         assert r.status_code == 200, r.text
         p = r.json()
         if p["status"] in statuses:
             return p
-        if time.time() > deadline:
+        now = time.time()
+        if now > deadline:
             raise AssertionError("process %s is %s after %ss, expected %s" % (instance_id, p["status"], timeout, statuses))
-        time.sleep(0.05)
+        time.sleep(0.05 if now - started < 3 else 0.25)
 
 
 def process_log(client, instance_id):
