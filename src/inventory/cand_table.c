@@ -16,7 +16,7 @@ struct table {
 
 struct cursor {
 	sqlite3_vtab_cursor base; /* first */
-	const struct inv_ids *ids;
+	const struct i64_list *ids;
 	size_t i;
 };
 

@@ -4,7 +4,7 @@
 #include <sqlite3.h>
 
 #include "base/err.h"
-#include "inventory/id_list.h"
+#include "base/i64_list.h"
 
 /* The table-valued function accord_inv_cands: an eponymous, read-only virtual table of one
  * column, id, whose rows are the ids of a list held in C (id_list.h), in the list's order.
@@ -17,7 +17,7 @@
  * as db; ctx is borrowed for as long. */
 #define INV_CAND_TABLE "accord_inv_cands"
 
-typedef const struct inv_ids *(*inv_cand_source)(void *ctx);
+typedef const struct i64_list *(*inv_cand_source)(void *ctx);
 
 int inv_cand_table_register(sqlite3 *db, inv_cand_source current, void *ctx, struct err *e) WUR;
 

@@ -15,7 +15,7 @@
 
 struct list {
 	sqlite3_stmt *st; /* this key's ids, ascending; NULL once ended */
-	struct inv_ids ids;
+	struct i64_list ids;
 	bool dropped; /* too long to be worth reading */
 };
 
@@ -42,7 +42,7 @@ void inv_narrow_free(struct inv_narrow *nw)
 		return;
 	for (size_t i = 0; i < MAX_LISTS; i++) {
 		sqlite.finalize(nw->read[i]);
-		inv_ids_cleanup(&nw->lists[i].ids);
+		i64_list_cleanup(&nw->lists[i].ids);
 	}
 	free(nw);
 }
@@ -63,7 +63,7 @@ static int open_list(struct inv_narrow *nw, size_t i, int64_t inventory, int64_t
 			      -1, SQLITE_PREPARE_PERSISTENT, &nw->read[i], NULL) != SQLITE_OK)
 		return fail(nw, e);
 	*l = (struct list){.st = nw->read[i], .ids = l->ids};
-	inv_ids_clear(&l->ids);
+	i64_list_clear(&l->ids);
 	if (sqlite.bind_int64(l->st, 1, inventory) || sqlite.bind_int64(l->st, 2, hash))
 		return fail(nw, e);
 	return 0;
@@ -77,7 +77,7 @@ static int read_more(struct inv_narrow *nw, struct list *l, size_t max, struct e
 	for (size_t k = 0; l->st && (max == 0 || k < max); k++) {
 		if ((rc = sqlite.step(l->st)) != SQLITE_ROW)
 			break;
-		if (inv_ids_push(&l->ids, sqlite.column_int64(l->st, 0), e))
+		if (i64_list_push(&l->ids, sqlite.column_int64(l->st, 0), e))
 			return -1;
 	}
 	if (rc == SQLITE_DONE) {
@@ -108,7 +108,7 @@ static int rarest(struct inv_narrow *nw, size_t n, size_t *base, struct err *e)
  * the rarest's length. */
 static int read_others(struct inv_narrow *nw, size_t n, size_t base, struct err *e)
 {
-	const struct inv_ids *b = &nw->lists[base].ids;
+	const struct i64_list *b = &nw->lists[base].ids;
 	size_t cap = b->n > SIZE_MAX / READ_RATIO ? SIZE_MAX : b->n * READ_RATIO;
 
 	for (size_t i = 0; i < n && b->n > 0; i++) {
@@ -128,11 +128,11 @@ static void stop_lists(struct inv_narrow *nw, size_t n)
 		if (nw->lists[i].st)
 			sqlite.reset(nw->lists[i].st);
 		nw->lists[i].st = NULL;
-		inv_ids_cleanup(&nw->lists[i].ids); /* a long list is not kept between runs */
+		i64_list_cleanup(&nw->lists[i].ids); /* a long list is not kept between runs */
 	}
 }
 
-static void intersect_all(struct inv_narrow *nw, size_t n, size_t base, struct inv_ids *out)
+static void intersect_all(struct inv_narrow *nw, size_t n, size_t base, struct i64_list *out)
 {
 	for (;;) { /* the shortest remaining list first: the candidates shrink fastest */
 		size_t next = SIZE_MAX;
@@ -143,18 +143,18 @@ static void intersect_all(struct inv_narrow *nw, size_t n, size_t base, struct i
 		}
 		if (next == SIZE_MAX || out->n == 0)
 			return;
-		inv_ids_intersect(out, &nw->lists[next].ids);
+		i64_list_intersect(out, &nw->lists[next].ids);
 		nw->lists[next].dropped = true;
 	}
 }
 
-int inv_narrow_ids(struct inv_narrow *nw, int64_t inventory, const int64_t *hashes, size_t n, struct inv_ids *out,
+int inv_narrow_ids(struct inv_narrow *nw, int64_t inventory, const int64_t *hashes, size_t n, struct i64_list *out,
 		   struct err *e)
 {
 	size_t base = SIZE_MAX;
 	int rc = -1;
 
-	inv_ids_clear(out);
+	i64_list_clear(out);
 	if (n == 0)
 		return 0;
 	if (n > MAX_LISTS)
@@ -165,7 +165,7 @@ int inv_narrow_ids(struct inv_narrow *nw, int64_t inventory, const int64_t *hash
 	if (rarest(nw, n, &base, e) || read_others(nw, n, base, e))
 		goto out;
 	{ /* the rarest list becomes the candidates (out's old memory is freed with the lists) */
-		struct inv_ids t = *out;
+		struct i64_list t = *out;
 		*out = nw->lists[base].ids;
 		nw->lists[base].ids = t;
 	}

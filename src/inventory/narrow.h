@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 
 #include "base/err.h"
-#include "inventory/id_list.h"
+#include "base/i64_list.h"
 
 /* The items of an inventory that can contain a filter, from the containment index
  * (inventory_postings, store/inventory_keys.h): the intersection of the posting lists of
@@ -31,7 +31,7 @@ void inv_narrow_free(struct inv_narrow *nw);
  * hash to the n distinct hashes (inv_key_hash; n > 0: a filter without keys, {}, narrows
  * nothing, the caller reads every item).  ERR_INTERNAL with the
  * database's message on a failed read, or when out of memory. */
-int inv_narrow_ids(struct inv_narrow *nw, int64_t inventory, const int64_t *hashes, size_t n, struct inv_ids *out,
+int inv_narrow_ids(struct inv_narrow *nw, int64_t inventory, const int64_t *hashes, size_t n, struct i64_list *out,
 		   struct err *e) WUR;
 
 #endif

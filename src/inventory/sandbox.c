@@ -13,7 +13,7 @@
 #include "base/str.h"
 #include "inventory/cand_table.h"
 #include "inventory/dialect.h"
-#include "inventory/id_list.h"
+#include "base/i64_list.h"
 #include "inventory/json.h"
 #include "inventory/json_canon.h"
 #include "inventory/narrow.h"
@@ -46,7 +46,7 @@ struct run {
 	sqlite3 *db;
 	char view_all[24], view_key[24];
 	struct inv_narrow *narrow;
-	struct inv_ids cands; /* the items the filter's postings leave, ascending */
+	struct i64_list cands; /* the items the filter's postings leave, ascending */
 	bool narrowed;	      /* cands holds them: the query reads view_key */
 	struct timespec deadline;
 	bool timed_out;
@@ -80,7 +80,7 @@ static void fn_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 /* The rows of accord_inv_cands: the current run's candidates (none between runs). */
-static const struct inv_ids *cands_of(void *ctx)
+static const struct i64_list *cands_of(void *ctx)
 {
 	const struct conn *c = ctx;
 	return c->cur && c->cur->narrowed ? &c->cur->cands : NULL;
@@ -657,7 +657,7 @@ static int run_begin(struct run *r, struct err *e)
 static int run_end(struct run *r, int rc, struct err *e)
 {
 	run_cleanup(r, rc == 0);
-	inv_ids_cleanup(&r->cands);
+	i64_list_cleanup(&r->cands);
 	sqlite_mem_detach();
 	if (rc && r->mem.refused)
 		return err_set(e, ERR_INVALID, "query stopped: it needed more than %lld bytes of memory",

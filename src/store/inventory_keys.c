@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/i64_list.h"
 #include "base/str.h"
 
 struct walk {
@@ -167,51 +168,23 @@ int64_t inv_key_hash(const struct inv_key *k)
 	return (int64_t)h;
 }
 
-struct hashes {
-	int64_t *v;
-	size_t n, cap;
-};
-
 static int add_hash(void *ctx, const struct inv_key *k, struct err *e)
 {
-	struct hashes *hs = ctx;
-
-	if (hs->n == hs->cap) {
-		size_t cap = hs->cap ? hs->cap * 2 : 32;
-		int64_t *v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(hs->v, cap * sizeof(*v));
-		if (!v)
-			return err_set(e, ERR_INTERNAL, "out of memory");
-		hs->v = v;
-		hs->cap = cap;
-	}
-	hs->v[hs->n++] = inv_key_hash(k);
-	return 0;
-}
-
-static int cmp_hash(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
+	return i64_list_push(ctx, inv_key_hash(k), e);
 }
 
 int inv_keys_postings(const json_t *v, int64_t **out, size_t *n, struct err *e)
 {
-	struct hashes hs = {0};
-	size_t j = 0;
+	struct i64_list hs = {0};
 
 	*out = NULL;
 	*n = 0;
 	if (inv_keys_each(v, add_hash, &hs, e)) {
-		free(hs.v);
+		i64_list_cleanup(&hs);
 		return -1;
 	}
-	if (hs.n > 1)
-		qsort(hs.v, hs.n, sizeof(*hs.v), cmp_hash);
-	for (size_t i = 0; i < hs.n; i++)
-		if (j == 0 || hs.v[i] != hs.v[j - 1])
-			hs.v[j++] = hs.v[i];
+	i64_list_sort(&hs);
 	*out = hs.v;
-	*n = j;
+	*n = hs.n;
 	return 0;
 }

@@ -1,9 +1,9 @@
-#include "inventory/id_list.h"
+#include "base/i64_list.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 
-int inv_ids_push(struct inv_ids *l, int64_t id, struct err *e)
+int i64_list_push(struct i64_list *l, int64_t id, struct err *e)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 256;
@@ -23,7 +23,7 @@ static int cmp_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void inv_ids_sort(struct inv_ids *l)
+void i64_list_sort(struct i64_list *l)
 {
 	size_t k = 0;
 
@@ -57,7 +57,7 @@ static size_t gallop(const int64_t *b, size_t n, size_t from, int64_t x)
 	return hi;
 }
 
-void inv_ids_intersect(struct inv_ids *a, const struct inv_ids *b)
+void i64_list_intersect(struct i64_list *a, const struct i64_list *b)
 {
 	size_t k = 0, j = 0;
 	bool galloping = b->n / 16 > a->n;
@@ -75,13 +75,13 @@ void inv_ids_intersect(struct inv_ids *a, const struct inv_ids *b)
 	a->n = k;
 }
 
-void inv_ids_clear(struct inv_ids *l)
+void i64_list_clear(struct i64_list *l)
 {
 	l->n = 0;
 }
 
-void inv_ids_cleanup(struct inv_ids *l)
+void i64_list_cleanup(struct i64_list *l)
 {
 	free(l->v);
-	*l = (struct inv_ids){0};
+	*l = (struct i64_list){0};
 }
