@@ -275,7 +275,9 @@ def test_the_database_restarting_under_load(own_cluster, fresh_server):
     assert srv.proc.poll() is None
     assert set(answers) <= {200, 503} and 503 in answers and answers[-1] == 200, sorted(set(answers))
     for pid in accepted:  # every start that was accepted runs
-        assert wait_process(admin, pid, timeout=60)["status"] == "FINISHED", pid
+        if wait_process(admin, pid, timeout=60)["status"] != "FINISHED":
+            print(log_text(admin, pid), "\n".join(x for x in srv.read_log().splitlines() if pid in x))
+            raise AssertionError("accepted start %s did not finish (its log and server lines above)" % pid)
     # The process that ran through the outage ends and keeps its whole log.
     p = wait_process(admin, running, timeout=30)
     assert p["status"] == "FINISHED", p

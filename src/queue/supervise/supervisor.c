@@ -336,17 +336,35 @@ static void observe_start(struct sup *s)
 		metrics_observe(MH_PROCESS_START_TO_RUNNING, (s->running_at - from) * 1000);
 }
 
+/* Whether to try a step of the start again after e: a database out of reach (PostgreSQL
+ * restarting) is waited for, a second at a time, as the end waits for it, so that a start
+ * claimed at the moment the database went away runs once it is back instead of failing;
+ * not once the process is being stopped.  Try i of the step. */
+static bool start_waits_for_db(struct sup *s, int i, const char *what, const struct err *e)
+{
+	if (e->code != ERR_UNAVAILABLE || i >= END_WAIT_TRIES || atomic_load(&s->r->stop) != STOP_NONE)
+		return false;
+	if (i == 0)
+		LOG_W("process %s: %s waits for the database: %s", s->id, what, e->msg);
+	nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+	return true;
+}
+
 /* RUNNING before the runner gets its start frame, so that a flow that asks for its own
  * status (its session token) sees RUNNING from its first step; processTimeout counts from
  * here. */
 static void mark_running(struct sup *s)
 {
 	struct err e;
+	int rc, i = 0;
 
 	s->running = true;
+	while ((rc = store_process_transition(s->db, s->id, PS_BIT(PS_STARTING), PS_RUNNING, &e)) &&
+	       start_waits_for_db(s, i++, "its RUNNING status", &e))
+		;
 	s->running_at = dt_now_ms();
 	read_room(s);
-	if (store_process_transition(s->db, s->id, PS_BIT(PS_STARTING), PS_RUNNING, &e))
+	if (rc)
 		LOG_E("process %s: cannot record RUNNING: %s", s->id, e.msg);
 	else
 		observe_start(s);
@@ -684,11 +702,12 @@ static void agent_lines(struct sup *s)
 
 static int send_start(struct sup *s, struct err *e)
 {
-	json_t *start = supervise_start_frame(s->r, s->workdir, e);
+	json_t *start;
 	int rc;
 
-	if (!start)
-		return -1;
+	for (int i = 0; !(start = supervise_start_frame(s->r, s->workdir, e));)
+		if (!start_waits_for_db(s, i++, "its start frame", e))
+			return -1;
 	rc = frame_write(s->ipc_fd, start, e);
 	json_decref(start);
 	return rc;
