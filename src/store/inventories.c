@@ -215,19 +215,6 @@ static int replace_item(struct store_conn *c, int64_t rid, const struct item_new
 	return rc;
 }
 
-/* Inside the write transaction: the item's row and its postings. */
-static int put_item(struct store_conn *c, int64_t rid, const struct item_new *p, struct err *e)
-{
-	struct old_item o = {0};
-	int rc;
-
-	if (store_inventory_postings_kept(c) && old_item(c, rid, p->path, true, &o, e))
-		return -1;
-	rc = replace_item(c, rid, p, o.text, e);
-	free(o.text);
-	return rc;
-}
-
 /* Inside the write transaction: the inventory found before it began may have been deleted
  * since by another request (its items would then break the foreign key: a 500). */
 static int inventory_still_there(struct store_conn *c, int64_t rid, struct err *e)
@@ -277,69 +264,9 @@ static int too_large(int64_t total, int64_t max_bytes, struct err *e)
 		       cur, lim);
 }
 
-/* Inside the write transaction: whether path exists, and whether the store stays within
- * max_bytes (< 0: unbounded) once the item at path is text_len bytes. */
-static int check_capacity(struct store_conn *c, int64_t rid, const char *path, size_t text_len, int64_t max_bytes,
-			  bool *exists, struct err *e)
-{
-	static const char SQL[] = "SELECT CAST(coalesce(sum(CASE WHEN item_path = ?1 THEN 0 ELSE item_size END), 0)"
-				  " AS BIGINT), count(CASE WHEN item_path = ?1 THEN 1 END)"
-				  " FROM inventory_items WHERE inventory = ?2";
-	/* Unbounded: no need to add up the store's sizes. */
-	static const char SQL_EXISTS[] = "SELECT 0, count(*) FROM inventory_items"
-					 " WHERE item_path = ?1 AND inventory = ?2";
-	struct store_stmt *st = store_prepare(c, max_bytes < 0 ? SQL_EXISTS : SQL, e);
-	int64_t others = 0;
-	int rc;
-
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, path);
-	store_bind_int64(st, 2, rid);
-	rc = store_step(st, e);
-	if (rc == STORE_ROW) {
-		others = store_col_int64(st, 0);
-		*exists = store_col_int64(st, 1) > 0;
-	}
-	store_reset(st);
-	if (rc < 0)
-		return rc;
-	if (max_bytes < 0 || others + (int64_t)text_len <= max_bytes)
-		return 0;
-	return too_large(others + (int64_t)text_len, max_bytes, e);
-}
-
-int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const char *path, const json_t *value,
-				    int64_t max_bytes, bool *created, struct err *e)
-{
-	struct item_new p;
-	bool exists = false;
-	int rc = -1;
-
-	if (item_prepare(c, path, value, &p, e) || store_tx_begin(c, e))
-		goto out;
-	if (inventory_still_there(c, rid, e) ||
-	    ((created || max_bytes >= 0) && check_capacity(c, rid, path, strlen(p.text), max_bytes, &exists, e)) ||
-	    put_item(c, rid, &p, e) || store_tx_commit(c, e)) {
-		store_tx_rollback(c);
-		goto out;
-	}
-	if (created)
-		*created = !exists;
-	rc = 0;
-out:
-	item_new_cleanup(&p);
-	return rc;
-}
-
-int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value, struct err *e)
-{
-	return store_inventory_item_put_capped(c, rid, path, value, -1, NULL, e);
-}
-
-/* Inside the bulk write's transaction: one item; *total moves by its change of size. */
-static int bulk_one(struct store_conn *c, int64_t rid, const struct item_new *p, int64_t *total, size_t *created,
-		    struct err *e)
+/* Inside the write transaction: one item; *total moves by its change of size. */
+static int write_one(struct store_conn *c, int64_t rid, const struct item_new *p, int64_t *total, size_t *created,
+		     struct err *e)
 {
 	struct old_item o = {0};
 	int rc = -1;
@@ -353,9 +280,10 @@ static int bulk_one(struct store_conn *c, int64_t rid, const struct item_new *p,
 	return rc;
 }
 
-/* The bulk write's transaction over the prepared items. */
-static int bulk_tx(struct store_conn *c, int64_t rid, const struct item_new *p, size_t n, int64_t max_bytes,
-		   size_t *n_created, struct err *e)
+/* The write transaction of the n prepared items (a single put is one): the store's size
+ * decided once, after every item. */
+static int items_tx(struct store_conn *c, int64_t rid, const struct item_new *p, size_t n, int64_t max_bytes,
+		    size_t *n_created, struct err *e)
 {
 	int64_t total = 0, own_max;
 	size_t created = 0;
@@ -366,8 +294,9 @@ static int bulk_tx(struct store_conn *c, int64_t rid, const struct item_new *p, 
 	    (max_bytes >= 0 && store_jsonstore_capacity(c, rid, &total, &own_max, e)))
 		goto fail;
 	for (size_t i = 0; i < n; i++)
-		if (bulk_one(c, rid, &p[i], &total, &created, e)) {
-			err_prefix(e, "item %zu (%.128s)", i, p[i].path);
+		if (write_one(c, rid, &p[i], &total, &created, e)) {
+			if (n > 1)
+				err_prefix(e, "item %zu (%.128s)", i, p[i].path);
 			goto fail;
 		}
 	if (max_bytes >= 0 && total > max_bytes) {
@@ -396,16 +325,35 @@ int store_inventory_items_put(struct store_conn *c, int64_t rid, const struct in
 	/* the texts and postings before the write lock is taken: other writers wait less */
 	for (; ready < n; ready++)
 		if (item_prepare(c, items[ready].path, items[ready].value, &p[ready], e)) {
-			err_prefix(e, "item %zu (%.128s)", ready, items[ready].path);
+			if (n > 1)
+				err_prefix(e, "item %zu (%.128s)", ready, items[ready].path);
 			ready++; /* its cleanup */
 			goto out;
 		}
-	rc = bulk_tx(c, rid, p, n, max_bytes, n_created, e);
+	rc = items_tx(c, rid, p, n, max_bytes, n_created, e);
 out:
 	for (size_t i = 0; i < ready; i++)
 		item_new_cleanup(&p[i]);
 	free(p);
 	return rc;
+}
+
+int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const char *path, const json_t *value,
+				    int64_t max_bytes, bool *created, struct err *e)
+{
+	const struct inventory_item_in one = {.path = path, .value = value};
+	size_t n_created = 0;
+
+	if (store_inventory_items_put(c, rid, &one, 1, max_bytes, &n_created, e))
+		return -1;
+	if (created)
+		*created = n_created == 1;
+	return 0;
+}
+
+int store_inventory_item_put(struct store_conn *c, int64_t rid, const char *path, const json_t *value, struct err *e)
+{
+	return store_inventory_item_put_capped(c, rid, path, value, -1, NULL, e);
 }
 
 int store_inventory_item_get(struct store_conn *c, int64_t rid, const char *path, char **data, struct err *e)
