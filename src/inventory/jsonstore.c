@@ -75,8 +75,8 @@ static int policy_max(struct store_conn *c, const struct inventory *inv, int64_t
 	*max = -1;
 	if (store_policy_effective(c, &at, &rules, name, e))
 		return -1;
-	*max = policy_number(json_object_get(json_object_get(json_object_get(rules, "jsonStore"), "data"),
-					     "maxSizeInBytes"));
+	*max = policy_number(
+	    json_object_get(json_object_get(json_object_get(rules, "jsonStore"), "data"), "maxSizeInBytes"));
 	json_decref(rules);
 	return 0;
 }
@@ -109,17 +109,6 @@ static int item_check(const char *path, const json_t *value, struct err *e)
 	return 0;
 }
 
-int jsonstore_item_put(struct store_conn *c, const struct inventory *inv, const char *path, const json_t *value,
-		       bool *created, struct err *e)
-{
-	int64_t max;
-	int rc;
-
-	if ((rc = item_check(path, value, e)) || (rc = jsonstore_max_bytes(c, inv, &max, e)))
-		return rc;
-	return store_inventory_item_put_capped(c, inv->rid, path, value, max, created, e);
-}
-
 int jsonstore_items_put(struct store_conn *c, const struct inventory *inv, const struct inventory_item_in *items,
 			size_t n, size_t *n_created, struct err *e)
 {
@@ -128,12 +117,26 @@ int jsonstore_items_put(struct store_conn *c, const struct inventory *inv, const
 
 	for (size_t i = 0; i < n; i++)
 		if ((rc = item_check(items[i].path, items[i].value, e))) {
-			err_prefix(e, "item %zu (%.128s)", i, items[i].path ? items[i].path : "");
+			if (n > 1)
+				err_prefix(e, "item %zu (%.128s)", i, items[i].path ? items[i].path : "");
 			return rc;
 		}
 	if ((rc = jsonstore_max_bytes(c, inv, &max, e)))
 		return rc;
 	return store_inventory_items_put(c, inv->rid, items, n, max, n_created, e);
+}
+
+int jsonstore_item_put(struct store_conn *c, const struct inventory *inv, const char *path, const json_t *value,
+		       bool *created, struct err *e)
+{
+	const struct inventory_item_in one = {.path = path, .value = value};
+	size_t n_created = 0;
+
+	if (jsonstore_items_put(c, inv, &one, 1, &n_created, e))
+		return -1;
+	if (created)
+		*created = n_created == 1;
+	return 0;
 }
 
 int jsonstore_query_put(struct store_conn *c, const struct inventory *inv, const char *name, const char *text,

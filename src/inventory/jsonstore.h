@@ -52,7 +52,7 @@ int jsonstore_item_put(struct store_conn *c, const struct inventory *inv, const 
 		       bool *created, struct err *e) WUR;
 
 /* The n items in one transaction, all or nothing, each checked as jsonstore_item_put checks
- * one (an error names the item: "item <index> (<path>): …") and the capacity decided for
+ * one (with more than one, an error names the item: "item <index> (<path>): …") and the capacity decided for
  * the store as it is after every item.  *n_created: how many paths were new. */
 int jsonstore_items_put(struct store_conn *c, const struct inventory *inv, const struct inventory_item_in *items,
 			size_t n, size_t *n_created, struct err *e) WUR;

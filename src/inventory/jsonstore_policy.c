@@ -98,16 +98,6 @@ static int item_rules(struct store_conn *c, const struct principal *who, const s
 		     e);
 }
 
-int jsonstore_policy_item(struct store_conn *c, const struct principal *who, const struct org *org,
-			  const struct inventory *inv, const char *path, const json_t *data, struct err *e)
-{
-	bool any;
-
-	if (entity_rules(c, who, org, &any, e))
-		return -1;
-	return any ? item_rules(c, who, org, inv, path, data, e) : 0;
-}
-
 int jsonstore_policy_items(struct store_conn *c, const struct principal *who, const struct org *org,
 			   const struct inventory *inv, const struct inventory_item_in *items, size_t n, struct err *e)
 {
@@ -117,10 +107,19 @@ int jsonstore_policy_items(struct store_conn *c, const struct principal *who, co
 		return -1;
 	for (size_t i = 0; any && i < n; i++)
 		if (item_rules(c, who, org, inv, items[i].path, items[i].value, e)) {
-			err_prefix(e, "item %zu (%.128s)", i, items[i].path);
+			if (n > 1)
+				err_prefix(e, "item %zu (%.128s)", i, items[i].path);
 			return -1;
 		}
 	return 0;
+}
+
+int jsonstore_policy_item(struct store_conn *c, const struct principal *who, const struct org *org,
+			  const struct inventory *inv, const char *path, const json_t *data, struct err *e)
+{
+	const struct inventory_item_in one = {.path = path, .value = data};
+
+	return jsonstore_policy_items(c, who, org, inv, &one, 1, e);
 }
 
 int jsonstore_policy_query(struct store_conn *c, const struct principal *who, const struct org *org,
