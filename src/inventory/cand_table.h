@@ -7,7 +7,7 @@
 #include "base/i64_list.h"
 
 /* The table-valued function accord_inv_cands: an eponymous, read-only virtual table of one
- * column, id, whose rows are the ids of a list held in C (id_list.h), in the list's order.
+ * column, id, whose rows are the ids of a list held in C (base/i64_list.h), in the list's order.
  * The query sandbox (sandbox.c) joins it to inventory_items by id, so that the items a
  * filter's postings narrow a query to are read in id order, one b-tree step after another,
  * instead of through a lookup per candidate.

@@ -15,7 +15,7 @@
  * index side by side, a chunk of each in turn, until the rarest has ended; the others then
  * only as far as its last id, and one that runs past 16 times its length is left unread
  * (the exact check of each candidate still decides); they are intersected in memory
- * (id_list.h), shortest first.  The list is a superset of the items that contain the filter
+ * (base/i64_list.h), shortest first.  The list is a superset of the items that contain the filter
  * (hashes may collide; array and object keys say nothing of their elements' positions):
  * never a decision on its own.
  *

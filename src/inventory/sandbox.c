@@ -8,12 +8,12 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/i64_list.h"
 #include "base/jsonx.h"
 #include "base/rand.h"
 #include "base/str.h"
 #include "inventory/cand_table.h"
 #include "inventory/dialect.h"
-#include "base/i64_list.h"
 #include "inventory/json.h"
 #include "inventory/json_canon.h"
 #include "inventory/narrow.h"
@@ -406,38 +406,35 @@ static void run_cleanup(struct run *r, bool keep)
 /* A key worth reading: not an object or array that holds keys of its own (they imply it and are rarer). */
 static int add_filter_key(void *ctx, const struct inv_key *k, struct err *e)
 {
-	struct buf *hashes = ctx;
+	struct i64_list *hashes = ctx; /* in the filter's order, each once */
 	int64_t h;
 
 	if ((k->kind == INV_KEY_OBJECT || k->kind == INV_KEY_ARRAY) && !k->empty)
 		return 0;
 	h = inv_key_hash(k);
-	for (size_t i = 0; i < hashes->len / sizeof(h); i++)
-		if (memcmp(hashes->data + i * sizeof(h), &h, sizeof(h)) == 0)
+	for (size_t i = 0; i < hashes->n; i++)
+		if (hashes->v[i] == h)
 			return 0;
-	return buf_append(hashes, &h, sizeof(h), e);
+	return i64_list_push(hashes, h, e);
 }
 
 /* Narrows the run to the items whose postings hold every key of the filter (narrow.h). */
 static int narrow(struct run *r, struct err *e)
 {
 	json_t *filter = json_loadb(r->in->filter, r->in->filter_len, JSON_DECODE_ANY, NULL);
-	struct buf hashes;
+	struct i64_list hashes = {0};
 	int rc;
 
 	if (!json_is_object(filter)) {
 		json_decref(filter);
 		return 0; /* the query reports a bad filter itself */
 	}
-	buf_init(&hashes, 0);
-	/* the buffer's bytes are malloc'd, so aligned for the int64_t hashes written into it */
 	rc = inv_keys_each(filter, add_filter_key, &hashes, e);
-	if (rc == 0 && hashes.len > 0) { /* without keys ({}) every item is read, in today's order */
-		rc = inv_narrow_ids(r->narrow, r->in->inventory, (const int64_t *)(void *)hashes.data,
-				    hashes.len / sizeof(int64_t), &r->cands, e);
+	if (rc == 0 && hashes.n > 0) { /* without keys ({}) every item is read, in today's order */
+		rc = inv_narrow_ids(r->narrow, r->in->inventory, hashes.v, hashes.n, &r->cands, e);
 		r->narrowed = rc == 0;
 	}
-	buf_cleanup(&hashes);
+	i64_list_cleanup(&hashes);
 	json_decref(filter);
 	return rc;
 }

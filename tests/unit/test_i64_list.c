@@ -1,4 +1,4 @@
-/* Unit tests for src/inventory/id_list: sorting and intersecting item id lists, the merge and
+/* Unit tests for src/base/i64_list: sorting and intersecting sorted id lists, the merge and
  * the galloping search against a plain nested loop, on lists of very different lengths. */
 #include <setjmp.h>
 #include <stdbool.h>
