@@ -38,9 +38,11 @@ int api_inventory_data_bulk(struct api_call *c);
  * a JSON array of 1 … limits.inventory_bulk_items objects {"path": non-empty string, "data":
  * any JSON} (else 400 naming the first bad item's index, 413 over the limit), is handed to
  * write (items borrowed from the body; it checks access and writes them all or nothing,
- * *created: how many paths were new), then answered {"ok", "items", "created", "updated"}
- * with the counts noted for the audit entry. */
-typedef int (*api_bulk_write_fn)(struct api_call *c, const struct inventory_item_in *items, size_t n, size_t *created);
+ * *created: how many paths were new; on failure *bad: the index of the item at fault, n
+ * when none is, and the error is then prefixed "item <index> (<path>)"), then answered
+ * {"ok", "items", "created", "updated"} with the counts noted for the audit entry. */
+typedef int (*api_bulk_write_fn)(struct api_call *c, const struct inventory_item_in *items, size_t n, size_t *created,
+				 size_t *bad);
 int api_inventory_bulk(struct api_call *c, api_bulk_write_fn write);
 /* Replies with the item at exactly path as stored, or 204 with no body when there is none
  * (Concord's answer for a missing single item). */

@@ -239,12 +239,17 @@ int api_inventory_bulk(struct api_call *c, api_bulk_write_fn write)
 {
 	struct inventory_item_in *items = NULL;
 	json_t *body = NULL;
-	size_t n = 0, created = 0;
+	size_t n = 0, created = 0, bad = 0;
 	int rc;
 
-	if ((rc = http_body_json(c->req, &body, &c->err)) || (rc = bulk_items(c, body, &items, &n)) ||
-	    (rc = write(c, items, n, &created)))
+	if ((rc = http_body_json(c->req, &body, &c->err)) || (rc = bulk_items(c, body, &items, &n)))
 		goto out;
+	bad = n;
+	if ((rc = write(c, items, n, &created, &bad))) {
+		if (bad < n) /* one item's fault: the message names it */
+			err_prefix(&c->err, "item %zu (%.128s)", bad, items[bad].path);
+		goto out;
+	}
 	api_audit_note_count(c, "items", n);
 	api_audit_note_count(c, "created", created);
 	rc = api_reply(c, json_pack("{s:b,s:I,s:I,s:I}", "ok", 1, "items", (json_int_t)n, "created",
@@ -256,22 +261,23 @@ out:
 }
 
 /* The inventory's bulk write: the single put's rules on each item, then one transaction. */
-static int bulk_write(struct api_call *c, const struct inventory_item_in *items, size_t n, size_t *created)
+static int bulk_write(struct api_call *c, const struct inventory_item_in *items, size_t n, size_t *created, size_t *bad)
 {
 	struct org org;
 	struct inventory inv;
 	int rc;
 
 	for (size_t i = 0; i < n; i++) /* checked before access, as for one item */
-		if (!strchr(items[i].path, '/') && !json_is_object(items[i].value))
-			return api_fail(
-			    c, ERR_INVALID,
-			    "item %zu (%.128s): Top-level inventory entries must be JSON objects. Got: class %s", i,
-			    items[i].path, jackson_class(items[i].value));
+		if (!strchr(items[i].path, '/') && !json_is_object(items[i].value)) {
+			*bad = i;
+			return api_fail(c, ERR_INVALID,
+					"Top-level inventory entries must be JSON objects. Got: class %s",
+					jackson_class(items[i].value));
+		}
 	if ((rc = api_inventory_load(c, ACCESS_WRITER, &org, &inv)) ||
-	    (rc = jsonstore_policy_items(c->db, &c->who, &org, &inv, items, n, &c->err)))
+	    (rc = jsonstore_policy_items(c->db, &c->who, &org, &inv, items, n, bad, &c->err)))
 		return rc;
-	return store_inventory_items_put(c->db, inv.rid, items, n, -1, created, &c->err);
+	return store_inventory_items_put(c->db, inv.rid, items, n, -1, created, bad, &c->err);
 }
 
 /* POST …/data: a JSON array of {path, data}, in one transaction. */

@@ -61,15 +61,15 @@ out:
 }
 
 /* The store's bulk write: access, the policy's rules and each item's, one transaction. */
-static int bulk_write(struct api_call *c, const struct inventory_item_in *items, size_t n, size_t *created)
+static int bulk_write(struct api_call *c, const struct inventory_item_in *items, size_t n, size_t *created, size_t *bad)
 {
 	struct jsonstore s;
 	int rc;
 
 	if ((rc = api_jsonstore_open(c, ACCESS_WRITER, &s)) ||
-	    (rc = jsonstore_policy_items(c->db, &c->who, &s.org, &s.inv, items, n, &c->err)))
+	    (rc = jsonstore_policy_items(c->db, &c->who, &s.org, &s.inv, items, n, bad, &c->err)))
 		return rc;
-	return jsonstore_items_put(c->db, &s.inv, items, n, created, &c->err);
+	return jsonstore_items_put(c->db, &s.inv, items, n, created, bad, &c->err);
 }
 
 /* POST …/item: a JSON array of {path, data}, in one transaction. */

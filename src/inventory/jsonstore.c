@@ -110,29 +110,29 @@ static int item_check(const char *path, const json_t *value, struct err *e)
 }
 
 int jsonstore_items_put(struct store_conn *c, const struct inventory *inv, const struct inventory_item_in *items,
-			size_t n, size_t *n_created, struct err *e)
+			size_t n, size_t *n_created, size_t *bad, struct err *e)
 {
 	int64_t max;
 	int rc;
 
+	*bad = n;
 	for (size_t i = 0; i < n; i++)
 		if ((rc = item_check(items[i].path, items[i].value, e))) {
-			if (n > 1)
-				err_prefix(e, "item %zu (%.128s)", i, items[i].path ? items[i].path : "");
+			*bad = i;
 			return rc;
 		}
 	if ((rc = jsonstore_max_bytes(c, inv, &max, e)))
 		return rc;
-	return store_inventory_items_put(c, inv->rid, items, n, max, n_created, e);
+	return store_inventory_items_put(c, inv->rid, items, n, max, n_created, bad, e);
 }
 
 int jsonstore_item_put(struct store_conn *c, const struct inventory *inv, const char *path, const json_t *value,
 		       bool *created, struct err *e)
 {
 	const struct inventory_item_in one = {.path = path, .value = value};
-	size_t n_created = 0;
+	size_t n_created = 0, bad;
 
-	if (jsonstore_items_put(c, inv, &one, 1, &n_created, e))
+	if (jsonstore_items_put(c, inv, &one, 1, &n_created, &bad, e))
 		return -1;
 	if (created)
 		*created = n_created == 1;

@@ -52,10 +52,11 @@ int jsonstore_item_put(struct store_conn *c, const struct inventory *inv, const 
 		       bool *created, struct err *e) WUR;
 
 /* The n items in one transaction, all or nothing, each checked as jsonstore_item_put checks
- * one (with more than one, an error names the item: "item <index> (<path>): …") and the capacity decided for
- * the store as it is after every item.  *n_created: how many paths were new. */
+ * one, and the capacity decided for the store as it is after every item.  *n_created: how
+ * many paths were new; *bad: the index of the item that failed (n when the failure is not
+ * one item's). */
 int jsonstore_items_put(struct store_conn *c, const struct inventory *inv, const struct inventory_item_in *items,
-			size_t n, size_t *n_created, struct err *e) WUR;
+			size_t n, size_t *n_created, size_t *bad, struct err *e) WUR;
 
 /* Creates or replaces named query `name` (text checked as an inventory query first).
  * *result: "CREATED", "UPDATED" or, for the same text again, "ALREADY_EXISTS" (static). */

@@ -99,16 +99,17 @@ static int item_rules(struct store_conn *c, const struct principal *who, const s
 }
 
 int jsonstore_policy_items(struct store_conn *c, const struct principal *who, const struct org *org,
-			   const struct inventory *inv, const struct inventory_item_in *items, size_t n, struct err *e)
+			   const struct inventory *inv, const struct inventory_item_in *items, size_t n, size_t *bad,
+			   struct err *e)
 {
 	bool any;
 
+	*bad = n;
 	if (entity_rules(c, who, org, &any, e))
 		return -1;
 	for (size_t i = 0; any && i < n; i++)
 		if (item_rules(c, who, org, inv, items[i].path, items[i].value, e)) {
-			if (n > 1)
-				err_prefix(e, "item %zu (%.128s)", i, items[i].path);
+			*bad = i;
 			return -1;
 		}
 	return 0;
@@ -118,8 +119,9 @@ int jsonstore_policy_item(struct store_conn *c, const struct principal *who, con
 			  const struct inventory *inv, const char *path, const json_t *data, struct err *e)
 {
 	const struct inventory_item_in one = {.path = path, .value = data};
+	size_t bad;
 
-	return jsonstore_policy_items(c, who, org, inv, &one, 1, e);
+	return jsonstore_policy_items(c, who, org, inv, &one, 1, &bad, e);
 }
 
 int jsonstore_policy_query(struct store_conn *c, const struct principal *who, const struct org *org,

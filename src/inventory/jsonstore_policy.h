@@ -25,10 +25,11 @@ int jsonstore_policy_store(struct store_conn *c, const struct principal *who, co
 int jsonstore_policy_item(struct store_conn *c, const struct principal *who, const struct org *org,
 			  const struct inventory *inv, const char *path, const json_t *data, struct err *e) WUR;
 
-/* The items of a bulk write, each as jsonstore_policy_item (with more than one, an error
- * names the item: "item <index> (<path>): …"); without entity rules in the effective policy, no item is looked at. */
+/* The items of a bulk write, each as jsonstore_policy_item; *bad: the index of the item
+ * refused (n when the failure is not one item's).  Without entity rules in the effective
+ * policy, no item is looked at. */
 int jsonstore_policy_items(struct store_conn *c, const struct principal *who, const struct org *org,
-			   const struct inventory *inv, const struct inventory_item_in *items, size_t n,
+			   const struct inventory *inv, const struct inventory_item_in *items, size_t n, size_t *bad,
 			   struct err *e) WUR;
 
 /* A named query's put: kind jsonStoreQuery (name, text, storeId, storeName, orgId,

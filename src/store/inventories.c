@@ -283,7 +283,7 @@ static int write_one(struct store_conn *c, int64_t rid, const struct item_new *p
 /* The write transaction of the n prepared items (a single put is one): the store's size
  * decided once, after every item. */
 static int items_tx(struct store_conn *c, int64_t rid, const struct item_new *p, size_t n, int64_t max_bytes,
-		    size_t *n_created, struct err *e)
+		    size_t *n_created, size_t *bad, struct err *e)
 {
 	int64_t total = 0, own_max;
 	size_t created = 0;
@@ -295,8 +295,7 @@ static int items_tx(struct store_conn *c, int64_t rid, const struct item_new *p,
 		goto fail;
 	for (size_t i = 0; i < n; i++)
 		if (write_one(c, rid, &p[i], &total, &created, e)) {
-			if (n > 1)
-				err_prefix(e, "item %zu (%.128s)", i, p[i].path);
+			*bad = i;
 			goto fail;
 		}
 	if (max_bytes >= 0 && total > max_bytes) {
@@ -314,23 +313,23 @@ fail:
 }
 
 int store_inventory_items_put(struct store_conn *c, int64_t rid, const struct inventory_item_in *items, size_t n,
-			      int64_t max_bytes, size_t *n_created, struct err *e)
+			      int64_t max_bytes, size_t *n_created, size_t *bad, struct err *e)
 {
 	struct item_new *p = calloc(n ? n : 1, sizeof *p);
 	size_t ready = 0;
 	int rc = -1;
 
+	*bad = n;
 	if (!p)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	/* the texts and postings before the write lock is taken: other writers wait less */
 	for (; ready < n; ready++)
 		if (item_prepare(c, items[ready].path, items[ready].value, &p[ready], e)) {
-			if (n > 1)
-				err_prefix(e, "item %zu (%.128s)", ready, items[ready].path);
+			*bad = ready;
 			ready++; /* its cleanup */
 			goto out;
 		}
-	rc = items_tx(c, rid, p, n, max_bytes, n_created, e);
+	rc = items_tx(c, rid, p, n, max_bytes, n_created, bad, e);
 out:
 	for (size_t i = 0; i < ready; i++)
 		item_new_cleanup(&p[i]);
@@ -342,9 +341,9 @@ int store_inventory_item_put_capped(struct store_conn *c, int64_t rid, const cha
 				    int64_t max_bytes, bool *created, struct err *e)
 {
 	const struct inventory_item_in one = {.path = path, .value = value};
-	size_t n_created = 0;
+	size_t n_created = 0, bad;
 
-	if (store_inventory_items_put(c, rid, &one, 1, max_bytes, &n_created, e))
+	if (store_inventory_items_put(c, rid, &one, 1, max_bytes, &n_created, &bad, e))
 		return -1;
 	if (created)
 		*created = n_created == 1;

@@ -57,12 +57,12 @@ struct inventory_item_in {
 };
 /* Writes the n items in order (a path given twice: the later value wins), with their index
  * keys, in ONE transaction: all or nothing.  max_bytes as for store_inventory_item_put_capped,
- * decided once for the whole request (the store's size after every item is written).  With
- * more than one item, a failure of one prefixes its error with "item <index> (<path>)";
- * store_inventory_item_put_capped is this with one item.  *n_created (may be
- * NULL): how many paths were new.  ERR_NOT_FOUND when the inventory (rid) no longer exists. */
+ * decided once for the whole request (the store's size after every item is written);
+ * store_inventory_item_put_capped is this with one item.  *n_created (may be NULL): how many
+ * paths were new.  *bad: the index of the item whose write failed (n when the failure is
+ * not one item's).  ERR_NOT_FOUND when the inventory (rid) no longer exists. */
 int store_inventory_items_put(struct store_conn *c, int64_t rid, const struct inventory_item_in *items, size_t n,
-			      int64_t max_bytes, size_t *n_created, struct err *e) WUR;
+			      int64_t max_bytes, size_t *n_created, size_t *bad, struct err *e) WUR;
 /* The item at exactly path as stored (new JSON text, caller frees); ERR_NOT_FOUND. */
 int store_inventory_item_get(struct store_conn *c, int64_t rid, const char *path, char **data, struct err *e) WUR;
 /* Calls fn for the items whose path starts with prefix ("" or NULL: all), in path order;

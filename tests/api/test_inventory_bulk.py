@@ -208,6 +208,7 @@ def test_json_store_bulk_checks_every_item_and_the_capacity_once(admin):
     for bad, status, message in (
         (ok + [{"path": "c", "data": None}], 400, "item 2 (c): JSON Store entries cannot be null."),
         (ok + [{"path": "c", "data": [1]}], 400, "item 2 (c): All JSON Store entries must be valid JSON objects. Got: array"),
+        ([{"path": "c", "data": None}], 400, "item 0 (c): JSON Store entries cannot be null."),  # one item named too
         (ok * 3, 200, None),  # the same two paths three times: 36 bytes in the end
         ([{"path": "p%d" % i, "data": {"k": "0123456789"}} for i in range(6)], 413,
          "Found JSON store policy violations: Maximum data size in the JSON store exceeded: current 144, limit 100;"),

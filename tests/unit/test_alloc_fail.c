@@ -524,7 +524,7 @@ static int op_inventory_writes(void *arg)
 	json_t *b = json_pack("{s:s, s:n}", "env", "test", "x");
 	struct inventory_item_in items[] = {{"h/a", a}, {"h/b", b}, {"h/a", b}};
 	struct err e;
-	size_t created;
+	size_t created, bad;
 	int rc = -1;
 
 	if (!a || !b || !(c = store_conn(x->s, &e)))
@@ -537,7 +537,7 @@ static int op_inventory_writes(void *arg)
 	if ((rc = store_org_insert(c, &o, NULL, NULL, &e)) || (rc = store_inventory_insert(c, &inv, &e)) ||
 	    (rc = store_inventory_item_put(c, inv.rid, "h/a", b, &e)))
 		goto out;
-	rc = store_inventory_items_put(c, inv.rid, items, 3, 10000, &created, &e);
+	rc = store_inventory_items_put(c, inv.rid, items, 3, 10000, &created, &bad, &e);
 	assert_true(rc != 0 || created == 1);
 out:
 	json_decref(a);
