@@ -159,7 +159,39 @@ flows:
     work = os.path.join(server.data_dir, "work")
     # ended processes leave only empty folders kept for the next ones (the folder set aside
     # at an end is removed right after it is stored)
-    wait_for(lambda: all(n.startswith(".free-") for n in listing(work)))
+    wait_for(lambda: listing(work) and all(n.startswith(".free-") for n in listing(work)))
     assert all(listing(os.path.join(work, n)) == [] for n in listing(work))
     log = finished_log(admin, start_process(admin, LISTS, files=DATA))
     assert [e.split()[0] for e in entries(log)] == ["_main.json", "concord.yml", "data/in.txt", "notes.md"], log
+
+
+def test_extra_definition_files_and_profiles_load_from_memory(admin):
+    root = """
+configuration:
+  arguments:
+    who: "root"
+flows:
+  default:
+    - call: fromExtra
+profiles:
+  other:
+    configuration:
+      arguments:
+        who: "profile"
+"""
+    extra = b'flows:\n  fromExtra:\n    - log: "extra says ${who}"\n'
+    custom = b'flows:\n  fromCustom:\n    - log: "custom says ${who}"\n'
+    pid = start_process(admin, root, files={"concord/more.concord.yml": extra})
+    assert "extra says root" in finished_log(admin, pid)
+    pid = start_process(admin, root, parts={"activeProfiles": "other"}, files={"concord/more.concord.yml": extra})
+    assert "extra says profile" in finished_log(admin, pid)
+    # resources.concord names other files (instead of concord/): as from a folder
+    patterned = root.replace("flows:", "resources:\n  concord:\n    - \"glob:more/*.yml\"\nflows:", 1)
+    pid = start_process(admin, patterned.replace("fromExtra", "fromCustom"), files={"more/c.yml": custom})
+    assert "custom says root" in finished_log(admin, pid)
+    files = {"more/c.yml": custom, "concord/more.concord.yml": extra}
+    mem = start_process(admin, patterned, files=files)
+    folder = start_process(admin, files={"archive": (zip_bytes(dict(files, **{"concord.yml": patterned})),
+                                                     "application/zip")})
+    outcome = [wait_process(admin, p)["status"] for p in (mem, folder)]
+    assert outcome == ["FAILED", "FAILED"], (process_log(admin, mem), process_log(admin, folder))
