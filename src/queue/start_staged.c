@@ -261,7 +261,9 @@ static struct model *definition(const struct staged_start **s, struct staged_sta
 	bool needs_folder = false;
 	struct model *m = load_model(*s, cfg, (*s)->repos ? &si->importer : NULL, &needs_folder, e);
 
-	if (!m && needs_folder && !spilled[0] && spill(*s, local, spilled, cap, e) == 0) {
+	if (!m && needs_folder && !spilled[0]) {
+		if (spill(*s, local, spilled, cap, e)) /* the disk's error, not the definition's */
+			return NULL;
 		*s = local;
 		m = load_model(*s, cfg, (*s)->repos ? &si->importer : NULL, NULL, e);
 	}
