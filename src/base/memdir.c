@@ -136,6 +136,23 @@ int memdir_set(struct memdir *md, const char *path, const void *data, size_t len
 	return memdir_add(md, path, data, len, false, e);
 }
 
+void memdir_drop(struct memdir *md, const char *path)
+{
+	size_t n = strlen(path), kept = 0;
+
+	for (size_t i = 0; i < md->n; i++) {
+		struct memdir_entry *x = &md->v[i];
+		if (strncmp(x->path, path, n) == 0 && (x->path[n] == '\0' || x->path[n] == '/')) {
+			md->bytes -= x->len;
+			free(x->path);
+			free(x->data);
+			continue;
+		}
+		md->v[kept++] = *x;
+	}
+	md->n = kept;
+}
+
 /* The folder of a file, made beneath dir as pack_restore makes it (0700). */
 static int parent_dirs(const char *dir, const char *path, struct err *e)
 {

@@ -47,6 +47,9 @@ int memdir_add_dir(struct memdir *md, const char *path, struct err *e) WUR;
 /* Sets path's content, replacing the file that is there (or adding it). */
 int memdir_set(struct memdir *md, const char *path, const void *data, size_t len, struct err *e) WUR;
 
+/* Removes path and everything below it. */
+void memdir_drop(struct memdir *md, const char *path);
+
 /* Writes every entry beneath dir (which exists): folders 0700, files 0600 or 0700, through
  * the working-directory resolver (base/path.h), so no entry can leave dir. */
 int memdir_write(const struct memdir *md, const char *dir, struct err *e) WUR;

@@ -195,3 +195,42 @@ profiles:
                                                      "application/zip")})
     outcome = [wait_process(admin, p)["status"] for p in (mem, folder)]
     assert outcome == ["FAILED", "FAILED"], (process_log(admin, mem), process_log(admin, folder))
+
+
+def test_a_fork_gets_the_parents_payload_as_it_started(admin):
+    """A fork's folder is the parent's stored payload (held in memory when small), not
+    what the parent wrote since, with _main.json of its own."""
+    flow = """
+flows:
+  default:
+    - script: python
+      body: |
+        import os
+        os.makedirs('_attachments', exist_ok=True)
+        open('_attachments/parent.txt', 'w').write('the parent keeps it')
+        open('made-by-parent.txt', 'w').write('for the fork')
+    - task: concord
+      in:
+        action: fork
+        entryPoint: child
+        arguments: {who: "fork"}
+        sync: true
+  child:
+    - script: python
+      body: |
+        import json, os
+        for root, dirs, files in os.walk('.'):
+            for name in files:
+                print('entry %s' % os.path.join(root, name)[2:])
+        print('who %s' % json.load(open('_main.json'))['arguments']['who'])
+"""
+    pid = start_process(admin, flow, files=DATA)
+    finished_log(admin, pid)
+    r = admin.get("/api/v1/process/%s/subprocess" % pid)
+    assert r.status_code == 200, r.text
+    kids = [k["instanceId"] for k in r.json()]
+    assert len(kids) == 1
+    log = finished_log(admin, kids[0])
+    names = sorted(l.split("] entry ", 1)[1] for l in log.splitlines() if "] entry " in l)
+    assert names == ["_main.json", "concord.yml", "data/in.txt", "notes.md"], log
+    assert "who fork" in log, log
