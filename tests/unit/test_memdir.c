@@ -17,19 +17,11 @@
 #include "base/pack.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "unit_tmp.h"
 
 static char *tmpdir(void)
 {
-	char *d = strdup("/tmp/accord-memdir-XXXXXX");
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void rmtree(char *d)
-{
-	struct err e;
-	assert_int_equal(path_remove_tree(d, &e), 0);
-	free(d);
+	return unit_tmpdir("/tmp/accord-memdir-XXXXXX");
 }
 
 /* "name mode content" of a file beneath dir, or "name dir" of a folder. */
@@ -133,8 +125,8 @@ static void test_written_as_its_payload_unpacks(void **state)
 	assert_true(pack_files(&md, 10, &tar, &len, &e) < 0);
 	assert_int_equal(e.code, ERR_TOO_LARGE);
 	memdir_cleanup(&md);
-	rmtree(mem);
-	rmtree(unpacked);
+	unit_rmtree(mem);
+	unit_rmtree(unpacked);
 }
 
 static void test_a_planted_link_is_not_followed(void **state)
@@ -151,8 +143,8 @@ static void test_a_planted_link_is_not_followed(void **state)
 	assert_int_equal(str_fmt(p, sizeof p, "%s/b", outside), 0);
 	assert_int_not_equal(access(p, F_OK), 0);
 	memdir_cleanup(&md);
-	rmtree(dir);
-	rmtree(outside);
+	unit_rmtree(dir);
+	unit_rmtree(outside);
 }
 
 static void test_json_round_trip(void **state)
