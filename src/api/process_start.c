@@ -37,6 +37,8 @@ struct start {
 	bool has_project;
 	char id[UUID_STR_LEN];
 	char staging[4096];
+	struct memdir files; /* with in_memory: the working folder (queue/start_staged.h) */
+	bool in_memory;
 	struct repository repo; /* with has_repo: the repository the process runs from */
 	bool has_repo;
 	struct repo_commit commit;
@@ -173,13 +175,13 @@ static int write_main_json(struct api_call *c, struct start *s)
 		json_object_set(s->r->cfg, "out", s->r->out);
 	if (s->r->active_profiles)
 		json_object_set(s->r->cfg, "activeProfiles", s->r->active_profiles);
-	if (!(cfg = main_json_load(s->staging, &c->err)))
+	if (!(cfg = s->in_memory ? main_json_load_files(&s->files, &c->err) : main_json_load(s->staging, &c->err)))
 		return api_fail(c, ERR_INVALID, "Invalid request data format: _main.json: %s", c->err.msg);
 	rc = value_merge(cfg, s->r->cfg, &c->err);
 	if (rc == 0)
 		rc = handler_timeout(c, cfg);
 	if (rc == 0)
-		rc = main_json_save(s->staging, cfg, &c->err);
+		rc = s->in_memory ? main_json_save_files(&s->files, cfg, &c->err) : main_json_save(s->staging, cfg, &c->err);
 	json_decref(cfg);
 	return rc;
 }
@@ -192,7 +194,8 @@ static int store_it(struct api_call *c, struct start *s)
 	char *scopes = c->who.scopes.n ? scope_set_dump(&c->who.scopes) : NULL;
 	int rc;
 	struct staged_start st = {
-	    .dir = s->staging,
+	    .dir = s->in_memory ? NULL : s->staging,
+	    .files = s->in_memory ? &s->files : NULL,
 	    .instance_id = s->id,
 	    .parent_instance_id = s->r->parent_instance_id,
 	    .org = &s->org,
@@ -264,9 +267,30 @@ static int checkout(struct api_call *c, struct start *s)
 	return rc;
 }
 
+/* The parts of a start without an archive or a repository, held in memory: no file is
+ * written for it (queue/start_staged.h).  1 when they are, 0 when a folder is needed. */
+static int in_memory(struct api_call *c, struct start *s)
+{
+	if (s->has_repo || s->r->has_archive || !s->mp || !c->app->work_dir)
+		return 0;
+	if (start_req_files(s->mp, START_MEM_MAX, &s->files, &c->err) == 0) {
+		s->in_memory = true;
+		return write_main_json(c, s) ? -1 : 1;
+	}
+	if (c->err.code != ERR_TOO_LARGE)
+		return -1;
+	memdir_cleanup(&s->files);
+	memdir_init(&s->files);
+	return 0;
+}
+
 static int build_payload(struct api_call *c, struct start *s)
 {
 	char *tmp = NULL;
+	int rc = in_memory(c, s);
+
+	if (rc)
+		return rc < 0 ? -1 : 0;
 
 	if (asprintf(&tmp, "%s/tmp", c->app->work_dir) < 0)
 		return api_fail(c, ERR_INTERNAL, "out of memory");
@@ -288,6 +312,7 @@ int api_process_start_req(struct api_call *c, const struct multipart *mp, struct
 	struct err ignored;
 	int rc;
 
+	memdir_init(&s.files);
 	uuid_v4(s.id);
 	if ((rc = resolve_owner(c, &s)) || (rc = check_access(c, &s)) || (rc = check_raw_payload(c, &s)) ||
 	    (rc = check_parent(c, &s)) || (rc = build_payload(c, &s)) || (rc = store_it(c, &s)))
@@ -297,6 +322,7 @@ int api_process_start_req(struct api_call *c, const struct multipart *mp, struct
 out:
 	if (s.staging[0] && path_remove_tree(s.staging, &ignored))
 		LOG_W("cannot remove %s: %s", s.staging, ignored.msg);
+	memdir_cleanup(&s.files);
 	return rc;
 }
 

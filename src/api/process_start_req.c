@@ -469,3 +469,21 @@ int start_req_materialize(const struct multipart *mp, const struct start_req *r,
 	close(dirfd);
 	return rc;
 }
+
+int start_req_files(const struct multipart *mp, uint64_t max, struct memdir *md, struct err *e)
+{
+	char rel[PATH_MAX];
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < mp->n_parts; i++) {
+		const struct multipart_part *p = &mp->parts[i];
+		if (!is_file_part(p) || str_eq_cstr(p->name, "archive"))
+			continue;
+		if (__builtin_add_overflow(bytes, (uint64_t)p->data.len, &bytes) || bytes > max)
+			return err_set(e, ERR_TOO_LARGE, "the file parts hold more than %llu bytes",
+				       (unsigned long long)max);
+		if (part_rel(p, rel, e) < 0 || memdir_add(md, rel, p->data.p, p->data.len, false, e) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "base/memdir.h"
 #include "http/multipart.h"
 
 /* The multipart body of POST /api/v1/process (spec "Start parts", reference §6.2),
@@ -91,6 +92,12 @@ int start_req_from_cfg(json_t *cfg, int64_t now, struct start_req *r, struct err
  * always, and so do the file parts (instead of leaving existing paths alone). */
 int start_req_materialize(const struct multipart *mp, const struct start_req *r, const char *dir, bool overlay,
 			  struct err *e) WUR;
+
+/* The file parts into a folder held in memory (base/memdir.h), with the rules of
+ * start_req_materialize (the first part of a path wins), for a request without an archive
+ * and without a repository.  ERR_TOO_LARGE when they hold more than max bytes (the caller
+ * then stages a folder). */
+int start_req_files(const struct multipart *mp, uint64_t max, struct memdir *md, struct err *e) WUR;
 
 void start_req_cleanup(struct start_req *r);
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/memdir.h"
 
 /* Archives for process payloads (libarchive).
  *
@@ -48,5 +49,14 @@ int pack_restore(const void *tar, size_t len, const char *dir, struct err *e) WU
  * not a regular file (a folder, a link); ERR_TOO_LARGE when it holds more than max bytes. */
 int pack_tar_read(const void *tar, size_t len, const char *name, size_t max, char **data, size_t *data_len,
 		  struct err *e) WUR;
+
+/* A folder held in memory (base/memdir.h) and a tar blob of pack_dir's format, both ways
+ * (pack_mem.c).  pack_files packs the entries in the order they were added, each folder
+ * of a file before it, and refuses more than max_bytes of content (ERR_TOO_LARGE); the
+ * mtime of every entry is now.  pack_tar_files adds the regular files and folders of a
+ * blob to md, refusing what pack_restore refuses (ERR_INVALID), and ERR_TOO_LARGE when
+ * the content is more than max_bytes (the caller then restores the blob to a folder). */
+int pack_files(const struct memdir *md, uint64_t max_bytes, void **out, size_t *out_len, struct err *e) WUR;
+int pack_tar_files(const void *tar, size_t len, uint64_t max_bytes, struct memdir *md, struct err *e) WUR;
 
 #endif

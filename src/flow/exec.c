@@ -332,6 +332,8 @@ static json_t *task_result(struct thread *t, int rc, json_t *out, const char *ms
 static int run_task(struct vm *vm, struct thread *t, const struct task_def *d, struct task_ctx *c, json_t *in,
 		    bool may_suspend, json_t **out, struct err *e)
 {
+	if (!d->no_files && flow_host_files(vm->h, e) < 0)
+		return -1;
 	if (d->server)
 		return vm->h->ops->server_task(vm->h->ctx, d->name, NULL, in, out,
 					       may_suspend ? &c->suspend_event : NULL, e);

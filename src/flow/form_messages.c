@@ -20,7 +20,7 @@ json_t *form_messages_load(const struct flow_host *h, const char *form, struct e
 	const char *paths[2] = {own, MESSAGES_FILE};
 	json_t *out = NULL;
 
-	if (!h || !h->workdir)
+	if (!h || !h->workdir || flow_host_files(h, e) < 0)
 		return NULL;
 	if (str_fmt(own, sizeof own, "forms/%s/" MESSAGES_FILE, form))
 		paths[0] = MESSAGES_FILE;

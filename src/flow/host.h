@@ -61,6 +61,11 @@ struct flow_host_ops {
 	 * could not send while it ran (a container's: no event channel), data (BORROWED) masked
 	 * as the log.  The server keeps only the types it knows.  May be NULL. */
 	void (*tool_event)(void *ctx, const char *type, json_t *data);
+	/* Writes the working directory's files (a runner started with them in memory) unless
+	 * that was done; called before anything may read or write there: every task but those
+	 * that never touch files (task_def.no_files), scripts, form messages.  May be NULL:
+	 * the folder always holds them. */
+	int (*files)(void *ctx, struct err *e);
 };
 
 struct flow_host {
@@ -78,5 +83,11 @@ struct flow_host {
 	 * {"policy": name, "rules": {…}}; NULL: none (flow/tasks/policy_check.h). */
 	json_t *policy;
 };
+
+/* The working directory's files before a step may use them (ops->files). */
+static inline int flow_host_files(const struct flow_host *h, struct err *e)
+{
+	return h && h->ops && h->ops->files ? h->ops->files(h->ctx, e) : 0;
+}
 
 #endif

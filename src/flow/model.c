@@ -9,6 +9,7 @@
 #include <sodium.h>
 
 #include "base/limits.h"
+#include "base/memdir.h"
 #include "base/oom.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -145,6 +146,23 @@ static int walk(const char *root, const char *rel, int depth, const json_t *patt
 	return rc;
 }
 
+/* The file rel of files (a new copy), as path_read_file reads it from a folder. */
+static char *mem_read(const struct memdir *files, const char *rel, size_t *len, struct err *e)
+{
+	const struct memdir_entry *x = memdir_find(files, rel);
+	char *data;
+
+	if (!x || x->dir)
+		return err_set(e, ERR_NOT_FOUND, "%s: no such file", rel), NULL;
+	if (x->len > limits.flow_yaml_bytes)
+		return err_set(e, ERR_TOO_LARGE, "%s: more than %zu bytes", rel, limits.flow_yaml_bytes), NULL;
+	if (!(data = malloc(x->len + 1)))
+		return oom_fail(e), NULL;
+	memcpy(data, x->data, x->len + 1);
+	*len = x->len;
+	return data;
+}
+
 static int parse_file(struct model *m, const char *dir, const char *rel, crypto_generichash_state *h, struct err *e)
 {
 	char *full = NULL, *data = NULL;
@@ -152,10 +170,14 @@ static int parse_file(struct model *m, const char *dir, const char *rel, crypto_
 	struct ydoc *d = &m->docs[m->n_docs];
 	int rc = -1;
 	memset(d, 0, sizeof *d);
-	full = dir ? path_join_safe(dir, rel, e) : strdup(rel);
-	if (!full)
-		goto out;
-	data = path_read_file(full, limits.flow_yaml_bytes, &len, e);
+	if (m->files) {
+		data = mem_read(m->files, rel, &len, e);
+	} else {
+		full = dir ? path_join_safe(dir, rel, e) : strdup(rel);
+		if (!full)
+			goto out;
+		data = path_read_file(full, limits.flow_yaml_bytes, &len, e);
+	}
 	if (!data) {
 		if (e->code == ERR_TOO_LARGE) {
 			e->code = ERR_LIMIT;
@@ -198,15 +220,61 @@ static int find_root(const char *path, char **dir, char **rel, struct err *e)
 	return err_set(e, ERR_NOT_FOUND, "%s: no concord.yml (or .concord.yml, concord.yaml) found", path);
 }
 
+/* The root file of a folder held in memory, as find_root finds it in a folder. */
+static int mem_root(const struct memdir *files, const char *path, char **dir, char **rel, struct err *e)
+{
+	for (size_t i = 0; i < 4; i++) {
+		const struct memdir_entry *x = memdir_find(files, root_names[i]);
+		if (x && !x->dir) {
+			*dir = strdup(path ? path : ".");
+			*rel = strdup(root_names[i]);
+			return *dir && *rel ? 0 : oom_fail(e);
+		}
+	}
+	return err_set(e, ERR_NOT_FOUND, "%s: no concord.yml (or .concord.yml, concord.yaml) found", path ? path : ".");
+}
+
+/* walk over a folder held in memory: its regular files that match, at most 32 folders deep,
+ * not in the top-level _attachments or .concord_tmp. */
+static int mem_walk(const struct memdir *files, const json_t *patterns, struct file_list *out, struct err *e)
+{
+	for (size_t i = 0; i < files->n; i++) {
+		const char *p = files->v[i].path;
+		int depth = 0;
+		for (const char *c = p; *c; c++)
+			depth += *c == '/';
+		if (files->v[i].dir || depth > 32 || strncmp(p, "_attachments/", 13) == 0 ||
+		    strncmp(p, ".concord_tmp/", 13) == 0 || strcmp(p, "_attachments") == 0 ||
+		    strcmp(p, ".concord_tmp") == 0 || !pattern_match(patterns, p))
+			continue;
+		if (list_add(out, p) < 0)
+			return oom_fail(e);
+	}
+	return 0;
+}
+
+/* Whether the root document has `imports` (which copy files into the folder). */
+static bool has_imports(const struct model *m)
+{
+	const struct ynode *r = m->docs[0].root;
+	return r && r->kind == YN_MAP && ynode_get(r, "imports");
+}
+
 static int parse_extra(struct model *m, const char *dir, crypto_generichash_state *h, struct err *e)
 {
 	struct file_list extra = {0};
 	json_t *patterns = NULL;
 	struct ydoc *docs, root;
 	int rc = -1;
-	if (model_root_patterns(m, &patterns, e) < 0 || model_import_dirs(m, e) < 0)
+	if (m->files && has_imports(m)) {
+		if (m->needs_folder)
+			*m->needs_folder = true;
+		err_set(e, ERR_INVALID, "the definition's imports need its folder");
 		goto out;
-	if (walk(dir, "", 0, patterns, &extra, e) < 0)
+	}
+	if (model_root_patterns(m, &patterns, e) < 0 || (!m->files && model_import_dirs(m, e) < 0))
+		goto out;
+	if ((m->files ? mem_walk(m->files, patterns, &extra, e) : walk(dir, "", 0, patterns, &extra, e)) < 0)
 		goto out;
 	if (extra.n > 1)
 		qsort(extra.v, extra.n, sizeof *extra.v, cmp_str);
@@ -230,12 +298,16 @@ out:
 	return rc;
 }
 
-int model_load_files(struct model *m, const char *path, struct err *e)
+int model_load_files(struct model *m, const struct model_opts *o, struct err *e)
 {
 	char *dir = NULL, *rel = NULL;
 	crypto_generichash_state h;
 	unsigned char digest[32];
-	int rc = -1, single = find_root(path, &dir, &rel, e);
+	int rc = -1, single;
+
+	m->files = o->files;
+	m->needs_folder = o->needs_folder;
+	single = o->files ? mem_root(o->files, o->path, &dir, &rel, e) : find_root(o->path, &dir, &rel, e);
 	if (single < 0)
 		goto out;
 	m->root_dir = arena_strdup(&m->arena, dir);
@@ -253,6 +325,8 @@ int model_load_files(struct model *m, const char *path, struct err *e)
 	sodium_bin2hex(m->hash, sizeof m->hash, digest, sizeof digest);
 	rc = 0;
 out:
+	m->files = NULL;
+	m->needs_folder = NULL;
 	free(dir);
 	free(rel);
 	return rc;

@@ -17,6 +17,7 @@
  * refers to code.  A model is immutable after loading and may be shared by threads. */
 
 struct el_expr;
+struct memdir;
 
 enum tval_kind { TV_LIT, TV_EXPR, TV_LIST, TV_MAP };
 
@@ -155,6 +156,10 @@ struct model {
 	struct ydoc *docs;
 	size_t n_docs;
 	char *root_dir;		/* project folder */
+	/* While loading only (model_opts): the folder held in memory, and where to say that it
+	 * is needed on disk. */
+	const struct memdir *files;
+	bool *needs_folder;
 	bool server_imports;	/* dir imports may not name an absolute src (model_opts) */
 	const struct model_importer *importer; /* git and mvn imports (model_opts) */
 	json_t *configuration;	/* effective configuration, profiles applied (without arguments) */
@@ -187,6 +192,12 @@ struct model_opts {
 	 * NULL skips them (the runner and a repository's trigger scan: the server copied them
 	 * into the process folder before it stored the process). */
 	const struct model_importer *importer;
+	/* Non-NULL: the project folder is held in memory (base/memdir.h), path is ignored and
+	 * names only the folder it would be written to (NULL: ".").  Loaded exactly as from
+	 * the folder, except that a root document with `imports` (which copy files into the
+	 * folder) is not loaded: NULL with *needs_folder set (then load from the folder). */
+	const struct memdir *files;
+	bool *needs_folder;
 };
 
 /* Fetches one `git` or `mvn` import of the root document into dest (absolute, inside the

@@ -5,9 +5,9 @@
 
 /* Internal to the loader (model.c: files; model_top.c: top-level keys and merging). */
 
-/* Finds and parses the root file and the extra definition files of path into m->docs
- * (extra files first, the root last) and computes m->hash. */
-int model_load_files(struct model *m, const char *path, struct err *e) WUR;
+/* Finds and parses the root file and the extra definition files of path (or of o->files,
+ * held in memory) into m->docs (extra files first, the root last) and computes m->hash. */
+int model_load_files(struct model *m, const struct model_opts *o, struct err *e) WUR;
 
 /* resources.concord of the root document (m->docs[0] while loading), or NULL (*out) for
  * the default pattern.  *out is new. */

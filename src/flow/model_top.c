@@ -377,7 +377,7 @@ struct model *model_load(const struct model_opts *o, struct err *e)
 	arena_init(&m->arena);
 	m->server_imports = o->server_imports;
 	m->importer = o->importer;
-	if (model_load_files(m, o->path, e) < 0 || compile_model(m, o, e) < 0) {
+	if (model_load_files(m, o, e) < 0 || compile_model(m, o, e) < 0) {
 		model_free(m);
 		return NULL;
 	}

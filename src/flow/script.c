@@ -228,7 +228,10 @@ static char *script_text(struct vm *vm, struct thread *t, const struct step *s, 
 			oom_note(); /* the VM fails the step (vm.c check_memory) */
 		return text;
 	}
-	text = path_read_beneath(vm->h->workdir, ref, SCRIPT_FILE_MAX, &len, &e);
+	if (flow_host_files(vm->h, &e) == 0)
+		text = path_read_beneath(vm->h->workdir, ref, SCRIPT_FILE_MAX, &len, &e);
+	else
+		text = NULL;
 	if (text && memchr(text, '\0', len)) {
 		free(text);
 		text = NULL;
@@ -267,7 +270,8 @@ static void run_script(struct script_run *r, const char *name, const char *text,
 		vm_raise(r->vm, r->t, r->s, "script steps cannot run here (no script host)", NULL);
 		return;
 	}
-	if (h->ops->script_open(h->ctx, r->engine, &r->fd, &e) < 0) {
+	/* The script runs in the working directory and may read it. */
+	if (flow_host_files(h, &e) < 0 || h->ops->script_open(h->ctx, r->engine, &r->fd, &e) < 0) {
 		vm_raise(r->vm, r->t, r->s, e.msg, NULL);
 		return;
 	}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "queue/workdir_pool.h"
 #include "base/workq.h"
 #include "queue/queue.h"
 #include "store/processes.h"
@@ -48,6 +49,7 @@ struct queue {
 	struct store_listener *listener;
 	pthread_t listener_thread;
 	int listen_wake[2]; /* a byte ends the listener thread */
+	struct workdir_pool pool; /* empty working folders for processes held in memory */
 };
 
 /* listen.c: the channels nodes tell each other on, and the listener thread (started only

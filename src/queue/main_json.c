@@ -20,6 +20,18 @@ static char *main_path(const char *dir, struct err *e)
 	return path;
 }
 
+static json_t *parse(const char *text, size_t len, struct err *e)
+{
+	json_t *cfg = jsonx_parse(text, len, 1000, e);
+
+	if (cfg && !json_is_object(cfg)) {
+		json_decref(cfg);
+		err_set(e, ERR_INVALID, "_main.json is not a JSON object");
+		return NULL;
+	}
+	return cfg;
+}
+
 json_t *main_json_load(const char *dir, struct err *e)
 {
 	size_t len;
@@ -29,14 +41,31 @@ json_t *main_json_load(const char *dir, struct err *e)
 
 	if (!text)
 		return e->code == ERR_NOT_FOUND ? json_object() : NULL;
-	cfg = jsonx_parse(text, len, 1000, e);
+	cfg = parse(text, len, e);
 	free(text);
-	if (cfg && !json_is_object(cfg)) {
-		json_decref(cfg);
-		err_set(e, ERR_INVALID, "_main.json is not a JSON object");
-		return NULL;
-	}
 	return cfg;
+}
+
+json_t *main_json_load_files(const struct memdir *md, struct err *e)
+{
+	const struct memdir_entry *x = memdir_find(md, "_main.json");
+
+	if (!x)
+		return json_object();
+	if (x->dir)
+		return err_set(e, ERR_INVALID, "_main.json is a folder"), NULL;
+	if (x->len > MAIN_JSON_MAX)
+		return err_set(e, ERR_TOO_LARGE, "_main.json is larger than %u bytes", MAIN_JSON_MAX), NULL;
+	return parse(x->data, x->len, e);
+}
+
+int main_json_save_files(struct memdir *md, json_t *cfg, struct err *e)
+{
+	char *text = jsonx_dump(cfg);
+	int rc = text ? memdir_set(md, "_main.json", text, strlen(text), e) : err_set(e, ERR_INTERNAL, "out of memory");
+
+	free(text);
+	return rc;
 }
 
 json_t *main_json_args(json_t *cfg)

@@ -4,6 +4,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "base/memdir.h"
 
 /* <dir>/_main.json: the configuration a start request leaves in a process's payload
  * (entry point, arguments, out names, profiles, switches), read by the supervisor for the
@@ -17,6 +18,10 @@ json_t *main_json_load(const char *dir, struct err *e);
 json_t *main_json_args(json_t *cfg);
 
 int main_json_save(const char *dir, json_t *cfg, struct err *e) WUR;
+
+/* The same on a folder held in memory (base/memdir.h). */
+json_t *main_json_load_files(const struct memdir *md, struct err *e);
+int main_json_save_files(struct memdir *md, json_t *cfg, struct err *e) WUR;
 
 /* Adds the arguments a process resumed with (args, BORROWED, may be NULL: nothing to do;
  * a form's {"<name>": values}) to those of <dir>/_main.json, as Concord keeps them in the

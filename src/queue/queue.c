@@ -330,6 +330,7 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 	memcpy(q->session_key, cfg->session_key, sizeof q->session_key);
 	q->cfg.session_key = q->session_key;
 	pthread_mutex_init(&q->lock, NULL);
+	workdir_pool_init(&q->pool, 2 * (size_t)cfg->workers);
 	/* Timed waits use CLOCK_REALTIME: startAt is wall-clock time. */
 	pthread_condattr_init(&ca);
 	pthread_cond_init(&q->wake, &ca);
@@ -361,6 +362,7 @@ fail:
 	workq_free(q->workers);
 	zygote_free(q->zygote);
 	queue_free_env(q->zygote_env);
+	workdir_pool_cleanup(&q->pool);
 	free(q->work_dir);
 	free(q->runner_exe);
 	free(q->node_id);
@@ -401,6 +403,7 @@ void queue_shutdown(struct queue *q, unsigned grace_ms)
 	queue_free_env(q->zygote_env);
 	workq_free(q->workers);
 	pthread_mutex_destroy(&q->lock);
+	workdir_pool_cleanup(&q->pool);
 	pthread_cond_destroy(&q->wake);
 	pthread_cond_destroy(&q->changed);
 	sodium_memzero(q->session_key, sizeof q->session_key);

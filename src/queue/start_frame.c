@@ -130,9 +130,9 @@ static int policy_of(struct running *r, json_t *frame, struct err *e)
 	return 0;
 }
 
-json_t *supervise_start_frame(struct running *r, const char *workdir, struct err *e)
+json_t *supervise_start_frame(struct running *r, const char *workdir, const struct memdir *files, struct err *e)
 {
-	json_t *cfg = main_json_load(workdir, e), *args, *profiles, *frame;
+	json_t *cfg = files ? main_json_load_files(files, e) : main_json_load(workdir, e), *args, *profiles, *frame;
 
 	if (!cfg)
 		return NULL;
@@ -154,6 +154,10 @@ json_t *supervise_start_frame(struct running *r, const char *workdir, struct err
 	if (frame && dry_run(start_def_switch(cfg, "dryRun")))
 		json_object_set_new(frame, "dryRun", json_true());
 	json_decref(cfg);
+	if (frame && files && json_object_set_new(frame, "files", memdir_to_json(files))) {
+		json_decref(frame);
+		frame = NULL;
+	}
 	if (frame && policy_of(r, frame, e))
 		return NULL;
 	/* Holds the SMTP password and the Slack token: only ever in this frame (fd 3). */

@@ -26,11 +26,17 @@
 
 #define MAX_PROFILES 64
 
-/* The definition of dir with the profiles of cfg; errors keep model_load's codes. */
-static struct model *load_model(const char *dir, json_t *cfg, const struct model_importer *importer, struct err *e)
+/* The definition of s's folder with the profiles of cfg; errors keep model_load's codes.
+ * *needs_folder: the definition held in memory has imports (load it from a folder). */
+static struct model *load_model(const struct staged_start *s, json_t *cfg, const struct model_importer *importer,
+				bool *needs_folder, struct err *e)
 {
 	const char *names[MAX_PROFILES];
-	struct model_opts mo = {.path = dir, .server_imports = true, .importer = importer};
+	struct model_opts mo = {.path = s->dir,
+				.server_imports = true,
+				.importer = importer,
+				.files = s->files,
+				.needs_folder = needs_folder};
 	json_t *profiles = json_object_get(cfg, "activeProfiles"), *v;
 	size_t i;
 
@@ -97,7 +103,9 @@ static int org_project_cfg(struct store_conn *c, const struct staged_start *s, j
 	if (rc == 0 && json_object_size(d))
 		changed = json_object_set(cfg, START_DEF_ORG_PROJECT_CFG, d) == 0 || changed;
 	json_decref(d);
-	return rc ? rc : changed ? main_json_save(s->dir, cfg, e) : 0;
+	if (rc || !changed)
+		return rc;
+	return s->files ? main_json_save_files(s->files, cfg, e) : main_json_save(s->dir, cfg, e);
 }
 
 /* The process record's repo* and commit* fields. */
@@ -191,6 +199,20 @@ int start_ready_path(const char *work_dir, const char *id, char *out, size_t cap
 	return 0;
 }
 
+/* The folder held in memory written to a staging folder (dir, cap bytes), and *local a copy
+ * of s that names it: the start goes on as a folder start. */
+static int spill(const struct staged_start *s, struct staged_start *local, char *dir, size_t cap, struct err *e)
+{
+	if (!s->work_dir)
+		return err_set(e, ERR_INTERNAL, "a start held in memory needs a work folder");
+	if (start_staging_dir(s->work_dir, "mem-", dir, cap, e) || memdir_write(s->files, dir, e))
+		return -1;
+	*local = *s;
+	local->dir = dir;
+	local->files = NULL;
+	return 0;
+}
+
 /* Renames the staged folder to <work>/ready/<id>; the stored payload serves when it fails. */
 static int hand_off(const struct staged_start *s, char *ready, size_t cap)
 {
@@ -231,18 +253,44 @@ void start_ready_drop(const char *work_dir, const char *id)
 		LOG_W("process %s: cannot remove its handed-off folder: %s", id, e.msg);
 }
 
+/* The definition, loaded as the runner will; a folder held in memory whose definition has
+ * imports is written to disk first (spill). */
+static struct model *definition(const struct staged_start **s, struct staged_start *local, char *spilled, size_t cap,
+				json_t *cfg, struct start_imports *si, struct err *e)
+{
+	bool needs_folder = false;
+	struct model *m = load_model(*s, cfg, (*s)->repos ? &si->importer : NULL, &needs_folder, e);
+
+	if (!m && needs_folder && !spilled[0]) {
+		if (spill(*s, local, spilled, cap, e)) /* the disk's error, not the definition's */
+			return NULL;
+		*s = local;
+		m = load_model(*s, cfg, (*s)->repos ? &si->importer : NULL, NULL, e);
+	}
+	if (m)
+		return m;
+	if (e->code == ERR_LIMIT)
+		e->code = ERR_TOO_LARGE;
+	else if (e->code != ERR_NOT_FOUND)
+		e->code = ERR_INVALID;
+	if ((*s)->error_prefix)
+		err_prefix(e, "%s", (*s)->error_prefix);
+	return NULL;
+}
+
 int start_staged(struct store_conn *c, const unsigned char session_key[32], const struct staged_start *s,
 		 struct err *e)
 {
-	json_t *cfg = main_json_load(s->dir, e);
+	json_t *cfg = s->files ? main_json_load_files(s->files, e) : main_json_load(s->dir, e);
 	struct model *m = NULL;
 	struct start_def d = {0};
 	struct start_imports si;
 	struct start_policy pol = {0};
+	struct staged_start local;
 	bool timeout_override = false;
 	void *payload = NULL;
 	size_t payload_len = 0;
-	char ready[4096] = "";
+	char ready[4096] = "", spilled[4096] = "";
 	int rc = -1;
 
 	if (!cfg)
@@ -251,18 +299,18 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 		json_decref(cfg);
 		return -1;
 	}
-	if (org_project_cfg(c, s, cfg, e) || start_policy_load(c, s, &pol, e) ||
-	    start_policy_before(c, &pol, s, cfg, &timeout_override, e) || (pol.rules && main_json_save(s->dir, cfg, e)))
+	if (org_project_cfg(c, s, cfg, e) || start_policy_load(c, s, &pol, e))
 		goto out;
-	if (!(m = load_model(s->dir, cfg, s->repos ? &si.importer : NULL, e))) {
-		if (e->code == ERR_LIMIT)
-			e->code = ERR_TOO_LARGE;
-		else if (e->code != ERR_NOT_FOUND)
-			e->code = ERR_INVALID;
-		if (s->error_prefix)
-			err_prefix(e, "%s", s->error_prefix);
-		goto out;
+	/* The policy's workspace and state rules walk a folder. */
+	if (s->files && pol.rules) {
+		if (spill(s, &local, spilled, sizeof spilled, e))
+			goto out;
+		s = &local;
 	}
+	if (start_policy_before(c, &pol, s, cfg, &timeout_override, e) || (pol.rules && main_json_save(s->dir, cfg, e)))
+		goto out;
+	if (!(m = definition(&s, &local, spilled, sizeof spilled, cfg, &si, e)))
+		goto out;
 	if (start_def_read(m, cfg, timeout_override ? -1 : s->timeout_s, s->suspend_timeout_s, s->project != NULL, &d,
 			   e)) {
 		e->code = ERR_INVALID;
@@ -270,10 +318,11 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 	}
 	if (start_policy_timeout(&pol, d.timeout_s, e) || start_policy_container(&pol, cfg, e))
 		goto out;
-	if (pack_dir(s->dir, limits.archive_bytes, &payload, &payload_len, e))
+	if (s->files ? pack_files(s->files, limits.archive_bytes, &payload, &payload_len, e)
+		     : pack_dir(s->dir, limits.archive_bytes, &payload, &payload_len, e))
 		goto out;
 	/* Before the row exists, so that no dispatcher can claim the process without it. */
-	if (s->work_dir && hand_off(s, ready, sizeof ready))
+	if (!s->files && s->work_dir && hand_off(s, ready, sizeof ready))
 		ready[0] = '\0';
 	rc = store_with_policy(c, session_key, s, &pol, &d, payload, payload_len, e);
 	if (rc == 0 && start_imports_record(&si, c, s->instance_id, e))
@@ -284,6 +333,11 @@ int start_staged(struct store_conn *c, const unsigned char session_key[32], cons
 			LOG_W("cannot remove %s: %s", ready, ignored.msg);
 	}
 out:
+	if (spilled[0]) {
+		struct err ignored;
+		if (path_remove_tree(spilled, &ignored))
+			LOG_W("cannot remove %s: %s", spilled, ignored.msg);
+	}
 	start_policy_cleanup(&pol);
 	start_imports_cleanup(&si);
 	free(payload);

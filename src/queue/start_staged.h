@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "base/memdir.h"
 #include "base/uuid.h"
 #include "repo/repo.h"
 #include "store/orgs.h"
@@ -31,10 +32,22 @@
  * the process renames it into work/<id> instead of unpacking the stored payload (the same
  * files: the payload is the packed folder).  The payload is still stored, so a process
  * claimed elsewhere, resumed or recovered after a crash unpacks it as before.  On success
- * the folder at dir is gone (the caller's removal finds nothing); on failure it is back. */
+ * the folder at dir is gone (the caller's removal finds nothing); on failure it is back.
+ *
+ * With files set instead of dir, the folder is held in memory (base/memdir.h: a start whose
+ * parts all came in the request): nothing is written to disk, the payload is packed from
+ * memory, and the supervisor hands it to the runner in memory (DESIGN.md §2).  A start that
+ * needs the folder on disk to be checked — a policy with rules (its workspace and state
+ * rules walk the folder), a definition with `imports` — is written to a staging folder
+ * first and goes on as a folder start. */
+
+/* The most content a start holds in memory (files) and a supervisor hands its runner in
+ * memory; above it, a staging folder and an unpacked working directory as before. */
+#define START_MEM_MAX (256u * 1024)
 
 struct staged_start {
 	const char *dir;	 /* the staged working directory, _main.json included */
+	struct memdir *files;	 /* or the folder in memory (dir NULL; work_dir required) */
 	const char *instance_id; /* chosen by the caller (uuid_v4) */
 	const char *kind;	 /* "DEFAULT", "FORK", "FAILURE_HANDLER", … (NULL: DEFAULT) */
 	const char *parent_instance_id; /* NULL: none */

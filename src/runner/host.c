@@ -117,7 +117,7 @@ static int host_checkpoint(void *ctx, const char *name, json_t *state, struct er
 	const char *type, *msg, *got;
 	int rc;
 
-	if (procdir_write_checkpoint(h->workdir, name, state, e) < 0)
+	if (runner_host_files(h, e) < 0 || procdir_write_checkpoint(h->workdir, name, state, e) < 0)
 		return -1;
 	uuid_v4(id);
 	if (runner_send(h, json_pack("{s:s, s:s, s:s}", "type", "checkpoint", "name", name, "id", id)) < 0)
@@ -176,7 +176,27 @@ static int host_tool_run(void *ctx, const struct flow_tool *t, struct flow_tool_
 	struct runner_host *h = ctx;
 	fflush(stdout);
 	const struct tool_sink out = {tool_line, tool_event, h};
+	if (runner_host_files(h, e) < 0)
+		return -1;
 	return tool_run(h->workdir, t, &out, r, e);
+}
+
+int runner_host_files(struct runner_host *h, struct err *e)
+{
+	if (!h->files_pending)
+		return 0;
+	if (memdir_write(&h->files, h->workdir, e) < 0) {
+		err_prefix(e, "cannot write the working directory");
+		return -1;
+	}
+	h->files_pending = false;
+	memdir_cleanup(&h->files);
+	return 0;
+}
+
+static int host_files(void *ctx, struct err *e)
+{
+	return runner_host_files(ctx, e);
 }
 
 static const struct flow_host_ops ops = {
@@ -189,6 +209,7 @@ static const struct flow_host_ops ops = {
     .script_lost = host_script_lost,
     .tool_run = host_tool_run,
     .tool_event = tool_event,
+    .files = host_files,
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc)
@@ -207,6 +228,7 @@ void runner_host_init(struct runner_host *h, const char *workdir, int ipc)
 void runner_host_cleanup(struct runner_host *h)
 {
 	script_hosts_cleanup(&h->scripts);
+	memdir_cleanup(&h->files);
 	frame_reader_cleanup(&h->in);
 	mask_cleanup(&h->sensitive);
 }

@@ -102,7 +102,12 @@ static int load(struct runner *r, struct err *e)
 	const char *names[64];
 	/* git and mvn imports were copied into the folder by the server (queue/start_staged) */
 	static const struct model_importer resolved = {0};
-	struct model_opts mo = {.path = r->workdir, .server_imports = true, .importer = &resolved};
+	bool needs_folder = false;
+	struct model_opts mo = {.path = r->workdir,
+				.server_imports = true,
+				.importer = &resolved,
+				.files = r->host.files_pending ? &r->host.files : NULL,
+				.needs_folder = &needs_folder};
 	size_t i;
 
 	json_array_foreach(profiles, i, v)
@@ -115,6 +120,11 @@ static int load(struct runner *r, struct err *e)
 	}
 	mo.profiles = mo.n_profiles ? names : NULL;
 	r->m = model_load(&mo, e);
+	/* imports copy files into the folder: the files are written first */
+	if (!r->m && needs_folder && runner_host_files(&r->host, e) == 0) {
+		mo.files = NULL;
+		r->m = model_load(&mo, e);
+	}
 	if (!r->m)
 		return -1;
 	/* The profiles in effect: the start's, else the definition's, else "default". */
@@ -184,7 +194,8 @@ static const char *finish(struct runner *r, enum vm_status st)
 			st = VM_FAILED;
 	}
 	if (st == VM_SUSPENDED) {
-		if (procdir_write_suspended(r->workdir, r->vm, NULL, &e) == 0)
+		/* the suspended state is the whole folder, its files with it */
+		if (runner_host_files(&r->host, &e) == 0 && procdir_write_suspended(r->workdir, r->vm, NULL, &e) == 0)
 			return "SUSPENDED";
 		runner_log(&r->host, FLOW_ERROR, e.msg);
 		return "FAILED";
@@ -248,6 +259,13 @@ int runner_body(void)
 	    strcmp(json_string_value(json_object_get(r.start, "type")), "start") != 0) {
 		fprintf(stderr, "accord runner: no start frame: %s\n", e.msg[0] ? e.msg : "unexpected frame");
 		goto out;
+	}
+	if (json_object_get(r.start, "files")) {
+		if (memdir_from_json(&r.host.files, json_object_get(r.start, "files"), &e) < 0) {
+			runner_log(&r.host, FLOW_ERROR, e.msg);
+			goto out;
+		}
+		r.host.files_pending = true;
 	}
 	r.host.host.debug = json_is_true(json_object_get(r.start, "debug"));
 	if (json_is_array(json_object_get(r.start, "sensitive")))

@@ -4,6 +4,7 @@
 #include <jansson.h>
 
 #include "base/frame.h"
+#include "base/memdir.h"
 #include "flow/host.h"
 #include "flow/mask.h"
 #include "runner/script_host.h"
@@ -20,6 +21,10 @@ struct runner_host {
 	 * ****** in the log and in event data.  Wiped by runner_host_cleanup. */
 	struct mask sensitive;
 	struct script_hosts scripts; /* script steps' helper processes */
+	/* The working directory's files when the start frame brought them ("files"): written
+	 * into the (empty) folder by runner_host_files before the flow may touch it. */
+	struct memdir files;
+	bool files_pending;
 };
 
 void runner_host_init(struct runner_host *h, const char *workdir, int ipc);
@@ -34,6 +39,10 @@ int runner_send(struct runner_host *h, json_t *v);
 
 /* One log line "<ts> [LEVEL] msg" on stdout (the supervisor's log pipe). */
 void runner_log(struct runner_host *h, enum flow_level level, const char *msg);
+
+/* Writes the files the start frame brought into the working directory, once (flow/host.h
+ * files); 0 when there is nothing to write. */
+int runner_host_files(struct runner_host *h, struct err *e) WUR;
 
 /* Flushes stdout. */
 void runner_host_flush(struct runner_host *h);

@@ -10,7 +10,7 @@ Runs only against PostgreSQL ($ACCORD_TEST_DB), as test_nodes.py."""
 import pytest
 
 from conftest import ADMIN_KEY, TEST_DB, Client, process_log, start_process, wait_process
-from proc_util import HELLO, make_org, make_project, sleeper, status, wait_for
+from proc_util import HELLO, make_org, make_project, sleeper, status, wait_for, zip_bytes
 from repo_util import REPO_API, create_repo, git  # noqa: F401 (git: the fixture)
 from repo_util import flow as repo_flow
 from test_audit import CHILDREN_FLOW
@@ -94,14 +94,18 @@ def test_a_folder_handed_off_is_removed_when_another_node_runs_it(full_node):
     busy = start_process(admin, sleeper(60))
     wait_for(lambda: status(admin, busy)["status"] == "RUNNING")
     srv, owner = clients[node_of(url, busy)]
-    # Stored through the full node (its folder handed off there), run by the other one.
-    pid = start_process(owner, HELLO)
+    # Stored through the full node (its folder handed off there: an archive is staged in a
+    # folder, test_process_handoff.py), run by the other one.
+    def staged(**parts):
+        archive = zip_bytes({"concord.yml": HELLO})
+        return start_process(owner, parts=parts or None, files={"archive": (archive, "application/zip")})
+
+    pid = staged()
     assert wait_process(owner, pid)["status"] == "FINISHED"
     wait_for(lambda: pid not in ready_entries(srv), timeout=10)
     # One that ends elsewhere without running: scheduled, then stopped through the other
     # node; another one scheduled keeps its folder (it may yet run on this node).
-    later, waiting = [start_process(owner, HELLO, parts={"startAt": "2099-01-01T00:00:00.000Z"})
-                      for _ in range(2)]
+    later, waiting = [staged(startAt="2099-01-01T00:00:00.000Z") for _ in range(2)]
     assert {later, waiting} <= set(ready_entries(srv))
     other = next(c for n, (s, c) in clients.items() if s is not srv)
     assert other.delete("/api/v1/process/%s" % later).status_code == 204

@@ -1,14 +1,16 @@
 """The staged folder of a start is handed to the supervisor (queue/start_staged.h): the
 first run on the node that stored the process uses it instead of unpacking the stored
 payload, and nothing is left behind in <data>/ready/ whichever way the process ends.
-A process that waits across a restart runs from its stored payload."""
+A process that waits across a restart runs from its stored payload.  The starts here
+upload an archive, so that they are staged in a folder (a start of plain file parts is
+held in memory instead: test_process_in_memory.py)."""
 import datetime
 import os
 import signal
 import time
 
 from conftest import ADMIN_KEY, Client, start_process, wait_process
-from proc_util import log_text, wait_for
+from proc_util import log_text, wait_for, zip_bytes
 
 READS_FILE = """flows:
   default:
@@ -27,7 +29,8 @@ def later(seconds):
 
 
 def start_reader(admin, **parts):
-    return start_process(admin, READS_FILE, parts=parts or None, files={"data/in.txt": b"handed over"})
+    archive = zip_bytes({"concord.yml": READS_FILE, "data/in.txt": b"handed over"})
+    return start_process(admin, parts=parts or None, files={"archive": (archive, "application/zip")})
 
 
 def test_first_run_uses_the_staged_folder_and_leaves_nothing(fresh_server):

@@ -4,7 +4,10 @@ fresh data folder, the admin API key; on the PostgreSQL database of $ACCORD_TEST
 is set), and its expectations are checked through the REST API:
 
   start       POST /api/v1/process: the fixture's files as a ZIP `archive` (with "path",
-              that file as concord.yml); accord run's arguments as the request's parts:
+              that file as concord.yml), or with ACCORD_FLOWS_PARTS=1 each file as a part
+              of its own (a start held in memory, queue/start_staged.h; files lose their
+              execute bit, so fixtures that run one may fail that way); accord run's
+              arguments as the request's parts:
               -a K=V -> text part arguments.K, --arg-json K=J -> the `request` JSON part,
               -e -> entryPoint, -p -> activeProfiles, --out -> out, --debug -> debug,
               --dry-run -> dryRun
@@ -143,6 +146,22 @@ def archive(path, spec):
     return buf.getvalue()
 
 
+def file_parts(path, spec):
+    """The fixture's files as the parts of a start, as archive() packs them."""
+    got = []
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for f in sorted(files):
+            rel = os.path.relpath(os.path.join(root, f), path)
+            if rel != "test.json" and not ("path" in spec and rel == "concord.yml"):
+                with open(os.path.join(root, f), "rb") as fh:
+                    got.append((rel, (f, fh.read(), "application/octet-stream")))
+    if "path" in spec:
+        with open(os.path.join(path, spec["path"]), "rb") as fh:
+            got.append(("concord.yml", ("concord.yml", fh.read(), "application/octet-stream")))
+    return got
+
+
 def skip_reason(spec):
     if "skip" in spec:
         return spec["skip"]
@@ -165,7 +184,10 @@ class Run:
 
     def start(self, errors):
         parts, request = start_request(self.spec.get("args", []))
-        multipart = [("archive", ("archive.zip", archive(self.path, self.spec), "application/zip"))]
+        if os.environ.get("ACCORD_FLOWS_PARTS") == "1":
+            multipart = file_parts(self.path, self.spec)
+        else:
+            multipart = [("archive", ("archive.zip", archive(self.path, self.spec), "application/zip"))]
         multipart += [(k, (None, v, "text/plain")) for k, v in parts]
         if request:
             multipart.append(("request", ("request.json", json.dumps(request).encode(), "application/json")))

@@ -4,7 +4,9 @@
  * json_set_alloc_funcs.  Each operation below runs once per allocation it makes, with
  * exactly that allocation failing: it must return an error (or succeed when the failure
  * was absorbed), never crash, and never leak (LeakSanitizer checks at exit).
- * Operations: the multipart parser, the start-request parser, the flow loader (YAML →
+ * Operations: the multipart parser, the start-request parser, a start held in memory (its
+ * parts into a memdir, packed, unpacked, through a start frame and back; libarchive's own
+ * allocations are not failed), the flow loader (YAML →
  * model; libyaml's own allocations are not failed), JSON parsing, the inventory query
  * translator, and store writes on a SQLite file (SQLite's own allocations are not failed;
  * the store's are).  And a flow run in the VM with each of jansson's allocations failing
@@ -31,7 +33,9 @@
 #include "api/process_start_req.h"
 #include "base/jsonx.h"
 #include "base/limits.h"
+#include "base/memdir.h"
 #include "base/oom.h"
+#include "base/pack.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "base/uuid.h"
@@ -222,6 +226,42 @@ static int op_model(void *arg)
 	return 0;
 }
 
+/* A start of plain parts held in memory, as process_start.c, start_staged.c, the supervisor
+ * and the runner handle it. */
+static int op_memdir(void *arg)
+{
+	const struct multipart *mp = arg;
+	struct memdir md, back;
+	struct err e;
+	void *tar = NULL;
+	size_t len = 0;
+	json_t *frame = NULL;
+	int rc;
+
+	memdir_init(&md);
+	memdir_init(&back);
+	rc = start_req_files(mp, 1 << 20, &md, &e);
+	if (rc == 0)
+		rc = memdir_set(&md, "_main.json", "{}", 2, &e);
+	if (rc == 0)
+		rc = pack_files(&md, 1 << 20, &tar, &len, &e);
+	if (rc == 0)
+		rc = pack_tar_files(tar, len, 1 << 20, &back, &e);
+	if (rc == 0 && !(frame = memdir_to_json(&back)))
+		rc = -1;
+	memdir_cleanup(&back);
+	memdir_init(&back);
+	if (rc == 0)
+		rc = memdir_from_json(&back, frame, &e);
+	if (rc == 0 && (back.n != md.n || back.bytes != md.bytes))
+		fail_msg("the files changed on their way: %zu/%zu entries", back.n, md.n);
+	json_decref(frame);
+	free(tar);
+	memdir_cleanup(&back);
+	memdir_cleanup(&md);
+	return rc;
+}
+
 static int op_json(void *arg)
 {
 	static const char J[] = "{\"a\": [1, 2.5, \"s\\u00e9\", {\"b\": null, \"c\": [true, false]}], \"d\": {}}";
@@ -261,6 +301,7 @@ static void test_parsers(void **state)
 	assert_int_equal(multipart_parse(str_from(CT), (struct str){BODY, sizeof BODY - 1}, &mp, &e), 0);
 	each_failure("multipart", op_multipart, NULL);
 	each_failure("start_req", op_start_req, &mp);
+	each_failure("memdir", op_memdir, &mp);
 	multipart_cleanup(&mp);
 	(void)op_model;
 	each_failure("json", op_json, NULL);

@@ -17,6 +17,7 @@
 #include "base/pack.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "unit_tmp.h"
 
 struct ent {
 	const char *name;
@@ -74,16 +75,7 @@ static void *make_archive(bool zip, const struct ent *v, size_t n, size_t *len)
 
 static char *tmpdir(void)
 {
-	char *d = strdup("/tmp/accord-test-pack-XXXXXX");
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void rmtree(char *d)
-{
-	struct err e;
-	assert_int_equal(path_remove_tree(d, &e), 0);
-	free(d);
+	return unit_tmpdir("/tmp/accord-test-pack-XXXXXX");
 }
 
 static char *read_at(const char *dir, const char *rel)
@@ -147,7 +139,7 @@ static void test_unzip_files_and_modes(void **state)
 	assert_true(S_ISDIR(lmode(d, "lib")));
 	assert_int_equal(lmode(d, "lib") & 07777, 0700);
 	assert_int_equal(lmode(d, "lib/a") & 07777, 0700);
-	rmtree(d);
+	unit_rmtree(d);
 }
 
 static void expect_refused(const char *name, mode_t type, const char *link, const char *why)
@@ -161,7 +153,7 @@ static void expect_refused(const char *name, mode_t type, const char *link, cons
 	assert_int_equal(e.code, ERR_INVALID);
 	assert_int_equal(str_fmt(want, sizeof want, "archive entry '%s' is not allowed: %s", name, why), 0);
 	assert_string_equal(e.msg, want);
-	rmtree(d);
+	unit_rmtree(d);
 }
 
 static void test_unzip_refuses_bad_names(void **state)
@@ -178,7 +170,7 @@ static void test_unzip_refuses_bad_names(void **state)
 		struct err e;
 		assert_true(unzip_ents(v, 1, d, &big, &e) < 0);
 		assert_string_equal(e.msg, "archive entry '../x' is not allowed: it leaves the working directory");
-		rmtree(d);
+		unit_rmtree(d);
 	}
 	expect_refused("a//b", 0, NULL, "empty or '.' path component");
 	expect_refused("./a", 0, NULL, "empty or '.' path component");
@@ -224,7 +216,7 @@ static void test_restore_refuses_links_and_specials(void **state)
 		assert_string_equal(e.msg, cases[i].msg);
 		assert_int_equal(lmode(d, cases[i].ent.name), 0);
 		free(tar);
-		rmtree(d);
+		unit_rmtree(d);
 	}
 }
 
@@ -249,7 +241,7 @@ static void test_unzip_bomb_refused_early(void **state)
 	/* refused before a byte of it was written */
 	assert_int_equal(lmode(d, "bomb"), 0);
 	free(zip);
-	rmtree(d);
+	unit_rmtree(d);
 }
 
 static void test_unzip_bytes_limit(void **state)
@@ -265,7 +257,7 @@ static void test_unzip_bytes_limit(void **state)
 	assert_string_equal(e.msg, "archive: more than 1000 unpacked bytes (limit-archive-bytes)");
 	assert_true(S_ISREG(lmode(d, "a")));
 	assert_int_equal(lmode(d, "b"), 0);
-	rmtree(d);
+	unit_rmtree(d);
 }
 
 static void test_unzip_entry_limit(void **state)
@@ -285,7 +277,7 @@ static void test_unzip_entry_limit(void **state)
 	assert_true(unzip_ents(v, 11, d, &lim, &e) < 0);
 	assert_int_equal(e.code, ERR_TOO_LARGE);
 	assert_string_equal(e.msg, "archive: more than 10 entries (limit-archive-entries)");
-	rmtree(d);
+	unit_rmtree(d);
 }
 
 static void test_unzip_does_not_follow_planted_links(void **state)
@@ -320,8 +312,8 @@ static void test_unzip_does_not_follow_planted_links(void **state)
 	s = read_at(d, "evil/x");
 	assert_string_equal(s, "inside");
 	free(s);
-	rmtree(d);
-	rmtree(outside);
+	unit_rmtree(d);
+	unit_rmtree(outside);
 }
 
 static void test_unzip_garbage(void **state)
@@ -333,7 +325,7 @@ static void test_unzip_garbage(void **state)
 	assert_true(pack_unzip("not a zip at all", 16, d, &big, &e) < 0);
 	assert_int_equal(e.code, ERR_INVALID);
 	assert_non_null(strstr(e.msg, "not a valid ZIP file"));
-	rmtree(d);
+	unit_rmtree(d);
 }
 
 static void test_tar_round_trip(void **state)
@@ -374,8 +366,8 @@ static void test_tar_round_trip(void **state)
 	assert_true(pack_dir(src, 5, &tar, &len, &e) < 0);
 	assert_int_equal(e.code, ERR_TOO_LARGE);
 	assert_null(tar);
-	rmtree(src);
-	rmtree(dst);
+	unit_rmtree(src);
+	unit_rmtree(dst);
 }
 
 static void test_tar_read_one_file(void **state)
@@ -408,7 +400,7 @@ static void test_tar_read_one_file(void **state)
 	assert_true(pack_tar_read(tar, len, "forms/f/index.html", 5, &data, &n, &e) < 0);
 	assert_int_equal(e.code, ERR_TOO_LARGE);
 	free(tar);
-	rmtree(src);
+	unit_rmtree(src);
 }
 
 int main(void)

@@ -845,4 +845,4 @@ static int ansible_execute(struct task_ctx *c, json_t *in, json_t **out, struct 
 
 static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 
-const struct task_def task_ansible = {"ansible", ansible_execute, no_methods, false};
+const struct task_def task_ansible = {"ansible", ansible_execute, no_methods, false, false};

@@ -40,4 +40,4 @@ static int m_decode(struct task_ctx *c, json_t *args, json_t **out, struct err *
 static const struct task_method methods[] = {
     {"encode", m_encode, 1, 1}, {"decode", m_decode, 1, 1}, {NULL, NULL, 0, 0}};
 
-const struct task_def task_base64 = {"base64", NULL, methods, false};
+const struct task_def task_base64 = {"base64", NULL, methods, false, true};

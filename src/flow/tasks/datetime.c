@@ -268,4 +268,4 @@ static const struct task_method methods[] = {{"current", m_current, 0, 1},
 					     {"parse", m_parse, 2, 2},
 					     {NULL, NULL, 0, 0}};
 
-const struct task_def task_datetime = {"datetime", NULL, methods, false};
+const struct task_def task_datetime = {"datetime", NULL, methods, false, true};

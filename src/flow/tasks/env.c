@@ -15,4 +15,4 @@ static int m_get(struct task_ctx *c, json_t *args, json_t **out, struct err *e)
 
 static const struct task_method methods[] = {{"get", m_get, 1, 1}, {"getOrDefault", m_get, 2, 2}, {NULL, NULL, 0, 0}};
 
-const struct task_def task_env = {"env", NULL, methods, false};
+const struct task_def task_env = {"env", NULL, methods, false, false};

@@ -81,4 +81,4 @@ static const struct task_method methods[] = {{"exists", m_exists, 1, 1},
 					     {"relativize", m_relativize, 2, 2},
 					     {NULL, NULL, 0, 0}};
 
-const struct task_def task_files = {"files", NULL, methods, false};
+const struct task_def task_files = {"files", NULL, methods, false, false};

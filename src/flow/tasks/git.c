@@ -444,4 +444,4 @@ static int git_execute(struct task_ctx *c, json_t *in, json_t **out, struct err 
 
 static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 
-const struct task_def task_git = {"git", git_execute, no_methods, false};
+const struct task_def task_git = {"git", git_execute, no_methods, false, false};

@@ -909,4 +909,4 @@ fail:
 
 static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 
-const struct task_def task_github = {"github", github_execute, no_methods, false};
+const struct task_def task_github = {"github", github_execute, no_methods, false, false};

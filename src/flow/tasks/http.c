@@ -976,4 +976,4 @@ static int m_as_string(struct task_ctx *t, json_t *args, json_t **out, struct er
 
 static const struct task_method methods[] = {{"asString", m_as_string, 1, 1}, {NULL, NULL, 0, 0}};
 
-const struct task_def task_http = {"http", http_execute, methods, false};
+const struct task_def task_http = {"http", http_execute, methods, false, false};

@@ -692,4 +692,4 @@ static int ldap_execute(struct task_ctx *t, json_t *in, json_t **out, struct err
 
 static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 
-const struct task_def task_ldap = {"ldap", ldap_execute, no_methods, false};
+const struct task_def task_ldap = {"ldap", ldap_execute, no_methods, false, false};

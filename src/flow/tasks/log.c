@@ -77,4 +77,4 @@ static const struct task_method methods[] = {{"info", m_info, 1, 1},
 					     {"debug", m_debug, 1, 1},
 					     {NULL, NULL, 0, 0}};
 
-const struct task_def task_log = {"log", log_execute, methods, false};
+const struct task_def task_log = {"log", log_execute, methods, false, true};

@@ -50,4 +50,4 @@ static int m_concat(struct task_ctx *c, json_t *args, json_t **out, struct err *
 static const struct task_method methods[] = {
     {"trim", m_trim, 1, 2}, {"throwRuntimeException", m_throw, 1, 1}, {"concat", m_concat, 2, 2}, {NULL, NULL, 0, 0}};
 
-const struct task_def task_misc = {"misc", NULL, methods, false};
+const struct task_def task_misc = {"misc", NULL, methods, false, false};

@@ -11,7 +11,7 @@ static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 
 #define SERVER_TASK(n)                                                                                                 \
 	{                                                                                                              \
-		n, NULL, no_methods, true                                                                              \
+		n, NULL, no_methods, true, false                                                                       \
 	}
 
 static const struct task_def server_tasks[] = {
@@ -143,8 +143,10 @@ int task_call_method(struct vm *vm, struct thread *t, const char *task, const ch
 		return err_set(e, ERR_NOT_FOUND, "Task not found: '%s'", task);
 	if (task_dry_run_check(vm, t, vm->cur, task, e) < 0 || task_policy_check(vm, task, method, NULL, args, e) < 0)
 		return -1;
-	corr = events_task_pre(vm, t, task, method, args);
 	*out = NULL;
+	if (!d->no_files && flow_host_files(vm->h, e) < 0)
+		return -1;
+	corr = events_task_pre(vm, t, task, method, args);
 	if (d->server)
 		rc = vm->h->ops->server_task(vm->h->ctx, task, method, args, out,
 					     may_suspend && t ? &c.suspend_event : NULL, e);

@@ -228,4 +228,4 @@ static const struct task_method methods[] = {{"asString", m_as_string, 1, 1},
 					     {"printJson", m_print, 1, 1},
 					     {NULL, NULL, 0, 0}};
 
-const struct task_def task_resource = {"resource", NULL, methods, false};
+const struct task_def task_resource = {"resource", NULL, methods, false, false};

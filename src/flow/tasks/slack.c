@@ -292,5 +292,5 @@ static const struct task_method slack_methods[] = {
     {"send", m_send, 2, 2}, {"sendJson", m_send_json, 4, 4}, {NULL, NULL, 0, 0}};
 static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 
-const struct task_def task_slack = {"slack", slack_execute, slack_methods, false};
-const struct task_def task_slack_channel = {"slackChannel", slack_channel_execute, no_methods, false};
+const struct task_def task_slack = {"slack", slack_execute, slack_methods, false, false};
+const struct task_def task_slack_channel = {"slackChannel", slack_channel_execute, no_methods, false, false};

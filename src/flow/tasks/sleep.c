@@ -78,4 +78,4 @@ static int m_ms(struct task_ctx *c, json_t *args, json_t **out, struct err *e)
 
 static const struct task_method methods[] = {{"ms", m_ms, 1, 1}, {NULL, NULL, 0, 0}};
 
-const struct task_def task_sleep = {"sleep", sleep_execute, methods, false};
+const struct task_def task_sleep = {"sleep", sleep_execute, methods, false, true};

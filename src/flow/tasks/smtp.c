@@ -481,4 +481,4 @@ static int smtp_execute(struct task_ctx *t, json_t *in, json_t **out, struct err
 
 static const struct task_method no_methods[] = {{NULL, NULL, 0, 0}};
 
-const struct task_def task_smtp = {"smtp", smtp_execute, no_methods, false};
+const struct task_def task_smtp = {"smtp", smtp_execute, no_methods, false, false};

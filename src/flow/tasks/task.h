@@ -57,6 +57,9 @@ struct task_def {
 	task_execute_fn execute;	   /* NULL: the task has only methods */
 	const struct task_method *methods; /* terminated by {NULL} */
 	bool server;			   /* implemented by the host (server_task) */
+	/* Never reads or writes the working directory: called without the host writing its
+	 * files first (flow/host.h files).  Every other task gets them. */
+	bool no_files;
 };
 
 const struct task_def *task_find(const char *name);

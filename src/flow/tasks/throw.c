@@ -24,4 +24,4 @@ static int throw_execute(struct task_ctx *c, json_t *in, json_t **out, struct er
 
 static const struct task_method methods[] = {{NULL, NULL, 0, 0}};
 
-const struct task_def task_throw = {"throw", throw_execute, methods, false};
+const struct task_def task_throw = {"throw", throw_execute, methods, false, true};

@@ -66,4 +66,4 @@ static int m_concat(struct task_ctx *c, json_t *args, json_t **out, struct err *
 static const struct task_method methods[] = {
     {"get", m_get, 1, 2}, {"set", m_set, 2, 2}, {"eval", m_eval, 1, 1}, {"concat", m_concat, 2, 2}, {NULL, NULL, 0, 0}};
 
-const struct task_def task_vars = {"vars", NULL, methods, false};
+const struct task_def task_vars = {"vars", NULL, methods, false, true};

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "base/memdir.h"
 #include "queue/internal.h"
 #include "store/store.h"
 
@@ -13,8 +14,11 @@
 
 /* The "start" frame for the runner of r: entry point, arguments, out names and active
  * profiles from <workdir>/_main.json, and the system variables (txId, workDir,
- * processInfo with the session token, projectInfo, initiator).  NEW object. */
-json_t *supervise_start_frame(struct running *r, const char *workdir, struct err *e);
+ * processInfo with the session token, projectInfo, initiator).  With files (BORROWED,
+ * NULL: the working directory holds the payload), _main.json comes from them, and they go
+ * to the runner in the frame's "files" (base/memdir.h memdir_to_json): the runner writes
+ * them into its empty working directory before the flow may read it.  NEW object. */
+json_t *supervise_start_frame(struct running *r, const char *workdir, const struct memdir *files, struct err *e);
 
 /* At the end: every file under <workdir>/_attachments/ (except _state/) as an attachment,
  * replacing those of an earlier run (a process restored from a checkpoint), and out.json's

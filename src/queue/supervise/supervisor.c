@@ -60,6 +60,11 @@ struct sup {
 	const char *id;
 	struct store_conn *db;
 	char workdir[4096];
+	/* with in_memory: the payload the runner gets in its start frame, the working
+	 * directory left empty until the runner writes it (queue/start_staged.h) */
+	struct memdir files;
+	bool in_memory;
+	struct stat handed; /* with in_memory: the empty folder as handed out (workdir_pool.h) */
 	pid_t pid;
 	struct zygote_child *zc; /* the runner came from the zygote: its exit status comes from there */
 	int log_fd, ipc_fd;
@@ -500,6 +505,20 @@ static int give_workdir(struct sup *s, struct err *e)
 	return path_chown_tree(s->workdir, s->q->cfg.runner_uid, s->q->cfg.runner_gid, e);
 }
 
+/* The empty working directory of a runner that gets its files in memory: a folder of the
+ * pool, else a new one. */
+static int empty_workdir(struct sup *s, struct err *e)
+{
+	if (workdir_pool_take(&s->q->pool, s->q->work_dir, s->workdir) == 0 && path_mkdirs(s->workdir, 0700, e))
+		return -1;
+	if (give_workdir(s, e))
+		return -1;
+	if (lstat(s->workdir, &s->handed) != 0)
+		return err_set(e, ERR_INTERNAL, "cannot stat %s: %s", s->workdir, strerror(errno));
+	s->in_memory = true;
+	return 0;
+}
+
 static int prepare_workdir(struct sup *s, struct err *e)
 {
 	void *payload = NULL;
@@ -514,10 +533,20 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	/* A first run on the node that stored it: the staged folder itself (start_staged.h). */
 	if (!s->r->p.resume_event[0] && (rc = start_ready_take(s->q->work_dir, s->id, s->workdir, e)) != 0)
 		return rc < 0 ? -1 : give_workdir(s, e);
-	if (path_mkdirs(s->workdir, 0700, e))
-		return -1;
 	if (store_process_payload(s->db, s->id, &payload, &len, e))
 		return -1;
+	/* A first run whose payload is small: the runner gets it in memory. */
+	if (!s->r->p.resume_event[0] && len <= 2 * START_MEM_MAX &&
+	    pack_tar_files(payload, len, START_MEM_MAX, &s->files, e) == 0) {
+		free(payload);
+		return empty_workdir(s, e);
+	}
+	memdir_cleanup(&s->files);
+	memdir_init(&s->files);
+	if (path_mkdirs(s->workdir, 0700, e)) {
+		free(payload);
+		return -1;
+	}
 	rc = pack_restore(payload, len, s->workdir, e);
 	free(payload);
 	if (rc == 0 && s->r->p.resume_event[0])
@@ -705,7 +734,7 @@ static int send_start(struct sup *s, struct err *e)
 	json_t *start;
 	int rc;
 
-	for (int i = 0; !(start = supervise_start_frame(s->r, s->workdir, e));)
+	for (int i = 0; !(start = supervise_start_frame(s->r, s->workdir, s->in_memory ? &s->files : NULL, e));)
 		if (!start_waits_for_db(s, i++, "its start frame", e))
 			return -1;
 	rc = frame_write(s->ipc_fd, start, e);
@@ -847,6 +876,9 @@ static void set_aside(struct sup *s, char *out, size_t cap)
 
 	out[0] = '\0';
 	if (!s->workdir[0])
+		return;
+	/* a folder the process never touched serves the next one */
+	if (s->in_memory && workdir_pool_give(&s->q->pool, s->q->work_dir, s->workdir, &s->handed))
 		return;
 	if (str_fmt(out, cap, "%s/work/.ended-%s", s->q->work_dir, s->id) == 0 && rename(s->workdir, out) == 0)
 		return;
@@ -1027,6 +1059,7 @@ void supervisor_main(void *arg)
 	enum proc_status st = PS_FAILED;
 
 	s.claimed_at = dt_now_ms();
+	memdir_init(&s.files);
 	buf_init(&s.log, 0);
 	s.events = json_array();
 	s.waits = json_array();
@@ -1080,6 +1113,7 @@ end:
 	if (s.ipc_fd >= 0)
 		close(s.ipc_fd);
 	frame_reader_cleanup(&s.frames);
+	memdir_cleanup(&s.files);
 	buf_cleanup(&s.log);
 	json_decref(s.events);
 	json_decref(s.waits);

@@ -120,10 +120,11 @@ static json_t *id_list(json_t *v, const char *what, struct err *e)
 	return v;
 }
 
-/* _main.json of the child: the parent's (fork) updated with what the call gives. */
-static int write_main(const char *dir, const struct child *ch, struct err *e)
+/* _main.json of the child (in dir, or in files held in memory): the parent's (fork)
+ * updated with what the call gives. */
+static int write_main(const char *dir, struct memdir *files, const struct child *ch, struct err *e)
 {
-	json_t *cfg = main_json_load(dir, e), *args;
+	json_t *cfg = files ? main_json_load_files(files, e) : main_json_load(dir, e), *args;
 	int rc;
 
 	if (!cfg) /* a fork of a parent whose _main.json is unreadable: start from scratch */
@@ -146,7 +147,7 @@ static int write_main(const char *dir, const struct child *ch, struct err *e)
 		json_object_set(cfg, "out", ch->out_vars);
 	else
 		json_object_del(cfg, "out");
-	rc = main_json_save(dir, cfg, e);
+	rc = files ? main_json_save_files(files, cfg, e) : main_json_save(dir, cfg, e);
 	json_decref(cfg);
 	return rc;
 }
@@ -208,14 +209,16 @@ static int child_allowed(struct task_call *tc, struct err *e)
 	return 0;
 }
 
-static int create_child(struct task_call *tc, const char *dir, const struct child *ch, const char *kind,
-			char id[UUID_STR_LEN], struct err *e)
+/* files: the child's folder held in memory (dir NULL; queue/start_staged.h). */
+static int create_child(struct task_call *tc, const char *dir, struct memdir *files, const struct child *ch,
+			const char *kind, char id[UUID_STR_LEN], struct err *e)
 {
 	const struct process *parent = &tc->r->p;
 	char *scopes = ch->scopes && ch->scopes->n ? scope_set_dump(ch->scopes) : NULL;
 	int rc;
 	struct staged_start st = {
-		.dir = dir,
+		.dir = files ? NULL : dir,
+		.files = files,
 		.instance_id = id,
 		.kind = kind,
 		.parent_instance_id = ch->external ? NULL : parent->instance_id,
@@ -237,7 +240,7 @@ static int create_child(struct task_call *tc, const char *dir, const struct chil
 	if (ch->scopes && ch->scopes->n && !scopes)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	st.scopes = ch->scopes ? (scopes ? scopes : "") : NULL;
-	if (child_allowed(tc, e) || write_main(dir, ch, e)) {
+	if (child_allowed(tc, e) || write_main(dir, files, ch, e)) {
 		free(scopes);
 		return -1;
 	}
@@ -643,7 +646,7 @@ static int action_start(struct task_call *tc, json_t *in, bool external, struct 
 	ch.external = external;
 	if (staging_dir(tc, dir, sizeof dir, e) || stage_start(tc, in, &ch, &repo, &commit, dir, e) ||
 	    server_task_concord_attach(tc, json_object_get(in, "attachments"), dir, e) ||
-	    create_child(tc, dir, &ch, "DEFAULT", id, e))
+	    create_child(tc, dir, NULL, &ch, "DEFAULT", id, e))
 		goto out;
 	ids = json_pack("[s]", id);
 	rc = finish_start(tc, in, ids, e);
@@ -665,6 +668,26 @@ static int fork_rights(struct task_call *tc, struct child *ch, struct principal 
 	if (ch->has_project && store_project_get(tc->c, tc->r->p.project_id, &ch->project, e))
 		return -1;
 	return rbac_process_start(tc->c, who, &ch->org, ch->has_project ? &ch->project : NULL, false, e);
+}
+
+/* A fork of a small parent folder (tar: the parent's, packed) held in memory, without its
+ * _attachments (the parent's own state and attachments stay with the parent): 1 when it
+ * was started so, 0 when the folder is too large (staged on disk instead), < 0 on error. */
+static int fork_in_memory(struct task_call *tc, const void *tar, size_t len, const struct child *ch,
+			  char id[UUID_STR_LEN], struct err *e)
+{
+	struct memdir md;
+	int rc;
+
+	memdir_init(&md);
+	if (pack_tar_files(tar, len, START_MEM_MAX, &md, e)) {
+		memdir_cleanup(&md);
+		return e->code == ERR_TOO_LARGE ? 0 : -1;
+	}
+	memdir_drop(&md, "_attachments");
+	rc = create_child(tc, NULL, &md, ch, "DEFAULT", id, e);
+	memdir_cleanup(&md);
+	return rc ? -1 : 1;
 }
 
 /* One fork spec (the call itself, or one entry of `forks`): `instances` copies. */
@@ -706,12 +729,19 @@ static int fork_one(struct task_call *tc, json_t *spec, const void *tar, size_t 
 	for (json_int_t i = 0; i < n && rc == 0; i++) {
 		char dir[4096] = "", id[UUID_STR_LEN];
 		char *att = NULL;
+		int mem = fork_in_memory(tc, tar, len, &ch, id, e);
+		if (mem) {
+			rc = mem < 0 ? -1 : 0;
+			if (rc == 0)
+				json_array_append_new(ids, json_string(id));
+			continue;
+		}
 		rc = staging_dir(tc, dir, sizeof dir, e);
 		if (rc == 0)
 			rc = pack_restore(tar, len, dir, e);
 		/* The parent's own state and attachments stay with the parent. */
 		if (rc == 0 && asprintf(&att, "%s/_attachments", dir) > 0 && path_remove_tree(att, &ignored) == 0)
-			rc = create_child(tc, dir, &ch, "DEFAULT", id, e);
+			rc = create_child(tc, dir, NULL, &ch, "DEFAULT", id, e);
 		else if (rc == 0)
 			rc = err_set(e, ERR_INTERNAL, "cannot prepare the fork's payload: %s", ignored.msg);
 		if (rc == 0)
