@@ -15,6 +15,24 @@ with the folder.  A server's database starts as a copy of a template migrated on
 cluster and schema (`accord migrate`), so that each fresh server does not run every
 migration again; its first start still bootstraps it as a new installation.  On SQLite likewise: a server
 in a folder of its own starts on a copy of an accord.db migrated once (sqlite_template()).
+
+Backends: every test runs on SQLite (`make apitest`).  On PostgreSQL (`make apitest-pg`) a
+test marked `@backend_neutral("why")` (or every test of a module whose `pytestmark` holds
+one) is deselected — reported as deselected, with their count — because the database takes
+no part in its subject: a task or tool run inside the runner or by `accord run` (Ansible,
+Docker, script steps, the http/smtp/slack/github/git/ldap tasks), HTTP parsing, a
+confinement rule, a login refused against a local stand-in, a setting refused at start; the
+store code it passes through (a key lookup, a process row, its log, events and attachments,
+a secret) is proven on PostgreSQL by the tests that are not neutral.  Never neutral: a test
+whose subject is stored or looked up for it — a store-backed list, filter, count or view
+(Concord's ansible views, inventories, JSON stores, audit, process lists), users, teams or
+roles a login makes or links, policies' resolution, migrations, locks, queues, recovery,
+restarts on the same data, timers, notifications, several nodes — nor one that looks into
+the database (db_util, psql) or asks which backend it is on.  A module that mixes both marks
+tests, not itself.  Each task/tool family keeps at least one end-to-end test on both
+backends.  test_backend_rule.py holds these to the code (the forbidden patterns, the
+families, a reason for every mark); ACCORD_TEST_ALL_BACKENDS=1 runs every test on
+PostgreSQL too.
 """
 import atexit
 import base64
@@ -45,6 +63,49 @@ LOCAL_REPO_DIRS = tempfile.gettempdir()  # --repo-local-dirs of the test servers
 # each saying why beside it.  A test that looks into the database does it on either backend
 # (db_util.py).
 sqlite_only = pytest.mark.skipif(bool(TEST_DB), reason="SQLite's database file only")
+
+
+def backend_neutral(reason):
+    """The mark of a test that proves nothing about the database backend (the module
+    docstring's rule): run on SQLite only, deselected on PostgreSQL.  reason says why."""
+    return pytest.mark.backend_neutral(reason)
+
+
+def _neutral_deselected():
+    return bool(TEST_DB) and not os.environ.get("ACCORD_TEST_ALL_BACKENDS")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "backend_neutral(reason): runs on SQLite only (tests/api/conftest.py)")
+    config._backend_neutral = []
+
+
+def pytest_collection_modifyitems(config, items):
+    if not _neutral_deselected():
+        return
+    neutral = [i for i in items if i.get_closest_marker("backend_neutral")]
+    if neutral:
+        config.hook.pytest_deselected(items=neutral)
+        items[:] = [i for i in items if not i.get_closest_marker("backend_neutral")]
+        config._backend_neutral = [i.nodeid for i in neutral]
+    if hasattr(config, "workeroutput"):  # a pytest-xdist worker: its controller reports them
+        config.workeroutput["backend_neutral"] = config._backend_neutral
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller collects nothing itself: the deselected tests of the first
+    worker that ends (each collects them all) are counted as its own."""
+    ids = getattr(node, "workeroutput", {}).get("backend_neutral")
+    if ids and not node.config._backend_neutral:
+        node.config._backend_neutral = ids
+        node.config.hook.pytest_deselected(items=ids)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if _neutral_deselected() and not hasattr(config, "workeroutput"):
+        terminalreporter.write_line("backend_neutral: %d tests deselected on PostgreSQL, run by the SQLite suite "
+                                    "(tests/api/conftest.py)" % len(config._backend_neutral))
 
 
 class _Session:

@@ -8,7 +8,7 @@ import time
 import uuid
 
 import pytest
-from conftest import ADMIN_KEY, Client, Server, process_log, start_process, wait_process
+from conftest import ADMIN_KEY, Client, Server, backend_neutral, process_log, start_process, wait_process
 from krb5_kdc import Kdc, installed
 
 pytestmark = [
@@ -16,6 +16,8 @@ pytestmark = [
                        reason="ansible-core is not installed (scripts/deps)"),
     pytest.mark.skipif(not os.access("/usr/bin/kinit", os.X_OK), reason="krb5-user is not installed (scripts/deps)"),
     pytest.mark.skipif(not installed(), reason="krb5-kdc/krb5-admin-server are not installed (scripts/deps)"),
+    backend_neutral("kinit and its renewal around ansible-playbook in the runner, against a local KDC; the "
+                    "process's log and events are the store's part, proven by test_ansible and test_process_*"),
 ]
 
 PASSWORD = "krb-pw-" + uuid.uuid4().hex

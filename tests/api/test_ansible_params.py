@@ -5,11 +5,16 @@ import os
 import uuid
 
 import pytest
-from conftest import process_log, start_process, wait_process
+from conftest import backend_neutral, process_log, start_process, wait_process
 from test_git_task import GitHttp, PASSWORD, USER, git, remote  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.skipif(not os.access("/usr/bin/ansible-playbook", os.X_OK),
                                 reason="ansible-core is not installed (scripts/deps)")
+
+neutral = backend_neutral("ansible-playbook and Accord's callbacks in the runner: what it asserts is the run's "
+                          "log, attachments, out variables or events as the runner wrote them; the store's part"
+                          " (process rows, logs, events, secrets) is proven on PostgreSQL by the tests left "
+                          "unmarked here and by test_process_*")
 
 LOCAL = "{hosts: [h1], vars: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}}"
 
@@ -49,6 +54,7 @@ def role_repo(remote, tmp_path):
     return remote
 
 
+@neutral
 def test_roles_from_a_git_repository(admin, role_repo):
     auth = "auth: {basic: {username: %s, password: %s}}" % (USER, PASSWORD)
     flow = ansible_flow(["roles:", "  - {src: '%s', name: shared, path: roles, %s}" % (role_repo.url, auth)],
@@ -65,6 +71,7 @@ def test_roles_from_a_git_repository(admin, role_repo):
     assert "greeter says two" in log and "greeter says one" not in log
 
 
+@neutral
 def test_roles_from_the_default_role_src(admin, role_repo):
     """Concord's shortcut: a role without src is cloned from ansibleParams.roleSrc + '/' +
     its name, into the folder named by the name's part after its first '/'."""
@@ -79,6 +86,7 @@ def test_roles_from_the_default_role_src(admin, role_repo):
     assert "fetching the role 'roles.git' from %s/my-org/roles.git" % base in log
 
 
+@neutral
 @pytest.mark.parametrize("role,message", [
     ("{src: 'URL', name: shared, path: nowhere, AUTH}", "The specified role path doesn't exist: nowhere"),
     ("{src: 'URL', name: shared, version: no-such-branch, AUTH}", "GIT finished with exit code"),
@@ -125,6 +133,7 @@ VENV_PLAY = b"""
 """
 
 
+@neutral
 def test_virtualenv_without_packages(admin):
     flow = ansible_flow(["virtualenv: {}", "extraVars: {with_package: false}"],
                         after="    - log: \"left=${files.exists('.ansible_run')}\"\n")
@@ -134,6 +143,7 @@ def test_virtualenv_without_packages(admin):
     assert "left=false" in log
 
 
+@neutral
 def test_virtualenv_installs_packages_from_an_index(admin):
     flow = ansible_flow(["virtualenv: {packages: [accordpkg], indexUrl: 'file://${workDir}/index'}",
                          "extraVars: {with_package: true}"])
@@ -143,6 +153,7 @@ def test_virtualenv_installs_packages_from_an_index(admin):
     assert '"msg": "from the wheel"' in log
 
 
+@neutral
 def test_virtualenv_package_that_cannot_be_installed_fails_naming_it(admin):
     flow = ansible_flow(["virtualenv: {packages: [accordpkg, nosuchpkg], indexUrl: 'file://${workDir}/index'}"])
     pid, status, log = run(admin, flow, files=dict(wheel_index(), **{"p.yml": VENV_PLAY}))
@@ -152,6 +163,7 @@ def test_virtualenv_package_that_cannot_be_installed_fails_naming_it(admin):
     assert "PLAY [" not in log
 
 
+@neutral
 @pytest.mark.parametrize("venv,message", [
     ("virtualenv: [a]", "Invalid 'virtualenv' value"),
     ("virtualenv: {packages: ['--index-url=http://x']}", "invalid virtualenv package '--index-url=http://x'"),
@@ -170,6 +182,7 @@ def secret(admin, name, **parts):
     assert r.status_code == 200, r.text
 
 
+@neutral
 @pytest.mark.skipif(not os.access("/usr/bin/kinit", os.X_OK), reason="krb5-user is not installed (scripts/deps)")
 def test_krb5_kinit_error_is_surfaced_and_the_password_never_shown(admin):
     """No KDC is reachable here: kinit's own error must fail the step, before Ansible runs,
@@ -190,6 +203,7 @@ def test_krb5_kinit_error_is_surfaced_and_the_password_never_shown(admin):
     assert r.status_code == 200 and password not in r.text
 
 
+@neutral
 @pytest.mark.parametrize("krb5,message", [
     ("{user: u}", "auth.krb5 needs 'user' and 'password'"),
     ("{user: '-X', password: p}", "bad auth.krb5 user '-X'"),
@@ -277,12 +291,14 @@ def test_docker_image_runs_the_playbook_in_a_container(docker_admin, ansible_ima
     assert "h1 refuses" in log and "ok=false exit=2" in log
 
 
+@neutral
 def test_docker_image_without_ansible_fails_saying_so(docker_admin):
     pid, status, log = run(docker_admin, ansible_flow(["dockerImage: %s" % IMAGE]), files={"p.yml": DOCKER_PLAY})
     assert status == "FAILED", log
     assert "the image '%s' has no ansible-playbook" % IMAGE in log
 
 
+@neutral
 def test_docker_image_without_an_engine_fails_clearly(fresh_server):
     from conftest import ADMIN_KEY, Client
     s = fresh_server(args=["--docker-command", "accord-no-such-engine"]).start()
@@ -341,6 +357,7 @@ PUBLIC_KEY_PLAY = b"""
 """
 
 
+@neutral
 def test_concord_public_key_lookup(admin, new_user):
     """concord_public_key_secret gives the key pair's public key (the API's …/public), read
     as the initiator with the crypto task's rules: a PRIVATE key pair of another user is
@@ -376,6 +393,7 @@ FILTER_PLAY = b"""
 """
 
 
+@neutral
 def test_enable_log_filtering_masks_sensitive_values(admin):
     pid, status, log = run(admin, ansible_flow(["enableLogFiltering: true"]), files={"p.yml": FILTER_PLAY})
     assert status == "FINISHED", log
@@ -387,6 +405,7 @@ def test_enable_log_filtering_masks_sensitive_values(admin):
     assert status == "FINISHED" and "hunter2-in-a-fact" in log  # without the filter it is printed
 
 
+@neutral
 def test_enable_outs_vars_false_skips_out_vars(admin):
     flow = ansible_flow(["outVars: [said]", "enableOutsVars: false"],
                         after="      out: r\n    - log: \"has=${r.containsKey('said')} stats=${r.ansibleStats.ok}\"\n")
@@ -395,6 +414,7 @@ def test_enable_outs_vars_false_skips_out_vars(admin):
     assert "has=false stats=[h1]" in log
 
 
+@neutral
 def test_debug_logs_the_command_line_and_the_environment_names(admin):
     flow = ansible_flow(["debug: true", "extraEnv: {MY_TOKEN: tok-value-4711}", "limit: h1"])
     pid, status, log = run(admin, flow, files={"p.yml": FILTER_PLAY})

@@ -12,7 +12,11 @@ import tempfile
 import time
 
 import pytest
-from conftest import ADMIN_KEY, BIN, Client, Server, process_log, start_process, wait_process
+from conftest import ADMIN_KEY, BIN, Client, Server, backend_neutral, process_log, start_process, wait_process
+
+neutral = backend_neutral("the container engine run for the docker task, and accord run: the database takes no "
+                          "part; test_image_cmd_env_workspace_files_and_saved_stdout runs the task end to end "
+                          "on both backends")
 
 ENGINE = ["podman", "--runtime", "runc", "--cgroup-manager=cgroupfs"]
 # One image per run of this module: the SQLite and PostgreSQL suites run it side by side
@@ -114,6 +118,7 @@ def test_image_cmd_env_workspace_files_and_saved_stdout(admin):
     assert "file=written by the container" in text
 
 
+@neutral
 def test_env_file_hosts_stderr_and_redirect(admin):
     f = flow(docker(out="r1", envFile="vars.env", hosts=["db.example:10.0.0.3"], saveErr=True, logErr=False,
                     cmd='echo "$FROM_FILE"; grep db.example /etc/hosts; echo "to stderr" >&2'),
@@ -129,6 +134,7 @@ def test_env_file_hosts_stderr_and_redirect(admin):
     assert "merged=[err merged]" in text
 
 
+@neutral
 def test_failing_command_fails_the_step_with_its_exit_code(admin):
     pid, status, text = run(admin, flow(docker(cmd="echo before; exit 7"), log("not reached")))
     assert status == "FAILED", text
@@ -142,6 +148,7 @@ def containers_of(pid):
     return [n for n in out.split() if pid in n]
 
 
+@neutral
 @pytest.mark.parametrize("how", ["kill", "processTimeout"])
 def test_a_stop_kills_the_container(admin, how):
     pid = start_process(admin, flow(docker(cmd="echo started; sleep 600"),
@@ -162,6 +169,7 @@ def test_a_stop_kills_the_container(admin, how):
         time.sleep(0.2)
 
 
+@neutral
 def test_the_container_cannot_see_the_server_data_folder(admin, srv):
     data = os.path.abspath(srv.data_dir)
     cmd = ('if test -e "%s/accord.db" || test -e "%s"; then echo DATA-SEEN; else echo DATA-NOT-SEEN; fi\n'
@@ -174,6 +182,7 @@ def test_the_container_cannot_see_the_server_data_folder(admin, srv):
     assert "uid=0(" not in text and "uid=0 " not in text  # never root in the container
 
 
+@neutral
 @pytest.mark.parametrize("params, message", [
     ({"image": None}, "mandatory parameter 'image'"),
     ({"image": "--privileged"}, "'image' must be an image reference"),
@@ -190,6 +199,7 @@ def test_bad_parameters_fail_clearly(admin, params, message):
     assert message in text, text
 
 
+@neutral
 def test_an_env_file_link_out_of_the_working_directory_is_refused(admin):
     f = flow("    - script: python\n      body: |\n        import os\n        os.symlink('/etc/passwd', 'link.env')\n",
              docker(envFile="link.env", cmd="env"))
@@ -199,6 +209,7 @@ def test_an_env_file_link_out_of_the_working_directory_is_refused(admin):
     assert "outside the working directory" in text, text
 
 
+@neutral
 def test_no_engine_fails_clearly(fresh_server):
     s = fresh_server(args=["--docker-command", "accord-no-such-engine --flag"]).start()
     admin = Client(s.url, auth="Bearer " + ADMIN_KEY)
@@ -207,6 +218,7 @@ def test_no_engine_fails_clearly(fresh_server):
     assert "the container engine 'accord-no-such-engine' is not installed on this server" in text
 
 
+@neutral
 def test_sensitive_values_are_masked_in_the_container_output(admin):
     f = flow("    - set:\n        token: \"${sensitive('tok-4711-secret')}\"\n",
              docker(debug=True, env={"TOKEN": "${token}"}, cmd='echo "token is $TOKEN"'))
@@ -226,6 +238,7 @@ def accord_run(tmp_path, text, env):
                           env=dict(os.environ, **env))
 
 
+@neutral
 def test_accord_run_runs_the_engine_itself(engine, tmp_path):
     f = flow(docker(out="r", cmd='echo "hello $WHO"; echo "to stderr" >&2', env={"WHO": "local"},
                     saveOut=True, saveErr=True),
@@ -239,12 +252,14 @@ def test_accord_run_runs_the_engine_itself(engine, tmp_path):
     assert "Docker process finished with exit code 3" in p.stdout + p.stderr
 
 
+@neutral
 def test_accord_run_without_an_engine_fails_clearly(tmp_path):
     p = accord_run(tmp_path, flow(docker(cmd="echo hi")), {"ACCORD_DOCKER_COMMAND": "accord-no-such-engine"})
     assert p.returncode == 1, p.stdout + p.stderr
     assert "the container engine 'accord-no-such-engine' is not installed" in p.stdout + p.stderr
 
 
+@neutral
 def test_a_pull_that_keeps_failing_fails_the_step(admin):
     # forcePull (the default): the engine cannot reach the image's registry from here
     pid, status, text = run(admin, flow(docker(forcePull=True, pullRetryCount=1, pullRetryInterval=10,

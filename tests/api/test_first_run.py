@@ -6,7 +6,10 @@ import socket
 import subprocess
 import time
 
-from conftest import BIN, ROOT, passable
+from conftest import BIN, ROOT, backend_neutral, passable
+
+pytestmark = backend_neutral("the README's commands and scripts/deps: servers on the default SQLite data "
+                             "folder whatever the suite's backend")
 
 HELLO = """configuration:
   arguments:

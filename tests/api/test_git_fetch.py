@@ -10,7 +10,9 @@ import tempfile
 import pytest
 
 import git_servers as gs
-from conftest import BIN
+from conftest import BIN, backend_neutral
+
+pytestmark = backend_neutral("accord git-fetch, the fetch child, run alone: no server, no database")
 
 
 @pytest.fixture

@@ -14,7 +14,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import passable, run_with_secret
+from conftest import backend_neutral, passable, run_with_secret
+
+neutral = backend_neutral("the git task against local repositories, run by accord run (no database); the "
+                          "server's clones with secrets run on both backends")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
@@ -139,6 +142,7 @@ def no_secret_left(r):
 AUTH = "auth: {basic: {username: %s, password: %s}}" % (USER, PASSWORD)
 
 
+@neutral
 def test_clone_then_commit_nothing_then_commit_and_push_a_change(remote, tmp_path):
     commit = """
 - task: git
@@ -168,6 +172,7 @@ def test_clone_then_commit_nothing_then_commit_and_push_a_change(remote, tmp_pat
     no_secret_left(r)
 
 
+@neutral
 def test_create_branch_merge_and_pull(remote, tmp_path):
     r = run_flow(tmp_path, """
 - task: git
@@ -199,6 +204,7 @@ def test_create_branch_merge_and_pull(remote, tmp_path):
     no_secret_left(r)
 
 
+@neutral
 def test_wrong_password_fails_the_step_or_is_a_result(remote, tmp_path):
     bad = "auth: {basic: {username: %s, password: wrong-pw-77}}" % USER
     r = run_flow(tmp_path, """
@@ -216,6 +222,7 @@ def test_wrong_password_fails_the_step_or_is_a_result(remote, tmp_path):
     assert not os.path.exists(os.path.join(r.workdir, "repo"))
 
 
+@neutral
 def test_token_auth_and_init(remote, tmp_path):
     r = run_flow(tmp_path, """
 - task: git
@@ -237,6 +244,7 @@ def test_token_auth_and_init(remote, tmp_path):
     assert "token ok=false" in r.output and "tok-123" not in r.output
 
 
+@neutral
 def test_a_password_in_the_url_is_masked(remote, tmp_path):
     url = remote.url.replace("http://", "http://%s:%s@" % (USER, PASSWORD))
     r = run_flow(tmp_path, """
@@ -251,6 +259,7 @@ def test_a_password_in_the_url_is_masked(remote, tmp_path):
     assert PASSWORD not in r.output
 
 
+@neutral
 def test_bad_input_is_refused(remote, tmp_path):
     for steps, msg in [
         ("{action: fetchAll, url: x}", "Unknown action: 'fetchAll'. Available actions: [INIT, CLONE, CREATEBRANCH, "
@@ -266,6 +275,7 @@ def test_bad_input_is_refused(remote, tmp_path):
         assert msg in r.output, (steps, r.output)
 
 
+@neutral
 def test_clone_into_an_existing_folder_fails(remote, tmp_path):
     r = run_flow(tmp_path, """
 - task: git

@@ -14,7 +14,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import ADMIN_KEY, Client, run_with_secret
+from conftest import ADMIN_KEY, Client, backend_neutral, run_with_secret
+
+neutral = backend_neutral("the github task against a local stand-in of GitHub's API, run by accord run (no "
+                          "database); the tests with a server's secrets run on both backends")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
@@ -263,6 +266,7 @@ def reqs(api, method=None):
     return [(r["method"], r["path"]) for r in api.requests if method in (None, r["method"])]
 
 
+@neutral
 def test_pull_request_lifecycle(api, tmp_path):
     rc, out, ev = run_flow(tmp_path, api, """
 - task: github
@@ -314,6 +318,7 @@ def test_pull_request_lifecycle(api, tmp_path):
     assert TOKEN not in out and TOKEN not in ev
 
 
+@neutral
 def test_branches_tags_and_statuses(api, tmp_path):
     rc, out, ev = run_flow(tmp_path, api, call("getBranchList") + """  out: b
 - log: "branches=${b.branchList.size()} first=${b.branchList[0]}"
@@ -350,6 +355,7 @@ def test_branches_tags_and_statuses(api, tmp_path):
     assert TOKEN not in out and TOKEN not in ev
 
 
+@neutral
 def test_repositories_are_created_and_deleted_idempotently(api, tmp_path):
     rc, out, _ = run_flow(tmp_path, api, call("createRepo", ", repo: 'fresh'").replace("repo: repo, ", "")
                           + '  out: a\n- log: "new=${a.cloneUrl}"\n'
@@ -363,6 +369,7 @@ def test_repositories_are_created_and_deleted_idempotently(api, tmp_path):
     assert "Repository acme/gone does not exist" in out
 
 
+@neutral
 def test_get_content_and_commit(api, tmp_path):
     rc, out, _ = run_flow(tmp_path, api, call("getContent", ", 'path': 'dir/file.txt', 'ref': 'main'") + """  out: c
 - log: "content=${c.contents[0].content.trim()} path=${c.contents[0].path}"
@@ -376,6 +383,7 @@ def test_get_content_and_commit(api, tmp_path):
     assert get["path"] == "/api/v3/repos/acme/repo/contents/dir/file.txt" and get["query"] == "ref=main"
 
 
+@neutral
 def test_short_sha_tags_and_hooks(api, tmp_path):
     rc, out, ev = run_flow(tmp_path, api, call("getShortSha", ", 'sha': '%s'" % SHA1) + """  out: short
 - log: "short=${short.shortSha}"
@@ -398,6 +406,7 @@ def test_short_sha_tags_and_hooks(api, tmp_path):
     assert rc == 1 and "Failed to get tag: Not an annotated tag: commit" in out
 
 
+@neutral
 def test_dry_run_skips_what_changes_github(api, tmp_path):
     rc, out, _ = run_flow(tmp_path, api, call("createPr", ", 'prTitle': 'T', 'prBody': 'B', "
                                               "'prSourceBranch': 'f', 'prDestinationBranch': 'master'") + """  out: pr
@@ -411,6 +420,7 @@ def test_dry_run_skips_what_changes_github(api, tmp_path):
     assert reqs(api) == [("GET", "/api/v3/repos/acme/repo/tags")]
 
 
+@neutral
 def test_the_server_default_api_url(api, tmp_path):
     steps = """
 - task: github
@@ -425,6 +435,7 @@ def test_the_server_default_api_url(api, tmp_path):
     assert rc == 0 and "tags=[v1, v2]" in out, out
 
 
+@neutral
 def test_parallel_branches_call_github_together(api, tmp_path):
     """The calls of two parallel branches are in flight at the same time (the task's calls run
     off the flow's thread): the server answers each only when both have arrived, so calls made
@@ -440,6 +451,7 @@ def test_parallel_branches_call_github_together(api, tmp_path):
     assert "a=[together]" in out and "b=[together]" in out
 
 
+@neutral
 def test_list_commits(api, tmp_path):
     rc, out, _ = run_flow(tmp_path, api, call("listCommits", ", 'sha': 'main', 'fromSha': 'c2', 'toSha': 'c7', "
                                               "'pageSize': 3, 'filter': 'feat: (.*)'") + """  out: a
@@ -458,6 +470,7 @@ def test_list_commits(api, tmp_path):
     assert "sha=main" in first["query"] and "per_page=3" in first["query"]
 
 
+@neutral
 def test_errors(api, tmp_path):
     rc, out, ev = run_flow(tmp_path, api, call("createPr", ", 'prTitle': 'T', 'prBody': 'B', "
                                            "'prSourceBranch': 'broken', 'prDestinationBranch': 'master'"))
@@ -481,6 +494,7 @@ def test_errors(api, tmp_path):
         assert msg in out, (steps, out)
 
 
+@neutral
 def test_busy_answers_are_tried_again(api, tmp_path):
     api.busy = 2
     rc, out, _ = run_flow(tmp_path, api, call("getTagList") + '  out: t\n- log: "tags=${t.tagList}"\n')
@@ -510,6 +524,7 @@ flows:
     assert TOKEN not in log
 
 
+@neutral
 def test_github_app_installation_token(api, app_key, tmp_path):
     pem = (app_key / "key.pem").read_text()
     flow_key = json.dumps(pem)
@@ -542,6 +557,7 @@ def test_github_app_installation_token(api, app_key, tmp_path):
     assert TOKEN not in out and TOKEN not in ev
 
 
+@neutral
 def test_github_app_with_a_wrong_key_fails(api, tmp_path):
     r = subprocess.run(["openssl", "genrsa", "-traditional", "2048"], check=True, capture_output=True, text=True)
     rc, out, _ = run_flow(tmp_path, api, """

@@ -6,7 +6,9 @@ import time
 
 import requests
 
-from conftest import ADMIN_KEY, Client, unique
+from conftest import ADMIN_KEY, Client, backend_neutral, unique
+
+neutral = backend_neutral("the HTTP layer's parsing and deadlines, before any route reaches the store")
 
 
 def raw(url, data, timeout=10):
@@ -35,6 +37,7 @@ def status_and_body(resp):
     return status, head, body
 
 
+@neutral
 def test_trickled_requests_are_closed_at_the_deadline(fresh_server):
     srv = fresh_server(args=["--limit-http-request-s", "2", "--limit-http-connections", "300"]).start()
     host, port = srv.url.replace("http://", "").split(":")
@@ -89,6 +92,7 @@ def test_trickled_requests_are_closed_at_the_deadline(fresh_server):
     assert "did not arrive within 2 s" in srv.read_log()
 
 
+@neutral
 def test_a_slow_body_is_closed_at_the_deadline(fresh_server):
     srv = fresh_server(args=["--limit-http-request-s", "2"]).start()
     host, port = srv.url.replace("http://", "").split(":")
@@ -120,6 +124,7 @@ def test_a_slow_body_is_closed_at_the_deadline(fresh_server):
     assert "did not arrive within 2 s" in srv.read_log()
 
 
+@neutral
 def test_a_keep_alive_connection_gets_a_fresh_deadline_per_request(fresh_server):
     srv = fresh_server(args=["--limit-http-request-s", "2"]).start()
     with requests.Session() as s:
@@ -129,6 +134,7 @@ def test_a_keep_alive_connection_gets_a_fresh_deadline_per_request(fresh_server)
             time.sleep(1.0)
 
 
+@neutral
 def test_unsupported_transfer_coding_is_refused(server):
     out = raw(server.url, b"POST /api/v1/org HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
               b"Transfer-Encoding: gzip\r\n\r\nabc", timeout=5)
@@ -137,6 +143,7 @@ def test_unsupported_transfer_coding_is_refused(server):
     assert b'"ok":false' in body.replace(b" ", b"") and b"Transfer-Encoding 'gzip' is not supported" in body
 
 
+@neutral
 def test_two_different_content_lengths_are_refused(server):
     out = raw(server.url, b"POST /api/v1/org HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
               b"Content-Length: 2\r\nContent-Length: 10\r\n\r\n{}", timeout=5)
@@ -145,6 +152,7 @@ def test_two_different_content_lengths_are_refused(server):
     assert b"several different Content-Length" in body
 
 
+@neutral
 def test_content_length_and_transfer_encoding_together_are_refused(server):
     out = raw(server.url, b"POST /api/v1/org HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
               b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", timeout=5)
@@ -153,6 +161,7 @@ def test_content_length_and_transfer_encoding_together_are_refused(server):
     assert b"both Content-Length and Transfer-Encoding" in body
 
 
+@neutral
 def test_huge_content_length_is_refused_in_json(server):
     out = raw(server.url, b"POST /api/v1/org HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
               b"Content-Length: 9223372036854775807\r\n\r\n{}", timeout=5)
@@ -161,6 +170,7 @@ def test_huge_content_length_is_refused_in_json(server):
     assert b'"ok":false' in body.replace(b" ", b""), out
 
 
+@neutral
 def test_long_url_and_headers_are_refused_in_json(server):
     r = requests.get(server.url + "/api/v1/org/" + "a" * 20000, timeout=10)
     assert r.status_code == 414, r.text[:200]
@@ -173,6 +183,7 @@ def test_long_url_and_headers_are_refused_in_json(server):
     assert r.json()["ok"] is False
 
 
+@neutral
 def test_nul_in_path_and_query_is_refused(server):
     admin = Client(server.url, ADMIN_KEY)
     org = unique("org")
@@ -184,6 +195,7 @@ def test_nul_in_path_and_query_is_refused(server):
     assert r.status_code == 400, r.text
 
 
+@neutral
 def test_nul_in_json_strings_is_refused(server):
     admin = Client(server.url, ADMIN_KEY)
     org = unique("org")
@@ -197,6 +209,7 @@ def test_nul_in_json_strings_is_refused(server):
     assert admin.get("/api/v1/org/" + org).status_code == 404
 
 
+@neutral
 def test_nul_in_a_multipart_name_is_refused(server):
     admin = Client(server.url, ADMIN_KEY)
     org = unique("org")

@@ -6,7 +6,9 @@ import os
 
 import pytest
 
-from conftest import ADMIN_KEY, Client
+from conftest import ADMIN_KEY, Client, backend_neutral
+
+pytestmark = backend_neutral("the HTTP event-loop threads' setting and scheduling: the database takes no part")
 
 
 @pytest.mark.parametrize("threads", ["1", "3"])

@@ -14,6 +14,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from conftest import backend_neutral
+
+neutral = backend_neutral("the http task against a local HTTP server, run by accord run (no database); the "
+                          "tests in a server's process run on both backends")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
@@ -128,6 +132,7 @@ def run_flow(tmp_path, steps, out=None, files=None, timeout=60):
     return Run(proc, workdir)
 
 
+@neutral
 def test_get_json(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/json", response: json}}
@@ -144,6 +149,7 @@ def test_get_json(srv, tmp_path):
     assert srv.requests[0]["method"] == "GET"
 
 
+@neutral
 def test_post_json_with_headers_and_query(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in:
@@ -167,6 +173,7 @@ def test_post_json_with_headers_and_query(srv, tmp_path):
     assert req["query"] == {"q": ["hello world"], "multi": ["1", "2"], "amp": ["a&b=c"]}
 
 
+@neutral
 def test_put_string_and_form(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{method: PUT, url: "{srv.url}/s", request: string, body: "just text"}}
@@ -181,6 +188,7 @@ def test_put_string_and_form(srv, tmp_path):
     assert parse_qs(form["body"].decode()) == {"a": ["x y"], "b": ["1", "2"]}
 
 
+@neutral
 def test_basic_auth_username_password_and_token(srv, tmp_path):
     token = base64.b64encode(b"tok:en").decode()
     r = run_flow(tmp_path, f"""- task: http
@@ -203,6 +211,7 @@ def test_basic_auth_username_password_and_token(srv, tmp_path):
     assert base64.b64encode(b"user:s3cret-pass").decode() not in r.output
 
 
+@neutral
 def test_bad_auth_token_is_refused_without_echo(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/a", auth: {{basic: {{token: "not base64 !!"}}}}}}
@@ -213,6 +222,7 @@ def test_bad_auth_token_is_refused_without_echo(srv, tmp_path):
     assert srv.requests == []
 
 
+@neutral
 def test_404_is_a_result_not_an_error(srv, tmp_path):
     # As in Concord: a non-2xx status gives ok=false with the body as `error`; only 401 fails.
     r = run_flow(tmp_path, f"""- task: http
@@ -225,6 +235,7 @@ def test_404_is_a_result_not_an_error(srv, tmp_path):
     assert r.out["resp"]["headers"]["X-Test"] == "yes"
 
 
+@neutral
 def test_500_with_ignore_errors(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/fail", ignoreErrors: true}}
@@ -235,6 +246,7 @@ def test_500_with_ignore_errors(srv, tmp_path):
     assert "[INFO ] ok=false code=500 error=boom" in r.output
 
 
+@neutral
 def test_401_fails_unless_ignore_errors(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/unauth"}}
@@ -250,6 +262,7 @@ def test_401_fails_unless_ignore_errors(srv, tmp_path):
     assert "[INFO ] ok=false code=401 error=who are you" in r2.output
 
 
+@neutral
 def test_response_string(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/text", response: string}}
@@ -262,6 +275,7 @@ def test_response_string(srv, tmp_path):
     assert "[INFO ] asString=plain text" in r.output
 
 
+@neutral
 def test_response_file(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/files/data.bin?x=1", response: file}}
@@ -277,6 +291,7 @@ def test_response_file(srv, tmp_path):
     assert "[INFO ] path=" + rel in r.output
 
 
+@neutral
 def test_response_file_without_name(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/", response: file}}
@@ -286,6 +301,7 @@ def test_response_file_without_name(srv, tmp_path):
     assert re.fullmatch(r"\.tmp/tmpdir_\w{6}/tmpfile_\w{6}\.tmp", r.out["resp"]["content"])
 
 
+@neutral
 def test_request_file(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{method: POST, url: "{srv.url}/up", request: file, body: "payload.bin"}}
@@ -296,6 +312,7 @@ def test_request_file(srv, tmp_path):
     assert req["headers"]["Content-Type"] == "application/octet-stream"
 
 
+@neutral
 def test_request_file_missing(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{method: POST, url: "{srv.url}/up", request: file, body: "nope.bin"}}
@@ -305,6 +322,7 @@ def test_request_file_missing(srv, tmp_path):
     assert srv.requests == []
 
 
+@neutral
 @pytest.mark.parametrize("path", ["../secret.txt", "/etc/passwd", "a/../../secret.txt"])
 def test_request_file_outside_workdir_refused(srv, tmp_path, path):
     (tmp_path / "secret.txt").write_text("do not send")
@@ -316,6 +334,7 @@ def test_request_file_outside_workdir_refused(srv, tmp_path, path):
     assert srv.requests == []
 
 
+@neutral
 def test_form_data(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in:
@@ -333,6 +352,7 @@ def test_form_data(srv, tmp_path):
     assert b"Content-Type: application/json" in body
 
 
+@neutral
 def test_request_timeout(srv, tmp_path):
     # /slow answers after 3 s: the step failing with this message (not succeeding late) is
     # the timeout at work
@@ -343,6 +363,7 @@ def test_request_timeout(srv, tmp_path):
     assert "Request timeout after 500ms" in r.output
 
 
+@neutral
 def test_socket_timeout_with_ignore_errors(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/slow", socketTimeout: 1000, ignoreErrors: true}}
@@ -353,6 +374,7 @@ def test_socket_timeout_with_ignore_errors(srv, tmp_path):
     assert "[INFO ] ok=false error=GET %s/slow: socket timeout, no data for 1000ms" % srv.url in r.output
 
 
+@neutral
 def test_connection_refused(tmp_path):
     import socket
     s = socket.socket()
@@ -366,6 +388,7 @@ def test_connection_refused(tmp_path):
     assert "GET http://127.0.0.1:%d/x failed: " % port in r.output
 
 
+@neutral
 def test_redirect_followed(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/redirect", response: json}}
@@ -377,6 +400,7 @@ def test_redirect_followed(srv, tmp_path):
     assert [q["path"] for q in srv.requests] == ["/redirect", "/json"]
 
 
+@neutral
 def test_redirect_to_other_host_drops_authorization(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in:
@@ -393,6 +417,7 @@ def test_redirect_to_other_host_drops_authorization(srv, tmp_path):
     assert second["path"] == "/echo" and "Authorization" not in second["headers"]
 
 
+@neutral
 def test_redirect_not_followed(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/redirect", followRedirects: false}}
@@ -404,6 +429,7 @@ def test_redirect_not_followed(srv, tmp_path):
     assert [q["path"] for q in srv.requests] == ["/redirect"]
 
 
+@neutral
 def test_redirect_to_file_scheme_refused(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "{srv.url}/redirect-file"}}
@@ -413,6 +439,7 @@ def test_redirect_to_file_scheme_refused(srv, tmp_path):
     assert "root:" not in r.output
 
 
+@neutral
 @pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/"])
 def test_non_http_scheme_refused(tmp_path, url):
     r = run_flow(tmp_path, f"""- task: http
@@ -423,6 +450,7 @@ def test_non_http_scheme_refused(tmp_path, url):
     assert "root:" not in r.output
 
 
+@neutral
 def test_invalid_input(srv, tmp_path):
     r = run_flow(tmp_path, """- task: http
   in: {method: GET}
@@ -454,6 +482,7 @@ def test_invalid_input(srv, tmp_path):
     assert srv.requests == []
 
 
+@neutral
 def test_password_in_url_is_not_shown(srv, tmp_path):
     r = run_flow(tmp_path, f"""- task: http
   in: {{url: "http://u:hunter2@127.0.0.1:{srv.server_address[1]}/unauth"}}
@@ -482,6 +511,7 @@ def test_in_a_server_process(srv, admin):
     assert [r["path"] for r in srv.requests] == ["/json"]
 
 
+@neutral
 def test_parallel_branches_wait_on_http_together(srv, tmp_path):
     """The calls of parallel branches and of a parallel loop are in flight at the same time
     (issue 14 part 8): the server answers each only when all of them have arrived, so calls

@@ -14,10 +14,12 @@ import threading
 import pytest
 
 import git_servers as gs
-from conftest import ADMIN_KEY, BIN, Client, Server, process_log, start_process, unique, wait_process
+from conftest import ADMIN_KEY, BIN, Client, Server, backend_neutral, process_log, start_process, unique, wait_process
 from proc_util import make_org, make_project, make_team, zip_bytes
 from repo_util import error, git  # noqa: F401 (fixture)
 from test_repo_start import add_secret
+
+neutral = backend_neutral("accord run's imports (no database); the server's imports run on both backends")
 
 LIB = """
 flows:
@@ -252,6 +254,7 @@ def accord_run(tmp_path, flow, *args, cache=None):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
+@neutral
 def test_run_git_and_mvn_imports_then_offline(tmp_path, git, maven, git_base):
     lib = git({"concord/lib.concord.yml": LIB})
     gs.make_repo(os.path.join(git_base, "team", "shared"), {"concord/shared.concord.yml": """
@@ -286,6 +289,7 @@ flows:
     assert "git import failed" in p.stdout and "not in the cache (offline)" in p.stdout
 
 
+@neutral
 def test_run_refuses_secrets_and_reports_failures(tmp_path, git):
     lib = git({"concord/lib.concord.yml": LIB})
     p = accord_run(tmp_path, main('  - git:\n      url: "%s"\n      secret:\n        name: s' % lib.url))

@@ -12,7 +12,10 @@ import time
 
 import pytest
 
-from conftest import ADMIN_PASSWORD, BIN, ROOT, Client, Server, unique
+from conftest import ADMIN_PASSWORD, BIN, ROOT, Client, Server, backend_neutral, unique
+
+neutral = backend_neutral("the directory's settings, TLS and outages against a local slapd, refused before any "
+                          "user is stored; the logins that make and link users run on both backends")
 
 SCRIPT = os.path.join(ROOT, "scripts", "ldap-server")
 BASE = "dc=example,dc=org"
@@ -140,6 +143,7 @@ def test_display_name_follows_the_directory(srv, directory):
                        capture_output=True)
 
 
+@neutral
 def test_directory_down_is_503_for_ldap_users_and_local_users_still_work(fresh_server):
     s = fresh_server(env=LDAP_ENV, args=ldap_args("ldap://127.0.0.1:%d/" % free_port())).start()
     r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
@@ -151,6 +155,7 @@ def test_directory_down_is_503_for_ldap_users_and_local_users_still_work(fresh_s
     assert r.status_code == 200, r.text
 
 
+@neutral
 @pytest.mark.parametrize("args,env,expect", [
     ([], {"ACCORD_LDAP_SYSTEM_PASSWORD": "not-the-pw"}, "refused --ldap-system-user"),
     (["--ldap-search-base", "ou=nowhere," + BASE], LDAP_ENV, "--ldap-search-base ou=nowhere"),
@@ -169,11 +174,13 @@ def test_settings_the_directory_refuses_stop_the_start(directory, args, env, exp
         shutil.rmtree(d, ignore_errors=True)
 
 
+@neutral
 def test_a_directory_down_at_start_is_a_warning(fresh_server):
     s = fresh_server(env=LDAP_ENV, args=ldap_args("ldap://127.0.0.1:%d/" % free_port())).start()
     assert "cannot be reached at start" in s.read_log()
 
 
+@neutral
 @pytest.mark.parametrize("args,env,expect", [
     (["--ldap-url", "ldap://127.0.0.1:1/"], {}, "--ldap-search-base"),
     (["--ldap-url", "http://x/", "--ldap-search-base", BASE], {}, "ldap://"),
@@ -293,6 +300,7 @@ def tls_directory():
     subprocess.run([SCRIPT, "stop", d], check=True)
 
 
+@neutral
 @pytest.mark.parametrize("mode", ["ldaps", "starttls"])
 def test_tls_verifies_the_directory_certificate(fresh_server, tls_directory, mode):
     plain, ldaps, ca = tls_directory

@@ -6,8 +6,11 @@ import subprocess
 import tempfile
 import os
 
-from conftest import Client
+from conftest import Client, backend_neutral
 from test_ldap import LDAP_ENV, SCRIPT, basic, free_port, ldap_args, pytestmark  # noqa: F401
+
+neutral = backend_neutral("the connections to a local slapd (their reuse and reconnection): the database takes "
+                          "no part")
 
 
 def start_directory(port):
@@ -36,6 +39,7 @@ def whoami(s, user="alice", password="alice-pw"):
     return Client(s.url, basic(user, password)).get("/api/service/console/whoami")
 
 
+@neutral
 def test_many_logins_in_a_row_reuse_a_few_connections(fresh_server):
     port = free_port()
     d, url = start_directory(port)
@@ -54,6 +58,7 @@ def test_many_logins_in_a_row_reuse_a_few_connections(fresh_server):
         stop_directory(d)
 
 
+@neutral
 def test_a_restarted_directory_is_reconnected_to(fresh_server):
     port = free_port()
     d, url = start_directory(port)

@@ -14,8 +14,12 @@ import time
 
 import pytest
 
-from conftest import ADMIN_PASSWORD, Client, Server, process_log, start_process, wait_process
+from conftest import ADMIN_PASSWORD, Client, Server, backend_neutral, process_log, start_process, wait_process
 from test_ldap import BASE, basic, directory, free_port, pytestmark, tls_directory  # noqa: F401
+
+neutral = backend_neutral("the ldap task's DNS SRV lookup and certificates against local dnsmasq and slapd, in "
+                          "the runner: the database takes no part; test_ldap_task runs the task on both "
+                          "backends")
 
 READER = "cn=reader,ou=system," + BASE
 DNSMASQ = shutil.which("dnsmasq") or "/usr/sbin/dnsmasq"
@@ -98,6 +102,7 @@ GET_ALICE = """
 """
 
 
+@neutral
 def test_the_servers_of_a_srv_record_are_tried_in_priority_order(dns_srv):
     admin, ldap_port, dead = dns_srv
     # the record's port ignored for the one of dnsSrvRr, as in Concord: the unreachable
@@ -114,6 +119,7 @@ def test_the_servers_of_a_srv_record_are_tried_in_priority_order(dns_srv):
     assert "ldap: used ldap://localhost:%d of the SRV record" % ldap_port in log
 
 
+@neutral
 def test_dns_srv_rr_is_preferred_to_ldap_ad_server(dns_srv):
     admin, ldap_port, dead = dns_srv
     _, status, log = run(admin, params(dnsSrvRr="{name: _ldap._tcp.accord.test, protocol: ldap}",
@@ -122,6 +128,7 @@ def test_dns_srv_rr_is_preferred_to_ldap_ad_server(dns_srv):
     assert "found=true" in log
 
 
+@neutral
 def test_a_name_without_records_falls_back_to_ldap_ad_server_or_fails(dns_srv, directory):  # noqa: F811
     admin, ldap_port, dead = dns_srv
     srv = "{name: _ldap._tcp.none.accord.test, protocol: ldap, port: %d}" % ldap_port
@@ -134,6 +141,7 @@ def test_a_name_without_records_falls_back_to_ldap_ad_server_or_fails(dns_srv, d
     assert "reader-pw" not in log
 
 
+@neutral
 def test_every_server_of_the_record_down_fails_naming_them(dns_srv):
     admin, ldap_port, dead = dns_srv
     _, status, log = run(admin, params(dnsSrvRr="{name: _ldap._tcp.down.accord.test, protocol: ldap}"), GET_ALICE)
@@ -142,6 +150,7 @@ def test_every_server_of_the_record_down_fails_naming_them(dns_srv):
             % dead) in log
 
 
+@neutral
 @pytest.mark.parametrize("srv,expect", [
     ("'_ldap._tcp.accord.test'", "'dnsSrvRr' must be a map of name, protocol and port"),
     ("{protocol: ldap}", "'dnsSrvRr.name' is required"),
@@ -157,6 +166,7 @@ def test_bad_dns_srv_rr_fails_the_step_clearly(dns_srv, srv, expect):
     assert expect in log
 
 
+@neutral
 def test_a_bad_dns_server_setting_is_refused_at_start():
     s = Server(args=["--ldap-task-dns-server", "dns.example.com:53"])
     with pytest.raises(RuntimeError) as refused:
@@ -165,6 +175,7 @@ def test_a_bad_dns_server_setting_is_refused_at_start():
     assert "--ldap-task-dns-server: DNS server 'dns.example.com:53': expected an IPv4 address" in str(refused.value)
 
 
+@neutral
 def test_the_certificate_given_is_trusted_for_ldaps(admin, tls_directory):  # noqa: F811
     _, ldaps, ca_file = tls_directory
     with open(ca_file) as f:
@@ -186,6 +197,7 @@ def test_the_certificate_given_is_trusted_for_ldaps(admin, tls_directory):  # no
     assert "found=true" in log
 
 
+@neutral
 @pytest.mark.parametrize("cert,expect", [
     ("{text: 'not a certificate'}", "'certificate' holds no PEM certificate"),
     ("{file: ../../etc/passwd}", "'certificate.file' '../../etc/passwd'"),

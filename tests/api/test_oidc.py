@@ -15,7 +15,11 @@ import urllib.parse
 import pytest
 import requests
 
-from conftest import ADMIN_PASSWORD, BIN, Client, Server, unique
+from conftest import ADMIN_PASSWORD, BIN, Client, Server, backend_neutral, unique
+
+neutral = backend_neutral("the ID token's and the provider's checks (signature, keys, state, outages, settings)"
+                          " against a local provider, refused before any user is stored or with users the other"
+                          " tests make; the logins that make and link users and sessions run on both backends")
 
 pytest.importorskip("cryptography", reason="python3-cryptography is not installed (scripts/deps)")
 from oidc_provider import Provider  # noqa: E402
@@ -142,6 +146,7 @@ def test_groups_claim_links_teams_and_roles_at_each_login(srv, provider):
     assert "concordSystemReader" not in who.get("roles", [])
 
 
+@neutral
 def test_state_must_be_this_browsers(srv, provider):
     set_user(provider, unique("dave") + "@example.org")
     s, cb = begin(srv)
@@ -164,6 +169,7 @@ def test_state_must_be_this_browsers(srv, provider):
     assert "accord_session" not in r.headers.get("Set-Cookie", "")
 
 
+@neutral
 @pytest.mark.parametrize("change,words", [
     ({"claims": {"nonce": "not-the-logins"}}, "nonce"),
     ({"claims": {"exp": int(time.time()) - 3600, "iat": int(time.time()) - 7200}}, "expired"),
@@ -183,6 +189,7 @@ def test_a_bad_id_token_logs_nobody_in(srv, provider, change, words):
     assert admin_of(srv).get("/api/v1/user/" + email).status_code == 404
 
 
+@neutral
 def test_a_rotated_key_is_fetched_again(srv, provider):
     set_user(provider, unique("frank") + "@example.org")
     assert sso_login(srv)[1].status_code == 200
@@ -194,6 +201,7 @@ def test_a_rotated_key_is_fetched_again(srv, provider):
     assert s.get(srv.url + "/api/service/console/whoami", timeout=30).status_code == 200
 
 
+@neutral
 def test_an_unknown_key_id_refetches_at_most_once_per_interval(fresh_server, provider):
     s = start(fresh_server, provider.url, ["--oidc-bearer", "true", "--oidc-jwks-refetch", "1h"])
     set_user(provider, unique("gina") + "@example.org")
@@ -224,6 +232,7 @@ def test_bearer_tokens_on_the_api(srv, provider):
     assert Client(srv.url, key).get("/api/service/console/whoami").json()["username"] == "admin"
 
 
+@neutral
 def test_bearer_tokens_are_refused_unless_enabled(fresh_server, provider):
     s = start(fresh_server, provider.url)
     set_user(provider, unique("ivy") + "@example.org")
@@ -238,6 +247,7 @@ def test_users_of_other_realms_cannot_log_in_through_the_provider(srv, provider)
     assert "another realm" in r.json()["message"]
 
 
+@neutral
 def test_an_unverified_email_is_refused(srv, provider):
     email = unique("jack") + "@example.org"
     provider.user = {"email": email, "email_verified": False, "name": "Jack"}
@@ -247,6 +257,7 @@ def test_an_unverified_email_is_refused(srv, provider):
     assert admin_of(srv).get("/api/v1/user/" + email).status_code == 404
 
 
+@neutral
 def test_provider_down_is_503_and_local_users_still_log_in(fresh_server):
     s = start(fresh_server, "http://127.0.0.1:%d" % free_port(), ["--oidc-bearer", "true"])
     r = requests.get(s.url + "/api/service/oidc/auth", allow_redirects=False, timeout=30)
@@ -256,12 +267,14 @@ def test_provider_down_is_503_and_local_users_still_log_in(fresh_server):
     assert SECRET not in s.read_log()
 
 
+@neutral
 def test_without_oidc_the_routes_are_404(server):
     r = requests.get(server.url + "/api/service/oidc/auth", allow_redirects=False, timeout=30)
     assert r.status_code == 404
     assert "not configured" in r.json()["message"]
 
 
+@neutral
 @pytest.mark.parametrize("drop,extra,env,expect", [
     ("--oidc-client-id", [], None, "--oidc-client-id"),
     (None, [], {}, "ACCORD_OIDC_CLIENT_SECRET"),
@@ -288,6 +301,7 @@ def test_bad_settings_are_refused_at_start(drop, extra, env, expect):
         shutil.rmtree(d, ignore_errors=True)
 
 
+@neutral
 def test_oidc_loads_libcurl_only_when_first_needed(fresh_server, provider):
     # (libcrypto comes with libssh, which the server loads at start for key pairs.)
     s = start(fresh_server, provider.url, ["--oidc-bearer", "true"])
@@ -303,6 +317,7 @@ def test_oidc_loads_libcurl_only_when_first_needed(fresh_server, provider):
     assert "libcurl" in mapped()
 
 
+@neutral
 def test_a_provider_that_comes_back_is_used_again(fresh_server):
     p = Provider(client_secret=SECRET).start()
     try:

@@ -10,7 +10,9 @@ import tempfile
 
 import pytest
 
-from conftest import BIN, Client, unique
+from conftest import BIN, Client, backend_neutral, unique
+
+neutral = backend_neutral("mappings refused at start: no server runs")
 
 pytest.importorskip("cryptography", reason="python3-cryptography is not installed (scripts/deps)")
 from oidc_provider import Provider  # noqa: E402
@@ -103,6 +105,7 @@ def test_the_short_role_form_takes_patterns_on_the_groups_claim(fresh_server, pr
     assert "concordSystemWriter" in role_names(admin_of(s), email)
 
 
+@neutral
 @pytest.mark.parametrize("flag,value,says", [
     ("--oidc-team-mapping", "devs=groups.dev", "not a JSON object"),
     ("--oidc-team-mapping", '{"devs": {"source": ["groups.dev"]}}', "not a team id"),

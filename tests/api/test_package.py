@@ -7,7 +7,9 @@ import subprocess
 
 import pytest
 
-from conftest import BIN, ROOT
+from conftest import BIN, ROOT, backend_neutral
+
+pytestmark = backend_neutral("make install and make deb: no server, no database")
 
 UNIT_MUST = ["User=accord", "Group=accord", "StateDirectory=accord", "ProtectSystem=strict", "NoNewPrivileges=yes",
              "ReadWritePaths=/var/lib/accord", "PrivateTmp=yes", "ProtectHome=yes", "UMask=0077",

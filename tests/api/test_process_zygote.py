@@ -7,8 +7,11 @@ import time
 
 import pytest
 
-from conftest import ADMIN_KEY, Client, start_process, wait_process
+from conftest import ADMIN_KEY, Client, backend_neutral, start_process, wait_process
 from proc_util import HELLO, log_text, sleeper
+
+neutral = backend_neutral("the runners' zygote (fork, confinement, exit status, shutdown): the database takes "
+                          "no part; the kills that the store recovers from run on both backends")
 
 
 def children(pid):
@@ -71,6 +74,7 @@ def sleeping_runner(fresh_server, seconds=30):
     return srv, admin, zygote, pid, runner
 
 
+@neutral
 def test_runners_are_forked_by_the_zygote_and_confined(fresh_server):
     srv, admin, zygote, pid, runner = sleeping_runner(fresh_server)
     assert proc_status(zygote)["NoNewPrivs"].strip() == "0"  # the zygote itself is not confined
@@ -100,6 +104,7 @@ def test_runners_are_forked_by_the_zygote_and_confined(fresh_server):
     assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
 
 
+@neutral
 def test_exit_status_of_a_killed_runner(fresh_server):
     _, admin, _, pid, runner = sleeping_runner(fresh_server)
     os.kill(runner, signal.SIGSEGV)
@@ -142,6 +147,7 @@ def test_server_killed_leaves_no_runner(fresh_server):
     wait_for(lambda: not alive(zygote) and not alive(runner), timeout=10)
 
 
+@neutral
 def test_shutdown_stops_the_zygote(fresh_server):
     srv = fresh_server(args=["--workers", "2"]).start()
     admin = Client(srv.url, ADMIN_KEY)
@@ -151,6 +157,7 @@ def test_shutdown_stops_the_zygote(fresh_server):
     wait_for(lambda: not alive(zygote), timeout=10)
 
 
+@neutral
 @pytest.mark.parametrize("value", ["false", "0"])
 def test_runner_zygote_false_execs_runners(fresh_server, value):
     srv = fresh_server(args=["--workers", "2", "--runner-zygote=" + value]).start()
@@ -167,6 +174,7 @@ def test_runner_zygote_false_execs_runners(fresh_server, value):
     assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
 
 
+@neutral
 def test_runner_zygote_bad_value(fresh_server):
     srv = fresh_server(args=["--runner-zygote=maybe"])
     with pytest.raises(RuntimeError) as ex:

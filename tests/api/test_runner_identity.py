@@ -8,9 +8,13 @@ import pwd
 
 import pytest
 
-from conftest import ADMIN_KEY, Client, process_log, start_process, wait_process
+from conftest import ADMIN_KEY, Client, backend_neutral, process_log, start_process, wait_process
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the server drops to another user only when it is root")
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="the server drops to another user only when it is root"),
+    backend_neutral("the runners' user and privileges and the settings refused at start: the database takes no "
+                    "part"),
+]
 
 WHO = """
 flows:

@@ -4,7 +4,10 @@ import os
 import uuid
 
 import pytest
-from conftest import process_log, start_process, wait_process
+from conftest import backend_neutral, process_log, start_process, wait_process
+
+neutral = backend_neutral("the script helpers' confinement, timeout and names in the runner: the database takes"
+                          " no part; the helpers' reuse and their calls of server tasks run on both backends")
 
 
 def gone(pid):
@@ -29,6 +32,7 @@ def pids(log, tag):
     return [int(l.split(tag)[1].split()[0]) for l in log.splitlines() if tag in l]
 
 
+@neutral
 def test_scripts_cannot_escape_the_working_directory(server, admin):
     if "landlock ABI" not in server.read_log():
         pytest.skip("no Landlock on this kernel: scripts are confined by it only")
@@ -84,6 +88,7 @@ flows:
     assert not any(os.path.exists(f) for f in planted.values())
 
 
+@neutral
 def test_a_script_that_loops_forever_is_stopped_by_the_process_timeout(admin):
     for lang, body in (("js", "log.info('helper ' + process.pid); for (;;) {}"),
                        ("python", "import os\nlog.info('helper ' + str(os.getpid()))\nwhile True:\n    pass")):
@@ -135,6 +140,7 @@ flows:
     assert wait_gone(js[0]) and wait_gone(py[0])
 
 
+@neutral
 def test_the_server_names_its_script_engines(server):
     import subprocess
     from conftest import BIN

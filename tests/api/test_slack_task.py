@@ -14,7 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import Server, Client, ADMIN_KEY, start_process, wait_process, process_log
+from conftest import Server, Client, ADMIN_KEY, backend_neutral, start_process, wait_process, process_log
+
+neutral = backend_neutral("the slack tasks against a local stand-in of Slack's API, run by accord run (no "
+                          "database); test_server_hands_slack_defaults_to_processes runs them under the server "
+                          "on both backends")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("ACCORD_BIN") or os.path.join(ROOT, "build", "accord")
@@ -124,6 +128,7 @@ def run_flow(tmp_path, api, steps, token=TOKEN, args=()):
     return Run(proc, workdir, events)
 
 
+@neutral
 def test_post_message_then_reply_in_thread_and_react(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - task: slack
@@ -157,6 +162,7 @@ def test_post_message_then_reply_in_thread_and_react(api, tmp_path):
     assert TOKEN not in r.output and TOKEN not in r.events
 
 
+@neutral
 def test_update_message_and_raw_json(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - task: slack
@@ -171,6 +177,7 @@ def test_update_message_and_raw_json(api, tmp_path):
     assert raw["body"] == {"channel": "C2", "text": "raw", "unfurl_links": False}
 
 
+@neutral
 def test_slack_error_is_a_result_not_a_failure(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - task: slack
@@ -183,6 +190,7 @@ def test_slack_error_is_a_result_not_a_failure(api, tmp_path):
     assert "ok=false error=channel_not_found" in r.output
 
 
+@neutral
 def test_rate_limit_is_retried_after_retry_after(api, tmp_path):
     api.busy = 2
     r = run_flow(tmp_path, api, """
@@ -196,6 +204,7 @@ def test_rate_limit_is_retried_after_retry_after(api, tmp_path):
     assert len(api.requests) == 3
 
 
+@neutral
 def test_non_200_after_retries(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - task: slack
@@ -208,6 +217,7 @@ def test_non_200_after_retries(api, tmp_path):
     assert len(api.requests) == 1
 
 
+@neutral
 def test_unreachable_api_fails_unless_ignore_errors(api, tmp_path):
     steps = """
 - task: slack
@@ -224,6 +234,7 @@ def test_unreachable_api_fails_unless_ignore_errors(api, tmp_path):
     assert FLOW_TOKEN not in r.output and FLOW_TOKEN not in r.events
 
 
+@neutral
 def test_flow_token_overrides_and_is_masked(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - task: slack
@@ -236,6 +247,7 @@ def test_flow_token_overrides_and_is_masked(api, tmp_path):
     assert FLOW_TOKEN not in r.output and FLOW_TOKEN not in r.events
 
 
+@neutral
 def test_server_token_never_goes_to_a_url_the_flow_chose(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - task: slack
@@ -246,6 +258,7 @@ def test_server_token_never_goes_to_a_url_the_flow_chose(api, tmp_path):
     assert api.requests == []
 
 
+@neutral
 @pytest.mark.parametrize("params,message", [
     ("{text: x}", "'channelId' is required"),
     ("{action: addReaction, channelId: C1, ts: '1.2'}", "'reaction' is required"),
@@ -261,12 +274,14 @@ def test_bad_input_fails_clearly(api, tmp_path, params, message):
     assert api.requests == []
 
 
+@neutral
 def test_no_token_anywhere(api, tmp_path):
     r = run_flow(tmp_path, api, "- task: slack\n  in: {channelId: C1, text: x}\n", token=None)
     assert r.rc == 1
     assert "slack: no Slack API token: give 'apiToken', or start the server with ACCORD_SLACK_TOKEN" in r.output
 
 
+@neutral
 def test_slack_channel_create_archive_and_groups(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - task: slackChannel
@@ -292,6 +307,7 @@ def test_slack_channel_create_archive_and_groups(api, tmp_path):
     assert "Slack group created: secret -> G9 (stored as 'slackChannelId' variable)" in r.output
 
 
+@neutral
 def test_slack_channel_legacy_methods(api, tmp_path):
     # Concord's isLegacy: the channels.* and groups.* methods its client calls
     r = run_flow(tmp_path, api, """
@@ -315,6 +331,7 @@ def test_slack_channel_legacy_methods(api, tmp_path):
         ("/api/channels.archive", {"channel": "C8"}), ("/api/groups.archive", {"channel": "G8"})]
 
 
+@neutral
 def test_legacy_messages_are_posted_as_user(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - task: slack
@@ -328,12 +345,14 @@ def test_legacy_messages_are_posted_as_user(api, tmp_path):
     assert [q["body"].get("as_user") for q in api.requests] == [True, False, None]
 
 
+@neutral
 def test_reaction_is_logged(api, tmp_path):
     r = run_flow(tmp_path, api, "- task: slack\n  in: {action: addReaction, channelId: C1, ts: '1.5', reaction: tada}\n")
     assert r.rc == 0, r.output
     assert "Reaction 'tada' added to the Slack message '1.5'" in r.output
 
 
+@neutral
 def test_slack_channel_errors_fail_the_step(api, tmp_path):
     r = run_flow(tmp_path, api, "- task: slackChannel\n  in: {action: create, channelName: taken}\n")
     assert r.rc == 1
@@ -372,6 +391,7 @@ flows:
         srv.cleanup()
 
 
+@neutral
 def test_recorded_task_inputs_mask_tokens_and_nested_passwords(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - task: slack
@@ -385,6 +405,7 @@ def test_recorded_task_inputs_mask_tokens_and_nested_passwords(api, tmp_path):
     assert FLOW_TOKEN not in r.events and "nested-pw-1" not in r.events
 
 
+@neutral
 def test_send_method_in_an_expression(api, tmp_path):
     r = run_flow(tmp_path, api, """
 - set:
@@ -398,6 +419,7 @@ def test_send_method_in_an_expression(api, tmp_path):
     assert req["body"] == {"channel": "C7", "text": "from an expression"}
 
 
+@neutral
 def test_send_json_method_in_an_expression(api, tmp_path):
     # SlackTaskV2.sendJson(context, slackCfg, json, ignoreErrors): the first two are ignored
     r = run_flow(tmp_path, api, """
@@ -413,6 +435,7 @@ def test_send_json_method_in_an_expression(api, tmp_path):
         ("/api/chat.postMessage", {"channel": "C-missing"})]
 
 
+@neutral
 def test_calls_go_through_the_proxy(api, tmp_path):
     # A proxy that does not answer: the call fails (it did not go around the proxy), and
     # with ignoreErrors the step gives {ok: false}, as Concord's tests expect.
@@ -490,6 +513,7 @@ class ConnectProxy:
         self.sock.close()
 
 
+@neutral
 def test_proxy_tunnels_and_never_sees_the_token(api, tmp_path):
     proxy = ConnectProxy()
     try:
@@ -508,6 +532,7 @@ def test_proxy_tunnels_and_never_sees_the_token(api, tmp_path):
         proxy.close()
 
 
+@neutral
 @pytest.mark.parametrize("args,message", [
     (["--slack-proxy", "no-port"], "--slack-proxy must be host:port, got 'no-port'"),
     (["--smtp-port=0"], "--smtp-port must be between 1 and 65535, got '0'"),

@@ -14,7 +14,11 @@ import tempfile
 
 import pytest
 
-from conftest import Server, start_process, wait_process, process_log, ADMIN_KEY, Client
+from conftest import Server, backend_neutral, start_process, wait_process, process_log, ADMIN_KEY, Client
+
+neutral = backend_neutral("the smtp task against a local SMTP server, run by accord run (no database); "
+                          "test_smtp_task's test_server_hands_its_defaults_to_processes runs it under the "
+                          "server on both backends")
 
 aiosmtpd = pytest.importorskip("aiosmtpd", reason="python3-aiosmtpd is not installed (scripts/deps)")
 from aiosmtpd.controller import Controller  # noqa: E402
@@ -104,6 +108,7 @@ def smtp_flow(smtp, mail, extra="", params=None):
     return "flows:\n  default:\n  - %s\n  - log: 'ok=${r.ok}'\n%s" % (json.dumps(step), extra)
 
 
+@neutral
 def test_message_with_recipients_headers_and_body(smtp, tmp_path):
     r = run_flow(tmp_path, smtp_flow(smtp, {
         "from": "Accord Bot <bot@example.com>", "to": "a@example.com, b@example.com",
@@ -126,6 +131,7 @@ def test_message_with_recipients_headers_and_body(smtp, tmp_path):
     assert msg.get_content().replace("\r\n", "\n") == "Line one\nLine two, ünïcode"
 
 
+@neutral
 def test_template_rendered_with_flow_variables(smtp, tmp_path):
     tpl = ("Hello {{who}} <{{{raw}}}> {{esc}}\n"
            "Started by {{initiator.username}}.\n"
@@ -147,6 +153,7 @@ def test_template_rendered_with_flow_variables(smtp, tmp_path):
     assert "- p: 1\n- q: 2.5\nnothing here\n" in body
 
 
+@neutral
 def test_html_template_and_template_params(smtp, tmp_path):
     flow = smtp_flow(smtp, {"from": "bot@example.com", "to": "t@example.com", "subject": "html",
                             "template": {"name": "report.mustache.html", "params": {"title": "Done"}}})
@@ -157,6 +164,7 @@ def test_html_template_and_template_params(smtp, tmp_path):
     assert msg.get_content().strip() == "<h1>Done</h1>"
 
 
+@neutral
 def test_attachments(smtp, tmp_path):
     flow = smtp_flow(smtp, {"from": "bot@example.com", "to": "t@example.com", "subject": "files",
                             "message": "see attached",
@@ -177,6 +185,7 @@ def test_attachments(smtp, tmp_path):
     assert parts[2].get_payload(decode=True) == bytes(range(256))
 
 
+@neutral
 @pytest.mark.parametrize("mail,message", [
     ({"from": "bot@example.com", "subject": "x", "message": "m"}, "'to' - expected a single string value"),
     ({"to": "a@example.com", "message": "m"}, "'mail.from' is required"),
@@ -202,6 +211,7 @@ def test_bad_input_fails_clearly_and_sends_nothing(smtp, tmp_path, mail, message
     assert smtp.messages == []
 
 
+@neutral
 def test_no_server_configured(smtp, tmp_path):
     r = run_flow(tmp_path, smtp_flow(smtp, {"from": "b@example.com", "to": "a@example.com", "message": "m"},
                                      params={}))
@@ -209,6 +219,7 @@ def test_no_server_configured(smtp, tmp_path):
     assert "no SMTP server: give 'smtpParams' (host, port), or start the server with --smtp-host" in r.output
 
 
+@neutral
 def test_server_defaults_with_login_and_masked_password(smtp, tmp_path):
     flow = """configuration:
   debug: true
@@ -227,6 +238,7 @@ flows:
     assert PASSWORD not in r.output
 
 
+@neutral
 def test_refused_send_fails_without_showing_the_password(smtp, tmp_path):
     flow = smtp_flow(smtp, {"from": "b@example.com", "to": "nobody@example.com", "message": "m"}, params={})
     r = run_flow(tmp_path, flow, args=["--smtp-host", "127.0.0.1", "--smtp-port", str(smtp.port),
@@ -237,6 +249,7 @@ def test_refused_send_fails_without_showing_the_password(smtp, tmp_path):
     assert smtp.messages == []
 
 
+@neutral
 def test_flow_params_override_server_defaults_without_its_credentials(smtp, tmp_path):
     # The server's default points nowhere useful; the flow names the real server, which
     # gets no login: the server's user and password stay with the server's own host.
@@ -277,6 +290,7 @@ def test_server_hands_its_defaults_to_processes(smtp):
         srv.cleanup()
 
 
+@neutral
 def test_starttls_required_but_not_offered_fails_before_sending(smtp, tmp_path):
     flow = smtp_flow(smtp, {"from": "b@example.com", "to": "a@example.com", "message": "m"}, params={})
     r = run_flow(tmp_path, flow, args=["--smtp-host", "127.0.0.1", "--smtp-port", str(smtp.port),
@@ -288,6 +302,7 @@ def test_starttls_required_but_not_offered_fails_before_sending(smtp, tmp_path):
     assert smtp.messages == []
 
 
+@neutral
 def test_smtp_params_from_process_arguments_over_server_defaults(smtp, tmp_path):
     # Concord's SmtpTaskV2Test.testWithBothDefaults: the process's smtpParams variable wins
     # over the defaults of the server (here a host that would not answer).

@@ -13,10 +13,14 @@ import tempfile
 
 import pytest
 
-from conftest import Server, start_process, wait_process, process_log, ADMIN_KEY, Client
+from conftest import Server, backend_neutral, start_process, wait_process, process_log, ADMIN_KEY, Client
 from test_smtp_task import BIN, PASSWORD, TS, Sink, authenticate, free_port  # noqa: F401 (aiosmtpd or skip)
 
 from aiosmtpd.controller import Controller  # noqa: E402
+
+pytestmark = backend_neutral("the smtp task's TLS against a local SMTP server, mostly through accord run: "
+                             "the database takes no part; test_smtp_task's server test runs the task under "
+                             "the server on both backends")
 
 
 def openssl(*args, cwd):

@@ -11,7 +11,10 @@ import tempfile
 
 import pytest
 
-from conftest import BIN, TEST_DB, start_process, wait_process
+from conftest import BIN, TEST_DB, backend_neutral, start_process, wait_process
+
+neutral = backend_neutral("the libraries accord version and accord run load, and the backends' own library "
+                          "checks, which each test chooses itself: the same in both suites")
 
 # Libraries no command may load at start: the on-demand ones and their dependencies.
 ON_DEMAND = ("libsqlite3.", "libpq.", "libmicrohttpd.", "libcurl", "libgit2.", "libarchive.", "libssh.", "libgnutls.",
@@ -55,6 +58,7 @@ def on_demand(names):
     return sorted(n for n in names if any(os.path.basename(n).startswith(p) for p in ON_DEMAND))
 
 
+@neutral
 def test_version_loads_no_on_demand_library():
     p, names = loaded_by(["version"])
     assert p.returncode == 0, p.stderr[-2000:]
@@ -63,6 +67,7 @@ def test_version_loads_no_on_demand_library():
     assert on_demand(names) == []
 
 
+@neutral
 def test_run_loads_no_on_demand_library(tmp):
     p, names = loaded_by(["run", os.path.join(tmp, "flow"), "--workdir", os.path.join(tmp, "work")])
     assert p.returncode == 0, p.stderr[-2000:]
@@ -128,11 +133,13 @@ def assert_fails_naming(p, message):
     assert "AddressSanitizer" not in p.stderr and "runtime error" not in p.stderr
 
 
+@neutral
 def test_missing_libpq_fails_only_postgresql(tmp):
     p = without("libpq.so.5", commands_without_a_store(tmp) + serve(tmp, "--db", "postgresql://127.0.0.1:1/accord"))
     assert_fails_naming(p, "accord serve: cannot load libpq.so.5 (package libpq5)")
 
 
+@neutral
 def test_missing_sqlite_fails_only_sqlite(tmp):
     p = without("libsqlite3.so.0", commands_without_a_store(tmp) + serve(tmp))
     assert_fails_naming(p, "accord serve: cannot load libsqlite3.so.0 (package libsqlite3-0)")

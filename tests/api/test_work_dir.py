@@ -8,8 +8,10 @@ import tempfile
 
 import pytest
 
-from conftest import ADMIN_KEY, Client, start_process, unique, wait_process
+from conftest import ADMIN_KEY, Client, backend_neutral, start_process, unique, wait_process
 from proc_util import make_org, make_project, sleeper, status, wait_for
+
+pytestmark = backend_neutral("the work folder's confinement and lock: the database takes no part")
 
 READS_FILE = """flows:
   default:
