@@ -19,14 +19,17 @@ struct posting_change {
 	bool add; /* else remove */
 };
 
-/* The block that holds (or would hold) an item, and the first item of the block after it. */
-static const char SQL_AROUND[] = "SELECT first_item, items FROM inventory_postings"
-				 " WHERE inventory = ?1 AND hash = ?2 AND first_item >= coalesce("
-				 "(SELECT first_item FROM inventory_postings WHERE inventory = ?1 AND hash = ?2"
-				 " AND first_item <= ?3 ORDER BY first_item DESC LIMIT 1), ?4)"
-				 " ORDER BY first_item LIMIT 2";
-static const char SQL_PUT[] = "INSERT OR REPLACE INTO inventory_postings (inventory, hash, first_item, items)"
-			      " VALUES (?1, ?2, ?3, ?4)";
+/* The block that holds an item (the greatest first_item not above it); the block after a
+ * point (the list's first block when the point is before it). */
+static const char SQL_FLOOR[] = "SELECT first_item, items FROM inventory_postings WHERE inventory = ?1 AND hash = ?2"
+				" AND first_item <= ?3 ORDER BY first_item DESC LIMIT 1";
+static const char SQL_AFTER[] = "SELECT first_item, items FROM inventory_postings WHERE inventory = ?1 AND hash = ?2"
+				" AND first_item > ?3 ORDER BY first_item LIMIT 1";
+/* A block whose first item stays is rewritten in place; a new first item is a new row. */
+static const char SQL_SET[] = "UPDATE inventory_postings SET items = ?4 WHERE inventory = ?1 AND hash = ?2"
+			      " AND first_item = ?3";
+static const char SQL_ADD[] =
+    "INSERT INTO inventory_postings (inventory, hash, first_item, items) VALUES (?1, ?2, ?3, ?4)";
 static const char SQL_DEL[] = "DELETE FROM inventory_postings WHERE inventory = ?1 AND hash = ?2 AND first_item = ?3";
 
 bool store_inventory_postings_kept(struct store_conn *c)
@@ -99,12 +102,15 @@ struct list_io {
 	struct i64_list next; /* the next block, when merged */
 	uint8_t *next_raw;    /* its gaps, copied */
 	size_t next_len;
+	bool kept;	    /* the changed block's row stays, under this first item: */
+	int64_t kept_first; /* rewritten in place */
 	uint8_t enc[I64_BLOCK_BOUND(INV_POSTINGS_BLOCK_IDS)];
 };
 
-/* The block around an item: the one holding it, else the list's first; and the next. */
+/* The block around an item: the one holding it, else the list's first; and the next, once
+ * read (when the changes go past the item, or the block is to merge with it). */
 struct around {
-	bool have, have_next;
+	bool have, next_read, have_next;
 	int64_t first, next_first;
 };
 
@@ -126,45 +132,71 @@ static int blob_of(struct store_stmt *st, const uint8_t **p, size_t *n, struct e
 	return *p ? 0 : store_stmt_check(st, e); /* an empty blob is a block of one id */
 }
 
-/* Reads the block around item into io->ids (emptied first) and copies the next's gaps. */
+/* Steps sql (SQL_FLOOR or SQL_AFTER) at point: *found, *first and the row's gaps (borrowed
+ * until st is reset, which the caller does). */
+static int block_at(struct list_io *io, struct store_stmt *st, int64_t point, bool *found, int64_t *first,
+		    const uint8_t **p, size_t *n, struct err *e)
+{
+	int rc;
+
+	store_bind_int64(st, 1, io->rid);
+	store_bind_int64(st, 2, io->hash);
+	store_bind_int64(st, 3, point);
+	*found = (rc = store_step(st, e)) == STORE_ROW;
+	if (*found) {
+		*first = store_col_int64(st, 0);
+		rc = blob_of(st, p, n, e);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* Reads the block around item into io->ids (emptied first). */
 static int read_around(struct list_io *io, int64_t item, struct around *a, struct err *e)
 {
-	struct store_stmt *st = store_prepare(io->c, SQL_AROUND, e);
-	const uint8_t *p;
-	size_t n;
-	int rc;
+	static const char *const sql[] = {SQL_FLOOR, SQL_AFTER};
+	const uint8_t *p = NULL;
+	size_t n = 0;
+	int rc = 0;
 
 	*a = (struct around){0};
 	i64_list_clear(&io->ids);
+	for (size_t i = 0; rc == 0 && !a->have && i < 2; i++) {
+		struct store_stmt *st = store_prepare(io->c, sql[i], e);
+		if (!st)
+			return -1;
+		if ((rc = block_at(io, st, item, &a->have, &a->first, &p, &n, e)) == 0 && a->have &&
+		    i64_block_decode(a->first, p, n, &io->ids, e))
+			rc = block_failed(io, a->first, e);
+		store_reset(st);
+	}
+	return rc;
+}
+
+/* Reads the first item of the block after a's and copies its gaps. */
+static int read_next(struct list_io *io, struct around *a, struct err *e)
+{
+	struct store_stmt *st = store_prepare(io->c, SQL_AFTER, e);
+	const uint8_t *p = NULL;
+	size_t n = 0;
+	int rc;
+
+	a->next_read = true;
 	if (!st)
 		return -1;
-	store_bind_int64(st, 1, io->rid);
-	store_bind_int64(st, 2, io->hash);
-	store_bind_int64(st, 3, item);
-	store_bind_int64(st, 4, INT64_MIN);
-	if ((rc = store_step(st, e)) == STORE_ROW) {
-		a->have = true;
-		a->first = store_col_int64(st, 0);
-		if ((rc = blob_of(st, &p, &n, e)) == 0 && i64_block_decode(a->first, p, n, &io->ids, e))
-			rc = block_failed(io, a->first, e);
-		if (rc == 0 && (rc = store_step(st, e)) == STORE_ROW) {
-			a->have_next = true;
-			a->next_first = store_col_int64(st, 0);
-			if ((rc = blob_of(st, &p, &n, e)) == 0) {
-				uint8_t *copy = realloc(io->next_raw, n ? n : 1);
-				if (!copy) {
-					rc = err_set(e, ERR_INTERNAL, "out of memory");
-				} else {
-					io->next_raw = copy;
-					io->next_len = n;
-					if (n)
-						memcpy(copy, p, n);
-				}
-			}
+	rc = block_at(io, st, a->first, &a->have_next, &a->next_first, &p, &n, e);
+	if (rc == 0 && a->have_next) {
+		uint8_t *copy = realloc(io->next_raw, n ? n : 1);
+		if (!copy) {
+			rc = err_set(e, ERR_INTERNAL, "out of memory");
+		} else {
+			io->next_raw = copy;
+			io->next_len = n;
+			if (n)
+				memcpy(copy, p, n);
 		}
 	}
 	store_reset(st);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 /* io->out = io->ids with the changes ch[0..n) made (ascending, one per item); *appended:
@@ -207,7 +239,7 @@ static int del_block(struct list_io *io, int64_t first, struct err *e)
 
 static int put_block(struct list_io *io, const int64_t *v, size_t n, struct err *e)
 {
-	struct store_stmt *st = store_prepare(io->c, SQL_PUT, e);
+	struct store_stmt *st = store_prepare(io->c, io->kept && v[0] == io->kept_first ? SQL_SET : SQL_ADD, e);
 	size_t len = i64_block_encode(v, n, io->enc);
 
 	if (!st)
@@ -239,12 +271,16 @@ static int put_blocks(struct list_io *io, const int64_t *v, size_t n, bool greed
 
 /* Appends the next block to io->out when io->out is under BLOCK_IDS_MIN (not empty) and
  * both fit in one block; *merged says it did (the next block's row is then to go). */
-static int merge_next(struct list_io *io, const struct around *a, bool *merged, struct err *e)
+static int merge_next(struct list_io *io, struct around *a, bool *merged, struct err *e)
 {
 	struct i64_list *o = &io->out;
 
 	*merged = false;
-	if (!a->have_next || o->n == 0 || o->n >= BLOCK_IDS_MIN)
+	if (!a->have || o->n == 0 || o->n >= BLOCK_IDS_MIN)
+		return 0;
+	if (!a->next_read && read_next(io, a, e))
+		return -1;
+	if (!a->have_next)
 		return 0;
 	i64_list_clear(&io->next);
 	if (i64_block_decode(a->next_first, io->next_raw, io->next_len, &io->next, e))
@@ -268,7 +304,7 @@ static int apply_block(struct list_io *io, const struct posting_change *ch, size
 	bool appended, merged;
 	size_t k = 0;
 
-	if (read_around(io, ch[0].item, &a, e))
+	if (read_around(io, ch[0].item, &a, e) || (n > 1 && a.have && read_next(io, &a, e)))
 		return -1;
 	while (k < n && (!a.have_next || ch[k].item < a.next_first))
 		k++;
@@ -278,7 +314,9 @@ static int apply_block(struct list_io *io, const struct posting_change *ch, size
 	if (!merged && io->out.n == io->ids.n &&
 	    (io->ids.n == 0 || memcmp(io->out.v, io->ids.v, io->ids.n * sizeof(*io->ids.v)) == 0))
 		return 0; /* nothing changed: items removed that the list did not hold */
-	if (a.have && (io->out.n == 0 || io->out.v[0] != a.first) && del_block(io, a.first, e))
+	io->kept = a.have && io->out.n > 0 && io->out.v[0] == a.first;
+	io->kept_first = a.first;
+	if (a.have && !io->kept && del_block(io, a.first, e))
 		return -1;
 	if (merged && del_block(io, a.next_first, e))
 		return -1;
