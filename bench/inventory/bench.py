@@ -437,8 +437,8 @@ def main():
             servers.append(before)
             before.create()
             t = time.perf_counter()
-            cpu = before.load(records, bulk=False)
-            before_load = (time.perf_counter() - t, cpu)
+            cpu = before.load(records, bulk=LOAD != "single")
+            before_load = (LOAD != "single", time.perf_counter() - t, cpu)
             size.append(db_size(before))
             before.save("bench-count", COUNT_Q)
             before.save("bench-rows", ROWS_Q)
@@ -549,9 +549,12 @@ def db_size(accord):
     try:
         pages = dict(con.execute("select name, sum(pgsize) from dbstat group by name").fetchall())
         index = sum(v for k, v in pages.items() if k.startswith(("inventory_postings", "inventory_item_keys")))
-        try:
+        cols = [r[1] for r in con.execute("pragma table_info(inventory_postings)")]
+        if "items" in cols:  # blocks (migration 046): a posting for the first item, one for each gap's last byte
+            n = sum(1 + sum(b < 0x80 for b in bytes(raw)) for raw, in con.execute("select items from inventory_postings"))
+        elif cols:  # a row a posting (041)
             n = con.execute("select count(*) from inventory_postings").fetchone()[0]
-        except sqlite3.OperationalError:  # a build before the postings (migration 041)
+        else:  # a build before the postings
             n = None
     finally:
         con.close()
@@ -565,7 +568,7 @@ def load_text(accord_load, before_load, pg_load, size):
         return "%.1f s (%s; server CPU %.1f s, %.3f ms per item)" % (secs, how, cpu, cpu * 1000 / ITEMS)
     return ("Load: Accord %s through the API (%d client(s), keep-alive)%s, PostgreSQL %.1f s (COPY + GIN build)."
             % (", then ".join(one(*x) for x in accord_load), LOAD_CLIENTS,
-               ", before %s" % one(False, *before_load) if before_load else "", pg_load)
+               ", before %s" % one(*before_load) if before_load else "", pg_load)
             + "".join(" Accord%s's SQLite database after the load: %.1f MB, of which the containment index %.1f MB"
                       "%s." % (" before" if k else "", sz[0] / 1e6, sz[1] / 1e6,
                                " (%d postings)" % sz[2] if sz[2] is not None else " (inventory_item_keys)")

@@ -3,25 +3,27 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "base/i64_block.h"
 #include "store/sqlite_api.h"
 
 /* A posting list this many times longer than the rarest is not read to its end: the exact
  * check of the items it would have taken out costs less than reading it. */
 #define READ_RATIO 16
-/* The lists are read side by side, this many ids of each in turn, until the rarest ends. */
+/* The lists are read side by side, blocks of each in turn up to this many ids, until the
+ * rarest ends. */
 #define CHUNK 256
 /* Keys past this many are not read (the exact check still decides them). */
 #define MAX_LISTS 8
 
 struct list {
-	sqlite3_stmt *st; /* this key's ids, ascending; NULL once ended */
+	sqlite3_stmt *st; /* this key's blocks, ascending; NULL once ended */
 	struct i64_list ids;
 	bool dropped; /* too long to be worth reading */
 };
 
 struct inv_narrow {
 	sqlite3 *db;
-	sqlite3_stmt *read[MAX_LISTS]; /* the items of one key, ascending; prepared as needed */
+	sqlite3_stmt *read[MAX_LISTS]; /* the blocks of one key, ascending; prepared as needed */
 	struct list lists[MAX_LISTS];
 };
 
@@ -59,7 +61,8 @@ static int open_list(struct inv_narrow *nw, size_t i, int64_t inventory, int64_t
 
 	if (!nw->read[i] &&
 	    sqlite.prepare_v3(nw->db,
-			      "SELECT item FROM main.inventory_postings WHERE inventory = ?1 AND hash = ?2 ORDER BY item",
+			      "SELECT first_item, items FROM main.inventory_postings WHERE inventory = ?1 AND hash = ?2"
+			      " ORDER BY first_item",
 			      -1, SQLITE_PREPARE_PERSISTENT, &nw->read[i], NULL) != SQLITE_OK)
 		return fail(nw, e);
 	*l = (struct list){.st = nw->read[i], .ids = l->ids};
@@ -69,15 +72,35 @@ static int open_list(struct inv_narrow *nw, size_t i, int64_t inventory, int64_t
 	return 0;
 }
 
-/* Reads up to max more ids of l (all with max 0); l->st is NULL once the list has ended. */
+/* Appends the ids of the block l->st is on. */
+static int read_block(struct inv_narrow *nw, struct list *l, struct err *e)
+{
+	int64_t first = sqlite.column_int64(l->st, 0);
+	const uint8_t *p = sqlite.column_blob(l->st, 1);
+	int n = sqlite.column_bytes(l->st, 1);
+
+	if (!p && n > 0)
+		return fail(nw, e);
+	if (i64_block_decode(first, p, (size_t)n, &l->ids, e) == 0)
+		return 0;
+	if (e->code == ERR_INVALID) { /* the index's own data */
+		err_prefix(e, "inventory query: reading the postings");
+		e->code = ERR_INTERNAL;
+	}
+	return -1;
+}
+
+/* Reads blocks of l until at least max more ids (all with max 0); l->st is NULL once the list
+ * has ended. */
 static int read_more(struct inv_narrow *nw, struct list *l, size_t max, struct err *e)
 {
+	size_t goal = l->ids.n + max;
 	int rc = SQLITE_ROW;
 
-	for (size_t k = 0; l->st && (max == 0 || k < max); k++) {
+	while (l->st && (max == 0 || l->ids.n < goal)) {
 		if ((rc = sqlite.step(l->st)) != SQLITE_ROW)
 			break;
-		if (i64_list_push(&l->ids, sqlite.column_int64(l->st, 0), e))
+		if (read_block(nw, l, e))
 			return -1;
 	}
 	if (rc == SQLITE_DONE) {

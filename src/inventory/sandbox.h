@@ -47,9 +47,10 @@
  * ({}) reads every item of the inventory.  The views also check each item's own inventory,
  * so a posting can never lead outside it.
  *
- * The schema it relies on (schema/003_inventories.sql, 041_inventory_postings.sql):
+ * The schema it relies on (schema/003_inventories.sql, 046_inventory_posting_blocks.sql):
  *   inventory_items(id INTEGER PRIMARY KEY, inventory INTEGER, item_path TEXT, item_data TEXT)
- *   inventory_postings(inventory, hash, item) WITHOUT ROWID, primary key in that order.
+ *   inventory_postings(inventory, hash, first_item, items) WITHOUT ROWID, primary key in
+ *   that order, items the gaps of a block (base/i64_block.h).
  * Thread-safe: every call uses its own connection. */
 
 #define INV_QUERY_MEMORY_BYTES (256u * 1024 * 1024)

@@ -199,9 +199,10 @@ static void item_new_cleanup(struct item_new *p)
 }
 
 /* Inside the write transaction: the item's row, replacing the one whose JSON was old_text
- * (NULL: none), and its postings (store/inventory_postings.h), only those that changed. */
+ * (NULL: none); its postings' changes go to batch (store/inventory_postings.h), only those
+ * that differ. */
 static int replace_item(struct store_conn *c, int64_t rid, const struct item_new *p, const char *old_text,
-			struct err *e)
+			struct inventory_postings_batch *batch, struct err *e)
 {
 	json_t *old = NULL;
 	int64_t item = 0;
@@ -210,7 +211,7 @@ static int replace_item(struct store_conn *c, int64_t rid, const struct item_new
 	if (old_text && !(old = jsonx_parse(old_text, strlen(old_text), JSONX_DEPTH_JANSSON, e)))
 		err_set(e, ERR_INTERNAL, "item %.128s: its stored JSON does not parse", p->path);
 	else if (put_item_row(c, rid, p->path, p->text, &item, e) == 0)
-		rc = store_inventory_postings_set(c, rid, item, old, p->hashes, p->n_hashes, e);
+		rc = store_inventory_postings_batch_item(batch, item, old, p->hashes, p->n_hashes, e);
 	json_decref(old);
 	return rc;
 }
@@ -266,7 +267,7 @@ static int too_large(int64_t total, int64_t max_bytes, struct err *e)
 
 /* Inside the write transaction: one item; *total moves by its change of size. */
 static int write_one(struct store_conn *c, int64_t rid, const struct item_new *p, int64_t *total, size_t *created,
-		     struct err *e)
+		     struct inventory_postings_batch *batch, struct err *e)
 {
 	struct old_item o = {0};
 	int rc = -1;
@@ -274,17 +275,18 @@ static int write_one(struct store_conn *c, int64_t rid, const struct item_new *p
 	if (old_item(c, rid, p->path, store_inventory_postings_kept(c), &o, e) == 0) {
 		*total += (int64_t)strlen(p->text) - o.size;
 		*created += !o.exists;
-		rc = replace_item(c, rid, p, o.text, e);
+		rc = replace_item(c, rid, p, o.text, batch, e);
 	}
 	free(o.text);
 	return rc;
 }
 
 /* The write transaction of the n prepared items (a single put is one): the store's size
- * decided once, after every item. */
+ * decided once, after every item; the postings of all of them written together. */
 static int items_tx(struct store_conn *c, int64_t rid, const struct item_new *p, size_t n, int64_t max_bytes,
 		    size_t *n_created, size_t *bad, struct err *e)
 {
+	struct inventory_postings_batch batch = {0};
 	int64_t total = 0, own_max;
 	size_t created = 0;
 
@@ -294,7 +296,7 @@ static int items_tx(struct store_conn *c, int64_t rid, const struct item_new *p,
 	    (max_bytes >= 0 && store_jsonstore_capacity(c, rid, &total, &own_max, e)))
 		goto fail;
 	for (size_t i = 0; i < n; i++)
-		if (write_one(c, rid, &p[i], &total, &created, e)) {
+		if (write_one(c, rid, &p[i], &total, &created, &batch, e)) {
 			*bad = i;
 			goto fail;
 		}
@@ -302,13 +304,15 @@ static int items_tx(struct store_conn *c, int64_t rid, const struct item_new *p,
 		too_large(total, max_bytes, e);
 		goto fail;
 	}
-	if (store_tx_commit(c, e))
+	if (store_inventory_postings_batch_apply(c, rid, &batch, e) || store_tx_commit(c, e))
 		goto fail;
+	store_inventory_postings_batch_cleanup(&batch);
 	if (n_created)
 		*n_created = created;
 	return 0;
 fail:
 	store_tx_rollback(c);
+	store_inventory_postings_batch_cleanup(&batch);
 	return -1;
 }
 

@@ -18,6 +18,7 @@
  * loads it first: sqlite.c's connection open, store/backup.c, store/sqlite_mem.c and the
  * inventory sandbox. */
 #define SQLITE_API_FUNCTIONS(X)                                                                                        \
+	X(aggregate_context, sqlite3_aggregate_context)                                                                \
 	X(backup_finish, sqlite3_backup_finish)                                                                        \
 	X(backup_init, sqlite3_backup_init)                                                                            \
 	X(backup_pagecount, sqlite3_backup_pagecount)                                                                  \
@@ -65,6 +66,7 @@
 	X(prepare_v3, sqlite3_prepare_v3)                                                                              \
 	X(progress_handler, sqlite3_progress_handler)                                                                  \
 	X(reset, sqlite3_reset)                                                                                        \
+	X(result_blob64, sqlite3_result_blob64)                                                                        \
 	X(result_error, sqlite3_result_error)                                                                          \
 	X(result_error_nomem, sqlite3_result_error_nomem)                                                              \
 	X(result_int, sqlite3_result_int)                                                                              \
@@ -79,6 +81,7 @@
 	X(user_data, sqlite3_user_data)                                                                                \
 	X(value_bytes, sqlite3_value_bytes)                                                                            \
 	X(value_double, sqlite3_value_double)                                                                          \
+	X(value_int64, sqlite3_value_int64)                                                                            \
 	X(value_text, sqlite3_value_text)                                                                              \
 	X(update_hook, sqlite3_update_hook)                                                                            \
 	X(value_type, sqlite3_value_type)                                                                              \

@@ -1,15 +1,16 @@
 """The containment index of inventory and JSON store items (issue 27 item 3): a filter
-`item_data @> ?` answered through the index (SQLite: inventory_postings, migration 041;
-PostgreSQL: GIN) gives exactly what a full scan and PostgreSQL's own rules give, for the
+`item_data @> ?` answered through the index (SQLite: inventory_postings, migrations 041 and
+046, each key's list of items in blocks; PostgreSQL: GIN) gives exactly what a full scan and PostgreSQL's own rules give, for the
 tricky cases of @> (arrays, nested and empty containers, null, 1 vs 1.0, strings that look
 like numbers, keys with dots); on SQLite the query really reads the postings, item writes
-and deletes leave none stale, and the migration builds them for items stored before it."""
+and deletes leave none stale, lists of many items are kept in well-formed blocks through
+writes in any order, and the migrations build them for items stored before them."""
 import json
 
 import pytest
 
 from conftest import ADMIN_KEY, Client, sqlite_only, unique
-from db_util import execute, scalar
+from db_util import execute, rows, scalar
 from test_inventory import make_inventory, run
 from test_json_store import make_store, put
 
@@ -81,8 +82,69 @@ def rid(server, name):
     return scalar(server.data_dir, "SELECT rid FROM inventories WHERE name = '%s'" % name)
 
 
+# The blocks of the index (store/inventory_postings.h, base/i64_block.h), read here with a
+# decoder of our own: a row (inventory, hash, first_item, items) holds first_item, then an
+# item for each gap in items (LEB128 varints, 7 bits a byte, lowest first, minimal).
+BLOCK_IDS = 128
+BLOCK_BYTES = 512
+
+
+def block_items(first, raw):
+    items, gap, shift = [first], 0, 0
+    for i, b in enumerate(raw):
+        gap |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            assert gap > 0 and (b or shift == 7), raw  # ascending, minimal
+            items.append(items[-1] + gap)
+            gap, shift = 0, 0
+    assert shift == 0 and -2 ** 63 <= items[-1] < 2 ** 63, raw
+    return items
+
+
+def block_bytes(items):
+    out = bytearray()
+    for a, b in zip(items, items[1:]):
+        gap = b - a
+        while gap >= 0x80:
+            out.append(gap & 0x7F | 0x80)
+            gap >>= 7
+        out.append(gap)
+    return bytes(out)
+
+
+def blocks(data_dir, inv):
+    """{hash: [(first_item, [items])]} of inventory rid inv, each list's blocks in order."""
+    out = {}
+    for h, first, raw in rows(data_dir, "SELECT hash, first_item, items FROM inventory_postings WHERE inventory = %d"
+                                        " ORDER BY hash, first_item" % inv):
+        out.setdefault(h, []).append((first, block_items(first, bytes(raw))))
+    return out
+
+
+def posting_set(data_dir, inv):
+    """{(hash, item)} of inventory rid inv, checking that each list's blocks are in order
+    without overlap."""
+    found = set()
+    for h, bl in blocks(data_dir, inv).items():
+        flat = [i for _, items in bl for i in items]
+        assert flat == sorted(set(flat)), (h, bl)
+        found |= {(h, i) for i in flat}
+    return found
+
+
 def postings(server, name):
-    return scalar(server.data_dir, "SELECT count(*) FROM inventory_postings WHERE inventory = %d" % rid(server, name))
+    return len(posting_set(server.data_dir, rid(server, name)))
+
+
+def by_path(data_dir, inv):
+    """{(hash, item path)} of inventory rid inv: what its items hold, whatever their ids
+    (None when a posting names an item the inventory does not have)."""
+    paths = dict(rows(data_dir, "SELECT id, item_path FROM inventory_items WHERE inventory = %d" % inv))
+    found = posting_set(data_dir, inv)
+    if any(item not in paths for _, item in found):
+        return None
+    return {(h, paths[item]) for h, item in found}
 
 
 def test_tricky_filters_match_a_full_scan(admin):
@@ -145,6 +207,18 @@ def test_filters_of_many_keys_over_many_items(admin):
     assert len(expected(MANY, MANY_FILTERS[0])) > 10
 
 
+def drop_posting(data_dir, inv, item):
+    """Takes item out of the block of the inventory's longest list, as a lost posting."""
+    h, bl = max(blocks(data_dir, inv).items(), key=lambda kv: sum(len(b[1]) for b in kv[1]))
+    first, items = next(b for b in bl if item in b[1])
+    rest = [i for i in items if i != item]
+    execute(data_dir, "DELETE FROM inventory_postings WHERE inventory = %d AND hash = %d AND first_item = %d"
+                      % (inv, h, first))
+    if rest:
+        execute(data_dir, "INSERT INTO inventory_postings VALUES (%d, %d, %d, X'%s')"
+                          % (inv, h, rest[0], block_bytes(rest).hex()))
+
+
 @sqlite_only
 def test_every_key_of_the_filter_narrows(server, admin):
     """Not only the two rarest keys: the postings of a third, common one are intersected too
@@ -154,10 +228,8 @@ def test_every_key_of_the_filter_narrows(server, admin):
     base, _ = make_inventory(admin, items=items)
     name = base.rsplit("/", 1)[1]
     inv = rid(server, name)
-    execute(server.data_dir,
-            "DELETE FROM inventory_postings WHERE inventory = %d AND hash = (SELECT hash FROM inventory_postings"
-            " WHERE inventory = %d GROUP BY hash ORDER BY count(*) DESC LIMIT 1) AND item = (SELECT id FROM"
-            " inventory_items WHERE inventory = %d AND item_path = 'p01')" % (inv, inv, inv))
+    drop_posting(server.data_dir, inv, scalar(server.data_dir, "SELECT id FROM inventory_items WHERE inventory = %d"
+                                                               " AND item_path = 'p01'" % inv))
     flt = {"kind": "host", "env": "prod", "role": "web"}
     indexed, scan = results(admin, base, flt)
     assert scan == expected(items, flt) == ["p%02d" % i for i in range(1, 12, 2)]
@@ -186,13 +258,11 @@ def test_writes_leave_no_stale_postings(server, admin):
     assert admin.delete(sbase + "/item/d").status_code == 200
     assert postings(server, store) == postings(server, name)
 
-    orphans = "SELECT count(*) FROM inventory_postings p WHERE NOT EXISTS (SELECT 1 FROM inventory_items i" \
-              " WHERE i.id = p.item AND i.inventory = p.inventory)"
-    assert scalar(server.data_dir, orphans) == 0
+    for n in (name, store):
+        assert by_path(server.data_dir, rid(server, n)) is not None  # no posting of an item that is not there
     gone = rid(server, name)
     assert admin.delete("/api/v1/org/Default/inventory/" + name).status_code == 200
     assert scalar(server.data_dir, "SELECT count(*) FROM inventory_postings WHERE inventory = %d" % gone) == 0
-    assert scalar(server.data_dir, orphans) == 0
 
 
 @sqlite_only
@@ -203,9 +273,10 @@ def test_the_migration_builds_the_postings_of_existing_items(fresh_server):
     name = base.rsplit("/", 1)[1]
     before = postings(srv, name)
     assert srv.stop() == 0
-    # the database as it was before migration 041 (its key table, left empty, goes with it)
+    # the database as it was before migration 041 (its key table, left empty, goes with it);
+    # 046 then stores 041's postings as blocks
     execute(srv.data_dir, "DROP TRIGGER inventory_postings_gone; DROP TABLE inventory_postings;"
-                          " DELETE FROM schema_migrations WHERE number = 41;"
+                          " DELETE FROM schema_migrations WHERE number IN (41, 46);"
                           " CREATE TABLE inventory_item_keys (inventory INTEGER NOT NULL, key TEXT NOT NULL,"
                           " value NOT NULL, item INTEGER NOT NULL, PRIMARY KEY (inventory, key, value, item))"
                           " WITHOUT ROWID")
@@ -213,6 +284,110 @@ def test_the_migration_builds_the_postings_of_existing_items(fresh_server):
     admin = Client(srv.url, ADMIN_KEY)
     assert postings(srv, name) == before
     check_all(admin, base, ITEMS)
+
+
+def as_041(data_dir):
+    """Turns the database back into what migration 041 left: a row (inventory, hash, item) per
+    posting, decoded from the blocks here, and 046 not applied."""
+    postings = [(inv, h, i) for inv, in rows(data_dir, "SELECT DISTINCT inventory FROM inventory_postings")
+                for h, i in posting_set(data_dir, inv)]
+    execute(data_dir, "DROP TRIGGER inventory_postings_gone; DROP TABLE inventory_postings;"
+                      " DELETE FROM schema_migrations WHERE number = 46;"
+                      " CREATE TABLE inventory_postings (inventory INTEGER NOT NULL, hash INTEGER NOT NULL,"
+                      " item INTEGER NOT NULL, PRIMARY KEY (inventory, hash, item)) WITHOUT ROWID;"
+                      " CREATE TRIGGER inventory_postings_gone AFTER DELETE ON inventories BEGIN"
+                      " DELETE FROM inventory_postings WHERE inventory = old.rid; END;"
+                      + "".join(" INSERT INTO inventory_postings VALUES (%d, %d, %d);" % p for p in postings))
+    return len(postings)
+
+
+def check_blocks(data_dir, inv):
+    """Every block of the inventory within its limits; its lists in order, without overlap."""
+    for h, bl in blocks(data_dir, inv).items():
+        for first, items in bl:
+            assert len(items) <= BLOCK_IDS and len(block_bytes(items)) <= BLOCK_BYTES, (h, first)
+    return posting_set(data_dir, inv)
+
+
+# Items whose keys make lists of every length: one key on each item (300 of them: three
+# blocks), one on every other, every seventh, and a key of each item alone.
+LONG = {"x%03d" % i: {"kind": "host", "even": i % 2 == 0, "seventh": i % 7 == 0, "id": i} for i in range(300)}
+
+
+@sqlite_only
+def test_migration_046_stores_existing_postings_as_blocks(fresh_server):
+    srv = fresh_server().start()
+    admin = Client(srv.url, ADMIN_KEY)
+    base, _ = make_inventory(admin)
+    assert admin.post(base + "/data", json=[{"path": p, "data": d} for p, d in LONG.items()]).status_code == 200
+    small, _ = make_inventory(admin, items=ITEMS)
+    invs = [rid(srv, b.rsplit("/", 1)[1]) for b in (base, small)]
+    before = [by_path(srv.data_dir, inv) for inv in invs]
+    assert srv.stop() == 0
+    assert as_041(srv.data_dir) == sum(len(b) for b in before)
+    srv.start()
+    admin = Client(srv.url, ADMIN_KEY)
+    assert [by_path(srv.data_dir, inv) for inv in invs] == before
+    check_blocks(srv.data_dir, invs[0])
+    kind = max(blocks(srv.data_dir, invs[0]).values(), key=len)  # the key of all 300 items
+    assert [len(items) for _, items in kind] == [128, 128, 44]
+    check_all(admin, small, ITEMS)
+    for flt in ({"kind": "host", "even": True, "seventh": True}, {"id": 299}, {"seventh": True, "id": 7}):
+        assert sorted(run(admin, base, INDEXED, flt)) == expected(LONG, flt)
+    # the writes go on from the converted blocks
+    assert admin.post(base + "/data/x300", json={"kind": "host", "even": True}).status_code == 200
+    assert admin.delete(base + "/data/x000").status_code == 200
+    assert sorted(run(admin, base, INDEXED, {"kind": "host", "even": True}))[-1] == "x300"
+    assert len(run(admin, base, INDEXED, {"kind": "host"})) == 300
+
+
+@sqlite_only
+def test_blocks_stay_well_formed_through_writes_in_any_order(server, admin):
+    """Lists of hundreds of items written in a shuffled order, in bulk and one by one, changed
+    and deleted in the middle and at both ends: the blocks hold exactly what the same final
+    items written once hold, each within its limits, and the filters answer as a scan."""
+    import random
+    rnd = random.Random(7)
+    final = dict(LONG)
+    order = list(LONG)
+    rnd.shuffle(order)
+    base, _ = make_inventory(admin)
+    inv = rid(server, base.rsplit("/", 1)[1])
+    # first without the common key on every third item, in bulk, shuffled (the ids follow
+    # the order of writing, so each list grows at its end); then that key added to those
+    # items one by one, shuffled: items added in the middle of full blocks
+    third = [p for p in order if LONG[p]["id"] % 3 == 0]
+    for i in range(0, 300, 60):
+        chunk = [{"path": p, "data": dict(LONG[p], kind="later") if p in third else LONG[p]} for p in order[i:i + 60]]
+        assert admin.post(base + "/data", json=chunk).status_code == 200
+    for p in third:
+        assert admin.post(base + "/data/" + p, json=LONG[p]).status_code == 200
+    check_blocks(server.data_dir, inv)
+    # changes: the common key taken off two thirds of the items (blocks emptied, merged),
+    # one item changed twice in one bulk write, deletions at both ends and in the middle
+    changed = [{"path": p, "data": {"id": LONG[p]["id"], "odd": True}} for p in sorted(LONG) if LONG[p]["id"] % 3]
+    for i in range(0, len(changed), 40):
+        assert admin.post(base + "/data", json=changed[i:i + 40]).status_code == 200
+    for c in changed:
+        final[c["path"]] = c["data"]
+    twice = [{"path": "x003", "data": {"kind": "host"}}, {"path": "x003", "data": {"kind": "vm", "id": 3}}]
+    assert admin.post(base + "/data", json=twice).status_code == 200
+    final["x003"] = twice[1]["data"]
+    for p in ["x000", "x299", "x150", "x151", "x152"] + ["x%03d" % i for i in range(30, 90)]:
+        assert admin.delete(base + "/data/" + p).status_code == 200
+        del final[p]
+    held = check_blocks(server.data_dir, inv)
+    fresh, _ = make_inventory(admin)
+    assert admin.post(fresh + "/data", json=[{"path": p, "data": d} for p, d in final.items()]).status_code == 200
+    assert by_path(server.data_dir, inv) == by_path(server.data_dir, rid(server, fresh.rsplit("/", 1)[1]))
+    kinds = max(blocks(server.data_dir, inv).values(), key=lambda bl: sum(len(i) for _, i in bl))
+    n = sum(len(i) for _, i in kinds)
+    assert len(kinds) <= n // (BLOCK_IDS // 4) + 2, [len(i) for _, i in kinds]  # no trail of tiny blocks
+    for flt in ({"kind": "host"}, {"kind": "host", "even": True}, {"odd": True, "seventh": True}, {"kind": "vm"},
+                {"id": 151}, {"even": False, "kind": "host", "seventh": True}):
+        indexed, scan = results(admin, base, flt)
+        assert indexed == scan == expected(final, flt), flt
+    assert len(held) > 0
 
 
 @pytest.mark.parametrize("flt", [{"n": 1}, {"o": {"p": {"q": "deep"}}}])

@@ -45,7 +45,10 @@ static void add_item(sqlite3 *db, int inv, const char *path, const char *data)
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
 	id = sqlite3_last_insert_rowid(db);
-	sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO inventory_postings(inventory, hash, item) VALUES (?1, ?2, ?3)",
+	/* each posting a block of its own (one item, no gaps): a list of several blocks */
+	sqlite3_prepare_v2(db,
+			   "INSERT OR IGNORE INTO inventory_postings(inventory, hash, first_item, items) "
+			   "VALUES (?1, ?2, ?3, X'')",
 			   -1, &st, NULL);
 	assert_int_equal(inv_keys_postings(j, &hashes, &n, &e), 0);
 	for (size_t i = 0; i < n; i++) {
@@ -79,7 +82,8 @@ static int setup(void **state)
 		"CREATE TABLE inventory_items(id INTEGER PRIMARY KEY, inventory INTEGER NOT NULL, item_path TEXT NOT "
 		"NULL, item_data TEXT NOT NULL, UNIQUE(inventory, item_path));"
 		"CREATE TABLE inventory_postings(inventory INTEGER NOT NULL, hash INTEGER NOT NULL, "
-		"item INTEGER NOT NULL, PRIMARY KEY(inventory, hash, item)) WITHOUT ROWID;");
+		"first_item INTEGER NOT NULL, items BLOB NOT NULL, PRIMARY KEY(inventory, hash, first_item)) "
+		"WITHOUT ROWID;");
 	add_item(db, 1, "web1", "{\"host\":\"web1\",\"env\":\"prod\",\"port\":80,\"tags\":[\"web\",\"a\"]}");
 	add_item(db, 1, "web2", "{\"host\":\"web2\",\"env\":\"test\",\"port\":8080,\"tags\":[\"web\"]}");
 	add_item(db, 1, "db1",
