@@ -31,8 +31,12 @@ def new_browser(size=LAPTOP):
     # Beyond headless: none of Chromium's background services (updates, sync, safe
     # browsing, translation, crash reports, metrics), which the console never needs —
     # 8–11% less CPU over two browser test files (bench/RESULTS.md "The test suites' CPU
-    # by program").
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+    # by program").  Without the back-forward cache and site isolation, a page load reuses the
+    # tab's renderer: with them, Chromium started a new renderer process for nearly every
+    # navigation (about:blank and back to the console: 68 processes over 30 page visits, 8
+    # without), which was ~40% of its CPU per visit (bench/RESULTS.md "The browser suite's and
+    # the build's CPU").  The console is one origin and no test goes back across documents.
+    for a in ("--headless=new", "--disable-back-forward-cache", "--disable-site-isolation-trials", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
               "--no-first-run", "--disable-extensions", "--window-size=%d,%d" % size,
               "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
               "--disable-sync", "--disable-domain-reliability", "--disable-client-side-phishing-detection",

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import ADMIN_PASSWORD, ROOT, login, phone, start_process, unique, wait_process, wait_ready, wait_until
+from conftest import ADMIN_PASSWORD, AXE_RUN, ROOT, login, phone, start_process, unique, wait_process, wait_ready, wait_until
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
 
@@ -73,12 +73,7 @@ def violations(d, axe_source):
     """axe's serious and critical violations of the page as it is: [(rule, impact, html…)]."""
     if not d.execute_script("return !!window.axe"):
         d.execute_script(axe_source)
-    found = d.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) =>"
-        " [v.id, v.impact, v.help, v.nodes.slice(0, 3).map((n) => n.html.slice(0, 160))])),"
-        " (e) => done([['axe-error', 'critical', String(e), []]]));")
-    return [v for v in found if v[1] in ("serious", "critical")]
+    return [v for v in d.execute_async_script(AXE_RUN) if v[1] in ("serious", "critical")]
 
 
 def settle(d, path):
