@@ -434,27 +434,14 @@ def start_process(client, flow=None, parts=None, files=None, expect=200):
     return body["instanceId"]
 
 
-_blocking_waits = threading.BoundedSemaphore(2)
-
-
 def wait_process(client, instance_id, statuses=FINAL, timeout=30):
-    """Waits until the status is one of statuses; returns the process record (GET
-    /api/v2/process/{id}).  When statuses are all final, the server is asked to wait for the
-    end (waitForCompletion, woken by it) instead of polled: two requests instead of one
-    every 50 ms (each ~2 ms of CPU in the client and the ASan server, bench/RESULTS.md).
-    Otherwise it polls: every 50 ms for the first 3 s (most processes end within a second),
-    then every 250 ms; also when two of this process's waits are at a server already (each
-    holds one of the server's HTTP worker threads, 4 by default: a test's threads that wait
-    together must leave the server threads to answer) or the server has its most (503)."""
+    """Polls the status until it is one of statuses; returns the process record.  Every 50 ms
+    for the first 3 s (most processes end within a second), then every 250 ms: a process
+    that takes that long (Ansible, timeouts, cron) is seen at most a quarter of a second
+    late, with fewer requests (each ~2 ms of CPU in the client and the ASan server,
+    bench/RESULTS.md)."""
     started = time.time()
     deadline = started + timeout
-    if set(statuses) <= set(FINAL) and _blocking_waits.acquire(blocking=False):
-        try:
-            # 408 at the timeout and 503 fall through to the polls (which say the status)
-            client.get("/api/v1/process/%s/waitForCompletion" % instance_id,
-                       params={"timeout": int(timeout * 1000)}, timeout=timeout + 30)
-        finally:
-            _blocking_waits.release()
     while True:
         r = client.get("/api/v2/process/%s" % instance_id)
         assert r.status_code == 200, r.text
