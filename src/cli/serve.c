@@ -278,7 +278,7 @@ static int prepare_dir(const char *dir, const char *what, struct err *e)
 {
 	struct stat st;
 
-	if (path_mkdirs(dir, 0700, e))
+	if (confine_check_out_of_reach(dir, what, e) || path_mkdirs(dir, 0700, e))
 		return -1;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return err_set(e, ERR_INVALID, "%s %s is not a directory", what, dir);

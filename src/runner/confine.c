@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/landlock.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -255,6 +257,48 @@ int confine_runner(const char *workdir, char *desc, size_t desc_cap, struct err 
 	str_fmt_cut(desc, desc_cap, "landlock ABI %ld: read-only system paths, read-write working directory%s", abi,
 		    abi >= 6 ? ", signals and abstract sockets scoped" : "");
 	return 1;
+}
+
+/* Whether a (resolved) lies beneath b (resolved) or is b. */
+static bool beneath(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	if (n == 1) /* "/" */
+		return true;
+	return strncmp(a, b, n) == 0 && (a[n] == '/' || a[n] == '\0');
+}
+
+int confine_check_out_of_reach(const char *dir, const char *what, struct err *e)
+{
+	char real[PATH_MAX], sys[PATH_MAX], up[PATH_MAX];
+	size_t cut;
+
+	/* A folder not made yet: its nearest existing parent, resolved, with the rest after it */
+	if (str_fmt(up, sizeof up, "%s", dir))
+		return err_set(e, ERR_INVALID, "%s %s: too long", what, dir);
+	cut = strlen(up);
+	while (!realpath(up, real)) {
+		char *slash = strrchr(up, '/');
+
+		if (errno != ENOENT || !slash || slash == up)
+			return err_set(e, ERR_INVALID, "%s %s: %s", what, dir, strerror(errno));
+		*slash = '\0';
+		cut = (size_t)(slash - up);
+	}
+	if (dir[cut] && str_fmt(real + strlen(real), sizeof real - strlen(real), "%s", dir + cut))
+		return err_set(e, ERR_INVALID, "%s %s: too long", what, dir);
+	for (size_t i = 0; i < sizeof system_paths / sizeof system_paths[0]; i++) {
+		if (!realpath(system_paths[i].path, sys))
+			continue; /* not on this host */
+		if (beneath(real, sys) || beneath(sys, real))
+			return err_set(e, ERR_INVALID,
+				       "%s %s (%s) %s %s, which every flow's runner may open files in by name "
+				       "(docs/security.md \"Runner confinement\"): choose a folder outside it "
+				       "(for speed, a tmpfs mounted for the purpose, not /dev/shm)",
+				       what, dir, real, beneath(real, sys) ? "lies beneath" : "holds", system_paths[i].path);
+	}
+	return 0;
 }
 
 int confine_probe(char *desc, size_t desc_cap)

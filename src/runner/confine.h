@@ -38,6 +38,12 @@ void confine_preload(void);
  * server's start-up log): the Landlock ABI, or 0 when there is none; desc as above. */
 int confine_probe(char *desc, size_t desc_cap);
 
+/* For the server's start-up: ERR_INVALID when dir (an existing folder) lies beneath a path
+ * confine_runner grants the runners (/usr, /dev/shm, …), or holds one: their flows could
+ * then open its files by name.  Both are compared resolved (realpath), so /lib's link into
+ * /usr and a link to the folder count.  what names dir in the message ("data folder"). */
+int confine_check_out_of_reach(const char *dir, const char *what, struct err *e) WUR;
+
 /* Closes every file descriptor above keep_max (close_range, or a loop where the kernel
  * lacks it), so the runner holds nothing the supervisor did not mean to give it. */
 int confine_close_fds(int keep_max, struct err *e) WUR;

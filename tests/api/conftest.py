@@ -81,6 +81,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    longest_first(items)
     if not _neutral_deselected():
         return
     neutral = [i for i in items if i.get_closest_marker("backend_neutral")]
@@ -461,7 +462,10 @@ LONGEST_FIRST = (
 )
 
 
-def pytest_collection_modifyitems(config, items):
+def longest_first(items):
+    """Sorts items (pytest's collection, in place) by LONGEST_FIRST, a stable sort: called
+    by pytest_collection_modifyitems above (one hook of that name per module: a second
+    definition would silently replace the first)."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 

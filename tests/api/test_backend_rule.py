@@ -184,3 +184,13 @@ def test_the_check_sees_the_marks_pytest_sees():
             if pytest_sees != m.neutral(fn, ms):
                 differ.append("%s::%s: pytest %s, this check %s" % (m.name, fn.name, pytest_sees, not pytest_sees))
     assert not differ, "\n".join(differ)
+
+
+def test_conftest_defines_each_function_once():
+    """A second `def pytest_collection_modifyitems` in conftest.py silently replaced the
+    first (a merge did it: the neutral tests then ran on PostgreSQL again, unnoticed); every
+    module-level function of conftest.py is defined once."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "conftest.py")) as f:
+        tree = ast.parse(f.read())
+    names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assert sorted(set(n for n in names if names.count(n) > 1)) == []

@@ -212,12 +212,14 @@ def test_a_log_is_followed_through_the_other_node(two_nodes):
 
 def pg_ctl(host, *args):
     """pg_ctl on the cluster in folder host (scripts/pg-cluster: its socket folder holds
-    data/; the server runs as nobody when the tests run as root)."""
+    data/; the server runs as `pg-cluster owner` when the tests run as root)."""
     bindir = subprocess.run([os.path.join(ROOT, "scripts", "pg-cluster"), "bindir"], check=True,
                             capture_output=True, text=True).stdout.strip()
     cmd = [os.path.join(bindir, "pg_ctl"), "-D", os.path.join(host, "data"), "-w", "-t", "60"] + list(args)
     if os.getuid() == 0:
-        cmd = ["runuser", "-u", "nobody", "--"] + cmd
+        owner = subprocess.run([os.path.join(ROOT, "scripts", "pg-cluster"), "owner"], check=True,
+                               capture_output=True, text=True).stdout.strip()
+        cmd = ["runuser", "-u", owner, "--"] + cmd
     subprocess.run(cmd, check=True, capture_output=True)
 
 

@@ -4,11 +4,12 @@ one server, emptied at start-up, out of reach of other processes' flows and of l
 repository URLs."""
 import os
 import shutil
+import subprocess
 import tempfile
 
 import pytest
 
-from conftest import ADMIN_KEY, Client, backend_neutral, start_process, unique, wait_process
+from conftest import ADMIN_KEY, Client, backend_neutral, passable, start_process, unique, wait_process
 from proc_util import make_org, make_project, sleeper, status, wait_for
 
 pytestmark = backend_neutral("the work folder's confinement and lock: the database takes no part")
@@ -21,11 +22,29 @@ READS_FILE = """flows:
 
 @pytest.fixture
 def work_root():
-    # /dev/shm is the tmpfs an operator would pick; a plain folder where there is none.
-    base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-    root = tempfile.mkdtemp(prefix="accord-work-", dir=base)
+    # A tmpfs mounted for the purpose, as an operator would (docs/operations.md; /dev/shm is
+    # refused, below); a plain folder when not root.
+    root = tempfile.mkdtemp(prefix="accord-work-")
+    mounted = os.geteuid() == 0 and subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64m,mode=0711", "tmpfs", root], capture_output=True).returncode == 0
+    passable(os.path.join(root, "w"))
     yield os.path.join(root, "w")
+    if mounted:
+        subprocess.run(["umount", "-l", root], check=False)
     shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("option", ["--work-dir", "--data"])
+def test_a_folder_runners_may_reach_is_refused(fresh_server, option):
+    """Runners may open files by name in /dev/shm (POSIX semaphores) and read /usr: a data or
+    work folder there would let any flow read other processes' files.  Refused before
+    anything is made there."""
+    for folder in ("/dev/shm/accord-%s" % unique("w"), "/usr/local/%s" % unique("accord")):
+        srv = fresh_server(args=[option, folder])
+        with pytest.raises(RuntimeError) as exc:
+            srv.start()
+        assert "which every flow's runner may open files in by name" in str(exc.value)
+        assert not os.path.exists(folder)
 
 
 def processes_in(work):
