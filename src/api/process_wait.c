@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +31,10 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER; /* CLOCK_REALTIME */
+/* Counts the changes heard: a waiter notes it before it reads the status and sleeps only
+ * while it is unchanged, so a change heard while it was reading is not lost (it was: the
+ * waiter then slept the whole tick and saw the end up to WAIT_TICK_MS late). */
+static uint64_t generation;
 static unsigned n_waiters;
 static bool ending;
 
@@ -37,8 +42,19 @@ static void on_change(void *ctx)
 {
 	(void)ctx;
 	pthread_mutex_lock(&lock);
+	generation++;
 	pthread_cond_broadcast(&changed);
 	pthread_mutex_unlock(&lock);
+}
+
+static uint64_t generation_now(void)
+{
+	uint64_t g;
+
+	pthread_mutex_lock(&lock);
+	g = generation;
+	pthread_mutex_unlock(&lock);
+	return g;
 }
 
 void api_process_waits_end(void)
@@ -49,8 +65,9 @@ void api_process_waits_end(void)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Sleeps until a process changes, `ms` pass, or the server ends; false when it ends. */
-static bool pause_ms(int64_t ms)
+/* Sleeps until a process changes after `seen` (generation_now before the last read), `ms`
+ * pass, or the server ends; false when it ends. */
+static bool pause_ms(int64_t ms, uint64_t seen)
 {
 	struct timespec until;
 	bool go_on;
@@ -63,8 +80,8 @@ static bool pause_ms(int64_t ms)
 		until.tv_nsec -= 1000000000;
 	}
 	pthread_mutex_lock(&lock);
-	if (!ending)
-		pthread_cond_timedwait(&changed, &lock, &until);
+	while (!ending && generation == seen && pthread_cond_timedwait(&changed, &lock, &until) != ETIMEDOUT)
+		;
 	go_on = !ending;
 	pthread_mutex_unlock(&lock);
 	return go_on;
@@ -104,22 +121,34 @@ static int read_timeout(struct api_call *c, int64_t *ms)
 	return 0;
 }
 
-/* Reads p again until it is final or `deadline` passes; *done tells which. */
+/* p read again, in place. */
+static int reread(struct api_call *c, struct process *p)
+{
+	char id[UUID_STR_LEN];
+
+	memcpy(id, p->instance_id, sizeof id);
+	store_process_cleanup(p);
+	return store_process_get(c->db, id, p, &c->err);
+}
+
+/* Reads p again until it is final or `deadline` passes; *done tells which.  Once more
+ * right after subscribing: an end between the caller's read and the subscription is heard
+ * by no one. */
 static int wait_final(struct api_call *c, struct process *p, int64_t deadline, bool *done)
 {
 	struct logwatch_sub *sub = logwatch_subscribe(p->instance_id, on_change, NULL);
+	uint64_t seen = generation_now();
 	int64_t now;
-	int rc = 0;
+	int rc;
 
 	if (!sub)
 		return api_fail(c, ERR_INTERNAL, "out of memory");
-	while (!(*done = (PS_BIT(p->status) & PS_TERMINAL) != 0) && (now = dt_now_ms()) < deadline) {
-		char id[UUID_STR_LEN];
-		bool go_on = pause_ms(deadline - now < WAIT_TICK_MS ? deadline - now : WAIT_TICK_MS);
+	rc = reread(c, p);
+	while (rc == 0 && !(*done = (PS_BIT(p->status) & PS_TERMINAL) != 0) && (now = dt_now_ms()) < deadline) {
+		bool go_on = pause_ms(deadline - now < WAIT_TICK_MS ? deadline - now : WAIT_TICK_MS, seen);
 
-		memcpy(id, p->instance_id, sizeof id);
-		store_process_cleanup(p);
-		if ((rc = store_process_get(c->db, id, p, &c->err)) || !go_on)
+		seen = generation_now();
+		if ((rc = reread(c, p)) || !go_on)
 			break;
 	}
 	logwatch_unsubscribe(sub);
