@@ -49,8 +49,11 @@ def start(client, flow, org, project, lock):
 
 
 def holds(client, pid):
-    """pid got the lock and now waits for `go`."""
-    return status(client, pid)["status"] == "SUSPENDED" and "got the lock %s" % pid in log_text(client, pid)
+    """pid got the lock and now waits for `go`.  The log first: a SUSPENDED read before it
+    may be the wait for the lock, the line written just after (a resume then found the
+    process RUNNING: 409); the line is written after the process ran again, so a SUSPENDED
+    read after it is the wait for `go`."""
+    return "got the lock %s" % pid in log_text(client, pid) and status(client, pid)["status"] == "SUSPENDED"
 
 
 def waits_for(client, pid, holder):
