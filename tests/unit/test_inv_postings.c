@@ -21,10 +21,11 @@
 #include "store/inventory_keys.h"
 #include "store/inventory_postings.h"
 #include "store/store.h"
+#include "unit_tmp.h"
 
 #define RID 3
 
-static char dir[64];
+static char *dir; /* the store's folder (unit_tmpdir) */
 static json_t *value; /* {"k": "v"}: an item's value of one key, */
 static int64_t key;   /* that key's posting */
 static struct store *store;
@@ -43,8 +44,7 @@ static int setup(void **state)
 	assert_int_equal(n, 1);
 	key = k[0];
 	free(k);
-	assert_int_equal(str_fmt(dir, sizeof dir, "/tmp/accord-postings-test-XXXXXX"), 0);
-	assert_non_null(mkdtemp(dir));
+	dir = unit_tmpdir("/tmp/accord-postings-test-");
 	assert_int_equal(str_fmt(url, sizeof url, "sqlite:%s/accord.db", dir), 0);
 	if (!(store = store_open(url, &e)))
 		fail_msg("store_open: %s", e.msg);
@@ -54,13 +54,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[96];
-
 	(void)state;
 	json_decref(value);
 	store_close(store);
-	assert_int_equal(str_fmt(cmd, sizeof cmd, "rm -rf %s", dir), 0);
-	return system(cmd) == 0 ? 0 : -1;
+	unit_rmtree(dir);
+	return 0;
 }
 
 static int clear(void **state)

@@ -21,7 +21,7 @@
 
 static char *tmpdir(void)
 {
-	return unit_tmpdir("/tmp/accord-memdir-XXXXXX");
+	return unit_tmpdir("/tmp/accord-memdir-");
 }
 
 /* "name mode content" of a file beneath dir, or "name dir" of a folder. */

@@ -75,7 +75,7 @@ static void *make_archive(bool zip, const struct ent *v, size_t n, size_t *len)
 
 static char *tmpdir(void)
 {
-	return unit_tmpdir("/tmp/accord-test-pack-XXXXXX");
+	return unit_tmpdir("/tmp/accord-test-pack-");
 }
 
 static char *read_at(const char *dir, const char *rel)

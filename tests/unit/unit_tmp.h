@@ -8,11 +8,17 @@
 
 #include "base/path.h"
 
-/* A new folder /tmp/<prefix>XXXXXX (caller frees with unit_rmtree); template ends in XXXXXX. */
-static inline char *unit_tmpdir(const char *template)
+/* A new folder prefix + six random characters (mkdtemp's template; the caller frees it with
+ * unit_rmtree), e.g. unit_tmpdir("/tmp/accord-pack-"). */
+static inline char *unit_tmpdir(const char *prefix)
 {
-	char *d = strdup(template);
+	size_t n = strlen(prefix);
+	char *d = malloc(n + 7);
+
 	assert_non_null(d);
+	memcpy(d, prefix, n);
+	memset(d + n, 'X', 6); /* the part mkdtemp replaces */
+	d[n + 6] = '\0';
 	assert_non_null(mkdtemp(d));
 	return d;
 }
