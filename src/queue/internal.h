@@ -103,4 +103,10 @@ void supervisor_main(void *arg);
  * frees the slot and wakes the dispatcher. */
 void queue_release(struct queue *q, struct running *r);
 
+/* Called by the supervisor instead of queue_release once the final status is recorded:
+ * claims the next due process into r for the same slot on the supervisor's own connection
+ * (as the dispatcher would, without waking it and then a worker), true when r holds it; else
+ * releases r (queue_release) and returns false.  Not while the node is stopping. */
+bool queue_take_next(struct queue *q, struct store_conn *c, struct running *r);
+
 #endif

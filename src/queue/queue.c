@@ -247,6 +247,41 @@ void queue_release(struct queue *q, struct running *r)
 	free(r);
 }
 
+bool queue_take_next(struct queue *q, struct store_conn *c, struct running *r)
+{
+	struct process p, old;
+	struct err e;
+	char tmp[16];
+	int rc;
+
+	for (;;) {
+		pthread_mutex_lock(&q->lock);
+		bool stopping = q->stopping;
+		pthread_mutex_unlock(&q->lock);
+		if (stopping || (rc = store_process_claim(c, q->node_id, dt_now_ms(), &p, &e)) <= 0) {
+			if (!stopping && rc < 0)
+				LOG_E("supervisor: cannot claim a process: %s", e.msg);
+			queue_release(q, r);
+			return false;
+		}
+		if (queue_exclusive_admit(q, c, &p))
+			break;
+	}
+	while (read(r->wake_fd[0], tmp, sizeof tmp) > 0)
+		;
+	pthread_mutex_lock(&q->lock);
+	old = r->p;
+	r->p = p;
+	r->pgid = 0;
+	/* a stop asked of the process that ended is not this one's; a shutdown that began
+	 * meanwhile is (as for a process the dispatcher claimed just before it) */
+	atomic_store(&r->stop, q->stopping ? STOP_SHUTDOWN : STOP_NONE);
+	pthread_cond_broadcast(&q->changed); /* the ended one left this node's list */
+	pthread_mutex_unlock(&q->lock);
+	store_process_cleanup(&old);
+	return true;
+}
+
 static struct running *find(struct queue *q, const char *id)
 {
 	for (struct running *r = q->running; r; r = r->next)

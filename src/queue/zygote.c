@@ -235,8 +235,8 @@ static int send_req(int fd, struct zygote_req *rq, int log_fd, int ipc_fd)
 	return 0;
 }
 
-int zygote_spawn(struct zygote *z, const char *workdir, int log_fd, int ipc_fd, const struct zygote_req *rlimits,
-		 pid_t *pid, struct zygote_child **child, struct err *e)
+int zygote_ask(struct zygote *z, const char *workdir, int log_fd, int ipc_fd, const struct zygote_req *rlimits,
+	       struct zygote_child **child, struct err *e)
 {
 	struct zygote_req *rq;
 	struct zygote_child *c;
@@ -269,23 +269,34 @@ int zygote_spawn(struct zygote *z, const char *workdir, int log_fd, int ipc_fd, 
 	}
 	c->next = z->children;
 	z->children = c;
-	while (!c->answered)
-		pthread_cond_wait(&z->changed, &z->lock);
-	if (c->err == EPIPE) { /* it died meanwhile: start this runner another way */
-		unlink_child(z, c);
-	} else if (c->err) {
-		unlink_child(z, c);
-		rc = err_set(e, ERR_INTERNAL, "the runner zygote cannot start a runner: %s", strerror(c->err));
-	} else {
-		*pid = c->pid;
-		*child = c;
-		c = NULL;
-		rc = 0;
-	}
+	*child = c;
+	c = NULL;
+	rc = 0;
 out:
 	pthread_mutex_unlock(&z->lock);
 	free(c);
 	free(rq);
+	return rc;
+}
+
+int zygote_answer(struct zygote *z, struct zygote_child *c, pid_t *pid, struct err *e)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&z->lock);
+	while (!c->answered)
+		pthread_cond_wait(&z->changed, &z->lock);
+	if (c->err == EPIPE) /* it died meanwhile: start this runner another way */
+		rc = 1;
+	else if (c->err)
+		rc = err_set(e, ERR_INTERNAL, "the runner zygote cannot start a runner: %s", strerror(c->err));
+	else
+		*pid = c->pid;
+	if (rc)
+		unlink_child(z, c);
+	pthread_mutex_unlock(&z->lock);
+	if (rc)
+		free(c);
 	return rc;
 }
 

@@ -67,7 +67,9 @@ struct sup {
 	struct stat handed; /* with in_memory: the empty folder as handed out (workdir_pool.h) */
 	pid_t pid;
 	struct zygote_child *zc; /* the runner came from the zygote: its exit status comes from there */
+	bool reaped;		 /* the runner's exit status was collected */
 	int log_fd, ipc_fd;
+	int logp[2], ipc[2]; /* the runner's pipes from spawn_begin to spawn_end */
 	struct frame_reader frames;
 	struct buf log;	 /* log bytes not yet stored */
 	json_t *events;	 /* [ {type, data, date} ] not yet stored */
@@ -674,44 +676,51 @@ static int exec_runner(struct sup *s, int logp[2], int ipc[2], struct err *e)
 	return 0;
 }
 
-/* Starts the runner: forked by the runner zygote (queue/zygote.h) when there is one,
- * else exec'd (exec_runner).  Either way the same process group, descriptors, working
- * directory, environment and rlimits. */
-static int spawn_runner(struct sup *s, struct err *e)
+/* Starts the runner, in two halves so that the RUNNING status is written while it forks:
+ * spawn_begin asks the runner zygote (queue/zygote.h) for it when there is one, else execs
+ * it (exec_runner); spawn_end collects the zygote's answer (an exec when the zygote died
+ * meanwhile).  Either way the same process group, descriptors, working directory,
+ * environment and rlimits; no step of the flow runs before the start frame (send_start). */
+static int spawn_begin(struct sup *s, struct err *e)
 {
-	int logp[2] = {-1, -1}, ipc[2] = {-1, -1}, rc = -1;
-
-	if (make_pipes(logp, ipc, e))
+	if (make_pipes(s->logp, s->ipc, e))
 		return -1;
 	if (s->q->zygote) {
 		struct zygote_req lim;
+		int rc;
 		runner_rlimits(&lim);
-		rc = zygote_spawn(s->q->zygote, s->workdir, logp[1], ipc[1], &lim, &s->pid, &s->zc, e);
-		if (rc == 1) { /* no zygote now: exec, with descriptors no dying fork holds */
-			close_pair(logp);
-			close_pair(ipc);
-			rc = make_pipes(logp, ipc, e);
-		} else if (rc < 0) {
-			goto out;
-		} else {
-			goto started;
-		}
-		if (rc)
-			goto out;
+		rc = zygote_ask(s->q->zygote, s->workdir, s->logp[1], s->ipc[1], &lim, &s->zc, e);
+		if (rc <= 0)
+			return rc;
 	}
-	if ((rc = exec_runner(s, logp, ipc, e)))
-		goto out;
-started:
-	pthread_mutex_lock(&s->q->lock);
-	s->r->pgid = s->pid;
-	pthread_mutex_unlock(&s->q->lock);
-	s->log_fd = logp[0];
-	s->ipc_fd = ipc[0];
-	logp[0] = ipc[0] = -1;
-	fcntl(s->log_fd, F_SETFL, O_NONBLOCK);
-out:
-	close_pair(logp);
-	close_pair(ipc);
+	return exec_runner(s, s->logp, s->ipc, e);
+}
+
+static int spawn_end(struct sup *s, struct err *e)
+{
+	int rc = 0;
+
+	if (s->zc) {
+		rc = zygote_answer(s->q->zygote, s->zc, &s->pid, e);
+		if (rc != 0)
+			s->zc = NULL;
+		if (rc == 1) { /* the zygote died: exec, with descriptors no dying fork holds */
+			close_pair(s->logp);
+			close_pair(s->ipc);
+			rc = make_pipes(s->logp, s->ipc, e) || exec_runner(s, s->logp, s->ipc, e) ? -1 : 0;
+		}
+	}
+	if (rc == 0) {
+		pthread_mutex_lock(&s->q->lock);
+		s->r->pgid = s->pid;
+		pthread_mutex_unlock(&s->q->lock);
+		s->log_fd = s->logp[0];
+		s->ipc_fd = s->ipc[0];
+		s->logp[0] = s->ipc[0] = -1;
+		fcntl(s->log_fd, F_SETFL, O_NONBLOCK);
+	}
+	close_pair(s->logp);
+	close_pair(s->ipc);
 	return rc;
 }
 
@@ -1049,13 +1058,42 @@ static void finish(struct sup *s, enum proc_status st)
 	logwatch_end(s->id);
 }
 
-void supervisor_main(void *arg)
+/* Reaps the runner (its exit status from the zygote, or wait4 of an exec'd one) unless it
+ * was reaped already or never started. */
+static void reap_runner(struct sup *s, int *wstatus)
 {
-	struct running *r = arg;
-	struct sup s = {.r = r, .q = r->q, .id = r->p.instance_id, .log_fd = -1, .ipc_fd = -1, .project_room = UINT64_MAX};
+	int64_t maxrss_kb = 0;
+
+	if (s->reaped || s->pid <= 0)
+		return;
+	if (s->zc) {
+		*wstatus = zygote_wait(s->q->zygote, s->zc, &maxrss_kb);
+	} else {
+		struct rusage ru = {0};
+
+		while (wait4(s->pid, wstatus, 0, &ru) < 0 && errno == EINTR)
+			;
+		maxrss_kb = ru.ru_maxrss;
+	}
+	metrics_runner_rss((uint64_t)maxrss_kb * 1024);
+	s->zc = NULL;
+	s->reaped = true;
+}
+
+/* One process from its claim to its final status: true when r holds the next one
+ * (queue_take_next), false when r was released. */
+static bool supervise(struct running *r)
+{
+	struct sup s = {.r = r,
+			.q = r->q,
+			.id = r->p.instance_id,
+			.log_fd = -1,
+			.ipc_fd = -1,
+			.logp = {-1, -1},
+			.ipc = {-1, -1},
+			.project_room = UINT64_MAX};
 	struct err e = {0};
 	int wstatus = 0;
-	int64_t maxrss_kb = 0;
 	enum proc_status st = PS_FAILED;
 
 	s.claimed_at = dt_now_ms();
@@ -1070,9 +1108,13 @@ void supervisor_main(void *arg)
 		st = atomic_load(&r->stop) == STOP_CANCEL ? PS_CANCELLED : PS_FAILED;
 		goto end;
 	}
-	if (prepare_workdir(&s, &e) || spawn_runner(&s, &e))
+	/* RUNNING is written while the runner forks and confines itself; its flow starts with
+	 * the start frame, after RUNNING. */
+	if (prepare_workdir(&s, &e) || spawn_begin(&s, &e))
 		goto broken;
 	mark_running(&s);
+	if (spawn_end(&s, &e))
+		goto broken;
 	agent_lines(&s);
 	if (send_start(&s, &e)) {
 		LOG_W("process %s: cannot send the start frame: %s", s.id, e.msg);
@@ -1080,17 +1122,11 @@ void supervisor_main(void *arg)
 	}
 	loop(&s);
 	task_jobs_end(&s.jobs, s.q->cfg.stop_grace_ms + 10000, job_line, &s);
-	if (s.zc) {
-		wstatus = zygote_wait(s.q->zygote, s.zc, &maxrss_kb);
-	} else {
-		struct rusage ru = {0};
-
-		while (wait4(s.pid, &wstatus, 0, &ru) < 0 && errno == EINTR)
-			;
-		maxrss_kb = ru.ru_maxrss;
-	}
-	metrics_runner_rss((uint64_t)maxrss_kb * 1024);
-	s.zc = NULL;
+	/* A runner that reported its result and closed its descriptors is past its last
+	 * step: its end is recorded without waiting for its exit status, which only a runner
+	 * without a result needs (final_status); it is reaped after. */
+	if (!s.done)
+		reap_runner(&s, &wstatus);
 	signal_group(&s, SIGKILL); /* anything the flow left behind in its group */
 	st = final_status(&s, wstatus);
 	goto end;
@@ -1108,6 +1144,9 @@ end:
 	 * resume or restore may already have made it again for the next run. */
 	if (s.db)
 		finish(&s, st);
+	reap_runner(&s, &wstatus);
+	close_pair(s.logp);
+	close_pair(s.ipc);
 	if (s.log_fd >= 0)
 		close(s.log_fd);
 	if (s.ipc_fd >= 0)
@@ -1128,7 +1167,17 @@ end:
 		queue_release(s.q, r);
 		children_parent_suspended(s.q, s.db, id);
 		locks_process_suspended(s.q, s.db, id);
-		return;
+		return false;
 	}
-	queue_release(s.q, r);
+	if (!s.db) {
+		queue_release(s.q, r);
+		return false;
+	}
+	return queue_take_next(s.q, s.db, r);
+}
+
+void supervisor_main(void *arg)
+{
+	while (supervise(arg))
+		;
 }
