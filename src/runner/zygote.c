@@ -132,6 +132,11 @@ static _Noreturn void child(const struct zygote_req *rq, int log_fd, int ipc_fd,
 #if defined(__SANITIZE_ADDRESS__)
 	exit(rc);
 #else
+	/* The supervisor's end of the process begins when the log and the IPC socket close:
+	 * here, rather than after the kernel has torn down the address space at _exit. */
+	close(1);
+	close(2);
+	close(CTL_FD);
 	_exit(rc);
 #endif
 }
