@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import ADMIN_KEY, Client, backend_neutral, start_process, wait_process
+from conftest import ADMIN_KEY, FINAL, Client, backend_neutral, start_process, wait_process
 from proc_util import HELLO, log_text, sleeper
 
 neutral = backend_neutral("the runners' zygote (fork, confinement, exit status, shutdown): the database takes "
@@ -139,6 +139,27 @@ def test_zygote_killed_while_processes_run(fresh_server):
     assert srv.stop() == 0
     assert srv.read_log().count("was killed by signal") == 1, srv.read_log()
     wait_for(lambda: not alive(again), timeout=10)
+
+
+@neutral
+def test_zygote_dying_before_it_forks(fresh_server):
+    """RUNNING and the start frame are written while the zygote forks the runner; a zygote
+    that dies before it forked leaves the process to an exec'd runner, sent the frame anew."""
+    srv = fresh_server(args=["--workers", "2"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    zygote = wait_for(lambda: zygote_of(srv))
+    os.kill(zygote, signal.SIGSTOP)
+    try:
+        pid = start_process(admin, HELLO)
+        # recorded while the request waits: the stopped zygote has not even read it
+        assert wait_process(admin, pid, ("RUNNING",) + FINAL)["status"] == "RUNNING"
+        assert children(zygote) == []
+    finally:
+        os.kill(zygote, signal.SIGKILL)
+    p = wait_process(admin, pid)
+    assert p["status"] == "FINISHED", (p, log_text(admin, pid))
+    assert "hello from %s" % pid in log_text(admin, pid)
+    assert "runner zygote %d was killed by signal 9" % zygote in srv.read_log()
 
 
 def test_server_killed_leaves_no_runner(fresh_server):

@@ -69,7 +69,6 @@ struct sup {
 	struct zygote_child *zc; /* the runner came from the zygote: its exit status comes from there */
 	bool reaped;		 /* the runner's exit status was collected */
 	int log_fd, ipc_fd;
-	int logp[2], ipc[2]; /* the runner's pipes from spawn_begin to spawn_end */
 	struct frame_reader frames;
 	struct buf log;	 /* log bytes not yet stored */
 	json_t *events;	 /* [ {type, data, date} ] not yet stored */
@@ -676,52 +675,87 @@ static int exec_runner(struct sup *s, int logp[2], int ipc[2], struct err *e)
 	return 0;
 }
 
-/* Starts the runner, in two halves so that the RUNNING status is written while it forks:
- * spawn_begin asks the runner zygote (queue/zygote.h) for it when there is one, else execs
- * it (exec_runner); spawn_end collects the zygote's answer (an exec when the zygote died
- * meanwhile).  Either way the same process group, descriptors, working directory,
- * environment and rlimits; no step of the flow runs before the start frame (send_start). */
-static int spawn_begin(struct sup *s, struct err *e)
+/* The runner's ends of its pipes are in the runner (or in a request to the zygote): the
+ * supervisor keeps its own. */
+static void take_pipes(struct sup *s, int logp[2], int ipc[2])
 {
-	if (make_pipes(s->logp, s->ipc, e))
-		return -1;
-	if (s->q->zygote) {
-		struct zygote_req lim;
-		int rc;
-		runner_rlimits(&lim);
-		rc = zygote_ask(s->q->zygote, s->workdir, s->logp[1], s->ipc[1], &lim, &s->zc, e);
-		if (rc <= 0)
-			return rc;
-	}
-	return exec_runner(s, s->logp, s->ipc, e);
+	s->log_fd = logp[0];
+	s->ipc_fd = ipc[0];
+	logp[0] = ipc[0] = -1;
+	close_pair(logp);
+	close_pair(ipc);
+	fcntl(s->log_fd, F_SETFL, O_NONBLOCK);
 }
 
+static void set_pgid(struct sup *s)
+{
+	pthread_mutex_lock(&s->q->lock);
+	s->r->pgid = s->pid;
+	pthread_mutex_unlock(&s->q->lock);
+}
+
+static int exec_with_new_pipes(struct sup *s, struct err *e)
+{
+	int logp[2] = {-1, -1}, ipc[2] = {-1, -1};
+
+	if (make_pipes(logp, ipc, e))
+		return -1;
+	if (exec_runner(s, logp, ipc, e)) {
+		close_pair(logp);
+		close_pair(ipc);
+		return -1;
+	}
+	take_pipes(s, logp, ipc);
+	set_pgid(s);
+	return 0;
+}
+
+/* Starts the runner in two halves, so that the RUNNING status and the start frame are
+ * written while it forks: spawn_begin asks the runner zygote (queue/zygote.h) for it when
+ * there is one, else execs it (exec_runner); spawn_end collects the zygote's answer.
+ * Either way the same process group, descriptors, working directory, environment and
+ * rlimits; no step of the flow runs before the start frame (send_start), and the frame
+ * waits in the socket until the runner reads it. */
+static int spawn_begin(struct sup *s, struct err *e)
+{
+	int logp[2] = {-1, -1}, ipc[2] = {-1, -1};
+
+	if (!s->q->zygote)
+		return exec_with_new_pipes(s, e);
+	if (make_pipes(logp, ipc, e))
+		return -1;
+	struct zygote_req lim;
+	runner_rlimits(&lim);
+	int rc = zygote_ask(s->q->zygote, s->workdir, logp[1], ipc[1], &lim, &s->zc, e);
+	if (rc == 0) { /* the request holds the runner's ends now */
+		take_pipes(s, logp, ipc);
+		return 0;
+	}
+	close_pair(logp);
+	close_pair(ipc);
+	return rc < 0 ? -1 : exec_with_new_pipes(s, e);
+}
+
+/* 0: the runner is up; 1: the zygote died before it forked, and a runner was exec'd with
+ * new descriptors (its start frame is still to send); -1: e set. */
 static int spawn_end(struct sup *s, struct err *e)
 {
-	int rc = 0;
+	int rc;
 
-	if (s->zc) {
-		rc = zygote_answer(s->q->zygote, s->zc, &s->pid, e);
-		if (rc != 0)
-			s->zc = NULL;
-		if (rc == 1) { /* the zygote died: exec, with descriptors no dying fork holds */
-			close_pair(s->logp);
-			close_pair(s->ipc);
-			rc = make_pipes(s->logp, s->ipc, e) || exec_runner(s, s->logp, s->ipc, e) ? -1 : 0;
-		}
-	}
+	if (!s->zc)
+		return 0;
+	rc = zygote_answer(s->q->zygote, s->zc, &s->pid, e);
 	if (rc == 0) {
-		pthread_mutex_lock(&s->q->lock);
-		s->r->pgid = s->pid;
-		pthread_mutex_unlock(&s->q->lock);
-		s->log_fd = s->logp[0];
-		s->ipc_fd = s->ipc[0];
-		s->logp[0] = s->ipc[0] = -1;
-		fcntl(s->log_fd, F_SETFL, O_NONBLOCK);
+		set_pgid(s);
+		return 0;
 	}
-	close_pair(s->logp);
-	close_pair(s->ipc);
-	return rc;
+	s->zc = NULL;
+	close(s->log_fd);
+	close(s->ipc_fd);
+	s->log_fd = s->ipc_fd = -1;
+	if (rc < 0 || exec_with_new_pipes(s, e))
+		return -1;
+	return 1;
 }
 
 /* The lines Concord's agent begins every run's log with, where they tell something: the
@@ -1089,11 +1123,9 @@ static bool supervise(struct running *r)
 			.id = r->p.instance_id,
 			.log_fd = -1,
 			.ipc_fd = -1,
-			.logp = {-1, -1},
-			.ipc = {-1, -1},
 			.project_room = UINT64_MAX};
-	struct err e = {0};
-	int wstatus = 0;
+	struct err e = {0}, fe = {0};
+	int wstatus = 0, unsent, rc;
 	enum proc_status st = PS_FAILED;
 
 	s.claimed_at = dt_now_ms();
@@ -1108,16 +1140,19 @@ static bool supervise(struct running *r)
 		st = atomic_load(&r->stop) == STOP_CANCEL ? PS_CANCELLED : PS_FAILED;
 		goto end;
 	}
-	/* RUNNING is written while the runner forks and confines itself; its flow starts with
-	 * the start frame, after RUNNING. */
+	/* RUNNING and the start frame are written while the runner forks and confines itself;
+	 * its flow starts with the frame, after RUNNING. */
 	if (prepare_workdir(&s, &e) || spawn_begin(&s, &e))
 		goto broken;
 	mark_running(&s);
-	if (spawn_end(&s, &e))
-		goto broken;
 	agent_lines(&s);
-	if (send_start(&s, &e)) {
-		LOG_W("process %s: cannot send the start frame: %s", s.id, e.msg);
+	unsent = send_start(&s, &fe);
+	if ((rc = spawn_end(&s, &e)) < 0)
+		goto broken;
+	if (rc == 1) /* the frame went to a runner that never was */
+		unsent = send_start(&s, &fe);
+	if (unsent) {
+		LOG_W("process %s: cannot send the start frame: %s", s.id, fe.msg);
 		begin_kill(&s);
 	}
 	loop(&s);
@@ -1145,8 +1180,6 @@ end:
 	if (s.db)
 		finish(&s, st);
 	reap_runner(&s, &wstatus);
-	close_pair(s.logp);
-	close_pair(s.ipc);
 	if (s.log_fd >= 0)
 		close(s.log_fd);
 	if (s.ipc_fd >= 0)
