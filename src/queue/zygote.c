@@ -15,6 +15,7 @@
 
 #include "base/datetime.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "base/spawn.h"
 
 #define RETRY_MS 1000
@@ -26,6 +27,7 @@ struct zygote_child {
 	int err;       /* ZYGOTE_FAILED: errno */
 	bool answered; /* STARTED or FAILED received */
 	bool exited;
+	bool detached; /* nobody waits: freed when its exit arrives (zygote_detach) */
 	int status;
 	int64_t maxrss_kb;
 };
@@ -95,12 +97,24 @@ static void *reader_main(void *arg)
 				c->maxrss_kb = m.maxrss_kb;
 				c->exited = true;
 			}
-			pthread_cond_broadcast(&z->changed);
+			if (c->exited && c->detached) {
+				metrics_runner_rss((uint64_t)c->maxrss_kb * 1024);
+				unlink_child(z, c);
+				free(c);
+			} else {
+				pthread_cond_broadcast(&z->changed);
+			}
 		}
 		pthread_mutex_unlock(&z->lock);
 	}
 	pthread_mutex_lock(&z->lock);
-	for (struct zygote_child *c = z->children; c; c = c->next) {
+	for (struct zygote_child *c = z->children, *n; c; c = n) {
+		n = c->next;
+		if (c->detached) {
+			unlink_child(z, c);
+			free(c);
+			continue;
+		}
 		if (!c->answered) {
 			c->answered = true;
 			c->err = EPIPE;
@@ -313,6 +327,19 @@ int zygote_wait(struct zygote *z, struct zygote_child *c, int64_t *maxrss_kb)
 	pthread_mutex_unlock(&z->lock);
 	free(c);
 	return status;
+}
+
+void zygote_detach(struct zygote *z, struct zygote_child *c)
+{
+	pthread_mutex_lock(&z->lock);
+	if (c->exited) {
+		metrics_runner_rss((uint64_t)c->maxrss_kb * 1024);
+		unlink_child(z, c);
+		free(c);
+	} else {
+		c->detached = true;
+	}
+	pthread_mutex_unlock(&z->lock);
 }
 
 pid_t zygote_pid(struct zygote *z)

@@ -46,6 +46,10 @@ int zygote_answer(struct zygote *z, struct zygote_child *child, pid_t *pid, stru
  * frees child. */
 int zygote_wait(struct zygote *z, struct zygote_child *child, int64_t *maxrss_kb);
 
+/* Instead of zygote_wait, for a runner whose exit status nobody needs: child is freed (and
+ * its peak memory observed, metrics_runner_rss) once its exit arrives, or now. */
+void zygote_detach(struct zygote *z, struct zygote_child *child);
+
 /* The zygote's pid (0 while there is none): for tests and the log. */
 pid_t zygote_pid(struct zygote *z);
 

@@ -1179,7 +1179,10 @@ end:
 	 * resume or restore may already have made it again for the next run. */
 	if (s.db)
 		finish(&s, st);
-	reap_runner(&s, &wstatus);
+	if (s.zc && !s.reaped) /* its exit status is not needed: the zygote's reader frees it */
+		zygote_detach(s.q->zygote, s.zc);
+	else
+		reap_runner(&s, &wstatus);
 	if (s.log_fd >= 0)
 		close(s.log_fd);
 	if (s.ipc_fd >= 0)
