@@ -106,7 +106,8 @@ void queue_release(struct queue *q, struct running *r);
 /* Called by the supervisor instead of queue_release once the final status is recorded:
  * claims the next due process into r for the same slot on the supervisor's own connection
  * (as the dispatcher would, without waking it and then a worker), true when r holds it; else
- * releases r (queue_release) and returns false.  Not while the node is stopping. */
+ * releases r (queue_release) and returns false.  Not while the node is stopping: a process
+ * claimed as it begins to stop goes back to the queue (queue_settle). */
 bool queue_take_next(struct queue *q, struct store_conn *c, struct running *r);
 
 #endif

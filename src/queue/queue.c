@@ -270,12 +270,22 @@ bool queue_take_next(struct queue *q, struct store_conn *c, struct running *r)
 	while (read(r->wake_fd[0], tmp, sizeof tmp) > 0)
 		;
 	pthread_mutex_lock(&q->lock);
+	if (q->stopping) {
+		/* The node began to stop during the claim: the process goes back to the queue
+		 * (another node, or this one's next start, runs it), and the slot is freed. */
+		pthread_mutex_unlock(&q->lock);
+		queue_settle(q, c, p.instance_id, "the server stopped as the process was claimed",
+			     "the server stopped as the process was claimed");
+		store_process_cleanup(&p);
+		queue_release(q, r);
+		return false;
+	}
 	old = r->p;
 	r->p = p;
 	r->pgid = 0;
-	/* a stop asked of the process that ended is not this one's; a shutdown that began
-	 * meanwhile is (as for a process the dispatcher claimed just before it) */
-	atomic_store(&r->stop, q->stopping ? STOP_SHUTDOWN : STOP_NONE);
+	/* A stop asked of the process that ended is not this one's.  No shutdown was asked
+	 * yet: it is asked only once q->stopping is set, under q->lock. */
+	atomic_store(&r->stop, STOP_NONE);
 	pthread_cond_broadcast(&q->changed); /* the ended one left this node's list */
 	pthread_mutex_unlock(&q->lock);
 	store_process_cleanup(&old);
