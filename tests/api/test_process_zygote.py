@@ -159,7 +159,7 @@ def test_zygote_dying_before_it_forks(fresh_server):
     p = wait_process(admin, pid)
     assert p["status"] == "FINISHED", (p, log_text(admin, pid))
     assert "hello from %s" % pid in log_text(admin, pid)
-    assert "runner zygote %d was killed by signal 9" % zygote in srv.read_log()
+    wait_for(lambda: "runner zygote %d was killed by signal 9" % zygote in srv.read_log())
 
 
 def test_server_killed_leaves_no_runner(fresh_server):
