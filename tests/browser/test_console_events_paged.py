@@ -5,7 +5,7 @@ first, **Earlier events** goes back; the failing step is marked once the last pa
 shown."""
 from selenium.webdriver.common.by import By
 
-from conftest import ADMIN_PASSWORD, login, start_process, wait_css, wait_process, wait_ready, wait_until
+from conftest import ADMIN_PASSWORD, sign_in, start_process, wait_css, wait_process, wait_ready, wait_until
 
 CALLS = 10000
 MANY = """
@@ -28,7 +28,7 @@ def test_ten_thousand_task_calls_are_paged(driver, admin):
     assert wait_process(admin, pid, timeout=600)["status"] == "FAILED"
     events = admin.get("/api/v1/process/%s/event?type=ELEMENT&limit=-1" % pid).json()
     assert len(events) >= 2 * CALLS
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s/events" % pid)
     wait_ready(driver, "process")
     wait_css(driver, "#events li.ev-task")

@@ -10,8 +10,8 @@ import json
 
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, axe_serious, console_errors, login, t, texts, unique, visit, wait_ready,
-                      wait_until)
+from conftest import (ADMIN_PASSWORD, axe_serious, console_errors, navigate, sign_in, t, texts, unique, visit,
+                      wait_ready, wait_until)
 from proc_util import make_org, make_project
 
 
@@ -32,7 +32,8 @@ def tick(d, permission, on):
 
 def test_roles_created_changed_and_deleted(driver, admin):
     name = unique("deployers")
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
+    visit(driver, "#/processes", "processes")
     assert driver.find_element("id", "nav-roles").is_displayed()
     driver.find_element("id", "nav-roles").click()
     wait_ready(driver, "roles")
@@ -99,7 +100,8 @@ def test_policies_created_validated_linked_and_deleted(driver, admin, new_user):
     project, _ = make_project(admin, org)
     user = new_user()
     name = unique("pol")
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
+    visit(driver, "#/processes", "processes")
     driver.find_element("id", "nav-policies").click()
     wait_ready(driver, "policies")
     assert axe_serious(driver) == []
@@ -199,18 +201,20 @@ def test_users_without_the_right_are_refused(driver, admin, new_user):
     assert r.status_code == 200, r.text
     password = "Plain-user-pw-1"
     plain = new_user(password=password)
-    login(driver, plain.username, password)
+    sign_in(driver, plain.username, password)
+    visit(driver, "#/processes", "processes")
     assert not driver.find_element("id", "nav-roles").is_displayed()
     assert not driver.find_element("id", "nav-policies").is_displayed()
     for page in ("#/roles", "#/policies", "#/policy/%s" % name):
-        visit(driver, page, "error")
+        navigate(driver, page, "error")
         assert "Only admin" in "".join(texts(driver, "page-error")), page
     console_errors(driver)
 
     # a global reader reads policies, without the forms
     reader = new_user(roles=["concordSystemReader"], password=password)
     driver.delete_all_cookies()
-    login(driver, reader.username, password)
+    sign_in(driver, reader.username, password)
+    visit(driver, "#/processes", "processes")
     assert not driver.find_element("id", "nav-roles").is_displayed()
     assert driver.find_element("id", "nav-policies").is_displayed()
     visit(driver, "#/policies", "policies")
