@@ -15,6 +15,7 @@ Helpers
   t(driver, name), texts(driver, name) the element / all texts with data-test=name
   visit(driver, "#/path", page)       loads a page afresh and waits until it is ready
   navigate(driver, "#/path", page)    moves the loaded console there as its links do (no load)
+  go(driver, "#/path", page)          navigate when the console shows another page, else visit
   axe_serious(driver)                 axe-core's serious and critical violations on the page
 Chromium, chromedriver and python3-selenium come from scripts/deps; without them every
 test fails saying so (nothing is skipped).
@@ -103,6 +104,7 @@ def driver(browser, server, request):
     browser.set_window_size(*LAPTOP)
     browser.get_log("browser")
     browser.base_url = server.url
+    browser.signed_in = False
     yield browser
     rep = getattr(request.node, "rep_call", None)
     if rep is None or rep.failed:
@@ -168,6 +170,7 @@ def sign_in(d, username, password, base_url=None):
         d.get(base + "/favicon.ico")  # a cookie is set for the page's own host
     d.add_cookie({"name": "accord_session", "value": r.cookies["accord_session"], "path": "/", "httpOnly": True,
                   "sameSite": "Lax"})
+    d.signed_in = True  # a console already loaded has the session before: go() loads the next page
 
 
 def console_errors(d):
@@ -195,6 +198,7 @@ def visit(d, hash_path, page):
     if d.current_url.split("#")[0] == url.split("#")[0]:
         d.get("about:blank")
     d.get(url)
+    d.signed_in = False
     wait_ready(d, page)
 
 
@@ -209,6 +213,17 @@ def navigate(d, hash_path, page):
                              "location.hash = arguments[0]; return true;", hash_path)
     assert moved, "navigate: the console is at %s already (visit reloads it)" % hash_path
     return wait_css(d, 'main[data-ready="%s"]:not(:has(.test-leaving))' % page)
+
+
+def go(d, hash_path, page):
+    """Opens the page as the console's own links do (navigate) when the console is showing
+    another page of this server for the same session; otherwise loads it afresh (visit).  For
+    moving on in a test; visit where the point is a reload (what was saved, a new user)."""
+    here = d.current_url
+    if (not getattr(d, "signed_in", False) and here.startswith(d.base_url + "/#/")
+            and here != d.base_url + "/" + hash_path):
+        return navigate(d, hash_path, page)
+    return visit(d, hash_path, page)
 
 
 AXE = os.path.join(HERE, "axe", "node_modules", "axe-core", "axe.min.js")

@@ -11,8 +11,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, Client, console_errors, navigate, phone, process_log, sign_in, t, texts, unique,
-                      visit, wait_process, wait_ready, wait_until)
+from conftest import (ADMIN_PASSWORD, Client, console_errors, go, navigate, phone, process_log, sign_in, t, texts,
+                      unique, visit, wait_process, wait_ready, wait_until)
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
 
@@ -242,8 +242,8 @@ def test_api_key_shown_once_then_deleted(driver, new_user):
     wait_until(driver, lambda d: "already exists" in "".join(texts(d, "apikey-error")), "the duplicate refused")
 
     # shown once: not after coming back
-    visit(driver, "#/orgs", "orgs")
-    visit(driver, "#/apikeys", "apikeys")
+    go(driver, "#/orgs", "orgs")
+    go(driver, "#/apikeys", "apikeys")
     assert name in texts(driver, "apikey-name")
     assert not driver.find_elements(By.CSS_SELECTOR, "[data-test=apikey-value]")
     assert not any(value in v for v in field_values(driver)) and value not in driver.page_source
@@ -333,7 +333,7 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
     # another branch: the choices follow its definition
     repo.checkout("next", create=True)
     repo.commit({"concord.yml": "flows:\n  nightly:\n    - log: night\n  weekly:\n    - log: week\n"})
-    visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
+    go(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
     t(driver, "start-branch").send_keys("next", Keys.TAB)
     wait_until(driver, lambda d: [o.text for o in Select(t(d, "start-entry")).options] == ["nightly", "weekly"],
                "the other branch's flows")
@@ -341,7 +341,7 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
     assert not driver.find_elements(By.CSS_SELECTOR, "[data-test=arg-row][data-declared]")
 
     # a branch without the definition: the server's message, and the choices typed as text
-    visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
+    go(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
     t(driver, "start-branch").send_keys("nosuchbranch", Keys.TAB)
     wait_until(driver, lambda d: "nosuchbranch" in "".join(texts(d, "start-definition-error")), "the bad branch said")
     assert t(driver, "start-entry").tag_name == "input"
@@ -396,14 +396,14 @@ def test_an_outsider_does_not_see_another_orgs_secrets(driver, admin, new_user):
     visit(driver, "#/org/%s/secrets" % org, "error")
     assert t(driver, "page-error").text
     assert name not in driver.page_source
-    visit(driver, "#/org/%s/secret/%s" % (org, name), "error")
+    go(driver, "#/org/%s/secret/%s" % (org, name), "error")
     assert t(driver, "page-error").text
     assert "DATA" not in t(driver, "page-error").text and not driver.find_elements(By.CSS_SELECTOR, "[data-test=secret-details]")
-    visit(driver, "#/org/%s" % org, "org")  # a public organization: its page, without its secrets
+    go(driver, "#/org/%s" % org, "org")  # a public organization: its page, without its secrets
     assert t(driver, "org-secrets-none")
     assert name not in driver.page_source
     # their own organization's page works
-    visit(driver, "#/org/%s/secrets" % own, "secrets")
+    go(driver, "#/org/%s/secrets" % own, "secrets")
     assert not driver.find_elements(By.CSS_SELECTOR, "[data-test=page-error]")
 
 
@@ -503,7 +503,7 @@ def test_secret_with_several_projects_keeps_them(driver, admin):
     sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/secrets" % org, "secrets")
     wait_until(driver, lambda d: p1 in d.page_source and p2 in d.page_source, "the list names both projects")
-    visit(driver, "#/org/%s/secret/%s" % (org, name), "secret")
+    go(driver, "#/org/%s/secret/%s" % (org, name), "secret")
     details = "".join(texts(driver, "secret-details"))
     assert p1 in details and p2 in details
     Select(t(driver, "secret-visibility")).select_by_value("PRIVATE")

@@ -5,7 +5,7 @@ filtered (offered to admins only, from what whoami says); the user's profile wit
 teams and keys; a secret renamed, given another owner and moved to another organization."""
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, console_errors, sign_in, start_process, t, texts, visit, wait_css, wait_ready,
+from conftest import (ADMIN_PASSWORD, console_errors, go, sign_in, start_process, t, texts, visit, wait_css, wait_ready,
                       wait_until)
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
@@ -246,7 +246,7 @@ def test_every_date_names_its_zone_and_the_header_switches_it(driver, admin):
     iso = stamp.get_attribute("datetime")  # 2026-11-27T02:43:42.160Z
     wait_until(driver, lambda d: stamp.text == iso[:10] + " " + iso[11:19] + " UTC", "the date in UTC, saying so")
     # remembered: another page, after a reload, still says UTC
-    visit(driver, "#/audit", "audit")
+    go(driver, "#/audit", "audit")
     assert wait_css(driver, '[data-test="audit"] time.when').text.endswith(" UTC")
     assert "(UTC)" in driver.find_element("css selector", '[data-test="audit-filters"]').text
     assert console_errors(driver) == []
@@ -267,7 +267,7 @@ def test_a_reader_is_offered_no_changes(driver, admin, new_user):
     assert "writer level" in t(driver, "settings-not-allowed").text
     assert "owner level" in t(driver, "access-not-allowed").text
     assert t(driver, "cfg-text").get_attribute("readonly") is not None
-    visit(driver, "#/org/%s/secret/readable" % org, "secret")
+    go(driver, "#/org/%s/secret/readable" % org, "secret")
     for gone in ("settings-form", "secret-move-form", "rules-form", "secret-delete"):
         assert not driver.find_elements("css selector", '[data-test="%s"]' % gone), gone
     assert "you are a reader" in t(driver, "secret-not-allowed").text

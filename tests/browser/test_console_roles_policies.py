@@ -10,7 +10,7 @@ import json
 
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, axe_serious, console_errors, navigate, sign_in, t, texts, unique, visit,
+from conftest import (ADMIN_PASSWORD, axe_serious, console_errors, go, navigate, sign_in, t, texts, unique, visit,
                       wait_ready, wait_until)
 from proc_util import make_org, make_project
 
@@ -56,14 +56,14 @@ def test_roles_created_changed_and_deleted(driver, admin):
     assert axe_serious(driver) == []
 
     # a taken name is not silently updated from the create form
-    visit(driver, "#/roles", "roles")
+    go(driver, "#/roles", "roles")
     set_text(t(driver, "role-name"), name)
     t(driver, "role-create").click()
     said(driver, "role-create-error", "exists already")
     assert sorted(admin.get("/api/v1/role/%s" % name).json()["permissions"]) == ["createOrg", "getProcessQueueAllOrgs"]
 
     # permissions changed
-    visit(driver, "#/role/%s" % name, "role")
+    go(driver, "#/role/%s" % name, "role")
     tick(driver, "createOrg", False)
     tick(driver, "updateOrg", True)
     t(driver, "role-save").click()
@@ -88,11 +88,11 @@ def test_roles_created_changed_and_deleted(driver, admin):
     assert admin.get("/api/v1/role/%s/ldapGroups" % name).json() == ["cn=ops,ou=groups,dc=example,dc=org"]
 
     # a built-in role offers no delete
-    visit(driver, "#/role/concordAdmin", "role")
+    go(driver, "#/role/concordAdmin", "role")
     assert not texts(driver, "role-delete")
 
     # deleted after the question
-    visit(driver, "#/role/%s" % name, "role")
+    go(driver, "#/role/%s" % name, "role")
     t(driver, "role-delete").click()
     t(driver, "confirm-yes").click()
     wait_ready(driver, "roles")
@@ -165,13 +165,13 @@ def test_policies_created_validated_linked_and_deleted(driver, admin, new_user):
     assert len(links) == 3, links
 
     # the list says where it is linked
-    visit(driver, "#/policies", "policies")
+    go(driver, "#/policies", "policies")
     row = [r for r in driver.find_elements("css selector", '[data-test="policies"] tbody tr')
            if name in r.text][0]
     assert "project %s/%s" % (org, project) in row.text
 
     # unlinked from the project
-    visit(driver, "#/policy/%s" % name, "policy")
+    go(driver, "#/policy/%s" % name, "policy")
     for b in driver.find_elements("css selector", '[data-test="policy-unlink"]'):
         if b.get_attribute("aria-label") == "Unlink from project %s/%s" % (org, project):
             b.click()
@@ -183,7 +183,7 @@ def test_policies_created_validated_linked_and_deleted(driver, admin, new_user):
 
     # a child with this parent
     child = unique("child")
-    visit(driver, "#/policies", "policies")
+    go(driver, "#/policies", "policies")
     set_text(t(driver, "policy-name"), child)
     Select(t(driver, "policy-parent")).select_by_visible_text(name)
     t(driver, "policy-create").click()
@@ -192,7 +192,7 @@ def test_policies_created_validated_linked_and_deleted(driver, admin, new_user):
     assert admin.get("/api/v2/policy/%s" % child).json().get("parentId") == parent_id
 
     # deleted after the question, its links with it
-    visit(driver, "#/policy/%s" % name, "policy")
+    go(driver, "#/policy/%s" % name, "policy")
     t(driver, "policy-delete").click()
     t(driver, "confirm-yes").click()
     wait_ready(driver, "policies")
@@ -223,11 +223,11 @@ def test_users_without_the_right_are_refused(driver, admin, new_user):
     visit(driver, "#/processes", "processes")
     assert not driver.find_element("id", "nav-roles").is_displayed()
     assert driver.find_element("id", "nav-policies").is_displayed()
-    visit(driver, "#/policies", "policies")
+    go(driver, "#/policies", "policies")
     assert name in texts(driver, "policy-link")
     assert t(driver, "policy-read-only")
     assert not texts(driver, "policy-create")
-    visit(driver, "#/policy/%s" % name, "policy")
+    go(driver, "#/policy/%s" % name, "policy")
     assert json.loads(t(driver, "policy-rules-text").text) == {"queue": {"forkDepth": {"max": 2}}}
     assert not texts(driver, "policy-save") and not texts(driver, "policy-delete") and not texts(driver, "policy-link-add")
     assert axe_serious(driver) == []
