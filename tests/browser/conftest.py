@@ -7,11 +7,15 @@ Fixtures (besides server, fresh_server, admin, anon and new_user from tests/api/
            saved under build/test-artifacts/browser/<test>/
 Helpers
   login(driver, username, password)   through the console's login page
+  sign_in(driver, username, password) the console's session cookie, got as the login page
+                                      gets it, without loading a page (tests of other things)
   wait_ready(driver, page)            waits for main[data-ready="<page>"]
   phone(driver)                       switches the window to 360x740
   console_errors(driver)              the browser log's errors since the last call
   t(driver, name), texts(driver, name) the element / all texts with data-test=name
   visit(driver, "#/path", page)       loads a page afresh and waits until it is ready
+  navigate(driver, "#/path", page)    moves the loaded console there as its links do (no load)
+  go(driver, "#/path", page)          navigate when the console shows another page, else visit
   axe_serious(driver)                 axe-core's serious and critical violations on the page
 Chromium, chromedriver and python3-selenium come from scripts/deps; without them every
 test fails saying so (nothing is skipped).
@@ -24,6 +28,7 @@ import subprocess
 import sys
 
 import pytest
+import requests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -90,15 +95,16 @@ def _save_artifacts(d, name):
 
 @pytest.fixture
 def driver(browser, server, request):
-    """The session's Chromium on a blank page of the server, with no cookies, no storage and
-    an empty console log, at laptop size."""
+    """The session's Chromium on a page of the server that is not the console (its favicon:
+    the test's first page load is a whole one, and sign_in can set the server's cookie), with
+    no cookies, no storage and an empty console log, at laptop size."""
     browser.get(server.url + "/favicon.ico")
     browser.delete_all_cookies()
     browser.execute_script("try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}")
     browser.set_window_size(*LAPTOP)
-    browser.get("about:blank")
     browser.get_log("browser")
     browser.base_url = server.url
+    browser.signed_in = False
     yield browser
     rep = getattr(request.node, "rep_call", None)
     if rep is None or rep.failed:
@@ -137,7 +143,7 @@ def wait_until(d, pred, what, timeout=TIMEOUT):
 
 def login(d, username, password, base_url=None):
     """Logs in through the console's login page (#username, #password, #login) and waits
-    for the page it leads to (main[data-ready])."""
+    for the page it leads to (main[data-ready]).  Tests of something else use sign_in."""
     d.get((base_url or d.base_url) + "/#/login")
     wait_css(d, "#username").clear()
     d.find_element(By.CSS_SELECTOR, "#username").send_keys(username)
@@ -146,6 +152,25 @@ def login(d, username, password, base_url=None):
     d.find_element(By.CSS_SELECTOR, "#login").click()
     wait_until(d, lambda x: "/login" not in x.current_url and x.find_elements(By.CSS_SELECTOR, "main[data-ready]"),
                "the console after logging in as %s" % username)
+
+
+def sign_in(d, username, password, base_url=None):
+    """Logs in as the console's login page does — whoami with Basic credentials and
+    X-Concord-EnableSession: true — but from here, and hands the browser the session cookie
+    the server set (HttpOnly, as the console keeps it).  No page is loaded: the test's next
+    one is the user's.  For tests whose subject is not the login page (test_console_login
+    drives that one): a login through the page cost ~0.4 CPU-s of Chromium, this ~0.01
+    (bench/RESULTS.md "The browser suite's page loads")."""
+    base = base_url or d.base_url
+    r = requests.get(base + "/api/service/console/whoami", auth=(username, password),
+                     headers={"X-Concord-EnableSession": "true"}, timeout=30)
+    assert r.status_code == 200 and r.cookies.get("accord_session"), "signing in as %s: %s %s" % (
+        username, r.status_code, r.text)
+    if not d.current_url.startswith(base + "/"):
+        d.get(base + "/favicon.ico")  # a cookie is set for the page's own host
+    d.add_cookie({"name": "accord_session", "value": r.cookies["accord_session"], "path": "/", "httpOnly": True,
+                  "sameSite": "Lax"})
+    d.signed_in = True  # a console already loaded has the session before: go() loads the next page
 
 
 def console_errors(d):
@@ -167,10 +192,38 @@ def texts(d, name):
 
 
 def visit(d, hash_path, page):
-    """Loads the page afresh (also when it is the current one) and waits until it is ready."""
-    d.get("about:blank")
-    d.get(d.base_url + "/" + hash_path)
+    """Loads the page afresh (also when it is the current one) and waits until it is ready.
+    From the console's own document a get would only change its hash: about:blank first."""
+    url = d.base_url + "/" + hash_path
+    if d.current_url.split("#")[0] == url.split("#")[0]:
+        d.get("about:blank")
+    d.get(url)
+    d.signed_in = False
     wait_ready(d, page)
+
+
+def navigate(d, hash_path, page):
+    """Moves the loaded console to another page as its links do — a hash change, after which
+    the router renders the page afresh into main, without loading the document again — and
+    waits until the new page is ready.  The old page's content is marked first, so that a
+    page of the same name (process → process/log) is not taken for the new one."""
+    moved = d.execute_script("if (location.hash === arguments[0]) return false;"
+                             "const m = document.getElementById('main'); delete m.dataset.ready;"
+                             "m.prepend(Object.assign(document.createElement('span'), {className: 'test-leaving'}));"
+                             "location.hash = arguments[0]; return true;", hash_path)
+    assert moved, "navigate: the console is at %s already (visit reloads it)" % hash_path
+    return wait_css(d, 'main[data-ready="%s"]:not(:has(.test-leaving))' % page)
+
+
+def go(d, hash_path, page):
+    """Opens the page as the console's own links do (navigate) when the console is showing
+    another page of this server for the same session; otherwise loads it afresh (visit).  For
+    moving on in a test; visit where the point is a reload (what was saved, a new user)."""
+    here = d.current_url
+    if (not getattr(d, "signed_in", False) and here.startswith(d.base_url + "/#/")
+            and here != d.base_url + "/" + hash_path):
+        return navigate(d, hash_path, page)
+    return visit(d, hash_path, page)
 
 
 AXE = os.path.join(HERE, "axe", "node_modules", "axe-core", "axe.min.js")

@@ -11,8 +11,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, Client, console_errors, login, phone, process_log, t, texts, unique, visit,
-                      wait_process, wait_ready, wait_until)
+from conftest import (ADMIN_PASSWORD, Client, console_errors, go, navigate, phone, process_log, sign_in, t, texts,
+                      unique, visit, wait_process, wait_ready, wait_until)
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
 
@@ -65,7 +65,7 @@ def create_in_form(d, name, kind, fill=None, visibility=None, project=None, stor
 def test_secrets_of_every_kind_are_created_and_listed(driver, admin):
     org, _ = make_org(admin)
     project, _ = make_project(admin, org)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/secrets" % org, "secrets")
     assert t(driver, "secrets-empty")
 
@@ -135,7 +135,10 @@ def test_secrets_of_every_kind_are_created_and_listed(driver, admin):
     for hash_path, page in (("#/org/%s/secrets" % org, "secrets"), ("#/org/%s/secret/%s" % (org, userpass), "secret"),
                             ("#/org/%s/secret/%s" % (org, data), "secret"), ("#/org/%s" % org, "org"),
                             ("#/org/%s/secret/%s" % (org, up), "secret")):
-        visit(driver, hash_path, page)
+        if page == "secrets":
+            visit(driver, hash_path, page)
+        else:
+            navigate(driver, hash_path, page)
         for secret in (password, value.strip(), "UPLOADED-PRIVATE", "deployer"):
             assert_no_value(driver, secret, hash_path)
     assert [e for e in console_errors(driver) if "409" not in e["message"] and "400" not in e["message"]] == []
@@ -152,7 +155,7 @@ def test_secret_access_rules_and_delete(driver, admin):
     r = admin.post(SECRET_API % org, files={"name": (None, name), "type": (None, "key_pair"), "keyType": (None, "ed25519")})
     assert r.status_code == 200, r.text
     public_key = r.json()["publicKey"]
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/secrets" % org, "secrets")
     driver.find_element(By.LINK_TEXT, name).click()
     wait_ready(driver, "secret")
@@ -220,7 +223,7 @@ def test_secret_access_rules_and_delete(driver, admin):
 
 def test_api_key_shown_once_then_deleted(driver, new_user):
     user = new_user(password="Keys-pass-123")
-    login(driver, user.username, "Keys-pass-123")
+    sign_in(driver, user.username, "Keys-pass-123")
     visit(driver, "#/apikeys", "apikeys")
     name = unique("key")
     t(driver, "apikey-name-input").send_keys(name)
@@ -239,8 +242,8 @@ def test_api_key_shown_once_then_deleted(driver, new_user):
     wait_until(driver, lambda d: "already exists" in "".join(texts(d, "apikey-error")), "the duplicate refused")
 
     # shown once: not after coming back
-    visit(driver, "#/orgs", "orgs")
-    visit(driver, "#/apikeys", "apikeys")
+    go(driver, "#/orgs", "orgs")
+    go(driver, "#/apikeys", "apikeys")
     assert name in texts(driver, "apikey-name")
     assert not driver.find_elements(By.CSS_SELECTOR, "[data-test=apikey-value]")
     assert not any(value in v for v in field_values(driver)) and value not in driver.page_source
@@ -283,7 +286,7 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
     project, _ = make_project(admin, org, description="the console test's project")
     repo = git({"concord.yml": DEFINITION})
     repo_name, _ = create_repo(admin, org, project, repo.url)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/orgs", "orgs")
     t(driver, "orgs-filter").send_keys(org, Keys.ENTER)
     wait_until(driver, lambda d: texts(d, "org-link") == [org], "the filtered list")
@@ -330,7 +333,7 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
     # another branch: the choices follow its definition
     repo.checkout("next", create=True)
     repo.commit({"concord.yml": "flows:\n  nightly:\n    - log: night\n  weekly:\n    - log: week\n"})
-    visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
+    go(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
     t(driver, "start-branch").send_keys("next", Keys.TAB)
     wait_until(driver, lambda d: [o.text for o in Select(t(d, "start-entry")).options] == ["nightly", "weekly"],
                "the other branch's flows")
@@ -338,7 +341,7 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
     assert not driver.find_elements(By.CSS_SELECTOR, "[data-test=arg-row][data-declared]")
 
     # a branch without the definition: the server's message, and the choices typed as text
-    visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
+    go(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
     t(driver, "start-branch").send_keys("nosuchbranch", Keys.TAB)
     wait_until(driver, lambda d: "nosuchbranch" in "".join(texts(d, "start-definition-error")), "the bad branch said")
     assert t(driver, "start-entry").tag_name == "input"
@@ -354,7 +357,7 @@ def test_refresh_a_repository_and_run_its_manual_trigger(driver, admin, git):
     project, _ = make_project(admin, org)
     repo = git({"concord.yml": DEFINITION})
     repo_name, _ = create_repo(admin, org, project, repo.url)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
     assert t(driver, "triggers-empty")
 
@@ -389,18 +392,18 @@ def test_an_outsider_does_not_see_another_orgs_secrets(driver, admin, new_user):
     outsider = new_user(password="Outsider-pass-1")
     own, _ = make_org(admin)
     make_team(admin, own, [(outsider, "MEMBER")])
-    login(driver, outsider.username, "Outsider-pass-1")
+    sign_in(driver, outsider.username, "Outsider-pass-1")
     visit(driver, "#/org/%s/secrets" % org, "error")
     assert t(driver, "page-error").text
     assert name not in driver.page_source
-    visit(driver, "#/org/%s/secret/%s" % (org, name), "error")
+    go(driver, "#/org/%s/secret/%s" % (org, name), "error")
     assert t(driver, "page-error").text
     assert "DATA" not in t(driver, "page-error").text and not driver.find_elements(By.CSS_SELECTOR, "[data-test=secret-details]")
-    visit(driver, "#/org/%s" % org, "org")  # a public organization: its page, without its secrets
+    go(driver, "#/org/%s" % org, "org")  # a public organization: its page, without its secrets
     assert t(driver, "org-secrets-none")
     assert name not in driver.page_source
     # their own organization's page works
-    visit(driver, "#/org/%s/secrets" % own, "secrets")
+    go(driver, "#/org/%s/secrets" % own, "secrets")
     assert not driver.find_elements(By.CSS_SELECTOR, "[data-test=page-error]")
 
 
@@ -411,13 +414,16 @@ def test_admin_pages_fit_a_phone(driver, admin, git):
     repo_name, _ = create_repo(admin, org, project, repo.url)
     name = unique("sec")
     admin.post(SECRET_API % org, files={"name": (None, name), "type": (None, "data"), "data": ("d", b"x")})
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     phone(driver)
     for hash_path, page in (("#/orgs", "orgs"), ("#/org/%s" % org, "org"), ("#/org/%s/project/%s" % (org, project), "project"),
                             ("#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo"),
                             ("#/org/%s/secrets" % org, "secrets"), ("#/org/%s/secret/%s" % (org, name), "secret"),
                             ("#/apikeys", "apikeys")):
-        visit(driver, hash_path, page)
+        if hash_path == "#/orgs":
+            visit(driver, hash_path, page)
+        else:
+            navigate(driver, hash_path, page)
         scroll, width = driver.execute_script(
             "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert scroll <= width, "%s scrolls sideways at 360 px: %s > %s" % (hash_path, scroll, width)
@@ -432,7 +438,7 @@ def test_add_and_delete_a_repository(driver, admin, git):
     org, _ = make_org(admin)
     project, _ = make_project(admin, org)
     repo = git({"concord.yml": MANUAL})
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/project/%s" % (org, project), "project")
     assert t(driver, "repos-empty")
     driver.find_element(By.CSS_SELECTOR, "[data-test=repo-add-panel] summary").click()
@@ -465,7 +471,7 @@ def test_the_start_link_of_a_repository(driver, admin, git):
     project, _ = make_project(admin, org)
     repo = git({"concord.yml": DEFINITION})
     repo_name, _ = create_repo(admin, org, project, repo.url)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
     Select(t(driver, "start-entry")).select_by_value("other")
     driver.find_element(By.CSS_SELECTOR, "[data-test=start-profile][value=loud]").click()
@@ -494,10 +500,10 @@ def test_secret_with_several_projects_keeps_them(driver, admin):
     r = admin.post(SECRET_API % org, files={"name": (None, name), "type": (None, "data"), "data": (None, "x"),
                                             "projectIds": (None, "%s,%s" % (id1, id2))})
     assert r.status_code == 200, r.text
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/secrets" % org, "secrets")
     wait_until(driver, lambda d: p1 in d.page_source and p2 in d.page_source, "the list names both projects")
-    visit(driver, "#/org/%s/secret/%s" % (org, name), "secret")
+    go(driver, "#/org/%s/secret/%s" % (org, name), "secret")
     details = "".join(texts(driver, "secret-details"))
     assert p1 in details and p2 in details
     Select(t(driver, "secret-visibility")).select_by_value("PRIVATE")

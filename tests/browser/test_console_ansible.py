@@ -7,8 +7,8 @@ import os
 
 from selenium.webdriver.common.by import By
 
-from conftest import ADMIN_PASSWORD, console_errors, login, start_process, texts, visit, wait_css, wait_process, \
-    wait_ready, wait_until
+from conftest import (ADMIN_PASSWORD, console_errors, sign_in, start_process, texts, visit, wait_css, wait_process,
+                      wait_ready, wait_until)
 
 LOCAL = "{ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}"
 
@@ -69,7 +69,7 @@ def counts(d):
 
 def test_ansible_tab_live_failed_first_and_host_tasks(driver, admin, server):
     pid = start_process(admin, FLOW, files={"site.yml": PLAYBOOK})
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/process/%s" % pid, "process")
     # offered once the playbook has recorded events, while the process runs
     wait_until(driver, lambda d: d.find_element(By.ID, "tab-ansible").is_displayed(), "the Ansible tab offered")
@@ -121,7 +121,7 @@ flows:
     play = b"- hosts: all\n  gather_facts: false\n  tasks:\n    - debug: {msg: hi}\n"
     pid = start_process(admin, flow, files={"many.yml": play})
     assert wait_process(admin, pid, timeout=180)["status"] == "FINISHED"
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/process/%s/ansible" % pid, "process")
     wait_until(driver, lambda d: counts(d).get("OK") == n, "%d OK hosts counted" % n)
     assert wait_css(driver, "#ansible-hosts").get_attribute("aria-rowcount") == str(n + 1)
@@ -136,7 +136,7 @@ flows:
 def test_no_ansible_tab_without_ansible_events(driver, admin):
     pid = start_process(admin, "flows:\n  default:\n    - log: plain\n")
     wait_process(admin, pid)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/process/%s" % pid, "process")
     assert not driver.find_element(By.ID, "tab-ansible").is_displayed()
     assert driver.find_element(By.ID, "tab-events").is_displayed()

@@ -10,7 +10,8 @@ import subprocess
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import ADMIN_PASSWORD, AXE_RUN, ROOT, login, phone, start_process, unique, wait_process, wait_ready, wait_until
+from conftest import (ADMIN_PASSWORD, AXE_RUN, ROOT, navigate, phone, sign_in, start_process, unique, visit,
+                      wait_process, wait_ready, wait_until)
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
 
@@ -143,18 +144,22 @@ def test_every_page_passes_axe(driver, admin, new_user, git, axe_source):
     unvisited = [p for p, rx in routes().items() if not any(rx.match(h[1:].split("?")[0]) for h, _ in pages)]
     assert not unvisited, "routes of web/app.js that this test does not visit (add them to `pages`): %s" % unvisited
 
+    # At each size one load of the console, then every route as the console's links reach
+    # it (the router renders each afresh into main), so that axe-core is read and compiled
+    # once per load, not once per page (a load and an injection cost ~6x the CPU of a hash
+    # change: bench/RESULTS.md "The browser suite's page loads").
     bad = {}
     driver.get(driver.base_url + "/#/login")
     wait_ready(driver, "login")
     bad.update({("#/login", "laptop"): v for v in [violations(driver, axe_source)] if v})
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     for size in ("laptop", "phone"):
         if size == "phone":
             phone(driver)
-        for hash_path, ready in pages[1:]:
-            driver.get("about:blank")
-            driver.get(driver.base_url + "/" + hash_path)
-            wait_ready(driver, ready)
+        visit(driver, *pages[1])
+        for i, (hash_path, ready) in enumerate(pages[1:]):
+            if i:
+                navigate(driver, hash_path, ready)
             settle(driver, hash_path)
             found = violations(driver, axe_source)
             if found:

@@ -6,7 +6,7 @@ import urllib.parse
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, login, phone, process_log, start_process, unique, wait_css, wait_process,
+from conftest import (ADMIN_PASSWORD, phone, process_log, sign_in, start_process, unique, wait_css, wait_process,
                       wait_ready, wait_until)
 from proc_util import make_org, make_project, status, wait_for
 from repo_util import GitRepo, create_repo
@@ -74,7 +74,7 @@ def suspended(admin, flow, **parts):
 
 def test_form_with_every_field_type(driver, admin, tmp_path):
     pid = suspended(admin, EVERYTHING)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s/form/everything" % pid)
     wait_ready(driver, "form")
     name = driver.find_element(By.ID, "f-name")
@@ -140,7 +140,7 @@ def test_form_with_every_field_type(driver, admin, tmp_path):
 
 def test_two_form_wizard(driver, admin):
     pid = suspended(admin, TWO_FORMS)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     phone(driver)  # as on a phone, from an email's link
     driver.get(driver.base_url + "/#/process/%s/wizard" % pid)
     wait_ready(driver, "wizard")
@@ -217,7 +217,7 @@ def test_start_link_without_a_session_logs_in_then_shows_progress(driver, admin,
 def test_start_link_with_a_session_starts_at_once(driver, admin):
     repo, project, link = start_link(admin)
     try:
-        login(driver, "admin", ADMIN_PASSWORD)
+        sign_in(driver, "admin", ADMIN_PASSWORD)
         driver.get(driver.base_url + link)
         pid = finish_in_wizard(driver, admin)
         assert driver.find_element(By.ID, "wizard-initiator").text == "admin"
@@ -227,7 +227,7 @@ def test_start_link_with_a_session_starts_at_once(driver, admin):
 
 
 def test_bad_start_link_is_an_error_page(driver, admin):
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/api/v1/org/%s/project/nope/repo/nope/start/default" % unique("org"))
     body = driver.find_element(By.TAG_NAME, "body").text
     assert "not found" in body.lower() or "unknown" in body.lower(), body
@@ -250,7 +250,7 @@ forms:
 
 def test_a_yield_form_ends_the_wizard(driver, admin):
     pid = suspended(admin, YIELDS)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s/wizard" % pid)
     wait_ready(driver, "wizard")
     wait_css(driver, "#wizard-stage[data-form=first] #f-a").send_keys("x")

@@ -5,7 +5,7 @@ parameters; a reader offered none of the changing actions.  Each page has no ser
 critical axe-core violation."""
 from selenium.webdriver.support.ui import Select
 
-from conftest import ADMIN_PASSWORD, axe_serious, console_errors, login, t, texts, visit, wait_ready, wait_until
+from conftest import ADMIN_PASSWORD, axe_serious, console_errors, go, sign_in, t, texts, visit, wait_ready, wait_until
 from proc_util import make_org, make_team
 
 JS = "/api/v1/org/%s/jsonstore"
@@ -29,7 +29,7 @@ def test_stores_listed_with_capacity_created_and_deleted(driver, admin):
     org, _ = make_org(admin)
     store(admin, org, "inventory-a", {"a": {"k": "0123456789"}}, maxDataSize=100)  # 18 bytes
     doomed = store(admin, org, "to-delete")
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s" % org, "org")
     t(driver, "org-jsonstores").click()
     wait_ready(driver, "jsonstores")
@@ -54,7 +54,7 @@ def test_stores_listed_with_capacity_created_and_deleted(driver, admin):
     assert (s["visibility"], s["maxDataSize"], s["owner"]["username"]) == ("PUBLIC", 5000, "admin")
 
     # delete from the list, after asking
-    visit(driver, "#/org/%s/jsonstores" % org, "jsonstores")
+    go(driver, "#/org/%s/jsonstores" % org, "jsonstores")
     driver.find_elements("css selector", '[data-test="jsonstore-delete"]')[-1].click()
     t(driver, "confirm-yes").click()
     wait_until(driver, lambda d: "to-delete" not in texts(d, "jsonstore-link"), "the store gone from the list")
@@ -66,7 +66,7 @@ def test_stores_listed_with_capacity_created_and_deleted(driver, admin):
 def test_items_paged_added_edited_and_deleted(driver, admin):
     org, _ = make_org(admin)
     base = store(admin, org, "hosts", {"host-%02d" % i: {"i": i} for i in range(52)})
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/jsonstore/hosts" % org, "jsonstore")
     assert len(texts(driver, "item-link")) == 50 and texts(driver, "item-link")[0] == "host-00"
     assert axe_serious(driver) == []
@@ -124,7 +124,7 @@ def test_queries_created_changed_and_run_with_parameters(driver, admin):
     base = store(admin, org, "services", {
         "service_a": {"service": "service_a", "users": ["bob", "alice"]},
         "service_b": {"service": "service_b", "users": ["alice", "mike"]}})
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/jsonstore/services" % org, "jsonstore")
     t(driver, "query-name").send_keys("lookupServiceByUser")
     text = t(driver, "query-text")
@@ -172,7 +172,7 @@ def test_queries_created_changed_and_run_with_parameters(driver, admin):
     assert [x.strip() for x in texts(driver, "query-row")] == ['"service_a"', '"service_b"']
 
     # listed on the store's page; deleted from its own
-    visit(driver, "#/org/%s/jsonstore/services" % org, "jsonstore")
+    go(driver, "#/org/%s/jsonstore/services" % org, "jsonstore")
     assert texts(driver, "query-link") == ["lookupServiceByUser"]
     t(driver, "query-link").click()
     wait_ready(driver, "jsonstore-query")
@@ -192,7 +192,7 @@ def test_a_reader_is_offered_no_changes(driver, admin, new_user):
     r = admin.post(base + "/query", json={"name": "all", "text": "select item_data from json_store_data"})
     assert r.status_code == 200, r.text
     assert admin.post(base + "/access", json={"teamName": team, "level": "READER"}).status_code == 200
-    login(driver, reader.username, "Reader-pass-1")
+    sign_in(driver, reader.username, "Reader-pass-1")
 
     visit(driver, "#/org/%s/jsonstores" % org, "jsonstores")
     assert texts(driver, "jsonstore-link") == ["private-store"]
@@ -200,7 +200,7 @@ def test_a_reader_is_offered_no_changes(driver, admin, new_user):
     assert texts(driver, "jsonstore-create") == ["Create JSON store"]  # a member of the organization
     assert axe_serious(driver) == []
 
-    visit(driver, "#/org/%s/jsonstore/private-store" % org, "jsonstore")
+    go(driver, "#/org/%s/jsonstore/private-store" % org, "jsonstore")
     for absent in ("item-form", "query-form", "rules-form", "jsonstore-delete"):
         assert texts(driver, absent) == [], absent
     said(driver, "jsonstore-not-allowed", "needs the writer level; you are a reader here")
@@ -212,7 +212,7 @@ def test_a_reader_is_offered_no_changes(driver, admin, new_user):
     assert texts(driver, "item-save") == [] and texts(driver, "item-delete") == []
     assert axe_serious(driver) == []
 
-    visit(driver, "#/org/%s/jsonstore/private-store/query/all" % org, "jsonstore-query")
+    go(driver, "#/org/%s/jsonstore/private-store/query/all" % org, "jsonstore-query")
     assert "json_store_data" in t(driver, "query-sql").text
     assert texts(driver, "query-save") == [] and texts(driver, "query-delete") == []
     t(driver, "query-run").click()  # readers run queries
@@ -224,11 +224,11 @@ def test_a_reader_is_offered_no_changes(driver, admin, new_user):
 def test_create_offered_to_members_only(driver, admin, new_user):
     org, _ = make_org(admin)
     outsider = new_user(password="Outsider-pass-1")
-    login(driver, outsider.username, "Outsider-pass-1")
+    sign_in(driver, outsider.username, "Outsider-pass-1")
     visit(driver, "#/org/%s/jsonstores" % org, "jsonstores")
     said(driver, "jsonstore-create-not-allowed", "Only members of the organization")
     assert texts(driver, "jsonstore-form") == []
     # a member (a new user is in Default's team) is offered the form
-    visit(driver, "#/org/Default/jsonstores", "jsonstores")
+    go(driver, "#/org/Default/jsonstores", "jsonstores")
     assert texts(driver, "jsonstore-create") == ["Create JSON store"]
     assert console_errors(driver) == []

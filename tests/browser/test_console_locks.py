@@ -3,7 +3,7 @@ lock (issue 26 part 2): the lock, its scope and the holder, linked; it offers no
 button for the lock's event (the server hands the lock over)."""
 from selenium.webdriver.common.by import By
 
-from conftest import ADMIN_PASSWORD, login, start_process, unique, wait_css, wait_process, wait_ready, wait_until
+from conftest import ADMIN_PASSWORD, sign_in, start_process, unique, wait_css, wait_process, wait_ready, wait_until
 from proc_util import log_text, make_project, status, wait_for
 
 HOLDER = """
@@ -24,7 +24,7 @@ def test_a_process_waiting_for_a_lock_says_which_and_who_holds_it(driver, admin)
     wait_for(lambda: "got the lock %s" % holder in log_text(admin, holder))
     waiter = start_process(admin, HOLDER, parts=parts)
     wait_for(lambda: status(admin, waiter).get("waits"))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s" % waiter)
     wait_ready(driver, "process")
     waits = wait_css(driver, "#process-lock-waits")

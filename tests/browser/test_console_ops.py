@@ -7,7 +7,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.action_chains import ActionChains
 
-from conftest import (ADMIN_PASSWORD, login, phone, start_process, wait_css, wait_process, wait_ready, wait_until)
+from conftest import (ADMIN_PASSWORD, login, phone, sign_in, start_process, wait_css, wait_process, wait_ready,
+                      wait_until)
 from proc_util import status
 
 MANY = "configuration:\n  arguments:\n    many: [%s]\n" % ", ".join(str(i) for i in range(400))
@@ -91,7 +92,7 @@ def suspended_log(driver, admin):
     """An IN_PARTS process waiting for "one", its log open with the first part shown."""
     pid = start_process(admin, IN_PARTS)
     wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     open_log(driver, pid)
     wait_until(driver, lambda d: "first 399" in log_text(d), "the first part")
     return pid
@@ -162,7 +163,7 @@ def failed_page(driver, admin, flow, tab=""):
     (message, flow, step) and the banner."""
     pid = start_process(admin, flow)
     assert wait_process(admin, pid)["status"] == "FAILED"
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s%s" % (pid, tab))
     wait_ready(driver, "process")
     banner = wait_css(driver, "#process-failure")
@@ -217,7 +218,7 @@ def test_the_list_shows_and_filters_by_flow_and_duration(driver, admin):
     b = start_process(admin, other, parts={"tags": tag, "entryPoint": "other"})
     for pid in (a, b):
         assert wait_process(admin, pid)["status"] == "FINISHED"
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/processes?tags=" + tag)
     wait_ready(driver, "processes")
     row = wait_css(driver, "tr[data-id='%s']" % b)
@@ -242,7 +243,7 @@ def test_the_list_shows_and_filters_by_flow_and_duration(driver, admin):
 def test_stop_asks_first_and_says_what_happened(driver, admin):
     pid = start_process(admin, SUSPENDS)
     wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s" % pid)
     wait_ready(driver, "process")
     driver.find_element(By.ID, "process-stop").click()
@@ -263,7 +264,7 @@ def test_a_refused_stop_says_why_in_plain_words(driver, admin, new_user):
     other = new_user(password="Other-pass-123", roles=["concordSystemReader"])
     pid = start_process(admin, SUSPENDS)
     wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, other.username, "Other-pass-123")
+    sign_in(driver, other.username, "Other-pass-123")
     driver.get(driver.base_url + "/#/process/%s" % pid)
     wait_ready(driver, "process")
     driver.find_element(By.ID, "process-stop").click()
@@ -277,7 +278,7 @@ def test_a_refused_stop_says_why_in_plain_words(driver, admin, new_user):
 def test_statuses_read_at_a_glance(driver, admin):
     pid = start_process(admin, SUSPENDS, parts={"tags": "pills"})
     wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/processes")
     wait_ready(driver, "processes")
     looks = driver.execute_script("""
@@ -307,7 +308,7 @@ def test_statuses_read_at_a_glance(driver, admin):
 
 
 def test_not_found_pages_have_a_heading_and_a_way_back(driver, admin):
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     for hash_, heading in (("#/no/such/page", "Page not found"),
                            ("#/process/00000000-0000-0000-0000-000000000000", "Not found")):
         driver.get(driver.base_url + "/" + hash_)
@@ -343,7 +344,7 @@ def contrast(a, b):
 
 
 def test_the_focus_ring_stands_out(driver):
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/processes")
     wait_ready(driver, "processes")
     # by keyboard, as :focus-visible needs: Tab from the start of the page
@@ -365,7 +366,7 @@ def test_the_focus_ring_stands_out(driver):
 def test_the_banner_appears_when_a_watched_process_fails(driver, admin):
     pid = start_process(admin, 'flows:\n  default:\n    - suspend: go\n    - throw: "late failure"\n')
     wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s" % pid)
     wait_ready(driver, "process")
     assert not driver.find_elements(By.ID, "process-failure")

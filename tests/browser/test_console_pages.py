@@ -5,7 +5,7 @@ filtered (offered to admins only, from what whoami says); the user's profile wit
 teams and keys; a secret renamed, given another owner and moved to another organization."""
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, console_errors, login, start_process, t, texts, visit, wait_css, wait_ready,
+from conftest import (ADMIN_PASSWORD, console_errors, go, sign_in, start_process, t, texts, visit, wait_css, wait_ready,
                       wait_until)
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
@@ -19,7 +19,7 @@ def test_create_a_project_then_change_its_settings_and_access(driver, admin, new
     org, _ = make_org(admin)
     bob = new_user()
     team = make_team(admin, org, [(bob, "MEMBER")])
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s" % org, "org")
     t(driver, "org-new-project").click()
     wait_ready(driver, "project-new")
@@ -64,7 +64,7 @@ def test_create_a_project_then_change_its_settings_and_access(driver, admin, new
 def test_a_team_is_created_and_its_members_managed(driver, admin, new_user):
     org, _ = make_org(admin)
     bob, carol = new_user(), new_user()
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s" % org, "org")
     t(driver, "org-teams").click()
     wait_ready(driver, "teams")
@@ -106,7 +106,7 @@ def test_a_repository_is_validated_and_edited(driver, admin, git):
     good = git({"concord.yml": "flows:\n  default:\n    - log: hi\n"})
     other = git({"concord.yml": "flows:\n  other:\n    - log: hi\n"})
     repo, _ = create_repo(admin, org, project, good.url)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo), "repo")
     t(driver, "repo-validate").click()
     said(driver, "validate-result", "Valid")
@@ -133,12 +133,14 @@ def test_the_audit_log_is_offered_to_admins_and_filtered(driver, admin, new_user
     org, _ = make_org(admin)
     project, _ = make_project(admin, org)
     reader = new_user(password="Reader-pass-1")
-    login(driver, reader.username, "Reader-pass-1")
+    sign_in(driver, reader.username, "Reader-pass-1")
+    visit(driver, "#/processes", "processes")
     assert driver.execute_script("return document.getElementById('nav-audit').hidden") is True
     driver.find_element("css selector", "#logout").click()
     wait_ready(driver, "login")
 
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
+    visit(driver, "#/processes", "processes")
     wait_until(driver, lambda d: d.execute_script("return !document.getElementById('nav-audit').hidden"), "the audit link")
     driver.find_element("css selector", "#nav-audit").click()
     wait_ready(driver, "audit")
@@ -165,7 +167,8 @@ def test_the_profile_shows_teams_and_keys(driver, admin, new_user):
     me = new_user(password="Profile-pass-1")
     team = make_team(admin, org, [(me, "MAINTAINER")])
     assert admin.post("/api/v1/apikey", json={"username": me.username, "name": "ci-key"}).status_code == 200
-    login(driver, me.username, "Profile-pass-1")
+    sign_in(driver, me.username, "Profile-pass-1")
+    visit(driver, "#/processes", "processes")
     driver.find_element("css selector", "#current-user").click()
     wait_ready(driver, "profile")
     assert me.username in t(driver, "profile-details").text
@@ -184,7 +187,7 @@ def test_a_secret_is_renamed_given_an_owner_and_moved(driver, admin, new_user):
     r = admin.post("/api/v1/org/%s/secret" % org, files={"name": (None, "old-name"), "type": (None, "data"),
                                                           "data": ("d", b"s3cr3t-value", "application/octet-stream")})
     assert r.status_code == 200, r.text
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/secret/old-name" % org, "secret")
     name = t(driver, "secret-new-name")
     name.clear()
@@ -211,7 +214,7 @@ def test_a_secret_is_renamed_given_an_owner_and_moved(driver, admin, new_user):
 def test_tables_become_labelled_cards_on_a_phone(driver, admin):
     org, _ = make_org(admin)
     make_project(admin, org, description="a project with a description", visibility="PRIVATE")
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.set_window_size(390, 844)
     visit(driver, "#/org/%s" % org, "org")
     cells = driver.execute_script("""
@@ -236,14 +239,14 @@ def test_tables_become_labelled_cards_on_a_phone(driver, admin):
 def test_every_date_names_its_zone_and_the_header_switches_it(driver, admin):
     org, _ = make_org(admin)
     project, _ = make_project(admin, org)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/project/%s" % (org, project), "project")
     Select(wait_css(driver, "#zone")).select_by_value("UTC")
     stamp = wait_css(driver, '[data-test="project-details"] time.when')
     iso = stamp.get_attribute("datetime")  # 2026-11-27T02:43:42.160Z
     wait_until(driver, lambda d: stamp.text == iso[:10] + " " + iso[11:19] + " UTC", "the date in UTC, saying so")
     # remembered: another page, after a reload, still says UTC
-    visit(driver, "#/audit", "audit")
+    go(driver, "#/audit", "audit")
     assert wait_css(driver, '[data-test="audit"] time.when').text.endswith(" UTC")
     assert "(UTC)" in driver.find_element("css selector", '[data-test="audit-filters"]').text
     assert console_errors(driver) == []
@@ -257,21 +260,21 @@ def test_a_reader_is_offered_no_changes(driver, admin, new_user):
     r = admin.post("/api/v1/org/%s/secret" % org, files={"name": (None, "readable"), "type": (None, "data"),
                                                           "data": ("d", b"v", "application/octet-stream")})
     assert r.status_code == 200, r.text
-    login(driver, reader.username, "Reader-pass-2")
+    sign_in(driver, reader.username, "Reader-pass-2")
     visit(driver, "#/org/%s/project/%s" % (org, project), "project")
     for gone in ("project-settings-form", "rules-form", "cfg-save", "repo-add-panel"):
         assert not driver.find_elements("css selector", '[data-test="%s"]' % gone), gone
     assert "writer level" in t(driver, "settings-not-allowed").text
     assert "owner level" in t(driver, "access-not-allowed").text
     assert t(driver, "cfg-text").get_attribute("readonly") is not None
-    visit(driver, "#/org/%s/secret/readable" % org, "secret")
+    go(driver, "#/org/%s/secret/readable" % org, "secret")
     for gone in ("settings-form", "secret-move-form", "rules-form", "secret-delete"):
         assert not driver.find_elements("css selector", '[data-test="%s"]' % gone), gone
     assert "you are a reader" in t(driver, "secret-not-allowed").text
     assert console_errors(driver) == []
 
     # the owner gets the forms
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/secret/readable" % org, "secret")
     t(driver, "secret-delete")
     t(driver, "secret-move-form")
@@ -282,7 +285,7 @@ def test_the_process_list_shows_its_total_and_reaches_the_last_page(driver, admi
     project, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
     for _ in range(7):
         start_process(admin, "flows:\n  default:\n    - log: hi\n", parts={"org": org, "project": project})
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/processes?org=%s&project=%s&limit=5" % (org, project), "processes")
     wait_until(driver, lambda d: d.find_element("css selector", "#page-range").text == "1–5 of 7", "the total")
     driver.find_element("css selector", "#page-last").click()

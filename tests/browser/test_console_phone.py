@@ -3,7 +3,7 @@ process list, its children and checkpoints, secrets, projects, teams, members, k
 audit log.  Each cell is labelled by its column, the page does not scroll sideways, and no
 word is broken inside (a break after a hyphen or slash is a line break, not a broken word:
 the issue was "PRI VAT E")."""
-from conftest import ADMIN_PASSWORD, login, start_process, unique, wait_process, wait_ready
+from conftest import ADMIN_PASSWORD, navigate, sign_in, start_process, unique, visit, wait_process
 from proc_util import make_org, make_project, make_team
 
 PHONE_390 = (390, 844)
@@ -68,7 +68,7 @@ def test_every_table_is_cards_at_390px(driver, admin, new_user):
         pid = start_process(admin, 'flows:\n  default:\n    - log: "x"\n', parts={"org": org, "project": project})
     wait_process(admin, pid)
 
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.set_window_size(*PHONE_390)
     pages = [("#/processes", "processes", "process-list"), ("#/org/%s" % org, "org", "projects"),
              ("#/org/%s/secrets" % org, "secrets", "secrets"), ("#/org/%s/teams" % org, "teams", "teams"),
@@ -77,9 +77,10 @@ def test_every_table_is_cards_at_390px(driver, admin, new_user):
              ("#/process/%s/children" % parent, "process", "children"),
              ("#/process/%s/checkpoints" % parent, "process", "checkpoints")]
     for hash_path, ready, table in pages:
-        driver.get("about:blank")
-        driver.get(driver.base_url + "/" + hash_path)
-        wait_ready(driver, ready)
+        if hash_path == pages[0][0]:
+            visit(driver, hash_path, ready)
+        else:
+            navigate(driver, hash_path, ready)
         tables = {t["id"]: t for t in driver.execute_script(CARDS)}
         assert table in tables, (hash_path, list(tables))
         assert tables[table]["rows"] > 0, (hash_path, tables[table])

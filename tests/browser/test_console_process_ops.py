@@ -3,7 +3,7 @@ waits, stops it with its children and restarts a finished one; the list cancels 
 selected rows at once."""
 from selenium.webdriver.common.by import By
 
-from conftest import ADMIN_PASSWORD, login, start_process, wait_css, wait_process, wait_ready, wait_until
+from conftest import ADMIN_PASSWORD, sign_in, start_process, wait_css, wait_process, wait_ready, wait_until
 from proc_util import sleeper, status, wait_for
 
 SLEEPS = """
@@ -24,7 +24,7 @@ def test_waits_stop_with_children_and_restart(driver, admin):
     wait_process(admin, parent, ("SUSPENDED",))
     child = start_process(admin, sleeper(60), parts={"parentInstanceId": parent})
     wait_process(admin, child, ("RUNNING",))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s" % parent)
     wait_ready(driver, "process")
     why = wait_css(driver, "#process-waits li[data-type=PROCESS_SLEEP]")
@@ -52,7 +52,7 @@ def test_the_list_cancels_the_selected_rows(driver, admin):
     keep = start_process(admin, SLEEPS, parts={"tags": "bulk-pick"})
     for pid in (a, b, keep):
         wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/processes?tags=bulk-pick")
     wait_ready(driver, "processes")
     assert not driver.find_element(By.ID, "process-bulk-stop").is_enabled()

@@ -9,7 +9,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import (ADMIN_KEY, ADMIN_PASSWORD, ROOT, Client, login, phone, start_process, wait_css, wait_process,
+from conftest import (ADMIN_KEY, ADMIN_PASSWORD, ROOT, Client, phone, sign_in, start_process, wait_css, wait_process,
                       wait_ready, wait_until)
 from proc_util import status, wait_for
 
@@ -48,7 +48,7 @@ def row_status(d, pid):
 
 
 def test_the_list_follows_a_running_process_without_reloading(driver, admin):
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     pid = start_process(admin, SUSPENDS, parts={"tags": "live-list"})
     driver.get(driver.base_url + "/#/processes?tags=live-list")
     wait_ready(driver, "processes")
@@ -89,7 +89,7 @@ def test_a_list_of_1000_draws_the_rows_in_view_and_reaches_every_one(driver, fre
     wait_process(client, live, ("SUSPENDED",))
     listed = [p["instanceId"] for p in client.get("/api/v2/process?limit=1000").json()]
     assert len(listed) == 1000 and listed[0] == live
-    login(driver, "admin", ADMIN_PASSWORD, base_url=srv.url)
+    sign_in(driver, "admin", ADMIN_PASSWORD, base_url=srv.url)
     driver.get(srv.url + "/#/processes?limit=1000")
     wait_ready(driver, "processes")
     assert driver.find_element(By.ID, "process-list").get_attribute("aria-rowcount") == "1001"
@@ -127,7 +127,7 @@ def test_filters_live_in_the_url(driver, admin):
     b = start_process(admin, SUSPENDS, parts={"tags": "filter-b"})
     wait_process(admin, a, ("SUSPENDED",))
     wait_process(admin, b, ("SUSPENDED",))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/processes")
     wait_ready(driver, "processes")
     driver.find_element(By.ID, "filter-tags").send_keys("filter-a")
@@ -152,7 +152,7 @@ def test_filters_live_in_the_url(driver, admin):
 def test_the_log_shows_lines_as_they_are_written(driver, admin):
     pid = start_process(admin, SUSPENDS)
     wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s/log" % pid)
     wait_ready(driver, "process")
     log = wait_css(driver, "#log")
@@ -173,7 +173,7 @@ def test_a_big_log_opens_at_its_tail_and_loads_earlier_parts(driver, admin):
     flow = '\nflows:\n  default:\n    - log: "START of the log"\n    - log: "${big}"\n    - log: "END of the log"\n'
     pid = start_process(admin, flow, parts={"arguments.big": big})
     assert wait_process(admin, pid)["status"] == "FINISHED"
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s/log" % pid)
     wait_ready(driver, "process")
     log = wait_css(driver, "#log")
@@ -193,7 +193,7 @@ def test_a_big_log_opens_at_its_tail_and_loads_earlier_parts(driver, admin):
 def test_events_timeline_pairs_task_calls(driver, admin):
     pid = start_process(admin, STEPS)
     assert wait_process(admin, pid)["status"] == "FINISHED"
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s/events" % pid)
     wait_ready(driver, "process")
     tasks = driver.find_elements(By.CSS_SELECTOR, "#events li.ev-task")
@@ -207,7 +207,7 @@ def test_events_timeline_pairs_task_calls(driver, admin):
 def test_stop_a_running_process(driver, admin):
     pid = start_process(admin, SUSPENDS)
     wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s" % pid)
     wait_ready(driver, "process")
     assert driver.find_element(By.ID, "process-status").text == "SUSPENDED"
@@ -223,7 +223,7 @@ def test_stop_refused_shows_the_servers_message(driver, admin, new_user):
     other = new_user(password="Other-pass-123")
     pid = start_process(admin, SUSPENDS)
     wait_process(admin, pid, ("SUSPENDED",))
-    login(driver, other.username, "Other-pass-123")
+    sign_in(driver, other.username, "Other-pass-123")
     driver.get(driver.base_url + "/#/process/%s" % pid)
     page = wait_css(driver, "main[data-ready]")
     if page.get_attribute("data-ready") == "process":  # may read it: the stop is refused
@@ -237,7 +237,7 @@ def test_stop_refused_shows_the_servers_message(driver, admin, new_user):
 def test_restore_a_checkpoint(driver, admin):
     pid = start_process(admin, STEPS)
     assert wait_process(admin, pid)["status"] == "FINISHED"
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s/checkpoints" % pid)
     wait_ready(driver, "process")
     row = wait_css(driver, "#checkpoints tr[data-name=middle]")
@@ -257,7 +257,7 @@ def test_restore_a_checkpoint(driver, admin):
 def test_process_pages_fit_a_phone(driver, admin):
     pid = start_process(admin, STEPS, parts={"tags": "phone"})
     wait_process(admin, pid)
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     phone(driver)
     for page, hash_ in (("processes", "#/processes"), ("process", "#/process/%s" % pid),
                         ("process", "#/process/%s/log" % pid), ("process", "#/process/%s/events" % pid)):
@@ -272,7 +272,7 @@ def test_details_out_variables_and_attachments(driver, admin):
     flow = '\nconfiguration:\n  arguments:\n    answer: 42\nflows:\n  default:\n    - log: "x"\n'
     pid = start_process(admin, flow, parts={"out": "answer", "tags": "t1,t2"})
     assert wait_process(admin, pid)["status"] == "FINISHED"
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s" % pid)
     wait_ready(driver, "process")
     assert '"answer": 42' in driver.find_element(By.ID, "process-out").text
@@ -305,7 +305,7 @@ def test_children_link_to_their_pages(driver, admin):
     assert wait_process(admin, pid)["status"] == "FINISHED", admin.get("/api/v1/process/%s/log" % pid).text
     kids = admin.get("/api/v1/process/%s/subprocess" % pid).json()
     assert len(kids) == 1
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s/children" % pid)
     wait_ready(driver, "process")
     row = wait_css(driver, "#children tr[data-id='%s']" % kids[0]["instanceId"])

@@ -1,7 +1,7 @@
 """The console's project page (issue 24 part 3): the project's cfg shown and saved as JSON
 (a bad one refused before anything is sent), and "Encrypt a value", whose result a process
 of the project opens with crypto.decryptString; the value itself never stays in the page."""
-from conftest import (ADMIN_PASSWORD, console_errors, login, process_log, start_process, wait_css, wait_process,
+from conftest import (ADMIN_PASSWORD, console_errors, process_log, sign_in, start_process, wait_css, wait_process,
                       wait_ready, wait_until)
 from proc_util import make_org, make_project
 
@@ -20,7 +20,7 @@ def test_project_cfg_edited_and_a_value_encrypted(driver, admin):
     project, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
     cfg_url = "/api/v1/org/%s/project/%s/cfg" % (org, project)
     assert admin.put(cfg_url, json={"arguments": {"greeting": "hi"}}).status_code == 200
-    login(driver, "admin", ADMIN_PASSWORD)
+    sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/org/%s/project/%s" % (org, project))
     wait_ready(driver, "project")
     assert '"greeting": "hi"' in t(driver, "cfg-text").get_attribute("value")

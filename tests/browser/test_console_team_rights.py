@@ -4,7 +4,7 @@ cannot make one, an owner of the team (or of the organization, or an admin) ever
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import ADMIN_PASSWORD, login, t, texts, visit
+from conftest import ADMIN_PASSWORD, sign_in, t, texts, visit
 from proc_util import make_org, make_team
 
 
@@ -26,14 +26,14 @@ def test_the_team_page_offers_what_the_role_allows(driver, admin, new_user):
     n, owners = len(roles), roles.count("OWNER")
     assert n >= 3 and owners == 1, roles
 
-    login(driver, member.username, "Team-member-1")
+    sign_in(driver, member.username, "Team-member-1")
     visit(driver, page, "team")
     assert controls(driver) == {"role-selects": 0, "removes": 0, "add": 0, "delete": 0, "read-only": 1}
     assert sorted(texts(driver, "member-role-text")) == sorted(r.capitalize() for r in roles)
     assert "Member" in t(driver, "team-details").text
 
     driver.delete_all_cookies()
-    login(driver, maint.username, "Team-maint-1")
+    sign_in(driver, maint.username, "Team-maint-1")
     visit(driver, page, "team")
     assert controls(driver) == {"role-selects": n - 1, "removes": n - 1, "add": 1, "delete": 0, "read-only": 0}
     assert texts(driver, "member-role-text") == ["Owner"]  # the owner's row is not theirs to change
@@ -42,7 +42,7 @@ def test_the_team_page_offers_what_the_role_allows(driver, admin, new_user):
 
     for user, password in ((owner, "Team-owner-1"), (None, ADMIN_PASSWORD)):
         driver.delete_all_cookies()
-        login(driver, user.username if user else "admin", password)
+        sign_in(driver, user.username if user else "admin", password)
         visit(driver, page, "team")
         assert controls(driver) == {"role-selects": n, "removes": n, "add": 1, "delete": 1, "read-only": 0}
         assert "OWNER" in [o.get_attribute("value") for o in Select(t(driver, "member-add-role")).options]
