@@ -63,7 +63,7 @@ static bool may_take_long(const struct api_route *route, struct http_request *re
 	return !(route->flags & API_PUBLIC) && !authn_is_quick(http_header(req, "Authorization"));
 }
 
-int api_dispatch(void *app, struct http_request *req, struct http_response *resp)
+static int dispatch(void *app, struct http_request *req, struct http_response *resp)
 {
 	struct api_call c = {.app = app, .req = req, .resp = resp};
 	const struct http_route *hr;
@@ -127,4 +127,16 @@ int api_dispatch(void *app, struct http_request *req, struct http_response *resp
 	}
 	json_decref(c.audit);
 	return HTTP_HANDLED;
+}
+
+int api_dispatch(void *app, struct http_request *req, struct http_response *resp)
+{
+	struct store *store = ((struct app *)app)->store;
+	int rc = dispatch(app, req, resp);
+
+	/* This thread's next request, or another thread's, takes a connection from the
+	 * store's idle ones (store_conn_release): a few sessions for all the workers. */
+	if (store)
+		store_conn_release(store);
+	return rc;
 }

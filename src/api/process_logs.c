@@ -89,9 +89,8 @@ static bool writer_done(struct store_conn *db, const char *id)
 	return done;
 }
 
-static ssize_t reader_read(void *ctx, char *buf, size_t max)
+static ssize_t read_some(struct log_reader *r, char *buf, size_t max)
 {
-	struct log_reader *r = ctx;
 	struct err e;
 	struct store_conn *db = store_conn(r->store, &e);
 	ssize_t n;
@@ -118,6 +117,15 @@ static ssize_t reader_read(void *ctx, char *buf, size_t max)
 fail:
 	LOG_E("log of %s: %s", r->id, e.msg);
 	return HTTP_STREAM_ERROR;
+}
+
+static ssize_t reader_read(void *ctx, char *buf, size_t max)
+{
+	struct log_reader *r = ctx;
+	ssize_t n = read_some(r, buf, max);
+
+	store_conn_release(r->store); /* as after a request (api_dispatch) */
+	return n;
 }
 
 static const struct http_stream_ops reader_ops = {reader_start, reader_read, reader_free};

@@ -647,6 +647,8 @@ static int run(struct err *e)
 		set_self_url(srv);
 	if (!srv || start_node(&app, lock, e))
 		goto out;
+	/* The start's connection (migrations, recovery) serves requests from now on. */
+	store_conn_release(app.store);
 	atomic_store(&app.ready, true);
 	log_listening(srv, hc.threads, hc.io_threads);
 	tell_admin_key();

@@ -1,5 +1,6 @@
-/* PostgreSQL backend of store.h (libpq): one connection per thread, statements prepared
- * once per connection and cached by SQL pointer, as in sqlite.c.
+/* PostgreSQL backend of store.h (libpq): one connection per thread at a time (the HTTP
+ * workers' pass from thread to thread: store_conn_release), statements prepared once per
+ * connection and cached by SQL pointer, as in sqlite.c.
  *
  * Results are fetched whole (PQexecPrepared), not row by row: the store's code steps one
  * statement while it runs others on the same connection (a list that looks up each row,
@@ -840,4 +841,5 @@ const struct store_ops store_pg_ops = {
     .listen_open = pg_listen_open,
     .listen_wait = pg_listen_wait,
     .listen_close = pg_listen_close,
+    .pooled = true,
 };

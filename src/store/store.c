@@ -97,6 +97,12 @@ struct store_conn *store_conn(struct store *s, struct err *e)
 	if (c)
 		return c;
 	pthread_mutex_lock(&s->lock);
+	if (s->n_idle) {
+		c = s->idle[--s->n_idle];
+		pthread_mutex_unlock(&s->lock);
+		pthread_setspecific(s->key, c);
+		return c;
+	}
 	if (s->n_conns == STORE_MAX_CONNS) {
 		pthread_mutex_unlock(&s->lock);
 		err_set(e, ERR_UNAVAILABLE, "too many database connections (%d threads)", STORE_MAX_CONNS);
@@ -109,6 +115,19 @@ struct store_conn *store_conn(struct store *s, struct err *e)
 	if (c)
 		pthread_setspecific(s->key, c);
 	return c;
+}
+
+void store_conn_release(struct store *s)
+{
+	struct store_conn *c = pthread_getspecific(s->key);
+
+	if (!c || !s->ops->pooled || c->in_tx)
+		return;
+	pthread_setspecific(s->key, NULL);
+	pthread_mutex_lock(&s->lock);
+	assert(s->n_idle < STORE_MAX_CONNS);
+	s->idle[s->n_idle++] = c;
+	pthread_mutex_unlock(&s->lock);
 }
 
 struct store_stmt *store_prepare(struct store_conn *c, const char *sql, struct err *e)

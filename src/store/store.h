@@ -90,6 +90,9 @@ struct store_ops {
 	int (*listen_wait)(struct store_listener *l, int wake_fd, int timeout_ms, char *channel, size_t ccap,
 			   char *payload, size_t pcap, struct err *e);
 	void (*listen_close)(struct store_listener *l);
+	/* Whether store_conn_release hands connections on: where each costs the database a
+	 * process and its own caches (PostgreSQL), not where it is a file handle (SQLite). */
+	bool pooled;
 	/* store_auth_generation (NULL: other nodes change the data, nothing may be cached). */
 	bool (*auth_generation)(uint64_t *gen);
 };
@@ -120,8 +123,16 @@ void store_close(struct store *s);
 /* The number of the newest migration applied to s (`accord migrate`). */
 int store_schema_version(struct store *s, int *version, struct err *e) WUR;
 
-/* The calling thread's connection (opened on first use).  NULL on failure. */
+/* The calling thread's connection (opened on first use, or one that another thread gave
+ * back: store_conn_release).  NULL on failure. */
 struct store_conn *store_conn(struct store *s, struct err *e);
+/* The calling thread is done with its connection for now (an HTTP request answered): on a
+ * backend whose connections are costly (PostgreSQL: a server process each), it goes to the
+ * store's idle ones, for the next thread without one, so that threads taking requests in
+ * turn share a few sessions instead of holding one each.  Nothing of the thread may keep
+ * the connection or a statement of it past this call.  One inside a transaction stays
+ * with its thread.  Nothing on SQLite. */
+void store_conn_release(struct store *s);
 
 /* Prepared statement for sql on c, cached by the pointer sql (a string constant). */
 struct store_stmt *store_prepare(struct store_conn *c, const char *sql, struct err *e);

@@ -19,6 +19,10 @@ struct store {
 	pthread_mutex_t lock;
 	struct store_conn *conns[STORE_MAX_CONNS];
 	size_t n_conns;
+	/* Connections given back by their threads (store_conn_release), for the next thread
+	 * that has none: only where ops->pooled. */
+	struct store_conn *idle[STORE_MAX_CONNS];
+	size_t n_idle;
 	/* Whether any policy may apply (policies.c): -1 not known yet, 0 no policy link and no
 	 * process policy exists, 1 some may.  Only SQLite keeps it (one server per data folder
 	 * writes the links); PostgreSQL starts at 1, since other nodes link policies. */

@@ -50,11 +50,13 @@ void *triggers_reread_main(void *arg)
 
 	if (!(c = store_conn(t->cfg.store, &e)) || store_repository_list(c, NULL, &v, &n, &e)) {
 		LOG_W("triggers not read again at start: %s", e.msg);
+		store_conn_release(t->cfg.store);
 		return NULL;
 	}
 	for (size_t i = 0; i < n && !triggers_stopping(t); i++)
 		if (!v[i].disabled)
 			reread_one(t, c, &v[i]);
 	free(v);
+	store_conn_release(t->cfg.store); /* this thread ends: its connection serves others */
 	return NULL;
 }

@@ -40,6 +40,7 @@ import fcntl
 import glob
 import hashlib
 import os
+import queue
 import re
 import shutil
 import signal
@@ -235,20 +236,51 @@ def pg_url(data_dir, migrated=False):
             _psql(TEST_DB, "CREATE DATABASE " + name)
         return db_url(name), name
     name = "t_" + uuid.uuid4().hex[:16]
-    _psql(TEST_DB, "CREATE DATABASE %s%s" % (name, " TEMPLATE " + pg_template() if migrated else ""))
+    # FILE_COPY: a copy of the template's files instead of PostgreSQL 15's default WAL_LOG,
+    # which writes the whole template (~10 MB) through the WAL again for each server: half
+    # the cluster's CPU for a create and a drop, a third of their wall (bench/RESULTS.md).
+    _psql(TEST_DB, "CREATE DATABASE %s%s STRATEGY FILE_COPY"
+          % (name, " TEMPLATE " + pg_template() if migrated else ""))
     os.makedirs(data_dir, mode=0o700, exist_ok=True)
     with open(marker, "w") as f:
         f.write(name)
     return db_url(name), name
 
 
+class _Dropper:
+    """Drops the databases of stopped servers in the background, on a psql session of its
+    own, so that the next test does not wait for it: a DROP DATABASE waits for a checkpoint
+    of the whole cluster (70-300 ms of wall under the suites' load, bench/RESULTS.md).  The
+    pytest process waits at its exit until every drop asked for is done."""
+
+    def __init__(self):
+        self.session = _Session(TEST_DB)
+        self.names = queue.Queue()
+        threading.Thread(target=self.run, daemon=True).start()
+        atexit.register(self.names.join)
+
+    def run(self):
+        while True:
+            name = self.names.get()
+            try:
+                self.session.run("DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+            except (subprocess.CalledProcessError, RuntimeError):
+                pass  # fails no test: the cluster is thrown away at the end
+            finally:
+                self.names.task_done()
+
+
+_dropper = None
+_dropper_lock = threading.Lock()
+
+
 def pg_drop(name):
-    """The database of a server that has stopped (a failure to drop it fails no test: the
-    cluster is thrown away at the end)."""
-    try:
-        _psql(TEST_DB, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
-    except subprocess.CalledProcessError:
-        pass
+    """The database of a server that has stopped, dropped in the background (_Dropper)."""
+    global _dropper
+    with _dropper_lock:
+        if _dropper is None:
+            _dropper = _Dropper()
+    _dropper.names.put(name)
 
 
 def passable(path):

@@ -611,6 +611,46 @@ static void test_concurrent_start_migrates_once(void **state)
 	store_reset(st);
 }
 
+struct taker {
+	struct store_conn *got;
+	bool kept_in_tx; /* a connection released inside a transaction stayed with its thread */
+	int rc;
+	struct err e;
+};
+
+static void *take_and_release(void *arg)
+{
+	struct taker *t = arg;
+
+	if (!(t->got = store_conn(store, &t->e)) || (t->rc = store_tx_begin(t->got, &t->e)))
+		return NULL;
+	store_conn_release(store);
+	t->kept_in_tx = store_conn(store, &t->e) == t->got;
+	t->rc = store_tx_commit(t->got, &t->e);
+	store_conn_release(store);
+	return NULL;
+}
+
+/* A thread's connection given back (store_conn_release) serves the next thread that has
+ * none, instead of a new session; one inside a transaction stays with its thread. */
+static void test_released_connection_serves_another_thread(void **state)
+{
+	struct taker t[2] = {0};
+	pthread_t th;
+	(void)state;
+	NEED_SERVER();
+
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pthread_create(&th, NULL, take_and_release, &t[i]), 0);
+		pthread_join(th, NULL);
+		if (!t[i].got || t[i].rc)
+			fail_msg("thread %d: %s", i, t[i].e.msg);
+		assert_true(t[i].kept_in_tx);
+	}
+	assert_ptr_equal(t[1].got, t[0].got);
+	assert_ptr_not_equal(t[0].got, db); /* the main thread's own is not given away */
+}
+
 int main(void)
 {
 	const struct CMUnitTest text[] = {
@@ -630,6 +670,7 @@ int main(void)
 	    cmocka_unit_test(test_claims_skip_each_other),
 	    cmocka_unit_test(test_transition_checks_the_status_under_lock),
 	    cmocka_unit_test(test_log_appends_of_two_row_transactions),
+	    cmocka_unit_test(test_released_connection_serves_another_thread),
 	    cmocka_unit_test(test_start_errors_name_the_database_never_the_password),
 	    cmocka_unit_test(test_concurrent_start_migrates_once),
 	};
