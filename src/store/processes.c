@@ -9,6 +9,7 @@
 #include "base/limits.h"
 #include "base/metrics.h"
 #include "base/str.h"
+#include "store/audit.h"
 #include "store/policies.h"
 #include "store/process_internal.h"
 #include "store/process_ops.h"
@@ -382,7 +383,7 @@ int store_process_create(struct store_conn *c, const struct process_new *pn, str
 	    store_process_start_payload_put(c, id, pn->payload, pn->payload_len, e) || set_fair_key(c, id, e) ||
 	    write_scopes(c, pn, e) ||
 	    set_status_row(c, id, PS_ENQUEUED, now, e) ||
-	    record_status(c, id, PS_ENQUEUED, now, e)) {
+	    record_status(c, id, PS_ENQUEUED, now, e) || (pn->audit && store_audit_insert(c, pn->audit, e))) {
 		store_tx_rollback(c);
 		return -1;
 	}
