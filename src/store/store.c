@@ -47,7 +47,8 @@ static struct store *open_store(const char *url, bool migrate, struct err *e)
 	s->ops = pg ? &store_pg_ops : &store_sqlite_ops;
 	s->policies_seen = pg ? 1 : -1;
 	pthread_mutex_init(&s->lock, NULL);
-	if (!(s->path = strdup(path)) || (!pg && !(s->data_dir = dirname_of(path)))) {
+	if (!(s->path = strdup(path)) || (!pg && !(s->data_dir = dirname_of(path))) ||
+	    (!pg && !(s->writer = sqlite_writer_new()))) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
@@ -80,6 +81,7 @@ void store_close(struct store *s)
 		return;
 	for (size_t i = 0; i < s->n_conns; i++)
 		s->ops->conn_close(s->conns[i]);
+	sqlite_writer_free(s->writer);
 	if (s->has_key) /* s->key of a failed create may be another module's key */
 		pthread_key_delete(s->key);
 	pthread_mutex_destroy(&s->lock);
@@ -317,6 +319,20 @@ int store_tx_commit(struct store_conn *c, struct err *e)
 		store_tx_rollback(c);
 	}
 	return rc;
+}
+
+struct store_conn *store_writer_enter(struct store_conn *c, struct err *e)
+{
+	if (!c->store->writer || c->in_tx)
+		return c;
+	return sqlite_writer_enter(c, e);
+}
+
+int store_writer_leave(struct store_conn *c, struct store_conn *w, int rc, struct err *e)
+{
+	if (w == c)
+		return rc;
+	return sqlite_writer_leave(w, rc, e);
 }
 
 void store_tx_rollback(struct store_conn *c)
