@@ -216,6 +216,14 @@ int store_exec(struct store_conn *c, const char *sql, struct err *e)
 	return c->store->ops->exec(c, sql, e);
 }
 
+/* A transaction statement (one of the constant texts here or the backend's). */
+static int tx_exec(struct store_conn *c, const char *sql, struct err *e)
+{
+	const struct store_ops *ops = c->store->ops;
+
+	return ops->exec_tx ? ops->exec_tx(c, sql, e) : ops->exec(c, sql, e);
+}
+
 /* Savepoint statements by depth (1-based); the same text on SQLite and PostgreSQL. */
 static const char *const SAVEPOINT[STORE_TX_DEPTH_MAX + 1] = {
     NULL,	       "SAVEPOINT tx1", "SAVEPOINT tx2", "SAVEPOINT tx3", "SAVEPOINT tx4",
@@ -245,20 +253,20 @@ static int tx_begin(struct store_conn *c, bool rows, struct err *e)
 		if (c->tx_depth >= STORE_TX_DEPTH_MAX)
 			return err_set(e, ERR_INTERNAL, "transactions nested deeper than %d", STORE_TX_DEPTH_MAX);
 		if (c->tx_rows && !rows && ops->tx_upgrade_sql) {
-			if ((rc = store_exec(c, ops->tx_upgrade_sql, e)))
+			if ((rc = tx_exec(c, ops->tx_upgrade_sql, e)))
 				return rc;
 			c->tx_rows = false; /* held to the outermost commit */
 		}
-		if ((rc = store_exec(c, SAVEPOINT[c->tx_depth + 1], e)) == 0)
+		if ((rc = tx_exec(c, SAVEPOINT[c->tx_depth + 1], e)) == 0)
 			c->tx_depth++;
 		return rc;
 	}
-	rc = store_exec(c, rows && ops->tx_begin_rows_sql ? ops->tx_begin_rows_sql : ops->tx_begin_sql, e);
+	rc = tx_exec(c, rows && ops->tx_begin_rows_sql ? ops->tx_begin_rows_sql : ops->tx_begin_sql, e);
 	if (rc < 0) {
 		struct err ignored;
 		/* PostgreSQL: BEGIN ran, taking the lock failed (a timeout, a deadlock): the
 		 * transaction is open and aborted.  Where none is open, ROLLBACK only fails. */
-		if (store_exec(c, "ROLLBACK", &ignored) == 0)
+		if (tx_exec(c, "ROLLBACK", &ignored) == 0)
 			LOG_D("a failed transaction begin was rolled back");
 	} else {
 		c->in_tx = true;
@@ -304,13 +312,13 @@ int store_tx_commit(struct store_conn *c, struct err *e)
 	int rc;
 
 	if (c->tx_depth > 0) {
-		if ((rc = store_exec(c, RELEASE[c->tx_depth], e)) == 0)
+		if ((rc = tx_exec(c, RELEASE[c->tx_depth], e)) == 0)
 			c->tx_depth--;
 		else
 			store_tx_rollback(c);
 		return rc;
 	}
-	rc = store_exec(c, "COMMIT", e);
+	rc = tx_exec(c, "COMMIT", e);
 
 	if (rc == 0) {
 		c->in_tx = false;
@@ -340,12 +348,12 @@ void store_tx_rollback(struct store_conn *c)
 	struct err ignored;
 
 	if (c->tx_depth > 0) {
-		if (store_exec(c, UNDO[c->tx_depth], &ignored) || store_exec(c, RELEASE[c->tx_depth], &ignored))
+		if (tx_exec(c, UNDO[c->tx_depth], &ignored) || tx_exec(c, RELEASE[c->tx_depth], &ignored))
 			LOG_E("rollback to a savepoint failed: %s", ignored.msg);
 		c->tx_depth--;
 		return;
 	}
-	if (c->in_tx && store_exec(c, "ROLLBACK", &ignored))
+	if (c->in_tx && tx_exec(c, "ROLLBACK", &ignored))
 		LOG_E("rollback failed: %s", ignored.msg);
 	c->in_tx = false;
 }

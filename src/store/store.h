@@ -77,6 +77,9 @@ struct store_ops {
 	bool (*col_is_null)(struct store_stmt *st, int idx);
 	void (*reset)(struct store_stmt *st);
 	int (*exec)(struct store_conn *c, const char *sql, struct err *e);
+	/* The transaction statements (BEGIN, SAVEPOINT …: constant texts, each at one address),
+	 * kept prepared per connection (NULL: exec). */
+	int (*exec_tx)(struct store_conn *c, const char *sql, struct err *e);
 	int64_t (*changes)(struct store_conn *c);
 	void *(*native)(struct store_conn *c);
 	void (*reset_conn)(struct store_conn *c); /* NULL: nothing to do (store_conn_reset) */
