@@ -778,12 +778,19 @@ int store_process_claim(struct store_conn *c, const char *node, int64_t now, str
 	if (!(w = store_writer_enter(c, e)))
 		return -1;
 	got = take(w, node, now, id, event, sizeof event, &args, e);
-	if (store_writer_leave(c, w, got < 0 ? -1 : 0, e))
+	/* Read back where the claim was written (the writer's pages are warm); a claim whose
+	 * process cannot be read is undone rather than left STARTING. */
+	if (got > 0 && store_process_get(w, id, out, e)) {
+		store_process_cleanup(out);
+		got = -1;
+	}
+	if (store_writer_leave(c, w, got < 0 ? -1 : 0, e)) {
+		if (got > 0)
+			store_process_cleanup(out);
 		goto fail;
+	}
 	if (!got)
 		return 0;
-	if (store_process_get(c, id, out, e))
-		goto fail;
 	if (str_fmt(out->resume_event, sizeof out->resume_event, "%s", event)) { /* same size */
 		store_process_cleanup(out);
 		err_set(e, ERR_INTERNAL, "resume event too long");
