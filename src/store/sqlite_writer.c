@@ -69,7 +69,15 @@ static struct store_conn *open_conn(struct store *s, struct err *e)
 		err_set(e, ERR_UNAVAILABLE, "too many database connections (%d threads)", STORE_MAX_CONNS);
 		return NULL;
 	}
-	if ((c = s->ops->conn_open(s, e)))
+	/* Each caller's savepoint journals the pages it changes that the batch changed before
+	 * (to undo them alone); past 64 KiB SQLite spilled that journal to a temporary file, a
+	 * write of every such page (~40 a process): held in memory instead, at most a few MB
+	 * for a full batch. */
+	if ((c = s->ops->conn_open(s, e)) && store_exec(c, "PRAGMA temp_store=MEMORY", e)) {
+		s->ops->conn_close(c);
+		c = NULL;
+	}
+	if (c)
 		s->conns[s->n_conns++] = c;
 	pthread_mutex_unlock(&s->lock);
 	return c;
