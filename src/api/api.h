@@ -61,6 +61,7 @@ struct api_call {
 	json_t *audit; /* what the handler noted for the audit entry (api_audit_note); owned */
 	bool changes;  /* the route changes state (not a GET, or a GET flagged API_CHANGES) */
 	const struct api_route *route; /* the matched route: what a scoped API key must allow */
+	bool audited; /* the handler stored the audit entry with its change (api_audit_prepare) */
 };
 
 typedef int (*api_handler)(struct api_call *c);

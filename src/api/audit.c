@@ -115,15 +115,14 @@ static bool from_answer(struct api_call *c, const struct api_audit_doc *a, json_
 	return done;
 }
 
-void api_audit_record(struct api_call *c, const struct api_route *route)
+/* The details every entry of route starts from: its path parameters, the part it changed
+ * and what the handler noted (NEW object, NULL when out of memory). */
+static json_t *base_details(struct api_call *c, const struct api_audit_doc *a)
 {
-	const struct api_audit_doc *a = &route->doc->audit;
 	json_t *details = json_object();
-	struct audit_entry entry = {.object = a->object};
-	struct err e;
 
-	if (!details || c->resp->status >= 400)
-		goto out;
+	if (!details)
+		return NULL;
 	for (size_t i = 0; i < c->req->n_params; i++)
 		json_object_set_new(details, param_key(a->object, c->req->param_names[i]),
 				    json_string(c->req->param_values[i]));
@@ -131,20 +130,53 @@ void api_audit_record(struct api_call *c, const struct api_route *route)
 		json_object_set_new(details, "changed", json_string(a->part));
 	if (c->audit)
 		json_object_update(details, c->audit);
+	return details;
+}
+
+/* Who made the change, and from where. */
+static void who(struct api_call *c, struct audit_entry *entry)
+{
+	entry->user_id = c->who.user.id[0] ? c->who.user.id : NULL;
+	entry->username = c->who.user.username[0] ? c->who.user.username : NULL;
+	entry->source = c->who.method == AUTH_SESSION ? "PROCESS" : "API_REQUEST";
+	entry->api_key_id = c->who.method == AUTH_APIKEY ? c->who.apikey_id : NULL;
+	entry->instance_id = c->who.method == AUTH_SESSION ? c->who.session_process : NULL;
+	entry->address = c->req->remote_addr[0] ? c->req->remote_addr : NULL;
+}
+
+void api_audit_record(struct api_call *c, const struct api_route *route)
+{
+	const struct api_audit_doc *a = &route->doc->audit;
+	json_t *details = NULL;
+	struct audit_entry entry = {.object = a->object};
+	struct err e;
+
+	if (c->audited || c->resp->status >= 400 || !(details = base_details(c, a)))
+		goto out;
 	if (!from_answer(c, a, details, &entry.action))
 		goto out;
 	entry.details = details;
-	entry.user_id = c->who.user.id[0] ? c->who.user.id : NULL;
-	entry.username = c->who.user.username[0] ? c->who.user.username : NULL;
-	entry.source = c->who.method == AUTH_SESSION ? "PROCESS" : "API_REQUEST";
-	entry.api_key_id = c->who.method == AUTH_APIKEY ? c->who.apikey_id : NULL;
-	entry.instance_id = c->who.method == AUTH_SESSION ? c->who.session_process : NULL;
-	entry.address = c->req->remote_addr[0] ? c->req->remote_addr : NULL;
+	who(c, &entry);
 	if (store_audit_insert(c->db, &entry, &e))
 		LOG_E("audit: cannot record %s %s by %s: %s", entry.action, entry.object,
 		      entry.username ? entry.username : "-", e.msg);
 out:
 	json_decref(details);
+}
+
+bool api_audit_prepare(struct api_call *c, const char *instance_id, struct audit_entry *entry)
+{
+	const struct api_audit_doc *a = c->route && c->route->doc ? &c->route->doc->audit : NULL;
+
+	*entry = (struct audit_entry){0};
+	if (!a || !a->object || strcmp(a->action, "CREATE_OR_UPDATE") == 0 || !(entry->details = base_details(c, a)))
+		return false;
+	if (!json_object_get(entry->details, "instanceId"))
+		json_object_set_new(entry->details, "instanceId", json_string(instance_id));
+	entry->object = a->object;
+	entry->action = a->action;
+	who(c, entry);
+	return true;
 }
 
 /* An optional query parameter that must be one of allowed. */

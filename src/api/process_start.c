@@ -12,6 +12,7 @@
 #include "api/process_routes.h"
 #include "api/process_start_req.h"
 #include "api/repositories.h"
+#include "api/routes.h"
 #include "auth/rbac.h"
 #include "auth/rbac_start.h"
 #include "base/datetime.h"
@@ -24,6 +25,7 @@
 #include "queue/main_json.h"
 #include "queue/start_staged.h"
 #include "repo/repo.h"
+#include "store/audit.h"
 #include "store/orgs.h"
 #include "store/processes.h"
 
@@ -213,11 +215,20 @@ static int store_it(struct api_call *c, struct start *s)
 	    .repos = c->app->repos,
 	};
 
+	struct audit_entry audit;
+	bool audited;
+
 	if (c->who.scopes.n && !scopes)
 		return api_fail(c, ERR_INTERNAL, "out of memory");
 	st.scopes = scopes ? scopes : "";
+	/* One commit for the start and its audit entry (the dispatcher's would be a second). */
+	audited = api_audit_prepare(c, s->id, &audit);
+	st.audit = audited ? &audit : NULL;
 	rc = start_staged(c->db, c->app->session_key, &st, &c->err);
 	free(scopes);
+	if (audited)
+		json_decref(audit.details);
+	c->audited = audited && rc == 0;
 	if (rc == 0)
 		return 0;
 	if (c->err.code == ERR_NOT_FOUND && s->has_repo)

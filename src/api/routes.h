@@ -66,6 +66,14 @@ int api_routes_each(int (*fn)(void *ctx, const struct api_route *r), void *ctx);
  * of the answer, who and from where (api/audit.c).  A failure is logged, not answered. */
 void api_audit_record(struct api_call *c, const struct api_route *route);
 
+/* The audit entry of the call's route, built before the change for a handler that stores it
+ * in the change's own transaction (a process start: instance_id, the id its answer will
+ * carry).  *entry's details are NEW (json_decref them); the handler sets c->audited once
+ * the change is stored, and the dispatcher then writes no second entry.  False when the
+ * route has no entry of its own (or one that depends on the answer). */
+struct audit_entry;
+bool api_audit_prepare(struct api_call *c, const char *instance_id, struct audit_entry *entry);
+
 /* The http_handler for the server: routing, authentication, the handler, errors.
  * Defers (HTTP_DEFER) to a worker thread every request that may take long: anything but
  * GET/HEAD, routes flagged API_SLOW, and Basic credentials not in the cache (Argon2id). */

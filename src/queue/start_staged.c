@@ -156,6 +156,7 @@ static int store_new(struct store_conn *c, const unsigned char session_key[32], 
 	pn.repo = repo_fields(s);
 	pn.triggered_by = s->triggered_by;
 	pn.scopes = s->scopes;
+	pn.audit = s->audit;
 	session_token(session_key, s->instance_id, token);
 	session_token_hash(token, hash);
 	sodium_memzero(token, sizeof token);

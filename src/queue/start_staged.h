@@ -68,6 +68,8 @@ struct staged_start {
 	const char *work_dir; /* NULL: no hand-off (see above) */
 	struct repos *repos;  /* git and mvn imports (queue/start_imports.h; NULL: refused) */
 	const char *scopes;   /* store/processes.h process_new.scopes: "" none, NULL the parent's */
+	/* Its audit entry, stored in the process's own transaction (BORROWED, NULL: none). */
+	const struct audit_entry *audit;
 };
 
 /* ERR_NOT_FOUND when the folder has no definition file; ERR_INVALID for a definition

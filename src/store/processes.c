@@ -9,6 +9,7 @@
 #include "base/limits.h"
 #include "base/metrics.h"
 #include "base/str.h"
+#include "store/audit.h"
 #include "store/policies.h"
 #include "store/process_internal.h"
 #include "store/process_ops.h"
@@ -367,7 +368,7 @@ static int write_scopes(struct store_conn *c, const struct process_new *pn, stru
 	return 0;
 }
 
-int store_process_create(struct store_conn *c, const struct process_new *pn, struct err *e)
+static int create(struct store_conn *c, const struct process_new *pn, struct err *e)
 {
 	const char *id = pn->p.instance_id;
 	int64_t now = dt_now_ms();
@@ -382,11 +383,18 @@ int store_process_create(struct store_conn *c, const struct process_new *pn, str
 	    store_process_start_payload_put(c, id, pn->payload, pn->payload_len, e) || set_fair_key(c, id, e) ||
 	    write_scopes(c, pn, e) ||
 	    set_status_row(c, id, PS_ENQUEUED, now, e) ||
-	    record_status(c, id, PS_ENQUEUED, now, e)) {
+	    record_status(c, id, PS_ENQUEUED, now, e) || (pn->audit && store_audit_insert(c, pn->audit, e))) {
 		store_tx_rollback(c);
 		return -1;
 	}
-	if (store_tx_commit(c, e))
+	return store_tx_commit(c, e);
+}
+
+int store_process_create(struct store_conn *c, const struct process_new *pn, struct err *e)
+{
+	struct store_conn *w = store_writer_enter(c, e);
+
+	if (!w || store_writer_leave(c, w, create(w, pn, e), e))
 		return -1;
 	metrics_inc(MC_PROCESS_STARTS, 1);
 	return 0;
@@ -543,8 +551,7 @@ static int node_of(struct store_conn *c, const char *id, char *node, size_t cap,
 	return rc < 0 ? rc : 0;
 }
 
-int store_process_transition(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
-			     struct err *e)
+static int transition(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to, struct err *e)
 {
 	char node[128];
 
@@ -557,6 +564,14 @@ int store_process_transition(struct store_conn *c, const char *id, unsigned from
 		return -1;
 	}
 	return store_tx_commit(c, e);
+}
+
+int store_process_transition(struct store_conn *c, const char *id, unsigned from_mask, enum proc_status to,
+			     struct err *e)
+{
+	struct store_conn *w = store_writer_enter(c, e);
+
+	return w ? store_writer_leave(c, w, transition(w, id, from_mask, to, e), e) : -1;
 }
 
 /* A running limit as bound: 0 (none) never reached. */
@@ -708,27 +723,18 @@ static int resume_of(struct store_conn *c, const char *id, char *event, size_t c
 	return rc < 0 ? rc : 0;
 }
 
-int store_process_claim(struct store_conn *c, const char *node, int64_t now, struct process *out, struct err *e)
+/* The claim's write: 1 with id, event and *args (NEW) of the process now STARTING, 0 when
+ * none is due any more. */
+static int take(struct store_conn *c, const char *node, int64_t now, char id[UUID_STR_LEN], char *event, size_t cap,
+		json_t **args, struct err *e)
 {
-	json_t *args = NULL;
 	int rc;
 
-	char id[UUID_STR_LEN], event[sizeof out->resume_event];
-
-	/* SQLite (one node): a look first, so that a round that finds nothing due (every
-	 * dispatch ends with one) takes no write lock.  A process stored after the look wakes
-	 * the dispatcher, which looks again. */
-	if (!store_row_locks(c)) {
-		if (due(c, now, id, event, sizeof event, e))
-			return -1;
-		if (!id[0])
-			return 0;
-	}
 	if (store_tx_begin_rows(c, e))
 		return -1;
-	if (claim_turn(c, e) || due(c, now, id, event, sizeof event, e))
+	if (claim_turn(c, e) || due(c, now, id, event, cap, e))
 		goto fail;
-	if (id[0] && (rc = policy_turn(c, id, e)) != 0 && (rc < 0 || due(c, now, id, event, sizeof event, e)))
+	if (id[0] && (rc = policy_turn(c, id, e)) != 0 && (rc < 0 || due(c, now, id, event, cap, e)))
 		goto fail;
 	if (!id[0]) {
 		store_tx_rollback(c);
@@ -744,23 +750,57 @@ int store_process_claim(struct store_conn *c, const char *node, int64_t now, str
 			 clear_resume(c, id, e)))
 		goto fail;
 	if (proc_transition_in_tx(c, id, PS_BIT(PS_ENQUEUED), PS_STARTING, node, now, e) ||
-	    resume_of(c, id, event, sizeof event, &args, e))
+	    resume_of(c, id, event, cap, args, e))
 		goto fail;
-	if (store_tx_commit(c, e))
-		goto fail_args;
-	if (store_process_get(c, id, out, e))
-		goto fail_args;
+	return store_tx_commit(c, e) ? -1 : 1;
+fail:
+	store_tx_rollback(c);
+	return -1;
+}
+
+int store_process_claim(struct store_conn *c, const char *node, int64_t now, struct process *out, struct err *e)
+{
+	struct store_conn *w;
+	json_t *args = NULL;
+	int got;
+
+	char id[UUID_STR_LEN], event[sizeof out->resume_event];
+
+	/* SQLite (one node): a look first, so that a round that finds nothing due (every
+	 * dispatch ends with one) takes no write lock.  A process stored after the look wakes
+	 * the dispatcher, which looks again. */
+	if (!store_row_locks(c)) {
+		if (due(c, now, id, event, sizeof event, e))
+			return -1;
+		if (!id[0])
+			return 0;
+	}
+	if (!(w = store_writer_enter(c, e)))
+		return -1;
+	got = take(w, node, now, id, event, sizeof event, &args, e);
+	/* Read back where the claim was written (the writer's pages are warm); a claim whose
+	 * process cannot be read is undone rather than left STARTING. */
+	if (got > 0 && store_process_get(w, id, out, e)) {
+		store_process_cleanup(out);
+		got = -1;
+	}
+	if (store_writer_leave(c, w, got < 0 ? -1 : 0, e)) {
+		if (got > 0)
+			store_process_cleanup(out);
+		goto fail;
+	}
+	if (!got)
+		return 0;
 	if (str_fmt(out->resume_event, sizeof out->resume_event, "%s", event)) { /* same size */
+		store_process_cleanup(out);
 		err_set(e, ERR_INTERNAL, "resume event too long");
-		goto fail_args;
+		goto fail;
 	}
 	out->resume_args = json_is_object(args) ? args : NULL;
 	if (!out->resume_args)
 		json_decref(args);
 	return 1;
 fail:
-	store_tx_rollback(c);
-fail_args:
 	json_decref(args);
 	return -1;
 }

@@ -10,6 +10,8 @@
 #include "base/uuid.h"
 #include "store/store.h"
 
+struct audit_entry;
+
 /* Processes and their queue (DESIGN.md §2).  The processes table is the queue: a process
  * is ENQUEUED until a node claims it (a compare-and-set to STARTING).  Every status
  * change is one transaction that also writes a PROCESS_STATUS event and a status-history
@@ -92,10 +94,14 @@ struct process_new {
 	/* The scopes it is held to (store/process_scopes.h): the starting key's as stored, ""
 	 * for none, NULL for its parent's (none without a parent). */
 	const char *scopes;
+	/* The audit entry of the start (store/audit.h; BORROWED, NULL: none), recorded in the
+	 * same transaction: an acknowledged start never lacks it. */
+	const struct audit_entry *audit;
 };
 
 /* One transaction: the row as NEW then ENQUEUED (two PROCESS_STATUS events and history
- * rows), its tags and meta keys, its payload, its scopes.  ERR_CONFLICT for a taken id. */
+ * rows), its tags and meta keys, its payload, its scopes, its audit entry.  ERR_CONFLICT for
+ * a taken id. */
 int store_process_create(struct store_conn *c, const struct process_new *pn, struct err *e) WUR;
 
 /* Reads one process (owned JSON members: store_process_cleanup).  ERR_NOT_FOUND

@@ -393,6 +393,21 @@ static int sq_exec(struct store_conn *base, const char *sql, struct err *e)
 	return rc == SQLITE_OK ? 0 : sq_err(c, rc, e);
 }
 
+/* Prepared once per connection: parsing BEGIN, SAVEPOINT, RELEASE and COMMIT again for each
+ * transaction (a process's writes take several, each a savepoint of the writer's batch) was
+ * SQLite's parser at work for nothing. */
+static int sq_exec_tx(struct store_conn *base, const char *sql, struct err *e)
+{
+	struct store_stmt *st = sq_prepare(base, sql, e);
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = sq_step(st, e);
+	sq_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
 static int64_t sq_changes(struct store_conn *base)
 {
 	return sqlite.changes64(((struct sq_conn *)base)->db);
@@ -471,6 +486,7 @@ const struct store_ops store_sqlite_ops = {
     .col_is_null = sq_col_is_null,
     .reset = sq_reset,
     .exec = sq_exec,
+    .exec_tx = sq_exec_tx,
     .changes = sq_changes,
     .native = sq_native,
     .prefer_map = sq_prefer_map,

@@ -47,7 +47,8 @@ static struct store *open_store(const char *url, bool migrate, struct err *e)
 	s->ops = pg ? &store_pg_ops : &store_sqlite_ops;
 	s->policies_seen = pg ? 1 : -1;
 	pthread_mutex_init(&s->lock, NULL);
-	if (!(s->path = strdup(path)) || (!pg && !(s->data_dir = dirname_of(path)))) {
+	if (!(s->path = strdup(path)) || (!pg && !(s->data_dir = dirname_of(path))) ||
+	    (!pg && !(s->writer = sqlite_writer_new()))) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
@@ -80,6 +81,7 @@ void store_close(struct store *s)
 		return;
 	for (size_t i = 0; i < s->n_conns; i++)
 		s->ops->conn_close(s->conns[i]);
+	sqlite_writer_free(s->writer);
 	if (s->has_key) /* s->key of a failed create may be another module's key */
 		pthread_key_delete(s->key);
 	pthread_mutex_destroy(&s->lock);
@@ -233,6 +235,14 @@ int store_exec(struct store_conn *c, const char *sql, struct err *e)
 	return c->store->ops->exec(c, sql, e);
 }
 
+/* A transaction statement (one of the constant texts here or the backend's). */
+static int tx_exec(struct store_conn *c, const char *sql, struct err *e)
+{
+	const struct store_ops *ops = c->store->ops;
+
+	return ops->exec_tx ? ops->exec_tx(c, sql, e) : ops->exec(c, sql, e);
+}
+
 /* Savepoint statements by depth (1-based); the same text on SQLite and PostgreSQL. */
 static const char *const SAVEPOINT[STORE_TX_DEPTH_MAX + 1] = {
     NULL,	       "SAVEPOINT tx1", "SAVEPOINT tx2", "SAVEPOINT tx3", "SAVEPOINT tx4",
@@ -262,20 +272,20 @@ static int tx_begin(struct store_conn *c, bool rows, struct err *e)
 		if (c->tx_depth >= STORE_TX_DEPTH_MAX)
 			return err_set(e, ERR_INTERNAL, "transactions nested deeper than %d", STORE_TX_DEPTH_MAX);
 		if (c->tx_rows && !rows && ops->tx_upgrade_sql) {
-			if ((rc = store_exec(c, ops->tx_upgrade_sql, e)))
+			if ((rc = tx_exec(c, ops->tx_upgrade_sql, e)))
 				return rc;
 			c->tx_rows = false; /* held to the outermost commit */
 		}
-		if ((rc = store_exec(c, SAVEPOINT[c->tx_depth + 1], e)) == 0)
+		if ((rc = tx_exec(c, SAVEPOINT[c->tx_depth + 1], e)) == 0)
 			c->tx_depth++;
 		return rc;
 	}
-	rc = store_exec(c, rows && ops->tx_begin_rows_sql ? ops->tx_begin_rows_sql : ops->tx_begin_sql, e);
+	rc = tx_exec(c, rows && ops->tx_begin_rows_sql ? ops->tx_begin_rows_sql : ops->tx_begin_sql, e);
 	if (rc < 0) {
 		struct err ignored;
 		/* PostgreSQL: BEGIN ran, taking the lock failed (a timeout, a deadlock): the
 		 * transaction is open and aborted.  Where none is open, ROLLBACK only fails. */
-		if (store_exec(c, "ROLLBACK", &ignored) == 0)
+		if (tx_exec(c, "ROLLBACK", &ignored) == 0)
 			LOG_D("a failed transaction begin was rolled back");
 	} else {
 		c->in_tx = true;
@@ -321,13 +331,13 @@ int store_tx_commit(struct store_conn *c, struct err *e)
 	int rc;
 
 	if (c->tx_depth > 0) {
-		if ((rc = store_exec(c, RELEASE[c->tx_depth], e)) == 0)
+		if ((rc = tx_exec(c, RELEASE[c->tx_depth], e)) == 0)
 			c->tx_depth--;
 		else
 			store_tx_rollback(c);
 		return rc;
 	}
-	rc = store_exec(c, "COMMIT", e);
+	rc = tx_exec(c, "COMMIT", e);
 
 	if (rc == 0) {
 		c->in_tx = false;
@@ -338,17 +348,31 @@ int store_tx_commit(struct store_conn *c, struct err *e)
 	return rc;
 }
 
+struct store_conn *store_writer_enter(struct store_conn *c, struct err *e)
+{
+	if (!c->store->writer || c->in_tx)
+		return c;
+	return sqlite_writer_enter(c, e);
+}
+
+int store_writer_leave(struct store_conn *c, struct store_conn *w, int rc, struct err *e)
+{
+	if (w == c)
+		return rc;
+	return sqlite_writer_leave(w, rc, e);
+}
+
 void store_tx_rollback(struct store_conn *c)
 {
 	struct err ignored;
 
 	if (c->tx_depth > 0) {
-		if (store_exec(c, UNDO[c->tx_depth], &ignored) || store_exec(c, RELEASE[c->tx_depth], &ignored))
+		if (tx_exec(c, UNDO[c->tx_depth], &ignored) || tx_exec(c, RELEASE[c->tx_depth], &ignored))
 			LOG_E("rollback to a savepoint failed: %s", ignored.msg);
 		c->tx_depth--;
 		return;
 	}
-	if (c->in_tx && store_exec(c, "ROLLBACK", &ignored))
+	if (c->in_tx && tx_exec(c, "ROLLBACK", &ignored))
 		LOG_E("rollback failed: %s", ignored.msg);
 	c->in_tx = false;
 }

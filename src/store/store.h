@@ -77,6 +77,9 @@ struct store_ops {
 	bool (*col_is_null)(struct store_stmt *st, int idx);
 	void (*reset)(struct store_stmt *st);
 	int (*exec)(struct store_conn *c, const char *sql, struct err *e);
+	/* The transaction statements (BEGIN, SAVEPOINT …: constant texts, each at one address),
+	 * kept prepared per connection (NULL: exec). */
+	int (*exec_tx)(struct store_conn *c, const char *sql, struct err *e);
 	int64_t (*changes)(struct store_conn *c);
 	void *(*native)(struct store_conn *c);
 	void (*reset_conn)(struct store_conn *c); /* NULL: nothing to do (store_conn_reset) */
@@ -189,6 +192,19 @@ bool store_row_locks(struct store_conn *c);
 int store_tx_turn(struct store_conn *c, int64_t key, struct err *e) WUR;
 int store_tx_commit(struct store_conn *c, struct err *e) WUR;
 void store_tx_rollback(struct store_conn *c);
+
+/* Group commit of the per-process transitions (store/sqlite_writer.c).  enter gives the
+ * connection to write one on, for a caller whose thread's connection is c: on SQLite, when
+ * c is not inside a transaction, the store's one writer connection, this thread's alone
+ * until leave, inside a transaction that the threads entering meanwhile share (each in a
+ * savepoint of its own); elsewhere (PostgreSQL, c inside a transaction) c itself.  NULL on
+ * error.  Everything between enter and leave must go through the connection returned (a
+ * write on another connection of the store would wait for the writer's lock), and nothing
+ * there may wait for another thread's write.  leave takes the caller's result rc (0: keep
+ * its writes; else they are undone) and returns once they are committed (or undone): rc,
+ * or the commit's failure.  A caller acknowledges nothing before leave returns 0. */
+struct store_conn *store_writer_enter(struct store_conn *c, struct err *e) WUR;
+int store_writer_leave(struct store_conn *c, struct store_conn *w, int rc, struct err *e) WUR;
 
 /* Steps a statement that returns no rows (binds done by the caller) and resets it.
  * Returns 0 or < 0 on error. */

@@ -27,6 +27,8 @@ struct store {
 	 * process policy exists, 1 some may.  Only SQLite keeps it (one server per data folder
 	 * writes the links); PostgreSQL starts at 1, since other nodes link policies. */
 	int policies_seen;
+	/* SQLite's writer connection with group commit (sqlite_writer.c; NULL: none). */
+	struct store_writer *writer;
 };
 
 /* Every backend connection starts with this header. */
@@ -47,5 +49,11 @@ extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_pg_ops;
 
 int store_migrate(struct store *s, struct err *e) WUR;
+
+/* sqlite_writer.c, behind store_writer_enter/leave (store.h). */
+struct store_writer *sqlite_writer_new(void);
+void sqlite_writer_free(struct store_writer *w);
+struct store_conn *sqlite_writer_enter(struct store_conn *c, struct err *e);
+int sqlite_writer_leave(struct store_conn *wc, int rc, struct err *e);
 
 #endif

@@ -4,13 +4,14 @@ stop, resume and restore, is recorded with who, when, what and from which addres
 GET /api/v1/audit for admins with the filters object, action, username, after, before,
 limit, offset; secret values appear nowhere; --retention-audit removes old entries."""
 import datetime
+import signal
 import time
 
 import pytest
 
 import db_util
 from conftest import ADMIN_KEY, Client, process_log, start_process, unique, wait_process
-from proc_util import make_org, make_project
+from proc_util import HELLO, make_org, make_project
 from repo_util import create_repo, git  # noqa: F401 (fixture)
 from test_process_children import SLOW_CHILD
 from test_process_timeouts import ON_TIMEOUT, only_child, sleeper
@@ -209,6 +210,39 @@ def test_inventories_and_queries(admin):
     one(admin, "INVENTORY", "UPDATE", inventoryName=inv, changed="access")
     assert admin.delete(base).status_code == 200
     one(admin, "INVENTORY", "DELETE", inventoryName=inv)
+
+
+# A database that refuses the audit entry of a process start (and nothing else).
+NO_START_AUDIT_SQLITE = ("CREATE TRIGGER no_start_audit BEFORE INSERT ON audit_log"
+                         " WHEN NEW.object = 'PROCESS' AND NEW.action = 'START'"
+                         " BEGIN SELECT RAISE(ABORT, 'no start audit'); END")
+NO_START_AUDIT_PG = """CREATE FUNCTION no_start_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.object = 'PROCESS' AND NEW.action = 'START' THEN RAISE EXCEPTION 'no start audit'; END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER no_start_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION no_start_audit()"""
+
+
+def test_a_start_and_its_audit_entry_are_one_commit(fresh_server):
+    """The entry is stored in the start's own transaction (issue 27 item 2: one commit less
+    per process): a start whose entry cannot be stored is not stored either, and an
+    acknowledged start has its entry even when the server is killed right after."""
+    srv = fresh_server().start()
+    admin = Client(srv.url, ADMIN_KEY)
+    pid = start_process(admin, HELLO)
+    srv.stop(signal.SIGKILL)
+    assert db_util.scalar(srv.data_dir, "SELECT count(*) FROM audit_log WHERE object = 'PROCESS' AND action = 'START'"
+                                        " AND details LIKE '%%%s%%'" % pid) == 1
+    db_util.execute(srv.data_dir, NO_START_AUDIT_PG if db_util.PG else NO_START_AUDIT_SQLITE)
+    srv = fresh_server(data_dir=srv.data_dir).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    n = db_util.scalar(srv.data_dir, "SELECT count(*) FROM processes")
+    r = start_process(admin, HELLO, expect=500)
+    assert r.json()["ok"] is False
+    assert db_util.scalar(srv.data_dir, "SELECT count(*) FROM processes") == n
+    assert not any(e["details"].get("instanceId") not in (None, pid)
+                   for e in audit(admin, object="PROCESS", action="START"))
 
 
 SUSPEND = """

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include "base/str.h"
@@ -332,6 +333,98 @@ static void test_nested_transactions_are_savepoints(void **state)
 	assert_int_equal(count_k("deep"), 1);
 }
 
+/* store_writer_enter/leave (store.h): threads writing at once share the writer's
+ * transactions; each one's writes are committed — visible on its own connection — when its
+ * leave returns 0, a caller that fails has its own writes undone and no one else's. */
+#define WRITERS 6
+#define WRITES 40
+
+struct writer_run {
+	int n;
+	int failed; /* checks that did not hold (cmocka asserts only on the main thread) */
+};
+
+static int insert_on(struct store_conn *c, const char *k, struct err *e)
+{
+	struct store_stmt *st = store_prepare(c, INSERT, e);
+
+	if (!st)
+		return -1;
+	store_bind_text(st, 1, k);
+	store_bind_null(st, 2);
+	store_bind_int64(st, 3, 0);
+	return store_step_done(st, e);
+}
+
+static int64_t count_on(struct store_conn *c, const char *k)
+{
+	static const char SQL[] = "SELECT count(*) FROM t WHERE k = ?";
+	struct store_stmt *st;
+	struct err e;
+	int64_t n = -1;
+
+	if (!(st = store_prepare(c, SQL, &e)))
+		return -1;
+	store_bind_text(st, 1, k);
+	if (store_step(st, &e) == STORE_ROW)
+		n = store_col_int64(st, 0);
+	store_reset(st);
+	return n;
+}
+
+static void *writer_thread(void *arg)
+{
+	struct writer_run *r = arg;
+	struct err e;
+	struct store_conn *own = store_conn(store, &e), *w;
+	char k[32];
+
+	for (int i = 0; own && i < WRITES; i++) {
+		bool undo = i % 5 == 4;
+		int rc;
+		if (str_fmt(k, sizeof k, "w%d-%d", r->n, i) || !(w = store_writer_enter(own, &e))) {
+			r->failed++;
+			continue;
+		}
+		r->failed += w == own; /* not inside a transaction: the writer's connection */
+		rc = insert_on(w, k, &e);
+		rc = store_writer_leave(own, w, undo ? -ERR_CONFLICT : rc, &e);
+		r->failed += undo ? rc != -ERR_CONFLICT : rc != 0;
+		r->failed += count_on(own, k) != (undo ? 0 : 1);
+	}
+	r->failed += !own;
+	return NULL;
+}
+
+static void test_writer_group_commit(void **state)
+{
+	struct writer_run runs[WRITERS];
+	pthread_t t[WRITERS];
+	struct store_conn *w;
+	struct err e;
+	char k[32];
+	(void)state;
+
+	for (int i = 0; i < WRITERS; i++) {
+		runs[i] = (struct writer_run){.n = i};
+		assert_int_equal(pthread_create(&t[i], NULL, writer_thread, &runs[i]), 0);
+	}
+	for (int i = 0; i < WRITERS; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(runs[i].failed, 0);
+	}
+	for (int i = 0; i < WRITERS; i++)
+		for (int j = 0; j < WRITES; j++) {
+			assert_int_equal(str_fmt(k, sizeof k, "w%d-%d", i, j), 0);
+			assert_int_equal(count_k(k), j % 5 == 4 ? 0 : 1);
+		}
+	/* Inside a transaction of its own, a caller writes on its own connection. */
+	assert_int_equal(store_tx_begin(db, &e), 0);
+	assert_ptr_equal(w = store_writer_enter(db, &e), db);
+	assert_int_equal(store_writer_leave(db, w, 0, &e), 0);
+	store_tx_rollback(db);
+}
+
 /* store_auth_generation (store.h) moves once after each committed change of users or
  * api_keys, at the commit of a transaction, and not for reads or other tables (which would
  * empty auth/apikey_cache.h for nothing). */
@@ -382,6 +475,7 @@ int main(void)
 	    cmocka_unit_test(test_column_longer_than_its_field),
 	    cmocka_unit_test(test_nested_transactions_are_savepoints),
 	    cmocka_unit_test(test_auth_generation_moves_once_per_committed_change),
+	    cmocka_unit_test(test_writer_group_commit),
 	};
 	install_failing_allocator();
 	return cmocka_run_group_tests(tests, setup, teardown);

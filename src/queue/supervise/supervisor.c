@@ -109,36 +109,49 @@ static void read_room(struct sup *s)
 	s->since_room = 0;
 }
 
-static void flush(struct sup *s)
+/* The log and events in one transaction on s->db. */
+static int store_buffered(struct sup *s, struct err *e)
 {
-	struct err e;
 	size_t i;
 	json_t *ev;
 
-	if (s->log.len == 0 && json_array_size(s->events) == 0)
-		return;
-	if (store_tx_begin_rows(s->db, &e))
+	if (store_tx_begin_rows(s->db, e))
+		return -1;
+	if (s->log.len && store_process_log_append(s->db, s->id, s->log.data, s->log.len, NULL, e))
 		goto fail;
-	if (s->log.len && store_process_log_append(s->db, s->id, s->log.data, s->log.len, NULL, &e))
-		goto fail_tx;
 	json_array_foreach(s->events, i, ev) if (store_process_event_add(s->db, s->id,
 									   json_string_value(json_object_get(ev, "type")),
 									   json_object_get(ev, "data"),
 									   json_integer_value(json_object_get(ev, "date")),
-									   &e)) goto fail_tx;
+									   e)) goto fail;
 	queue_log_grew(s->q, s->db, s->id);
-	if (store_tx_commit(s->db, &e))
-		goto fail;
-	buf_reset(&s->log);
-	json_array_clear(s->events);
-	s->flush_at = 0;
-	s->unstored = false;
-	logwatch_notify(s->id);
-	read_room(s);
-	return;
-fail_tx:
-	store_tx_rollback(s->db);
+	return store_tx_commit(s->db, e);
 fail:
+	store_tx_rollback(s->db);
+	return -1;
+}
+
+/* Through the store's writer connection (group commit with the other processes' writes). */
+static void flush(struct sup *s)
+{
+	struct store_conn *own = s->db;
+	struct err e;
+	int rc = -1;
+
+	if (s->log.len == 0 && json_array_size(s->events) == 0)
+		return;
+	if ((s->db = store_writer_enter(own, &e)))
+		rc = store_writer_leave(own, s->db, store_buffered(s, &e), &e);
+	s->db = own;
+	if (rc == 0) {
+		buf_reset(&s->log);
+		json_array_clear(s->events);
+		s->flush_at = 0;
+		s->unstored = false;
+		logwatch_notify(s->id);
+		read_room(s);
+		return;
+	}
 	/* The database out of reach (PostgreSQL restarting): keep them for the next flush, up
 	 * to a bound. */
 	if (e.code == ERR_UNAVAILABLE && s->log.len < KEEP_UNSTORED_BYTES &&
@@ -991,7 +1004,9 @@ static void drop_unstored(struct unstored *u)
  * it; only another failure (or shutdown) leaves the final status to be recorded alone. */
 static void finish(struct sup *s, enum proc_status st)
 {
+	struct store_conn *own = s->db, *w;
 	struct err e;
+	int rc;
 	unsigned from = PS_BIT(PS_STARTING) | PS_BIT(PS_RUNNING);
 	char aside[4200];
 	bool tx, ended = false, kept;
@@ -1018,6 +1033,9 @@ static void finish(struct sup *s, enum proc_status st)
 	for (int attempt = 0;; attempt++) {
 		st = wanted;
 		ended = false;
+		/* On the store's writer connection: the end commits with the other processes'
+		 * writes (group commit), the thread's own connection serves the rest. */
+		s->db = (w = store_writer_enter(own, &e)) ? w : own;
 		/* The end waits for the database (PostgreSQL restarting), but not at shutdown. */
 		for (int i = 0; !(tx = store_tx_begin_rows(s->db, &e) == 0) && e.code == ERR_UNAVAILABLE &&
 				i < END_WAIT_TRIES && atomic_load(&s->r->stop) != STOP_SHUTDOWN;
@@ -1055,7 +1073,11 @@ static void finish(struct sup *s, enum proc_status st)
 			if (st == PS_FINISHED && store_process_payload_drop(s->db, s->id, &e))
 				LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
 		}
-		if (!tx || store_tx_commit(s->db, &e) == 0) {
+		rc = tx ? store_tx_commit(s->db, &e) : 0;
+		if (w)
+			rc = store_writer_leave(own, w, rc, &e);
+		s->db = own;
+		if (rc == 0) {
 			if (kept)
 				drop_unstored(&u);
 			break;
