@@ -587,7 +587,7 @@ def test_playbook_views_are_live_while_it_runs(admin):
 
 
 UNDECODABLE = b"""
-- hosts: all
+- hosts: web1
   gather_facts: false
   tasks:
     - name: undecodable
