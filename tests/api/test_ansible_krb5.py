@@ -21,7 +21,7 @@ pytestmark = [
 ]
 
 PASSWORD = "krb-pw-" + uuid.uuid4().hex
-LIFE = 20  # seconds: the realm's longest ticket, so that a playbook can outlive one
+LIFE = 10  # seconds: the realm's longest ticket, so that a playbook can outlive one (renewed after 5 s)
 LOCAL = "{hosts: [h1], vars: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}}"
 
 

@@ -164,19 +164,15 @@ def test_external_playbook(admin):
 
 @neutral
 def test_merge_defaults(admin):
-    _, log = run(admin, "ansibleMergeDefaults")
-    assert_log(r".*_callbacks:myCallbackDir.*", log)
-
-
-@neutral
-def test_merge_defaults_keeps_accords_callbacks(admin):
-    """What testMergeDefaults guards besides its log line: a config.defaults.callback_plugins
-    of the flow's is added to Accord's callback folder, not put in its place (the run would
-    record no ANSIBLE events and no statistics)."""
+    """testMergeDefaults's log line, and what it guards besides (one run proves both): a
+    config.defaults.callback_plugins of the flow's is added to Accord's callback folder, not
+    put in its place (the run would record no ANSIBLE events and no statistics)."""
     pid, log = run(admin, "ansibleMergeDefaults")
+    assert_log(r".*_callbacks:myCallbackDir.*", log)
     assert_log(r'.*"msg":.*hello!.*', log)
     events = admin.get("/api/v1/process/%s/event" % pid, params={"type": "ANSIBLE"}).json()
-    assert [e["data"]["status"] for e in events if e["data"]["phase"] == "post"] == ["OK", "OK"], events
+    assert [(e["data"]["task"], e["data"]["status"]) for e in events if e["data"]["phase"] == "post"] == [
+        ("debug", "OK")], events
     r = admin.get("/api/v1/process/%s/attachment/ansible_stats.json" % pid)
     assert r.status_code == 200 and r.json()["ok"] == ["127.0.0.1"], r.text
 
@@ -355,6 +351,14 @@ def test_event_processor(admin):
     play = play_of(admin, pid, playbook["id"])
     assert play["playName"] == "local"
     assert play["taskCount"] == 2
+    # the one Concord IT play left gathering facts (concord_it_ansible/README.md): the setup
+    # task first in the play's tasks, as Concord's view lists it, and the facts in its event
+    tasks = poll_list(admin, "/api/v1/process/%s/ansible/tasks" % pid, playId=play["playId"])
+    assert [(t["taskName"], t["type"], t["okCount"]) for t in tasks][0] == ("Gathering Facts", "SETUP", 1), tasks
+    [facts] = [e["data"]["result"]["ansible_facts"] for e in poll_list(admin, "/api/v1/process/%s/ansible/events"
+                                                                       % pid, host="127.0.0.1", status="OK")
+               if e["data"]["task"] == "Gathering Facts"]
+    assert facts["ansible_system"] == os.uname().sysname and facts["ansible_machine"] == os.uname().machine, facts
 
 
 def test_event_processor_long_names(admin):

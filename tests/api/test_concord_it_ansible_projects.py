@@ -21,7 +21,7 @@ import json
 import os
 
 import pytest
-from conftest import backend_neutral, process_log, start_process, unique, wait_process
+from conftest import ADMIN_KEY, Client, backend_neutral, process_log, start_process, unique, wait_process
 from proc_util import make_project
 from repo_util import GitRepo, create_repo
 from test_concord_it_ansible import RES, assert_log, count_log, start
@@ -75,9 +75,11 @@ def template_request(path):
 
 
 def generate_key_pair(admin, org, name):
-    """Concord's generateKeyPair(org, name, generatePassword=false, storePassword=null)."""
+    """Concord's generateKeyPair(org, name, generatePassword=false, storePassword=null), as an
+    Ed25519 pair: the key is left unused here (below), and an RSA-4096 one costs ~1 s of CPU."""
     r = admin.post("/api/v1/org/%s/secret" % org, files={"name": (None, name), "type": (None, "KEY_PAIR"),
-                                                           "generatePassword": (None, "false")})
+                                                           "generatePassword": (None, "false"),
+                                                           "keyType": (None, "ed25519")})
     assert r.status_code == 200, r.text
 
 
@@ -120,17 +122,29 @@ def test_project(admin, git_repo):
     check_project_run(admin, pid, log)
 
 
+@pytest.fixture(scope="module")
+def inline_run(server):
+    """(admin, pid, log) of one run of requestInline.json, which Concord's testInlineInventory
+    and testForceColor both start: one process serves the two tests."""
+    admin = Client(server.url, ADMIN_KEY)
+    repo = GitRepo(tree("ansibleproject/git"))
+    try:
+        yield (admin,) + project_run(admin, lambda folder: repo,
+                                     {"request": template_request("ansibleproject/requestInline.json")})
+    finally:
+        repo.cleanup()
+
+
 @neutral
-def test_project_inline_inventory(admin, git_repo):
-    pid, log = project_run(admin, git_repo, {"request": template_request("ansibleproject/requestInline.json")})
-    check_project_run(admin, pid, log)
+def test_project_inline_inventory(inline_run):
+    check_project_run(*inline_run)
 
 
 @neutral
 @pytest.mark.xfail(strict=True, reason="Accord runs Ansible with colours off (docs/flows.md \"ansible\": the "
                    "process log holds plain text); Concord's template turns force_color on")
-def test_project_force_color(admin, git_repo):
-    _, log = project_run(admin, git_repo, {"request": template_request("ansibleproject/requestInline.json")})
+def test_project_force_color(inline_run):
+    _, _, log = inline_run
     assert count_log(r".*\[0;32m.*", log) >= 3, log
 
 
