@@ -118,8 +118,10 @@ def test_zygote_killed_while_processes_run(fresh_server):
     admin = Client(srv.url, ADMIN_KEY)
     zygote = wait_for(lambda: zygote_of(srv))
     running = [start_process(admin, sleeper(30)) for _ in range(2)]
+    # RUNNING is stored while the zygote forks: the flows have begun once they logged
     for pid in running:
         wait_process(admin, pid, ("RUNNING",))
+        wait_for(lambda: "sleeping" in log_text(admin, pid))
     runners = wait_for(lambda: len(children(zygote)) == 2 and children(zygote))
     os.kill(zygote, signal.SIGKILL)
     for pid in running:  # they fail (not finish their 30 s sleep), with the reason in their log

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -749,9 +750,44 @@ static int spawn_begin(struct sup *s, struct err *e)
 	return rc < 0 ? -1 : exec_with_new_pipes(s, e);
 }
 
+/* How long a runner the dead zygote may have forked is given to be gone (it dies with the
+ * zygote by PR_SET_PDEATHSIG SIGKILL) before its silence is taken as a start. */
+#define RUNNER_GONE_MS 5000
+
+/* Whether the runner the zygote may have forked never began: the zygote died without
+ * answering, after the start frame was sent.  A runner sends frames (its log, "running")
+ * before its first step, so a channel whose every other end is gone (the zygote's, the
+ * runner's) with nothing from it means no step ran, and another runner may take the
+ * frame (its end closed with the frame unread, the usual case, reads as ECONNRESET).  Anything from it, or no end in RUNNER_GONE_MS, means one may have. */
+static bool never_began(struct sup *s)
+{
+	int64_t deadline = dt_now_ms() + RUNNER_GONE_MS;
+	int queued = 0;
+	char b;
+
+	for (;;) {
+		int64_t left = deadline - dt_now_ms();
+		struct pollfd p = {.fd = s->ipc_fd, .events = POLLIN};
+		int n = left > 0 ? poll(&p, 1, (int)left) : 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		ssize_t got = recv(s->ipc_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		/* the end, or ECONNRESET: its last holder closed it with the frame unread */
+		if (got > 0 || (got < 0 && errno != ECONNRESET))
+			return false;
+		return ioctl(s->log_fd, FIONREAD, &queued) == 0 && queued == 0;
+	}
+}
+
 /* 0: the runner is up; 1: the zygote died before it forked, and a runner was exec'd with
- * new descriptors (its start frame is still to send); -1: e set. */
-static int spawn_end(struct sup *s, struct err *e)
+ * new descriptors (its start frame is still to send); -1: e set — also when the zygote
+ * died after the frame was sent and a runner may have begun it (a process never runs
+ * twice).  sent: the start frame went out whole. */
+static int spawn_end(struct sup *s, bool sent, struct err *e)
 {
 	int rc;
 
@@ -763,6 +799,10 @@ static int spawn_end(struct sup *s, struct err *e)
 		return 0;
 	}
 	s->zc = NULL;
+	if (rc == 1 && sent && !never_began(s))
+		rc = err_set(e, ERR_INTERNAL,
+			     "the runner zygote died as it started the runner, which may have begun and was "
+			     "killed by signal 9 with it: the process is not started twice");
 	close(s->log_fd);
 	close(s->ipc_fd);
 	s->log_fd = s->ipc_fd = -1;
@@ -1169,7 +1209,7 @@ static bool supervise(struct running *r)
 	mark_running(&s);
 	agent_lines(&s);
 	unsent = send_start(&s, &fe);
-	if ((rc = spawn_end(&s, &e)) < 0)
+	if ((rc = spawn_end(&s, unsent == 0, &e)) < 0)
 		goto broken;
 	if (rc == 1) /* the frame went to a runner that never was */
 		unsent = send_start(&s, &fe);
