@@ -4,7 +4,9 @@ data folder, as a user would, and speaks HTTP to it.
 Fixtures
   server      a running server for the whole test session (shared; tests create their
               own uniquely named orgs/users so they don't interfere)
-  fresh_server  a factory for a private server (restart, shutdown and bootstrap tests)
+  fresh_server  a factory for a private server (restart, shutdown and bootstrap tests);
+              admin's password (ADMIN_PASSWORD) is set on `server`, and on a fresh one
+              only when asked (admin_password=True)
   admin       a Client authenticated as admin (API key)
   new_user    a factory: new_user(roles=[]) -> Client for a fresh user with its own key
 The binary is $ACCORD_BIN (make test sets it to the ASan build), else build/accord.
@@ -273,11 +275,15 @@ def passable(path):
 class Server:
     """One `accord serve` process with its own data folder."""
 
-    def __init__(self, data_dir=None, env=None, args=()):
+    def __init__(self, data_dir=None, env=None, args=(), admin_password=False):
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="accord-test-")
         self.own_dir = data_dir is None
         self.env = binary_env()
-        self.env.update({"ACCORD_ADMIN_API_KEY": ADMIN_KEY, "ACCORD_ADMIN_PASSWORD": ADMIN_PASSWORD})
+        self.env["ACCORD_ADMIN_API_KEY"] = ADMIN_KEY
+        # admin's password (Basic, the console's login) only where a test logs in with it:
+        # its Argon2id hash at each start was a fifth of a bare server's start and stop.
+        if admin_password:
+            self.env["ACCORD_ADMIN_PASSWORD"] = ADMIN_PASSWORD
         # No RSA key pairs made ahead of demand: each 4096-bit pair costs ~1 s of CPU, and
         # every server started here made two in the background — a third of the API suites'
         # CPU (perf).  A test that creates a key pair waits for it; the pool's own tests
@@ -388,7 +394,7 @@ def unique(prefix="t"):
 
 @pytest.fixture(scope="session")
 def server():
-    srv = Server().start()
+    srv = Server(admin_password=True).start()
     yield srv
     srv.cleanup()
 
