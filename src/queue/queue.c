@@ -442,8 +442,8 @@ void queue_shutdown(struct queue *q, unsigned grace_ms)
 		pthread_cond_wait(&q->changed, &q->lock);
 	pthread_mutex_unlock(&q->lock);
 	workq_free(q->stoppers); /* its stops end early: the node is stopping */
-	/* Before the workers end: one that restarted the zygote is its parent thread, and the
-	 * zygote dies with that thread (PR_SET_PDEATHSIG). */
+	/* Before the workers end: the one that started the zygote (zygote_spawn, at the first
+	 * process) is its parent thread, and the zygote dies with that thread (PR_SET_PDEATHSIG). */
 	zygote_free(q->zygote);
 	queue_free_env(q->zygote_env);
 	workq_free(q->workers);

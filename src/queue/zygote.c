@@ -189,7 +189,6 @@ static int start_locked(struct zygote *z, struct err *e)
 struct zygote *zygote_new(const char *exe, char *const *env)
 {
 	struct zygote *z = calloc(1, sizeof *z);
-	struct err e;
 
 	if (!z || !(z->exe = strdup(exe))) {
 		free(z);
@@ -199,12 +198,8 @@ struct zygote *zygote_new(const char *exe, char *const *env)
 	z->fd = -1;
 	pthread_mutex_init(&z->lock, NULL);
 	pthread_cond_init(&z->changed, NULL);
-	pthread_mutex_lock(&z->lock);
-	if (start_locked(z, &e)) {
-		LOG_W("%s: runners are started with exec until it can be started", e.msg);
-		z->retry_at = dt_now_ms() + RETRY_MS;
-	}
-	pthread_mutex_unlock(&z->lock);
+	/* Not started here: the first zygote_spawn starts it, so a server that runs no
+	 * process (an API-only node, a short-lived test server) never pays its exec. */
 	return z;
 }
 

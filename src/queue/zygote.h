@@ -18,9 +18,9 @@
 struct zygote;
 struct zygote_child;
 
-/* Starts the zygote (exe: the accord binary; env: the zygote's environment, borrowed
- * until zygote_free).  Never NULL unless out of memory: a zygote that cannot start is
- * logged and retried on the next request. */
+/* The zygote of exe (the accord binary; env: the zygote's environment, borrowed until
+ * zygote_free), started by the first zygote_spawn.  Never NULL unless out of memory: a
+ * zygote that cannot start is logged and retried on the next request. */
 struct zygote *zygote_new(const char *exe, char *const *env);
 
 /* Closes the zygote's socket (it kills what runners it still has and exits), waits for

@@ -4,7 +4,9 @@ data folder, as a user would, and speaks HTTP to it.
 Fixtures
   server      a running server for the whole test session (shared; tests create their
               own uniquely named orgs/users so they don't interfere)
-  fresh_server  a factory for a private server (restart, shutdown and bootstrap tests)
+  fresh_server  a factory for a private server (restart, shutdown and bootstrap tests);
+              admin's password (ADMIN_PASSWORD) is set on `server`, and on a fresh one
+              only when asked (admin_password=True)
   admin       a Client authenticated as admin (API key)
   new_user    a factory: new_user(roles=[]) -> Client for a fresh user with its own key
 The binary is $ACCORD_BIN (make test sets it to the ASan build), else build/accord.
@@ -305,11 +307,15 @@ def passable(path):
 class Server:
     """One `accord serve` process with its own data folder."""
 
-    def __init__(self, data_dir=None, env=None, args=()):
+    def __init__(self, data_dir=None, env=None, args=(), admin_password=False):
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="accord-test-")
         self.own_dir = data_dir is None
         self.env = binary_env()
-        self.env.update({"ACCORD_ADMIN_API_KEY": ADMIN_KEY, "ACCORD_ADMIN_PASSWORD": ADMIN_PASSWORD})
+        self.env["ACCORD_ADMIN_API_KEY"] = ADMIN_KEY
+        # admin's password (Basic, the console's login) only where a test logs in with it:
+        # its Argon2id hash at each start was a fifth of a bare server's start and stop.
+        if admin_password:
+            self.env["ACCORD_ADMIN_PASSWORD"] = ADMIN_PASSWORD
         # No RSA key pairs made ahead of demand: each 4096-bit pair costs ~1 s of CPU, and
         # every server started here made two in the background — a third of the API suites'
         # CPU (perf).  A test that creates a key pair waits for it; the pool's own tests
@@ -420,7 +426,7 @@ def unique(prefix="t"):
 
 @pytest.fixture(scope="session")
 def server():
-    srv = Server().start()
+    srv = Server(admin_password=True).start()
     yield srv
     srv.cleanup()
 
@@ -532,13 +538,18 @@ def start_process(client, flow=None, parts=None, files=None, expect=200):
 
 
 def wait_process(client, instance_id, statuses=FINAL, timeout=30):
-    """Polls the status until it is one of statuses; returns the process record.  Every 50 ms
-    for the first 3 s (most processes end within a second), then every 250 ms: a process
-    that takes that long (Ansible, timeouts, cron) is seen at most a quarter of a second
-    late, with fewer requests (each ~2 ms of CPU in the client and the ASan server,
-    bench/RESULTS.md)."""
+    """Waits until the process's status is one of statuses; returns its record (GET
+    /api/v2/process/{id}).  For final statuses the server waits (waitForCompletion, which
+    answers as soon as the process ends): one request instead of a poll every 50 ms, which
+    cost ~2 ms of CPU each in the client and the ASan server (bench/RESULTS.md).  Otherwise,
+    and when the server will not wait (503: WAITERS_MAX waits at once; 403: a key scoped to
+    other routes), it polls: every 50 ms for the first 3 s (most processes end within a
+    second), then every 250 ms (Ansible, timeouts, cron: seen at most a quarter of a second
+    late, with fewer requests)."""
     started = time.time()
     deadline = started + timeout
+    if set(statuses) <= set(FINAL):
+        server_wait(client, instance_id, deadline)
     while True:
         r = client.get("/api/v2/process/%s" % instance_id)
         assert r.status_code == 200, r.text
@@ -549,6 +560,18 @@ def wait_process(client, instance_id, statuses=FINAL, timeout=30):
         if now > deadline:
             raise AssertionError("process %s is %s after %ss, expected %s" % (instance_id, p["status"], timeout, statuses))
         time.sleep(0.05 if now - started < 3 else 0.25)
+
+
+def server_wait(client, instance_id, deadline):
+    """Asks the server to wait until the process ends or deadline (time.time()) passes
+    (GET /api/v1/process/{id}/waitForCompletion); True when it ended, False when the wait
+    timed out or the server would not wait (the caller then polls)."""
+    left_ms = int((deadline - time.time()) * 1000)
+    if left_ms <= 0:
+        return False
+    r = client.get("/api/v1/process/%s/waitForCompletion" % instance_id, params={"timeout": left_ms},
+                   timeout=left_ms / 1000 + 30)
+    return r.status_code == 200
 
 
 def process_log(client, instance_id):

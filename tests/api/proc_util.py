@@ -91,10 +91,14 @@ def log_text(client, pid):
 
 
 def wait_for(pred, timeout=20, step=0.05):
-    deadline = time.time() + timeout
+    """pred's first true value, looked for every step seconds for the first 3 s, then every
+    quarter of a second at least (as conftest.wait_process: what takes longer — cron
+    minutes, timeouts — is seen a little later, with fewer requests)."""
+    started = time.time()
+    deadline = started + timeout
     while time.time() < deadline:
         v = pred()
         if v:
             return v
-        time.sleep(step)
+        time.sleep(step if time.time() - started < 3 else max(step, 0.25))
     raise AssertionError("condition not met in %ss" % timeout)

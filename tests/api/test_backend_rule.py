@@ -10,8 +10,10 @@ run): a test marked backend_neutral runs on SQLite only, so
   that is not neutral, so that PostgreSQL still runs it end to end.
 """
 import ast
+import functools
 import glob
 import importlib
+import io
 import os
 import re
 
@@ -66,6 +68,9 @@ class Module:
         self.name = name
         with open(os.path.join(HERE, name)) as f:
             self.src = f.read()
+        # split once: ast.get_source_segment splits the whole source at each call (12 CPU-s
+        # of the suite's, bench/RESULTS.md); the same lines (\n, \r\n, \r), ends kept
+        self.lines = io.StringIO(self.src, newline="").readlines()
         self.tree = ast.parse(self.src)
         self.funcs = {n.name: n for n in self.tree.body if isinstance(n, ast.FunctionDef)}
         self.marks = []  # the backend_neutral(...) calls, wherever they are
@@ -119,10 +124,20 @@ class Module:
                 if name in self.funcs and name not in seen:
                     seen.add(name)
                     todo.append(self.funcs[name])
-        return "\n".join(ast.get_source_segment(self.src, self.funcs[n]) for n in sorted(seen))
+        return "\n".join(self.segment(self.funcs[n]) for n in sorted(seen))
+
+    def segment(self, node):
+        """node's source, as ast.get_source_segment gives it (its offsets count UTF-8 bytes)."""
+        first, last = node.lineno - 1, node.end_lineno - 1
+        if first == last:
+            return self.lines[first].encode()[node.col_offset:node.end_col_offset].decode()
+        return "".join([self.lines[first].encode()[node.col_offset:].decode()] + self.lines[first + 1:last] +
+                       [self.lines[last].encode()[:node.end_col_offset].decode()])
 
 
+@functools.lru_cache(maxsize=None)
 def modules():
+    """Every test module, read once per pytest process (the tests here only read them)."""
     return {os.path.basename(p): Module(os.path.basename(p)) for p in sorted(glob.glob(os.path.join(HERE, "test_*.py")))}
 
 

@@ -53,7 +53,7 @@ def directory():
 
 @pytest.fixture(scope="module")
 def srv(directory):
-    s = Server(env=LDAP_ENV, args=ldap_args(directory)).start()
+    s = Server(env=LDAP_ENV, args=ldap_args(directory), admin_password=True).start()
     yield s
     s.cleanup()
 
@@ -145,7 +145,7 @@ def test_display_name_follows_the_directory(srv, directory):
 
 @neutral
 def test_directory_down_is_503_for_ldap_users_and_local_users_still_work(fresh_server):
-    s = fresh_server(env=LDAP_ENV, args=ldap_args("ldap://127.0.0.1:%d/" % free_port())).start()
+    s = fresh_server(admin_password=True, env=LDAP_ENV, args=ldap_args("ldap://127.0.0.1:%d/" % free_port())).start()
     r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
     assert r.status_code == 503, r.text
     assert r.json()["ok"] is False
@@ -176,7 +176,7 @@ def test_settings_the_directory_refuses_stop_the_start(directory, args, env, exp
 
 @neutral
 def test_a_directory_down_at_start_is_a_warning(fresh_server):
-    s = fresh_server(env=LDAP_ENV, args=ldap_args("ldap://127.0.0.1:%d/" % free_port())).start()
+    s = fresh_server(admin_password=True, env=LDAP_ENV, args=ldap_args("ldap://127.0.0.1:%d/" % free_port())).start()
     assert "cannot be reached at start" in s.read_log()
 
 
@@ -266,7 +266,7 @@ def test_roles_linked_to_ldap_groups_grant_their_permissions(srv):
 
 
 def test_a_system_reader_through_a_group_may_read_metrics(fresh_server, directory):
-    srv = fresh_server(env=LDAP_ENV, args=ldap_args(directory) + ["--metrics", "authenticated"]).start()
+    srv = fresh_server(admin_password=True, env=LDAP_ENV, args=ldap_args(directory) + ["--metrics", "authenticated"]).start()
     alice = as_user(srv, "alice", "alice-pw")
     assert alice.get("/metrics").status_code == 403
     r = admin_of(srv).put("/api/v1/role/concordSystemReader/ldapGroups", json=["cn=devs,ou=groups," + BASE])
@@ -307,11 +307,11 @@ def test_tls_verifies_the_directory_certificate(fresh_server, tls_directory, mod
     url, extra = (ldaps, []) if mode == "ldaps" else (plain, ["--ldap-starttls", "true"])
     # The directory's CA is not one of the system's: without --ldap-ca-file the certificate
     # does not verify and nothing is sent.
-    s = fresh_server(env=LDAP_ENV, args=ldap_args(url) + extra).start()
+    s = fresh_server(admin_password=True, env=LDAP_ENV, args=ldap_args(url) + extra).start()
     r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
     assert r.status_code == 503, r.text
     assert "LDAP directory unavailable" in r.json()["message"]
-    s = fresh_server(env=LDAP_ENV, args=ldap_args(url) + extra + ["--ldap-ca-file", ca]).start()
+    s = fresh_server(admin_password=True, env=LDAP_ENV, args=ldap_args(url) + extra + ["--ldap-ca-file", ca]).start()
     r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
     assert r.status_code == 200, r.text
     assert r.json()["realm"] == "ldap"
@@ -329,8 +329,8 @@ def groups_after_login(s):
 
 def test_groups_are_read_again_once_the_cache_time_has_passed(fresh_server, directory):
     devs = "cn=devs,ou=groups," + BASE
-    cached = fresh_server(env=LDAP_ENV, args=ldap_args(directory)).start()
-    short = fresh_server(env=LDAP_ENV, args=ldap_args(directory) + ["--ldap-groups-cache", "1"]).start()
+    cached = fresh_server(admin_password=True, env=LDAP_ENV, args=ldap_args(directory)).start()
+    short = fresh_server(admin_password=True, env=LDAP_ENV, args=ldap_args(directory) + ["--ldap-groups-cache", "1"]).start()
     assert devs in groups_after_login(cached)
     assert devs in groups_after_login(short)
     # groupOfNames needs a member: bob takes alice's place.
@@ -351,14 +351,14 @@ def test_groups_are_read_again_once_the_cache_time_has_passed(fresh_server, dire
 def test_only_ldap_records_answer_to_the_directory(fresh_server, directory):
     # A LOCAL user without a password (like admin started without ACCORD_ADMIN_PASSWORD) is
     # never taken over by a directory entry of the same name.
-    s = fresh_server(env=LDAP_ENV, args=ldap_args(directory)).start()
+    s = fresh_server(admin_password=True, env=LDAP_ENV, args=ldap_args(directory)).start()
     admin = Client(s.url, "Bearer " + s.env["ACCORD_ADMIN_API_KEY"])
     assert admin.post("/api/v1/user", json={"username": "alice", "type": "LOCAL"}).status_code == 200
     r = as_user(s, "alice", "alice-pw").get("/api/service/console/whoami")
     assert r.status_code == 401, r.text
     assert "ldapGroups" not in admin.get("/api/v1/user/alice").json()
     # A record of type LDAP made beforehand (to put the user into teams early) is the one used.
-    s = fresh_server(env=LDAP_ENV, args=ldap_args(directory)).start()
+    s = fresh_server(admin_password=True, env=LDAP_ENV, args=ldap_args(directory)).start()
     admin = Client(s.url, "Bearer " + s.env["ACCORD_ADMIN_API_KEY"])
     r = admin.post("/api/v1/user", json={"username": "alice", "type": "LDAP"})
     assert r.status_code == 200, r.text

@@ -9,7 +9,7 @@ from test_ldap import BASE, LDAP_ENV, as_user, basic, directory, ldap_args, pyte
 
 @pytest.fixture(scope="module")
 def srv(directory):  # noqa: F811
-    s = Server(env=LDAP_ENV, args=ldap_args(directory)).start()
+    s = Server(env=LDAP_ENV, args=ldap_args(directory), admin_password=True).start()
     yield s
     s.cleanup()
 

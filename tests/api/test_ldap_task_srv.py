@@ -65,7 +65,7 @@ def dns_srv(directory):  # noqa: F811
         ("_ldap._tcp.down.accord.test", "localhost", dead, 0, 0),
     ]
     p, d, addr = dns_server(records)
-    s = Server(args=["--ldap-task-dns-server", addr]).start()
+    s = Server(args=["--ldap-task-dns-server", addr], admin_password=True).start()
     yield Client(s.url, basic("admin", ADMIN_PASSWORD)), ldap_port, dead
     s.cleanup()
     p.send_signal(signal.SIGTERM)

@@ -41,7 +41,7 @@ def nodes(fresh_server):
 
     def make(args_a=NODE_ARGS, args_b=NODE_ARGS):
         key = base64.b64encode(os.urandom(32)).decode()
-        a = fresh_server(env={"ACCORD_MASTER_KEY": key}, args=args_a).start()
+        a = fresh_server(env={"ACCORD_MASTER_KEY": key}, args=args_a, admin_password=True).start()
         url, _ = pg_url(a.data_dir)
         b_dir = tempfile.mkdtemp(prefix="accord-test-")
         shutil.copy(os.path.join(a.data_dir, ".test-db-name"), b_dir)  # the same database

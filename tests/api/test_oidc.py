@@ -40,7 +40,8 @@ def oidc_args(provider_url, port, extra=()):
 
 def start(make, provider_url, extra=()):
     port = free_port()
-    return make(env={"ACCORD_OIDC_CLIENT_SECRET": SECRET}, args=oidc_args(provider_url, port, extra)).start()
+    return make(env={"ACCORD_OIDC_CLIENT_SECRET": SECRET}, args=oidc_args(provider_url, port, extra),
+                admin_password=True).start()
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,7 @@ def role_names(admin, username):
 
 def test_teams_and_roles_follow_the_claims_at_each_login(fresh_server, provider):
     port = free_port()
-    s = fresh_server(env={"ACCORD_OIDC_CLIENT_SECRET": SECRET},
+    s = fresh_server(env={"ACCORD_OIDC_CLIENT_SECRET": SECRET}, admin_password=True,
                      args=oidc_args(provider.url, port, ["--oidc-bearer", "true"])).start()
     admin = admin_of(s)
     org, custom = unique("maporg"), unique("deployer")
@@ -97,7 +97,7 @@ def test_teams_and_roles_follow_the_claims_at_each_login(fresh_server, provider)
 
 def test_the_short_role_form_takes_patterns_on_the_groups_claim(fresh_server, provider):
     port = free_port()
-    s = fresh_server(env={"ACCORD_OIDC_CLIENT_SECRET": SECRET},
+    s = fresh_server(env={"ACCORD_OIDC_CLIENT_SECRET": SECRET}, admin_password=True,
                      args=oidc_args(provider.url, port, ["--oidc-role-mapping", "concordSystemWriter=ci-.*"])).start()
     email = unique("wes") + "@example.org"
     set_user(provider, email, groups=["CI-Runners"])

@@ -1,7 +1,9 @@
 """The runner zygote (docs/operations.md "Runner zygote"): runners are forked by one
-pre-started `accord runner --zygote`, confined like exec'd runners; the zygote's death
-fails only what ran under it, and `--runner-zygote=false` execs runners as before."""
+`accord runner --zygote`, started for the first process, confined like exec'd runners; the
+zygote's death fails only what ran under it, and `--runner-zygote=false` execs runners as
+before."""
 import os
+import re
 import signal
 import time
 
@@ -65,9 +67,9 @@ def sleeping_runner(fresh_server, seconds=30):
     """A server with one sleeping process: (server, admin, zygote pid, process id, runner pid)."""
     srv = fresh_server(args=["--workers", "2"]).start()
     admin = Client(srv.url, ADMIN_KEY)
-    zygote = wait_for(lambda: zygote_of(srv))
     pid = start_process(admin, sleeper(seconds))
     wait_process(admin, pid, ("RUNNING",))
+    zygote = wait_for(lambda: zygote_of(srv))
     # RUNNING is recorded as the runner starts; its first step runs once it is confined.
     wait_for(lambda: "sleeping" in (log_text(admin, pid) or ""))
     runner = wait_for(lambda: children(zygote))[0]
@@ -116,12 +118,12 @@ def test_exit_status_of_a_killed_runner(fresh_server):
 def test_zygote_killed_while_processes_run(fresh_server):
     srv = fresh_server(args=["--workers", "4"]).start()
     admin = Client(srv.url, ADMIN_KEY)
-    zygote = wait_for(lambda: zygote_of(srv))
     running = [start_process(admin, sleeper(30)) for _ in range(2)]
     # RUNNING is stored while the zygote forks: the flows have begun once they logged
     for pid in running:
         wait_process(admin, pid, ("RUNNING",))
         wait_for(lambda: "sleeping" in log_text(admin, pid))
+    zygote = wait_for(lambda: zygote_of(srv))
     runners = wait_for(lambda: len(children(zygote)) == 2 and children(zygote))
     os.kill(zygote, signal.SIGKILL)
     for pid in running:  # they fail (not finish their 30 s sleep), with the reason in their log
@@ -149,7 +151,10 @@ def test_zygote_dying_before_it_forks(fresh_server):
     that dies before it forked leaves the process to an exec'd runner, sent the frame anew."""
     srv = fresh_server(args=["--workers", "2"]).start()
     admin = Client(srv.url, ADMIN_KEY)
+    # the zygote starts with the first process
+    assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
     zygote = wait_for(lambda: zygote_of(srv))
+    wait_for(lambda: children(zygote) == [])
     os.kill(zygote, signal.SIGSTOP)
     try:
         pid = start_process(admin, HELLO)
@@ -171,11 +176,25 @@ def test_server_killed_leaves_no_runner(fresh_server):
 
 
 @neutral
+def test_the_zygote_starts_with_the_first_process(fresh_server):
+    """Not at the server's start: a node that runs no process never pays its exec."""
+    srv = fresh_server(args=["--workers", "2"]).start()
+    admin = Client(srv.url, ADMIN_KEY)
+    assert admin.get("/api/v1/server/ping").status_code == 200
+    assert zygote_of(srv) is None and not re.search(r"runner zygote \d+ started", srv.read_log())
+    assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
+    zygote = zygote_of(srv)
+    assert zygote and "runner zygote %d started" % zygote in srv.read_log()
+    assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
+    assert zygote_of(srv) == zygote  # the one zygote forks the next runners
+
+
+@neutral
 def test_shutdown_stops_the_zygote(fresh_server):
     srv = fresh_server(args=["--workers", "2"]).start()
     admin = Client(srv.url, ADMIN_KEY)
-    zygote = wait_for(lambda: zygote_of(srv))
     assert wait_process(admin, start_process(admin, HELLO))["status"] == "FINISHED"
+    zygote = wait_for(lambda: zygote_of(srv))
     assert srv.stop() == 0
     wait_for(lambda: not alive(zygote), timeout=10)
 

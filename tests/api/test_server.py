@@ -10,7 +10,7 @@ import time
 
 import requests
 
-from conftest import ADMIN_KEY, ADMIN_PASSWORD, Client, Server, unique
+from conftest import ADMIN_KEY, ADMIN_PASSWORD, Client, Server, start_process, unique, wait_process
 
 
 def test_ping_and_version_need_no_credentials(anon):
@@ -178,6 +178,8 @@ def test_a_clean_start_and_stop_log_no_warnings(fresh_server):
     import os
     import time
     srv = fresh_server().start()
+    admin = Client(srv.url, ADMIN_KEY)  # the zygote starts with the first process
+    assert wait_process(admin, start_process(admin, "flows:\n  default:\n    - log: hi\n"))["status"] == "FINISHED"
     zygotes = []
     for _ in range(100):
         for pid in os.listdir("/proc"):

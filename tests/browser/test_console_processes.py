@@ -68,7 +68,7 @@ def test_the_list_follows_a_running_process_without_reloading(driver, admin):
 def filled_server(make, n):
     """A server of its own whose store holds n finished processes: one run, n - 1 copies of
     it dated 45 days back (bench/retention's fill, as bench/console does)."""
-    srv = make().start()
+    srv = make(admin_password=True).start()  # the login below uses it
     client = Client(srv.url, ADMIN_KEY)
     pid = start_process(client, 'flows:\n  default:\n    - log: "hello"\n')
     assert wait_process(client, pid)["status"] == "FINISHED"
