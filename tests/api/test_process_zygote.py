@@ -145,7 +145,6 @@ def test_zygote_killed_while_processes_run(fresh_server):
     wait_for(lambda: not alive(again), timeout=10)
 
 
-@neutral
 def test_zygote_dying_before_it_forks(fresh_server):
     """RUNNING and the start frame are written while the zygote forks the runner; a zygote
     that dies before it forked leaves the process to an exec'd runner, sent the frame anew."""
