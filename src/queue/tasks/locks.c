@@ -41,17 +41,18 @@ void locks_resume_handed(struct queue *q, struct store_conn *c, json_t *handed)
 						 json_string_value(json_array_get(h, 2)), false);
 }
 
-void locks_ended(struct queue *q, struct store_conn *c, const char *id)
+int locks_ended(struct queue *q, struct store_conn *c, const char *id)
 {
 	json_t *handed = NULL;
 	struct err e;
 
 	if (store_locks_release_all(c, id, &handed, &e)) {
 		LOG_E("process %s: cannot release its locks: %s", id, e.msg);
-		return;
+		return -1;
 	}
 	locks_resume_handed(q, c, handed);
 	json_decref(handed);
+	return 0;
 }
 
 void locks_sweep(struct queue *q, struct store_conn *c)
@@ -66,8 +67,9 @@ void locks_sweep(struct queue *q, struct store_conn *c)
 	}
 	json_array_foreach(ids, i, id)
 	{
-		LOG_W("process %s: ended holding or waiting for a lock: released", json_string_value(id));
-		locks_ended(q, c, json_string_value(id));
+		/* logged once released: a reader of the log then finds the lock free */
+		if (locks_ended(q, c, json_string_value(id)) == 0)
+			LOG_W("process %s: ended holding or waiting for a lock: released", json_string_value(id));
 	}
 	json_decref(ids);
 	if (store_locks_unresumed(c, &ids, &e)) {

@@ -16,8 +16,8 @@
 void locks_resume_handed(struct queue *q, struct store_conn *c, json_t *handed);
 
 /* A process ended (queue_process_ended): it waits for no lock any more, and those it held
- * go to their first waiters, which are resumed. */
-void locks_ended(struct queue *q, struct store_conn *c, const char *id);
+ * go to their first waiters, which are resumed.  0, or -1 when the release failed (logged). */
+int locks_ended(struct queue *q, struct store_conn *c, const char *id);
 
 /* Each heartbeat: releases the locks of processes that ended without releasing them (a
  * node taken for dead that wrote on after its processes were settled elsewhere), and
