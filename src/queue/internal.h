@@ -20,10 +20,8 @@ struct running {
 	struct running *next;
 	struct queue *q;
 	struct process p; /* as claimed (owned JSON members) */
-	pid_t pgid;	  /* the runner's process group, 0 before it started */
 	_Atomic int stop; /* enum stop_reason */
 	int wake_fd[2];	  /* pipe: a byte wakes the supervisor's poll */
-	bool done;	  /* final status recorded (under q->lock) */
 };
 
 struct queue {

@@ -282,7 +282,6 @@ bool queue_take_next(struct queue *q, struct store_conn *c, struct running *r)
 	}
 	old = r->p;
 	r->p = p;
-	r->pgid = 0;
 	/* A stop asked of the process that ended is not this one's.  No shutdown was asked
 	 * yet: it is asked only once q->stopping is set, under q->lock. */
 	atomic_store(&r->stop, STOP_NONE);

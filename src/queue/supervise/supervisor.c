@@ -701,13 +701,6 @@ static void take_pipes(struct sup *s, int logp[2], int ipc[2])
 	fcntl(s->log_fd, F_SETFL, O_NONBLOCK);
 }
 
-static void set_pgid(struct sup *s)
-{
-	pthread_mutex_lock(&s->q->lock);
-	s->r->pgid = s->pid;
-	pthread_mutex_unlock(&s->q->lock);
-}
-
 static int exec_with_new_pipes(struct sup *s, struct err *e)
 {
 	int logp[2] = {-1, -1}, ipc[2] = {-1, -1};
@@ -720,7 +713,6 @@ static int exec_with_new_pipes(struct sup *s, struct err *e)
 		return -1;
 	}
 	take_pipes(s, logp, ipc);
-	set_pgid(s);
 	return 0;
 }
 
@@ -794,10 +786,8 @@ static int spawn_end(struct sup *s, bool sent, struct err *e)
 	if (!s->zc)
 		return 0;
 	rc = zygote_answer(s->q->zygote, s->zc, &s->pid, e);
-	if (rc == 0) {
-		set_pgid(s);
+	if (rc == 0)
 		return 0;
-	}
 	s->zc = NULL;
 	if (rc == 1 && sent && !never_began(s))
 		rc = err_set(e, ERR_INTERNAL,
