@@ -1,13 +1,13 @@
 /* The `concord` task on the server (docs/flows.md "concord task"; Concord's plugins-v2
  * concord.md): child processes.  `start` (a payload folder or ZIP of the working
  * directory, with `attachments`, in this org/project or another one the initiator may
- * start in), `startExternal` (a process without a parent), `fork` (the parent's payload),
- * `kill`, and the methods waitForCompletion, getOutVars, listSubprocesses and
- * suspendForCompletion.  `apiKey` acts as that key's owner; `baseUrl` starts on another
- * server (server_task_concord_remote.c).  `sync` and the waiting methods answer later
- * (task_call.wait, re-checked by the supervisor); `sync` with `suspend`, and
- * suspendForCompletion, suspend the parent until its children end (children.c resumes
- * it). */
+ * start in), `startExternal` (a process without a parent), `fork` (the parent's payload)
+ * and `kill`; the methods (waitForCompletion, getOutVars, listSubprocesses,
+ * suspendForCompletion) are in server_task_concord_methods.c.  `apiKey` acts as that
+ * key's owner; `baseUrl` starts on another server (server_task_concord_remote.c).  `sync`
+ * and the waiting methods answer later (task_call.wait, re-checked by the supervisor);
+ * `sync` with `suspend`, and suspendForCompletion, suspend the parent until its children
+ * end (children.c resumes it). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -92,32 +92,6 @@ static int string_list(json_t *in, const char *key, json_t **out, struct err *e)
 									   "'%s' must be a list of strings", key);
 	*out = json_incref(v);
 	return 0;
-}
-
-/* Process ids given as one string or a list: NEW array. */
-static json_t *id_list(json_t *v, const char *what, struct err *e)
-{
-	json_t *x;
-	size_t i;
-
-	if (json_is_string(v))
-		v = json_pack("[O]", v);
-	else if (json_is_array(v))
-		json_incref(v);
-	else {
-		err_set(e, ERR_INVALID, "'%s' must be a process ID or a list of them", what);
-		return NULL;
-	}
-	json_array_foreach(v, i, x)
-	{
-		const char *s = json_string_value(x);
-		if (!s || !uuid_valid(s, strlen(s))) {
-			json_decref(v);
-			err_set(e, ERR_INVALID, "'%s': not a process ID: %.64s", what, s ? s : "(not a string)");
-			return NULL;
-		}
-	}
-	return v;
 }
 
 /* _main.json of the child (in dir, or in files held in memory): the parent's (fork)
@@ -488,7 +462,7 @@ static int stage_start(struct task_call *tc, json_t *in, struct child *ch, struc
 
 /* Suspends the calling thread until every process of ids ended (children.c resumes it
  * with the event "children-<uuid>"). */
-static int suspend_until_end(struct task_call *tc, json_t *ids, struct err *e)
+int server_task_concord_suspend(struct task_call *tc, json_t *ids, struct err *e)
 {
 	char ev[64], uid[UUID_STR_LEN];
 
@@ -518,9 +492,9 @@ static int finish_start(struct task_call *tc, json_t *in, json_t *ids, struct er
 	queue_wake(tc->r->q);
 	if (sync && suspend && !tc->method) {
 		json_decref(result);
-		if (suspend_until_end(tc, ids, e))
+		if (server_task_concord_suspend(tc, ids, e))
 			return -1;
-		/* What the step gets back when the parent resumes (method_resume). */
+		/* What the step gets back when the parent resumes (concord.resume). */
 		tc->out = json_pack("{s:O, s:b, s:b}", "ids", ids, "ignoreFailures",
 				    json_is_true(json_object_get(in, "ignoreFailures")), "collect",
 				    string_list(in, "outVars", &out_vars, e) == 0 && json_array_size(out_vars) > 0);
@@ -810,39 +784,14 @@ out:
 	return rc;
 }
 
-/* A process the calling one may act on: its own descendants' kin — one with the same
- * initiator (for the cron user: of the same project, auth/principal.h), or a child of it. */
-static int may_touch(struct task_call *tc, const char *id, struct err *e)
-{
-	struct process p;
-	bool ok;
-
-	if (store_process_get(tc->c, id, &p, e))
-		return e->code == ERR_NOT_FOUND ? err_set(e, ERR_INVALID, "Unknown instance ID: %s", id) : -1;
-	ok = initiator_reaches(tc->r->p.initiator_id, tc->r->p.project_id, p.initiator_id, p.project_id) ||
-	     strcmp(p.parent_instance_id, tc->r->p.instance_id) == 0;
-	store_process_cleanup(&p);
-	return ok ? 0
-		  : err_set(e, ERR_FORBIDDEN, "Process %s was not started by %s: not allowed", id, tc->r->p.initiator);
-}
-
-static int check_all(struct task_call *tc, json_t *ids, struct err *e)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(ids, i, v) if (may_touch(tc, json_string_value(v), e)) return -1;
-	return 0;
-}
-
 static int action_kill(struct task_call *tc, json_t *in, struct err *e)
 {
-	json_t *ids = id_list(json_object_get(in, "instanceId"), "instanceId", e), *v;
+	json_t *ids = server_task_concord_ids(json_object_get(in, "instanceId"), "instanceId", e), *v;
 	char by[200];
 	size_t i;
 	int rc = -1;
 
-	if (!ids || check_all(tc, ids, e))
+	if (!ids || server_task_concord_check(tc, ids, e))
 		goto out;
 	str_fmt_cut(by, sizeof by, "process %s", tc->r->p.instance_id);
 	json_array_foreach(ids, i, v) if (strcmp(json_string_value(v), tc->r->p.instance_id) == 0)
@@ -864,128 +813,12 @@ out:
 	return rc;
 }
 
-/* ---- methods ------------------------------------------------------------------------- */
-
-static int method_wait(struct task_call *tc, json_t *args, const char *mode, struct err *e)
-{
-	json_t *ids = id_list(json_array_get(args, 0), "ids", e);
-	json_t *t = json_array_get(args, 1);
-	int64_t deadline = 0;
-
-	if (!ids || check_all(tc, ids, e)) {
-		json_decref(ids);
-		return -1;
-	}
-	if (t && strcmp(mode, "wait") == 0) {
-		if (!json_is_integer(t) || json_integer_value(t) < 0) {
-			json_decref(ids);
-			return err_set(e, ERR_INVALID,
-				       "waitForCompletion: the timeout must be milliseconds (a number)");
-		}
-		if (json_integer_value(t) > 0)
-			deadline = dt_now_ms() + json_integer_value(t);
-	}
-	tc->wait = json_pack("{s:s, s:o, s:I, s:b}", "mode", mode, "ids", ids, "deadline", (json_int_t)deadline,
-			     "single", json_is_string(json_array_get(args, 0)));
-	return 0;
-}
-
-/* The step that suspended its process until its children ended (`sync` + `suspend`),
- * called again once the process resumed, with what finish_start gave it: the children's
- * out variables, or the step fails for a child that did not finish. */
-static int method_resume(struct task_call *tc, json_t *args, struct err *e)
-{
-	json_t *payload = json_array_get(args, 0), *ids;
-
-	if (!json_is_object(payload))
-		return err_set(e, ERR_INVALID, "concord.resume: not a suspended concord step's state");
-	ids = id_list(json_object_get(payload, "ids"), "ids", e);
-	if (!ids || check_all(tc, ids, e)) {
-		json_decref(ids);
-		return -1;
-	}
-	tc->wait = json_pack("{s:s, s:o, s:b, s:b}", "mode", "resumed", "ids", ids, "ignoreFailures",
-			     json_is_true(json_object_get(payload, "ignoreFailures")), "collect",
-			     json_is_true(json_object_get(payload, "collect")));
-	return 0;
-}
-
-/* suspendForCompletion(ids): the process suspends (no runner, no worker slot) until every
- * one of ids ended, then goes on with the next step (Concord's ConcordTaskV2: nothing is
- * returned, a failed process does not fail the caller). */
-static int method_suspend_for(struct task_call *tc, json_t *args, struct err *e)
-{
-	json_t *ids = id_list(json_array_get(args, 0), "ids", e);
-	int rc = -1;
-
-	if (ids && check_all(tc, ids, e) == 0) {
-		for (size_t i = 0; i < json_array_size(ids); i++)
-			if (strcmp(json_string_value(json_array_get(ids, i)), tc->r->p.instance_id) == 0) {
-				err_set(e, ERR_INVALID, "suspendForCompletion: a process cannot wait for itself");
-				goto out;
-			}
-		rc = json_array_size(ids) ? suspend_until_end(tc, ids, e) : 0;
-	}
-out:
-	json_decref(ids);
-	return rc;
-}
-
-/* listSubprocesses(parentId?, tags...) : the ids of the parent's children with all tags. */
-static int method_list(struct task_call *tc, json_t *args, struct err *e)
-{
-	const char *parent = json_string_value(json_array_get(args, 0));
-	struct process_filter f = {.status = -1};
-	struct process *list = NULL;
-	size_t n = 0, i;
-	json_t *v;
-
-	if (!parent)
-		parent = tc->r->p.instance_id;
-	if (!uuid_valid(parent, strlen(parent)))
-		return err_set(e, ERR_INVALID, "listSubprocesses: not a process ID: %.64s", parent);
-	if (strcmp(parent, tc->r->p.instance_id) != 0 && may_touch(tc, parent, e))
-		return -1;
-	f.parent_instance_id = parent;
-	json_array_foreach(args, i, v)
-	{
-		if (i == 0)
-			continue;
-		json_t *tags = json_is_array(v) ? v : NULL;
-		size_t k;
-		json_t *t;
-		if (json_is_string(v) && f.n_tags < PROCESS_FILTER_MAX_TAGS)
-			f.tags[f.n_tags++] = json_string_value(v);
-		json_array_foreach(tags, k, t) if (json_is_string(t) && f.n_tags < PROCESS_FILTER_MAX_TAGS)
-		    f.tags[f.n_tags++] = json_string_value(t);
-	}
-	if (store_process_list(tc->c, &f, 10000, 0, &list, &n, e))
-		return -1;
-	tc->out = json_array();
-	for (i = n; i > 0; i--)
-		json_array_append_new(tc->out, json_string(list[i - 1].instance_id));
-	store_process_list_free(list, n);
-	return 0;
-}
-
 int server_task_concord(struct task_call *tc, struct err *e)
 {
 	const char *action;
 
-	if (tc->method) {
-		if (strcmp(tc->method, "waitForCompletion") == 0 && json_array_size(tc->args) >= 1)
-			return method_wait(tc, tc->args, "wait", e);
-		if (strcmp(tc->method, "getOutVars") == 0 && json_array_size(tc->args) == 1)
-			return method_wait(tc, tc->args, "outVars", e);
-		if (strcmp(tc->method, "listSubprocesses") == 0)
-			return method_list(tc, tc->args, e);
-		if (strcmp(tc->method, "resume") == 0 && json_array_size(tc->args) == 1)
-			return method_resume(tc, tc->args, e);
-		if (strcmp(tc->method, "suspendForCompletion") == 0 && json_array_size(tc->args) == 1)
-			return method_suspend_for(tc, tc->args, e);
-		return err_set(e, ERR_INVALID, "Method not found: concord.%s(%zu arguments)", tc->method,
-			       json_array_size(tc->args));
-	}
+	if (tc->method)
+		return server_task_concord_method(tc, e);
 	if (!json_is_object(tc->args))
 		return err_set(e, ERR_INVALID, "concord: 'in' must be an object");
 	action = json_string_value(json_object_get(tc->args, "action"));

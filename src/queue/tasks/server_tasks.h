@@ -94,6 +94,17 @@ int server_task_concord_secrets(struct task_call *tc, struct err *e);
 /* crypto's `task:` form (`action: create`): server_task_crypto_create.c. */
 int server_task_crypto_action(struct task_call *tc, struct err *e);
 int server_task_concord(struct task_call *tc, struct err *e);
+/* concord's methods (tc->method set): server_task_concord_methods.c. */
+int server_task_concord_method(struct task_call *tc, struct err *e);
+/* Process ids given as one string or a list (what names the field in a message): NEW
+ * array, or NULL with e set. */
+json_t *server_task_concord_ids(json_t *v, const char *what, struct err *e);
+/* 0 when the calling process may act on every one of ids (its kin: one with the same
+ * initiator, or a child of it), else ERR_INVALID / ERR_FORBIDDEN. */
+int server_task_concord_check(struct task_call *tc, json_t *ids, struct err *e) WUR;
+/* Suspends the calling process until every process of ids ended (queue/end/children.c
+ * resumes it): server_task_concord.c. */
+int server_task_concord_suspend(struct task_call *tc, json_t *ids, struct err *e) WUR;
 int server_task_jsonstore(struct task_call *tc, struct err *e);
 /* lock and unlock: server_task_lock.c. */
 int server_task_lock(struct task_call *tc, struct err *e);
