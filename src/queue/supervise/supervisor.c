@@ -528,9 +528,10 @@ static int give_workdir(struct sup *s, struct err *e)
  * pool, else a new one. */
 static int empty_workdir(struct sup *s, struct err *e)
 {
-	if (workdir_pool_take(&s->q->pool, s->q->work_dir, s->workdir) == 0 && path_mkdirs(s->workdir, 0700, e))
-		return -1;
-	if (give_workdir(s, e))
+	/* A folder of the pool is the runners' already: it came back untouched, its owner and
+	 * mode as handed out (workdir_pool_give). */
+	if (!workdir_pool_take(&s->q->pool, s->q->work_dir, s->workdir) &&
+	    (path_mkdirs(s->workdir, 0700, e) || give_workdir(s, e)))
 		return -1;
 	if (lstat(s->workdir, &s->handed) != 0)
 		return err_set(e, ERR_INTERNAL, "cannot stat %s: %s", s->workdir, strerror(errno));
