@@ -5,40 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
+
 /* Deeper values (and loops, which never end) are left to jansson. */
 #define DUMP_DEPTH 1024
 
+/* The text so far (base/buf.h: growable, NUL-terminated). */
 struct out {
-	char *p;
-	size_t len, cap;
+	struct buf b;
+	struct err e; /* out of memory: the caller's answer is jansson's */
 };
-
-static bool reserve(struct out *o, size_t n)
-{
-	size_t cap = o->cap ? o->cap : 256;
-	char *p;
-
-	if (o->len + n < o->cap)
-		return true;
-	while (cap <= o->len + n) {
-		if (cap > SIZE_MAX / 2)
-			return false;
-		cap *= 2;
-	}
-	if (!(p = realloc(o->p, cap)))
-		return false;
-	o->p = p;
-	o->cap = cap;
-	return true;
-}
 
 static bool put(struct out *o, const char *s, size_t n)
 {
-	if (!reserve(o, n))
-		return false;
-	memcpy(o->p + o->len, s, n);
-	o->len += n;
-	return true;
+	return buf_append(&o->b, s, n, &o->e) == 0;
 }
 
 /* The length of the UTF-8 sequence at s that jansson accepts (its utf8_check_first and
@@ -73,9 +53,8 @@ static bool put_string(struct out *o, const char *str, size_t n)
 	const unsigned char *s = (const unsigned char *)str;
 	size_t run = 0, i = 0;
 
-	if (!reserve(o, n + 2))
+	if (buf_reserve(&o->b, n + 2, &o->e) || !put(o, "\"", 1))
 		return false;
-	o->p[o->len++] = '"';
 	while (i < n) {
 		unsigned char c = s[i];
 		char esc[6] = {'\\', 0, '0', '0', 0, 0};
@@ -201,15 +180,13 @@ static bool put_value(struct out *o, const json_t *v, unsigned depth)
 
 char *json_dump_compact(const json_t *v, bool any)
 {
-	struct out o = {0};
-	size_t flags = JSON_COMPACT | (any ? JSON_ENCODE_ANY : 0);
+	struct out o;
 
 	if (!v)
 		return NULL;
-	if ((any || json_is_object(v) || json_is_array(v)) && put_value(&o, v, 0) && reserve(&o, 1)) {
-		o.p[o.len] = '\0';
-		return o.p;
-	}
-	free(o.p);
-	return json_dumps(v, flags);
+	buf_init(&o.b, 0);
+	if ((any || json_is_object(v) || json_is_array(v)) && put_value(&o, v, 0))
+		return buf_detach(&o.b, NULL);
+	buf_cleanup(&o.b);
+	return json_dumps(v, JSON_COMPACT | (any ? JSON_ENCODE_ANY : 0));
 }
