@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/json_dump.h"
 #include "base/jsonx.h"
 #include "base/path.h"
 
@@ -12,7 +13,7 @@
 
 int frame_encode(const json_t *v, struct buf *out, struct err *e)
 {
-	char *text = json_dumps(v, JSON_COMPACT);
+	char *text = json_dump_compact(v, false);
 	size_t n;
 	unsigned char hdr[4];
 	int rc;

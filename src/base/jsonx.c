@@ -1,5 +1,6 @@
 #include "base/jsonx.h"
 
+#include "base/json_dump.h"
 #include "base/json_fast.h"
 
 #include <stdlib.h>
@@ -135,7 +136,7 @@ int jsonx_arr(json_t *obj, const char *key, bool required, json_t **out, struct 
 
 char *jsonx_dump(const json_t *v)
 {
-	return v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER) : NULL;
+	return json_dump_compact(v, true); /* = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) */
 }
 
 void jsonx_set_opt_str(json_t *obj, const char *key, const char *value)

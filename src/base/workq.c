@@ -42,7 +42,7 @@ static void *worker(void *p)
 	}
 }
 
-struct workq *workq_new(size_t n, struct err *e)
+struct workq *workq_new(size_t n, const char *name, struct err *e)
 {
 	struct workq *q = calloc(1, sizeof *q + n * sizeof(pthread_t));
 
@@ -58,6 +58,8 @@ struct workq *workq_new(size_t n, struct err *e)
 			err_set(e, ERR_INTERNAL, "cannot start worker thread %zu of %zu", q->n + 1, n);
 			workq_free(q);
 			return NULL;
+		} else {
+			(void)pthread_setname_np(q->threads[q->n], name);
 		}
 	return q;
 }

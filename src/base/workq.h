@@ -11,8 +11,9 @@ struct workq;
 
 typedef void (*workq_fn)(void *arg);
 
-/* Starts n threads (n >= 1).  NULL with ERR_INTERNAL when threads cannot be created. */
-struct workq *workq_new(size_t n, struct err *e);
+/* Starts n threads (n >= 1) named name (at most 15 bytes: what top -H, perf and
+ * /proc/<pid>/task/<tid>/comm show).  NULL with ERR_INTERNAL when threads cannot be created. */
+struct workq *workq_new(size_t n, const char *name, struct err *e);
 /* Queues a job; never blocks on the job.  Returns -1 only when out of memory. */
 int workq_push(struct workq *q, workq_fn fn, void *arg) WUR;
 /* Runs every queued job to its end, joins the threads and frees q.  NULL is fine. */

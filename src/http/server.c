@@ -565,12 +565,12 @@ struct http_server *http_server_start(const struct http_server_cfg *cfg, http_ha
 	s->cfg = *cfg;
 	s->fn = fn;
 	s->ctx = ctx;
-	s->workers = workq_new(cfg->threads, e);
+	s->workers = workq_new(cfg->threads, "http-handler", e);
 	if (!s->workers) {
 		free(s);
 		return NULL;
 	}
-	s->apart = workq_new(cfg->apart_threads ? cfg->apart_threads : 2, e);
+	s->apart = workq_new(cfg->apart_threads ? cfg->apart_threads : 2, "http-fetch", e);
 	if (!s->apart) {
 		workq_free(s->workers);
 		free(s);

@@ -22,6 +22,9 @@ struct running {
 	struct process p; /* as claimed (owned JSON members) */
 	_Atomic int stop; /* enum stop_reason */
 	int wake_fd[2];	  /* pipe: a byte wakes the supervisor's poll */
+	/* Its runner has task calls waiting for processes to end (children.h): the end of
+	 * any process wakes it to look again; no other supervisor is woken by an end. */
+	_Atomic bool waits_for_ends;
 };
 
 struct queue {

@@ -222,7 +222,17 @@ void queue_wake(struct queue *q)
 
 	if (!q)
 		return;
-	queue_wake_local(q);
+	/* Every slot busy: the dispatcher could claim nothing now.  Each supervisor claims its
+	 * slot's next process as its own ends (queue_take_next), and a slot that finds none
+	 * wakes the dispatcher as it is freed (queue_release), under this lock: what was
+	 * enqueued before this call is claimed then, and a start under load costs no
+	 * dispatcher wake-up (its condition variable, its look for due work). */
+	pthread_mutex_lock(&q->lock);
+	if (q->n_running < q->cfg.workers || q->stopping) {
+		q->woken = true;
+		pthread_cond_signal(&q->wake);
+	}
+	pthread_mutex_unlock(&q->lock);
 	/* The other nodes too (whoever has a free slot claims); their heartbeat would anyway. */
 	if (q->listener && (!(c = store_conn(q->cfg.store, &e)) || store_notify(c, QUEUE_CHANNEL_WAKE, "", &e)))
 		LOG_W("cannot wake the other nodes: %s", e.msg);
@@ -384,7 +394,8 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
-	if (recover(q, e) || !(q->workers = workq_new(cfg->workers, e)) || !(q->stoppers = workq_new(1, e)))
+	if (recover(q, e) || !(q->workers = workq_new(cfg->workers, "supervisor", e)) ||
+	    !(q->stoppers = workq_new(1, "stopper", e)))
 		goto fail;
 	if (cfg->runner_zygote) {
 		q->zygote_env = queue_runner_env(&q->cfg, q->work_dir, true);
@@ -400,6 +411,7 @@ struct queue *queue_start(const struct queue_cfg *cfg, struct err *e)
 		queue_listen_stop(q);
 		goto fail;
 	}
+	(void)pthread_setname_np(q->dispatcher, "dispatcher");
 	return q;
 fail:
 	workq_free(q->stoppers);

@@ -33,8 +33,9 @@ struct workdir_pool {
 void workdir_pool_init(struct workdir_pool *p, size_t cap);
 void workdir_pool_cleanup(struct workdir_pool *p);
 
-/* Renames a folder of the pool to workdir (which must not exist): 1 when one was, 0 when
- * the pool had none (the caller makes the folder). */
+/* Renames a folder of the pool to workdir (which must not exist): 1 when one was (its owner
+ * and mode still those it was first handed out with: nothing to give again), 0 when the
+ * pool had none (the caller makes the folder). */
 int workdir_pool_take(struct workdir_pool *p, const char *work_dir, const char *workdir);
 
 /* Puts workdir back when it is as it was handed out (handed: its lstat then) and the pool

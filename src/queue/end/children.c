@@ -13,13 +13,15 @@
 #include "queue/internal.h"
 #include "store/process_children.h"
 
+/* The supervisors whose runners wait for processes to end (check_waits): the others have
+ * nothing to look at, and a byte would cost each a wake-up per process that ends. */
 static void wake_supervisors(struct queue *q)
 {
 	char b = 2;
 
 	pthread_mutex_lock(&q->lock);
 	for (struct running *r = q->running; r; r = r->next)
-		if (write(r->wake_fd[1], &b, 1) < 0 && errno != EAGAIN)
+		if (atomic_load(&r->waits_for_ends) && write(r->wake_fd[1], &b, 1) < 0 && errno != EAGAIN)
 			LOG_W("process %s: cannot wake its supervisor: %s", r->p.instance_id, strerror(errno));
 	pthread_mutex_unlock(&q->lock);
 }

@@ -303,6 +303,8 @@ static void on_task(struct sup *s, json_t *f)
 		if (s->kill_at)
 			task_jobs_kill(&s->jobs); /* called while the process stops */
 	} else if (tc.wait) {
+		/* woken by ends from now on, before the first look: no end falls between */
+		atomic_store(&s->r->waits_for_ends, true);
 		json_array_append_new(s->waits, json_pack("{s:O, s:O}", "id", json_object_get(f, "id"), "wait", tc.wait));
 		s->waits_at = dt_now_ms(); /* checked at once: the processes may be final already */
 		json_decref(ans);
@@ -344,6 +346,8 @@ static void check_waits(struct sup *s)
 		json_array_remove(s->waits, i);
 	}
 	s->waits_at = json_array_size(s->waits) ? dt_now_ms() + WAITS_MS : 0;
+	if (!s->waits_at)
+		atomic_store(&s->r->waits_for_ends, false);
 }
 
 /* Creation (or startAt) → RUNNING of a first run; a resumed run counts from its claim. */
@@ -524,9 +528,10 @@ static int give_workdir(struct sup *s, struct err *e)
  * pool, else a new one. */
 static int empty_workdir(struct sup *s, struct err *e)
 {
-	if (workdir_pool_take(&s->q->pool, s->q->work_dir, s->workdir) == 0 && path_mkdirs(s->workdir, 0700, e))
-		return -1;
-	if (give_workdir(s, e))
+	/* A folder of the pool is the runners' already: it came back untouched, its owner and
+	 * mode as handed out (workdir_pool_give). */
+	if (!workdir_pool_take(&s->q->pool, s->q->work_dir, s->workdir) &&
+	    (path_mkdirs(s->workdir, 0700, e) || give_workdir(s, e)))
 		return -1;
 	if (lstat(s->workdir, &s->handed) != 0)
 		return err_set(e, ERR_INTERNAL, "cannot stat %s: %s", s->workdir, strerror(errno));
@@ -1244,6 +1249,7 @@ end:
 	buf_cleanup(&s.log);
 	json_decref(s.events);
 	json_decref(s.waits);
+	atomic_store(&r->waits_for_ends, false); /* the slot's next process waits for nothing yet */
 	json_decref(s.wait_events);
 	json_decref(s.forms);
 	if (s.suspended) {
