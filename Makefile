@@ -98,7 +98,13 @@ $(WEB_GEN): $(WEB) scripts/embed-web
 	@echo "EMBED web/"; scripts/embed-web web > $@.tmp && mv $@.tmp $@
 
 # ---- release ------------------------------------------------------------------------
-REL_OBJ := $(patsubst src/%.c,$(REL_DIR)/%.o,$(SRC)) $(REL_DIR)/gen/schema_sql.o $(REL_DIR)/gen/web_assets.o $(REL_DIR)/gen/script_shims.o
+# The objects a process's runner executes (runner/, flow/, base/) are linked first: a runner,
+# forked from the zygote, maps the binary's text and constants anew by page faults (fork
+# copies no page tables of file mappings), 64 kB around each, so the fewer 64 kB windows its
+# code and constants span, the fewer faults (bench/RESULTS.md "the zygote's and runners' CPU").
+RUNNER_FIRST := src/runner/% src/flow/% src/base/%
+REL_OBJ := $(patsubst src/%.c,$(REL_DIR)/%.o,$(filter $(RUNNER_FIRST),$(SRC)) $(filter-out $(RUNNER_FIRST),$(SRC))) \
+  $(REL_DIR)/gen/schema_sql.o $(REL_DIR)/gen/web_assets.o $(REL_DIR)/gen/script_shims.o
 $(REL_DIR)/%.o: src/%.c | $(GEN)
 	@mkdir -p $(@D)
 	@echo "CC $<"; $(CC) $(REL_CFLAGS) -c $< -o $@

@@ -93,23 +93,44 @@ int frame_reader_next(struct frame_reader *r, json_t **out, struct err *e)
 	return 1;
 }
 
+/* What the next read asks for: the rest of the frame begun (its header checked by
+ * frame_reader_next), at least a page. */
+static size_t read_want(const struct frame_reader *r)
+{
+	const unsigned char *p = (const unsigned char *)r->in.data;
+	size_t want = 4096;
+
+	if (r->in.len >= 4) {
+		size_t n = (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | (size_t)p[3];
+		if (4 + n - r->in.len > want)
+			want = 4 + n - r->in.len;
+	}
+	return want < r->in.max - r->in.len ? want : r->in.max - r->in.len;
+}
+
+/* Reads straight into the reader's buffer: a 64 kB buffer on the stack was two pages a
+ * runner, forked with the zygote's stack, had to fault in (bench/RESULTS.md). */
 int frame_read(int fd, struct frame_reader *r, json_t **out, struct err *e)
 {
-	char tmp[65536];
-
 	for (;;) {
 		int rc = frame_reader_next(r, out, e);
+		size_t want;
 		ssize_t n;
 		if (rc != 0)
 			return rc;
-		n = read(fd, tmp, sizeof tmp);
+		want = read_want(r);
+		if (want == 0)
+			return err_set(e, ERR_INVALID, "frame: larger than its reader's limit");
+		if (buf_reserve(&r->in, want, e) < 0)
+			return -1;
+		n = read(fd, r->in.data + r->in.len, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return err_set(e, ERR_INTERNAL, "frame: read failed: %s", strerror(errno));
 		if (n == 0)
 			return r->in.len == 0 ? 0 : err_set(e, ERR_INVALID, "frame: stream ended inside a frame");
-		if (frame_reader_feed(r, tmp, (size_t)n, e))
-			return -1;
+		r->in.len += (size_t)n;
+		r->in.data[r->in.len] = '\0';
 	}
 }

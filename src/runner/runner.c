@@ -32,7 +32,9 @@
 #define IPC_FD 3
 
 struct runner {
-	char workdir[PATH_MAX];
+	/* NEW (getcwd's), not an array: struct runner is zeroed on the stack, and 4 kB more of
+	 * it was a page more each forked runner faults in (bench/RESULTS.md) */
+	char *workdir;
 	struct runner_host host;
 	struct model *m;
 	struct vm *vm;
@@ -243,7 +245,7 @@ int runner_body(void)
 
 	oom_watch_json(); /* a failed allocation fails the step (flow/vm.c) */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!getcwd(r.workdir, sizeof r.workdir)) {
+	if (!(r.workdir = getcwd(NULL, 0))) {
 		fprintf(stderr, "accord runner: getcwd: %s\n", strerror(errno));
 		return 1;
 	}
@@ -252,6 +254,8 @@ int runner_body(void)
 	if (confine_runner(r.workdir, confinement, sizeof confinement, &e) < 0 || confine_close_fds(IPC_FD, &e) < 0) {
 		runner_log(&r.host, FLOW_ERROR, e.msg);
 		send_done("FAILED", NULL);
+		runner_host_cleanup(&r.host);
+		free(r.workdir);
 		return 1;
 	}
 	frame_reader_init(&fr);
@@ -304,5 +308,6 @@ out:
 	model_free(r.m);
 	json_decref(r.start);
 	runner_host_cleanup(&r.host);
+	free(r.workdir);
 	return strcmp(status, "FAILED") == 0 ? 1 : 0;
 }

@@ -23,36 +23,54 @@
 #include <jansson.h>
 #include <yaml.h>
 
+#include "base/str.h"
 #include "runner/confine.h"
 #include "runner/runner.h"
 
 #define CTL_FD 3
 
-/* The runners alive: pid → the request's tag. */
+/* The runners alive: pid → the request's tag.  The table lives in pages a runner does not
+ * get (MADV_DONTFORK): the zygote writes it right after each fork, when every page it
+ * shares with the runner just forked would have to be copied first (a fault of its own). */
 struct kid {
 	pid_t pid;
 	uint64_t tag;
 };
 
-static struct kid *kids;
-static size_t n_kids, cap_kids;
+struct kids {
+	size_t n, cap, len; /* len: bytes mapped */
+	struct kid k[];
+};
+
+static struct kids *kids;
 
 /* The signals whose disposition in the zygote, once it is set up, is not the default (those
  * it ignores, and any it inherited or a library installed): a runner resets these, with
  * one call each instead of one for every signal (see note_changed). */
 static sigset_t changed;
 
+/* Maps the table, or doubles it (mremap keeps MADV_DONTFORK). */
+static int grow_kids(void)
+{
+	size_t len = kids ? kids->len * 2 : (size_t)sysconf(_SC_PAGESIZE);
+	struct kids *k = kids ? mremap(kids, kids->len, len, MREMAP_MAYMOVE)
+			      : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (k == MAP_FAILED)
+		return -1;
+	if (!kids) /* without it, only slower: the pages are copied on write */
+		(void)madvise(k, len, MADV_DONTFORK);
+	k->len = len;
+	k->cap = (len - sizeof *k) / sizeof k->k[0];
+	kids = k;
+	return 0;
+}
+
 static int add_kid(pid_t pid, uint64_t tag)
 {
-	if (n_kids == cap_kids) {
-		size_t cap = cap_kids ? cap_kids * 2 : 64;
-		struct kid *k = realloc(kids, cap * sizeof *k);
-		if (!k)
-			return -1;
-		kids = k;
-		cap_kids = cap;
-	}
-	kids[n_kids++] = (struct kid){pid, tag};
+	if ((!kids || kids->n == kids->cap) && grow_kids() < 0)
+		return -1;
+	kids->k[kids->n++] = (struct kid){pid, tag};
 	return 0;
 }
 
@@ -66,26 +84,37 @@ static int send_msg(uint64_t tag, int kind, pid_t pid, int status, int64_t maxrs
 	return 0;
 }
 
-/* The runner's clean environment (as queue/supervise/supervisor.c gives an exec'd runner): the
- * sanitizer settings the zygote got are kept. */
-static void runner_env(const char *workdir)
-{
-	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
-	char *keep[sizeof pass / sizeof pass[0]];
+/* The runner's clean environment (as queue/supervise/supervisor.c gives an exec'd runner),
+ * with the sanitizer settings the zygote got: an array of the runner's own (env, room for
+ * RUNNER_ENV entries) of strings in vars (ENV_VARS bytes, on its stack) and the zygote's,
+ * rather than clearenv and setenv, whose copies and search tree are pages of the zygote's
+ * heap each runner would copy (bench/RESULTS.md "the zygote's and runners' CPU"). */
+#define RUNNER_ENV 9
+#define ENV_VARS (2 * PATH_MAX + 16)
 
+static void runner_env(const char *workdir, char *vars, char **env)
+{
+	static char path[] = "PATH=/usr/local/bin:/usr/bin:/bin", lang[] = "LANG=C.UTF-8", tz[] = "TZ=UTC";
+	static const char *const pass[] = {"ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS="};
+	/* workdir is shorter than PATH_MAX (on_request checked its NUL): both fit */
+	char *tmpdir = vars + strlen("HOME=") + strlen(workdir) + 1;
+	size_t n = 0;
+
+	str_fmt_cut(vars, ENV_VARS, "HOME=%s", workdir);
+	str_fmt_cut(tmpdir, ENV_VARS - (size_t)(tmpdir - vars), "TMPDIR=%s", workdir);
+	env[n++] = vars;
+	env[n++] = path;
+	env[n++] = lang;
+	env[n++] = tz;
+	env[n++] = tmpdir;
 	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
-		keep[i] = getenv(pass[i]) ? strdup(getenv(pass[i])) : NULL;
-	clearenv();
-	setenv("HOME", workdir, 1);
-	setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1);
-	setenv("LANG", "C.UTF-8", 1);
-	setenv("TZ", "UTC", 1);
-	setenv("TMPDIR", workdir, 1);
-	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
-		if (keep[i])
-			setenv(pass[i], keep[i], 1);
-		free(keep[i]);
-	}
+		for (char **v = environ; v && *v; v++)
+			if (strncmp(*v, pass[i], strlen(pass[i])) == 0) {
+				env[n++] = *v;
+				break;
+			}
+	env[n] = NULL;
+	environ = env;
 }
 
 static void die(const char *what, int err)
@@ -94,13 +123,15 @@ static void die(const char *what, int err)
 	_exit(1);
 }
 
-/* In the forked child: becomes a runner as `accord runner` would be after its exec. */
-static _Noreturn void child(const struct zygote_req *rq, int log_fd, int ipc_fd, pid_t zygote)
+/* In the forked child: becomes a runner as `accord runner` would be after its exec.  Not
+ * inlined: its locals would widen the zygote's own frame, whose pages the zygote writes
+ * after each fork (a copy-on-write fault each while the runner lives). */
+static _Noreturn __attribute__((noinline)) void child(const struct zygote_req *rq, int log_fd, int ipc_fd, pid_t zygote)
 {
+	char vars[ENV_VARS], *env[RUNNER_ENV];
 	sigset_t none;
 	int null_fd, rc;
 
-	n_kids = 0; /* the zygote's list, not this runner's business */
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != zygote) /* the zygote died before the line above */
@@ -123,7 +154,7 @@ static _Noreturn void child(const struct zygote_req *rq, int log_fd, int ipc_fd,
 		if (setrlimit(rq->rlimits[i].resource, &rl) != 0)
 			die("setrlimit", errno);
 	}
-	runner_env(rq->workdir);
+	runner_env(rq->workdir, vars, env);
 	rc = runner_body();
 	/* Without the library destructors of the zygote's image (some 50 libraries): what
 	 * the runner wrote is flushed and closed already.  Sanitizer builds exit normally so
@@ -145,11 +176,26 @@ static _Noreturn void child(const struct zygote_req *rq, int log_fd, int ipc_fd,
  * PR_SET_PDEATHSIG, but a flow's own children in the group would not). */
 static void kill_kids(void)
 {
-	for (size_t i = 0; i < n_kids; i++)
-		kill(-kids[i].pid, SIGKILL);
-	free(kids);
+	if (!kids)
+		return;
+	for (size_t i = 0; i < kids->n; i++)
+		kill(-kids->k[i].pid, SIGKILL);
+	munmap(kids, kids->len);
 	kids = NULL;
-	n_kids = 0;
+}
+
+/* The zygote has one thread and holds no lock as it forks, and no atfork handler is
+ * registered in it: glibc's fork() would only reset in the child the locks of its loader
+ * and of threads — writes to pages of libc and ld.so that each runner then copies (two or
+ * three faults) — so the bare system call does.  ASan builds keep fork(): the sanitizer
+ * intercepts it to hold its allocator's locks across. */
+static pid_t zygote_fork(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return fork();
+#else
+	return _Fork();
+#endif
 }
 
 /* One request: its two descriptors, a fork, the answer. */
@@ -189,7 +235,7 @@ static void on_request(void)
 		send_msg(n >= (ssize_t)sizeof rq.tag ? rq.tag : 0, ZYGOTE_FAILED, 0, EINVAL, 0);
 		goto out;
 	}
-	pid = fork();
+	pid = zygote_fork();
 	if (pid == 0)
 		child(&rq, fds[0], fds[1], getppid());
 	if (pid < 0) {
@@ -218,11 +264,11 @@ static void reap(int sfd)
 	while (read(sfd, &si, sizeof si) > 0)
 		;
 	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
-		for (size_t i = 0; i < n_kids; i++) {
-			if (kids[i].pid != pid)
+		for (size_t i = 0; kids && i < kids->n; i++) {
+			if (kids->k[i].pid != pid)
 				continue;
-			send_msg(kids[i].tag, ZYGOTE_EXITED, pid, status, ru.ru_maxrss);
-			kids[i] = kids[--n_kids];
+			send_msg(kids->k[i].tag, ZYGOTE_EXITED, pid, status, ru.ru_maxrss);
+			kids->k[i] = kids->k[--kids->n];
 			break;
 		}
 	}
