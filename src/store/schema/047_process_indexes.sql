@@ -4,16 +4,15 @@
 -- recovery queries: bench/RESULTS.md "the claim folded into the end, indexes narrowed").
 -- * processes_initiator (initiator_id, created_at): no query reads it (the visibility
 --   filter walks processes_created on purpose, process_list.c).
--- * processes_running: the running limits' counts and the recovery's look read the
---   STARTING and RUNNING rows through processes_status instead — as few rows (at most the
---   nodes' slots), read from the table rather than from a covering index.
+-- * processes_running stays (1.6 WAL frames a process): without it the running limits'
+--   counts read the STARTING and RUNNING rows from the table through processes_status, and
+--   a claim with limits on took 20-100% longer with 200 running (bench/processes/claim).
 -- * The project indexes and processes_parent answer only `project_id = ?` and
 --   `parent_instance_id = ?`, which no row without a project or a parent matches: those
 --   rows (processes started without a project, every top-level process) are left out.
 -- The same text for PostgreSQL, whose planner proves `x = $1` implies `x IS NOT NULL`.
 
 DROP INDEX processes_initiator;
-DROP INDEX processes_running;
 DROP INDEX processes_parent;
 CREATE INDEX processes_parent ON processes (parent_instance_id, created_at) WHERE parent_instance_id IS NOT NULL;
 DROP INDEX processes_project;
