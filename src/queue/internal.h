@@ -106,9 +106,16 @@ void queue_release(struct queue *q, struct running *r);
 
 /* Called by the supervisor instead of queue_release once the final status is recorded:
  * claims the next due process into r for the same slot on the supervisor's own connection
- * (as the dispatcher would, without waking it and then a worker), true when r holds it; else
+ * (as the dispatcher would, without waking it and then a worker), or takes claimed (not NULL:
+ * queue_claim_in_end's, committed with the end; its exclusive group is checked here), true
+ * when r holds it; else
  * releases r (queue_release) and returns false.  Not while the node is stopping: a process
  * claimed as it begins to stop goes back to the queue (queue_settle). */
-bool queue_take_next(struct queue *q, struct store_conn *c, struct running *r);
+bool queue_take_next(struct queue *q, struct store_conn *c, struct running *r, struct process *claimed);
+/* Inside the transaction that records a process's end (its own savepoint): claims the
+ * next due process into p for the same slot, so that the end and the claim share one
+ * commit; true when p holds it (for queue_take_next's claimed, once that commit is done).
+ * Not while the node is stopping. */
+bool queue_claim_in_end(struct queue *q, struct store_conn *c, struct process *p);
 
 #endif

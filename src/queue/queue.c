@@ -257,19 +257,51 @@ void queue_release(struct queue *q, struct running *r)
 	free(r);
 }
 
-bool queue_take_next(struct queue *q, struct store_conn *c, struct running *r)
+static bool stopping(struct queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	bool yes = q->stopping;
+	pthread_mutex_unlock(&q->lock);
+	return yes;
+}
+
+bool queue_claim_in_end(struct queue *q, struct store_conn *c, struct process *p)
+{
+	struct err e;
+	int rc;
+
+	/* A savepoint of its own: a claim that fails (or whose process cannot be read back)
+	 * is undone alone, the end is kept.  Of rows: on PostgreSQL a plain one would take
+	 * the exclusive write lock while other ends hold the shared one (store.h). */
+	if (stopping(q) || store_tx_begin_rows(c, &e))
+		return false;
+	if ((rc = store_process_claim(c, q->node_id, dt_now_ms(), p, &e)) > 0) {
+		if (store_tx_commit(c, &e) == 0)
+			return true;
+		store_process_cleanup(p);
+		rc = -1;
+	} else {
+		store_tx_rollback(c);
+	}
+	if (rc < 0)
+		LOG_E("supervisor: cannot claim a process with the end of the last: %s", e.msg);
+	return false;
+}
+
+bool queue_take_next(struct queue *q, struct store_conn *c, struct running *r, struct process *claimed)
 {
 	struct process p, old;
 	struct err e;
 	char tmp[16];
-	int rc;
+	int rc = 0;
 
 	for (;;) {
-		pthread_mutex_lock(&q->lock);
-		bool stopping = q->stopping;
-		pthread_mutex_unlock(&q->lock);
-		if (stopping || (rc = store_process_claim(c, q->node_id, dt_now_ms(), &p, &e)) <= 0) {
-			if (!stopping && rc < 0)
+		if (claimed) { /* claimed with the end of the last one (queue_claim_in_end) */
+			p = *claimed;
+			*claimed = (struct process){0};
+			claimed = NULL;
+		} else if (stopping(q) || (rc = store_process_claim(c, q->node_id, dt_now_ms(), &p, &e)) <= 0) {
+			if (rc < 0)
 				LOG_E("supervisor: cannot claim a process: %s", e.msg);
 			queue_release(q, r);
 			return false;

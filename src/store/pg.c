@@ -656,9 +656,15 @@ retry:
 	rc = 0;
 	if (conn_ready(c, e))
 		return -1;
+	/* PostgreSQL answers the COMMIT of a transaction in which a statement failed with a
+	 * rollback and no error: a caller that went on after the failure must learn that its
+	 * writes are gone. */
+	bool failed = strcmp(sql, "COMMIT") == 0 && pq.transaction_status(c->pg) == PQTRANS_INERROR;
 	r = pq.exec(c->pg, sql);
 	if (pq.result_status(r) != PGRES_COMMAND_OK && pq.result_status(r) != PGRES_TUPLES_OK)
 		rc = result_err(c, r, NULL, e);
+	else if (failed)
+		rc = err_set(e, ERR_INTERNAL, "database: the transaction was rolled back (a statement in it failed)");
 	pq.clear(r);
 	if (rc && !again && retry_on_new_connection(c, rc, sql)) {
 		again = true;

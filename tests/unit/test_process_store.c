@@ -1,7 +1,10 @@
 /* Unit tests for the process log, event and attachment stores on a temporary SQLite
  * store, and for the log watch: exact bytes across chunk boundaries, event filters and
  * their Concord shape, attachment names, checkpoints, callbacks woken only for their
- * process.  Also suspend deadlines and exclusive groups (store/process_timers.h). */
+ * process.  Also suspend deadlines and exclusive groups (store/process_timers.h), and the
+ * claim folded into the end of the last process (queue/internal.h queue_claim_in_end): the
+ * next due process is claimed inside the end's transaction, so that the two are committed —
+ * or undone — together; none is claimed while the node stops, nothing when none is due. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +17,7 @@
 #include <cmocka.h>
 
 #include "base/str.h"
+#include "queue/internal.h"
 #include "queue/supervise/logwatch.h"
 #include "queue/queue.h"
 #include "store/process_attachments.h"
@@ -27,10 +31,13 @@
 #define PID "0b6a4a49-52a8-4f6c-9a55-3d5cb1b5f0a1"
 #define PID2 "7d1e6a70-1111-4c2a-8d5a-000000000002"
 #define PID3 "7d1e6a70-1111-4c2a-8d5a-000000000003"
+#define ENDS "7d1e6a70-1111-4c2a-8d5a-000000000004"
+#define NEXT "7d1e6a70-1111-4c2a-8d5a-000000000005"
 
 static char dir[64];
 static struct store *store;
 static struct store_conn *db;
+static struct queue q = {.node_id = "node-1", .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void exec_ok(const char *sql)
 {
@@ -427,9 +434,83 @@ static void test_checkpoints(void **state)
 	json_decref(list);
 }
 
+/* The end's transaction as the supervisor opens it, with the end recorded in it. */
+static void begin_end(void)
+{
+	struct err e;
+
+	assert_int_equal(store_tx_begin_rows(db, &e), 0);
+	assert_int_equal(store_process_transition(db, ENDS, PS_BIT(PS_RUNNING), PS_FINISHED, &e), 0);
+}
+
+/* Runs before any other test queues a process: NEXT is the only one due. */
+static void test_claim_undone_with_the_end(void **state)
+{
+	struct process p;
+	(void)state;
+
+	exec_ok("INSERT INTO processes (instance_id, org_id, initiator_id, initiator, status, created_at,"
+		" last_updated_at, entry_point) VALUES ('" ENDS "', 'o', 'u', 'admin', 'RUNNING', 1, 1, 'default'),"
+		" ('" NEXT "', 'o', 'u', 'admin', 'ENQUEUED', 2, 2, 'default')");
+	begin_end();
+	assert_true(queue_claim_in_end(&q, db, &p));
+	assert_string_equal(p.instance_id, NEXT);
+	assert_int_equal(p.status, PS_STARTING);
+	store_process_cleanup(&p);
+	store_tx_rollback(db);
+	assert_string_equal(status_of(ENDS), "RUNNING");
+	assert_string_equal(status_of(NEXT), "ENQUEUED");
+}
+
+static void test_claim_none_while_stopping(void **state)
+{
+	struct process p;
+	struct err e;
+	(void)state;
+
+	q.stopping = true;
+	begin_end();
+	assert_false(queue_claim_in_end(&q, db, &p));
+	assert_int_equal(store_tx_commit(db, &e), 0);
+	q.stopping = false;
+	assert_string_equal(status_of(ENDS), "FINISHED");
+	assert_string_equal(status_of(NEXT), "ENQUEUED");
+	exec_ok("UPDATE processes SET status = 'RUNNING' WHERE instance_id = '" ENDS "'");
+}
+
+static void test_claim_committed_with_the_end(void **state)
+{
+	struct process p;
+	struct err e;
+	json_t *hist = NULL;
+	(void)state;
+
+	begin_end();
+	assert_true(queue_claim_in_end(&q, db, &p));
+	assert_string_equal(p.instance_id, NEXT);
+	store_process_cleanup(&p);
+	assert_int_equal(store_tx_commit(db, &e), 0);
+	assert_string_equal(status_of(ENDS), "FINISHED");
+	assert_string_equal(status_of(NEXT), "STARTING");
+	assert_int_equal(store_process_history(db, NEXT, &hist, &e), 0);
+	assert_int_equal(json_array_size(hist), 1); /* rows made by hand: the claim's change alone */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(hist, 0), "status")), "STARTING");
+	json_decref(hist);
+	/* nothing due any more: the end is kept, nothing claimed */
+	exec_ok("UPDATE processes SET status = 'RUNNING' WHERE instance_id = '" NEXT "'");
+	assert_int_equal(store_tx_begin_rows(db, &e), 0);
+	assert_int_equal(store_process_transition(db, NEXT, PS_BIT(PS_RUNNING), PS_FINISHED, &e), 0);
+	assert_false(queue_claim_in_end(&q, db, &p));
+	assert_int_equal(store_tx_commit(db, &e), 0);
+	assert_string_equal(status_of(NEXT), "FINISHED");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_claim_undone_with_the_end),
+	    cmocka_unit_test(test_claim_none_while_stopping),
+	    cmocka_unit_test(test_claim_committed_with_the_end),
 	    cmocka_unit_test(test_log),
 	    cmocka_unit_test(test_events),
 	    cmocka_unit_test(test_attachments),

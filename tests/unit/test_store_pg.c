@@ -357,6 +357,18 @@ static void test_transactions(void **state)
 	assert_int_equal(store_step_done(st, &e), 0);
 	assert_int_equal(store_tx_commit(db, &e), 0);
 	assert_int_equal(count_k("tx-kept"), 1);
+
+	/* A statement failed inside and its caller went on: PostgreSQL answers that COMMIT
+	 * with a rollback, which must not pass for a commit (the writes are gone). */
+	assert_int_equal(store_tx_begin_rows(db, &e), 0);
+	store_bind_text(st, 1, "tx-lost");
+	assert_int_equal(store_step_done(st, &e), 0);
+	assert_int_not_equal(store_exec(db, "SELECT pg_advisory_xact_lock_shared(1, 2, 3)", &e), 0);
+	assert_int_not_equal(store_tx_commit(db, &e), 0);
+	assert_non_null(strstr(e.msg, "rolled back"));
+	assert_int_equal(count_k("tx-lost"), 0);
+	assert_int_equal(store_tx_begin(db, &e), 0); /* the session serves the next one */
+	assert_int_equal(store_tx_commit(db, &e), 0);
 }
 
 /* The server ends our session (a restart, a failover): the call at hand fails with 503's

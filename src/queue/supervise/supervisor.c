@@ -92,6 +92,8 @@ struct sup {
 	bool suspended;	  /* stored SUSPENDED */
 	bool unstored;	  /* log or events kept while the database is out of reach */
 	bool lost;	  /* log or events that could not be stored were dropped (disk full, …) */
+	struct process next; /* with has_next: claimed for this slot in the end's transaction */
+	bool has_next;
 };
 
 /* ---- storing what the runner produces --------------------------------------------- */
@@ -1107,11 +1109,20 @@ static void finish(struct sup *s, enum proc_status st)
 			 * its payload (handlers.c): dropped after them. */
 			if (st == PS_FINISHED && store_process_payload_drop(s->db, s->id, &e))
 				LOG_W("process %s: cannot drop its payload: %s", s->id, e.msg);
+			/* The slot's next process is claimed in the same commit (one write
+			 * transaction less a process while processes wait): its STARTING is seen
+			 * once this end is, as when it was claimed right after. */
+			if (tx && atomic_load(&s->r->stop) != STOP_SHUTDOWN)
+				s->has_next = queue_claim_in_end(s->q, s->db, &s->next);
 		}
 		rc = tx ? store_tx_commit(s->db, &e) : 0;
 		if (w)
 			rc = store_writer_leave(own, w, rc, &e);
 		s->db = own;
+		if (rc && s->has_next) { /* undone with the end */
+			store_process_cleanup(&s->next);
+			s->has_next = false;
+		}
 		if (rc == 0) {
 			if (kept)
 				drop_unstored(&u);
@@ -1267,7 +1278,7 @@ end:
 		queue_release(s.q, r);
 		return false;
 	}
-	return queue_take_next(s.q, s.db, r);
+	return queue_take_next(s.q, s.db, r, s.has_next ? &s.next : NULL);
 }
 
 void supervisor_main(void *arg)
