@@ -484,19 +484,29 @@ def new_user(server, admin):
 
 # ---- the order of the files ---------------------------------------------------------------------
 
-# The files that take longest (sum of their tests' times, SQLite, 3 workers, 2026-11-27), run
-# first.  pytest-xdist's --dist loadfile hands each worker the next whole file in collection
-# order; in alphabetical order the last worker ended 288 s into a 265 s average (its last
+# The files that take longest, run first.  pytest-xdist's --dist loadfile hands each worker
+# the next whole file in collection order (when 2 or fewer of its tests are left); in
+# alphabetical order the last worker ended 288 s into a 265 s average (its last
 # files test_triggers and test_trigger_identity wait on cron minutes), while longest first
 # ends the three together (simulated over the JUnit times, bench/RESULTS.md).  Only the order of
 # whole files changes: the tests of a file keep theirs.  A file missing here or grown slow
 # costs only balance, never a result.
 LONGEST_FIRST = (
-    "test_concord_it_ansible.py", "test_triggers.py", "test_concord_it_ansible_projects.py",
-    "test_ansible_krb5.py", "test_ansible.py", "test_process_exclusive.py", "test_ansible_params.py",
-    "test_trigger_identity.py", "test_retention.py", "test_docker_task.py", "test_process_timeouts.py",
-    "test_console_session.py", "test_secrets_server.py", "test_locks.py", "test_server_tasks.py",
-    "test_ldap.py", "test_store_races.py",
+    # every file above 12 s, by the larger of its walls in the two suites (its tests' set-up,
+    # call and tear-down summed; apitest and apitest-pg side by side, 2026-11-27T21:09Z:
+    # bench/suites/timeline reads build/test-logs/*.timeline, bench/RESULTS.md)
+    "test_concord_it_ansible.py", "test_ansible.py", "test_ansible_params.py", "test_retention.py",
+    "test_nodes_cron.py", "test_secrets_server.py", "test_triggers.py", "test_locks.py", "test_nodes.py",
+    "test_ldap.py", "test_process_exclusive.py", "test_process_ops.py", "test_trigger_identity.py",
+    "test_docker_task.py", "test_process_timeouts.py", "test_ansible_policy.py", "test_process_recovery.py",
+    "test_concord_it_ansible_projects.py", "test_ansible_krb5.py", "test_server_tasks.py",
+    "test_console_session.py", "test_process_children.py", "test_nodes_state.py", "test_repo_start.py",
+    "test_audit_chain.py", "test_audit.py", "test_operations.py", "test_repo_fetch_flight.py",
+    "test_repositories.py", "test_git_task.py", "test_secrets.py", "test_process_resume.py",
+    "test_inventory_index.py", "test_concord_task_more.py", "test_ldap_pool.py", "test_ldap_task_srv.py",
+    "test_git_fetch.py", "test_imports.py", "test_fair_limits.py", "test_secrets_projects.py",
+    "test_oidc_opaque.py", "test_first_run.py", "test_master_key_check.py", "test_ldap_task.py",
+    "test_secrets_tasks.py",
 )
 
 
