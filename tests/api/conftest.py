@@ -34,7 +34,9 @@ the database (db_util, psql) or asks which backend it is on.  A module that mixe
 tests, not itself.  Each task/tool family keeps at least one end-to-end test on both
 backends.  test_backend_rule.py holds these to the code (the forbidden patterns, the
 families, a reason for every mark); ACCORD_TEST_ALL_BACKENDS=1 runs every test on
-PostgreSQL too.
+PostgreSQL too.  When scripts/run-suites runs both suites side by side, the neutral tests of
+NEUTRAL_ON_POSTGRESQL's modules run on PostgreSQL instead of SQLite (to even the suites'
+walls); either suite run alone is as above.
 """
 import atexit
 import base64
@@ -74,23 +76,34 @@ def backend_neutral(reason):
     return pytest.mark.backend_neutral(reason)
 
 
-def _neutral_deselected():
-    return bool(TEST_DB) and not os.environ.get("ACCORD_TEST_ALL_BACKENDS")
+# The modules whose neutral tests the PostgreSQL suite runs instead of the SQLite one when
+# scripts/run-suites runs the two side by side (it sets $ACCORD_NEUTRAL_SPLIT): the neutral
+# tests were ~620 s of the SQLite suite's ~1,500 s of test wall, and it ended 60–150 s after
+# the PostgreSQL one (bench/RESULTS.md "apitest's critical path").  A suite run alone keeps
+# every neutral test on SQLite.
+NEUTRAL_ON_POSTGRESQL = ("test_ansible_params.py",)
+
+
+def _neutral_elsewhere(item):
+    """Whether this run leaves the backend_neutral item to the other backend's suite."""
+    if os.environ.get("ACCORD_TEST_ALL_BACKENDS"):
+        return False
+    on_pg = bool(os.environ.get("ACCORD_NEUTRAL_SPLIT")) and item.path.name in NEUTRAL_ON_POSTGRESQL
+    return on_pg != bool(TEST_DB)
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "backend_neutral(reason): runs on SQLite only (tests/api/conftest.py)")
+    config.addinivalue_line("markers", "backend_neutral(reason): runs on one backend only (tests/api/conftest.py)")
     config._backend_neutral = []
 
 
 def pytest_collection_modifyitems(config, items):
     longest_first(items)
-    if not _neutral_deselected():
-        return
-    neutral = [i for i in items if i.get_closest_marker("backend_neutral")]
+    neutral = [i for i in items if i.get_closest_marker("backend_neutral") and _neutral_elsewhere(i)]
     if neutral:
         config.hook.pytest_deselected(items=neutral)
-        items[:] = [i for i in items if not i.get_closest_marker("backend_neutral")]
+        gone = set(neutral)
+        items[:] = [i for i in items if i not in gone]
         config._backend_neutral = [i.nodeid for i in neutral]
     if hasattr(config, "workeroutput"):  # a pytest-xdist worker: its controller reports them
         config.workeroutput["backend_neutral"] = config._backend_neutral
@@ -107,9 +120,10 @@ def pytest_testnodedown(node, error):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    if _neutral_deselected() and not hasattr(config, "workeroutput"):
-        terminalreporter.write_line("backend_neutral: %d tests deselected on PostgreSQL, run by the SQLite suite "
-                                    "(tests/api/conftest.py)" % len(config._backend_neutral))
+    if config._backend_neutral and not hasattr(config, "workeroutput"):
+        here, there = ("PostgreSQL", "SQLite") if TEST_DB else ("SQLite", "PostgreSQL")
+        terminalreporter.write_line("backend_neutral: %d tests deselected on %s, run by the %s suite "
+                                    "(tests/api/conftest.py)" % (len(config._backend_neutral), here, there))
 
 
 class _Session:
