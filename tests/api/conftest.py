@@ -34,7 +34,9 @@ the database (db_util, psql) or asks which backend it is on.  A module that mixe
 tests, not itself.  Each task/tool family keeps at least one end-to-end test on both
 backends.  test_backend_rule.py holds these to the code (the forbidden patterns, the
 families, a reason for every mark); ACCORD_TEST_ALL_BACKENDS=1 runs every test on
-PostgreSQL too.
+PostgreSQL too.  When scripts/run-suites runs both suites side by side, the neutral tests of
+NEUTRAL_ON_POSTGRESQL's modules run on PostgreSQL instead of SQLite (to even the suites'
+walls); either suite run alone is as above.
 """
 import atexit
 import base64
@@ -74,23 +76,34 @@ def backend_neutral(reason):
     return pytest.mark.backend_neutral(reason)
 
 
-def _neutral_deselected():
-    return bool(TEST_DB) and not os.environ.get("ACCORD_TEST_ALL_BACKENDS")
+# The modules whose neutral tests the PostgreSQL suite runs instead of the SQLite one when
+# scripts/run-suites runs the two side by side (it sets $ACCORD_NEUTRAL_SPLIT): the neutral
+# tests were ~620 s of the SQLite suite's ~1,500 s of test wall, and it ended 60–150 s after
+# the PostgreSQL one (bench/RESULTS.md "apitest's critical path").  A suite run alone keeps
+# every neutral test on SQLite.
+NEUTRAL_ON_POSTGRESQL = ("test_ansible_params.py",)
+
+
+def _neutral_elsewhere(item):
+    """Whether this run leaves the backend_neutral item to the other backend's suite."""
+    if os.environ.get("ACCORD_TEST_ALL_BACKENDS"):
+        return False
+    on_pg = bool(os.environ.get("ACCORD_NEUTRAL_SPLIT")) and item.path.name in NEUTRAL_ON_POSTGRESQL
+    return on_pg != bool(TEST_DB)
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "backend_neutral(reason): runs on SQLite only (tests/api/conftest.py)")
+    config.addinivalue_line("markers", "backend_neutral(reason): runs on one backend only (tests/api/conftest.py)")
     config._backend_neutral = []
 
 
 def pytest_collection_modifyitems(config, items):
     longest_first(items)
-    if not _neutral_deselected():
-        return
-    neutral = [i for i in items if i.get_closest_marker("backend_neutral")]
+    neutral = [i for i in items if i.get_closest_marker("backend_neutral") and _neutral_elsewhere(i)]
     if neutral:
         config.hook.pytest_deselected(items=neutral)
-        items[:] = [i for i in items if not i.get_closest_marker("backend_neutral")]
+        gone = set(neutral)
+        items[:] = [i for i in items if i not in gone]
         config._backend_neutral = [i.nodeid for i in neutral]
     if hasattr(config, "workeroutput"):  # a pytest-xdist worker: its controller reports them
         config.workeroutput["backend_neutral"] = config._backend_neutral
@@ -107,9 +120,10 @@ def pytest_testnodedown(node, error):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    if _neutral_deselected() and not hasattr(config, "workeroutput"):
-        terminalreporter.write_line("backend_neutral: %d tests deselected on PostgreSQL, run by the SQLite suite "
-                                    "(tests/api/conftest.py)" % len(config._backend_neutral))
+    if config._backend_neutral and not hasattr(config, "workeroutput"):
+        here, there = ("PostgreSQL", "SQLite") if TEST_DB else ("SQLite", "PostgreSQL")
+        terminalreporter.write_line("backend_neutral: %d tests deselected on %s, run by the %s suite "
+                                    "(tests/api/conftest.py)" % (len(config._backend_neutral), here, there))
 
 
 class _Session:
@@ -484,19 +498,29 @@ def new_user(server, admin):
 
 # ---- the order of the files ---------------------------------------------------------------------
 
-# The files that take longest (sum of their tests' times, SQLite, 3 workers, 2026-11-27), run
-# first.  pytest-xdist's --dist loadfile hands each worker the next whole file in collection
-# order; in alphabetical order the last worker ended 288 s into a 265 s average (its last
+# The files that take longest, run first.  pytest-xdist's --dist loadfile hands each worker
+# the next whole file in collection order (when 2 or fewer of its tests are left); in
+# alphabetical order the last worker ended 288 s into a 265 s average (its last
 # files test_triggers and test_trigger_identity wait on cron minutes), while longest first
 # ends the three together (simulated over the JUnit times, bench/RESULTS.md).  Only the order of
 # whole files changes: the tests of a file keep theirs.  A file missing here or grown slow
 # costs only balance, never a result.
 LONGEST_FIRST = (
-    "test_concord_it_ansible.py", "test_triggers.py", "test_concord_it_ansible_projects.py",
-    "test_ansible_krb5.py", "test_ansible.py", "test_process_exclusive.py", "test_ansible_params.py",
-    "test_trigger_identity.py", "test_retention.py", "test_docker_task.py", "test_process_timeouts.py",
-    "test_console_session.py", "test_secrets_server.py", "test_locks.py", "test_server_tasks.py",
-    "test_ldap.py", "test_store_races.py",
+    # every file above 12 s, by the larger of its walls in the two suites (its tests' set-up,
+    # call and tear-down summed; apitest and apitest-pg side by side, 2026-11-27T21:09Z:
+    # bench/suites/timeline reads build/test-logs/*.timeline, bench/RESULTS.md)
+    "test_concord_it_ansible.py", "test_ansible.py", "test_ansible_params.py", "test_retention.py",
+    "test_nodes_cron.py", "test_secrets_server.py", "test_triggers.py", "test_locks.py", "test_nodes.py",
+    "test_ldap.py", "test_process_exclusive.py", "test_process_ops.py", "test_trigger_identity.py",
+    "test_docker_task.py", "test_process_timeouts.py", "test_ansible_policy.py", "test_process_recovery.py",
+    "test_concord_it_ansible_projects.py", "test_ansible_krb5.py", "test_server_tasks.py",
+    "test_console_session.py", "test_process_children.py", "test_nodes_state.py", "test_repo_start.py",
+    "test_audit_chain.py", "test_audit.py", "test_operations.py", "test_repo_fetch_flight.py",
+    "test_repositories.py", "test_git_task.py", "test_secrets.py", "test_process_resume.py",
+    "test_inventory_index.py", "test_concord_task_more.py", "test_ldap_pool.py", "test_ldap_task_srv.py",
+    "test_git_fetch.py", "test_imports.py", "test_fair_limits.py", "test_secrets_projects.py",
+    "test_oidc_opaque.py", "test_first_run.py", "test_master_key_check.py", "test_ldap_task.py",
+    "test_secrets_tasks.py",
 )
 
 

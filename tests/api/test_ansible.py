@@ -4,12 +4,15 @@ Skipped where ansible-core is not installed (scripts/deps installs it).  Plays h
 the other Ansible test files) gather no facts unless facts are the subject: gathering costs
 0.6–0.85 s of CPU a host and run; test_concord_it_ansible's test_event_processor proves a
 play that gathers them (tests/api/concord_it_ansible/README.md)."""
+import binascii
 import os
-import subprocess
 import time
 import uuid
 
 import pytest
+from cryptography.hazmat.primitives import hashes, hmac, padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
 from conftest import FINAL, backend_neutral, process_log, start_process, wait_process
 
 pytestmark = pytest.mark.skipif(not os.access("/usr/bin/ansible-playbook", os.X_OK),
@@ -23,10 +26,22 @@ neutral = backend_neutral("ansible-playbook and Accord's callbacks in the runner
 
 
 def vault_encrypt(password, name, value):
-    """A vars file holding `name: value` encrypted with ansible-vault."""
-    return subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", "/dev/stdin",
-                           value, "--name", name], input=password.encode(), capture_output=True,
-                          env=dict(os.environ, HOME="/tmp"), check=True).stdout
+    """A vars file holding `name: value` encrypted as `ansible-vault encrypt_string` does
+    (format 1.1: PBKDF2-SHA256 of the password, 10,000 rounds, gives the AES-256-CTR key, the
+    HMAC-SHA256 key and the counter; the salt, the HMAC and the ciphertext in hex, all in hex
+    again).  Made here rather than by ansible-vault: each of its starts cost ~0.6 CPU-s of
+    Python and Ansible imports (bench/RESULTS.md); the playbook decrypting it proves the
+    same, and a wrong password fails its run."""
+    salt = os.urandom(32)
+    keys = PBKDF2HMAC(hashes.SHA256(), 80, salt, 10000).derive(password.encode())
+    padder = padding.PKCS7(128).padder()
+    enc = Cipher(algorithms.AES(keys[:32]), modes.CTR(keys[64:])).encryptor()
+    ciphertext = enc.update(padder.update(value.encode()) + padder.finalize()) + enc.finalize()
+    mac = hmac.HMAC(keys[32:64], hashes.SHA256())
+    mac.update(ciphertext)
+    text = binascii.hexlify(b"\n".join(binascii.hexlify(x) for x in (salt, mac.finalize(), ciphertext))).decode()
+    lines = "".join("\n          " + text[i:i + 80] for i in range(0, len(text), 80))
+    return ("%s: !vault |\n          $ANSIBLE_VAULT;1.1;AES256%s\n" % (name, lines)).encode()
 
 
 def secret(admin, name, **parts):

@@ -1,5 +1,6 @@
 """The backend rule of conftest.py's docstring, held to the test modules' code (read, not
-run): a test marked backend_neutral runs on SQLite only, so
+run): a test marked backend_neutral runs on one backend only (SQLite; PostgreSQL for
+conftest's NEUTRAL_ON_POSTGRESQL when scripts/run-suites runs both suites), so
 
 * every mark says why (a reason of some words), and is put where this check sees it: as a
   decorator (`@backend_neutral("…")`, or a module-level name bound to one), or in a

@@ -1,6 +1,8 @@
 """Exclusive groups and WAITING (issue 9 item 7; reference §6.1): configuration.exclusive
 {group, mode} with modes wait, cancel and cancelOld, for processes of a project."""
+import http.server
 import signal
+import threading
 
 import pytest
 
@@ -137,7 +139,9 @@ def test_waiting_one_runs_after_a_crash(fresh_server):
 
 
 # A process whose stop takes a while: its script helper ignores SIGTERM and holds the
-# process log open for 15 s more (the grace period before SIGKILL is longer).
+# process log open until the test opens its gate (a local HTTP server the script polls; at
+# most 60 s, the grace period before SIGKILL being longer): a wait on the test's state, not
+# the 15 s sleep it was (its worker's wall, bench/RESULTS.md "apitest's critical path").
 SLOW_TO_STOP = """
 configuration:
   exclusive:
@@ -147,26 +151,60 @@ flows:
   default:
     - script: python
       body: |
-        import signal, time
+        import signal, time, urllib.request
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        print("deaf to SIGTERM")
-        time.sleep(15)
+        print("deaf to SIGTERM", flush=True)
+        for _ in range(600):
+            if urllib.request.urlopen("GATE_URL", timeout=5).read() == b"open":
+                break
+            time.sleep(0.1)
     - task: sleep
       in:
         duration: 60
 """
 
 
+class Gate:
+    """A local HTTP server that answers "shut" until open() is called, then "open"."""
+
+    def __init__(self):
+        gate = self
+        self.is_open = False
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = b"open" if gate.is_open else b"shut"
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/" % self.srv.server_address[1]
+        threading.Thread(target=self.srv.serve_forever, daemon=True).start()
+
+    def open(self):
+        self.is_open = True
+
+    def close(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
 def test_cancel_old_does_not_hold_up_other_starts(fresh_server):
     """The dispatcher that claims the newer process does not wait for the older one to
     stop: the newer one is WAITING until then, and other processes start meanwhile."""
     srv = fresh_server(args=["--workers", "4", "--stop-grace-ms", "60000"]).start()
+    gate = Gate()
     try:
         admin = Client(srv.url, ADMIN_KEY)
         org, _ = make_org(admin)
         proj, _ = make_project(admin, org, rawPayloadMode="EVERYONE")
         parts = {"org": org, "project": proj}
-        old = start_process(admin, SLOW_TO_STOP, parts=parts)
+        old = start_process(admin, SLOW_TO_STOP.replace("GATE_URL", gate.url), parts=parts)
         wait_for(lambda: "deaf to SIGTERM" in process_log(admin, old), timeout=30)
         new = start_process(admin, flow("cancelOld", 0), parts=parts)
         wait_for(lambda: "a newer process (%s)" % new in process_log(admin, old))
@@ -175,9 +213,11 @@ def test_cancel_old_does_not_hold_up_other_starts(fresh_server):
         assert status(admin, old)["status"] == "RUNNING"  # still stopping
         assert status(admin, new)["status"] == "WAITING"
         assert "older processes of exclusive group 'g1' are being cancelled" in process_log(admin, new)
+        gate.open()
         assert wait_process(admin, old, timeout=60)["status"] == "CANCELLED"
         assert wait_process(admin, new, timeout=30)["status"] == "FINISHED"
         h = history(admin, new)
         assert h.index("WAITING") < h.index("RUNNING"), h
     finally:
+        gate.close()
         srv.stop()

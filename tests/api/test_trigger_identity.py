@@ -323,13 +323,17 @@ def test_cron_run_as_with_secret(srv, repos):
 
     scoped = a.user.post("/api/v1/apikey", json={"scopes": ["process:read"]})
     assert scoped.status_code == 200, scoped.text
+    # the four refusals side by side (one test minute for all, not one each)
+    refused = {}
     for secret, why in ((data_secret(a, a.user.key), "must be restricted to the trigger's project"),
                         (data_secret(a, scoped.json()["key"], projectId=a.proj_id), "holds an API key with scopes"),
                         (data_secret(a, "not-a-key", projectId=a.proj_id), "does not hold a valid API key"),
                         (unique("missing"), "Secret not found")):
-        name = a.add_repo(repos({"concord.yml": RUN_AS_FLOW % secret}))
-        wait_for(lambda: re.search(r"cron trigger \S+ \(repository [^)]*\) did not start a process: .*%s" % re.escape(why),
-                                   srv.read_log()), timeout=30)
+        refused[a.add_repo(repos({"concord.yml": RUN_AS_FLOW % secret}))] = why
+    for why in refused.values():  # each refusal's reason is its own
+        wait_for(lambda why=why: re.search(r"cron trigger \S+ \(repository [^)]*\) did not start a process: .*%s"
+                                           % re.escape(why), srv.read_log()), timeout=30)
+    for name, why in refused.items():
         a.set_triggers(name, False)
         assert [x for x in a.processes() if x.get("repoName") == name] == [], why
     assert a.user.key not in srv.read_log()
