@@ -155,7 +155,8 @@ $(ASAN_DIR)/tests/test_repo: $(ASAN_DIR)/accord
 # the console in a headless Chromium (screenshots and browser logs of failed tests land in
 # build/test-artifacts/browser/).  The PostgreSQL suites run on a throwaway cluster
 # (scripts/pg-cluster), one database per server.  release: the optimised build/accord of
-# `make run` builds (its -O2 warnings are errors too) and starts.
+# `make run` builds (its -O2 warnings are errors too), with the zygote, recovery and
+# confinement API tests run on it (scripts/run-suites RELEASE_TESTS).
 SUITES := apitest-pg apitest flows-pg flows-server browser unit-pg unit flows check-style release
 unit unit-pg: $(UNIT_BIN)
 flows flows-server flows-pg apitest apitest-pg browser: $(ASAN_DIR)/accord
