@@ -19,6 +19,7 @@
 
 #include "base/frame.h"
 #include "base/oom.h"
+#include "base/sanitizer.h"
 #include "base/uuid.h"
 #include "flow/procdir.h"
 #include "flow/tasks/defaults.h"
@@ -242,6 +243,7 @@ int runner_body(void)
 	char confinement[256];
 
 	oom_watch_json(); /* a failed allocation fails the step (flow/vm.c) */
+	sanitizer_test_leak(); /* sanitizer builds, when a test asks */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!getcwd(r.workdir, sizeof r.workdir)) {
 		fprintf(stderr, "accord runner: getcwd: %s\n", strerror(errno));
