@@ -3,12 +3,9 @@
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <fcntl.h>
-#include <link.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,10 +14,6 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define EXIT_STR STR(SANITIZER_EXIT)
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
 
 /* Whether this process's arguments after its program name begin with want[0..n).  Not
  * instrumented, raw system calls and no string functions: __lsan_default_options asks it
@@ -85,16 +78,14 @@ const char *__lsan_default_suppressions(void)
  * every fetch (half the CPU of tests/api/test_repositories.py, by perf).  An ASan report of
  * the fetch child then shows modules and offsets: ASAN_OPTIONS=symbolize=1 brings the names
  * back.
- * The runner zygote (and so each runner it forks, which inherits its options) scans no
- * image's globals itself: sanitizer_runner_roots registers them as root regions, all but
- * the sanitizer runtimes' own, which were two thirds of the 18.7 MB that every runner's
- * check read (bench/RESULTS.md).  Fewer roots can only add reports, never hide a leak. */
+ * The runner zygote and each runner it forks (which inherits its options) end with a
+ * status of their own when a sanitizer stops them, SANITIZER_EXIT. */
 const char *__lsan_default_options(void);
 const char *__lsan_default_options(void)
 {
 	if (is_fetch_child())
 		return "print_suppressions=0:symbolize=0";
-	return is_zygote() ? "print_suppressions=0:use_globals=0:exitcode=" EXIT_STR : "print_suppressions=0";
+	return is_zygote() ? "print_suppressions=0:exitcode=" EXIT_STR : "print_suppressions=0";
 }
 
 /* UBSan's own runtime has its own exit status: the same in the zygote's forks. */
@@ -102,57 +93,6 @@ const char *__ubsan_default_options(void);
 const char *__ubsan_default_options(void)
 {
 	return is_zygote() ? "exitcode=" EXIT_STR : "";
-}
-
-/* The images' segments registered so far (a runner inherits the zygote's list). */
-static uintptr_t roots[256];
-static size_t n_roots;
-
-static bool is_sanitizer_runtime(const char *name)
-{
-	const char *base = name ? strrchr(name, '/') : NULL;
-
-	base = base ? base + 1 : name;
-	return base && (strncmp(base, "libasan.so", 10) == 0 || strncmp(base, "libubsan.so", 11) == 0);
-}
-
-static int add_image_roots(struct dl_phdr_info *info, size_t size, void *prefault)
-{
-	(void)size;
-	if (is_sanitizer_runtime(info->dlpi_name))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t begin = info->dlpi_addr + ph->p_vaddr;
-		size_t k = 0;
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || ph->p_memsz == 0)
-			continue;
-		while (k < n_roots && roots[k] != begin)
-			k++;
-		if (k < n_roots)
-			continue;
-		if (n_roots < sizeof roots / sizeof roots[0])
-			roots[n_roots++] = begin;
-		__lsan_register_root_region((void *)begin, ph->p_memsz);
-		if (prefault) {
-			uintptr_t mask = (uintptr_t)sysconf(_SC_PAGESIZE) - 1;
-			uintptr_t end = (begin + ph->p_memsz + mask) & ~mask;
-			(void)madvise((void *)(begin & ~mask), end - (begin & ~mask), MADV_POPULATE_READ);
-		}
-	}
-	return 0;
-}
-
-void sanitizer_runner_roots(void)
-{
-	dl_iterate_phdr(add_image_roots, NULL);
-}
-
-void sanitizer_zygote_roots(void)
-{
-	static int prefault = 1;
-
-	dl_iterate_phdr(add_image_roots, &prefault);
 }
 
 void sanitizer_leak_check(void)
@@ -175,15 +115,7 @@ void sanitizer_test_leak(void)
 		lose();
 }
 #else
-void sanitizer_runner_roots(void)
-{
-}
-
 void sanitizer_leak_check(void)
-{
-}
-
-void sanitizer_zygote_roots(void)
 {
 }
 
