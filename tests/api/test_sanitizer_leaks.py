@@ -1,9 +1,8 @@
-"""LeakSanitizer in the runners of the sanitizer build (docs/operations.md "Sanitizer
-builds"): a leak that runner code makes is reported even though the runner's check reads
-the images' globals as registered roots, skips the sanitizer runtimes' own, and ends the
-runner without its libraries' destructors (base/sanitizer.h, runner/zygote.c); the report
-is in the process's log, the server logs the runner's sanitizer exit status, and the test
-server's cleanup fails on that line, so the suite fails on any runner's leak."""
+"""LeakSanitizer in the runners of the sanitizer build (docs/operations.md "The sanitizers
+in the tests"): a leak that runner code makes is reported by the check that a forked runner
+runs before `_exit` (base/sanitizer.h, runner/zygote.c); the report is in the process's log,
+after its result, the runner exits with the sanitizer status (23), the server logs that, and
+the test server's cleanup fails on the line, so the suite fails on any runner's leak."""
 import time
 
 import pytest
@@ -44,7 +43,7 @@ def test_a_runner_leak_is_reported_and_fails_the_server_cleanup():
         log = process_log(admin, iid)
         assert "ERROR: LeakSanitizer" in log, log
         assert "Direct leak of %d byte(s) in 1 object(s)" % LEAK_BYTES in log, log
-        # only the planted block: the roots the runner registered hold everything else
+        # only the planted block: nothing else of the runner is reported
         assert log.count("leak of") == 1, log
         assert "exit status 23" in srv.read_log()
     finally:
