@@ -211,7 +211,6 @@ static int fetch(struct child *ch, git_repository *g, git_remote *remote, char *
 	return rc;
 }
 
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: accord git-fetch [--ca-file FILE] [--known-hosts FILE] DIR URL < credentials\n"
