@@ -16,6 +16,7 @@
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/sanitizer.h"
 #include "base/spawn.h"
 
 #define RETRY_MS 1000
@@ -96,6 +97,14 @@ static void *reader_main(void *arg)
 				c->status = m.status;
 				c->maxrss_kb = m.maxrss_kb;
 				c->exited = true;
+#if defined(__SANITIZE_ADDRESS__)
+				/* also after the runner's result, which the process keeps: the tests
+				 * fail on this line (tests/api/conftest.py) */
+				if (WIFEXITED(m.status) && WEXITSTATUS(m.status) == SANITIZER_EXIT)
+					LOG_E("runner %d: a sanitizer stopped it (exit status %d): its report is at the end of "
+					      "its process's log",
+					      (int)m.pid, SANITIZER_EXIT);
+#endif
 			}
 			if (c->exited && c->detached) {
 				metrics_runner_rss((uint64_t)c->maxrss_kb * 1024);

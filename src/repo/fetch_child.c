@@ -8,12 +8,10 @@
  * or {"error":"…"}.  The credentials are never written anywhere; URLs in messages lose
  * their userinfo. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -212,56 +210,6 @@ static int fetch(struct child *ch, git_repository *g, git_remote *remote, char *
 	git.reference_free(ref);
 	return rc;
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-/* libgit2 1.5 leaves pcre2 match data of its config parser behind, and in the fetch child
- * (which exits right after) the known_hosts list of libssh2 and a few buffers of its ssh
- * transport: the sanitizer build would report them for every fetch.  The server's own
- * use of libgit2 (resolve, checkout) stays checked. */
-/* Not instrumented, raw system calls and no string functions: __lsan_default_options asks
- * this while the sanitizer starts, before its shadow memory and interceptors exist. */
-__attribute__((no_sanitize("address", "undefined"))) static bool is_fetch_child(void)
-{
-	static const char want[] = "git-fetch";
-	char cmd[64];
-	long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	long n = fd >= 0 ? syscall(SYS_read, fd, cmd, sizeof cmd - 1) : -1;
-	long i = 0;
-
-	if (fd >= 0)
-		syscall(SYS_close, fd);
-	if (n <= 0)
-		return false;
-	cmd[n] = 0;
-	while (i < n && cmd[i])
-		i++;
-	for (size_t k = 0; k < sizeof want; k++)
-		if (++i > n || cmd[i] != want[k])
-			return false;
-	return true;
-}
-
-/* _dlerror_run: glibc keeps the last dlerror() message in a thread-local buffer, which
- * use_tls=0 (below) does not scan; a command that exits soon after a failed dl call inside a
- * library (seen with libldap: accord serve refusing its LDAP settings) would report it. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return is_fetch_child() ? "leak:libpcre2-8.so\nleak:libgit2.so\nleak:libssh2.so\nleak:_dlerror_run\n"
-				: "leak:libpcre2-8.so\nleak:_dlerror_run\n";
-}
-/* The fetch child matches its suppressions by module name, without symbolizing: LeakSanitizer
- * symbolizes every frame of a leaked block that no module rule matches first (libasan's own
- * frames), and reading libasan's compressed debug information cost ~1.3 s of CPU at the end of
- * every fetch (half the CPU of tests/api/test_repositories.py, by perf).  An ASan report of
- * the fetch child then shows modules and offsets: ASAN_OPTIONS=symbolize=1 brings the names
- * back. */
-const char *__lsan_default_options(void);
-const char *__lsan_default_options(void)
-{
-	return is_fetch_child() ? "print_suppressions=0:symbolize=0" : "print_suppressions=0";
-}
-#endif
 
 static int usage(void)
 {

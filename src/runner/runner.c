@@ -19,6 +19,7 @@
 
 #include "base/frame.h"
 #include "base/oom.h"
+#include "base/sanitizer.h"
 #include "base/uuid.h"
 #include "flow/procdir.h"
 #include "flow/tasks/defaults.h"
@@ -244,6 +245,7 @@ int runner_body(void)
 	char confinement[256];
 
 	oom_watch_json(); /* a failed allocation fails the step (flow/vm.c) */
+	sanitizer_test_leak(); /* sanitizer builds, when a test asks */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!(r.workdir = getcwd(NULL, 0))) {
 		fprintf(stderr, "accord runner: getcwd: %s\n", strerror(errno));

@@ -23,6 +23,7 @@
 #include <jansson.h>
 #include <yaml.h>
 
+#include "base/sanitizer.h"
 #include "base/str.h"
 #include "runner/confine.h"
 #include "runner/runner.h"
@@ -89,13 +90,17 @@ static int send_msg(uint64_t tag, int kind, pid_t pid, int status, int64_t maxrs
  * RUNNER_ENV entries) of strings in vars (ENV_VARS bytes, on its stack) and the zygote's,
  * rather than clearenv and setenv, whose copies and search tree are pages of the zygote's
  * heap each runner would copy (bench/RESULTS.md "the zygote's and runners' CPU"). */
-#define RUNNER_ENV 9
+#define RUNNER_ENV 10
 #define ENV_VARS (2 * PATH_MAX + 16)
 
 static void runner_env(const char *workdir, char *vars, char **env)
 {
 	static char path[] = "PATH=/usr/local/bin:/usr/bin:/bin", lang[] = "LANG=C.UTF-8", tz[] = "TZ=UTC";
-	static const char *const pass[] = {"ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS="};
+	static const char *const pass[] = {"ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=",
+#if defined(__SANITIZE_ADDRESS__)
+					   "ACCORD_TEST_RUNNER_LEAK=", /* base/sanitizer.h */
+#endif
+	};
 	/* workdir is shorter than PATH_MAX (on_request checked its NUL): both fit */
 	char *tmpdir = vars + strlen("HOME=") + strlen(workdir) + 1;
 	size_t n = 0;
@@ -157,19 +162,21 @@ static _Noreturn __attribute__((noinline)) void child(const struct zygote_req *r
 	runner_env(rq->workdir, vars, env);
 	rc = runner_body();
 	/* Without the library destructors of the zygote's image (some 50 libraries): what
-	 * the runner wrote is flushed and closed already.  Sanitizer builds exit normally so
-	 * that LeakSanitizer checks the runner. */
+	 * the runner wrote is flushed and closed already. */
 	fflush(NULL);
 #if defined(__SANITIZE_ADDRESS__)
-	exit(rc);
-#else
+	/* LeakSanitizer's end-of-process check, now: at exit it ran at the same point, before
+	 * any library destructor (its handler is registered after the loader's); the
+	 * destructors then unregistered every image's globals with AddressSanitizer
+	 * (bench/RESULTS.md).  A leak ends the runner here, its report in the process log. */
+	sanitizer_leak_check();
+#endif
 	/* The supervisor's end of the process begins when the log and the IPC socket close:
 	 * here, rather than after the kernel has torn down the address space at _exit. */
 	close(1);
 	close(2);
 	close(CTL_FD);
 	_exit(rc);
-#endif
 }
 
 /* The zygote's end: its runners' groups get SIGKILL (they would anyway, by their

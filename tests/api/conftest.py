@@ -318,6 +318,12 @@ def passable(path):
         p = os.path.dirname(p)
 
 
+# What fails a test server's cleanup when its log holds it: a sanitizer's report of the
+# server, or the server's line about a runner that a sanitizer stopped (queue/zygote.c: the
+# report itself is in that process's log, and may come after the process's result).
+SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "a sanitizer stopped it")
+
+
 class Server:
     """One `accord serve` process with its own data folder."""
 
@@ -400,7 +406,7 @@ class Server:
                 pg_drop(self.db_name)
         # Sanitizer reports end up in the log: fail loudly instead of passing silently,
         # showing the report itself.
-        for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+        for marker in SANITIZER_MARKERS:
             at = log.find(marker)
             assert at < 0, "sanitizer report in the server log:\n" + log[max(0, at - 2000):at + 6000]
 

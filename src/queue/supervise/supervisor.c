@@ -580,7 +580,11 @@ static int prepare_workdir(struct sup *s, struct err *e)
 
 char **queue_runner_env(const struct queue_cfg *cfg, const char *workdir, bool zygote)
 {
-	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
+	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
+#if defined(__SANITIZE_ADDRESS__)
+					   "ACCORD_TEST_RUNNER_LEAK", /* base/sanitizer.h */
+#endif
+	};
 	char **env = calloc(10 + sizeof pass / sizeof pass[0], sizeof *env);
 	size_t n = 0;
 
