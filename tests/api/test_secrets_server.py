@@ -28,8 +28,11 @@ def scan(folder, needles):
     for root, _, files in os.walk(folder):
         for f in files:
             path = os.path.join(root, f)
-            with open(path, "rb") as fh:
-                data = fh.read()
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except FileNotFoundError:  # a live server removed it (an ended process's folder)
+                continue
             for v in variants:
                 if v in data:
                     found.append((path, v))
