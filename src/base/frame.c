@@ -60,6 +60,12 @@ void frame_reader_cleanup(struct frame_reader *r)
 	buf_cleanup(&r->in);
 }
 
+/* The length a frame's 4-byte header gives (big-endian). */
+static size_t frame_length(const unsigned char *p)
+{
+	return (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | (size_t)p[3];
+}
+
 int frame_reader_feed(struct frame_reader *r, const void *p, size_t n, struct err *e)
 {
 	return buf_append(&r->in, p, n, e);
@@ -74,7 +80,7 @@ int frame_reader_next(struct frame_reader *r, json_t **out, struct err *e)
 	*out = NULL;
 	if (r->in.len < 4)
 		return 0;
-	n = (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | (size_t)p[3];
+	n = frame_length(p);
 	if (n == 0 || n > r->max)
 		return err_set(e, ERR_INVALID, "frame length %zu is outside 1..%zu", n, r->max);
 	if (r->in.len - 4 < n)
@@ -101,7 +107,7 @@ static size_t read_want(const struct frame_reader *r)
 	size_t want = 4096;
 
 	if (r->in.len >= 4) {
-		size_t n = (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | (size_t)p[3];
+		size_t n = frame_length(p);
 		if (4 + n - r->in.len > want)
 			want = 4 + n - r->in.len;
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/utf8.h"
 
 /* Deeper values (and loops, which never end) are left to jansson. */
 #define DUMP_DEPTH 1024
@@ -19,29 +20,6 @@ struct out {
 static bool put(struct out *o, const char *s, size_t n)
 {
 	return buf_append(&o->b, s, n, &o->e) == 0;
-}
-
-/* The length of the UTF-8 sequence at s that jansson accepts (its utf8_check_first and
- * utf8_check_full: no overlong form, no surrogate, nothing above U+10FFFF), 0 if none. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t v;
-
-	if (s[0] < 0xC2 || s[0] > 0xF4)
-		return 0; /* a continuation byte, an overlong 2-byte lead, or beyond U+10FFFF */
-	len = s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : 4;
-	if (len > n)
-		return 0;
-	v = s[0] & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		v = (v << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && v < 0x800) || (len == 4 && v < 0x10000) || (v >= 0xD800 && v <= 0xDFFF) || v > 0x10FFFF)
-		return 0;
-	return len;
 }
 
 /* A JSON string: '"' and '\' escaped, control characters as \b \f \n \r \t or \u00XX
@@ -61,7 +39,7 @@ static bool put_string(struct out *o, const char *str, size_t n)
 		size_t elen = 2;
 
 		if (c >= 0x20 && c != '"' && c != '\\') {
-			size_t k = c < 0x80 ? 1 : utf8_seq(s + i, n - i);
+			size_t k = c < 0x80 ? 1 : utf8_valid_len(s + i, s + n);
 			if (!k)
 				return false;
 			i += k;

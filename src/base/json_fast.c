@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
+
 /* jansson refuses values nested deeper than 2048; staying well under it means a text we
  * accept is never one jansson would refuse for its depth, and bounds our recursion. */
 #define FAST_MAX_DEPTH 1024
@@ -31,36 +33,6 @@ static bool is_digit(const struct jp *j, const unsigned char *q)
 	return q < j->end && *q >= '0' && *q <= '9';
 }
 
-/* The length of the well-formed UTF-8 sequence at s (s[0] >= 0x80), or 0: no overlong
- * forms, no surrogates, nothing above U+10FFFF — what jansson's utf8_check_full allows. */
-static size_t utf8_len(const unsigned char *s, const unsigned char *end)
-{
-	unsigned lo = 0x80, hi = 0xBF;
-	size_t n;
-
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		n = 2;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-		n = 3;
-	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xE0)
-		lo = 0xA0;
-	else if (s[0] == 0xED)
-		hi = 0x9F;
-	else if (s[0] == 0xF0)
-		lo = 0x90;
-	else if (s[0] == 0xF4)
-		hi = 0x8F;
-	if ((size_t)(end - s) < n || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	return n;
-}
 
 static bool buf_put(struct jp *j, const void *s, size_t n)
 {
@@ -188,7 +160,7 @@ static bool parse_string(struct jp *j, const char **s, size_t *n, bool *has_nul)
 		if (*q == '"')
 			break;
 		if (*q >= 0x80) {
-			if (!(k = utf8_len(q, j->end)))
+			if (!(k = utf8_valid_len(q, j->end)))
 				return false;
 			q += k;
 			continue;
