@@ -114,6 +114,14 @@ void sanitizer_test_leak(void)
 	if (getenv("ACCORD_TEST_RUNNER_LEAK"))
 		lose();
 }
+
+void __sanitizer_purge_allocator(void); /* libasan's; GCC ships no header declaring it */
+
+bool sanitizer_give_back_memory(void)
+{
+	__sanitizer_purge_allocator();
+	return true;
+}
 #else
 void sanitizer_leak_check(void)
 {
@@ -121,5 +129,10 @@ void sanitizer_leak_check(void)
 
 void sanitizer_test_leak(void)
 {
+}
+
+bool sanitizer_give_back_memory(void)
+{
+	return false;
 }
 #endif

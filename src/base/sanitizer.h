@@ -1,6 +1,8 @@
 #ifndef ACCORD_BASE_SANITIZER_H
 #define ACCORD_BASE_SANITIZER_H
 
+#include <stdbool.h>
+
 /* The sanitizer build's hooks (AddressSanitizer with LeakSanitizer, `make asan`): each
  * function does nothing in other builds.  The build's default LeakSanitizer options and
  * suppressions per process (__lsan_default_options) are in sanitizer.c too. */
@@ -21,5 +23,11 @@ void sanitizer_leak_check(void);
  * (tests/api/test_sanitizer_leaks.py). */
 #define SANITIZER_TEST_LEAK_BYTES 4242
 void sanitizer_test_leak(void);
+
+/* Sanitizer builds: AddressSanitizer's allocator, which serves every malloc, gives its free
+ * memory back to the system, and true.  Other builds: false, and the caller trims glibc's
+ * arenas (malloc_trim) — never in a sanitizer build, where they were never set up and
+ * malloc_trim set them up from two threads at once (a SEGV in mtrim). */
+bool sanitizer_give_back_memory(void);
 
 #endif

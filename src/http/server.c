@@ -19,6 +19,7 @@
 #include "base/datetime.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/sanitizer.h"
 #include "base/sockdiag.h"
 #include "base/str.h"
 #include "base/workq.h"
@@ -154,7 +155,8 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 static void give_back_memory(void)
 {
-	malloc_trim(0);
+	if (!sanitizer_give_back_memory())
+		malloc_trim(0);
 }
 
 /* Response bodies are zeroed before they are freed (docs/security.md). */
