@@ -9,7 +9,8 @@
  * savepoint of its own — so that one commit serves all of them (group commit).  The last
  * thread of a batch (none waiting to join, or BATCH_MAX joined) commits; the others wait for
  * that commit before they return, so nothing is acknowledged before it is as durable as a
- * transaction of its own would have made it (`--durability`). */
+ * transaction of its own would have made it (`--durability`), and nothing a caller saw in
+ * the batch is newer than what its own connection reads afterwards. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -173,10 +174,14 @@ int sqlite_writer_leave(struct store_conn *wc, int rc, struct err *e)
 			rc = err_set(e, ERR_INTERNAL, "%s", ce.msg);
 		end_batch(w, -1, rc ? e : &ce);
 	} else if (w->waiting && w->in_batch < BATCH_MAX) {
-		/* The next thread joins this transaction; the last one commits it. */
+		/* The next thread joins this transaction; the last one commits it.  A caller
+		 * that failed waits for that commit too: what it failed on (a compare-and-set
+		 * that found another caller's change) must be what its next read finds on its
+		 * own connection, not the older state (a stop's look that saw ENQUEUED, failed
+		 * on a claim not yet committed and tried again ten times to no end). */
 		w->held = false;
 		pthread_cond_signal(&w->turn);
-		while (rc == 0 && w->ended <= mine)
+		while (w->ended <= mine)
 			pthread_cond_wait(&w->done, &w->lock);
 		if (rc == 0 && (rc = w->result))
 			*e = w->err;

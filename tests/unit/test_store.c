@@ -335,7 +335,9 @@ static void test_nested_transactions_are_savepoints(void **state)
 
 /* store_writer_enter/leave (store.h): threads writing at once share the writer's
  * transactions; each one's writes are committed — visible on its own connection — when its
- * leave returns 0, a caller that fails has its own writes undone and no one else's. */
+ * leave returns 0, a caller that fails has its own writes undone and no one else's, and
+ * what it saw of the others' (a compare-and-set's conflict) is committed when its leave
+ * returns too: its next read on its own connection must not find the older state. */
 #define WRITERS 6
 #define WRITES 40
 
@@ -372,6 +374,20 @@ static int64_t count_on(struct store_conn *c, const char *k)
 	return n;
 }
 
+static int64_t count_all_on(struct store_conn *c)
+{
+	struct store_stmt *st;
+	struct err e;
+	int64_t n = -1;
+
+	if (!(st = store_prepare(c, "SELECT count(*) FROM t WHERE k LIKE 'w%'", &e)))
+		return -1;
+	if (store_step(st, &e) == STORE_ROW)
+		n = store_col_int64(st, 0);
+	store_reset(st);
+	return n;
+}
+
 static void *writer_thread(void *arg)
 {
 	struct writer_run *r = arg;
@@ -381,6 +397,7 @@ static void *writer_thread(void *arg)
 
 	for (int i = 0; own && i < WRITES; i++) {
 		bool undo = i % 5 == 4;
+		int64_t seen = 0;
 		int rc;
 		if (str_fmt(k, sizeof k, "w%d-%d", r->n, i) || !(w = store_writer_enter(own, &e))) {
 			r->failed++;
@@ -388,8 +405,11 @@ static void *writer_thread(void *arg)
 		}
 		r->failed += w == own; /* not inside a transaction: the writer's connection */
 		rc = insert_on(w, k, &e);
+		if (undo)
+			seen = count_all_on(w) - 1; /* the others' rows, committed or in this batch */
 		rc = store_writer_leave(own, w, undo ? -ERR_CONFLICT : rc, &e);
 		r->failed += undo ? rc != -ERR_CONFLICT : rc != 0;
+		r->failed += undo && count_all_on(own) < seen;
 		r->failed += count_on(own, k) != (undo ? 0 : 1);
 	}
 	r->failed += !own;
