@@ -324,7 +324,7 @@ int api_process_start_req(struct api_call *c, const struct multipart *mp, struct
 	int rc;
 
 	memdir_init(&s.files);
-	uuid_v4(s.id);
+	uuid_v7(s.id);
 	if ((rc = resolve_owner(c, &s)) || (rc = check_access(c, &s)) || (rc = check_raw_payload(c, &s)) ||
 	    (rc = check_parent(c, &s)) || (rc = build_payload(c, &s)) || (rc = store_it(c, &s)))
 		goto out;

@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -122,6 +123,17 @@ static int on_busy(void *arg, int n)
 	return 1;
 }
 
+/* A commit that leaves the write-ahead log past this many pages checkpoints it (SQLite's
+ * default: 1,000).  Each checkpoint syncs the log and the database file, and while it runs
+ * in the writer's commit every writer waits (bench/processes/offcpu: one every ~13
+ * processes, a third of the drain's time in its fdatasyncs); at 10,000 pages (~40 MB, under
+ * --limit-wal-bytes' 64 MB) they are a tenth as many, and a page written again between
+ * two of them is copied into the database once.  Completions 545–578 → 613–641/s in
+ * alternated runs (bench/RESULTS.md, session 30). */
+#define WAL_AUTOCHECKPOINT_PAGES 10000
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static struct store_conn *sq_open(struct store *s, struct err *e)
 {
 	struct sq_conn *c;
@@ -158,7 +170,8 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 	sqlite.extended_result_codes(c->db, 1);
 	rc = sqlite.exec(c->db,
 			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-			 " PRAGMA trusted_schema=OFF; PRAGMA mmap_size=0;",
+			 " PRAGMA trusted_schema=OFF; PRAGMA mmap_size=0;"
+			 " PRAGMA wal_autocheckpoint=" STR(WAL_AUTOCHECKPOINT_PAGES) ";",
 			 NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
 		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, msg ? msg : "?");

@@ -108,7 +108,7 @@ int triggers_fire(struct triggers *t, struct store_conn *c, const struct trigger
 		return rc;
 	if ((rc = stage(t, c, f, &r, &commit, dir, sizeof dir, e)))
 		goto out;
-	uuid_v4(id);
+	uuid_v7(id);
 	by = triggered_by(f, &r);
 	struct staged_start s = {
 	    .dir = dir,

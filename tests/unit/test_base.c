@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -187,6 +188,31 @@ static void test_uuid(void **state)
 	assert_true(uuid_valid("230c5c9c-d9a7-11e6-bcfd-bb681c07b26c", 36));
 }
 
+/* uuid_v7: version 7, RFC 9562's variant, the Unix time in ms in its first 48 bits, so
+ * that ids made a millisecond apart sort in the order they were made. */
+static void test_uuid_v7(void **state)
+{
+	char a[UUID_STR_LEN], b[UUID_STR_LEN], hex[13];
+	struct timespec ts;
+	long long before, at;
+	(void)state;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	before = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	uuid_v7(a);
+	assert_true(uuid_valid(a, strlen(a)));
+	assert_int_equal(a[14], '7');
+	assert_non_null(strchr("89ab", a[19]));
+	memcpy(hex, a, 8);
+	memcpy(hex + 8, a + 9, 4);
+	hex[12] = '\0';
+	at = strtoll(hex, NULL, 16);
+	assert_true(at >= before && at <= before + 1000);
+	nanosleep(&(struct timespec){0, 2000000}, NULL);
+	uuid_v7(b);
+	assert_true(strcmp(a, b) < 0);
+}
+
 static void test_paths(void **state)
 {
 	(void)state;
@@ -296,6 +322,7 @@ int main(void)
 	    cmocka_unit_test(test_checked_numbers),
 	    cmocka_unit_test(test_b64),
 	    cmocka_unit_test(test_uuid),
+	    cmocka_unit_test(test_uuid_v7),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_jsonx),
 	    cmocka_unit_test(test_tally),

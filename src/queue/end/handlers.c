@@ -142,7 +142,7 @@ static int start_handler(struct queue *q, struct store_conn *c, const struct pro
 	uint8_t hash[32];
 	int rc;
 
-	uuid_v4(child);
+	uuid_v7(child);
 	if (handler_payload(q, c, p, src, flow, child, (void **)&pn.payload, &pn.payload_len, &h->timeout_s, e))
 		return -1;
 	if (str_fmt(h->instance_id, sizeof h->instance_id, "%s", child) ||

@@ -218,7 +218,7 @@ static int create_child(struct task_call *tc, const char *dir, struct memdir *fi
 		free(scopes);
 		return -1;
 	}
-	uuid_v4(id);
+	uuid_v7(id);
 	rc = start_staged(tc->c, tc->r->q->session_key, &st, e);
 	free(scopes);
 	if (rc)
