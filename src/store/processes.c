@@ -201,20 +201,26 @@ static int write_meta_keys(struct store_conn *c, const char *id, json_t *meta, s
 	return 0;
 }
 
-static int insert_row(struct store_conn *c, const struct process_new *pn, int64_t now, struct err *e)
+/* The row, ENQUEUED at its place in the queue, with where it came from (schema 011: the
+ * repository and commit, the trigger): one write of the row and its indexes. */
+static int insert_row(struct store_conn *c, const struct process_new *pn, int64_t now, int64_t fair_key,
+		      struct err *e)
 {
 	static const char SQL[] =
 	    "INSERT INTO processes (instance_id, kind, parent_instance_id, org_id, project_id, initiator_id, initiator,"
 	    " status, created_at, last_updated_at, start_at, timeout_s, suspend_timeout_s, entry_point, tags, meta,"
-	    " handlers, session_hash, exclusive_group, exclusive_mode)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'NEW', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	    " handlers, session_hash, exclusive_group, exclusive_mode, fair_key, repo_id, repo_name, repo_url,"
+	    " repo_path, commit_id, commit_msg, commit_author, triggered_by)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'ENQUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	const struct process *p = &pn->p;
 	char *tags = p->tags ? jsonx_dump(p->tags) : NULL, *meta = jsonx_dump(p->meta ? p->meta : json_object());
 	char *handlers = p->handlers ? jsonx_dump(p->handlers) : NULL;
-	struct store_stmt *st = store_prepare(c, SQL, e);
+	char *by = pn->triggered_by ? jsonx_dump(pn->triggered_by) : NULL;
+	bool oom = !meta || (p->tags && !tags) || (p->handlers && !handlers) || (pn->triggered_by && !by);
+	struct store_stmt *st = oom ? NULL : store_prepare(c, SQL, e);
 	int rc = -1;
 
-	if (!st || !meta || (p->tags && !tags) || (p->handlers && !handlers))
+	if (!st)
 		goto out;
 	store_bind_text(st, 1, p->instance_id);
 	store_bind_text(st, 2, p->kind[0] ? p->kind : "DEFAULT");
@@ -238,13 +244,20 @@ static int insert_row(struct store_conn *c, const struct process_new *pn, int64_
 		store_bind_null(st, 17);
 	store_bind_text(st, 18, pn->exclusive_group);
 	store_bind_text(st, 19, pn->exclusive_group ? pn->exclusive_mode : NULL);
+	store_bind_int64(st, 20, fair_key);
+	for (size_t i = 0; i < N_REPO_KEYS; i++) {
+		const char *v = json_string_value(json_object_get(pn->repo, repo_keys[i]));
+		store_bind_text(st, 21 + (int)i, v && v[0] ? v : NULL);
+	}
+	store_bind_text(st, 21 + (int)N_REPO_KEYS, by);
 	rc = store_step_done(st, e);
 out:
-	if (st && (!meta || (p->tags && !tags) || (p->handlers && !handlers)))
+	if (oom)
 		rc = err_set(e, ERR_INTERNAL, "out of memory");
 	free(tags);
 	free(meta);
 	free(handlers);
+	free(by);
 	return rc;
 }
 
@@ -287,76 +300,44 @@ int store_process_payload_put(struct store_conn *c, const char *id, const void *
 
 /* The process's place in the queue as it becomes ENQUEUED (schema 021): one after its
  * initiator's last queued process, and never before the queue's head, so that claims in
- * fair_key order go round-robin across initiators.  Read before the status changes, so
- * that the process itself is not among the queued. */
-static int set_fair_key(struct store_conn *c, const char *id, struct err *e)
+ * fair_key order go round-robin across initiators.  Read while the process itself is not
+ * among the queued (before its row is written, or before its status changes); its
+ * initiator is initiator_id, or when NULL the one of process id's row. */
+static int fair_key_of(struct store_conn *c, const char *initiator_id, const char *id, int64_t *key, struct err *e)
 {
 	static const char GET[] = "SELECT (SELECT min(fair_key) FROM processes WHERE status = 'ENQUEUED'),"
 				  " (SELECT max(fair_key) FROM processes WHERE status = 'ENQUEUED' AND initiator_id ="
-				  " (SELECT initiator_id FROM processes WHERE instance_id = ?))";
-	static const char SET[] = "UPDATE processes SET fair_key = ? WHERE instance_id = ?";
+				  " COALESCE(?, (SELECT initiator_id FROM processes WHERE instance_id = ?)))";
 	struct store_stmt *st = store_prepare(c, GET, e);
-	int64_t key = 0;
 	int rc;
 
+	*key = 0;
 	if (!st)
 		return -1;
-	store_bind_text(st, 1, id);
+	store_bind_text(st, 1, initiator_id);
+	store_bind_text(st, 2, id);
 	rc = store_step(st, e);
 	if (rc == STORE_ROW) {
 		if (!store_col_is_null(st, 0))
-			key = store_col_int64(st, 0);
-		if (!store_col_is_null(st, 1) && store_col_int64(st, 1) >= key)
-			key = store_col_int64(st, 1) + 1;
+			*key = store_col_int64(st, 0);
+		if (!store_col_is_null(st, 1) && store_col_int64(st, 1) >= *key)
+			*key = store_col_int64(st, 1) + 1;
 	}
 	store_reset(st);
-	if (rc < 0)
-		return rc;
-	if (!(st = store_prepare(c, SET, e)))
+	return rc < 0 ? rc : 0;
+}
+
+static int set_fair_key(struct store_conn *c, const char *id, struct err *e)
+{
+	static const char SET[] = "UPDATE processes SET fair_key = ? WHERE instance_id = ?";
+	struct store_stmt *st;
+	int64_t key;
+
+	if (fair_key_of(c, NULL, id, &key, e) || !(st = store_prepare(c, SET, e)))
 		return -1;
 	store_bind_int64(st, 1, key);
 	store_bind_text(st, 2, id);
 	return store_step_done(st, e);
-}
-
-static int set_status_row(struct store_conn *c, const char *id, enum proc_status to, int64_t now, struct err *e)
-{
-	static const char SQL[] = "UPDATE processes SET status = ?, last_updated_at = ? WHERE instance_id = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
-
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, proc_status_name(to));
-	store_bind_int64(st, 2, now);
-	store_bind_text(st, 3, id);
-	return store_step_done(st, e);
-}
-
-/* Where a process came from: the repository and commit, the trigger (schema 011). */
-static int write_origin(struct store_conn *c, const struct process_new *pn, struct err *e)
-{
-	static const char SQL[] = "UPDATE processes SET repo_id = ?, repo_name = ?, repo_url = ?, repo_path = ?,"
-				  " commit_id = ?, commit_msg = ?, commit_author = ?, triggered_by = ?"
-				  " WHERE instance_id = ?";
-	char *by = pn->triggered_by ? jsonx_dump(pn->triggered_by) : NULL;
-	struct store_stmt *st;
-	int rc;
-
-	if (pn->triggered_by && !by)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (!(st = store_prepare(c, SQL, e))) {
-		free(by);
-		return -1;
-	}
-	for (size_t i = 0; i < N_REPO_KEYS; i++) {
-		const char *v = json_string_value(json_object_get(pn->repo, repo_keys[i]));
-		store_bind_text(st, (int)i + 1, v && v[0] ? v : NULL);
-	}
-	store_bind_text(st, 8, by);
-	store_bind_text(st, 9, pn->p.instance_id);
-	rc = store_step_done(st, e);
-	free(by);
-	return rc;
 }
 
 static int write_scopes(struct store_conn *c, const struct process_new *pn, struct err *e)
@@ -368,21 +349,20 @@ static int write_scopes(struct store_conn *c, const struct process_new *pn, stru
 	return 0;
 }
 
+/* A start in one transaction: the row (written once, ENQUEUED), its NEW and ENQUEUED
+ * history, tags, meta keys, payloads, scopes and audit entry. */
 static int create(struct store_conn *c, const struct process_new *pn, struct err *e)
 {
 	const char *id = pn->p.instance_id;
-	int64_t now = dt_now_ms();
+	int64_t now = dt_now_ms(), fair_key;
 
 	if (store_tx_begin_rows(c, e))
 		return -1;
-	if (insert_row(c, pn, now, e) || ((pn->repo || pn->triggered_by) && write_origin(c, pn, e)) ||
-	    record_status(c, id, PS_NEW, now, e) ||
-	    (pn->p.tags && insert_tags(c, id, pn->p.tags, e)) ||
+	if (fair_key_of(c, pn->p.initiator_id, NULL, &fair_key, e) || insert_row(c, pn, now, fair_key, e) ||
+	    record_status(c, id, PS_NEW, now, e) || (pn->p.tags && insert_tags(c, id, pn->p.tags, e)) ||
 	    (pn->p.meta && write_meta_keys(c, id, pn->p.meta, e)) ||
 	    store_process_payload_put(c, id, pn->payload, pn->payload_len, e) ||
-	    store_process_start_payload_put(c, id, pn->payload, pn->payload_len, e) || set_fair_key(c, id, e) ||
-	    write_scopes(c, pn, e) ||
-	    set_status_row(c, id, PS_ENQUEUED, now, e) ||
+	    store_process_start_payload_put(c, id, pn->payload, pn->payload_len, e) || write_scopes(c, pn, e) ||
 	    record_status(c, id, PS_ENQUEUED, now, e) || (pn->audit && store_audit_insert(c, pn->audit, e))) {
 		store_tx_rollback(c);
 		return -1;
