@@ -206,7 +206,9 @@ static void test_uuid_v7(void **state)
 	memcpy(hex, a, 8);
 	memcpy(hex + 8, a + 9, 4);
 	hex[12] = '\0';
-	at = strtoll(hex, NULL, 16);
+	at = 0;
+	for (int i = 0; i < 12; i++)
+		at = at * 16 + (hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
 	assert_true(at >= before && at <= before + 1000);
 	nanosleep(&(struct timespec){0, 2000000}, NULL);
 	uuid_v7(b);
