@@ -361,7 +361,6 @@ static int create(struct store_conn *c, const struct process_new *pn, struct err
 	if (fair_key_of(c, pn->p.initiator_id, NULL, &fair_key, e) || insert_row(c, pn, now, fair_key, e) ||
 	    record_status(c, id, PS_NEW, now, e) || (pn->p.tags && insert_tags(c, id, pn->p.tags, e)) ||
 	    (pn->p.meta && write_meta_keys(c, id, pn->p.meta, e)) ||
-	    store_process_payload_put(c, id, pn->payload, pn->payload_len, e) ||
 	    store_process_start_payload_put(c, id, pn->payload, pn->payload_len, e) || write_scopes(c, pn, e) ||
 	    record_status(c, id, PS_ENQUEUED, now, e) || (pn->audit && store_audit_insert(c, pn->audit, e))) {
 		store_tx_rollback(c);
@@ -810,15 +809,14 @@ int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, str
 	return 0;
 }
 
-int store_process_payload(struct store_conn *c, const char *id, void **data, size_t *len, struct err *e)
+/* One blob of the row of id that sql selects into *data; 1 when there is none. */
+static int payload_from(struct store_conn *c, const char *sql, const char *id, void **data, size_t *len,
+			struct err *e)
 {
-	static const char SQL[] = "SELECT data FROM process_payloads WHERE instance_id = ?";
-	struct store_stmt *st = store_prepare(c, SQL, e);
+	struct store_stmt *st = store_prepare(c, sql, e);
 	const void *p;
 	int rc;
 
-	*data = NULL;
-	*len = 0;
 	if (!st)
 		return -1;
 	store_bind_text(st, 1, id);
@@ -832,9 +830,40 @@ int store_process_payload(struct store_conn *c, const char *id, void **data, siz
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
 	}
 	store_reset(st);
-	if (rc == STORE_DONE)
+	return rc == STORE_DONE ? 1 : rc < 0 ? rc : 0;
+}
+
+/* A process's working payload is a row of process_payloads once it stored one (suspended,
+ * restored, restarted); until then it is the payload it was started with, which a start
+ * writes once (not twice: ~4 WAL pages a process, with the working copy's removal at the
+ * end).  A final process's working payload is dropped at its end (after its handlers). */
+static int payload(struct store_conn *c, const char *id, bool ended, void **data, size_t *len, struct err *e)
+{
+	static const char WORKING[] = "SELECT data FROM process_payloads WHERE instance_id = ?";
+	static const char START[] = "SELECT s.data FROM process_start_payloads s JOIN processes p"
+				    " ON p.instance_id = s.instance_id WHERE s.instance_id = ?"
+				    " AND p.status NOT IN ('FINISHED', 'FAILED', 'CANCELLED', 'TIMED_OUT')";
+	static const char START_ENDED[] = "SELECT data FROM process_start_payloads WHERE instance_id = ?";
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	rc = payload_from(c, WORKING, id, data, len, e);
+	if (rc == 1)
+		rc = payload_from(c, ended ? START_ENDED : START, id, data, len, e);
+	if (rc == 1)
 		return err_set(e, ERR_NOT_FOUND, "payload of process %s not found", id);
-	return rc < 0 ? rc : 0;
+	return rc;
+}
+
+int store_process_payload(struct store_conn *c, const char *id, void **data, size_t *len, struct err *e)
+{
+	return payload(c, id, false, data, len, e);
+}
+
+int store_process_payload_of_ended(struct store_conn *c, const char *id, void **data, size_t *len, struct err *e)
+{
+	return payload(c, id, true, data, len, e);
 }
 
 int store_process_payload_drop(struct store_conn *c, const char *id, struct err *e)

@@ -130,8 +130,14 @@ int store_process_claim(struct store_conn *c, const char *node, int64_t now, str
  * (0 when none). */
 int store_process_next_start(struct store_conn *c, int64_t now, int64_t *at, struct err *e) WUR;
 
-/* The payload archive (new buffer, caller frees) of a process. */
+/* The payload archive (new buffer, caller frees) of a process: the working directory it
+ * stored when it suspended (or was restored or restarted), else the one it was started
+ * with; none (ERR_NOT_FOUND) once it is final. */
 int store_process_payload(struct store_conn *c, const char *id, void **data, size_t *len, struct err *e) WUR;
+/* The same for a process that has just ended, before store_process_payload_drop: its
+ * failure handlers start from a copy of it (queue/end/handlers.c). */
+int store_process_payload_of_ended(struct store_conn *c, const char *id, void **data, size_t *len,
+				   struct err *e) WUR;
 /* Stores (or replaces) the payload: a suspended process's working directory. */
 int store_process_payload_put(struct store_conn *c, const char *id, const void *data, size_t len, struct err *e) WUR;
 /* Drops the payload of a process that is still in a final status (a restore that made it

@@ -76,14 +76,18 @@ def test_process_rows_without_rowid_and_the_upgrade_keeps_them(tmp_path, fresh_s
     wait_process(admin, done)
     later = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)).isoformat()
     waiting = start_process(admin, HELLO, parts={"startAt": later})
-    before = seen(admin, [done, waiting])
+    # a suspended process stores its working directory (process_payloads); the others'
+    # is the payload they were started with (process_start_payloads)
+    suspended = start_process(admin, "flows:\n  default:\n    - suspend: go\n")
+    wait_process(admin, suspended, ("SUSPENDED",))
+    before = seen(admin, [done, waiting, suspended])
     srv.stop()
 
     # a new database has them keyed WITHOUT ROWID, each row in one b-tree
     assert layouts(data) == {t: True for t in ROWID_TABLES}
     rows = contents(data)
     assert len(rows["process_status_history"]) >= 6 and rows["process_log_chunks"]
-    assert len(rows["process_start_payloads"]) == 2 and len(rows["process_payloads"]) == 1
+    assert len(rows["process_start_payloads"]) == 3 and len(rows["process_payloads"]) == 1
     assert ("team" in [r[1] for r in rows["process_meta_keys"]])
 
     # a database from before migration 045 is brought to it with every row
@@ -98,7 +102,7 @@ def test_process_rows_without_rowid_and_the_upgrade_keeps_them(tmp_path, fresh_s
 
     srv = fresh_server(data_dir=data).start()
     admin = Client(srv.url, ADMIN_KEY)
-    assert seen(admin, [done, waiting]) == before
+    assert seen(admin, [done, waiting, suspended]) == before
     # and the server goes on writing them: a new process, the waiting one cancelled
     again = start_process(admin, HELLO)
     assert wait_process(admin, again)["status"] == "FINISHED"

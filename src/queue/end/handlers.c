@@ -121,7 +121,7 @@ static int handler_payload(struct queue *q, struct store_conn *c, const struct p
 		json_decref(resumed);
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	}
-	if (store_process_payload(c, src, &data, &len, e) == 0 && path_mkdirs(dir, 0700, e) == 0 &&
+	if (store_process_payload_of_ended(c, src, &data, &len, e) == 0 && path_mkdirs(dir, 0700, e) == 0 &&
 	    pack_restore(data, len, dir, e) == 0 && edit_main(dir, flow, resumed, lerr, timeout, e) == 0)
 		rc = pack_dir(dir, limits.archive_bytes, out, out_len, e);
 	if (path_remove_tree(dir, &ignored))

@@ -578,6 +578,23 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	return rc ? rc : give_workdir(s, e);
 }
 
+/* prepare_workdir; while the database is out of reach (PostgreSQL restarting: the payload
+ * could not be read), the start waits for it as the end does, since nothing ran yet — an
+ * accepted start runs once the database is back (test_nodes' restart under load) — but
+ * not past a stop or shutdown. */
+static int prepare_workdir_waiting(struct sup *s, struct err *e)
+{
+	for (int i = 0;; i++) {
+		if (prepare_workdir(s, e) == 0)
+			return 0;
+		if (e->code != ERR_UNAVAILABLE || i >= END_WAIT_TRIES || atomic_load(&s->r->stop) != STOP_NONE)
+			return -1;
+		if (i == 0)
+			LOG_W("process %s: its start waits for the database: %s", s->id, e->msg);
+		nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+	}
+}
+
 char **queue_runner_env(const struct queue_cfg *cfg, const char *workdir, bool zygote)
 {
 	static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
@@ -1212,9 +1229,15 @@ static bool supervise(struct running *r)
 		st = atomic_load(&r->stop) == STOP_CANCEL ? PS_CANCELLED : PS_FAILED;
 		goto end;
 	}
+	if (prepare_workdir_waiting(&s, &e)) {
+		if (atomic_load(&r->stop) == STOP_NONE)
+			goto broken;
+		st = atomic_load(&r->stop) == STOP_CANCEL ? PS_CANCELLED : PS_FAILED;
+		goto end;
+	}
 	/* RUNNING and the start frame are written while the runner forks and confines itself;
 	 * its flow starts with the frame, after RUNNING. */
-	if (prepare_workdir(&s, &e) || spawn_begin(&s, &e))
+	if (spawn_begin(&s, &e))
 		goto broken;
 	mark_running(&s);
 	agent_lines(&s);
