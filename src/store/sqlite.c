@@ -131,8 +131,6 @@ static int on_busy(void *arg, int n)
  * two of them is copied into the database once.  Completions 545–578 → 613–641/s in
  * alternated runs (bench/RESULTS.md, session 30). */
 #define WAL_AUTOCHECKPOINT_PAGES 10000
-#define STR_(x) #x
-#define STR(x) STR_(x)
 
 static struct store_conn *sq_open(struct store *s, struct err *e)
 {
@@ -170,14 +168,14 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 	sqlite.extended_result_codes(c->db, 1);
 	rc = sqlite.exec(c->db,
 			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-			 " PRAGMA trusted_schema=OFF; PRAGMA mmap_size=0;"
-			 " PRAGMA wal_autocheckpoint=" STR(WAL_AUTOCHECKPOINT_PAGES) ";",
+			 " PRAGMA trusted_schema=OFF; PRAGMA mmap_size=0;",
 			 NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
 		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, msg ? msg : "?");
 		sqlite.free(msg);
 		goto fail;
 	}
+	sqlite.wal_autocheckpoint(c->db, WAL_AUTOCHECKPOINT_PAGES);
 	if (store_durability_full && sqlite.exec(c->db, "PRAGMA synchronous=FULL;", NULL, NULL, NULL) != SQLITE_OK) {
 		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, sqlite.errmsg(c->db));
 		goto fail;

@@ -86,6 +86,7 @@
 	X(update_hook, sqlite3_update_hook)                                                                            \
 	X(value_type, sqlite3_value_type)                                                                              \
 	X(vtab_config, sqlite3_vtab_config)                                                                            \
+	X(wal_autocheckpoint, sqlite3_wal_autocheckpoint)                                                              \
 	X(wal_checkpoint_v2, sqlite3_wal_checkpoint_v2)
 
 struct sqlite_api {

@@ -49,7 +49,7 @@
 #define FLUSH_MS 50
 #define WAITS_MS 1000
 /* While the database is out of reach: what a process keeps unstored, how often it tries
- * again, and for how long its end waits for the database (not at shutdown). */
+ * again, and for how long its start and its end wait for the database (database_wait). */
 #define KEEP_UNSTORED_BYTES (16 * 1024 * 1024)
 #define KEEP_UNSTORED_EVENTS 65536
 #define UNAVAILABLE_RETRY_MS 1000
@@ -578,21 +578,31 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	return rc ? rc : give_workdir(s, e);
 }
 
-/* prepare_workdir; while the database is out of reach (PostgreSQL restarting: the payload
- * could not be read), the start waits for it as the end does, since nothing ran yet — an
- * accepted start runs once the database is back (test_nodes' restart under load) — but
- * not past a stop or shutdown. */
+/* Whether a step of process s that failed with e is tried again, after a pause of
+ * UNAVAILABLE_RETRY_MS: when the database is out of reach (PostgreSQL restarting), for at
+ * most END_WAIT_TRIES tries, never at shutdown, nor past any stop when any_stop.  The first
+ * pause is logged: "its <what> waits for the database". */
+static bool database_wait(struct sup *s, int i, const char *what, const struct err *e, bool any_stop)
+{
+	int stop = atomic_load(&s->r->stop);
+
+	if (e->code != ERR_UNAVAILABLE || i >= END_WAIT_TRIES || stop == STOP_SHUTDOWN || (any_stop && stop != STOP_NONE))
+		return false;
+	if (i == 0)
+		LOG_W("process %s: its %s waits for the database: %s", s->id, what, e->msg);
+	nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
+	return true;
+}
+
+/* prepare_workdir; while the payload cannot be read for the database being out of reach,
+ * the start waits for it as the end does, since nothing ran yet — an accepted start runs
+ * once the database is back (test_nodes' restart under load) — but not past a stop. */
 static int prepare_workdir_waiting(struct sup *s, struct err *e)
 {
-	for (int i = 0;; i++) {
-		if (prepare_workdir(s, e) == 0)
-			return 0;
-		if (e->code != ERR_UNAVAILABLE || i >= END_WAIT_TRIES || atomic_load(&s->r->stop) != STOP_NONE)
+	for (int i = 0; prepare_workdir(s, e); i++)
+		if (!database_wait(s, i, "start", e, true))
 			return -1;
-		if (i == 0)
-			LOG_W("process %s: its start waits for the database: %s", s->id, e->msg);
-		nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
-	}
+	return 0;
 }
 
 char **queue_runner_env(const struct queue_cfg *cfg, const char *workdir, bool zygote)
@@ -1095,13 +1105,8 @@ static void finish(struct sup *s, enum proc_status st)
 		 * writes (group commit), the thread's own connection serves the rest. */
 		s->db = (w = store_writer_enter(own, &e)) ? w : own;
 		/* The end waits for the database (PostgreSQL restarting), but not at shutdown. */
-		for (int i = 0; !(tx = store_tx_begin_rows(s->db, &e) == 0) && e.code == ERR_UNAVAILABLE &&
-				i < END_WAIT_TRIES && atomic_load(&s->r->stop) != STOP_SHUTDOWN;
-		     i++) {
-			if (i == 0)
-				LOG_W("process %s: its end waits for the database: %s", s->id, e.msg);
-			nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
-		}
+		for (int i = 0; !(tx = store_tx_begin_rows(s->db, &e) == 0) && database_wait(s, i, "end", &e, false); i++)
+			;
 		if (!tx)
 			LOG_W("process %s: its end is stored step by step: %s", s->id, e.msg);
 		kept = tx && attempt < END_WAIT_TRIES && keep_unstored(s, &u, &e) == 0;
