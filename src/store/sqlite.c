@@ -22,6 +22,7 @@
 #include "base/str.h"
 #include "store/inventory_postings.h"
 #include "store/sqlite_api.h"
+#include "store/sqlite_checkpointer.h"
 #include "store/sqlite_mem.h"
 #include "store/stmt_cache.h"
 #include "store/store_impl.h"
@@ -123,15 +124,6 @@ static int on_busy(void *arg, int n)
 	return 1;
 }
 
-/* A commit that leaves the write-ahead log past this many pages checkpoints it (SQLite's
- * default: 1,000).  Each checkpoint syncs the log and the database file, and while it runs
- * in the writer's commit every writer waits (bench/processes/offcpu: one every ~13
- * processes, a third of the drain's time in its fdatasyncs); at 10,000 pages (~40 MB, under
- * --limit-wal-bytes' 64 MB) they are a tenth as many, and a page written again between
- * two of them is copied into the database once.  Completions 545–578 → 613–641/s in
- * alternated runs (bench/RESULTS.md, session 30). */
-#define WAL_AUTOCHECKPOINT_PAGES 10000
-
 static struct store_conn *sq_open(struct store *s, struct err *e)
 {
 	struct sq_conn *c;
@@ -175,7 +167,13 @@ static struct store_conn *sq_open(struct store *s, struct err *e)
 		sqlite.free(msg);
 		goto fail;
 	}
-	sqlite.wal_autocheckpoint(c->db, WAL_AUTOCHECKPOINT_PAGES);
+	/* A commit that leaves the write-ahead log past SQLITE_CHECKPOINT_PAGES checkpoints it:
+	 * each checkpoint syncs the log and the database file, and at 10,000 pages (~40 MB,
+	 * under --limit-wal-bytes' 64 MB) they are a tenth as many as at SQLite's 1,000, and a
+	 * page written again between two of them is copied into the database once (completions
+	 * 545–578 → 613–641/s, bench/RESULTS.md session 30).  The writer connection, which
+	 * makes nearly all commits, leaves them to a thread (sqlite_checkpointer.c). */
+	sqlite.wal_autocheckpoint(c->db, SQLITE_CHECKPOINT_PAGES);
 	if (store_durability_full && sqlite.exec(c->db, "PRAGMA synchronous=FULL;", NULL, NULL, NULL) != SQLITE_OK) {
 		err_set(e, ERR_INTERNAL, "cannot configure database %s: %s", s->path, sqlite.errmsg(c->db));
 		goto fail;

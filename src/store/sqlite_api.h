@@ -87,7 +87,8 @@
 	X(value_type, sqlite3_value_type)                                                                              \
 	X(vtab_config, sqlite3_vtab_config)                                                                            \
 	X(wal_autocheckpoint, sqlite3_wal_autocheckpoint)                                                              \
-	X(wal_checkpoint_v2, sqlite3_wal_checkpoint_v2)
+	X(wal_checkpoint_v2, sqlite3_wal_checkpoint_v2)                                                                \
+	X(wal_hook, sqlite3_wal_hook)
 
 struct sqlite_api {
 	SQLITE_API_FUNCTIONS(DLIB_FIELD)

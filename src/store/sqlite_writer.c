@@ -16,6 +16,7 @@
 
 #include "base/log.h"
 #include "store/sqlite_api.h"
+#include "store/sqlite_checkpointer.h"
 #include "store/store_impl.h"
 
 /* At most this many callers share a commit: bounds what a caller waits for. */
@@ -26,6 +27,8 @@ struct store_writer {
 	pthread_cond_t turn; /* the connection is free */
 	pthread_cond_t done; /* a batch ended */
 	struct store_conn *conn;
+	/* checkpoints of the log conn's commits fill (sqlite_checkpointer.h) */
+	struct sqlite_checkpointer *checkpointer;
 	bool held;	    /* a thread uses conn (between enter and leave, or committing) */
 	unsigned waiting;   /* threads waiting for their turn */
 	unsigned in_batch;  /* callers that joined the open batch */
@@ -35,12 +38,16 @@ struct store_writer {
 	struct err err;	    /* its failure */
 };
 
-struct store_writer *sqlite_writer_new(void)
+struct store_writer *sqlite_writer_new(struct store *s)
 {
 	struct store_writer *w = calloc(1, sizeof *w);
 
 	if (!w)
 		return NULL;
+	if (!(w->checkpointer = sqlite_checkpointer_new(s))) {
+		free(w);
+		return NULL;
+	}
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->turn, NULL);
 	pthread_cond_init(&w->done, NULL);
@@ -49,18 +56,20 @@ struct store_writer *sqlite_writer_new(void)
 	return w;
 }
 
-/* The connection is closed by store_close with the others (it is one of s->conns). */
+/* The connection is closed by store_close with the others (it is one of s->conns), after
+ * this (a checkpoint under way ends first). */
 void sqlite_writer_free(struct store_writer *w)
 {
 	if (!w)
 		return;
+	sqlite_checkpointer_free(w->checkpointer);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->turn);
 	pthread_cond_destroy(&w->done);
 	free(w);
 }
 
-static struct store_conn *open_conn(struct store *s, struct err *e)
+static struct store_conn *open_conn(struct store_writer *w, struct store *s, struct err *e)
 {
 	struct store_conn *c;
 
@@ -78,8 +87,10 @@ static struct store_conn *open_conn(struct store *s, struct err *e)
 		s->ops->conn_close(c);
 		c = NULL;
 	}
-	if (c)
+	if (c) {
 		s->conns[s->n_conns++] = c;
+		sqlite_checkpointer_attach(w->checkpointer, c);
+	}
 	pthread_mutex_unlock(&s->lock);
 	return c;
 }
@@ -139,7 +150,7 @@ struct store_conn *sqlite_writer_enter(struct store_conn *c, struct err *e)
 	w->held = true;
 	pthread_mutex_unlock(&w->lock);
 	if (!w->conn)
-		w->conn = open_conn(c->store, e);
+		w->conn = open_conn(w, c->store, e);
 	wc = w->conn;
 	/* The batch's transaction (BEGIN IMMEDIATE when none is open), then this caller's
 	 * savepoint: its failure undoes its own writes only. */

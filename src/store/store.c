@@ -48,7 +48,7 @@ static struct store *open_store(const char *url, bool migrate, struct err *e)
 	s->policies_seen = pg ? 1 : -1;
 	pthread_mutex_init(&s->lock, NULL);
 	if (!(s->path = strdup(path)) || (!pg && !(s->data_dir = dirname_of(path))) ||
-	    (!pg && !(s->writer = sqlite_writer_new()))) {
+	    (!pg && !(s->writer = sqlite_writer_new(s)))) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
@@ -79,9 +79,9 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
+	sqlite_writer_free(s->writer); /* its checkpoint thread, before the connections */
 	for (size_t i = 0; i < s->n_conns; i++)
 		s->ops->conn_close(s->conns[i]);
-	sqlite_writer_free(s->writer);
 	if (s->has_key) /* s->key of a failed create may be another module's key */
 		pthread_key_delete(s->key);
 	pthread_mutex_destroy(&s->lock);

@@ -51,7 +51,7 @@ extern const struct store_ops store_pg_ops;
 int store_migrate(struct store *s, struct err *e) WUR;
 
 /* sqlite_writer.c, behind store_writer_enter/leave (store.h). */
-struct store_writer *sqlite_writer_new(void);
+struct store_writer *sqlite_writer_new(struct store *s);
 void sqlite_writer_free(struct store_writer *w);
 struct store_conn *sqlite_writer_enter(struct store_conn *c, struct err *e);
 int sqlite_writer_leave(struct store_conn *wc, int rc, struct err *e);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -445,6 +446,71 @@ static void test_writer_group_commit(void **state)
 	store_tx_rollback(db);
 }
 
+/* store/sqlite_checkpointer.c: once the writer's commits take the write-ahead log past
+ * SQLITE_CHECKPOINT_PAGES, the log is copied into the database (by the checkpoint thread)
+ * and started over (the WAL header's checkpoint sequence, bytes 12..15, moves), with the
+ * writer's commits going on. */
+static int64_t size_of(const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	assert_int_equal(str_fmt(path, sizeof path, "%s/%s", dir, name), 0);
+	return stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
+}
+
+static uint32_t wal_sequence(void)
+{
+	char path[128];
+	unsigned char h[16] = {0};
+	FILE *f;
+
+	assert_int_equal(str_fmt(path, sizeof path, "%s/accord.db-wal", dir), 0);
+	assert_non_null(f = fopen(path, "rb"));
+	assert_int_equal(fread(h, 1, sizeof h, f), sizeof h);
+	fclose(f);
+	return (uint32_t)h[12] << 24 | (uint32_t)h[13] << 16 | (uint32_t)h[14] << 8 | h[15];
+}
+
+static void writer_insert(const char *k, size_t len)
+{
+	void *blob = calloc(1, len ? len : 1);
+	struct store_conn *w;
+	struct store_stmt *st;
+	struct err e;
+	int rc;
+
+	assert_non_null(blob);
+	assert_non_null(w = store_writer_enter(db, &e));
+	assert_non_null(st = store_prepare(w, INSERT, &e));
+	store_bind_text(st, 1, k);
+	store_bind_blob(st, 2, blob, len);
+	store_bind_int64(st, 3, 0);
+	rc = store_step_done(st, &e);
+	assert_int_equal(store_writer_leave(db, w, rc, &e), 0);
+	free(blob);
+}
+
+static void test_writer_log_is_checkpointed_aside(void **state)
+{
+	uint32_t seq;
+	int i;
+	(void)state;
+
+	writer_insert("small", 10);
+	seq = wal_sequence();
+	for (i = 0; i < 12; i++) /* ~12,300 pages of 4 KiB */
+		writer_insert("big", 4u << 20);
+	assert_true(size_of("accord.db-wal") > 40 * 1000 * 1000);
+	for (i = 0; i < 2000 && (wal_sequence() == seq || size_of("accord.db") < 40 * 1000 * 1000); i++) {
+		writer_insert("small", 10);
+		usleep(10000);
+	}
+	assert_true(size_of("accord.db") >= 40 * 1000 * 1000);
+	assert_int_not_equal(wal_sequence(), seq);
+	exec_ok("DELETE FROM t WHERE k IN ('big', 'small')");
+}
+
 /* store_auth_generation (store.h) moves once after each committed change of users or
  * api_keys, at the commit of a transaction, and not for reads or other tables (which would
  * empty auth/apikey_cache.h for nothing). */
@@ -496,6 +562,7 @@ int main(void)
 	    cmocka_unit_test(test_nested_transactions_are_savepoints),
 	    cmocka_unit_test(test_auth_generation_moves_once_per_committed_change),
 	    cmocka_unit_test(test_writer_group_commit),
+	    cmocka_unit_test(test_writer_log_is_checkpointed_aside),
 	};
 	install_failing_allocator();
 	return cmocka_run_group_tests(tests, setup, teardown);
