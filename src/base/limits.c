@@ -14,6 +14,7 @@ void limits_defaults(void)
 	    .json_depth = 64,
 	    .store_value_bytes = 1000 * 1000 * 1000,
 	    .secret_bytes = 1024 * 1024,
+	    .secret_key_bits = SECRET_KEY_BITS_DEFAULT,
 	    .list_default = 100,
 	    .list_max = 1000,
 	    .flow_call_depth = 128,

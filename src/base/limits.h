@@ -10,6 +10,11 @@
  * environment, --limit-<field> on the command line (see cli/config.c, docs/operations.md).
  * Hitting a limit is an error that names it (HTTP 413/400, or a failed process), never a
  * crash. */
+
+/* Bits of the RSA key pairs the server generates (--secret-key-bits), as Concord's
+ * secretStore.keySize. */
+#define SECRET_KEY_BITS_DEFAULT 4096
+
 struct limits {
 	/* HTTP */
 	size_t http_header_bytes; /* request line + headers per connection */
@@ -22,7 +27,8 @@ struct limits {
 	/* Database */
 	size_t store_value_bytes; /* one text or blob value (SQLite's SQLITE_LIMIT_LENGTH) */
 	/* Secrets */
-	size_t secret_bytes; /* plaintext of one secret */
+	size_t secret_bytes;	  /* plaintext of one secret */
+	unsigned secret_key_bits; /* RSA key pairs the server generates (Concord's secretStore.keySize) */
 	/* Lists */
 	size_t list_default; /* items per page when no limit is given */
 	size_t list_max;     /* largest limit accepted */

@@ -116,6 +116,9 @@ static const struct config_opt opts[] = {
     {"limit-store-value-bytes", CONFIG_SIZE, "1000000000", 65536, 1000000000, &limits.store_value_bytes,
      "one text or blob value the database stores (over it: 413)"},
     {"limit-secret-bytes", CONFIG_SIZE, "1M", 1, 1ULL << 30, &limits.secret_bytes, "size of one secret's data"},
+    {"secret-key-bits", CONFIG_UINT, "4096", 2048, 16384, &limits.secret_key_bits,
+     "size in bits of the RSA key pairs the server generates for key_pair secrets (Concord's "
+     "secretStore.keySize); pairs already made keep theirs"},
     {"limit-list-default", CONFIG_SIZE, "100", 1, 100000, &limits.list_default,
      "items per page when a list request gives no limit"},
     {"limit-list-max", CONFIG_SIZE, "1000", 1, 100000, &limits.list_max, "largest limit a list request may ask"},

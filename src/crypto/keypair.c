@@ -6,6 +6,7 @@
 
 #include <sodium.h>
 
+#include "base/limits.h"
 #include "base/str.h"
 #include "crypto/ssh_api.h"
 
@@ -67,6 +68,13 @@ static char *public_line(ssh_key key, size_t *len)
 	return line;
 }
 
+/* --secret-key-bits (limits.secret_key_bits; 0, as in unit tests that set no limits: the
+ * default) */
+static unsigned rsa_bits(void)
+{
+	return limits.secret_key_bits ? limits.secret_key_bits : SECRET_KEY_BITS_DEFAULT;
+}
+
 /* Stops libcrypto's RSA generation (it calls this for every prime candidate and test
  * round) once the caller's flag is set. */
 static int keep_going(EVP_PKEY_CTX *ctx)
@@ -85,7 +93,7 @@ static int rsa_generate(const atomic_bool *cancel, ssh_key *key, struct err *e)
 	char *pem = NULL;
 	int rc = 0;
 
-	if (!ctx || libcrypto.keygen_init(ctx) <= 0 || libcrypto.set_rsa_keygen_bits(ctx, KEYPAIR_RSA_BITS) <= 0) {
+	if (!ctx || libcrypto.keygen_init(ctx) <= 0 || libcrypto.set_rsa_keygen_bits(ctx, (int)rsa_bits()) <= 0) {
 		rc = err_set(e, ERR_INTERNAL, "key pair generation failed (rsa)");
 		goto out;
 	}
@@ -115,7 +123,7 @@ static int generate(enum keypair_type t, const atomic_bool *cancel, ssh_key *key
 	if (t == KEYPAIR_RSA && cancel && libcrypto.generate)
 		return rsa_generate(cancel, key, e);
 	if (ssh.pki_generate(t == KEYPAIR_ED25519 ? SSH_KEYTYPE_ED25519 : SSH_KEYTYPE_RSA,
-			     t == KEYPAIR_ED25519 ? 0 : KEYPAIR_RSA_BITS, key) != SSH_OK)
+			     t == KEYPAIR_ED25519 ? 0 : (int)rsa_bits(), key) != SSH_OK)
 		return err_set(e, ERR_INTERNAL, "key pair generation failed (%s)", keypair_type_name(t));
 	return 0;
 }

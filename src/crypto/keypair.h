@@ -8,7 +8,8 @@
 
 /* SSH key-pair generation with libssh.
  *
- *   KEYPAIR_RSA      4096-bit RSA (Concord's default).  Private key in PEM as written by
+ *   KEYPAIR_RSA      RSA of limits.secret_key_bits (--secret-key-bits; default 4096, as
+ *                    Concord's secretStore.keySize).  Private key in PEM as written by
  *                    libssh's OpenSSL backend ("-----BEGIN PRIVATE KEY-----", PKCS#8,
  *                    unencrypted); public key "ssh-rsa <base64> concord-server\n".
  *   KEYPAIR_ED25519  Ed25519.  libssh writes Ed25519 private keys only in the OpenSSH
@@ -21,7 +22,6 @@
 
 enum keypair_type { KEYPAIR_RSA, KEYPAIR_ED25519 };
 
-#define KEYPAIR_RSA_BITS 4096
 #define KEYPAIR_COMMENT "concord-server"
 
 struct keypair {

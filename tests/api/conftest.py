@@ -341,7 +341,13 @@ class Server:
         # CPU (perf).  A test that creates a key pair waits for it; the pool's own tests
         # (test_secrets_server.py) ask for it.
         self.env.setdefault("ACCORD_KEYPAIR_POOL", "0")
+        # The RSA pairs a test does make are 2048-bit (--secret-key-bits; 0.1–0.5 s of CPU
+        # against 1–4.4 s for the default 4096): test_secrets_server.py proves the default
+        # and the option.
+        self.env.setdefault("ACCORD_SECRET_KEY_BITS", "2048")
         self.env.update(env or {})
+        for k in [k for k, v in self.env.items() if v is None]:  # None: not set at all
+            del self.env[k]
         self.args = list(args)
         self.proc = None
         self.url = None

@@ -149,9 +149,9 @@ def wait_for_log(srv, text, timeout=120):
 
 def test_key_generation_does_not_stall_other_requests(fresh_server):
     # One pair ready: the first create takes it, the second generates its own on the request's
-    # thread (an RSA 4096 generation, seconds under ASan) while the lists below are asked for.
+    # thread (an RSA 3072 generation: 0.3 s of CPU at least) while the lists below are asked for.
     # With two ready, both creates could end before the first list was answered.
-    srv = fresh_server(env={"ACCORD_KEYPAIR_POOL": "1"}).start()
+    srv = fresh_server(env={"ACCORD_KEYPAIR_POOL": "1", "ACCORD_SECRET_KEY_BITS": "3072"}).start()
     wait_for_log(srv, "1 RSA key pair(s) generated ahead of demand")
     admin = admin_of(srv)
     results = []
@@ -170,20 +170,35 @@ def test_key_generation_does_not_stall_other_requests(fresh_server):
         assert admin.get("/api/v1/org/Default/secret").status_code == 200
         if any(t.is_alive() for t in threads):
             served_during += 1
-        # one list a tenth of a second: at 10 ms a loaded run's 25 s generation made ~2,500
-        # requests of an ASan server for a proof that needs one
-        time.sleep(0.1)
+        # one list every 20 ms: at 10 ms a loaded run's 25 s generation (of 4096 bits) made
+        # ~2,500 requests of an ASan server for a proof that needs one
+        time.sleep(0.02)
     for t in threads:
         t.join()
     assert [r.status_code for r in results] == [200, 200], [r.text for r in results]
     keys = {r.json()["publicKey"] for r in results}
     assert len(keys) == 2 and all(k.startswith("ssh-rsa ") for k in keys)
+    assert {rsa_bits(k) for k in keys} == {3072}  # the pool's pair too
     assert served_during >= 1
     srv.stop()
 
 
+def rsa_bits(public_line):
+    """The modulus size of an "ssh-rsa <base64> comment" line (RFC 4253: string, e, n)."""
+    blob = base64.b64decode(public_line.split()[1])
+    fields = []
+    while blob:
+        n = int.from_bytes(blob[:4], "big")
+        fields.append(blob[4:4 + n])
+        blob = blob[4 + n:]
+    assert fields[0] == b"ssh-rsa"
+    return int.from_bytes(fields[2], "big").bit_length()
+
+
 def test_key_generation_without_pool(fresh_server):
-    srv = fresh_server(env={"ACCORD_KEYPAIR_POOL": "0"}).start()
+    # The default size (the tests' servers make 2048-bit pairs): Concord's 4096.
+    env = {"ACCORD_KEYPAIR_POOL": "0", "ACCORD_SECRET_KEY_BITS": None}
+    srv = fresh_server(env=env).start()
     admin = admin_of(srv)
     # An RSA 4096 generation in the request: its prime search takes a random time, seconds
     # under ASan and far longer on a saturated machine (a clean-clone run timed out at
@@ -193,12 +208,17 @@ def test_key_generation_without_pool(fresh_server):
     body = r.json()
     assert body["ok"] is True and body["result"] == "CREATED"
     assert body["publicKey"].startswith("ssh-rsa ")
+    assert rsa_bits(body["publicKey"]) == 4096
     assert "generated ahead" not in srv.read_log()
     srv.stop()
     bad = fresh_server(data_dir=srv.data_dir, env={"ACCORD_KEYPAIR_POOL": "many"})
     with pytest.raises(RuntimeError) as exc:
         bad.start()
     assert "ACCORD_KEYPAIR_POOL" in str(exc.value)
+    bad = fresh_server(data_dir=srv.data_dir, args=["--secret-key-bits", "1024"])
+    with pytest.raises(RuntimeError) as exc:
+        bad.start()
+    assert "--secret-key-bits must be between 2048 and 16384, got '1024'" in str(exc.value)
 
 
 def test_secret_in_out_variables_is_masked_and_never_stored(fresh_server):
