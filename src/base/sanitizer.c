@@ -88,6 +88,17 @@ const char *__lsan_default_options(void)
 	return is_zygote() ? "print_suppressions=0:exitcode=" EXIT_STR : "print_suppressions=0";
 }
 
+/* libgit2's start in the fetch child loads the CA bundle through mbedTLS, whose PEM
+ * reader calls strstr once per certificate on the rest of the ~200 KB file: ASan's strstr
+ * wrapper measures the whole haystack each time (internal_strlen), ~30 MB a fetch — the
+ * largest single cost of the runners' and children's CPU in the API suites (perf, bench/
+ * RESULTS.md session 31).  In that child strstr runs unchecked; everything else stays. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return is_fetch_child() ? "intercept_strstr=0" : "";
+}
+
 /* UBSan's own runtime has its own exit status: the same in the zygote's forks. */
 const char *__ubsan_default_options(void);
 const char *__ubsan_default_options(void)
