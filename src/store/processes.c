@@ -159,22 +159,25 @@ static int record_status(struct store_conn *c, const char *id, enum proc_status 
 	return store_step_done(st, e);
 }
 
-/* The top-level scalar meta values as rows of process_meta_keys (replacing the old ones),
- * with the process's project_id and created_at copied from its row. */
-static int write_meta_keys(struct store_conn *c, const char *id, json_t *meta, struct err *e)
+/* The top-level scalar meta values as rows of process_meta_keys (replacing the old ones
+ * unless the process is new: a DELETE that finds nothing was 7% of a start's transaction,
+ * callgrind), with the process's project_id and created_at copied from its row. */
+static int write_meta_keys(struct store_conn *c, const char *id, json_t *meta, bool fresh, struct err *e)
 {
 	static const char DEL[] = "DELETE FROM process_meta_keys WHERE instance_id = ?";
 	static const char INS[] = "INSERT INTO process_meta_keys (instance_id, key, value, project_id, created_at)"
 				  " SELECT ?, ?, ?, project_id, created_at FROM processes WHERE instance_id = ?";
-	struct store_stmt *st = store_prepare(c, DEL, e);
+	struct store_stmt *st;
 	const char *k;
 	json_t *v;
 
-	if (!st)
-		return -1;
-	store_bind_text(st, 1, id);
-	if (store_step_done(st, e))
-		return -1;
+	if (!fresh) {
+		if (!(st = store_prepare(c, DEL, e)))
+			return -1;
+		store_bind_text(st, 1, id);
+		if (store_step_done(st, e))
+			return -1;
+	}
 	json_object_foreach(meta, k, v)
 	{
 		char num[64];
@@ -360,7 +363,7 @@ static int create(struct store_conn *c, const struct process_new *pn, struct err
 		return -1;
 	if (fair_key_of(c, pn->p.initiator_id, NULL, &fair_key, e) || insert_row(c, pn, now, fair_key, e) ||
 	    record_status(c, id, PS_NEW, now, e) || (pn->p.tags && insert_tags(c, id, pn->p.tags, e)) ||
-	    (pn->p.meta && write_meta_keys(c, id, pn->p.meta, e)) ||
+	    (pn->p.meta && write_meta_keys(c, id, pn->p.meta, true, e)) ||
 	    store_process_start_payload_put(c, id, pn->payload, pn->payload_len, e) || write_scopes(c, pn, e) ||
 	    record_status(c, id, PS_ENQUEUED, now, e) || (pn->audit && store_audit_insert(c, pn->audit, e))) {
 		store_tx_rollback(c);
@@ -921,7 +924,7 @@ int store_process_meta_merge(struct store_conn *c, const char *id, json_t *obj, 
 		goto fail;
 	store_bind_text(st, 1, text);
 	store_bind_text(st, 2, id);
-	if (store_step_done(st, e) || write_meta_keys(c, id, meta, e))
+	if (store_step_done(st, e) || write_meta_keys(c, id, meta, false, e))
 		goto fail;
 	free(text);
 	json_decref(meta);
