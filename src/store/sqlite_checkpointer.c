@@ -23,8 +23,9 @@
 #include "store/sqlite_api.h"
 #include "store/store_impl.h"
 
-/* A checkpoint that could not copy the whole log (a reader still on an older snapshot) is
- * tried again once this many more pages were written. */
+/* After a checkpoint, the next is asked for once this many more pages were written, unless
+ * the log started over (a reader still on an older snapshot can keep it from copying all
+ * of it, or from starting over). */
 #define RETRY_PAGES 1000
 
 struct sqlite_checkpointer {
@@ -33,7 +34,7 @@ struct sqlite_checkpointer {
 	pthread_cond_t wake;
 	pthread_t thread;
 	bool started; /* thread runs */
-	bool failed;  /* it could not start: the writer's commits checkpoint themselves */
+	bool failed;  /* it could not start or connect: the writer's commits checkpoint themselves */
 	bool pending; /* a background pass is asked for */
 	bool copied;  /* one ended: the writer's next commit checkpoints the rest */
 	bool stop;
@@ -78,13 +79,18 @@ static void *run(void *arg)
 			break;
 		pthread_mutex_unlock(&k->lock);
 		if (!c && !(c = k->store->ops->conn_open(k->store, &e)))
-			LOG_W("store: cannot open the checkpoint's connection: %s", e.msg);
+			LOG_W("store: cannot open the checkpoint thread's connection (%s): the writer checkpoints itself",
+			      e.msg);
 		log = done = 0;
 		if (c)
 			checkpoint(k->store->ops->native(c), &log, &done);
 		pthread_mutex_lock(&k->lock);
 		k->pending = false;
-		k->copied = c != NULL;
+		if (!c) {
+			k->failed = true;
+			break;
+		}
+		k->copied = true;
 	}
 	pthread_mutex_unlock(&k->lock);
 	if (c)
@@ -117,7 +123,7 @@ static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
 				k->failed = true;
 			}
 		}
-		if (k->started) {
+		if (k->started && !k->failed) {
 			k->pending = true;
 			pthread_cond_signal(&k->wake);
 		} else {
@@ -129,13 +135,11 @@ static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
 		return SQLITE_OK;
 	/* As SQLite's automatic checkpoint would (without the thread), or the rest of the
 	 * thread's pass.  All of it copied: the writer starts the log over at its next
-	 * transaction; else again a little later, when the readers in the way (on an older
-	 * snapshot) have likely moved on. */
-	log = done = 0;
+	 * transaction (and next_at is reset then); else again a little later, when the readers
+	 * in the way have likely moved on. */
 	checkpoint(db, &log, &done);
 	pthread_mutex_lock(&k->lock);
-	if (log > 0 && done < log)
-		k->next_at = log + RETRY_PAGES;
+	k->next_at = pages + RETRY_PAGES;
 	pthread_mutex_unlock(&k->lock);
 	return SQLITE_OK;
 }
