@@ -79,8 +79,9 @@ static void *run(void *arg)
 			break;
 		pthread_mutex_unlock(&k->lock);
 		if (!c && !(c = k->store->ops->conn_open(k->store, &e)))
-			LOG_W("store: cannot open the checkpoint thread's connection (%s): the writer checkpoints itself",
-			      e.msg);
+			LOG_W(
+			    "store: cannot open the checkpoint thread's connection (%s): the writer checkpoints itself",
+			    e.msg);
 		log = done = 0;
 		if (c)
 			checkpoint(k->store->ops->native(c), &log, &done);
