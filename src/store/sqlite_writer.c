@@ -62,6 +62,8 @@ void sqlite_writer_free(struct store_writer *w)
 {
 	if (!w)
 		return;
+	if (w->conn) /* nothing it does from now on reaches the checkpointer freed below */
+		sqlite.wal_hook(w->conn->store->ops->native(w->conn), NULL, NULL);
 	sqlite_checkpointer_free(w->checkpointer);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->turn);
