@@ -537,10 +537,12 @@ static int transition(struct store_conn *c, const char *id, unsigned from_mask, 
 {
 	char node[128];
 
+	node[0] = '\0';
 	if (store_tx_begin_rows(c, e))
 		return -1;
-	/* STARTING → RUNNING keeps the node that claimed the process. */
-	if (node_of(c, id, node, sizeof node, e) ||
+	/* STARTING → RUNNING keeps the node that claimed the process; any other status has
+	 * none (proc_transition_in_tx), so a process's end reads nothing for it. */
+	if (((to == PS_STARTING || to == PS_RUNNING) && node_of(c, id, node, sizeof node, e)) ||
 	    proc_transition_in_tx(c, id, from_mask, to, node[0] ? node : NULL, dt_now_ms(), e)) {
 		store_tx_rollback(c);
 		return -1;
