@@ -141,6 +141,12 @@ def wait_until(d, pred, what, timeout=TIMEOUT):
         raise AssertionError("%s: not after %ss on %s" % (what, timeout, d.current_url)) from None
 
 
+def click_css(d, css, timeout=TIMEOUT):
+    """Clicks the first element matching css once it is there; one that the page replaced
+    between the look and the click (a re-render: stale) is looked up again."""
+    wait_until(d, lambda _: d.find_element(By.CSS_SELECTOR, css).click() or True, "a click on %r" % css, timeout)
+
+
 def login(d, username, password, base_url=None):
     """Logs in through the console's login page (#username, #password, #login) and waits
     for the page it leads to (main[data-ready]).  Tests of something else use sign_in."""

@@ -9,8 +9,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import (ADMIN_KEY, ADMIN_PASSWORD, ROOT, Client, phone, sign_in, start_process, wait_css, wait_process,
-                      wait_ready, wait_until)
+from conftest import (ADMIN_KEY, ADMIN_PASSWORD, ROOT, Client, click_css, phone, sign_in, start_process, wait_css,
+                      wait_process, wait_ready, wait_until)
 from proc_util import status, wait_for
 
 _loader = SourceFileLoader("bench_retention_run", os.path.join(ROOT, "bench", "retention", "run"))
@@ -313,6 +313,7 @@ def test_children_link_to_their_pages(driver, admin):
     row.find_element(By.CSS_SELECTOR, "a").click()
     wait_until(driver, lambda d: d.current_url.endswith("#/process/%s" % kids[0]["instanceId"]), "the child's page")
     wait_ready(driver, "process")
-    # and back to the parent from the child's details
-    driver.find_element(By.CSS_SELECTOR, "a[href='#/process/%s']" % pid).click()
+    # and back to the parent from the child's details (the page may render them again
+    # meanwhile: a clean-clone run clicked a replaced link)
+    click_css(driver, "a[href='#/process/%s']" % pid)
     wait_until(driver, lambda d: d.current_url.endswith("#/process/%s" % pid), "the parent's page")
