@@ -362,16 +362,18 @@ static void observe_start(struct sup *s)
 		metrics_observe(MH_PROCESS_START_TO_RUNNING, (s->running_at - from) * 1000);
 }
 
-/* Whether to try a step of the start again after e: a database out of reach (PostgreSQL
- * restarting) is waited for, a second at a time, as the end waits for it, so that a start
- * claimed at the moment the database went away runs once it is back instead of failing;
- * not once the process is being stopped.  Try i of the step. */
-static bool start_waits_for_db(struct sup *s, int i, const char *what, const struct err *e)
+/* Whether a step of process s that failed with e is tried again, after a pause of
+ * UNAVAILABLE_RETRY_MS: when the database is out of reach (PostgreSQL restarting), for at
+ * most END_WAIT_TRIES tries, never at shutdown, nor past any stop when any_stop.  The first
+ * pause is logged: "its <what> waits for the database". */
+static bool database_wait(struct sup *s, int i, const char *what, const struct err *e, bool any_stop)
 {
-	if (e->code != ERR_UNAVAILABLE || i >= END_WAIT_TRIES || atomic_load(&s->r->stop) != STOP_NONE)
+	int stop = atomic_load(&s->r->stop);
+
+	if (e->code != ERR_UNAVAILABLE || i >= END_WAIT_TRIES || stop == STOP_SHUTDOWN || (any_stop && stop != STOP_NONE))
 		return false;
 	if (i == 0)
-		LOG_W("process %s: %s waits for the database: %s", s->id, what, e->msg);
+		LOG_W("process %s: its %s waits for the database: %s", s->id, what, e->msg);
 	nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
 	return true;
 }
@@ -386,7 +388,7 @@ static void mark_running(struct sup *s)
 
 	s->running = true;
 	while ((rc = store_process_transition(s->db, s->id, PS_BIT(PS_STARTING), PS_RUNNING, &e)) &&
-	       start_waits_for_db(s, i++, "its RUNNING status", &e))
+	       database_wait(s, i++, "RUNNING status", &e, true))
 		;
 	s->running_at = dt_now_ms();
 	read_room(s);
@@ -578,21 +580,6 @@ static int prepare_workdir(struct sup *s, struct err *e)
 	return rc ? rc : give_workdir(s, e);
 }
 
-/* Whether a step of process s that failed with e is tried again, after a pause of
- * UNAVAILABLE_RETRY_MS: when the database is out of reach (PostgreSQL restarting), for at
- * most END_WAIT_TRIES tries, never at shutdown, nor past any stop when any_stop.  The first
- * pause is logged: "its <what> waits for the database". */
-static bool database_wait(struct sup *s, int i, const char *what, const struct err *e, bool any_stop)
-{
-	int stop = atomic_load(&s->r->stop);
-
-	if (e->code != ERR_UNAVAILABLE || i >= END_WAIT_TRIES || stop == STOP_SHUTDOWN || (any_stop && stop != STOP_NONE))
-		return false;
-	if (i == 0)
-		LOG_W("process %s: its %s waits for the database: %s", s->id, what, e->msg);
-	nanosleep(&(struct timespec){UNAVAILABLE_RETRY_MS / 1000, 0}, NULL);
-	return true;
-}
 
 /* prepare_workdir; while the payload cannot be read for the database being out of reach,
  * the start waits for it as the end does, since nothing ran yet — an accepted start runs
@@ -859,7 +846,7 @@ static int send_start(struct sup *s, struct err *e)
 	int rc;
 
 	for (int i = 0; !(start = supervise_start_frame(s->r, s->workdir, s->in_memory ? &s->files : NULL, e));)
-		if (!start_waits_for_db(s, i++, "its start frame", e))
+		if (!database_wait(s, i++, "start frame", e, true))
 			return -1;
 	rc = frame_write(s->ipc_fd, start, e);
 	json_decref(start);
