@@ -129,13 +129,12 @@ static void bind_opt_int(struct store_stmt *st, int i, int64_t v)
 		store_bind_null(st, i);
 }
 
-/* The PROCESS_STATUS event and the history row of one change (inside a transaction). */
+/* The PROCESS_STATUS event of one change (inside a transaction): the process's status
+ * history is read from these events (store_process_history). */
 static int record_status(struct store_conn *c, const char *id, enum proc_status to, int64_t now, struct err *e)
 {
 	static const char EV[] = "INSERT INTO process_events (id, instance_id, event_type, event_date, data)"
 				 " VALUES (?, ?, 'PROCESS_STATUS', ?, ?)";
-	static const char HIST[] = "INSERT INTO process_status_history (id, instance_id, status, change_date)"
-				   " VALUES (?, ?, ?, ?)";
 	char ev_id[UUID_STR_LEN], data[64];
 	struct store_stmt *st;
 
@@ -148,14 +147,6 @@ static int record_status(struct store_conn *c, const char *id, enum proc_status 
 	store_bind_text(st, 2, id);
 	store_bind_int64(st, 3, now);
 	store_bind_text(st, 4, data);
-	if (store_step_done(st, e))
-		return -1;
-	if (!(st = store_prepare(c, HIST, e)))
-		return -1;
-	store_bind_text(st, 1, ev_id);
-	store_bind_text(st, 2, id);
-	store_bind_text(st, 3, proc_status_name(to));
-	store_bind_int64(st, 4, now);
 	return store_step_done(st, e);
 }
 
@@ -984,11 +975,13 @@ int store_process_children(struct store_conn *c, const char *id, json_t **out, s
 	return 0;
 }
 
+/* The history is the process's PROCESS_STATUS events (their data {"status": …}), in the
+ * order they were written: read through process_events_instance, the process's events
+ * alone. */
 int store_process_history(struct store_conn *c, const char *id, json_t **out, struct err *e)
 {
-	static const char SQL[] = "SELECT h.id, h.status, h.change_date FROM process_status_history h"
-				  " JOIN process_events ev ON ev.instance_id = h.instance_id AND ev.id = h.id"
-				  " WHERE h.instance_id = ? ORDER BY ev.seq_id";
+	static const char SQL[] = "SELECT id, data, event_date FROM process_events"
+				  " WHERE instance_id = ? AND event_type = 'PROCESS_STATUS' ORDER BY seq_id";
 	struct store_stmt *st = store_prepare(c, SQL, e);
 	char ts[DT_ISO_LEN];
 	int rc;
@@ -999,9 +992,13 @@ int store_process_history(struct store_conn *c, const char *id, json_t **out, st
 	store_bind_text(st, 1, id);
 	*out = json_array();
 	while ((rc = store_step(st, e)) == STORE_ROW) {
+		json_t *data = json_loads(store_col_text(st, 1), 0, NULL);
+		const char *status = json_string_value(json_object_get(data, "status"));
 		dt_format_iso(store_col_int64(st, 2), ts);
-		json_array_append_new(*out, json_pack("{s:s, s:s, s:s}", "id", store_col_text(st, 0), "status",
-						      store_col_text(st, 1), "changeDate", ts));
+		if (status)
+			json_array_append_new(*out, json_pack("{s:s, s:s, s:s}", "id", store_col_text(st, 0), "status",
+							      status, "changeDate", ts));
+		json_decref(data);
 	}
 	store_reset(st);
 	if (rc < 0) {

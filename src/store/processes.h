@@ -14,8 +14,8 @@ struct audit_entry;
 
 /* Processes and their queue (DESIGN.md §2).  The processes table is the queue: a process
  * is ENQUEUED until a node claims it (a compare-and-set to STARTING).  Every status
- * change is one transaction that also writes a PROCESS_STATUS event and a status-history
- * row.  Thread-safe in the sense of the store: each thread uses its own connection. */
+ * change is one transaction that also writes a PROCESS_STATUS event (the status history
+ * is read from those events).  Thread-safe in the sense of the store: each thread uses its own connection. */
 
 enum proc_status {
 	PS_NEW,
@@ -99,9 +99,8 @@ struct process_new {
 	const struct audit_entry *audit;
 };
 
-/* One transaction: the row as NEW then ENQUEUED (two PROCESS_STATUS events and history
- * rows), its tags and meta keys, its payload, its scopes, its audit entry.  ERR_CONFLICT for
- * a taken id. */
+/* One transaction: the row as NEW then ENQUEUED (two PROCESS_STATUS events), its tags and
+ * meta keys, its payload, its scopes, its audit entry.  ERR_CONFLICT for a taken id. */
 int store_process_create(struct store_conn *c, const struct process_new *pn, struct err *e) WUR;
 
 /* Reads one process (owned JSON members: store_process_cleanup).  ERR_NOT_FOUND
@@ -112,7 +111,7 @@ int store_process_get(struct store_conn *c, const char *id, struct process *p, s
  * ERR_UNAUTH. */
 int store_process_by_session(struct store_conn *c, const uint8_t hash[32], struct process *p, struct err *e) WUR;
 
-/* Compare-and-set of the status in one transaction with its event and history row:
+/* Compare-and-set of the status in one transaction with its PROCESS_STATUS event:
  * succeeds (returns 0) only when the current status is in from_mask, else ERR_CONFLICT
  * naming the current status.  Keeps last_run_at and total_runtime_ms as Concord does.
  * Clears node_id when the new status is not STARTING/RUNNING.  *changed_at (may be NULL)

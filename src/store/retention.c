@@ -29,9 +29,8 @@ static const char *const select_sql[RET__COUNT] = {
 		 " AND last_updated_at < ? AND EXISTS (SELECT 1 FROM process_log_chunks x"
 		 " WHERE x.instance_id = p.instance_id) ORDER BY created_at LIMIT ?",
     [RET_EVENTS] = "SELECT instance_id, created_at FROM processes p WHERE status = ? AND created_at >= ? AND created_at < ?"
-		   " AND last_updated_at < ? AND (EXISTS (SELECT 1 FROM process_events x"
-		   " WHERE x.instance_id = p.instance_id) OR EXISTS (SELECT 1 FROM process_status_history x"
-		   " WHERE x.instance_id = p.instance_id)) ORDER BY created_at LIMIT ?",
+		   " AND last_updated_at < ? AND EXISTS (SELECT 1 FROM process_events x"
+		   " WHERE x.instance_id = p.instance_id) ORDER BY created_at LIMIT ?",
     [RET_ATTACHMENTS] = "SELECT instance_id, created_at FROM processes p WHERE status = ? AND created_at >= ? AND created_at < ?"
 			" AND last_updated_at < ? AND EXISTS (SELECT 1 FROM process_attachments x"
 			" WHERE x.instance_id = p.instance_id) ORDER BY created_at LIMIT ?",
@@ -46,8 +45,7 @@ static const char *const select_sql[RET__COUNT] = {
 static const char *const delete_sql[RET__COUNT][3] = {
     [RET_PROCESSES] = {"DELETE FROM process_child_waits WHERE parent_id = ?", "DELETE FROM processes WHERE instance_id = ?"},
     [RET_LOGS] = {"DELETE FROM process_log_chunks WHERE instance_id = ?"},
-    [RET_EVENTS] = {"DELETE FROM process_events WHERE instance_id = ?",
-		    "DELETE FROM process_status_history WHERE instance_id = ?"},
+    [RET_EVENTS] = {"DELETE FROM process_events WHERE instance_id = ?"},
     [RET_ATTACHMENTS] = {"DELETE FROM process_attachments WHERE instance_id = ?"},
     [RET_STATES] = {"DELETE FROM process_checkpoints WHERE instance_id = ?",
 		    "DELETE FROM process_payloads WHERE instance_id = ?",

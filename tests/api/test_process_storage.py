@@ -1,6 +1,7 @@
 """How a process's rows are kept on SQLite (issue 27 item 2): the per-process tables keyed
-by text are WITHOUT ROWID (migration 045), so a status change writes one page of the
-history instead of three; a database from before that migration keeps every row."""
+by text are WITHOUT ROWID (migration 045), and the status history is read from the
+PROCESS_STATUS events (migration 048 dropped process_status_history, which repeated them);
+a database from before those migrations keeps every row and every answer."""
 import datetime
 import subprocess
 
@@ -16,10 +17,6 @@ pytestmark = pytest.mark.skipif(db_util.PG, reason="SQLite's table layout")
 # The tables as migrations 004-043 left them (rowid tables), to take a database back to 044:
 # name -> (columns, indexes).
 ROWID_TABLES = {
-    "process_status_history": (
-        "id TEXT PRIMARY KEY, instance_id TEXT NOT NULL REFERENCES processes (instance_id) ON DELETE CASCADE,"
-        " status TEXT NOT NULL, change_date INTEGER NOT NULL",
-        ["CREATE INDEX process_status_history_instance ON process_status_history (instance_id, change_date)"]),
     "process_payloads": (
         "instance_id TEXT PRIMARY KEY REFERENCES processes (instance_id) ON DELETE CASCADE, data BLOB NOT NULL", []),
     "process_start_payloads": (
@@ -37,15 +34,30 @@ ROWID_TABLES = {
 }
 
 
+# process_status_history as migrations 004-044 left it, filled as the server filled it (a row
+# for each PROCESS_STATUS event, with its id).
+HISTORY_044 = [
+    "CREATE TABLE process_status_history (id TEXT PRIMARY KEY, instance_id TEXT NOT NULL REFERENCES processes"
+    " (instance_id) ON DELETE CASCADE, status TEXT NOT NULL, change_date INTEGER NOT NULL)",
+    "CREATE INDEX process_status_history_instance ON process_status_history (instance_id, change_date)",
+    "INSERT INTO process_status_history SELECT id, instance_id, json_extract(data, '$.status'), event_date"
+    " FROM process_events WHERE event_type = 'PROCESS_STATUS'"]
+
+
+def tables(data):
+    return {r[0] for r in db_util.rows(data, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
 def before_045(data):
-    """Rebuilds the tables as rowid tables with their rows, and forgets migration 045."""
-    script = []
+    """Rebuilds the tables as rowid tables with their rows, the status history with its rows,
+    and forgets migrations 045 and 048."""
+    script = list(HISTORY_044)
     for name, (cols, indexes) in ROWID_TABLES.items():
         names = ", ".join(c[1] for c in db_util.rows(data, "PRAGMA table_info(%s)" % name))
         script += ["CREATE TABLE old_%s (%s)" % (name, cols),
                    "INSERT INTO old_%s (%s) SELECT %s FROM %s" % (name, names, names, name),
                    "DROP TABLE %s" % name, "ALTER TABLE old_%s RENAME TO %s" % (name, name)] + indexes
-    db_util.execute(data, ";\n".join(script + ["DELETE FROM schema_migrations WHERE number = 45"]))
+    db_util.execute(data, ";\n".join(script + ["DELETE FROM schema_migrations WHERE number IN (45, 48)"]))
 
 
 def layouts(data):
@@ -86,16 +98,21 @@ def test_process_rows_without_rowid_and_the_upgrade_keeps_them(tmp_path, fresh_s
     # a new database has them keyed WITHOUT ROWID, each row in one b-tree
     assert layouts(data) == {t: True for t in ROWID_TABLES}
     rows = contents(data)
-    assert len(rows["process_status_history"]) >= 6 and rows["process_log_chunks"]
+    assert "process_status_history" not in tables(data)
+    statuses = db_util.rows(data, "SELECT count(*) FROM process_events WHERE event_type = 'PROCESS_STATUS'")
+    assert statuses[0][0] >= 8 and rows["process_log_chunks"]
     assert len(rows["process_start_payloads"]) == 3 and len(rows["process_payloads"]) == 1
     assert ("team" in [r[1] for r in rows["process_meta_keys"]])
 
     # a database from before migration 045 is brought to it with every row
     before_045(data)
     assert layouts(data) == {t: False for t in ROWID_TABLES}
+    assert db_util.rows(data, "SELECT count(*) FROM process_status_history")[0][0] == statuses[0][0]
     r = subprocess.run([BIN, "migrate", "--data", data], capture_output=True, text=True)
     assert r.returncode == 0 and "applied migration 045_process_rows_without_rowid" in r.stderr, r.stderr
+    assert "applied migration 048_status_history_from_events" in r.stderr, r.stderr
     assert layouts(data) == {t: True for t in ROWID_TABLES}
+    assert "process_status_history" not in tables(data)
     assert contents(data) == rows
     assert db_util.rows(data, "PRAGMA foreign_key_check") == []
     assert db_util.rows(data, "PRAGMA integrity_check") == [("ok",)]
