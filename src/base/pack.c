@@ -12,6 +12,7 @@
 
 #include "base/archive_api.h"
 #include "base/buf.h"
+#include "base/memdir_blob.h"
 #include "base/path.h"
 
 #define PACK_CHUNK (64 * 1024)
@@ -290,9 +291,18 @@ int pack_unzip(const void *zip, size_t len, const char *dir, const struct pack_l
 
 int pack_restore(const void *tar, size_t len, const char *dir, struct err *e)
 {
-	/* The blob was made by pack_dir under its own byte limit; only the entry checks apply. */
+	/* The blob was made by pack_dir or pack_files under its own byte limit; only the entry
+	 * checks apply (a memdir blob's are memdir_add's, and memdir_write writes beneath dir). */
 	static const struct pack_limits none = {.max_entries = SIZE_MAX, .max_bytes = UINT64_MAX, .max_ratio = 0};
-	return extract_mem(tar, len, dir, false, &none, e);
+	struct memdir md;
+	int rc;
+
+	if (!memdir_blob_is(tar, len))
+		return extract_mem(tar, len, dir, false, &none, e);
+	memdir_init(&md);
+	rc = memdir_blob_unpack(tar, len, UINT64_MAX, &md, e) ? -1 : memdir_write(&md, dir, e);
+	memdir_cleanup(&md);
+	return rc;
 }
 
 /* ---- pack_dir ---- */

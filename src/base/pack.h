@@ -20,7 +20,8 @@
  * the caller removes dir.
  *
  * pack_dir / pack_restore turn a folder into one uncompressed tar blob and back (the
- * stored payload and suspended state of a process).  pack_dir stores regular files and
+ * stored payload and suspended state of a process; pack_restore also takes pack_files'
+ * memdir blobs).  pack_dir stores regular files and
  * folders only (symbolic links and other kinds are skipped) and refuses more than
  * max_bytes of content (ERR_TOO_LARGE).  pack_restore applies the same entry checks as
  * pack_unzip, so a blob from the store cannot write outside dir either.
@@ -50,12 +51,14 @@ int pack_restore(const void *tar, size_t len, const char *dir, struct err *e) WU
 int pack_tar_read(const void *tar, size_t len, const char *name, size_t max, char **data, size_t *data_len,
 		  struct err *e) WUR;
 
-/* A folder held in memory (base/memdir.h) and a tar blob of pack_dir's format, both ways
- * (pack_mem.c).  pack_files packs the entries in the order they were added, each folder
- * of a file before it, and refuses more than max_bytes of content (ERR_TOO_LARGE); the
- * mtime of every entry is now.  pack_tar_files adds the regular files and folders of a
- * blob to md, refusing what pack_restore refuses (ERR_INVALID), and ERR_TOO_LARGE when
- * the content is more than max_bytes (the caller then restores the blob to a folder). */
+/* A folder held in memory (base/memdir.h) and a payload blob, both ways (pack_mem.c).
+ * pack_files packs the entries as a memdir blob (base/memdir_blob.h: compact, no tar
+ * headers) in the order they were added, each folder of a file before it, and refuses more
+ * than max_bytes of content (ERR_TOO_LARGE).  pack_tar_files adds the regular files and
+ * folders of a blob — a memdir blob, or a tar of pack_dir's format (and of pack_files'
+ * before it wrote memdir blobs) — to md, refusing what pack_restore refuses (ERR_INVALID),
+ * and ERR_TOO_LARGE when the content is more than max_bytes (the caller then restores the
+ * blob to a folder).  pack_restore and pack_tar_read take either kind of blob too. */
 int pack_files(const struct memdir *md, uint64_t max_bytes, void **out, size_t *out_len, struct err *e) WUR;
 int pack_tar_files(const void *tar, size_t len, uint64_t max_bytes, struct memdir *md, struct err *e) WUR;
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/archive_api.h"
+#include "base/memdir_blob.h"
 #include "base/pack.h"
 
 /* Moves a to the regular-file entry named name: 1 found (*size set), 0 not, < 0 error. */
@@ -69,16 +70,43 @@ static int read_all(struct archive *a, const char *name, int64_t size, size_t ma
 	return 0;
 }
 
+/* The same out of a memdir blob (memdir_blob.h): the stored files of a start. */
+static int blob_read(const void *blob, size_t len, const char *name, size_t max, char **data, size_t *data_len,
+		     struct err *e)
+{
+	struct memdir md;
+	const struct memdir_entry *x;
+	int rc;
+
+	memdir_init(&md);
+	rc = memdir_blob_unpack(blob, len, UINT64_MAX, &md, e);
+	if (rc == 0 && (!(x = memdir_find(&md, name)) || x->dir))
+		rc = err_set(e, ERR_NOT_FOUND, "no file '%.200s'", name);
+	else if (rc == 0 && x->len > max)
+		rc = err_set(e, ERR_TOO_LARGE, "file '%.200s' is larger than %zu bytes", name, max);
+	else if (rc == 0 && !(*data = malloc(x->len + 1)))
+		rc = err_set(e, ERR_INTERNAL, "out of memory");
+	else if (rc == 0) {
+		memcpy(*data, x->data, x->len);
+		(*data)[x->len] = '\0';
+		*data_len = x->len;
+	}
+	memdir_cleanup(&md);
+	return rc;
+}
+
 int pack_tar_read(const void *tar, size_t len, const char *name, size_t max, char **data, size_t *data_len,
 		  struct err *e)
 {
-	struct archive *a = open_tar(tar, len, e);
+	struct archive *a;
 	int64_t size = -1;
 	int rc;
 
 	*data = NULL;
 	*data_len = 0;
-	if (!a)
+	if (memdir_blob_is(tar, len))
+		return blob_read(tar, len, name, max, data, data_len, e);
+	if (!(a = open_tar(tar, len, e)))
 		return -1;
 	rc = seek_entry(a, name, &size, e);
 	if (rc == 0)
