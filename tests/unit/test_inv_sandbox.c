@@ -282,6 +282,29 @@ static void test_authorizer_alone(void **state)
 		sqlite3_finalize(st);
 	}
 	run_cleanup(&r, true);
+	/* The authorizer stays on the kept connection (set once: setting it expires every
+	 * statement): between runs it allows nothing, not even a read of a view. */
+	assert_non_null(tl_conn);
+	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
+		sqlite3_stmt *st = NULL;
+		assert_int_not_equal(sqlite3_prepare_v2(tl_conn->db, attacks[i], -1, &st, NULL), SQLITE_OK);
+		sqlite3_finalize(st);
+	}
+}
+
+/* A run whose filter the postings narrowed (the sandbox's own reads pass the authorizer)
+ * leaves the query's statement, and the next runs', checked as before. */
+static void test_narrowed_runs_stay_checked(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		expect_rows("select item_data->'host' from inventory_data where item_data @> ?::jsonb", "{\"env\":\"prod\"}",
+			    "[\"web1\",\"db1\"]");
+		expect_error("select count(*) from inventory_data where item_data @> ?::jsonb union select password from users",
+			     "{\"env\":\"prod\"}", "'users' is not allowed");
+		expect_error("select item_data from inventory_items where item_data @> ?::jsonb", "{\"env\":\"prod\"}",
+			     "'inventory_items' is not allowed");
+	}
 }
 
 /* A thread's connection serves its next runs: each sees its own inventory and filter only,
@@ -428,6 +451,7 @@ int main(void)
 	    cmocka_unit_test(test_dialect_end_to_end),
 	    cmocka_unit_test(test_escapes),
 	    cmocka_unit_test(test_authorizer_alone),
+	    cmocka_unit_test(test_narrowed_runs_stay_checked),
 	    cmocka_unit_test(test_check),
 	    cmocka_unit_test(test_connection_kept_between_runs),
 	    cmocka_unit_test(test_memory_budget_is_hard),
