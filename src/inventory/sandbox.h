@@ -29,8 +29,13 @@
  * allow-list of side-effect-free functions.  Everything else (other tables, sqlite_schema,
  * PRAGMA, ATTACH, writes, DDL, transactions, randomblob, zeroblob, printf, load_extension,
  * …) is denied when the statement is prepared.  A statement must be exactly one read-only
- * SELECT (the tail after prepare must be empty).  A progress handler stops it after the
- * time limit.  Memory: everything SQLite allocates for the run (its connection, page
+ * SELECT (the tail after prepare must be empty).  The authorizer is set once, when the
+ * connection is opened (setting it expires every statement of the connection): it checks a
+ * statement for the run using the connection, allows nothing between runs, and lets the
+ * sandbox's own reads of the postings pass.  The connection keeps the prepared statements
+ * of its last 8 queries (by text and view), each checked when it was prepared, so a saved
+ * query run again is neither translated nor parsed again.  A progress handler stops it
+ * after the time limit.  Memory: everything SQLite allocates for the run (its connection, page
  * caches, sorters, values) is charged to a budget of this run alone (store/sqlite_mem.h),
  * max_memory bytes (INV_QUERY_MEMORY_BYTES by default); an allocation past it fails and
  * stops the query, whatever other queries or connections do at the same time.  Rows past

@@ -292,6 +292,24 @@ static void test_authorizer_alone(void **state)
 	}
 }
 
+/* The connection keeps the queries' statements (8 of them): more queries than that, each run
+ * twice, and each answer is its own (evicted statements are prepared again). */
+static void test_statements_kept_between_runs(void **state)
+{
+	char text[128], want[32];
+	(void)state;
+
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 11; i++) {
+			assert_int_equal(str_fmt(text, sizeof text, "select count(*) + %d from inventory_data", i), 0);
+			assert_int_equal(str_fmt(want, sizeof want, "[%d]", 3 + i), 0);
+			expect_rows(text, NULL, want);
+			expect_rows("select item_data->'host' from inventory_data where item_data @> ?::jsonb",
+				    i % 2 ? "{\"env\":\"prod\"}" : "{\"tags\":[\"db\"]}",
+				    i % 2 ? "[\"web1\",\"db1\"]" : "[\"db1\"]");
+		}
+}
+
 /* A run whose filter the postings narrowed (the sandbox's own reads pass the authorizer)
  * leaves the query's statement, and the next runs', checked as before. */
 static void test_narrowed_runs_stay_checked(void **state)
@@ -452,6 +470,7 @@ int main(void)
 	    cmocka_unit_test(test_escapes),
 	    cmocka_unit_test(test_authorizer_alone),
 	    cmocka_unit_test(test_narrowed_runs_stay_checked),
+	    cmocka_unit_test(test_statements_kept_between_runs),
 	    cmocka_unit_test(test_check),
 	    cmocka_unit_test(test_connection_kept_between_runs),
 	    cmocka_unit_test(test_memory_budget_is_hard),
