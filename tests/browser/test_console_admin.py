@@ -11,7 +11,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, Client, console_errors, go, navigate, phone, process_log, sign_in, t, texts,
+from conftest import (click_css, ADMIN_PASSWORD, Client, console_errors, go, navigate, phone, process_log, sign_in, t, texts,
                       unique, visit, wait_process, wait_ready, wait_until)
 from proc_util import make_org, make_project, make_team
 from repo_util import create_repo, git  # noqa: F401  (git is a fixture)
@@ -310,7 +310,7 @@ def test_browse_to_a_repository_and_start_a_process_with_arguments(driver, admin
     assert declared.find_element(By.CSS_SELECTOR, "[data-test=arg-value]").get_attribute("value") == "hello"
 
     # arguments of three types, a profile; a bad number is said before anything starts
-    driver.find_element(By.CSS_SELECTOR, "[data-test=start-profile][value=loud]").click()
+    click_css(driver, "[data-test=start-profile][value=loud]")
     for name, value, kind in (("name", "world", "text"), ("n", "forty", "number"), ("deploy.region", "eu-1", "text")):
         t(driver, "start-args-add").click()
         assert driver.switch_to.active_element.get_attribute("data-test") == "arg-name"
@@ -441,7 +441,7 @@ def test_add_and_delete_a_repository(driver, admin, git):
     sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/project/%s" % (org, project), "project")
     assert t(driver, "repos-empty")
-    driver.find_element(By.CSS_SELECTOR, "[data-test=repo-add-panel] summary").click()
+    click_css(driver, "[data-test=repo-add-panel] summary")
     name = unique("repo")
     t(driver, "repo-name").send_keys(name)
     t(driver, "repo-url").send_keys("git://example.com/flows.git")
@@ -474,7 +474,7 @@ def test_the_start_link_of_a_repository(driver, admin, git):
     sign_in(driver, "admin", ADMIN_PASSWORD)
     visit(driver, "#/org/%s/project/%s/repo/%s" % (org, project, repo_name), "repo")
     Select(t(driver, "start-entry")).select_by_value("other")
-    driver.find_element(By.CSS_SELECTOR, "[data-test=start-profile][value=loud]").click()
+    click_css(driver, "[data-test=start-profile][value=loud]")
     t(driver, "start-args-add").click()
     driver.switch_to.active_element.send_keys("color")
     driver.find_elements(By.CSS_SELECTOR, "[data-test=arg-value]")[-1].send_keys("teal & sky")

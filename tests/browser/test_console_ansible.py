@@ -7,7 +7,7 @@ import os
 
 from selenium.webdriver.common.by import By
 
-from conftest import (ADMIN_PASSWORD, console_errors, sign_in, start_process, texts, visit, wait_css, wait_process,
+from conftest import (click_css, ADMIN_PASSWORD, console_errors, sign_in, start_process, texts, visit, wait_css, wait_process,
                       wait_ready, wait_until)
 
 LOCAL = "{ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}"
@@ -73,7 +73,7 @@ def test_ansible_tab_live_failed_first_and_host_tasks(driver, admin, server):
     visit(driver, "#/process/%s" % pid, "process")
     # offered once the playbook has recorded events, while the process runs
     wait_until(driver, lambda d: d.find_element(By.ID, "tab-ansible").is_displayed(), "the Ansible tab offered")
-    driver.find_element(By.ID, "tab-ansible").click()
+    click_css(driver, "#tab-ansible")
     wait_ready(driver, "process")
     wait_css(driver, "#process-tab-ansible")
 
@@ -90,7 +90,7 @@ def test_ansible_tab_live_failed_first_and_host_tasks(driver, admin, server):
     assert host_rows(driver)[0] == ("zz-bad", "FAILED")
 
     # a host's tasks: status and duration of each
-    driver.find_element(By.CSS_SELECTOR, "tr[data-host=zz-bad] [data-test=ansible-host]").click()
+    click_css(driver, "tr[data-host=zz-bad] [data-test=ansible-host]")
     wait_css(driver, "#ansible-tasks[data-host=zz-bad]")
     assert texts(driver, "ansible-task-name") == ["hello", "break the bad one"]
     statuses = driver.execute_script(
@@ -99,7 +99,7 @@ def test_ansible_tab_live_failed_first_and_host_tasks(driver, admin, server):
     assert all(x.strip().endswith(("ms", " s")) for x in texts(driver, "ansible-task-duration"))
 
     # the outcome filter
-    driver.find_element(By.CSS_SELECTOR, "[data-test=ansible-count][data-status=OK]").click()
+    click_css(driver, "[data-test=ansible-count][data-status=OK]")
     wait_until(driver, lambda d: sorted(h for h, _ in host_rows(d)) == ["gate", "web1", "web2"], "only the OK hosts")
     assert driver.find_element(By.CSS_SELECTOR, "[data-test=ansible-count][data-status=OK]") \
         .get_attribute("aria-pressed") == "true"

@@ -5,7 +5,7 @@ first, **Earlier events** goes back; the failing step is marked once the last pa
 shown."""
 from selenium.webdriver.common.by import By
 
-from conftest import ADMIN_PASSWORD, sign_in, start_process, wait_css, wait_process, wait_ready, wait_until
+from conftest import click_css, ADMIN_PASSWORD, sign_in, start_process, wait_css, wait_process, wait_ready, wait_until
 
 CALLS = 10000
 MANY = """
@@ -73,7 +73,7 @@ def test_ten_thousand_task_calls_are_paged(driver, admin):
 
     # Earlier goes back one page at a time
     top = seqs[0]
-    driver.find_element(By.ID, "events-earlier").click()
+    click_css(driver, "#events-earlier")
     wait_until(driver, lambda d: d.execute_script(SEQS)[0] < top, "the page before")
     back = driver.execute_script(SEQS)
     assert back == sorted(back) and len(back) == len(set(back))

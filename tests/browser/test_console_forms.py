@@ -6,7 +6,7 @@ import urllib.parse
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import (ADMIN_PASSWORD, phone, process_log, sign_in, start_process, unique, wait_css, wait_process,
+from conftest import (click_css, ADMIN_PASSWORD, phone, process_log, sign_in, start_process, unique, wait_css, wait_process,
                       wait_ready, wait_until)
 from proc_util import make_org, make_project, status, wait_for
 from repo_util import GitRepo, create_repo
@@ -101,7 +101,7 @@ def test_form_with_every_field_type(driver, admin, tmp_path):
     # the server's messages, each next to its field
     name.send_keys("R2D2")
     age.send_keys("5")
-    driver.find_element(By.ID, "form-submit").click()
+    click_css(driver, "#form-submit")
     wait_css(driver, "#form-error")
     assert "doesn't match pattern" in field_error(driver, "f-name")
     assert "must be within" in field_error(driver, "f-age")
@@ -115,20 +115,20 @@ def test_form_with_every_field_type(driver, admin, tmp_path):
     age.clear()
     age.send_keys("30")
     driver.find_element(By.ID, "f-ratio").send_keys("0.5")
-    driver.find_element(By.ID, "f-ok").click()
+    click_css(driver, "#f-ok")
     set_value(driver, driver.find_element(By.ID, "f-day"), "2026-03-15")
     set_value(driver, driver.find_element(By.ID, "f-at"), "2026-03-15T10:30:00")
-    driver.find_element(By.CSS_SELECTOR, "label[for=f-color-1]").click()
-    driver.find_element(By.CSS_SELECTOR, "label[for=f-many-0]").click()
-    driver.find_element(By.CSS_SELECTOR, "label[for=f-many-2]").click()
+    click_css(driver, "label[for=f-color-1]")
+    click_css(driver, "label[for=f-many-0]")
+    click_css(driver, "label[for=f-many-2]")
     driver.find_element(By.ID, "f-notes").send_keys("n1")
-    driver.find_element(By.ID, "f-notes-add").click()
+    click_css(driver, "#f-notes-add")
     wait_css(driver, "#f-notes-2").send_keys("n2")
     Select(driver.find_element(By.ID, "f-big")).select_by_visible_text("o6")
     doc = tmp_path / "doc.txt"
     doc.write_text("hello file")
     driver.find_element(By.ID, "f-doc").send_keys(str(doc))
-    driver.find_element(By.ID, "form-submit").click()
+    click_css(driver, "#form-submit")
     wait_ready(driver, "wizard")
     wait_until(driver, lambda d: d.find_element(By.ID, "wizard-stage").get_attribute("data-stage") == "end", "the end")
     assert wait_process(admin, pid)["status"] == "FINISHED"
@@ -147,13 +147,13 @@ def test_two_form_wizard(driver, admin):
     assert driver.find_element(By.ID, "wizard-id").text == pid
     assert driver.find_element(By.ID, "wizard-initiator").text == "admin"
     wait_css(driver, "#wizard-stage[data-form=first] #f-a").send_keys("yes")
-    driver.find_element(By.ID, "form-submit").click()
+    click_css(driver, "#form-submit")
     wait_css(driver, "#wizard-stage[data-form=second] #f-b").send_keys("42")
-    driver.find_element(By.ID, "form-submit").click()
+    click_css(driver, "#form-submit")
     wait_css(driver, "#wizard-stage[data-stage=end]")
     assert "finished" in driver.find_element(By.ID, "wizard-stage").text.lower()
     assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
-    driver.find_element(By.ID, "wizard-process-link").click()
+    click_css(driver, "#wizard-process-link")
     wait_ready(driver, "process")
     assert driver.find_element(By.ID, "process-status").text == "FINISHED"
     assert "answers yes and 42" in process_log(admin, pid)
@@ -189,7 +189,7 @@ def finish_in_wizard(driver, admin):
     wait_ready(driver, "wizard")
     pid = driver.find_element(By.ID, "wizard-id").text
     wait_css(driver, "#wizard-stage[data-form=approve] #f-ok").click()
-    driver.find_element(By.ID, "form-submit").click()
+    click_css(driver, "#form-submit")
     wait_css(driver, "#wizard-stage[data-stage=end]")
     assert wait_process(admin, pid)["status"] == "FINISHED"
     log = process_log(admin, pid)
@@ -206,7 +206,7 @@ def test_start_link_without_a_session_logs_in_then_shows_progress(driver, admin,
         assert not started(admin, project)  # nothing started without a session
         driver.find_element(By.ID, "username").send_keys("admin")
         driver.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
-        driver.find_element(By.ID, "login").click()
+        click_css(driver, "#login")
         pid = finish_in_wizard(driver, admin)
         assert [p["instanceId"] for p in started(admin, project)] == [pid]
         assert status(admin, pid)["initiator"] == "admin"
@@ -254,7 +254,7 @@ def test_a_yield_form_ends_the_wizard(driver, admin):
     driver.get(driver.base_url + "/#/process/%s/wizard" % pid)
     wait_ready(driver, "wizard")
     wait_css(driver, "#wizard-stage[data-form=first] #f-a").send_keys("x")
-    driver.find_element(By.ID, "form-submit").click()
+    click_css(driver, "#form-submit")
     wait_css(driver, "#wizard-stage[data-stage=end]")
     assert "background" in driver.find_element(By.ID, "wizard-stage").text
     # the next form waits for someone to open it

@@ -3,7 +3,7 @@ and what another organization's user sees of the processes (issue 10)."""
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import (ADMIN_KEY, ADMIN_PASSWORD, login, start_process, unique, wait_css, wait_process,
+from conftest import (click_css, ADMIN_KEY, ADMIN_PASSWORD, login, start_process, unique, wait_css, wait_process,
                       wait_ready, wait_until)
 from proc_util import make_org, make_project, make_team
 
@@ -16,7 +16,7 @@ def test_log_in_and_out(driver):
     wait_ready(driver, "processes")
     assert driver.current_url.endswith("#/processes")
     assert wait_css(driver, "#current-user").text == "admin"
-    driver.find_element(By.ID, "logout").click()
+    click_css(driver, "#logout")
     wait_ready(driver, "login")
     assert not driver.find_elements(By.ID, "current-user")
     # the session is gone on the server too: a reload of a page asks whoami again
@@ -31,7 +31,7 @@ def test_wrong_password_is_said_and_nothing_opens(driver, new_user):
     wait_ready(driver, "login")
     driver.find_element(By.ID, "username").send_keys(user.username)
     driver.find_element(By.ID, "password").send_keys("wrong-pass")
-    driver.find_element(By.ID, "login").click()
+    click_css(driver, "#login")
     err = wait_css(driver, "#login-error")
     assert "wrong username or password" in err.text.lower()
     assert err.get_attribute("role") == "alert"
@@ -40,7 +40,7 @@ def test_wrong_password_is_said_and_nothing_opens(driver, new_user):
     # then the right one works from the same form
     driver.find_element(By.ID, "password").clear()
     driver.find_element(By.ID, "password").send_keys("Right-pass-123")
-    driver.find_element(By.ID, "login").click()
+    click_css(driver, "#login")
     wait_ready(driver, "processes")
     assert wait_css(driver, "#current-user").text == user.username
 
@@ -50,13 +50,13 @@ def test_log_in_with_an_api_key_and_return_to_the_asked_page(driver, admin):
     wait_process(admin, pid)
     driver.get(driver.base_url + "/#/process/%s/log" % pid)
     wait_ready(driver, "login")
-    driver.find_element(By.ID, "login-mode-apikey").click()
+    click_css(driver, "#login-mode-apikey")
     driver.find_element(By.ID, "apikey").send_keys("not-a-key")
-    driver.find_element(By.ID, "login").click()
+    click_css(driver, "#login")
     assert "not valid" in wait_css(driver, "#login-error").text
     driver.find_element(By.ID, "apikey").clear()
     driver.find_element(By.ID, "apikey").send_keys(ADMIN_KEY)
-    driver.find_element(By.ID, "login").click()
+    click_css(driver, "#login")
     wait_ready(driver, "process")
     assert driver.current_url.endswith("#/process/%s/log" % pid)
     wait_until(driver, lambda d: "hi" in d.find_element(By.ID, "log").text, "the log")
@@ -83,7 +83,7 @@ def test_an_outsider_does_not_see_another_orgs_processes(driver, admin, new_user
     assert driver.find_element(By.CSS_SELECTOR, "main .notice.error").text
     assert "private" not in driver.page_source
     # its owner sees it
-    driver.find_element(By.ID, "logout").click()
+    click_css(driver, "#logout")
     wait_ready(driver, "login")
     login(driver, owner.username, "Owner-pass-123")
     driver.get(driver.base_url + "/#/processes?tags=" + tag)
@@ -111,6 +111,6 @@ def test_a_lost_session_leads_to_the_login_and_back(driver):
     assert "from=" in driver.current_url
     driver.find_element(By.ID, "username").send_keys("admin")
     driver.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
-    driver.find_element(By.ID, "login").click()
+    click_css(driver, "#login")
     wait_ready(driver, "processes")
     assert driver.current_url.endswith("#/processes?status=FINISHED")

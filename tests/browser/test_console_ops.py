@@ -7,7 +7,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.action_chains import ActionChains
 
-from conftest import (ADMIN_PASSWORD, login, phone, sign_in, start_process, wait_css, wait_process, wait_ready,
+from conftest import (click_css, ADMIN_PASSWORD, login, phone, sign_in, start_process, wait_css, wait_process, wait_ready,
                       wait_until)
 from proc_util import status
 
@@ -150,7 +150,7 @@ def test_log_times_follow_the_chosen_zone_and_the_log_can_be_searched(driver, ad
     assert driver.execute_script("""const c = document.querySelector('#log .log-line.current').getBoundingClientRect();
         const b = document.getElementById('log').getBoundingClientRect();
         return c.top >= b.top && c.bottom <= b.bottom""")
-    driver.find_element(By.ID, "log-search-prev").click()
+    click_css(driver, "#log-search-prev")
     wait_until(driver, lambda d: count.text == "11 of 11", "back to the last")
     box.clear()
     box.send_keys("no such text", Keys.ENTER)
@@ -183,7 +183,7 @@ def test_a_failed_task_explains_itself(driver, admin):
     assert "[ERROR]" in current.text and "line: 8, col: 7" in current.text
     assert "level-ERROR" in current.get_attribute("class")
     # the events mark the step, and the FAILED status is red
-    driver.find_element(By.ID, "tab-events").click()
+    click_css(driver, "#tab-events")
     wait_ready(driver, "process")
     step = wait_css(driver, "#events #failing-step")
     assert "Task: sleep" in step.text and "Failed here" in step.text
@@ -227,7 +227,7 @@ def test_the_list_shows_and_filters_by_flow_and_duration(driver, admin):
     heads = [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#process-list thead th")]
     assert "Flow" in heads and "Duration" in heads
     driver.find_element(By.ID, "filter-flow").send_keys("other")
-    driver.find_element(By.ID, "filter-apply").click()
+    click_css(driver, "#filter-apply")
     wait_until(driver, lambda d: "flow=other" in d.current_url, "the flow filter in the address")
     wait_ready(driver, "processes")
     wait_css(driver, "tr[data-id='%s']" % b)
@@ -246,13 +246,13 @@ def test_stop_asks_first_and_says_what_happened(driver, admin):
     sign_in(driver, "admin", ADMIN_PASSWORD)
     driver.get(driver.base_url + "/#/process/%s" % pid)
     wait_ready(driver, "process")
-    driver.find_element(By.ID, "process-stop").click()
+    click_css(driver, "#process-stop")
     ask = wait_css(driver, "[data-test=confirm]")
     assert "CANCELLED" in ask.text and "cannot be resumed" in ask.text
     ask.find_element(By.CSS_SELECTOR, "[data-test=confirm-no]").click()  # Cancel keeps it running
     wait_css(driver, "#process-stop")
     assert status(admin, pid)["status"] == "SUSPENDED"
-    driver.find_element(By.ID, "process-stop").click()
+    click_css(driver, "#process-stop")
     wait_css(driver, "[data-test=confirm-yes]").click()
     ok = wait_css(driver, "#process-action-ok")
     assert "cancelled" in ok.text
@@ -267,7 +267,7 @@ def test_a_refused_stop_says_why_in_plain_words(driver, admin, new_user):
     sign_in(driver, other.username, "Other-pass-123")
     driver.get(driver.base_url + "/#/process/%s" % pid)
     wait_ready(driver, "process")
-    driver.find_element(By.ID, "process-stop").click()
+    click_css(driver, "#process-stop")
     wait_css(driver, "[data-test=confirm-yes]").click()
     err = wait_css(driver, "#process-action-error")
     assert err.text.startswith("You are not allowed to stop this process"), err.text
@@ -315,7 +315,7 @@ def test_not_found_pages_have_a_heading_and_a_way_back(driver, admin):
         wait_ready(driver, "error")
         assert driver.find_element(By.CSS_SELECTOR, "main h1").text == heading
         assert driver.find_element(By.CSS_SELECTOR, "[data-test=error-back]").is_displayed()
-    driver.find_element(By.CSS_SELECTOR, "[data-test=error-home]").click()
+    click_css(driver, "[data-test=error-home]")
     wait_ready(driver, "processes")
 
 
@@ -325,7 +325,7 @@ def test_the_logged_out_header_has_no_navigation(driver):
     assert not driver.find_element(By.ID, "nav").is_displayed()
     login(driver, "admin", ADMIN_PASSWORD)
     assert driver.find_element(By.ID, "nav").is_displayed()
-    driver.find_element(By.ID, "logout").click()
+    click_css(driver, "#logout")
     wait_ready(driver, "login")
     assert not driver.find_element(By.ID, "nav").is_displayed()
 

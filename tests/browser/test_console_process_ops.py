@@ -3,7 +3,7 @@ waits, stops it with its children and restarts a finished one; the list cancels 
 selected rows at once."""
 from selenium.webdriver.common.by import By
 
-from conftest import ADMIN_PASSWORD, sign_in, start_process, wait_css, wait_process, wait_ready, wait_until
+from conftest import click_css, ADMIN_PASSWORD, sign_in, start_process, wait_css, wait_process, wait_ready, wait_until
 from proc_util import sleeper, status, wait_for
 
 SLEEPS = """
@@ -29,7 +29,7 @@ def test_waits_stop_with_children_and_restart(driver, admin):
     wait_ready(driver, "process")
     why = wait_css(driver, "#process-waits li[data-type=PROCESS_SLEEP]")
     assert why.text.startswith("Waiting till ")
-    driver.find_element(By.ID, "process-stop-cascade").click()
+    click_css(driver, "#process-stop-cascade")
     ask = wait_css(driver, "[data-test=confirm]")
     assert "child processes" in ask.text
     wait_css(driver, "[data-test=confirm-yes]").click()

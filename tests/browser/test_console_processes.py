@@ -132,7 +132,7 @@ def test_filters_live_in_the_url(driver, admin):
     wait_ready(driver, "processes")
     driver.find_element(By.ID, "filter-tags").send_keys("filter-a")
     driver.find_element(By.ID, "filter-status").send_keys("SUSPENDED")
-    driver.find_element(By.ID, "filter-apply").click()
+    click_css(driver, "#filter-apply")
     wait_until(driver, lambda d: "tags=filter-a" in d.current_url and "status=SUSPENDED" in d.current_url, "filters in the URL")
     wait_ready(driver, "processes")
     wait_css(driver, "tr[data-id='%s']" % a)
@@ -180,7 +180,7 @@ def test_a_big_log_opens_at_its_tail_and_loads_earlier_parts(driver, admin):
     wait_until(driver, lambda d: "END of the log" in log.text, "the tail")
     assert "START of the log" not in log.text
     assert "showing the last" in driver.find_element(By.ID, "log-info").text
-    driver.find_element(By.ID, "log-earlier").click()
+    click_css(driver, "#log-earlier")
     wait_until(driver, lambda d: "START of the log" in log.text, "the earlier part")
     assert not driver.find_element(By.ID, "log-earlier").is_displayed()
     lines = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#log .log-line") if e.text.strip()]
@@ -212,7 +212,7 @@ def test_stop_a_running_process(driver, admin):
     wait_ready(driver, "process")
     assert driver.find_element(By.ID, "process-status").text == "SUSPENDED"
     wait_css(driver, "[data-event=go]")  # the event it waits for, as a resume button
-    driver.find_element(By.ID, "process-stop").click()
+    click_css(driver, "#process-stop")
     wait_css(driver, "[data-test=confirm-yes]").click()  # it asks first
     wait_until(driver, lambda d: d.find_element(By.ID, "process-status").text == "CANCELLED", "CANCELLED")
     assert not driver.find_elements(By.ID, "process-stop")
@@ -227,7 +227,7 @@ def test_stop_refused_shows_the_servers_message(driver, admin, new_user):
     driver.get(driver.base_url + "/#/process/%s" % pid)
     page = wait_css(driver, "main[data-ready]")
     if page.get_attribute("data-ready") == "process":  # may read it: the stop is refused
-        driver.find_element(By.ID, "process-stop").click()
+        click_css(driver, "#process-stop")
         wait_css(driver, "[data-test=confirm-yes]").click()
         assert wait_css(driver, "#process-action-error").text
     assert status(admin, pid)["status"] == "SUSPENDED"
@@ -279,7 +279,7 @@ def test_details_out_variables_and_attachments(driver, admin):
     assert driver.find_element(By.ID, "process-initiator").text == "admin"
     assert "t1, t2" in driver.find_element(By.ID, "main").text
     assert not driver.find_elements(By.ID, "process-stop")  # a finished process cannot be stopped
-    driver.find_element(By.ID, "tab-attachments").click()
+    click_css(driver, "#tab-attachments")
     wait_ready(driver, "process")
     link = wait_css(driver, "#attachments a[data-name='out.json']")
     body = driver.execute_script("return fetch(arguments[0].href).then((r) => r.text())", link)

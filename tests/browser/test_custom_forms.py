@@ -4,7 +4,7 @@ reach the API; a refused value comes back with its error, a valid one resumes th
 and the wizard follows it to its end."""
 from selenium.webdriver.common.by import By
 
-from conftest import ADMIN_PASSWORD, console_errors, process_log, wait_css, wait_process, wait_ready, wait_until
+from conftest import click_css, ADMIN_PASSWORD, console_errors, process_log, wait_css, wait_process, wait_ready, wait_until
 from proc_util import make_org, make_project
 from repo_util import GitRepo, create_repo
 
@@ -56,7 +56,7 @@ def log_in(driver):
     wait_ready(driver, "login")
     driver.find_element(By.ID, "username").send_keys("admin")
     driver.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
-    driver.find_element(By.ID, "login").click()
+    click_css(driver, "#login")
 
 
 def test_custom_form_from_a_start_link(driver, admin):
@@ -108,7 +108,7 @@ def run_custom_form(driver, admin, link):
 
     # a refused value: back to the same form, with the server's error and what was sent
     driver.find_element(By.ID, "name").send_keys("Ada")
-    driver.find_element(By.ID, "send").click()
+    click_css(driver, "#send")
     wait_until(driver, lambda d: d.find_element(By.ID, "name-error").text != "", "the name's error")
     assert "doesn't match pattern" in driver.find_element(By.ID, "name-error").text
     assert driver.find_element(By.ID, "name").get_attribute("value") == "Ada"
@@ -126,7 +126,7 @@ def run_custom_form(driver, admin, link):
     name.send_keys("Ada Lovelace")
     driver.find_element(By.ID, "size").clear()
     driver.find_element(By.ID, "size").send_keys("L")
-    driver.find_element(By.ID, "send").click()
+    click_css(driver, "#send")
     wait_ready(driver, "wizard")
     wait_css(driver, "#wizard-stage[data-stage=end]")
     assert "finished" in driver.find_element(By.ID, "wizard-stage").text.lower()
