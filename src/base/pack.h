@@ -21,10 +21,10 @@
  *
  * pack_dir / pack_restore turn a folder into one uncompressed tar blob and back (the
  * stored payload and suspended state of a process; pack_restore also takes pack_files'
- * memdir blobs).  pack_dir stores regular files and
- * folders only (symbolic links and other kinds are skipped) and refuses more than
- * max_bytes of content (ERR_TOO_LARGE).  pack_restore applies the same entry checks as
- * pack_unzip, so a blob from the store cannot write outside dir either.
+ * memdir blobs).  pack_dir stores regular files and folders only (symbolic links and
+ * other kinds are skipped) and refuses more than max_bytes of content (ERR_TOO_LARGE).
+ * pack_restore applies the same entry checks as pack_unzip, so a blob from the store cannot
+ * write outside dir either.
  *
  * libarchive is not linked: each of these loads it on first use (base/archive_api.h) and
  * fails with ERR_INTERNAL "cannot load libarchive.so.13 (package libarchive13): ..." when

@@ -26,11 +26,11 @@
 
 struct run;
 
-/* A thread's sandbox connection, kept for the thread's next run on the same database file
- * (opening one and reading the schema cost more than a selective query). */
 /* Prepared statements kept by a thread's connection (struct conn's stmts). */
 #define STMT_CACHE 8
 
+/* A thread's sandbox connection, kept for the thread's next run on the same database file
+ * (opening one and reading the schema cost more than a selective query). */
 struct conn {
 	sqlite3 *db;
 	struct inv_narrow *narrow; /* the postings' reads */

@@ -35,8 +35,8 @@
  * sandbox's own reads of the postings pass.  The connection keeps the prepared statements
  * of its last 8 queries (by text and view), each checked when it was prepared, so a saved
  * query run again is neither translated nor parsed again.  A progress handler stops it
- * after the time limit.  Memory: everything SQLite allocates for the run (its connection, page
- * caches, sorters, values) is charged to a budget of this run alone (store/sqlite_mem.h),
+ * after the time limit.  Memory: everything SQLite allocates for the run (its connection,
+ * page caches, sorters, values) is charged to a budget of this run alone (store/sqlite_mem.h),
  * max_memory bytes (INV_QUERY_MEMORY_BYTES by default); an allocation past it fails and
  * stops the query, whatever other queries or connections do at the same time.  Rows past
  * the row limit and results past INV_QUERY_RESULT_BYTES stop it too.

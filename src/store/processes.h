@@ -15,7 +15,8 @@ struct audit_entry;
 /* Processes and their queue (DESIGN.md §2).  The processes table is the queue: a process
  * is ENQUEUED until a node claims it (a compare-and-set to STARTING).  Every status
  * change is one transaction that also writes a PROCESS_STATUS event (the status history
- * is read from those events).  Thread-safe in the sense of the store: each thread uses its own connection. */
+ * is read from those events).  Thread-safe in the sense of the store: each thread uses its
+ * own connection. */
 
 enum proc_status {
 	PS_NEW,
